@@ -1,0 +1,165 @@
+/* The BPF assembler: a growable instruction stream with a note per
+ * instruction, labels that jumps refer to (resolved once, in
+ * gs_asm_finish()), map relocations patched only at load time, and a small
+ * allocator for stack slots below r10.
+ *
+ * Errors are sticky: the first one is kept, later emit calls do nothing, and
+ * gs_asm_finish() reports it. Code generators therefore read as straight-line
+ * code with no check after each emit. The assembler knows nothing about
+ * tracing and never touches the kernel. */
+#ifndef GS_ASM_H
+#define GS_ASM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gs/error.h>
+#include <gs/insn.h>
+
+#define GS_STACK_MAX 512 /* bytes below r10 a BPF program may use */
+#define GS_MAX_INSNS 1000000 /* BPF_COMPLEXITY_LIMIT_INSNS: the kernel's cap */
+
+/* A jump target. Created unbound by gs_asm_label(), bound once by
+ * gs_asm_bind() to the next instruction emitted. Labels are plain values. */
+struct gs_label {
+	uint32_t id;
+};
+
+enum gs_fixup_kind {
+	GS_FIXUP_OFF16, /* conditional jump or ja: 16-bit `off` */
+	GS_FIXUP_IMM32, /* gotol or bpf-to-bpf call: 32-bit `imm` */
+};
+
+struct gs_fixup {
+	uint32_t insn;  /* index of the jumping instruction */
+	uint32_t label; /* label id */
+	uint8_t kind;   /* enum gs_fixup_kind */
+};
+
+enum gs_reloc_kind {
+	GS_RELOC_MAP_FD,    /* ld_imm64 src=BPF_PSEUDO_MAP_FD, imm = fd */
+	GS_RELOC_MAP_VALUE, /* ld_imm64 src=BPF_PSEUDO_MAP_VALUE, imm = fd, off in 2nd imm */
+};
+
+/* A map reference: the first slot of an ld_imm64 whose fd is not known
+ * until load time. `map` is the index returned by gs_asm_map(). */
+struct gs_reloc {
+	uint32_t insn;
+	uint32_t map;
+	uint8_t kind; /* enum gs_reloc_kind */
+};
+
+struct gs_label_info {
+	const char *name; /* static or owned by the assembler's string arena */
+	const char *note; /* note in force where the label was created */
+	int64_t pos;      /* bound instruction index, or -1 */
+	uint32_t binds;   /* how many times gs_asm_bind() was called */
+};
+
+struct gs_stack_slot {
+	const char *name;
+	int16_t off;   /* offset from r10 (negative) */
+	uint16_t size;
+};
+
+struct gs_arena_block;
+
+/* Fields are readable (tests and the disassembler use them); change them
+ * only through the functions below. */
+struct gs_asm {
+	struct bpf_insn *insns;
+	const char **notes; /* notes[i]: origin of insns[i], or NULL */
+	size_t len, cap;
+
+	struct gs_label_info *labels;
+	size_t nlabels, labels_cap;
+	struct gs_fixup *fixups;
+	size_t nfixups, fixups_cap;
+	struct gs_reloc *relocs;
+	size_t nrelocs, relocs_cap;
+	const char **maps; /* map names, indexed by gs_asm_map() results */
+	size_t nmaps, maps_cap;
+
+	struct gs_stack_slot *slots;
+	size_t nslots, slots_cap;
+	int stack_used; /* bytes below r10 in use now */
+	int stack_max;  /* most bytes ever in use: the program's frame size */
+
+	const char *note; /* applied to each instruction emitted */
+	struct gs_arena_block *arena;
+	bool finished;
+	struct gs_error error; /* the first error; error.code == 0 if none */
+};
+
+void gs_asm_init(struct gs_asm *a);
+void gs_asm_fini(struct gs_asm *a);
+/* Empties the assembler but keeps its buffers, for building many programs. */
+void gs_asm_reset(struct gs_asm *a);
+
+/* The sticky error so far: 0 or -errno. */
+static inline int gs_asm_failed(const struct gs_asm *a) { return a->error.code; }
+/* Index the next emitted instruction will have. */
+static inline size_t gs_asm_pc(const struct gs_asm *a) { return a->len; }
+
+/* Records the first error (later ones are ignored) and returns its code. */
+__attribute__((format(printf, 3, 4)))
+int gs_asm_fail(struct gs_asm *a, int code, const char *fmt, ...);
+
+/* Notes: the origin text stored with every following instruction and shown
+ * in disassembly and verifier reports. gs_asm_note() keeps the pointer (use
+ * a string literal); gs_asm_notef() copies. Both return the previous note
+ * so an emitter can restore it. */
+const char *gs_asm_note(struct gs_asm *a, const char *note);
+__attribute__((format(printf, 2, 3)))
+const char *gs_asm_notef(struct gs_asm *a, const char *fmt, ...);
+
+/* Plain instructions. A jump emitted this way keeps the offset it carries. */
+void gs_asm_emit(struct gs_asm *a, struct bpf_insn insn);
+void gs_asm_ld_imm64(struct gs_asm *a, uint8_t dst, uint64_t imm);
+void gs_asm_call(struct gs_asm *a, int32_t helper_id);
+
+/* Maps: declare a name, get its index; load its fd or a pointer into its
+ * value (array maps, key 0) with a relocation patched by gs_reloc_apply(). */
+uint32_t gs_asm_map(struct gs_asm *a, const char *name);
+void gs_asm_ld_map(struct gs_asm *a, uint8_t dst, uint32_t map);
+void gs_asm_ld_map_value(struct gs_asm *a, uint8_t dst, uint32_t map, uint32_t off);
+
+/* Labels. The name shows in disassembly and error messages; it is copied. */
+struct gs_label gs_asm_label(struct gs_asm *a, const char *name);
+void gs_asm_bind(struct gs_asm *a, struct gs_label l);
+
+/* Jumps to labels; `op` as in GS_JMP_IMM. */
+void gs_asm_jmp_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm, struct gs_label to);
+void gs_asm_jmp_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src, struct gs_label to);
+void gs_asm_jmp32_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm, struct gs_label to);
+void gs_asm_jmp32_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src, struct gs_label to);
+void gs_asm_ja(struct gs_asm *a, struct gs_label to);
+void gs_asm_gotol(struct gs_asm *a, struct gs_label to);
+void gs_asm_call_label(struct gs_asm *a, struct gs_label subprog);
+
+/* Stack slots below r10: returns the (negative) offset of `size` bytes
+ * aligned to `align` (a power of two <= 8). Past GS_STACK_MAX the assembler
+ * fails naming the slot. Slots taken after a mark are freed by releasing it. */
+int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t align);
+size_t gs_asm_stack_mark(const struct gs_asm *a);
+void gs_asm_stack_release(struct gs_asm *a, size_t mark);
+
+/* Resolves every fixup, checks labels (unbound, bound twice, offset out of
+ * range) and reports the sticky error if any. 0 or -errno with err filled. */
+int gs_asm_finish(struct gs_asm *a, struct gs_error *err);
+
+/* Patches map fds into finished instructions: fds[r.map] for each reloc. */
+int gs_reloc_apply(struct bpf_insn *insns, size_t n, const struct gs_reloc *relocs,
+		   size_t nrelocs, const int *fds, size_t nfds, struct gs_error *err);
+
+/* Static checks on a finished program (see check.c for the list): every path
+ * ends in exit, jump targets inside the program and not inside an ld_imm64,
+ * r10 never written, stack accesses inside the frame, no register read
+ * before it is written on every path, well-formed opcodes. `notes` may be
+ * NULL. 0, or -EINVAL with a message naming the instruction. */
+int gs_check(const struct bpf_insn *insns, size_t n, const char *const *notes,
+	     struct gs_error *err);
+int gs_asm_check(const struct gs_asm *a, struct gs_error *err);
+
+#endif /* GS_ASM_H */

@@ -1,0 +1,76 @@
+/* Array growth and the string arena of the assembler. Strings are bumped
+ * into 4 KiB blocks (larger ones get a block of their own) and all freed at
+ * once, so a label name or note costs no malloc of its own. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+
+#define GS_ARENA_BLOCK 4096
+
+struct gs_arena_block {
+	struct gs_arena_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+int gs_grow(void **ptr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	p = realloc(*ptr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*ptr = p;
+	*cap = ncap;
+	return 0;
+}
+
+char *gs_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len)
+{
+	struct gs_arena_block *b = *arena;
+	char *out;
+
+	if (len >= SIZE_MAX - sizeof(*b) - GS_ARENA_BLOCK)
+		return NULL;
+	if (!b || b->cap - b->used < len + 1) {
+		size_t cap = len + 1 > GS_ARENA_BLOCK ? len + 1 : GS_ARENA_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = *arena;
+		*arena = b;
+	}
+	out = b->data + b->used;
+	memcpy(out, s, len);
+	out[len] = '\0';
+	b->used += len + 1;
+	return out;
+}
+
+void gs_arena_free(struct gs_arena_block **arena)
+{
+	struct gs_arena_block *b = *arena;
+
+	while (b) {
+		struct gs_arena_block *next = b->next;
+
+		free(b);
+		b = next;
+	}
+	*arena = NULL;
+}

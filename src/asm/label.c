@@ -1,0 +1,151 @@
+/* Labels and the jumps that refer to them. A jump is emitted with a zero
+ * offset and a fixup beside it; gs_asm_finish() resolves every fixup once,
+ * `off = target - (pc + 1)`, and names the label in any error. */
+#include <errno.h>
+#include <string.h>
+
+#include <gs/asm.h>
+
+#include "mem.h"
+
+#define NOTE(n) ((n) ? (n) : "none")
+
+struct gs_label gs_asm_label(struct gs_asm *a, const char *name)
+{
+	struct gs_label_info *info;
+	const char *copy;
+
+	if (gs_grow((void **)&a->labels, &a->labels_cap, a->nlabels + 1, sizeof(*a->labels)) ||
+	    !(copy = gs_arena_strndup(&a->arena, name, strlen(name)))) {
+		gs_asm_fail(a, -ENOMEM, "out of memory creating label '%s'", name);
+		return (struct gs_label){ UINT32_MAX };
+	}
+	info = &a->labels[a->nlabels];
+	info->name = copy;
+	info->note = a->note;
+	info->pos = -1;
+	info->binds = 0;
+	return (struct gs_label){ (uint32_t)a->nlabels++ };
+}
+
+static struct gs_label_info *lookup(struct gs_asm *a, struct gs_label l, const char *what)
+{
+	if (l.id < a->nlabels)
+		return &a->labels[l.id];
+	gs_asm_fail(a, -EINVAL, "%s: label handle %u was not created by this assembler (note: %s)",
+		    what, l.id, NOTE(a->note));
+	return NULL;
+}
+
+void gs_asm_bind(struct gs_asm *a, struct gs_label l)
+{
+	struct gs_label_info *info = lookup(a, l, "bind");
+
+	if (!info || a->error.code)
+		return;
+	if (info->binds++ == 0) {
+		info->pos = (int64_t)a->len;
+		return;
+	}
+	gs_asm_fail(a, -EINVAL,
+		    "label '%s' bound twice: at insn %lld and again at insn %zu (note: %s)",
+		    info->name, (long long)info->pos, a->len, NOTE(a->note));
+}
+
+static void jump(struct gs_asm *a, struct bpf_insn insn, struct gs_label to, uint8_t kind)
+{
+	if (!lookup(a, to, "jump") || a->error.code)
+		return;
+	if (gs_grow((void **)&a->fixups, &a->fixups_cap, a->nfixups + 1, sizeof(*a->fixups))) {
+		gs_asm_fail(a, -ENOMEM, "out of memory recording a jump to '%s'",
+			    a->labels[to.id].name);
+		return;
+	}
+	a->fixups[a->nfixups] = (struct gs_fixup){ .insn = (uint32_t)a->len, .label = to.id,
+						   .kind = kind };
+	gs_asm_emit(a, insn);
+	if (!a->error.code)
+		a->nfixups++;
+}
+
+void gs_asm_jmp_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm, struct gs_label to)
+{
+	jump(a, GS_JMP_IMM(op, dst, imm, 0), to, GS_FIXUP_OFF16);
+}
+
+void gs_asm_jmp_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src, struct gs_label to)
+{
+	jump(a, GS_JMP_REG(op, dst, src, 0), to, GS_FIXUP_OFF16);
+}
+
+void gs_asm_jmp32_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm, struct gs_label to)
+{
+	jump(a, GS_JMP32_IMM(op, dst, imm, 0), to, GS_FIXUP_OFF16);
+}
+
+void gs_asm_jmp32_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src, struct gs_label to)
+{
+	jump(a, GS_JMP32_REG(op, dst, src, 0), to, GS_FIXUP_OFF16);
+}
+
+void gs_asm_ja(struct gs_asm *a, struct gs_label to)
+{
+	jump(a, GS_JA(0), to, GS_FIXUP_OFF16);
+}
+
+void gs_asm_gotol(struct gs_asm *a, struct gs_label to)
+{
+	jump(a, GS_GOTOL(0), to, GS_FIXUP_IMM32);
+}
+
+void gs_asm_call_label(struct gs_asm *a, struct gs_label subprog)
+{
+	jump(a, GS_CALL_BPF(0), subprog, GS_FIXUP_IMM32);
+}
+
+static int resolve(struct gs_asm *a, const struct gs_fixup *f)
+{
+	const struct gs_label_info *l = &a->labels[f->label];
+	const char *note = NOTE(a->notes[f->insn]);
+	int64_t dist;
+
+	if (l->binds == 0)
+		return gs_asm_fail(a, -EINVAL,
+				   "label '%s' is the target of insn %u (note: %s) but is never bound",
+				   l->name, f->insn, note);
+	if (l->pos >= (int64_t)a->len)
+		return gs_asm_fail(a, -EINVAL,
+				   "label '%s' is bound after the last instruction (%lld), yet "
+				   "insn %u (note: %s) jumps to it; bind it before an instruction",
+				   l->name, (long long)l->pos, f->insn, note);
+	dist = l->pos - ((int64_t)f->insn + 1);
+	if (f->kind == GS_FIXUP_OFF16) {
+		if (dist < INT16_MIN || dist > INT16_MAX)
+			return gs_asm_fail(a, -ERANGE,
+					   "jump at insn %u (note: %s) to label '%s' at insn %lld spans "
+					   "%lld instructions; a 16-bit jump reaches %d..%d: use "
+					   "gs_asm_gotol() or split the program",
+					   f->insn, note, l->name, (long long)l->pos,
+					   (long long)dist, INT16_MIN, INT16_MAX);
+		a->insns[f->insn].off = (int16_t)dist;
+	} else {
+		a->insns[f->insn].imm = (int32_t)dist;
+	}
+	return 0;
+}
+
+int gs_asm_finish(struct gs_asm *a, struct gs_error *err)
+{
+	if (!a->error.code && a->finished)
+		gs_asm_fail(a, -EINVAL, "gs_asm_finish() called twice");
+	for (size_t i = 0; i < a->nfixups && !a->error.code; i++)
+		resolve(a, &a->fixups[i]);
+	a->finished = true;
+	if (a->error.code) {
+		if (err)
+			*err = a->error;
+		return a->error.code;
+	}
+	gs_error_clear(err);
+	return 0;
+}

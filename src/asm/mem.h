@@ -1,0 +1,19 @@
+/* Memory helpers private to the assembler: growing arrays and a string
+ * arena that owns label names, map names and formatted notes until the
+ * assembler is reset or freed. */
+#ifndef GS_ASM_MEM_H
+#define GS_ASM_MEM_H
+
+#include <stddef.h>
+
+struct gs_arena_block;
+
+/* Makes room for `need` elements of `elem` bytes in *ptr (capacity *cap),
+ * doubling. 0 or -ENOMEM (then *ptr and *cap are unchanged). */
+int gs_grow(void **ptr, size_t *cap, size_t need, size_t elem);
+
+/* Copies len bytes of s plus a NUL into the arena; NULL on ENOMEM. */
+char *gs_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len);
+void gs_arena_free(struct gs_arena_block **arena);
+
+#endif /* GS_ASM_MEM_H */

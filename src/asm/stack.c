@@ -1,0 +1,60 @@
+/* Stack slots below r10. A slot is named so that an overflow says which
+ * value did not fit; marks let an emitter give back the slots it took, so
+ * deep programs reuse their scratch space instead of growing the frame. */
+#include <errno.h>
+#include <string.h>
+
+#include <gs/asm.h>
+
+#include "mem.h"
+
+int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t align)
+{
+	int end;
+	const char *copy;
+
+	if (a->error.code)
+		return -GS_STACK_MAX;
+	if (size == 0 || align == 0 || align > 8 || (align & (align - 1))) {
+		gs_asm_fail(a, -EINVAL, "stack slot '%s': size %u / alignment %u is invalid "
+			    "(size > 0, alignment 1, 2, 4 or 8)", name, size, align);
+		return -GS_STACK_MAX;
+	}
+	end = (a->stack_used + size + align - 1) & ~(align - 1);
+	if (end > GS_STACK_MAX) {
+		gs_asm_fail(a, -E2BIG,
+			    "stack frame exceeds %d bytes: slot '%s' (%u bytes) would end at r10-%d "
+			    "with %d bytes already in use (note: %s); release scratch slots with "
+			    "gs_asm_stack_release() or keep the value in a map",
+			    GS_STACK_MAX, name, size, end, a->stack_used,
+			    a->note ? a->note : "none");
+		return -GS_STACK_MAX;
+	}
+	if (gs_grow((void **)&a->slots, &a->slots_cap, a->nslots + 1, sizeof(*a->slots)) ||
+	    !(copy = gs_arena_strndup(&a->arena, name, strlen(name)))) {
+		gs_asm_fail(a, -ENOMEM, "out of memory allocating stack slot '%s'", name);
+		return -GS_STACK_MAX;
+	}
+	a->slots[a->nslots++] = (struct gs_stack_slot){ .name = copy, .off = (int16_t)-end,
+							.size = size };
+	a->stack_used = end;
+	if (end > a->stack_max)
+		a->stack_max = end;
+	return (int16_t)-end;
+}
+
+size_t gs_asm_stack_mark(const struct gs_asm *a)
+{
+	return a->nslots;
+}
+
+void gs_asm_stack_release(struct gs_asm *a, size_t mark)
+{
+	if (mark > a->nslots) {
+		gs_asm_fail(a, -EINVAL, "stack release to mark %zu, but only %zu slots are held",
+			    mark, a->nslots);
+		return;
+	}
+	a->nslots = mark;
+	a->stack_used = mark ? -a->slots[mark - 1].off : 0;
+}
