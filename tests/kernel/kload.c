@@ -1,0 +1,261 @@
+/* Loading sample programs into the kernel for the kernel suite: maps,
+ * relocations, the verifier log of a rejection, verified_insns of an
+ * acceptance, and one BPF_PROG_TEST_RUN. libbpf's low-level calls only. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kload.h"
+
+#define TEST_PACKET_SIZE 64
+#define LICENSE "GPL" /* bpf_perf_event_output is GPL-only */
+
+void gs_kload_init(struct gs_kload *k)
+{
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < GS_KLOAD_MAX_MAPS; i++)
+		k->map_fds[i] = -1;
+	k->tail_fd = -1;
+	k->prog_fd = -1;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void gs_kload_fini(struct gs_kload *k)
+{
+	close_fd(&k->prog_fd);
+	close_fd(&k->tail_fd);
+	for (size_t i = 0; i < GS_KLOAD_MAX_MAPS; i++)
+		close_fd(&k->map_fds[i]);
+	free(k->log);
+	gs_kload_init(k);
+}
+
+int gs_kload_bpf_permitted(struct gs_error *err)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "gs_probe", 4, 4, 1, NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		gs_error_clear(err);
+		return 0;
+	}
+	switch (fd) {
+	case -EPERM:
+		return gs_errorf(err, fd, "bpf() is not permitted here (EPERM): run as root, or "
+				 "with CAP_BPF and CAP_PERFMON (kernel.unprivileged_bpf_disabled "
+				 "refuses everyone else)");
+	case -ENOSYS:
+		return gs_errorf(err, fd, "this kernel has no bpf() system call (ENOSYS): "
+				 "it was built without CONFIG_BPF_SYSCALL");
+	default:
+		return gs_errorf(err, fd, "bpf(BPF_MAP_CREATE) of a 1-entry array failed: %s",
+				 strerror(-fd));
+	}
+}
+
+int gs_kload_create_maps(struct gs_kload *k, const struct gs_test_prog *prog,
+			 struct gs_error *err)
+{
+	if (prog->nmaps > GS_KLOAD_MAX_MAPS)
+		return gs_errorf(err, -E2BIG, "program %s declares %zu maps, more than %zu",
+				 prog->name, prog->nmaps, GS_KLOAD_MAX_MAPS);
+	for (size_t i = 0; i < prog->nmaps; i++) {
+		const struct gs_test_map *m = &prog->maps[i];
+		uint32_t max_entries = m->max_entries;
+		int fd;
+
+		if (m->type == BPF_MAP_TYPE_PERF_EVENT_ARRAY && max_entries == 0) {
+			int ncpus = libbpf_num_possible_cpus();
+
+			if (ncpus < 0)
+				return gs_errorf(err, ncpus, "map %s of %s: cannot count the "
+						 "possible CPUs: %s", m->name, prog->name,
+						 strerror(-ncpus));
+			max_entries = (uint32_t)ncpus;
+		}
+		fd = bpf_map_create(m->type, m->name, m->key_size, m->value_size, max_entries,
+				    NULL);
+		if (fd < 0)
+			return gs_errorf(err, fd, "map %s of %s (type %d, key %u, value %u, "
+					 "%u entries) was refused: %s", m->name, prog->name,
+					 m->type, m->key_size, m->value_size, max_entries,
+					 strerror(-fd));
+		k->map_fds[i] = fd;
+		k->nmaps = i + 1;
+	}
+	return 0;
+}
+
+int gs_kload_fill_tail_target(struct gs_kload *k, const struct gs_test_prog *prog,
+			      struct gs_error *err)
+{
+	const struct bpf_insn ret0[] = { GS_MOV64_IMM(GS_R0, 0), GS_EXIT() };
+	uint32_t slot = 0;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < k->nmaps; i++)
+		if (prog->maps[i].type == BPF_MAP_TYPE_PROG_ARRAY)
+			break;
+	if (i == k->nmaps)
+		return gs_errorf(err, -ENOENT, "program %s has no PROG_ARRAY map (created) to "
+				 "hold a tail-call target", prog->name);
+	close_fd(&k->tail_fd);
+	k->tail_fd = bpf_prog_load(prog->type, "tail_target", LICENSE, ret0,
+				   sizeof(ret0) / sizeof(ret0[0]), NULL);
+	if (k->tail_fd < 0) {
+		ret = k->tail_fd;
+		k->tail_fd = -1;
+		return gs_errorf(err, ret, "the tail-call target `r0 = 0; exit` was refused: %s",
+				 strerror(-ret));
+	}
+	ret = bpf_map_update_elem(k->map_fds[i], &slot, &k->tail_fd, BPF_ANY);
+	if (ret < 0)
+		return gs_errorf(err, ret, "storing the tail-call target in slot 0 of %s failed: %s",
+				 prog->maps[i].name, strerror(-ret));
+	return 0;
+}
+
+/* The verified_insns the kernel reports for a loaded program. */
+static int read_verified_insns(int fd, uint32_t *out, struct gs_error *err)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	int ret;
+
+	memset(&info, 0, sizeof(info));
+	ret = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (ret < 0)
+		return gs_errorf(err, ret, "bpf_obj_get_info_by_fd on a loaded program failed: %s",
+				 strerror(-ret));
+	*out = info.verified_insns;
+	return 0;
+}
+
+/* Loads insns; on a rejection loads them again with log_level 1 so the log
+ * says why (the fast path needs no 1 MiB copy-out). */
+static int load(struct gs_kload *k, const struct gs_test_prog *prog,
+		const struct bpf_insn *insns, size_t n)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, verbose,
+		.log_buf = k->log,
+		.log_size = GS_KLOAD_LOG_SIZE,
+		.log_level = 1,
+	);
+	int fd;
+
+	fd = bpf_prog_load(prog->type, prog->name, LICENSE, insns, n, NULL);
+	if (fd >= 0)
+		return fd;
+	return bpf_prog_load(prog->type, prog->name, LICENSE, insns, n, &verbose);
+}
+
+int gs_kload_prog(struct gs_kload *k, const struct gs_test_prog *prog, const struct gs_asm *a,
+		  struct gs_error *err)
+{
+	struct bpf_insn *insns;
+	char reason[256];
+	int fd, ret;
+
+	if (!k->log && !(k->log = calloc(1, GS_KLOAD_LOG_SIZE)))
+		return gs_errorf(err, -ENOMEM, "no memory for a %u-byte verifier log",
+				 GS_KLOAD_LOG_SIZE);
+	k->log[0] = '\0';
+	close_fd(&k->prog_fd);
+	k->verified_insns = 0;
+	insns = malloc(a->len * sizeof(*insns));
+	if (!insns)
+		return gs_errorf(err, -ENOMEM, "no memory to copy the %zu instructions of %s",
+				 a->len, prog->name);
+	memcpy(insns, a->insns, a->len * sizeof(*insns));
+	ret = gs_reloc_apply(insns, a->len, a->relocs, a->nrelocs, k->map_fds, k->nmaps, err);
+	if (ret == 0) {
+		fd = load(k, prog, insns, a->len);
+		if (fd < 0) {
+			gs_kload_log_reason(k->log, reason, sizeof(reason));
+			ret = gs_errorf(err, fd, "the verifier rejected %s (%s): %s", prog->name,
+					strerror(-fd), reason);
+		} else {
+			k->prog_fd = fd;
+			ret = read_verified_insns(fd, &k->verified_insns, err);
+		}
+	}
+	free(insns);
+	return ret;
+}
+
+int gs_kload_test_run(int prog_fd, uint32_t *retval, struct gs_error *err)
+{
+	uint8_t packet[TEST_PACKET_SIZE] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, run,
+		.data_in = packet,
+		.data_size_in = sizeof(packet),
+		.repeat = 1,
+	);
+	int ret = bpf_prog_test_run_opts(prog_fd, &run);
+
+	if (ret < 0)
+		return gs_errorf(err, ret, "BPF_PROG_TEST_RUN on a %zu-byte packet failed: %s",
+				 sizeof(packet), strerror(-ret));
+	*retval = run.retval;
+	return 0;
+}
+
+const char *gs_kload_log_tail(const char *log, unsigned lines)
+{
+	const char *p = log + strlen(log);
+
+	if (lines == 0)
+		return p;
+	/* A trailing newline ends the last line; it does not start a new one. */
+	if (p > log && p[-1] == '\n')
+		p--;
+	while (p > log && !(p[-1] == '\n' && --lines == 0))
+		p--;
+	return p;
+}
+
+static bool is_statistics(const char *line, size_t len)
+{
+	static const char *const prefixes[] = { "processed ", "stack depth ", "verification time " };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t plen = strlen(prefixes[i]);
+
+		if (len >= plen && strncmp(line, prefixes[i], plen) == 0)
+			return true;
+	}
+	return false;
+}
+
+void gs_kload_log_reason(const char *log, char *buf, size_t size)
+{
+	const char *end = log + strlen(log);
+
+	snprintf(buf, size, "(the verifier log is empty)");
+	while (end > log) {
+		const char *start = end;
+		size_t len;
+
+		while (start > log && start[-1] != '\n')
+			start--;
+		len = (size_t)(end - start);
+		if (len > 0 && !is_statistics(start, len)) {
+			snprintf(buf, size, "%.*s", (int)len, start);
+			return;
+		}
+		end = start > log ? start - 1 : log;
+	}
+}
