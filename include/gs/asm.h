@@ -51,7 +51,7 @@ struct gs_reloc {
 };
 
 struct gs_label_info {
-	const char *name; /* static or owned by the assembler's string arena */
+	const char *name; /* the caller's literal, or owned by the string arena */
 	const char *note; /* note in force where the label was created */
 	int64_t pos;      /* bound instruction index, or -1 */
 	uint32_t binds;   /* how many times gs_asm_bind() was called */
@@ -125,8 +125,12 @@ uint32_t gs_asm_map(struct gs_asm *a, const char *name);
 void gs_asm_ld_map(struct gs_asm *a, uint8_t dst, uint32_t map);
 void gs_asm_ld_map_value(struct gs_asm *a, uint8_t dst, uint32_t map, uint32_t off);
 
-/* Labels. The name shows in disassembly and error messages; it is copied. */
+/* Labels. The name shows in disassembly and error messages. gs_asm_label()
+ * keeps the pointer (use a string literal: creating a label then costs no
+ * copy); gs_asm_labelf() formats and copies (`bt_frame_%d`). */
 struct gs_label gs_asm_label(struct gs_asm *a, const char *name);
+__attribute__((format(printf, 2, 3)))
+struct gs_label gs_asm_labelf(struct gs_asm *a, const char *fmt, ...);
 void gs_asm_bind(struct gs_asm *a, struct gs_label l);
 
 /* Jumps to labels; `op` as in GS_JMP_IMM. */

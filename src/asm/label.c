@@ -2,6 +2,8 @@
  * offset and a fixup beside it; gs_asm_finish() resolves every fixup once,
  * `off = target - (pc + 1)`, and names the label in any error. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <gs/asm.h>
@@ -10,22 +12,42 @@
 
 #define NOTE(n) ((n) ? (n) : "none")
 
-struct gs_label gs_asm_label(struct gs_asm *a, const char *name)
+static struct gs_label new_label(struct gs_asm *a, const char *name)
 {
 	struct gs_label_info *info;
-	const char *copy;
 
-	if (gs_grow((void **)&a->labels, &a->labels_cap, a->nlabels + 1, sizeof(*a->labels)) ||
-	    !(copy = gs_arena_strndup(&a->arena, name, strlen(name)))) {
-		gs_asm_fail(a, -ENOMEM, "out of memory creating label '%s'", name);
+	if (!name || gs_grow((void **)&a->labels, &a->labels_cap, a->nlabels + 1,
+			     sizeof(*a->labels))) {
+		gs_asm_fail(a, -ENOMEM, "out of memory creating label '%s'", name ? name : "?");
 		return (struct gs_label){ UINT32_MAX };
 	}
 	info = &a->labels[a->nlabels];
-	info->name = copy;
+	info->name = name;
 	info->note = a->note;
 	info->pos = -1;
 	info->binds = 0;
 	return (struct gs_label){ (uint32_t)a->nlabels++ };
+}
+
+struct gs_label gs_asm_label(struct gs_asm *a, const char *name)
+{
+	return new_label(a, name);
+}
+
+struct gs_label gs_asm_labelf(struct gs_asm *a, const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return new_label(a, gs_arena_strndup(&a->arena, buf, (size_t)n));
 }
 
 static struct gs_label_info *lookup(struct gs_asm *a, struct gs_label l, const char *what)
