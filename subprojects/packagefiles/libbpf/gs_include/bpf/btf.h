@@ -1,0 +1,2 @@
+/* Forwarding header: <bpf/btf.h> for the meson fallback build. */
+#include "../../src/btf.h"
