@@ -3,6 +3,7 @@
  * once, so a label name or note costs no malloc of its own. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,18 @@ char *gs_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len)
 	out[len] = '\0';
 	b->used += len + 1;
 	return out;
+}
+
+char *gs_arena_vformat(struct gs_arena_block **arena, const char *fmt, va_list ap)
+{
+	char buf[256];
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return gs_arena_strndup(arena, buf, (size_t)n);
 }
 
 void gs_arena_free(struct gs_arena_block **arena)

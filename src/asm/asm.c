@@ -70,20 +70,13 @@ const char *gs_asm_note(struct gs_asm *a, const char *note)
 const char *gs_asm_notef(struct gs_asm *a, const char *fmt, ...)
 {
 	const char *prev = a->note;
-	char buf[256];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	a->note = gs_arena_vformat(&a->arena, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	a->note = gs_arena_strndup(&a->arena, buf, (size_t)n);
 	if (!a->note)
-		gs_asm_fail(a, -ENOMEM, "out of memory copying note '%s'", buf);
+		gs_asm_fail(a, -ENOMEM, "out of memory copying the note '%s'", fmt);
 	return prev;
 }
 

@@ -36,18 +36,13 @@ struct gs_label gs_asm_label(struct gs_asm *a, const char *name)
 
 struct gs_label gs_asm_labelf(struct gs_asm *a, const char *fmt, ...)
 {
-	char buf[128];
 	va_list ap;
-	int n;
+	char *name;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	name = gs_arena_vformat(&a->arena, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	return new_label(a, gs_arena_strndup(&a->arena, buf, (size_t)n));
+	return new_label(a, name);
 }
 
 static struct gs_label_info *lookup(struct gs_asm *a, struct gs_label l, const char *what)

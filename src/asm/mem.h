@@ -4,6 +4,7 @@
 #ifndef GS_ASM_MEM_H
 #define GS_ASM_MEM_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct gs_arena_block;
@@ -14,6 +15,9 @@ int gs_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 
 /* Copies len bytes of s plus a NUL into the arena; NULL on ENOMEM. */
 char *gs_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len);
+/* Formats into the arena (at most 255 characters kept); NULL on ENOMEM. */
+__attribute__((format(printf, 2, 0)))
+char *gs_arena_vformat(struct gs_arena_block **arena, const char *fmt, va_list ap);
 void gs_arena_free(struct gs_arena_block **arena);
 
 #endif /* GS_ASM_MEM_H */

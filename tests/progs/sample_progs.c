@@ -84,17 +84,17 @@ static void build_loop_sum(struct gs_asm *a)
 	gs_asm_emit(a, GS_EXIT());
 }
 
-/* ARRAY lookup with the null check the verifier demands, then a
- * read-modify-write through the value pointer. Returns the new count (1). */
-static void build_array_lookup(struct gs_asm *a)
+/* Looks up key 0 of `map`, returns ++*value, or 0 on a miss: the null
+ * check the verifier demands, then a read-modify-write through the value
+ * pointer. */
+static void return_incremented_value(struct gs_asm *a, uint32_t map, const char *increment)
 {
-	uint32_t counters = gs_asm_map(a, "counters");
 	struct gs_label miss = gs_asm_label(a, "lookup_miss");
 
-	lookup_key0(a, counters);
+	lookup_key0(a, map);
 	gs_asm_note(a, "a miss returns NULL");
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, miss);
-	gs_asm_note(a, "return ++*value");
+	gs_asm_note(a, increment);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, 0));
@@ -104,6 +104,12 @@ static void build_array_lookup(struct gs_asm *a)
 	gs_asm_note(a, "miss: return 0");
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 	gs_asm_emit(a, GS_EXIT());
+}
+
+/* ARRAY lookup. Returns the new count (1). */
+static void build_array_lookup(struct gs_asm *a)
+{
+	return_incremented_value(a, gs_asm_map(a, "counters"), "return ++*value");
 }
 
 /* A 16-byte event built on the stack and copied into a ring buffer.
@@ -128,27 +134,11 @@ static void build_ringbuf_output(struct gs_asm *a)
 	gs_asm_emit(a, GS_EXIT());
 }
 
-/* A per-CPU counter incremented through the value pointer (each CPU has
- * its own copy, so no atomic is needed). Returns the new count (1). */
+/* A per-CPU counter (each CPU has its own copy, so no atomic is needed).
+ * Returns the new count (1). */
 static void build_percpu_counter(struct gs_asm *a)
 {
-	uint32_t hits = gs_asm_map(a, "hits");
-	struct gs_label miss = gs_asm_label(a, "lookup_miss");
-
-	lookup_key0(a, hits);
-	gs_asm_note(a, "a miss returns NULL");
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, miss);
-	gs_asm_note(a, "this CPU's count += 1");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, 0));
-	gs_asm_note(a, "return it");
-	gs_asm_emit(a, GS_MOV64_REG(GS_R0, GS_R1));
-	gs_asm_emit(a, GS_EXIT());
-	gs_asm_bind(a, miss);
-	gs_asm_note(a, "miss: return 0");
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
-	gs_asm_emit(a, GS_EXIT());
+	return_incremented_value(a, gs_asm_map(a, "hits"), "return ++(this CPU's count)");
 }
 
 /* A tail call through slot 0 of a PROG_ARRAY. The test puts a program
