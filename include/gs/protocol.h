@@ -1,0 +1,401 @@
+/* The wire format between generated BPF programs and the decoder, and the
+ * layouts of the maps both sides share (reference spec sections 1 and 2).
+ * Little-endian throughout. Wire structs are packed and unaligned; map ABI
+ * structs use natural alignment. Every size and offset is pinned by a
+ * _Static_assert, so a layout change cannot slip in unnoticed. */
+#ifndef GS_PROTOCOL_H
+#define GS_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GS_PACKED __attribute__((packed))
+#define GS_ASSERT_LAYOUT(type, field, off) \
+	_Static_assert(offsetof(type, field) == (off), #type "." #field " must be at " #off)
+#define GS_ASSERT_SIZE(type, size) \
+	_Static_assert(sizeof(type) == (size), #type " must be " #size " bytes")
+
+/* ---- 1.1-1.4: event framing ------------------------------------------ */
+
+#define GS_MAGIC 0x43484C53u /* "CHLS"; LE bytes 53 4c 48 43 */
+
+/* Event = header, message, instructions, EndInstruction (36 bytes at least). */
+struct gs_event_header {
+	uint32_t magic;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_event_header, 4);
+
+struct gs_event_message {
+	uint64_t trace_id;  /* compile-time id of the trace */
+	uint64_t timestamp; /* bpf_ktime_get_ns() */
+	uint32_t pid;       /* host TGID */
+	uint32_t tid;       /* host thread id */
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_event_message, 24);
+GS_ASSERT_LAYOUT(struct gs_event_message, trace_id, 0);
+GS_ASSERT_LAYOUT(struct gs_event_message, timestamp, 8);
+GS_ASSERT_LAYOUT(struct gs_event_message, pid, 16);
+GS_ASSERT_LAYOUT(struct gs_event_message, tid, 20);
+
+struct gs_inst_header {
+	uint8_t inst_type;    /* enum gs_inst_type */
+	uint16_t data_length; /* payload bytes after this header */
+	uint8_t reserved;     /* never written by BPF */
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_inst_header, 4);
+GS_ASSERT_LAYOUT(struct gs_inst_header, inst_type, 0);
+GS_ASSERT_LAYOUT(struct gs_inst_header, data_length, 1);
+GS_ASSERT_LAYOUT(struct gs_inst_header, reserved, 3);
+
+#define GS_EVENT_PREFIX_SIZE (sizeof(struct gs_event_header) + sizeof(struct gs_event_message))
+#define GS_INST_HEADER_SIZE 4
+#define GS_MIN_EVENT_SIZE 36
+
+/* ---- 1.5: instruction types ------------------------------------------ */
+
+enum gs_inst_type {
+	GS_INST_PRINT_STRING_INDEX = 0x01,
+	GS_INST_PRINT_VARIABLE_INDEX = 0x02, /* legacy: decoded, never emitted */
+	GS_INST_PRINT_COMPLEX_VARIABLE = 0x03,
+	GS_INST_PRINT_COMPLEX_FORMAT = 0x05,
+	GS_INST_BACKTRACE = 0x10,
+	GS_INST_EXPR_ERROR = 0x20,
+	GS_INST_END = 0xFF,
+};
+
+/* ---- 1.6: payloads ---------------------------------------------------- */
+
+struct gs_print_string_index {
+	uint16_t string_index;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_print_string_index, 2);
+
+struct gs_print_variable_index { /* legacy */
+	uint16_t var_name_index;
+	uint8_t type_encoding; /* enum gs_type_kind */
+	uint16_t data_len;
+	uint16_t type_index;
+	uint8_t status;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_print_variable_index, 8);
+GS_ASSERT_LAYOUT(struct gs_print_variable_index, type_encoding, 2);
+GS_ASSERT_LAYOUT(struct gs_print_variable_index, data_len, 3);
+GS_ASSERT_LAYOUT(struct gs_print_variable_index, type_index, 5);
+GS_ASSERT_LAYOUT(struct gs_print_variable_index, status, 7);
+
+/* Followed by access_path_len path bytes, then the value (data_len bytes,
+ * or a gs_read_error_payload when status is GS_VAR_READ_ERROR). */
+struct gs_print_complex_variable {
+	uint16_t var_name_index;
+	uint16_t type_index;
+	uint8_t access_path_len;
+	uint8_t status; /* enum gs_var_status */
+	uint16_t data_len;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_print_complex_variable, 8);
+GS_ASSERT_LAYOUT(struct gs_print_complex_variable, type_index, 2);
+GS_ASSERT_LAYOUT(struct gs_print_complex_variable, access_path_len, 4);
+GS_ASSERT_LAYOUT(struct gs_print_complex_variable, status, 5);
+GS_ASSERT_LAYOUT(struct gs_print_complex_variable, data_len, 6);
+
+/* Followed by arg_count arguments, each a gs_format_arg, its access path
+ * bytes, a u16 data_len, then data_len bytes (the reserved slot). */
+struct gs_print_complex_format {
+	uint16_t format_string_index;
+	uint8_t arg_count;
+	uint8_t reserved;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_print_complex_format, 4);
+GS_ASSERT_LAYOUT(struct gs_print_complex_format, arg_count, 2);
+
+struct gs_format_arg {
+	uint16_t var_name_index;
+	uint16_t type_index;
+	uint8_t access_path_len;
+	uint8_t status; /* enum gs_var_status */
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_format_arg, 6);
+GS_ASSERT_LAYOUT(struct gs_format_arg, type_index, 2);
+GS_ASSERT_LAYOUT(struct gs_format_arg, access_path_len, 4);
+GS_ASSERT_LAYOUT(struct gs_format_arg, status, 5);
+#define GS_FORMAT_ARG_DATA_LEN_SIZE 2
+#define GS_FORMAT_ARG_FIXED_HEADER_LEN 8 /* fixed fields + data_len */
+
+struct gs_expr_error {
+	uint16_t string_index; /* the expression's text */
+	uint8_t error_code;    /* enum gs_var_status numbering */
+	uint8_t flags;         /* GS_EXPR_ERR_* */
+	uint64_t failing_addr; /* 0: unknown ("at NULL") */
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_expr_error, 12);
+GS_ASSERT_LAYOUT(struct gs_expr_error, error_code, 2);
+GS_ASSERT_LAYOUT(struct gs_expr_error, flags, 3);
+GS_ASSERT_LAYOUT(struct gs_expr_error, failing_addr, 4);
+
+#define GS_EXPR_ERR_FIRST_ARG_READ 0x01  /* memcmp; strncmp/starts_with read fail */
+#define GS_EXPR_ERR_SECOND_ARG_READ 0x02
+#define GS_EXPR_ERR_LEN_CLAMPED 0x04
+#define GS_EXPR_ERR_LEN_ZERO 0x08
+
+struct gs_end_instruction {
+	uint16_t total_instructions; /* compile-time upper bound */
+	uint8_t execution_status;    /* enum gs_exec_status */
+	uint8_t reserved;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_end_instruction, 4);
+GS_ASSERT_LAYOUT(struct gs_end_instruction, execution_status, 2);
+#define GS_END_INSTRUCTION_SIZE 8 /* header + payload */
+
+enum gs_exec_status {
+	GS_EXEC_SUCCESS = 0,
+	GS_EXEC_PARTIAL_FAILURE = 1,
+	GS_EXEC_COMPLETE_FAILURE = 2,
+};
+
+/* ---- 1.7: variable status --------------------------------------------- */
+
+enum gs_var_status {
+	GS_VAR_OK = 0,
+	GS_VAR_NULL_DEREF = 1,
+	GS_VAR_READ_ERROR = 2,
+	GS_VAR_ACCESS_ERROR = 3,
+	GS_VAR_TRUNCATED = 4,
+	GS_VAR_OFFSETS_UNAVAILABLE = 5,
+	GS_VAR_ZERO_LENGTH = 6,
+};
+
+struct gs_read_error_payload {
+	int32_t errno_value; /* the helper's negative return */
+	uint64_t addr;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_read_error_payload, 12);
+GS_ASSERT_LAYOUT(struct gs_read_error_payload, addr, 4);
+
+/* ---- 1.8: backtrace ----------------------------------------------------- */
+
+/* Followed by requested_depth frame slots (all reserved; only frame_count
+ * are meaningful). data_length = 8 + 32 * requested_depth. */
+struct gs_backtrace_data {
+	uint8_t requested_depth; /* 1..128 */
+	uint8_t frame_count;
+	uint8_t flags;  /* GS_BT_FLAG_* */
+	uint8_t status; /* enum gs_bt_status */
+	uint16_t error_code; /* enum gs_bt_error */
+	uint16_t reserved;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_backtrace_data, 8);
+GS_ASSERT_LAYOUT(struct gs_backtrace_data, frame_count, 1);
+GS_ASSERT_LAYOUT(struct gs_backtrace_data, flags, 2);
+GS_ASSERT_LAYOUT(struct gs_backtrace_data, status, 3);
+GS_ASSERT_LAYOUT(struct gs_backtrace_data, error_code, 4);
+
+struct gs_backtrace_frame {
+	uint64_t module_cookie;
+	uint64_t pc;     /* raw_ip - load bias when the module was found, else raw_ip */
+	uint64_t raw_ip;
+	uint16_t flags;  /* written as 0 */
+	uint16_t reserved;
+	uint32_t reserved2;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_backtrace_frame, 32);
+GS_ASSERT_LAYOUT(struct gs_backtrace_frame, pc, 8);
+GS_ASSERT_LAYOUT(struct gs_backtrace_frame, raw_ip, 16);
+GS_ASSERT_LAYOUT(struct gs_backtrace_frame, flags, 24);
+
+#define GS_BT_FLAG_RAW 0x01
+#define GS_BT_FLAG_FULL 0x02
+#define GS_BT_FLAG_INLINE 0x04
+#define GS_BT_MAX_DEPTH 128
+#define GS_BT_DEFAULT_DEPTH 128
+
+enum gs_bt_status {
+	GS_BT_COMPLETE = 0,
+	GS_BT_TRUNCATED = 1,
+	GS_BT_DWARF_UNAVAILABLE = 2,
+	GS_BT_UNSUPPORTED_CFI = 3,
+	GS_BT_OFFSETS_UNAVAILABLE = 4,
+	GS_BT_READ_ERROR = 5,
+	GS_BT_INTERNAL_ERROR = 6,
+	GS_BT_INVALID_FRAME = 7,
+	GS_BT_NO_UNWIND_ROWS_FOR_PC = 8,
+};
+
+enum gs_bt_error {
+	GS_BT_ERROR_NONE = 0,
+	GS_BT_ERROR_RETURN_ADDRESS_READ = 1,
+	GS_BT_ERROR_FRAME_POINTER_READ = 2,
+	GS_BT_ERROR_NEXT_IP_BELOW_USER = 3,
+	GS_BT_ERROR_NEXT_IP_KERNEL_LIKE = 4,
+	GS_BT_ERROR_NEXT_CFA_ZERO = 5,
+	GS_BT_ERROR_NEXT_CFA_NOT_ADVANCING = 6,
+};
+
+/* ---- 1.9: type kinds (legacy PrintVariableIndex) ------------------------ */
+
+enum gs_type_kind {
+	GS_TYPE_U8 = 0x01, GS_TYPE_U16 = 0x02, GS_TYPE_U32 = 0x03, GS_TYPE_U64 = 0x04,
+	GS_TYPE_I8 = 0x05, GS_TYPE_I16 = 0x06, GS_TYPE_I32 = 0x07, GS_TYPE_I64 = 0x08,
+	GS_TYPE_F32 = 0x09, GS_TYPE_F64 = 0x0A, GS_TYPE_BOOL = 0x0B, GS_TYPE_CHAR = 0x0C,
+	GS_TYPE_POINTER = 0x20, GS_TYPE_NULL_POINTER = 0x21,
+	GS_TYPE_STRUCT = 0x40, GS_TYPE_ARRAY = 0x41, GS_TYPE_UNION = 0x42, GS_TYPE_ENUM = 0x43,
+	GS_TYPE_CSTRING = 0x50, GS_TYPE_STRING = 0x51,
+	GS_TYPE_UNKNOWN = 0x80, GS_TYPE_OPTIMIZED_OUT = 0x81,
+};
+
+/* ---- 2: map ABI (natural alignment) ------------------------------------- */
+
+struct gs_proc_module_key {
+	uint32_t pid;
+	uint32_t pad; /* 0 */
+	uint32_t cookie_lo;
+	uint32_t cookie_hi;
+};
+GS_ASSERT_SIZE(struct gs_proc_module_key, 16);
+GS_ASSERT_LAYOUT(struct gs_proc_module_key, cookie_lo, 8);
+GS_ASSERT_LAYOUT(struct gs_proc_module_key, cookie_hi, 12);
+
+struct gs_proc_module_offsets {
+	uint64_t text, rodata, data, bss; /* all the module's load bias */
+	uint64_t base;                    /* lowest mapping start */
+	uint64_t size;                    /* highest mapping end - base */
+};
+GS_ASSERT_SIZE(struct gs_proc_module_offsets, 48);
+GS_ASSERT_LAYOUT(struct gs_proc_module_offsets, base, 32);
+GS_ASSERT_LAYOUT(struct gs_proc_module_offsets, size, 40);
+
+struct gs_proc_module_range_meta {
+	uint32_t active_slot; /* 0 or 1 */
+	uint32_t count;       /* entries in that slot */
+};
+GS_ASSERT_SIZE(struct gs_proc_module_range_meta, 8);
+
+struct gs_proc_module_range_key {
+	uint32_t pid;
+	uint32_t slot;
+	uint32_t index;
+	uint32_t pad; /* 0 */
+};
+GS_ASSERT_SIZE(struct gs_proc_module_range_key, 16);
+GS_ASSERT_LAYOUT(struct gs_proc_module_range_key, index, 8);
+
+struct gs_proc_module_range {
+	uint64_t base;
+	uint64_t end;  /* exclusive */
+	uint64_t text; /* load bias */
+	uint32_t cookie_lo;
+	uint32_t cookie_hi;
+};
+GS_ASSERT_SIZE(struct gs_proc_module_range, 32);
+GS_ASSERT_LAYOUT(struct gs_proc_module_range, text, 16);
+GS_ASSERT_LAYOUT(struct gs_proc_module_range, cookie_lo, 24);
+
+struct gs_pid_alias {
+	uint32_t proc_pid;
+};
+GS_ASSERT_SIZE(struct gs_pid_alias, 4);
+
+/* Recovery kinds of an unwind row's RA and rbp rules. */
+enum gs_recovery_kind {
+	GS_RECOVERY_UNDEFINED = 0,
+	GS_RECOVERY_AT_CFA_OFFSET = 1,  /* *(u64 *)(CFA + offset) */
+	GS_RECOVERY_VAL_CFA_OFFSET = 2, /* CFA + offset */
+	GS_RECOVERY_REGISTER = 3,       /* another register of this frame */
+	GS_RECOVERY_SAME_VALUE = 4,     /* unchanged */
+};
+
+/* One row of bt_unwind_rows: the rules for [pc_start, pc_end) in module
+ * link-time addresses. */
+struct gs_unwind_row {
+	uint64_t pc_start;
+	uint64_t pc_end; /* exclusive */
+	int64_t cfa_offset;
+	int64_t ra_offset;
+	int64_t rbp_offset;
+	uint16_t cfa_register; /* DWARF: 6 rbp, 7 rsp */
+	uint16_t ra_register;
+	uint16_t rbp_register;
+	uint8_t ra_kind;  /* enum gs_recovery_kind */
+	uint8_t rbp_kind; /* enum gs_recovery_kind */
+	uint8_t reserved[2];
+};
+GS_ASSERT_SIZE(struct gs_unwind_row, 56);
+GS_ASSERT_LAYOUT(struct gs_unwind_row, cfa_offset, 16);
+GS_ASSERT_LAYOUT(struct gs_unwind_row, ra_offset, 24);
+GS_ASSERT_LAYOUT(struct gs_unwind_row, rbp_offset, 32);
+GS_ASSERT_LAYOUT(struct gs_unwind_row, cfa_register, 40);
+GS_ASSERT_LAYOUT(struct gs_unwind_row, ra_register, 42);
+GS_ASSERT_LAYOUT(struct gs_unwind_row, rbp_register, 44);
+GS_ASSERT_LAYOUT(struct gs_unwind_row, ra_kind, 46);
+GS_ASSERT_LAYOUT(struct gs_unwind_row, rbp_kind, 47);
+
+/* Value of bt_module_row_ranges (key: u64 cookie): rows [row_start, row_end). */
+struct gs_module_row_range {
+	uint32_t row_start;
+	uint32_t row_end;
+};
+GS_ASSERT_SIZE(struct gs_module_row_range, 8);
+
+#define GS_BT_NO_NEXT_SLOT 0xFF
+
+/* Per-CPU state of a tail-call backtrace (bt_state). */
+struct gs_bt_tail_state {
+	uint64_t current_ip;
+	uint64_t current_rsp; /* the CFA of the last stored frame */
+	uint64_t current_rbp;
+	uint64_t module_bias;
+	uint64_t module_cookie;
+	uint32_t inst_offset; /* this bt instruction in the accumulation buffer */
+	uint32_t event_size;  /* total event bytes to emit */
+	uint8_t frame_count;
+	uint8_t requested_depth;
+	uint8_t offsets_found;
+	uint8_t tail_calls;
+	uint8_t flags;
+	uint8_t active_slot; /* slot 0 only: head of the chain */
+	uint16_t error_code;
+	uint8_t next_slot;   /* GS_BT_NO_NEXT_SLOT: end of chain */
+	uint8_t pad[7];
+};
+GS_ASSERT_SIZE(struct gs_bt_tail_state, 64);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, current_rsp, 8);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, current_rbp, 16);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, module_bias, 24);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, module_cookie, 32);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, inst_offset, 40);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, event_size, 44);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, frame_count, 48);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, requested_depth, 49);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, offsets_found, 50);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, tail_calls, 51);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, flags, 52);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, active_slot, 53);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, error_code, 54);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
+
+/* ---- 3-4: map names and defaults ---------------------------------------- */
+
+#define GS_DEFAULT_MAX_TRACE_EVENT_SIZE 32768 /* the per-CPU value limit */
+#define GS_DEFAULT_RINGBUF_SIZE 262144
+#define GS_DEFAULT_PERF_PAGE_COUNT 64
+#define GS_DEFAULT_PROC_MODULE_OFFSETS_MAX 4096
+#define GS_DEFAULT_UNWIND_ROWS_MAX 65536
+#define GS_BPF_F_CURRENT_CPU 0xffffffffULL
+
+/* ---- 5.8: DWARF register number -> struct pt_regs offset (x86_64) -------- */
+
+#define GS_DWARF_REG_RBP 6
+#define GS_DWARF_REG_RSP 7
+#define GS_DWARF_REG_RIP 16
+#define GS_DWARF_REG_MAX 16
+
+#define GS_PT_REGS_IP 128
+#define GS_PT_REGS_SP 152
+#define GS_PT_REGS_BP 32
+
+/* pt_regs offset of DWARF register 0..16 (rax rdx rcx rbx rsi rdi rbp rsp
+ * r8..r15 rip). */
+static const int16_t gs_dwarf_reg_pt_regs_offset[GS_DWARF_REG_MAX + 1] = {
+	80, 96, 88, 40, 104, 112, 32, 152, 72, 64, 56, 48, 24, 16, 8, 0, 128,
+};
+
+#endif /* GS_PROTOCOL_H */
