@@ -65,14 +65,14 @@ int gs_kload_bpf_permitted(struct gs_error *err)
 	}
 }
 
-int gs_kload_create_maps(struct gs_kload *k, const struct gs_test_prog *prog,
+int gs_kload_create_maps(struct gs_kload *k, const struct gs_kload_desc *prog,
 			 struct gs_error *err)
 {
 	if (prog->nmaps > GS_KLOAD_MAX_MAPS)
-		return gs_errorf(err, -E2BIG, "program %s declares %zu maps, more than %zu",
+		return gs_errorf(err, -E2BIG, "program %s declares %zu maps, more than %d",
 				 prog->name, prog->nmaps, GS_KLOAD_MAX_MAPS);
 	for (size_t i = 0; i < prog->nmaps; i++) {
-		const struct gs_test_map *m = &prog->maps[i];
+		const struct gs_map_spec *m = &prog->maps[i];
 		uint32_t max_entries = m->max_entries;
 		int fd;
 
@@ -98,7 +98,7 @@ int gs_kload_create_maps(struct gs_kload *k, const struct gs_test_prog *prog,
 	return 0;
 }
 
-int gs_kload_fill_tail_target(struct gs_kload *k, const struct gs_test_prog *prog,
+int gs_kload_fill_tail_target(struct gs_kload *k, const struct gs_kload_desc *prog,
 			      struct gs_error *err)
 {
 	const struct bpf_insn ret0[] = { GS_MOV64_IMM(GS_R0, 0), GS_EXIT() };
@@ -146,7 +146,7 @@ static int read_verified_insns(int fd, uint32_t *out, struct gs_error *err)
 
 /* Loads insns; on a rejection loads them again with log_level 1 so the log
  * says why (the fast path needs no 1 MiB copy-out). */
-static int load(struct gs_kload *k, const struct gs_test_prog *prog,
+static int load(struct gs_kload *k, const struct gs_kload_desc *prog,
 		const struct bpf_insn *insns, size_t n)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, verbose,
@@ -162,7 +162,7 @@ static int load(struct gs_kload *k, const struct gs_test_prog *prog,
 	return bpf_prog_load(prog->type, prog->name, LICENSE, insns, n, &verbose);
 }
 
-int gs_kload_prog(struct gs_kload *k, const struct gs_test_prog *prog, const struct gs_asm *a,
+int gs_kload_prog(struct gs_kload *k, const struct gs_kload_desc *prog, const struct gs_asm *a,
 		  struct gs_error *err)
 {
 	struct bpf_insn *insns;

@@ -10,11 +10,19 @@
 #include <gs/asm.h>
 #include <gs/error.h>
 
-#include "progs/sample_progs.h"
+#include <gs/program.h>
 
 #define GS_KLOAD_LOG_SIZE (1u << 20) /* verifier log buffer: 1 MiB */
-#define GS_KLOAD_MAX_MAPS (sizeof(((struct gs_test_prog *)0)->maps) / \
-			   sizeof(((struct gs_test_prog *)0)->maps[0]))
+#define GS_KLOAD_MAX_MAPS 16
+
+/* What to load: a name for the kernel and messages, a program type, and
+ * the maps in the program's map-index order. */
+struct gs_kload_desc {
+	const char *name;
+	enum bpf_prog_type type;
+	const struct gs_map_spec *maps;
+	size_t nmaps;
+};
 
 /* Everything one loaded program holds; gs_kload_fini() releases it all. */
 struct gs_kload {
@@ -35,21 +43,21 @@ void gs_kload_fini(struct gs_kload *k);
  * (no privileges, no bpf() in the kernel) so a test can skip saying so. */
 int gs_kload_bpf_permitted(struct gs_error *err);
 
-/* Creates prog's maps into k->map_fds. A PERF_EVENT_ARRAY declared with
+/* Creates d's maps into k->map_fds. A PERF_EVENT_ARRAY declared with
  * max_entries 0 gets one slot per possible CPU, as libbpf does. */
-int gs_kload_create_maps(struct gs_kload *k, const struct gs_test_prog *prog,
+int gs_kload_create_maps(struct gs_kload *k, const struct gs_kload_desc *d,
 			 struct gs_error *err);
 
-/* Loads `r0 = 0; exit` of prog's type and stores it in slot 0 of prog's
+/* Loads `r0 = 0; exit` of d's type and stores it in slot 0 of d's
  * PROG_ARRAY map (maps must exist). */
-int gs_kload_fill_tail_target(struct gs_kload *k, const struct gs_test_prog *prog,
+int gs_kload_fill_tail_target(struct gs_kload *k, const struct gs_kload_desc *d,
 			      struct gs_error *err);
 
-/* Loads the finished program in a (built from prog) with k's maps patched
- * in. 0 with prog_fd and verified_insns set; or -errno when the kernel
- * rejects it, with the verifier log (log_level 1) in k->log and the
- * verifier's reason line in err. */
-int gs_kload_prog(struct gs_kload *k, const struct gs_test_prog *prog, const struct gs_asm *a,
+/* Loads the finished program in a with k's maps patched in. 0 with
+ * prog_fd and verified_insns set; or -errno when the kernel rejects it,
+ * with the verifier log (log_level 1) in k->log and the verifier's reason
+ * line in err. */
+int gs_kload_prog(struct gs_kload *k, const struct gs_kload_desc *d, const struct gs_asm *a,
 		  struct gs_error *err);
 
 /* Runs a loaded socket filter once on a zeroed 64-byte packet

@@ -57,8 +57,15 @@ struct prog_case {
 	const struct gs_error *no_bpf; /* why bpf() cannot be used, or NULL */
 	struct gs_asm a;
 	struct gs_kload k;
+	struct gs_kload_desc desc; /* the program's name, type and maps */
 	char test_name[96];
 };
+
+static struct gs_kload_desc desc_of(const struct gs_test_prog *prog)
+{
+	return (struct gs_kload_desc){ .name = prog->name, .type = prog->type,
+				       .maps = prog->maps, .nmaps = prog->nmaps };
+}
 
 static int case_setup(void **state)
 {
@@ -66,6 +73,7 @@ static int case_setup(void **state)
 
 	gs_asm_init(&c->a);
 	gs_kload_init(&c->k);
+	c->desc = desc_of(c->prog);
 	return 0;
 }
 
@@ -99,13 +107,14 @@ static void build_or_skip(struct prog_case *c)
 		fail_msg("building %s failed: %s", c->prog->name, err.msg);
 }
 
+
 static void create_maps(struct prog_case *c)
 {
 	struct gs_error err;
 
-	if (gs_kload_create_maps(&c->k, c->prog, &err))
+	if (gs_kload_create_maps(&c->k, &c->desc, &err))
 		fail_msg("%s", err.msg);
-	if (c->prog->needs_tail_target && gs_kload_fill_tail_target(&c->k, c->prog, &err))
+	if (c->prog->needs_tail_target && gs_kload_fill_tail_target(&c->k, &c->desc, &err))
 		fail_msg("%s", err.msg);
 }
 
@@ -144,7 +153,7 @@ static void test_valid_program_passes_gs_check_and_the_verifier(void **state)
 	if (gs_asm_check(&c->a, &err))
 		fail_msg("gs_asm_check rejected valid program %s: %s", c->prog->name, err.msg);
 	create_maps(c);
-	if (gs_kload_prog(&c->k, c->prog, &c->a, &err)) {
+	if (gs_kload_prog(&c->k, &c->desc, &c->a, &err)) {
 		report_rejection(c, &err);
 		fail_msg("the verifier rejected valid program %s", c->prog->name);
 	}
@@ -166,7 +175,7 @@ static void test_broken_program_fails_gs_check_and_the_verifier(void **state)
 			 c->prog->name, err.msg, c->prog->check_error);
 	print_message("gs_check: %s\n", err.msg);
 	create_maps(c);
-	if (gs_kload_prog(&c->k, c->prog, &c->a, &err) == 0)
+	if (gs_kload_prog(&c->k, &c->desc, &c->a, &err) == 0)
 		fail_msg("the verifier accepted broken program %s (%u insns verified)",
 			 c->prog->name, c->k.verified_insns);
 	print_message("kernel: %s\n", err.msg);

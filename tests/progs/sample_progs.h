@@ -11,18 +11,13 @@
 #include <stdint.h>
 
 #include <gs/asm.h>
-
-struct gs_test_map {
-	const char *name;
-	enum bpf_map_type type;
-	uint32_t key_size, value_size, max_entries;
-};
+#include <gs/program.h> /* struct gs_map_spec */
 
 struct gs_test_prog {
 	const char *name;            /* golden file tests/golden/asm_<name>.txt */
 	enum bpf_prog_type type;     /* BPF_PROG_TYPE_KPROBE or _SOCKET_FILTER */
 	void (*build)(struct gs_asm *a); /* declares the maps below, in order */
-	struct gs_test_map maps[4];
+	struct gs_map_spec maps[4];
 	size_t nmaps;
 	/* For a PROG_ARRAY map: slot 0 gets a trivial program of the same type. */
 	bool needs_tail_target;

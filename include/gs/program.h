@@ -1,0 +1,150 @@
+/* gs_program_build(): one trace's description (a gs_trace_spec, as the
+ * script parser or a library user writes it) -> the BPF program, the maps it
+ * needs and the side tables its events refer to. Building needs no
+ * privileges and never touches the kernel; the runtime creates the maps,
+ * patches the relocations and loads the program. */
+#ifndef GS_PROGRAM_H
+#define GS_PROGRAM_H
+
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gs/asm.h>
+#include <gs/context.h>
+#include <gs/error.h>
+#include <gs/protocol.h>
+
+/* ---- expressions -------------------------------------------------------- */
+
+enum gs_expr_kind {
+	GS_EXPR_INT,     /* 64-bit literal: value */
+	GS_EXPR_SPECIAL, /* $pid $tid ...: special */
+	GS_EXPR_REG,     /* a pt_regs register by DWARF number 0..16: reg */
+	GS_EXPR_VAR,     /* a `let` variable: var (index into the spec's lets) */
+	GS_EXPR_UNARY,   /* op lhs: '-', '!', '~' */
+	GS_EXPR_BINARY,  /* lhs op rhs */
+	GS_EXPR_DEREF,   /* *(size bytes *)(lhs) from user memory */
+};
+
+enum gs_special {
+	GS_SPECIAL_PID,       /* TGID, namespace-aware when configured */
+	GS_SPECIAL_TID,
+	GS_SPECIAL_HOST_PID,  /* host TGID */
+	GS_SPECIAL_TIMESTAMP, /* bpf_ktime_get_ns() */
+	GS_SPECIAL_PC,        /* pt_regs ip */
+	GS_SPECIAL_SP,        /* pt_regs sp */
+};
+
+enum gs_binop {
+	GS_OP_ADD, GS_OP_SUB, GS_OP_MUL, GS_OP_DIV, GS_OP_MOD,
+	GS_OP_SHL, GS_OP_SHR, GS_OP_AND, GS_OP_OR, GS_OP_XOR,
+	GS_OP_EQ, GS_OP_NE, GS_OP_LT, GS_OP_LE, GS_OP_GT, GS_OP_GE,
+	GS_OP_LAND, GS_OP_LOR, /* short-circuit */
+};
+
+/* Script integers are signed 64-bit; comparisons and logical operators
+ * give booleans (0/1); a dereference gives the unsigned value of its size
+ * (sign-extended when is_signed). */
+struct gs_expr {
+	enum gs_expr_kind kind;
+	const char *text; /* source text: the variable name shown in output */
+	int64_t value;
+	enum gs_special special;
+	uint8_t reg;
+	uint32_t var;
+	int op;           /* enum gs_binop, or '-', '!', '~' for unary */
+	uint8_t size;     /* GS_EXPR_DEREF: 1, 2, 4 or 8 */
+	bool is_signed;   /* GS_EXPR_DEREF */
+	const struct gs_expr *lhs, *rhs;
+};
+
+/* ---- statements --------------------------------------------------------- */
+
+enum gs_stmt_kind {
+	GS_STMT_PRINT_STRING, /* print "literal"; */
+	GS_STMT_PRINT_FORMAT, /* print "fmt {} {:x}", args...; */
+	GS_STMT_PRINT_EXPR,   /* print expr; */
+	GS_STMT_LET,          /* let name = expr; (var = its index) */
+	GS_STMT_IF,           /* if cond { then } else { otherwise } */
+	GS_STMT_BACKTRACE,    /* bt [raw|full|inline|noinline]; */
+};
+
+struct gs_stmt {
+	enum gs_stmt_kind kind;
+	const char *text;              /* literal or format string */
+	const struct gs_expr *const *args;
+	size_t nargs;
+	const struct gs_expr *expr;    /* print expr / let value / if condition */
+	uint32_t var;                  /* GS_STMT_LET */
+	const struct gs_stmt *then_body;
+	size_t nthen;
+	const struct gs_stmt *else_body; /* an else-if is one GS_STMT_IF here */
+	size_t nelse;
+	uint8_t bt_flags;              /* GS_BT_FLAG_* */
+};
+
+struct gs_trace_spec {
+	uint32_t trace_id;
+	const char *target;     /* what the user wrote, for messages */
+	const struct gs_stmt *body;
+	size_t nbody;
+	uint32_t nvars;         /* number of `let` variables (indices 0..nvars-1) */
+};
+
+/* ---- options (zero = the reference's defaults, spec section 4) ----------- */
+
+enum gs_output_kind {
+	GS_OUTPUT_RINGBUF = 0,
+	GS_OUTPUT_PERF = 1,
+};
+
+struct gs_program_opts {
+	size_t sz; /* sizeof(struct gs_program_opts): lets the struct grow */
+	enum gs_output_kind output;
+	uint32_t max_trace_event_size; /* 0: 32768 (clamped to the output buffer) */
+	uint32_t ringbuf_size;         /* 0: 262144 */
+	uint32_t perf_page_count;      /* 0: 64 */
+	/* PID filter: none when filter_pid == 0. With pid_ns_ino set, the
+	 * filter compares the TGID seen in that PID namespace (helper 120). */
+	uint32_t filter_pid;
+	uint64_t pid_ns_dev, pid_ns_ino;
+	/* Namespace for $pid/$tid when there is no namespace filter. */
+	uint64_t special_ns_dev, special_ns_ino;
+};
+
+/* ---- the result ----------------------------------------------------------- */
+
+struct gs_map_spec {
+	const char *name;
+	enum bpf_map_type type;
+	uint32_t key_size, value_size, max_entries; /* 0 entries: one per CPU (perf) */
+};
+
+/* Index of each map in gs_program.maps (and in the assembler's map table). */
+enum gs_map_slot {
+	GS_MAP_OUTPUT,       /* "ringbuf" (RINGBUF) or "events" (PERF_EVENT_ARRAY) */
+	GS_MAP_LOSS,         /* "event_loss_counters" */
+	GS_MAP_ACCUM,        /* "event_accum_buffer" */
+	GS_MAP_NUM_BASE,
+};
+
+struct gs_program {
+	struct gs_asm main;        /* finished main program */
+	struct gs_map_spec *maps;  /* in gs_asm map-index order */
+	size_t nmaps;
+	struct gs_trace_context ctx;
+	uint32_t trace_id;
+	uint32_t max_trace_event_size;
+	uint16_t total_instructions; /* what EndInstruction carries */
+	char name[64];               /* program name for the kernel */
+};
+
+/* Builds `spec` into a new program. 0, or -errno with err naming the
+ * statement or expression at fault. Free with gs_program_free(). */
+int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
+		     struct gs_program **out, struct gs_error *err);
+void gs_program_free(struct gs_program *p);
+
+#endif /* GS_PROGRAM_H */

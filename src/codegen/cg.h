@@ -1,0 +1,67 @@
+/* State shared by the emitters of one program, and their entry points.
+ * Register convention of every generated program: r6 = ctx (struct pt_regs *)
+ * for the whole program; r9 = destination of the instruction being written
+ * (set by cg_reserve, survives helper calls); r7 and r8 hold values an
+ * emitter keeps across helper calls; r0-r5 are scratch. Expressions are
+ * evaluated into r0 and clobber r0-r5 only. */
+#ifndef GS_CODEGEN_CG_H
+#define GS_CODEGEN_CG_H
+
+#include <gs/program.h>
+
+/* Where a failed user-memory read is recorded: the first error wins. */
+struct cg_err_record {
+	int16_t slot; /* u8 code @0 (enum gs_var_status), s32 errno @4, u64 addr @8 */
+};
+
+struct gs_cg {
+	struct gs_asm *a;
+	struct gs_program *prog;
+	const struct gs_trace_spec *spec;
+	struct gs_program_opts opts; /* with defaults filled in */
+	struct gs_error *err;
+	uint32_t max_size;           /* max_trace_event_size in force */
+
+	/* stack slots */
+	int16_t key_slot;    /* u32 0: key of the one-entry maps */
+	int16_t offset_slot; /* u32 event_offset: the accumulation cursor */
+	int16_t flags_slot;  /* u8 any_fail @0, u8 any_success @1 */
+	int16_t nsinfo_slot; /* struct bpf_pidns_info, allocated on first use */
+	int16_t *var_slots;  /* one u64 per `let` variable */
+
+	struct gs_label exit0;    /* return 0 */
+	struct gs_label overflow; /* event too large: drop it, return 0 */
+
+	int type_i64, type_u64, type_bool; /* context type indices, -1 until used */
+	int type_deref[2][4];              /* [signed][log2 size] */
+};
+
+/* event.c: prologue, reservations, EndInstruction, emission */
+void cg_prologue(struct gs_cg *cg);
+void cg_reserve(struct gs_cg *cg, uint32_t size);
+void cg_end_and_emit(struct gs_cg *cg, uint16_t total_instructions);
+void cg_epilogue(struct gs_cg *cg);
+void cg_mark_fail(struct gs_cg *cg);
+void cg_mark_success(struct gs_cg *cg);
+
+/* expr.c: evaluation into r0 */
+bool cg_expr_reads_memory(const struct gs_expr *e);
+int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
+void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec);
+
+/* print.c: the print instructions */
+void cg_print_string(struct gs_cg *cg, const struct gs_stmt *s);
+void cg_print_expr(struct gs_cg *cg, const struct gs_stmt *s);
+void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s);
+void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_record *rec);
+
+/* stmt.c: statements and their instruction count */
+void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n);
+uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n);
+
+/* Records a build error (the first one is kept). */
+__attribute__((format(printf, 3, 4)))
+void cg_fail(struct gs_cg *cg, int code, const char *fmt, ...);
+
+#endif /* GS_CODEGEN_CG_H */

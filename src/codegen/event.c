@@ -1,0 +1,188 @@
+/* Event framing (reference spec 5.3-5.6): the PID filter, header and message,
+ * the reserve check every instruction goes through, EndInstruction with the
+ * execution status, and emission through the ring buffer or the perf array
+ * with the loss counter. An event that outgrows the accumulation buffer is
+ * dropped whole: nothing partial is ever emitted. */
+#include <errno.h>
+
+#include "cg.h"
+
+/* r0 = bpf_map_lookup_elem(&map, &key0); on NULL, return 0. */
+static void lookup_key0(struct gs_cg *cg, uint32_t map)
+{
+	struct gs_asm *a = cg->a;
+
+	gs_asm_ld_map(a, GS_R1, map);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_FP));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R2, cg->key_slot));
+	gs_asm_call(a, BPF_FUNC_map_lookup_elem);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, cg->exit0);
+}
+
+void cg_mark_fail(struct gs_cg *cg)
+{
+	gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, cg->flags_slot, 1));
+}
+
+void cg_mark_success(struct gs_cg *cg)
+{
+	gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, cg->flags_slot + 1, 1));
+}
+
+/* Host filter: the TGID from bpf_get_current_pid_tgid(). Namespace filter:
+ * the TGID the target's PID namespace sees (helper 120); a failed helper
+ * means "not our process". */
+static void pid_filter(struct gs_cg *cg)
+{
+	struct gs_asm *a = cg->a;
+	const struct gs_program_opts *o = &cg->opts;
+
+	if (!o->filter_pid)
+		return;
+	if (!o->pid_ns_ino) {
+		gs_asm_notef(a, "pid filter: host tgid == %u", o->filter_pid);
+		gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, 32));
+		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, (int32_t)o->filter_pid, cg->exit0);
+		return;
+	}
+	gs_asm_notef(a, "pid filter: tgid in pid namespace %llu == %u",
+		     (unsigned long long)o->pid_ns_ino, o->filter_pid);
+	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->nsinfo_slot, 0));
+	gs_asm_ld_imm64(a, GS_R1, o->pid_ns_dev);
+	gs_asm_ld_imm64(a, GS_R2, o->pid_ns_ino);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_FP));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, cg->nsinfo_slot));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R4, 8));
+	gs_asm_call(a, BPF_FUNC_get_ns_current_pid_tgid);
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, cg->exit0);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R0, GS_FP, cg->nsinfo_slot + 4));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, (int32_t)o->filter_pid, cg->exit0);
+}
+
+void cg_prologue(struct gs_cg *cg)
+{
+	struct gs_asm *a = cg->a;
+
+	gs_asm_note(a, "r6 = ctx");
+	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
+	pid_filter(cg);
+	gs_asm_note(a, "key0 = 0, event_offset = 0");
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->key_slot, 0));
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));
+
+	gs_asm_note(a, "message: r7 = ktime, r8 = pid_tgid");
+	gs_asm_call(a, BPF_FUNC_ktime_get_ns);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
+	gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R0));
+
+	/* Header and message share one reservation: an event that cannot
+	 * hold the 28 bytes is dropped either way. */
+	cg_reserve(cg, GS_EVENT_PREFIX_SIZE);
+	gs_asm_note(a, "header: magic; message: trace id, timestamp, tgid, tid");
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, (int32_t)GS_MAGIC));
+	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_R9, 4, (int32_t)cg->spec->trace_id));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R7, 4 + 8));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R8));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 32));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R1, 4 + 16));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R8, 4 + 20));
+	gs_asm_note(a, "any_fail = any_success = 0");
+	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_FP, cg->flags_slot, 0));
+}
+
+void cg_reserve(struct gs_cg *cg, uint32_t size)
+{
+	struct gs_asm *a = cg->a;
+	const char *prev;
+
+	if (size > cg->max_size) {
+		cg_fail(cg, -E2BIG,
+			"an instruction of %u bytes cannot fit an event of at most %u bytes "
+			"(max_trace_event_size): raise it or print less in one statement",
+			size, cg->max_size);
+		return;
+	}
+	prev = gs_asm_notef(a, "reserve %u bytes: r9 = accum + event_offset", size);
+	lookup_key0(cg, GS_MAP_ACCUM);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
+	gs_asm_jmp_imm(a, BPF_JGE, GS_R1, (int32_t)cg->max_size, cg->overflow);
+	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)(cg->max_size - size), cg->overflow);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R9, GS_R0));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R9, GS_R1));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, (int32_t)size));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, cg->offset_slot));
+	gs_asm_note(a, prev);
+}
+
+/* EndInstruction: status 2 when reads failed and none succeeded, 1 when
+ * both happened, else 0. Then the whole event goes out in one record. */
+void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label store = gs_asm_label(a, "end_status_ready");
+	struct gs_label size_ok = gs_asm_label(a, "size_ok");
+	struct gs_label sent = gs_asm_label(a, "event_sent");
+	uint32_t header = GS_INST_END | (4u << 8);
+
+	cg_reserve(cg, GS_END_INSTRUCTION_SIZE);
+	gs_asm_note(a, "EndInstruction: total, execution_status");
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, (int32_t)header));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->flags_slot));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_FP, cg->flags_slot + 1));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_SUCCESS));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, store);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_COMPLETE_FAILURE));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, store);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_PARTIAL_FAILURE));
+	gs_asm_bind(a, store);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R3, 16));
+	if (total)
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_OR, GS_R3, total));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R3, 4));
+
+	gs_asm_note(a, "emit: size = min(event_offset, max)");
+	lookup_key0(cg, GS_MAP_ACCUM);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R5, GS_FP, cg->offset_slot));
+	gs_asm_jmp_imm(a, BPF_JLE, GS_R5, (int32_t)cg->max_size, size_ok);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R5, (int32_t)cg->max_size));
+	gs_asm_bind(a, size_ok);
+	if (cg->opts.output == GS_OUTPUT_PERF) {
+		gs_asm_note(a, "bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, size)");
+		gs_asm_emit(a, GS_MOV64_REG(GS_R4, GS_R0));
+		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
+		gs_asm_ld_map(a, GS_R2, GS_MAP_OUTPUT);
+		gs_asm_emit(a, GS_MOV32_IMM(GS_R3, -1));
+		gs_asm_call(a, BPF_FUNC_perf_event_output);
+	} else {
+		gs_asm_note(a, "bpf_ringbuf_output(&ringbuf, buf, size, 0)");
+		gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R0));
+		gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R5));
+		gs_asm_ld_map(a, GS_R1, GS_MAP_OUTPUT);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R4, 0));
+		gs_asm_call(a, BPF_FUNC_ringbuf_output);
+	}
+	gs_asm_jmp_imm(a, BPF_JSGE, GS_R0, 0, sent);
+	gs_asm_note(a, "output failed: event_loss_counters[0] += 1");
+	lookup_key0(cg, GS_MAP_LOSS);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
+	gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, 0));
+	gs_asm_bind(a, sent);
+	gs_asm_note(a, NULL);
+	gs_asm_ja(a, cg->exit0);
+}
+
+/* The shared exits, after all the code that jumps to them. */
+void cg_epilogue(struct gs_cg *cg)
+{
+	struct gs_asm *a = cg->a;
+
+	gs_asm_bind(a, cg->overflow);
+	gs_asm_note(a, "overflow: drop the whole event");
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));
+	gs_asm_bind(a, cg->exit0);
+	gs_asm_note(a, "return 0");
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_emit(a, GS_EXIT());
+}

@@ -1,0 +1,434 @@
+/* Expressions of the script, evaluated into r0 (clobbering r0-r5): integer
+ * literals, special variables, pt_regs registers, `let` variables,
+ * arithmetic and comparisons with C precedence already resolved by the
+ * parser, and dereferences of user memory through bpf_probe_read_user with
+ * the status semantics of reference spec 5.10. */
+#include <errno.h>
+
+#include "cg.h"
+
+static bool is_simple(const struct gs_expr *e)
+{
+	switch (e->kind) {
+	case GS_EXPR_INT:
+	case GS_EXPR_REG:
+	case GS_EXPR_VAR:
+		return true;
+	case GS_EXPR_SPECIAL:
+		return e->special == GS_SPECIAL_PC || e->special == GS_SPECIAL_SP;
+	default:
+		return false;
+	}
+}
+
+bool cg_expr_reads_memory(const struct gs_expr *e)
+{
+	if (!e)
+		return false;
+	return e->kind == GS_EXPR_DEREF || cg_expr_reads_memory(e->lhs) ||
+	       cg_expr_reads_memory(e->rhs);
+}
+
+static bool fits_imm(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+static void load_int(struct gs_cg *cg, uint8_t reg, int64_t v)
+{
+	if (fits_imm(v))
+		gs_asm_emit(cg->a, GS_MOV64_IMM(reg, (int32_t)v));
+	else
+		gs_asm_ld_imm64(cg->a, reg, (uint64_t)v);
+}
+
+/* A DWARF register's pt_regs offset, or -1 after failing the build. */
+static int reg_offset(struct gs_cg *cg, const struct gs_expr *e)
+{
+	if (e->reg <= GS_DWARF_REG_MAX)
+		return gs_dwarf_reg_pt_regs_offset[e->reg];
+	if (e->reg >= 17 && e->reg <= 32)
+		cg_fail(cg, -EINVAL, "%s: uprobe pt_regs does not expose XMM register values "
+			"(DWARF register %u)", e->text ? e->text : "register", e->reg);
+	else
+		cg_fail(cg, -EINVAL, "%s: unsupported DWARF register %u (x86_64 has 0..16 "
+			"in pt_regs)", e->text ? e->text : "register", e->reg);
+	return -1;
+}
+
+/* Evaluates a simple expression (no helper call) straight into `reg`. */
+static void simple_into(struct gs_cg *cg, const struct gs_expr *e, uint8_t reg)
+{
+	struct gs_asm *a = cg->a;
+	int off;
+
+	switch (e->kind) {
+	case GS_EXPR_INT:
+		load_int(cg, reg, e->value);
+		break;
+	case GS_EXPR_REG:
+		off = reg_offset(cg, e);
+		if (off >= 0)
+			gs_asm_emit(a, GS_LDX_MEM(BPF_DW, reg, GS_R6, off));
+		break;
+	case GS_EXPR_VAR:
+		if (e->var >= cg->spec->nvars) {
+			cg_fail(cg, -EINVAL, "variable %s (index %u) was never defined with let",
+				e->text ? e->text : "?", e->var);
+			break;
+		}
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, reg, GS_FP, cg->var_slots[e->var]));
+		break;
+	default: /* $pc, $sp */
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, reg, GS_R6, e->special == GS_SPECIAL_PC ?
+					  GS_PT_REGS_IP : GS_PT_REGS_SP));
+		break;
+	}
+}
+
+/* $pid and $tid as seen in the configured PID namespace (helper 120),
+ * falling back to host values when the helper fails. */
+static void special_pid(struct gs_cg *cg, enum gs_special which)
+{
+	struct gs_asm *a = cg->a;
+	const struct gs_program_opts *o = &cg->opts;
+	uint64_t dev = o->pid_ns_ino ? o->pid_ns_dev : o->special_ns_dev;
+	uint64_t ino = o->pid_ns_ino ? o->pid_ns_ino : o->special_ns_ino;
+	struct gs_label host = gs_asm_label(a, "pid_host_fallback");
+	struct gs_label done = gs_asm_label(a, "pid_done");
+
+	if (ino) {
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->nsinfo_slot, 0));
+		gs_asm_ld_imm64(a, GS_R1, dev);
+		gs_asm_ld_imm64(a, GS_R2, ino);
+		gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_FP));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, cg->nsinfo_slot));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R4, 8));
+		gs_asm_call(a, BPF_FUNC_get_ns_current_pid_tgid);
+		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, host);
+		/* struct bpf_pidns_info { u32 pid; u32 tgid; } */
+		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R0, GS_FP,
+					  cg->nsinfo_slot + (which == GS_SPECIAL_TID ? 0 : 4)));
+		gs_asm_ja(a, done);
+	}
+	gs_asm_bind(a, host);
+	gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
+	if (which == GS_SPECIAL_TID)
+		gs_asm_emit(a, GS_MOV32_REG(GS_R0, GS_R0));
+	else
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, 32));
+	gs_asm_bind(a, done);
+}
+
+static void special(struct gs_cg *cg, const struct gs_expr *e)
+{
+	struct gs_asm *a = cg->a;
+
+	switch (e->special) {
+	case GS_SPECIAL_PID:
+	case GS_SPECIAL_TID:
+		special_pid(cg, e->special);
+		break;
+	case GS_SPECIAL_HOST_PID:
+		gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, 32));
+		break;
+	case GS_SPECIAL_TIMESTAMP:
+		gs_asm_call(a, BPF_FUNC_ktime_get_ns);
+		break;
+	default:
+		simple_into(cg, e, GS_R0);
+		break;
+	}
+}
+
+void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec)
+{
+	if (rec)
+		gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, rec->slot, 0));
+}
+
+/* First error wins: code (and errno in r1, addr in r2) only when none yet. */
+static void record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label kept = gs_asm_label(a, "first_error_kept");
+
+	cg_mark_fail(cg);
+	if (!rec)
+		return;
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R3, GS_FP, rec->slot));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, kept);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, rec->slot, code));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, rec->slot + 4));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, rec->slot + 8));
+	gs_asm_bind(a, kept);
+}
+
+/* *(size *)(addr): NULL -> NullDeref, helper error -> ReadError with its
+ * errno and the address; either way the value is 0 and any_fail is set. */
+static void deref(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
+{
+	struct gs_asm *a = cg->a;
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t addr = gs_asm_slot(a, "read_addr", 8, 8);
+	int16_t buf = gs_asm_slot(a, "read_buf", 8, 8);
+	struct gs_label null = gs_asm_label(a, "read_null");
+	struct gs_label failed = gs_asm_label(a, "read_failed");
+	struct gs_label done = gs_asm_label(a, "read_done");
+	int shift = 64 - 8 * e->size;
+	const char *prev;
+
+	if (e->size != 1 && e->size != 2 && e->size != 4 && e->size != 8) {
+		cg_fail(cg, -EINVAL, "%s: a read is 1, 2, 4 or 8 bytes, not %u",
+			e->text ? e->text : "dereference", e->size);
+		return;
+	}
+	cg_expr(cg, e->lhs, rec);
+	prev = gs_asm_notef(a, "read %u bytes of user memory: %s", e->size, e->text ? e->text : "*");
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, addr));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R0));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R3, 0, null);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_FP));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, buf));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, e->size));
+	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, failed);
+	gs_asm_emit(a, GS_LDX_MEM(e->size == 8 ? BPF_DW : e->size == 4 ? BPF_W :
+				  e->size == 2 ? BPF_H : BPF_B, GS_R0, GS_FP, buf));
+	if (e->is_signed && shift) {
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R0, shift));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, GS_R0, shift));
+	}
+	cg_mark_success(cg);
+	gs_asm_ja(a, done);
+
+	gs_asm_bind(a, null);
+	gs_asm_note(a, "read of NULL: status NullDeref");
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
+	record_error(cg, rec, GS_VAR_NULL_DEREF);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_ja(a, done);
+
+	gs_asm_bind(a, failed);
+	gs_asm_note(a, "read failed: status ReadError {errno, addr}");
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, addr));
+	record_error(cg, rec, GS_VAR_READ_ERROR);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_bind(a, done);
+	gs_asm_note(a, prev);
+	gs_asm_stack_release(a, mark);
+}
+
+/* Signed division and modulo on any kernel (no BPF v4 sdiv): divide the
+ * magnitudes, then fix the sign. lhs in r0, rhs in r1. Division by zero
+ * gives 0 and modulo by zero gives the dividend, as BPF itself does. */
+static void signed_divmod(struct gs_cg *cg, bool mod)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label lhs_pos = gs_asm_label(a, "div_lhs_positive");
+	struct gs_label rhs_pos = gs_asm_label(a, "div_rhs_positive");
+	struct gs_label res_pos = gs_asm_label(a, "div_result_positive");
+
+	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R0));
+	if (!mod)
+		gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, GS_R2, GS_R1));
+	gs_asm_jmp_imm(a, BPF_JSGE, GS_R0, 0, lhs_pos);
+	gs_asm_emit(a, GS_NEG64(GS_R0));
+	gs_asm_bind(a, lhs_pos);
+	gs_asm_jmp_imm(a, BPF_JSGE, GS_R1, 0, rhs_pos);
+	gs_asm_emit(a, GS_NEG64(GS_R1));
+	gs_asm_bind(a, rhs_pos);
+	gs_asm_emit(a, GS_ALU64_REG(mod ? BPF_MOD : BPF_DIV, GS_R0, GS_R1));
+	gs_asm_jmp_imm(a, BPF_JSGE, GS_R2, 0, res_pos);
+	gs_asm_emit(a, GS_NEG64(GS_R0));
+	gs_asm_bind(a, res_pos);
+}
+
+static const uint8_t alu_op[] = {
+	[GS_OP_ADD] = BPF_ADD, [GS_OP_SUB] = BPF_SUB, [GS_OP_MUL] = BPF_MUL,
+	[GS_OP_SHL] = BPF_LSH, [GS_OP_SHR] = BPF_ARSH, [GS_OP_AND] = BPF_AND,
+	[GS_OP_OR] = BPF_OR, [GS_OP_XOR] = BPF_XOR,
+};
+
+static const uint8_t cmp_op[] = {
+	[GS_OP_EQ] = BPF_JEQ, [GS_OP_NE] = BPF_JNE, [GS_OP_LT] = BPF_JSLT,
+	[GS_OP_LE] = BPF_JSLE, [GS_OP_GT] = BPF_JSGT, [GS_OP_GE] = BPF_JSGE,
+};
+
+static bool is_compare(int op)
+{
+	return op >= GS_OP_EQ && op <= GS_OP_GE;
+}
+
+/* r0 = r0 op (r1 or imm). */
+static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm)
+{
+	struct gs_asm *a = cg->a;
+
+	if (op == GS_OP_DIV || op == GS_OP_MOD) {
+		if (use_imm)
+			gs_asm_emit(a, GS_MOV64_IMM(GS_R1, imm));
+		signed_divmod(cg, op == GS_OP_MOD);
+	} else if (is_compare(op)) {
+		struct gs_label yes = gs_asm_label(a, "compare_true");
+
+		gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R0));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));
+		if (use_imm)
+			gs_asm_jmp_imm(a, cmp_op[op], GS_R2, imm, yes);
+		else
+			gs_asm_jmp_reg(a, cmp_op[op], GS_R2, GS_R1, yes);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+		gs_asm_bind(a, yes);
+	} else if (use_imm) {
+		gs_asm_emit(a, GS_ALU64_IMM(alu_op[op], GS_R0, imm));
+	} else {
+		gs_asm_emit(a, GS_ALU64_REG(alu_op[op], GS_R0, GS_R1));
+	}
+}
+
+/* && and ||: the right side runs only when the left does not decide. */
+static void logical(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label one = gs_asm_label(a, "logical_true");
+	struct gs_label done = gs_asm_label(a, "logical_done");
+
+	cg_expr(cg, e->lhs, rec);
+	if (e->op == GS_OP_LAND)
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
+	else
+		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, one);
+	cg_expr(cg, e->rhs, rec);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
+	gs_asm_bind(a, one);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));
+	gs_asm_bind(a, done);
+}
+
+static void binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
+{
+	struct gs_asm *a = cg->a;
+
+	if (e->op == GS_OP_LAND || e->op == GS_OP_LOR) {
+		logical(cg, e, rec);
+		return;
+	}
+	if (e->op < 0 || e->op > GS_OP_GE) {
+		cg_fail(cg, -EINVAL, "%s: unknown binary operator %d", e->text ? e->text : "?", e->op);
+		return;
+	}
+	cg_expr(cg, e->lhs, rec);
+	if (e->rhs->kind == GS_EXPR_INT && fits_imm(e->rhs->value)) {
+		apply(cg, e->op, true, (int32_t)e->rhs->value);
+	} else if (is_simple(e->rhs)) {
+		simple_into(cg, e->rhs, GS_R1);
+		apply(cg, e->op, false, 0);
+	} else {
+		size_t mark = gs_asm_stack_mark(a);
+		int16_t lhs = gs_asm_slot(a, "binary_lhs", 8, 8);
+
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, lhs));
+		cg_expr(cg, e->rhs, rec);
+		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_FP, lhs));
+		gs_asm_stack_release(a, mark);
+		apply(cg, e->op, false, 0);
+	}
+}
+
+static void unary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
+{
+	struct gs_asm *a = cg->a;
+
+	cg_expr(cg, e->lhs, rec);
+	if (e->op == '-') {
+		gs_asm_emit(a, GS_NEG64(GS_R0));
+	} else if (e->op == '~') {
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_XOR, GS_R0, -1));
+	} else if (e->op == '!') {
+		struct gs_label zero = gs_asm_label(a, "not_zero_operand");
+
+		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, zero);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+		gs_asm_bind(a, zero);
+	} else {
+		cg_fail(cg, -EINVAL, "%s: unknown unary operator '%c'", e->text ? e->text : "?",
+			e->op);
+	}
+}
+
+void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
+{
+	if (!e) {
+		cg_fail(cg, -EINVAL, "an expression is missing (NULL operand)");
+		return;
+	}
+	switch (e->kind) {
+	case GS_EXPR_SPECIAL:
+		special(cg, e);
+		break;
+	case GS_EXPR_UNARY:
+		unary(cg, e, rec);
+		break;
+	case GS_EXPR_BINARY:
+		binary(cg, e, rec);
+		break;
+	case GS_EXPR_DEREF:
+		deref(cg, e, rec);
+		break;
+	default:
+		simple_into(cg, e, GS_R0);
+		break;
+	}
+}
+
+/* Type table index of a value of e's type; *size is its byte size. */
+int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size)
+{
+	static const char *const deref_names[2][4] = {
+		{ "u8", "u16", "u32", "u64" }, { "i8", "i16", "i32", "i64" },
+	};
+	static const uint8_t deref_kinds[2][4] = {
+		{ GS_TYPE_U8, GS_TYPE_U16, GS_TYPE_U32, GS_TYPE_U64 },
+		{ GS_TYPE_I8, GS_TYPE_I16, GS_TYPE_I32, GS_TYPE_I64 },
+	};
+	struct gs_trace_context *ctx = &cg->prog->ctx;
+	int *slot;
+
+	if (e->kind == GS_EXPR_DEREF && (e->size == 1 || e->size == 2 || e->size == 4 ||
+					 e->size == 8)) {
+		int lg = e->size == 8 ? 3 : e->size == 4 ? 2 : e->size == 2 ? 1 : 0;
+
+		slot = &cg->type_deref[e->is_signed][lg];
+		*size = e->size;
+		if (*slot < 0)
+			*slot = gs_context_type(ctx, deref_kinds[e->is_signed][lg], e->size,
+						deref_names[e->is_signed][lg], cg->err);
+		return *slot;
+	}
+	if ((e->kind == GS_EXPR_BINARY && (is_compare(e->op) || e->op == GS_OP_LAND ||
+					   e->op == GS_OP_LOR)) ||
+	    (e->kind == GS_EXPR_UNARY && e->op == '!')) {
+		*size = 1;
+		if (cg->type_bool < 0)
+			cg->type_bool = gs_context_type(ctx, GS_TYPE_BOOL, 1, "bool", cg->err);
+		return cg->type_bool;
+	}
+	*size = 8;
+	if (e->kind == GS_EXPR_REG || (e->kind == GS_EXPR_SPECIAL &&
+				       (e->special == GS_SPECIAL_PC || e->special == GS_SPECIAL_SP ||
+					e->special == GS_SPECIAL_TIMESTAMP))) {
+		if (cg->type_u64 < 0)
+			cg->type_u64 = gs_context_type(ctx, GS_TYPE_U64, 8, "u64", cg->err);
+		return cg->type_u64;
+	}
+	if (cg->type_i64 < 0)
+		cg->type_i64 = gs_context_type(ctx, GS_TYPE_I64, 8, "i64", cg->err);
+	return cg->type_i64;
+}

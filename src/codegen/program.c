@@ -1,0 +1,166 @@
+/* gs_program_build(): options with their defaults, the maps a trace needs,
+ * and the main program: prologue, statements, EndInstruction and emission,
+ * shared exits. The result is checked by gs_asm_check() so a code
+ * generation bug is reported here, not by the verifier. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gs/program.h>
+
+#include "cg.h"
+
+#define PERCPU_VALUE_MAX 32768 /* the kernel's per-CPU allocation unit */
+
+void cg_fail(struct gs_cg *cg, int code, const char *fmt, ...)
+{
+	char msg[GS_ERROR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gs_asm_fail(cg->a, code, "%s", msg);
+}
+
+static int resolve_opts(const struct gs_program_opts *in, struct gs_program_opts *o,
+			uint32_t *max_size, struct gs_error *err)
+{
+	uint32_t out_bytes;
+
+	memset(o, 0, sizeof(*o));
+	if (in)
+		memcpy(o, in, in->sz && in->sz < sizeof(*o) ? in->sz : sizeof(*o));
+	o->sz = sizeof(*o);
+	if (!o->ringbuf_size)
+		o->ringbuf_size = GS_DEFAULT_RINGBUF_SIZE;
+	if (!o->perf_page_count)
+		o->perf_page_count = GS_DEFAULT_PERF_PAGE_COUNT;
+	if (!o->max_trace_event_size)
+		o->max_trace_event_size = GS_DEFAULT_MAX_TRACE_EVENT_SIZE;
+	if (o->output != GS_OUTPUT_RINGBUF && o->output != GS_OUTPUT_PERF)
+		return gs_errorf(err, -EINVAL, "output kind %d is neither ringbuf nor perf",
+				 o->output);
+	if (o->max_trace_event_size > PERCPU_VALUE_MAX || o->max_trace_event_size < GS_MIN_EVENT_SIZE)
+		return gs_errorf(err, -EINVAL,
+				 "max_trace_event_size %u is outside %d..%d bytes (the event "
+				 "buffer is one per-CPU map value)",
+				 o->max_trace_event_size, GS_MIN_EVENT_SIZE, PERCPU_VALUE_MAX);
+	out_bytes = o->output == GS_OUTPUT_RINGBUF ? o->ringbuf_size : o->perf_page_count * 4096u;
+	*max_size = o->max_trace_event_size < out_bytes ? o->max_trace_event_size : out_bytes;
+	return 0;
+}
+
+static int declare_maps(struct gs_program *p, const struct gs_program_opts *o, uint32_t max_size)
+{
+	const struct gs_map_spec base[] = {
+		[GS_MAP_OUTPUT] = o->output == GS_OUTPUT_RINGBUF
+			? (struct gs_map_spec){ "ringbuf", BPF_MAP_TYPE_RINGBUF, 0, 0, o->ringbuf_size }
+			: (struct gs_map_spec){ "events", BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 0 },
+		[GS_MAP_LOSS] = { "event_loss_counters", BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1 },
+		[GS_MAP_ACCUM] = { "event_accum_buffer", BPF_MAP_TYPE_PERCPU_ARRAY, 4, max_size, 1 },
+	};
+
+	p->maps = calloc(GS_MAP_NUM_BASE, sizeof(*p->maps));
+	if (!p->maps)
+		return -ENOMEM;
+	for (size_t i = 0; i < GS_MAP_NUM_BASE; i++) {
+		p->maps[i] = base[i];
+		gs_asm_map(&p->main, base[i].name);
+	}
+	p->nmaps = GS_MAP_NUM_BASE;
+	return 0;
+}
+
+static void build(struct gs_cg *cg)
+{
+	struct gs_asm *a = cg->a;
+	const struct gs_trace_spec *spec = cg->spec;
+	uint32_t total = cg_count_instructions(spec->body, spec->nbody);
+
+	cg->key_slot = gs_asm_slot(a, "key0", 4, 4);
+	cg->offset_slot = gs_asm_slot(a, "event_offset", 4, 4);
+	cg->flags_slot = gs_asm_slot(a, "any_fail_success", 2, 2);
+	if (cg->opts.pid_ns_ino || cg->opts.special_ns_ino)
+		cg->nsinfo_slot = gs_asm_slot(a, "pidns_info", 8, 8);
+	for (uint32_t i = 0; i < spec->nvars; i++)
+		cg->var_slots[i] = gs_asm_slot(a, "let_variable", 8, 8);
+	cg->exit0 = gs_asm_label(a, "exit");
+	cg->overflow = gs_asm_label(a, "reserve_overflow");
+	if (total > UINT16_MAX)
+		cg_fail(cg, -E2BIG, "trace %u has %u instructions; an event counts at most %u",
+			spec->trace_id, total, UINT16_MAX);
+	cg->prog->total_instructions = (uint16_t)total;
+
+	cg_prologue(cg);
+	cg_stmts(cg, spec->body, spec->nbody);
+	cg_end_and_emit(cg, (uint16_t)total);
+	cg_epilogue(cg);
+}
+
+int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
+		     struct gs_program **out, struct gs_error *err)
+{
+	struct gs_cg cg = { .spec = spec, .err = err, .type_i64 = -1, .type_u64 = -1,
+			    .type_bool = -1 };
+	struct gs_error check;
+	struct gs_program *p;
+	int rc;
+
+	*out = NULL;
+	gs_error_clear(err);
+	if (!spec || (spec->nbody && !spec->body))
+		return gs_errorf(err, -EINVAL, "gs_program_build: the trace spec is missing");
+	rc = resolve_opts(opts, &cg.opts, &cg.max_size, err);
+	if (rc)
+		return rc;
+	memset(cg.type_deref, 0xff, sizeof(cg.type_deref));
+	p = calloc(1, sizeof(*p));
+	cg.var_slots = calloc(spec->nvars ? spec->nvars : 1, sizeof(*cg.var_slots));
+	if (!p || !cg.var_slots) {
+		free(p);
+		free(cg.var_slots);
+		return gs_errorf(err, -ENOMEM, "out of memory building trace %u", spec->trace_id);
+	}
+	gs_asm_init(&p->main);
+	gs_context_init(&p->ctx);
+	p->trace_id = spec->trace_id;
+	p->max_trace_event_size = cg.max_size;
+	snprintf(p->name, sizeof(p->name), "gs_trace%u", spec->trace_id);
+	cg.a = &p->main;
+	cg.prog = p;
+	if (declare_maps(p, &cg.opts, cg.max_size)) {
+		rc = gs_errorf(err, -ENOMEM, "out of memory declaring the maps of trace %u",
+			       spec->trace_id);
+		goto fail;
+	}
+	build(&cg);
+	rc = gs_asm_finish(&p->main, err);
+	if (rc)
+		goto fail;
+	rc = gs_asm_check(&p->main, &check);
+	if (rc) {
+		rc = gs_errorf(err, rc, "internal error: trace %u's program fails the static "
+			       "check (please report it): %s", spec->trace_id, check.msg);
+		goto fail;
+	}
+	free(cg.var_slots);
+	*out = p;
+	return 0;
+fail:
+	free(cg.var_slots);
+	gs_program_free(p);
+	return rc;
+}
+
+void gs_program_free(struct gs_program *p)
+{
+	if (!p)
+		return;
+	gs_asm_fini(&p->main);
+	gs_context_fini(&p->ctx);
+	free(p->maps);
+	free(p);
+}

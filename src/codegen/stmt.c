@@ -1,0 +1,116 @@
+/* Statements: prints, `let`, and if / else if / else with the reference's
+ * condition-error rule (a condition whose reads failed emits ExprError and
+ * runs neither branch, or moves on to the next `else if`). */
+#include <errno.h>
+
+#include "cg.h"
+
+#define ERR_RECORD_SIZE 16
+
+static void let(struct gs_cg *cg, const struct gs_stmt *s)
+{
+	if (s->var >= cg->spec->nvars || !s->expr) {
+		cg_fail(cg, -EINVAL, "let: variable index %u is outside the spec's %u variables",
+			s->var, cg->spec->nvars);
+		return;
+	}
+	gs_asm_notef(cg->a, "let %.40s", s->text ? s->text : "");
+	cg_expr(cg, s->expr, NULL);
+	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->var_slots[s->var]));
+}
+
+static void if_else(struct gs_cg *cg, const struct gs_stmt *s)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label otherwise = gs_asm_label(a, "if_else");
+	struct gs_label end = gs_asm_label(a, "if_end");
+	struct gs_label cond_failed = gs_asm_label(a, "if_condition_failed");
+	bool reads = cg_expr_reads_memory(s->expr);
+	bool else_if = s->nelse == 1 && s->else_body[0].kind == GS_STMT_IF;
+	size_t mark = gs_asm_stack_mark(a);
+	struct cg_err_record rec = { 0 };
+
+	if (!s->expr) {
+		cg_fail(cg, -EINVAL, "if: the condition is missing");
+		return;
+	}
+	gs_asm_notef(a, "if %.40s", s->expr->text ? s->expr->text : "");
+	if (reads) {
+		rec.slot = gs_asm_slot(a, "condition_error", ERR_RECORD_SIZE, 8);
+		cg_err_record_reset(cg, &rec);
+	}
+	cg_expr(cg, s->expr, reads ? &rec : NULL);
+	if (reads) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, rec.slot));
+		gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, cond_failed);
+	}
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, otherwise);
+	cg_stmts(cg, s->then_body, s->nthen);
+	gs_asm_ja(a, end);
+	if (reads) {
+		gs_asm_bind(a, cond_failed);
+		cg_expr_error(cg, s->expr->text, &rec);
+		gs_asm_ja(a, else_if ? otherwise : end);
+	}
+	gs_asm_bind(a, otherwise);
+	cg_stmts(cg, s->else_body, s->nelse);
+	gs_asm_bind(a, end);
+	gs_asm_stack_release(a, mark);
+}
+
+void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
+{
+	for (size_t i = 0; i < n && !gs_asm_failed(cg->a); i++) {
+		const struct gs_stmt *s = &body[i];
+
+		switch (s->kind) {
+		case GS_STMT_PRINT_STRING:
+			cg_print_string(cg, s);
+			break;
+		case GS_STMT_PRINT_FORMAT:
+			cg_print_format(cg, s);
+			break;
+		case GS_STMT_PRINT_EXPR:
+			cg_print_expr(cg, s);
+			break;
+		case GS_STMT_LET:
+			let(cg, s);
+			break;
+		case GS_STMT_IF:
+			if_else(cg, s);
+			break;
+		case GS_STMT_BACKTRACE:
+			cg_fail(cg, -ENOTSUP, "bt: in-BPF unwinding is not available in this build yet");
+			break;
+		default:
+			cg_fail(cg, -EINVAL, "statement %zu has unknown kind %d", i, s->kind);
+			break;
+		}
+	}
+}
+
+/* What EndInstruction reports (reference 1.6): prints and backtraces count
+ * one, `let` none, an `if` the larger of its branches. */
+uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n)
+{
+	uint32_t total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_stmt *s = &body[i];
+		uint32_t t, e;
+
+		switch (s->kind) {
+		case GS_STMT_LET:
+			break;
+		case GS_STMT_IF:
+			t = cg_count_instructions(s->then_body, s->nthen);
+			e = cg_count_instructions(s->else_body, s->nelse);
+			total += t > e ? t : e;
+			break;
+		default:
+			total++;
+			break;
+		}
+	}
+	return total;
+}

@@ -1,0 +1,180 @@
+/* The trace specs of the codegen suites, written the way the script parser
+ * will produce them: expression trees and statement arrays. Each comment
+ * gives the script the spec stands for. */
+#include "cg_specs.h"
+
+#define INT(v) { .kind = GS_EXPR_INT, .value = (v), .text = #v }
+#define SPECIAL(s, t) { .kind = GS_EXPR_SPECIAL, .special = (s), .text = (t) }
+#define REG(r, t) { .kind = GS_EXPR_REG, .reg = (r), .text = (t) }
+#define BIN(o, l, r, t) { .kind = GS_EXPR_BINARY, .op = (o), .lhs = (l), .rhs = (r), .text = (t) }
+#define DEREF(sz, sgn, l, t) { .kind = GS_EXPR_DEREF, .size = (sz), .is_signed = (sgn), \
+			       .lhs = (l), .text = (t) }
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct gs_expr pid = SPECIAL(GS_SPECIAL_PID, "$pid");
+static const struct gs_expr tid = SPECIAL(GS_SPECIAL_TID, "$tid");
+static const struct gs_expr timestamp = SPECIAL(GS_SPECIAL_TIMESTAMP, "$timestamp");
+static const struct gs_expr rdi = REG(5, "rdi");
+static const struct gs_expr rsi = REG(4, "rsi");
+
+/* trace empty { } */
+static const struct gs_trace_spec empty = { .trace_id = 0, .target = "empty" };
+
+/* trace f { print "hello from gstrace"; } */
+static const struct gs_stmt literal_body[] = {
+	{ .kind = GS_STMT_PRINT_STRING, .text = "hello from gstrace" },
+};
+static const struct gs_trace_spec literal = {
+	.trace_id = 1, .target = "literal", .body = literal_body, .nbody = N(literal_body),
+};
+
+/* trace f { print "pid={} tid={} ts={} rdi={:x}", $pid, $tid, $timestamp, rdi; } */
+static const struct gs_expr *const format_args[] = { &pid, &tid, &timestamp, &rdi };
+static const struct gs_stmt format_body[] = {
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "pid={} tid={} ts={} rdi={:x}",
+	  .args = format_args, .nargs = N(format_args) },
+};
+static const struct gs_trace_spec format = {
+	.trace_id = 2, .target = "format", .body = format_body, .nbody = N(format_body),
+};
+
+/* trace f { print *(u64 *)rdi; print "v={} n={}", *(u32 *)(rsi + 8), *(u8 *)0; } */
+static const struct gs_expr eight = INT(8);
+static const struct gs_expr zero = INT(0);
+static const struct gs_expr rsi_plus_8 = BIN(GS_OP_ADD, &rsi, &eight, "rsi + 8");
+static const struct gs_expr read_rdi = DEREF(8, false, &rdi, "*(u64 *)rdi");
+static const struct gs_expr read_rsi8 = DEREF(4, true, &rsi_plus_8, "*(i32 *)(rsi + 8)");
+static const struct gs_expr read_null = DEREF(1, false, &zero, "*(u8 *)0");
+static const struct gs_expr *const read_args[] = { &read_rsi8, &read_null };
+static const struct gs_stmt read_body[] = {
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &read_rdi },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "v={} n={}", .args = read_args,
+	  .nargs = N(read_args) },
+};
+static const struct gs_trace_spec user_read = {
+	.trace_id = 3, .target = "user_read", .body = read_body, .nbody = N(read_body),
+};
+
+/* trace f {
+ *   if $pid == 4242 { print "mine"; }
+ *   else if $tid > 100 { print "big tid"; print $tid; }
+ *   else { print "other"; }
+ * } */
+static const struct gs_expr filter_pid = INT(4242);
+static const struct gs_expr hundred = INT(100);
+static const struct gs_expr pid_is_ours = BIN(GS_OP_EQ, &pid, &filter_pid, "$pid == 4242");
+static const struct gs_expr tid_big = BIN(GS_OP_GT, &tid, &hundred, "$tid > 100");
+static const struct gs_stmt mine[] = { { .kind = GS_STMT_PRINT_STRING, .text = "mine" } };
+static const struct gs_stmt big[] = {
+	{ .kind = GS_STMT_PRINT_STRING, .text = "big tid" },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &tid },
+};
+static const struct gs_stmt other[] = { { .kind = GS_STMT_PRINT_STRING, .text = "other" } };
+static const struct gs_stmt else_if[] = {
+	{ .kind = GS_STMT_IF, .expr = &tid_big, .then_body = big, .nthen = N(big),
+	  .else_body = other, .nelse = N(other) },
+};
+static const struct gs_stmt if_body[] = {
+	{ .kind = GS_STMT_IF, .expr = &pid_is_ours, .then_body = mine, .nthen = N(mine),
+	  .else_body = else_if, .nelse = N(else_if) },
+};
+static const struct gs_trace_spec if_else = {
+	.trace_id = 4, .target = "if_else", .body = if_body, .nbody = N(if_body),
+};
+
+/* trace f { if *(u64 *)rdi == 7 { print "seven"; } else { print "not seven"; } } */
+static const struct gs_expr seven = INT(7);
+static const struct gs_expr rdi_is_7 = BIN(GS_OP_EQ, &read_rdi, &seven, "*(u64 *)rdi == 7");
+static const struct gs_stmt seven_body[] = { { .kind = GS_STMT_PRINT_STRING, .text = "seven" } };
+static const struct gs_stmt not_seven[] = {
+	{ .kind = GS_STMT_PRINT_STRING, .text = "not seven" },
+};
+static const struct gs_stmt read_cond_body[] = {
+	{ .kind = GS_STMT_IF, .expr = &rdi_is_7, .then_body = seven_body,
+	  .nthen = N(seven_body), .else_body = not_seven, .nelse = N(not_seven) },
+};
+static const struct gs_trace_spec read_condition = {
+	.trace_id = 5, .target = "read_condition", .body = read_cond_body,
+	.nbody = N(read_cond_body),
+};
+
+/* trace f {
+ *   let x = $tid * 3 - 7;
+ *   print "{} {} {} {}", x / -2, x % 5, (x << 2) >> 1, x > 0 && !(x == 5) || 0;
+ * } */
+static const struct gs_expr three = INT(3);
+static const struct gs_expr minus_two = INT(-2);
+static const struct gs_expr five = INT(5);
+static const struct gs_expr two = INT(2);
+static const struct gs_expr one = INT(1);
+static const struct gs_expr tid_x3 = BIN(GS_OP_MUL, &tid, &three, "$tid * 3");
+static const struct gs_expr x_value = BIN(GS_OP_SUB, &tid_x3, &seven, "$tid * 3 - 7");
+static const struct gs_expr x = { .kind = GS_EXPR_VAR, .var = 0, .text = "x" };
+static const struct gs_expr x_div = BIN(GS_OP_DIV, &x, &minus_two, "x / -2");
+static const struct gs_expr x_mod = BIN(GS_OP_MOD, &x, &five, "x % 5");
+static const struct gs_expr x_shl = BIN(GS_OP_SHL, &x, &two, "x << 2");
+static const struct gs_expr x_shr = BIN(GS_OP_SHR, &x_shl, &one, "(x << 2) >> 1");
+static const struct gs_expr x_pos = BIN(GS_OP_GT, &x, &zero, "x > 0");
+static const struct gs_expr x_is5 = BIN(GS_OP_EQ, &x, &five, "x == 5");
+static const struct gs_expr not_x5 = { .kind = GS_EXPR_UNARY, .op = '!', .lhs = &x_is5,
+				       .text = "!(x == 5)" };
+static const struct gs_expr both = BIN(GS_OP_LAND, &x_pos, &not_x5, "x > 0 && !(x == 5)");
+static const struct gs_expr either = BIN(GS_OP_LOR, &both, &zero, "x > 0 && !(x == 5) || 0");
+static const struct gs_expr *const arith_args[] = { &x_div, &x_mod, &x_shr, &either };
+static const struct gs_stmt arith_body[] = {
+	{ .kind = GS_STMT_LET, .var = 0, .text = "x", .expr = &x_value },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {} {} {}", .args = arith_args,
+	  .nargs = N(arith_args) },
+};
+static const struct gs_trace_spec arith = {
+	.trace_id = 6, .target = "arith", .body = arith_body, .nbody = N(arith_body), .nvars = 1,
+};
+
+/* trace f { print "first"; ... print "sixth"; } with max_trace_event_size 64:
+ * 28 + 6 * 6 + 8 = 72 bytes cannot fit, so every event is dropped. */
+static const struct gs_stmt overflow_body[] = {
+	{ .kind = GS_STMT_PRINT_STRING, .text = "first" },
+	{ .kind = GS_STMT_PRINT_STRING, .text = "second" },
+	{ .kind = GS_STMT_PRINT_STRING, .text = "third" },
+	{ .kind = GS_STMT_PRINT_STRING, .text = "fourth" },
+	{ .kind = GS_STMT_PRINT_STRING, .text = "fifth" },
+	{ .kind = GS_STMT_PRINT_STRING, .text = "sixth" },
+};
+static const struct gs_trace_spec overflow = {
+	.trace_id = 7, .target = "overflow", .body = overflow_body, .nbody = N(overflow_body),
+};
+
+/* gstrace -p 4242 -s 'trace f { print "pid {}", $pid; }' (host pid filter) and
+ * the same with the target in its own PID namespace. */
+static const struct gs_expr *const pid_args[] = { &pid };
+static const struct gs_stmt pid_body[] = {
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "pid {}", .args = pid_args, .nargs = N(pid_args) },
+};
+static const struct gs_trace_spec pid_filtered = {
+	.trace_id = 8, .target = "pid_filter", .body = pid_body, .nbody = N(pid_body),
+};
+
+const struct gs_cg_case gs_cg_cases[] = {
+	{ "empty", &empty, { 0 } },
+	{ "print_literal", &literal, { 0 } },
+	{ "print_format", &format, { 0 } },
+	{ "user_read", &user_read, { 0 } },
+	{ "if_else", &if_else, { 0 } },
+	{ "read_condition", &read_condition, { 0 } },
+	{ "arith", &arith, { 0 } },
+	{ "overflow", &overflow, { .max_trace_event_size = 64 } },
+	{ "pid_filter_host", &pid_filtered, { .filter_pid = GS_CG_FILTER_PID } },
+	{ "pid_filter_ns", &pid_filtered, { .filter_pid = GS_CG_FILTER_PID,
+					    .pid_ns_dev = GS_CG_NS_DEV,
+					    .pid_ns_ino = GS_CG_NS_INO } },
+};
+const size_t gs_cg_ncases = N(gs_cg_cases);
+
+struct gs_program_opts gs_cg_case_opts(const struct gs_cg_case *c, enum gs_output_kind output)
+{
+	struct gs_program_opts o = c->opts;
+
+	o.sz = sizeof(o);
+	o.output = output;
+	return o;
+}

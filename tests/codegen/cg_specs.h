@@ -1,0 +1,27 @@
+/* Trace specs shared by the codegen suites: each is built in ringbuf and
+ * perf mode, dumped against tests/golden/cg_<name>.<mode>.txt, loaded
+ * through the real verifier, and run on the test VM. */
+#ifndef GS_TEST_CG_SPECS_H
+#define GS_TEST_CG_SPECS_H
+
+#include <gs/program.h>
+
+struct gs_cg_case {
+	const char *name;
+	const struct gs_trace_spec *spec;
+	/* Options besides the output kind (which the suites set). */
+	struct gs_program_opts opts;
+};
+
+extern const struct gs_cg_case gs_cg_cases[];
+extern const size_t gs_cg_ncases;
+
+/* The case's options with `output` set; sz filled in. */
+struct gs_program_opts gs_cg_case_opts(const struct gs_cg_case *c, enum gs_output_kind output);
+
+/* Values the specs compare against, so VM tests can steer each branch. */
+#define GS_CG_FILTER_PID 4242u
+#define GS_CG_NS_DEV 0x4u
+#define GS_CG_NS_INO 4026532000ull
+
+#endif /* GS_TEST_CG_SPECS_H */

@@ -1,0 +1,229 @@
+/* gs_program_build() as a library user meets it: options and their
+ * defaults, the maps it declares, the side tables, instruction counts, and
+ * clear errors for specs it cannot build. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cg_specs.h"
+
+static const struct gs_cg_case *find(const char *name)
+{
+	for (size_t i = 0; i < gs_cg_ncases; i++)
+		if (strcmp(gs_cg_cases[i].name, name) == 0)
+			return &gs_cg_cases[i];
+	fail_msg("no case %s", name);
+	return NULL;
+}
+
+static struct gs_program *build_ok(const char *name, enum gs_output_kind out)
+{
+	const struct gs_cg_case *c = find(name);
+	struct gs_program_opts o = gs_cg_case_opts(c, out);
+	struct gs_program *p = NULL;
+	struct gs_error err;
+
+	if (gs_program_build(c->spec, &o, &p, &err))
+		fail_msg("%s: %s", name, err.msg);
+	return p;
+}
+
+static void test_zero_options_give_the_reference_defaults(void **state)
+{
+	const struct gs_cg_case *c = find("print_literal");
+	struct gs_program *p;
+
+	(void)state;
+	assert_int_equal(gs_program_build(c->spec, NULL, &p, NULL), 0);
+	assert_int_equal(p->max_trace_event_size, 32768);
+	assert_int_equal(p->nmaps, 3);
+	assert_string_equal(p->maps[GS_MAP_OUTPUT].name, "ringbuf");
+	assert_int_equal(p->maps[GS_MAP_OUTPUT].type, BPF_MAP_TYPE_RINGBUF);
+	assert_int_equal(p->maps[GS_MAP_OUTPUT].max_entries, 262144);
+	assert_string_equal(p->maps[GS_MAP_LOSS].name, "event_loss_counters");
+	assert_int_equal(p->maps[GS_MAP_LOSS].type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	assert_int_equal(p->maps[GS_MAP_LOSS].value_size, 8);
+	assert_string_equal(p->maps[GS_MAP_ACCUM].name, "event_accum_buffer");
+	assert_int_equal(p->maps[GS_MAP_ACCUM].value_size, 32768);
+	gs_program_free(p);
+}
+
+static void test_perf_mode_declares_the_events_array(void **state)
+{
+	struct gs_program *p = build_ok("print_literal", GS_OUTPUT_PERF);
+
+	(void)state;
+	assert_string_equal(p->maps[GS_MAP_OUTPUT].name, "events");
+	assert_int_equal(p->maps[GS_MAP_OUTPUT].type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	assert_int_equal(p->maps[GS_MAP_OUTPUT].max_entries, 0);
+	gs_program_free(p);
+}
+
+static void test_event_size_is_clamped_to_the_output_buffer(void **state)
+{
+	const struct gs_cg_case *c = find("print_literal");
+	struct gs_program_opts o = { .sz = sizeof(o), .output = GS_OUTPUT_PERF,
+				     .perf_page_count = 2 };
+	struct gs_program *p;
+
+	(void)state;
+	assert_int_equal(gs_program_build(c->spec, &o, &p, NULL), 0);
+	assert_int_equal(p->max_trace_event_size, 8192);
+	assert_int_equal(p->maps[GS_MAP_ACCUM].value_size, 8192);
+	gs_program_free(p);
+}
+
+static void test_event_size_past_the_per_cpu_limit_is_refused(void **state)
+{
+	const struct gs_cg_case *c = find("print_literal");
+	struct gs_program_opts o = { .sz = sizeof(o), .max_trace_event_size = 65536 };
+	struct gs_program *p;
+	struct gs_error err;
+
+	(void)state;
+	assert_int_equal(gs_program_build(c->spec, &o, &p, &err), -EINVAL);
+	assert_null(p);
+	assert_non_null(strstr(err.msg, "max_trace_event_size 65536"));
+}
+
+static void test_strings_and_names_land_in_the_context(void **state)
+{
+	struct gs_program *p = build_ok("print_format", GS_OUTPUT_RINGBUF);
+
+	(void)state;
+	assert_string_equal(gs_context_get_string(&p->ctx, 0), "pid={} tid={} ts={} rdi={:x}");
+	assert_string_equal(gs_context_get_var_name(&p->ctx, 0), "$pid");
+	assert_string_equal(gs_context_get_var_name(&p->ctx, 3), "rdi");
+	assert_null(gs_context_get_var_name(&p->ctx, 4));
+	gs_program_free(p);
+}
+
+static void test_if_counts_its_larger_branch_and_let_counts_nothing(void **state)
+{
+	struct gs_program *p = build_ok("if_else", GS_OUTPUT_RINGBUF);
+	struct gs_program *q = build_ok("arith", GS_OUTPUT_RINGBUF);
+
+	(void)state;
+	assert_int_equal(p->total_instructions, 2); /* else-if branch prints twice */
+	assert_int_equal(q->total_instructions, 1);
+	gs_program_free(p);
+	gs_program_free(q);
+}
+
+static void test_every_case_passes_the_static_checker(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < gs_cg_ncases; i++) {
+		struct gs_program *p = build_ok(gs_cg_cases[i].name, GS_OUTPUT_RINGBUF);
+		struct gs_error err;
+
+		if (gs_asm_check(&p->main, &err))
+			fail_msg("%s: %s", gs_cg_cases[i].name, err.msg);
+		gs_program_free(p);
+	}
+}
+
+static int build_one(const struct gs_stmt *body, size_t n, struct gs_error *err)
+{
+	struct gs_trace_spec spec = { .trace_id = 9, .target = "t", .body = body, .nbody = n };
+	struct gs_program *p = NULL;
+	int rc = gs_program_build(&spec, NULL, &p, err);
+
+	gs_program_free(p);
+	return rc;
+}
+
+static void test_placeholder_count_must_match_arguments(void **state)
+{
+	static const struct gs_expr pid = { .kind = GS_EXPR_SPECIAL, .special = GS_SPECIAL_PID,
+					    .text = "$pid" };
+	static const struct gs_expr *const args[] = { &pid };
+	struct gs_stmt s = { .kind = GS_STMT_PRINT_FORMAT, .text = "a={} b={} {{literal}}",
+			     .args = args, .nargs = 1 };
+	struct gs_error err;
+
+	(void)state;
+	assert_int_equal(build_one(&s, 1, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "2 placeholders but 1 argument"));
+}
+
+static void test_xmm_and_unknown_registers_are_refused(void **state)
+{
+	static const struct gs_expr xmm = { .kind = GS_EXPR_REG, .reg = 17, .text = "xmm0" };
+	static const struct gs_expr bad = { .kind = GS_EXPR_REG, .reg = 40, .text = "reg40" };
+	struct gs_stmt s = { .kind = GS_STMT_PRINT_EXPR, .expr = &xmm };
+	struct gs_error err;
+
+	(void)state;
+	assert_int_equal(build_one(&s, 1, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "does not expose XMM"));
+	s.expr = &bad;
+	assert_int_equal(build_one(&s, 1, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "unsupported DWARF register 40"));
+}
+
+static void test_instruction_larger_than_the_event_is_refused(void **state)
+{
+	static const struct gs_expr v = { .kind = GS_EXPR_INT, .value = 1, .text = "1" };
+	static const struct gs_expr *args[40];
+	struct gs_stmt s = { .kind = GS_STMT_PRINT_FORMAT, .args = args, .nargs = 40 };
+	struct gs_trace_spec spec = { .body = &s, .nbody = 1 };
+	struct gs_program_opts o = { .sz = sizeof(o), .max_trace_event_size = 256 };
+	char fmt[200] = "";
+	struct gs_program *p;
+	struct gs_error err;
+
+	(void)state;
+	for (int i = 0; i < 40; i++) {
+		args[i] = &v;
+		strcat(fmt, "{}");
+	}
+	s.text = fmt;
+	assert_int_equal(gs_program_build(&spec, &o, &p, &err), -E2BIG);
+	assert_non_null(strstr(err.msg, "max_trace_event_size"));
+}
+
+static void test_backtrace_waits_for_its_code_generator(void **state)
+{
+	struct gs_stmt s = { .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_INLINE };
+	struct gs_error err;
+
+	(void)state;
+	assert_int_equal(build_one(&s, 1, &err), -ENOTSUP);
+	assert_non_null(strstr(err.msg, "bt"));
+}
+
+static void test_undefined_variable_is_refused(void **state)
+{
+	static const struct gs_expr y = { .kind = GS_EXPR_VAR, .var = 3, .text = "y" };
+	struct gs_stmt s = { .kind = GS_STMT_PRINT_EXPR, .expr = &y };
+	struct gs_error err;
+
+	(void)state;
+	assert_int_equal(build_one(&s, 1, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "variable y"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_zero_options_give_the_reference_defaults),
+		cmocka_unit_test(test_perf_mode_declares_the_events_array),
+		cmocka_unit_test(test_event_size_is_clamped_to_the_output_buffer),
+		cmocka_unit_test(test_event_size_past_the_per_cpu_limit_is_refused),
+		cmocka_unit_test(test_strings_and_names_land_in_the_context),
+		cmocka_unit_test(test_if_counts_its_larger_branch_and_let_counts_nothing),
+		cmocka_unit_test(test_every_case_passes_the_static_checker),
+		cmocka_unit_test(test_placeholder_count_must_match_arguments),
+		cmocka_unit_test(test_xmm_and_unknown_registers_are_refused),
+		cmocka_unit_test(test_instruction_larger_than_the_event_is_refused),
+		cmocka_unit_test(test_backtrace_waits_for_its_code_generator),
+		cmocka_unit_test(test_undefined_variable_is_refused),
+	};
+
+	return cmocka_run_group_tests_name("codegen", tests, NULL, NULL);
+}

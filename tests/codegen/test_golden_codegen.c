@@ -1,0 +1,65 @@
+/* Golden suite for the code generator: every spec of cg_specs.c, in
+ * ringbuf and perf mode, dumped and compared with
+ * tests/golden/cg_<name>.<mode>.txt. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include <gs/disasm.h>
+
+#include "cg_specs.h"
+#include "golden/golden.h"
+
+struct golden_case {
+	const struct gs_cg_case *c;
+	enum gs_output_kind output;
+	char name[96];
+};
+
+static void test_generated_program_matches_golden_file(void **state)
+{
+	struct golden_case *g = *state;
+	struct gs_program_opts o = gs_cg_case_opts(g->c, g->output);
+	struct gs_program *p;
+	struct gs_error err;
+	char *text;
+
+	if (gs_program_build(g->c->spec, &o, &p, &err))
+		fail_msg("%s: %s", g->name, err.msg);
+	text = gs_asm_dump_str(&p->main);
+	assert_non_null(text);
+	if (gs_golden_check(g->name, text))
+		fail_msg("%s differs from its golden file", g->name);
+	free(text);
+	gs_program_free(p);
+}
+
+int main(void)
+{
+	size_t n = gs_cg_ncases * 2;
+	struct golden_case *cases = calloc(n, sizeof(*cases));
+	struct CMUnitTest *tests = calloc(n, sizeof(*tests));
+	int failed;
+
+	if (!cases || !tests)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		struct golden_case *g = &cases[i];
+
+		g->c = &gs_cg_cases[i / 2];
+		g->output = i % 2 ? GS_OUTPUT_PERF : GS_OUTPUT_RINGBUF;
+		snprintf(g->name, sizeof(g->name), "cg_%s.%s", g->c->name,
+			 g->output == GS_OUTPUT_PERF ? "perf" : "ringbuf");
+		tests[i].name = g->name;
+		tests[i].test_func = test_generated_program_matches_golden_file;
+		tests[i].initial_state = g;
+	}
+	failed = _cmocka_run_group_tests("golden-codegen", tests, n, NULL, NULL);
+	free(tests);
+	free(cases);
+	return failed;
+}
