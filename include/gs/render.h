@@ -1,0 +1,93 @@
+/* Plain-text rendering of decoded events without symbolization (reference
+ * spec sections 10 and 11.4): values by type kind, format placeholders, the
+ * protocol-default backtrace text, and the pretty / plain event layouts.
+ *
+ * Every gs_render_* function works like snprintf: it writes at most `size`
+ * bytes including a NUL (nothing when size is 0) and returns the length the
+ * whole text has, so a return >= size means it was cut short.
+ *
+ * Values (status Ok), by enum gs_type_kind, from the first N data bytes, N
+ * the type's size (else the kind's natural size, else data_len, at most 8):
+ *   I8..I64, Enum      signed decimal           U8..U64   unsigned decimal
+ *   Bool               true / false             Char      'c', '\n', '\x01'
+ *   Pointer            0x<lower hex>            NullPointer  NULL
+ *   F32, F64           %g                       CString, String  "text" with
+ *   OptimizedOut       <optimized out>          C escapes, up to the first NUL
+ *   anything else      the data bytes in hex: {01 02 ff}; no data: <no data>
+ * Statuses other than Ok replace the value:
+ *   NullDeref          <null pointer dereference>
+ *   ReadError          <read error: errno=-14 at 0x7ffd0000> (no payload:
+ *                      <read error>)
+ *   AccessError        <address computation failed>
+ *   Truncated          <truncated>
+ *   OffsetsUnavailable <offsets unavailable>
+ *   ZeroLength         <zero length>
+ *   other              <bad status N>
+ *
+ * Instructions: PrintString -> the text; PrintComplexVariable and legacy
+ * PrintVariableIndex -> `name = value`, `name.path = value` with an access
+ * path (its control bytes escaped as \xNN); PrintComplexFormat -> the format
+ * with `{}` (value as above), `{:x}` / `{:X}` (hex without prefix: scalars by
+ * value, other data as space-separated bytes),
+ * `{:p}` (0x<hex> of the first 8 bytes) replaced by successive args, `{{` and
+ * `}}` escaped; `<missing arg>` when args run out, `<unsupported {:...}>` for
+ * other specs (it consumes an arg), `<malformed placeholder>` for an unclosed
+ * `{`. Backtrace -> the protocol-default text of spec 10:
+ *   backtrace(max_depth=5, frames=2, status=truncated)
+ *     #0 cookie=0x0123456789abcdef pc=0x1189 raw=0x555555555189
+ *     stopped: truncated (next-ip-kernel-like, code=4)
+ * (frames with a non-zero flags field get ` flags=0x<f>`; the stopped line
+ * appears when status is not complete; ` (code=n)` for unknown codes.)
+ * ExprError -> `ExprError: <expr> (<reason> at 0x<016x>[, flags: <names>])`,
+ * `at NULL` when the address is 0; reasons are the status labels below, flag
+ * names `first-arg read-fail`, `second-arg read-fail`, `len-clamped`, `len=0`
+ * (other bits as 0x<hex>). End -> nothing; its
+ * debugging form is `end(<n> instructions, success|partial_failure|
+ * complete_failure|unknown)`. */
+#ifndef GS_RENDER_H
+#define GS_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gs/decode.h>
+
+enum gs_render_style {
+	/* `[<ts>] TraceID:<id> PID:<pid> TID:<tid>`, then each item indented
+	 * two spaces (continuation lines of an item two more). */
+	GS_RENDER_PRETTY = 0,
+	/* No header; items verbatim, one per line. */
+	GS_RENDER_PLAIN = 1,
+};
+
+/* Zero is the default of every field. */
+struct gs_render_opts {
+	enum gs_render_style style;
+	const char *timestamp; /* pretty: header timestamp text; NULL omits `[...] ` */
+	bool show_end;         /* also render the EndInstruction's debugging form */
+};
+
+/* A whole event, every line ending in '\n'. */
+size_t gs_render_event(const struct gs_event *ev, const struct gs_render_opts *opts, char *buf,
+		       size_t size);
+/* `[<timestamp>] TraceID:<id> PID:<pid> TID:<tid>`, no newline; without the
+ * bracket when timestamp is NULL. */
+size_t gs_render_header(const struct gs_event *ev, const char *timestamp, char *buf,
+			size_t size);
+/* One instruction in normal rendering, no trailing newline (a backtrace is
+ * several lines; an EndInstruction is empty). */
+size_t gs_render_inst(const struct gs_inst *in, char *buf, size_t size);
+/* `end(<n> instructions, <status>)`. */
+size_t gs_render_end(const struct gs_inst *in, char *buf, size_t size);
+/* One value as a format placeholder renders it: conv is 0 for `{}`, or
+ * 'x', 'X', 'p'. */
+size_t gs_render_value(const struct gs_value *v, char conv, char *buf, size_t size);
+
+/* Labels of spec 1.7, 1.8 and 1.12, for symbolizing renderers too. */
+const char *gs_var_status_label(uint8_t status);  /* "null deref", ... "ok" */
+const char *gs_bt_status_label(uint8_t status);   /* unknown -> "internal error" */
+const char *gs_bt_error_label(uint16_t code);     /* 0 -> NULL; unknown -> "unknown" */
+const char *gs_exec_status_label(uint8_t status); /* "success", ... "unknown" */
+
+#endif /* GS_RENDER_H */
