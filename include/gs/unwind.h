@@ -1,0 +1,330 @@
+/* The userspace half of the backtrace: unwind rows from a module's CFI, the
+ * module cookie, /proc/PID/maps and load biases, the double-buffered range
+ * maps, the row tables of many modules, and the symbolizer that turns raw
+ * frames back into `fn(params) at file:line:col`. Never emits instructions;
+ * the only syscalls are file reads (maps writes go through gs_map_writer). */
+#ifndef GS_UNWIND_H
+#define GS_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <gs/error.h>
+#include <gs/protocol.h>
+
+struct Elf; /* libelf's handle (typedef struct Elf Elf) */
+
+/* ---- rows from CFI (cfi.c, cfi_fde.c) ------------------------------------ */
+
+/* Why a CFI row was left out of the BPF table (reference 7.2-7.3). */
+enum gs_cfi_drop {
+	GS_CFI_DROP_EMPTY_RANGE,    /* pc_start >= pc_end */
+	GS_CFI_DROP_CFA_EXPRESSION, /* CFA undefined or a DWARF expression */
+	GS_CFI_DROP_CFA_REGISTER,   /* CFA = reg + off with reg not rsp/rbp */
+	GS_CFI_DROP_RA_UNDEFINED,   /* no return address (e.g. _start) */
+	GS_CFI_DROP_RA_RULE,        /* RA not "saved at CFA + off" */
+	GS_CFI_DROP_SP_RULE,        /* rsp rule is an expression */
+	GS_CFI_DROP_RBP_RULE,       /* rbp rule outside the exportable set */
+	GS_CFI_DROP_LIBDW_ERROR,    /* libdw could not compute the row */
+	GS_CFI_DROP_NREASONS
+};
+
+struct gs_cfi_stats {
+	size_t fdes;              /* FDEs of .eh_frame */
+	size_t debug_frame_fdes;  /* FDEs of .debug_frame taken (not in .eh_frame) */
+	size_t shadowed_fdes;     /* FDEs of .debug_frame skipped: .eh_frame covers them */
+	size_t bad_fdes;          /* FDEs whose address could not be decoded */
+	size_t rows;              /* rows read = exported + every dropped */
+	size_t exported;          /* rows that passed the export rules */
+	size_t merged;            /* exported rows folded into the previous one */
+	size_t dropped[GS_CFI_DROP_NREASONS];
+};
+
+/* Zero is the default: merge, and read .debug_frame for uncovered ranges. */
+struct gs_cfi_opts {
+	bool no_merge;
+	bool no_debug_frame;
+};
+
+/* A range whose CFI exists but cannot be exported (kept for diagnostics and
+ * for the compile-time first row: "UnsupportedCfi" rather than "no row"). */
+struct gs_cfi_dropped {
+	uint64_t pc_start, pc_end;
+	uint8_t reason; /* enum gs_cfi_drop */
+};
+
+/* Rows of one module in link-time addresses, sorted by (pc_start, pc_end). */
+struct gs_cfi_table {
+	struct gs_unwind_row *rows;
+	size_t nrows; /* exported - merged */
+	struct gs_cfi_dropped *dropped;
+	size_t ndropped;
+	struct gs_cfi_stats stats;
+};
+
+/* Builds the table of an ELF (from .eh_frame, plus .debug_frame FDEs whose
+ * range .eh_frame lacks). No CFI at all gives an empty table and 0. */
+int gs_cfi_table_from_elf(struct Elf *elf, const struct gs_cfi_opts *opts,
+			  struct gs_cfi_table *out, struct gs_error *err);
+/* Same, opening `path`. -ENOENT/-EACCES/-EINVAL (not ELF) with a message. */
+int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,
+			   struct gs_cfi_table *out, struct gs_error *err);
+void gs_cfi_table_free(struct gs_cfi_table *t);
+/* The row covering pc: 0 and *row; -EOPNOTSUPP when the pc's CFI was
+ * dropped (*reason set when not NULL); -ENOENT when no FDE covers it. */
+int gs_cfi_table_lookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_unwind_row *row,
+			enum gs_cfi_drop *reason);
+/* Short stable name of a drop reason ("ra_undefined"). */
+const char *gs_cfi_drop_name(enum gs_cfi_drop reason);
+
+/* ---- many modules' rows (rowset.c) ---------------------------------------- */
+
+/* First row of [lo, hi) with pc_start <= pc < pc_end, by the same binary
+ * search the BPF side runs (reference 6.9); NULL when none. */
+const struct gs_unwind_row *gs_rows_find(const struct gs_unwind_row *rows, size_t lo, size_t hi,
+					 uint64_t pc);
+
+struct gs_rowset_module {
+	uint64_t cookie;
+	struct gs_module_row_range range; /* rows [row_start, row_end) */
+};
+
+/* bt_unwind_rows and bt_module_row_ranges as they will be written: modules
+ * in cookie order, each one's rows contiguous (reference 6.3 step 1, 7.4). */
+struct gs_rowset {
+	struct gs_unwind_row *rows;
+	size_t nrows, rows_cap;
+	struct gs_rowset_module *modules;
+	size_t nmodules, modules_cap;
+};
+
+void gs_rowset_init(struct gs_rowset *s);
+void gs_rowset_fini(struct gs_rowset *s);
+/* Adds a module's sorted rows, keeping cookie order. 0 and nothing added for
+ * an empty table or a cookie already present; -E2BIG past 2^32 rows. */
+int gs_rowset_add(struct gs_rowset *s, uint64_t cookie, const struct gs_unwind_row *rows,
+		  size_t nrows, struct gs_error *err);
+/* The module entry of a cookie, or NULL. */
+const struct gs_rowset_module *gs_rowset_module(const struct gs_rowset *s, uint64_t cookie);
+/* The row for pc inside the cookie's range, or NULL. */
+const struct gs_unwind_row *gs_rowset_find(const struct gs_rowset *s, uint64_t cookie, uint64_t pc);
+
+/* ---- writing maps without the kernel (ranges.c, rowset.c) ------------------ */
+
+/* Map names the writers use (reference section 3). */
+#define GS_MAP_PROC_MODULE_OFFSETS "proc_module_offsets"
+#define GS_MAP_PROC_MODULE_RANGE_META "proc_module_range_meta"
+#define GS_MAP_PROC_MODULE_RANGES "proc_module_ranges"
+#define GS_MAP_BT_UNWIND_ROWS "bt_unwind_rows"
+#define GS_MAP_BT_MODULE_ROW_RANGES "bt_module_row_ranges"
+
+/* What the runtime plugs in (bpf_map_update_elem & co. on named maps) and
+ * tests fake. Each returns 0 or -errno; remove and lookup give -ENOENT for
+ * an absent key. */
+struct gs_map_writer {
+	void *ctx;
+	int (*update)(void *ctx, const char *map, const void *key, const void *value);
+	int (*remove)(void *ctx, const char *map, const void *key);
+	int (*lookup)(void *ctx, const char *map, const void *key, void *value);
+};
+
+/* Appends the modules of `s` whose cookie bt_module_row_ranges lacks at
+ * *row_count.., then records their ranges (reference 7.4 shared mode).
+ * -ENOSPC "capacity exceeded" when rows would pass max_rows. */
+int gs_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
+		    uint32_t *row_count, uint32_t max_rows, struct gs_error *err);
+
+/* One module of a process as the range maps see it. */
+struct gs_range_item {
+	uint64_t base, size, bias, cookie;
+};
+
+/* The sorted values of one snapshot: items with base < base + size, as
+ * {base, end, text=bias, cookie}, sorted by (base, end, cookie). Returns
+ * how many of `out` (room for n) were filled. */
+size_t gs_ranges_build(const struct gs_range_item *items, size_t n,
+		       struct gs_proc_module_range *out);
+/* Reference 8.4: fills the inactive slot of pid with the snapshot, then
+ * flips proc_module_range_meta[pid] to it. Slot entries are always written
+ * as indices 0..n-1, so clearing deletes from 0 up to the first absent key. */
+int gs_ranges_replace(const struct gs_map_writer *w, uint32_t pid,
+		      const struct gs_range_item *items, size_t n, struct gs_error *err);
+/* proc_module_offsets[{pid, 0, cookie}] = offsets. */
+int gs_offsets_write(const struct gs_map_writer *w, uint32_t pid, uint64_t cookie,
+		     const struct gs_proc_module_offsets *offsets, struct gs_error *err);
+
+/* ---- module identity (module.c, siphash.c) -------------------------------- */
+
+/* SipHash-1-3 with 128-bit key (k0, k1) over len bytes. */
+uint64_t gs_siphash13(uint64_t k0, uint64_t k1, const void *data, size_t len);
+/* Cookie of a GNU build id: SipHash-1-3(0, 0, le64(len) || id). */
+uint64_t gs_cookie_from_build_id(const void *id, size_t len);
+/* Cookie of a readable file without build id: (dev & 0xffffffff) << 32 | (ino & 0xffffffff). */
+uint64_t gs_cookie_from_dev_ino(uint64_t dev, uint64_t ino);
+/* Cookie of a file that cannot be opened: SipHash-1-3(0, 0, path || 0xff). */
+uint64_t gs_cookie_from_path(const char *normalized_path);
+
+/* Strips a trailing " (deleted)" and turns every "/./" into "/". Returns
+ * the length, or -ENAMETOOLONG when out (size bytes) is too small. */
+int gs_path_normalize(const char *path, char *out, size_t size);
+/* The GNU build id note of an ELF: its length (0: none) and *id into the
+ * ELF's data; -EINVAL when the notes are malformed. */
+int gs_elf_build_id(struct Elf *elf, const uint8_t **id, size_t *len);
+
+enum gs_cookie_source {
+	GS_COOKIE_BUILD_ID,
+	GS_COOKIE_DEV_INODE,
+	GS_COOKIE_PATH_HASH,
+};
+
+#define GS_BUILD_ID_MAX 64
+
+struct gs_module_id {
+	uint64_t cookie;
+	uint8_t source; /* enum gs_cookie_source */
+	uint8_t build_id_len;
+	uint8_t build_id[GS_BUILD_ID_MAX];
+	uint64_t dev, ino; /* 0 when the file could not be opened */
+};
+
+/* Cookie of the file at `path` (normalized first), reference 8.1: build id,
+ * else dev/inode, else the path hash. Paths under /proc and /sys (other than
+ * /proc/<pid>/root/...) and non-regular files count as unopenable. Never
+ * fails for a bad file; -ENAMETOOLONG for an overlong path. */
+int gs_module_identify(const char *path, struct gs_module_id *out, struct gs_error *err);
+
+/* ---- /proc/PID/maps (procmaps.c) ------------------------------------------- */
+
+enum gs_map_kind {
+	GS_MAP_ANON,   /* no path */
+	GS_MAP_FILE,   /* a path starting with '/' */
+	GS_MAP_PSEUDO, /* [heap], [stack], [vdso], [vvar], anything else */
+};
+
+struct gs_map_entry {
+	uint64_t start, end, offset;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	char perms[5];
+	uint8_t kind;  /* enum gs_map_kind */
+	bool deleted;  /* the path had a " (deleted)" suffix */
+	char *path;    /* normalized; NULL for GS_MAP_ANON */
+};
+
+struct gs_maps {
+	struct gs_map_entry *entries;
+	size_t n, cap;
+};
+
+/* Parses maps text (len bytes, need not end in NUL or newline). A malformed
+ * line fails with -EINVAL naming the line number. */
+int gs_maps_parse(const char *text, size_t len, struct gs_maps *out, struct gs_error *err);
+/* Reads and parses /proc/<pid>/maps. */
+int gs_maps_read(pid_t pid, struct gs_maps *out, struct gs_error *err);
+void gs_maps_free(struct gs_maps *m);
+
+/* One mapped file (reference 8.2): same normalized path and same
+ * (dev, inode); its mappings as indices into the gs_maps, in maps order. */
+struct gs_maps_module {
+	const char *path; /* owned by the gs_maps */
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	bool deleted;
+	size_t *maps;
+	size_t nmaps;
+	uint64_t base, end; /* lowest start, highest end */
+};
+
+/* Groups the file mappings, skipping anonymous ones, '[' pseudo paths and
+ * /proc or /sys paths. Modules come in order of first appearance. */
+int gs_maps_group(const struct gs_maps *m, struct gs_maps_module **out, size_t *n,
+		  struct gs_error *err);
+void gs_maps_modules_free(struct gs_maps_module *mods, size_t n);
+
+/* ---- load bias (layout.c) --------------------------------------------------- */
+
+#define GS_ELF_MAX_LOADS 16
+
+struct gs_elf_load {
+	uint64_t offset, vaddr, filesz, memsz;
+};
+
+/* What bias computation needs from the ELF file. */
+struct gs_elf_layout {
+	uint16_t type; /* ET_EXEC, ET_DYN */
+	size_t nloads;
+	struct gs_elf_load loads[GS_ELF_MAX_LOADS];
+	bool has_anchor;
+	uint64_t anchor; /* address of the first .text*, else .rodata*, .data*, .bss* section */
+};
+
+/* A mapping of the module: [start, end) maps file bytes from file_offset. */
+struct gs_map_candidate {
+	uint64_t start, end, file_offset;
+};
+
+int gs_elf_layout_read(struct Elf *elf, struct gs_elf_layout *out, struct gs_error *err);
+/* Reference 8.3: base, size and the load bias (in all four section slots).
+ * -ENOENT when no PT_LOAD matches any mapping. */
+int gs_module_offsets_compute(const struct gs_elf_layout *layout,
+			      const struct gs_map_candidate *maps, size_t n,
+			      struct gs_proc_module_offsets *out, struct gs_error *err);
+
+/* A module of a live process: identity, the path to open and its offsets. */
+struct gs_proc_module {
+	char *path;      /* as mapped (normalized) */
+	char *open_path; /* the path or /proc/<pid>/root<path> */
+	struct gs_module_id id;
+	struct gs_proc_module_offsets offsets;
+};
+
+struct gs_proc_modules {
+	struct gs_proc_module *v;
+	size_t n;
+	size_t skipped; /* mapped files that were not usable ELF modules */
+};
+
+/* Every ELF module mapped by pid, with cookie and offsets (reference
+ * 8.1-8.3). Files that cannot be read as ELF are skipped and counted. */
+int gs_proc_modules_load(pid_t pid, struct gs_proc_modules *out, struct gs_error *err);
+void gs_proc_modules_free(struct gs_proc_modules *m);
+/* The module whose [base, base + size) holds ip, or NULL. */
+const struct gs_proc_module *gs_proc_modules_find(const struct gs_proc_modules *m, uint64_t ip);
+
+/* ---- symbolizer (symbolize.c, symtype.c) ------------------------------------ */
+
+/* One inlined call covering the pc, with where it was called from. */
+struct gs_sym_inline {
+	const char *name;
+	const char *call_file; /* NULL when unknown */
+	int call_line, call_col;
+};
+
+/* What the renderer needs for one (module, pc); strings live as long as the
+ * symbolizer. */
+struct gs_sym_info {
+	bool found;           /* false: nothing known about pc */
+	bool from_dwarf;      /* false: ELF symbol fallback */
+	const char *function; /* physical function, or symbol name */
+	const char *params;   /* "long unsigned int value, const char *name"; "" */
+	uint64_t sym_offset;  /* pc - symbol start (fallback only) */
+	const char *file;     /* file of pc's line, NULL when unknown */
+	int line, col;
+	struct gs_sym_inline *inlines; /* outermost first */
+	size_t ninlines;
+};
+
+struct gs_symbolizer;
+
+struct gs_symbolizer *gs_symbolizer_new(struct gs_error *err);
+void gs_symbolizer_free(struct gs_symbolizer *s);
+/* Opens (once) the module file; returns a handle >= 0 for gs_symbolize. */
+int gs_symbolizer_module(struct gs_symbolizer *s, const char *path, struct gs_error *err);
+/* Symbolizes a link-time pc of a module; results are cached per (module,
+ * pc) and the pointer stays valid until gs_symbolizer_free. */
+int gs_symbolize(struct gs_symbolizer *s, int module, uint64_t pc,
+		 const struct gs_sym_info **out, struct gs_error *err);
+
+#endif /* GS_UNWIND_H */

@@ -1,0 +1,434 @@
+/* Unwind rows of one module from its CFI (reference 7.2-7.3): every FDE
+ * range of .eh_frame, plus .debug_frame FDEs for ranges .eh_frame lacks, is
+ * walked row by row through libdw (dwarf_cfi_addrframe, dwarf_frame_info),
+ * each row's CFA / RA / rsp / rbp rules are converted to the 56-byte wire
+ * row or dropped with a reason, then rows are sorted and identical
+ * neighbours merged. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gs/unwind.h>
+
+#include "unwind_int.h"
+
+enum rule_kind { RULE_UNDEFINED, RULE_SAME, RULE_AT_CFA, RULE_VAL_CFA, RULE_REGISTER, RULE_EXPR };
+
+struct rule {
+	enum rule_kind kind;
+	int64_t value; /* offset, or register number */
+};
+
+struct builder {
+	struct gs_cfi_table *t;
+	size_t rows_cap, dropped_cap;
+	bool oom;
+};
+
+static const char *const drop_names[GS_CFI_DROP_NREASONS] = {
+	[GS_CFI_DROP_EMPTY_RANGE] = "empty_range",
+	[GS_CFI_DROP_CFA_EXPRESSION] = "cfa_expression",
+	[GS_CFI_DROP_CFA_REGISTER] = "cfa_register",
+	[GS_CFI_DROP_RA_UNDEFINED] = "ra_undefined",
+	[GS_CFI_DROP_RA_RULE] = "ra_rule",
+	[GS_CFI_DROP_SP_RULE] = "sp_rule",
+	[GS_CFI_DROP_RBP_RULE] = "rbp_rule",
+	[GS_CFI_DROP_LIBDW_ERROR] = "libdw_error",
+};
+
+const char *gs_cfi_drop_name(enum gs_cfi_drop reason)
+{
+	return (unsigned)reason < GS_CFI_DROP_NREASONS ? drop_names[reason] : "unknown";
+}
+
+/* Reads libdw's location description for a register back into a rule:
+ * libdw spells "at CFA + n" as call_frame_cfa, plus_uconst n, and adds
+ * stack_value for "value CFA + n". */
+static int register_rule(Dwarf_Frame *frame, int regno, struct rule *out)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+
+	if (dwarf_frame_register(frame, regno, mem, &ops, &nops) != 0)
+		return -1;
+	out->value = 0;
+	if (nops == 0) {
+		out->kind = ops ? RULE_UNDEFINED : RULE_SAME;
+		return 0;
+	}
+	if (nops == 1 && ops[0].atom == DW_OP_regx) {
+		out->kind = RULE_REGISTER;
+		out->value = (int64_t)ops[0].number;
+		return 0;
+	}
+	out->kind = RULE_EXPR;
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return 0;
+	size_t i = 1;
+	if (i < nops && ops[i].atom == DW_OP_plus_uconst)
+		out->value = (int64_t)ops[i++].number;
+	if (i == nops)
+		out->kind = RULE_AT_CFA;
+	else if (i + 1 == nops && ops[i].atom == DW_OP_stack_value)
+		out->kind = RULE_VAL_CFA;
+	return 0;
+}
+
+/* Fills row from the frame's rules; -1 when exportable, else the reason. */
+static int convert_row(Dwarf_Frame *frame, int ra_reg, struct gs_unwind_row *row)
+{
+	struct rule ra, sp, bp;
+	Dwarf_Op *cfa;
+	size_t ncfa;
+
+	if (dwarf_frame_cfa(frame, &cfa, &ncfa) != 0)
+		return GS_CFI_DROP_CFA_EXPRESSION;
+	if (ncfa != 1 || cfa[0].atom != DW_OP_bregx)
+		return GS_CFI_DROP_CFA_EXPRESSION;
+	if (cfa[0].number != GS_DWARF_REG_RBP && cfa[0].number != GS_DWARF_REG_RSP)
+		return GS_CFI_DROP_CFA_REGISTER;
+	if (ra_reg < 0 || register_rule(frame, ra_reg, &ra) != 0 ||
+	    register_rule(frame, GS_DWARF_REG_RSP, &sp) != 0 ||
+	    register_rule(frame, GS_DWARF_REG_RBP, &bp) != 0)
+		return GS_CFI_DROP_LIBDW_ERROR;
+	if (ra.kind == RULE_UNDEFINED)
+		return GS_CFI_DROP_RA_UNDEFINED;
+	if (ra.kind != RULE_AT_CFA)
+		return GS_CFI_DROP_RA_RULE;
+	if (sp.kind == RULE_EXPR)
+		return GS_CFI_DROP_SP_RULE;
+
+	row->cfa_register = (uint16_t)cfa[0].number;
+	row->cfa_offset = (int64_t)cfa[0].number2;
+	row->ra_kind = GS_RECOVERY_AT_CFA_OFFSET;
+	row->ra_offset = ra.value;
+	row->ra_register = (uint16_t)ra_reg;
+	switch (bp.kind) {
+	case RULE_AT_CFA:
+	case RULE_VAL_CFA:
+		row->rbp_kind = bp.kind == RULE_AT_CFA ? GS_RECOVERY_AT_CFA_OFFSET
+						       : GS_RECOVERY_VAL_CFA_OFFSET;
+		row->rbp_offset = bp.value;
+		row->rbp_register = GS_DWARF_REG_RBP;
+		return -1;
+	case RULE_REGISTER:
+		if (bp.value != GS_DWARF_REG_RBP && bp.value != GS_DWARF_REG_RSP &&
+		    bp.value != GS_DWARF_REG_RIP)
+			return GS_CFI_DROP_RBP_RULE;
+		row->rbp_kind = GS_RECOVERY_REGISTER;
+		row->rbp_register = (uint16_t)bp.value;
+		return -1;
+	case RULE_SAME:
+	case RULE_UNDEFINED:
+		row->rbp_kind = GS_RECOVERY_SAME_VALUE;
+		row->rbp_register = GS_DWARF_REG_RBP;
+		return -1;
+	default:
+		return GS_CFI_DROP_RBP_RULE;
+	}
+}
+
+static void add_row(struct builder *b, const struct gs_unwind_row *row)
+{
+	struct gs_cfi_table *t = b->t;
+
+	if (gs_grow((void **)&t->rows, &b->rows_cap, t->nrows + 1, sizeof(*t->rows))) {
+		b->oom = true;
+		return;
+	}
+	t->rows[t->nrows++] = *row;
+	t->stats.exported++;
+}
+
+static void add_dropped(struct builder *b, uint64_t lo, uint64_t hi, int reason)
+{
+	struct gs_cfi_table *t = b->t;
+
+	t->stats.dropped[reason]++;
+	if (lo >= hi)
+		return;
+	if (t->ndropped && t->dropped[t->ndropped - 1].pc_end == lo &&
+	    t->dropped[t->ndropped - 1].reason == reason) {
+		t->dropped[t->ndropped - 1].pc_end = hi;
+		return;
+	}
+	if (gs_grow((void **)&t->dropped, &b->dropped_cap, t->ndropped + 1, sizeof(*t->dropped))) {
+		b->oom = true;
+		return;
+	}
+	t->dropped[t->ndropped++] = (struct gs_cfi_dropped){ lo, hi, (uint8_t)reason };
+}
+
+/* Walks the rows of one FDE range: each dwarf_cfi_addrframe() call gives
+ * the row holding addr and, through dwarf_frame_info(), where it ends. */
+static void walk_range(struct builder *b, Dwarf_CFI *cfi, struct gs_fde_range range)
+{
+	uint64_t addr = range.lo;
+
+	if (range.lo >= range.hi) {
+		b->t->stats.rows++;
+		add_dropped(b, range.lo, range.hi, GS_CFI_DROP_EMPTY_RANGE);
+		return;
+	}
+	while (addr < range.hi && !b->oom) {
+		struct gs_unwind_row row = { 0 };
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Addr start, end;
+		int ra_reg, reason;
+
+		b->t->stats.rows++;
+		if (dwarf_cfi_addrframe(cfi, addr, &frame) != 0) {
+			add_dropped(b, addr, range.hi, GS_CFI_DROP_LIBDW_ERROR);
+			return;
+		}
+		ra_reg = dwarf_frame_info(frame, &start, &end, NULL);
+		if (ra_reg < 0 || end <= addr) {
+			free(frame);
+			add_dropped(b, addr, range.hi, GS_CFI_DROP_LIBDW_ERROR);
+			return;
+		}
+		if (end > range.hi)
+			end = range.hi;
+		reason = convert_row(frame, ra_reg, &row);
+		free(frame);
+		if (reason >= 0) {
+			add_dropped(b, addr, end, reason);
+		} else {
+			row.pc_start = addr;
+			row.pc_end = end;
+			add_row(b, &row);
+		}
+		addr = end;
+	}
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct gs_fde_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+}
+
+/* Sorts and coalesces ranges in place, so overlap tests are a binary search. */
+static size_t coalesce(struct gs_fde_range *v, size_t n)
+{
+	size_t out = 0;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_range);
+	for (size_t i = 0; i < n; i++) {
+		if (out && v[i].lo <= v[out - 1].hi) {
+			if (v[i].hi > v[out - 1].hi)
+				v[out - 1].hi = v[i].hi;
+			continue;
+		}
+		v[out++] = v[i];
+	}
+	return out;
+}
+
+static bool overlaps(const struct gs_fde_range *v, size_t n, struct gs_fde_range r)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* first range ending after r.lo */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].hi <= r.lo)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].lo < r.hi;
+}
+
+/* .debug_frame rows for the ranges .eh_frame does not describe (a binary
+ * built with -fno-asynchronous-unwind-tables -g has only those). */
+static int add_debug_frame(struct builder *b, Elf *elf, struct gs_fde_ranges *eh,
+			   struct gs_error *err)
+{
+	struct gs_fde_ranges dbg;
+	Dwarf *dw;
+	Dwarf_CFI *cfi;
+	size_t ncovered;
+	int rc = gs_fde_ranges_read(elf, false, &dbg, err);
+
+	if (rc || dbg.n == 0) {
+		free(dbg.v);
+		return rc;
+	}
+	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	cfi = dw ? dwarf_getcfi(dw) : NULL;
+	b->t->stats.bad_fdes += dbg.bad;
+	ncovered = coalesce(eh->v, eh->n);
+	if (dbg.n > 1)
+		qsort(dbg.v, dbg.n, sizeof(*dbg.v), cmp_range);
+	for (size_t i = 0; cfi && i < dbg.n && !b->oom; i++) {
+		if (overlaps(eh->v, ncovered, dbg.v[i])) {
+			b->t->stats.shadowed_fdes++;
+			continue;
+		}
+		b->t->stats.debug_frame_fdes++;
+		walk_range(b, cfi, dbg.v[i]);
+	}
+	if (dw)
+		dwarf_end(dw);
+	free(dbg.v);
+	return 0;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct gs_unwind_row *x = a, *y = b;
+
+	if (x->pc_start != y->pc_start)
+		return x->pc_start < y->pc_start ? -1 : 1;
+	return x->pc_end < y->pc_end ? -1 : x->pc_end > y->pc_end;
+}
+
+static int cmp_dropped(const void *a, const void *b)
+{
+	const struct gs_cfi_dropped *x = a, *y = b;
+
+	return x->pc_start < y->pc_start ? -1 : x->pc_start > y->pc_start;
+}
+
+static bool same_rules(const struct gs_unwind_row *a, const struct gs_unwind_row *b)
+{
+	return a->cfa_offset == b->cfa_offset && a->ra_offset == b->ra_offset &&
+	       a->rbp_offset == b->rbp_offset && a->cfa_register == b->cfa_register &&
+	       a->ra_register == b->ra_register && a->rbp_register == b->rbp_register &&
+	       a->ra_kind == b->ra_kind && a->rbp_kind == b->rbp_kind;
+}
+
+static bool rows_sorted(const struct gs_cfi_table *t)
+{
+	for (size_t i = 1; i < t->nrows; i++)
+		if (cmp_row(&t->rows[i - 1], &t->rows[i]) > 0)
+			return false;
+	return true;
+}
+
+static void sort_and_merge(struct gs_cfi_table *t, bool merge)
+{
+	size_t out = 0;
+
+	/* FDEs are walked in address order, so this is usually a no-op check. */
+	if (!rows_sorted(t))
+		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_row);
+	if (t->ndropped > 1)
+		qsort(t->dropped, t->ndropped, sizeof(*t->dropped), cmp_dropped);
+	if (!merge)
+		return;
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct gs_unwind_row *prev = out ? &t->rows[out - 1] : NULL;
+
+		if (prev && prev->pc_end == t->rows[i].pc_start && same_rules(prev, &t->rows[i])) {
+			prev->pc_end = t->rows[i].pc_end;
+			t->stats.merged++;
+			continue;
+		}
+		t->rows[out++] = t->rows[i];
+	}
+	t->nrows = out;
+}
+
+int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cfi_table *out,
+			  struct gs_error *err)
+{
+	static const struct gs_cfi_opts defaults;
+	struct builder b = { .t = out };
+	struct gs_fde_ranges eh;
+	Dwarf_CFI *cfi = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!opts)
+		opts = &defaults;
+	rc = gs_fde_ranges_read(elf, true, &eh, err);
+	if (rc)
+		return rc;
+	out->stats.fdes = eh.n;
+	out->stats.bad_fdes = eh.bad;
+	if (eh.n) {
+		cfi = dwarf_getcfi_elf(elf);
+		if (!cfi) {
+			free(eh.v);
+			return gs_errorf(err, -EINVAL, "libdw cannot read .eh_frame: %s",
+					 dwarf_errmsg(-1));
+		}
+	}
+	if (eh.n > 1)
+		qsort(eh.v, eh.n, sizeof(*eh.v), cmp_range);
+	for (size_t i = 0; i < eh.n && !b.oom; i++)
+		walk_range(&b, cfi, eh.v[i]);
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	if (!opts->no_debug_frame && !b.oom)
+		rc = add_debug_frame(&b, elf, &eh, err);
+	free(eh.v);
+	if (b.oom || rc) {
+		gs_cfi_table_free(out);
+		return rc ? rc : gs_errorf(err, -ENOMEM, "out of memory building unwind rows");
+	}
+	sort_and_merge(out, !opts->no_merge);
+	return 0;
+}
+
+int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,
+			   struct gs_cfi_table *out, struct gs_error *err)
+{
+	Elf *elf;
+	int fd, rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = gs_elf_open(path, &fd, &elf, err);
+	if (rc)
+		return rc;
+	rc = gs_cfi_table_from_elf(elf, opts, out, err);
+	if (rc && err) {
+		char msg[GS_ERROR_MSG_MAX];
+
+		memcpy(msg, err->msg, sizeof(msg));
+		gs_errorf(err, rc, "%s: %s", path, msg);
+	}
+	gs_elf_close(fd, elf);
+	return rc;
+}
+
+void gs_cfi_table_free(struct gs_cfi_table *t)
+{
+	free(t->rows);
+	free(t->dropped);
+	memset(t, 0, sizeof(*t));
+}
+
+int gs_cfi_table_lookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_unwind_row *row,
+			enum gs_cfi_drop *reason)
+{
+	const struct gs_unwind_row *r = gs_rows_find(t->rows, 0, t->nrows, pc);
+	size_t lo = 0, hi = t->ndropped;
+
+	if (r) {
+		if (row)
+			*row = *r;
+		return 0;
+	}
+	while (lo < hi) { /* last dropped range starting at or before pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->dropped[mid].pc_start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && pc < t->dropped[lo - 1].pc_end) {
+		if (reason)
+			*reason = (enum gs_cfi_drop)t->dropped[lo - 1].reason;
+		return -EOPNOTSUPP;
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,63 @@
+/* Small helpers every file of the unwind layer needs: opening a file as an
+ * ELF the same way everywhere (libelf version set once per call, messages
+ * that name the path) and growing an array. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unwind_int.h"
+
+int gs_grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / size)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+int gs_elf_open(const char *path, int *fd, Elf **elf, struct gs_error *err)
+{
+	int f, code;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return gs_errorf(err, -EINVAL, "libelf is unusable: %s", elf_errmsg(-1));
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0) {
+		code = -errno;
+		return gs_errorf(err, code, "cannot open %s: %s; check the path and its permissions",
+				 path, strerror(-code));
+	}
+	*elf = elf_begin(f, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+		code = gs_errorf(err, -EINVAL, "%s is not an ELF file (%s); give an executable or shared library",
+				 path, *elf ? "not ELF" : elf_errmsg(-1));
+		elf_end(*elf);
+		close(f);
+		return code;
+	}
+	*fd = f;
+	return 0;
+}
+
+void gs_elf_close(int fd, Elf *elf)
+{
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}

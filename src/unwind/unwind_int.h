@@ -1,0 +1,41 @@
+/* Internals shared by the files of src/unwind: FDE ranges of a CFI section,
+ * a growable array helper, and the ELF opening every reader does the same
+ * way. Not part of the public API. */
+#ifndef GS_UNWIND_INT_H
+#define GS_UNWIND_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gs/error.h>
+
+struct Elf;
+
+/* The address range of one FDE, [lo, hi) in link-time addresses. */
+struct gs_fde_range {
+	uint64_t lo, hi;
+};
+
+struct gs_fde_ranges {
+	struct gs_fde_range *v;
+	size_t n, cap;
+	size_t bad; /* FDEs skipped: undecodable address or CIE */
+};
+
+/* Collects every FDE range of `.eh_frame` (eh_frame true) or `.debug_frame`,
+ * walking the entries with dwarf_next_cfi(). A missing section gives an
+ * empty list and 0. */
+int gs_fde_ranges_read(struct Elf *elf, bool eh_frame, struct gs_fde_ranges *out,
+		       struct gs_error *err);
+
+/* Grows *v (element size `size`) so that it holds at least `need`
+ * elements; 0 or -ENOMEM. */
+int gs_grow(void **v, size_t *cap, size_t need, size_t size);
+
+/* Opens path read-only as an ELF; *fd and *elf on success, else -errno
+ * with a message naming the path. */
+int gs_elf_open(const char *path, int *fd, struct Elf **elf, struct gs_error *err);
+void gs_elf_close(int fd, struct Elf *elf);
+
+#endif /* GS_UNWIND_INT_H */
