@@ -85,12 +85,37 @@ struct gs_stmt {
 	uint8_t bt_flags;              /* GS_BT_FLAG_* */
 };
 
+/* What `bt` knows at compile time about the probe (reference 6.3-6.5),
+ * filled in by the caller from the unwind layer: codegen and unwind meet
+ * only through these protocol structs. */
+enum gs_bt_first_row {
+	GS_BT_ROW_USABLE,      /* first_row holds the probe PC's row */
+	GS_BT_ROW_MISSING,     /* no CFI row covers the probe PC */
+	GS_BT_ROW_UNSUPPORTED, /* a row exists but cannot be exported */
+};
+
+struct gs_bt_probe {
+	uint64_t cookie;        /* the probe module's cookie */
+	uint64_t pc;            /* the probe PC, module link-time address */
+	uint8_t first_row_kind; /* enum gs_bt_first_row */
+	struct gs_unwind_row first_row;
+	/* Rows the runtime will put in bt_unwind_rows: 0 means none at all. */
+	uint32_t nrows;
+	/* Rows of several modules with bt_module_row_ranges: each caller
+	 * frame's module is resolved at run time through proc_module_ranges.
+	 * Without it every frame is taken to be in the probe module and its
+	 * rows are [0, nrows). */
+	bool module_ranges;
+};
+
 struct gs_trace_spec {
 	uint32_t trace_id;
 	const char *target;     /* what the user wrote, for messages */
 	const struct gs_stmt *body;
 	size_t nbody;
 	uint32_t nvars;         /* number of `let` variables (indices 0..nvars-1) */
+	/* NULL: no DWARF context for the probe; `bt` reports DwarfUnavailable. */
+	const struct gs_bt_probe *bt;
 };
 
 /* ---- options (zero = the reference's defaults, spec section 4) ----------- */
@@ -112,6 +137,9 @@ struct gs_program_opts {
 	uint64_t pid_ns_dev, pid_ns_ino;
 	/* Namespace for $pid/$tid when there is no namespace filter. */
 	uint64_t special_ns_dev, special_ns_ino;
+	uint32_t backtrace_depth;        /* 0: 128; clamped to 1..128 */
+	uint32_t unwind_rows_max;        /* 0: 65536 bt_unwind_rows entries */
+	uint32_t proc_offsets_max;       /* 0: 4096 (module maps' capacity) */
 };
 
 /* ---- the result ----------------------------------------------------------- */
@@ -122,23 +150,40 @@ struct gs_map_spec {
 	uint32_t key_size, value_size, max_entries; /* 0 entries: one per CPU (perf) */
 };
 
-/* Index of each map in gs_program.maps (and in the assembler's map table). */
+/* The maps a program may use. The first three always exist at these
+ * indices of gs_program.maps; the others only when the trace has a `bt`
+ * (gs_program.map_index says where, or -1). */
 enum gs_map_slot {
 	GS_MAP_OUTPUT,       /* "ringbuf" (RINGBUF) or "events" (PERF_EVENT_ARRAY) */
 	GS_MAP_LOSS,         /* "event_loss_counters" */
 	GS_MAP_ACCUM,        /* "event_accum_buffer" */
 	GS_MAP_NUM_BASE,
+	GS_MAP_PROC_OFFSETS = GS_MAP_NUM_BASE, /* "proc_module_offsets" */
+	GS_MAP_PID_ALIASES,  /* "pid_aliases" */
+	GS_MAP_BT_ROWS,      /* "bt_unwind_rows" */
+	GS_MAP_BT_ROW_RANGES,/* "bt_module_row_ranges" (module ranges only) */
+	GS_MAP_RANGE_META,   /* "proc_module_range_meta" (module ranges only) */
+	GS_MAP_RANGES,       /* "proc_module_ranges" (module ranges only) */
+	GS_MAP_BT_STATE,     /* "bt_state" */
+	GS_MAP_BT_PROGS,     /* "bt_prog_array": the step program at index 0 */
+	GS_MAP_KINDS,
 };
 
 struct gs_program {
 	struct gs_asm main;        /* finished main program */
-	struct gs_map_spec *maps;  /* in gs_asm map-index order */
+	struct gs_asm step;        /* the backtrace step program, if has_step */
+	bool has_step;
+	struct gs_map_spec *maps;  /* in gs_asm map-index order (both programs) */
 	size_t nmaps;
+	int map_index[GS_MAP_KINDS]; /* enum gs_map_slot -> index in maps, or -1 */
 	struct gs_trace_context ctx;
 	uint32_t trace_id;
 	uint32_t max_trace_event_size;
 	uint16_t total_instructions; /* what EndInstruction carries */
 	char name[64];               /* program name for the kernel */
+	char step_name[64];
+	uint32_t backtrace_depth;    /* in force, 1..128 */
+	uint32_t bt_slots;           /* bt_state entries */
 };
 
 /* Builds `spec` into a new program. 0, or -errno with err naming the

@@ -9,6 +9,24 @@
 
 #include <gs/program.h>
 
+/* Where a backtrace walk's state lives: base register (GS_FP for stack
+ * slots, or a register holding a bt_state value) + offsets. */
+struct bt_loc {
+	uint8_t base;
+	int16_t ip, rsp, rbp, bias, cookie, found; /* found is a u8 */
+};
+
+/* Scratch stack slots of one frame computation. */
+struct bt_scratch {
+	int16_t next_ip, next_rsp, next_rbp, next_bias, next_cookie, next_found; /* found: u8 */
+	int16_t err;       /* u8 error code of the recovery */
+	int16_t read_buf;  /* u64 destination of bpf_probe_read_user */
+	int16_t lookup_pc; /* u64 */
+	int16_t lo, hi;    /* u32 search bounds */
+	int16_t key;       /* 16 bytes: map keys of the searches */
+	int16_t pid;       /* u32 pid key of the proc-module maps */
+};
+
 /* Where a failed user-memory read is recorded: the first error wins. */
 struct cg_err_record {
 	int16_t slot; /* u8 code @0 (enum gs_var_status), s32 errno @4, u64 addr @8 */
@@ -34,12 +52,24 @@ struct gs_cg {
 
 	int type_i64, type_u64, type_bool; /* context type indices, -1 until used */
 	int type_deref[2][4];              /* [signed][log2 size] */
+
+	/* backtrace (backtrace.c) */
+	uint32_t bt_depth;       /* requested depth, 1..128 */
+	bool bt_tail;            /* depth > 5 with rows: the step program exists */
+	uint32_t bt_next_slot;   /* bt_state slot of the next tail-mode `bt` */
+	struct bt_loc bt_st;     /* the walk state, in stack slots */
+	struct bt_scratch bt_sc;
+	int16_t bt_tail_enabled; /* u8: some slot was linked in this event */
+	int16_t bt_tail_last;    /* u8: the last linked slot */
+	int16_t bt_inst_offset;  /* u32: event_offset before the bt reservation */
 };
 
 /* event.c: prologue, reservations, EndInstruction, emission */
 void cg_prologue(struct gs_cg *cg);
 void cg_reserve(struct gs_cg *cg, uint32_t size);
+void cg_lookup_key0(struct gs_cg *cg, uint32_t map);
 void cg_end_and_emit(struct gs_cg *cg, uint16_t total_instructions);
+void cg_emit_event(struct gs_cg *cg, uint8_t size_base, int16_t size_off);
 void cg_epilogue(struct gs_cg *cg);
 void cg_mark_fail(struct gs_cg *cg);
 void cg_mark_success(struct gs_cg *cg);

@@ -5,10 +5,10 @@
  * dropped whole: nothing partial is ever emitted. */
 #include <errno.h>
 
-#include "cg.h"
+#include "bt.h"
 
 /* r0 = bpf_map_lookup_elem(&map, &key0); on NULL, return 0. */
-static void lookup_key0(struct gs_cg *cg, uint32_t map)
+void cg_lookup_key0(struct gs_cg *cg, uint32_t map)
 {
 	struct gs_asm *a = cg->a;
 
@@ -70,6 +70,11 @@ void cg_prologue(struct gs_cg *cg)
 	gs_asm_note(a, "key0 = 0, event_offset = 0");
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->key_slot, 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));
+	if (cg->bt_tail) {
+		gs_asm_note(a, "bt: no step program slot linked yet");
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 0));
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_last, GS_BT_NO_NEXT_SLOT));
+	}
 
 	gs_asm_note(a, "message: r7 = ktime, r8 = pid_tgid");
 	gs_asm_call(a, BPF_FUNC_ktime_get_ns);
@@ -105,7 +110,7 @@ void cg_reserve(struct gs_cg *cg, uint32_t size)
 		return;
 	}
 	prev = gs_asm_notef(a, "reserve %u bytes: r9 = accum + event_offset", size);
-	lookup_key0(cg, GS_MAP_ACCUM);
+	cg_lookup_key0(cg, GS_MAP_ACCUM);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
 	gs_asm_jmp_imm(a, BPF_JGE, GS_R1, (int32_t)cg->max_size, cg->overflow);
 	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)(cg->max_size - size), cg->overflow);
@@ -122,8 +127,6 @@ void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
 {
 	struct gs_asm *a = cg->a;
 	struct gs_label store = gs_asm_label(a, "end_status_ready");
-	struct gs_label size_ok = gs_asm_label(a, "size_ok");
-	struct gs_label sent = gs_asm_label(a, "event_sent");
 	uint32_t header = GS_INST_END | (4u << 8);
 
 	cg_reserve(cg, GS_END_INSTRUCTION_SIZE);
@@ -142,9 +145,22 @@ void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_OR, GS_R3, total));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R3, 4));
 
+	if (cg->bt_tail)
+		cg_bt_dispatch(cg);
+	cg_emit_event(cg, GS_FP, cg->offset_slot);
+}
+
+/* Sends the accumulation buffer, size = min(the u32 at size_base +
+ * size_off, max), through the output map; on failure counts a loss. */
+void cg_emit_event(struct gs_cg *cg, uint8_t size_base, int16_t size_off)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label size_ok = gs_asm_label(a, "size_ok");
+	struct gs_label sent = gs_asm_label(a, "event_sent");
+
 	gs_asm_note(a, "emit: size = min(event_offset, max)");
-	lookup_key0(cg, GS_MAP_ACCUM);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R5, GS_FP, cg->offset_slot));
+	cg_lookup_key0(cg, GS_MAP_ACCUM);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R5, size_base, size_off));
 	gs_asm_jmp_imm(a, BPF_JLE, GS_R5, (int32_t)cg->max_size, size_ok);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R5, (int32_t)cg->max_size));
 	gs_asm_bind(a, size_ok);
@@ -165,7 +181,7 @@ void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
 	}
 	gs_asm_jmp_imm(a, BPF_JSGE, GS_R0, 0, sent);
 	gs_asm_note(a, "output failed: event_loss_counters[0] += 1");
-	lookup_key0(cg, GS_MAP_LOSS);
+	cg_lookup_key0(cg, GS_MAP_LOSS);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
 	gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, 0));
 	gs_asm_bind(a, sent);

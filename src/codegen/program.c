@@ -10,7 +10,7 @@
 
 #include <gs/program.h>
 
-#include "cg.h"
+#include "bt.h"
 
 #define PERCPU_VALUE_MAX 32768 /* the kernel's per-CPU allocation unit */
 
@@ -40,6 +40,14 @@ static int resolve_opts(const struct gs_program_opts *in, struct gs_program_opts
 		o->perf_page_count = GS_DEFAULT_PERF_PAGE_COUNT;
 	if (!o->max_trace_event_size)
 		o->max_trace_event_size = GS_DEFAULT_MAX_TRACE_EVENT_SIZE;
+	if (!o->backtrace_depth)
+		o->backtrace_depth = GS_BT_DEFAULT_DEPTH;
+	if (o->backtrace_depth > GS_BT_MAX_DEPTH)
+		o->backtrace_depth = GS_BT_MAX_DEPTH;
+	if (!o->unwind_rows_max)
+		o->unwind_rows_max = GS_DEFAULT_UNWIND_ROWS_MAX;
+	if (!o->proc_offsets_max)
+		o->proc_offsets_max = GS_DEFAULT_PROC_MODULE_OFFSETS_MAX;
 	if (o->output != GS_OUTPUT_RINGBUF && o->output != GS_OUTPUT_PERF)
 		return gs_errorf(err, -EINVAL, "output kind %d is neither ringbuf nor perf",
 				 o->output);
@@ -53,24 +61,67 @@ static int resolve_opts(const struct gs_program_opts *in, struct gs_program_opts
 	return 0;
 }
 
-static int declare_maps(struct gs_program *p, const struct gs_program_opts *o, uint32_t max_size)
+static int add_map(struct gs_program *p, enum gs_map_slot kind, struct gs_map_spec m)
 {
-	const struct gs_map_spec base[] = {
-		[GS_MAP_OUTPUT] = o->output == GS_OUTPUT_RINGBUF
-			? (struct gs_map_spec){ "ringbuf", BPF_MAP_TYPE_RINGBUF, 0, 0, o->ringbuf_size }
-			: (struct gs_map_spec){ "events", BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 0 },
-		[GS_MAP_LOSS] = { "event_loss_counters", BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1 },
-		[GS_MAP_ACCUM] = { "event_accum_buffer", BPF_MAP_TYPE_PERCPU_ARRAY, 4, max_size, 1 },
-	};
+	p->map_index[kind] = (int)p->nmaps;
+	p->maps[p->nmaps++] = m;
+	gs_asm_map(&p->main, m.name);
+	return 0;
+}
 
-	p->maps = calloc(GS_MAP_NUM_BASE, sizeof(*p->maps));
+/* The maps of reference section 3 this trace needs, in a fixed order. */
+static int declare_maps(struct gs_cg *cg, uint32_t nbt)
+{
+	struct gs_program *p = cg->prog;
+	const struct gs_program_opts *o = &cg->opts;
+	const struct gs_bt_probe *bt = cg->spec->bt;
+	uint32_t mods = o->proc_offsets_max;
+
+	p->maps = calloc(GS_MAP_KINDS, sizeof(*p->maps));
 	if (!p->maps)
 		return -ENOMEM;
-	for (size_t i = 0; i < GS_MAP_NUM_BASE; i++) {
-		p->maps[i] = base[i];
-		gs_asm_map(&p->main, base[i].name);
+	for (size_t i = 0; i < GS_MAP_KINDS; i++)
+		p->map_index[i] = -1;
+	if (o->output == GS_OUTPUT_RINGBUF)
+		add_map(p, GS_MAP_OUTPUT, (struct gs_map_spec){ "ringbuf", BPF_MAP_TYPE_RINGBUF,
+							       0, 0, o->ringbuf_size });
+	else
+		add_map(p, GS_MAP_OUTPUT, (struct gs_map_spec){ "events",
+							       BPF_MAP_TYPE_PERF_EVENT_ARRAY,
+							       4, 4, 0 });
+	add_map(p, GS_MAP_LOSS, (struct gs_map_spec){ "event_loss_counters",
+						     BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1 });
+	add_map(p, GS_MAP_ACCUM, (struct gs_map_spec){ "event_accum_buffer",
+						      BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+						      cg->max_size, 1 });
+	if (!nbt || !bt)
+		return 0;
+	add_map(p, GS_MAP_PROC_OFFSETS, (struct gs_map_spec){
+		"proc_module_offsets", BPF_MAP_TYPE_HASH, sizeof(struct gs_proc_module_key),
+		sizeof(struct gs_proc_module_offsets), mods });
+	add_map(p, GS_MAP_PID_ALIASES, (struct gs_map_spec){
+		"pid_aliases", BPF_MAP_TYPE_HASH, 4, sizeof(struct gs_pid_alias), mods });
+	add_map(p, GS_MAP_BT_ROWS, (struct gs_map_spec){
+		"bt_unwind_rows", BPF_MAP_TYPE_ARRAY, 4, sizeof(struct gs_unwind_row),
+		o->unwind_rows_max > bt->nrows ? o->unwind_rows_max : (bt->nrows ? bt->nrows : 1) });
+	if (bt->module_ranges) {
+		add_map(p, GS_MAP_BT_ROW_RANGES, (struct gs_map_spec){
+			"bt_module_row_ranges", BPF_MAP_TYPE_HASH, 8,
+			sizeof(struct gs_module_row_range), mods });
+		add_map(p, GS_MAP_RANGE_META, (struct gs_map_spec){
+			"proc_module_range_meta", BPF_MAP_TYPE_HASH, 4,
+			sizeof(struct gs_proc_module_range_meta), mods });
+		add_map(p, GS_MAP_RANGES, (struct gs_map_spec){
+			"proc_module_ranges", BPF_MAP_TYPE_HASH,
+			sizeof(struct gs_proc_module_range_key),
+			sizeof(struct gs_proc_module_range), 2 * mods });
 	}
-	p->nmaps = GS_MAP_NUM_BASE;
+	add_map(p, GS_MAP_BT_STATE, (struct gs_map_spec){
+		"bt_state", BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct gs_bt_tail_state),
+		p->bt_slots });
+	if (cg->bt_tail)
+		add_map(p, GS_MAP_BT_PROGS, (struct gs_map_spec){
+			"bt_prog_array", BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 1 });
 	return 0;
 }
 
@@ -87,6 +138,8 @@ static void build(struct gs_cg *cg)
 		cg->nsinfo_slot = gs_asm_slot(a, "pidns_info", 8, 8);
 	for (uint32_t i = 0; i < spec->nvars; i++)
 		cg->var_slots[i] = gs_asm_slot(a, "let_variable", 8, 8);
+	if (spec->bt && cg_count_bt(spec->body, spec->nbody))
+		cg_bt_prepare(cg);
 	cg->exit0 = gs_asm_label(a, "exit");
 	cg->overflow = gs_asm_label(a, "reserve_overflow");
 	if (total > UINT16_MAX)
@@ -107,6 +160,7 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 			    .type_bool = -1 };
 	struct gs_error check;
 	struct gs_program *p;
+	uint32_t nbt;
 	int rc;
 
 	*out = NULL;
@@ -126,12 +180,19 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 	}
 	gs_asm_init(&p->main);
 	gs_context_init(&p->ctx);
+	gs_asm_init(&p->step);
 	p->trace_id = spec->trace_id;
 	p->max_trace_event_size = cg.max_size;
 	snprintf(p->name, sizeof(p->name), "gs_trace%u", spec->trace_id);
+	snprintf(p->step_name, sizeof(p->step_name), "gs_trace%u_bt", spec->trace_id);
 	cg.a = &p->main;
 	cg.prog = p;
-	if (declare_maps(p, &cg.opts, cg.max_size)) {
+	nbt = cg_count_bt(spec->body, spec->nbody);
+	cg.bt_depth = cg.opts.backtrace_depth;
+	cg.bt_tail = spec->bt && spec->bt->nrows && nbt && cg.bt_depth > BT_INLINE_FRAMES;
+	p->backtrace_depth = cg.bt_depth;
+	p->bt_slots = !cg.bt_tail ? 1 : nbt > 255 ? 255 : nbt;
+	if (declare_maps(&cg, nbt)) {
 		rc = gs_errorf(err, -ENOMEM, "out of memory declaring the maps of trace %u",
 			       spec->trace_id);
 		goto fail;
@@ -145,6 +206,17 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 		rc = gs_errorf(err, rc, "internal error: trace %u's program fails the static "
 			       "check (please report it): %s", spec->trace_id, check.msg);
 		goto fail;
+	}
+	if (cg.bt_tail) {
+		p->has_step = true;
+		cg_bt_step_program(&cg, &p->step);
+		rc = gs_asm_finish(&p->step, err);
+		if (!rc && (rc = gs_asm_check(&p->step, &check)))
+			rc = gs_errorf(err, rc, "internal error: trace %u's backtrace step program "
+				       "fails the static check (please report it): %s",
+				       spec->trace_id, check.msg);
+		if (rc)
+			goto fail;
 	}
 	free(cg.var_slots);
 	*out = p;
@@ -160,6 +232,7 @@ void gs_program_free(struct gs_program *p)
 	if (!p)
 		return;
 	gs_asm_fini(&p->main);
+	gs_asm_fini(&p->step);
 	gs_context_fini(&p->ctx);
 	free(p->maps);
 	free(p);

@@ -3,7 +3,7 @@
  * runs neither branch, or moves on to the next `else if`). */
 #include <errno.h>
 
-#include "cg.h"
+#include "bt.h"
 
 #define ERR_RECORD_SIZE 16
 
@@ -80,7 +80,7 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 			if_else(cg, s);
 			break;
 		case GS_STMT_BACKTRACE:
-			cg_fail(cg, -ENOTSUP, "bt: in-BPF unwinding is not available in this build yet");
+			cg_backtrace(cg, s);
 			break;
 		default:
 			cg_fail(cg, -EINVAL, "statement %zu has unknown kind %d", i, s->kind);

@@ -154,6 +154,79 @@ static const struct gs_trace_spec pid_filtered = {
 	.trace_id = 8, .target = "pid_filter", .body = pid_body, .nbody = N(pid_body),
 };
 
+/* Backtraces. The probe's compile-time row: CFA = rsp + 16, return
+ * address at CFA - 8, rbp unchanged (a leaf after `push`). */
+static const struct gs_bt_probe bt_one_module = {
+	.cookie = GS_CG_PROBE_COOKIE, .pc = GS_CG_PROBE_PC,
+	.first_row_kind = GS_BT_ROW_USABLE,
+	.first_row = { .pc_start = GS_CG_PROBE_PC - 4, .pc_end = GS_CG_PROBE_PC + 0x20,
+		       .cfa_offset = 16, .ra_offset = -8, .cfa_register = GS_DWARF_REG_RSP,
+		       .ra_register = GS_DWARF_REG_RIP, .rbp_register = GS_DWARF_REG_RBP,
+		       .ra_kind = GS_RECOVERY_AT_CFA_OFFSET, .rbp_kind = GS_RECOVERY_SAME_VALUE },
+	.nrows = GS_CG_BT_ROWS,
+};
+static const struct gs_bt_probe bt_modules = {
+	.cookie = GS_CG_PROBE_COOKIE, .pc = GS_CG_PROBE_PC,
+	.first_row_kind = GS_BT_ROW_USABLE, .first_row = {
+		.pc_start = GS_CG_PROBE_PC - 4, .pc_end = GS_CG_PROBE_PC + 0x20,
+		.cfa_offset = 16, .ra_offset = -8, .cfa_register = GS_DWARF_REG_RSP,
+		.ra_register = GS_DWARF_REG_RIP, .rbp_register = GS_DWARF_REG_RBP,
+		.ra_kind = GS_RECOVERY_AT_CFA_OFFSET, .rbp_kind = GS_RECOVERY_SAME_VALUE },
+	.nrows = GS_CG_BT_ROWS, .module_ranges = true,
+};
+static const struct gs_bt_probe bt_no_rows = {
+	.cookie = GS_CG_PROBE_COOKIE, .pc = GS_CG_PROBE_PC,
+	.first_row_kind = GS_BT_ROW_MISSING,
+};
+
+/* trace f { print "HOT_STACK"; bt full; } */
+static const struct gs_stmt bt_body[] = {
+	{ .kind = GS_STMT_PRINT_STRING, .text = "HOT_STACK" },
+	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_FULL | GS_BT_FLAG_INLINE },
+};
+static const struct gs_trace_spec bt_rows = {
+	.trace_id = 10, .target = "bt", .body = bt_body, .nbody = N(bt_body), .bt = &bt_one_module,
+};
+static const struct gs_trace_spec bt_ranges = {
+	.trace_id = 11, .target = "bt", .body = bt_body, .nbody = N(bt_body), .bt = &bt_modules,
+};
+static const struct gs_trace_spec bt_missing_rows = {
+	.trace_id = 12, .target = "bt", .body = bt_body, .nbody = N(bt_body), .bt = &bt_no_rows,
+};
+static const struct gs_trace_spec bt_no_dwarf = {
+	.trace_id = 13, .target = "bt", .body = bt_body, .nbody = N(bt_body),
+};
+
+/* trace f { bt full; bt raw noinline; } */
+static const struct gs_stmt bt_two_body[] = {
+	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_FULL | GS_BT_FLAG_INLINE },
+	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_RAW },
+};
+static const struct gs_trace_spec bt_two = {
+	.trace_id = 14, .target = "bt", .body = bt_two_body, .nbody = N(bt_two_body),
+	.bt = &bt_modules,
+};
+
+/* trace f { if $tid % 2 == 0 { print "EVEN"; bt; } else { print "ODD"; bt raw noinline; } } */
+static const struct gs_expr tid_mod2 = BIN(GS_OP_MOD, &tid, &two, "$tid % 2");
+static const struct gs_expr tid_even = BIN(GS_OP_EQ, &tid_mod2, &zero, "$tid % 2 == 0");
+static const struct gs_stmt even_bt[] = {
+	{ .kind = GS_STMT_PRINT_STRING, .text = "EVEN" },
+	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_INLINE },
+};
+static const struct gs_stmt odd_bt[] = {
+	{ .kind = GS_STMT_PRINT_STRING, .text = "ODD" },
+	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_RAW },
+};
+static const struct gs_stmt bt_if_body[] = {
+	{ .kind = GS_STMT_IF, .expr = &tid_even, .then_body = even_bt, .nthen = N(even_bt),
+	  .else_body = odd_bt, .nelse = N(odd_bt) },
+};
+static const struct gs_trace_spec bt_if = {
+	.trace_id = 15, .target = "bt", .body = bt_if_body, .nbody = N(bt_if_body),
+	.bt = &bt_one_module,
+};
+
 const struct gs_cg_case gs_cg_cases[] = {
 	{ "empty", &empty, { 0 } },
 	{ "print_literal", &literal, { 0 } },
@@ -167,6 +240,17 @@ const struct gs_cg_case gs_cg_cases[] = {
 	{ "pid_filter_ns", &pid_filtered, { .filter_pid = GS_CG_FILTER_PID,
 					    .pid_ns_dev = GS_CG_NS_DEV,
 					    .pid_ns_ino = GS_CG_NS_INO } },
+	{ "bt_depth1", &bt_rows, { .backtrace_depth = 1 } },
+	{ "bt_depth2", &bt_rows, { .backtrace_depth = 2 } },
+	{ "bt_depth5", &bt_rows, { .backtrace_depth = 5 } },
+	{ "bt_depth7", &bt_rows, { .backtrace_depth = 7 } },
+	{ "bt_depth128", &bt_rows, { 0 } },
+	{ "bt_modules_depth5", &bt_ranges, { .backtrace_depth = 5 } },
+	{ "bt_modules_depth128", &bt_ranges, { 0 } },
+	{ "bt_no_rows", &bt_missing_rows, { .backtrace_depth = 5 } },
+	{ "bt_no_dwarf", &bt_no_dwarf, { .backtrace_depth = 5 } },
+	{ "bt_two", &bt_two, { 0 } },
+	{ "bt_if_else", &bt_if, { 0 } },
 };
 const size_t gs_cg_ncases = N(gs_cg_cases);
 

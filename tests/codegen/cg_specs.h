@@ -24,4 +24,10 @@ struct gs_program_opts gs_cg_case_opts(const struct gs_cg_case *c, enum gs_outpu
 #define GS_CG_NS_DEV 0x4u
 #define GS_CG_NS_INO 4026532000ull
 
+/* The backtrace specs' probe: module cookie, link-time PC, and how many
+ * rows the tests put in bt_unwind_rows for a one-module walk. */
+#define GS_CG_PROBE_COOKIE 0x1122334455667788ull
+#define GS_CG_PROBE_PC 0x1139ull
+#define GS_CG_BT_ROWS 4u
+
 #endif /* GS_TEST_CG_SPECS_H */

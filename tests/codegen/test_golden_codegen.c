@@ -20,6 +20,24 @@ struct golden_case {
 	char name[96];
 };
 
+/* The main program, then the backtrace step program when there is one. */
+static char *dump(const struct gs_program *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	gs_asm_dump(&p->main, f);
+	if (p->has_step) {
+		fprintf(f, "\n; step program %s\n", p->step_name);
+		gs_asm_dump(&p->step, f);
+	}
+	fclose(f);
+	return text;
+}
+
 static void test_generated_program_matches_golden_file(void **state)
 {
 	struct golden_case *g = *state;
@@ -30,7 +48,7 @@ static void test_generated_program_matches_golden_file(void **state)
 
 	if (gs_program_build(g->c->spec, &o, &p, &err))
 		fail_msg("%s: %s", g->name, err.msg);
-	text = gs_asm_dump_str(&p->main);
+	text = dump(p);
 	assert_non_null(text);
 	if (gs_golden_check(g->name, text))
 		fail_msg("%s differs from its golden file", g->name);

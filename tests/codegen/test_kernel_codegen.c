@@ -57,6 +57,22 @@ static void test_generated_program_passes_the_verifier(void **state)
 		fail_msg("%s was not loaded", kc->name);
 	}
 	printf("verified_insns %s %zu %u\n", kc->name, p->main.len, k.verified_insns);
+	if (p->has_step) {
+		char step[128];
+
+		snprintf(step, sizeof(step), "%s.step", kc->name);
+		d.name = p->step_name;
+		if (gs_kload_prog(&k, &d, &p->step, &err)) {
+			fprintf(stderr, "%s\n--- %s ---\n", err.msg, step);
+			gs_asm_dump(&p->step, stderr);
+			fprintf(stderr, "--- last %d lines of the verifier log ---\n%s\n",
+				LOG_TAIL_LINES, gs_kload_log_tail(k.log, LOG_TAIL_LINES));
+			gs_kload_fini(&k);
+			gs_program_free(p);
+			fail_msg("%s was not loaded", step);
+		}
+		printf("verified_insns %s %zu %u\n", step, p->step.len, k.verified_insns);
+	}
 	fflush(stdout);
 	gs_kload_fini(&k);
 	gs_program_free(p);

@@ -1,0 +1,269 @@
+/* The Backtrace instruction (reference 6.2-6.5, 6.10, 6.11): frame 0 from
+ * pt_regs, the first unwind from the probe's compile-time row, up to five
+ * frames in the main program, then, past depth 5, the walk is handed to the
+ * step program through a bt_state slot linked into the event's chain and a
+ * tail call dispatched after EndInstruction. */
+#include <errno.h>
+
+#include "bt.h"
+
+uint32_t cg_count_bt(const struct gs_stmt *body, size_t n)
+{
+	uint32_t count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (body[i].kind == GS_STMT_BACKTRACE)
+			count++;
+		else if (body[i].kind == GS_STMT_IF)
+			count += cg_count_bt(body[i].then_body, body[i].nthen) +
+				 cg_count_bt(body[i].else_body, body[i].nelse);
+	}
+	return count;
+}
+
+static struct bt_gen gen_for(struct gs_cg *cg)
+{
+	return (struct bt_gen){ .cg = cg, .st = cg->bt_st, .sc = cg->bt_sc,
+				.stop = gs_asm_label(cg->a, "bt_done") };
+}
+
+/* Frame 0 = the probe hit: ip, sp and bp from pt_regs, the probe module's
+ * cookie and bias. */
+static void frame0(struct bt_gen *g)
+{
+	struct gs_asm *a = g->cg->a;
+	const struct gs_bt_probe *bt = g->cg->spec->bt;
+	const struct bt_loc *st = &g->st;
+	const struct bt_scratch *sc = &g->sc;
+
+	bt_pid_key(g);
+	bt_probe_offsets(g, bt->cookie);
+	gs_asm_note(a, "bt: frame 0 = pt_regs ip, sp, bp in the probe module");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, GS_PT_REGS_IP));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, st->ip));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_ip));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, GS_PT_REGS_SP));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, st->rsp));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, GS_PT_REGS_BP));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, st->rbp));
+	gs_asm_ld_imm64(a, GS_R1, bt->cookie);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, st->cookie));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_cookie));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, st->bias));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_bias));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, st->found));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_FP, GS_R1, sc->next_found));
+	bt_store_frame(g, 0, 0);
+}
+
+/* After a frame is recovered and valid: its module, store it as frame k,
+ * count it, provisional status, and move the walk on. */
+static void keep_frame(struct bt_gen *g, int k)
+{
+	struct gs_cg *cg = g->cg;
+	struct gs_asm *a = cg->a;
+
+	bt_resolve_module(g, !cg->spec->bt->module_ranges);
+	bt_store_frame(g, k, 0);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_FRAME_COUNT, k + 1));
+	bt_status(g, (uint32_t)k + 1 == cg->bt_depth ? GS_BT_TRUNCATED : GS_BT_READ_ERROR, true);
+	bt_advance(g);
+}
+
+/* Five frames are stored and the walk goes on in the step program: fill
+ * bt_state[slot] and link it into the event's chain (only when the last
+ * frame's module is known, as in the reference). r7 = the slot, r8 = slot 0. */
+static void link_tail_slot(struct bt_gen *g, uint8_t flags)
+{
+	struct gs_cg *cg = g->cg;
+	struct gs_asm *a = cg->a;
+	const struct bt_loc *st = &g->st;
+	uint32_t slot = cg->bt_next_slot++;
+	int16_t key = g->sc.key;
+	struct gs_label have_state = gs_asm_label(a, "bt_state_found");
+	struct gs_label chain = gs_asm_label(a, "bt_chain_after_last");
+	struct gs_label head = gs_asm_label(a, "bt_chain_head");
+	struct gs_label linked = gs_asm_label(a, "bt_slot_linked");
+	const int16_t from[] = { st->ip, st->rsp, st->rbp, st->bias, st->cookie };
+
+	gs_asm_notef(a, "bt: continue in the step program from bt_state[%u]", slot);
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, (int32_t)slot));
+	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, have_state);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_STATUS, GS_BT_INTERNAL_ERROR));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 0));
+	gs_asm_ja(a, g->stop);
+	gs_asm_bind(a, have_state);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
+	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, from[i]));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R1, (int16_t)(8 * i)));
+	}
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->bt_inst_offset));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R7, GS_R1, 40));
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, 44, 0));          /* event_size */
+	/* frame_count 5, requested_depth, offsets_found (below), tail_calls 1 */
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, 48, (int32_t)(BT_INLINE_FRAMES |
+							       cg->bt_depth << 8 | 1u << 24)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, st->found));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R7, GS_R1, 50));
+	/* flags, active_slot, error_code 0 */
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, 52, (int32_t)(flags | slot << 8)));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R7, 56, GS_BT_NO_NEXT_SLOT));
+
+	gs_asm_note(a, "bt: link the slot into this event's chain");
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, g->stop);
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
+	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, g->stop);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_enabled));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, chain);
+	gs_asm_bind(a, head);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R8, 53, (int32_t)slot));
+	gs_asm_ja(a, linked);
+	gs_asm_bind(a, chain);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_last));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
+	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, head);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R0, 56, (int32_t)slot));
+	gs_asm_bind(a, linked);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_last, (int32_t)slot));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 1));
+}
+
+void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)
+{
+	struct gs_asm *a = cg->a;
+	const struct gs_bt_probe *bt = cg->spec->bt;
+	struct bt_gen g = gen_for(cg);
+	uint32_t depth = cg->bt_depth;
+	uint32_t payload = sizeof(struct gs_backtrace_data) + 32 * depth;
+	uint32_t inline_depth = depth < BT_INLINE_FRAMES ? depth : BT_INLINE_FRAMES;
+	struct gs_label no_row = gs_asm_label(a, "bt_no_row");
+	struct bt_row probe_row = { .constant = bt ? &bt->first_row : NULL };
+	struct bt_row runtime_row = { .constant = NULL };
+
+	if (cg->bt_tail) {
+		gs_asm_note(a, "bt: remember where the instruction starts");
+		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
+		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, cg->bt_inst_offset));
+	}
+	cg_reserve(cg, GS_INST_HEADER_SIZE + payload);
+	gs_asm_notef(a, "Backtrace: depth %u, flags 0x%x", depth, s->bt_flags);
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, (int32_t)(GS_INST_BACKTRACE | payload << 8)));
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 4, (int32_t)(depth | 1u << 8 |
+							     (uint32_t)s->bt_flags << 16)));
+	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, BT_OFF_ERROR_CODE, 0));
+	if (!bt) {
+		gs_asm_note(a, "bt: no DWARF for the probe");
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_FRAME_COUNT, 0));
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_STATUS, GS_BT_DWARF_UNAVAILABLE));
+		return;
+	}
+	frame0(&g);
+	if (depth == 1)
+		bt_set_final(&g, GS_BT_TRUNCATED, true);
+	else if (cg->bt_tail && bt->nrows == 0)
+		bt_set_final(&g, GS_BT_NO_UNWIND_ROWS_FOR_PC, true);
+	else if (bt->first_row_kind == GS_BT_ROW_MISSING)
+		bt_set_final(&g, GS_BT_NO_UNWIND_ROWS_FOR_PC, true);
+	else if (bt->first_row_kind == GS_BT_ROW_UNSUPPORTED)
+		bt_set_final(&g, GS_BT_UNSUPPORTED_CFI, true);
+	if (depth == 1 || (cg->bt_tail && bt->nrows == 0) ||
+	    bt->first_row_kind != GS_BT_ROW_USABLE) {
+		gs_asm_bind(a, g.stop);
+		return;
+	}
+	gs_asm_note(a, "bt: frame 1 from the probe's compile-time row");
+	bt_recover(&g, &probe_row);
+	bt_validate(&g);
+	keep_frame(&g, 1);
+	if (depth > 2 && bt->nrows == 0) {
+		bt_set_final(&g, GS_BT_NO_UNWIND_ROWS_FOR_PC, true);
+	} else if (depth > 2) {
+		for (uint32_t k = 2; k < inline_depth; k++) {
+			bt_find_row(&g, no_row);
+			bt_recover(&g, &runtime_row);
+			bt_validate(&g);
+			keep_frame(&g, (int)k);
+		}
+		if (cg->bt_tail)
+			link_tail_slot(&g, s->bt_flags);
+		gs_asm_ja(a, g.stop);
+		gs_asm_bind(a, no_row);
+		gs_asm_note(a, "bt: no unwind row for the caller's pc");
+		bt_set_final(&g, GS_BT_NO_UNWIND_ROWS_FOR_PC, true);
+	}
+	gs_asm_bind(a, g.stop);
+	gs_asm_note(a, NULL);
+}
+
+/* After EndInstruction: if a slot was linked, record the event's size in
+ * the chain head's state and tail-call the step program; it emits the
+ * event. A failed tail call falls through to the normal emission. */
+void cg_bt_dispatch(struct gs_cg *cg)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label out = gs_asm_label(a, "bt_no_dispatch");
+	int16_t key = cg->bt_sc.key;
+
+	gs_asm_note(a, "bt: hand the event to the step program");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_enabled));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, out);
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
+	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, out);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R0, 53));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
+	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, out);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R0, GS_R1, 44));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
+	gs_asm_ld_map(a, GS_R2, (uint32_t)cg->prog->map_index[GS_MAP_BT_PROGS]);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, 0));
+	gs_asm_call(a, BPF_FUNC_tail_call);
+	gs_asm_bind(a, out);
+}
+
+/* Stack slots of the walk, taken once per program: the state, the scratch
+ * of one frame, and (past depth 5) the chain bookkeeping. */
+void cg_bt_prepare(struct gs_cg *cg)
+{
+	struct gs_asm *a = cg->a;
+	struct bt_loc *st = &cg->bt_st;
+
+	st->base = GS_FP;
+	st->ip = gs_asm_slot(a, "bt_ip", 8, 8);
+	st->rsp = gs_asm_slot(a, "bt_rsp", 8, 8);
+	st->rbp = gs_asm_slot(a, "bt_rbp", 8, 8);
+	st->bias = gs_asm_slot(a, "bt_bias", 8, 8);
+	st->cookie = gs_asm_slot(a, "bt_cookie", 8, 8);
+	st->found = gs_asm_slot(a, "bt_found", 1, 1);
+	bt_alloc_scratch(a, &cg->bt_sc);
+	if (cg->bt_tail) {
+		cg->bt_inst_offset = gs_asm_slot(a, "bt_inst_offset", 4, 4);
+		cg->bt_tail_enabled = gs_asm_slot(a, "bt_tail_enabled", 1, 1);
+		cg->bt_tail_last = gs_asm_slot(a, "bt_tail_last", 1, 1);
+	}
+}
+
+/* Per-frame scratch, in both programs. */
+void bt_alloc_scratch(struct gs_asm *a, struct bt_scratch *sc)
+{
+	sc->next_ip = gs_asm_slot(a, "bt_next_ip", 8, 8);
+	sc->next_rsp = gs_asm_slot(a, "bt_next_rsp", 8, 8);
+	sc->next_rbp = gs_asm_slot(a, "bt_next_rbp", 8, 8);
+	sc->next_bias = gs_asm_slot(a, "bt_next_bias", 8, 8);
+	sc->next_cookie = gs_asm_slot(a, "bt_next_cookie", 8, 8);
+	sc->read_buf = gs_asm_slot(a, "bt_read_buf", 8, 8);
+	sc->lookup_pc = gs_asm_slot(a, "bt_lookup_pc", 8, 8);
+	sc->key = gs_asm_slot(a, "bt_key", 16, 8);
+	sc->lo = gs_asm_slot(a, "bt_lo", 4, 4);
+	sc->hi = gs_asm_slot(a, "bt_hi", 4, 4);
+	sc->pid = gs_asm_slot(a, "bt_pid", 4, 4);
+	sc->next_found = gs_asm_slot(a, "bt_next_found", 1, 1);
+	sc->err = gs_asm_slot(a, "bt_err", 1, 1);
+}

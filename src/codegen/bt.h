@@ -1,0 +1,67 @@
+/* Internals of the backtrace code generator (reference spec section 6),
+ * shared by the main program's `bt` statements and the step program.
+ *
+ * A walk's state (ip, rsp, rbp, module bias, cookie, found) lives either in
+ * stack slots (main program) or in a bt_state map value pointed to by r8
+ * (step program); `struct bt_loc` says where, so one emitter serves both.
+ * Registers while a frame is unwound: r6 ctx, r9 the Backtrace instruction,
+ * r7 the unwind row (a bt_unwind_rows value, or constants for the probe's
+ * compile-time row), r8 the step program's state; r0-r5 scratch. */
+#ifndef GS_CODEGEN_BT_H
+#define GS_CODEGEN_BT_H
+
+#include "cg.h"
+
+#define BT_INLINE_FRAMES 5      /* frames the main program produces */
+#define BT_FRAMES_PER_STEP 4    /* unwinds per step program invocation */
+#define BT_MAX_STEP_CALLS 32    /* tail_calls budget */
+#define BT_MIN_USER_IP 0x1000
+#define BT_INST_HEADER 12       /* instruction header + BacktraceData */
+
+/* Offsets inside the Backtrace instruction (r9). */
+#define BT_OFF_FRAME_COUNT 5
+#define BT_OFF_STATUS 7
+#define BT_OFF_ERROR_CODE 8
+
+/* The row a frame is recovered with: constants known at compile time
+ * (the probe's row) or the bt_unwind_rows value in r7. */
+struct bt_row {
+	const struct gs_unwind_row *constant; /* NULL: the row is in r7 */
+};
+
+struct bt_gen {
+	struct gs_cg *cg;
+	struct bt_loc st;
+	struct bt_scratch sc;
+	bool in_step;       /* the step program: no any_fail flags to set */
+	struct gs_label stop; /* after the final status was written */
+};
+
+uint32_t bt_steps(uint64_t n);
+void bt_alloc_scratch(struct gs_asm *a, struct bt_scratch *sc);
+
+/* bt_search.c */
+void bt_lookup(struct gs_cg *cg, int map_kind, int16_t key);
+void bt_pid_key(struct bt_gen *g);
+void bt_probe_offsets(struct bt_gen *g, uint64_t cookie);
+void bt_find_row(struct bt_gen *g, struct gs_label not_found);
+void bt_resolve_module(struct bt_gen *g, bool fallback_found);
+
+/* bt_frame.c */
+void bt_status(struct bt_gen *g, uint8_t status, bool or_offsets);
+void bt_set_final(struct bt_gen *g, uint8_t status, bool or_offsets);
+void bt_recover(struct bt_gen *g, const struct bt_row *row);
+void bt_validate(struct bt_gen *g);
+void bt_store_frame(struct bt_gen *g, int frame, uint8_t dyn_reg);
+void bt_advance(struct bt_gen *g);
+
+/* backtrace.c */
+void cg_bt_prepare(struct gs_cg *cg);
+void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s);
+void cg_bt_dispatch(struct gs_cg *cg);
+uint32_t cg_count_bt(const struct gs_stmt *body, size_t n);
+
+/* bt_step.c */
+void cg_bt_step_program(struct gs_cg *main_cg, struct gs_asm *step);
+
+#endif /* GS_CODEGEN_BT_H */
