@@ -1,12 +1,15 @@
 /* Code generation cost: build + finish (+ the static check gs_program_build
  * runs) of every codegen test spec, in ringbuf mode, best of several
  * rounds. Prints BENCH codegen.event.build_us.<spec> and the size of each
- * program. Target: <= 5 us for print_format. */
+ * program (targets: print_format <= 5 us; two `bt` at depth 128 <= 50 us),
+ * the backtrace code per frame, and, where bpf() is permitted, what the
+ * verifier walks for the backtrace programs. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cg_specs.h"
+#include "kernel/kload.h"
 
 #define ROUNDS 20
 #define REPS 200
@@ -17,6 +20,99 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static const struct gs_cg_case *find(const char *name)
+{
+	for (size_t i = 0; i < gs_cg_ncases; i++)
+		if (strcmp(gs_cg_cases[i].name, name) == 0)
+			return &gs_cg_cases[i];
+	return NULL;
+}
+
+static struct gs_program *build(const char *name)
+{
+	const struct gs_cg_case *c = find(name);
+	struct gs_program_opts o = gs_cg_case_opts(c, GS_OUTPUT_RINGBUF);
+	struct gs_program *p = NULL;
+	struct gs_error err;
+
+	if (gs_program_build(c->spec, &o, &p, &err))
+		fprintf(stderr, "codegen_bench: %s: %s\n", name, err.msg);
+	return p;
+}
+
+/* verified_insns of a program (main or step), or 0 when it cannot load. */
+static uint32_t verified(struct gs_program *p, bool step)
+{
+	struct gs_kload_desc d = { .name = step ? p->step_name : p->name,
+				   .type = BPF_PROG_TYPE_KPROBE, .maps = p->maps,
+				   .nmaps = p->nmaps };
+	struct gs_kload k;
+	struct gs_error err;
+	uint32_t n = 0;
+
+	gs_kload_init(&k);
+	if (gs_kload_create_maps(&k, &d, &err) == 0 &&
+	    gs_kload_prog(&k, &d, step ? &p->step : &p->main, &err) == 0)
+		n = k.verified_insns;
+	gs_kload_fini(&k);
+	return n;
+}
+
+/* Best-of time of building the two-`bt` depth-128 spec without the static
+ * check: what the code generator itself costs. */
+static void build_unchecked(void)
+{
+	const struct gs_cg_case *c = find("bt_two");
+	struct gs_program_opts o = gs_cg_case_opts(c, GS_OUTPUT_RINGBUF);
+	double best = -1;
+
+	o.skip_check = true;
+	for (int round = 0; round < ROUNDS; round++) {
+		double t0 = now_ns(), t;
+
+		for (int rep = 0; rep < REPS; rep++) {
+			struct gs_program *p;
+
+			if (gs_program_build(c->spec, &o, &p, NULL))
+				return;
+			gs_program_free(p);
+		}
+		t = (now_ns() - t0) / REPS;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	printf("BENCH codegen.bt.build_us.depth128 %.2f us\n", best / 1000.0);
+}
+
+static void backtrace_figures(void)
+{
+	struct gs_program *d2 = build("bt_depth2"), *d5 = build("bt_depth5");
+	struct gs_program *two = build("bt_two"), *deep = build("bt_depth128");
+	struct gs_error err;
+
+	if (!d2 || !d5 || !two || !deep)
+		return;
+	build_unchecked();
+	printf("BENCH codegen.bt.insns.main %zu insns\n", deep->main.len);
+	printf("BENCH codegen.bt.insns.step %zu insns\n", deep->step.len);
+	/* frames 2..4 of depth 5 are the runtime frames the main program adds */
+	printf("BENCH codegen.bt.insns_per_frame %.1f insns\n",
+	       (double)(d5->main.len - d2->main.len) / 3);
+	printf("BENCH codegen.bt.insns.main.two_bt_modules %zu insns\n", two->main.len);
+	if (gs_kload_bpf_permitted(&err) == 0) {
+		printf("BENCH kernel.bt.verified_insns.main %u insns\n", verified(deep, false));
+		printf("BENCH kernel.bt.verified_insns.step %u insns\n", verified(deep, true));
+		printf("BENCH kernel.bt.verified_insns.main.two_bt_modules %u insns\n",
+		       verified(two, false));
+	} else {
+		printf("# kernel figures skipped: %s\n", err.msg);
+	}
+	gs_program_free(d2);
+	gs_program_free(d5);
+	gs_program_free(two);
+	gs_program_free(deep);
 }
 
 int main(void)
@@ -45,8 +141,11 @@ int main(void)
 			if (best < 0 || t < best)
 				best = t;
 		}
+		if (strcmp(c->name, "bt_two") == 0)
+			printf("BENCH codegen.bt.build_checked_us.depth128 %.2f us\n", best / 1000.0);
 		printf("BENCH codegen.event.build_us.%s %.2f us\n", c->name, best / 1000.0);
 		printf("BENCH codegen.event.insns.%s %zu insns\n", c->name, insns);
 	}
+	backtrace_figures();
 	return 0;
 }

@@ -140,6 +140,9 @@ struct gs_program_opts {
 	uint32_t backtrace_depth;        /* 0: 128; clamped to 1..128 */
 	uint32_t unwind_rows_max;        /* 0: 65536 bt_unwind_rows entries */
 	uint32_t proc_offsets_max;       /* 0: 4096 (module maps' capacity) */
+	/* Skip gs_asm_check() of the result (about 20 ns per instruction);
+	 * the kernel's verifier still checks at load time. */
+	bool skip_check;
 };
 
 /* ---- the result ----------------------------------------------------------- */

@@ -337,7 +337,9 @@ GS_ASSERT_SIZE(struct gs_module_row_range, 8);
 
 #define GS_BT_NO_NEXT_SLOT 0xFF
 
-/* Per-CPU state of a tail-call backtrace (bt_state). */
+/* Per-CPU state of a tail-call backtrace (bt_state). Only BPF reads it.
+ * The reference's 64 bytes are followed by the current module's range, so a
+ * frame in the same module skips the range search (docs/protocol.md). */
 struct gs_bt_tail_state {
 	uint64_t current_ip;
 	uint64_t current_rsp; /* the CFA of the last stored frame */
@@ -355,8 +357,12 @@ struct gs_bt_tail_state {
 	uint16_t error_code;
 	uint8_t next_slot;   /* GS_BT_NO_NEXT_SLOT: end of chain */
 	uint8_t pad[7];
+	uint64_t module_base; /* [module_base, module_end): current module, */
+	uint64_t module_end;  /* or empty when it is unknown */
 };
-GS_ASSERT_SIZE(struct gs_bt_tail_state, 64);
+GS_ASSERT_SIZE(struct gs_bt_tail_state, 80);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, module_base, 64);
+GS_ASSERT_LAYOUT(struct gs_bt_tail_state, module_end, 72);
 GS_ASSERT_LAYOUT(struct gs_bt_tail_state, current_rsp, 8);
 GS_ASSERT_LAYOUT(struct gs_bt_tail_state, current_rbp, 16);
 GS_ASSERT_LAYOUT(struct gs_bt_tail_state, module_bias, 24);

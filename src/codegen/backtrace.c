@@ -110,6 +110,12 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	/* flags, active_slot, error_code 0 */
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, 52, (int32_t)(flags | slot << 8)));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R7, 56, GS_BT_NO_NEXT_SLOT));
+	if (cg->spec->bt->module_ranges) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, st->mod_base));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R2, 64));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, st->mod_end));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R2, 72));
+	}
 
 	gs_asm_note(a, "bt: link the slot into this event's chain");
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, g->stop);
@@ -241,6 +247,8 @@ void cg_bt_prepare(struct gs_cg *cg)
 	st->rbp = gs_asm_slot(a, "bt_rbp", 8, 8);
 	st->bias = gs_asm_slot(a, "bt_bias", 8, 8);
 	st->cookie = gs_asm_slot(a, "bt_cookie", 8, 8);
+	st->mod_base = gs_asm_slot(a, "bt_module_base", 8, 8);
+	st->mod_end = gs_asm_slot(a, "bt_module_end", 8, 8);
 	st->found = gs_asm_slot(a, "bt_found", 1, 1);
 	bt_alloc_scratch(a, &cg->bt_sc);
 	if (cg->bt_tail) {
@@ -258,6 +266,8 @@ void bt_alloc_scratch(struct gs_asm *a, struct bt_scratch *sc)
 	sc->next_rbp = gs_asm_slot(a, "bt_next_rbp", 8, 8);
 	sc->next_bias = gs_asm_slot(a, "bt_next_bias", 8, 8);
 	sc->next_cookie = gs_asm_slot(a, "bt_next_cookie", 8, 8);
+	sc->next_mod_base = gs_asm_slot(a, "bt_next_module_base", 8, 8);
+	sc->next_mod_end = gs_asm_slot(a, "bt_next_module_end", 8, 8);
 	sc->read_buf = gs_asm_slot(a, "bt_read_buf", 8, 8);
 	sc->lookup_pc = gs_asm_slot(a, "bt_lookup_pc", 8, 8);
 	sc->key = gs_asm_slot(a, "bt_key", 16, 8);

@@ -289,10 +289,14 @@ void bt_advance(struct bt_gen *g)
 	const struct bt_loc *st = &g->st;
 	const struct bt_scratch *sc = &g->sc;
 	const int16_t from[] = { sc->next_ip, sc->next_rsp, sc->next_rbp, sc->next_bias,
-				 sc->next_cookie };
-	const int16_t to[] = { st->ip, st->rsp, st->rbp, st->bias, st->cookie };
+				 sc->next_cookie, sc->next_mod_base, sc->next_mod_end };
+	const int16_t to[] = { st->ip, st->rsp, st->rbp, st->bias, st->cookie, st->mod_base,
+			       st->mod_end };
 
-	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+	/* the module range rides along only where modules are searched */
+	size_t n = g->cg->spec->bt->module_ranges ? 7 : 5;
+
+	for (size_t i = 0; i < n; i++) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, from[i]));
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, st->base, GS_R1, to[i]));
 	}

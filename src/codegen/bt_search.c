@@ -50,6 +50,7 @@ void bt_probe_offsets(struct bt_gen *g, uint64_t cookie)
 	struct gs_asm *a = g->cg->a;
 	struct gs_label missing = gs_asm_label(a, "probe_offsets_missing");
 	const struct bt_loc *st = &g->st;
+	bool ranges = g->cg->spec->bt->module_ranges;
 
 	gs_asm_note(a, "bt: probe module bias = proc_module_offsets[{pid, cookie}]");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, g->sc.pid));
@@ -58,12 +59,24 @@ void bt_probe_offsets(struct bt_gen *g, uint64_t cookie)
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, g->sc.key + 8, (int32_t)(uint32_t)cookie));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, g->sc.key + 12, (int32_t)(uint32_t)(cookie >> 32)));
 	gs_asm_emit(a, GS_ST_MEM(BPF_DW, st->base, st->bias, 0));
+	if (ranges) {
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, st->base, st->mod_base, 0));
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, st->base, st->mod_end, 0));
+	}
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, st->base, st->found, 0));
 	bt_lookup(g->cg, GS_MAP_PROC_OFFSETS, g->sc.key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, missing);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, st->base, GS_R1, st->bias));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, st->base, st->found, 1));
+	if (ranges) {
+		/* the module's [base, base + size): a caller inside it needs no search */
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 32));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, st->base, GS_R1, st->mod_base));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R0, 40));
+		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R1));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, st->base, GS_R2, st->mod_end));
+	}
 	gs_asm_bind(a, missing);
 }
 
@@ -161,9 +174,10 @@ void bt_find_row(struct bt_gen *g, struct gs_label not_found)
 }
 
 /* next_{cookie,bias,found} of the frame at next_ip. One module: the current
- * one, as found as it is. Several: the proc_module_ranges entry holding
- * next_ip in pid's active slot, else the current cookie and bias with
- * found = 0. */
+ * one, as found as it is. Several: the current module again when next_ip
+ * is inside its range (no search: modules do not overlap), else the
+ * proc_module_ranges entry holding next_ip in pid's active slot, else the
+ * current cookie and bias with found = 0. */
 void bt_resolve_module(struct bt_gen *g, bool fallback_found)
 {
 	struct gs_cg *cg = g->cg;
@@ -172,6 +186,7 @@ void bt_resolve_module(struct bt_gen *g, bool fallback_found)
 	const struct bt_scratch *sc = &g->sc;
 	struct gs_label done = gs_asm_label(a, "module_resolved");
 	struct gs_label inside = gs_asm_label(a, "module_range_found");
+	struct gs_label search = gs_asm_label(a, "module_search");
 
 	gs_asm_note(a, "bt: module of the next frame");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, st->base, st->cookie));
@@ -186,6 +201,19 @@ void bt_resolve_module(struct bt_gen *g, bool fallback_found)
 	}
 	if (!cg->spec->bt->module_ranges)
 		return;
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, st->base, st->mod_base));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_mod_base));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, st->base, st->mod_end));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, sc->next_mod_end));
+	gs_asm_note(a, "bt: same module as this frame? then no search");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, sc->next_ip));
+	gs_asm_jmp_reg(a, BPF_JLT, GS_R3, GS_R1, search);
+	gs_asm_jmp_reg(a, BPF_JGE, GS_R3, GS_R2, search);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, sc->next_found, 1));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, search);
+	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, sc->next_mod_base, 0));
+	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, sc->next_mod_end, 0));
 	gs_asm_note(a, "bt: module = proc_module_ranges search in the active slot");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, sc->pid));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, sc->key));
@@ -210,5 +238,9 @@ void bt_resolve_module(struct bt_gen *g, bool fallback_found)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 16));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_bias));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, sc->next_found, 1));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_mod_base));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 8));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_mod_end));
 	gs_asm_bind(a, done);
 }

@@ -112,7 +112,7 @@ void cg_bt_step_program(struct gs_cg *main_cg, struct gs_asm *step)
 	event_size = gs_asm_slot(a, "event_size", 4, 4);
 	bt_alloc_scratch(a, &g.sc);
 	g.st = (struct bt_loc){ .base = GS_R8, .ip = 0, .rsp = 8, .rbp = 16, .bias = 24,
-				.cookie = 32, .found = 50 };
+				.cookie = 32, .found = 50, .mod_base = 64, .mod_end = 72 };
 	cg.exit0 = gs_asm_label(a, "exit");
 	g.stop = gs_asm_label(a, "bt_step_walk_done");
 	no_row = gs_asm_label(a, "bt_no_row");

@@ -14,11 +14,13 @@
 struct bt_loc {
 	uint8_t base;
 	int16_t ip, rsp, rbp, bias, cookie, found; /* found is a u8 */
+	int16_t mod_base, mod_end; /* the current module's [base, end) */
 };
 
 /* Scratch stack slots of one frame computation. */
 struct bt_scratch {
 	int16_t next_ip, next_rsp, next_rbp, next_bias, next_cookie, next_found; /* found: u8 */
+	int16_t next_mod_base, next_mod_end;
 	int16_t err;       /* u8 error code of the recovery */
 	int16_t read_buf;  /* u64 destination of bpf_probe_read_user */
 	int16_t lookup_pc; /* u64 */
