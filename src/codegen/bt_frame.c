@@ -172,23 +172,31 @@ void bt_recover(struct bt_gen *g, const struct bt_row *row)
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, sc->next_rbp));
 }
 
-/* status (or OffsetsUnavailable when the current frame's module bias is
- * unknown) into the instruction. */
-void bt_status(struct bt_gen *g, uint8_t status, bool or_offsets)
+/* Stores the status in reg, or OffsetsUnavailable when the current
+ * frame's module bias is unknown (the reference's S_or_off). Clobbers r2. */
+static void store_status_or_offsets(struct bt_gen *g, uint8_t reg)
 {
 	struct gs_asm *a = g->cg->a;
 	struct gs_label keep = gs_asm_label(a, "status_offsets_known");
+
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, g->st.base, g->st.found));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R2, 0, keep);
+	gs_asm_emit(a, GS_MOV64_IMM(reg, GS_BT_OFFSETS_UNAVAILABLE));
+	gs_asm_bind(a, keep);
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, reg, BT_OFF_STATUS));
+}
+
+/* status (or OffsetsUnavailable, when or_offsets) into the instruction. */
+void bt_status(struct bt_gen *g, uint8_t status, bool or_offsets)
+{
+	struct gs_asm *a = g->cg->a;
 
 	if (!or_offsets) {
 		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_STATUS, status));
 		return;
 	}
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, status));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, g->st.base, g->st.found));
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R2, 0, keep);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_OFFSETS_UNAVAILABLE));
-	gs_asm_bind(a, keep);
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, BT_OFF_STATUS));
+	store_status_or_offsets(g, GS_R1);
 }
 
 /* The walk ends here: status, no error code. */
@@ -240,15 +248,7 @@ void bt_validate(struct bt_gen *g)
 	gs_asm_bind(a, read_error);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_BT_READ_ERROR));
 	gs_asm_bind(a, status_ready);
-	{
-		struct gs_label keep = gs_asm_label(a, "status_offsets_known");
-
-		gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, g->st.base, g->st.found));
-		gs_asm_jmp_imm(a, BPF_JNE, GS_R2, 0, keep);
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_BT_OFFSETS_UNAVAILABLE));
-		gs_asm_bind(a, keep);
-	}
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R3, BT_OFF_STATUS));
+	store_status_or_offsets(g, GS_R3);
 	gs_asm_ja(a, g->stop);
 
 	gs_asm_bind(a, complete);
