@@ -357,8 +357,8 @@ struct gs_bt_tail_state {
 	uint16_t error_code;
 	uint8_t next_slot;   /* GS_BT_NO_NEXT_SLOT: end of chain */
 	uint8_t pad[7];
-	uint64_t module_base; /* [module_base, module_end): current module, */
-	uint64_t module_end;  /* or empty when it is unknown */
+	uint64_t module_base; /* [module_base, module_end): the range entry */
+	uint64_t module_end;  /* the last search found, or empty */
 };
 GS_ASSERT_SIZE(struct gs_bt_tail_state, 80);
 GS_ASSERT_LAYOUT(struct gs_bt_tail_state, module_base, 64);

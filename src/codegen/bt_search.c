@@ -59,6 +59,9 @@ void bt_probe_offsets(struct bt_gen *g, uint64_t cookie)
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, g->sc.key + 8, (int32_t)(uint32_t)cookie));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, g->sc.key + 12, (int32_t)(uint32_t)(cookie >> 32)));
 	gs_asm_emit(a, GS_ST_MEM(BPF_DW, st->base, st->bias, 0));
+	/* Callers are resolved through proc_module_ranges only (the offsets
+	 * may be stale or the snapshot may lack the module): the walk starts
+	 * with no module range, so frame 1 searches. */
 	if (ranges) {
 		gs_asm_emit(a, GS_ST_MEM(BPF_DW, st->base, st->mod_base, 0));
 		gs_asm_emit(a, GS_ST_MEM(BPF_DW, st->base, st->mod_end, 0));
@@ -69,14 +72,6 @@ void bt_probe_offsets(struct bt_gen *g, uint64_t cookie)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, st->base, GS_R1, st->bias));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, st->base, st->found, 1));
-	if (ranges) {
-		/* the module's [base, base + size): a caller inside it needs no search */
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 32));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, st->base, GS_R1, st->mod_base));
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R0, 40));
-		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R1));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, st->base, GS_R2, st->mod_end));
-	}
 	gs_asm_bind(a, missing);
 }
 
@@ -174,10 +169,11 @@ void bt_find_row(struct bt_gen *g, struct gs_label not_found)
 }
 
 /* next_{cookie,bias,found} of the frame at next_ip. One module: the current
- * one, as found as it is. Several: the current module again when next_ip
- * is inside its range (no search: modules do not overlap), else the
- * proc_module_ranges entry holding next_ip in pid's active slot, else the
- * current cookie and bias with found = 0. */
+ * one, as found as it is. Several: the proc_module_ranges entry holding
+ * next_ip in pid's active slot, else the current cookie and bias with
+ * found = 0. The range the last search found is remembered: while next_ip
+ * stays inside it the answer is that same entry (ranges do not overlap),
+ * so the search is skipped. */
 void bt_resolve_module(struct bt_gen *g, bool fallback_found)
 {
 	struct gs_cg *cg = g->cg;
