@@ -15,7 +15,7 @@
 #include <gs/decode.h>
 
 #include "cg_specs.h"
-#include "vm/vm.h"
+#include "cg_vm.h"
 
 #define TGID 4242u
 #define BIAS 0x555555554000ull    /* the probe module's load bias */
@@ -61,30 +61,9 @@ static void setup(struct bt_harness *h, const char *name)
 	gs_vm_init(&h->vm);
 	h->vm.tgid = TGID;
 	h->vm.pid = TGID;
-	for (size_t i = 0; i < h->p->nmaps; i++) {
-		const struct gs_map_spec *m = &h->p->maps[i];
-		int id = gs_vm_add_map(&h->vm, m->type, m->name, m->key_size, m->value_size,
-				       m->max_entries, &err);
-
-		if (id < 0)
-			fail_msg("map %s: %s", m->name, err.msg);
-		h->map_ids[i] = (uint32_t)id;
-	}
-	h->prog = gs_vm_load_asm(&h->vm, &h->p->main, h->map_ids, &err);
+	h->prog = gs_cg_vm_load(&h->vm, h->p, h->map_ids, &h->step, &err);
 	if (h->prog < 0)
-		fail_msg("%s", err.msg);
-	h->step = -1;
-	if (h->p->has_step) {
-		uint32_t zero = 0, idx;
-
-		h->step = gs_vm_load_asm(&h->vm, &h->p->step, h->map_ids, &err);
-		if (h->step < 0)
-			fail_msg("step: %s", err.msg);
-		idx = (uint32_t)h->step;
-		if (gs_vm_map_update(&h->vm, h->map_ids[h->p->map_index[GS_MAP_BT_PROGS]], &zero,
-				     &idx, &err))
-			fail_msg("%s", err.msg);
-	}
+		fail_msg("%s: %s", name, err.msg);
 	h->contexts[h->p->trace_id] = &h->p->ctx;
 	h->regs[128 / 8] = BIAS + GS_CG_PROBE_PC; /* ip */
 	h->regs[152 / 8] = STACK;                 /* sp */

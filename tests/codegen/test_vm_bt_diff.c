@@ -15,7 +15,7 @@
 
 #include "bt_scenario.h"
 #include "cg_specs.h"
-#include "vm/vm.h"
+#include "cg_vm.h"
 
 #define SCENARIOS_PER_SPEC 400 /* GS_BT_DIFF_SCENARIOS overrides */
 
@@ -136,27 +136,13 @@ static void run_vm(struct harness *h, const struct bt_scenario *sc)
 	struct gs_decoder *dec;
 	struct gs_error err;
 	uint64_t regs[21] = { 0 }, r0;
-	uint32_t zero = 0;
 	int prog, step;
 
 	gs_vm_init(&h->vm);
 	h->vm.tgid = h->vm.pid = BT_SC_TGID;
-	for (size_t i = 0; i < p->nmaps; i++) {
-		const struct gs_map_spec *m = &p->maps[i];
-		int id = gs_vm_add_map(&h->vm, m->type, m->name, m->key_size, m->value_size,
-				       m->max_entries, &err);
-
-		if (id < 0)
-			fail_msg("%s: map %s: %s", h->name, m->name, err.msg);
-		h->map_ids[i] = (uint32_t)id;
-	}
-	prog = gs_vm_load_asm(&h->vm, &p->main, h->map_ids, &err);
-	assert_true(prog >= 0);
-	if (p->has_step) {
-		step = gs_vm_load_asm(&h->vm, &p->step, h->map_ids, &err);
-		assert_true(step >= 0);
-		put(h, GS_MAP_BT_PROGS, &zero, &(uint32_t){ (uint32_t)step });
-	}
+	prog = gs_cg_vm_load(&h->vm, p, h->map_ids, &step, &err);
+	if (prog < 0)
+		fail_msg("%s: %s", h->name, err.msg);
 	put_maps(h, sc);
 	for (size_t i = 0, end; i < BT_SC_STACK_WORDS; i = end) { /* a region per mapped run */
 		for (end = i + 1; end < BT_SC_STACK_WORDS && sc->mapped[end] == sc->mapped[i];)

@@ -14,7 +14,7 @@
 #include <gs/render.h>
 
 #include "cg_specs.h"
-#include "vm/vm.h"
+#include "cg_vm.h"
 
 #define HOST_TGID 4242u
 #define HOST_TID 4243u
@@ -46,6 +46,7 @@ static void build(struct harness *h, const char *name)
 	const struct gs_cg_case *c = NULL;
 	struct gs_program_opts o;
 	struct gs_error err;
+	int step;
 
 	for (size_t i = 0; i < gs_cg_ncases; i++)
 		if (strcmp(gs_cg_cases[i].name, name) == 0)
@@ -58,16 +59,7 @@ static void build(struct harness *h, const char *name)
 	h->vm.tgid = HOST_TGID;
 	h->vm.pid = HOST_TID;
 	h->vm.ktime = KTIME0;
-	for (size_t i = 0; i < h->p->nmaps; i++) {
-		const struct gs_map_spec *m = &h->p->maps[i];
-		int id = gs_vm_add_map(&h->vm, m->type, m->name, m->key_size, m->value_size,
-				       m->max_entries, &err);
-
-		if (id < 0)
-			fail_msg("map %s: %s", m->name, err.msg);
-		h->map_ids[i] = (uint32_t)id;
-	}
-	h->prog = gs_vm_load_asm(&h->vm, &h->p->main, h->map_ids, &err);
+	h->prog = gs_cg_vm_load(&h->vm, h->p, h->map_ids, &step, &err);
 	if (h->prog < 0)
 		fail_msg("%s: %s", name, err.msg);
 	h->regs[REG_IP] = 0x401136;
