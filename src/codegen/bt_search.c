@@ -201,12 +201,18 @@ void bt_resolve_module(struct bt_gen *g, bool fallback_found)
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_mod_base));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, st->base, st->mod_end));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, sc->next_mod_end));
-	gs_asm_note(a, "bt: same module as this frame? then no search");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, sc->next_ip));
-	gs_asm_jmp_reg(a, BPF_JLT, GS_R3, GS_R1, search);
-	gs_asm_jmp_reg(a, BPF_JGE, GS_R3, GS_R2, search);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, sc->next_found, 1));
-	gs_asm_ja(a, done);
+	/* The step program, which walks most frames, skips the search while
+	 * the IP stays in the last range found. The main program's three
+	 * runtime frames always search: there a skip would double the paths
+	 * the verifier walks per frame for little run time. */
+	if (g->in_step) {
+		gs_asm_note(a, "bt: same module as this frame? then no search");
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, sc->next_ip));
+		gs_asm_jmp_reg(a, BPF_JLT, GS_R3, GS_R1, search);
+		gs_asm_jmp_reg(a, BPF_JGE, GS_R3, GS_R2, search);
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, sc->next_found, 1));
+		gs_asm_ja(a, done);
+	}
 	gs_asm_bind(a, search);
 	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, sc->next_mod_base, 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, sc->next_mod_end, 0));
