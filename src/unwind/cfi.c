@@ -135,7 +135,7 @@ static void add_row(struct builder *b, const struct gs_unwind_row *row)
 {
 	struct gs_cfi_table *t = b->t;
 
-	if (gs_grow((void **)&t->rows, &b->rows_cap, t->nrows + 1, sizeof(*t->rows))) {
+	if (gs_unwind_grow((void **)&t->rows, &b->rows_cap, t->nrows + 1, sizeof(*t->rows))) {
 		b->oom = true;
 		return;
 	}
@@ -155,7 +155,7 @@ static void add_dropped(struct builder *b, uint64_t lo, uint64_t hi, int reason)
 		t->dropped[t->ndropped - 1].pc_end = hi;
 		return;
 	}
-	if (gs_grow((void **)&t->dropped, &b->dropped_cap, t->ndropped + 1, sizeof(*t->dropped))) {
+	if (gs_unwind_grow((void **)&t->dropped, &b->dropped_cap, t->ndropped + 1, sizeof(*t->dropped))) {
 		b->oom = true;
 		return;
 	}

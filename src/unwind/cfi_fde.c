@@ -267,7 +267,7 @@ int gs_fde_ranges_read(Elf *elf, bool eh_frame, struct gs_fde_ranges *out, struc
 			out->bad++;
 			continue;
 		}
-		if (gs_grow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v))) {
+		if (gs_unwind_grow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v))) {
 			free(out->v);
 			memset(out, 0, sizeof(*out));
 			return gs_errorf(err, -ENOMEM, "out of memory reading FDEs");

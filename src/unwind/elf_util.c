@@ -11,7 +11,7 @@
 
 #include "unwind_int.h"
 
-int gs_grow(void **v, size_t *cap, size_t need, size_t size)
+int gs_unwind_grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap = *cap ? *cap : 16;
 	void *nv;

@@ -124,7 +124,7 @@ int gs_maps_parse(const char *text, size_t len, struct gs_maps *out, struct gs_e
 			continue;
 		}
 		rc = parse_line(text + i, n, &e);
-		if (rc == 0 && gs_grow((void **)&out->entries, &out->cap, out->n + 1, sizeof(e)))
+		if (rc == 0 && gs_unwind_grow((void **)&out->entries, &out->cap, out->n + 1, sizeof(e)))
 			rc = -ENOMEM;
 		if (rc) {
 			free(e.path);
@@ -155,7 +155,7 @@ int gs_maps_read(pid_t pid, struct gs_maps *out, struct gs_error *err)
 	for (;;) {
 		ssize_t n;
 
-		if (gs_grow((void **)&buf, &cap, len + 65536, 1)) {
+		if (gs_unwind_grow((void **)&buf, &cap, len + 65536, 1)) {
 			rc = gs_errorf(err, -ENOMEM, "out of memory reading %s", path);
 			break;
 		}
@@ -219,8 +219,8 @@ int gs_maps_group(const struct gs_maps *m, struct gs_maps_module **out, size_t *
 			continue;
 		mod = find_module(mods, nmods, e);
 		if (!mod) {
-			if (gs_grow((void **)&mods, &cap, nmods + 1, sizeof(*mods)) ||
-			    gs_grow((void **)&caps, &caps_cap, nmods + 1, sizeof(*caps)))
+			if (gs_unwind_grow((void **)&mods, &cap, nmods + 1, sizeof(*mods)) ||
+			    gs_unwind_grow((void **)&caps, &caps_cap, nmods + 1, sizeof(*caps)))
 				goto oom;
 			mod = &mods[nmods];
 			caps[nmods++] = 0;
@@ -230,7 +230,7 @@ int gs_maps_group(const struct gs_maps *m, struct gs_maps_module **out, size_t *
 			};
 		}
 		mi = (size_t)(mod - mods);
-		if (gs_grow((void **)&mod->maps, &caps[mi], mod->nmaps + 1, sizeof(*mod->maps)))
+		if (gs_unwind_grow((void **)&mod->maps, &caps[mi], mod->nmaps + 1, sizeof(*mod->maps)))
 			goto oom;
 		mod->maps[mod->nmaps++] = i;
 		if (e->start < mod->base)

@@ -93,7 +93,7 @@ int gs_symbolizer_module(struct gs_symbolizer *s, const char *path, struct gs_er
 		if (strcmp(s->mods[i].path, path) == 0)
 			return (int)i;
 	if (s->nmods >= 0x7fffffff ||
-	    gs_grow((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)))
+	    gs_unwind_grow((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)))
 		return gs_errorf(err, -ENOMEM, "out of memory adding module %s", path);
 	m = &s->mods[s->nmods];
 	memset(m, 0, sizeof(*m));

@@ -31,7 +31,7 @@ int gs_fde_ranges_read(struct Elf *elf, bool eh_frame, struct gs_fde_ranges *out
 
 /* Grows *v (element size `size`) so that it holds at least `need`
  * elements; 0 or -ENOMEM. */
-int gs_grow(void **v, size_t *cap, size_t need, size_t size);
+int gs_unwind_grow(void **v, size_t *cap, size_t need, size_t size);
 
 /* Opens path read-only as an ELF; *fd and *elf on success, else -errno
  * with a message naming the path. */

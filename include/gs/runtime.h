@@ -1,0 +1,337 @@
+/* The runtime: the only layer that makes syscalls. It creates the maps of a
+ * built gs_program, loads it (verifier log on rejection), resolves trace
+ * targets to file offsets, attaches uprobes, fills the unwind maps of a
+ * process and reads events into the decoder. libbpf is used for its
+ * low-level calls only (bpf_map_*, bpf_prog_load, ring_buffer__*,
+ * perf_buffer__*). Every call returns 0 or -errno with a gs_error message
+ * naming the input and what to do. */
+#ifndef GS_RUNTIME_H
+#define GS_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <gs/decode.h>
+#include <gs/error.h>
+#include <gs/program.h>
+#include <gs/unwind.h>
+
+/* ---- maps (maps.c) ------------------------------------------------------- */
+
+#define GS_BPF_NAME_MAX 32 /* whole names; the kernel keeps the first 15 bytes */
+
+struct gs_bpf_map {
+	char name[GS_BPF_NAME_MAX];
+	uint32_t type; /* enum bpf_map_type */
+	uint32_t key_size, value_size, max_entries;
+	int fd;        /* -1 once closed */
+};
+
+struct gs_bpf_batch; /* array updates the map writer holds back (maps.c) */
+
+/* The kernel maps of one program, in the program's map order (so v[i].fd is
+ * what relocations to map i need), or a pool of shared maps. */
+struct gs_bpf_maps {
+	struct gs_bpf_map *v;
+	size_t n;
+	struct gs_bpf_batch *batch;
+};
+
+/* Creates p's maps. A PERF_EVENT_ARRAY declared with 0 entries gets one per
+ * possible CPU. With a `pool`, the maps the reference pins and shares
+ * between traces (proc_module_offsets, pid_aliases, the range maps, and the
+ * row maps when the program resolves modules per frame) are taken from the
+ * pool when one of the same name and shape is there, else created and added
+ * to it: one fill of the pool then serves every trace. Close with
+ * gs_bpf_maps_close (the pool too: every holder keeps its own fd). */
+int gs_bpf_maps_create(const struct gs_program *p, struct gs_bpf_maps *pool,
+		       struct gs_bpf_maps *out, struct gs_error *err);
+/* Writes what the writer still holds back (errors as in the writer), then
+ * closes every fd. Safe on a zeroed struct and twice. */
+void gs_bpf_maps_close(struct gs_bpf_maps *m);
+/* The map called `name`, or NULL. */
+const struct gs_bpf_map *gs_bpf_maps_find(const struct gs_bpf_maps *m, const char *name);
+
+/* A gs_map_writer over m's maps by name, for gs_offsets_write,
+ * gs_ranges_replace and gs_rowset_write. Updates of consecutive keys of an
+ * ARRAY map are held back and written in one bpf_map_update_batch when any
+ * other operation comes, or at gs_bpf_maps_flush (per element where the
+ * kernel has no batch operations). An unknown map name gives -ENOENT. */
+void gs_bpf_maps_writer(struct gs_bpf_maps *m, struct gs_map_writer *w);
+int gs_bpf_maps_flush(struct gs_bpf_maps *m, struct gs_error *err);
+/* keys[i] -> values[i] for n elements (key_size / value_size each), in
+ * batches of bpf_map_update_batch, else one bpf_map_update_elem each. */
+int gs_bpf_map_update_many(const struct gs_bpf_map *map, const void *keys, const void *values,
+			   size_t n, struct gs_error *err);
+
+/* 0 when bpf() works here; else -errno and why not (no privileges, no
+ * bpf() in this kernel) so a caller can say so or a test can skip. */
+int gs_bpf_permitted(struct gs_error *err);
+
+/* ---- loading (load.c) ---------------------------------------------------- */
+
+/* Zero is the default of every field. */
+struct gs_load_opts {
+	size_t sz;
+	uint32_t log_size;  /* verifier log buffer on a rejection; 0: 16 MiB */
+	unsigned log_lines; /* log lines in the report; 0: 15 */
+};
+
+struct gs_loaded {
+	int main_fd, step_fd; /* -1 when absent */
+	uint32_t main_verified_insns, step_verified_insns;
+};
+
+/* Loads one finished program as BPF_PROG_TYPE_KPROBE, license "GPL", with
+ * the fds of `maps` patched into its relocations (maps in the program's map
+ * order). On a rejection err says which instruction the verifier stopped
+ * at (index, disassembly, note) and why, and *report (when not NULL) gets a
+ * malloc'd text: that instruction, its neighbours and the log's last lines. */
+int gs_asm_load(const struct gs_asm *a, const char *name, const struct gs_bpf_maps *maps,
+		const struct gs_load_opts *opts, int *fd, char **report, struct gs_error *err);
+/* Loads p's step program (when it has one) and stores it in
+ * bt_prog_array[0], then loads the main program: the order the main
+ * program's tail call needs before it is attached. */
+int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
+		    const struct gs_load_opts *opts, struct gs_loaded *out, char **report,
+		    struct gs_error *err);
+void gs_loaded_close(struct gs_loaded *l);
+
+/* ---- targets (resolve.c, elfmod.c, srclines.c) --------------------------- */
+
+/* One address a target resolved to. */
+struct gs_location {
+	uint64_t addr;        /* link-time address in the module */
+	uint64_t file_offset; /* p_offset + (addr - p_vaddr) of its PT_LOAD */
+	bool inlined;         /* an inline instance of the function */
+	bool from_dwarf;      /* false: the ELF symbol, no prologue skipped */
+	char *function;       /* containing function (ELF symbol), or NULL */
+	int line;             /* file:line targets: the line used (may follow
+			       * the one asked when it has no code) */
+};
+
+struct gs_target {
+	char *input;  /* what the user wrote */
+	char *module; /* the file to attach to and to read */
+	struct gs_location *locs; /* by address, at least one */
+	size_t nlocs;
+};
+
+/* Zero is the default of every field. */
+struct gs_resolve_opts {
+	size_t sz;
+	const char *module; /* the binary targets refer to (-t PATH) */
+	pid_t pid;          /* a process: its executable is the default module,
+			     * and `lib:0xADDR` or a function not found in the
+			     * default module are looked up in what it maps */
+};
+
+/* Resolves `input`, one of (reference 12.1):
+ *   function     DWARF definitions, prologue skipped (the first line-table
+ *                entry flagged prologue_end inside the function, else the
+ *                first entry whose line differs from the entry line: gdb's
+ *                rule; at -O2 that is often the entry itself), plus every
+ *                inline instance (its entry pc); without a DWARF definition
+ *                the ELF symbols of that name (.symtab, the debug file's
+ *                .symtab, else .dynsym), prologue skipped when a line table
+ *                covers them
+ *   0xADDR       link-time address in the default module
+ *   module:0xADDR  the same in a module given by path or by a suffix of a
+ *                path the process maps
+ *   file:line    every statement-start entry of that line (the next line
+ *                with code when it has none), file matched by path suffix
+ * DWARF comes from the file or from /usr/lib/debug/.build-id/xx/yyy.debug.
+ * With a pid, a function or line the default module lacks is looked for in
+ * the other modules it maps (those with a symbol of that name first). Every
+ * location gets its file offset, and must lie in an executable PT_LOAD.
+ * Errors name the input and say what to do (unknown function, missing
+ * binary, address outside every segment). */
+int gs_target_resolve(const char *input, const struct gs_resolve_opts *opts,
+		      struct gs_target *out, struct gs_error *err);
+void gs_target_free(struct gs_target *t);
+
+/* The executable of pid as this process can open it: its path when that
+ * names the same file, else /proc/PID/root<path>. malloc'd. */
+int gs_proc_exe(pid_t pid, char **path, struct gs_error *err);
+
+/* ---- backtrace plan (btplan.c) ------------------------------------------- */
+
+/* CFI row tables by module cookie, read once per session. */
+struct gs_cfi_cache;
+struct gs_cfi_cache *gs_cfi_cache_new(void);
+void gs_cfi_cache_free(struct gs_cfi_cache *c);
+/* The table of `path` (cookie from gs_module_identify when 0): cached, and
+ * valid until the cache is freed. */
+int gs_cfi_cache_get(struct gs_cfi_cache *c, const char *path, uint64_t cookie,
+		     const struct gs_cfi_table **out, struct gs_error *err);
+
+/* What `bt` at one probe needs: the compile-time probe info for
+ * gs_trace_spec.bt, and the rows to write into bt_unwind_rows. */
+struct gs_bt_plan {
+	struct gs_bt_probe probe;
+	struct gs_rowset rows; /* one module, or every module of the process */
+};
+
+struct gs_bt_plan_opts {
+	size_t sz;
+	/* With a pid: the multi-module plan (reference 6.3 step 1), rows of
+	 * every module the process maps plus the probe module, each frame's
+	 * module found at run time. Without, or when that gives no rows: the
+	 * probe module's rows only. */
+	pid_t pid;
+	struct gs_cfi_cache *cache; /* NULL: a private one for this call */
+};
+
+int gs_bt_plan_build(const char *module, uint64_t pc, const struct gs_bt_plan_opts *opts,
+		     struct gs_bt_plan *out, struct gs_error *err);
+void gs_bt_plan_fini(struct gs_bt_plan *p);
+
+/* ---- uprobes (attach.c) -------------------------------------------------- */
+
+struct gs_uprobe_opts {
+	size_t sz;
+	pid_t pid;          /* > 0: that process; else every process */
+	bool retprobe;
+	bool force_tracefs; /* skip the perf uprobe PMU (tests, old kernels) */
+};
+
+/* One attached probe point: perf event fd(s) and, in tracefs mode, the
+ * uprobe_events entry to remove. */
+struct gs_uprobe {
+	int *fds;
+	size_t nfds;
+	char *tracefs_event; /* "gstrace/<name>", or NULL (PMU mode) */
+	char *tracefs_dir;   /* where uprobe_events is, in tracefs mode */
+};
+
+/* Attaches prog_fd at (path, file offset): the perf `uprobe` PMU
+ * (perf_event_open + PERF_EVENT_IOC_SET_BPF + ENABLE), or a tracefs
+ * uprobe_events entry when the PMU is missing (tracefs is mounted at
+ * /sys/kernel/tracing when no tracefs is). For every process the event is
+ * opened on CPU 0 (pid -1 needs a CPU); the program runs for hits on every
+ * CPU since BPF is attached to the probe, not to the event's CPU. */
+int gs_uprobe_attach(int prog_fd, const char *path, uint64_t offset,
+		     const struct gs_uprobe_opts *opts, struct gs_uprobe **out, struct gs_error *err);
+/* Closes the event(s) and removes any tracefs entry; frees u. */
+void gs_uprobe_detach(struct gs_uprobe *u);
+/* Detaches n probes at once on worker threads (the kernel spends about
+ * 0.1 s in each uprobe close); v[i] are freed and set to NULL. */
+void gs_uprobes_detach(struct gs_uprobe **v, size_t n);
+/* 0 when the perf uprobe PMU or tracefs uprobe_events is usable. */
+int gs_uprobe_supported(struct gs_error *err);
+
+/* ---- reading events (reader.c) ------------------------------------------- */
+
+struct gs_reader_opts {
+	size_t sz;
+	/* Decoders get these contexts (mode is set per source). */
+	struct gs_decoder_opts decoder;
+	/* A non-zero return ends the poll, which returns it (perf buffers
+	 * still deliver the rest of the CPU buffer being drained: libbpf
+	 * cannot stop there, and dropping would lose events). */
+	gs_event_fn on_event;
+	void *arg;
+};
+
+struct gs_reader;
+
+int gs_reader_new(const struct gs_reader_opts *opts, struct gs_reader **out, struct gs_error *err);
+void gs_reader_free(struct gs_reader *r);
+/* Adds a program's output map: a RINGBUF, or a PERF_EVENT_ARRAY read
+ * through per-CPU buffers of page_count pages (0: 64). */
+int gs_reader_add(struct gs_reader *r, const struct gs_bpf_map *output, uint32_t page_count,
+		  struct gs_error *err);
+/* Waits up to timeout_ms (-1: forever, 0: no wait) and decodes what
+ * arrived; returns the number of events delivered, or the first non-zero
+ * on_event value, or -errno (-EINTR when a signal came). Decode errors do
+ * not stop reading: they are counted and the last one kept. */
+int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err);
+/* A descriptor that is readable when events wait, for a caller's own poll. */
+int gs_reader_fd(const struct gs_reader *r);
+
+struct gs_reader_stats {
+	uint64_t events;        /* delivered */
+	uint64_t lost_samples;  /* perf buffers' lost-sample records */
+	uint64_t decode_errors;
+	struct gs_error last_decode_error;
+};
+void gs_reader_stats(const struct gs_reader *r, struct gs_reader_stats *out);
+
+/* Sum over CPUs of event_loss_counters[0]: events the output helper could
+ * not deliver. */
+int gs_loss_read(const struct gs_bpf_map *loss, uint64_t *total, struct gs_error *err);
+
+/* ---- process maps (procfill.c) ------------------------------------------- */
+
+/* What the unwind maps know about one process. */
+struct gs_procfill {
+	pid_t pid;
+	struct gs_proc_modules mods; /* the last snapshot written */
+	uint64_t *sig;               /* its file mappings, to notice changes */
+	size_t nsig;
+};
+
+void gs_procfill_init(struct gs_procfill *f, pid_t pid);
+void gs_procfill_fini(struct gs_procfill *f);
+/* Reads /proc/PID/maps and writes proc_module_offsets for every module and,
+ * when the maps have them, the range slots (reference 8.4). */
+int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err);
+/* Writes plan's rows: at 0.. for a one-module plan, else appended after
+ * the rows in use for modules bt_module_row_ranges lacks (reference 7.4). */
+int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
+		     struct gs_error *err);
+/* The processes mapping the file at `path` (same inode as stat(path), in
+ * /proc/PID/maps), for target mode: malloc'd, ascending. Processes that
+ * cannot be read are skipped. */
+int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *err);
+/* When the process's file mappings changed since the last fill: rewrites
+ * offsets and ranges and, with a cache and module-range maps, appends the
+ * rows of modules not there yet. 1 when something changed, 0 when not. */
+int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps,
+			struct gs_cfi_cache *cache, struct gs_error *err);
+
+/* ---- a tracing session (session.c) --------------------------------------- */
+
+/* Zero is the default of every field. */
+struct gs_session_opts {
+	size_t sz;
+	pid_t pid;          /* -p: probes fire for this process only, and its
+			     * modules fill the unwind maps; 0: every process,
+			     * and the unwind maps get the offsets of each
+			     * process mapping a `bt` trace's module (rescanned
+			     * at most once a second) */
+	const char *module; /* -t: the binary targets are resolved in */
+	struct gs_program_opts program; /* output kind, sizes, backtrace depth */
+	bool force_tracefs;
+	gs_event_fn on_event; /* decoded events; a non-zero return ends a poll */
+	void *arg;
+};
+
+struct gs_session;
+
+int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
+		   struct gs_error *err);
+/* Resolves spec->target and, for each address it gives, plans `bt` (when
+ * the body has one; spec->bt is ignored), builds, creates the maps (the
+ * module and row maps shared by every trace), fills them, loads and
+ * attaches. Returns the number of probes attached (>= 1) or -errno; a
+ * verifier rejection's full report is then gs_session_report(). */
+int gs_session_add_trace(struct gs_session *s, const struct gs_trace_spec *spec,
+			 struct gs_error *err);
+/* The verifier report of the last rejected load, or NULL. */
+const char *gs_session_report(const struct gs_session *s);
+/* Refreshes the unwind maps (at most once a second: the process's when its
+ * mappings changed; in target mode, processes that started mapping a
+ * traced module), then reads events as gs_reader_poll does. */
+int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err);
+/* Descriptor readable when events wait (for the caller's own poll). */
+int gs_session_fd(const struct gs_session *s);
+/* Events lost in the kernel so far: loss counters of every trace plus lost
+ * perf samples. */
+int gs_session_lost(const struct gs_session *s, uint64_t *total, struct gs_error *err);
+/* Detaches every probe (concurrently) and frees everything. */
+void gs_session_free(struct gs_session *s);
+
+#endif /* GS_RUNTIME_H */

@@ -1,0 +1,313 @@
+/* Loading finished programs into the kernel: map fds patched into a copy of
+ * the instructions, the step program installed in bt_prog_array before the
+ * main program exists, and on a rejection a report a person can act on: the
+ * instruction the verifier stopped at, disassembled with its note, and the
+ * verifier log's last lines. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <gs/disasm.h>
+#include <gs/runtime.h>
+
+#define LICENSE "GPL" /* bpf_probe_read_user & co. are GPL-only */
+#define DEFAULT_LOG_SIZE (16u << 20)
+#define DEFAULT_LOG_LINES 15u
+#define CONTEXT_INSNS 3 /* instructions shown before the rejected one */
+
+struct load_opts {
+	uint32_t log_size;
+	unsigned log_lines;
+};
+
+static struct load_opts resolve_opts(const struct gs_load_opts *in)
+{
+	struct gs_load_opts o = { 0 };
+
+	if (in)
+		memcpy(&o, in, in->sz && in->sz < sizeof(o) ? in->sz : sizeof(o));
+	return (struct load_opts){
+		.log_size = o.log_size >= 128 ? o.log_size : DEFAULT_LOG_SIZE,
+		.log_lines = o.log_lines ? o.log_lines : DEFAULT_LOG_LINES,
+	};
+}
+
+/* Start of the last `lines` lines of text (a final newline ends a line). */
+static const char *tail_lines(const char *log, unsigned lines)
+{
+	const char *p = log + strlen(log);
+
+	if (p > log && p[-1] == '\n')
+		p--;
+	while (p > log && !(p[-1] == '\n' && --lines == 0))
+		p--;
+	return p;
+}
+
+static bool is_statistics(const char *line, size_t len)
+{
+	static const char *const prefixes[] = { "processed ", "stack depth ", "verification time " };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t plen = strlen(prefixes[i]);
+
+		if (len >= plen && strncmp(line, prefixes[i], plen) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The verifier's verdict: the last non-empty line that is not statistics. */
+static void log_reason(const char *log, char *buf, size_t size)
+{
+	const char *end = log + strlen(log);
+
+	snprintf(buf, size, "(the verifier log is empty)");
+	while (end > log) {
+		const char *start = end;
+		size_t len;
+
+		while (start > log && start[-1] != '\n')
+			start--;
+		len = (size_t)(end - start);
+		if (len > 0 && !is_statistics(start, len)) {
+			snprintf(buf, size, "%.*s", (int)len, start);
+			return;
+		}
+		end = start > log ? start - 1 : log;
+	}
+}
+
+/* The instruction the verifier was at: the last `N: (op) ...` line of the
+ * log (state lines `N: R1=...` and `from A to B:` lines do not count).
+ * -1 when there is none. */
+static long rejected_insn(const char *log)
+{
+	const char *end = log + strlen(log);
+
+	while (end > log) {
+		const char *start = end, *p;
+		char *num_end;
+		long idx;
+
+		while (start > log && start[-1] != '\n')
+			start--;
+		p = start;
+		if (isdigit((unsigned char)*p)) {
+			idx = strtol(p, &num_end, 10);
+			if (num_end[0] == ':' && num_end[1] == ' ' && num_end[2] == '(' &&
+			    isxdigit((unsigned char)num_end[3]) && isxdigit((unsigned char)num_end[4]) &&
+			    num_end[5] == ')')
+				return idx;
+		}
+		end = start > log ? start - 1 : log;
+	}
+	return -1;
+}
+
+/* `text ; note` of instruction idx, which must start an instruction. */
+static void describe_insn(const struct gs_asm *a, size_t idx, char *buf, size_t size)
+{
+	char text[160];
+	const char *note = a->notes ? a->notes[idx] : NULL;
+
+	gs_disasm_insn(&a->insns[idx], a->len - idx, text, sizeof(text));
+	if (note)
+		snprintf(buf, size, "%s ; %s", text, note);
+	else
+		snprintf(buf, size, "%s", text);
+}
+
+/* Whether idx is where an instruction starts (not the second ld_imm64 slot). */
+static bool starts_insn(const struct gs_asm *a, size_t idx)
+{
+	char scratch[8];
+
+	for (size_t i = 0; i < a->len;) {
+		if (i == idx)
+			return true;
+		if (i > idx)
+			return false;
+		i += gs_disasm_insn(&a->insns[i], a->len - i, scratch, sizeof(scratch));
+	}
+	return false;
+}
+
+/* The report: verdict, the instructions up to the rejected one, the log tail. */
+static char *build_report(const struct gs_asm *a, const char *name, int code, const char *log,
+			  long idx, const char *reason, unsigned lines)
+{
+	char *out = NULL, line[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "the verifier rejected %s (%s): %s\n", name, strerror(-code), reason);
+	if (idx >= 0 && (size_t)idx < a->len) {
+		size_t first = (size_t)idx > CONTEXT_INSNS ? (size_t)idx - CONTEXT_INSNS : 0;
+		char scratch[8];
+
+		fprintf(f, "at instruction %ld of %zu:\n", idx, a->len);
+		for (size_t i = 0; i <= (size_t)idx && i < a->len;) {
+			size_t step = gs_disasm_insn(&a->insns[i], a->len - i, scratch, sizeof(scratch));
+
+			if (i >= first) {
+				describe_insn(a, i, line, sizeof(line));
+				fprintf(f, "%s %5zu: %s\n", i == (size_t)idx ? "=>" : "  ", i, line);
+			}
+			i += step;
+		}
+	}
+	fprintf(f, "last %u lines of the verifier log:\n%s", lines, tail_lines(log, lines));
+	if (len && out[len - 1] != '\n')
+		fputc('\n', f);
+	fclose(f);
+	return out;
+}
+
+static int reject(const struct gs_asm *a, const char *name, int code, const char *log,
+		  unsigned lines, char **report, struct gs_error *err)
+{
+	char reason[200], insn[300];
+	long idx = rejected_insn(log);
+
+	log_reason(log, reason, sizeof(reason));
+	if (report)
+		*report = build_report(a, name, code, log, idx, reason, lines);
+	if (idx >= 0 && (size_t)idx < a->len && starts_insn(a, (size_t)idx)) {
+		describe_insn(a, (size_t)idx, insn, sizeof(insn));
+		return gs_errorf(err, code, "the verifier rejected %s at instruction %ld `%s`: %s "
+				 "(%s; --dump-insns shows the whole program)", name, idx, insn,
+				 reason, strerror(-code));
+	}
+	return gs_errorf(err, code, "the verifier rejected %s: %s (%s; --dump-insns shows the "
+			 "whole program)", name, reason, strerror(-code));
+}
+
+int gs_asm_load(const struct gs_asm *a, const char *name, const struct gs_bpf_maps *maps,
+		const struct gs_load_opts *opts, int *fd, char **report, struct gs_error *err)
+{
+	struct load_opts o = resolve_opts(opts);
+	struct bpf_insn *insns = NULL;
+	int *fds = NULL, rc, first;
+	char *log = NULL;
+
+	*fd = -1;
+	if (report)
+		*report = NULL;
+	if (!a->finished || a->len == 0)
+		return gs_errorf(err, -EINVAL, "program %s is not a finished program; build it "
+				 "with gs_program_build first", name);
+	insns = malloc(a->len * sizeof(*insns));
+	fds = calloc(maps->n ? maps->n : 1, sizeof(*fds));
+	if (!insns || !fds) {
+		rc = gs_errorf(err, -ENOMEM, "out of memory copying the %zu instructions of %s",
+			       a->len, name);
+		goto out;
+	}
+	memcpy(insns, a->insns, a->len * sizeof(*insns));
+	for (size_t i = 0; i < maps->n; i++)
+		fds[i] = maps->v[i].fd;
+	rc = gs_reloc_apply(insns, a->len, a->relocs, a->nrelocs, fds, maps->n, err);
+	if (rc)
+		goto out;
+
+	/* No log on the first try: a 16 MiB log costs time on every load. */
+	first = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, NULL);
+	if (first >= 0) {
+		*fd = first;
+		goto out;
+	}
+	log = malloc(o.log_size);
+	if (!log) {
+		rc = gs_errorf(err, first, "the verifier rejected %s (%s); no memory for a %u-byte "
+			       "log to say why", name, strerror(-first), o.log_size);
+		goto out;
+	}
+	log[0] = '\0';
+	{
+		LIBBPF_OPTS(bpf_prog_load_opts, verbose, .log_buf = log, .log_size = o.log_size,
+			    .log_level = 1);
+
+		rc = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, &verbose);
+	}
+	if (rc >= 0) { /* accepted the second time (a transient failure) */
+		*fd = rc;
+		rc = 0;
+		goto out;
+	}
+	if (first == -EPERM && !log[0])
+		rc = gs_errorf(err, first, "loading %s was refused (EPERM) before verification: "
+			       "run as root or with CAP_BPF and CAP_PERFMON", name);
+	else
+		rc = reject(a, name, first, log, o.log_lines, report, err);
+out:
+	free(log);
+	free(fds);
+	free(insns);
+	return rc;
+}
+
+static uint32_t verified_insns(int fd)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.verified_insns : 0;
+}
+
+int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
+		    const struct gs_load_opts *opts, struct gs_loaded *out, char **report,
+		    struct gs_error *err)
+{
+	int rc, slot = p->map_index[GS_MAP_BT_PROGS];
+	uint32_t key = 0;
+
+	out->main_fd = out->step_fd = -1;
+	out->main_verified_insns = out->step_verified_insns = 0;
+	if (report)
+		*report = NULL;
+	if (maps->n != p->nmaps)
+		return gs_errorf(err, -EINVAL, "program %s declares %zu maps but %zu were created; "
+				 "create them with gs_bpf_maps_create from this program", p->name,
+				 p->nmaps, maps->n);
+	if (p->has_step) {
+		if (slot < 0)
+			return gs_errorf(err, -EINVAL, "program %s has a step program but no "
+					 "bt_prog_array (internal error, please report)", p->name);
+		rc = gs_asm_load(&p->step, p->step_name, maps, opts, &out->step_fd, report, err);
+		if (rc)
+			return rc;
+		out->step_verified_insns = verified_insns(out->step_fd);
+		rc = bpf_map_update_elem(maps->v[slot].fd, &key, &out->step_fd, BPF_ANY);
+		if (rc) {
+			gs_loaded_close(out);
+			return gs_errorf(err, rc, "cannot install %s in bt_prog_array[0]: %s",
+					 p->step_name, strerror(-rc));
+		}
+	}
+	rc = gs_asm_load(&p->main, p->name, maps, opts, &out->main_fd, report, err);
+	if (rc) {
+		gs_loaded_close(out);
+		return rc;
+	}
+	out->main_verified_insns = verified_insns(out->main_fd);
+	return 0;
+}
+
+void gs_loaded_close(struct gs_loaded *l)
+{
+	if (l->main_fd >= 0)
+		close(l->main_fd);
+	if (l->step_fd >= 0)
+		close(l->step_fd);
+	l->main_fd = l->step_fd = -1;
+}

@@ -1,0 +1,327 @@
+/* Fills the unwind maps for one process (reference 7.4, 8.4): the load
+ * bias of every module it maps (proc_module_offsets), the sorted range
+ * snapshot frames resolve their module with, and the CFI rows; then keeps
+ * them current when the process maps or unmaps files (dlopen). The logic is
+ * the unwind layer's writers; this file feeds them /proc and the kernel. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <bpf/bpf.h>
+
+#include <gs/runtime.h>
+
+#define SIG_FIELDS 4 /* start, end, offset, inode per file mapping */
+
+void gs_procfill_init(struct gs_procfill *f, pid_t pid)
+{
+	memset(f, 0, sizeof(*f));
+	f->pid = pid;
+}
+
+void gs_procfill_fini(struct gs_procfill *f)
+{
+	gs_proc_modules_free(&f->mods);
+	free(f->sig);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The file mappings of pid, as the numbers that change when a file is
+ * mapped or unmapped (heap growth and anonymous maps do not count). */
+static int read_signature(pid_t pid, uint64_t **sig, size_t *n, struct gs_error *err)
+{
+	struct gs_maps maps;
+	uint64_t *v;
+	size_t k = 0;
+	int rc = gs_maps_read(pid, &maps, err);
+
+	*sig = NULL;
+	*n = 0;
+	if (rc)
+		return rc;
+	v = calloc(maps.n ? maps.n * SIG_FIELDS : 1, sizeof(*v));
+	if (!v) {
+		gs_maps_free(&maps);
+		return gs_errorf(err, -ENOMEM, "out of memory reading the maps of pid %d", (int)pid);
+	}
+	for (size_t i = 0; i < maps.n; i++) {
+		const struct gs_map_entry *e = &maps.entries[i];
+
+		if (e->kind != GS_MAP_FILE)
+			continue;
+		v[k++] = e->start;
+		v[k++] = e->end;
+		v[k++] = e->offset;
+		v[k++] = e->inode;
+	}
+	gs_maps_free(&maps);
+	*sig = v;
+	*n = k;
+	return 0;
+}
+
+static bool has_cookie(const struct gs_proc_modules *mods, uint64_t cookie)
+{
+	for (size_t i = 0; i < mods->n; i++)
+		if (mods->v[i].id.cookie == cookie)
+			return true;
+	return false;
+}
+
+/* Offsets of every module, stale entries of unmapped modules removed, and
+ * the range snapshot when the maps have range slots. */
+static int write_modules(struct gs_procfill *f, struct gs_bpf_maps *maps,
+			 const struct gs_proc_modules *mods, struct gs_error *err)
+{
+	struct gs_map_writer w;
+	struct gs_range_item *items;
+	uint32_t pid = (uint32_t)f->pid;
+	int rc = 0;
+
+	gs_bpf_maps_writer(maps, &w);
+	for (size_t i = 0; i < mods->n && rc == 0; i++)
+		rc = gs_offsets_write(&w, pid, mods->v[i].id.cookie, &mods->v[i].offsets, err);
+	for (size_t i = 0; i < f->mods.n && rc == 0; i++) {
+		uint64_t cookie = f->mods.v[i].id.cookie;
+		struct gs_proc_module_key key = { pid, 0, (uint32_t)cookie, (uint32_t)(cookie >> 32) };
+
+		if (!has_cookie(mods, cookie))
+			w.remove(w.ctx, GS_MAP_PROC_MODULE_OFFSETS, &key);
+	}
+	if (rc || !gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_RANGES) ||
+	    !gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_RANGE_META))
+		return rc;
+	items = calloc(mods->n ? mods->n : 1, sizeof(*items));
+	if (!items)
+		return gs_errorf(err, -ENOMEM, "out of memory building the module ranges of pid %d",
+				 (int)f->pid);
+	for (size_t i = 0; i < mods->n; i++)
+		items[i] = (struct gs_range_item){
+			.base = mods->v[i].offsets.base,
+			.size = mods->v[i].offsets.size,
+			.bias = mods->v[i].offsets.text,
+			.cookie = mods->v[i].id.cookie,
+		};
+	rc = gs_ranges_replace(&w, pid, items, mods->n, err);
+	free(items);
+	return rc;
+}
+
+int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err)
+{
+	struct gs_proc_modules mods;
+	uint64_t *sig;
+	size_t nsig;
+	int rc;
+
+	if (!gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_OFFSETS))
+		return 0; /* a program without `bt` reads no module maps */
+	/* Signature first: a change racing with the read shows at the next refresh. */
+	rc = read_signature(f->pid, &sig, &nsig, err);
+	if (rc)
+		return rc;
+	rc = gs_proc_modules_load(f->pid, &mods, err);
+	if (rc) {
+		free(sig);
+		return rc;
+	}
+	rc = write_modules(f, maps, &mods, err);
+	if (rc == 0)
+		rc = gs_bpf_maps_flush(maps, err);
+	if (rc) {
+		free(sig);
+		gs_proc_modules_free(&mods);
+		return rc;
+	}
+	gs_proc_modules_free(&f->mods);
+	free(f->sig);
+	f->mods = mods;
+	f->sig = sig;
+	f->nsig = nsig;
+	return 0;
+}
+
+/* Rows already in bt_unwind_rows: the largest row_end of the modules there. */
+static int rows_in_use(const struct gs_bpf_map *ranges, uint32_t *count, struct gs_error *err)
+{
+	uint64_t key, next;
+	struct gs_module_row_range r;
+	bool first = true;
+	int rc;
+
+	*count = 0;
+	while ((rc = bpf_map_get_next_key(ranges->fd, first ? NULL : &key, &next)) == 0) {
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(ranges->fd, &key, &r) == 0 && r.row_end > *count)
+			*count = r.row_end;
+	}
+	if (rc != -ENOENT)
+		return gs_errorf(err, rc, "cannot list %s: %s", ranges->name, strerror(-rc));
+	return 0;
+}
+
+static int write_rowset(struct gs_bpf_maps *maps, const struct gs_rowset *rows,
+			struct gs_error *err)
+{
+	const struct gs_bpf_map *rmap = gs_bpf_maps_find(maps, GS_MAP_BT_UNWIND_ROWS);
+	const struct gs_bpf_map *ranges = gs_bpf_maps_find(maps, GS_MAP_BT_MODULE_ROW_RANGES);
+	struct gs_map_writer w;
+	uint32_t used;
+	int rc;
+
+	if (!rmap || !ranges)
+		return gs_errorf(err, -ENOENT, "the program has no %s and %s maps to hold the rows "
+				 "of several modules", GS_MAP_BT_UNWIND_ROWS,
+				 GS_MAP_BT_MODULE_ROW_RANGES);
+	rc = rows_in_use(ranges, &used, err);
+	if (rc)
+		return rc;
+	gs_bpf_maps_writer(maps, &w);
+	rc = gs_rowset_write(rows, &w, &used, rmap->max_entries, err);
+	return rc ? rc : gs_bpf_maps_flush(maps, err);
+}
+
+int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
+		     struct gs_error *err)
+{
+	const struct gs_bpf_map *rmap = gs_bpf_maps_find(maps, GS_MAP_BT_UNWIND_ROWS);
+	size_t n = plan->rows.nrows;
+	uint32_t *keys;
+	int rc;
+
+	if (!rmap || n == 0)
+		return 0;
+	if (plan->probe.module_ranges)
+		return write_rowset(maps, &plan->rows, err);
+	if (n > rmap->max_entries)
+		return gs_errorf(err, -ENOSPC, "%s holds %u rows but the probe module has %zu; "
+				 "raise the unwind row limit", rmap->name, rmap->max_entries, n);
+	keys = malloc(n * sizeof(*keys));
+	if (!keys)
+		return gs_errorf(err, -ENOMEM, "out of memory writing %zu unwind rows", n);
+	for (size_t i = 0; i < n; i++)
+		keys[i] = (uint32_t)i;
+	rc = gs_bpf_map_update_many(rmap, keys, plan->rows.rows, n, err);
+	free(keys);
+	return rc;
+}
+
+/* Rows of the modules of f->mods that bt_module_row_ranges lacks. */
+static int add_new_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
+			struct gs_cfi_cache *cache, struct gs_error *err)
+{
+	const struct gs_bpf_map *ranges = gs_bpf_maps_find(maps, GS_MAP_BT_MODULE_ROW_RANGES);
+	struct gs_rowset rows;
+	int rc = 0;
+
+	if (!ranges || !gs_bpf_maps_find(maps, GS_MAP_BT_UNWIND_ROWS))
+		return 0;
+	gs_rowset_init(&rows);
+	for (size_t i = 0; i < f->mods.n && rc == 0; i++) {
+		const struct gs_proc_module *m = &f->mods.v[i];
+		struct gs_module_row_range present;
+		const struct gs_cfi_table *t;
+		struct gs_error ignored;
+
+		if (bpf_map_lookup_elem(ranges->fd, &m->id.cookie, &present) == 0)
+			continue;
+		if (gs_cfi_cache_get(cache, m->open_path, m->id.cookie, &t, &ignored) != 0)
+			continue; /* unreadable CFI: its frames stop with NoUnwindRowsForPc */
+		rc = gs_rowset_add(&rows, m->id.cookie, t->rows, t->nrows, err);
+	}
+	if (rc == 0 && rows.nrows)
+		rc = write_rowset(maps, &rows, err);
+	gs_rowset_fini(&rows);
+	return rc;
+}
+
+int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps,
+			struct gs_cfi_cache *cache, struct gs_error *err)
+{
+	uint64_t *sig;
+	size_t nsig;
+	bool same;
+	int rc;
+
+	if (!gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_OFFSETS))
+		return 0;
+	rc = read_signature(f->pid, &sig, &nsig, err);
+	if (rc)
+		return rc;
+	same = f->sig && nsig == f->nsig && memcmp(sig, f->sig, nsig * sizeof(*sig)) == 0;
+	free(sig);
+	if (same)
+		return 0;
+	rc = gs_procfill_offsets(f, maps, err);
+	if (rc == 0 && cache)
+		rc = add_new_rows(f, maps, cache, err);
+	return rc ? rc : 1;
+}
+
+static bool maps_inode(pid_t pid, uint64_t ino)
+{
+	struct gs_maps maps;
+	bool found = false;
+
+	if (gs_maps_read(pid, &maps, NULL) != 0)
+		return false;
+	for (size_t i = 0; i < maps.n && !found; i++)
+		found = maps.entries[i].kind == GS_MAP_FILE && maps.entries[i].inode == ino;
+	gs_maps_free(&maps);
+	return found;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *err)
+{
+	struct stat st;
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *proc;
+
+	*pids = NULL;
+	*n = 0;
+	if (stat(path, &st) != 0)
+		return gs_errorf(err, -errno, "cannot stat %s: %s", path, strerror(errno));
+	proc = opendir("/proc");
+	if (!proc)
+		return gs_errorf(err, -errno, "cannot list /proc: %s", strerror(errno));
+	/* The inode alone: overlayfs shows another device in maps than stat. */
+	while ((de = readdir(proc))) {
+		pid_t pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = (pid_t)atol(de->d_name);
+		if (!maps_inode(pid, st.st_ino))
+			continue;
+		if (*n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			pid_t *nv = realloc(*pids, ncap * sizeof(*nv));
+
+			if (!nv) {
+				closedir(proc);
+				free(*pids);
+				*pids = NULL;
+				*n = 0;
+				return gs_errorf(err, -ENOMEM, "out of memory listing processes");
+			}
+			*pids = nv;
+			cap = ncap;
+		}
+		(*pids)[(*n)++] = pid;
+	}
+	closedir(proc);
+	qsort(*pids, *n, sizeof(**pids), cmp_pid);
+	return 0;
+}

@@ -1,0 +1,246 @@
+/* Reading events: each program's output map (a BPF ring buffer, or per-CPU
+ * perf buffers) feeds its own decoder, and decoded events go to the
+ * caller's callback. One epoll descriptor covers every source so a main
+ * loop can wait on it with its own fds. Also the per-CPU loss counter. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <gs/runtime.h>
+
+#define STOP_MARK (-ECANCELED) /* a callback asked to stop: unwinds libbpf's loop */
+
+struct source {
+	struct gs_reader *r;
+	struct gs_decoder *dec;
+	struct ring_buffer *rb;
+	struct perf_buffer *pb;
+};
+
+struct gs_reader {
+	struct gs_reader_opts opts;
+	int epfd;
+	struct source **v;
+	size_t n;
+	int stop;       /* the non-zero value on_event returned */
+	int delivered;  /* in the current poll */
+	struct gs_reader_stats stats;
+};
+
+int gs_reader_new(const struct gs_reader_opts *opts, struct gs_reader **out, struct gs_error *err)
+{
+	struct gs_reader *r;
+
+	*out = NULL;
+	if (!opts || !opts->on_event)
+		return gs_errorf(err, -EINVAL, "gs_reader_new needs an on_event callback");
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return gs_errorf(err, -ENOMEM, "out of memory creating the event reader");
+	memcpy(&r->opts, opts, opts->sz && opts->sz < sizeof(r->opts) ? opts->sz : sizeof(r->opts));
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0) {
+		int code = -errno;
+
+		free(r);
+		return gs_errorf(err, code, "epoll_create1 failed: %s", strerror(-code));
+	}
+	*out = r;
+	return 0;
+}
+
+static int deliver(void *arg, const struct gs_event *ev)
+{
+	struct source *s = arg;
+	struct gs_reader *r = s->r;
+	int rc = r->opts.on_event(r->opts.arg, ev);
+
+	r->stats.events++;
+	r->delivered++;
+	if (rc) {
+		if (!r->stop)
+			r->stop = rc; /* the first one: perf buffers keep delivering */
+		return 1;
+	}
+	return 0;
+}
+
+/* One chunk (ring buffer record or perf sample) into the source's decoder. */
+static int feed(struct source *s, const void *data, size_t size)
+{
+	struct gs_reader *r = s->r;
+	struct gs_error e;
+	int rc = gs_decoder_feed(s->dec, data, size, deliver, s, &e);
+
+	if (r->stop)
+		return STOP_MARK;
+	if (rc < 0) {
+		r->stats.decode_errors++;
+		r->stats.last_decode_error = e;
+	}
+	return 0;
+}
+
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	return feed(ctx, data, size);
+}
+
+static void on_perf_sample(void *ctx, int cpu, void *data, __u32 size)
+{
+	(void)cpu;
+	feed(ctx, data, size);
+}
+
+static void on_perf_lost(void *ctx, int cpu, __u64 count)
+{
+	struct source *s = ctx;
+
+	(void)cpu;
+	s->r->stats.lost_samples += count;
+}
+
+static void source_free(struct source *s)
+{
+	if (!s)
+		return;
+	ring_buffer__free(s->rb);
+	perf_buffer__free(s->pb);
+	gs_decoder_free(s->dec);
+	free(s);
+}
+
+int gs_reader_add(struct gs_reader *r, const struct gs_bpf_map *output, uint32_t page_count,
+		  struct gs_error *err)
+{
+	struct gs_decoder_opts dopts = r->opts.decoder;
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct source *s, **nv;
+	int rc, fd;
+
+	if (output->type != BPF_MAP_TYPE_RINGBUF && output->type != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
+		return gs_errorf(err, -EINVAL, "map %s is neither a ring buffer nor a perf event "
+				 "array; give the program's output map", output->name);
+	nv = realloc(r->v, (r->n + 1) * sizeof(*nv));
+	s = calloc(1, sizeof(*s));
+	if (nv)
+		r->v = nv;
+	if (!nv || !s) {
+		free(s);
+		return gs_errorf(err, -ENOMEM, "out of memory reading %s", output->name);
+	}
+	s->r = r;
+	dopts.mode = output->type == BPF_MAP_TYPE_RINGBUF ? GS_DECODE_RINGBUF : GS_DECODE_PERF;
+	rc = gs_decoder_new(&dopts, &s->dec, err);
+	if (rc)
+		goto fail;
+	if (output->type == BPF_MAP_TYPE_RINGBUF) {
+		s->rb = ring_buffer__new(output->fd, on_ring_record, s, NULL);
+		rc = s->rb ? 0 : -errno;
+		fd = s->rb ? ring_buffer__epoll_fd(s->rb) : -1;
+	} else {
+		s->pb = perf_buffer__new(output->fd, page_count ? page_count : GS_DEFAULT_PERF_PAGE_COUNT,
+					 on_perf_sample, on_perf_lost, s, NULL);
+		rc = s->pb ? 0 : -errno;
+		fd = s->pb ? perf_buffer__epoll_fd(s->pb) : -1;
+	}
+	if (rc) {
+		gs_errorf(err, rc, "cannot open the %s buffers of map %s: %s%s",
+			  s->pb || output->type == BPF_MAP_TYPE_PERF_EVENT_ARRAY ? "perf" : "ring",
+			  output->name, strerror(-rc),
+			  rc == -ENOMEM || rc == -EPERM ? "; fewer pages, or raise RLIMIT_MEMLOCK / "
+			  "perf_event_mlock_kb" : "");
+		goto fail;
+	}
+	ev.data.ptr = s;
+	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		rc = gs_errorf(err, -errno, "cannot watch the buffers of %s: %s", output->name,
+			       strerror(errno));
+		goto fail;
+	}
+	r->v[r->n++] = s;
+	return 0;
+fail:
+	source_free(s);
+	return rc;
+}
+
+static int consume(struct source *s)
+{
+	int rc = s->rb ? ring_buffer__consume(s->rb) : perf_buffer__consume(s->pb);
+
+	return rc < 0 ? rc : 0;
+}
+
+int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err)
+{
+	struct epoll_event evs[16];
+	int n, rc = 0;
+
+	r->stop = 0;
+	r->delivered = 0;
+	n = epoll_wait(r->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? -EINTR :
+			gs_errorf(err, -errno, "waiting for events failed: %s", strerror(errno));
+	for (int i = 0; i < n && !r->stop; i++) {
+		rc = consume(evs[i].data.ptr);
+		if (rc && rc != STOP_MARK)
+			return gs_errorf(err, rc, "reading events failed: %s", strerror(-rc));
+	}
+	return r->stop ? r->stop : r->delivered;
+}
+
+int gs_reader_fd(const struct gs_reader *r)
+{
+	return r->epfd;
+}
+
+void gs_reader_stats(const struct gs_reader *r, struct gs_reader_stats *out)
+{
+	*out = r->stats;
+}
+
+void gs_reader_free(struct gs_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		source_free(r->v[i]);
+	free(r->v);
+	if (r->epfd >= 0)
+		close(r->epfd);
+	free(r);
+}
+
+int gs_loss_read(const struct gs_bpf_map *loss, uint64_t *total, struct gs_error *err)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint32_t key = 0;
+	uint64_t *vals;
+	int rc;
+
+	*total = 0;
+	if (ncpus <= 0)
+		return gs_errorf(err, ncpus < 0 ? ncpus : -EINVAL, "cannot count the possible CPUs "
+				 "to read %s", loss->name);
+	if (loss->type != BPF_MAP_TYPE_PERCPU_ARRAY || loss->value_size != sizeof(uint64_t))
+		return gs_errorf(err, -EINVAL, "map %s is not a per-CPU array of u64 counters",
+				 loss->name);
+	vals = calloc((size_t)ncpus, sizeof(*vals));
+	if (!vals)
+		return gs_errorf(err, -ENOMEM, "out of memory reading %s", loss->name);
+	rc = bpf_map_lookup_elem(loss->fd, &key, vals);
+	if (rc == 0)
+		for (int i = 0; i < ncpus; i++)
+			*total += vals[i];
+	free(vals);
+	if (rc)
+		return gs_errorf(err, rc, "cannot read %s: %s", loss->name, strerror(-rc));
+	return 0;
+}

@@ -1,0 +1,519 @@
+/* Trace targets to probe addresses: `function`, `0xADDR`, `module:0xADDR`
+ * and `file:line` become (module path, link-time address, file offset)
+ * through the module's ELF symbols, DWARF and line table, with the process's
+ * other modules searched when the default module lacks a function. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+
+#include <gs/runtime.h>
+
+#include "rt_int.h"
+
+struct loc_list {
+	struct gs_location *v;
+	size_t n, cap;
+};
+
+static int loc_add(struct loc_list *l, uint64_t addr, bool inlined, bool from_dwarf, int line)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].addr == addr)
+			return 0;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? 2 * l->cap : 8;
+		struct gs_location *nv = realloc(l->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = ncap;
+	}
+	l->v[l->n++] = (struct gs_location){ .addr = addr, .inlined = inlined,
+					     .from_dwarf = from_dwarf, .line = line };
+	return 0;
+}
+
+static void loc_list_free(struct loc_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].function);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- DWARF functions ----------------------------------------------------- */
+
+struct func_search {
+	const char *name;
+	Dwarf *dw;
+	struct loc_list *out;
+	int rc;
+	bool declared; /* a DIE of that name exists, with or without code */
+};
+
+/* Entry pc of a DIE and the end of the range holding it. */
+static bool die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
+{
+	Dwarf_Addr e, base, lo, hi;
+	ptrdiff_t off = 0;
+
+	if (dwarf_entrypc(die, &e) != 0)
+		return false;
+	*entry = e;
+	*end = e + 1;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (lo <= e && e < hi) {
+			*end = hi;
+			break;
+		}
+	return true;
+}
+
+static int inline_instance(Dwarf_Die *inst, void *arg)
+{
+	struct func_search *s = arg;
+	uint64_t entry, end;
+
+	if (die_entry(inst, &entry, &end) && loc_add(s->out, entry, true, true, 0))
+		s->rc = -ENOMEM;
+	return DWARF_CB_OK;
+}
+
+static int visit_func(Dwarf_Die *die, void *arg)
+{
+	struct func_search *s = arg;
+	const char *name = dwarf_diename(die);
+	uint64_t entry, end;
+
+	if (!name || strcmp(name, s->name) != 0)
+		return DWARF_CB_OK;
+	s->declared = true;
+	if (dwarf_func_inline(die))
+		dwarf_func_inline_instances(die, inline_instance, s);
+	if (!dwarf_hasattr(die, DW_AT_declaration) && die_entry(die, &entry, &end) &&
+	    loc_add(s->out, rt_skip_prologue(s->dw, entry, end), false, true, 0))
+		s->rc = -ENOMEM;
+	return DWARF_CB_OK;
+}
+
+static int dwarf_functions(Dwarf *dw, const char *name, struct loc_list *out, bool *declared)
+{
+	struct func_search s = { .name = name, .dw = dw, .out = out };
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	uint8_t unit_type;
+
+	while (s.rc == 0 &&
+	       dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
+		cu = next;
+		if (unit_type == DW_UT_compile || unit_type == DW_UT_partial)
+			dwarf_getfuncs(&cudie, visit_func, &s, 0);
+	}
+	*declared = s.declared;
+	return s.rc;
+}
+
+/* ---- the four target forms ----------------------------------------------- */
+
+struct resolve_ctx {
+	const char *input;
+	struct rt_module mod;
+	struct loc_list locs;
+	struct gs_error *err;
+};
+
+/* Function name: DWARF definitions and inline instances; else symbols. */
+static int resolve_function(struct resolve_ctx *c, const char *name)
+{
+	struct rt_syms syms = { .name = name };
+	bool declared = false;
+	int rc;
+
+	if (c->mod.dw && (rc = dwarf_functions(c->mod.dw, name, &c->locs, &declared)))
+		return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
+	if (c->locs.n)
+		return 0;
+	rt_symbols_named(&c->mod, &syms);
+	for (size_t i = 0; i < syms.n; i++) {
+		uint64_t at = c->mod.dw ? rt_skip_prologue(c->mod.dw, syms.addr[i],
+							   syms.addr[i] + syms.size[i]) : syms.addr[i];
+
+		if (loc_add(&c->locs, at, false, false, 0))
+			return gs_errorf(c->err, -ENOMEM, "out of memory resolving `%s`", c->input);
+	}
+	if (c->locs.n)
+		return 0;
+	if (declared)
+		return gs_errorf(c->err, -ENOENT, "function `%s` has no code in %s (declared in its "
+				 "DWARF, but inlined away or optimized out); probe a caller or a "
+				 "file:line instead", name, c->mod.path);
+	return gs_errorf(c->err, -ENOENT, "unknown function `%s`: not in the symbol tables or "
+			 "DWARF of %s; check the name (`nm -D %s` lists its symbols) or give "
+			 "module:0xADDR", name, c->mod.path, c->mod.path);
+}
+
+static int resolve_line(struct resolve_ctx *c, const char *file, int line)
+{
+	uint64_t *addrs;
+	size_t n;
+	int used, rc;
+
+	if (!c->mod.dw)
+		return gs_errorf(c->err, -ENOENT, "`%s`: %s has no DWARF line table; rebuild it "
+				 "with -g, install its debug file, or give a function or 0xADDR",
+				 c->input, c->mod.path);
+	rc = rt_line_addrs(c->mod.dw, c->mod.path, c->input, file, line, &addrs, &n, &used, c->err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = loc_add(&c->locs, addrs[i], false, true, used);
+	free(addrs);
+	if (rc)
+		return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
+	return 0;
+}
+
+/* File offset of every location, and the function around it. */
+static int place_locations(struct resolve_ctx *c)
+{
+	size_t nph;
+	char segs[256] = "";
+	size_t used = 0;
+
+	if (elf_getphdrnum(c->mod.elf, &nph) != 0)
+		return gs_errorf(c->err, -EINVAL, "%s has no readable program headers; is it a "
+				 "linked executable or shared library?", c->mod.path);
+	for (size_t i = 0; i < c->locs.n; i++) {
+		struct gs_location *l = &c->locs.v[i];
+		bool placed = false;
+		const char *fn;
+
+		for (size_t k = 0; k < nph && !placed; k++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(c->mod.elf, (int)k, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (i == 0 && used < sizeof(segs))
+				used += (size_t)snprintf(segs + used, sizeof(segs) - used,
+							 "%s0x%llx-0x%llx", used ? ", " : "",
+							 (unsigned long long)ph.p_vaddr,
+							 (unsigned long long)(ph.p_vaddr + ph.p_filesz));
+			if (l->addr < ph.p_vaddr || l->addr - ph.p_vaddr >= ph.p_filesz)
+				continue;
+			if (!(ph.p_flags & PF_X))
+				return gs_errorf(c->err, -EINVAL, "`%s`: 0x%llx is in a segment of %s "
+						 "that is not executable; give the address of code "
+						 "(`objdump -d %s`)", c->input,
+						 (unsigned long long)l->addr, c->mod.path, c->mod.path);
+			l->file_offset = ph.p_offset + (l->addr - ph.p_vaddr);
+			placed = true;
+		}
+		if (!placed)
+			return gs_errorf(c->err, -ERANGE, "`%s`: 0x%llx is outside every loadable "
+					 "segment of %s (%s); give a link-time address as `nm` or "
+					 "`objdump -d` show it, not a runtime address", c->input,
+					 (unsigned long long)l->addr, c->mod.path, segs);
+		fn = rt_function_at(&c->mod, l->addr);
+		if (fn && !(l->function = strdup(fn)))
+			return gs_errorf(c->err, -ENOMEM, "out of memory resolving `%s`", c->input);
+	}
+	return 0;
+}
+
+static int cmp_loc(const void *a, const void *b)
+{
+	const struct gs_location *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+enum form { FORM_FUNCTION, FORM_ADDR, FORM_MODULE_ADDR, FORM_LINE };
+
+struct parsed {
+	enum form form;
+	char *left;  /* module, file or function (malloc'd) */
+	uint64_t addr;
+	int line;
+};
+
+static bool parse_hex(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !isxdigit((unsigned char)s[2]))
+		return false;
+	errno = 0;
+	*out = strtoull(s + 2, &end, 16);
+	return *end == '\0' && errno == 0;
+}
+
+static bool parse_line(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	if (!isdigit((unsigned char)s[0]))
+		return false;
+	v = strtol(s, &end, 10);
+	if (*end != '\0' || v <= 0 || v > INT_MAX)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+static int parse_input(const char *input, struct parsed *p, struct gs_error *err)
+{
+	const char *colon = strrchr(input, ':');
+
+	memset(p, 0, sizeof(*p));
+	if (!input[0])
+		return gs_errorf(err, -EINVAL, "empty trace target; give a function, 0xADDR, "
+				 "module:0xADDR or file:line");
+	if (parse_hex(input, &p->addr)) {
+		p->form = FORM_ADDR;
+		return 0;
+	}
+	if (colon && colon > input && parse_hex(colon + 1, &p->addr))
+		p->form = FORM_MODULE_ADDR;
+	else if (colon && colon > input && parse_line(colon + 1, &p->line))
+		p->form = FORM_LINE;
+	else if (colon)
+		return gs_errorf(err, -EINVAL, "trace target `%s`: after ':' comes a 0x address "
+				 "(module:0xADDR) or a line number (file:line)", input);
+	else
+		p->form = FORM_FUNCTION;
+	p->left = p->form == FORM_FUNCTION ? strdup(input) : strndup(input, (size_t)(colon - input));
+	return p->left ? 0 : gs_errorf(err, -ENOMEM, "out of memory parsing `%s`", input);
+}
+
+/* ---- modules ------------------------------------------------------------- */
+
+int gs_proc_exe(pid_t pid, char **path, struct gs_error *err)
+{
+	char link[64], target[PATH_MAX], norm[PATH_MAX], rooted[PATH_MAX + 64];
+	struct stat exe, st;
+	ssize_t n;
+
+	*path = NULL;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0 || stat(link, &exe) != 0) {
+		int code = -errno;
+
+		return gs_errorf(err, code, "cannot read the executable of pid %d (%s): %s",
+				 (int)pid, link, code == -ENOENT ? "no such process; check the pid"
+				 : code == -EACCES || code == -EPERM ? "permission denied; run as root"
+				 : strerror(-code));
+	}
+	target[n] = '\0';
+	if (gs_path_normalize(target, norm, sizeof(norm)) < 0)
+		return gs_errorf(err, -ENAMETOOLONG, "the executable path of pid %d is too long",
+				 (int)pid);
+	if (stat(norm, &st) == 0 && st.st_dev == exe.st_dev && st.st_ino == exe.st_ino) {
+		*path = strdup(norm);
+	} else {
+		snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", (int)pid, norm);
+		if (stat(rooted, &st) != 0 || st.st_ino != exe.st_ino)
+			return gs_errorf(err, -ENOENT, "the executable of pid %d (%s) is not reachable "
+					 "(deleted or in another mount namespace); give its path "
+					 "with -t", (int)pid, norm);
+		*path = strdup(rooted);
+	}
+	return *path ? 0 : gs_errorf(err, -ENOMEM, "out of memory");
+}
+
+/* `name` names `path`: equal, or a suffix after '/'. */
+static bool path_matches(const char *path, const char *name)
+{
+	size_t pl = strlen(path), nl = strlen(name);
+
+	return strcmp(path, name) == 0 ||
+	       (pl > nl && path[pl - nl - 1] == '/' && strcmp(path + pl - nl, name) == 0);
+}
+
+/* The module `name` of `module:0xADDR`: an existing path, else the one
+ * module the process maps whose path ends in it. */
+static int find_module(const char *input, const char *name, pid_t pid, char **out,
+		       struct gs_error *err)
+{
+	struct gs_proc_modules mods;
+	const struct gs_proc_module *hit = NULL;
+	size_t nhits = 0;
+	int rc;
+
+	*out = NULL;
+	if (!pid || (strchr(name, '/') && access(name, F_OK) == 0)) {
+		if (access(name, F_OK) != 0)
+			return gs_errorf(err, -ENOENT, "`%s`: module %s does not exist; give its "
+					 "path%s", input, name, pid ? "" : ", or -p PID to find it "
+					 "among the libraries a process maps");
+		*out = strdup(name);
+		return *out ? 0 : -ENOMEM;
+	}
+	rc = gs_proc_modules_load(pid, &mods, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < mods.n; i++)
+		if (path_matches(mods.v[i].path, name)) {
+			hit = &mods.v[i];
+			nhits++;
+		}
+	if (nhits == 1)
+		*out = strdup(hit->open_path);
+	gs_proc_modules_free(&mods);
+	if (nhits == 0)
+		return gs_errorf(err, -ENOENT, "`%s`: pid %d maps no module %s; give its full path "
+				 "(see /proc/%d/maps)", input, (int)pid, name, (int)pid);
+	if (nhits > 1)
+		return gs_errorf(err, -EINVAL, "`%s`: %s matches %zu modules of pid %d; give more "
+				 "of the path", input, name, nhits, (int)pid);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* Resolves p in one module: 0 with locations, -ENOENT when not found there. */
+static int resolve_in(const char *input, const struct parsed *p, const char *path,
+		      struct gs_target *out, struct gs_error *err)
+{
+	struct resolve_ctx c = { .input = input, .err = err };
+	struct gs_error open_err;
+	int rc = rt_module_open(path, true, &c.mod, &open_err);
+
+	if (rc)
+		return gs_errorf(err, rc, "`%s`: %s", input, open_err.msg);
+	switch (p->form) {
+	case FORM_FUNCTION:
+		rc = resolve_function(&c, p->left);
+		break;
+	case FORM_LINE:
+		rc = resolve_line(&c, p->left, p->line);
+		break;
+	default:
+		rc = loc_add(&c.locs, p->addr, false, false, 0);
+		break;
+	}
+	if (rc == 0)
+		rc = place_locations(&c);
+	rt_module_close(&c.mod);
+	if (rc) {
+		loc_list_free(&c.locs);
+		return rc;
+	}
+	qsort(c.locs.v, c.locs.n, sizeof(*c.locs.v), cmp_loc);
+	out->module = strdup(path);
+	out->locs = c.locs.v;
+	out->nlocs = c.locs.n;
+	if (!out->module) {
+		loc_list_free(&c.locs);
+		out->locs = NULL;
+		out->nlocs = 0;
+		return gs_errorf(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Whether path has a function symbol `name` (no DWARF read: cheap). */
+static bool module_has_symbol(const char *path, const char *name)
+{
+	struct rt_syms syms = { .name = name };
+	struct rt_module m;
+
+	if (rt_module_open(path, false, &m, NULL) != 0)
+		return false;
+	rt_symbols_named(&m, &syms);
+	rt_module_close(&m);
+	return syms.n > 0;
+}
+
+/* A function or line not in the default module: the first other module of
+ * the process that has it, trying modules with a symbol of that name
+ * before reading every module's DWARF. The default module's error stays
+ * when none has it. */
+static int resolve_elsewhere(const char *input, const struct parsed *p, pid_t pid,
+			     const char *skip, struct gs_target *out)
+{
+	struct gs_proc_modules mods;
+	struct gs_error ignored;
+	int rc = -ENOENT;
+
+	if (gs_proc_modules_load(pid, &mods, &ignored) != 0)
+		return -ENOENT;
+	for (int pass = p->form == FORM_FUNCTION ? 0 : 1; pass < 2 && rc; pass++) {
+		for (size_t i = 0; i < mods.n && rc; i++) {
+			const struct gs_proc_module *m = &mods.v[i];
+
+			if (strcmp(m->open_path, skip) == 0 || strcmp(m->path, skip) == 0)
+				continue;
+			if (pass == 0 && !module_has_symbol(m->open_path, p->left))
+				continue;
+			rc = resolve_in(input, p, m->open_path, out, &ignored);
+		}
+	}
+	gs_proc_modules_free(&mods);
+	return rc;
+}
+
+int gs_target_resolve(const char *input, const struct gs_resolve_opts *opts,
+		      struct gs_target *out, struct gs_error *err)
+{
+	struct gs_resolve_opts o = { 0 };
+	struct parsed p;
+	char *module = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	rc = parse_input(input, &p, err);
+	if (rc)
+		return rc;
+	if (p.form == FORM_MODULE_ADDR)
+		rc = find_module(input, p.left, o.pid, &module, err);
+	else if (o.module)
+		rc = (module = strdup(o.module)) ? 0 : -ENOMEM;
+	else if (o.pid > 0)
+		rc = gs_proc_exe(o.pid, &module, err);
+	else
+		rc = gs_errorf(err, -EINVAL, "no binary to resolve `%s` in: give the program "
+			       "(-t PATH) or a process (-p PID)", input);
+	if (rc == 0) {
+		rc = resolve_in(input, &p, module, out, err);
+		if (rc == -ENOENT && o.pid > 0 && (p.form == FORM_FUNCTION || p.form == FORM_LINE)) {
+			if (resolve_elsewhere(input, &p, o.pid, module, out) == 0) {
+				gs_error_clear(err);
+				rc = 0;
+			} else if (err) {
+				char first[GS_ERROR_MSG_MAX];
+
+				snprintf(first, sizeof(first), "%s", err->msg);
+				gs_errorf(err, rc, "%s; no other module of pid %d has it either", first,
+					  (int)o.pid);
+			}
+		}
+	}
+	if (rc == 0 && !(out->input = strdup(input)))
+		rc = gs_errorf(err, -ENOMEM, "out of memory");
+	if (rc)
+		gs_target_free(out);
+	free(module);
+	free(p.left);
+	return rc;
+}
+
+void gs_target_free(struct gs_target *t)
+{
+	for (size_t i = 0; i < t->nlocs; i++)
+		free(t->locs[i].function);
+	free(t->locs);
+	free(t->module);
+	free(t->input);
+	memset(t, 0, sizeof(*t));
+}

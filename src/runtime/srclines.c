@@ -1,0 +1,190 @@
+/* Line-table queries for target resolution: where a function's body starts
+ * after its prologue, and which addresses start the statements of a source
+ * line (`trace file.c:42`). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gs/unwind.h>
+
+#include "rt_int.h"
+
+/* One line-table entry, the fields the queries use. */
+struct entry {
+	uint64_t addr;
+	int line;
+	bool stmt, end, prologue_end;
+	const char *file;
+};
+
+static bool read_entry(Dwarf_Lines *lines, size_t i, struct entry *e)
+{
+	Dwarf_Line *l = dwarf_onesrcline(lines, i);
+	Dwarf_Addr addr;
+
+	memset(e, 0, sizeof(*e));
+	if (!l || dwarf_lineaddr(l, &addr) != 0 || dwarf_lineno(l, &e->line) != 0)
+		return false;
+	e->addr = addr;
+	dwarf_linebeginstatement(l, &e->stmt);
+	dwarf_lineendsequence(l, &e->end);
+	dwarf_lineprologueend(l, &e->prologue_end);
+	e->file = dwarf_linesrc(l, NULL, NULL);
+	return true;
+}
+
+uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high)
+{
+	Dwarf_Die cudie;
+	Dwarf_Lines *lines;
+	size_t n;
+	struct entry e;
+	int entry_line = -1;
+	uint64_t second = low;
+	bool have_second = false;
+
+	if (!dw || !dwarf_addrdie(dw, low, &cudie) || dwarf_getsrclines(&cudie, &lines, &n) != 0)
+		return low;
+	/* libdw sorts the table by address, so the function's entries are a run. */
+	for (size_t i = 0; i < n; i++) {
+		if (!read_entry(lines, i, &e) || e.end || e.addr < low || e.addr >= high)
+			continue;
+		if (e.prologue_end)
+			return e.addr;
+		if (entry_line < 0)
+			entry_line = e.line;
+		else if (!have_second && e.line != entry_line && e.line != 0) {
+			second = e.addr;
+			have_second = true;
+		}
+	}
+	return second;
+}
+
+/* `file` names `want`: equal, or ends with "/" want. */
+static bool file_matches(const char *file, const char *want)
+{
+	size_t fl, wl;
+
+	if (!file)
+		return false;
+	if (strcmp(file, want) == 0)
+		return true;
+	fl = strlen(file);
+	wl = strlen(want);
+	return fl > wl && file[fl - wl - 1] == '/' && strcmp(file + fl - wl, want) == 0;
+}
+
+struct line_scan {
+	const char *want;
+	int line;        /* asked */
+	int best;        /* smallest line >= asked with a statement, or INT_MAX */
+	int last;        /* largest line with a statement in a matching file */
+	bool file_seen;
+	uint64_t *addrs;
+	size_t n, cap;
+};
+
+/* Pass 1 (collect false): the line to use. Pass 2: the addresses where a
+ * sequence enters that line (not every row of a line's run). */
+static int scan_cu(struct line_scan *s, Dwarf_Lines *lines, size_t n, bool collect)
+{
+	struct entry e, prev = { .end = true };
+
+	for (size_t i = 0; i < n; i++, prev = e) {
+		if (!read_entry(lines, i, &e)) {
+			e = (struct entry){ .end = true };
+			continue;
+		}
+		if (e.end || !e.stmt || !file_matches(e.file, s->want))
+			continue;
+		s->file_seen = true;
+		if (e.line > s->last)
+			s->last = e.line;
+		if (!collect) {
+			if (e.line >= s->line && e.line < s->best)
+				s->best = e.line;
+			continue;
+		}
+		if (e.line != s->best)
+			continue;
+		if (!prev.end && prev.line == e.line && prev.file && strcmp(prev.file, e.file) == 0)
+			continue;
+		if (s->n == s->cap) {
+			size_t ncap = s->cap ? 2 * s->cap : 16;
+			uint64_t *nv = realloc(s->addrs, ncap * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			s->addrs = nv;
+			s->cap = ncap;
+		}
+		s->addrs[s->n++] = e.addr;
+	}
+	return 0;
+}
+
+static int scan_all(Dwarf *dw, struct line_scan *s, bool collect)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	Dwarf_Half version;
+	int rc;
+
+	while (dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
+		Dwarf_Lines *lines;
+		size_t n;
+
+		cu = next;
+		if (dwarf_getsrclines(&cudie, &lines, &n) != 0)
+			continue;
+		rc = scan_cu(s, lines, n, collect);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int rt_line_addrs(Dwarf *dw, const char *module, const char *input, const char *file, int line,
+		  uint64_t **addrs, size_t *n, int *used_line, struct gs_error *err)
+{
+	struct line_scan s = { .want = file, .line = line, .best = __INT_MAX__, .last = 0 };
+	size_t k = 0;
+	int rc;
+
+	*addrs = NULL;
+	*n = 0;
+	scan_all(dw, &s, false);
+	if (!s.file_seen)
+		return gs_errorf(err, -ENOENT, "`%s`: no source file matching %s in the line "
+				 "tables of %s; give the file's path or a suffix of it as it "
+				 "was compiled (e.g. src/%s)", input, file, module, file);
+	if (s.best == __INT_MAX__)
+		return gs_errorf(err, -ENOENT, "`%s`: no code at or after line %d of %s in %s "
+				 "(its last line with code is %d)", input, line, file, module,
+				 s.last);
+	rc = scan_all(dw, &s, true);
+	if (rc) {
+		free(s.addrs);
+		return gs_errorf(err, rc, "out of memory collecting the addresses of `%s`", input);
+	}
+	qsort(s.addrs, s.n, sizeof(*s.addrs), cmp_u64);
+	for (size_t i = 0; i < s.n; i++)
+		if (k == 0 || s.addrs[k - 1] != s.addrs[i])
+			s.addrs[k++] = s.addrs[i];
+	*addrs = s.addrs;
+	*n = k;
+	*used_line = s.best;
+	return 0;
+}
