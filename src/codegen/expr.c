@@ -284,6 +284,10 @@ static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm)
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 		gs_asm_bind(a, yes);
 	} else if (use_imm) {
+		/* A shift by a register is masked to 0..63 at run time; a constant
+		 * count gets the same masking here (the ISA refuses others). */
+		if (op == GS_OP_SHL || op == GS_OP_SHR)
+			imm &= 63;
 		gs_asm_emit(a, GS_ALU64_IMM(alu_op[op], GS_R0, imm));
 	} else {
 		gs_asm_emit(a, GS_ALU64_REG(alu_op[op], GS_R0, GS_R1));

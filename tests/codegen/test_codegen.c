@@ -202,6 +202,25 @@ static void test_backtrace_without_dwarf_needs_no_unwind_maps(void **state)
 	gs_program_free(p);
 }
 
+static void test_constant_shift_counts_are_masked_like_register_ones(void **state)
+{
+	static const struct gs_expr x = { .kind = GS_EXPR_SPECIAL, .special = GS_SPECIAL_TID,
+					  .text = "$tid" };
+	static const struct gs_expr big = { .kind = GS_EXPR_INT, .value = 65, .text = "65" };
+	static const struct gs_expr neg = { .kind = GS_EXPR_INT, .value = -1, .text = "-1" };
+	static const struct gs_expr shl = { .kind = GS_EXPR_BINARY, .op = GS_OP_SHL, .lhs = &x,
+					    .rhs = &big, .text = "$tid << 65" };
+	static const struct gs_expr shr = { .kind = GS_EXPR_BINARY, .op = GS_OP_SHR, .lhs = &x,
+					    .rhs = &neg, .text = "$tid >> -1" };
+	struct gs_stmt s[] = { { .kind = GS_STMT_PRINT_EXPR, .expr = &shl },
+			       { .kind = GS_STMT_PRINT_EXPR, .expr = &shr } };
+	struct gs_error err;
+
+	(void)state;
+	if (build_one(s, 2, &err))
+		fail_msg("%s", err.msg);
+}
+
 static void test_undefined_variable_is_refused(void **state)
 {
 	static const struct gs_expr y = { .kind = GS_EXPR_VAR, .var = 3, .text = "y" };
@@ -227,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_xmm_and_unknown_registers_are_refused),
 		cmocka_unit_test(test_instruction_larger_than_the_event_is_refused),
 		cmocka_unit_test(test_backtrace_without_dwarf_needs_no_unwind_maps),
+		cmocka_unit_test(test_constant_shift_counts_are_masked_like_register_ones),
 		cmocka_unit_test(test_undefined_variable_is_refused),
 	};
 
