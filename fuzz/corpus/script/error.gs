@@ -1,0 +1,1 @@
+trace f { print "{:s}", 1; }

@@ -1,0 +1,1 @@
+trace main { print "hello"; }

@@ -1,0 +1,532 @@
+/* The script parser's entry point and top level: the arena every script
+ * owns, error messages with position, source line and caret, and the
+ * `trace <pattern> { ... }` blocks with their four target forms. */
+#include <errno.h>
+#include <stdalign.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "script_int.h"
+
+/* ---- arena ----------------------------------------------------------------- */
+
+#define ARENA_BLOCK 8192
+#define ARENA_ALIGN alignof(max_align_t)
+
+struct gs_script_arena {
+	struct gs_script_arena *next;
+	size_t used, cap;
+	alignas(max_align_t) unsigned char data[];
+};
+
+void *sp_arena_alloc(struct gs_script_arena **a, size_t size)
+{
+	struct gs_script_arena *b = *a;
+	size_t need;
+	void *out;
+
+	if (size > SIZE_MAX / 2)
+		return NULL;
+	need = (size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+	if (!b || b->cap - b->used < need) {
+		size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		if (*a && need > ARENA_BLOCK) {
+			/* A big block goes behind the current one, which keeps its room. */
+			b->next = (*a)->next;
+			(*a)->next = b;
+		} else {
+			b->next = *a;
+			*a = b;
+		}
+	}
+	out = b->data + b->used;
+	b->used += need;
+	memset(out, 0, need);
+	return out;
+}
+
+char *sp_arena_strndup(struct gs_script_arena **a, const char *s, size_t len)
+{
+	char *out = len < SIZE_MAX ? sp_arena_alloc(a, len + 1) : NULL;
+
+	if (out)
+		memcpy(out, s, len);
+	return out;
+}
+
+int sp_arena_grow(struct gs_script_arena **a, void *v, size_t *cap, size_t n, size_t elem)
+{
+	void *old, *grown;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 4;
+	if (ncap > SIZE_MAX / 2 / elem)
+		return -ENOMEM;
+	grown = sp_arena_alloc(a, ncap * elem);
+	if (!grown)
+		return -ENOMEM;
+	memcpy(&old, v, sizeof(old));
+	if (n)
+		memcpy(grown, old, n * elem);
+	memcpy(v, &grown, sizeof(grown));
+	*cap = ncap;
+	return 0;
+}
+
+void sp_arena_free(struct gs_script_arena *a)
+{
+	while (a) {
+		struct gs_script_arena *next = a->next;
+
+		free(a);
+		a = next;
+	}
+}
+
+/* ---- diagnostics ------------------------------------------------------------ */
+
+/* Columns count characters: UTF-8 continuation bytes take none. */
+static bool is_continuation(unsigned char c)
+{
+	return (c & 0xc0) == 0x80;
+}
+
+/* Line and column of off, counting from a known line start (0 and line 1
+ * for the start of the text) at or before it. */
+static void locate_from(const char *src, size_t len, size_t off, size_t start, unsigned line,
+			unsigned *line_out, unsigned *col, size_t *line_start)
+{
+	unsigned c = 1;
+
+	if (off > len)
+		off = len;
+	for (size_t i = start; i < off; i++) {
+		if (src[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+	}
+	for (size_t i = start; i < off; i++)
+		c += !is_continuation((unsigned char)src[i]);
+	*line_out = line;
+	*col = c;
+	*line_start = start;
+}
+
+static void locate(const char *src, size_t len, size_t off, unsigned *line, unsigned *col,
+		   size_t *line_start)
+{
+	locate_from(src, len, off, 0, 1, line, col, line_start);
+}
+
+/* The source line shown under a message is cut to this many bytes around
+ * the column, so the message fits in a gs_error. */
+#define SHOWN_LINE_MAX 100
+
+static void format_diag(const char *name, const char *src, size_t len, size_t off,
+			const char *what, struct gs_error *err, int code)
+{
+	char shown[SHOWN_LINE_MAX + 1], caret[SHOWN_LINE_MAX + 2], gutter[16];
+	size_t start, end, from, n = 0, k = 0;
+	unsigned line, col;
+
+	if (off > len)
+		off = len;
+	locate(src, len, off, &line, &col, &start);
+	end = start;
+	while (end < len && src[end] != '\n')
+		end++;
+	if (end > start && src[end - 1] == '\r')
+		end--;
+	from = start;
+	if (off - start > SHOWN_LINE_MAX - 20)
+		from = off - (SHOWN_LINE_MAX - 20);
+	while (from < off && is_continuation((unsigned char)src[from]))
+		from++;
+	for (size_t i = from; i < end && n < SHOWN_LINE_MAX; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		shown[n++] = c == '\t' || c >= 0x20 ? (char)c : '?';
+		if (i < off && !is_continuation(c))
+			caret[k++] = c == '\t' ? '\t' : ' ';
+	}
+	shown[n] = '\0';
+	caret[k++] = '^';
+	caret[k] = '\0';
+	snprintf(gutter, sizeof(gutter), "%u", line);
+	gs_errorf(err, code, "%s:%u:%u: %s\n %s | %s\n %*s | %s", name, line, col, what,
+		  gutter, shown, (int)strlen(gutter), "", caret);
+}
+
+void sp_err(struct parser *p, size_t off, const char *fmt, ...)
+{
+	char what[320];
+	va_list ap;
+
+	if (p->code)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	p->code = -EINVAL;
+	format_diag(p->name, p->src, p->len, off, what, p->err, p->code);
+}
+
+void sp_nomem(struct parser *p)
+{
+	if (p->code)
+		return;
+	p->code = -ENOMEM;
+	gs_errorf(p->err, -ENOMEM, "%s: out of memory parsing the script", p->name);
+}
+
+void sp_pos_string(const struct parser *p, size_t off, char *buf, size_t size)
+{
+	unsigned line, col;
+	size_t start;
+
+	locate(p->src, p->len, off, &line, &col, &start);
+	snprintf(buf, size, "%u:%u", line, col);
+}
+
+int gs_script_trace_errorf(const struct gs_script *s, const struct gs_script_trace *t,
+			   struct gs_error *err, int code, const char *fmt, ...)
+{
+	char what[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	format_diag(s->name, s->source, s->source_len, t->offset, what, err, code);
+	return code;
+}
+
+/* ---- trace targets ------------------------------------------------------------ */
+
+static bool is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_hex(int c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Characters of a pattern: file paths (alnum _ / . - +), ':' and '*'. */
+static bool is_pattern_char(int c)
+{
+	return sp_ident_char(c) || c == '/' || c == '.' || c == '-' || c == '+' || c == ':' ||
+	       c == '*';
+}
+
+static bool all_of(const char *s, size_t n, bool (*pred)(int))
+{
+	for (size_t i = 0; i < n; i++)
+		if (!pred((unsigned char)s[i]))
+			return false;
+	return n > 0;
+}
+
+static bool is_identifier(const char *s, size_t n)
+{
+	return n > 0 && sp_ident_start((unsigned char)s[0]) && all_of(s, n, sp_ident_char);
+}
+
+/* "0x..." at s: the address, or an error at off. */
+static bool parse_hex_address(struct parser *p, const char *s, size_t n, size_t off,
+			      uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n < 3 || !all_of(s + 2, n - 2, is_hex)) {
+		size_t bad = 2;
+
+		while (bad < n && is_hex((unsigned char)s[bad]))
+			bad++;
+		sp_err(p, off + bad, "invalid address '%.*s': write 0x followed by hex digits",
+		       (int)n, s);
+		return false;
+	}
+	for (size_t i = 2; i < n; i++) {
+		int c = (unsigned char)s[i];
+		unsigned d = is_digit(c) ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
+
+		if (v >> 60) {
+			sp_err(p, off, "address '%.*s' does not fit in 64 bits", (int)n, s);
+			return false;
+		}
+		v = v << 4 | d;
+	}
+	*out = v;
+	return true;
+}
+
+static bool is_hex_prefix(const char *s, size_t n)
+{
+	return n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+#define TARGET_FORMS "a function name, 0xADDR, module:0xADDR or file:line"
+
+static bool parse_target(struct parser *p, struct gs_script_trace *t)
+{
+	size_t off = p->pos, n = 0, colon = 0, ncolons = 0;
+	const char *s;
+	unsigned line, col;
+	size_t line_start;
+
+	if (!sp_lex_skip(p, &off))
+		return false;
+	s = p->src + off;
+	while (off + n < p->len && is_pattern_char((unsigned char)s[n])) {
+		if (s[n] == '/' && off + n + 1 < p->len && (s[n + 1] == '/' || s[n + 1] == '*'))
+			break; /* a comment right after the target */
+		if (s[n] == ':' && !ncolons++)
+			colon = n;
+		n++;
+	}
+	if (n == 0) {
+		struct token tok;
+		char desc[64];
+		size_t at = off;
+
+		sp_lex_token(p, &at, &tok);
+		sp_tok_describe(p, &tok, desc, sizeof(desc));
+		sp_err(p, off, "expected a trace target after 'trace', found %s: write "
+		       TARGET_FORMS, desc);
+		return false;
+	}
+	p->pos = off + n;
+	p->prev_end = off + n;
+	/* Targets come in order: count lines from the previous one. */
+	locate_from(p->src, p->len, off, p->target_line_start, p->target_line, &line, &col,
+		    &line_start);
+	p->target_line = line;
+	p->target_line_start = line_start;
+	t->line = line;
+	t->column = col;
+	t->offset = off;
+	t->target = sp_arena_strndup(p->arena, s, n);
+	if (!t->target) {
+		sp_nomem(p);
+		return false;
+	}
+	if (memchr(s, '*', n)) {
+		if (s[n - 1] == '*' && is_identifier(s, n - 1) && memchr(s, '*', n) == s + n - 1)
+			sp_err(p, off, "wildcard trace patterns ('%.*s') are not supported yet: "
+			       "name one function", (int)n, s);
+		else
+			sp_err(p, off, "invalid trace target '%.*s': write " TARGET_FORMS, (int)n, s);
+		return false;
+	}
+	if (ncolons > 1) {
+		sp_err(p, off, "invalid trace target '%.*s': only one ':' may separate a module "
+		       "or file from its 0xADDR or line (C++ qualified names are not supported "
+		       "yet)", (int)n, s);
+		return false;
+	}
+	if (ncolons == 1) {
+		const char *after = s + colon + 1;
+		size_t nafter = n - colon - 1;
+
+		if (colon == 0) {
+			sp_err(p, off, "missing module or file before ':' in trace target '%.*s'",
+			       (int)n, s);
+			return false;
+		}
+		t->name = sp_arena_strndup(p->arena, s, colon);
+		if (!t->name) {
+			sp_nomem(p);
+			return false;
+		}
+		if (is_hex_prefix(after, nafter)) {
+			t->kind = GS_TARGET_MODULE_ADDRESS;
+			return parse_hex_address(p, after, nafter, off + colon + 1, &t->address);
+		}
+		if (all_of(after, nafter, is_digit)) {
+			uint64_t v = 0;
+
+			for (size_t i = 0; i < nafter && v <= UINT32_MAX; i++)
+				v = v * 10 + (uint64_t)(after[i] - '0');
+			if (v == 0 || v > UINT32_MAX) {
+				sp_err(p, off + colon + 1, "line number %.*s is out of range "
+				       "(1..%u)", (int)nafter, after, UINT32_MAX);
+				return false;
+			}
+			t->kind = GS_TARGET_FILE_LINE;
+			t->line_number = (uint32_t)v;
+			return true;
+		}
+		sp_err(p, off + colon + 1, "expected a line number or 0xADDR after ':' in trace "
+		       "target '%.*s'", (int)n, s);
+		return false;
+	}
+	if (is_hex_prefix(s, n)) {
+		t->kind = GS_TARGET_ADDRESS;
+		return parse_hex_address(p, s, n, off, &t->address);
+	}
+	if (is_identifier(s, n)) {
+		t->kind = GS_TARGET_FUNCTION;
+		t->name = t->target;
+		return true;
+	}
+	if (all_of(s, n, is_digit))
+		sp_err(p, off, "'%.*s' is not a trace target: addresses are hex (0x%.*s), "
+		       "source lines are file:line", (int)n, s, (int)n, s);
+	else
+		sp_err(p, off, "'%.*s' is not a function name: write " TARGET_FORMS
+		       " (a source line is file:line)", (int)n, s);
+	return false;
+}
+
+/* ---- top level ---------------------------------------------------------------- */
+
+static int parse_trace(struct parser *p, struct gs_script_trace *t)
+{
+	size_t open;
+
+	sp_next(p); /* trace */
+	p->nvars = 0;
+	p->nscope = 0;
+	p->var_names = NULL;
+	p->var_names_cap = 0;
+	if (!parse_target(p, t))
+		return -1;
+	if (!sp_at(p, T_LBRACE)) {
+		sp_expect(p, T_LBRACE, "'{'", "after the trace target");
+		return -1;
+	}
+	open = sp_peek(p)->off;
+	sp_next(p);
+	if (sp_block(p, open, "trace block", &t->body, &t->nbody))
+		return -1;
+	t->nvars = p->nvars;
+	t->var_names = p->var_names;
+	return 0;
+}
+
+static const char *const statement_words[] = { "print", "bt", "backtrace", "if", "let", "else" };
+
+static void top_level_error(struct parser *p, const struct token *t)
+{
+	char desc[64];
+
+	for (size_t i = 0; i < sizeof(statement_words) / sizeof(statement_words[0]); i++) {
+		if (sp_tok_is(p, t, statement_words[i])) {
+			sp_err(p, t->off, "'%s' must be inside a trace block: trace <target> "
+			       "{ %s ... }", statement_words[i], statement_words[i]);
+			return;
+		}
+	}
+	if (t->kind == T_RBRACE) {
+		sp_err(p, t->off, "unmatched '}': no block is open here");
+		return;
+	}
+	sp_tok_describe(p, t, desc, sizeof(desc));
+	sp_err(p, t->off, "expected 'trace' at the top level, found %s: a script is a list "
+	       "of trace <target> { ... } blocks", desc);
+}
+
+static int parse_script(struct parser *p, struct gs_script *s)
+{
+	struct gs_script_trace *traces = NULL;
+	size_t n = 0, cap = 0;
+
+	if (sp_at(p, T_EOF) && !p->code) {
+		sp_err(p, 0, "the script is empty: write at least one trace <target> { ... }");
+		return -1;
+	}
+	while (!p->code && !sp_at(p, T_EOF)) {
+		const struct token *t = sp_peek(p);
+
+		if (!sp_tok_is(p, t, "trace")) {
+			top_level_error(p, t);
+			break;
+		}
+		if (sp_arena_grow(p->arena, &traces, &cap, n, sizeof(*traces))) {
+			sp_nomem(p);
+			break;
+		}
+		if (parse_trace(p, &traces[n]))
+			break;
+		n++;
+	}
+	s->traces = traces;
+	s->ntraces = n;
+	return p->code;
+}
+
+int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *opts,
+		    struct gs_script **out, struct gs_error *err)
+{
+	struct gs_script_opts o = { 0 };
+	struct gs_script_arena *arena = NULL;
+	struct parser p = { 0 };
+	const char *name;
+	struct gs_script *s;
+	char *src = NULL, *name_copy = NULL;
+
+	*out = NULL;
+	gs_error_clear(err);
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (!text && len)
+		return gs_errorf(err, -EINVAL, "gs_script_parse: no script text");
+	name = o.name ? o.name : "script";
+	/* The script, a copy of its text (for later messages) and its name. */
+	s = sp_arena_alloc(&arena, sizeof(*s));
+	if (s)
+		src = sp_arena_strndup(&arena, text ? text : "", len);
+	if (src)
+		name_copy = sp_arena_strndup(&arena, name, strlen(name));
+	if (!name_copy) {
+		sp_arena_free(arena);
+		return gs_errorf(err, -ENOMEM, "out of memory parsing the script");
+	}
+	s->name = name_copy;
+	s->source = src;
+	s->source_len = len;
+	p.src = src;
+	p.len = len;
+	p.name = s->name;
+	p.input_pid = o.input_pid;
+	p.target_line = 1;
+	p.arena = &arena;
+	p.err = err;
+	if (parse_script(&p, s)) {
+		sp_arena_free(arena);
+		return p.code;
+	}
+	s->arena = arena;
+	*out = s;
+	return 0;
+}
+
+void gs_script_free(struct gs_script *s)
+{
+	if (s)
+		sp_arena_free(s->arena);
+}
+
+void gs_script_trace_spec(const struct gs_script_trace *t, uint32_t trace_id,
+			  struct gs_trace_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->trace_id = trace_id;
+	spec->target = t->target;
+	spec->body = t->body;
+	spec->nbody = t->nbody;
+	spec->nvars = t->nvars;
+}

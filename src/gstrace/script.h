@@ -1,0 +1,75 @@
+/* The script language (reference spec 12): text -> a list of traces, each a
+ * target pattern and a body of gs_stmt / gs_expr trees ready for
+ * gs_program_build(). Errors carry `name:line:column`, the source line and
+ * a caret under the column. Everything a script owns lives in one arena. */
+#ifndef GS_SCRIPT_H
+#define GS_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gs/error.h>
+#include <gs/program.h>
+
+/* What `trace <pattern>` names (spec 12.1; first match wins). */
+enum gs_target_kind {
+	GS_TARGET_FUNCTION,       /* main                      name */
+	GS_TARGET_ADDRESS,        /* 0x1139                    address */
+	GS_TARGET_MODULE_ADDRESS, /* /usr/lib/libfoo.so:0x1139 name, address */
+	GS_TARGET_FILE_LINE,      /* demo.c:43                 name, line_number */
+};
+
+struct gs_script_trace {
+	enum gs_target_kind kind;
+	const char *target;     /* the pattern as written: "libfoo.so:0x1139" */
+	const char *name;       /* function, module path or file; NULL for ADDRESS */
+	uint64_t address;       /* ADDRESS, MODULE_ADDRESS: module-relative vaddr */
+	uint32_t line_number;   /* FILE_LINE: 1.. */
+	unsigned line, column;  /* where the pattern starts in the script, 1-based */
+	size_t offset;          /* ... as a byte offset (for gs_script_trace_errorf) */
+	const struct gs_stmt *body;
+	size_t nbody;
+	uint32_t nvars;         /* `let` variables: GS_EXPR_VAR / GS_STMT_LET .var < nvars */
+	const char *const *var_names; /* nvars names, by index */
+};
+
+struct gs_script_arena;
+
+struct gs_script {
+	const struct gs_script_trace *traces;
+	size_t ntraces;
+	/* private */
+	struct gs_script_arena *arena;
+	const char *name, *source;
+	size_t source_len;
+};
+
+/* Options; the zero value (or NULL) gives the defaults. */
+struct gs_script_opts {
+	size_t sz;          /* sizeof(struct gs_script_opts): lets the struct grow */
+	const char *name;   /* shown before line:column in messages; NULL: "script" */
+	/* $input_pid (spec 12.4) is the PID given with -p: a compile-time
+	 * constant. 0 means there is none, and $input_pid is an error. */
+	uint32_t input_pid;
+};
+
+/* Parses len bytes of text (need not be NUL-terminated; a NUL byte inside is
+ * an error). 0 and *out, or -EINVAL (the script is wrong: err says where and
+ * what to do) or -ENOMEM. Free with gs_script_free(). */
+int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *opts,
+		    struct gs_script **out, struct gs_error *err);
+void gs_script_free(struct gs_script *s);
+
+/* The spec of trace t, for gs_program_build(). spec->bt stays NULL: the
+ * caller fills it from the unwind layer once the target is resolved. The
+ * spec points into s: it is valid until gs_script_free(). */
+void gs_script_trace_spec(const struct gs_script_trace *t, uint32_t trace_id,
+			  struct gs_trace_spec *spec);
+
+/* Formats an error about t's target ("unknown function 'foo'") the way
+ * parse errors look: position, the source line and a caret. Returns code. */
+__attribute__((format(printf, 5, 6)))
+int gs_script_trace_errorf(const struct gs_script *s, const struct gs_script_trace *t,
+			   struct gs_error *err, int code, const char *fmt, ...);
+
+#endif /* GS_SCRIPT_H */

@@ -1,0 +1,128 @@
+/* Shared between the files of the script parser: the arena, the tokens the
+ * lexer produces, and the parser state the expression and statement
+ * parsers work on. Not part of the script API (script.h). */
+#ifndef GS_SCRIPT_INT_H
+#define GS_SCRIPT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "script.h"
+
+/* Deeper nesting than this (parentheses, unary chains, operator chains,
+ * if/else) is refused: it keeps the parser's and the code generator's
+ * recursion bounded on any input. */
+#define SCRIPT_MAX_DEPTH 128
+
+/* ---- arena: everything a gs_script owns ---------------------------------- */
+
+void *sp_arena_alloc(struct gs_script_arena **a, size_t size); /* zeroed; NULL: no memory */
+char *sp_arena_strndup(struct gs_script_arena **a, const char *s, size_t len);
+/* Grows *v (n elements of elem bytes, capacity *cap) to hold one more. */
+int sp_arena_grow(struct gs_script_arena **a, void *v, size_t *cap, size_t n, size_t elem);
+void sp_arena_free(struct gs_script_arena *a);
+
+/* ---- tokens ---------------------------------------------------------------- */
+
+enum tok_kind {
+	T_EOF, T_IDENT, T_INT, T_FLOAT, T_STRING, T_SPECIAL,
+	T_LBRACE, T_RBRACE, T_LPAREN, T_RPAREN, T_LBRACKET, T_RBRACKET,
+	T_SEMI, T_COMMA, T_DOT, T_COLON, T_ASSIGN,
+	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_SHL, T_SHR,
+	T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT,
+	T_AMP, T_ANDAND, T_PIPE, T_OROR, T_CARET, T_BANG, T_TILDE,
+};
+
+struct token {
+	enum tok_kind kind;
+	size_t off, len;   /* in the source */
+	uint64_t value;    /* T_INT */
+};
+
+/* A `let` variable in scope. */
+struct scope_var {
+	const char *name;
+	size_t off;        /* where it was bound, for messages */
+	uint32_t index;
+};
+
+struct parser {
+	const char *src;
+	size_t len;
+	const char *name;
+	uint32_t input_pid;
+	struct gs_script_arena **arena;
+	struct gs_error *err;
+	int code;          /* first error: -EINVAL or -ENOMEM; 0 while fine */
+
+	size_t pos;        /* where the lexer continues */
+	struct token tok;  /* the lookahead, when have_tok */
+	bool have_tok;
+	size_t prev_end;   /* end of the last consumed token */
+	unsigned depth;    /* recursion guards: expressions, if/else */
+	unsigned block_depth;
+	unsigned target_line;     /* line of the last trace target, */
+	size_t target_line_start; /* ... and where that line starts */
+
+	/* `let` variables of the current trace */
+	struct scope_var *scope;
+	size_t nscope, scope_cap;
+	const char **var_names;
+	size_t var_names_cap;
+	uint32_t nvars;
+};
+
+/* ---- diagnostics (script.c) -------------------------------------------------- */
+
+/* Records the first error, at byte offset off. Later calls are ignored. */
+__attribute__((format(printf, 3, 4)))
+void sp_err(struct parser *p, size_t off, const char *fmt, ...);
+void sp_nomem(struct parser *p);
+/* "L:C" of an offset, for messages that mention another place. */
+void sp_pos_string(const struct parser *p, size_t off, char *buf, size_t size);
+
+/* ---- lexer (script_lex.c) ----------------------------------------------------- */
+
+/* Skips whitespace and comments from *pos; false after a lexical error. */
+bool sp_lex_skip(struct parser *p, size_t *pos);
+/* The token at *pos (after whitespace), advancing *pos past it. On a
+ * lexical error the parser has failed and *t is T_EOF. */
+void sp_lex_token(struct parser *p, size_t *pos, struct token *t);
+/* The string token's contents with escapes resolved (and, when
+ * unbrace, "{{" "}}" turned into single braces). NULL: failed. */
+char *sp_string_value(struct parser *p, const struct token *t, bool unbrace);
+/* "'foo'", "the end of the script", "a string": what a token is, for messages. */
+void sp_tok_describe(const struct parser *p, const struct token *t, char *buf, size_t size);
+bool sp_ident_start(int c);
+bool sp_ident_char(int c);
+
+/* ---- token stream (script_lex.c) --------------------------------------------- */
+
+const struct token *sp_peek(struct parser *p);
+/* The token after the lookahead, without consuming anything. */
+struct token sp_peek2(struct parser *p);
+void sp_next(struct parser *p);
+bool sp_at(struct parser *p, enum tok_kind k);
+bool sp_accept(struct parser *p, enum tok_kind k);
+bool sp_tok_is(const struct parser *p, const struct token *t, const char *word);
+/* Consumes k, or fails with "expected <what> <context>" just after the
+ * previous token (where the missing token belongs). */
+bool sp_expect(struct parser *p, enum tok_kind k, const char *what, const char *context);
+
+/* ---- expressions (script_expr.c) ------------------------------------------ */
+
+const struct gs_expr *sp_expr(struct parser *p);
+/* The names the language reserves (keywords, types, registers, builtins):
+ * a description ("a register name") or NULL. */
+const char *sp_reserved_name(const char *name, size_t len);
+/* The visible `let` variable named so, or NULL. */
+const struct scope_var *sp_scope_find(const struct parser *p, const char *name, size_t len);
+
+/* ---- statements (script_stmt.c) ------------------------------------------- */
+
+/* Statements up to the '}' of a block opened at open_off (consumed). */
+int sp_block(struct parser *p, size_t open_off, const char *what,
+		const struct gs_stmt **body, size_t *n);
+
+#endif /* GS_SCRIPT_INT_H */

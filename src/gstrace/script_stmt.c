@@ -1,0 +1,460 @@
+/* Statements of a trace body (reference spec 12.1-12.2, 12.5): print in its
+ * three forms with the format string checked against its arguments, bt /
+ * backtrace with its options, if / else if / else, and `let` with block
+ * scopes and no shadowing; what the language rejects (assignment, nested
+ * trace, expressions alone) fails with a message saying what to write. */
+#include <stdio.h>
+#include <string.h>
+
+#include "script_int.h"
+
+struct stmt_vec {
+	struct gs_stmt *v;
+	size_t n, cap;
+};
+
+static struct gs_stmt *push_stmt(struct parser *p, struct stmt_vec *vec)
+{
+	if (sp_arena_grow(p->arena, &vec->v, &vec->cap, vec->n, sizeof(*vec->v))) {
+		sp_nomem(p);
+		return NULL;
+	}
+	return &vec->v[vec->n++];
+}
+
+static void describe_next(struct parser *p, char *buf, size_t size)
+{
+	sp_tok_describe(p, sp_peek(p), buf, size);
+}
+
+/* ---- print -------------------------------------------------------------------------- */
+
+#define MAX_FORMAT_ARGS 255 /* PrintComplexFormat's arg_count is a u8 */
+
+/* Checks the placeholders of format string s: {} {:x} {:X} {:p}, with {{ and
+ * }} for literal braces. Returns how many there are and sets *nth_off to
+ * where placeholder number `nth` (0-based) starts, or -1 after an error. */
+static long scan_format(struct parser *p, const struct token *s, size_t nth, size_t *nth_off)
+{
+	const char *src = p->src;
+	size_t i = s->off + 1, end = s->off + s->len - 1;
+	long n = 0;
+
+	while (i < end) {
+		char c = src[i];
+		size_t close;
+
+		if (c == '\\') {
+			i += 2;
+			continue;
+		}
+		if ((c == '{' || c == '}') && i + 1 < end && src[i + 1] == c) {
+			i += 2;
+			continue;
+		}
+		if (c == '}') {
+			sp_err(p, i, "unmatched '}' in the format string: write '}}' for a literal "
+			       "brace");
+			return -1;
+		}
+		if (c != '{') {
+			i++;
+			continue;
+		}
+		close = i + 1;
+		while (close < end && src[close] != '}' && src[close] != '{')
+			close++;
+		if (close >= end || src[close] == '{') {
+			sp_err(p, i, "unclosed '{' in the format string: write {} for a value or "
+			       "'{{' for a literal brace");
+			return -1;
+		}
+		if (!(close == i + 1 || (close == i + 3 && src[i + 1] == ':' &&
+					 strchr("xXp", src[i + 2])))) {
+			sp_err(p, i, "placeholder '%.*s' is not supported yet: use {}, {:x}, {:X} "
+			       "or {:p}", (int)(close + 1 - i), src + i);
+			return -1;
+		}
+		if ((size_t)n == nth)
+			*nth_off = i;
+		n++;
+		i = close + 1;
+	}
+	return n;
+}
+
+/* Placeholders and arguments must pair up exactly. */
+static int check_format(struct parser *p, const struct token *s, const size_t *arg_offs,
+			size_t nargs)
+{
+	size_t ph_off = s->off;
+	long n = scan_format(p, s, nargs, &ph_off);
+
+	if (n < 0)
+		return -1;
+	if (nargs > (size_t)n) {
+		if (n == 0)
+			sp_err(p, arg_offs[0], "the format string has no placeholder for this "
+			       "argument: add {} where its value goes");
+		else
+			sp_err(p, arg_offs[n], "the format string has %ld placeholder%s but %zu "
+			       "arguments follow: add a placeholder for this argument or remove it",
+			       n, n == 1 ? "" : "s", nargs);
+		return -1;
+	}
+	if (nargs < (size_t)n) {
+		if (nargs == 0)
+			sp_err(p, ph_off, "placeholder 1 has no argument: pass values after the "
+			       "string (print \"x={}\", expr;) or write {{ and }} for literal "
+			       "braces");
+		else
+			sp_err(p, ph_off, "placeholder %zu has no argument: the format string has "
+			       "%ld placeholders but %zu argument%s follow%s", nargs + 1, n, nargs,
+			       nargs == 1 ? "" : "s", nargs == 1 ? "s" : "");
+		return -1;
+	}
+	if (nargs > MAX_FORMAT_ARGS) {
+		sp_err(p, arg_offs[MAX_FORMAT_ARGS], "a print takes at most %d arguments: split it",
+		       MAX_FORMAT_ARGS);
+		return -1;
+	}
+	return 0;
+}
+
+static int print_format(struct parser *p, const struct token *s, struct gs_stmt *st)
+{
+	const struct gs_expr **args = NULL;
+	size_t *offs = NULL, nargs = 0, cap = 0, cap_offs = 0;
+
+	do {
+		size_t off = sp_peek(p)->off;
+		const struct gs_expr *e;
+
+		if (sp_arena_grow(p->arena, &args, &cap, nargs, sizeof(*args)) ||
+		    sp_arena_grow(p->arena, &offs, &cap_offs, nargs, sizeof(*offs))) {
+			sp_nomem(p);
+			return -1;
+		}
+		e = sp_expr(p);
+		if (!e)
+			return -1;
+		offs[nargs] = off;
+		args[nargs++] = e;
+	} while (sp_accept(p, T_COMMA));
+	if (!sp_expect(p, T_SEMI, "';' or ','", "after the print argument") ||
+	    check_format(p, s, offs, nargs))
+		return -1;
+	st->kind = GS_STMT_PRINT_FORMAT;
+	st->text = sp_string_value(p, s, false);
+	st->args = args;
+	st->nargs = nargs;
+	return st->text ? 0 : -1;
+}
+
+static int print_stmt(struct parser *p, struct gs_stmt *st)
+{
+	struct token s;
+	char desc[64];
+
+	sp_next(p); /* print */
+	s = *sp_peek(p);
+	if (s.kind == T_SEMI) {
+		sp_err(p, s.off, "print needs something to print: a string, a format string with "
+		       "arguments, or an expression");
+		return -1;
+	}
+	if (s.kind != T_STRING) {
+		st->kind = GS_STMT_PRINT_EXPR;
+		st->expr = sp_expr(p);
+		return st->expr && sp_expect(p, T_SEMI, "';'", "after the print statement") ? 0 : -1;
+	}
+	sp_next(p);
+	if (sp_accept(p, T_COMMA))
+		return print_format(p, &s, st);
+	if (!sp_at(p, T_SEMI)) {
+		if (!p->code) {
+			describe_next(p, desc, sizeof(desc));
+			sp_err(p, p->prev_end, "expected ';' or ',' after the print string, found %s",
+			       desc);
+		}
+		return -1;
+	}
+	sp_next(p);
+	if (check_format(p, &s, NULL, 0))
+		return -1;
+	st->kind = GS_STMT_PRINT_STRING;
+	st->text = sp_string_value(p, &s, true);
+	return st->text ? 0 : -1;
+}
+
+/* ---- bt ----------------------------------------------------------------------------- */
+
+static int bt_stmt(struct parser *p, struct gs_stmt *st)
+{
+	uint8_t flags = GS_BT_FLAG_INLINE; /* reference 1.7: inline unless noinline */
+	char desc[64];
+
+	sp_next(p); /* bt | backtrace */
+	for (;;) {
+		struct token o = *sp_peek(p);
+
+		if (p->code)
+			return -1;
+		if (o.kind == T_SEMI) {
+			sp_next(p);
+			break;
+		}
+		if (o.kind == T_INT) {
+			sp_err(p, o.off, "bt takes no depth: the backtrace depth is global, set it "
+			       "with --backtrace-depth N (1..128)");
+			return -1;
+		}
+		if (o.kind == T_IDENT && !sp_reserved_name(p->src + o.off, o.len)) {
+			if (sp_tok_is(p, &o, "raw"))
+				flags |= GS_BT_FLAG_RAW;
+			else if (sp_tok_is(p, &o, "full"))
+				flags |= GS_BT_FLAG_FULL;
+			else if (sp_tok_is(p, &o, "inline"))
+				flags |= GS_BT_FLAG_INLINE;
+			else if (sp_tok_is(p, &o, "noinline"))
+				flags &= (uint8_t)~GS_BT_FLAG_INLINE;
+			else {
+				sp_err(p, o.off, "unknown bt option '%.*s': the options are raw, full, "
+				       "inline and noinline", (int)o.len, p->src + o.off);
+				return -1;
+			}
+			sp_next(p);
+			continue;
+		}
+		sp_tok_describe(p, &o, desc, sizeof(desc));
+		sp_err(p, p->prev_end, "expected ';' after bt, found %s", desc);
+		return -1;
+	}
+	st->kind = GS_STMT_BACKTRACE;
+	st->bt_flags = flags;
+	return 0;
+}
+
+/* ---- let ---------------------------------------------------------------------------- */
+
+static int let_stmt(struct parser *p, struct gs_stmt *st)
+{
+	struct token name;
+	const struct scope_var *prior;
+	const char *what, *s;
+	char desc[64], where[32], context[96];
+	const char *copy;
+
+	sp_next(p); /* let */
+	name = *sp_peek(p);
+	s = p->src + name.off;
+	if (name.kind != T_IDENT) {
+		if (name.kind == T_SPECIAL)
+			sp_err(p, name.off, "'%.*s' is a special variable: a let name is a plain "
+			       "identifier", (int)name.len, s);
+		else if (!p->code) {
+			sp_tok_describe(p, &name, desc, sizeof(desc));
+			sp_err(p, name.off, "expected a variable name after 'let', found %s", desc);
+		}
+		return -1;
+	}
+	what = sp_reserved_name(s, name.len);
+	if (what) {
+		sp_err(p, name.off, "'%.*s' is %s and cannot name a variable", (int)name.len, s,
+		       what);
+		return -1;
+	}
+	prior = sp_scope_find(p, s, name.len);
+	if (prior) {
+		sp_pos_string(p, prior->off, where, sizeof(where));
+		sp_err(p, name.off, "'%.*s' is already bound at %s: script variables cannot be "
+		       "redefined or shadowed, pick another name", (int)name.len, s, where);
+		return -1;
+	}
+	sp_next(p);
+	snprintf(context, sizeof(context), "after 'let %.*s'", name.len > 40 ? 40 : (int)name.len,
+		 s);
+	if (!sp_expect(p, T_ASSIGN, "'='", context))
+		return -1;
+	st->expr = sp_expr(p);
+	if (!st->expr || !sp_expect(p, T_SEMI, "';'", "after the let statement"))
+		return -1;
+	copy = sp_arena_strndup(p->arena, s, name.len);
+	if (!copy || sp_arena_grow(p->arena, &p->scope, &p->scope_cap, p->nscope,
+				   sizeof(*p->scope)) ||
+	    sp_arena_grow(p->arena, &p->var_names, &p->var_names_cap, p->nvars,
+			  sizeof(*p->var_names))) {
+		sp_nomem(p);
+		return -1;
+	}
+	p->scope[p->nscope++] = (struct scope_var){ copy, name.off, p->nvars };
+	p->var_names[p->nvars] = copy;
+	st->kind = GS_STMT_LET;
+	st->text = copy;
+	st->var = p->nvars++;
+	return 0;
+}
+
+/* ---- if ----------------------------------------------------------------------------- */
+
+/* '{' statements '}' */
+static int braced(struct parser *p, const char *what, const char *context,
+		  const struct gs_stmt **body, size_t *n)
+{
+	size_t open;
+
+	if (!sp_at(p, T_LBRACE)) {
+		sp_expect(p, T_LBRACE, "'{'", context);
+		return -1;
+	}
+	open = sp_peek(p)->off;
+	sp_next(p);
+	return sp_block(p, open, what, body, n);
+}
+
+static int if_stmt(struct parser *p, struct gs_stmt *st)
+{
+	struct gs_stmt *elif;
+	int rc;
+
+	if (p->block_depth >= SCRIPT_MAX_DEPTH) {
+		sp_err(p, sp_peek(p)->off, "if / else is nested too deeply (more than %d levels)",
+		       SCRIPT_MAX_DEPTH);
+		return -1;
+	}
+	sp_next(p); /* if */
+	if (sp_at(p, T_LBRACE)) {
+		sp_err(p, sp_peek(p)->off, "expected a condition after 'if'");
+		return -1;
+	}
+	st->kind = GS_STMT_IF;
+	st->expr = sp_expr(p);
+	if (!st->expr)
+		return -1;
+	if (sp_at(p, T_ASSIGN)) {
+		sp_err(p, sp_peek(p)->off, "'=' is not a comparison: write '==' to compare");
+		return -1;
+	}
+	p->block_depth++;
+	rc = braced(p, "if block", "after the if condition", &st->then_body, &st->nthen);
+	if (!rc && sp_tok_is(p, sp_peek(p), "else")) {
+		sp_next(p);
+		if (sp_tok_is(p, sp_peek(p), "if")) {
+			elif = sp_arena_alloc(p->arena, sizeof(*elif));
+			if (!elif) {
+				sp_nomem(p);
+				rc = -1;
+			} else {
+				rc = if_stmt(p, elif);
+				st->else_body = elif;
+				st->nelse = 1;
+			}
+		} else {
+			rc = braced(p, "else block", "or 'if' after 'else'", &st->else_body,
+				    &st->nelse);
+		}
+	}
+	p->block_depth--;
+	return rc;
+}
+
+/* ---- statements ------------------------------------------------------------------------ */
+
+/* `name = value;` and `expr;`: neither is a statement of the language. */
+static void not_a_statement(struct parser *p, const struct token *t)
+{
+	const struct scope_var *var = NULL;
+	const struct gs_expr *e;
+	char where[32];
+
+	if (t->kind == T_IDENT && sp_peek2(p).kind == T_ASSIGN) {
+		var = sp_scope_find(p, p->src + t->off, t->len);
+		if (var) {
+			sp_pos_string(p, var->off, where, sizeof(where));
+			sp_err(p, t->off, "variables are immutable: '%s' was bound at %s and cannot "
+			       "be assigned; bind the new value to a new name with let", var->name,
+			       where);
+		} else {
+			sp_err(p, t->off, "variables are immutable, there is no assignment: bind "
+			       "'%.*s' once with let %.*s = ...;", (int)t->len, p->src + t->off,
+			       (int)t->len, p->src + t->off);
+		}
+		return;
+	}
+	e = sp_expr(p);
+	if (!e)
+		return;
+	if (sp_at(p, T_ASSIGN))
+		sp_err(p, t->off, "variables are immutable, there is no assignment: bind a value "
+		       "once with let name = ...;");
+	else
+		sp_err(p, t->off, "an expression alone does nothing: print it with print %s;",
+		       e->text);
+}
+
+static int statement(struct parser *p, struct stmt_vec *out)
+{
+	struct token t = *sp_peek(p);
+	struct gs_stmt *st;
+
+	if (sp_tok_is(p, &t, "trace")) {
+		sp_err(p, t.off, "'trace' cannot be nested: close this trace block with '}' "
+		       "before the next trace");
+		return -1;
+	}
+	if (sp_tok_is(p, &t, "else")) {
+		sp_err(p, t.off, "'else' without 'if': else follows the '}' of an if block");
+		return -1;
+	}
+	if (t.kind == T_LBRACE) {
+		sp_err(p, t.off, "a block needs 'if' or 'else' in front: bare { } blocks are not "
+		       "supported");
+		return -1;
+	}
+	if (t.kind == T_SEMI) {
+		sp_err(p, t.off, "empty statement: remove this ';'");
+		return -1;
+	}
+	st = push_stmt(p, out);
+	if (!st)
+		return -1;
+	if (sp_tok_is(p, &t, "print"))
+		return print_stmt(p, st);
+	if (sp_tok_is(p, &t, "bt") || sp_tok_is(p, &t, "backtrace"))
+		return bt_stmt(p, st);
+	if (sp_tok_is(p, &t, "if"))
+		return if_stmt(p, st);
+	if (sp_tok_is(p, &t, "let"))
+		return let_stmt(p, st);
+	not_a_statement(p, &t);
+	return -1;
+}
+
+int sp_block(struct parser *p, size_t open_off, const char *what,
+	     const struct gs_stmt **body, size_t *n)
+{
+	struct stmt_vec vec = { 0 };
+	size_t mark = p->nscope;
+	char where[32];
+
+	for (;;) {
+		bool eof = sp_at(p, T_EOF);
+
+		if (p->code)
+			break;
+		if (sp_accept(p, T_RBRACE))
+			break;
+		if (eof) {
+			sp_pos_string(p, open_off, where, sizeof(where));
+			sp_err(p, p->prev_end, "expected '}' to close the %s opened at %s", what,
+			       where);
+			break;
+		}
+		if (statement(p, &vec))
+			break;
+	}
+	p->nscope = mark;
+	*body = vec.v;
+	*n = vec.n;
+	return p->code ? -1 : 0;
+}

@@ -1,0 +1,489 @@
+/* The script parser on valid scripts: each case states a script and the
+ * tree the code generator is given (script_dump.h), for every statement,
+ * every bt option combination, C precedence, literals and the four target
+ * forms; then the expression texts shown as variable names, let scopes,
+ * $input_pid, and every parsed trace built by gs_program_build(). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "script.h"
+#include "script_dump.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+struct tree_case {
+	const char *script;
+	const char *tree;
+};
+
+static struct gs_script *parse_ok(const char *text)
+{
+	struct gs_script *s = NULL;
+	struct gs_error err;
+
+	if (gs_script_parse(text, strlen(text), NULL, &s, &err))
+		fail_msg("script did not parse: %s\n%s", text, err.msg);
+	return s;
+}
+
+static void check_trees(const struct tree_case *cases, size_t n)
+{
+	size_t failures = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct gs_script *s = NULL;
+		struct gs_error err;
+		char got[4096];
+
+		if (gs_script_parse(cases[i].script, strlen(cases[i].script), NULL, &s, &err)) {
+			print_message("case %zu: %s\n  did not parse: %s\n", i, cases[i].script,
+				      err.msg);
+			failures++;
+			continue;
+		}
+		dump_script(s, got, sizeof(got));
+		if (strcmp(got, cases[i].tree)) {
+			print_message("case %zu: %s\n  expected: %s\n       got: %s\n", i,
+				      cases[i].script, cases[i].tree, got);
+			failures++;
+		}
+		gs_script_free(s);
+	}
+	assert_int_equal(failures, 0);
+}
+
+static void test_statements_give_their_trees(void **state)
+{
+	static const struct tree_case cases[] = {
+		{ "trace main { print \"hello\"; }", "fn main { str \"hello\"; }" },
+		{ "trace main { }", "fn main { }" },
+		{ "trace f{print\"x\";bt;}", "fn f { str \"x\"; bt 0x04; }" },
+		{ "trace f { print \"pid={} tid={:x} sp={:p} pc={:X}\", $pid, $tid, $sp, $pc; }",
+		  "fn f { fmt \"pid={} tid={:x} sp={:p} pc={:X}\" $pid, $tid, $sp, $pc; }" },
+		{ "trace f { print \"{}\", $host_pid; print \"{}\", $timestamp; }",
+		  "fn f { fmt \"{}\" $host_pid; fmt \"{}\" $timestamp; }" },
+		/* format strings keep {{ }} for the renderer; literals resolve them */
+		{ "trace f { print \"{{lit}} {}\", 1; print \"{{x}}\"; }",
+		  "fn f { fmt \"{{lit}} {}\" 1; str \"{x}\"; }" },
+		{ "trace f { print \"a\\tb\\n\\\"q\\\" \\\\\"; }",
+		  "fn f { str \"a\tb\n\"q\" \\\"; }" },
+		{ "trace f { print $pid; print rdi + 1; }",
+		  "fn f { print $pid; print (+ reg5 1); }" },
+		{ "trace f { let x = rdi; let y = x + 1; print y; }",
+		  "fn f { let x#0 = reg5; let y#1 = (+ var0 1); print var1; }" },
+		{ "trace f { if rdi == 1 { print \"one\"; } }",
+		  "fn f { if (== reg5 1) { str \"one\"; } }" },
+		{ "trace f { if rdi { } else { bt; } }",
+		  "fn f { if reg5 { } else { bt 0x04; } }" },
+		{ "trace f { if rdi == 1 { print \"one\"; } else if rdi == 2 { print \"two\"; } "
+		  "else { print \"many\"; } }",
+		  "fn f { if (== reg5 1) { str \"one\"; } else { if (== reg5 2) { str \"two\"; } "
+		  "else { str \"many\"; } } }" },
+		{ "trace f { if 1 { if 2 { bt; } } else if 3 { } }",
+		  "fn f { if 1 { if 2 { bt 0x04; } } else { if 3 { } } }" },
+		{ "// leading\ntrace /* a */ f /* b */ { /* c */ print 1; // end\n}\n/* tail */",
+		  "fn f { print 1; }" },
+		{ "trace a.c:1// after the target\n{ } trace /lib/x.so:0x1/**/{ }",
+		  "line a.c 1 { }\nmod /lib/x.so 0x1 { }" },
+		{ "trace f { print *(u64 *)$sp; print *(i32)(rdi + 4); print *(u8 *)*(u64 *)rsp; }",
+		  "fn f { print (u64* $sp); print (i32* (+ reg5 4)); print (u8* (u64* reg7)); }" },
+		{ "trace f { print *(u16*)rdi; print *(i8 *)rdi; print *(i16 *)rdi; "
+		  "print *(u32)rdi; print *(i64 *)rdi; }",
+		  "fn f { print (u16* reg5); print (i8* reg5); print (i16* reg5); "
+		  "print (u32* reg5); print (i64* reg5); }" },
+		{ "trace f { print true; print false; }", "fn f { print 1; print 0; }" },
+		{ "trace f { print -5; print - -5; print !~rdi; }",
+		  "fn f { print (- 5); print (- (- 5)); print (! (~ reg5)); }" },
+		{ "trace a { bt; }\ntrace b { bt raw; }\ntrace c { backtrace full; }",
+		  "fn a { bt 0x04; }\nfn b { bt 0x05; }\nfn c { bt 0x06; }" },
+		/* a function may be named like a keyword: a target is not an expression */
+		{ "trace print { }", "fn print { }" },
+	};
+
+	(void)state;
+	check_trees(cases, N_OF(cases));
+}
+
+static void test_registers_map_to_dwarf_numbers(void **state)
+{
+	static const struct tree_case cases[] = {
+		{ "trace f { print rax; print rdx; print rcx; print rbx; print rsi; print rdi; }",
+		  "fn f { print reg0; print reg1; print reg2; print reg3; print reg4; print reg5; }" },
+		{ "trace f { print rbp; print rsp; print r8; print r9; print r10; print r11; }",
+		  "fn f { print reg6; print reg7; print reg8; print reg9; print reg10; "
+		  "print reg11; }" },
+		{ "trace f { print r12; print r13; print r14; print r15; print rip; }",
+		  "fn f { print reg12; print reg13; print reg14; print reg15; print reg16; }" },
+	};
+
+	(void)state;
+	check_trees(cases, N_OF(cases));
+}
+
+/* Reference 1.7: inline by default; raw and full add their bit; noinline
+ * clears inline and inline sets it again, the last one winning. */
+static void test_every_bt_option_combination(void **state)
+{
+	static const struct tree_case cases[] = {
+		{ "trace f { bt; }", "fn f { bt 0x04; }" },
+		{ "trace f { backtrace; }", "fn f { bt 0x04; }" },
+		{ "trace f { bt raw; }", "fn f { bt 0x05; }" },
+		{ "trace f { bt full; }", "fn f { bt 0x06; }" },
+		{ "trace f { bt inline; }", "fn f { bt 0x04; }" },
+		{ "trace f { bt noinline; }", "fn f { bt 0x00; }" },
+		{ "trace f { bt raw noinline; }", "fn f { bt 0x01; }" },
+		{ "trace f { bt noinline raw; }", "fn f { bt 0x01; }" },
+		{ "trace f { bt full noinline; }", "fn f { bt 0x02; }" },
+		{ "trace f { bt noinline full; }", "fn f { bt 0x02; }" },
+		{ "trace f { bt raw full; }", "fn f { bt 0x07; }" },
+		{ "trace f { bt full raw; }", "fn f { bt 0x07; }" },
+		{ "trace f { bt raw inline; }", "fn f { bt 0x05; }" },
+		{ "trace f { bt full inline; }", "fn f { bt 0x06; }" },
+		{ "trace f { bt raw full noinline; }", "fn f { bt 0x03; }" },
+		{ "trace f { bt inline noinline; }", "fn f { bt 0x00; }" },
+		{ "trace f { bt noinline inline; }", "fn f { bt 0x04; }" },
+		{ "trace f { bt raw raw; }", "fn f { bt 0x05; }" },
+		{ "trace f { bt noinline noinline; }", "fn f { bt 0x00; }" },
+		{ "trace f { backtrace raw noinline; }", "fn f { bt 0x01; }" },
+		{ "trace f { bt full; bt raw noinline; }", "fn f { bt 0x06; bt 0x01; }" },
+		{ "trace f { bt\n  raw /* x */ noinline\n; }", "fn f { bt 0x01; }" },
+	};
+
+	(void)state;
+	check_trees(cases, N_OF(cases));
+}
+
+static void check_exprs(const struct tree_case *cases, size_t n)
+{
+	size_t failures = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char text[512], got[1024];
+		struct gs_script *s = NULL;
+		struct gs_error err;
+
+		snprintf(text, sizeof(text), "trace f { print %s; }", cases[i].script);
+		if (gs_script_parse(text, strlen(text), NULL, &s, &err)) {
+			print_message("case %zu: %s\n  did not parse: %s\n", i, text, err.msg);
+			failures++;
+			continue;
+		}
+		dump_expr(s->traces[0].body[0].expr, got, sizeof(got));
+		if (strcmp(got, cases[i].tree)) {
+			print_message("case %zu: %s\n  expected: %s\n       got: %s\n", i,
+				      cases[i].script, cases[i].tree, got);
+			failures++;
+		}
+		gs_script_free(s);
+	}
+	assert_int_equal(failures, 0);
+}
+
+static void test_operators_follow_c_precedence(void **state)
+{
+	static const struct tree_case cases[] = {
+		{ "1 + 2 * 3", "(+ 1 (* 2 3))" },
+		{ "(1 + 2) * 3", "(* (+ 1 2) 3)" },
+		{ "1 - 2 - 3", "(- (- 1 2) 3)" },
+		{ "8 / 4 / 2", "(/ (/ 8 4) 2)" },
+		{ "7 % 3 * 2", "(* (% 7 3) 2)" },
+		{ "1 - 2 + 3", "(+ (- 1 2) 3)" },
+		{ "1 << 2 + 3", "(<< 1 (+ 2 3))" },
+		{ "1 >> 2 << 3", "(<< (>> 1 2) 3)" },
+		{ "1 << 0 >> 63", "(>> (<< 1 0) 63)" },
+		{ "1 << -1", "(<< 1 (- 1))" }, /* not a constant: masked at run time */
+		{ "1 << 2 < 3", "(< (<< 1 2) 3)" },
+		{ "1 < 2 == 3 > 4", "(== (< 1 2) (> 3 4))" },
+		{ "1 <= 2 != 3 >= 4", "(!= (<= 1 2) (>= 3 4))" },
+		{ "1 < 2 < 3", "(< (< 1 2) 3)" },
+		{ "1 & 2 == 2", "(& 1 (== 2 2))" },
+		{ "1 ^ 2 & 3", "(^ 1 (& 2 3))" },
+		{ "1 | 2 ^ 3 & 4", "(| 1 (^ 2 (& 3 4)))" },
+		{ "1 && 2 | 3", "(&& 1 (| 2 3))" },
+		{ "1 || 2 && 3", "(|| 1 (&& 2 3))" },
+		{ "1 && 2 || 3 && 4", "(|| (&& 1 2) (&& 3 4))" },
+		{ "1 || 2 || 3", "(|| (|| 1 2) 3)" },
+		{ "-1 * -2", "(* (- 1) (- 2))" },
+		{ "!1 == 0", "(== (! 1) 0)" },
+		{ "~0 >> 1", "(>> (~ 0) 1)" },
+		{ "-(1 + 2)", "(- (+ 1 2))" },
+		{ "((((1))))", "1" },
+		{ "*(u32 *)rdi * 2", "(* (u32* reg5) 2)" },
+		{ "*(u64 *)rsp + 8", "(+ (u64* reg7) 8)" },
+		{ "*(u64 *)(rsp + 8)", "(u64* (+ reg7 8))" },
+		{ "- *(i8 *)rsp", "(- (i8* reg7))" },
+		{ "*(u64 *)-rdi", "(u64* (- reg5))" },
+		{ "$pid % 2 == 0 && $tid != 0", "(&& (== (% $pid 2) 0) (!= $tid 0))" },
+		{ "rdi > 2048 && rdi % 64 == 1", "(&& (> reg5 2048) (== (% reg5 64) 1))" },
+	};
+
+	(void)state;
+	check_exprs(cases, N_OF(cases));
+}
+
+static void test_integer_literals(void **state)
+{
+	static const struct tree_case cases[] = {
+		{ "0", "0" },
+		{ "42", "42" },
+		{ "0x10", "16" },
+		{ "0X1f", "31" },
+		{ "0xDEADbeef", "3735928559" },
+		{ "0o17", "15" },
+		{ "0b101", "5" },
+		{ "9223372036854775807", "9223372036854775807" },
+		/* any 64-bit pattern: the i64 it stands for */
+		{ "18446744073709551615", "-1" },
+		{ "0xffffffffffffffff", "-1" },
+		{ "0x8000000000000000", "-9223372036854775808" },
+		{ "0b1111111111111111111111111111111111111111111111111111111111111111", "-1" },
+		{ "0o1777777777777777777777", "-1" },
+	};
+
+	(void)state;
+	check_exprs(cases, N_OF(cases));
+}
+
+static void test_targets_in_their_four_forms(void **state)
+{
+	static const char text[] =
+		"trace main { }\n"
+		"  trace 0x1139 { }\n"
+		"trace /usr/lib/x86_64-linux-gnu/libc++.so.1:0xAbC0 { }\n"
+		"trace src/demo-1.c:43 { }\n"
+		"trace 0x0 { }\n";
+	struct gs_script *s = parse_ok(text);
+	const struct gs_script_trace *t = s->traces;
+
+	(void)state;
+	assert_int_equal(s->ntraces, 5);
+	assert_int_equal(t[0].kind, GS_TARGET_FUNCTION);
+	assert_string_equal(t[0].name, "main");
+	assert_string_equal(t[0].target, "main");
+	assert_int_equal(t[0].line, 1);
+	assert_int_equal(t[0].column, 7);
+
+	assert_int_equal(t[1].kind, GS_TARGET_ADDRESS);
+	assert_null(t[1].name);
+	assert_string_equal(t[1].target, "0x1139");
+	assert_int_equal(t[1].address, 0x1139);
+	assert_int_equal(t[1].line, 2);
+	assert_int_equal(t[1].column, 9);
+
+	assert_int_equal(t[2].kind, GS_TARGET_MODULE_ADDRESS);
+	assert_string_equal(t[2].name, "/usr/lib/x86_64-linux-gnu/libc++.so.1");
+	assert_string_equal(t[2].target, "/usr/lib/x86_64-linux-gnu/libc++.so.1:0xAbC0");
+	assert_int_equal(t[2].address, 0xabc0);
+
+	assert_int_equal(t[3].kind, GS_TARGET_FILE_LINE);
+	assert_string_equal(t[3].name, "src/demo-1.c");
+	assert_int_equal(t[3].line_number, 43);
+	assert_int_equal(t[3].line, 4);
+	assert_int_equal(t[3].column, 7);
+
+	assert_int_equal(t[4].kind, GS_TARGET_ADDRESS);
+	assert_int_equal(t[4].address, 0);
+	gs_script_free(s);
+}
+
+static void test_large_addresses_and_lines(void **state)
+{
+	struct gs_script *s = parse_ok("trace 0xffffffffffffffff { } trace m.so:0x000000000000000001 { } "
+				       "trace a.c:4294967295 { }");
+
+	(void)state;
+	assert_int_equal(s->traces[0].address, UINT64_MAX);
+	assert_int_equal(s->traces[1].address, 1);
+	assert_int_equal(s->traces[2].line_number, UINT32_MAX);
+	gs_script_free(s);
+}
+
+/* The text of each node is the name the output shows for its value. */
+static void test_expression_texts_are_normalized_source(void **state)
+{
+	static const char text[] =
+		"trace f {\n"
+		"  print   rdi   +\n\t1 ;\n"
+		"  print /*c*/ rdi/*d*/+1;\n"
+		"  print (rdi + 1) * 2;\n"
+		"  print *(u64 *)( $sp + 8 );\n"
+		"  print \"{} {}\", true, - rdi;\n"
+		"  let x = 7; print x;\n"
+		"  if $pid  ==  1 { }\n"
+		"}\n";
+	struct gs_script *s = parse_ok(text);
+	const struct gs_stmt *b = s->traces[0].body;
+
+	(void)state;
+	assert_int_equal(s->traces[0].nbody, 8);
+	assert_string_equal(b[0].expr->text, "rdi + 1");
+	assert_string_equal(b[0].expr->lhs->text, "rdi");
+	assert_string_equal(b[0].expr->rhs->text, "1");
+	assert_string_equal(b[1].expr->text, "rdi +1");
+	assert_string_equal(b[2].expr->text, "(rdi + 1) * 2");
+	assert_string_equal(b[2].expr->lhs->text, "rdi + 1");
+	assert_string_equal(b[3].expr->text, "*(u64 *)( $sp + 8 )");
+	assert_string_equal(b[3].expr->lhs->text, "$sp + 8");
+	assert_string_equal(b[4].args[0]->text, "true");
+	assert_string_equal(b[4].args[1]->text, "- rdi");
+	assert_string_equal(b[5].text, "x");
+	assert_string_equal(b[5].expr->text, "7");
+	assert_string_equal(b[6].expr->text, "x");
+	assert_null(b[7].text);
+	assert_string_equal(b[7].expr->text, "$pid == 1");
+	gs_script_free(s);
+}
+
+/* Each let gets its own index; a name is free again after its block. */
+static void test_let_variables_are_block_scoped(void **state)
+{
+	static const char text[] =
+		"trace f {\n"
+		"  let a = 1;\n"
+		"  if a { let b = a + 1; print b; } else { let b = 3; print b; }\n"
+		"  if 1 { let c = 1; if c { print a + c; } }\n"
+		"  let b = 4; print b;\n"
+		"}\n"
+		"trace g { let a = 9; print a; }\n";
+	struct gs_script *s = parse_ok(text);
+	const struct gs_script_trace *t = s->traces;
+	char got[1024];
+
+	(void)state;
+	dump_script(s, got, sizeof(got));
+	assert_string_equal(got,
+		"fn f { let a#0 = 1; if var0 { let b#1 = (+ var0 1); print var1; } "
+		"else { let b#2 = 3; print var2; } if 1 { let c#3 = 1; if var3 "
+		"{ print (+ var0 var3); } } let b#4 = 4; print var4; }\n"
+		"fn g { let a#0 = 9; print var0; }");
+	assert_int_equal(t[0].nvars, 5);
+	assert_string_equal(t[0].var_names[0], "a");
+	assert_string_equal(t[0].var_names[1], "b");
+	assert_string_equal(t[0].var_names[3], "c");
+	assert_string_equal(t[0].var_names[4], "b");
+	assert_int_equal(t[1].nvars, 1);
+	assert_string_equal(t[1].var_names[0], "a");
+	gs_script_free(s);
+}
+
+static void test_input_pid_is_the_callers_constant(void **state)
+{
+	static const char text[] = "trace f { if $pid == $input_pid { print $input_pid; } }";
+	struct gs_script_opts o = { .sz = sizeof(o), .input_pid = 4242 };
+	struct gs_script *s = NULL;
+	struct gs_error err;
+	char got[256];
+
+	(void)state;
+	assert_int_equal(gs_script_parse(text, strlen(text), &o, &s, &err), 0);
+	dump_script(s, got, sizeof(got));
+	assert_string_equal(got, "fn f { if (== $pid 4242) { print 4242; } }");
+	assert_string_equal(s->traces[0].body[0].then_body[0].expr->text, "$input_pid");
+	gs_script_free(s);
+}
+
+/* The text need not end with a NUL: only len bytes are read. */
+static void test_text_is_bounded_by_its_length(void **state)
+{
+	static const char text[] = "trace f { print 12; }trace g { garbage";
+	struct gs_script *s = NULL;
+	struct gs_error err;
+	char got[256];
+
+	(void)state;
+	assert_int_equal(gs_script_parse(text, 21, NULL, &s, &err), 0);
+	dump_script(s, got, sizeof(got));
+	assert_string_equal(got, "fn f { print 12; }");
+	gs_script_free(s);
+}
+
+static void test_spec_of_a_trace(void **state)
+{
+	struct gs_script *s = parse_ok("trace f { print 1; } trace lib.so:0x10 { let x = 1; bt; }");
+	struct gs_trace_spec spec;
+
+	(void)state;
+	gs_script_trace_spec(&s->traces[1], 7, &spec);
+	assert_int_equal(spec.trace_id, 7);
+	assert_string_equal(spec.target, "lib.so:0x10");
+	assert_ptr_equal(spec.body, s->traces[1].body);
+	assert_int_equal(spec.nbody, 2);
+	assert_int_equal(spec.nvars, 1);
+	assert_null(spec.bt);
+	gs_script_free(s);
+}
+
+/* Every statement and expression kind, through the code generator. */
+static void test_every_parsed_trace_builds(void **state)
+{
+	static const char text[] =
+		"trace hot_bt_probe {\n"
+		"  print \"HOT\";\n"
+		"  print \"pid={} v={:x} p={:p} V={:X}\", $pid, rdi, *(u64 *)$sp, $tid;\n"
+		"  print $timestamp;\n"
+		"  let v = rdi * 3 + *(i32 *)(rsp + 8);\n"
+		"  if v % 2 == 0 && !(rdi < 0) { print \"EVEN\"; bt full; }\n"
+		"  else if ~v >> 2 != 1 || $host_pid == 1 { bt raw noinline; }\n"
+		"  else { print v / 3 - r15; }\n"
+		"}\n"
+		"trace demo.c:43 { print *(u8 *)*(u64 *)rdi; backtrace; }\n"
+		"trace 0x1139 { print -rip; }\n";
+	struct gs_script *s = parse_ok(text);
+
+	(void)state;
+	assert_int_equal(s->ntraces, 3);
+	for (size_t i = 0; i < s->ntraces; i++) {
+		struct gs_trace_spec spec;
+		struct gs_program *prog = NULL;
+		struct gs_error err;
+
+		gs_script_trace_spec(&s->traces[i], (uint32_t)i, &spec);
+		if (gs_program_build(&spec, NULL, &prog, &err))
+			fail_msg("trace %zu (%s) did not build: %s", i, spec.target, err.msg);
+		gs_program_free(prog);
+	}
+	gs_script_free(s);
+}
+
+static void test_trace_errors_point_at_the_target(void **state)
+{
+	struct gs_script *s = parse_ok("trace f { }\ntrace   nosuch { bt; }");
+	struct gs_error err;
+
+	(void)state;
+	assert_int_equal(gs_script_trace_errorf(s, &s->traces[1], &err, -2,
+						"unknown function '%s'", s->traces[1].name), -2);
+	assert_int_equal(err.code, -2);
+	assert_string_equal(err.msg,
+		"script:2:9: unknown function 'nosuch'\n"
+		" 2 | trace   nosuch { bt; }\n"
+		"   |         ^");
+	gs_script_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_statements_give_their_trees),
+		cmocka_unit_test(test_registers_map_to_dwarf_numbers),
+		cmocka_unit_test(test_every_bt_option_combination),
+		cmocka_unit_test(test_operators_follow_c_precedence),
+		cmocka_unit_test(test_integer_literals),
+		cmocka_unit_test(test_targets_in_their_four_forms),
+		cmocka_unit_test(test_large_addresses_and_lines),
+		cmocka_unit_test(test_expression_texts_are_normalized_source),
+		cmocka_unit_test(test_let_variables_are_block_scoped),
+		cmocka_unit_test(test_input_pid_is_the_callers_constant),
+		cmocka_unit_test(test_text_is_bounded_by_its_length),
+		cmocka_unit_test(test_spec_of_a_trace),
+		cmocka_unit_test(test_every_parsed_trace_builds),
+		cmocka_unit_test(test_trace_errors_point_at_the_target),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
