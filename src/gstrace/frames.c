@@ -1,0 +1,300 @@
+/* Backtrace frames back to modules and source (reference 11.1-11.3): the
+ * module by raw_ip in the process's module list (read again when an unknown
+ * address shows up: a dlopen), else by cookie; the symbolizer at pc or
+ * pc - 1; and the entry-point check that shows a walk ending in `_start`
+ * as complete. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "output_int.h"
+
+#define REFRESH_NS 200000000ll /* a process's module list is read at most this often */
+#define MAX_PIDS 64            /* module lists kept (target mode sees many processes) */
+#define ENTRY_WINDOW 0x100     /* reference 11.3 */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+void out_pid_clear(struct out_pid *p)
+{
+	gs_proc_modules_free(&p->mods);
+	free(p->mod_of);
+	p->mod_of = NULL;
+}
+
+static void pid_load(struct out_pid *p)
+{
+	struct gs_proc_modules fresh;
+	struct gs_error err;
+
+	p->loaded_ns = now_ns();
+	/* A process that is gone keeps the list it had. */
+	if (gs_proc_modules_load(p->pid, &fresh, &err) == 0) {
+		int *mod_of = malloc((fresh.n ? fresh.n : 1) * sizeof(*mod_of));
+
+		if (!mod_of) {
+			gs_proc_modules_free(&fresh);
+			return;
+		}
+		for (size_t i = 0; i < fresh.n; i++)
+			mod_of[i] = -1;
+		out_pid_clear(p);
+		p->mods = fresh;
+		p->mod_of = mod_of;
+	}
+}
+
+/* The module list of pid, read on first use; NULL when out of memory. */
+static struct out_pid *pid_get(struct gs_out *o, pid_t pid)
+{
+	struct out_pid *p;
+
+	for (size_t i = 0; i < o->npids; i++)
+		if (o->pids[i].pid == pid)
+			return &o->pids[i];
+	if (o->npids == MAX_PIDS) {
+		size_t oldest = 0;
+
+		for (size_t i = 1; i < o->npids; i++)
+			if (o->pids[i].loaded_ns < o->pids[oldest].loaded_ns)
+				oldest = i;
+		p = &o->pids[oldest];
+		out_pid_clear(p);
+	} else {
+		p = realloc(o->pids, (o->npids + 1) * sizeof(*p));
+		if (!p)
+			return NULL;
+		o->pids = p;
+		p = &o->pids[o->npids++];
+	}
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	pid_load(p);
+	return p;
+}
+
+void gs_out_preload(struct gs_out *o, pid_t pid)
+{
+	for (size_t i = 0; i < o->npids; i++) {
+		if (o->pids[i].pid == pid) {
+			pid_load(&o->pids[i]);
+			return;
+		}
+	}
+	pid_get(o, pid);
+}
+
+/* Index into o->mods of the module file at path (added on first use), or
+ * -1 when out of memory. */
+static int module_index(struct gs_out *o, const char *path)
+{
+	struct out_module *m;
+
+	for (size_t i = 0; i < o->nmods; i++)
+		if (strcmp(o->mods[i].path, path) == 0)
+			return (int)i;
+	m = realloc(o->mods, (o->nmods + 1) * sizeof(*m));
+	if (!m)
+		return -1;
+	o->mods = m;
+	m = &o->mods[o->nmods];
+	memset(m, 0, sizeof(*m));
+	m->path = strdup(path);
+	if (!m->path)
+		return -1;
+	m->sym = gs_symbolizer_module(o->sym, path, NULL);
+	if (m->sym < 0)
+		m->sym = -1;
+	return (int)o->nmods++;
+}
+
+static struct out_module *module_get(struct gs_out *o, const char *path)
+{
+	int i = module_index(o, path);
+
+	return i < 0 ? NULL : &o->mods[i];
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Reference 11.1 in one module list: by raw_ip, else by cookie when the
+ * frame's pc is module-relative. */
+static const struct gs_proc_module *find_module(const struct gs_proc_modules *mods,
+						const struct gs_backtrace_frame *f, bool normalized,
+						uint64_t *pc)
+{
+	const struct gs_proc_module *m = gs_proc_modules_find(mods, f->raw_ip);
+
+	if (m) {
+		*pc = f->raw_ip - m->offsets.text;
+		return m;
+	}
+	for (size_t i = 0; normalized && i < mods->n; i++) {
+		if (mods->v[i].id.cookie == f->module_cookie && f->pc < mods->v[i].offsets.size) {
+			*pc = f->pc;
+			return &mods->v[i];
+		}
+	}
+	return NULL;
+}
+
+/* The module of frame i, or NULL; fills r's module fields either way. */
+static struct out_module *locate(struct gs_out *o, const struct gs_event *ev,
+				 const struct gs_inst *bt, unsigned i, struct out_frame *r)
+{
+	const struct gs_backtrace_frame *f = &bt->backtrace.frames[i];
+	/* OffsetsUnavailable describes the last frame: its pc is the raw ip. */
+	bool normalized = bt->backtrace.status != GS_BT_OFFSETS_UNAVAILABLE ||
+			  i + 1 < bt->backtrace.frame_count;
+	pid_t cands[2];
+	size_t n = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->pc = f->pc;
+	r->cookie = f->module_cookie;
+	if (o->opts.pid > 0)
+		cands[n++] = o->opts.pid;
+	if (ev->pid && (pid_t)ev->pid != o->opts.pid)
+		cands[n++] = (pid_t)ev->pid;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t c = 0; c < n; c++) {
+			struct out_pid *p = pid_get(o, cands[c]);
+			const struct gs_proc_module *m;
+			uint64_t pc;
+
+			if (!p)
+				continue;
+			/* Second pass: the address may be in a module mapped since. */
+			if (pass == 1) {
+				if (now_ns() - p->loaded_ns < REFRESH_NS)
+					continue;
+				pid_load(p);
+			}
+			m = find_module(&p->mods, f, normalized, &pc);
+			if (m) {
+				size_t k = (size_t)(m - p->mods.v);
+				struct out_module *mod;
+
+				if (p->mod_of[k] < 0)
+					p->mod_of[k] = module_index(o, m->open_path);
+				if (p->mod_of[k] < 0)
+					return NULL;
+				mod = &o->mods[p->mod_of[k]];
+				r->resolved = true;
+				r->module = base_name(mod->path);
+				r->pc = pc;
+				r->cookie = m->id.cookie;
+				return mod;
+			}
+		}
+	}
+	for (size_t s = 0; normalized && s < o->nstatics; s++) {
+		if (o->statics[s].cookie == f->module_cookie) {
+			struct out_module *mod = module_get(o, o->statics[s].path);
+
+			if (!mod)
+				return NULL;
+			r->resolved = true;
+			r->module = base_name(mod->path);
+			r->cookie = f->module_cookie;
+			return mod;
+		}
+	}
+	return NULL;
+}
+
+void out_resolve_frame(struct gs_out *o, const struct gs_event *ev, const struct gs_inst *bt,
+		       unsigned i, struct out_frame *r)
+{
+	struct out_module *mod = locate(o, ev, bt, i, r);
+	const struct gs_sym_info *info;
+	uint64_t lookup;
+
+	if (!mod || mod->sym < 0 || (bt->backtrace.flags & GS_BT_FLAG_RAW))
+		return;
+	/* A caller's pc is a return address: its call is the byte before. */
+	lookup = i > 0 && r->pc > 0 ? r->pc - 1 : r->pc;
+	if (gs_symbolize(o->sym, mod->sym, lookup, &info, NULL) == 0 && info->found)
+		r->sym = info;
+}
+
+/* e_entry and `_start` of a module file, once. */
+static void read_entry(struct out_module *m)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	int fd;
+
+	m->elf_read = true;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && gelf_getehdr(elf, &eh)) {
+		m->has_entry = eh.e_entry != 0;
+		m->entry = eh.e_entry;
+	}
+	while (elf && !m->has_start && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)k, &sym) || !sym.st_value)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && strcmp(name, "_start") == 0) {
+				m->has_start = true;
+				m->start = sym.st_value;
+				break;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+}
+
+uint8_t out_display_status(struct gs_out *o, const struct gs_event *ev, const struct gs_inst *bt)
+{
+	uint8_t status = bt->backtrace.status;
+	unsigned last = bt->backtrace.frame_count;
+	struct out_module *mod;
+	struct out_frame r;
+
+	if ((status != GS_BT_UNSUPPORTED_CFI && status != GS_BT_NO_UNWIND_ROWS_FOR_PC) || !last)
+		return status;
+	mod = locate(o, ev, bt, last - 1, &r);
+	if (!mod)
+		return status;
+	if (!mod->elf_read)
+		read_entry(mod);
+	if ((mod->has_entry && r.pc >= mod->entry && r.pc - mod->entry < ENTRY_WINDOW) ||
+	    (mod->has_start && r.pc >= mod->start && r.pc - mod->start < ENTRY_WINDOW))
+		return GS_BT_COMPLETE;
+	return status;
+}

@@ -1,0 +1,41 @@
+/* Launch mode (`gstrace ... -- CMD ARGS`): start the command stopped at
+ * its entry point, with its libraries mapped, so probes can be attached
+ * before it runs any of its own code; then let it run, notice its end,
+ * and stop it when tracing ends first. */
+#ifndef GS_CLI_LAUNCH_H
+#define GS_CLI_LAUNCH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <gs/error.h>
+
+struct gs_launch {
+	pid_t pid;   /* 0: nothing launched */
+	bool traced; /* still under ptrace, stopped at its entry */
+	bool ended;  /* reaped: status is its wait status */
+	int status;
+};
+
+/* The file execvp would run for `cmd` (searching PATH when it has no '/'),
+ * malloc'd into *path. -ENOENT / -EACCES with a message. */
+int gs_launch_find(const char *cmd, char **path, struct gs_error *err);
+
+/* Forks and executes path with argv under ptrace, and runs the dynamic
+ * loader up to the program's entry point, where the child stays stopped.
+ * On failure (exec failed, or the child ended before its entry: l->ended
+ * says so) err says why. */
+int gs_launch_start(const char *path, char *const *argv, struct gs_launch *l,
+		    struct gs_error *err);
+/* Lets the stopped child run (ends the ptrace). */
+int gs_launch_resume(struct gs_launch *l, struct gs_error *err);
+/* true once the child has ended (reaps it without waiting). */
+bool gs_launch_ended(struct gs_launch *l);
+/* Ends a child that still runs: `sig`, then SIGKILL after two seconds;
+ * reaps it. Nothing when it already ended. */
+void gs_launch_stop(struct gs_launch *l, int sig);
+/* Exit status for gstrace from the child's wait status: its exit code,
+ * or 128 + the signal that killed it. */
+int gs_launch_exit_code(const struct gs_launch *l);
+
+#endif /* GS_CLI_LAUNCH_H */

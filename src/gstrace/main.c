@@ -1,0 +1,492 @@
+/* gstrace: parse the command line and the script, check the targets, open
+ * a session (or launch the command first), attach every trace, then print
+ * events until SIGINT/SIGTERM, --max-events, --duration or the target's
+ * end. Every exit path detaches everything. Exit status: 0 success, 1
+ * runtime failure, 2 bad usage or bad input. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <poll.h>
+
+#include <gs/runtime.h>
+
+#include "launch.h"
+#include "options.h"
+#include "output.h"
+#include "prepare.h"
+#include "script.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define POLL_MS 100
+#define LOSS_REPORT_NS 1000000000ll
+#define INIT_PID_NS_INO 4026531836ull /* reference 8.5 */
+#define SCRIPT_FILE_MAX (16u << 20)
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* What the event callback needs. */
+struct run {
+	struct gs_out *out;
+	uint64_t events, max_events;
+};
+
+static int on_event(void *arg, const struct gs_event *ev)
+{
+	struct run *r = arg;
+
+	/* perf buffers deliver the rest of a CPU's buffer after a stop */
+	if (r->max_events && r->events >= r->max_events)
+		return 1;
+	gs_out_event(r->out, ev);
+	r->events++;
+	return r->max_events && r->events >= r->max_events;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: a signal ends the poll */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* A closed output pipe is an end like any other, not a kill. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The whole script file, NUL-terminated, or NULL with err set. */
+static char *read_file(const char *path, size_t *len, struct gs_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f) {
+		gs_errorf(err, -errno, "cannot read script file %s: %s; check the path", path,
+			  strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		size_t got;
+
+		if (cap - n < 4096) {
+			char *nt = cap < SCRIPT_FILE_MAX ? realloc(text, cap ? 2 * cap : 8192) : NULL;
+
+			if (!nt) {
+				gs_errorf(err, -EFBIG, "script file %s is too large (over %u bytes)",
+					  path, SCRIPT_FILE_MAX);
+				break;
+			}
+			text = nt;
+			cap = cap ? 2 * cap : 8192;
+		}
+		got = fread(text + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0) {
+			if (ferror(f))
+				gs_errorf(err, -EIO, "cannot read script file %s: %s", path,
+					  strerror(errno));
+			else {
+				text[n] = '\0';
+				*len = n;
+				fclose(f);
+				return text;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	free(text);
+	return NULL;
+}
+
+/* The process exists (or exists but is not ours to signal). */
+static bool pid_exists(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+/* The traced process has ended (-p mode). */
+static bool pid_ended(int pidfd, pid_t pid)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	if (pidfd >= 0)
+		return poll(&p, 1, 0) > 0;
+	return !pid_exists(pid);
+}
+
+/* The PID filter: host TGID, or the TGID seen in our namespace when we do
+ * not run in the initial one (-p numbers are ours). */
+static void pid_filter(struct gs_program_opts *p, pid_t pid)
+{
+	struct stat st;
+
+	p->filter_pid = (uint32_t)pid;
+	if (pid > 0 && stat("/proc/self/ns/pid", &st) == 0 && st.st_ino != INIT_PID_NS_INO) {
+		p->pid_ns_dev = st.st_dev;
+		p->pid_ns_ino = st.st_ino;
+	}
+}
+
+static void report_lost(const struct gs_script *s, struct gs_session *sess, uint64_t *reported)
+{
+	uint64_t total;
+
+	if (gs_session_lost(sess, &total, NULL) || total <= *reported)
+		return;
+	if (s->ntraces == 1) {
+		fprintf(stderr, "gstrace: trace #0 (%s) lost %" PRIu64 " events in kernel before "
+			"userspace delivery (total %" PRIu64 ")\n", s->traces[0].target,
+			total - *reported, total);
+	} else {
+		/* The session counts losses of all traces together. */
+		fputs("gstrace: traces", stderr);
+		for (size_t i = 0; i < s->ntraces; i++)
+			fprintf(stderr, "%s #%zu (%s)", i ? "," : "", i, s->traces[i].target);
+		fprintf(stderr, " lost %" PRIu64 " events in kernel before userspace delivery "
+			"(total %" PRIu64 ")\n", total - *reported, total);
+	}
+	*reported = total;
+}
+
+/* Flushes the output; false to stop (a closed pipe ends quietly). */
+static bool flush_output(FILE *f, int *status)
+{
+	if (fflush(f) == 0 && !ferror(f))
+		return true;
+	if (errno != EPIPE) {
+		fprintf(stderr, "gstrace: cannot write the events: %s\n", strerror(errno));
+		*status = EXIT_RUNTIME;
+	}
+	return false;
+}
+
+/* Everything main owns, torn down in one place. */
+struct ctx {
+	struct gs_cli cli;
+	char *script_text;
+	struct gs_script *script;
+	char *cmd_path;
+	struct gs_launch launch;
+	struct gs_prep prep;
+	FILE *outf;
+	struct gs_out *out;
+	struct gs_session *session;
+	const char *modules[2];
+	size_t nmodules;
+};
+
+static void teardown(struct ctx *c)
+{
+	gs_session_free(c->session);
+	c->session = NULL;
+	gs_out_free(c->out);
+	if (c->outf && c->outf != stdout)
+		fclose(c->outf);
+	gs_prep_free(&c->prep);
+	gs_script_free(c->script);
+	free(c->script_text);
+	free(c->cmd_path);
+}
+
+static int load_script(struct ctx *c)
+{
+	struct gs_script_opts so = { .sz = sizeof(so), .input_pid = (uint32_t)c->cli.pid };
+	struct gs_error err = { 0 };
+	const char *text = c->cli.script;
+	size_t len = text ? strlen(text) : 0;
+
+	if (c->cli.script_file) {
+		c->script_text = read_file(c->cli.script_file, &len, &err);
+		if (!c->script_text) {
+			fprintf(stderr, "gstrace: %s\n", err.msg);
+			return EXIT_USAGE;
+		}
+		text = c->script_text;
+		so.name = c->cli.script_file;
+	}
+	if (gs_script_parse(text, len, &so, &c->script, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Files, pids and commands the flags name. */
+static int check_inputs(struct ctx *c)
+{
+	struct gs_error err = { 0 };
+
+	if (c->cli.pid && !pid_exists(c->cli.pid)) {
+		fprintf(stderr, "gstrace: -p %d: no such process; check the pid\n", (int)c->cli.pid);
+		return EXIT_USAGE;
+	}
+	if (c->cli.target && access(c->cli.target, R_OK)) {
+		fprintf(stderr, "gstrace: -t %s: %s; give the path of an executable or a shared "
+			"library\n", c->cli.target, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (c->cli.ncommand && gs_launch_find(c->cli.command[0], &c->cmd_path, &err)) {
+		fprintf(stderr, "gstrace: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	if (c->cli.target)
+		c->modules[c->nmodules++] = c->cli.target;
+	if (c->cmd_path)
+		c->modules[c->nmodules++] = c->cmd_path;
+	if (c->cli.output) {
+		c->outf = fopen(c->cli.output, "w");
+		if (!c->outf) {
+			fprintf(stderr, "gstrace: -o %s: %s; check the directory and permissions\n",
+				c->cli.output, strerror(errno));
+			return EXIT_USAGE;
+		}
+	} else {
+		c->outf = stdout;
+	}
+	return 0;
+}
+
+static int prepare(struct ctx *c, pid_t pid, const char *module)
+{
+	struct gs_resolve_opts ro = { .sz = sizeof(ro), .module = module, .pid = pid };
+	struct gs_error err = { 0 };
+
+	if (gs_prep_targets(c->script, &ro, &c->prep, &err)) {
+		/* One line, `script:line:col: what`: the source line and caret
+		 * gs_script_trace_errorf adds below it are left out, the target
+		 * is named in the message. */
+		fprintf(stderr, "%.*s\n", (int)strcspn(err.msg, "\n"), err.msg);
+		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int dry_run(struct ctx *c, const struct gs_program_opts *popts)
+{
+	const char *module = c->cli.target ? c->cli.target : c->cmd_path;
+	struct gs_error err = { 0 };
+	int rc = prepare(c, c->cli.pid, module);
+
+	if (rc)
+		return rc;
+	if (gs_dry_run(&c->cli, c->script, &c->prep, popts, c->cli.pid, c->outf, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return EXIT_RUNTIME;
+	}
+	return fflush(c->outf) ? EXIT_RUNTIME : 0;
+}
+
+/* Session, traces, ready marker. */
+static int attach(struct ctx *c, struct run *r, const struct gs_program_opts *popts, pid_t pid)
+{
+	struct gs_out_opts oo = {
+		.format = c->cli.format, .timestamp = c->cli.timestamp, .pid = pid,
+		.modules = c->modules, .nmodules = c->nmodules,
+	};
+	struct gs_session_opts so = {
+		.sz = sizeof(so), .pid = pid, .module = c->cli.target, .program = *popts,
+		.on_event = on_event, .arg = r,
+	};
+	struct gs_error err = { 0 };
+	int rc;
+
+	if (gs_bpf_permitted(&err) || gs_uprobe_supported(&err)) {
+		fprintf(stderr, "gstrace: %s\n", err.msg);
+		return EXIT_RUNTIME;
+	}
+	if (gs_out_new(&oo, c->outf, &c->out, &err) || gs_session_new(&so, &c->session, &err)) {
+		fprintf(stderr, "gstrace: %s\n", err.msg);
+		return EXIT_RUNTIME;
+	}
+	r->out = c->out;
+	if (pid > 0)
+		gs_out_preload(c->out, pid);
+	for (size_t i = 0; i < c->script->ntraces; i++) {
+		const struct gs_script_trace *t = &c->script->traces[i];
+		struct gs_trace_spec spec;
+		const char *report;
+
+		if (stop_signal)
+			return 0;
+		gs_script_trace_spec(t, (uint32_t)i, &spec);
+		rc = gs_session_add_trace(c->session, &spec, &err);
+		if (rc >= 0)
+			continue;
+		fprintf(stderr, "gstrace: trace #%zu (%s): %s\n", i, t->target, err.msg);
+		report = gs_session_report(c->session);
+		if (report)
+			fprintf(stderr, "%s%s", report,
+				report[0] && report[strlen(report) - 1] == '\n' ? "" : "\n");
+		return EXIT_RUNTIME;
+	}
+	if (c->cli.ready_marker) {
+		fprintf(stderr, "%s\n", c->cli.ready_marker);
+		fflush(stderr);
+	}
+	return 0;
+}
+
+/* Reads what is still buffered once the target is gone. */
+static void drain(struct gs_session *s)
+{
+	for (int i = 0; i < 64 && !stop_signal; i++)
+		if (gs_session_poll(s, 0, NULL) <= 0)
+			return;
+}
+
+/* Prints events until something ends the trace. 0 or an exit status;
+ * *target_ended tells whether the target's end was the reason. */
+static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ended)
+{
+	int64_t start = now_ns(), next_loss = start + LOSS_REPORT_NS;
+	int64_t deadline = c->cli.duration_ms ? start + (int64_t)c->cli.duration_ms * 1000000 : 0;
+	int pidfd = !c->cli.ncommand && pid > 0 ? open_pidfd(pid) : -1;
+	uint64_t lost = 0;
+	int status = 0;
+
+	*target_ended = false;
+	while (!stop_signal) {
+		int64_t now = now_ns();
+		int timeout = POLL_MS, rc;
+		struct gs_error err = { 0 };
+
+		if (deadline && now >= deadline)
+			break;
+		if (deadline && (deadline - now) / 1000000 < timeout)
+			timeout = (int)((deadline - now) / 1000000) + 1;
+		rc = gs_session_poll(c->session, timeout, &err);
+		if (rc < 0 && rc != -EINTR) {
+			fprintf(stderr, "gstrace: reading events failed: %s\n", err.msg);
+			status = EXIT_RUNTIME;
+			break;
+		}
+		if (!flush_output(c->outf, &status))
+			break;
+		if (r->max_events && r->events >= r->max_events)
+			break;
+		if (now_ns() >= next_loss) {
+			report_lost(c->script, c->session, &lost);
+			next_loss = now_ns() + LOSS_REPORT_NS;
+		}
+		if ((c->cli.ncommand && gs_launch_ended(&c->launch)) ||
+		    (!c->cli.ncommand && pid > 0 && pid_ended(pidfd, pid))) {
+			drain(c->session);
+			flush_output(c->outf, &status);
+			*target_ended = true;
+			break;
+		}
+	}
+	report_lost(c->script, c->session, &lost);
+	if (pidfd >= 0)
+		close(pidfd);
+	return status;
+}
+
+static int run(struct ctx *c)
+{
+	struct gs_program_opts popts = {
+		.sz = sizeof(popts),
+		.output = c->cli.force_perf ? GS_OUTPUT_PERF : GS_OUTPUT_RINGBUF,
+		.backtrace_depth = c->cli.backtrace_depth,
+	};
+	struct run r = { .max_events = c->cli.max_events };
+	struct gs_error err = { 0 };
+	pid_t pid = c->cli.pid;
+	bool ended = false;
+	int rc;
+
+	if ((rc = load_script(c)) || (rc = check_inputs(c)))
+		return rc;
+	if (c->cli.dry_run || c->cli.dump_insns) {
+		pid_filter(&popts, pid);
+		return dry_run(c, &popts);
+	}
+	if (c->cli.ncommand) {
+		if (gs_launch_start(c->cmd_path, c->cli.command, &c->launch, &err)) {
+			fprintf(stderr, "gstrace: %s\n", err.msg);
+			/* ended before its entry: its own status; else we could not start it */
+			return err.code == -ECHILD ? gs_launch_exit_code(&c->launch) : EXIT_USAGE;
+		}
+		pid = c->launch.pid;
+	}
+	pid_filter(&popts, pid);
+	rc = prepare(c, pid, c->cli.target);
+	if (rc == 0)
+		rc = attach(c, &r, &popts, pid);
+	if (rc == 0 && !stop_signal && c->cli.ncommand &&
+	    gs_launch_resume(&c->launch, &err)) {
+		fprintf(stderr, "gstrace: %s\n", err.msg);
+		rc = EXIT_RUNTIME;
+	}
+	if (rc == 0 && !stop_signal)
+		rc = event_loop(c, &r, pid, &ended);
+	/* Probes first: nothing fires while the command is being stopped. */
+	gs_session_free(c->session);
+	c->session = NULL;
+	if (c->cli.ncommand) {
+		if (ended && rc == 0)
+			return gs_launch_exit_code(&c->launch);
+		gs_launch_stop(&c->launch, stop_signal ? stop_signal : SIGTERM);
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx c;
+	char msg[512];
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	if (gs_cli_parse(argc, argv, &c.cli, msg, sizeof(msg))) {
+		fprintf(stderr, "gstrace: %s\n", msg);
+		return EXIT_USAGE;
+	}
+	if (c.cli.action == GS_CLI_HELP) {
+		gs_cli_usage(stdout);
+		return 0;
+	}
+	if (c.cli.action == GS_CLI_VERSION) {
+		printf("gstrace %s\n", GSTRACE_VERSION);
+		return 0;
+	}
+	install_signals();
+	rc = run(&c);
+	teardown(&c);
+	return rc;
+}

@@ -1,0 +1,336 @@
+/* gstrace's command line: a table of flags, a parser that accepts
+ * `-p 12`, `-p12`, `--pid 12` and `--pid=12`, stops at `--` (what follows
+ * is the command to launch), and checks every value and combination. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_DURATION_S 315360000ull /* ten years */
+
+enum opt_id {
+	O_PID, O_TARGET, O_SCRIPT, O_SCRIPT_FILE, O_DEPTH, O_FORMAT, O_TIMESTAMP,
+	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
+	O_OUTPUT, O_HELP, O_VERSION,
+};
+
+struct opt {
+	const char *name;  /* long name, without the dashes */
+	char letter;       /* short name, or 0 */
+	const char *value; /* what the value is, as --help shows it; NULL: a switch */
+	enum opt_id id;
+};
+
+static const struct opt opts[] = {
+	{ "pid", 'p', "PID", O_PID },
+	{ "target", 't', "PATH", O_TARGET },
+	{ "script", 's', "SCRIPT", O_SCRIPT },
+	{ "script-file", 0, "FILE", O_SCRIPT_FILE },
+	{ "backtrace-depth", 0, "N (1..128)", O_DEPTH },
+	{ "script-output", 0, "pretty|plain|json", O_FORMAT },
+	{ "script-timestamp", 0, "local|boot|none", O_TIMESTAMP },
+	{ "force-perf-event-array", 0, NULL, O_FORCE_PERF },
+	{ "dry-run", 0, NULL, O_DRY_RUN },
+	{ "dump-insns", 0, NULL, O_DUMP_INSNS },
+	{ "max-events", 0, "N", O_MAX_EVENTS },
+	{ "duration", 0, "SECONDS", O_DURATION },
+	{ "emit-ready-marker", 0, "TEXT", O_READY },
+	{ "output", 'o', "FILE", O_OUTPUT },
+	{ "help", 'h', NULL, O_HELP },
+	{ "version", 0, NULL, O_VERSION },
+};
+
+/* Keyword values, in enum order. */
+static const char *const formats[] = { "pretty", "plain", "json" };
+static const char *const timestamps[] = { "local", "boot", "none" };
+
+__attribute__((format(printf, 3, 4)))
+static int usage_error(char *msg, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (size) {
+		va_start(ap, fmt);
+		vsnprintf(msg, size, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* A decimal number without sign or spaces, within [lo, hi]. */
+static bool parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Seconds as `5`, `0.5` or `2.125` (millisecond precision), more than 0. */
+static bool parse_seconds(const char *s, uint64_t *ms)
+{
+	uint64_t whole = 0, frac = 0, scale = 100;
+	const char *dot = strchr(s, '.');
+	char head[24];
+	size_t n = dot ? (size_t)(dot - s) : strlen(s);
+
+	if (n >= sizeof(head) || (n == 0 && !dot))
+		return false;
+	memcpy(head, s, n);
+	head[n] = '\0';
+	if (n && !parse_uint(head, 0, MAX_DURATION_S, &whole))
+		return false;
+	if (dot) {
+		if (!dot[1])
+			return false;
+		for (const char *p = dot + 1; *p; p++) {
+			if (*p < '0' || *p > '9')
+				return false;
+			frac += (uint64_t)(*p - '0') * scale;
+			scale /= 10;
+		}
+	}
+	*ms = whole * 1000 + frac;
+	return *ms > 0;
+}
+
+static int keyword(const char *s, const char *const *words, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s, words[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* One flag with its value (NULL for switches); `flag` is the spelling the
+ * user wrote, for messages. */
+static int apply(struct gs_cli *c, const struct opt *o, const char *flag, const char *v,
+		 char *msg, size_t size)
+{
+	uint64_t n;
+	int k;
+
+	switch (o->id) {
+	case O_PID:
+		if (!parse_uint(v, 1, 0x7fffffff, &n))
+			return usage_error(msg, size, "%s '%s' is not a process id; give a positive "
+					   "number (e.g. %s 1234)", flag, v, flag);
+		c->pid = (pid_t)n;
+		break;
+	case O_TARGET:
+		if (!*v)
+			return usage_error(msg, size, "%s needs a path; give the executable or "
+					   "library to trace (e.g. %s /usr/bin/foo)", flag, flag);
+		c->target = v;
+		break;
+	case O_SCRIPT:
+		c->script = v;
+		break;
+	case O_SCRIPT_FILE:
+		if (!*v)
+			return usage_error(msg, size, "%s needs a file name; give the script "
+					   "file to read", flag);
+		c->script_file = v;
+		break;
+	case O_DEPTH:
+		if (!parse_uint(v, 1, 128, &n))
+			return usage_error(msg, size, "%s '%s' is out of range; give a number "
+					   "from 1 to 128", flag, v);
+		c->backtrace_depth = (uint32_t)n;
+		break;
+	case O_FORMAT:
+		if ((k = keyword(v, formats, N_OF(formats))) < 0)
+			return usage_error(msg, size, "%s '%s' is not an output format; give "
+					   "pretty, plain or json", flag, v);
+		c->format = (enum gs_cli_format)k;
+		break;
+	case O_TIMESTAMP:
+		if ((k = keyword(v, timestamps, N_OF(timestamps))) < 0)
+			return usage_error(msg, size, "%s '%s' is not a timestamp style; give "
+					   "local, boot or none", flag, v);
+		c->timestamp = (enum gs_cli_timestamp)k;
+		break;
+	case O_FORCE_PERF:
+		c->force_perf = true;
+		break;
+	case O_DRY_RUN:
+		c->dry_run = true;
+		break;
+	case O_DUMP_INSNS:
+		c->dump_insns = true;
+		break;
+	case O_MAX_EVENTS:
+		if (!parse_uint(v, 1, UINT64_MAX / 2, &n))
+			return usage_error(msg, size, "%s '%s' is not a count; give a whole number "
+					   "of events, at least 1", flag, v);
+		c->max_events = n;
+		break;
+	case O_DURATION:
+		if (!parse_seconds(v, &c->duration_ms))
+			return usage_error(msg, size, "%s '%s' is not a duration; give seconds "
+					   "greater than 0 (e.g. %s 5 or %s 0.5)", flag, v, flag, flag);
+		break;
+	case O_READY:
+		c->ready_marker = v;
+		break;
+	case O_OUTPUT:
+		if (!*v)
+			return usage_error(msg, size, "%s needs a file name; give where to write "
+					   "the events", flag);
+		c->output = v;
+		break;
+	case O_HELP:
+		c->action = GS_CLI_HELP;
+		break;
+	case O_VERSION:
+		c->action = GS_CLI_VERSION;
+		break;
+	}
+	return 0;
+}
+
+static const struct opt *find_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < N_OF(opts); i++)
+		if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+static const struct opt *find_short(char letter)
+{
+	for (size_t i = 0; i < N_OF(opts); i++)
+		if (opts[i].letter && opts[i].letter == letter)
+			return &opts[i];
+	return NULL;
+}
+
+/* The combination rules, once every flag is read. */
+static int check(const struct gs_cli *c, bool dashdash, char *msg, size_t size)
+{
+	if (c->script && c->script_file)
+		return usage_error(msg, size, "-s and --script-file both given; give the script "
+				   "one way only");
+	if (!c->script && !c->script_file)
+		return usage_error(msg, size, "no script; give one with -s SCRIPT or "
+				   "--script-file FILE (e.g. -s 'trace main { bt; }')");
+	if (dashdash && !c->ncommand)
+		return usage_error(msg, size, "nothing after --; give the command to launch "
+				   "(e.g. -- ./prog arg)");
+	if (c->ncommand && c->pid)
+		return usage_error(msg, size, "-p and a command after -- both given; trace a "
+				   "running process (-p PID) or launch one (-- CMD), not both");
+	if (!c->pid && !c->target && !c->ncommand)
+		return usage_error(msg, size, "no target; give -p PID, -t PATH or -- CMD [ARGS...]");
+	return 0;
+}
+
+int gs_cli_parse(int argc, char *const *argv, struct gs_cli *out, char *msg, size_t size)
+{
+	bool dashdash = false;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->backtrace_depth = 128;
+	if (size)
+		msg[0] = '\0';
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *value = NULL;
+		const struct opt *o;
+		char flag[40]; /* the flag as messages name it: `-p`, `--pid` */
+
+		if (strcmp(a, "--") == 0) {
+			dashdash = true;
+			out->command = argv + i + 1;
+			out->ncommand = (size_t)(argc - i - 1);
+			break;
+		}
+		if (a[0] == '-' && a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+
+			o = find_long(a + 2, len);
+			if (!o)
+				return usage_error(msg, size, "unknown option '--%.*s'; see gstrace "
+						   "--help", (int)len, a + 2);
+			if (eq && !o->value)
+				return usage_error(msg, size, "--%s takes no value; write it alone",
+						   o->name);
+			value = eq ? eq + 1 : NULL;
+			snprintf(flag, sizeof(flag), "--%s", o->name);
+		} else if (a[0] == '-' && a[1]) {
+			o = find_short(a[1]);
+			if (!o || (!o->value && a[2]))
+				return usage_error(msg, size, "unknown option '%s'; see gstrace --help", a);
+			value = a[2] ? a + 2 : NULL;
+			snprintf(flag, sizeof(flag), "-%c", a[1]);
+		} else {
+			return usage_error(msg, size, "unexpected argument '%s'; a command to launch "
+					   "goes after -- (gstrace -s SCRIPT -- CMD ARGS)", a);
+		}
+		if (o->value && !value) {
+			if (i + 1 >= argc)
+				return usage_error(msg, size, "%s needs a value: %s %s", flag, flag,
+						   o->value);
+			value = argv[++i];
+		}
+		rc = apply(out, o, flag, value, msg, size);
+		if (rc)
+			return rc;
+		if (out->action != GS_CLI_RUN)
+			return 0;
+	}
+	return check(out, dashdash, msg, size);
+}
+
+void gs_cli_usage(FILE *f)
+{
+	fputs("usage: gstrace [options] -p PID (-s SCRIPT | --script-file FILE)\n"
+	      "       gstrace [options] -t PATH (-s SCRIPT | --script-file FILE)\n"
+	      "       gstrace [options] -p PID -t PATH (-s SCRIPT | --script-file FILE)\n"
+	      "       gstrace [options] (-s SCRIPT | --script-file FILE) -- CMD [ARGS...]\n"
+	      "\n"
+	      "Attaches uprobes to functions of running programs and prints, per hit, what\n"
+	      "the script asks for: values and DWARF-unwound user backtraces.\n"
+	      "\n"
+	      "targets:\n"
+	      "  -p, --pid PID              trace this process only\n"
+	      "  -t, --target PATH          resolve targets in this binary; alone: every\n"
+	      "                             process mapping it\n"
+	      "  -- CMD [ARGS...]           launch CMD stopped, attach, run it; exit with\n"
+	      "                             its status\n"
+	      "script:\n"
+	      "  -s, --script SCRIPT        e.g. 'trace foo { print \"x={}\", $pid; bt; }'\n"
+	      "      --script-file FILE     read the script from FILE\n"
+	      "output:\n"
+	      "      --script-output FMT    pretty (default), plain or json\n"
+	      "      --script-timestamp TS  local (default), boot or none (pretty output)\n"
+	      "  -o, --output FILE          write events to FILE instead of stdout\n"
+	      "      --backtrace-depth N    frames per backtrace, 1..128 (default 128)\n"
+	      "stopping:\n"
+	      "      --max-events N         stop after N events\n"
+	      "      --duration SECONDS     stop after SECONDS (e.g. 5 or 0.5)\n"
+	      "other:\n"
+	      "      --force-perf-event-array  use per-CPU perf buffers, not the ring buffer\n"
+	      "      --dry-run              resolve and build, print a summary, load nothing\n"
+	      "      --dump-insns           print the generated BPF instructions, load nothing\n"
+	      "      --emit-ready-marker TEXT  print TEXT on stderr once every probe is\n"
+	      "                             attached\n"
+	      "  -h, --help                 this text\n"
+	      "      --version              print the version\n"
+	      "\n"
+	      "Exit status: 0 success, 1 runtime failure, 2 bad usage or bad input.\n"
+	      "See gstrace(1) for the script language and the output formats.\n", f);
+}

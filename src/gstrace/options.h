@@ -1,0 +1,63 @@
+/* The command line of gstrace (DESIGN.md section 5): argv -> struct gs_cli,
+ * or one line saying which flag or value is wrong and how to fix it. The
+ * parser only reads argv; files, pids and commands are checked by main. */
+#ifndef GS_CLI_OPTIONS_H
+#define GS_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#ifndef GSTRACE_VERSION
+#define GSTRACE_VERSION "unknown"
+#endif
+
+enum gs_cli_action {
+	GS_CLI_RUN,
+	GS_CLI_HELP,
+	GS_CLI_VERSION,
+};
+
+enum gs_cli_format {
+	GS_CLI_PRETTY,
+	GS_CLI_PLAIN,
+	GS_CLI_JSON,
+};
+
+enum gs_cli_timestamp {
+	GS_CLI_TS_LOCAL,
+	GS_CLI_TS_BOOT,
+	GS_CLI_TS_NONE,
+};
+
+struct gs_cli {
+	enum gs_cli_action action;
+	pid_t pid;                /* -p; 0 when absent */
+	const char *target;       /* -t PATH */
+	const char *script;       /* -s TEXT */
+	const char *script_file;  /* --script-file FILE */
+	char *const *command;     /* after `--`: NULL-terminated, ncommand words */
+	size_t ncommand;
+	uint32_t backtrace_depth; /* 1..128 */
+	enum gs_cli_format format;
+	enum gs_cli_timestamp timestamp;
+	bool force_perf;
+	bool dry_run;
+	bool dump_insns;
+	uint64_t max_events;      /* 0: no limit */
+	uint64_t duration_ms;     /* 0: no limit */
+	const char *ready_marker; /* NULL: none */
+	const char *output;       /* -o FILE; NULL: stdout */
+};
+
+/* Parses argv (argv[argc] must be NULL, as main gets it). 0 and *out, or
+ * -EINVAL with one line in msg (no newline) naming the flag or value and
+ * the fix. --help and --version set the action and skip the other checks. */
+int gs_cli_parse(int argc, char *const *argv, struct gs_cli *out, char *msg, size_t size);
+
+/* The --help text. */
+void gs_cli_usage(FILE *f);
+
+#endif /* GS_CLI_OPTIONS_H */

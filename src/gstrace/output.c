@@ -1,0 +1,263 @@
+/* The text layouts of reference 11.4: pretty (event header, items indented
+ * two spaces, frames four) and plain (items verbatim, frames two), with
+ * backtraces symbolized through frames.c; everything else is the runtime's
+ * own item text (gs_render_inst). Also the renderer's life cycle and the
+ * timestamp styles. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gs/render.h>
+
+#include "output_int.h"
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+int gs_out_new(const struct gs_out_opts *opts, FILE *f, struct gs_out **out, struct gs_error *err)
+{
+	struct gs_out *o = calloc(1, sizeof(*o));
+
+	*out = NULL;
+	if (!o)
+		return gs_errorf(err, -ENOMEM, "out of memory creating the output");
+	o->opts = *opts;
+	o->f = f;
+	o->cached_sec = -1;
+	o->boot_realtime_ns = opts->boot_realtime_ns;
+	if (!o->boot_realtime_ns)
+		o->boot_realtime_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	o->sym = gs_symbolizer_new(err);
+	o->statics = calloc(opts->nmodules ? opts->nmodules : 1, sizeof(*o->statics));
+	if (!o->sym || !o->statics) {
+		gs_out_free(o);
+		return gs_errorf(err, -ENOMEM, "out of memory creating the output");
+	}
+	for (size_t i = 0; i < opts->nmodules; i++) {
+		struct gs_module_id id;
+
+		if (gs_module_identify(opts->modules[i], &id, NULL) == 0) {
+			o->statics[o->nstatics].path = opts->modules[i];
+			o->statics[o->nstatics++].cookie = id.cookie;
+		}
+	}
+	*out = o;
+	return 0;
+}
+
+void gs_out_free(struct gs_out *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->npids; i++)
+		out_pid_clear(&o->pids[i]);
+	free(o->pids);
+	for (size_t i = 0; i < o->nmods; i++)
+		free(o->mods[i].path);
+	free(o->mods);
+	free(o->statics);
+	gs_symbolizer_free(o->sym);
+	free(o);
+}
+
+/* ---- timestamps -------------------------------------------------------------- */
+
+bool out_timestamp(struct gs_out *o, uint64_t ktime_ns, char *buf, size_t size)
+{
+	int64_t wall, sec;
+	struct tm tm;
+
+	switch (o->opts.timestamp) {
+	case GS_CLI_TS_NONE:
+		return false;
+	case GS_CLI_TS_BOOT:
+		snprintf(buf, size, "boot+%" PRIu64 ".%03" PRIu64 "s", ktime_ns / 1000000000u,
+			 ktime_ns / 1000000u % 1000u);
+		return true;
+	case GS_CLI_TS_LOCAL:
+		break;
+	}
+	wall = o->boot_realtime_ns + (int64_t)ktime_ns;
+	sec = wall / 1000000000ll;
+	if (sec != o->cached_sec) {
+		time_t t = (time_t)sec;
+
+		if (!localtime_r(&t, &tm) ||
+		    !strftime(o->cached_prefix, sizeof(o->cached_prefix), "%Y-%m-%d %H:%M:%S", &tm))
+			snprintf(o->cached_prefix, sizeof(o->cached_prefix), "%" PRId64, sec);
+		o->cached_sec = sec;
+	}
+	snprintf(buf, size, "%s.%03d", o->cached_prefix, (int)(wall / 1000000 % 1000));
+	return true;
+}
+
+/* ---- text items -------------------------------------------------------------- */
+
+/* Writes text, its first line after `first`, later lines after `more`. */
+static void put_lines(FILE *f, const char *first, const char *more, const char *text)
+{
+	const char *indent = first;
+
+	for (;;) {
+		const char *nl = strchr(text, '\n');
+		size_t n = nl ? (size_t)(nl - text) : strlen(text);
+
+		fputs(indent, f);
+		fwrite(text, 1, n, f);
+		fputc('\n', f);
+		if (!nl)
+			return;
+		text = nl + 1;
+		indent = more;
+	}
+}
+
+/* An item in the runtime's wording (anything but a backtrace). */
+static void put_item(FILE *f, const struct gs_inst *in, const char *first, const char *more)
+{
+	char small[1024], *text = small;
+	size_t n = gs_render_inst(in, small, sizeof(small));
+
+	if (n >= sizeof(small)) {
+		text = malloc(n + 1);
+		if (!text) {
+			put_lines(f, first, more, small);
+			return;
+		}
+		gs_render_inst(in, text, n + 1);
+	}
+	put_lines(f, first, more, text);
+	if (text != small)
+		free(text);
+}
+
+/* ---- backtraces ---------------------------------------------------------------- */
+
+static void put_location(FILE *f, const char *file, int line, int col)
+{
+	if (!file) {
+		fputs("??", f);
+		return;
+	}
+	fprintf(f, "%s:%d", file, line);
+	if (col > 0)
+		fprintf(f, ":%d", col);
+}
+
+static void put_frame(FILE *f, const char *indent, unsigned i, uint8_t flags,
+		      const struct gs_backtrace_frame *fr, const struct out_frame *r)
+{
+	const struct gs_sym_info *s = r->sym;
+	char module[320];
+
+	if (r->resolved)
+		snprintf(module, sizeof(module), "%s+0x%" PRIx64, r->module, r->pc);
+	else
+		snprintf(module, sizeof(module), "0x%" PRIx64, fr->pc);
+	if (flags & GS_BT_FLAG_RAW) {
+		fprintf(f, "%s#%u 0x%" PRIx64 " [%s] raw=0x%" PRIx64 " cookie=0x%016" PRIx64, indent,
+			i, r->pc, module, fr->raw_ip, r->cookie);
+		if (fr->flags)
+			fprintf(f, " flags=0x%x", fr->flags);
+		fputc('\n', f);
+		return;
+	}
+	if (!s) {
+		fprintf(f, "%s#%u 0x%" PRIx64 " [%s]\n", indent, i, r->pc, module);
+		return;
+	}
+	for (size_t k = 0; s->from_dwarf && (flags & GS_BT_FLAG_INLINE) && k < s->ninlines; k++) {
+		const struct gs_sym_inline *in = &s->inlines[k];
+
+		if (!in->name)
+			continue;
+		fprintf(f, "%s#%u.inline %s at ", indent, i, in->name);
+		put_location(f, in->call_file, in->call_line, in->call_col);
+		fprintf(f, " [%s]\n", module);
+	}
+	fprintf(f, "%s#%u %s", indent, i, s->function ? s->function : "<unknown function>");
+	if (s->from_dwarf && s->params && s->params[0])
+		fprintf(f, "(%s)", s->params);
+	fputs(" at ", f);
+	put_location(f, s->file, s->line, s->col);
+	fprintf(f, " [%s]\n", module);
+}
+
+/* Header, frames and stopped line; `indent` before the header and the
+ * stopped line, `frame_indent` before frames. */
+static void put_backtrace(struct gs_out *o, const struct gs_event *ev, const struct gs_inst *in,
+			  const char *indent, const char *frame_indent)
+{
+	uint8_t status = out_display_status(o, ev, in);
+	unsigned n = in->backtrace.frame_count;
+	const char *code_label;
+
+	fprintf(o->f, "%sbacktrace: %s, %u %s (max %u)\n", indent, gs_bt_status_label(status), n,
+		n == 1 ? "frame" : "frames", in->backtrace.requested_depth);
+	for (unsigned i = 0; i < n; i++) {
+		struct out_frame r;
+
+		out_resolve_frame(o, ev, in, i, &r);
+		put_frame(o->f, frame_indent, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
+	}
+	if (status == GS_BT_COMPLETE)
+		return;
+	fprintf(o->f, "%sstopped: %s", indent, gs_bt_status_label(status));
+	code_label = gs_bt_error_label(in->backtrace.error_code);
+	if (code_label && strcmp(code_label, "unknown") == 0)
+		fprintf(o->f, " (code=%u)", in->backtrace.error_code);
+	else if (code_label)
+		fprintf(o->f, " (%s, code=%u)", code_label, in->backtrace.error_code);
+	fputc('\n', o->f);
+}
+
+/* ---- events ---------------------------------------------------------------------- */
+
+static void put_text_event(struct gs_out *o, const struct gs_event *ev)
+{
+	bool pretty = o->opts.format == GS_CLI_PRETTY;
+	const char *indent = pretty ? "  " : "";
+	const char *frame_indent = pretty ? "    " : "  ";
+	size_t items = 0;
+
+	for (size_t i = 0; i < ev->ninsts; i++)
+		items += ev->insts[i].type != GS_INST_END;
+	/* An event that printed nothing shows nothing (reference 11.4). */
+	if (!items)
+		return;
+	if (pretty) {
+		char ts[64], header[160];
+
+		gs_render_header(ev, out_timestamp(o, ev->timestamp, ts, sizeof(ts)) ? ts : NULL,
+				 header, sizeof(header));
+		fprintf(o->f, "%s\n", header);
+	}
+	for (size_t i = 0; i < ev->ninsts; i++) {
+		const struct gs_inst *in = &ev->insts[i];
+
+		if (in->type == GS_INST_END)
+			continue;
+		if (in->type == GS_INST_BACKTRACE)
+			put_backtrace(o, ev, in, indent, frame_indent);
+		else
+			put_item(o->f, in, indent, pretty ? "    " : "");
+	}
+}
+
+int gs_out_event(struct gs_out *o, const struct gs_event *ev)
+{
+	if (o->opts.format == GS_CLI_JSON)
+		out_json_event(o, ev);
+	else
+		put_text_event(o, ev);
+	return ferror(o->f) ? -EIO : 0;
+}

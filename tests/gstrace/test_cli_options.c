@@ -1,0 +1,392 @@
+/* gstrace's command line (DESIGN.md section 5): every flag in each of its
+ * spellings lands in struct gs_cli, every bad value and bad combination
+ * gives one line naming the flag and the fix; then the real binary, run
+ * with bad usage, exits 2 with that line and does nothing else. */
+#include <errno.h>
+#include <setjmp.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "options.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_ARGS 40
+
+extern char **environ;
+
+/* Splits a command line on spaces (no quoting) into argv. */
+static int split(const char *line, char *buf, size_t size, char **argv)
+{
+	int argc = 0;
+	char *save = NULL, *tok;
+
+	snprintf(buf, size, "%s", line);
+	argv[argc++] = "gstrace";
+	for (tok = strtok_r(buf, " ", &save); tok && argc < MAX_ARGS - 1;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	return argc;
+}
+
+static int parse(const char *line, struct gs_cli *cli, char *msg, size_t size)
+{
+	static char buf[512];
+	static char *argv[MAX_ARGS];
+	int argc = split(line, buf, sizeof(buf), argv);
+
+	return gs_cli_parse(argc, argv, cli, msg, size);
+}
+
+static struct gs_cli parse_ok(const char *line)
+{
+	struct gs_cli cli;
+	char msg[512];
+
+	if (parse(line, &cli, msg, sizeof(msg)))
+		fail_msg("`gstrace %s` was refused: %s", line, msg);
+	return cli;
+}
+
+static void test_defaults_are_the_documented_ones(void **state)
+{
+	struct gs_cli c = parse_ok("-p 42 -s x");
+
+	(void)state;
+	assert_int_equal(c.action, GS_CLI_RUN);
+	assert_int_equal(c.pid, 42);
+	assert_string_equal(c.script, "x");
+	assert_null(c.script_file);
+	assert_null(c.target);
+	assert_int_equal(c.ncommand, 0);
+	assert_int_equal(c.backtrace_depth, 128);
+	assert_int_equal(c.format, GS_CLI_PRETTY);
+	assert_int_equal(c.timestamp, GS_CLI_TS_LOCAL);
+	assert_false(c.force_perf);
+	assert_false(c.dry_run);
+	assert_false(c.dump_insns);
+	assert_int_equal(c.max_events, 0);
+	assert_int_equal(c.duration_ms, 0);
+	assert_null(c.ready_marker);
+	assert_null(c.output);
+}
+
+static void test_every_flag_sets_its_field(void **state)
+{
+	struct gs_cli c = parse_ok("-p 7 -t /bin/true --script-file f.gs --backtrace-depth 5 "
+				   "--script-output json --script-timestamp boot "
+				   "--force-perf-event-array --dry-run --dump-insns --max-events 3 "
+				   "--duration 2.5 --emit-ready-marker READY -o out.txt");
+
+	(void)state;
+	assert_int_equal(c.pid, 7);
+	assert_string_equal(c.target, "/bin/true");
+	assert_string_equal(c.script_file, "f.gs");
+	assert_int_equal(c.backtrace_depth, 5);
+	assert_int_equal(c.format, GS_CLI_JSON);
+	assert_int_equal(c.timestamp, GS_CLI_TS_BOOT);
+	assert_true(c.force_perf);
+	assert_true(c.dry_run);
+	assert_true(c.dump_insns);
+	assert_int_equal(c.max_events, 3);
+	assert_int_equal(c.duration_ms, 2500);
+	assert_string_equal(c.ready_marker, "READY");
+	assert_string_equal(c.output, "out.txt");
+}
+
+static void test_long_short_attached_and_equals_spellings_agree(void **state)
+{
+	static const char *const lines[] = {
+		"-p 9 -t /x -s s -o o", "-p9 -t/x -ss -oo", "--pid 9 --target /x --script s --output o",
+		"--pid=9 --target=/x --script=s --output=o",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N_OF(lines); i++) {
+		struct gs_cli c = parse_ok(lines[i]);
+
+		assert_int_equal(c.pid, 9);
+		assert_string_equal(c.target, "/x");
+		assert_string_equal(c.script, "s");
+		assert_string_equal(c.output, "o");
+	}
+}
+
+static void test_keywords_and_ranges_at_their_edges(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_ok("-p 1 -s x --backtrace-depth 1").backtrace_depth, 1);
+	assert_int_equal(parse_ok("-p 1 -s x --backtrace-depth=128").backtrace_depth, 128);
+	assert_int_equal(parse_ok("-p 1 -s x --script-output plain").format, GS_CLI_PLAIN);
+	assert_int_equal(parse_ok("-p 1 -s x --script-output pretty").format, GS_CLI_PRETTY);
+	assert_int_equal(parse_ok("-p 1 -s x --script-timestamp none").timestamp, GS_CLI_TS_NONE);
+	assert_int_equal(parse_ok("-p 1 -s x --script-timestamp local").timestamp,
+			 GS_CLI_TS_LOCAL);
+	assert_int_equal(parse_ok("-p 1 -s x --duration 0.001").duration_ms, 1);
+	assert_int_equal(parse_ok("-p 1 -s x --duration .5").duration_ms, 500);
+	assert_int_equal(parse_ok("-p 1 -s x --duration 10").duration_ms, 10000);
+	assert_int_equal(parse_ok("-p 1 -s x --max-events 1").max_events, 1);
+}
+
+static void test_command_after_dashdash_is_launch_mode(void **state)
+{
+	struct gs_cli c = parse_ok("-s x --max-events 2 -- ./prog -p 3 --dry-run");
+
+	(void)state;
+	assert_int_equal(c.ncommand, 4);
+	assert_string_equal(c.command[0], "./prog");
+	assert_string_equal(c.command[1], "-p");
+	assert_string_equal(c.command[3], "--dry-run");
+	assert_null(c.command[4]);
+	/* flags of the command stay the command's */
+	assert_int_equal(c.pid, 0);
+	assert_false(c.dry_run);
+	assert_int_equal(parse_ok("-t /lib/x.so -s x -- ./prog").ncommand, 1);
+}
+
+static void test_help_and_version_win_over_missing_flags(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_ok("-h").action, GS_CLI_HELP);
+	assert_int_equal(parse_ok("--help").action, GS_CLI_HELP);
+	assert_int_equal(parse_ok("--version").action, GS_CLI_VERSION);
+	assert_int_equal(parse_ok("-p 3 --version").action, GS_CLI_VERSION);
+}
+
+/* Bad usage: the command line and words the one-line message must hold. */
+struct bad_case {
+	const char *line;
+	const char *says[3];
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "-p abc -s x", { "-p 'abc'", "process id", "positive number" } },
+	{ "-p 0 -s x", { "-p '0'", "process id" } },
+	{ "-p -5 -s x", { "-p '-5'", "process id" } },
+	{ "--pid=12x -s x", { "--pid '12x'", "process id" } },
+	{ "-p 99999999999 -s x", { "-p '99999999999'" } },
+	{ "-p", { "-p needs a value", "PID" } },
+	{ "-t", { "-t needs a value", "PATH" } },
+	{ "--target= -s x", { "--target needs a path" } },
+	{ "-p 1 -s", { "-s needs a value", "SCRIPT" } },
+	{ "-p 1 --script-file", { "--script-file needs a value", "FILE" } },
+	{ "-p 1 --script-file=", { "--script-file needs a file name" } },
+	{ "-p 1 -s x --backtrace-depth 0", { "--backtrace-depth '0'", "1 to 128" } },
+	{ "-p 1 -s x --backtrace-depth 129", { "--backtrace-depth '129'", "1 to 128" } },
+	{ "-p 1 -s x --backtrace-depth five", { "--backtrace-depth 'five'", "1 to 128" } },
+	{ "-p 1 -s x --backtrace-depth", { "--backtrace-depth needs a value", "N (1..128)" } },
+	{ "-p 1 -s x --script-output xml", { "--script-output 'xml'", "pretty, plain or json" } },
+	{ "-p 1 -s x --script-output", { "--script-output needs a value", "pretty|plain|json" } },
+	{ "-p 1 -s x --script-timestamp utc", { "--script-timestamp 'utc'", "local, boot or none" } },
+	{ "-p 1 -s x --script-timestamp", { "--script-timestamp needs a value" } },
+	{ "-p 1 -s x --max-events 0", { "--max-events '0'", "at least 1" } },
+	{ "-p 1 -s x --max-events -1", { "--max-events '-1'" } },
+	{ "-p 1 -s x --max-events", { "--max-events needs a value" } },
+	{ "-p 1 -s x --duration 0", { "--duration '0'", "greater than 0" } },
+	{ "-p 1 -s x --duration 1s", { "--duration '1s'", "seconds" } },
+	{ "-p 1 -s x --duration 1.", { "--duration '1.'" } },
+	{ "-p 1 -s x --duration -2", { "--duration '-2'" } },
+	{ "-p 1 -s x --duration", { "--duration needs a value", "SECONDS" } },
+	{ "-p 1 -s x --emit-ready-marker", { "--emit-ready-marker needs a value", "TEXT" } },
+	{ "-p 1 -s x -o", { "-o needs a value", "FILE" } },
+	{ "-p 1 -s x --output=", { "--output needs a file name" } },
+	{ "-p 1 -s x --dry-run=yes", { "--dry-run takes no value" } },
+	{ "-p 1 -s x --force-perf-event-array=1", { "--force-perf-event-array takes no value" } },
+	{ "-p 1 -s x --bogus", { "unknown option '--bogus'", "--help" } },
+	{ "-p 1 -s x --bogus=3", { "unknown option '--bogus'" } },
+	{ "-p 1 -s x -z", { "unknown option '-z'" } },
+	{ "-p 1 -s x -hx", { "unknown option '-hx'" } },
+	{ "-p 1 -s x stray", { "unexpected argument 'stray'", "after --" } },
+	{ "-p 1", { "no script", "-s SCRIPT", "--script-file FILE" } },
+	{ "-p 1 -s x --script-file f", { "-s and --script-file both given" } },
+	{ "-s x", { "no target", "-p PID, -t PATH or -- CMD" } },
+	{ "-s x --", { "nothing after --" } },
+	{ "-p 1 -s x -- ./prog", { "-p and a command after -- both given" } },
+};
+
+static void test_bad_usage_names_the_flag_and_the_fix(void **state)
+{
+	size_t failures = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N_OF(bad_cases); i++) {
+		const struct bad_case *b = &bad_cases[i];
+		struct gs_cli cli;
+		char msg[512];
+		int rc = parse(b->line, &cli, msg, sizeof(msg));
+
+		if (rc != -EINVAL) {
+			print_message("`%s`: expected -EINVAL, got %d\n", b->line, rc);
+			failures++;
+			continue;
+		}
+		if (!msg[0] || strchr(msg, '\n')) {
+			print_message("`%s`: not one line: '%s'\n", b->line, msg);
+			failures++;
+		}
+		for (size_t k = 0; k < N_OF(b->says) && b->says[k]; k++) {
+			if (!strstr(msg, b->says[k])) {
+				print_message("`%s`: message '%s' lacks '%s'\n", b->line, msg,
+					      b->says[k]);
+				failures++;
+			}
+		}
+	}
+	assert_int_equal(failures, 0);
+}
+
+/* ---- the binary ------------------------------------------------------------ */
+
+struct ran {
+	int status;
+	char out[4096], err[4096];
+};
+
+static void read_all(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+	ssize_t got;
+
+	while (n + 1 < size && (got = read(fd, buf + n, size - 1 - n)) > 0)
+		n += (size_t)got;
+	buf[n] = '\0';
+}
+
+/* Runs the gstrace binary with line's arguments ('_' in the value of -s
+ * stands for a space: the split does not quote). */
+static void run_gstrace(const char *line, struct ran *r)
+{
+	const char *bin = getenv("GSTRACE_BIN");
+	char buf[512], *argv[MAX_ARGS];
+	posix_spawn_file_actions_t fa;
+	int out[2], err[2], st;
+	pid_t pid;
+
+	if (!bin)
+		fail_msg("GSTRACE_BIN is not set (meson sets it)");
+	split(line, buf, sizeof(buf), argv);
+	argv[0] = (char *)bin;
+	for (int i = 1; argv[i] && argv[i + 1]; i++)
+		if (strcmp(argv[i], "-s") == 0)
+			for (char *u = argv[i + 1]; (u = strchr(u, '_')); )
+				*u = ' ';
+	assert_int_equal(pipe(out), 0);
+	assert_int_equal(pipe(err), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+	posix_spawn_file_actions_addclose(&fa, out[0]);
+	posix_spawn_file_actions_addclose(&fa, err[0]);
+	assert_int_equal(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(out[1]);
+	close(err[1]);
+	read_all(out[0], r->out, sizeof(r->out));
+	read_all(err[0], r->err, sizeof(r->err));
+	close(out[0]);
+	close(err[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void test_binary_exits_2_with_one_line_on_bad_usage(void **state)
+{
+	size_t failures = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N_OF(bad_cases); i++) {
+		struct ran r;
+		char *nl;
+
+		run_gstrace(bad_cases[i].line, &r);
+		nl = strchr(r.err, '\n');
+		if (r.status != 2 || r.out[0] || strncmp(r.err, "gstrace: ", 9) || !nl || nl[1] ||
+		    !strstr(r.err, bad_cases[i].says[0])) {
+			print_message("`gstrace %s`: status %d, stdout '%s', stderr '%s'\n",
+				      bad_cases[i].line, r.status, r.out, r.err);
+			failures++;
+		}
+	}
+	assert_int_equal(failures, 0);
+}
+
+static void test_binary_bad_input_exits_2_naming_it(void **state)
+{
+	static const struct bad_case inputs[] = {
+		{ "-p 2147483647 -s trace_main_{}", { "-p 2147483647: no such process" } },
+		{ "-t /nonexistent/bin -s trace_x_{}", { "-t /nonexistent/bin", "No such file" } },
+		{ "-p 1 --script-file /nonexistent/s.gs", { "cannot read script file" } },
+		{ "-s trace_x_{} -- /nonexistent/prog", { "cannot launch /nonexistent/prog" } },
+		{ "-s trace_x_{} -- gstrace-no-such-command", { "no such command in PATH" } },
+	};
+	size_t failures = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N_OF(inputs); i++) {
+		char line[256];
+		struct ran r;
+
+		snprintf(line, sizeof(line), "%s", inputs[i].line);
+		run_gstrace(line, &r);
+		if (r.status != 2 || !strstr(r.err, inputs[i].says[0]) ||
+		    (inputs[i].says[1] && !strstr(r.err, inputs[i].says[1]))) {
+			print_message("`gstrace %s`: status %d, stderr '%s'\n", line, r.status, r.err);
+			failures++;
+		}
+	}
+	assert_int_equal(failures, 0);
+}
+
+static void test_binary_script_error_shows_position_and_caret(void **state)
+{
+	struct ran r;
+
+	(void)state;
+	run_gstrace("-p 1 -s trace", &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "script:1:"));
+	assert_non_null(strstr(r.err, "^"));
+	assert_string_equal(r.out, "");
+}
+
+static void test_binary_help_and_version(void **state)
+{
+	struct ran r;
+
+	(void)state;
+	run_gstrace("--version", &r);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "gstrace " GSTRACE_VERSION "\n");
+	run_gstrace("--help", &r);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "usage: gstrace"));
+	assert_non_null(strstr(r.out, "--backtrace-depth"));
+	assert_string_equal(r.err, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_are_the_documented_ones),
+		cmocka_unit_test(test_every_flag_sets_its_field),
+		cmocka_unit_test(test_long_short_attached_and_equals_spellings_agree),
+		cmocka_unit_test(test_keywords_and_ranges_at_their_edges),
+		cmocka_unit_test(test_command_after_dashdash_is_launch_mode),
+		cmocka_unit_test(test_help_and_version_win_over_missing_flags),
+		cmocka_unit_test(test_bad_usage_names_the_flag_and_the_fix),
+		cmocka_unit_test(test_binary_exits_2_with_one_line_on_bad_usage),
+		cmocka_unit_test(test_binary_bad_input_exits_2_naming_it),
+		cmocka_unit_test(test_binary_script_error_shows_position_and_caret),
+		cmocka_unit_test(test_binary_help_and_version),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
