@@ -205,6 +205,19 @@ static int add_location(struct gs_session *s, const struct gs_trace_spec *spec,
 	out->loaded.main_fd = out->loaded.step_fd = -1;
 	located.target = t->input;
 	located.bt = NULL;
+	if (bt && po.pid <= 0) {
+		/* Target mode: plan with the modules of a process already mapping
+		 * the target, so callers in its other modules (libc, the
+		 * executable of a library) have rows too; with none, the target's
+		 * own rows. */
+		pid_t *pids = NULL;
+		size_t n = 0;
+		struct gs_error ignored;
+
+		if (gs_pids_mapping(t->module, &pids, &n, &ignored) == 0 && n > 0)
+			po.pid = pids[0];
+		free(pids);
+	}
 	if (bt) {
 		rc = gs_bt_plan_build(t->module, loc->addr, &po, &plan, err);
 		if (rc)
