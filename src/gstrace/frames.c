@@ -14,7 +14,8 @@
 
 #include "output_int.h"
 
-#define REFRESH_NS 200000000ll /* a process's module list is read at most this often */
+/* An address in no known module re-reads the module list, at most this often. */
+#define REFRESH_NS 1000000ll
 #define MAX_PIDS 64            /* module lists kept (target mode sees many processes) */
 #define ENTRY_WINDOW 0x100     /* reference 11.3 */
 
