@@ -1,0 +1,498 @@
+/* End to end on the running backtrace_hot fixture (-O2): first-event latency,
+ * BPF run time per hit (kernel.bpf_stats_enabled), delivery rate and losses,
+ * peak RSS, stripped size; bpftrace is the peer where installed. Needs root. */
+#define _GNU_SOURCE /* pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#ifndef GS_BENCH_GSTRACE
+#define GS_BENCH_GSTRACE "gstrace"
+#endif
+#ifndef GS_BENCH_FIXTURE
+#define GS_BENCH_FIXTURE "tracer_bench_fixture"
+#endif
+
+#define STARTUP_RUNS 5
+#define STATS_SECONDS 2
+#define DELIVERY_SECONDS "3"
+#define DELIVERY_EXTRA_FIXTURES 3
+#define READY_MARKER "GS_BENCH_READY"
+#define WAIT_MS 10000
+
+struct child {
+	pid_t pid;
+	int out; /* stdout pipe, -1 when not captured */
+	int err; /* stderr pipe, -1 when not captured */
+	char obuf[4096], ebuf[4096];
+	size_t olen, elen;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* Starts argv[0] with stdout and/or stderr piped (else /dev/null). */
+static int spawn(struct child *c, char *const argv[], bool want_out, bool want_err)
+{
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 };
+
+	memset(c, 0, sizeof(*c));
+	c->out = c->err = -1;
+	if ((want_out && pipe2(op, O_CLOEXEC)) || (want_err && pipe2(ep, O_CLOEXEC)))
+		return -1;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -1;
+	if (c->pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(want_out ? op[1] : null, 1);
+		dup2(want_err ? ep[1] : null, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (want_out) {
+		close(op[1]);
+		c->out = op[0];
+	}
+	if (want_err) {
+		close(ep[1]);
+		c->err = ep[0];
+	}
+	return 0;
+}
+
+/* Reads whatever is ready on fd into buf, calling on_line for each complete
+ * line; returns 0 at EOF (fd closed), 1 otherwise. */
+static int pump(int *fd, char *buf, size_t *len, size_t cap,
+		bool (*on_line)(const char *line, void *arg), void *arg, bool *hit)
+{
+	ssize_t n = read(*fd, buf + *len, cap - 1 - *len);
+	char *start, *nl;
+
+	if (n <= 0) {
+		if (n < 0 && errno == EINTR)
+			return 1;
+		close(*fd);
+		*fd = -1;
+		return 0;
+	}
+	*len += (size_t)n;
+	buf[*len] = '\0';
+	start = buf;
+	while ((nl = strchr(start, '\n'))) {
+		*nl = '\0';
+		if (on_line && on_line(start, arg))
+			*hit = true;
+		start = nl + 1;
+	}
+	*len -= (size_t)(start - buf);
+	memmove(buf, start, *len);
+	if (*len == cap - 1) /* over-long line: drop it */
+		*len = 0;
+	return 1;
+}
+
+/* Polls the child's pipes, feeding lines to the callbacks, until one returns
+ * true (returns 1), both pipes close (0) or timeout_ms passes (-1). */
+static int drive(struct child *c, bool (*out_line)(const char *, void *),
+		 bool (*err_line)(const char *, void *), void *arg, int timeout_ms)
+{
+	double end = now_ms() + timeout_ms;
+
+	while (c->out >= 0 || c->err >= 0) {
+		struct pollfd p[2] = { { .fd = c->out, .events = POLLIN },
+				       { .fd = c->err, .events = POLLIN } };
+		int left = (int)(end - now_ms());
+		bool hit = false;
+
+		if (left <= 0)
+			return -1;
+		if (poll(p, 2, left) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (p[0].revents && c->out >= 0)
+			pump(&c->out, c->obuf, &c->olen, sizeof(c->obuf), out_line, arg, &hit);
+		if (p[1].revents && c->err >= 0)
+			pump(&c->err, c->ebuf, &c->elen, sizeof(c->ebuf), err_line, arg, &hit);
+		if (hit)
+			return 1;
+	}
+	return 0;
+}
+
+/* Ends the child (sig, then SIGKILL after 3 s), closes its pipes. */
+static int finish(struct child *c, int sig, struct rusage *ru)
+{
+	int status = -1;
+	double end = now_ms() + 3000;
+
+	if (c->out >= 0)
+		close(c->out);
+	if (c->err >= 0)
+		close(c->err);
+	c->out = c->err = -1;
+	if (c->pid <= 0)
+		return -1;
+	if (sig)
+		kill(c->pid, sig);
+	for (;;) {
+		pid_t r = wait4(c->pid, &status, WNOHANG, ru);
+
+		if (r == c->pid || (r < 0 && errno != EINTR))
+			break;
+		if (now_ms() > end) {
+			kill(c->pid, SIGKILL);
+			wait4(c->pid, &status, 0, ru);
+			break;
+		}
+		usleep(2000);
+	}
+	c->pid = 0;
+	return status;
+}
+
+static bool line_contains(const char *line, void *arg)
+{
+	return strstr(line, (const char *)arg) != NULL;
+}
+
+static bool line_is(const char *line, void *arg)
+{
+	return strcmp(line, (const char *)arg) == 0;
+}
+
+static bool have_program(const char *name, char *path, size_t cap)
+{
+	const char *env = getenv("PATH");
+	char dirs[4096], *save = NULL;
+
+	snprintf(dirs, sizeof(dirs), "%s", env ? env : "/usr/bin:/bin");
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(path, cap, "%s/%s", d, name);
+		if (access(path, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* ---- startup ----------------------------------------------------------- */
+
+/* Median of STARTUP_RUNS times from fork/exec to the line matched by
+ * match(line, key) on stdout; < 0 when it never came. */
+static double startup_ms(char *const argv[], bool (*match)(const char *, void *), const char *key)
+{
+	double t[STARTUP_RUNS];
+
+	for (int i = 0; i < STARTUP_RUNS; i++) {
+		struct child c;
+		double t0 = now_ms();
+
+		if (spawn(&c, argv, true, false))
+			return -1;
+		if (drive(&c, match, NULL, (void *)key, WAIT_MS) != 1) {
+			finish(&c, SIGKILL, NULL);
+			return -1;
+		}
+		t[i] = now_ms() - t0;
+		finish(&c, SIGINT, NULL);
+	}
+	qsort(t, STARTUP_RUNS, sizeof(t[0]), cmp_double);
+	return t[STARTUP_RUNS / 2];
+}
+
+static void bench_startup(pid_t fixture, const char *bpftrace)
+{
+	char pid[16], prog[512];
+	double ms;
+
+	snprintf(pid, sizeof(pid), "%d", (int)fixture);
+	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--max-events", "1",
+		       "-s", "trace hot_bt_leaf { print \"x\"; }", NULL };
+	ms = startup_ms(gs, line_contains, "TraceID:");
+	if (ms < 0)
+		printf("# skipped: startup.first_event_ms: no event from gstrace\n");
+	else
+		printf("BENCH startup.first_event_ms %.2f ms\n", ms);
+
+	if (!bpftrace) {
+		printf("# skipped: peer.bpftrace.startup.first_event_ms: bpftrace not installed\n");
+		return;
+	}
+	snprintf(prog, sizeof(prog), "uprobe:%s:hot_bt_leaf { printf(\"x\\n\"); exit(); }",
+		 GS_BENCH_FIXTURE);
+	char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
+	ms = startup_ms(bt, line_is, "x");
+	if (ms < 0)
+		printf("# skipped: peer.bpftrace.startup.first_event_ms: no event from bpftrace\n");
+	else
+		printf("BENCH peer.bpftrace.startup.first_event_ms %.2f ms\n", ms);
+}
+
+/* ---- BPF run time ------------------------------------------------------ */
+
+static uint32_t last_prog_id(void)
+{
+	uint32_t id = 0, next;
+
+	while (bpf_prog_get_next_id(id, &next) == 0)
+		id = next;
+	return id;
+}
+
+struct run_stats {
+	uint64_t time_ns, main_cnt;
+	int progs;
+};
+
+/* Sums run_time_ns over the programs newer than after_id whose name starts
+ * with prefix ("" for all); main_cnt is run_cnt of the program named
+ * main_name, or the largest run_cnt when main_name is NULL. */
+static void collect_stats(uint32_t after_id, const char *prefix, const char *main_name,
+			  struct run_stats *st)
+{
+	uint32_t id = after_id, next;
+
+	memset(st, 0, sizeof(*st));
+	while (bpf_prog_get_next_id(id, &next) == 0) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd;
+
+		id = next;
+		fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+		    strncmp(info.name, prefix, strlen(prefix)) == 0) {
+			st->time_ns += info.run_time_ns;
+			st->progs++;
+			printf("#   prog %u %s: run_time_ns %llu run_cnt %llu\n", id, info.name,
+			       (unsigned long long)info.run_time_ns,
+			       (unsigned long long)info.run_cnt);
+			if (main_name ? strcmp(info.name, main_name) == 0
+				      : info.run_cnt > st->main_cnt)
+				st->main_cnt = info.run_cnt;
+		}
+		close(fd);
+	}
+}
+
+/* Runs argv, waits for its ready line (stderr for gstrace, stdout for
+ * bpftrace), lets it run STATS_SECONDS and reads its programs' stats. */
+static int run_stats(char *const argv[], bool ready_on_err, const char *ready,
+		     const char *prefix, const char *main_name, struct run_stats *st)
+{
+	uint32_t base = last_prog_id();
+	struct child c;
+	int r;
+
+	if (spawn(&c, argv, !ready_on_err, ready_on_err))
+		return -1;
+	r = drive(&c, ready_on_err ? NULL : line_contains, ready_on_err ? line_contains : NULL,
+		  (void *)ready, WAIT_MS);
+	if (r == 1) {
+		sleep(STATS_SECONDS);
+		collect_stats(base, prefix, main_name, st);
+	}
+	finish(&c, SIGINT, NULL);
+	return r == 1 && st->main_cnt ? 0 : -1;
+}
+
+static void bench_bpf_stats(pid_t fixture, const char *bpftrace)
+{
+	static const char *const depths[] = { "8", "128" };
+	char pid[16], old[16] = "0", prog[512];
+	struct run_stats st;
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r+");
+
+	if (!f) {
+		printf("# skipped: bpf.run_ns: no /proc/sys/kernel/bpf_stats_enabled\n");
+		return;
+	}
+	if (!fgets(old, sizeof(old), f))
+		snprintf(old, sizeof(old), "0");
+	rewind(f);
+	fputs("1\n", f);
+	fflush(f);
+
+	snprintf(pid, sizeof(pid), "%d", (int)fixture);
+	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+		char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--backtrace-depth", (char *)depths[i],
+			       "--emit-ready-marker", READY_MARKER,
+			       "-s", "trace hot_bt_leaf { bt; }", NULL };
+
+		if (run_stats(gs, true, READY_MARKER, "gs_trace", "gs_trace0", &st))
+			printf("# skipped: bpf.run_ns.bt_depth%s: no stats for gs_trace programs\n",
+			       depths[i]);
+		else
+			printf("BENCH bpf.run_ns.bt_depth%s %.0f ns\n", depths[i],
+			       (double)st.time_ns / (double)st.main_cnt);
+	}
+
+	if (!bpftrace) {
+		printf("# skipped: peer.bpftrace.run_ns.ustack: bpftrace not installed\n");
+	} else {
+		snprintf(prog, sizeof(prog), "uprobe:%s:hot_bt_leaf /pid == %d/ { @[ustack] = count(); }",
+			 GS_BENCH_FIXTURE, (int)fixture);
+		char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
+
+		if (run_stats(bt, false, "Attaching", "", NULL, &st))
+			printf("# skipped: peer.bpftrace.run_ns.ustack: no stats for bpftrace programs\n");
+		else
+			printf("BENCH peer.bpftrace.run_ns.ustack %.0f ns\n",
+			       (double)st.time_ns / (double)st.main_cnt);
+	}
+
+	rewind(f);
+	fputs(old, f);
+	fclose(f);
+}
+
+/* ---- delivery, RSS ----------------------------------------------------- */
+
+struct delivery {
+	uint64_t events, lost;
+	double first_ms;
+};
+
+static bool delivery_out(const char *line, void *arg)
+{
+	struct delivery *d = arg;
+
+	if (line[0] == '[' && strstr(line, "TraceID:"))
+		d->events++;
+	return false;
+}
+
+static bool delivery_err(const char *line, void *arg)
+{
+	struct delivery *d = arg;
+	const char *t;
+
+	if (strstr(line, READY_MARKER))
+		d->first_ms = now_ms();
+	else if (strstr(line, " lost ") && (t = strstr(line, "(total ")))
+		d->lost = strtoull(t + 7, NULL, 10);
+	return false;
+}
+
+static void bench_delivery(void)
+{
+	char *gs[] = { GS_BENCH_GSTRACE, "-t", GS_BENCH_FIXTURE, "--duration", DELIVERY_SECONDS,
+		       "--backtrace-depth", "16", "--emit-ready-marker", READY_MARKER,
+		       "-s", "trace hot_bt_leaf { bt; }", NULL };
+	char *fx[] = { GS_BENCH_FIXTURE, NULL };
+	struct child extra[DELIVERY_EXTRA_FIXTURES], c;
+	struct delivery d = { 0 };
+	struct rusage ru;
+	double secs;
+	int status, r;
+
+	/* One fixture calls hot_bt_leaf once a ms; more of them raise the rate. */
+	for (int i = 0; i < DELIVERY_EXTRA_FIXTURES; i++)
+		if (spawn(&extra[i], fx, false, false))
+			extra[i].pid = 0;
+	if (spawn(&c, gs, true, true)) {
+		printf("# skipped: delivery: cannot run gstrace\n");
+		goto out;
+	}
+	r = drive(&c, delivery_out, delivery_err, &d, WAIT_MS);
+	secs = (now_ms() - d.first_ms) / 1e3;
+	memset(&ru, 0, sizeof(ru));
+	status = finish(&c, r == 0 ? 0 : SIGKILL, &ru);
+	if (r != 0 || d.first_ms == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		printf("# skipped: delivery: gstrace failed (status 0x%x)\n", status);
+		goto out;
+	}
+	printf("BENCH delivery.events_per_s %.0f events/s\n", (double)d.events / secs);
+	printf("BENCH delivery.lost_events %llu events\n", (unsigned long long)d.lost);
+	printf("BENCH rss.peak_kb %ld kB\n", ru.ru_maxrss);
+out:
+	for (int i = 0; i < DELIVERY_EXTRA_FIXTURES; i++)
+		if (extra[i].pid > 0)
+			finish(&extra[i], SIGUSR1, NULL);
+}
+
+/* ---- size -------------------------------------------------------------- */
+
+static void bench_size(void)
+{
+	char tmp[] = "/tmp/gs_bench_stripXXXXXX";
+	char *argv[] = { "strip", "-o", tmp, GS_BENCH_GSTRACE, NULL };
+	struct child c;
+	struct stat sb;
+	int fd = mkstemp(tmp), status;
+
+	if (fd < 0 || spawn(&c, argv, false, false)) {
+		printf("# skipped: size.dynamic_stripped_bytes: no temporary file\n");
+		return;
+	}
+	close(fd);
+	status = finish(&c, 0, NULL);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(tmp, &sb) == 0)
+		printf("BENCH size.dynamic_stripped_bytes %lld bytes\n", (long long)sb.st_size);
+	else
+		printf("# skipped: size.dynamic_stripped_bytes: strip failed\n");
+	unlink(tmp);
+}
+
+int main(void)
+{
+	char *fx[] = { GS_BENCH_FIXTURE, NULL };
+	char bpftrace[512];
+	const char *peer = NULL;
+	struct child fixture;
+	pid_t fpid;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	bench_size();
+	if (geteuid() != 0) {
+		printf("# skipped: startup, bpf.run_ns, delivery, rss: not root\n");
+		return 0;
+	}
+	if (have_program("bpftrace", bpftrace, sizeof(bpftrace)))
+		peer = bpftrace;
+
+	if (spawn(&fixture, fx, true, false) ||
+	    drive(&fixture, line_contains, NULL, "ready", WAIT_MS) != 1) {
+		printf("# skipped: startup, bpf.run_ns, delivery, rss: fixture did not start\n");
+		finish(&fixture, SIGKILL, NULL);
+		return 0;
+	}
+	fpid = fixture.pid;
+	bench_startup(fpid, peer);
+	bench_bpf_stats(fpid, peer);
+	bench_delivery();
+	finish(&fixture, SIGUSR1, NULL);
+	return 0;
+}
