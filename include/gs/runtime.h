@@ -72,6 +72,13 @@ int gs_bpf_permitted(struct gs_error *err);
 
 /* ---- loading (load.c) ---------------------------------------------------- */
 
+/* The start of the last `lines` lines of a verifier log (a final newline
+ * ends a line rather than starting one). */
+const char *gs_verifier_log_tail(const char *log, unsigned lines);
+/* The verifier's verdict: the last non-empty line of the log that is not
+ * its closing statistics ("processed N insns ..."), copied into buf. */
+void gs_verifier_log_reason(const char *log, char *buf, size_t size);
+
 /* Zero is the default of every field. */
 struct gs_load_opts {
 	size_t sz;

@@ -38,8 +38,7 @@ static struct load_opts resolve_opts(const struct gs_load_opts *in)
 	};
 }
 
-/* Start of the last `lines` lines of text (a final newline ends a line). */
-static const char *tail_lines(const char *log, unsigned lines)
+const char *gs_verifier_log_tail(const char *log, unsigned lines)
 {
 	const char *p = log + strlen(log);
 
@@ -63,8 +62,7 @@ static bool is_statistics(const char *line, size_t len)
 	return false;
 }
 
-/* The verifier's verdict: the last non-empty line that is not statistics. */
-static void log_reason(const char *log, char *buf, size_t size)
+void gs_verifier_log_reason(const char *log, char *buf, size_t size)
 {
 	const char *end = log + strlen(log);
 
@@ -165,7 +163,7 @@ static char *build_report(const struct gs_asm *a, const char *name, int code, co
 			i += step;
 		}
 	}
-	fprintf(f, "last %u lines of the verifier log:\n%s", lines, tail_lines(log, lines));
+	fprintf(f, "last %u lines of the verifier log:\n%s", lines, gs_verifier_log_tail(log, lines));
 	if (len && out[len - 1] != '\n')
 		fputc('\n', f);
 	fclose(f);
@@ -178,7 +176,7 @@ static int reject(const struct gs_asm *a, const char *name, int code, const char
 	char reason[200], insn[300];
 	long idx = rejected_insn(log);
 
-	log_reason(log, reason, sizeof(reason));
+	gs_verifier_log_reason(log, reason, sizeof(reason));
 	if (report)
 		*report = build_report(a, name, code, log, idx, reason, lines);
 	if (idx >= 0 && (size_t)idx < a->len && starts_insn(a, (size_t)idx)) {

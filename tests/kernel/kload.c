@@ -11,6 +11,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <gs/runtime.h>
+
 #include "kload.h"
 
 #define TEST_PACKET_SIZE 64
@@ -215,47 +217,10 @@ int gs_kload_test_run(int prog_fd, uint32_t *retval, struct gs_error *err)
 
 const char *gs_kload_log_tail(const char *log, unsigned lines)
 {
-	const char *p = log + strlen(log);
-
-	if (lines == 0)
-		return p;
-	/* A trailing newline ends the last line; it does not start a new one. */
-	if (p > log && p[-1] == '\n')
-		p--;
-	while (p > log && !(p[-1] == '\n' && --lines == 0))
-		p--;
-	return p;
-}
-
-static bool is_statistics(const char *line, size_t len)
-{
-	static const char *const prefixes[] = { "processed ", "stack depth ", "verification time " };
-
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-		size_t plen = strlen(prefixes[i]);
-
-		if (len >= plen && strncmp(line, prefixes[i], plen) == 0)
-			return true;
-	}
-	return false;
+	return gs_verifier_log_tail(log, lines);
 }
 
 void gs_kload_log_reason(const char *log, char *buf, size_t size)
 {
-	const char *end = log + strlen(log);
-
-	snprintf(buf, size, "(the verifier log is empty)");
-	while (end > log) {
-		const char *start = end;
-		size_t len;
-
-		while (start > log && start[-1] != '\n')
-			start--;
-		len = (size_t)(end - start);
-		if (len > 0 && !is_statistics(start, len)) {
-			snprintf(buf, size, "%.*s", (int)len, start);
-			return;
-		}
-		end = start > log ? start - 1 : log;
-	}
+	gs_verifier_log_reason(log, buf, size);
 }
