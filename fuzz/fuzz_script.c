@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "script.h"
+#include <gs/script.h>
 #include "smoke.h"
 
 static const char *const words[64] = {

@@ -22,7 +22,7 @@
 #include "options.h"
 #include "output.h"
 #include "prepare.h"
-#include "script.h"
+#include <gs/script.h>
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2

@@ -11,7 +11,7 @@
 #include <gs/runtime.h>
 
 #include "options.h"
-#include "script.h"
+#include <gs/script.h>
 
 /* The resolved targets of a script, one per trace. */
 struct gs_prep {

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "script.h"
+#include <gs/script.h>
 
 /* Expressions: 5, $pid, reg5, var0, (- e), (+ a b), (u64* e).
  * Statements: str "..."; fmt "..." a, b; print e; let x#0 = e; bt 0x04;

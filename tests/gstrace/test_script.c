@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "script.h"
+#include <gs/script.h>
 #include "script_dump.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "script.h"
+#include <gs/script.h>
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 

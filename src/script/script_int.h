@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "script.h"
+#include <gs/script.h>
 
 /* Deeper nesting than this (parentheses, unary chains, operator chains,
  * if/else) is refused: it keeps the parser's and the code generator's
