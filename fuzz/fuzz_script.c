@@ -124,7 +124,7 @@ static void parse_and_build(const char *text, size_t len, unsigned variant)
 		struct gs_program *prog = NULL;
 		struct gs_trace_spec spec;
 
-		if (!t->target || (t->kind != GS_TARGET_ADDRESS && !t->name))
+		if (!t->target.text || (t->target.kind != GS_TARGET_ADDRESS && !t->target.name))
 			abort();
 		check_body(t->body, t->nbody, t->nvars);
 		gs_script_trace_spec(t, (uint32_t)i, &spec);

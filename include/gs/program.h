@@ -85,6 +85,10 @@ struct gs_stmt {
 	uint8_t bt_flags;              /* GS_BT_FLAG_* */
 };
 
+/* The number of `bt` statements in body (the branches of ifs included):
+ * the one answer to "does this trace unwind" for every layer. */
+uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n);
+
 /* What `bt` knows at compile time about the probe (reference 6.3-6.5),
  * filled in by the caller from the unwind layer: codegen and unwind meet
  * only through these protocol structs. */

@@ -11,11 +11,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <gs/decode.h>
 #include <gs/error.h>
 #include <gs/program.h>
+#include <gs/script.h>
 #include <gs/unwind.h>
 
 /* ---- maps (maps.c) ------------------------------------------------------- */
@@ -135,7 +137,7 @@ struct gs_resolve_opts {
 			     * default module are looked up in what it maps */
 };
 
-/* Resolves `input`, one of (reference 12.1):
+/* Resolves a parsed target pattern, one of (reference 12.1):
  *   function     DWARF definitions, prologue skipped (the first line-table
  *                entry flagged prologue_end inside the function, else the
  *                first entry whose line differs from the entry line: gdb's
@@ -155,7 +157,7 @@ struct gs_resolve_opts {
  * location gets its file offset, and must lie in an executable PT_LOAD.
  * Errors name the input and say what to do (unknown function, missing
  * binary, address outside every segment). */
-int gs_target_resolve(const char *input, const struct gs_resolve_opts *opts,
+int gs_target_resolve(const struct gs_target_pattern *pattern, const struct gs_resolve_opts *opts,
 		      struct gs_target *out, struct gs_error *err);
 void gs_target_free(struct gs_target *t);
 
@@ -299,19 +301,96 @@ int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *
 int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps,
 			struct gs_cfi_cache *cache, struct gs_error *err);
 
+/* ---- the trace plan (plan.c, plan_print.c) -------------------------------- */
+
+/* Everything a run will load, computed once: each trace's target resolved
+ * to its addresses, what `bt` needs at each (the compile-time row, the rows
+ * the unwind maps will hold), the map sizes every program agrees on, and
+ * the built programs. The live session loads exactly these programs, and
+ * --dry-run / --dump-insns print them, so the listing is what gets loaded. */
+
+/* Zero is the default of every field. */
+struct gs_plan_opts {
+	size_t sz;
+	/* A process (-p, or a launched command): targets resolve in its
+	 * executable and then its other modules, probes fire for it only
+	 * (set program->filter_pid to match), and `bt` rows cover every
+	 * module it maps. 0: target mode, where `bt` rows cover the modules of
+	 * a process already mapping the target (the first by pid), if any. */
+	pid_t pid;
+	const char *module;                    /* -t: the binary targets refer to */
+	const struct gs_program_opts *program; /* NULL: every default */
+};
+
+/* One address of one trace. */
+struct gs_plan_probe {
+	const struct gs_location *loc; /* in its trace's target */
+	struct gs_program *prog;       /* built by gs_plan_build() */
+	struct gs_bt_probe bt_probe;   /* what bt knows at compile time (trace bt) */
+	/* Rows for this program's own bt_unwind_rows (one-module plans), or
+	 * NULL: the rows are the plan's shared rows (module ranges) or none. */
+	const struct gs_rowset *rows;
+};
+
+struct gs_plan_trace {
+	uint32_t id;                    /* the trace id its events carry */
+	struct gs_target_pattern pattern; /* as given (strings are the caller's) */
+	struct gs_trace_spec spec;      /* as given (body is the caller's) */
+	const struct gs_script *script; /* for messages at its position, or NULL */
+	const struct gs_script_trace *script_trace;
+	struct gs_target target;        /* resolved: module and addresses */
+	struct gs_plan_probe *probes;   /* one per address of target */
+	size_t nprobes;
+	bool bt;                        /* the body has a bt: unwind maps are filled */
+};
+
+struct gs_plan;
+
+int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, struct gs_error *err);
+/* Resolves target, checks that CFI covers every address when the body has
+ * a `bt`, and plans the backtrace there. spec (its body) and the pattern's
+ * strings are borrowed: they must outlive the plan. 0, or -errno with err
+ * naming the target and the fix (-ENOENT, -EINVAL: bad input). */
+int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
+		const struct gs_trace_spec *spec, struct gs_error *err);
+/* gs_plan_add() for every trace of a parsed script (trace id = its index);
+ * errors show the trace's position, source line and caret. s must outlive
+ * the plan. */
+int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, struct gs_error *err);
+/* Sizes the maps programs share (room for the shared rows twice over: later
+ * dlopens append) and builds every probe's program. */
+int gs_plan_build(struct gs_plan *p, struct gs_error *err);
+/* gs_plan_new + gs_plan_add_script + gs_plan_build. */
+int gs_plan_from_script(const struct gs_script *s, const struct gs_plan_opts *opts,
+			struct gs_plan **out, struct gs_error *err);
+void gs_plan_free(struct gs_plan *p);
+
+size_t gs_plan_trace_count(const struct gs_plan *p);
+const struct gs_plan_trace *gs_plan_trace_at(const struct gs_plan *p, size_t i);
+size_t gs_plan_probe_count(const struct gs_plan *p);
+/* The program options every program was built with (sizes decided). */
+const struct gs_program_opts *gs_plan_program_opts(const struct gs_plan *p);
+/* The rows the shared bt_unwind_rows starts with (module ranges), and the
+ * process whose modules they cover (0: none). */
+const struct gs_rowset *gs_plan_shared_rows(const struct gs_plan *p);
+pid_t gs_plan_rows_pid(const struct gs_plan *p);
+/* The pid given in the options (0: target mode). */
+pid_t gs_plan_pid(const struct gs_plan *p);
+
+enum gs_plan_print {
+	GS_PLAN_PRINT_SUMMARY = 1, /* per probe: address, programs, maps, rows */
+	GS_PLAN_PRINT_INSNS = 2,   /* per probe: main then step program listing */
+};
+/* Writes what `what` asks (GS_PLAN_PRINT_* bits) for every probe to f:
+ * the --dry-run and --dump-insns texts of docs/cli.md. 0 or -errno. */
+int gs_plan_print(const struct gs_plan *p, unsigned what, FILE *f);
+
 /* ---- a tracing session (session.c) --------------------------------------- */
 
 /* Zero is the default of every field. */
 struct gs_session_opts {
 	size_t sz;
-	pid_t pid;          /* -p: probes fire for this process only, and its
-			     * modules fill the unwind maps; 0: every process,
-			     * and the unwind maps get the offsets of each
-			     * process mapping a `bt` trace's module (rescanned
-			     * at most once a second) */
-	const char *module; /* -t: the binary targets are resolved in */
-	struct gs_program_opts program; /* output kind, sizes, backtrace depth */
-	bool force_tracefs;
+	bool force_tracefs;   /* attach through tracefs uprobe_events, not the PMU */
 	gs_event_fn on_event; /* decoded events; a non-zero return ends a poll */
 	void *arg;
 };
@@ -320,13 +399,14 @@ struct gs_session;
 
 int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
 		   struct gs_error *err);
-/* Resolves spec->target and, for each address it gives, plans `bt` (when
- * the body has one; spec->bt is ignored), builds, creates the maps (the
- * module and row maps shared by every trace), fills them, loads and
- * attaches. Returns the number of probes attached (>= 1) or -errno; a
- * verifier rejection's full report is then gs_session_report(). */
-int gs_session_add_trace(struct gs_session *s, const struct gs_trace_spec *spec,
-			 struct gs_error *err);
+/* Loads and attaches every probe of plan, in plan order: creates its maps
+ * (the module and row maps shared by every program), fills the unwind maps
+ * (with a pid, that process; in target mode every process mapping a traced
+ * module, rescanned at most once a second later), loads, attaches. The
+ * plan must outlive the session. Returns the number of probes attached or
+ * -errno, err naming the trace; a verifier rejection's full report is then
+ * gs_session_report(). Call once per session. */
+int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs_error *err);
 /* The verifier report of the last rejected load, or NULL. */
 const char *gs_session_report(const struct gs_session *s);
 /* Refreshes the unwind maps (at most once a second: the process's when its

@@ -16,15 +16,26 @@ enum gs_target_kind {
 	GS_TARGET_FUNCTION,       /* main                      name */
 	GS_TARGET_ADDRESS,        /* 0x1139                    address */
 	GS_TARGET_MODULE_ADDRESS, /* /usr/lib/libfoo.so:0x1139 name, address */
-	GS_TARGET_FILE_LINE,      /* demo.c:43                 name, line_number */
+	GS_TARGET_FILE_LINE,      /* demo.c:43                 name, line */
 };
 
-struct gs_script_trace {
+/* A trace target, parsed once: the runtime resolves this, never the text. */
+struct gs_target_pattern {
 	enum gs_target_kind kind;
-	const char *target;     /* the pattern as written: "libfoo.so:0x1139" */
+	const char *text;       /* the pattern as written: "libfoo.so:0x1139" */
 	const char *name;       /* function, module path or file; NULL for ADDRESS */
 	uint64_t address;       /* ADDRESS, MODULE_ADDRESS: module-relative vaddr */
-	uint32_t line_number;   /* FILE_LINE: 1.. */
+	uint32_t line;          /* FILE_LINE: 1.. */
+};
+
+/* Parses a target given on its own (the rules of `trace <pattern>`) into
+ * one malloc'd block: release it with free(). -EINVAL with err naming the
+ * pattern and the fix, or -ENOMEM. */
+int gs_target_pattern_parse(const char *text, struct gs_target_pattern **out,
+			    struct gs_error *err);
+
+struct gs_script_trace {
+	struct gs_target_pattern target;
 	unsigned line, column;  /* where the pattern starts in the script, 1-based */
 	size_t offset;          /* ... as a byte offset (for gs_script_trace_errorf) */
 	const struct gs_stmt *body;

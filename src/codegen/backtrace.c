@@ -7,20 +7,6 @@
 
 #include "bt.h"
 
-uint32_t cg_count_bt(const struct gs_stmt *body, size_t n)
-{
-	uint32_t count = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (body[i].kind == GS_STMT_BACKTRACE)
-			count++;
-		else if (body[i].kind == GS_STMT_IF)
-			count += cg_count_bt(body[i].then_body, body[i].nthen) +
-				 cg_count_bt(body[i].else_body, body[i].nelse);
-	}
-	return count;
-}
-
 static struct bt_gen gen_for(struct gs_cg *cg)
 {
 	return (struct bt_gen){ .cg = cg, .st = cg->bt_st, .sc = cg->bt_sc,

@@ -59,7 +59,6 @@ void bt_advance(struct bt_gen *g);
 void cg_bt_prepare(struct gs_cg *cg);
 void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s);
 void cg_bt_dispatch(struct gs_cg *cg);
-uint32_t cg_count_bt(const struct gs_stmt *body, size_t n);
 
 /* bt_step.c */
 void cg_bt_step_program(struct gs_cg *main_cg, struct gs_asm *step);

@@ -138,7 +138,7 @@ static void build(struct gs_cg *cg)
 		cg->nsinfo_slot = gs_asm_slot(a, "pidns_info", 8, 8);
 	for (uint32_t i = 0; i < spec->nvars; i++)
 		cg->var_slots[i] = gs_asm_slot(a, "let_variable", 8, 8);
-	if (spec->bt && cg_count_bt(spec->body, spec->nbody))
+	if (spec->bt && gs_stmts_count_bt(spec->body, spec->nbody))
 		cg_bt_prepare(cg);
 	cg->exit0 = gs_asm_label(a, "exit");
 	cg->overflow = gs_asm_label(a, "reserve_overflow");
@@ -187,7 +187,7 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 	snprintf(p->step_name, sizeof(p->step_name), "gs_trace%u_bt", spec->trace_id);
 	cg.a = &p->main;
 	cg.prog = p;
-	nbt = cg_count_bt(spec->body, spec->nbody);
+	nbt = gs_stmts_count_bt(spec->body, spec->nbody);
 	cg.bt_depth = cg.opts.backtrace_depth;
 	cg.bt_tail = spec->bt && spec->bt->nrows && nbt && cg.bt_depth > BT_INLINE_FRAMES;
 	p->backtrace_depth = cg.bt_depth;

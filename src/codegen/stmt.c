@@ -7,6 +7,20 @@
 
 #define ERR_RECORD_SIZE 16
 
+uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n)
+{
+	uint32_t count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (body[i].kind == GS_STMT_BACKTRACE)
+			count++;
+		else if (body[i].kind == GS_STMT_IF)
+			count += gs_stmts_count_bt(body[i].then_body, body[i].nthen) +
+				 gs_stmts_count_bt(body[i].else_body, body[i].nelse);
+	}
+	return count;
+}
+
 static void let(struct gs_cg *cg, const struct gs_stmt *s)
 {
 	if (s->var >= cg->spec->nvars || !s->expr) {

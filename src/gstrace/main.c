@@ -21,7 +21,6 @@
 #include "launch.h"
 #include "options.h"
 #include "output.h"
-#include "prepare.h"
 #include <gs/script.h>
 
 #define EXIT_RUNTIME 1
@@ -170,13 +169,13 @@ static void report_lost(const struct gs_script *s, struct gs_session *sess, uint
 		return;
 	if (s->ntraces == 1) {
 		fprintf(stderr, "gstrace: trace #0 (%s) lost %" PRIu64 " events in kernel before "
-			"userspace delivery (total %" PRIu64 ")\n", s->traces[0].target,
+			"userspace delivery (total %" PRIu64 ")\n", s->traces[0].target.text,
 			total - *reported, total);
 	} else {
 		/* The session counts losses of all traces together. */
 		fputs("gstrace: traces", stderr);
 		for (size_t i = 0; i < s->ntraces; i++)
-			fprintf(stderr, "%s #%zu (%s)", i ? "," : "", i, s->traces[i].target);
+			fprintf(stderr, "%s #%zu (%s)", i ? "," : "", i, s->traces[i].target.text);
 		fprintf(stderr, " lost %" PRIu64 " events in kernel before userspace delivery "
 			"(total %" PRIu64 ")\n", total - *reported, total);
 	}
@@ -202,7 +201,7 @@ struct ctx {
 	struct gs_script *script;
 	char *cmd_path;
 	struct gs_launch launch;
-	struct gs_prep prep;
+	struct gs_plan *plan;
 	FILE *outf;
 	struct gs_out *out;
 	struct gs_session *session;
@@ -217,7 +216,7 @@ static void teardown(struct ctx *c)
 	gs_out_free(c->out);
 	if (c->outf && c->outf != stdout)
 		fclose(c->outf);
-	gs_prep_free(&c->prep);
+	gs_plan_free(c->plan);
 	gs_script_free(c->script);
 	free(c->script_text);
 	free(c->cmd_path);
@@ -281,49 +280,47 @@ static int check_inputs(struct ctx *c)
 	return 0;
 }
 
-static int prepare(struct ctx *c, pid_t pid, const char *module)
+/* The one trace plan of the run: every target resolved, `bt` planned and
+ * every program built, before anything is loaded. A wrong target is a
+ * usage error shown at its place in the script. */
+static int plan(struct ctx *c, const struct gs_program_opts *popts, pid_t pid)
 {
-	struct gs_resolve_opts ro = { .sz = sizeof(ro), .module = module, .pid = pid };
+	struct gs_plan_opts po = { .sz = sizeof(po), .pid = pid, .module = c->cli.target,
+				   .program = popts };
 	struct gs_error err = { 0 };
 
-	if (gs_prep_targets(c->script, &ro, &c->prep, &err)) {
-		/* One line, `script:line:col: what`: the source line and caret
-		 * gs_script_trace_errorf adds below it are left out, the target
-		 * is named in the message. */
-		fprintf(stderr, "%.*s\n", (int)strcspn(err.msg, "\n"), err.msg);
-		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	/* A command not launched (dry run without a pid) is the default module. */
+	if (!po.module && pid <= 0)
+		po.module = c->cmd_path;
+	if (gs_plan_from_script(c->script, &po, &c->plan, &err) == 0)
+		return 0;
+	fprintf(stderr, "%s%s\n", strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", err.msg);
+	return err.code == -ENOMEM || err.code == -EFAULT ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+static int dry_run(struct ctx *c)
+{
+	unsigned what = (c->cli.dry_run ? GS_PLAN_PRINT_SUMMARY : 0) |
+			(c->cli.dump_insns ? GS_PLAN_PRINT_INSNS : 0);
+
+	if (gs_plan_print(c->plan, what, c->outf) || fflush(c->outf)) {
+		fprintf(stderr, "gstrace: cannot write the %s: %s\n",
+			c->cli.dry_run ? "dry-run summary" : "instruction listing", strerror(errno));
+		return EXIT_RUNTIME;
 	}
 	return 0;
 }
 
-static int dry_run(struct ctx *c, const struct gs_program_opts *popts)
-{
-	const char *module = c->cli.target ? c->cli.target : c->cmd_path;
-	struct gs_error err = { 0 };
-	int rc = prepare(c, c->cli.pid, module);
-
-	if (rc)
-		return rc;
-	if (gs_dry_run(&c->cli, c->script, &c->prep, popts, c->cli.pid, c->outf, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return EXIT_RUNTIME;
-	}
-	return fflush(c->outf) ? EXIT_RUNTIME : 0;
-}
-
-/* Session, traces, ready marker. */
-static int attach(struct ctx *c, struct run *r, const struct gs_program_opts *popts, pid_t pid)
+/* Session, probes, ready marker. */
+static int attach(struct ctx *c, struct run *r, pid_t pid)
 {
 	struct gs_out_opts oo = {
 		.format = c->cli.format, .timestamp = c->cli.timestamp, .pid = pid,
 		.modules = c->modules, .nmodules = c->nmodules,
 	};
-	struct gs_session_opts so = {
-		.sz = sizeof(so), .pid = pid, .module = c->cli.target, .program = *popts,
-		.on_event = on_event, .arg = r,
-	};
+	struct gs_session_opts so = { .sz = sizeof(so), .on_event = on_event, .arg = r };
 	struct gs_error err = { 0 };
-	int rc;
+	const char *report;
 
 	if (gs_bpf_permitted(&err) || gs_uprobe_supported(&err)) {
 		fprintf(stderr, "gstrace: %s\n", err.msg);
@@ -336,18 +333,10 @@ static int attach(struct ctx *c, struct run *r, const struct gs_program_opts *po
 	r->out = c->out;
 	if (pid > 0)
 		gs_out_preload(c->out, pid);
-	for (size_t i = 0; i < c->script->ntraces; i++) {
-		const struct gs_script_trace *t = &c->script->traces[i];
-		struct gs_trace_spec spec;
-		const char *report;
-
-		if (stop_signal)
-			return 0;
-		gs_script_trace_spec(t, (uint32_t)i, &spec);
-		rc = gs_session_add_trace(c->session, &spec, &err);
-		if (rc >= 0)
-			continue;
-		fprintf(stderr, "gstrace: trace #%zu (%s): %s\n", i, t->target, err.msg);
+	if (stop_signal)
+		return 0;
+	if (gs_session_start(c->session, c->plan, &err) < 0) {
+		fprintf(stderr, "gstrace: %s\n", err.msg);
 		report = gs_session_report(c->session);
 		if (report)
 			fprintf(stderr, "%s%s", report,
@@ -426,16 +415,15 @@ static int run(struct ctx *c)
 	};
 	struct run r = { .max_events = c->cli.max_events };
 	struct gs_error err = { 0 };
+	bool dry = c->cli.dry_run || c->cli.dump_insns;
 	pid_t pid = c->cli.pid;
 	bool ended = false;
 	int rc;
 
 	if ((rc = load_script(c)) || (rc = check_inputs(c)))
 		return rc;
-	if (c->cli.dry_run || c->cli.dump_insns) {
-		pid_filter(&popts, pid);
-		return dry_run(c, &popts);
-	}
+	/* A dry run of a command plans with the process the live run would
+	 * have: started and stopped at its entry point, then killed. */
 	if (c->cli.ncommand) {
 		if (gs_launch_start(c->cmd_path, c->cli.command, &c->launch, &err)) {
 			fprintf(stderr, "gstrace: %s\n", err.msg);
@@ -445,23 +433,25 @@ static int run(struct ctx *c)
 		pid = c->launch.pid;
 	}
 	pid_filter(&popts, pid);
-	rc = prepare(c, pid, c->cli.target);
-	if (rc == 0)
-		rc = attach(c, &r, &popts, pid);
-	if (rc == 0 && !stop_signal && c->cli.ncommand &&
+	rc = plan(c, &popts, pid);
+	if (rc == 0 && dry)
+		rc = dry_run(c);
+	else if (rc == 0)
+		rc = attach(c, &r, pid);
+	if (rc == 0 && !dry && !stop_signal && c->cli.ncommand &&
 	    gs_launch_resume(&c->launch, &err)) {
 		fprintf(stderr, "gstrace: %s\n", err.msg);
 		rc = EXIT_RUNTIME;
 	}
-	if (rc == 0 && !stop_signal)
+	if (rc == 0 && !dry && !stop_signal)
 		rc = event_loop(c, &r, pid, &ended);
 	/* Probes first: nothing fires while the command is being stopped. */
 	gs_session_free(c->session);
 	c->session = NULL;
-	if (c->cli.ncommand) {
+	if (c->launch.pid) {
 		if (ended && rc == 0)
 			return gs_launch_exit_code(&c->launch);
-		gs_launch_stop(&c->launch, stop_signal ? stop_signal : SIGTERM);
+		gs_launch_stop(&c->launch, dry ? SIGKILL : stop_signal ? stop_signal : SIGTERM);
 	}
 	return rc;
 }

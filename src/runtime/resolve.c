@@ -2,7 +2,6 @@
  * and `file:line` become (module path, link-time address, file offset)
  * through the module's ELF symbols, DWARF and line table, with the process's
  * other modules searched when the default module lacks a function. */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -236,65 +235,6 @@ static int cmp_loc(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-enum form { FORM_FUNCTION, FORM_ADDR, FORM_MODULE_ADDR, FORM_LINE };
-
-struct parsed {
-	enum form form;
-	char *left;  /* module, file or function (malloc'd) */
-	uint64_t addr;
-	int line;
-};
-
-static bool parse_hex(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !isxdigit((unsigned char)s[2]))
-		return false;
-	errno = 0;
-	*out = strtoull(s + 2, &end, 16);
-	return *end == '\0' && errno == 0;
-}
-
-static bool parse_line(const char *s, int *out)
-{
-	char *end;
-	long v;
-
-	if (!isdigit((unsigned char)s[0]))
-		return false;
-	v = strtol(s, &end, 10);
-	if (*end != '\0' || v <= 0 || v > INT_MAX)
-		return false;
-	*out = (int)v;
-	return true;
-}
-
-static int parse_input(const char *input, struct parsed *p, struct gs_error *err)
-{
-	const char *colon = strrchr(input, ':');
-
-	memset(p, 0, sizeof(*p));
-	if (!input[0])
-		return gs_errorf(err, -EINVAL, "empty trace target; give a function, 0xADDR, "
-				 "module:0xADDR or file:line");
-	if (parse_hex(input, &p->addr)) {
-		p->form = FORM_ADDR;
-		return 0;
-	}
-	if (colon && colon > input && parse_hex(colon + 1, &p->addr))
-		p->form = FORM_MODULE_ADDR;
-	else if (colon && colon > input && parse_line(colon + 1, &p->line))
-		p->form = FORM_LINE;
-	else if (colon)
-		return gs_errorf(err, -EINVAL, "trace target `%s`: after ':' comes a 0x address "
-				 "(module:0xADDR) or a line number (file:line)", input);
-	else
-		p->form = FORM_FUNCTION;
-	p->left = p->form == FORM_FUNCTION ? strdup(input) : strndup(input, (size_t)(colon - input));
-	return p->left ? 0 : gs_errorf(err, -ENOMEM, "out of memory parsing `%s`", input);
-}
-
 /* ---- modules ------------------------------------------------------------- */
 
 int gs_proc_exe(pid_t pid, char **path, struct gs_error *err)
@@ -380,7 +320,7 @@ static int find_module(const char *input, const char *name, pid_t pid, char **ou
 }
 
 /* Resolves p in one module: 0 with locations, -ENOENT when not found there. */
-static int resolve_in(const char *input, const struct parsed *p, const char *path,
+static int resolve_in(const char *input, const struct gs_target_pattern *p, const char *path,
 		      struct gs_target *out, struct gs_error *err)
 {
 	struct resolve_ctx c = { .input = input, .err = err };
@@ -389,15 +329,15 @@ static int resolve_in(const char *input, const struct parsed *p, const char *pat
 
 	if (rc)
 		return gs_errorf(err, rc, "`%s`: %s", input, open_err.msg);
-	switch (p->form) {
-	case FORM_FUNCTION:
-		rc = resolve_function(&c, p->left);
+	switch (p->kind) {
+	case GS_TARGET_FUNCTION:
+		rc = resolve_function(&c, p->name);
 		break;
-	case FORM_LINE:
-		rc = resolve_line(&c, p->left, p->line);
+	case GS_TARGET_FILE_LINE:
+		rc = resolve_line(&c, p->name, (int)p->line);
 		break;
 	default:
-		rc = loc_add(&c.locs, p->addr, false, false, 0);
+		rc = loc_add(&c.locs, p->address, false, false, 0);
 		break;
 	}
 	if (rc == 0)
@@ -437,7 +377,7 @@ static bool module_has_symbol(const char *path, const char *name)
  * the process that has it, trying modules with a symbol of that name
  * before reading every module's DWARF. The default module's error stays
  * when none has it. */
-static int resolve_elsewhere(const char *input, const struct parsed *p, pid_t pid,
+static int resolve_elsewhere(const char *input, const struct gs_target_pattern *p, pid_t pid,
 			     const char *skip, struct gs_target *out)
 {
 	struct gs_proc_modules mods;
@@ -446,13 +386,13 @@ static int resolve_elsewhere(const char *input, const struct parsed *p, pid_t pi
 
 	if (gs_proc_modules_load(pid, &mods, &ignored) != 0)
 		return -ENOENT;
-	for (int pass = p->form == FORM_FUNCTION ? 0 : 1; pass < 2 && rc; pass++) {
+	for (int pass = p->kind == GS_TARGET_FUNCTION ? 0 : 1; pass < 2 && rc; pass++) {
 		for (size_t i = 0; i < mods.n && rc; i++) {
 			const struct gs_proc_module *m = &mods.v[i];
 
 			if (strcmp(m->open_path, skip) == 0 || strcmp(m->path, skip) == 0)
 				continue;
-			if (pass == 0 && !module_has_symbol(m->open_path, p->left))
+			if (pass == 0 && !module_has_symbol(m->open_path, p->name))
 				continue;
 			rc = resolve_in(input, p, m->open_path, out, &ignored);
 		}
@@ -461,22 +401,22 @@ static int resolve_elsewhere(const char *input, const struct parsed *p, pid_t pi
 	return rc;
 }
 
-int gs_target_resolve(const char *input, const struct gs_resolve_opts *opts,
+int gs_target_resolve(const struct gs_target_pattern *p, const struct gs_resolve_opts *opts,
 		      struct gs_target *out, struct gs_error *err)
 {
 	struct gs_resolve_opts o = { 0 };
-	struct parsed p;
+	const char *input = p ? p->text : NULL;
 	char *module = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (opts)
 		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	rc = parse_input(input, &p, err);
-	if (rc)
-		return rc;
-	if (p.form == FORM_MODULE_ADDR)
-		rc = find_module(input, p.left, o.pid, &module, err);
+	if (!input || (p->kind != GS_TARGET_ADDRESS && !p->name))
+		return gs_errorf(err, -EINVAL, "gs_target_resolve: the target pattern is missing "
+				 "its text or name; parse it with gs_target_pattern_parse()");
+	if (p->kind == GS_TARGET_MODULE_ADDRESS)
+		rc = find_module(input, p->name, o.pid, &module, err);
 	else if (o.module)
 		rc = (module = strdup(o.module)) ? 0 : -ENOMEM;
 	else if (o.pid > 0)
@@ -485,9 +425,10 @@ int gs_target_resolve(const char *input, const struct gs_resolve_opts *opts,
 		rc = gs_errorf(err, -EINVAL, "no binary to resolve `%s` in: give the program "
 			       "(-t PATH) or a process (-p PID)", input);
 	if (rc == 0) {
-		rc = resolve_in(input, &p, module, out, err);
-		if (rc == -ENOENT && o.pid > 0 && (p.form == FORM_FUNCTION || p.form == FORM_LINE)) {
-			if (resolve_elsewhere(input, &p, o.pid, module, out) == 0) {
+		rc = resolve_in(input, p, module, out, err);
+		if (rc == -ENOENT && o.pid > 0 &&
+		    (p->kind == GS_TARGET_FUNCTION || p->kind == GS_TARGET_FILE_LINE)) {
+			if (resolve_elsewhere(input, p, o.pid, module, out) == 0) {
 				gs_error_clear(err);
 				rc = 0;
 			} else if (err) {
@@ -504,7 +445,6 @@ int gs_target_resolve(const char *input, const struct gs_resolve_opts *opts,
 	if (rc)
 		gs_target_free(out);
 	free(module);
-	free(p.left);
 	return rc;
 }
 

@@ -1,6 +1,7 @@
 /* Internals shared by the files of src/runtime: an ELF module opened with
- * its DWARF and symbols (elfmod.c), and the line-table queries target
- * resolution needs (srclines.c). Not part of the public API. */
+ * its DWARF and symbols (elfmod.c), the line-table queries target
+ * resolution needs (srclines.c), and what the session borrows from the
+ * plan (plan.c). Not part of the public API. */
 #ifndef GS_RT_INT_H
 #define GS_RT_INT_H
 
@@ -55,5 +56,11 @@ uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high);
  * file or the line is not there. */
 int rt_line_addrs(Dwarf *dw, const char *module, const char *input, const char *file, int line,
 		  uint64_t **addrs, size_t *n, int *used_line, struct gs_error *err);
+
+struct gs_plan;
+struct gs_cfi_cache;
+/* The CFI cache the plan read its rows through: the session's refresh adds
+ * the rows of modules mapped later through it (the plan outlives it). */
+struct gs_cfi_cache *rt_plan_cache(const struct gs_plan *p);
 
 #endif /* GS_RT_INT_H */

@@ -1,8 +1,8 @@
-/* A tracing session: the runtime steps in the order the kernel needs them,
- * for every address of every trace (resolve, plan `bt`, build, create maps
- * with the shared ones pooled, fill the unwind maps, load, attach), one
- * reader over all outputs, a periodic refresh when the process maps new
- * files, and a teardown that detaches every probe at once. */
+/* A tracing session: a built trace plan put into the kernel in the order
+ * it needs (create maps with the shared ones pooled, fill the unwind maps,
+ * load, attach) for every probe, one reader over all outputs, a periodic
+ * refresh when a process maps new files, and a teardown that detaches
+ * every probe at once. It never resolves or builds: the plan did. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +10,12 @@
 
 #include <gs/runtime.h>
 
+#include "rt_int.h"
+
 #define REFRESH_INTERVAL_NS 1000000000ll
 
 struct session_trace {
-	struct gs_program *prog;
+	const struct gs_program *prog; /* the plan's */
 	struct gs_bpf_maps maps;
 	struct gs_loaded loaded;
 	struct gs_uprobe *probe;
@@ -21,9 +23,11 @@ struct session_trace {
 
 struct gs_session {
 	struct gs_session_opts opts;
-	char *module;
+	const struct gs_plan *plan;
+	pid_t pid;                   /* the plan's: 0 in target mode */
 	struct gs_bpf_maps pool;     /* module and row maps every trace shares */
-	struct gs_cfi_cache *cache;
+	struct gs_cfi_cache *cache;  /* the plan's */
+	bool shared_rows_written;
 	/* Processes whose modules the pool holds: the pid, or in target mode
 	 * every process mapping one of bt_modules. */
 	struct gs_procfill *fills;
@@ -70,14 +74,6 @@ int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
 	if (!s)
 		return gs_errorf(err, -ENOMEM, "out of memory creating the session");
 	memcpy(&s->opts, opts, opts->sz && opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
-	s->opts.program.sz = sizeof(s->opts.program);
-	s->cache = gs_cfi_cache_new();
-	s->module = s->opts.module ? strdup(s->opts.module) : NULL;
-	s->opts.module = s->module;
-	if (!s->cache || (opts->module && !s->module)) {
-		gs_session_free(s);
-		return gs_errorf(err, -ENOMEM, "out of memory creating the session");
-	}
 	ro.on_event = s->opts.on_event;
 	ro.arg = s->opts.arg;
 	ro.decoder.lookup = context_of;
@@ -92,22 +88,11 @@ int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
 	return 0;
 }
 
-static bool has_bt(const struct gs_stmt *body, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (body[i].kind == GS_STMT_BACKTRACE ||
-		    (body[i].kind == GS_STMT_IF && (has_bt(body[i].then_body, body[i].nthen) ||
-						    has_bt(body[i].else_body, body[i].nelse))))
-			return true;
-	return false;
-}
-
 static void trace_close(struct session_trace *t)
 {
 	gs_uprobe_detach(t->probe);
 	gs_loaded_close(&t->loaded);
 	gs_bpf_maps_close(&t->maps);
-	gs_program_free(t->prog);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -177,113 +162,95 @@ static int note_bt_module(struct gs_session *s, const char *module, struct gs_er
 	return 0;
 }
 
-/* Row map sizes must agree for traces to share them: the first plan fixes
- * room for the process's rows twice over (later dlopens append). */
-static void size_rows(struct gs_session *s, const struct gs_bt_plan *plan)
+/* The rows a probe's program needs in its maps: the plan's shared rows,
+ * written once into the pooled map, or the probe module's own. */
+static int write_rows(struct gs_session *s, const struct gs_plan_probe *pr,
+		      struct gs_bpf_maps *maps, struct gs_error *err)
 {
-	uint32_t want = plan->probe.nrows > UINT32_MAX / 2 ? UINT32_MAX : 2 * plan->probe.nrows;
+	struct gs_bt_plan rows = { .probe = pr->bt_probe };
+	int rc;
 
-	if (s->n == 0 && plan->probe.module_ranges && want > s->opts.program.unwind_rows_max &&
-	    want > GS_DEFAULT_UNWIND_ROWS_MAX)
-		s->opts.program.unwind_rows_max = want;
+	if (pr->bt_probe.module_ranges) {
+		if (s->shared_rows_written)
+			return 0;
+		rows.rows = *gs_plan_shared_rows(s->plan);
+		rc = gs_procfill_rows(maps, &rows, err);
+		s->shared_rows_written = rc == 0;
+		return rc;
+	}
+	if (!pr->rows)
+		return 0;
+	rows.rows = *pr->rows;
+	return gs_procfill_rows(maps, &rows, err);
 }
 
-/* One address of a trace, through to attached. */
-static int add_location(struct gs_session *s, const struct gs_trace_spec *spec,
-			const struct gs_target *t, const struct gs_location *loc, bool bt,
-			struct session_trace *out, struct gs_error *err)
+/* One probe of the plan, through to attached. */
+static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
+		       const struct gs_plan_probe *pr, struct session_trace *out,
+		       struct gs_error *err)
 {
-	struct gs_bt_plan_opts po = { .sz = sizeof(po), .pid = s->opts.pid, .cache = s->cache };
-	struct gs_uprobe_opts uo = { .sz = sizeof(uo), .pid = s->opts.pid,
+	struct gs_uprobe_opts uo = { .sz = sizeof(uo), .pid = s->pid,
 				     .force_tracefs = s->opts.force_tracefs };
-	struct gs_trace_spec located = *spec;
-	struct gs_bt_plan plan;
-	int rc = 0;
+	int rc;
 
-	memset(&plan, 0, sizeof(plan));
-	gs_rowset_init(&plan.rows);
 	out->loaded.main_fd = out->loaded.step_fd = -1;
-	located.target = t->input;
-	located.bt = NULL;
-	if (bt && po.pid <= 0) {
-		/* Target mode: plan with the modules of a process already mapping
-		 * the target, so callers in its other modules (libc, the
-		 * executable of a library) have rows too; with none, the target's
-		 * own rows. */
-		pid_t *pids = NULL;
-		size_t n = 0;
-		struct gs_error ignored;
-
-		if (gs_pids_mapping(t->module, &pids, &n, &ignored) == 0 && n > 0)
-			po.pid = pids[0];
-		free(pids);
-	}
-	if (bt) {
-		rc = gs_bt_plan_build(t->module, loc->addr, &po, &plan, err);
-		if (rc)
-			return rc;
-		located.bt = &plan.probe;
-		size_rows(s, &plan);
-	}
-	rc = gs_program_build(&located, &s->opts.program, &out->prog, err);
-	if (rc == 0)
-		rc = gs_bpf_maps_create(out->prog, &s->pool, &out->maps, err);
-	if (rc == 0 && bt && s->opts.pid > 0)
-		rc = fill_pid(s, s->opts.pid, err);
-	if (rc == 0 && bt && s->opts.pid <= 0 && (rc = note_bt_module(s, t->module, err)) == 0)
+	out->prog = pr->prog;
+	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
+	if (rc == 0 && t->bt && s->pid > 0)
+		rc = fill_pid(s, s->pid, err);
+	if (rc == 0 && t->bt && s->pid <= 0 && (rc = note_bt_module(s, t->target.module, err)) == 0)
 		rc = fill_target_processes(s, err);
-	if (rc == 0 && bt)
-		rc = gs_procfill_rows(&out->maps, &plan, err);
-	gs_bt_plan_fini(&plan);
+	if (rc == 0 && t->bt)
+		rc = write_rows(s, pr, &out->maps, err);
 	free(s->report);
 	s->report = NULL;
 	if (rc == 0)
-		rc = gs_program_load(out->prog, &out->maps, NULL, &out->loaded, &s->report, err);
+		rc = gs_program_load(pr->prog, &out->maps, NULL, &out->loaded, &s->report, err);
 	/* Attached before the reader knows the buffer: hits wait in it. */
 	if (rc == 0)
-		rc = gs_uprobe_attach(out->loaded.main_fd, t->module, loc->file_offset, &uo,
-				      &out->probe, err);
+		rc = gs_uprobe_attach(out->loaded.main_fd, t->target.module, pr->loc->file_offset,
+				      &uo, &out->probe, err);
 	if (rc == 0)
-		rc = gs_reader_add(s->reader, &out->maps.v[out->prog->map_index[GS_MAP_OUTPUT]],
-				   s->opts.program.perf_page_count, err);
+		rc = gs_reader_add(s->reader, &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
+				   gs_plan_program_opts(s->plan)->perf_page_count, err);
 	return rc;
 }
 
-int gs_session_add_trace(struct gs_session *s, const struct gs_trace_spec *spec,
-			 struct gs_error *err)
+int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs_error *err)
 {
-	struct gs_resolve_opts ro = { .sz = sizeof(ro), .module = s->module, .pid = s->opts.pid };
-	bool bt = has_bt(spec->body, spec->nbody);
-	struct session_trace *nv;
-	struct gs_target t;
-	int rc;
-	size_t added = 0;
+	size_t ntraces = gs_plan_trace_count(plan), nprobes = gs_plan_probe_count(plan);
+	int rc = 0;
 
-	if (!spec->target)
-		return gs_errorf(err, -EINVAL, "trace %u has no target", spec->trace_id);
-	rc = gs_target_resolve(spec->target, &ro, &t, err);
-	if (rc)
-		return rc;
-	nv = realloc(s->v, (s->n + t.nlocs) * sizeof(*nv));
-	if (!nv) {
-		gs_target_free(&t);
-		return gs_errorf(err, -ENOMEM, "out of memory adding trace %u", spec->trace_id);
-	}
-	s->v = nv;
-	for (size_t i = 0; i < t.nlocs; i++) {
-		struct session_trace *st = &s->v[s->n];
+	if (s->plan)
+		return gs_errorf(err, -EBUSY, "the session has started already: one plan per "
+				 "session");
+	s->plan = plan;
+	s->pid = gs_plan_pid(plan);
+	s->cache = rt_plan_cache(plan);
+	s->v = calloc(nprobes ? nprobes : 1, sizeof(*s->v));
+	if (!s->v)
+		return gs_errorf(err, -ENOMEM, "out of memory starting %zu probes", nprobes);
+	for (size_t i = 0; i < ntraces && rc == 0; i++) {
+		const struct gs_plan_trace *t = gs_plan_trace_at(plan, i);
 
-		memset(st, 0, sizeof(*st));
-		rc = add_location(s, spec, &t, &t.locs[i], bt, st, err);
-		if (rc) {
-			trace_close(st);
-			break;
+		for (size_t k = 0; k < t->nprobes && rc == 0; k++) {
+			struct session_trace *st = &s->v[s->n];
+			struct gs_error why;
+
+			if (!t->probes[k].prog)
+				return gs_errorf(err, -EINVAL, "the trace plan is not built: call "
+						 "gs_plan_build() before gs_session_start()");
+			rc = start_probe(s, t, &t->probes[k], st, &why);
+			if (rc) {
+				trace_close(st);
+				gs_errorf(err, rc, "trace #%u (%s): %s", t->id, t->pattern.text,
+					  why.msg);
+			} else {
+				s->n++;
+			}
 		}
-		s->n++;
-		added++;
 	}
-	gs_target_free(&t);
-	return rc ? rc : (int)added;
+	return rc ? rc : (int)s->n;
 }
 
 const char *gs_session_report(const struct gs_session *s)
@@ -302,17 +269,17 @@ int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 		 * mode it is forgotten, so a new one with its pid is filled. */
 		for (size_t i = 0; i < s->nfills;) {
 			rc = gs_procfill_refresh(&s->fills[i], &s->pool,
-						 s->opts.pid > 0 ? s->cache : NULL, err);
+						 s->pid > 0 ? s->cache : NULL, err);
 			if (rc < 0 && rc != -ENOENT && rc != -ESRCH)
 				return rc;
-			if (rc < 0 && s->opts.pid <= 0) {
+			if (rc < 0 && s->pid <= 0) {
 				gs_procfill_fini(&s->fills[i]);
 				s->fills[i] = s->fills[--s->nfills];
 				continue;
 			}
 			i++;
 		}
-		if (s->opts.pid <= 0 && (rc = fill_target_processes(s, err)))
+		if (s->pid <= 0 && (rc = fill_target_processes(s, err)))
 			return rc;
 	}
 	return gs_reader_poll(s->reader, timeout_ms, err);
@@ -369,8 +336,6 @@ void gs_session_free(struct gs_session *s)
 	for (size_t i = 0; i < s->nbt_modules; i++)
 		free(s->bt_modules[i]);
 	free(s->bt_modules);
-	gs_cfi_cache_free(s->cache);
-	free(s->module);
 	free(s->report);
 	free(s);
 }

@@ -214,87 +214,22 @@ int gs_script_trace_errorf(const struct gs_script *s, const struct gs_script_tra
 
 /* ---- trace targets ------------------------------------------------------------ */
 
-static bool is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_hex(int c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* Characters of a pattern: file paths (alnum _ / . - +), ':' and '*'. */
-static bool is_pattern_char(int c)
-{
-	return sp_ident_char(c) || c == '/' || c == '.' || c == '-' || c == '+' || c == ':' ||
-	       c == '*';
-}
-
-static bool all_of(const char *s, size_t n, bool (*pred)(int))
-{
-	for (size_t i = 0; i < n; i++)
-		if (!pred((unsigned char)s[i]))
-			return false;
-	return n > 0;
-}
-
-static bool is_identifier(const char *s, size_t n)
-{
-	return n > 0 && sp_ident_start((unsigned char)s[0]) && all_of(s, n, sp_ident_char);
-}
-
-/* "0x..." at s: the address, or an error at off. */
-static bool parse_hex_address(struct parser *p, const char *s, size_t n, size_t off,
-			      uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (n < 3 || !all_of(s + 2, n - 2, is_hex)) {
-		size_t bad = 2;
-
-		while (bad < n && is_hex((unsigned char)s[bad]))
-			bad++;
-		sp_err(p, off + bad, "invalid address '%.*s': write 0x followed by hex digits",
-		       (int)n, s);
-		return false;
-	}
-	for (size_t i = 2; i < n; i++) {
-		int c = (unsigned char)s[i];
-		unsigned d = is_digit(c) ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
-
-		if (v >> 60) {
-			sp_err(p, off, "address '%.*s' does not fit in 64 bits", (int)n, s);
-			return false;
-		}
-		v = v << 4 | d;
-	}
-	*out = v;
-	return true;
-}
-
-static bool is_hex_prefix(const char *s, size_t n)
-{
-	return n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-}
-
-#define TARGET_FORMS "a function name, 0xADDR, module:0xADDR or file:line"
-
 static bool parse_target(struct parser *p, struct gs_script_trace *t)
 {
-	size_t off = p->pos, n = 0, colon = 0, ncolons = 0;
+	size_t off = p->pos, n = 0;
+	struct sp_target_error e;
+	struct sp_target form;
 	const char *s;
 	unsigned line, col;
 	size_t line_start;
+	char *text;
 
 	if (!sp_lex_skip(p, &off))
 		return false;
 	s = p->src + off;
-	while (off + n < p->len && is_pattern_char((unsigned char)s[n])) {
+	while (off + n < p->len && sp_target_char((unsigned char)s[n])) {
 		if (s[n] == '/' && off + n + 1 < p->len && (s[n + 1] == '/' || s[n + 1] == '*'))
 			break; /* a comment right after the target */
-		if (s[n] == ':' && !ncolons++)
-			colon = n;
 		n++;
 	}
 	if (n == 0) {
@@ -304,8 +239,8 @@ static bool parse_target(struct parser *p, struct gs_script_trace *t)
 
 		sp_lex_token(p, &at, &tok);
 		sp_tok_describe(p, &tok, desc, sizeof(desc));
-		sp_err(p, off, "expected a trace target after 'trace', found %s: write "
-		       TARGET_FORMS, desc);
+		sp_err(p, off, "expected a trace target after 'trace', found %s: write a "
+		       "function name, 0xADDR, module:0xADDR or file:line", desc);
 		return false;
 	}
 	p->pos = off + n;
@@ -318,77 +253,21 @@ static bool parse_target(struct parser *p, struct gs_script_trace *t)
 	t->line = line;
 	t->column = col;
 	t->offset = off;
-	t->target = sp_arena_strndup(p->arena, s, n);
-	if (!t->target) {
+	if (!sp_target_classify(s, n, &form, &e)) {
+		sp_err(p, off + e.at, "%s", e.msg);
+		return false;
+	}
+	text = sp_arena_strndup(p->arena, s, n);
+	t->target = (struct gs_target_pattern){ .kind = form.kind, .text = text,
+						.address = form.address, .line = form.line };
+	if (text && form.name_len)
+		t->target.name = form.name_len == n ? text :
+				 sp_arena_strndup(p->arena, s, form.name_len);
+	if (!text || (form.name_len && !t->target.name)) {
 		sp_nomem(p);
 		return false;
 	}
-	if (memchr(s, '*', n)) {
-		if (s[n - 1] == '*' && is_identifier(s, n - 1) && memchr(s, '*', n) == s + n - 1)
-			sp_err(p, off, "wildcard trace patterns ('%.*s') are not supported yet: "
-			       "name one function", (int)n, s);
-		else
-			sp_err(p, off, "invalid trace target '%.*s': write " TARGET_FORMS, (int)n, s);
-		return false;
-	}
-	if (ncolons > 1) {
-		sp_err(p, off, "invalid trace target '%.*s': only one ':' may separate a module "
-		       "or file from its 0xADDR or line (C++ qualified names are not supported "
-		       "yet)", (int)n, s);
-		return false;
-	}
-	if (ncolons == 1) {
-		const char *after = s + colon + 1;
-		size_t nafter = n - colon - 1;
-
-		if (colon == 0) {
-			sp_err(p, off, "missing module or file before ':' in trace target '%.*s'",
-			       (int)n, s);
-			return false;
-		}
-		t->name = sp_arena_strndup(p->arena, s, colon);
-		if (!t->name) {
-			sp_nomem(p);
-			return false;
-		}
-		if (is_hex_prefix(after, nafter)) {
-			t->kind = GS_TARGET_MODULE_ADDRESS;
-			return parse_hex_address(p, after, nafter, off + colon + 1, &t->address);
-		}
-		if (all_of(after, nafter, is_digit)) {
-			uint64_t v = 0;
-
-			for (size_t i = 0; i < nafter && v <= UINT32_MAX; i++)
-				v = v * 10 + (uint64_t)(after[i] - '0');
-			if (v == 0 || v > UINT32_MAX) {
-				sp_err(p, off + colon + 1, "line number %.*s is out of range "
-				       "(1..%u)", (int)nafter, after, UINT32_MAX);
-				return false;
-			}
-			t->kind = GS_TARGET_FILE_LINE;
-			t->line_number = (uint32_t)v;
-			return true;
-		}
-		sp_err(p, off + colon + 1, "expected a line number or 0xADDR after ':' in trace "
-		       "target '%.*s'", (int)n, s);
-		return false;
-	}
-	if (is_hex_prefix(s, n)) {
-		t->kind = GS_TARGET_ADDRESS;
-		return parse_hex_address(p, s, n, off, &t->address);
-	}
-	if (is_identifier(s, n)) {
-		t->kind = GS_TARGET_FUNCTION;
-		t->name = t->target;
-		return true;
-	}
-	if (all_of(s, n, is_digit))
-		sp_err(p, off, "'%.*s' is not a trace target: addresses are hex (0x%.*s), "
-		       "source lines are file:line", (int)n, s, (int)n, s);
-	else
-		sp_err(p, off, "'%.*s' is not a function name: write " TARGET_FORMS
-		       " (a source line is file:line)", (int)n, s);
-	return false;
+	return true;
 }
 
 /* ---- top level ---------------------------------------------------------------- */
@@ -525,7 +404,7 @@ void gs_script_trace_spec(const struct gs_script_trace *t, uint32_t trace_id,
 {
 	memset(spec, 0, sizeof(*spec));
 	spec->trace_id = trace_id;
-	spec->target = t->target;
+	spec->target = t->target.text;
 	spec->body = t->body;
 	spec->nbody = t->nbody;
 	spec->nvars = t->nvars;

@@ -119,6 +119,27 @@ const char *sp_reserved_name(const char *name, size_t len);
 /* The visible `let` variable named so, or NULL. */
 const struct scope_var *sp_scope_find(const struct parser *p, const char *name, size_t len);
 
+/* ---- trace targets (target.c) ----------------------------------------------- */
+
+/* A target pattern's form; its name is the pattern's first name_len bytes. */
+struct sp_target {
+	enum gs_target_kind kind;
+	size_t name_len; /* 0 for GS_TARGET_ADDRESS */
+	uint64_t address;
+	uint32_t line;
+};
+
+struct sp_target_error {
+	size_t at;     /* byte offset in the pattern the message is about */
+	char msg[320];
+};
+
+/* Characters a pattern is made of: file paths (alnum _ / . - +), ':', '*'. */
+bool sp_target_char(int c);
+/* Classifies the n bytes at s: true and *out, or false and *e. */
+bool sp_target_classify(const char *s, size_t n, struct sp_target *out,
+			struct sp_target_error *e);
+
 /* ---- statements (script_stmt.c) ------------------------------------------- */
 
 /* Statements up to the '}' of a block opened at open_off (consumed). */

@@ -209,6 +209,7 @@ struct e2e_trace {
 	unsigned duration;    /* --duration, 0: none */
 	bool perf;            /* --force-perf-event-array */
 	const char *extra[8]; /* more arguments */
+	const char *command;  /* launch mode: `-- command` after the script */
 };
 
 /* Starts gstrace with --emit-ready-marker E2E_READY and the options in t. */
@@ -237,5 +238,7 @@ extern const struct e2e_scenario e2e_bt_scenarios[];
 extern const size_t e2e_bt_nscenarios;
 extern const struct e2e_scenario e2e_cli_scenarios[];
 extern const size_t e2e_cli_nscenarios;
+extern const struct e2e_scenario e2e_plan_scenarios[];
+extern const size_t e2e_plan_nscenarios;
 
 #endif /* GS_E2E_H */

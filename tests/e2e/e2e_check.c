@@ -313,6 +313,10 @@ bool e2e_trace_start(struct e2e_ctx *c, const struct e2e_trace *t, struct e2e_ru
 		argv[n++] = "-s";
 		argv[n++] = t->script;
 	}
+	if (t->command) {
+		argv[n++] = "--";
+		argv[n++] = t->command;
+	}
 	argv[n] = NULL;
 	if (e2e_run_start(r, (char *const *)argv)) {
 		e2e_expect(c, false, "cannot start %s", argv[0]);

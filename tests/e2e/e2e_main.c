@@ -33,14 +33,22 @@ static void run_scenario(void **state)
 		fail_msg("%s: %u expectation(s) failed (see FAIL lines above)", s->name, c.failures);
 }
 
+/* Every scenario table, one per test_e2e_*.c. */
+static const struct {
+	const struct e2e_scenario *v;
+	const size_t *n;
+} tables[] = {
+	{ e2e_bt_scenarios, &e2e_bt_nscenarios },
+	{ e2e_cli_scenarios, &e2e_cli_nscenarios },
+	{ e2e_plan_scenarios, &e2e_plan_nscenarios },
+};
+
 static const struct e2e_scenario *find(const char *name)
 {
-	for (size_t i = 0; i < e2e_bt_nscenarios; i++)
-		if (strcmp(e2e_bt_scenarios[i].name, name) == 0)
-			return &e2e_bt_scenarios[i];
-	for (size_t i = 0; i < e2e_cli_nscenarios; i++)
-		if (strcmp(e2e_cli_scenarios[i].name, name) == 0)
-			return &e2e_cli_scenarios[i];
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (size_t i = 0; i < *tables[t].n; i++)
+			if (strcmp(tables[t].v[i].name, name) == 0)
+				return &tables[t].v[i];
 	return NULL;
 }
 
@@ -63,10 +71,9 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-		for (size_t i = 0; i < e2e_bt_nscenarios; i++)
-			printf("%s\n", e2e_bt_scenarios[i].name);
-		for (size_t i = 0; i < e2e_cli_nscenarios; i++)
-			printf("%s\n", e2e_cli_scenarios[i].name);
+		for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+			for (size_t i = 0; i < *tables[t].n; i++)
+				printf("%s\n", tables[t].v[i].name);
 		return 0;
 	}
 	if (argc != 2 || !(s = find(argv[1]))) {

@@ -291,7 +291,7 @@ static void s_err_unknown_function(struct e2e_ctx *c)
 		return;
 	}
 	tr.pid = f.pid;
-	expect_usage_error(c, &tr, needles, true);
+	expect_usage_error(c, &tr, needles, false);
 	e2e_expect(c, e2e_fixture_running(&f), "the fixture stopped running");
 	e2e_fixture_stop(&f);
 }
@@ -319,7 +319,7 @@ static void s_err_no_eh_frame(struct e2e_ctx *c)
 		return;
 	}
 	tr.pid = f.pid;
-	expect_usage_error(c, &tr, needles, true);
+	expect_usage_error(c, &tr, needles, false);
 	e2e_expect(c, e2e_fixture_running(&f), "the fixture stopped running");
 	e2e_fixture_stop(&f);
 }

@@ -158,18 +158,18 @@ void dump_script(const struct gs_script *s, char *buf, size_t size)
 
 		if (i)
 			put(&o, "\n");
-		switch (t->kind) {
+		switch (t->target.kind) {
 		case GS_TARGET_FUNCTION:
-			put(&o, "fn %s ", t->name);
+			put(&o, "fn %s ", t->target.name);
 			break;
 		case GS_TARGET_ADDRESS:
-			put(&o, "addr 0x%" PRIx64 " ", t->address);
+			put(&o, "addr 0x%" PRIx64 " ", t->target.address);
 			break;
 		case GS_TARGET_MODULE_ADDRESS:
-			put(&o, "mod %s 0x%" PRIx64 " ", t->name, t->address);
+			put(&o, "mod %s 0x%" PRIx64 " ", t->target.name, t->target.address);
 			break;
 		case GS_TARGET_FILE_LINE:
-			put(&o, "line %s %" PRIu32 " ", t->name, t->line_number);
+			put(&o, "line %s %" PRIu32 " ", t->target.name, t->target.line);
 			break;
 		}
 		block(&o, t->body, t->nbody);

@@ -1,8 +1,8 @@
 /* The gstrace binary without the kernel: --dry-run and --dump-insns on the
  * output fixture (resolve and build, nothing loaded, no privileges needed),
  * and the target checks that run before anything is loaded: an unknown
- * function and a bt where no CFI covers the probe exit 2 with one line
- * that gives the trace's position in the script. */
+ * function and a bt where no CFI covers the probe exit 2 with the trace's
+ * position in the script, its source line and a caret under the target. */
 #include <setjmp.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -143,9 +143,9 @@ static void test_unknown_function_points_at_the_trace(void **state)
 	(void)state;
 	run(argv, &r);
 	assert_int_equal(r.status, 2);
-	/* one line, with the trace's position */
+	/* the trace's position, then its line and a caret under the target */
 	assert_int_equal(strncmp(r.err, "script:2:7: unknown function `no_such_fn`", 41), 0);
-	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+	assert_non_null(strstr(r.err, "\n 2 | trace no_such_fn { bt; }\n   |       ^\n"));
 	assert_string_equal(r.out, "");
 	ran_free(&r);
 }

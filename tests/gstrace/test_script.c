@@ -3,11 +3,13 @@
  * every bt option combination, C precedence, literals and the four target
  * forms; then the expression texts shown as variable names, let scopes,
  * $input_pid, and every parsed trace built by gs_program_build(). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -262,32 +264,32 @@ static void test_targets_in_their_four_forms(void **state)
 
 	(void)state;
 	assert_int_equal(s->ntraces, 5);
-	assert_int_equal(t[0].kind, GS_TARGET_FUNCTION);
-	assert_string_equal(t[0].name, "main");
-	assert_string_equal(t[0].target, "main");
+	assert_int_equal(t[0].target.kind, GS_TARGET_FUNCTION);
+	assert_string_equal(t[0].target.name, "main");
+	assert_string_equal(t[0].target.text, "main");
 	assert_int_equal(t[0].line, 1);
 	assert_int_equal(t[0].column, 7);
 
-	assert_int_equal(t[1].kind, GS_TARGET_ADDRESS);
-	assert_null(t[1].name);
-	assert_string_equal(t[1].target, "0x1139");
-	assert_int_equal(t[1].address, 0x1139);
+	assert_int_equal(t[1].target.kind, GS_TARGET_ADDRESS);
+	assert_null(t[1].target.name);
+	assert_string_equal(t[1].target.text, "0x1139");
+	assert_int_equal(t[1].target.address, 0x1139);
 	assert_int_equal(t[1].line, 2);
 	assert_int_equal(t[1].column, 9);
 
-	assert_int_equal(t[2].kind, GS_TARGET_MODULE_ADDRESS);
-	assert_string_equal(t[2].name, "/usr/lib/x86_64-linux-gnu/libc++.so.1");
-	assert_string_equal(t[2].target, "/usr/lib/x86_64-linux-gnu/libc++.so.1:0xAbC0");
-	assert_int_equal(t[2].address, 0xabc0);
+	assert_int_equal(t[2].target.kind, GS_TARGET_MODULE_ADDRESS);
+	assert_string_equal(t[2].target.name, "/usr/lib/x86_64-linux-gnu/libc++.so.1");
+	assert_string_equal(t[2].target.text, "/usr/lib/x86_64-linux-gnu/libc++.so.1:0xAbC0");
+	assert_int_equal(t[2].target.address, 0xabc0);
 
-	assert_int_equal(t[3].kind, GS_TARGET_FILE_LINE);
-	assert_string_equal(t[3].name, "src/demo-1.c");
-	assert_int_equal(t[3].line_number, 43);
+	assert_int_equal(t[3].target.kind, GS_TARGET_FILE_LINE);
+	assert_string_equal(t[3].target.name, "src/demo-1.c");
+	assert_int_equal(t[3].target.line, 43);
 	assert_int_equal(t[3].line, 4);
 	assert_int_equal(t[3].column, 7);
 
-	assert_int_equal(t[4].kind, GS_TARGET_ADDRESS);
-	assert_int_equal(t[4].address, 0);
+	assert_int_equal(t[4].target.kind, GS_TARGET_ADDRESS);
+	assert_int_equal(t[4].target.address, 0);
 	gs_script_free(s);
 }
 
@@ -297,9 +299,9 @@ static void test_large_addresses_and_lines(void **state)
 				       "trace a.c:4294967295 { }");
 
 	(void)state;
-	assert_int_equal(s->traces[0].address, UINT64_MAX);
-	assert_int_equal(s->traces[1].address, 1);
-	assert_int_equal(s->traces[2].line_number, UINT32_MAX);
+	assert_int_equal(s->traces[0].target.address, UINT64_MAX);
+	assert_int_equal(s->traces[1].target.address, 1);
+	assert_int_equal(s->traces[2].target.line, UINT32_MAX);
 	gs_script_free(s);
 }
 
@@ -457,7 +459,7 @@ static void test_trace_errors_point_at_the_target(void **state)
 
 	(void)state;
 	assert_int_equal(gs_script_trace_errorf(s, &s->traces[1], &err, -2,
-						"unknown function '%s'", s->traces[1].name), -2);
+						"unknown function '%s'", s->traces[1].target.name), -2);
 	assert_int_equal(err.code, -2);
 	assert_string_equal(err.msg,
 		"script:2:9: unknown function 'nosuch'\n"
@@ -466,10 +468,60 @@ static void test_trace_errors_point_at_the_target(void **state)
 	gs_script_free(s);
 }
 
+/* A target given alone is read by the parser's rules: same forms, same
+ * messages, one block to free. */
+static void test_target_pattern_parse_matches_the_parser(void **state)
+{
+	static const struct {
+		const char *text;
+		enum gs_target_kind kind;
+		const char *name;
+		uint64_t address;
+		uint32_t line;
+	} ok[] = {
+		{ "main", GS_TARGET_FUNCTION, "main", 0, 0 },
+		{ "0x1139", GS_TARGET_ADDRESS, NULL, 0x1139, 0 },
+		{ "/lib/libc.so.6:0xAB", GS_TARGET_MODULE_ADDRESS, "/lib/libc.so.6", 0xab, 0 },
+		{ "demo.c:43", GS_TARGET_FILE_LINE, "demo.c", 0, 43 },
+	};
+	static const char *const bad[] = { "", "12", "a::b", ":0x1", "f*", "x y", "a.c:0" };
+	struct gs_target_pattern *p;
+	struct gs_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct gs_script *s;
+		char script[96];
+
+		assert_int_equal(gs_target_pattern_parse(ok[i].text, &p, &err), 0);
+		assert_int_equal(p->kind, ok[i].kind);
+		assert_string_equal(p->text, ok[i].text);
+		if (ok[i].name)
+			assert_string_equal(p->name, ok[i].name);
+		else
+			assert_null(p->name);
+		assert_int_equal(p->address, ok[i].address);
+		assert_int_equal(p->line, ok[i].line);
+		snprintf(script, sizeof(script), "trace %s { }", ok[i].text);
+		s = parse_ok(script);
+		assert_int_equal(s->traces[0].target.kind, p->kind);
+		assert_int_equal(s->traces[0].target.address, p->address);
+		gs_script_free(s);
+		free(p);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = (struct gs_target_pattern *)&err; /* must be reset */
+		assert_int_equal(gs_target_pattern_parse(bad[i], &p, &err), -EINVAL);
+		assert_null(p);
+		assert_non_null(strstr(err.msg, "trace target"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_statements_give_their_trees),
+		cmocka_unit_test(test_target_pattern_parse_matches_the_parser),
 		cmocka_unit_test(test_registers_map_to_dwarf_numbers),
 		cmocka_unit_test(test_every_bt_option_combination),
 		cmocka_unit_test(test_operators_follow_c_precedence),

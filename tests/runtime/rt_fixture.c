@@ -190,3 +190,18 @@ void rt_stop(struct rt_child *c)
 		kill(c->pid, SIGKILL);
 	memset(c, 0, sizeof(*c));
 }
+
+int rt_resolve(const char *input, const struct gs_resolve_opts *o, struct gs_target *t,
+	       struct gs_error *err)
+{
+	struct gs_target_pattern *pat;
+	int rc = gs_target_pattern_parse(input, &pat, err);
+
+	if (rc) {
+		memset(t, 0, sizeof(*t));
+		return rc;
+	}
+	rc = gs_target_resolve(pat, o, t, err);
+	free(pat);
+	return rc;
+}

@@ -10,8 +10,13 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <gs/runtime.h>
+
 /* $GS_RT_FIXTURES/<name> into buf; returns buf. */
 char *rt_path(const char *name, char *buf, size_t size);
+/* gs_target_resolve() of a target written as text (parsed as scripts do). */
+int rt_resolve(const char *input, const struct gs_resolve_opts *o, struct gs_target *t,
+	       struct gs_error *err);
 /* Output of a shell command (malloc'd), or NULL. */
 char *rt_run(const char *cmd);
 /* Value of a function symbol as `nm` (dynamic: `nm -D`) prints it. */

@@ -20,7 +20,7 @@ static void resolve_one(const char *prog, const char *fn, struct gs_target *t)
 	struct gs_resolve_opts o = { .sz = sizeof(o), .module = prog };
 	struct gs_error err;
 
-	if (gs_target_resolve(fn, &o, t, &err))
+	if (rt_resolve(fn, &o, t, &err))
 		fail_msg("%s", err.msg);
 }
 

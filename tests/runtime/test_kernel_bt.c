@@ -112,7 +112,7 @@ static void start(const struct bt_case *bc, struct rt_child *c, struct gs_cfi_ca
 	struct gs_error err;
 
 	ro.pid = c->pid;
-	if (gs_target_resolve(bc->function, &ro, &t, &err))
+	if (rt_resolve(bc->function, &ro, &t, &err))
 		fail_msg("%s", err.msg);
 	po.pid = bc->per_process ? c->pid : 0;
 	if (gs_bt_plan_build(t.module, t.locs[0].addr, &po, plan, &err))

@@ -42,7 +42,7 @@ static void resolve_leaf(pid_t pid, const char *fn, struct gs_target *t)
 	struct gs_resolve_opts o = { .sz = sizeof(o), .pid = pid };
 	struct gs_error err;
 
-	if (gs_target_resolve(fn, &o, t, &err))
+	if (rt_resolve(fn, &o, t, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(t->nlocs, 1);
 }

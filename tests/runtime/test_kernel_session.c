@@ -1,7 +1,7 @@
-/* Kernel suite: the session API end to end on a live fixture, two traces
- * (one with `bt`, one in a shared library), events of both decoded, loss
- * readable, and freeing the session leaves no probe firing. Skips (exit 77)
- * when bpf() or uprobes are not usable. */
+/* Kernel suite: the plan and session API end to end on a live fixture, two
+ * traces (one with `bt`, one in a shared library), events of both decoded,
+ * loss readable, and freeing the session leaves no probe firing. Skips
+ * (exit 77) when bpf() or uprobes are not usable. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -58,6 +59,16 @@ static void poll_until(struct gs_session *s, const struct seen *seen, size_t id,
 			fail_msg("%s", err.msg);
 }
 
+/* Adds `target` with spec to p, or fails the test. */
+static void plan_add(struct gs_plan *p, const char *target, const struct gs_trace_spec *spec,
+		     struct gs_target_pattern **pat)
+{
+	struct gs_error err;
+
+	if (gs_target_pattern_parse(target, pat, &err) || gs_plan_add(p, *pat, spec, &err))
+		fail_msg("%s: %s", target, err.msg);
+}
+
 static void test_session_two_traces(void **state)
 {
 	static const struct gs_stmt leaf_body[] = {
@@ -75,7 +86,11 @@ static void test_session_two_traces(void **state)
 				     .nbody = 1 };
 	struct seen seen = { .bt_frames_min = 255 };
 	struct gs_session_opts o = { .sz = sizeof(o), .on_event = on_event, .arg = &seen };
+	struct gs_program_opts prog = { .sz = sizeof(prog) };
+	struct gs_plan_opts po = { .sz = sizeof(po), .program = &prog };
+	struct gs_target_pattern *pats[3];
 	struct gs_session *s;
+	struct gs_plan *p;
 	struct gs_error err;
 	struct rt_child c;
 	char path[PATH_MAX];
@@ -85,20 +100,28 @@ static void test_session_two_traces(void **state)
 	(void)state;
 	assert_true(rt_spawn(rt_path("rt_loop", path, sizeof(path)), &c));
 	seen.pid = (uint32_t)c.pid;
-	o.pid = c.pid;
+	po.pid = c.pid;
+	prog.filter_pid = (uint32_t)c.pid;
 	t0 = now_ms();
-	assert_int_equal(gs_session_new(&o, &s, &err), 0);
-	if (gs_session_add_trace(s, &leaf, &err) != 1)
-		fail_msg("%s", err.msg);
-	print_message("trace with bt on every module ready in %.1f ms\n", now_ms() - t0);
+	assert_int_equal(gs_plan_new(&po, &p, &err), 0);
+	plan_add(p, "rt_leaf", &leaf, &pats[0]);
+	print_message("trace with bt on every module planned in %.1f ms\n", now_ms() - t0);
 	t0 = now_ms();
-	if (gs_session_add_trace(s, &lib, &err) != 1)
-		fail_msg("%s", err.msg);
-	print_message("trace in a library ready in %.1f ms\n", now_ms() - t0);
+	plan_add(p, "rtlib_work", &lib, &pats[1]);
+	print_message("trace in a library planned in %.1f ms\n", now_ms() - t0);
 	t0 = now_ms();
-	assert_true(gs_session_add_trace(s, &bad, &err) < 0);
+	assert_int_equal(gs_target_pattern_parse("no_such_fn", &pats[2], &err), 0);
+	assert_true(gs_plan_add(p, pats[2], &bad, &err) < 0);
 	assert_non_null(strstr(err.msg, "no_such_fn"));
 	print_message("unknown function refused in %.1f ms: %s\n", now_ms() - t0, err.msg);
+	assert_int_equal(gs_plan_trace_count(p), 2);
+	if (gs_plan_build(p, &err))
+		fail_msg("%s", err.msg);
+	t0 = now_ms();
+	assert_int_equal(gs_session_new(&o, &s, &err), 0);
+	if (gs_session_start(s, p, &err) != 2)
+		fail_msg("%s", err.msg);
+	print_message("2 probes loaded and attached in %.1f ms\n", now_ms() - t0);
 
 	assert_true(rt_command(&c, "c 3"));
 	assert_true(rt_command(&c, "l 2"));
@@ -113,6 +136,9 @@ static void test_session_two_traces(void **state)
 	t0 = now_ms();
 	gs_session_free(s);
 	print_message("session freed (2 probes detached) in %.1f ms\n", now_ms() - t0);
+	gs_plan_free(p);
+	for (size_t i = 0; i < 3; i++)
+		free(pats[i]);
 	rt_stop(&c);
 }
 
@@ -155,7 +181,11 @@ static void test_session_target_mode_fills_every_process(void **state)
 	struct gs_trace_spec leaf = { .trace_id = 1, .target = "rt_leaf", .body = body, .nbody = 1 };
 	struct target_seen seen = { 0 };
 	struct gs_session_opts o = { .sz = sizeof(o), .on_event = on_target_event, .arg = &seen };
+	struct gs_program_opts prog = { .sz = sizeof(prog), .backtrace_depth = 4 };
+	struct gs_plan_opts po = { .sz = sizeof(po), .program = &prog };
+	struct gs_target_pattern *pat;
 	struct gs_session *s;
+	struct gs_plan *p;
 	struct gs_error err;
 	struct rt_child c[2];
 	char path[PATH_MAX];
@@ -169,10 +199,13 @@ static void test_session_target_mode_fills_every_process(void **state)
 	assert_true(rt_nm(path, "main", false, &main_sym));
 	assert_true(rt_spawn(path, &c[0]));
 	seen.pids[0] = c[0].pid;
-	o.module = path;
-	o.program.backtrace_depth = 4;
+	po.module = path;
+	assert_int_equal(gs_plan_new(&po, &p, &err), 0);
+	plan_add(p, "rt_leaf", &leaf, &pat);
+	if (gs_plan_build(p, &err))
+		fail_msg("%s", err.msg);
 	assert_int_equal(gs_session_new(&o, &s, &err), 0);
-	if (gs_session_add_trace(s, &leaf, &err) != 1)
+	if (gs_session_start(s, p, &err) != 1)
 		fail_msg("%s", err.msg);
 	assert_true(rt_spawn(path, &c[1])); /* started after attach */
 	seen.pids[1] = c[1].pid;
@@ -196,6 +229,8 @@ static void test_session_target_mode_fills_every_process(void **state)
 		assert_true(seen.pcs[k][2] > main_sym && seen.pcs[k][2] < main_sym + 0x400);
 	}
 	gs_session_free(s);
+	gs_plan_free(p);
+	free(pat);
 	rt_stop(&c[0]);
 	rt_stop(&c[1]);
 }

@@ -24,7 +24,7 @@ static int resolve(const char *input, const char *module, pid_t pid, struct gs_t
 {
 	struct gs_resolve_opts o = { .sz = sizeof(o), .module = module, .pid = pid };
 
-	return gs_target_resolve(input, &o, t, err);
+	return rt_resolve(input, &o, t, err);
 }
 
 /* The file offset must hold the code objdump shows at the address. */

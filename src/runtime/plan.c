@@ -1,0 +1,347 @@
+/* The trace plan: every trace resolved, its backtrace planned at each
+ * address, the shared map sizes decided, and every program built, once.
+ * The session loads exactly what is here and the dry run prints it, so
+ * there is one spec-to-program pipeline. Rows of every module the planned
+ * processes map are kept once (the shared rows), not once per probe. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gs/runtime.h>
+
+#include "rt_int.h"
+
+/* The rows of one module for programs that hold their own rows. */
+struct own_rows {
+	uint64_t cookie;
+	struct gs_rowset rows;
+};
+
+struct gs_plan {
+	struct gs_plan_opts opts;
+	char *module;
+	struct gs_program_opts program;
+	struct gs_plan_trace *traces;
+	size_t ntraces, traces_cap, nprobes;
+	struct gs_cfi_cache *cache;
+	struct gs_rowset shared;
+	pid_t rows_pid;
+	struct own_rows **own; /* never move: probes point at their rows */
+	size_t nown;
+	bool built;
+};
+
+int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, struct gs_error *err)
+{
+	struct gs_plan *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (!p)
+		return gs_errorf(err, -ENOMEM, "out of memory creating the trace plan");
+	if (opts)
+		memcpy(&p->opts, opts, opts->sz && opts->sz < sizeof(p->opts) ? opts->sz :
+									       sizeof(p->opts));
+	p->opts.sz = sizeof(p->opts);
+	if (p->opts.program)
+		memcpy(&p->program, p->opts.program,
+		       p->opts.program->sz && p->opts.program->sz < sizeof(p->program) ?
+			       p->opts.program->sz : sizeof(p->program));
+	p->program.sz = sizeof(p->program);
+	p->opts.program = NULL;
+	p->module = p->opts.module ? strdup(p->opts.module) : NULL;
+	p->opts.module = p->module;
+	p->cache = gs_cfi_cache_new();
+	gs_rowset_init(&p->shared);
+	if (!p->cache || (opts && opts->module && !p->module)) {
+		gs_plan_free(p);
+		return gs_errorf(err, -ENOMEM, "out of memory creating the trace plan");
+	}
+	*out = p;
+	return 0;
+}
+
+static void trace_fini(struct gs_plan_trace *t)
+{
+	for (size_t i = 0; i < t->nprobes; i++)
+		gs_program_free(t->probes[i].prog);
+	free(t->probes);
+	gs_target_free(&t->target);
+}
+
+void gs_plan_free(struct gs_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->ntraces; i++)
+		trace_fini(&p->traces[i]);
+	free(p->traces);
+	for (size_t i = 0; i < p->nown; i++) {
+		gs_rowset_fini(&p->own[i]->rows);
+		free(p->own[i]);
+	}
+	free(p->own);
+	gs_rowset_fini(&p->shared);
+	gs_cfi_cache_free(p->cache);
+	free(p->module);
+	free(p);
+}
+
+/* The process whose modules `bt` rows cover for a trace in `module`: the
+ * traced one, else (target mode) the first process already mapping it, so
+ * callers in its other modules (libc, the executable of a library) unwind
+ * too; 0 when none does. */
+static pid_t rows_pid_for(const struct gs_plan *p, const char *module)
+{
+	struct gs_error ignored;
+	pid_t *pids = NULL, pid = 0;
+	size_t n = 0;
+
+	if (p->opts.pid > 0)
+		return p->opts.pid;
+	if (gs_pids_mapping(module, &pids, &n, &ignored) == 0 && n > 0)
+		pid = pids[0];
+	free(pids);
+	return pid;
+}
+
+/* Moves a module-ranges plan's rows into the shared rows (a module already
+ * there is kept as it is). */
+static int share_rows(struct gs_plan *p, const struct gs_rowset *rows, struct gs_error *err)
+{
+	for (size_t i = 0; i < rows->nmodules; i++) {
+		const struct gs_rowset_module *m = &rows->modules[i];
+		int rc = gs_rowset_add(&p->shared, m->cookie, rows->rows + m->range.row_start,
+				       m->range.row_end - m->range.row_start, err);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The own rows of the probe module (one-module plans), taken from bp. */
+static const struct gs_rowset *own_rows(struct gs_plan *p, struct gs_bt_plan *bp,
+					struct gs_error *err)
+{
+	struct own_rows **nv, *o;
+
+	for (size_t i = 0; i < p->nown; i++)
+		if (p->own[i]->cookie == bp->probe.cookie)
+			return &p->own[i]->rows;
+	nv = realloc(p->own, (p->nown + 1) * sizeof(*nv));
+	o = calloc(1, sizeof(*o));
+	if (nv)
+		p->own = nv;
+	if (!nv || !o) {
+		free(o);
+		gs_errorf(err, -ENOMEM, "out of memory planning the backtrace");
+		return NULL;
+	}
+	o->cookie = bp->probe.cookie;
+	o->rows = bp->rows;
+	gs_rowset_init(&bp->rows); /* moved */
+	p->own[p->nown++] = o;
+	return &o->rows;
+}
+
+static int plan_bt(struct gs_plan *p, struct gs_plan_trace *t, struct gs_error *err)
+{
+	pid_t pid = rows_pid_for(p, t->target.module);
+	struct gs_bt_plan_opts po = { .sz = sizeof(po), .pid = pid, .cache = p->cache };
+
+	for (size_t i = 0; i < t->nprobes; i++) {
+		struct gs_plan_probe *pr = &t->probes[i];
+		struct gs_bt_plan bp;
+		int rc = gs_bt_plan_build(t->target.module, pr->loc->addr, &po, &bp, err);
+
+		if (rc)
+			return rc;
+		/* Without a row at the probe the walk cannot leave frame 0: a
+		 * property of the binary, known now. */
+		if (bp.probe.first_row_kind == GS_BT_ROW_MISSING) {
+			gs_bt_plan_fini(&bp);
+			return gs_errorf(err, -ENOENT, "no CFI (.eh_frame or .debug_frame) covers "
+					 "0x%" PRIx64 " in %s, so bt cannot unwind from there; "
+					 "rebuild it with -fasynchronous-unwind-tables or drop the bt",
+					 pr->loc->addr, t->target.module);
+		}
+		pr->bt_probe = bp.probe;
+		if (bp.probe.module_ranges) {
+			rc = share_rows(p, &bp.rows, err);
+			if (rc == 0 && !p->rows_pid)
+				p->rows_pid = pid;
+		} else if (bp.rows.nrows && !(pr->rows = own_rows(p, &bp, err))) {
+			rc = -ENOMEM;
+		}
+		gs_bt_plan_fini(&bp);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
+		const struct gs_trace_spec *spec, struct gs_error *err)
+{
+	struct gs_resolve_opts ro = { .sz = sizeof(ro), .module = p->module, .pid = p->opts.pid };
+	struct gs_plan_trace *t;
+	int rc;
+
+	if (p->built)
+		return gs_errorf(err, -EBUSY, "the trace plan is built already: add every trace "
+				 "before gs_plan_build()");
+	if (!target || !spec)
+		return gs_errorf(err, -EINVAL, "gs_plan_add needs a target and a trace spec");
+	if (p->ntraces == p->traces_cap) {
+		size_t ncap = p->traces_cap ? 2 * p->traces_cap : 8;
+		struct gs_plan_trace *nv = realloc(p->traces, ncap * sizeof(*nv));
+
+		if (!nv)
+			return gs_errorf(err, -ENOMEM, "out of memory adding trace `%s`",
+					 target->text ? target->text : "");
+		p->traces = nv;
+		p->traces_cap = ncap;
+	}
+	t = &p->traces[p->ntraces];
+	memset(t, 0, sizeof(*t));
+	t->id = spec->trace_id;
+	t->pattern = *target;
+	t->spec = *spec;
+	t->bt = gs_stmts_count_bt(spec->body, spec->nbody) > 0;
+	rc = gs_target_resolve(target, &ro, &t->target, err);
+	if (rc)
+		return rc;
+	t->probes = calloc(t->target.nlocs, sizeof(*t->probes));
+	if (!t->probes) {
+		gs_target_free(&t->target);
+		return gs_errorf(err, -ENOMEM, "out of memory adding trace `%s`", target->text);
+	}
+	t->nprobes = t->target.nlocs;
+	for (size_t i = 0; i < t->nprobes; i++)
+		t->probes[i].loc = &t->target.locs[i];
+	rc = t->bt ? plan_bt(p, t, err) : 0;
+	if (rc) {
+		trace_fini(t);
+		return rc;
+	}
+	p->ntraces++;
+	p->nprobes += t->nprobes;
+	return 0;
+}
+
+int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, struct gs_error *err)
+{
+	for (size_t i = 0; i < s->ntraces; i++) {
+		const struct gs_script_trace *st = &s->traces[i];
+		struct gs_trace_spec spec;
+		struct gs_error why;
+		int rc;
+
+		gs_script_trace_spec(st, (uint32_t)i, &spec);
+		rc = gs_plan_add(p, &st->target, &spec, &why);
+		if (rc)
+			return rc == -ENOMEM ? gs_errorf(err, rc, "%s", why.msg) :
+			       gs_script_trace_errorf(s, st, err, rc, "%s", why.msg);
+		p->traces[p->ntraces - 1].script = s;
+		p->traces[p->ntraces - 1].script_trace = st;
+	}
+	return 0;
+}
+
+int gs_plan_build(struct gs_plan *p, struct gs_error *err)
+{
+	size_t rows = p->shared.nrows;
+	uint32_t want = rows > UINT32_MAX / 2 ? UINT32_MAX : (uint32_t)(2 * rows);
+
+	if (p->built)
+		return gs_errorf(err, -EBUSY, "the trace plan is built already");
+	/* Programs share bt_unwind_rows only when its shape is the same in
+	 * each: one size for all, with room for modules mapped later. */
+	if (want > p->program.unwind_rows_max && want > GS_DEFAULT_UNWIND_ROWS_MAX)
+		p->program.unwind_rows_max = want;
+	for (size_t i = 0; i < p->ntraces; i++) {
+		struct gs_plan_trace *t = &p->traces[i];
+
+		for (size_t k = 0; k < t->nprobes; k++) {
+			struct gs_plan_probe *pr = &t->probes[k];
+			struct gs_trace_spec spec = t->spec;
+			struct gs_error why;
+			int rc;
+
+			spec.target = t->pattern.text;
+			if (t->bt) {
+				if (pr->bt_probe.module_ranges)
+					pr->bt_probe.nrows = (uint32_t)rows;
+				spec.bt = &pr->bt_probe;
+			}
+			rc = gs_program_build(&spec, &p->program, &pr->prog, &why);
+			if (rc)
+				return gs_errorf(err, rc, "trace #%u (%s) at %s 0x%" PRIx64 ": %s",
+						 t->id, t->pattern.text, t->target.module,
+						 pr->loc->addr, why.msg);
+		}
+	}
+	p->built = true;
+	return 0;
+}
+
+int gs_plan_from_script(const struct gs_script *s, const struct gs_plan_opts *opts,
+			struct gs_plan **out, struct gs_error *err)
+{
+	struct gs_plan *p;
+	int rc = gs_plan_new(opts, &p, err);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	rc = gs_plan_add_script(p, s, err);
+	if (rc == 0)
+		rc = gs_plan_build(p, err);
+	if (rc) {
+		gs_plan_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+size_t gs_plan_trace_count(const struct gs_plan *p)
+{
+	return p->ntraces;
+}
+
+const struct gs_plan_trace *gs_plan_trace_at(const struct gs_plan *p, size_t i)
+{
+	return i < p->ntraces ? &p->traces[i] : NULL;
+}
+
+size_t gs_plan_probe_count(const struct gs_plan *p)
+{
+	return p->nprobes;
+}
+
+const struct gs_program_opts *gs_plan_program_opts(const struct gs_plan *p)
+{
+	return &p->program;
+}
+
+const struct gs_rowset *gs_plan_shared_rows(const struct gs_plan *p)
+{
+	return &p->shared;
+}
+
+pid_t gs_plan_rows_pid(const struct gs_plan *p)
+{
+	return p->rows_pid;
+}
+
+pid_t gs_plan_pid(const struct gs_plan *p)
+{
+	return p->opts.pid;
+}
+
+struct gs_cfi_cache *rt_plan_cache(const struct gs_plan *p)
+{
+	return p->cache;
+}

@@ -1,0 +1,92 @@
+/* The text forms of a trace plan: the --dry-run summary (where each probe
+ * goes, its programs, maps with their sizes, and the rows its backtrace
+ * will have) and the --dump-insns listing in the golden-file format. Both
+ * print the programs the session loads, never a rebuild. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <gs/disasm.h>
+#include <gs/runtime.h>
+
+static const char *row_kind(uint8_t kind)
+{
+	return kind == GS_BT_ROW_USABLE ? "usable" :
+	       kind == GS_BT_ROW_UNSUPPORTED ? "unsupported CFI" : "missing";
+}
+
+static void print_maps(const struct gs_program *prog, FILE *f)
+{
+	fputs("  maps:", f);
+	for (size_t m = 0; m < prog->nmaps; m++) {
+		const struct gs_map_spec *ms = &prog->maps[m];
+
+		if (ms->max_entries)
+			fprintf(f, "%s %s[%u]", m ? "," : "", ms->name, ms->max_entries);
+		else
+			fprintf(f, "%s %s[per-cpu]", m ? "," : "", ms->name);
+	}
+	fputc('\n', f);
+}
+
+static void summary(const struct gs_plan *p, const struct gs_plan_trace *t,
+		    const struct gs_plan_probe *pr, FILE *f)
+{
+	const struct gs_program *prog = pr->prog;
+	const struct gs_location *loc = pr->loc;
+
+	fprintf(f, "trace #%u %s: %s 0x%" PRIx64 " (file offset 0x%" PRIx64 "%s)\n", t->id,
+		t->pattern.text, t->target.module, loc->addr, loc->file_offset,
+		loc->inlined ? ", inlined" : "");
+	fprintf(f, "  program %s: %zu instructions, stack %d bytes\n", prog->name, prog->main.len,
+		prog->main.stack_max);
+	if (prog->has_step)
+		fprintf(f, "  step program %s: %zu instructions, stack %d bytes\n",
+			prog->step_name, prog->step.len, prog->step.stack_max);
+	print_maps(prog, f);
+	if (t->bt) {
+		const struct gs_rowset *rows = pr->bt_probe.module_ranges ? gs_plan_shared_rows(p) :
+					       pr->rows;
+
+		fprintf(f, "  backtrace: depth %u, %zu unwind rows of %zu modules%s, probe row %s\n",
+			prog->backtrace_depth, rows ? rows->nrows : 0, rows ? rows->nmodules : 0,
+			pr->bt_probe.module_ranges ? " (module ranges)" : "",
+			row_kind(pr->bt_probe.first_row_kind));
+	}
+}
+
+static void listing(const struct gs_plan_trace *t, const struct gs_plan_probe *pr, FILE *f)
+{
+	const struct gs_program *prog = pr->prog;
+
+	fprintf(f, "; trace #%u %s at %s 0x%" PRIx64 ": program %s\n", t->id, t->pattern.text,
+		t->target.module, pr->loc->addr, prog->name);
+	gs_asm_dump(&prog->main, f);
+	if (prog->has_step) {
+		fprintf(f, "\n; step program %s\n", prog->step_name);
+		gs_asm_dump(&prog->step, f);
+	}
+	fputc('\n', f);
+}
+
+int gs_plan_print(const struct gs_plan *p, unsigned what, FILE *f)
+{
+	size_t ntraces = gs_plan_trace_count(p), nprobes = gs_plan_probe_count(p);
+
+	for (size_t i = 0; i < ntraces; i++) {
+		const struct gs_plan_trace *t = gs_plan_trace_at(p, i);
+
+		for (size_t k = 0; k < t->nprobes; k++) {
+			if (!t->probes[k].prog)
+				return -EINVAL; /* not built */
+			if (what & GS_PLAN_PRINT_SUMMARY)
+				summary(p, t, &t->probes[k], f);
+			if (what & GS_PLAN_PRINT_INSNS)
+				listing(t, &t->probes[k], f);
+		}
+	}
+	if (what & GS_PLAN_PRINT_SUMMARY)
+		fprintf(f, "dry run: %zu trace%s, %zu probe%s built; nothing loaded\n", ntraces,
+			ntraces == 1 ? "" : "s", nprobes, nprobes == 1 ? "" : "s");
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,184 @@
+/* Trace targets as written after `trace` (reference 12.1): one classifier
+ * of the four forms, used by the script parser (which reports errors with
+ * line, column and caret) and by gs_target_pattern_parse() (a target given
+ * alone, e.g. by an embedder), so both read a pattern by the same rules. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "script_int.h"
+
+#define TARGET_FORMS "a function name, 0xADDR, module:0xADDR or file:line"
+
+static bool is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_hex(int c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+bool sp_target_char(int c)
+{
+	return sp_ident_char(c) || c == '/' || c == '.' || c == '-' || c == '+' || c == ':' ||
+	       c == '*';
+}
+
+static bool all_of(const char *s, size_t n, bool (*pred)(int))
+{
+	for (size_t i = 0; i < n; i++)
+		if (!pred((unsigned char)s[i]))
+			return false;
+	return n > 0;
+}
+
+static bool is_identifier(const char *s, size_t n)
+{
+	return n > 0 && sp_ident_start((unsigned char)s[0]) && all_of(s, n, sp_ident_char);
+}
+
+static bool is_hex_prefix(const char *s, size_t n)
+{
+	return n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+static bool fail(struct sp_target_error *e, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool fail(struct sp_target_error *e, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->at = at;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* "0x..." at s (at offset `at` of the pattern). */
+static bool hex_address(const char *s, size_t n, size_t at, uint64_t *out,
+			struct sp_target_error *e)
+{
+	uint64_t v = 0;
+
+	if (n < 3 || !all_of(s + 2, n - 2, is_hex)) {
+		size_t bad = 2;
+
+		while (bad < n && is_hex((unsigned char)s[bad]))
+			bad++;
+		return fail(e, at + bad, "invalid address '%.*s': write 0x followed by hex digits",
+			    (int)n, s);
+	}
+	for (size_t i = 2; i < n; i++) {
+		int c = (unsigned char)s[i];
+		unsigned d = is_digit(c) ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
+
+		if (v >> 60)
+			return fail(e, at, "address '%.*s' does not fit in 64 bits", (int)n, s);
+		v = v << 4 | d;
+	}
+	*out = v;
+	return true;
+}
+
+bool sp_target_classify(const char *s, size_t n, struct sp_target *out, struct sp_target_error *e)
+{
+	const char *colon = memchr(s, ':', n);
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return fail(e, 0, "empty trace target: write " TARGET_FORMS);
+	for (size_t i = 0; i < n; i++)
+		if (!sp_target_char((unsigned char)s[i]))
+			return fail(e, i, "invalid character in trace target '%.*s': write "
+				    TARGET_FORMS, (int)n, s);
+	if (memchr(s, '*', n)) {
+		if (s[n - 1] == '*' && is_identifier(s, n - 1))
+			return fail(e, 0, "wildcard trace patterns ('%.*s') are not supported yet: "
+				    "name one function", (int)n, s);
+		return fail(e, 0, "invalid trace target '%.*s': write " TARGET_FORMS, (int)n, s);
+	}
+	if (colon && memchr(colon + 1, ':', n - (size_t)(colon - s) - 1))
+		return fail(e, 0, "invalid trace target '%.*s': only one ':' may separate a module "
+			    "or file from its 0xADDR or line (C++ qualified names are not supported "
+			    "yet)", (int)n, s);
+	if (colon) {
+		size_t at = (size_t)(colon - s) + 1, nafter = n - at;
+		const char *after = s + at;
+
+		if (at == 1)
+			return fail(e, 0, "missing module or file before ':' in trace target '%.*s'",
+				    (int)n, s);
+		out->name_len = at - 1;
+		if (is_hex_prefix(after, nafter)) {
+			out->kind = GS_TARGET_MODULE_ADDRESS;
+			return hex_address(after, nafter, at, &out->address, e);
+		}
+		if (all_of(after, nafter, is_digit)) {
+			uint64_t v = 0;
+
+			for (size_t i = 0; i < nafter && v <= UINT32_MAX; i++)
+				v = v * 10 + (uint64_t)(after[i] - '0');
+			if (v == 0 || v > UINT32_MAX)
+				return fail(e, at, "line number %.*s is out of range (1..%u)",
+					    (int)nafter, after, UINT32_MAX);
+			out->kind = GS_TARGET_FILE_LINE;
+			out->line = (uint32_t)v;
+			return true;
+		}
+		return fail(e, at, "expected a line number or 0xADDR after ':' in trace target "
+			    "'%.*s'", (int)n, s);
+	}
+	if (is_hex_prefix(s, n)) {
+		out->kind = GS_TARGET_ADDRESS;
+		return hex_address(s, n, 0, &out->address, e);
+	}
+	if (is_identifier(s, n)) {
+		out->kind = GS_TARGET_FUNCTION;
+		out->name_len = n;
+		return true;
+	}
+	if (all_of(s, n, is_digit))
+		return fail(e, 0, "'%.*s' is not a trace target: addresses are hex (0x%.*s), "
+			    "source lines are file:line", (int)n, s, (int)n, s);
+	return fail(e, 0, "'%.*s' is not a function name: write " TARGET_FORMS
+		    " (a source line is file:line)", (int)n, s);
+}
+
+int gs_target_pattern_parse(const char *text, struct gs_target_pattern **out,
+			    struct gs_error *err)
+{
+	struct sp_target_error e;
+	struct sp_target t;
+	struct gs_target_pattern *p;
+	size_t n;
+	char *copy;
+
+	*out = NULL;
+	if (!text)
+		return gs_errorf(err, -EINVAL, "gs_target_pattern_parse: no target text");
+	n = strlen(text);
+	if (!sp_target_classify(text, n, &t, &e))
+		return gs_errorf(err, -EINVAL, "trace target '%s' (at byte %zu): %s", text, e.at,
+				 e.msg);
+	/* One block: the struct, then its text (the name is a prefix of it). */
+	p = malloc(sizeof(*p) + 2 * n + 2);
+	if (!p)
+		return gs_errorf(err, -ENOMEM, "out of memory parsing trace target '%s'", text);
+	copy = (char *)(p + 1);
+	memcpy(copy, text, n + 1);
+	*p = (struct gs_target_pattern){ .kind = t.kind, .text = copy, .address = t.address,
+					 .line = t.line };
+	if (t.name_len) {
+		memcpy(copy + n + 1, text, t.name_len);
+		copy[n + 1 + t.name_len] = '\0';
+		p->name = copy + n + 1;
+	}
+	*out = p;
+	return 0;
+}
