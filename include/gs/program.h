@@ -151,29 +151,14 @@ struct gs_program_opts {
 
 /* ---- the result ----------------------------------------------------------- */
 
+/* One map of a program: its entry of gs_map_defs, and the sizes decided
+ * for this program. */
 struct gs_map_spec {
 	const char *name;
 	enum bpf_map_type type;
 	uint32_t key_size, value_size, max_entries; /* 0 entries: one per CPU (perf) */
-};
-
-/* The maps a program may use. The first three always exist at these
- * indices of gs_program.maps; the others only when the trace has a `bt`
- * (gs_program.map_index says where, or -1). */
-enum gs_map_slot {
-	GS_MAP_OUTPUT,       /* "ringbuf" (RINGBUF) or "events" (PERF_EVENT_ARRAY) */
-	GS_MAP_LOSS,         /* "event_loss_counters" */
-	GS_MAP_ACCUM,        /* "event_accum_buffer" */
-	GS_MAP_NUM_BASE,
-	GS_MAP_PROC_OFFSETS = GS_MAP_NUM_BASE, /* "proc_module_offsets" */
-	GS_MAP_PID_ALIASES,  /* "pid_aliases" */
-	GS_MAP_BT_ROWS,      /* "bt_unwind_rows" */
-	GS_MAP_BT_ROW_RANGES,/* "bt_module_row_ranges" (module ranges only) */
-	GS_MAP_RANGE_META,   /* "proc_module_range_meta" (module ranges only) */
-	GS_MAP_RANGES,       /* "proc_module_ranges" (module ranges only) */
-	GS_MAP_BT_STATE,     /* "bt_state" */
-	GS_MAP_BT_PROGS,     /* "bt_prog_array": the step program at index 0 */
-	GS_MAP_KINDS,
+	uint8_t slot; /* enum gs_map_slot (GS_MAP_OUTPUT for both outputs) */
+	uint8_t share; /* enum gs_map_share */
 };
 
 struct gs_program {

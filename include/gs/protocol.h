@@ -6,6 +6,7 @@
 #ifndef GS_PROTOCOL_H
 #define GS_PROTOCOL_H
 
+#include <linux/bpf.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -378,7 +379,7 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, active_slot, 53);
 GS_ASSERT_LAYOUT(struct gs_bt_tail_state, error_code, 54);
 GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 
-/* ---- 3-4: map names and defaults ---------------------------------------- */
+/* ---- 3-4: the maps (one table: names, kinds, key and value sizes) ------- */
 
 #define GS_DEFAULT_MAX_TRACE_EVENT_SIZE 32768 /* the per-CPU value limit */
 #define GS_DEFAULT_RINGBUF_SIZE 262144
@@ -386,6 +387,86 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 #define GS_DEFAULT_PROC_MODULE_OFFSETS_MAX 4096
 #define GS_DEFAULT_UNWIND_ROWS_MAX 65536
 #define GS_BPF_F_CURRENT_CPU 0xffffffffULL
+
+/* Map names (reference section 3): what the kernel shows, and what the
+ * unwind layer's writers name a map by. */
+#define GS_MAP_NAME_RINGBUF "ringbuf"
+#define GS_MAP_NAME_EVENTS "events"
+#define GS_MAP_NAME_LOSS "event_loss_counters"
+#define GS_MAP_NAME_ACCUM "event_accum_buffer"
+#define GS_MAP_PROC_MODULE_OFFSETS "proc_module_offsets"
+#define GS_MAP_NAME_PID_ALIASES "pid_aliases"
+#define GS_MAP_BT_UNWIND_ROWS "bt_unwind_rows"
+#define GS_MAP_BT_MODULE_ROW_RANGES "bt_module_row_ranges"
+#define GS_MAP_PROC_MODULE_RANGE_META "proc_module_range_meta"
+#define GS_MAP_PROC_MODULE_RANGES "proc_module_ranges"
+#define GS_MAP_NAME_BT_STATE "bt_state"
+#define GS_MAP_NAME_BT_PROGS "bt_prog_array"
+
+/* The maps a program may use, by slot. The first three always exist at
+ * these indices of gs_program.maps; the others only when the trace has a
+ * `bt` (gs_program.map_index says where, or -1). */
+enum gs_map_slot {
+	GS_MAP_OUTPUT,       /* ringbuf (RINGBUF) or events (PERF_EVENT_ARRAY) */
+	GS_MAP_LOSS,
+	GS_MAP_ACCUM,
+	GS_MAP_NUM_BASE,
+	GS_MAP_PROC_OFFSETS = GS_MAP_NUM_BASE,
+	GS_MAP_PID_ALIASES,
+	GS_MAP_BT_ROWS,
+	GS_MAP_BT_ROW_RANGES, /* module ranges only */
+	GS_MAP_RANGE_META,    /* module ranges only */
+	GS_MAP_RANGES,        /* module ranges only */
+	GS_MAP_BT_STATE,
+	GS_MAP_BT_PROGS,      /* the step program at index 0 */
+	GS_MAP_KINDS,
+	GS_MAP_OUTPUT_PERF = GS_MAP_KINDS, /* gs_map_defs only: the perf variant */
+};
+
+/* Who holds a map: each program its own, or one per session that every
+ * program shares (the reference pins these); the row maps are shared only
+ * when rows of several modules are found per frame (module ranges). */
+enum gs_map_share {
+	GS_MAP_PER_PROGRAM,
+	GS_MAP_PER_SESSION,
+	GS_MAP_PER_SESSION_WITH_RANGES,
+};
+
+/* A map's kind and shape; the code generator decides max_entries from the
+ * program options (value_size 0: the accumulation buffer's event size). */
+struct gs_map_def {
+	const char *name;
+	uint32_t type; /* enum bpf_map_type */
+	uint32_t key_size, value_size;
+	uint8_t share; /* enum gs_map_share */
+};
+
+static const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
+	[GS_MAP_OUTPUT] = { GS_MAP_NAME_RINGBUF, BPF_MAP_TYPE_RINGBUF, 0, 0, GS_MAP_PER_PROGRAM },
+	[GS_MAP_OUTPUT_PERF] = { GS_MAP_NAME_EVENTS, BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4,
+				 GS_MAP_PER_PROGRAM },
+	[GS_MAP_LOSS] = { GS_MAP_NAME_LOSS, BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, GS_MAP_PER_PROGRAM },
+	[GS_MAP_ACCUM] = { GS_MAP_NAME_ACCUM, BPF_MAP_TYPE_PERCPU_ARRAY, 4, 0, GS_MAP_PER_PROGRAM },
+	[GS_MAP_PROC_OFFSETS] = { GS_MAP_PROC_MODULE_OFFSETS, BPF_MAP_TYPE_HASH,
+				  sizeof(struct gs_proc_module_key),
+				  sizeof(struct gs_proc_module_offsets), GS_MAP_PER_SESSION },
+	[GS_MAP_PID_ALIASES] = { GS_MAP_NAME_PID_ALIASES, BPF_MAP_TYPE_HASH, 4,
+				 sizeof(struct gs_pid_alias), GS_MAP_PER_SESSION },
+	[GS_MAP_BT_ROWS] = { GS_MAP_BT_UNWIND_ROWS, BPF_MAP_TYPE_ARRAY, 4,
+			     sizeof(struct gs_unwind_row), GS_MAP_PER_SESSION_WITH_RANGES },
+	[GS_MAP_BT_ROW_RANGES] = { GS_MAP_BT_MODULE_ROW_RANGES, BPF_MAP_TYPE_HASH, 8,
+				   sizeof(struct gs_module_row_range),
+				   GS_MAP_PER_SESSION_WITH_RANGES },
+	[GS_MAP_RANGE_META] = { GS_MAP_PROC_MODULE_RANGE_META, BPF_MAP_TYPE_HASH, 4,
+				sizeof(struct gs_proc_module_range_meta), GS_MAP_PER_SESSION },
+	[GS_MAP_RANGES] = { GS_MAP_PROC_MODULE_RANGES, BPF_MAP_TYPE_HASH,
+			    sizeof(struct gs_proc_module_range_key),
+			    sizeof(struct gs_proc_module_range), GS_MAP_PER_SESSION },
+	[GS_MAP_BT_STATE] = { GS_MAP_NAME_BT_STATE, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+			      sizeof(struct gs_bt_tail_state), GS_MAP_PER_PROGRAM },
+	[GS_MAP_BT_PROGS] = { GS_MAP_NAME_BT_PROGS, BPF_MAP_TYPE_PROG_ARRAY, 4, 4,
+			      GS_MAP_PER_PROGRAM },
+};
 
 /* ---- 5.8: DWARF register number -> struct pt_regs offset (x86_64) -------- */
 

@@ -113,13 +113,6 @@ const struct gs_unwind_row *gs_rowset_find(const struct gs_rowset *s, uint64_t c
 
 /* ---- writing maps without the kernel (ranges.c, rowset.c) ------------------ */
 
-/* Map names the writers use (reference section 3). */
-#define GS_MAP_PROC_MODULE_OFFSETS "proc_module_offsets"
-#define GS_MAP_PROC_MODULE_RANGE_META "proc_module_range_meta"
-#define GS_MAP_PROC_MODULE_RANGES "proc_module_ranges"
-#define GS_MAP_BT_UNWIND_ROWS "bt_unwind_rows"
-#define GS_MAP_BT_MODULE_ROW_RANGES "bt_module_row_ranges"
-
 /* What the runtime plugs in (bpf_map_update_elem & co. on named maps) and
  * tests fake. Each returns 0 or -errno; remove and lookup give -ENOENT for
  * an absent key. */

@@ -61,12 +61,21 @@ static int resolve_opts(const struct gs_program_opts *in, struct gs_program_opts
 	return 0;
 }
 
-static int add_map(struct gs_program *p, enum gs_map_slot kind, struct gs_map_spec m)
+/* Declares the map of `slot` (its gs_map_defs entry: def, which differs
+ * for the perf output) with max_entries, and value_size when the table
+ * leaves it to the program. */
+static void add_map(struct gs_program *p, enum gs_map_slot slot, int def, uint32_t value_size,
+		    uint32_t max_entries)
 {
-	p->map_index[kind] = (int)p->nmaps;
-	p->maps[p->nmaps++] = m;
-	gs_asm_map(&p->main, m.name);
-	return 0;
+	const struct gs_map_def *d = &gs_map_defs[def];
+
+	p->map_index[slot] = (int)p->nmaps;
+	p->maps[p->nmaps++] = (struct gs_map_spec){
+		.name = d->name, .type = (enum bpf_map_type)d->type, .key_size = d->key_size,
+		.value_size = d->value_size ? d->value_size : value_size,
+		.max_entries = max_entries, .slot = (uint8_t)slot, .share = d->share,
+	};
+	gs_asm_map(&p->main, d->name);
 }
 
 /* The maps of reference section 3 this trace needs, in a fixed order. */
@@ -83,45 +92,25 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 	for (size_t i = 0; i < GS_MAP_KINDS; i++)
 		p->map_index[i] = -1;
 	if (o->output == GS_OUTPUT_RINGBUF)
-		add_map(p, GS_MAP_OUTPUT, (struct gs_map_spec){ "ringbuf", BPF_MAP_TYPE_RINGBUF,
-							       0, 0, o->ringbuf_size });
+		add_map(p, GS_MAP_OUTPUT, GS_MAP_OUTPUT, 0, o->ringbuf_size);
 	else
-		add_map(p, GS_MAP_OUTPUT, (struct gs_map_spec){ "events",
-							       BPF_MAP_TYPE_PERF_EVENT_ARRAY,
-							       4, 4, 0 });
-	add_map(p, GS_MAP_LOSS, (struct gs_map_spec){ "event_loss_counters",
-						     BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1 });
-	add_map(p, GS_MAP_ACCUM, (struct gs_map_spec){ "event_accum_buffer",
-						      BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-						      cg->max_size, 1 });
+		add_map(p, GS_MAP_OUTPUT, GS_MAP_OUTPUT_PERF, 0, 0);
+	add_map(p, GS_MAP_LOSS, GS_MAP_LOSS, 0, 1);
+	add_map(p, GS_MAP_ACCUM, GS_MAP_ACCUM, cg->max_size, 1);
 	if (!nbt || !bt)
 		return 0;
-	add_map(p, GS_MAP_PROC_OFFSETS, (struct gs_map_spec){
-		"proc_module_offsets", BPF_MAP_TYPE_HASH, sizeof(struct gs_proc_module_key),
-		sizeof(struct gs_proc_module_offsets), mods });
-	add_map(p, GS_MAP_PID_ALIASES, (struct gs_map_spec){
-		"pid_aliases", BPF_MAP_TYPE_HASH, 4, sizeof(struct gs_pid_alias), mods });
-	add_map(p, GS_MAP_BT_ROWS, (struct gs_map_spec){
-		"bt_unwind_rows", BPF_MAP_TYPE_ARRAY, 4, sizeof(struct gs_unwind_row),
-		o->unwind_rows_max > bt->nrows ? o->unwind_rows_max : (bt->nrows ? bt->nrows : 1) });
+	add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
+	add_map(p, GS_MAP_PID_ALIASES, GS_MAP_PID_ALIASES, 0, mods);
+	add_map(p, GS_MAP_BT_ROWS, GS_MAP_BT_ROWS, 0,
+		o->unwind_rows_max > bt->nrows ? o->unwind_rows_max : (bt->nrows ? bt->nrows : 1));
 	if (bt->module_ranges) {
-		add_map(p, GS_MAP_BT_ROW_RANGES, (struct gs_map_spec){
-			"bt_module_row_ranges", BPF_MAP_TYPE_HASH, 8,
-			sizeof(struct gs_module_row_range), mods });
-		add_map(p, GS_MAP_RANGE_META, (struct gs_map_spec){
-			"proc_module_range_meta", BPF_MAP_TYPE_HASH, 4,
-			sizeof(struct gs_proc_module_range_meta), mods });
-		add_map(p, GS_MAP_RANGES, (struct gs_map_spec){
-			"proc_module_ranges", BPF_MAP_TYPE_HASH,
-			sizeof(struct gs_proc_module_range_key),
-			sizeof(struct gs_proc_module_range), 2 * mods });
+		add_map(p, GS_MAP_BT_ROW_RANGES, GS_MAP_BT_ROW_RANGES, 0, mods);
+		add_map(p, GS_MAP_RANGE_META, GS_MAP_RANGE_META, 0, mods);
+		add_map(p, GS_MAP_RANGES, GS_MAP_RANGES, 0, 2 * mods);
 	}
-	add_map(p, GS_MAP_BT_STATE, (struct gs_map_spec){
-		"bt_state", BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct gs_bt_tail_state),
-		p->bt_slots });
+	add_map(p, GS_MAP_BT_STATE, GS_MAP_BT_STATE, 0, p->bt_slots);
 	if (cg->bt_tail)
-		add_map(p, GS_MAP_BT_PROGS, (struct gs_map_spec){
-			"bt_prog_array", BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 1 });
+		add_map(p, GS_MAP_BT_PROGS, GS_MAP_BT_PROGS, 0, 1);
 	return 0;
 }
 

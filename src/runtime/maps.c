@@ -27,26 +27,14 @@ struct gs_bpf_batch {
 	struct gs_error err;
 };
 
-/* Maps the reference pins per session (spec section 3): the same contents
- * serve every trace. The row maps only hold one module's rows at 0.. in a
- * one-module plan, so they are shared only with module ranges. */
-static bool shareable(const struct gs_program *p, const char *name)
+/* Maps the reference pins per session (gs_map_defs says which): the same
+ * contents serve every trace. The row maps hold one module's rows at 0..
+ * in a one-module plan, so they are shared only with module ranges. */
+static bool shareable(const struct gs_program *p, const struct gs_map_spec *spec)
 {
-	static const char *const always[] = {
-		"proc_module_offsets", "pid_aliases", "proc_module_range_meta",
-		"proc_module_ranges",
-	};
-	static const char *const with_ranges[] = { "bt_unwind_rows", "bt_module_row_ranges" };
-
-	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
-		if (strcmp(name, always[i]) == 0)
-			return true;
-	if (p->map_index[GS_MAP_BT_ROW_RANGES] < 0)
-		return false;
-	for (size_t i = 0; i < sizeof(with_ranges) / sizeof(with_ranges[0]); i++)
-		if (strcmp(name, with_ranges[i]) == 0)
-			return true;
-	return false;
+	return spec->share == GS_MAP_PER_SESSION ||
+	       (spec->share == GS_MAP_PER_SESSION_WITH_RANGES &&
+		p->map_index[GS_MAP_BT_ROW_RANGES] >= 0);
 }
 
 int gs_bpf_permitted(struct gs_error *err)
@@ -94,11 +82,11 @@ static int add_to(struct gs_bpf_maps *m, const struct gs_bpf_map *map, struct gs
 
 /* The fd for `want`: a dup of the pool's map of that name and shape, else a
  * new map (added to the pool when shareable). */
-static int open_map(const struct gs_program *p, struct gs_bpf_maps *pool, struct gs_bpf_map *want,
-		    struct gs_error *err)
+static int open_map(const struct gs_program *p, const struct gs_map_spec *spec,
+		    struct gs_bpf_maps *pool, struct gs_bpf_map *want, struct gs_error *err)
 {
-	const struct gs_bpf_map *have = pool && shareable(p, want->name) ?
-						gs_bpf_maps_find(pool, want->name) : NULL;
+	bool share = pool && shareable(p, spec);
+	const struct gs_bpf_map *have = share ? gs_bpf_maps_find(pool, want->name) : NULL;
 	struct gs_bpf_map pooled;
 	int fd;
 
@@ -119,7 +107,7 @@ static int open_map(const struct gs_program *p, struct gs_bpf_maps *pool, struct
 				 fd == -ENOMEM || fd == -E2BIG ? "; lower the map sizes" :
 				 fd == -EPERM ? "; run as root (CAP_BPF)" : "");
 	want->fd = fd;
-	if (!have && pool && shareable(p, want->name)) {
+	if (!have && share) {
 		pooled = *want;
 		pooled.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (pooled.fd < 0)
@@ -164,7 +152,7 @@ int gs_bpf_maps_create(const struct gs_program *p, struct gs_bpf_maps *pool,
 			}
 			m->max_entries = (uint32_t)ncpus;
 		}
-		rc = open_map(p, pool, m, err);
+		rc = open_map(p, s, pool, m, err);
 		if (rc)
 			goto fail;
 	}
