@@ -1,6 +1,6 @@
 /* The text layouts of reference 11.4: pretty (event header, items indented
  * two spaces, frames four) and plain (items verbatim, frames two), with
- * backtraces symbolized through frames.c; everything else is the runtime's
+ * backtraces symbolized through gs_frames; everything else is the runtime's
  * own item text (gs_render_inst). Also the renderer's life cycle and the
  * timestamp styles. */
 #include <errno.h>
@@ -25,7 +25,9 @@ static int64_t clock_ns(clockid_t id)
 
 int gs_out_new(const struct gs_out_opts *opts, FILE *f, struct gs_out **out, struct gs_error *err)
 {
+	struct gs_frames_opts fo = { .sz = sizeof(fo) };
 	struct gs_out *o = calloc(1, sizeof(*o));
+	int rc;
 
 	*out = NULL;
 	if (!o)
@@ -36,19 +38,13 @@ int gs_out_new(const struct gs_out_opts *opts, FILE *f, struct gs_out **out, str
 	o->boot_realtime_ns = opts->boot_realtime_ns;
 	if (!o->boot_realtime_ns)
 		o->boot_realtime_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
-	o->sym = gs_symbolizer_new(err);
-	o->statics = calloc(opts->nmodules ? opts->nmodules : 1, sizeof(*o->statics));
-	if (!o->sym || !o->statics) {
+	fo.pid = opts->pid;
+	fo.modules = opts->modules;
+	fo.nmodules = opts->nmodules;
+	rc = gs_frames_new(&fo, &o->frames, err);
+	if (rc) {
 		gs_out_free(o);
-		return gs_errorf(err, -ENOMEM, "out of memory creating the output");
-	}
-	for (size_t i = 0; i < opts->nmodules; i++) {
-		struct gs_module_id id;
-
-		if (gs_module_identify(opts->modules[i], &id, NULL) == 0) {
-			o->statics[o->nstatics].path = opts->modules[i];
-			o->statics[o->nstatics++].cookie = id.cookie;
-		}
+		return rc;
 	}
 	*out = o;
 	return 0;
@@ -58,14 +54,7 @@ void gs_out_free(struct gs_out *o)
 {
 	if (!o)
 		return;
-	for (size_t i = 0; i < o->npids; i++)
-		out_pid_clear(&o->pids[i]);
-	free(o->pids);
-	for (size_t i = 0; i < o->nmods; i++)
-		free(o->mods[i].path);
-	free(o->mods);
-	free(o->statics);
-	gs_symbolizer_free(o->sym);
+	gs_frames_free(o->frames);
 	free(o);
 }
 
@@ -154,7 +143,7 @@ static void put_location(FILE *f, const char *file, int line, int col)
 }
 
 static void put_frame(FILE *f, const char *indent, unsigned i, uint8_t flags,
-		      const struct gs_backtrace_frame *fr, const struct out_frame *r)
+		      const struct gs_backtrace_frame *fr, const struct gs_frame *r)
 {
 	const struct gs_sym_info *s = r->sym;
 	char module[320];
@@ -197,16 +186,16 @@ static void put_frame(FILE *f, const char *indent, unsigned i, uint8_t flags,
 static void put_backtrace(struct gs_out *o, const struct gs_event *ev, const struct gs_inst *in,
 			  const char *indent, const char *frame_indent)
 {
-	uint8_t status = out_display_status(o, ev, in);
+	uint8_t status = gs_frames_status(o->frames, ev, in);
 	unsigned n = in->backtrace.frame_count;
 	const char *code_label;
 
 	fprintf(o->f, "%sbacktrace: %s, %u %s (max %u)\n", indent, gs_bt_status_label(status), n,
 		n == 1 ? "frame" : "frames", in->backtrace.requested_depth);
 	for (unsigned i = 0; i < n; i++) {
-		struct out_frame r;
+		struct gs_frame r;
 
-		out_resolve_frame(o, ev, in, i, &r);
+		gs_frames_resolve(o->frames, ev, in, i, &r);
 		put_frame(o->f, frame_indent, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
 	}
 	if (status == GS_BT_COMPLETE)
@@ -260,4 +249,9 @@ int gs_out_event(struct gs_out *o, const struct gs_event *ev)
 	else
 		put_text_event(o, ev);
 	return ferror(o->f) ? -EIO : 0;
+}
+
+void gs_out_preload(struct gs_out *o, pid_t pid)
+{
+	gs_frames_preload(o->frames, pid);
 }

@@ -156,7 +156,7 @@ static void json_line(FILE *f, bool *first, const char *file, int line, int col)
 }
 
 static void json_frame(FILE *f, unsigned i, uint8_t flags, const struct gs_backtrace_frame *fr,
-		       const struct out_frame *r)
+		       const struct gs_frame *r)
 {
 	const struct gs_sym_info *s = r->sym;
 	bool first = true;
@@ -202,7 +202,7 @@ static void json_frame(FILE *f, unsigned i, uint8_t flags, const struct gs_backt
 
 static void json_backtrace(struct gs_out *o, const struct gs_event *ev, const struct gs_inst *in)
 {
-	uint8_t status = out_display_status(o, ev, in);
+	uint8_t status = gs_frames_status(o->frames, ev, in);
 	const char *code_label = gs_bt_error_label(in->backtrace.error_code);
 	bool first = true;
 
@@ -222,9 +222,9 @@ static void json_backtrace(struct gs_out *o, const struct gs_event *ev, const st
 	json_key(o->f, &first, "frames");
 	fputc('[', o->f);
 	for (unsigned i = 0; i < in->backtrace.frame_count; i++) {
-		struct out_frame r;
+		struct gs_frame r;
 
-		out_resolve_frame(o, ev, in, i, &r);
+		gs_frames_resolve(o->frames, ev, in, i, &r);
 		if (i)
 			fputc(',', o->f);
 		json_frame(o->f, i, in->backtrace.flags, &in->backtrace.frames[i], &r);

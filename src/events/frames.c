@@ -2,7 +2,7 @@
  * module by raw_ip in the process's module list (read again when an unknown
  * address shows up: a dlopen), else by cookie; the symbolizer at pc or
  * pc - 1; and the entry-point check that shows a walk ending in `_start`
- * as complete. */
+ * as complete. gs_frames keeps what it learned per process and per file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -12,7 +12,41 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "output_int.h"
+#include <gs/frames.h>
+
+/* The module list of one process, as last read from /proc/PID/maps. */
+struct frames_pid {
+	pid_t pid;
+	struct gs_proc_modules mods;
+	int *mod_of;       /* mods.v[i] -> index into gs_frames.mods, -1: not yet */
+	int64_t loaded_ns; /* 0: never read */
+};
+
+/* What the resolver learned about one module file. */
+struct frames_module {
+	char *path;     /* the path the symbolizer opens */
+	int sym;        /* symbolizer handle; -1: unreadable */
+	bool elf_read;  /* entry / start looked up */
+	bool has_entry, has_start;
+	uint64_t entry, start; /* e_entry, the `_start` symbol */
+};
+
+/* A binary known up front, for the cookie fallback. */
+struct frames_static {
+	const char *path;
+	uint64_t cookie;
+};
+
+struct gs_frames {
+	pid_t pid;
+	struct gs_symbolizer *sym;
+	struct frames_pid *pids;
+	size_t npids;
+	struct frames_module *mods;
+	size_t nmods;
+	struct frames_static *statics;
+	size_t nstatics;
+};
 
 /* An address in no known module re-reads the module list, at most this often. */
 #define REFRESH_NS 1000000ll
@@ -27,14 +61,14 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-void out_pid_clear(struct out_pid *p)
+static void pid_clear(struct frames_pid *p)
 {
 	gs_proc_modules_free(&p->mods);
 	free(p->mod_of);
 	p->mod_of = NULL;
 }
 
-static void pid_load(struct out_pid *p)
+static void pid_load(struct frames_pid *p)
 {
 	struct gs_proc_modules fresh;
 	struct gs_error err;
@@ -50,16 +84,16 @@ static void pid_load(struct out_pid *p)
 		}
 		for (size_t i = 0; i < fresh.n; i++)
 			mod_of[i] = -1;
-		out_pid_clear(p);
+		pid_clear(p);
 		p->mods = fresh;
 		p->mod_of = mod_of;
 	}
 }
 
 /* The module list of pid, read on first use; NULL when out of memory. */
-static struct out_pid *pid_get(struct gs_out *o, pid_t pid)
+static struct frames_pid *pid_get(struct gs_frames *o, pid_t pid)
 {
-	struct out_pid *p;
+	struct frames_pid *p;
 
 	for (size_t i = 0; i < o->npids; i++)
 		if (o->pids[i].pid == pid)
@@ -71,7 +105,7 @@ static struct out_pid *pid_get(struct gs_out *o, pid_t pid)
 			if (o->pids[i].loaded_ns < o->pids[oldest].loaded_ns)
 				oldest = i;
 		p = &o->pids[oldest];
-		out_pid_clear(p);
+		pid_clear(p);
 	} else {
 		p = realloc(o->pids, (o->npids + 1) * sizeof(*p));
 		if (!p)
@@ -85,7 +119,7 @@ static struct out_pid *pid_get(struct gs_out *o, pid_t pid)
 	return p;
 }
 
-void gs_out_preload(struct gs_out *o, pid_t pid)
+void gs_frames_preload(struct gs_frames *o, pid_t pid)
 {
 	for (size_t i = 0; i < o->npids; i++) {
 		if (o->pids[i].pid == pid) {
@@ -98,9 +132,9 @@ void gs_out_preload(struct gs_out *o, pid_t pid)
 
 /* Index into o->mods of the module file at path (added on first use), or
  * -1 when out of memory. */
-static int module_index(struct gs_out *o, const char *path)
+static int module_index(struct gs_frames *o, const char *path)
 {
-	struct out_module *m;
+	struct frames_module *m;
 
 	for (size_t i = 0; i < o->nmods; i++)
 		if (strcmp(o->mods[i].path, path) == 0)
@@ -120,7 +154,7 @@ static int module_index(struct gs_out *o, const char *path)
 	return (int)o->nmods++;
 }
 
-static struct out_module *module_get(struct gs_out *o, const char *path)
+static struct frames_module *module_get(struct gs_frames *o, const char *path)
 {
 	int i = module_index(o, path);
 
@@ -156,8 +190,8 @@ static const struct gs_proc_module *find_module(const struct gs_proc_modules *mo
 }
 
 /* The module of frame i, or NULL; fills r's module fields either way. */
-static struct out_module *locate(struct gs_out *o, const struct gs_event *ev,
-				 const struct gs_inst *bt, unsigned i, struct out_frame *r)
+static struct frames_module *locate(struct gs_frames *o, const struct gs_event *ev,
+				 const struct gs_inst *bt, unsigned i, struct gs_frame *r)
 {
 	const struct gs_backtrace_frame *f = &bt->backtrace.frames[i];
 	/* OffsetsUnavailable describes the last frame: its pc is the raw ip. */
@@ -169,13 +203,13 @@ static struct out_module *locate(struct gs_out *o, const struct gs_event *ev,
 	memset(r, 0, sizeof(*r));
 	r->pc = f->pc;
 	r->cookie = f->module_cookie;
-	if (o->opts.pid > 0)
-		cands[n++] = o->opts.pid;
-	if (ev->pid && (pid_t)ev->pid != o->opts.pid)
+	if (o->pid > 0)
+		cands[n++] = o->pid;
+	if (ev->pid && (pid_t)ev->pid != o->pid)
 		cands[n++] = (pid_t)ev->pid;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t c = 0; c < n; c++) {
-			struct out_pid *p = pid_get(o, cands[c]);
+			struct frames_pid *p = pid_get(o, cands[c]);
 			const struct gs_proc_module *m;
 			uint64_t pc;
 
@@ -190,7 +224,7 @@ static struct out_module *locate(struct gs_out *o, const struct gs_event *ev,
 			m = find_module(&p->mods, f, normalized, &pc);
 			if (m) {
 				size_t k = (size_t)(m - p->mods.v);
-				struct out_module *mod;
+				struct frames_module *mod;
 
 				if (p->mod_of[k] < 0)
 					p->mod_of[k] = module_index(o, m->open_path);
@@ -199,6 +233,7 @@ static struct out_module *locate(struct gs_out *o, const struct gs_event *ev,
 				mod = &o->mods[p->mod_of[k]];
 				r->resolved = true;
 				r->module = base_name(mod->path);
+				r->path = mod->path;
 				r->pc = pc;
 				r->cookie = m->id.cookie;
 				return mod;
@@ -207,12 +242,13 @@ static struct out_module *locate(struct gs_out *o, const struct gs_event *ev,
 	}
 	for (size_t s = 0; normalized && s < o->nstatics; s++) {
 		if (o->statics[s].cookie == f->module_cookie) {
-			struct out_module *mod = module_get(o, o->statics[s].path);
+			struct frames_module *mod = module_get(o, o->statics[s].path);
 
 			if (!mod)
 				return NULL;
 			r->resolved = true;
 			r->module = base_name(mod->path);
+			r->path = mod->path;
 			r->cookie = f->module_cookie;
 			return mod;
 		}
@@ -220,10 +256,10 @@ static struct out_module *locate(struct gs_out *o, const struct gs_event *ev,
 	return NULL;
 }
 
-void out_resolve_frame(struct gs_out *o, const struct gs_event *ev, const struct gs_inst *bt,
-		       unsigned i, struct out_frame *r)
+void gs_frames_resolve(struct gs_frames *o, const struct gs_event *ev, const struct gs_inst *bt,
+		       unsigned i, struct gs_frame *r)
 {
-	struct out_module *mod = locate(o, ev, bt, i, r);
+	struct frames_module *mod = locate(o, ev, bt, i, r);
 	const struct gs_sym_info *info;
 	uint64_t lookup;
 
@@ -236,7 +272,7 @@ void out_resolve_frame(struct gs_out *o, const struct gs_event *ev, const struct
 }
 
 /* e_entry and `_start` of a module file, once. */
-static void read_entry(struct out_module *m)
+static void read_entry(struct frames_module *m)
 {
 	Elf *elf;
 	Elf_Scn *scn = NULL;
@@ -280,12 +316,12 @@ static void read_entry(struct out_module *m)
 	close(fd);
 }
 
-uint8_t out_display_status(struct gs_out *o, const struct gs_event *ev, const struct gs_inst *bt)
+uint8_t gs_frames_status(struct gs_frames *o, const struct gs_event *ev, const struct gs_inst *bt)
 {
 	uint8_t status = bt->backtrace.status;
 	unsigned last = bt->backtrace.frame_count;
-	struct out_module *mod;
-	struct out_frame r;
+	struct frames_module *mod;
+	struct gs_frame r;
 
 	if ((status != GS_BT_UNSUPPORTED_CFI && status != GS_BT_NO_UNWIND_ROWS_FOR_PC) || !last)
 		return status;
@@ -298,4 +334,49 @@ uint8_t out_display_status(struct gs_out *o, const struct gs_event *ev, const st
 	    (mod->has_start && r.pc >= mod->start && r.pc - mod->start < ENTRY_WINDOW))
 		return GS_BT_COMPLETE;
 	return status;
+}
+
+int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
+		  struct gs_error *err)
+{
+	struct gs_frames_opts o = { 0 };
+	struct gs_frames *f = calloc(1, sizeof(*f));
+
+	*out = NULL;
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (!f)
+		return gs_errorf(err, -ENOMEM, "out of memory creating the frame resolver");
+	f->pid = o.pid;
+	f->sym = gs_symbolizer_new(err);
+	f->statics = calloc(o.nmodules ? o.nmodules : 1, sizeof(*f->statics));
+	if (!f->sym || !f->statics) {
+		gs_frames_free(f);
+		return gs_errorf(err, -ENOMEM, "out of memory creating the frame resolver");
+	}
+	for (size_t i = 0; i < o.nmodules; i++) {
+		struct gs_module_id id;
+
+		if (gs_module_identify(o.modules[i], &id, NULL) == 0) {
+			f->statics[f->nstatics].path = o.modules[i];
+			f->statics[f->nstatics++].cookie = id.cookie;
+		}
+	}
+	*out = f;
+	return 0;
+}
+
+void gs_frames_free(struct gs_frames *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->npids; i++)
+		pid_clear(&f->pids[i]);
+	free(f->pids);
+	for (size_t i = 0; i < f->nmods; i++)
+		free(f->mods[i].path);
+	free(f->mods);
+	free(f->statics);
+	gs_symbolizer_free(f->sym);
+	free(f);
 }

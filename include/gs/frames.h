@@ -1,0 +1,62 @@
+/* Backtrace frames back to modules and source (reference 11.1-11.3), as
+ * gstrace prints them: each frame's module found by its raw ip in the
+ * process's module list (read again when an unknown address shows up: a
+ * dlopen), else by cookie among binaries known up front; the symbolizer at
+ * the pc for frame 0 and at pc - 1 for callers (a return address is after
+ * its call); and the entry-point rule that shows a walk ending in `_start`
+ * as complete. No libbpf: events in, names out. */
+#ifndef GS_FRAMES_H
+#define GS_FRAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <gs/decode.h>
+#include <gs/error.h>
+#include <gs/unwind.h>
+
+/* Zero is the default of every field. */
+struct gs_frames_opts {
+	size_t sz;
+	/* The traced process (-p or a launched command): frames are looked up
+	 * in its modules first, then in the event's process. 0: none. */
+	pid_t pid;
+	/* Binaries known before any event (-t PATH, a launched command): the
+	 * last resort for a frame whose process is gone, by cookie. The
+	 * strings are borrowed for the resolver's life. */
+	const char *const *modules;
+	size_t nmodules;
+};
+
+struct gs_frames;
+
+int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
+		  struct gs_error *err);
+void gs_frames_free(struct gs_frames *f);
+/* Reads pid's module list now, so its frames still resolve after it exits. */
+void gs_frames_preload(struct gs_frames *f, pid_t pid);
+
+/* One frame as it is shown. */
+struct gs_frame {
+	bool resolved;      /* its module is known */
+	const char *module; /* file name of the module */
+	const char *path;   /* the module file the symbolizer read */
+	uint64_t pc;        /* module pc when resolved, else the frame's pc */
+	uint64_t cookie;    /* module cookie when resolved, else the frame's */
+	/* Symbolized at pc (frame 0) or pc - 1 (callers); NULL for raw
+	 * backtraces or when nothing is known about the pc. Valid until the
+	 * resolver is freed. */
+	const struct gs_sym_info *sym;
+};
+
+/* Frame i of the backtrace instruction bt of ev. */
+void gs_frames_resolve(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt,
+		       unsigned i, struct gs_frame *out);
+/* The status to show (reference 11.3): UnsupportedCfi / NoUnwindRowsForPc
+ * read as complete when the last frame is at the process entry. */
+uint8_t gs_frames_status(struct gs_frames *f, const struct gs_event *ev,
+			 const struct gs_inst *bt);
+
+#endif /* GS_FRAMES_H */
