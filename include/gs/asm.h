@@ -63,6 +63,12 @@ struct gs_stack_slot {
 	uint16_t size;
 };
 
+/* A subprogram's first instruction and its BTF FUNC type (func_info). */
+struct gs_asm_func {
+	uint32_t insn;
+	uint32_t type_id;
+};
+
 struct gs_arena_block;
 
 /* Fields are readable (tests and the disassembler use them); change them
@@ -85,6 +91,10 @@ struct gs_asm {
 	size_t nslots, slots_cap;
 	int stack_used; /* bytes below r10 in use now */
 	int stack_max;  /* most bytes ever in use: the program's frame size */
+
+	struct gs_asm_func *funcs; /* in instruction order; empty: no func_info */
+	size_t nfuncs, funcs_cap;
+	uint32_t relaxed; /* conditional jumps gs_asm_finish() widened with gotol */
 
 	const char *note; /* applied to each instruction emitted */
 	struct gs_arena_block *arena;
@@ -141,6 +151,15 @@ void gs_asm_jmp32_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src, st
 void gs_asm_ja(struct gs_asm *a, struct gs_label to);
 void gs_asm_gotol(struct gs_asm *a, struct gs_label to);
 void gs_asm_call_label(struct gs_asm *a, struct gs_label subprog);
+/* dst = the address of the subprogram at `callback` (ld_imm64 with
+ * src = BPF_PSEUDO_FUNC), e.g. the callback argument of bpf_loop. */
+void gs_asm_ld_func(struct gs_asm *a, uint8_t dst, struct gs_label callback);
+
+/* Starts a subprogram at the next instruction: records it for func_info
+ * with its BTF FUNC type, and gives it a fresh stack frame (its slots start
+ * again below r10; the kernel gives every call its own frame). The main
+ * program records itself the same way, first, when any subprogram does. */
+void gs_asm_func_begin(struct gs_asm *a, uint32_t btf_type_id);
 
 /* Stack slots below r10: returns the (negative) offset of `size` bytes
  * aligned to `align` (a power of two <= 8). Past GS_STACK_MAX the assembler
@@ -149,8 +168,12 @@ int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t 
 size_t gs_asm_stack_mark(const struct gs_asm *a);
 void gs_asm_stack_release(struct gs_asm *a, size_t mark);
 
-/* Resolves every fixup, checks labels (unbound, bound twice, offset out of
- * range) and reports the sticky error if any. 0 or -errno with err filled. */
+/* Resolves every fixup, checks labels (unbound, bound twice) and reports
+ * the sticky error if any. A jump whose target is past the 16-bit range is
+ * widened, whatever the program's size: `ja` becomes `gotol` in place, a
+ * conditional jump becomes `if ... goto +1; ja +1; gotol L` (later
+ * instructions move; labels, relocations and subprograms move with them).
+ * 0 or -errno with err filled. */
 int gs_asm_finish(struct gs_asm *a, struct gs_error *err);
 
 /* Patches map fds into finished instructions: fds[r.map] for each reloc. */

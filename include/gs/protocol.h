@@ -60,6 +60,7 @@ enum gs_inst_type {
 	GS_INST_PRINT_COMPLEX_VARIABLE = 0x03,
 	GS_INST_PRINT_COMPLEX_FORMAT = 0x05,
 	GS_INST_BACKTRACE = 0x10,
+	GS_INST_BACKTRACE_COMPACT = 0x11, /* the bpf_loop walker's frames (1.8b) */
 	GS_INST_EXPR_ERROR = 0x20,
 	GS_INST_END = 0xFF,
 };
@@ -206,8 +207,9 @@ GS_ASSERT_LAYOUT(struct gs_backtrace_frame, flags, 24);
 #define GS_BT_FLAG_RAW 0x01
 #define GS_BT_FLAG_FULL 0x02
 #define GS_BT_FLAG_INLINE 0x04
-#define GS_BT_MAX_DEPTH 128
+#define GS_BT_MAX_DEPTH 128       /* the tail-call walker (GS_INST_BACKTRACE) */
 #define GS_BT_DEFAULT_DEPTH 128
+#define GS_BT_LOOP_MAX_DEPTH 512  /* the bpf_loop walker (GS_INST_BACKTRACE_COMPACT) */
 
 enum gs_bt_status {
 	GS_BT_COMPLETE = 0,
@@ -230,6 +232,46 @@ enum gs_bt_error {
 	GS_BT_ERROR_NEXT_CFA_ZERO = 5,
 	GS_BT_ERROR_NEXT_CFA_NOT_ADVANCING = 6,
 };
+
+/* ---- 1.8b: compact backtrace (the bpf_loop walker, docs/protocol.md) ---
+
+ * Followed by module_slots gs_bt_wire_module entries, then requested_depth
+ * u64 frame words (all reserved; only frame_count are meaningful):
+ * data_length = 12 + 16 * module_slots + 8 * requested_depth. A frame word
+ * is the raw ip in bits 0-55 (a user address: the walk rejects any ip with
+ * a bit set above 55) and, in bits 56-63, the index of its module in the
+ * table, or GS_BT_WIRE_NO_MODULE when the module is not known (then the
+ * decoder reports cookie 0 and pc = raw ip). */
+struct gs_backtrace_compact {
+	uint16_t requested_depth; /* 1..512 */
+	uint16_t frame_count;
+	uint8_t flags;            /* GS_BT_FLAG_* */
+	uint8_t status;           /* enum gs_bt_status */
+	uint16_t error_code;      /* enum gs_bt_error */
+	uint8_t module_count;     /* table entries in use */
+	uint8_t module_slots;     /* table entries reserved: min(depth, 32) */
+	uint16_t reserved;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_backtrace_compact, 12);
+GS_ASSERT_LAYOUT(struct gs_backtrace_compact, frame_count, 2);
+GS_ASSERT_LAYOUT(struct gs_backtrace_compact, flags, 4);
+GS_ASSERT_LAYOUT(struct gs_backtrace_compact, status, 5);
+GS_ASSERT_LAYOUT(struct gs_backtrace_compact, error_code, 6);
+GS_ASSERT_LAYOUT(struct gs_backtrace_compact, module_count, 8);
+GS_ASSERT_LAYOUT(struct gs_backtrace_compact, module_slots, 9);
+
+struct gs_bt_wire_module {
+	uint64_t cookie;
+	uint64_t bias; /* pc = raw ip - bias */
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_bt_wire_module, 16);
+GS_ASSERT_LAYOUT(struct gs_bt_wire_module, bias, 8);
+
+#define GS_BT_WIRE_MODULES 32          /* module table entries at most */
+#define GS_BT_WIRE_NO_MODULE 0xFFu     /* frame word: module unknown */
+#define GS_BT_WIRE_IP_BITS 56
+#define GS_BT_COMPACT_SIZE(depth, slots) \
+	(sizeof(struct gs_backtrace_compact) + 16u * (slots) + 8u * (depth))
 
 /* ---- 1.9: type kinds (legacy PrintVariableIndex) ------------------------ */
 
@@ -335,6 +377,154 @@ struct gs_module_row_range {
 	uint32_t row_end;
 };
 GS_ASSERT_SIZE(struct gs_module_row_range, 8);
+
+/* ---- 2b: the bpf_loop walker's maps (docs/protocol.md, docs/unwind.md) --
+ *
+ * Rows: bt_rows, an ARRAY of 16-byte gs_bt_row, each module's rows
+ * contiguous and sorted, one row per change of rules and a row of kind
+ * GS_BT_CFA_NONE wherever no CFI covers the code (gaps, the module's end),
+ * so a row ends where the next starts. bt_row_pages, an ARRAY of u32, holds
+ * per module npages + 1 entries: entry p is the index of the first row that
+ * starts at or after link-time page first_page + p (the last entry: the
+ * module's row_hi). A lookup of pc: page p = pc >> 12 - first_page, then a
+ * binary search over the rows starting in that page by their 12-bit page
+ * offset; none at or below pc's offset: the row before the page's first.
+ * Rules a row cannot hold in 16 bytes live in bt_row_overflow (ARRAY of
+ * gs_unwind_row) and the row's CFA kind says so. */
+
+enum gs_bt_cfa_kind {
+	GS_BT_CFA_NONE = 0,       /* no CFI covers this pc: the walk stops */
+	GS_BT_CFA_REG_OFF = 1,    /* CFA = reg + cfa_off */
+	GS_BT_CFA_OVERFLOW = 2,   /* every rule in bt_row_overflow[(u16)cfa_off] */
+	/* Reserved for issue 11 (the walker stops with UnsupportedCfi today): */
+	GS_BT_CFA_REG_DEREF = 3,  /* CFA = *(u64 *)(reg + cfa_off): DW_OP_breg<N> off; DW_OP_deref */
+	GS_BT_CFA_EXPRESSION = 4, /* another expression: bt_row_overflow[(u16)cfa_off] holds it */
+};
+
+/* ra and rbp kinds are enum gs_recovery_kind (1..4 evaluated); reserved for
+ * issue 11: GS_RECOVERY_UNDEFINED as the RA rule of a row means the end of
+ * the stack (status Complete), and these two: */
+#define GS_RECOVERY_EXPRESSION 5     /* DW_CFA_expression: saved at the address it gives */
+#define GS_RECOVERY_VAL_EXPRESSION 6 /* DW_CFA_val_expression: the value it gives */
+
+/* Kinds of the callee-saved registers' 2-bit rules (issue 11 evaluates
+ * them; the converter writes them, the walker does not read them yet). */
+enum gs_bt_saved_kind {
+	GS_BT_SAVED_SAME = 0,     /* unchanged (or undefined): keep the value */
+	GS_BT_SAVED_AT_CFA = 1,   /* *(u64 *)(CFA + 8 * off) */
+	GS_BT_SAVED_EXTENDED = 2, /* a rule that needs the overflow entry */
+	GS_BT_SAVED_RESERVED = 3,
+};
+
+#define GS_BT_ROW_PC_MASK 0x0fffu
+#define GS_BT_ROW_F_SIGNAL 0x1000u   /* issue 11: the FDE's CIE has 'S' */
+#define GS_BT_ROW_F_RESERVED 0xe000u /* written as 0 */
+#define GS_BT_PAGE_SHIFT 12
+
+/* The callee-saved registers of saved[] (issue 11), in order. */
+#define GS_BT_NSAVED 5 /* rbx r12 r13 r14 r15 */
+
+struct gs_bt_row {
+	uint16_t pc;      /* pc_start & 0xfff, | GS_BT_ROW_F_* */
+	uint8_t cfa;      /* bits 0-3: DWARF register; bits 4-7: enum gs_bt_cfa_kind */
+	uint8_t ra;       /* bits 0-3: register (REGISTER); bits 4-7: enum gs_recovery_kind */
+	int16_t cfa_off;  /* REG_OFF, REG_DEREF: the offset; else a bt_row_overflow index */
+	uint8_t rbp;      /* bits 0-3: register (REGISTER); bits 4-7: enum gs_recovery_kind */
+	int8_t ra_off;    /* the RA rule's offset / 8 */
+	int8_t rbp_off;   /* the rbp rule's offset / 8 */
+	uint8_t saved[GS_BT_NSAVED]; /* bits 0-1: gs_bt_saved_kind; bits 2-7: signed offset / 8 */
+	uint16_t reserved; /* 0; issue 11 may index an expression here */
+};
+GS_ASSERT_SIZE(struct gs_bt_row, 16);
+GS_ASSERT_LAYOUT(struct gs_bt_row, cfa, 2);
+GS_ASSERT_LAYOUT(struct gs_bt_row, ra, 3);
+GS_ASSERT_LAYOUT(struct gs_bt_row, cfa_off, 4);
+GS_ASSERT_LAYOUT(struct gs_bt_row, rbp, 6);
+GS_ASSERT_LAYOUT(struct gs_bt_row, ra_off, 7);
+GS_ASSERT_LAYOUT(struct gs_bt_row, rbp_off, 8);
+GS_ASSERT_LAYOUT(struct gs_bt_row, saved, 9);
+GS_ASSERT_LAYOUT(struct gs_bt_row, reserved, 14);
+
+/* bt_module_rows (HASH, key u64 cookie): where a module's rows are. */
+struct gs_bt_module_rows {
+	uint32_t row_lo, row_hi; /* bt_rows [row_lo, row_hi) */
+	uint32_t page_lo;        /* bt_row_pages [page_lo, page_lo + npages] */
+	uint32_t npages;
+	uint64_t first_page;     /* link-time pc >> 12 of the first row */
+};
+GS_ASSERT_SIZE(struct gs_bt_module_rows, 24);
+GS_ASSERT_LAYOUT(struct gs_bt_module_rows, page_lo, 8);
+GS_ASSERT_LAYOUT(struct gs_bt_module_rows, first_page, 16);
+
+/* bt_modules (ARRAY): one process's modules sorted by start, at [first,
+ * first + count) as bt_proc_modules[pid] says. */
+struct gs_bt_module {
+	uint64_t start, end; /* [start, end) in the process */
+	uint64_t cookie;
+	uint64_t bias;       /* load bias: link-time pc = ip - bias */
+	uint64_t first_page; /* its gs_bt_module_rows, copied: no second lookup */
+	uint32_t row_lo, row_hi;
+	uint32_t page_lo, npages;
+};
+GS_ASSERT_SIZE(struct gs_bt_module, 56);
+GS_ASSERT_LAYOUT(struct gs_bt_module, end, 8);
+GS_ASSERT_LAYOUT(struct gs_bt_module, cookie, 16);
+GS_ASSERT_LAYOUT(struct gs_bt_module, bias, 24);
+GS_ASSERT_LAYOUT(struct gs_bt_module, first_page, 32);
+GS_ASSERT_LAYOUT(struct gs_bt_module, row_lo, 40);
+GS_ASSERT_LAYOUT(struct gs_bt_module, row_hi, 44);
+GS_ASSERT_LAYOUT(struct gs_bt_module, page_lo, 48);
+GS_ASSERT_LAYOUT(struct gs_bt_module, npages, 52);
+
+/* bt_proc_modules (HASH, key u32 pid): the active snapshot [first, first +
+ * count) of bt_modules; base and cap are the writer's two regions [base,
+ * base + 2 cap), of which BPF reads nothing. Key 0 is the writer's
+ * allocator: base = the first free bt_modules entry. */
+struct gs_bt_proc_modules {
+	uint32_t first, count;
+	uint32_t base, cap;
+};
+GS_ASSERT_SIZE(struct gs_bt_proc_modules, 16);
+GS_ASSERT_LAYOUT(struct gs_bt_proc_modules, count, 4);
+
+#define GS_BT_PROC_MODULES_MAX 512 /* modules of one process the walk searches */
+#define GS_BT_WINDOW 1024          /* stack bytes read at once above frame 0's sp */
+
+/* Per-CPU state of the bpf_loop walker (bt_walk, one entry): only BPF
+ * reads it. The main program fills the registers, the walker the rest. */
+struct gs_bt_walk {
+	uint64_t ip, rsp, rbp;
+	uint64_t saved[GS_BT_NSAVED]; /* rbx r12-r15 from pt_regs (issue 11 tracks them) */
+	struct gs_bt_module mod;      /* the current frame's module */
+	uint32_t mods_first, mods_count;
+	uint32_t inst_off;     /* the Backtrace instruction in the accumulation buffer */
+	uint16_t depth;
+	uint16_t frame_count;
+	uint8_t mod_found;     /* mod is valid */
+	uint8_t mod_wire;      /* its wire table index, or GS_BT_WIRE_NO_MODULE */
+	uint8_t module_count;
+	uint8_t module_slots;
+	uint32_t generation;   /* this walk's tag in seen_gen */
+	uint64_t window_base;  /* window[] holds [window_base, window_base + window_len) */
+	uint32_t window_len;
+	uint32_t pad;
+	uint64_t cfa, read_buf; /* scratch of one unwind */
+	uint32_t seen_gen[GS_BT_PROC_MODULES_MAX]; /* per snapshot index: seen in walk gen */
+	uint8_t seen_wire[GS_BT_PROC_MODULES_MAX]; /* ... at this wire table index */
+	uint8_t window[GS_BT_WINDOW];
+};
+GS_ASSERT_LAYOUT(struct gs_bt_walk, saved, 24);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, mod, 64);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, mods_first, 120);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, inst_off, 128);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, depth, 132);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, frame_count, 134);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, mod_found, 136);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, generation, 140);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, window_base, 144);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, cfa, 160);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, seen_gen, 176);
+GS_ASSERT_SIZE(struct gs_bt_walk, 176 + 4 * 512 + 512 + GS_BT_WINDOW);
 
 #define GS_BT_NO_NEXT_SLOT 0xFF
 
@@ -478,6 +668,11 @@ static const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 #define GS_PT_REGS_IP 128
 #define GS_PT_REGS_SP 152
 #define GS_PT_REGS_BP 32
+#define GS_PT_REGS_BX 40
+#define GS_PT_REGS_R12 24
+#define GS_PT_REGS_R13 16
+#define GS_PT_REGS_R14 8
+#define GS_PT_REGS_R15 0
 
 /* pt_regs offset of DWARF register 0..16 (rax rdx rcx rbx rsi rdi rbp rsp
  * r8..r15 rip). */

@@ -148,6 +148,59 @@ int gs_ranges_replace(const struct gs_map_writer *w, uint32_t pid,
 int gs_offsets_write(const struct gs_map_writer *w, uint32_t pid, uint64_t cookie,
 		     const struct gs_proc_module_offsets *offsets, struct gs_error *err);
 
+/* ---- the bpf_loop walker's tables (btrows.c, protocol.h 2b) --------------- */
+
+#define GS_MAP_BT_ROWS "bt_rows"
+#define GS_MAP_BT_ROW_PAGES "bt_row_pages"
+#define GS_MAP_BT_ROW_OVERFLOW "bt_row_overflow"
+#define GS_MAP_BT_MODULE_ROWS "bt_module_rows"
+#define GS_MAP_BT_PROC_MODULES "bt_proc_modules"
+#define GS_MAP_BT_MODULES "bt_modules"
+
+/* One module's compact rows; pages[p] and overflow indices are relative to
+ * the module (the writer adds where they land in the maps). */
+struct gs_bt_rowtab {
+	struct gs_bt_row *rows;
+	size_t nrows;
+	uint32_t *pages;          /* npages + 1 entries */
+	uint32_t npages;
+	uint64_t first_page;
+	struct gs_unwind_row *overflow; /* rules too large for a row, in full */
+	size_t noverflow;
+};
+
+/* Capacities of bt_rows, bt_row_pages and bt_row_overflow. */
+struct gs_bt_table_caps {
+	uint32_t rows, pages, overflow;
+};
+
+/* From sorted gs_unwind_rows (a gs_cfi_table's): rows that end where the
+ * next starts, a GS_BT_CFA_NONE row in every gap and at the end, identical
+ * neighbours merged. Lookups give the gs_cfi_table's answer for every pc. */
+int gs_bt_rowtab_build(const struct gs_unwind_row *rows, size_t n, struct gs_bt_rowtab *out,
+		       struct gs_error *err);
+void gs_bt_rowtab_free(struct gs_bt_rowtab *t);
+/* The walker's lookup (protocol.h 2b): index into rows of the row covering
+ * link-time pc, or -1 outside the pages (rows of kind NONE are returned as
+ * they are). */
+long gs_bt_rows_find(const struct gs_bt_row *rows, const uint32_t *pages, uint64_t first_page,
+		     uint32_t npages, uint64_t pc);
+/* Appends t to the tables and then records bt_module_rows[cookie] (nothing
+ * when the cookie is there already). -ENOSPC when a table is full. */
+int gs_bt_rowtab_write(const struct gs_map_writer *w, uint64_t cookie,
+		       const struct gs_bt_rowtab *t, const struct gs_bt_table_caps *caps,
+		       struct gs_error *err);
+/* The same for every module of a rowset that bt_module_rows lacks. */
+int gs_bt_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
+		       const struct gs_bt_table_caps *caps, struct gs_error *err);
+/* A process's sorted module snapshot in bt_modules (each entry with the
+ * rows bt_module_rows has for it now), written into the region BPF does not
+ * read, then bt_proc_modules[pid] flipped to it. `capacity`: bt_modules'
+ * entries. */
+int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
+			  const struct gs_range_item *items, size_t n, uint32_t capacity,
+			  struct gs_error *err);
+
 /* ---- module identity (module.c, siphash.c) -------------------------------- */
 
 /* SipHash-1-3 with 128-bit key (k0, k1) over len bytes. */

@@ -26,6 +26,7 @@ void gs_asm_fini(struct gs_asm *a)
 	free(a->relocs);
 	free(a->maps);
 	free(a->slots);
+	free(a->funcs);
 	gs_arena_free(&a->arena);
 	memset(a, 0, sizeof(*a));
 }
@@ -38,6 +39,8 @@ void gs_asm_reset(struct gs_asm *a)
 	a->nrelocs = 0;
 	a->nmaps = 0;
 	a->nslots = 0;
+	a->nfuncs = 0;
+	a->relaxed = 0;
 	a->stack_used = 0;
 	a->stack_max = 0;
 	a->note = NULL;

@@ -217,6 +217,8 @@ static size_t fmt_ld_imm64(const struct bpf_insn *in, size_t avail, struct text 
 		put(t, "r%d = map[fd:%d]", in->dst_reg, in->imm);
 	else if (in->src_reg == BPF_PSEUDO_MAP_VALUE)
 		put(t, "r%d = map[fd:%d][0]+%u", in->dst_reg, in->imm, (uint32_t)hi->imm);
+	else if (in->src_reg == BPF_PSEUDO_FUNC && hi->imm == 0)
+		put(t, "r%d = subprog pc%+d", in->dst_reg, in->imm);
 	else if (in->src_reg <= BPF_PSEUDO_MAP_IDX_VALUE)
 		put(t, "r%d = pseudo(src=%d) 0x%llx", in->dst_reg, in->src_reg, v);
 	else

@@ -2,6 +2,8 @@
  * offset and a fixup beside it; gs_asm_finish() resolves every fixup once,
  * `off = target - (pc + 1)`, and names the label in any error. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,6 +122,113 @@ void gs_asm_call_label(struct gs_asm *a, struct gs_label subprog)
 	jump(a, GS_CALL_BPF(0), subprog, GS_FIXUP_IMM32);
 }
 
+void gs_asm_ld_func(struct gs_asm *a, uint8_t dst, struct gs_label callback)
+{
+	struct bpf_insn pair[] = { GS_LD_IMM64_RAW(dst, BPF_PSEUDO_FUNC, 0) };
+
+	jump(a, pair[0], callback, GS_FIXUP_IMM32); /* imm: target - (pc + 1), as a call */
+	gs_asm_emit(a, pair[1]);
+}
+
+static int64_t distance(const struct gs_asm *a, const struct gs_fixup *f)
+{
+	return a->labels[f->label].pos - ((int64_t)f->insn + 1);
+}
+
+static bool fits16(int64_t d)
+{
+	return d >= INT16_MIN && d <= INT16_MAX;
+}
+
+/* Moves instructions, labels, fixups, relocations and subprograms up so
+ * that two instructions fit after each insn i with widen[i]. */
+static int insert_after(struct gs_asm *a, const bool *widen, size_t count)
+{
+	size_t old = a->len, cap = a->cap, need = old + 2 * count;
+	uint32_t *add = calloc(old + 1, sizeof(*add));
+
+	if (!add || need > GS_MAX_INSNS ||
+	    gs_grow((void **)&a->insns, &cap, need, sizeof(*a->insns)) ||
+	    gs_grow((void **)&a->notes, &a->cap, need, sizeof(*a->notes))) {
+		free(add);
+		return gs_asm_fail(a, need > GS_MAX_INSNS ? -E2BIG : -ENOMEM,
+				   "widening %zu far jumps would make the program %zu instructions",
+				   count, need);
+	}
+	for (size_t i = 0; i < old; i++)
+		add[i + 1] = add[i] + (widen[i] ? 2 : 0);
+	for (size_t i = old; i-- > 0;) {
+		size_t ni = i + add[i];
+
+		a->insns[ni] = a->insns[i];
+		a->notes[ni] = a->notes[i];
+		if (!widen[i])
+			continue;
+		a->insns[ni].off = 1; /* taken: skip the ja, land on the gotol */
+		a->insns[ni + 1] = GS_JA(1);
+		a->insns[ni + 2] = GS_GOTOL(0);
+		a->notes[ni + 1] = a->notes[ni + 2] = a->notes[i];
+	}
+	for (size_t i = 0; i < a->nlabels; i++)
+		if (a->labels[i].pos >= 0 && (size_t)a->labels[i].pos <= old)
+			a->labels[i].pos += add[a->labels[i].pos];
+	for (size_t i = 0; i < a->nfixups; i++) {
+		struct gs_fixup *f = &a->fixups[i];
+		bool w = widen[f->insn];
+
+		f->insn += add[f->insn];
+		if (w && f->kind == GS_FIXUP_OFF16) { /* the gotol now carries the target */
+			f->insn += 2;
+			f->kind = GS_FIXUP_IMM32;
+		}
+	}
+	for (size_t i = 0; i < a->nrelocs; i++)
+		a->relocs[i].insn += add[a->relocs[i].insn];
+	for (size_t i = 0; i < a->nfuncs; i++)
+		a->funcs[i].insn += add[a->funcs[i].insn];
+	a->len = need;
+	a->relaxed += (uint32_t)count;
+	free(add);
+	return 0;
+}
+
+/* Widens every 16-bit jump whose target is out of reach, until all fit:
+ * widening moves code, which may put other jumps out of reach. */
+static int relax(struct gs_asm *a)
+{
+	for (;;) {
+		bool *widen = NULL;
+		size_t count = 0;
+		int rc;
+
+		for (size_t i = 0; i < a->nfixups; i++) {
+			struct gs_fixup *f = &a->fixups[i];
+			struct bpf_insn *in = &a->insns[f->insn];
+
+			if (f->kind != GS_FIXUP_OFF16 || a->labels[f->label].binds == 0 ||
+			    fits16(distance(a, f)))
+				continue;
+			if (in->code == (BPF_JMP | BPF_JA)) {
+				*in = GS_GOTOL(0);
+				f->kind = GS_FIXUP_IMM32;
+				a->relaxed++;
+				continue;
+			}
+			if (!widen && !(widen = calloc(a->len, sizeof(*widen))))
+				return gs_asm_fail(a, -ENOMEM, "out of memory widening far jumps");
+			if (!widen[f->insn])
+				count++;
+			widen[f->insn] = true;
+		}
+		if (!count)
+			return 0;
+		rc = insert_after(a, widen, count);
+		free(widen);
+		if (rc)
+			return rc;
+	}
+}
+
 static int resolve(struct gs_asm *a, const struct gs_fixup *f)
 {
 	const struct gs_label_info *l = &a->labels[f->label];
@@ -135,9 +244,9 @@ static int resolve(struct gs_asm *a, const struct gs_fixup *f)
 				   "label '%s' is bound after the last instruction (%lld), yet "
 				   "insn %u (note: %s) jumps to it; bind it before an instruction",
 				   l->name, (long long)l->pos, f->insn, note);
-	dist = l->pos - ((int64_t)f->insn + 1);
+	dist = distance(a, f);
 	if (f->kind == GS_FIXUP_OFF16) {
-		if (dist < INT16_MIN || dist > INT16_MAX)
+		if (!fits16(dist))
 			return gs_asm_fail(a, -ERANGE,
 					   "jump at insn %u (note: %s) to label '%s' at insn %lld spans "
 					   "%lld instructions; a 16-bit jump reaches %d..%d: use "
@@ -155,6 +264,8 @@ int gs_asm_finish(struct gs_asm *a, struct gs_error *err)
 {
 	if (!a->error.code && a->finished)
 		gs_asm_fail(a, -EINVAL, "gs_asm_finish() called twice");
+	if (!a->error.code)
+		relax(a);
 	for (size_t i = 0; i < a->nfixups && !a->error.code; i++)
 		resolve(a, &a->fixups[i]);
 	a->finished = true;

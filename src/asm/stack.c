@@ -58,3 +58,23 @@ void gs_asm_stack_release(struct gs_asm *a, size_t mark)
 	a->nslots = mark;
 	a->stack_used = mark ? -a->slots[mark - 1].off : 0;
 }
+
+void gs_asm_func_begin(struct gs_asm *a, uint32_t btf_type_id)
+{
+	if (a->error.code)
+		return;
+	if (gs_grow((void **)&a->funcs, &a->funcs_cap, a->nfuncs + 1, sizeof(*a->funcs))) {
+		gs_asm_fail(a, -ENOMEM, "out of memory recording a subprogram");
+		return;
+	}
+	if (a->nfuncs && a->funcs[a->nfuncs - 1].insn >= a->len) {
+		gs_asm_fail(a, -EINVAL, "subprogram at insn %zu starts where the previous one does "
+			    "(note: %s)", a->len, a->note ? a->note : "none");
+		return;
+	}
+	a->funcs[a->nfuncs++] = (struct gs_asm_func){ .insn = (uint32_t)a->len,
+						     .type_id = btf_type_id };
+	/* A new frame: slots start again at r10 (stack_max keeps the largest). */
+	a->nslots = 0;
+	a->stack_used = 0;
+}

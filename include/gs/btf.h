@@ -1,0 +1,44 @@
+/* A small BTF writer: just the types a program's function records need
+ * (INT, PTR, FUNC_PROTO, FUNC), so a program with a global subprogram or a
+ * bpf_loop callback can be loaded with func_info. Errors are sticky like the
+ * assembler's: the first is kept and gs_btf_finish() reports it. */
+#ifndef GS_BTF_H
+#define GS_BTF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gs/error.h>
+
+enum gs_btf_linkage {
+	GS_BTF_STATIC = 0, /* BTF_FUNC_STATIC: verified with its caller */
+	GS_BTF_GLOBAL = 1, /* BTF_FUNC_GLOBAL: verified once, on its own */
+};
+
+struct gs_btf {
+	uint8_t *types; /* type section: struct btf_type records and their tails */
+	size_t len, cap;
+	char *strs;     /* string section, starting with "" */
+	size_t slen, scap;
+	uint32_t ntypes; /* type ids 1..ntypes are taken (0 is void) */
+	struct gs_error error;
+};
+
+void gs_btf_init(struct gs_btf *b);
+void gs_btf_fini(struct gs_btf *b);
+
+/* Each returns the new type's id (>= 1), or 0 after an error. */
+uint32_t gs_btf_int(struct gs_btf *b, const char *name, uint32_t bytes, bool is_signed);
+uint32_t gs_btf_ptr(struct gs_btf *b, uint32_t type); /* type 0: void * */
+/* ret 0: void. Parameter names may be NULL (anonymous). */
+uint32_t gs_btf_func_proto(struct gs_btf *b, uint32_t ret, const uint32_t *params,
+			   const char *const *names, size_t nparams);
+uint32_t gs_btf_func(struct gs_btf *b, const char *name, uint32_t proto,
+		     enum gs_btf_linkage linkage);
+
+/* The raw BTF (header, types, strings) in a malloc'd buffer for
+ * bpf_btf_load(). 0, or the sticky error / -ENOMEM with err filled. */
+int gs_btf_finish(const struct gs_btf *b, void **blob, size_t *size, struct gs_error *err);
+
+#endif /* GS_BTF_H */

@@ -1,0 +1,417 @@
+/* The bpf_loop walker's row tables (protocol.h 2b): a module's rows turned
+ * into 16-byte gs_bt_row with a page index and an overflow table for rules
+ * too large for a row, the lookup the walker runs (for tests and for
+ * checking), and the writers of bt_rows/bt_row_pages/bt_row_overflow/
+ * bt_module_rows and of a process's sorted bt_modules snapshot. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gs/unwind.h>
+
+#include "unwind_int.h"
+
+void gs_bt_rowtab_free(struct gs_bt_rowtab *t)
+{
+	free(t->rows);
+	free(t->pages);
+	free(t->overflow);
+	memset(t, 0, sizeof(*t));
+}
+
+static bool fits_reg(uint16_t reg)
+{
+	return reg <= 15;
+}
+
+/* An offset stored as offset / 8 in an int8. */
+static bool fits_off8(int64_t off)
+{
+	return off % 8 == 0 && off / 8 >= INT8_MIN && off / 8 <= INT8_MAX;
+}
+
+static bool rule_fits(uint8_t kind, uint16_t reg, int64_t off)
+{
+	switch (kind) {
+	case GS_RECOVERY_AT_CFA_OFFSET:
+	case GS_RECOVERY_VAL_CFA_OFFSET:
+		return fits_off8(off);
+	case GS_RECOVERY_REGISTER:
+		return fits_reg(reg);
+	default:
+		return true;
+	}
+}
+
+static uint8_t nibbles(uint8_t kind, uint16_t reg)
+{
+	return (uint8_t)(kind << 4 | (fits_reg(reg) ? reg : 0));
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem, struct gs_error *err)
+{
+	if (gs_unwind_grow(v, cap, need, elem))
+		return gs_errorf(err, -ENOMEM, "out of memory building compact unwind rows");
+	return 0;
+}
+
+/* Appends a row starting at pc, merging with the previous one when both
+ * give the same rules (only the start differs). */
+static int push(struct gs_bt_rowtab *t, size_t *cap, uint64_t *starts, uint64_t pc,
+		struct gs_bt_row r, struct gs_error *err)
+{
+	if (t->nrows) {
+		struct gs_bt_row prev = t->rows[t->nrows - 1];
+
+		if (starts[t->nrows - 1] == pc) { /* a zero-length row: the later one wins */
+			t->nrows--;
+		} else {
+			prev.pc = r.pc;
+			if (memcmp(&prev, &r, sizeof(r)) == 0)
+				return 0;
+		}
+	}
+	if (grow((void **)&t->rows, cap, t->nrows + 1, sizeof(*t->rows), err))
+		return -ENOMEM;
+	starts[t->nrows] = pc;
+	t->rows[t->nrows++] = r;
+	return 0;
+}
+
+static int encode(struct gs_bt_rowtab *t, size_t *ovf_cap, const struct gs_unwind_row *u,
+		  struct gs_bt_row *r, struct gs_error *err)
+{
+	bool fits = fits_reg(u->cfa_register) && u->cfa_offset >= INT16_MIN &&
+		    u->cfa_offset <= INT16_MAX &&
+		    rule_fits(u->ra_kind, u->ra_register, u->ra_offset) &&
+		    rule_fits(u->rbp_kind, u->rbp_register, u->rbp_offset);
+
+	memset(r, 0, sizeof(*r));
+	r->pc = (uint16_t)(u->pc_start & GS_BT_ROW_PC_MASK);
+	if (fits) {
+		r->cfa = (uint8_t)(GS_BT_CFA_REG_OFF << 4 | u->cfa_register);
+		r->cfa_off = (int16_t)u->cfa_offset;
+		r->ra = nibbles(u->ra_kind, u->ra_register);
+		r->rbp = nibbles(u->rbp_kind, u->rbp_register);
+		r->ra_off = (int8_t)(fits_off8(u->ra_offset) ? u->ra_offset / 8 : 0);
+		r->rbp_off = (int8_t)(fits_off8(u->rbp_offset) ? u->rbp_offset / 8 : 0);
+		return 0;
+	}
+	if (t->noverflow > UINT16_MAX)
+		return gs_errorf(err, -E2BIG, "more than %u unwind rows of one module have rules "
+				 "too large for a compact row", UINT16_MAX + 1);
+	if (grow((void **)&t->overflow, ovf_cap, t->noverflow + 1, sizeof(*t->overflow), err))
+		return -ENOMEM;
+	t->overflow[t->noverflow] = *u;
+	r->cfa = GS_BT_CFA_OVERFLOW << 4;
+	r->cfa_off = (int16_t)(uint16_t)t->noverflow++;
+	return 0;
+}
+
+static int build_pages(struct gs_bt_rowtab *t, const uint64_t *starts, struct gs_error *err)
+{
+	uint64_t last = starts[t->nrows - 1] >> GS_BT_PAGE_SHIFT;
+	size_t r = 0;
+
+	t->first_page = starts[0] >> GS_BT_PAGE_SHIFT;
+	if (last - t->first_page >= UINT32_MAX)
+		return gs_errorf(err, -E2BIG, "a module's unwind rows span more than 2^32 pages");
+	t->npages = (uint32_t)(last - t->first_page + 1);
+	t->pages = calloc((size_t)t->npages + 1, sizeof(*t->pages));
+	if (!t->pages)
+		return gs_errorf(err, -ENOMEM, "out of memory for %u page index entries", t->npages);
+	for (uint32_t p = 0; p <= t->npages; p++) {
+		uint64_t page_start = (t->first_page + p) << GS_BT_PAGE_SHIFT;
+
+		while (r < t->nrows && starts[r] < page_start)
+			r++;
+		t->pages[p] = (uint32_t)r;
+	}
+	return 0;
+}
+
+int gs_bt_rowtab_build(const struct gs_unwind_row *rows, size_t n, struct gs_bt_rowtab *out,
+		       struct gs_error *err)
+{
+	size_t cap = 0, ovf_cap = 0;
+	uint64_t *starts = NULL, end = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return 0;
+	if (n > UINT32_MAX / 2)
+		return gs_errorf(err, -E2BIG, "%zu unwind rows pass the compact table's limit", n);
+	starts = malloc((2 * n + 1) * sizeof(*starts));
+	if (!starts)
+		return gs_errorf(err, -ENOMEM, "out of memory building %zu compact unwind rows", n);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct gs_unwind_row *u = &rows[i];
+		struct gs_bt_row r;
+
+		if (u->pc_start >= u->pc_end)
+			continue;
+		if (out->nrows && u->pc_start > end) { /* a gap: no CFI there */
+			struct gs_bt_row none = { .pc = (uint16_t)(end & GS_BT_ROW_PC_MASK) };
+
+			rc = push(out, &cap, starts, end, none, err);
+		}
+		if (rc == 0 && out->nrows && u->pc_start < starts[out->nrows - 1])
+			continue; /* overlaps what an earlier row already starts: keep that */
+		if (rc == 0)
+			rc = encode(out, &ovf_cap, u, &r, err);
+		if (rc == 0)
+			rc = push(out, &cap, starts, u->pc_start, r, err);
+		if (u->pc_end > end)
+			end = u->pc_end;
+	}
+	if (rc == 0 && out->nrows) {
+		struct gs_bt_row none = { .pc = (uint16_t)(end & GS_BT_ROW_PC_MASK) };
+
+		rc = push(out, &cap, starts, end, none, err);
+	}
+	if (rc == 0 && out->nrows)
+		rc = build_pages(out, starts, err);
+	free(starts);
+	if (rc)
+		gs_bt_rowtab_free(out);
+	return rc;
+}
+
+long gs_bt_rows_find(const struct gs_bt_row *rows, const uint32_t *pages, uint64_t first_page,
+		     uint32_t npages, uint64_t pc)
+{
+	uint64_t page = pc >> GS_BT_PAGE_SHIFT;
+	uint32_t lo, hi, off = (uint32_t)(pc & GS_BT_ROW_PC_MASK);
+	long found;
+
+	if (page < first_page || page - first_page >= npages)
+		return -1;
+	lo = pages[page - first_page];
+	hi = pages[page - first_page + 1];
+	found = (long)lo - 1; /* the row that starts before the page */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if ((rows[mid].pc & GS_BT_ROW_PC_MASK) <= off) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return found;
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+/* Key 0 of bt_module_rows: what the tables hold so far (row_lo: rows,
+ * row_hi: overflow entries, page_lo: page entries). */
+static int usage(const struct gs_map_writer *w, struct gs_bt_module_rows *u, struct gs_error *err)
+{
+	uint64_t key = 0;
+	int rc = w->lookup(w->ctx, GS_MAP_BT_MODULE_ROWS, &key, u);
+
+	if (rc == -ENOENT) {
+		memset(u, 0, sizeof(*u));
+		return 0;
+	}
+	return rc ? gs_errorf(err, rc, "cannot read %s: %s", GS_MAP_BT_MODULE_ROWS,
+			      strerror(-rc)) : 0;
+}
+
+static int put_many(const struct gs_map_writer *w, const char *map, uint32_t first,
+		    const void *values, size_t size, size_t n, struct gs_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t key = first + (uint32_t)i;
+		int rc = w->update(w->ctx, map, &key, (const uint8_t *)values + i * size);
+
+		if (rc)
+			return gs_errorf(err, rc, "cannot write %s[%u]: %s", map, key, strerror(-rc));
+	}
+	return 0;
+}
+
+int gs_bt_rowtab_write(const struct gs_map_writer *w, uint64_t cookie,
+		       const struct gs_bt_rowtab *t, const struct gs_bt_table_caps *caps,
+		       struct gs_error *err)
+{
+	struct gs_bt_module_rows u, m, present;
+	uint64_t zero = 0;
+	int rc;
+
+	if (cookie == 0 || t->nrows == 0)
+		return 0;
+	rc = w->lookup(w->ctx, GS_MAP_BT_MODULE_ROWS, &cookie, &present);
+	if (rc == 0)
+		return 0; /* another trace or an earlier fill wrote it */
+	if (rc != -ENOENT)
+		return gs_errorf(err, rc, "cannot read %s for module 0x%016llx: %s",
+				 GS_MAP_BT_MODULE_ROWS, (unsigned long long)cookie, strerror(-rc));
+	rc = usage(w, &u, err);
+	if (rc)
+		return rc;
+	if (t->nrows > caps->rows - u.row_lo || t->noverflow > caps->overflow - u.row_hi ||
+	    (uint64_t)t->npages + 1 > caps->pages - u.page_lo)
+		return gs_errorf(err, -ENOSPC, "the compact unwind tables are full: module "
+				 "0x%016llx needs %zu rows, %u pages and %zu large rules on top of "
+				 "%u, %u and %u in use (capacity %u, %u, %u); raise the unwind "
+				 "row limit", (unsigned long long)cookie, t->nrows, t->npages + 1,
+				 t->noverflow, u.row_lo, u.page_lo, u.row_hi, caps->rows,
+				 caps->pages, caps->overflow);
+	m = (struct gs_bt_module_rows){ .row_lo = u.row_lo, .row_hi = u.row_lo + (uint32_t)t->nrows,
+		.page_lo = u.page_lo, .npages = t->npages, .first_page = t->first_page };
+	{
+		/* Page entries and overflow indices are relative to the module. */
+		uint32_t *pages = malloc(((size_t)t->npages + 1) * sizeof(*pages));
+		struct gs_bt_row *rows = malloc(t->nrows * sizeof(*rows));
+
+		if (!pages || !rows) {
+			free(pages);
+			free(rows);
+			return gs_errorf(err, -ENOMEM, "out of memory writing compact rows");
+		}
+		for (uint32_t p = 0; p <= t->npages; p++)
+			pages[p] = t->pages[p] + u.row_lo;
+		for (size_t i = 0; i < t->nrows; i++) {
+			rows[i] = t->rows[i];
+			if (rows[i].cfa >> 4 == GS_BT_CFA_OVERFLOW)
+				rows[i].cfa_off = (int16_t)(uint16_t)((uint16_t)rows[i].cfa_off +
+								     u.row_hi);
+		}
+		rc = u.row_hi + t->noverflow > UINT16_MAX + 1u ?
+			gs_errorf(err, -ENOSPC, "more than %u large unwind rules in all modules",
+				  UINT16_MAX + 1) : 0;
+		if (rc == 0)
+			rc = put_many(w, GS_MAP_BT_ROW_OVERFLOW, u.row_hi, t->overflow,
+				      sizeof(*t->overflow), t->noverflow, err);
+		if (rc == 0)
+			rc = put_many(w, GS_MAP_BT_ROWS, u.row_lo, rows, sizeof(*rows), t->nrows, err);
+		if (rc == 0)
+			rc = put_many(w, GS_MAP_BT_ROW_PAGES, u.page_lo, pages, sizeof(*pages),
+				      (size_t)t->npages + 1, err);
+		free(pages);
+		free(rows);
+		if (rc)
+			return rc;
+	}
+	/* Rows first, then where they are: BPF never sees a module half written. */
+	rc = w->update(w->ctx, GS_MAP_BT_MODULE_ROWS, &cookie, &m);
+	if (rc == 0) {
+		u.row_lo = m.row_hi;
+		u.row_hi += (uint32_t)t->noverflow;
+		u.page_lo += t->npages + 1;
+		rc = w->update(w->ctx, GS_MAP_BT_MODULE_ROWS, &zero, &u);
+	}
+	if (rc)
+		return gs_errorf(err, rc, "cannot write %s for module 0x%016llx: %s",
+				 GS_MAP_BT_MODULE_ROWS, (unsigned long long)cookie, strerror(-rc));
+	return 0;
+}
+
+int gs_bt_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
+		       const struct gs_bt_table_caps *caps, struct gs_error *err)
+{
+	for (size_t i = 0; i < s->nmodules; i++) {
+		const struct gs_rowset_module *m = &s->modules[i];
+		struct gs_bt_module_rows present;
+		struct gs_bt_rowtab t;
+		int rc;
+
+		if (w->lookup(w->ctx, GS_MAP_BT_MODULE_ROWS, &m->cookie, &present) == 0)
+			continue;
+		rc = gs_bt_rowtab_build(s->rows + m->range.row_start,
+					m->range.row_end - m->range.row_start, &t, err);
+		if (rc == 0)
+			rc = gs_bt_rowtab_write(w, m->cookie, &t, caps, err);
+		gs_bt_rowtab_free(&t);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int cmp_module(const void *a, const void *b)
+{
+	const struct gs_bt_module *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
+			  const struct gs_range_item *items, size_t n, uint32_t capacity,
+			  struct gs_error *err)
+{
+	struct gs_bt_proc_modules meta = { 0 }, alloc = { 0 };
+	struct gs_bt_module *v;
+	uint32_t zero = 0, count = 0, region;
+	int rc;
+
+	if (pid == 0)
+		return gs_errorf(err, -EINVAL, "pid 0 cannot have a module snapshot");
+	rc = w->lookup(w->ctx, GS_MAP_BT_PROC_MODULES, &pid, &meta);
+	if (rc && rc != -ENOENT)
+		return gs_errorf(err, rc, "cannot read %s[%u]: %s", GS_MAP_BT_PROC_MODULES, pid,
+				 strerror(-rc));
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return gs_errorf(err, -ENOMEM, "out of memory sorting %zu modules", n);
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_range_item *it = &items[i];
+		struct gs_bt_module_rows r = { 0 };
+
+		if (it->size == 0 || it->base + it->size < it->base)
+			continue;
+		if (w->lookup(w->ctx, GS_MAP_BT_MODULE_ROWS, &it->cookie, &r) != 0)
+			memset(&r, 0, sizeof(r)); /* no rows (yet): its frames stop the walk */
+		v[count++] = (struct gs_bt_module){ .start = it->base, .end = it->base + it->size,
+			.cookie = it->cookie, .bias = it->bias, .first_page = r.first_page,
+			.row_lo = r.row_lo, .row_hi = r.row_hi, .page_lo = r.page_lo,
+			.npages = r.npages };
+	}
+	qsort(v, count, sizeof(*v), cmp_module);
+	if (count > GS_BT_PROC_MODULES_MAX)
+		count = GS_BT_PROC_MODULES_MAX; /* the walk searches no further */
+	if (rc == -ENOENT || count > meta.cap) { /* two new regions */
+		rc = w->lookup(w->ctx, GS_MAP_BT_PROC_MODULES, &zero, &alloc);
+		if (rc && rc != -ENOENT) {
+			free(v);
+			return gs_errorf(err, rc, "cannot read the %s allocator: %s",
+					 GS_MAP_BT_PROC_MODULES, strerror(-rc));
+		}
+		meta.cap = count < 32 ? 64 : 2 * count;
+		if (meta.cap > GS_BT_PROC_MODULES_MAX)
+			meta.cap = GS_BT_PROC_MODULES_MAX;
+		if (alloc.base > capacity || 2 * meta.cap > capacity - alloc.base) {
+			free(v);
+			return gs_errorf(err, -ENOSPC, "%s is full (%u entries): cannot hold the "
+					 "%u modules of pid %u; trace fewer processes",
+					 GS_MAP_BT_MODULES, capacity, count, pid);
+		}
+		meta.base = alloc.base;
+		meta.first = meta.base + meta.cap; /* so the region written is base */
+		alloc.base += 2 * meta.cap;
+		rc = w->update(w->ctx, GS_MAP_BT_PROC_MODULES, &zero, &alloc);
+		if (rc) {
+			free(v);
+			return gs_errorf(err, rc, "cannot write the %s allocator: %s",
+					 GS_MAP_BT_PROC_MODULES, strerror(-rc));
+		}
+	}
+	/* The region BPF does not read now, then the flip in one update. */
+	region = meta.first == meta.base ? meta.base + meta.cap : meta.base;
+	rc = put_many(w, GS_MAP_BT_MODULES, region, v, sizeof(*v), count, err);
+	free(v);
+	if (rc)
+		return rc;
+	meta.first = region;
+	meta.count = count;
+	rc = w->update(w->ctx, GS_MAP_BT_PROC_MODULES, &pid, &meta);
+	if (rc)
+		return gs_errorf(err, rc, "cannot write %s[%u]: %s", GS_MAP_BT_PROC_MODULES, pid,
+				 strerror(-rc));
+	return 0;
+}
