@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <gs/asm.h>
+#include <gs/btf.h>
 #include <gs/context.h>
 #include <gs/error.h>
 #include <gs/protocol.h>
@@ -129,6 +130,14 @@ enum gs_output_kind {
 	GS_OUTPUT_PERF = 1,
 };
 
+/* Which backtrace walker `bt` compiles to. */
+enum gs_unwinder {
+	GS_UNWINDER_TAILCALL = 0, /* the reference's: 5 frames inline, then a tail-called
+				   * step program (depth <= 128, any kernel with BPF) */
+	GS_UNWINDER_LOOP = 1,     /* one global subprogram with a bpf_loop (Linux 5.17+),
+				   * shared by every `bt`, depth <= 512 */
+};
+
 struct gs_program_opts {
 	size_t sz; /* sizeof(struct gs_program_opts): lets the struct grow */
 	enum gs_output_kind output;
@@ -141,7 +150,9 @@ struct gs_program_opts {
 	uint64_t pid_ns_dev, pid_ns_ino;
 	/* Namespace for $pid/$tid when there is no namespace filter. */
 	uint64_t special_ns_dev, special_ns_ino;
-	uint32_t backtrace_depth;        /* 0: 128; clamped to 1..128 */
+	uint32_t backtrace_depth;        /* 0: 128; clamped to 1..128 (tail call)
+					  * or 1..512 (loop) */
+	enum gs_unwinder unwinder;
 	uint32_t unwind_rows_max;        /* 0: 65536 bt_unwind_rows entries */
 	uint32_t proc_offsets_max;       /* 0: 4096 (module maps' capacity) */
 	/* Skip gs_asm_check() of the result (about 20 ns per instruction);
@@ -162,7 +173,8 @@ struct gs_map_spec {
 };
 
 struct gs_program {
-	struct gs_asm main;        /* finished main program */
+	struct gs_asm main;        /* finished main program (with its subprograms) */
+	struct gs_btf btf;         /* func_info types, when main.nfuncs > 0 */
 	struct gs_asm step;        /* the backtrace step program, if has_step */
 	bool has_step;
 	struct gs_map_spec *maps;  /* in gs_asm map-index order (both programs) */
@@ -174,7 +186,8 @@ struct gs_program {
 	uint16_t total_instructions; /* what EndInstruction carries */
 	char name[64];               /* program name for the kernel */
 	char step_name[64];
-	uint32_t backtrace_depth;    /* in force, 1..128 */
+	uint32_t backtrace_depth;    /* in force, 1..128 (tail call) or 1..512 (loop) */
+	enum gs_unwinder unwinder;   /* in force */
 	uint32_t bt_slots;           /* bt_state entries */
 };
 

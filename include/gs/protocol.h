@@ -507,7 +507,9 @@ struct gs_bt_walk {
 	uint32_t generation;   /* this walk's tag in seen_gen */
 	uint64_t window_base;  /* window[] holds [window_base, window_base + window_len) */
 	uint32_t window_len;
-	uint32_t pad;
+	uint8_t status;        /* enum gs_bt_status, once the walk stops */
+	uint8_t read_failed;   /* a user read failed (the event's execution status) */
+	uint16_t error_code;   /* enum gs_bt_error */
 	uint64_t cfa, read_buf; /* scratch of one unwind */
 	uint32_t seen_gen[GS_BT_PROC_MODULES_MAX]; /* per snapshot index: seen in walk gen */
 	uint8_t seen_wire[GS_BT_PROC_MODULES_MAX]; /* ... at this wire table index */
@@ -522,6 +524,8 @@ GS_ASSERT_LAYOUT(struct gs_bt_walk, frame_count, 134);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, mod_found, 136);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, generation, 140);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, window_base, 144);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, status, 156);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, error_code, 158);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, cfa, 160);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, seen_gen, 176);
 GS_ASSERT_SIZE(struct gs_bt_walk, 176 + 4 * 512 + 512 + GS_BT_WINDOW);
@@ -592,6 +596,14 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 #define GS_MAP_PROC_MODULE_RANGES "proc_module_ranges"
 #define GS_MAP_NAME_BT_STATE "bt_state"
 #define GS_MAP_NAME_BT_PROGS "bt_prog_array"
+/* the bpf_loop walker's (2b) */
+#define GS_MAP_NAME_BT_CROWS "bt_rows"
+#define GS_MAP_NAME_BT_PAGES "bt_row_pages"
+#define GS_MAP_NAME_BT_OVERFLOW "bt_row_overflow"
+#define GS_MAP_NAME_BT_MODULE_ROWS "bt_module_rows"
+#define GS_MAP_NAME_BT_PROC_MODULES "bt_proc_modules"
+#define GS_MAP_NAME_BT_MODULES "bt_modules"
+#define GS_MAP_NAME_BT_WALK "bt_walk"
 
 /* The maps a program may use, by slot. The first three always exist at
  * these indices of gs_program.maps; the others only when the trace has a
@@ -609,6 +621,14 @@ enum gs_map_slot {
 	GS_MAP_RANGES,        /* module ranges only */
 	GS_MAP_BT_STATE,
 	GS_MAP_BT_PROGS,      /* the step program at index 0 */
+	/* the bpf_loop walker's (2b) */
+	GS_MAP_BT_CROWS,
+	GS_MAP_BT_PAGES,
+	GS_MAP_BT_OVERFLOW,
+	GS_MAP_BT_MODULE_ROWS,  /* the writer's: BPF never reads it */
+	GS_MAP_BT_PROC_MODULES,
+	GS_MAP_BT_MODULES,
+	GS_MAP_BT_WALK,         /* per-CPU walk state */
 	GS_MAP_KINDS,
 	GS_MAP_OUTPUT_PERF = GS_MAP_KINDS, /* gs_map_defs only: the perf variant */
 };
@@ -656,6 +676,19 @@ static const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 			      sizeof(struct gs_bt_tail_state), GS_MAP_PER_PROGRAM },
 	[GS_MAP_BT_PROGS] = { GS_MAP_NAME_BT_PROGS, BPF_MAP_TYPE_PROG_ARRAY, 4, 4,
 			      GS_MAP_PER_PROGRAM },
+	[GS_MAP_BT_CROWS] = { GS_MAP_NAME_BT_CROWS, BPF_MAP_TYPE_ARRAY, 4,
+			      sizeof(struct gs_bt_row), GS_MAP_PER_SESSION },
+	[GS_MAP_BT_PAGES] = { GS_MAP_NAME_BT_PAGES, BPF_MAP_TYPE_ARRAY, 4, 4, GS_MAP_PER_SESSION },
+	[GS_MAP_BT_OVERFLOW] = { GS_MAP_NAME_BT_OVERFLOW, BPF_MAP_TYPE_ARRAY, 4,
+				 sizeof(struct gs_unwind_row), GS_MAP_PER_SESSION },
+	[GS_MAP_BT_MODULE_ROWS] = { GS_MAP_NAME_BT_MODULE_ROWS, BPF_MAP_TYPE_HASH, 8,
+				    sizeof(struct gs_bt_module_rows), GS_MAP_PER_SESSION },
+	[GS_MAP_BT_PROC_MODULES] = { GS_MAP_NAME_BT_PROC_MODULES, BPF_MAP_TYPE_HASH, 4,
+				     sizeof(struct gs_bt_proc_modules), GS_MAP_PER_SESSION },
+	[GS_MAP_BT_MODULES] = { GS_MAP_NAME_BT_MODULES, BPF_MAP_TYPE_ARRAY, 4,
+				sizeof(struct gs_bt_module), GS_MAP_PER_SESSION },
+	[GS_MAP_BT_WALK] = { GS_MAP_NAME_BT_WALK, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+			     sizeof(struct gs_bt_walk), GS_MAP_PER_PROGRAM },
 };
 
 /* ---- 5.8: DWARF register number -> struct pt_regs offset (x86_64) -------- */

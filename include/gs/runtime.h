@@ -100,6 +100,15 @@ struct gs_loaded {
  * malloc'd text: that instruction, its neighbours and the log's last lines. */
 int gs_asm_load(const struct gs_asm *a, const char *name, const struct gs_bpf_maps *maps,
 		const struct gs_load_opts *opts, int *fd, char **report, struct gs_error *err);
+/* The same with the BTF that describes a's subprograms (a->funcs): loaded
+ * with bpf_btf_load and given to the kernel with func_info. */
+int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char *name,
+		    const struct gs_bpf_maps *maps, const struct gs_load_opts *opts, int *fd,
+		    char **report, struct gs_error *err);
+/* 1 when this kernel runs bpf_loop callbacks from a global subprogram of a
+ * kprobe program (Linux 5.17+ with BTF), 0 when not; probed once per
+ * process. */
+int gs_bpf_loop_supported(void);
 /* Loads p's step program (when it has one) and stores it in
  * bt_prog_array[0], then loads the main program: the order the main
  * program's tail call needs before it is attached. */

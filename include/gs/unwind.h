@@ -150,13 +150,6 @@ int gs_offsets_write(const struct gs_map_writer *w, uint32_t pid, uint64_t cooki
 
 /* ---- the bpf_loop walker's tables (btrows.c, protocol.h 2b) --------------- */
 
-#define GS_MAP_BT_ROWS "bt_rows"
-#define GS_MAP_BT_ROW_PAGES "bt_row_pages"
-#define GS_MAP_BT_ROW_OVERFLOW "bt_row_overflow"
-#define GS_MAP_BT_MODULE_ROWS "bt_module_rows"
-#define GS_MAP_BT_PROC_MODULES "bt_proc_modules"
-#define GS_MAP_BT_MODULES "bt_modules"
-
 /* One module's compact rows; pages[p] and overflow indices are relative to
  * the module (the writer adds where they land in the maps). */
 struct gs_bt_rowtab {

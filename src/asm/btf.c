@@ -109,7 +109,9 @@ uint32_t gs_btf_func_proto(struct gs_btf *b, uint32_t ret, const uint32_t *param
 		       0;
 	id = type(b, NULL, BTF_KIND_FUNC_PROTO, (uint32_t)nparams, ret);
 	for (size_t i = 0; i < nparams; i++) {
-		struct btf_param p = { .name_off = str(b, names ? names[i] : NULL),
+		/* A FUNC's parameters need names: arg0.. when the caller gives none. */
+		static const char *const dflt[] = { "arg0", "arg1", "arg2", "arg3", "arg4" };
+		struct btf_param p = { .name_off = str(b, names && names[i] ? names[i] : dflt[i]),
 				       .type = params[i] };
 
 		if (params[i] == 0 || params[i] > b->ntypes)

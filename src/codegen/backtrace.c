@@ -125,7 +125,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 1));
 }
 
-void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)
+static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 {
 	struct gs_asm *a = cg->a;
 	const struct gs_bt_probe *bt = cg->spec->bt;
@@ -190,6 +190,14 @@ void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)
 	}
 	gs_asm_bind(a, g.stop);
 	gs_asm_note(a, NULL);
+}
+
+void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)
+{
+	if (cg->bt_loop)
+		cg_bt_loop_stmt(cg, s);
+	else
+		tail_stmt(cg, s);
 }
 
 /* After EndInstruction: if a slot was linked, record the event's size in

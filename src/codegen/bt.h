@@ -60,6 +60,12 @@ void cg_bt_prepare(struct gs_cg *cg);
 void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s);
 void cg_bt_dispatch(struct gs_cg *cg);
 
+/* bt_loop.c */
+uint32_t cg_bt_loop_slots(uint32_t depth);
+uint32_t cg_bt_loop_inst_size(uint32_t depth);
+void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s);
+void cg_bt_loop_subprogs(struct gs_cg *cg);
+
 /* bt_step.c */
 void cg_bt_step_program(struct gs_cg *main_cg, struct gs_asm *step);
 

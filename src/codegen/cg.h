@@ -64,6 +64,10 @@ struct gs_cg {
 	int16_t bt_tail_enabled; /* u8: some slot was linked in this event */
 	int16_t bt_tail_last;    /* u8: the last linked slot */
 	int16_t bt_inst_offset;  /* u32: event_offset before the bt reservation */
+	/* the bpf_loop walker (bt_loop.c) */
+	bool bt_loop;            /* `bt` calls the gs_bt_walk subprogram */
+	struct gs_label bt_walk; /* its entry */
+	uint32_t bt_btf_walk, bt_btf_frame; /* BTF FUNC types of the subprograms */
 };
 
 /* event.c: prologue, reservations, EndInstruction, emission */

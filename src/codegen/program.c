@@ -42,8 +42,13 @@ static int resolve_opts(const struct gs_program_opts *in, struct gs_program_opts
 		o->max_trace_event_size = GS_DEFAULT_MAX_TRACE_EVENT_SIZE;
 	if (!o->backtrace_depth)
 		o->backtrace_depth = GS_BT_DEFAULT_DEPTH;
-	if (o->backtrace_depth > GS_BT_MAX_DEPTH)
-		o->backtrace_depth = GS_BT_MAX_DEPTH;
+	if (o->unwinder != GS_UNWINDER_TAILCALL && o->unwinder != GS_UNWINDER_LOOP)
+		return gs_errorf(err, -EINVAL, "unwinder %d is neither tail call nor loop",
+				 o->unwinder);
+	if (o->backtrace_depth > (o->unwinder == GS_UNWINDER_LOOP ? GS_BT_LOOP_MAX_DEPTH :
+				  GS_BT_MAX_DEPTH))
+		o->backtrace_depth = o->unwinder == GS_UNWINDER_LOOP ? GS_BT_LOOP_MAX_DEPTH :
+				     GS_BT_MAX_DEPTH;
 	if (!o->unwind_rows_max)
 		o->unwind_rows_max = GS_DEFAULT_UNWIND_ROWS_MAX;
 	if (!o->proc_offsets_max)
@@ -78,6 +83,46 @@ static void add_map(struct gs_program *p, enum gs_map_slot slot, int def, uint32
 	gs_asm_map(&p->main, d->name);
 }
 
+/* The bpf_loop walker's maps (protocol.h 2b), shared by every trace of a
+ * session but bt_walk; proc_module_offsets stays for the runtime's fill. */
+static int declare_loop_maps(struct gs_cg *cg)
+{
+	struct gs_program *p = cg->prog;
+	const struct gs_program_opts *o = &cg->opts;
+	uint32_t mods = o->proc_offsets_max, rows = o->unwind_rows_max;
+
+	add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
+	add_map(p, GS_MAP_PID_ALIASES, GS_MAP_PID_ALIASES, 0, mods);
+	add_map(p, GS_MAP_BT_CROWS, GS_MAP_BT_CROWS, 0, rows);
+	add_map(p, GS_MAP_BT_PAGES, GS_MAP_BT_PAGES, 0, rows / 4 + 4096);
+	add_map(p, GS_MAP_BT_OVERFLOW, GS_MAP_BT_OVERFLOW, 0, rows / 16 + 256);
+	add_map(p, GS_MAP_BT_MODULE_ROWS, GS_MAP_BT_MODULE_ROWS, 0, mods);
+	add_map(p, GS_MAP_BT_PROC_MODULES, GS_MAP_BT_PROC_MODULES, 0, mods);
+	add_map(p, GS_MAP_BT_MODULES, GS_MAP_BT_MODULES, 0, 4 * mods);
+	add_map(p, GS_MAP_BT_WALK, GS_MAP_BT_WALK, 0, 1);
+	return 0;
+}
+
+/* BTF FUNC types of the main program and the walker's subprograms. */
+static uint32_t declare_btf(struct gs_cg *cg)
+{
+	struct gs_btf *b = &cg->prog->btf;
+	uint32_t t_int = gs_btf_int(b, "int", 4, true);
+	uint32_t t_u64 = gs_btf_int(b, "unsigned long long", 8, false);
+	uint32_t t_ptr = gs_btf_ptr(b, 0);
+	uint32_t cb_params[] = { t_u64, t_ptr };
+	static const char *const cb_names[] = { "index", "ctx" };
+	uint32_t main_proto = gs_btf_func_proto(b, t_int, &t_ptr, (const char *const[]){ "ctx" }, 1);
+	uint32_t main_fn = gs_btf_func(b, cg->prog->name, main_proto, GS_BTF_GLOBAL);
+
+	cg->bt_btf_walk = gs_btf_func(b, "gs_bt_walk", gs_btf_func_proto(b, t_int, NULL, NULL, 0),
+				      GS_BTF_GLOBAL);
+	cg->bt_btf_frame = gs_btf_func(b, "gs_bt_frame",
+				       gs_btf_func_proto(b, t_u64, cb_params, cb_names, 2),
+				       GS_BTF_STATIC);
+	return main_fn;
+}
+
 /* The maps of reference section 3 this trace needs, in a fixed order. */
 static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 {
@@ -99,6 +144,8 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 	add_map(p, GS_MAP_ACCUM, GS_MAP_ACCUM, cg->max_size, 1);
 	if (!nbt || !bt)
 		return 0;
+	if (cg->bt_loop)
+		return declare_loop_maps(cg);
 	add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
 	add_map(p, GS_MAP_PID_ALIASES, GS_MAP_PID_ALIASES, 0, mods);
 	add_map(p, GS_MAP_BT_ROWS, GS_MAP_BT_ROWS, 0,
@@ -120,6 +167,10 @@ static void build(struct gs_cg *cg)
 	const struct gs_trace_spec *spec = cg->spec;
 	uint32_t total = cg_count_instructions(spec->body, spec->nbody);
 
+	if (cg->bt_loop) {
+		gs_asm_func_begin(a, declare_btf(cg));
+		cg->bt_walk = gs_asm_label(a, "gs_bt_walk");
+	}
 	cg->key_slot = gs_asm_slot(a, "key0", 4, 4);
 	cg->offset_slot = gs_asm_slot(a, "event_offset", 4, 4);
 	cg->flags_slot = gs_asm_slot(a, "any_fail_success", 2, 2);
@@ -127,7 +178,7 @@ static void build(struct gs_cg *cg)
 		cg->nsinfo_slot = gs_asm_slot(a, "pidns_info", 8, 8);
 	for (uint32_t i = 0; i < spec->nvars; i++)
 		cg->var_slots[i] = gs_asm_slot(a, "let_variable", 8, 8);
-	if (spec->bt && gs_stmts_count_bt(spec->body, spec->nbody))
+	if (spec->bt && gs_stmts_count_bt(spec->body, spec->nbody) && !cg->bt_loop)
 		cg_bt_prepare(cg);
 	cg->exit0 = gs_asm_label(a, "exit");
 	cg->overflow = gs_asm_label(a, "reserve_overflow");
@@ -140,6 +191,8 @@ static void build(struct gs_cg *cg)
 	cg_stmts(cg, spec->body, spec->nbody);
 	cg_end_and_emit(cg, (uint16_t)total);
 	cg_epilogue(cg);
+	if (cg->bt_loop)
+		cg_bt_loop_subprogs(cg);
 }
 
 int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
@@ -170,6 +223,7 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 	gs_asm_init(&p->main);
 	gs_context_init(&p->ctx);
 	gs_asm_init(&p->step);
+	gs_btf_init(&p->btf);
 	p->trace_id = spec->trace_id;
 	p->max_trace_event_size = cg.max_size;
 	snprintf(p->name, sizeof(p->name), "gs_trace%u", spec->trace_id);
@@ -178,8 +232,11 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 	cg.prog = p;
 	nbt = gs_stmts_count_bt(spec->body, spec->nbody);
 	cg.bt_depth = cg.opts.backtrace_depth;
-	cg.bt_tail = spec->bt && spec->bt->nrows && nbt && cg.bt_depth > BT_INLINE_FRAMES;
+	cg.bt_loop = cg.opts.unwinder == GS_UNWINDER_LOOP && nbt && spec->bt;
+	cg.bt_tail = !cg.bt_loop && spec->bt && spec->bt->nrows && nbt &&
+		     cg.bt_depth > BT_INLINE_FRAMES;
 	p->backtrace_depth = cg.bt_depth;
+	p->unwinder = cg.opts.unwinder;
 	p->bt_slots = !cg.bt_tail ? 1 : nbt > 255 ? 255 : nbt;
 	if (declare_maps(&cg, nbt)) {
 		rc = gs_errorf(err, -ENOMEM, "out of memory declaring the maps of trace %u",
@@ -188,6 +245,9 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 	}
 	build(&cg);
 	rc = gs_asm_finish(&p->main, err);
+	if (rc == 0 && p->btf.error.code)
+		rc = gs_errorf(err, p->btf.error.code, "trace %u: %s", spec->trace_id,
+			       p->btf.error.msg);
 	if (rc)
 		goto fail;
 	rc = cg.opts.skip_check ? 0 : gs_asm_check(&p->main, &check);
@@ -222,6 +282,7 @@ void gs_program_free(struct gs_program *p)
 		return;
 	gs_asm_fini(&p->main);
 	gs_asm_fini(&p->step);
+	gs_btf_fini(&p->btf);
 	gs_context_fini(&p->ctx);
 	free(p->maps);
 	free(p);

@@ -189,10 +189,57 @@ static int reject(const struct gs_asm *a, const char *name, int code, const char
 			 "whole program)", name, reason, strerror(-code));
 }
 
+/* The program's BTF loaded into the kernel, for func_info: -1 and 0
+ * when the program has no subprogram records. */
+static int load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char *name,
+		    int *btf_fd, struct gs_error *err)
+{
+	void *blob;
+	size_t size;
+	int rc;
+
+	*btf_fd = -1;
+	if (a->nfuncs == 0)
+		return 0;
+	if (!btf)
+		return gs_errorf(err, -EINVAL, "program %s has subprograms but no BTF to describe "
+				 "them (internal error, please report)", name);
+	rc = gs_btf_finish(btf, &blob, &size, err);
+	if (rc)
+		return rc;
+	{
+		char log[4096] = "";
+		LIBBPF_OPTS(bpf_btf_load_opts, bo, .log_buf = log, .log_size = sizeof(log),
+			    .log_level = 1);
+
+		*btf_fd = bpf_btf_load(blob, size, &bo);
+		if (*btf_fd < 0 && getenv("GS_DEBUG_PROBE"))
+			fprintf(stderr, "BTF log: %s\n", log);
+	}
+	free(blob);
+	if (*btf_fd < 0) {
+		rc = *btf_fd;
+		*btf_fd = -1;
+		return gs_errorf(err, rc, "the kernel refused the BTF of %s (%s): it needs BTF "
+				 "(CONFIG_DEBUG_INFO_BTF) for the bpf_loop walker; try "
+				 "--unwinder tailcall", name, strerror(-rc));
+	}
+	return 0;
+}
+
 int gs_asm_load(const struct gs_asm *a, const char *name, const struct gs_bpf_maps *maps,
 		const struct gs_load_opts *opts, int *fd, char **report, struct gs_error *err)
 {
+	return gs_asm_load_btf(a, NULL, name, maps, opts, fd, report, err);
+}
+
+int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char *name,
+		    const struct gs_bpf_maps *maps, const struct gs_load_opts *opts, int *fd,
+		    char **report, struct gs_error *err)
+{
 	struct load_opts o = resolve_opts(opts);
+	struct bpf_func_info *finfo = NULL;
+	int btf_fd = -1;
 	struct bpf_insn *insns = NULL;
 	int *fds = NULL, rc, first;
 	char *log = NULL;
@@ -214,11 +261,28 @@ int gs_asm_load(const struct gs_asm *a, const char *name, const struct gs_bpf_ma
 	for (size_t i = 0; i < maps->n; i++)
 		fds[i] = maps->v[i].fd;
 	rc = gs_reloc_apply(insns, a->len, a->relocs, a->nrelocs, fds, maps->n, err);
+	if (rc == 0)
+		rc = load_btf(a, btf, name, &btf_fd, err);
 	if (rc)
 		goto out;
+	if (a->nfuncs) {
+		finfo = calloc(a->nfuncs, sizeof(*finfo));
+		if (!finfo) {
+			rc = gs_errorf(err, -ENOMEM, "out of memory for the func_info of %s", name);
+			goto out;
+		}
+		for (size_t i = 0; i < a->nfuncs; i++)
+			finfo[i] = (struct bpf_func_info){ a->funcs[i].insn, a->funcs[i].type_id };
+	}
 
 	/* No log on the first try: a 16 MiB log costs time on every load. */
-	first = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, NULL);
+	{
+		LIBBPF_OPTS(bpf_prog_load_opts, quiet, .prog_btf_fd = btf_fd > 0 ? btf_fd : 0,
+			    .func_info = finfo, .func_info_cnt = (uint32_t)a->nfuncs,
+			    .func_info_rec_size = finfo ? sizeof(*finfo) : 0);
+
+		first = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, &quiet);
+	}
 	if (first >= 0) {
 		*fd = first;
 		goto out;
@@ -232,7 +296,9 @@ int gs_asm_load(const struct gs_asm *a, const char *name, const struct gs_bpf_ma
 	log[0] = '\0';
 	{
 		LIBBPF_OPTS(bpf_prog_load_opts, verbose, .log_buf = log, .log_size = o.log_size,
-			    .log_level = 1);
+			    .log_level = 1, .prog_btf_fd = btf_fd > 0 ? btf_fd : 0,
+			    .func_info = finfo, .func_info_cnt = (uint32_t)a->nfuncs,
+			    .func_info_rec_size = finfo ? sizeof(*finfo) : 0);
 
 		rc = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, &verbose);
 	}
@@ -247,6 +313,9 @@ int gs_asm_load(const struct gs_asm *a, const char *name, const struct gs_bpf_ma
 	else
 		rc = reject(a, name, first, log, o.log_lines, report, err);
 out:
+	if (btf_fd >= 0)
+		close(btf_fd);
+	free(finfo);
 	free(log);
 	free(fds);
 	free(insns);
@@ -292,7 +361,7 @@ int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
 					 p->step_name, strerror(-rc));
 		}
 	}
-	rc = gs_asm_load(&p->main, p->name, maps, opts, &out->main_fd, report, err);
+	rc = gs_asm_load_btf(&p->main, &p->btf, p->name, maps, opts, &out->main_fd, report, err);
 	if (rc) {
 		gs_loaded_close(out);
 		return rc;
@@ -308,4 +377,64 @@ void gs_loaded_close(struct gs_loaded *l)
 	if (l->step_fd >= 0)
 		close(l->step_fd);
 	l->main_fd = l->step_fd = -1;
+}
+
+/* main calls a global subprogram that runs bpf_loop over a callback: what
+ * the loop walker needs of the kernel, in 14 instructions. */
+static int probe_loop(void)
+{
+	struct gs_asm a;
+	struct gs_btf b;
+	struct gs_bpf_maps none = { 0 };
+	struct gs_label walk, cb;
+	uint32_t t_int, t_u64, t_ptr, params[2];
+	int fd = -1, rc;
+
+	gs_asm_init(&a);
+	gs_btf_init(&b);
+	t_int = gs_btf_int(&b, "int", 4, true);
+	t_u64 = gs_btf_int(&b, "unsigned long long", 8, false);
+	t_ptr = gs_btf_ptr(&b, 0);
+	params[0] = t_u64;
+	params[1] = t_ptr;
+	walk = gs_asm_label(&a, "walk");
+	cb = gs_asm_label(&a, "cb");
+	gs_asm_func_begin(&a, gs_btf_func(&b, "gs_probe", gs_btf_func_proto(&b, t_int, &t_ptr,
+					  NULL, 1), GS_BTF_GLOBAL));
+	gs_asm_call_label(&a, walk);
+	gs_asm_emit(&a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_emit(&a, GS_EXIT());
+	gs_asm_func_begin(&a, gs_btf_func(&b, "gs_probe_walk", gs_btf_func_proto(&b, t_int, NULL,
+					  NULL, 0), GS_BTF_GLOBAL));
+	gs_asm_bind(&a, walk);
+	gs_asm_emit(&a, GS_MOV64_IMM(GS_R1, 2));
+	gs_asm_ld_func(&a, GS_R2, cb);
+	gs_asm_emit(&a, GS_MOV64_IMM(GS_R3, 0));
+	gs_asm_emit(&a, GS_MOV64_IMM(GS_R4, 0));
+	gs_asm_call(&a, BPF_FUNC_loop);
+	gs_asm_emit(&a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_emit(&a, GS_EXIT());
+	gs_asm_func_begin(&a, gs_btf_func(&b, "gs_probe_cb", gs_btf_func_proto(&b, t_u64, params,
+					  NULL, 2), GS_BTF_STATIC));
+	gs_asm_bind(&a, cb);
+	gs_asm_emit(&a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_emit(&a, GS_EXIT());
+	rc = gs_asm_finish(&a, NULL);
+	if (rc == 0)
+		{ struct gs_error e = {0}; char *rep = NULL; rc = gs_asm_load_btf(&a, &b, "gs_loop_probe", &none, NULL, &fd, &rep, &e); if (getenv("GS_DEBUG_PROBE")) fprintf(stderr, "%s\n%s\n", e.msg, rep ? rep : ""); free(rep); }
+	if (fd >= 0)
+		close(fd);
+	gs_asm_fini(&a);
+	gs_btf_fini(&b);
+	return rc == 0;
+}
+
+int gs_bpf_loop_supported(void)
+{
+	/* The kernel does not change under a running process: probe once. */
+	static int known = -1;
+
+	if (known < 0)
+		known = probe_loop();
+	return known;
 }

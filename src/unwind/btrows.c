@@ -210,13 +210,13 @@ long gs_bt_rows_find(const struct gs_bt_row *rows, const uint32_t *pages, uint64
 static int usage(const struct gs_map_writer *w, struct gs_bt_module_rows *u, struct gs_error *err)
 {
 	uint64_t key = 0;
-	int rc = w->lookup(w->ctx, GS_MAP_BT_MODULE_ROWS, &key, u);
+	int rc = w->lookup(w->ctx, GS_MAP_NAME_BT_MODULE_ROWS, &key, u);
 
 	if (rc == -ENOENT) {
 		memset(u, 0, sizeof(*u));
 		return 0;
 	}
-	return rc ? gs_errorf(err, rc, "cannot read %s: %s", GS_MAP_BT_MODULE_ROWS,
+	return rc ? gs_errorf(err, rc, "cannot read %s: %s", GS_MAP_NAME_BT_MODULE_ROWS,
 			      strerror(-rc)) : 0;
 }
 
@@ -243,12 +243,12 @@ int gs_bt_rowtab_write(const struct gs_map_writer *w, uint64_t cookie,
 
 	if (cookie == 0 || t->nrows == 0)
 		return 0;
-	rc = w->lookup(w->ctx, GS_MAP_BT_MODULE_ROWS, &cookie, &present);
+	rc = w->lookup(w->ctx, GS_MAP_NAME_BT_MODULE_ROWS, &cookie, &present);
 	if (rc == 0)
 		return 0; /* another trace or an earlier fill wrote it */
 	if (rc != -ENOENT)
 		return gs_errorf(err, rc, "cannot read %s for module 0x%016llx: %s",
-				 GS_MAP_BT_MODULE_ROWS, (unsigned long long)cookie, strerror(-rc));
+				 GS_MAP_NAME_BT_MODULE_ROWS, (unsigned long long)cookie, strerror(-rc));
 	rc = usage(w, &u, err);
 	if (rc)
 		return rc;
@@ -284,12 +284,12 @@ int gs_bt_rowtab_write(const struct gs_map_writer *w, uint64_t cookie,
 			gs_errorf(err, -ENOSPC, "more than %u large unwind rules in all modules",
 				  UINT16_MAX + 1) : 0;
 		if (rc == 0)
-			rc = put_many(w, GS_MAP_BT_ROW_OVERFLOW, u.row_hi, t->overflow,
+			rc = put_many(w, GS_MAP_NAME_BT_OVERFLOW, u.row_hi, t->overflow,
 				      sizeof(*t->overflow), t->noverflow, err);
 		if (rc == 0)
-			rc = put_many(w, GS_MAP_BT_ROWS, u.row_lo, rows, sizeof(*rows), t->nrows, err);
+			rc = put_many(w, GS_MAP_NAME_BT_CROWS, u.row_lo, rows, sizeof(*rows), t->nrows, err);
 		if (rc == 0)
-			rc = put_many(w, GS_MAP_BT_ROW_PAGES, u.page_lo, pages, sizeof(*pages),
+			rc = put_many(w, GS_MAP_NAME_BT_PAGES, u.page_lo, pages, sizeof(*pages),
 				      (size_t)t->npages + 1, err);
 		free(pages);
 		free(rows);
@@ -297,16 +297,16 @@ int gs_bt_rowtab_write(const struct gs_map_writer *w, uint64_t cookie,
 			return rc;
 	}
 	/* Rows first, then where they are: BPF never sees a module half written. */
-	rc = w->update(w->ctx, GS_MAP_BT_MODULE_ROWS, &cookie, &m);
+	rc = w->update(w->ctx, GS_MAP_NAME_BT_MODULE_ROWS, &cookie, &m);
 	if (rc == 0) {
 		u.row_lo = m.row_hi;
 		u.row_hi += (uint32_t)t->noverflow;
 		u.page_lo += t->npages + 1;
-		rc = w->update(w->ctx, GS_MAP_BT_MODULE_ROWS, &zero, &u);
+		rc = w->update(w->ctx, GS_MAP_NAME_BT_MODULE_ROWS, &zero, &u);
 	}
 	if (rc)
 		return gs_errorf(err, rc, "cannot write %s for module 0x%016llx: %s",
-				 GS_MAP_BT_MODULE_ROWS, (unsigned long long)cookie, strerror(-rc));
+				 GS_MAP_NAME_BT_MODULE_ROWS, (unsigned long long)cookie, strerror(-rc));
 	return 0;
 }
 
@@ -319,7 +319,7 @@ int gs_bt_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
 		struct gs_bt_rowtab t;
 		int rc;
 
-		if (w->lookup(w->ctx, GS_MAP_BT_MODULE_ROWS, &m->cookie, &present) == 0)
+		if (w->lookup(w->ctx, GS_MAP_NAME_BT_MODULE_ROWS, &m->cookie, &present) == 0)
 			continue;
 		rc = gs_bt_rowtab_build(s->rows + m->range.row_start,
 					m->range.row_end - m->range.row_start, &t, err);
@@ -352,9 +352,9 @@ int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 
 	if (pid == 0)
 		return gs_errorf(err, -EINVAL, "pid 0 cannot have a module snapshot");
-	rc = w->lookup(w->ctx, GS_MAP_BT_PROC_MODULES, &pid, &meta);
+	rc = w->lookup(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &pid, &meta);
 	if (rc && rc != -ENOENT)
-		return gs_errorf(err, rc, "cannot read %s[%u]: %s", GS_MAP_BT_PROC_MODULES, pid,
+		return gs_errorf(err, rc, "cannot read %s[%u]: %s", GS_MAP_NAME_BT_PROC_MODULES, pid,
 				 strerror(-rc));
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v)
@@ -365,7 +365,7 @@ int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 
 		if (it->size == 0 || it->base + it->size < it->base)
 			continue;
-		if (w->lookup(w->ctx, GS_MAP_BT_MODULE_ROWS, &it->cookie, &r) != 0)
+		if (w->lookup(w->ctx, GS_MAP_NAME_BT_MODULE_ROWS, &it->cookie, &r) != 0)
 			memset(&r, 0, sizeof(r)); /* no rows (yet): its frames stop the walk */
 		v[count++] = (struct gs_bt_module){ .start = it->base, .end = it->base + it->size,
 			.cookie = it->cookie, .bias = it->bias, .first_page = r.first_page,
@@ -376,11 +376,11 @@ int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 	if (count > GS_BT_PROC_MODULES_MAX)
 		count = GS_BT_PROC_MODULES_MAX; /* the walk searches no further */
 	if (rc == -ENOENT || count > meta.cap) { /* two new regions */
-		rc = w->lookup(w->ctx, GS_MAP_BT_PROC_MODULES, &zero, &alloc);
+		rc = w->lookup(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &zero, &alloc);
 		if (rc && rc != -ENOENT) {
 			free(v);
 			return gs_errorf(err, rc, "cannot read the %s allocator: %s",
-					 GS_MAP_BT_PROC_MODULES, strerror(-rc));
+					 GS_MAP_NAME_BT_PROC_MODULES, strerror(-rc));
 		}
 		meta.cap = count < 32 ? 64 : 2 * count;
 		if (meta.cap > GS_BT_PROC_MODULES_MAX)
@@ -389,29 +389,29 @@ int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 			free(v);
 			return gs_errorf(err, -ENOSPC, "%s is full (%u entries): cannot hold the "
 					 "%u modules of pid %u; trace fewer processes",
-					 GS_MAP_BT_MODULES, capacity, count, pid);
+					 GS_MAP_NAME_BT_MODULES, capacity, count, pid);
 		}
 		meta.base = alloc.base;
 		meta.first = meta.base + meta.cap; /* so the region written is base */
 		alloc.base += 2 * meta.cap;
-		rc = w->update(w->ctx, GS_MAP_BT_PROC_MODULES, &zero, &alloc);
+		rc = w->update(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &zero, &alloc);
 		if (rc) {
 			free(v);
 			return gs_errorf(err, rc, "cannot write the %s allocator: %s",
-					 GS_MAP_BT_PROC_MODULES, strerror(-rc));
+					 GS_MAP_NAME_BT_PROC_MODULES, strerror(-rc));
 		}
 	}
 	/* The region BPF does not read now, then the flip in one update. */
 	region = meta.first == meta.base ? meta.base + meta.cap : meta.base;
-	rc = put_many(w, GS_MAP_BT_MODULES, region, v, sizeof(*v), count, err);
+	rc = put_many(w, GS_MAP_NAME_BT_MODULES, region, v, sizeof(*v), count, err);
 	free(v);
 	if (rc)
 		return rc;
 	meta.first = region;
 	meta.count = count;
-	rc = w->update(w->ctx, GS_MAP_BT_PROC_MODULES, &pid, &meta);
+	rc = w->update(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &pid, &meta);
 	if (rc)
-		return gs_errorf(err, rc, "cannot write %s[%u]: %s", GS_MAP_BT_PROC_MODULES, pid,
+		return gs_errorf(err, rc, "cannot write %s[%u]: %s", GS_MAP_NAME_BT_PROC_MODULES, pid,
 				 strerror(-rc));
 	return 0;
 }

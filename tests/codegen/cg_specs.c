@@ -251,6 +251,15 @@ const struct gs_cg_case gs_cg_cases[] = {
 	{ "bt_no_dwarf", &bt_no_dwarf, { .backtrace_depth = 5 } },
 	{ "bt_two", &bt_two, { 0 } },
 	{ "bt_if_else", &bt_if, { 0 } },
+	/* the bpf_loop walker: one subprogram shared by every bt */
+	{ "bt_loop_depth128", &bt_ranges, { .unwinder = GS_UNWINDER_LOOP } },
+	{ "bt_loop_depth512", &bt_ranges, { .unwinder = GS_UNWINDER_LOOP,
+					    .backtrace_depth = 512 } },
+	{ "bt_loop_depth1", &bt_ranges, { .unwinder = GS_UNWINDER_LOOP, .backtrace_depth = 1 } },
+	{ "bt_loop_two", &bt_two, { .unwinder = GS_UNWINDER_LOOP } },
+	{ "bt_loop_no_dwarf", &bt_no_dwarf, { .unwinder = GS_UNWINDER_LOOP,
+					      .backtrace_depth = 5 } },
+	{ "bt_loop_if_else", &bt_if, { .unwinder = GS_UNWINDER_LOOP } },
 };
 const size_t gs_cg_ncases = N(gs_cg_cases);
 

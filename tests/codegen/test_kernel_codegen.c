@@ -41,7 +41,7 @@ static void test_generated_program_passes_the_verifier(void **state)
 	if (gs_program_build(kc->c->spec, &o, &p, &err))
 		fail_msg("%s: %s", kc->name, err.msg);
 	d = (struct gs_kload_desc){ .name = p->name, .type = BPF_PROG_TYPE_KPROBE,
-				    .maps = p->maps, .nmaps = p->nmaps };
+				    .maps = p->maps, .nmaps = p->nmaps, .btf = &p->btf };
 	gs_kload_init(&k);
 	rc = gs_kload_create_maps(&k, &d, &err);
 	if (rc == 0)

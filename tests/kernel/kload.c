@@ -148,20 +148,43 @@ static int read_verified_insns(int fd, uint32_t *out, struct gs_error *err)
 
 /* Loads insns; on a rejection loads them again with log_level 1 so the log
  * says why (the fast path needs no 1 MiB copy-out). */
-static int load(struct gs_kload *k, const struct gs_kload_desc *prog,
+static int load(struct gs_kload *k, const struct gs_kload_desc *prog, const struct gs_asm *a,
 		const struct bpf_insn *insns, size_t n)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, verbose,
-		.log_buf = k->log,
-		.log_size = GS_KLOAD_LOG_SIZE,
-		.log_level = 1,
-	);
-	int fd;
+	struct bpf_func_info finfo[8];
+	int fd, btf_fd = -1;
+	size_t nf = a->nfuncs < 8 ? a->nfuncs : 8;
 
-	fd = bpf_prog_load(prog->type, prog->name, LICENSE, insns, n, NULL);
-	if (fd >= 0)
-		return fd;
-	return bpf_prog_load(prog->type, prog->name, LICENSE, insns, n, &verbose);
+	for (size_t i = 0; i < nf; i++)
+		finfo[i] = (struct bpf_func_info){ a->funcs[i].insn, a->funcs[i].type_id };
+	if (nf && prog->btf) {
+		void *blob;
+		size_t size;
+
+		if (gs_btf_finish(prog->btf, &blob, &size, NULL) == 0) {
+			btf_fd = bpf_btf_load(blob, size, NULL);
+			free(blob);
+		}
+	}
+	{
+		LIBBPF_OPTS(bpf_prog_load_opts, quiet, .prog_btf_fd = btf_fd > 0 ? btf_fd : 0,
+			    .func_info = nf ? finfo : NULL, .func_info_cnt = (uint32_t)nf,
+			    .func_info_rec_size = nf ? sizeof(finfo[0]) : 0);
+		LIBBPF_OPTS(bpf_prog_load_opts, verbose,
+			.log_buf = k->log,
+			.log_size = GS_KLOAD_LOG_SIZE,
+			.log_level = 1, .prog_btf_fd = btf_fd > 0 ? btf_fd : 0,
+			.func_info = nf ? finfo : NULL, .func_info_cnt = (uint32_t)nf,
+			.func_info_rec_size = nf ? sizeof(finfo[0]) : 0,
+		);
+
+		fd = bpf_prog_load(prog->type, prog->name, LICENSE, insns, n, &quiet);
+		if (fd < 0)
+			fd = bpf_prog_load(prog->type, prog->name, LICENSE, insns, n, &verbose);
+	}
+	if (btf_fd >= 0)
+		close(btf_fd);
+	return fd;
 }
 
 int gs_kload_prog(struct gs_kload *k, const struct gs_kload_desc *prog, const struct gs_asm *a,
@@ -184,7 +207,7 @@ int gs_kload_prog(struct gs_kload *k, const struct gs_kload_desc *prog, const st
 	memcpy(insns, a->insns, a->len * sizeof(*insns));
 	ret = gs_reloc_apply(insns, a->len, a->relocs, a->nrelocs, k->map_fds, k->nmaps, err);
 	if (ret == 0) {
-		fd = load(k, prog, insns, a->len);
+		fd = load(k, prog, a, insns, a->len);
 		if (fd < 0) {
 			gs_kload_log_reason(k->log, reason, sizeof(reason));
 			ret = gs_errorf(err, fd, "the verifier rejected %s (%s): %s", prog->name,

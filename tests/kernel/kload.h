@@ -10,6 +10,7 @@
 #include <gs/asm.h>
 #include <gs/error.h>
 
+#include <gs/btf.h>
 #include <gs/program.h>
 
 #define GS_KLOAD_LOG_SIZE (1u << 20) /* verifier log buffer: 1 MiB */
@@ -22,6 +23,7 @@ struct gs_kload_desc {
 	enum bpf_prog_type type;
 	const struct gs_map_spec *maps;
 	size_t nmaps;
+	const struct gs_btf *btf; /* the program's func_info types, when it has subprograms */
 };
 
 /* Everything one loaded program holds; gs_kload_fini() releases it all. */
