@@ -55,13 +55,17 @@ struct gs_inst {
 			const struct gs_value *args; /* arg_count values */
 		} format; /* GS_INST_PRINT_COMPLEX_FORMAT */
 		struct {
-			uint8_t requested_depth;
-			uint8_t frame_count;
+			uint16_t requested_depth;
+			uint16_t frame_count;
 			uint8_t flags;  /* GS_BT_FLAG_* */
 			uint8_t status; /* enum gs_bt_status, raw */
 			uint16_t error_code;
 			const struct gs_backtrace_frame *frames; /* frame_count, unaligned */
-		} backtrace; /* GS_INST_BACKTRACE */
+		} backtrace; /* GS_INST_BACKTRACE; GS_INST_BACKTRACE_COMPACT is
+			      * decoded into this form and reported as
+			      * GS_INST_BACKTRACE (its frames: module table
+			      * entry's cookie, raw ip - bias, raw ip; cookie 0
+			      * and pc = raw ip when the module is unknown) */
 		struct {
 			uint16_t string_index;
 			uint8_t error_code; /* enum gs_var_status numbering */

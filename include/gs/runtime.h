@@ -296,7 +296,11 @@ void gs_procfill_fini(struct gs_procfill *f);
 /* Reads /proc/PID/maps and writes proc_module_offsets for every module and,
  * when the maps have them, the range slots (reference 8.4). */
 int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err);
-/* Writes plan's rows: at 0.. for a one-module plan, else appended after
+/* Rewrites the bpf_loop walker's module snapshot of the process from the
+ * last fill (no /proc read), so its entries see rows written since. */
+int gs_procfill_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err);
+/* Writes plan's rows: the compact tables when the maps are the bpf_loop
+ * walker's; else at 0.. for a one-module plan, else appended after
  * the rows in use for modules bt_module_row_ranges lacks (reference 7.4). */
 int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
 		     struct gs_error *err);

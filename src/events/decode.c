@@ -49,6 +49,8 @@ struct gs_decoder {
 	size_t values_cap;
 	char *text;
 	size_t text_cap;
+	struct gs_backtrace_frame *frames; /* compact backtraces' frames, expanded */
+	size_t frames_cap;
 	struct gs_event event;
 
 	uint64_t error_offset;
@@ -61,7 +63,7 @@ struct walk {
 	uint64_t base; /* stream offset of p[0] */
 	uint64_t trace_id;
 	const struct gs_trace_context *ctx;
-	size_t nvalues, ntext;
+	size_t nvalues, ntext, nframes;
 	struct gs_error *err;
 };
 
@@ -71,6 +73,15 @@ struct walk {
 static inline uint16_t le16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
 }
 
 /* Records a malformed-stream error about the byte at stream offset `at` of
@@ -266,6 +277,54 @@ static int decode_backtrace(struct walk *w, size_t off, uint16_t len, struct gs_
 	return 0;
 }
 
+/* The bpf_loop walker's form (protocol.h 1.8b): frame words expanded into
+ * gs_backtrace_frames in the decoder's storage; reported as a Backtrace. */
+static int decode_backtrace_compact(struct walk *w, size_t off, uint16_t len, struct gs_inst *in)
+{
+	const struct gs_backtrace_compact *h = (const void *)(w->p + off);
+	const uint8_t *table = w->p + off + sizeof(*h);
+	size_t at = off + offsetof(struct gs_backtrace_compact, frame_count);
+	size_t room = len - sizeof(*h);
+	struct gs_backtrace_frame *out = w->d->frames + w->nframes;
+
+	in->type = GS_INST_BACKTRACE;
+	in->backtrace.requested_depth = h->requested_depth;
+	in->backtrace.frame_count = h->frame_count;
+	in->backtrace.flags = h->flags;
+	in->backtrace.status = h->status;
+	in->backtrace.error_code = h->error_code;
+	in->backtrace.frames = out;
+	if (h->module_count > h->module_slots)
+		return WBAD(w, off + offsetof(struct gs_backtrace_compact, module_count),
+			    "Backtrace: module_count %u exceeds module_slots %u", h->module_count,
+			    h->module_slots);
+	if ((size_t)h->module_slots * sizeof(struct gs_bt_wire_module) > room)
+		return WBAD(w, off + offsetof(struct gs_backtrace_compact, module_slots),
+			    "Backtrace: %u module slots run past data_length %u",
+			    h->module_slots, len);
+	room -= (size_t)h->module_slots * sizeof(struct gs_bt_wire_module);
+	if (h->frame_count > h->requested_depth)
+		return WBAD(w, at, "Backtrace: frame_count %u exceeds requested_depth %u",
+			    h->frame_count, h->requested_depth);
+	if (h->frame_count > room / 8)
+		return WBAD(w, at, "Backtrace: frame_count %u exceeds the %zu frames data_length "
+			    "%u holds", h->frame_count, room / 8, len);
+	/* frames_cap has one slot per 8 bytes of the event: this always fits. */
+	for (unsigned i = 0; i < h->frame_count; i++) {
+		uint64_t word = le64(table + 16u * h->module_slots + 8u * i);
+		uint64_t ip = word & ((1ull << GS_BT_WIRE_IP_BITS) - 1);
+		unsigned m = (unsigned)(word >> GS_BT_WIRE_IP_BITS);
+
+		out[i] = (struct gs_backtrace_frame){ .pc = ip, .raw_ip = ip };
+		if (m < h->module_count) {
+			out[i].module_cookie = le64(table + 16u * m);
+			out[i].pc = ip - le64(table + 16u * m + 8);
+		}
+	}
+	w->nframes += h->frame_count;
+	return 0;
+}
+
 static int decode_expr_error(struct walk *w, size_t off, uint16_t len, struct gs_inst *in)
 {
 	const struct gs_expr_error *h = (const void *)(w->p + off);
@@ -316,6 +375,8 @@ static const struct inst_kind inst_kinds[256] = {
 		sizeof(struct gs_print_complex_format), false, decode_format },
 	[GS_INST_BACKTRACE] = { "Backtrace",
 		sizeof(struct gs_backtrace_data), false, decode_backtrace },
+	[GS_INST_BACKTRACE_COMPACT] = { "Backtrace",
+		sizeof(struct gs_backtrace_compact), false, decode_backtrace_compact },
 	[GS_INST_EXPR_ERROR] = { "ExprError",
 		sizeof(struct gs_expr_error), false, decode_expr_error },
 	[GS_INST_END] = { "EndInstruction",
@@ -436,7 +497,8 @@ static int decode_event(struct gs_decoder *d, const uint8_t *p, size_t size, uin
 	if (reserve((void **)&d->insts, &d->insts_cap, d->fr.ninsts, sizeof(*d->insts)) ||
 	    reserve((void **)&d->values, &d->values_cap, size / GS_FORMAT_ARG_FIXED_HEADER_LEN,
 		    sizeof(*d->values)) ||
-	    reserve((void **)&d->text, &d->text_cap, d->fr.nexprs * INVALID_EXPR_TEXT_MAX, 1))
+	    reserve((void **)&d->text, &d->text_cap, d->fr.nexprs * INVALID_EXPR_TEXT_MAX, 1) ||
+	    reserve((void **)&d->frames, &d->frames_cap, size / 8, sizeof(*d->frames)))
 		return gs_errorf(err, -ENOMEM, "out of memory decoding a %zu-byte event", size);
 
 	for (size_t i = 0; i < d->fr.ninsts; i++) {
@@ -516,6 +578,7 @@ void gs_decoder_free(struct gs_decoder *d)
 	free(d->insts);
 	free(d->values);
 	free(d->text);
+	free(d->frames);
 	free(d);
 }
 

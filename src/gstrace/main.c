@@ -412,6 +412,8 @@ static int run(struct ctx *c)
 		.sz = sizeof(popts),
 		.output = c->cli.force_perf ? GS_OUTPUT_PERF : GS_OUTPUT_RINGBUF,
 		.backtrace_depth = c->cli.backtrace_depth,
+		.unwinder = c->cli.unwinder >= 0 ? (enum gs_unwinder)c->cli.unwinder :
+			    gs_bpf_loop_supported() ? GS_UNWINDER_LOOP : GS_UNWINDER_TAILCALL,
 	};
 	struct run r = { .max_events = c->cli.max_events };
 	struct gs_error err = { 0 };

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gs/protocol.h>
+
 #include "options.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -14,7 +16,7 @@
 enum opt_id {
 	O_PID, O_TARGET, O_SCRIPT, O_SCRIPT_FILE, O_DEPTH, O_FORMAT, O_TIMESTAMP,
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
-	O_OUTPUT, O_HELP, O_VERSION,
+	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER,
 };
 
 struct opt {
@@ -29,7 +31,8 @@ static const struct opt opts[] = {
 	{ "target", 't', "PATH", O_TARGET },
 	{ "script", 's', "SCRIPT", O_SCRIPT },
 	{ "script-file", 0, "FILE", O_SCRIPT_FILE },
-	{ "backtrace-depth", 0, "N (1..128)", O_DEPTH },
+	{ "backtrace-depth", 0, "N (1..512)", O_DEPTH },
+	{ "unwinder", 0, "loop|tailcall", O_UNWINDER },
 	{ "script-output", 0, "pretty|plain|json", O_FORMAT },
 	{ "script-timestamp", 0, "local|boot|none", O_TIMESTAMP },
 	{ "force-perf-event-array", 0, NULL, O_FORCE_PERF },
@@ -46,6 +49,7 @@ static const struct opt opts[] = {
 /* Keyword values, in enum order. */
 static const char *const formats[] = { "pretty", "plain", "json" };
 static const char *const timestamps[] = { "local", "boot", "none" };
+static const char *const unwinders[] = { "tailcall", "loop" }; /* enum gs_unwinder order */
 
 __attribute__((format(printf, 3, 4)))
 static int usage_error(char *msg, size_t size, const char *fmt, ...)
@@ -145,10 +149,16 @@ static int apply(struct gs_cli *c, const struct opt *o, const char *flag, const 
 		c->script_file = v;
 		break;
 	case O_DEPTH:
-		if (!parse_uint(v, 1, 128, &n))
+		if (!parse_uint(v, 1, GS_BT_LOOP_MAX_DEPTH, &n))
 			return usage_error(msg, size, "%s '%s' is out of range; give a number "
-					   "from 1 to 128", flag, v);
+					   "from 1 to %d", flag, v, GS_BT_LOOP_MAX_DEPTH);
 		c->backtrace_depth = (uint32_t)n;
+		break;
+	case O_UNWINDER:
+		if ((k = keyword(v, unwinders, N_OF(unwinders))) < 0)
+			return usage_error(msg, size, "%s '%s' is not an unwinder; give loop or "
+					   "tailcall", flag, v);
+		c->unwinder = k;
 		break;
 	case O_FORMAT:
 		if ((k = keyword(v, formats, N_OF(formats))) < 0)
@@ -244,6 +254,7 @@ int gs_cli_parse(int argc, char *const *argv, struct gs_cli *out, char *msg, siz
 
 	memset(out, 0, sizeof(*out));
 	out->backtrace_depth = 128;
+	out->unwinder = -1;
 	if (size)
 		msg[0] = '\0';
 	for (int i = 1; i < argc; i++) {
@@ -318,7 +329,10 @@ void gs_cli_usage(FILE *f)
 	      "      --script-output FMT    pretty (default), plain or json\n"
 	      "      --script-timestamp TS  local (default), boot or none (pretty output)\n"
 	      "  -o, --output FILE          write events to FILE instead of stdout\n"
-	      "      --backtrace-depth N    frames per backtrace, 1..128 (default 128)\n"
+	      "      --backtrace-depth N    frames per backtrace, 1..512 (default 128; at most\n"
+	      "                             128 with the tail-call unwinder)\n"
+	      "      --unwinder loop|tailcall  backtrace walker: loop (bpf_loop, Linux 5.17+,\n"
+	      "                             the default where the kernel has it) or tailcall\n"
 	      "stopping:\n"
 	      "      --max-events N         stop after N events\n"
 	      "      --duration SECONDS     stop after SECONDS (e.g. 5 or 0.5)\n"

@@ -40,7 +40,8 @@ struct gs_cli {
 	const char *script_file;  /* --script-file FILE */
 	char *const *command;     /* after `--`: NULL-terminated, ncommand words */
 	size_t ncommand;
-	uint32_t backtrace_depth; /* 1..128 */
+	uint32_t backtrace_depth; /* 1..512 */
+	int unwinder;             /* enum gs_unwinder, or -1: loop where the kernel has it */
 	enum gs_cli_format format;
 	enum gs_cli_timestamp timestamp;
 	bool force_perf;

@@ -71,6 +71,53 @@ static bool has_cookie(const struct gs_proc_modules *mods, uint64_t cookie)
 	return false;
 }
 
+/* The bpf_loop walker's sorted module snapshot of the process, each entry
+ * with the rows bt_module_rows has for it now (nothing without its maps). */
+static int write_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps,
+			  const struct gs_proc_modules *mods, struct gs_error *err)
+{
+	const struct gs_bpf_map *table = gs_bpf_maps_find(maps, GS_MAP_NAME_BT_MODULES);
+	struct gs_range_item *items;
+	struct gs_map_writer w;
+	int rc;
+
+	if (!table || !gs_bpf_maps_find(maps, GS_MAP_NAME_BT_PROC_MODULES))
+		return 0;
+	items = calloc(mods->n ? mods->n : 1, sizeof(*items));
+	if (!items)
+		return gs_errorf(err, -ENOMEM, "out of memory building the module snapshot of pid %d",
+				 (int)f->pid);
+	for (size_t i = 0; i < mods->n; i++)
+		items[i] = (struct gs_range_item){
+			.base = mods->v[i].offsets.base,
+			.size = mods->v[i].offsets.size,
+			.bias = mods->v[i].offsets.text,
+			.cookie = mods->v[i].id.cookie,
+		};
+	gs_bpf_maps_writer(maps, &w);
+	rc = gs_bt_modules_replace(&w, (uint32_t)f->pid, items, mods->n, table->max_entries, err);
+	free(items);
+	return rc;
+}
+
+int gs_procfill_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err)
+{
+	int rc = write_snapshot(f, maps, &f->mods, err);
+
+	return rc ? rc : gs_bpf_maps_flush(maps, err);
+}
+
+static struct gs_bt_table_caps table_caps(const struct gs_bpf_maps *maps)
+{
+	const struct gs_bpf_map *rows = gs_bpf_maps_find(maps, GS_MAP_NAME_BT_CROWS);
+	const struct gs_bpf_map *pages = gs_bpf_maps_find(maps, GS_MAP_NAME_BT_PAGES);
+	const struct gs_bpf_map *ovf = gs_bpf_maps_find(maps, GS_MAP_NAME_BT_OVERFLOW);
+
+	return (struct gs_bt_table_caps){ rows ? rows->max_entries : 0,
+					  pages ? pages->max_entries : 0,
+					  ovf ? ovf->max_entries : 0 };
+}
+
 /* Offsets of every module, stale entries of unmapped modules removed, and
  * the range snapshot when the maps have range slots. */
 static int write_modules(struct gs_procfill *f, struct gs_bpf_maps *maps,
@@ -84,6 +131,8 @@ static int write_modules(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	gs_bpf_maps_writer(maps, &w);
 	for (size_t i = 0; i < mods->n && rc == 0; i++)
 		rc = gs_offsets_write(&w, pid, mods->v[i].id.cookie, &mods->v[i].offsets, err);
+	if (rc == 0)
+		rc = write_snapshot(f, maps, mods, err);
 	for (size_t i = 0; i < f->mods.n && rc == 0; i++) {
 		uint64_t cookie = f->mods.v[i].id.cookie;
 		struct gs_proc_module_key key = { pid, 0, (uint32_t)cookie, (uint32_t)(cookie >> 32) };
@@ -193,6 +242,14 @@ int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
 	uint32_t *keys;
 	int rc;
 
+	if (n && gs_bpf_maps_find(maps, GS_MAP_NAME_BT_CROWS)) {
+		struct gs_bt_table_caps caps = table_caps(maps);
+		struct gs_map_writer w;
+
+		gs_bpf_maps_writer(maps, &w);
+		rc = gs_bt_rowset_write(&plan->rows, &w, &caps, err);
+		return rc ? rc : gs_bpf_maps_flush(maps, err);
+	}
 	if (!rmap || n == 0)
 		return 0;
 	if (plan->probe.module_ranges)
@@ -210,10 +267,45 @@ int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
 	return rc;
 }
 
+/* The loop walker's: rows of the modules of f->mods that bt_module_rows
+ * lacks, then the snapshot again so its entries point at them. */
+static int add_new_compact_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
+				struct gs_cfi_cache *cache, struct gs_error *err)
+{
+	const struct gs_bpf_map *mrows = gs_bpf_maps_find(maps, GS_MAP_NAME_BT_MODULE_ROWS);
+	struct gs_bt_table_caps caps = table_caps(maps);
+	struct gs_map_writer w;
+	int rc = 0;
+
+	gs_bpf_maps_writer(maps, &w);
+	for (size_t i = 0; i < f->mods.n && rc == 0; i++) {
+		const struct gs_proc_module *m = &f->mods.v[i];
+		struct gs_bt_module_rows present;
+		const struct gs_cfi_table *t;
+		struct gs_bt_rowtab tab;
+		struct gs_error ignored;
+
+		if (bpf_map_lookup_elem(mrows->fd, &m->id.cookie, &present) == 0)
+			continue;
+		if (gs_cfi_cache_get(cache, m->open_path, m->id.cookie, &t, &ignored) != 0)
+			continue; /* unreadable CFI: its frames stop with NoUnwindRowsForPc */
+		rc = gs_bt_rowtab_build(t->rows, t->nrows, &tab, err);
+		if (rc == 0)
+			rc = gs_bt_rowtab_write(&w, m->id.cookie, &tab, &caps, err);
+		gs_bt_rowtab_free(&tab);
+	}
+	if (rc == 0)
+		rc = write_snapshot(f, maps, &f->mods, err);
+	return rc ? rc : gs_bpf_maps_flush(maps, err);
+}
+
 /* Rows of the modules of f->mods that bt_module_row_ranges lacks. */
 static int add_new_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
 			struct gs_cfi_cache *cache, struct gs_error *err)
 {
+	if (gs_bpf_maps_find(maps, GS_MAP_NAME_BT_MODULE_ROWS))
+		return add_new_compact_rows(f, maps, cache, err);
+	{
 	const struct gs_bpf_map *ranges = gs_bpf_maps_find(maps, GS_MAP_BT_MODULE_ROW_RANGES);
 	struct gs_rowset rows;
 	int rc = 0;
@@ -237,6 +329,7 @@ static int add_new_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
 		rc = write_rowset(maps, &rows, err);
 	gs_rowset_fini(&rows);
 	return rc;
+	}
 }
 
 int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps,

@@ -202,6 +202,9 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 		rc = fill_target_processes(s, err);
 	if (rc == 0 && t->bt)
 		rc = write_rows(s, pr, &out->maps, err);
+	/* The loop walker's snapshots carry each module's rows: refresh them. */
+	for (size_t i = 0; rc == 0 && t->bt && i < s->nfills; i++)
+		rc = gs_procfill_snapshot(&s->fills[i], &s->pool, err);
 	free(s->report);
 	s->report = NULL;
 	if (rc == 0)
