@@ -93,7 +93,7 @@ static void test_dry_run_summarizes_without_loading(void **state)
 {
 	char *argv[] = { NULL, "--dry-run", "-t", fixture("libgs_out_fixture.so"), "-s",
 			 "trace out_leaf { print \"v={}\", rdi; bt; }", "--backtrace-depth", "7",
-			 NULL };
+			 "--unwinder", "tailcall", NULL };
 	struct ran r;
 
 	(void)state;
@@ -114,7 +114,8 @@ static void test_dry_run_summarizes_without_loading(void **state)
 static void test_dump_insns_prints_main_then_step_program(void **state)
 {
 	char *argv[] = { NULL, "--dump-insns", "-t", fixture("libgs_out_fixture.so"), "-s",
-			 "trace out_leaf { bt; } trace out_mid { print \"mid\"; }", NULL };
+			 "trace out_leaf { bt; } trace out_mid { print \"mid\"; }", "--unwinder",
+			 "tailcall", NULL };
 	struct ran r;
 	const char *step, *second;
 

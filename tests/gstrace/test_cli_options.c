@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+#include <gs/program.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -125,6 +127,9 @@ static void test_keywords_and_ranges_at_their_edges(void **state)
 	(void)state;
 	assert_int_equal(parse_ok("-p 1 -s x --backtrace-depth 1").backtrace_depth, 1);
 	assert_int_equal(parse_ok("-p 1 -s x --backtrace-depth=128").backtrace_depth, 128);
+	assert_int_equal(parse_ok("-p 1 -s x --backtrace-depth=512").backtrace_depth, 512);
+	assert_int_equal(parse_ok("-p 1 -s x --unwinder tailcall").unwinder, GS_UNWINDER_TAILCALL);
+	assert_int_equal(parse_ok("-p 1 -s x --unwinder=loop").unwinder, GS_UNWINDER_LOOP);
 	assert_int_equal(parse_ok("-p 1 -s x --script-output plain").format, GS_CLI_PLAIN);
 	assert_int_equal(parse_ok("-p 1 -s x --script-output pretty").format, GS_CLI_PRETTY);
 	assert_int_equal(parse_ok("-p 1 -s x --script-timestamp none").timestamp, GS_CLI_TS_NONE);
@@ -179,10 +184,11 @@ static const struct bad_case bad_cases[] = {
 	{ "-p 1 -s", { "-s needs a value", "SCRIPT" } },
 	{ "-p 1 --script-file", { "--script-file needs a value", "FILE" } },
 	{ "-p 1 --script-file=", { "--script-file needs a file name" } },
-	{ "-p 1 -s x --backtrace-depth 0", { "--backtrace-depth '0'", "1 to 128" } },
-	{ "-p 1 -s x --backtrace-depth 129", { "--backtrace-depth '129'", "1 to 128" } },
-	{ "-p 1 -s x --backtrace-depth five", { "--backtrace-depth 'five'", "1 to 128" } },
-	{ "-p 1 -s x --backtrace-depth", { "--backtrace-depth needs a value", "N (1..128)" } },
+	{ "-p 1 -s x --backtrace-depth 0", { "--backtrace-depth '0'", "1 to 512" } },
+	{ "-p 1 -s x --backtrace-depth 513", { "--backtrace-depth '513'", "1 to 512" } },
+	{ "-p 1 -s x --backtrace-depth five", { "--backtrace-depth 'five'", "1 to 512" } },
+	{ "-p 1 -s x --backtrace-depth", { "--backtrace-depth needs a value", "N (1..512)" } },
+	{ "-p 1 -s x --unwinder fast", { "--unwinder 'fast'", "loop or tailcall" } },
 	{ "-p 1 -s x --script-output xml", { "--script-output 'xml'", "pretty, plain or json" } },
 	{ "-p 1 -s x --script-output", { "--script-output needs a value", "pretty|plain|json" } },
 	{ "-p 1 -s x --script-timestamp utc", { "--script-timestamp 'utc'", "local, boot or none" } },

@@ -138,14 +138,53 @@ static void test_jump_of_exactly_plus_32767_is_accepted(void **state)
 	assert_int_equal(forward_span(32767, NULL), 0);
 }
 
-static void test_jump_of_plus_32768_is_rejected_naming_the_label(void **state)
+/* Past 16 bits a conditional jump becomes `if .. goto +1; ja +1; gotol L`:
+ * taken lands on the gotol, not taken skips it; later code moves by two. */
+static void test_jump_of_plus_32768_is_widened_with_gotol(void **state)
 {
+	struct gs_asm a;
+	struct gs_label far;
 	struct gs_error err;
 
 	(void)state;
-	assert_int_equal(forward_span(32768, &err), -ERANGE);
-	assert_non_null(strstr(err.msg, "far_target"));
-	assert_non_null(strstr(err.msg, "32768"));
+	gs_asm_init(&a);
+	far = gs_asm_label(&a, "far_target");
+	gs_asm_jmp_imm(&a, BPF_JEQ, GS_R1, 0, far);
+	filler(&a, 32768);
+	gs_asm_bind(&a, far);
+	gs_asm_emit(&a, GS_EXIT());
+	assert_int_equal(gs_asm_finish(&a, &err), 0);
+	assert_int_equal(a.len, 32768 + 4);
+	assert_int_equal(a.relaxed, 1);
+	assert_int_equal(a.insns[0].code, BPF_JMP | BPF_JEQ | BPF_K);
+	assert_int_equal(a.insns[0].off, 1);
+	assert_int_equal(a.insns[1].code, BPF_JMP | BPF_JA);
+	assert_int_equal(a.insns[1].off, 1);
+	assert_int_equal(a.insns[2].code, BPF_JMP32 | BPF_JA);
+	assert_int_equal(2 + 1 + a.insns[2].imm, a.len - 1); /* the exit */
+	assert_int_equal(a.labels[far.id].pos, (int64_t)a.len - 1);
+	gs_asm_fini(&a);
+}
+
+/* An unconditional jump needs no room: ja becomes gotol in place. */
+static void test_ja_past_the_16_bit_range_becomes_gotol(void **state)
+{
+	struct gs_asm a;
+	struct gs_label far;
+	struct gs_error err;
+
+	(void)state;
+	gs_asm_init(&a);
+	far = gs_asm_label(&a, "far_target");
+	gs_asm_ja(&a, far);
+	filler(&a, 40000);
+	gs_asm_bind(&a, far);
+	gs_asm_emit(&a, GS_EXIT());
+	assert_int_equal(gs_asm_finish(&a, &err), 0);
+	assert_int_equal(a.len, 40002);
+	assert_int_equal(a.insns[0].code, BPF_JMP32 | BPF_JA);
+	assert_int_equal(a.insns[0].imm, 40000);
+	gs_asm_fini(&a);
 }
 
 static void test_jump_of_exactly_minus_32768_is_accepted(void **state)
@@ -154,13 +193,26 @@ static void test_jump_of_exactly_minus_32768_is_accepted(void **state)
 	assert_int_equal(backward_span(-32768, NULL), 0);
 }
 
-static void test_jump_of_minus_32769_is_rejected_naming_the_label(void **state)
+static void test_jump_of_minus_32769_is_widened_with_gotol(void **state)
 {
+	struct gs_asm a;
+	struct gs_label back;
 	struct gs_error err;
+	size_t at;
 
 	(void)state;
-	assert_int_equal(backward_span(-32769, &err), -ERANGE);
-	assert_non_null(strstr(err.msg, "back_target"));
+	gs_asm_init(&a);
+	back = gs_asm_label(&a, "back_target");
+	gs_asm_bind(&a, back);
+	filler(&a, 32768);
+	at = gs_asm_pc(&a);
+	gs_asm_jmp_imm(&a, BPF_JEQ, GS_R1, 0, back);
+	gs_asm_emit(&a, GS_EXIT());
+	assert_int_equal(gs_asm_finish(&a, &err), 0);
+	assert_int_equal(a.insns[at].off, 1);
+	assert_int_equal((int64_t)at + 2 + 1 + a.insns[at + 2].imm, 0);
+	assert_int_equal(a.insns[at + 3].code, BPF_JMP | BPF_EXIT);
+	gs_asm_fini(&a);
 }
 
 static void test_gotol_reaches_past_the_16_bit_range(void **state)
@@ -462,9 +514,10 @@ int main(void)
 		cmocka_unit_test(test_backward_jump_gets_negative_distance),
 		cmocka_unit_test(test_many_labels_each_resolve_to_their_own_target),
 		cmocka_unit_test(test_jump_of_exactly_plus_32767_is_accepted),
-		cmocka_unit_test(test_jump_of_plus_32768_is_rejected_naming_the_label),
+		cmocka_unit_test(test_jump_of_plus_32768_is_widened_with_gotol),
+		cmocka_unit_test(test_ja_past_the_16_bit_range_becomes_gotol),
 		cmocka_unit_test(test_jump_of_exactly_minus_32768_is_accepted),
-		cmocka_unit_test(test_jump_of_minus_32769_is_rejected_naming_the_label),
+		cmocka_unit_test(test_jump_of_minus_32769_is_widened_with_gotol),
 		cmocka_unit_test(test_gotol_reaches_past_the_16_bit_range),
 		cmocka_unit_test(test_call_to_subprogram_label_sets_imm),
 		cmocka_unit_test(test_unbound_label_is_rejected_naming_it_and_the_jump),
