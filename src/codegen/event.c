@@ -172,11 +172,25 @@ void cg_emit_event(struct gs_cg *cg, uint8_t size_base, int16_t size_off)
 		gs_asm_emit(a, GS_MOV32_IMM(GS_R3, -1));
 		gs_asm_call(a, BPF_FUNC_perf_event_output);
 	} else {
-		gs_asm_note(a, "bpf_ringbuf_output(&ringbuf, buf, size, 0)");
-		gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R0));
-		gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R5));
+		struct gs_label quiet = gs_asm_label(a, "ringbuf_no_wakeup");
+
+		/* A wakeup costs more than the rest of an event: the reader is
+		 * woken only once a quarter of the buffer waits, and polls on a
+		 * short timer for the rest (docs/protocol.md, "Delivery"). */
+		gs_asm_note(a, "flags = ringbuf_query(AVAIL_DATA) < size / 4 ? NO_WAKEUP : FORCE_WAKEUP");
+		gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
+		gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R5));
 		gs_asm_ld_map(a, GS_R1, GS_MAP_OUTPUT);
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R4, 0));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, BPF_RB_AVAIL_DATA));
+		gs_asm_call(a, BPF_FUNC_ringbuf_query);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R4, BPF_RB_NO_WAKEUP));
+		gs_asm_jmp_imm(a, BPF_JLT, GS_R0, (int32_t)(cg->opts.ringbuf_size / 4), quiet);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R4, BPF_RB_FORCE_WAKEUP));
+		gs_asm_bind(a, quiet);
+		gs_asm_note(a, "bpf_ringbuf_output(&ringbuf, buf, size, flags)");
+		gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R7));
+		gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R8));
+		gs_asm_ld_map(a, GS_R1, GS_MAP_OUTPUT);
 		gs_asm_call(a, BPF_FUNC_ringbuf_output);
 	}
 	gs_asm_jmp_imm(a, BPF_JSGE, GS_R0, 0, sent);

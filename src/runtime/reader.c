@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
+#include <linux/perf_event.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -14,12 +16,23 @@
 #include <gs/runtime.h>
 
 #define STOP_MARK (-ECANCELED) /* a callback asked to stop: unwinds libbpf's loop */
+/* Programs submit events without waking the reader (until a quarter of the
+ * buffer waits), so the reader looks on its own this often: a quiet trace
+ * still prints within the tick. */
+#define TICK_MS 5
+
+struct perf_sample_ctx;
 
 struct source {
 	struct gs_reader *r;
 	struct gs_decoder *dec;
 	struct ring_buffer *rb;
 	struct perf_buffer *pb;
+	struct perf_sample_ctx *pctx;
+};
+
+struct perf_sample_ctx {
+	struct source *s;
 };
 
 struct gs_reader {
@@ -91,18 +104,25 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	return feed(ctx, data, size);
 }
 
-static void on_perf_sample(void *ctx, int cpu, void *data, __u32 size)
+/* A raw perf record: a sample (u32 size, then the bytes) or a lost count. */
+static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu, struct perf_event_header *h)
 {
-	(void)cpu;
-	feed(ctx, data, size);
-}
-
-static void on_perf_lost(void *ctx, int cpu, __u64 count)
-{
-	struct source *s = ctx;
+	struct perf_sample_ctx *pc = ctx;
+	struct source *s = pc->s;
 
 	(void)cpu;
-	s->r->stats.lost_samples += count;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		const struct { struct perf_event_header h; uint32_t size; uint8_t data[]; } *r =
+			(const void *)h;
+
+		if (feed(s, r->data, r->size) == STOP_MARK)
+			return LIBBPF_PERF_EVENT_DONE;
+	} else if (h->type == PERF_RECORD_LOST) {
+		const struct { struct perf_event_header h; uint64_t id, lost; } *r = (const void *)h;
+
+		s->r->stats.lost_samples += r->lost;
+	}
+	return LIBBPF_PERF_EVENT_CONT;
 }
 
 static void source_free(struct source *s)
@@ -111,6 +131,7 @@ static void source_free(struct source *s)
 		return;
 	ring_buffer__free(s->rb);
 	perf_buffer__free(s->pb);
+	free(s->pctx);
 	gs_decoder_free(s->dec);
 	free(s);
 }
@@ -144,8 +165,22 @@ int gs_reader_add(struct gs_reader *r, const struct gs_bpf_map *output, uint32_t
 		rc = s->rb ? 0 : -errno;
 		fd = s->rb ? ring_buffer__epoll_fd(s->rb) : -1;
 	} else {
-		s->pb = perf_buffer__new(output->fd, page_count ? page_count : GS_DEFAULT_PERF_PAGE_COUNT,
-					 on_perf_sample, on_perf_lost, s, NULL);
+		/* The perf side of the same policy: wake the reader when a
+		 * quarter of a CPU's buffer is written, not per sample. */
+		size_t pages = page_count ? page_count : GS_DEFAULT_PERF_PAGE_COUNT;
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_BPF_OUTPUT,
+			.size = sizeof(attr), .sample_type = PERF_SAMPLE_RAW,
+			.sample_period = 1, .watermark = 1,
+			.wakeup_watermark = (uint32_t)(pages * 4096 / 4),
+		};
+		struct perf_sample_ctx *pc = calloc(1, sizeof(*pc));
+
+		if (pc) {
+			pc->s = s;
+			s->pctx = pc;
+			s->pb = perf_buffer__new_raw(output->fd, pages, &attr, on_perf_event, pc, NULL);
+		}
 		rc = s->pb ? 0 : -errno;
 		fd = s->pb ? perf_buffer__epoll_fd(s->pb) : -1;
 	}
@@ -177,23 +212,40 @@ static int consume(struct source *s)
 	return rc < 0 ? rc : 0;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits in ticks: a wakeup comes only once a quarter of a buffer waits, so
+ * every source is read after each tick whether it signalled or not. */
 int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err)
 {
+	int64_t deadline = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
 	struct epoll_event evs[16];
-	int n, rc = 0;
 
 	r->stop = 0;
 	r->delivered = 0;
-	n = epoll_wait(r->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), timeout_ms);
-	if (n < 0)
-		return errno == EINTR ? -EINTR :
-			gs_errorf(err, -errno, "waiting for events failed: %s", strerror(errno));
-	for (int i = 0; i < n && !r->stop; i++) {
-		rc = consume(evs[i].data.ptr);
-		if (rc && rc != STOP_MARK)
-			return gs_errorf(err, rc, "reading events failed: %s", strerror(-rc));
+	for (;;) {
+		int64_t left = deadline == INT64_MAX ? TICK_MS : deadline - now_ms();
+		int n = epoll_wait(r->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])),
+				   left <= 0 ? 0 : left < TICK_MS ? (int)left : TICK_MS);
+
+		if (n < 0)
+			return errno == EINTR ? -EINTR :
+				gs_errorf(err, -errno, "waiting for events failed: %s", strerror(errno));
+		for (size_t i = 0; i < r->n && !r->stop; i++) {
+			int rc = consume(r->v[i]);
+
+			if (rc && rc != STOP_MARK)
+				return gs_errorf(err, rc, "reading events failed: %s", strerror(-rc));
+		}
+		if (r->stop || r->delivered || left <= 0 || now_ms() >= deadline)
+			return r->stop ? r->stop : r->delivered;
 	}
-	return r->stop ? r->stop : r->delivered;
 }
 
 int gs_reader_fd(const struct gs_reader *r)

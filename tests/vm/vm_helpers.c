@@ -245,6 +245,22 @@ static int ringbuf_output(struct gs_vm_exec *x, const char *name)
 	return record(x, id, flags, data, size);
 }
 
+/* bpf_ringbuf_query(map, flags): BPF_RB_AVAIL_DATA is what the VM's
+ * records hold undrained; the other queries give the map's size or 0. */
+static int ringbuf_query(struct gs_vm_exec *x, const char *name)
+{
+	struct gs_vm_map *m;
+	uint64_t flags;
+	uint32_t id;
+
+	if (!(m = arg_map(x, 1, name, BPF_MAP_TYPE_RINGBUF, &id)) ||
+	    !arg_scalar(x, 2, name, &flags))
+		return x->code;
+	ret_scalar(x, flags == BPF_RB_AVAIL_DATA ? m->ring_used :
+		      flags == BPF_RB_RING_SIZE ? m->max_entries : 0);
+	return 0;
+}
+
 /* bpf_probe_read_{user,kernel}(dst, size, src): all or nothing; a fault
  * zeroes dst. */
 static int probe_read(struct gs_vm_exec *x, const char *name, const struct gs_vm_mem *mems,
@@ -366,6 +382,7 @@ static const struct helper helpers[] = {
 	{ BPF_FUNC_probe_read_kernel_str, 3, false, probe_read_kernel_str },
 	{ BPF_FUNC_get_ns_current_pid_tgid, 4, false, get_ns_current_pid_tgid },
 	{ BPF_FUNC_ringbuf_output, 4, false, ringbuf_output },
+	{ BPF_FUNC_ringbuf_query, 2, false, ringbuf_query },
 };
 
 int vm_call_helper(struct gs_vm_exec *x, int32_t id)
