@@ -78,6 +78,75 @@ static void test_generated_program_passes_the_verifier(void **state)
 	gs_program_free(p);
 }
 
+#define MANY_BT 20
+#define VERIFIED_INSNS_BOUND 100000
+
+/* trace f { bt; bt; ... } with MANY_BT statements, frames in any module. */
+static const struct gs_bt_probe many_probe = {
+	.cookie = GS_CG_PROBE_COOKIE, .pc = GS_CG_PROBE_PC, .first_row_kind = GS_BT_ROW_USABLE,
+	.first_row = { .pc_start = 0x1130, .pc_end = 0x1140, .cfa_offset = 8, .ra_offset = -8,
+		       .cfa_register = 7, .ra_register = 16, .rbp_register = 6,
+		       .ra_kind = GS_RECOVERY_AT_CFA_OFFSET },
+	.nrows = GS_CG_BT_ROWS, .module_ranges = true,
+};
+
+static struct gs_stmt many_body[MANY_BT];
+static const struct gs_trace_spec many = {
+	.trace_id = 20, .target = "many_bt", .body = many_body, .nbody = MANY_BT,
+	.bt = &many_probe,
+};
+
+/* The loop walker is verified once, however many bt statements call it:
+ * the whole program stays under the bound (issue 10: fail past 100,000). */
+static void test_twenty_bt_statements_verify_once(void **state)
+{
+	struct gs_program_opts o = { .sz = sizeof(o), .unwinder = GS_UNWINDER_LOOP,
+				     .backtrace_depth = GS_BT_LOOP_MAX_DEPTH };
+	const struct gs_error *no_bpf = *state;
+	struct gs_program *p;
+	struct gs_kload k;
+	struct gs_kload_desc d;
+	struct gs_error err;
+
+	if (no_bpf) {
+		print_message("skipped: %s\n", no_bpf->msg);
+		skip();
+	}
+	for (size_t i = 0; i < MANY_BT; i++)
+		many_body[i] = (struct gs_stmt){ .kind = GS_STMT_BACKTRACE };
+	if (gs_program_build(&many, &o, &p, &err))
+		fail_msg("%s", err.msg);
+	d = (struct gs_kload_desc){ .name = p->name, .type = BPF_PROG_TYPE_KPROBE,
+				    .maps = p->maps, .nmaps = p->nmaps, .btf = &p->btf };
+	gs_kload_init(&k);
+	if (gs_kload_create_maps(&k, &d, &err) || gs_kload_prog(&k, &d, &p->main, &err))
+		fail_msg("%s", err.msg);
+	printf("BENCH kernel.verified_insns.bt20 %u insns\n", k.verified_insns);
+	printf("verified_insns cg_many_bt20.loop %zu %u\n", p->main.len, k.verified_insns);
+	fflush(stdout);
+	assert_true(k.verified_insns <= VERIFIED_INSNS_BOUND);
+	gs_kload_fini(&k);
+	gs_program_free(p);
+}
+
+/* The tail-call generator builds any number of bt statements: jumps past
+ * 16 bits are widened (its verification cost still grows per statement). */
+static void test_twenty_bt_statements_build_with_the_tail_call_walker(void **state)
+{
+	struct gs_program_opts o = { .sz = sizeof(o) };
+	struct gs_program *p;
+	struct gs_error err;
+
+	(void)state;
+	for (size_t i = 0; i < MANY_BT; i++)
+		many_body[i] = (struct gs_stmt){ .kind = GS_STMT_BACKTRACE };
+	if (gs_program_build(&many, &o, &p, &err))
+		fail_msg("%s", err.msg);
+	assert_true(p->main.len > 32768);
+	assert_true(p->main.relaxed > 0);
+	gs_program_free(p);
+}
+
 int main(void)
 {
 	size_t n = gs_cg_ncases * 2;
@@ -102,6 +171,16 @@ int main(void)
 		tests[i].initial_state = kc;
 	}
 	failed = _cmocka_run_group_tests("kernel-codegen", tests, n, NULL, NULL);
+	{
+		const struct CMUnitTest many_tests[] = {
+			cmocka_unit_test_prestate(test_twenty_bt_statements_verify_once,
+						  no_bpf ? &bpf_err : NULL),
+			cmocka_unit_test(test_twenty_bt_statements_build_with_the_tail_call_walker),
+		};
+
+		failed += cmocka_run_group_tests_name("kernel-codegen-many-bt", many_tests, NULL,
+						      NULL);
+	}
 	free(tests);
 	free(cases);
 	/* Every test skipped: tell meson so (exit 77) instead of "passed". */
