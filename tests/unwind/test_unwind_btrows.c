@@ -159,7 +159,7 @@ struct fake {
 
 static size_t key_size(const char *map)
 {
-	return strcmp(map, GS_MAP_BT_MODULE_ROWS) == 0 ? 8 : 4;
+	return strcmp(map, GS_MAP_NAME_BT_MODULE_ROWS) == 0 ? 8 : 4;
 }
 
 static int find(struct fake *f, const char *map, const void *key)
@@ -173,11 +173,11 @@ static int find(struct fake *f, const char *map, const void *key)
 
 static size_t value_size(const char *map)
 {
-	return strcmp(map, GS_MAP_BT_MODULE_ROWS) == 0 ? sizeof(struct gs_bt_module_rows) :
-	       strcmp(map, GS_MAP_BT_PROC_MODULES) == 0 ? sizeof(struct gs_bt_proc_modules) :
-	       strcmp(map, GS_MAP_BT_MODULES) == 0 ? sizeof(struct gs_bt_module) :
-	       strcmp(map, GS_MAP_BT_ROWS) == 0 ? sizeof(struct gs_bt_row) :
-	       strcmp(map, GS_MAP_BT_ROW_PAGES) == 0 ? 4 : sizeof(struct gs_unwind_row);
+	return strcmp(map, GS_MAP_NAME_BT_MODULE_ROWS) == 0 ? sizeof(struct gs_bt_module_rows) :
+	       strcmp(map, GS_MAP_NAME_BT_PROC_MODULES) == 0 ? sizeof(struct gs_bt_proc_modules) :
+	       strcmp(map, GS_MAP_NAME_BT_MODULES) == 0 ? sizeof(struct gs_bt_module) :
+	       strcmp(map, GS_MAP_NAME_BT_CROWS) == 0 ? sizeof(struct gs_bt_row) :
+	       strcmp(map, GS_MAP_NAME_BT_PAGES) == 0 ? 4 : sizeof(struct gs_unwind_row);
 }
 
 static int fake_update(void *ctx, const char *map, const void *key, const void *value)
@@ -237,26 +237,26 @@ static void test_modules_are_laid_out_after_each_other_and_snapshots_flip(void *
 	assert_int_equal(gs_bt_rowtab_write(&w, ka, &t, &caps, &err), 0);
 	assert_int_equal(gs_bt_rowtab_write(&w, kb, &t, &caps, &err), 0);
 	assert_int_equal(gs_bt_rowtab_write(&w, kb, &t, &caps, &err), 0); /* once only */
-	assert_int_equal(fake_lookup(f, GS_MAP_BT_MODULE_ROWS, &ka, &a), 0);
-	assert_int_equal(fake_lookup(f, GS_MAP_BT_MODULE_ROWS, &kb, &b), 0);
+	assert_int_equal(fake_lookup(f, GS_MAP_NAME_BT_MODULE_ROWS, &ka, &a), 0);
+	assert_int_equal(fake_lookup(f, GS_MAP_NAME_BT_MODULE_ROWS, &kb, &b), 0);
 	assert_int_equal(a.row_lo, 0);
 	assert_int_equal(b.row_lo, a.row_hi);
 	assert_int_equal(b.page_lo, a.page_lo + a.npages + 1);
 	gs_bt_rowtab_free(&t);
 
 	assert_int_equal(gs_bt_modules_replace(&w, pid, items, 2, 256, &err), 0);
-	assert_int_equal(fake_lookup(f, GS_MAP_BT_PROC_MODULES, &pid, &meta), 0);
+	assert_int_equal(fake_lookup(f, GS_MAP_NAME_BT_PROC_MODULES, &pid, &meta), 0);
 	assert_int_equal(meta.count, 2);
 	first = meta.first;
-	assert_int_equal(fake_lookup(f, GS_MAP_BT_MODULES, &first, &m0), 0);
+	assert_int_equal(fake_lookup(f, GS_MAP_NAME_BT_MODULES, &first, &m0), 0);
 	assert_int_equal(m0.start, 0x1000); /* sorted by start */
 	assert_int_equal(m0.cookie, 0xaa);
 	assert_int_equal(m0.row_hi, a.row_hi);
 	assert_int_equal(gs_bt_modules_replace(&w, pid, items, 2, 256, &err), 0);
-	assert_int_equal(fake_lookup(f, GS_MAP_BT_PROC_MODULES, &pid, &meta), 0);
+	assert_int_equal(fake_lookup(f, GS_MAP_NAME_BT_PROC_MODULES, &pid, &meta), 0);
 	assert_int_not_equal(meta.first, first); /* the other region */
 	assert_int_equal(gs_bt_modules_replace(&w, pid, items, 2, 256, &err), 0);
-	assert_int_equal(fake_lookup(f, GS_MAP_BT_PROC_MODULES, &pid, &meta), 0);
+	assert_int_equal(fake_lookup(f, GS_MAP_NAME_BT_PROC_MODULES, &pid, &meta), 0);
 	assert_int_equal(meta.first, first);
 	free(f);
 }
