@@ -15,18 +15,44 @@ static const char *row_kind(uint8_t kind)
 	       kind == GS_BT_ROW_UNSUPPORTED ? "unsupported CFI" : "missing";
 }
 
-static void print_maps(const struct gs_program *prog, FILE *f)
+/* Whether the program's instructions refer to map m (the kernel lists a
+ * program's maps from those references; the loop walker's bt_module_rows,
+ * for one, only the runtime reads). */
+static bool referenced(const struct gs_program *prog, size_t m)
 {
-	fputs("  maps:", f);
+	for (size_t i = 0; i < prog->main.nrelocs; i++)
+		if (prog->main.relocs[i].map == m)
+			return true;
+	for (size_t i = 0; prog->has_step && i < prog->step.nrelocs; i++)
+		if (prog->step.relocs[i].map == m)
+			return true;
+	return false;
+}
+
+static void print_map_list(const struct gs_program *prog, const char *title, bool used, FILE *f)
+{
+	bool first = true;
+
 	for (size_t m = 0; m < prog->nmaps; m++) {
 		const struct gs_map_spec *ms = &prog->maps[m];
 
+		if (referenced(prog, m) != used)
+			continue;
+		fprintf(f, "%s%s", first ? title : ",", " ");
 		if (ms->max_entries)
-			fprintf(f, "%s %s[%u]", m ? "," : "", ms->name, ms->max_entries);
+			fprintf(f, "%s[%u]", ms->name, ms->max_entries);
 		else
-			fprintf(f, "%s %s[per-cpu]", m ? "," : "", ms->name);
+			fprintf(f, "%s[per-cpu]", ms->name);
+		first = false;
 	}
-	fputc('\n', f);
+	if (!first)
+		fputc('\n', f);
+}
+
+static void print_maps(const struct gs_program *prog, FILE *f)
+{
+	print_map_list(prog, "  maps:", true, f);
+	print_map_list(prog, "  maps the runtime alone uses:", false, f);
 }
 
 static void summary(const struct gs_plan *p, const struct gs_plan_trace *t,
