@@ -207,15 +207,7 @@ static int load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 	rc = gs_btf_finish(btf, &blob, &size, err);
 	if (rc)
 		return rc;
-	{
-		char log[4096] = "";
-		LIBBPF_OPTS(bpf_btf_load_opts, bo, .log_buf = log, .log_size = sizeof(log),
-			    .log_level = 1);
-
-		*btf_fd = bpf_btf_load(blob, size, &bo);
-		if (*btf_fd < 0 && getenv("GS_DEBUG_PROBE"))
-			fprintf(stderr, "BTF log: %s\n", log);
-	}
+	*btf_fd = bpf_btf_load(blob, size, NULL);
 	free(blob);
 	if (*btf_fd < 0) {
 		rc = *btf_fd;
@@ -421,7 +413,7 @@ static int probe_loop(void)
 	gs_asm_emit(&a, GS_EXIT());
 	rc = gs_asm_finish(&a, NULL);
 	if (rc == 0)
-		{ struct gs_error e = {0}; char *rep = NULL; rc = gs_asm_load_btf(&a, &b, "gs_loop_probe", &none, NULL, &fd, &rep, &e); if (getenv("GS_DEBUG_PROBE")) fprintf(stderr, "%s\n%s\n", e.msg, rep ? rep : ""); free(rep); }
+		rc = gs_asm_load_btf(&a, &b, "gs_loop_probe", &none, NULL, &fd, NULL, NULL);
 	if (fd >= 0)
 		close(fd);
 	gs_asm_fini(&a);
