@@ -1,0 +1,36 @@
+/* Shared by the two files of the bpf_loop walker: bt_loop.c (the `bt`
+ * statement and the gs_bt_walk subprogram) and bt_loop_frame.c (the
+ * gs_bt_frame callback, one frame per iteration). Offsets into the per-CPU
+ * walk state and the compact instruction come from offsetof(). */
+#ifndef GS_CODEGEN_BT_LOOP_H
+#define GS_CODEGEN_BT_LOOP_H
+
+#include <stddef.h>
+
+#include "bt.h"
+
+#define W(field) ((int16_t)offsetof(struct gs_bt_walk, field))
+#define MOD(field) ((int16_t)(offsetof(struct gs_bt_walk, mod) + offsetof(struct gs_bt_module, field)))
+#define INST_DATA 4 /* instruction header before gs_backtrace_compact */
+#define I(field) ((int16_t)(INST_DATA + offsetof(struct gs_backtrace_compact, field)))
+#define TABLE_OFF ((int16_t)(INST_DATA + sizeof(struct gs_backtrace_compact)))
+
+/* What both subprograms' emitters share. */
+struct loop_gen {
+	struct gs_cg *cg;
+	struct gs_asm *a;
+	uint32_t depth, inst_size;
+	int16_t key;
+	struct gs_label ret; /* return r0 = 1 (callback: stop) */
+};
+
+/* Offset of frame 0 in an instruction of this depth. */
+int16_t bt_loop_frames_off(uint32_t depth);
+/* r9 = the instruction in the accumulation buffer; to `bad` when absent. */
+void bt_loop_find_inst(struct loop_gen *g, struct gs_label bad);
+/* r6 = bt_walk[0]; to `bad` when absent. */
+void bt_loop_find_state(struct loop_gen *g, struct gs_label bad);
+/* The body of gs_bt_frame (bt_loop_frame.c). */
+void bt_loop_frame_callback(struct loop_gen *g);
+
+#endif /* GS_CODEGEN_BT_LOOP_H */
