@@ -36,6 +36,7 @@ enum gs_special {
 	GS_SPECIAL_TIMESTAMP, /* bpf_ktime_get_ns() */
 	GS_SPECIAL_PC,        /* pt_regs ip */
 	GS_SPECIAL_SP,        /* pt_regs sp */
+	GS_SPECIAL_RETVAL,    /* return probes: pt_regs ax, a 64-bit integer */
 };
 
 enum gs_binop {
@@ -121,6 +122,10 @@ struct gs_trace_spec {
 	uint32_t nvars;         /* number of `let` variables (indices 0..nvars-1) */
 	/* NULL: no DWARF context for the probe; `bt` reports DwarfUnavailable. */
 	const struct gs_bt_probe *bt;
+	/* A return probe (uretprobe at the entry of function `target` names):
+	 * $retval is rax as a signed 64-bit integer. Hook for DWARF types:
+	 * the function's DW_AT_type will give $retval its type here. */
+	bool retprobe;
 };
 
 /* ---- options (zero = the reference's defaults, spec section 4) ----------- */

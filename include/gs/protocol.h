@@ -706,6 +706,7 @@ static const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 #define GS_PT_REGS_R13 16
 #define GS_PT_REGS_R14 8
 #define GS_PT_REGS_R15 0
+#define GS_PT_REGS_AX 80 /* the return value at a uretprobe */
 
 /* pt_regs offset of DWARF register 0..16 (rax rdx rcx rbx rsi rdi rbp rsp
  * r8..r15 rip). */

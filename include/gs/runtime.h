@@ -144,6 +144,8 @@ struct gs_resolve_opts {
 	pid_t pid;          /* a process: its executable is the default module,
 			     * and `lib:0xADDR` or a function not found in the
 			     * default module are looked up in what it maps */
+	bool entry;         /* functions at their entry address: no prologue
+			     * skipped, no inline copies (return probes) */
 };
 
 /* Resolves a parsed target pattern, one of (reference 12.1):

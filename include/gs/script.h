@@ -42,6 +42,7 @@ struct gs_script_trace {
 	size_t nbody;
 	uint32_t nvars;         /* `let` variables: GS_EXPR_VAR / GS_STMT_LET .var < nvars */
 	const char *const *var_names; /* nvars names, by index */
+	bool retprobe;          /* `trace FN return { ... }`: at the function's return */
 };
 
 struct gs_script_arena;

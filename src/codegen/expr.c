@@ -15,7 +15,8 @@ static bool is_simple(const struct gs_expr *e)
 	case GS_EXPR_VAR:
 		return true;
 	case GS_EXPR_SPECIAL:
-		return e->special == GS_SPECIAL_PC || e->special == GS_SPECIAL_SP;
+		return e->special == GS_SPECIAL_PC || e->special == GS_SPECIAL_SP ||
+		       e->special == GS_SPECIAL_RETVAL;
 	default:
 		return false;
 	}
@@ -79,9 +80,10 @@ static void simple_into(struct gs_cg *cg, const struct gs_expr *e, uint8_t reg)
 		}
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, reg, GS_FP, cg->var_slots[e->var]));
 		break;
-	default: /* $pc, $sp */
+	default: /* $pc, $sp, $retval */
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, reg, GS_R6, e->special == GS_SPECIAL_PC ?
-					  GS_PT_REGS_IP : GS_PT_REGS_SP));
+					  GS_PT_REGS_IP : e->special == GS_SPECIAL_SP ?
+					  GS_PT_REGS_SP : GS_PT_REGS_AX));
 		break;
 	}
 }

@@ -280,6 +280,22 @@ static int check_inputs(struct ctx *c)
 	return 0;
 }
 
+/* A file:line target on a line without code probes the next line with
+ * code: say which, once per trace, so a user does not read the wrong line. */
+static void notice_moved_lines(const struct gs_plan *p)
+{
+	for (size_t i = 0; i < gs_plan_trace_count(p); i++) {
+		const struct gs_plan_trace *t = gs_plan_trace_at(p, i);
+		int used = t->target.nlocs ? t->target.locs[0].line : 0;
+
+		if (t->pattern.kind == GS_TARGET_FILE_LINE && used > 0 &&
+		    (uint32_t)used != t->pattern.line)
+			fprintf(stderr, "gstrace: notice: trace #%u (%s): line %u has no code; "
+				"probing line %d, the next line with code\n", t->id, t->pattern.text,
+				t->pattern.line, used);
+	}
+}
+
 /* The one trace plan of the run: every target resolved, `bt` planned and
  * every program built, before anything is loaded. A wrong target is a
  * usage error shown at its place in the script. */
@@ -292,8 +308,10 @@ static int plan(struct ctx *c, const struct gs_program_opts *popts, pid_t pid)
 	/* A command not launched (dry run without a pid) is the default module. */
 	if (!po.module && pid <= 0)
 		po.module = c->cmd_path;
-	if (gs_plan_from_script(c->script, &po, &c->plan, &err) == 0)
+	if (gs_plan_from_script(c->script, &po, &c->plan, &err) == 0) {
+		notice_moved_lines(c->plan);
 		return 0;
+	}
 	fprintf(stderr, "%s%s\n", strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", err.msg);
 	return err.code == -ENOMEM || err.code == -EFAULT ? EXIT_RUNTIME : EXIT_USAGE;
 }

@@ -184,7 +184,8 @@ static int plan_bt(struct gs_plan *p, struct gs_plan_trace *t, struct gs_error *
 int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 		const struct gs_trace_spec *spec, struct gs_error *err)
 {
-	struct gs_resolve_opts ro = { .sz = sizeof(ro), .module = p->module, .pid = p->opts.pid };
+	struct gs_resolve_opts ro = { .sz = sizeof(ro), .module = p->module, .pid = p->opts.pid,
+				      .entry = spec && spec->retprobe };
 	struct gs_plan_trace *t;
 	int rc;
 
@@ -193,6 +194,15 @@ int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 				 "before gs_plan_build()");
 	if (!target || !spec)
 		return gs_errorf(err, -EINVAL, "gs_plan_add needs a target and a trace spec");
+	if (spec->retprobe && target->kind != GS_TARGET_FUNCTION)
+		return gs_errorf(err, -EINVAL, "a return probe needs a function, and `%s` is not a "
+				 "function name; name the function", target->text);
+	/* At a return the pc is the caller's return address, known only at
+	 * run time, and the walker starts from a row chosen at compile time. */
+	if (spec->retprobe && gs_stmts_count_bt(spec->body, spec->nbody))
+		return gs_errorf(err, -EINVAL, "bt in a return probe is not supported: the "
+				 "unwind starts from the probe's own row; take the backtrace in "
+				 "`trace %s { bt; }` at the entry", target->name);
 	if (p->ntraces == p->traces_cap) {
 		size_t ncap = p->traces_cap ? 2 * p->traces_cap : 8;
 		struct gs_plan_trace *nv = realloc(p->traces, ncap * sizeof(*nv));

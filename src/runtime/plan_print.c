@@ -61,9 +61,13 @@ static void summary(const struct gs_plan *p, const struct gs_plan_trace *t,
 	const struct gs_program *prog = pr->prog;
 	const struct gs_location *loc = pr->loc;
 
-	fprintf(f, "trace #%u %s: %s 0x%" PRIx64 " (file offset 0x%" PRIx64 "%s)\n", t->id,
-		t->pattern.text, t->target.module, loc->addr, loc->file_offset,
-		loc->inlined ? ", inlined" : "");
+	fprintf(f, "trace #%u %s%s: %s 0x%" PRIx64 " (file offset 0x%" PRIx64 "%s", t->id,
+		t->pattern.text, t->spec.retprobe ? " return" : "", t->target.module, loc->addr,
+		loc->file_offset, loc->inlined ? ", inlined" : "");
+	if (t->pattern.kind == GS_TARGET_FILE_LINE && loc->line > 0 &&
+	    (uint32_t)loc->line != t->pattern.line)
+		fprintf(f, ", line %d: line %u has no code", loc->line, t->pattern.line);
+	fputs(")\n", f);
 	fprintf(f, "  program %s: %zu instructions, stack %d bytes\n", prog->name, prog->main.len,
 		prog->main.stack_max);
 	if (prog->has_step)

@@ -56,6 +56,7 @@ struct func_search {
 	struct loc_list *out;
 	int rc;
 	bool declared; /* a DIE of that name exists, with or without code */
+	bool entry;    /* the entry itself, no inline copies (return probes) */
 };
 
 /* Entry pc of a DIE and the end of the range holding it. */
@@ -95,17 +96,19 @@ static int visit_func(Dwarf_Die *die, void *arg)
 	if (!name || strcmp(name, s->name) != 0)
 		return DWARF_CB_OK;
 	s->declared = true;
-	if (dwarf_func_inline(die))
+	if (dwarf_func_inline(die) && !s->entry)
 		dwarf_func_inline_instances(die, inline_instance, s);
 	if (!dwarf_hasattr(die, DW_AT_declaration) && die_entry(die, &entry, &end) &&
-	    loc_add(s->out, rt_skip_prologue(s->dw, entry, end), false, true, 0))
+	    loc_add(s->out, s->entry ? entry : rt_skip_prologue(s->dw, entry, end), false, true,
+		    0))
 		s->rc = -ENOMEM;
 	return DWARF_CB_OK;
 }
 
-static int dwarf_functions(Dwarf *dw, const char *name, struct loc_list *out, bool *declared)
+static int dwarf_functions(Dwarf *dw, const char *name, bool entry, struct loc_list *out,
+			   bool *declared)
 {
-	struct func_search s = { .name = name, .dw = dw, .out = out };
+	struct func_search s = { .name = name, .dw = dw, .out = out, .entry = entry };
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie;
 	Dwarf_Half version;
@@ -128,6 +131,7 @@ struct resolve_ctx {
 	struct rt_module mod;
 	struct loc_list locs;
 	struct gs_error *err;
+	bool entry; /* functions at their entry (gs_resolve_opts.entry) */
 };
 
 /* Function name: DWARF definitions and inline instances; else symbols. */
@@ -137,13 +141,13 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 	bool declared = false;
 	int rc;
 
-	if (c->mod.dw && (rc = dwarf_functions(c->mod.dw, name, &c->locs, &declared)))
+	if (c->mod.dw && (rc = dwarf_functions(c->mod.dw, name, c->entry, &c->locs, &declared)))
 		return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
 	if (c->locs.n)
 		return 0;
 	rt_symbols_named(&c->mod, &syms);
 	for (size_t i = 0; i < syms.n; i++) {
-		uint64_t at = c->mod.dw ? rt_skip_prologue(c->mod.dw, syms.addr[i],
+		uint64_t at = c->mod.dw && !c->entry ? rt_skip_prologue(c->mod.dw, syms.addr[i],
 							   syms.addr[i] + syms.size[i]) : syms.addr[i];
 
 		if (loc_add(&c->locs, at, false, false, 0))
@@ -321,9 +325,9 @@ static int find_module(const char *input, const char *name, pid_t pid, char **ou
 
 /* Resolves p in one module: 0 with locations, -ENOENT when not found there. */
 static int resolve_in(const char *input, const struct gs_target_pattern *p, const char *path,
-		      struct gs_target *out, struct gs_error *err)
+		      bool entry, struct gs_target *out, struct gs_error *err)
 {
-	struct resolve_ctx c = { .input = input, .err = err };
+	struct resolve_ctx c = { .input = input, .err = err, .entry = entry };
 	struct gs_error open_err;
 	int rc = rt_module_open(path, true, &c.mod, &open_err);
 
@@ -378,7 +382,7 @@ static bool module_has_symbol(const char *path, const char *name)
  * before reading every module's DWARF. The default module's error stays
  * when none has it. */
 static int resolve_elsewhere(const char *input, const struct gs_target_pattern *p, pid_t pid,
-			     const char *skip, struct gs_target *out)
+			     const char *skip, bool entry, struct gs_target *out)
 {
 	struct gs_proc_modules mods;
 	struct gs_error ignored;
@@ -394,7 +398,7 @@ static int resolve_elsewhere(const char *input, const struct gs_target_pattern *
 				continue;
 			if (pass == 0 && !module_has_symbol(m->open_path, p->name))
 				continue;
-			rc = resolve_in(input, p, m->open_path, out, &ignored);
+			rc = resolve_in(input, p, m->open_path, entry, out, &ignored);
 		}
 	}
 	gs_proc_modules_free(&mods);
@@ -425,10 +429,10 @@ int gs_target_resolve(const struct gs_target_pattern *p, const struct gs_resolve
 		rc = gs_errorf(err, -EINVAL, "no binary to resolve `%s` in: give the program "
 			       "(-t PATH) or a process (-p PID)", input);
 	if (rc == 0) {
-		rc = resolve_in(input, p, module, out, err);
+		rc = resolve_in(input, p, module, o.entry, out, err);
 		if (rc == -ENOENT && o.pid > 0 &&
 		    (p->kind == GS_TARGET_FUNCTION || p->kind == GS_TARGET_FILE_LINE)) {
-			if (resolve_elsewhere(input, p, o.pid, module, out) == 0) {
+			if (resolve_elsewhere(input, p, o.pid, module, o.entry, out) == 0) {
 				gs_error_clear(err);
 				rc = 0;
 			} else if (err) {

@@ -189,7 +189,7 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 		       const struct gs_plan_probe *pr, struct session_trace *out,
 		       struct gs_error *err)
 {
-	struct gs_uprobe_opts uo = { .sz = sizeof(uo), .pid = s->pid,
+	struct gs_uprobe_opts uo = { .sz = sizeof(uo), .pid = s->pid, .retprobe = t->spec.retprobe,
 				     .force_tracefs = s->opts.force_tracefs };
 	int rc;
 

@@ -283,6 +283,18 @@ static int parse_trace(struct parser *p, struct gs_script_trace *t)
 	p->var_names_cap = 0;
 	if (!parse_target(p, t))
 		return -1;
+	/* `trace FN return { ... }`: the function's return (a uretprobe). */
+	if (sp_tok_is(p, sp_peek(p), "return")) {
+		if (t->target.kind != GS_TARGET_FUNCTION) {
+			sp_err(p, sp_peek(p)->off, "'return' follows a function name only: a "
+			       "return probe fires when a function returns, and %s is not a "
+			       "function name", t->target.text);
+			return -1;
+		}
+		sp_next(p);
+		t->retprobe = true;
+	}
+	p->in_return = t->retprobe;
 	if (!sp_at(p, T_LBRACE)) {
 		sp_expect(p, T_LBRACE, "'{'", "after the trace target");
 		return -1;
@@ -408,4 +420,5 @@ void gs_script_trace_spec(const struct gs_script_trace *t, uint32_t trace_id,
 	spec->body = t->body;
 	spec->nbody = t->nbody;
 	spec->nvars = t->nvars;
+	spec->retprobe = t->retprobe;
 }

@@ -85,6 +85,7 @@ static const struct { const char *name; uint8_t reg; } registers[] = {
 
 static const char *const keywords[] = {
 	"trace", "print", "bt", "backtrace", "if", "else", "let", "true", "false",
+	"return",
 };
 
 static const char *const builtins[] = { "memcmp", "strncmp", "starts_with", "hex", "cast" };
@@ -143,7 +144,7 @@ const struct scope_var *sp_scope_find(const struct parser *p, const char *name, 
 
 /* ---- primaries ---------------------------------------------------------------------- */
 
-#define SPECIALS "$pid $tid $host_pid $input_pid $timestamp $pc $sp"
+#define SPECIALS "$pid $tid $host_pid $input_pid $timestamp $pc $sp $retval"
 
 static struct gs_expr *special(struct parser *p, const struct token *t)
 {
@@ -151,11 +152,17 @@ static struct gs_expr *special(struct parser *p, const struct token *t)
 		{ "$pid", GS_SPECIAL_PID }, { "$tid", GS_SPECIAL_TID },
 		{ "$host_pid", GS_SPECIAL_HOST_PID }, { "$timestamp", GS_SPECIAL_TIMESTAMP },
 		{ "$pc", GS_SPECIAL_PC }, { "$sp", GS_SPECIAL_SP },
+		{ "$retval", GS_SPECIAL_RETVAL },
 	};
 	const char *s = p->src + t->off;
 	size_t off = t->off;
 	struct gs_expr *e;
 
+	if (name_eq(s, t->len, "$retval") && !p->in_return) {
+		sp_err(p, off, "$retval is the return value, known only in a return probe: "
+		       "write trace <function> return { ... }");
+		return NULL;
+	}
 	if (name_eq(s, t->len, "$input_pid")) {
 		if (!p->input_pid) {
 			sp_err(p, off, "$input_pid is the PID given with -p, and there is none: "

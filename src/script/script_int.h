@@ -52,6 +52,7 @@ struct parser {
 	size_t len;
 	const char *name;
 	uint32_t input_pid;
+	bool in_return;    /* parsing a return probe's body: $retval is known */
 	struct gs_script_arena **arena;
 	struct gs_error *err;
 	int code;          /* first error: -EINVAL or -ENOMEM; 0 while fine */
