@@ -18,6 +18,7 @@
 
 #include <gs/runtime.h>
 
+#include "aggregate.h"
 #include "launch.h"
 #include "options.h"
 #include "output.h"
@@ -40,6 +41,9 @@ static void on_signal(int sig)
 /* What the event callback needs. */
 struct run {
 	struct gs_out *out;
+	struct cli_agg *agg;  /* counting (--aggregate, folded, --flamegraph) */
+	bool print_events;    /* each event as it comes */
+	bool agg_failed;
 	uint64_t events, max_events;
 };
 
@@ -50,7 +54,12 @@ static int on_event(void *arg, const struct gs_event *ev)
 	/* perf buffers deliver the rest of a CPU's buffer after a stop */
 	if (r->max_events && r->events >= r->max_events)
 		return 1;
-	gs_out_event(r->out, ev);
+	if (r->print_events)
+		gs_out_event(r->out, ev);
+	if (r->agg && cli_agg_event(r->agg, ev)) {
+		r->agg_failed = true;
+		return 1;
+	}
 	r->events++;
 	return r->max_events && r->events >= r->max_events;
 }
@@ -204,6 +213,8 @@ struct ctx {
 	struct gs_plan *plan;
 	FILE *outf;
 	struct gs_out *out;
+	struct cli_agg *agg;
+	FILE *flamef;
 	struct gs_session *session;
 	const char *modules[2];
 	size_t nmodules;
@@ -213,7 +224,10 @@ static void teardown(struct ctx *c)
 {
 	gs_session_free(c->session);
 	c->session = NULL;
+	cli_agg_free(c->agg);
 	gs_out_free(c->out);
+	if (c->flamef)
+		fclose(c->flamef);
 	if (c->outf && c->outf != stdout)
 		fclose(c->outf);
 	gs_plan_free(c->plan);
@@ -245,11 +259,25 @@ static int load_script(struct ctx *c)
 	return 0;
 }
 
+static bool script_has_bt(const struct gs_script *s)
+{
+	for (size_t i = 0; i < s->ntraces; i++)
+		if (gs_stmts_count_bt(s->traces[i].body, s->traces[i].nbody))
+			return true;
+	return false;
+}
+
 /* Files, pids and commands the flags name. */
 static int check_inputs(struct ctx *c)
 {
 	struct gs_error err = { 0 };
 
+	if ((c->cli.format == GS_CLI_FOLDED || c->cli.flamegraph) && !script_has_bt(c->script)) {
+		fprintf(stderr, "gstrace: %s counts backtraces, and the script takes none; add "
+			"bt; to a trace (e.g. trace FN { bt; })\n", c->cli.flamegraph ?
+			"--flamegraph" : "--script-output folded");
+		return EXIT_USAGE;
+	}
 	if (c->cli.pid && !pid_exists(c->cli.pid)) {
 		fprintf(stderr, "gstrace: -p %d: no such process; check the pid\n", (int)c->cli.pid);
 		return EXIT_USAGE;
@@ -267,6 +295,12 @@ static int check_inputs(struct ctx *c)
 		c->modules[c->nmodules++] = c->cli.target;
 	if (c->cmd_path)
 		c->modules[c->nmodules++] = c->cmd_path;
+	if (c->cli.flamegraph && !c->cli.dry_run && !c->cli.dump_insns &&
+	    !(c->flamef = fopen(c->cli.flamegraph, "w"))) {
+		fprintf(stderr, "gstrace: --flamegraph %s: %s; check the directory and "
+			"permissions\n", c->cli.flamegraph, strerror(errno));
+		return EXIT_USAGE;
+	}
 	if (c->cli.output) {
 		c->outf = fopen(c->cli.output, "w");
 		if (!c->outf) {
@@ -349,6 +383,14 @@ static int attach(struct ctx *c, struct run *r, pid_t pid)
 		return EXIT_RUNTIME;
 	}
 	r->out = c->out;
+	r->print_events = !c->cli.aggregate && c->cli.format != GS_CLI_FOLDED;
+	if ((c->cli.aggregate || c->cli.format == GS_CLI_FOLDED || c->cli.flamegraph) &&
+	    cli_agg_new(c->out, c->cli.aggregate, c->cli.format == GS_CLI_FOLDED ||
+			c->cli.flamegraph, &c->agg, &err)) {
+		fprintf(stderr, "gstrace: %s\n", err.msg);
+		return EXIT_RUNTIME;
+	}
+	r->agg = c->agg;
 	if (pid > 0)
 		gs_out_preload(c->out, pid);
 	if (stop_signal)
@@ -376,11 +418,43 @@ static void drain(struct gs_session *s)
 			return;
 }
 
+/* What counting made, once tracing ends: the --aggregate table, the folded
+ * stacks, the flame graph. 0 or an exit status. */
+static int finish_counts(struct ctx *c, double elapsed_s)
+{
+	const struct gs_counts *stacks = c->agg ? cli_agg_stacks(c->agg) : NULL;
+	int status = 0;
+
+	if (c->cli.aggregate)
+		cli_agg_print(c->agg, c->outf, elapsed_s);
+	if (c->cli.format == GS_CLI_FOLDED)
+		cli_agg_print_folded(c->agg, c->outf);
+	flush_output(c->outf, &status);
+	if (c->flamef) {
+		char title[160];
+
+		snprintf(title, sizeof(title), "gstrace: %" PRIu64 " stacks, %.1f s",
+			 gs_counts_total(stacks), elapsed_s);
+		if (cli_flamegraph_write(stacks, title, c->flamef) || fclose(c->flamef)) {
+			fprintf(stderr, "gstrace: cannot write the flame graph %s: %s\n",
+				c->cli.flamegraph, strerror(errno));
+			status = EXIT_RUNTIME;
+		} else {
+			fprintf(stderr, "gstrace: flame graph of %" PRIu64 " stacks (%zu distinct) "
+				"written to %s\n", gs_counts_total(stacks), gs_counts_size(stacks),
+				c->cli.flamegraph);
+		}
+		c->flamef = NULL;
+	}
+	return status;
+}
+
 /* Prints events until something ends the trace. 0 or an exit status;
  * *target_ended tells whether the target's end was the reason. */
 static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ended)
 {
 	int64_t start = now_ns(), next_loss = start + LOSS_REPORT_NS;
+	int64_t interval = (int64_t)c->cli.interval_ms * 1000000, next_table = start + interval;
 	int64_t deadline = c->cli.duration_ms ? start + (int64_t)c->cli.duration_ms * 1000000 : 0;
 	int pidfd = !c->cli.ncommand && pid > 0 ? open_pidfd(pid) : -1;
 	uint64_t lost = 0;
@@ -406,6 +480,15 @@ static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ende
 			break;
 		if (r->max_events && r->events >= r->max_events)
 			break;
+		if (r->agg_failed) {
+			fprintf(stderr, "gstrace: out of memory counting the events\n");
+			status = EXIT_RUNTIME;
+			break;
+		}
+		if (interval && now_ns() >= next_table) {
+			cli_agg_print(c->agg, c->outf, (double)(now_ns() - start) / 1e9);
+			next_table += interval;
+		}
 		if (now_ns() >= next_loss) {
 			report_lost(c->script, c->session, &lost);
 			next_loss = now_ns() + LOSS_REPORT_NS;
@@ -421,6 +504,8 @@ static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ende
 	report_lost(c->script, c->session, &lost);
 	if (pidfd >= 0)
 		close(pidfd);
+	if (status == 0)
+		status = finish_counts(c, (double)(now_ns() - start) / 1e9);
 	return status;
 }
 
@@ -432,6 +517,8 @@ static int run(struct ctx *c)
 		.backtrace_depth = c->cli.backtrace_depth,
 		.unwinder = c->cli.unwinder >= 0 ? (enum gs_unwinder)c->cli.unwinder :
 			    gs_bpf_loop_supported() ? GS_UNWINDER_LOOP : GS_UNWINDER_TAILCALL,
+		.ringbuf_size = c->cli.ringbuf_size,
+		.perf_page_count = c->cli.perf_pages,
 	};
 	struct run r = { .max_events = c->cli.max_events };
 	struct gs_error err = { 0 };

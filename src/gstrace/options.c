@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gs/protocol.h>
 
@@ -12,11 +13,14 @@
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_DURATION_S 315360000ull /* ten years */
+#define RINGBUF_MAX (1ull << 30)      /* 1 GiB: more is kernel memory nobody reads */
+#define PERF_PAGES_MAX 65536u         /* per CPU: 256 MiB with 4 KiB pages */
 
 enum opt_id {
 	O_PID, O_TARGET, O_SCRIPT, O_SCRIPT_FILE, O_DEPTH, O_FORMAT, O_TIMESTAMP,
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
-	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER,
+	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE,
+	O_INTERVAL, O_FLAMEGRAPH,
 };
 
 struct opt {
@@ -33,7 +37,7 @@ static const struct opt opts[] = {
 	{ "script-file", 0, "FILE", O_SCRIPT_FILE },
 	{ "backtrace-depth", 0, "N (1..512)", O_DEPTH },
 	{ "unwinder", 0, "loop|tailcall", O_UNWINDER },
-	{ "script-output", 0, "pretty|plain|json", O_FORMAT },
+	{ "script-output", 0, "pretty|plain|json|folded", O_FORMAT },
 	{ "script-timestamp", 0, "local|boot|none", O_TIMESTAMP },
 	{ "force-perf-event-array", 0, NULL, O_FORCE_PERF },
 	{ "dry-run", 0, NULL, O_DRY_RUN },
@@ -42,12 +46,17 @@ static const struct opt opts[] = {
 	{ "duration", 0, "SECONDS", O_DURATION },
 	{ "emit-ready-marker", 0, "TEXT", O_READY },
 	{ "output", 'o', "FILE", O_OUTPUT },
+	{ "ringbuf-size", 0, "BYTES", O_RINGBUF_SIZE },
+	{ "perf-pages", 0, "N", O_PERF_PAGES },
+	{ "aggregate", 0, NULL, O_AGGREGATE },
+	{ "interval", 0, "SECONDS", O_INTERVAL },
+	{ "flamegraph", 0, "FILE.svg", O_FLAMEGRAPH },
 	{ "help", 'h', NULL, O_HELP },
 	{ "version", 0, NULL, O_VERSION },
 };
 
 /* Keyword values, in enum order. */
-static const char *const formats[] = { "pretty", "plain", "json" };
+static const char *const formats[] = { "pretty", "plain", "json", "folded" };
 static const char *const timestamps[] = { "local", "boot", "none" };
 static const char *const unwinders[] = { "tailcall", "loop" }; /* enum gs_unwinder order */
 
@@ -82,6 +91,15 @@ static bool parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	return true;
 }
 
+static uint64_t pow2_above(uint64_t n)
+{
+	uint64_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
 /* Seconds as `5`, `0.5` or `2.125` (millisecond precision), more than 0. */
 static bool parse_seconds(const char *s, uint64_t *ms)
 {
@@ -108,6 +126,43 @@ static bool parse_seconds(const char *s, uint64_t *ms)
 	}
 	*ms = whole * 1000 + frac;
 	return *ms > 0;
+}
+
+/* Bytes as `262144`, `256K`, `4M` or `1G` (powers of 1024), checked
+ * against the kernel's rule for BPF_MAP_TYPE_RINGBUF: a power of two and a
+ * multiple of the page size. */
+static int parse_ringbuf_size(struct gs_cli *c, const char *flag, const char *v, char *msg,
+			      size_t size)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), n, scale = 1;
+	size_t len = strlen(v);
+	char digits[24];
+
+	if (len && strchr("kKmMgG", v[len - 1])) {
+		char u = (char)(v[len - 1] | 0x20);
+
+		scale = u == 'k' ? 1ull << 10 : u == 'm' ? 1ull << 20 : 1ull << 30;
+		len--;
+	}
+	if (len == 0 || len >= sizeof(digits))
+		goto bad;
+	memcpy(digits, v, len);
+	digits[len] = '\0';
+	if (!parse_uint(digits, 1, RINGBUF_MAX, &n) || n > RINGBUF_MAX / scale)
+		goto bad;
+	n *= scale;
+	if ((n & (n - 1)) || n % page)
+		return usage_error(msg, size, "%s %s: the kernel takes a ring buffer whose size "
+				   "is a power of two and a multiple of the page size (%llu "
+				   "bytes); give e.g. %s %lluK or %s 4M", flag, v,
+				   (unsigned long long)page, flag,
+				   (unsigned long long)(n < page ? page : pow2_above(n)) >> 10,
+				   flag);
+	c->ringbuf_size = (uint32_t)n;
+	return 0;
+bad:
+	return usage_error(msg, size, "%s '%s' is not a size; give bytes, a power of two up "
+			   "to 1G, as a number or with K, M or G (e.g. %s 4M)", flag, v, flag);
 }
 
 static int keyword(const char *s, const char *const *words, size_t n)
@@ -163,7 +218,7 @@ static int apply(struct gs_cli *c, const struct opt *o, const char *flag, const 
 	case O_FORMAT:
 		if ((k = keyword(v, formats, N_OF(formats))) < 0)
 			return usage_error(msg, size, "%s '%s' is not an output format; give "
-					   "pretty, plain or json", flag, v);
+					   "pretty, plain, json or folded", flag, v);
 		c->format = (enum gs_cli_format)k;
 		break;
 	case O_TIMESTAMP:
@@ -200,6 +255,30 @@ static int apply(struct gs_cli *c, const struct opt *o, const char *flag, const 
 			return usage_error(msg, size, "%s needs a file name; give where to write "
 					   "the events", flag);
 		c->output = v;
+		break;
+	case O_RINGBUF_SIZE:
+		return parse_ringbuf_size(c, flag, v, msg, size);
+	case O_PERF_PAGES:
+		/* libbpf's perf buffers, like perf -m, take a power of two */
+		if (!parse_uint(v, 1, PERF_PAGES_MAX, &n) || (n & (n - 1)))
+			return usage_error(msg, size, "%s '%s' is not a page count the kernel takes; "
+					   "give a power of two from 1 to %u pages per CPU (e.g. "
+					   "%s 256)", flag, v, PERF_PAGES_MAX, flag);
+		c->perf_pages = (uint32_t)n;
+		break;
+	case O_AGGREGATE:
+		c->aggregate = true;
+		break;
+	case O_INTERVAL:
+		if (!parse_seconds(v, &c->interval_ms))
+			return usage_error(msg, size, "%s '%s' is not a duration; give seconds "
+					   "greater than 0 (e.g. %s 1 or %s 0.5)", flag, v, flag, flag);
+		break;
+	case O_FLAMEGRAPH:
+		if (!*v)
+			return usage_error(msg, size, "%s needs a file name; give where to write "
+					   "the SVG (e.g. %s out.svg)", flag, flag);
+		c->flamegraph = v;
 		break;
 	case O_HELP:
 		c->action = GS_CLI_HELP;
@@ -244,6 +323,21 @@ static int check(const struct gs_cli *c, bool dashdash, char *msg, size_t size)
 				   "running process (-p PID) or launch one (-- CMD), not both");
 	if (!c->pid && !c->target && !c->ncommand)
 		return usage_error(msg, size, "no target; give -p PID, -t PATH or -- CMD [ARGS...]");
+	if (c->ringbuf_size && c->force_perf)
+		return usage_error(msg, size, "--ringbuf-size sizes the ring buffer, and "
+				   "--force-perf-event-array uses perf buffers instead; size those "
+				   "with --perf-pages N");
+	if (c->perf_pages && !c->force_perf)
+		return usage_error(msg, size, "--perf-pages sizes the perf buffers of "
+				   "--force-perf-event-array; the ring buffer in use is sized with "
+				   "--ringbuf-size BYTES");
+	if (c->interval_ms && !c->aggregate)
+		return usage_error(msg, size, "--interval prints the counts of --aggregate; add "
+				   "--aggregate (or drop --interval)");
+	if (c->aggregate && c->format == GS_CLI_FOLDED)
+		return usage_error(msg, size, "--aggregate and --script-output folded both count "
+				   "events; folded counts stacks only, --aggregate whole events: "
+				   "give one");
 	return 0;
 }
 
@@ -326,7 +420,14 @@ void gs_cli_usage(FILE *f)
 	      "  -s, --script SCRIPT        e.g. 'trace foo { print \"x={}\", $pid; bt; }'\n"
 	      "      --script-file FILE     read the script from FILE\n"
 	      "output:\n"
-	      "      --script-output FMT    pretty (default), plain or json\n"
+	      "      --script-output FMT    pretty (default), plain, json, or folded\n"
+	      "                             (stacks and counts at exit, for flame graphs)\n"
+	      "      --aggregate            count identical events (backtraces, printed\n"
+	      "                             values) and print them by count at exit\n"
+	      "      --interval SECONDS     with --aggregate: also print the counts so far\n"
+	      "                             every SECONDS\n"
+	      "      --flamegraph FILE.svg  write an interactive flame graph of the\n"
+	      "                             backtraces at exit\n"
 	      "      --script-timestamp TS  local (default), boot or none (pretty output)\n"
 	      "  -o, --output FILE          write events to FILE instead of stdout\n"
 	      "      --backtrace-depth N    frames per backtrace, 1..512 (default 128; at most\n"
@@ -338,6 +439,10 @@ void gs_cli_usage(FILE *f)
 	      "      --duration SECONDS     stop after SECONDS (e.g. 5 or 0.5)\n"
 	      "other:\n"
 	      "      --force-perf-event-array  use per-CPU perf buffers, not the ring buffer\n"
+	      "      --ringbuf-size BYTES   ring buffer size, a power of two of at least a\n"
+	      "                             page (e.g. 4M; default 256K)\n"
+	      "      --perf-pages N         pages per CPU of the perf buffers, a power of\n"
+	      "                             two (default 64)\n"
 	      "      --dry-run              resolve and build, print a summary, load nothing\n"
 	      "      --dump-insns           print the generated BPF instructions, load nothing\n"
 	      "      --emit-ready-marker TEXT  print TEXT on stderr once every probe is\n"

@@ -24,6 +24,7 @@ enum gs_cli_format {
 	GS_CLI_PRETTY,
 	GS_CLI_PLAIN,
 	GS_CLI_JSON,
+	GS_CLI_FOLDED, /* stacks and their counts at exit (aggregate.c) */
 };
 
 enum gs_cli_timestamp {
@@ -51,6 +52,11 @@ struct gs_cli {
 	uint64_t duration_ms;     /* 0: no limit */
 	const char *ready_marker; /* NULL: none */
 	const char *output;       /* -o FILE; NULL: stdout */
+	uint32_t ringbuf_size;    /* --ringbuf-size; 0: the default */
+	uint32_t perf_pages;      /* --perf-pages; 0: the default */
+	bool aggregate;           /* --aggregate: count identical events */
+	uint64_t interval_ms;     /* --interval: print the counts this often */
+	const char *flamegraph;   /* --flamegraph FILE.svg */
 };
 
 /* Parses argv (argv[argc] must be NULL, as main gets it). 0 and *out, or

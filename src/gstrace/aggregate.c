@@ -1,0 +1,254 @@
+/* Userspace counting of decoded events. A key is what an event shows once
+ * symbolized: its trace, each printed item's text, and per backtrace the
+ * status and each frame's module and module pc (so the same stack in two
+ * processes of one binary, at other load addresses, counts once). The
+ * first event of a key is rendered and kept for the table. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gs/render.h>
+
+#include "aggregate.h"
+#include "output_int.h"
+
+#define FOLD_MAX 65536
+
+struct cli_agg {
+	struct gs_out *out;
+	struct gs_counts *events; /* NULL unless --aggregate */
+	struct gs_counts *stacks; /* NULL unless folded or a flame graph */
+	char *key, *fold;
+	size_t key_len, key_cap;
+};
+
+int cli_agg_new(struct gs_out *out, bool events, bool stacks, struct cli_agg **agg,
+		struct gs_error *err)
+{
+	struct cli_agg *a = calloc(1, sizeof(*a));
+
+	*agg = NULL;
+	if (a) {
+		a->out = out;
+		a->fold = malloc(FOLD_MAX);
+		a->events = events ? gs_counts_new() : NULL;
+		a->stacks = stacks ? gs_counts_new() : NULL;
+	}
+	if (!a || !a->fold || (events && !a->events) || (stacks && !a->stacks)) {
+		cli_agg_free(a);
+		return gs_errorf(err, -ENOMEM, "out of memory for the event counts");
+	}
+	*agg = a;
+	return 0;
+}
+
+void cli_agg_free(struct cli_agg *a)
+{
+	if (!a)
+		return;
+	gs_counts_free(a->events);
+	gs_counts_free(a->stacks);
+	free(a->key);
+	free(a->fold);
+	free(a);
+}
+
+static bool key_put(struct cli_agg *a, const void *p, size_t n)
+{
+	if (a->key_len + n > a->key_cap) {
+		size_t cap = a->key_cap ? a->key_cap : 1024;
+		char *k;
+
+		while (cap < a->key_len + n)
+			cap *= 2;
+		if (!(k = realloc(a->key, cap)))
+			return false;
+		a->key = k;
+		a->key_cap = cap;
+	}
+	memcpy(a->key + a->key_len, p, n);
+	a->key_len += n;
+	return true;
+}
+
+/* The backtrace part of a key: status, flags, then per frame its module
+ * file and module pc (or the raw pc when the module is unknown). */
+static bool key_backtrace(struct cli_agg *a, const struct gs_event *ev, const struct gs_inst *in)
+{
+	uint8_t head[3] = { gs_frames_status(a->out->frames, ev, in), in->backtrace.flags,
+			    (uint8_t)in->backtrace.requested_depth };
+	bool ok = key_put(a, head, sizeof(head));
+
+	for (unsigned i = 0; ok && i < in->backtrace.frame_count; i++) {
+		struct gs_frame r;
+
+		gs_frames_resolve(a->out->frames, ev, in, i, &r);
+		if (r.resolved && r.path)
+			ok = key_put(a, r.path, strlen(r.path) + 1);
+		else
+			ok = key_put(a, "", 1);
+		ok = ok && key_put(a, &r.pc, sizeof(r.pc));
+	}
+	return ok;
+}
+
+static bool event_key(struct cli_agg *a, const struct gs_event *ev)
+{
+	char small[1024];
+	bool ok;
+
+	a->key_len = 0;
+	ok = key_put(a, &ev->trace_id, sizeof(ev->trace_id));
+	for (size_t i = 0; ok && i < ev->ninsts; i++) {
+		const struct gs_inst *in = &ev->insts[i];
+		uint8_t type = (uint8_t)in->type;
+
+		if (in->type == GS_INST_END)
+			continue;
+		ok = key_put(a, &type, 1);
+		if (ok && in->type == GS_INST_BACKTRACE) {
+			ok = key_backtrace(a, ev, in);
+		} else if (ok) {
+			size_t n = gs_render_inst(in, small, sizeof(small));
+
+			/* a longer item is told apart by its first KiB and length */
+			ok = key_put(a, small, n < sizeof(small) ? n + 1 : sizeof(small)) &&
+			     key_put(a, &n, sizeof(n));
+		}
+	}
+	return ok;
+}
+
+/* The text the table shows for an event: its items as plain output shows
+ * them (json: the whole object), without the header's time and thread. */
+static char *render(struct cli_agg *a, const struct gs_event *ev)
+{
+	struct gs_out *o = a->out;
+	enum gs_cli_format format = o->opts.format;
+	FILE *saved = o->f, *mem;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!(mem = open_memstream(&text, &len)))
+		return NULL;
+	o->f = mem;
+	if (format != GS_CLI_JSON)
+		o->opts.format = GS_CLI_PLAIN;
+	gs_out_event(o, ev);
+	o->opts.format = format;
+	o->f = saved;
+	if (fclose(mem) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int count_event(struct cli_agg *a, const struct gs_event *ev)
+{
+	bool is_new;
+	long idx;
+	char *text;
+	int rc;
+
+	if (!event_key(a, ev))
+		return -ENOMEM;
+	idx = gs_counts_add(a->events, a->key, a->key_len, 1, &is_new);
+	if (idx < 0)
+		return (int)idx;
+	if (!is_new)
+		return 0;
+	if (!(text = render(a, ev)))
+		return -ENOMEM;
+	rc = gs_counts_set_text(a->events, idx, text);
+	free(text);
+	return rc;
+}
+
+static int count_stacks(struct cli_agg *a, const struct gs_event *ev)
+{
+	for (size_t i = 0; i < ev->ninsts; i++) {
+		const struct gs_inst *in = &ev->insts[i];
+		size_t n;
+
+		if (in->type != GS_INST_BACKTRACE || !in->backtrace.frame_count)
+			continue;
+		n = gs_fold_backtrace(a->out->frames, ev, in, a->fold, FOLD_MAX);
+		if (n >= FOLD_MAX)
+			n = FOLD_MAX - 1;
+		if (gs_counts_add(a->stacks, a->fold, n, 1, NULL) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int cli_agg_event(struct cli_agg *a, const struct gs_event *ev)
+{
+	int rc = 0;
+
+	if (a->events)
+		rc = count_event(a, ev);
+	if (rc == 0 && a->stacks)
+		rc = count_stacks(a, ev);
+	return rc;
+}
+
+static void json_count(FILE *f, const struct gs_count *e, uint64_t total)
+{
+	const char *t = e->text ? e->text : "null\n";
+	size_t n = strlen(t);
+
+	while (n && t[n - 1] == '\n')
+		n--;
+	fprintf(f, "{\"count\":%" PRIu64 ",\"total\":%" PRIu64 ",\"event\":%.*s}\n", e->count,
+		total, (int)n, t);
+}
+
+void cli_agg_print(struct cli_agg *a, FILE *f, double elapsed_s)
+{
+	uint64_t total = gs_counts_total(a->events);
+	size_t n = gs_counts_size(a->events);
+	struct gs_count *v = gs_counts_sorted(a->events);
+	bool json = a->out->opts.format == GS_CLI_JSON;
+	bool pretty = a->out->opts.format == GS_CLI_PRETTY;
+
+	if (!json)
+		fprintf(f, "@ %" PRIu64 " event%s, %zu distinct, in %.1f s\n", total,
+			total == 1 ? "" : "s", n, elapsed_s);
+	for (size_t i = 0; v && i < n; i++) {
+		const char *t = v[i].text ? v[i].text : "";
+		uint64_t trace;
+
+		if (json) {
+			json_count(f, &v[i], total);
+			continue;
+		}
+		memcpy(&trace, v[i].key, sizeof(trace));
+		fprintf(f, "%" PRIu64 " (%.1f%%) TraceID:%" PRIu64 "\n", v[i].count,
+			100.0 * (double)v[i].count / (double)total, trace);
+		/* items under their count: plain as they are, pretty indented */
+		while (*t) {
+			size_t len = strcspn(t, "\n");
+
+			fprintf(f, "%s%.*s\n", pretty ? "  " : "", (int)len, t);
+			t += len + (t[len] == '\n');
+		}
+	}
+	free(v);
+}
+
+void cli_agg_print_folded(struct cli_agg *a, FILE *f)
+{
+	size_t n = gs_counts_size(a->stacks);
+	struct gs_count *v = gs_counts_sorted(a->stacks);
+
+	for (size_t i = 0; v && i < n; i++)
+		fprintf(f, "%.*s %" PRIu64 "\n", (int)v[i].len, (const char *)v[i].key, v[i].count);
+	free(v);
+}
+
+const struct gs_counts *cli_agg_stacks(const struct cli_agg *a)
+{
+	return a->stacks;
+}
