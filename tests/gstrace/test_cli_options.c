@@ -173,6 +173,22 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
+	{ "-p 1 -s x --ringbuf-size 5000", { "--ringbuf-size 5000", "power of two",
+					     "page size" } },
+	{ "-p 1 -s x --ringbuf-size 1024", { "--ringbuf-size 1024", "power of two" } },
+	{ "-p 1 -s x --ringbuf-size 3M", { "--ringbuf-size 3M", "power of two" } },
+	{ "-p 1 -s x --ringbuf-size 2G", { "--ringbuf-size '2G'", "up to 1G" } },
+	{ "-p 1 -s x --ringbuf-size lots", { "--ringbuf-size 'lots'", "not a size" } },
+	{ "-p 1 -s x --ringbuf-size 4M --force-perf-event-array", { "--perf-pages" } },
+	{ "-p 1 -s x --perf-pages 64", { "--perf-pages", "--ringbuf-size" } },
+	{ "-p 1 -s x --force-perf-event-array --perf-pages 48", { "--perf-pages '48'",
+								 "power of two" } },
+	{ "-p 1 -s x --force-perf-event-array --perf-pages 0", { "--perf-pages '0'" } },
+	{ "-p 1 -s x --interval 1", { "--interval", "--aggregate" } },
+	{ "-p 1 -s x --aggregate --interval 0", { "--interval '0'", "duration" } },
+	{ "-p 1 -s x --aggregate --script-output folded", { "--aggregate", "folded" } },
+	{ "-p 1 -s x --script-output flame", { "'flame'", "folded" } },
+	{ "-p 1 -s x --flamegraph=", { "--flamegraph needs a file name" } },
 	{ "-p abc -s x", { "-p 'abc'", "process id", "positive number" } },
 	{ "-p 0 -s x", { "-p '0'", "process id" } },
 	{ "-p -5 -s x", { "-p '-5'", "process id" } },
@@ -189,7 +205,7 @@ static const struct bad_case bad_cases[] = {
 	{ "-p 1 -s x --backtrace-depth five", { "--backtrace-depth 'five'", "1 to 512" } },
 	{ "-p 1 -s x --backtrace-depth", { "--backtrace-depth needs a value", "N (1..512)" } },
 	{ "-p 1 -s x --unwinder fast", { "--unwinder 'fast'", "loop or tailcall" } },
-	{ "-p 1 -s x --script-output xml", { "--script-output 'xml'", "pretty, plain or json" } },
+	{ "-p 1 -s x --script-output xml", { "--script-output 'xml'", "pretty, plain, json or folded" } },
 	{ "-p 1 -s x --script-output", { "--script-output needs a value", "pretty|plain|json" } },
 	{ "-p 1 -s x --script-timestamp utc", { "--script-timestamp 'utc'", "local, boot or none" } },
 	{ "-p 1 -s x --script-timestamp", { "--script-timestamp needs a value" } },
@@ -217,6 +233,29 @@ static const struct bad_case bad_cases[] = {
 	{ "-s x --", { "nothing after --" } },
 	{ "-p 1 -s x -- ./prog", { "-p and a command after -- both given" } },
 };
+
+/* Sizes the kernel takes for a ring buffer (a power of two, a multiple of
+ * the page size) in the spellings users write; perf pages a power of two. */
+static void test_buffer_sizes_follow_the_kernels_rules(void **state)
+{
+	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
+	char line[128];
+
+	(void)state;
+	assert_int_equal(parse_ok("-p 1 -s x --ringbuf-size 4M").ringbuf_size, 4u << 20);
+	assert_int_equal(parse_ok("-p 1 -s x --ringbuf-size=256k").ringbuf_size, 256u << 10);
+	assert_int_equal(parse_ok("-p 1 -s x --ringbuf-size 1G").ringbuf_size, 1u << 30);
+	snprintf(line, sizeof(line), "-p 1 -s x --ringbuf-size %u", page);
+	assert_int_equal(parse_ok(line).ringbuf_size, page);
+	assert_int_equal(parse_ok("-p 1 -s x --force-perf-event-array --perf-pages 1").perf_pages,
+			 1);
+	assert_int_equal(parse_ok("-p 1 -s x --force-perf-event-array --perf-pages 1024")
+				 .perf_pages, 1024);
+	assert_true(parse_ok("-p 1 -s x --aggregate --interval 0.5").aggregate);
+	assert_int_equal(parse_ok("-p 1 -s x --aggregate --interval 0.5").interval_ms, 500);
+	assert_int_equal(parse_ok("-p 1 -s x --script-output folded").format, GS_CLI_FOLDED);
+	assert_string_equal(parse_ok("-p 1 -s x --flamegraph out.svg").flamegraph, "out.svg");
+}
 
 static void test_bad_usage_names_the_flag_and_the_fix(void **state)
 {
@@ -387,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_keywords_and_ranges_at_their_edges),
 		cmocka_unit_test(test_command_after_dashdash_is_launch_mode),
 		cmocka_unit_test(test_help_and_version_win_over_missing_flags),
+		cmocka_unit_test(test_buffer_sizes_follow_the_kernels_rules),
 		cmocka_unit_test(test_bad_usage_names_the_flag_and_the_fix),
 		cmocka_unit_test(test_binary_exits_2_with_one_line_on_bad_usage),
 		cmocka_unit_test(test_binary_bad_input_exits_2_naming_it),
