@@ -164,7 +164,7 @@ static int run_to_entry(struct gs_launch *l, const char *path, struct gs_error *
 }
 #endif
 
-int gs_launch_start(const char *path, char *const *argv, struct gs_launch *l,
+int cli_launch_exec(const char *path, char *const *argv, struct gs_launch *l,
 		    struct gs_error *err)
 {
 	int fds[2], st, rc, child_errno = 0;
@@ -215,6 +215,17 @@ int gs_launch_start(const char *path, char *const *argv, struct gs_launch *l,
 		return gs_errorf(err, -ECHILD, "%s ended right after it started", path);
 	}
 	l->traced = true;
+	l->traced_pid = l->pid;
+	return 0;
+}
+
+int gs_launch_start(const char *path, char *const *argv, struct gs_launch *l,
+		    struct gs_error *err)
+{
+	int rc = cli_launch_exec(path, argv, l, err);
+
+	if (rc)
+		return rc;
 	rc = run_to_entry(l, path, err);
 	if (rc && !l->ended)
 		kill_child(l);
@@ -225,8 +236,8 @@ int gs_launch_resume(struct gs_launch *l, struct gs_error *err)
 {
 	if (!l->traced)
 		return 0;
-	if (ptrace(PTRACE_DETACH, l->pid, 0, 0))
-		return gs_errorf(err, -errno, "cannot let pid %d run: %s", (int)l->pid,
+	if (ptrace(PTRACE_DETACH, l->traced_pid, 0, 0))
+		return gs_errorf(err, -errno, "cannot let pid %d run: %s", (int)l->traced_pid,
 				 strerror(errno));
 	l->traced = false;
 	return 0;
@@ -248,6 +259,8 @@ void gs_launch_stop(struct gs_launch *l, int sig)
 
 	if (!l->pid || gs_launch_ended(l))
 		return;
+	if (l->traced_pid && l->traced_pid != l->pid)
+		kill(l->traced_pid, l->traced ? SIGKILL : sig);
 	if (l->traced) {
 		kill_child(l);
 		return;

@@ -12,7 +12,11 @@
 
 struct gs_launch {
 	pid_t pid;   /* 0: nothing launched */
-	bool traced; /* still under ptrace, stopped at its entry */
+	/* The process stopped at its entry point to be traced: pid, or one
+	 * that a wrapper (a shell, env, a pyenv shim) forked or exec'd. */
+	pid_t traced_pid;
+	bool followed; /* traced_pid's image is not the command's first one */
+	bool traced; /* traced_pid still under ptrace, stopped at its entry */
 	bool ended;  /* reaped: status is its wait status */
 	int status;
 };
@@ -27,6 +31,26 @@ int gs_launch_find(const char *cmd, char **path, struct gs_error *err);
  * says so) err says why. */
 int gs_launch_start(const char *path, char *const *argv, struct gs_launch *l,
 		    struct gs_error *err);
+
+/* Whether a process stopped at its entry point (its libraries mapped) is
+ * the one to trace. */
+typedef bool (*gs_launch_pick_fn)(void *arg, pid_t pid);
+
+/* gs_launch_start() through wrappers: follows every exec and fork of the
+ * command and its children, stops each new image at its entry point and
+ * asks pick; the first picked stays stopped there (traced_pid), every other
+ * process is let go. -ESRCH with a message when none was picked before
+ * they all ended. */
+int gs_launch_start_follow(const char *path, char *const *argv, gs_launch_pick_fn pick,
+			   void *arg, struct gs_launch *l, struct gs_error *err);
+/* fork + PTRACE_TRACEME + execv, up to the exec stop (launch.c; shared
+ * with launch_follow.c). */
+int cli_launch_exec(const char *path, char *const *argv, struct gs_launch *l,
+		    struct gs_error *err);
+
+/* pid maps the file at path (same device and inode). */
+bool cli_maps_file(pid_t pid, const char *path);
+
 /* Lets the stopped child run (ends the ptrace). */
 int gs_launch_resume(struct gs_launch *l, struct gs_error *err);
 /* true once the child has ended (reaps it without waiting). */

@@ -218,6 +218,8 @@ struct ctx {
 	struct gs_session *session;
 	const char *modules[2];
 	size_t nmodules;
+	bool follow_noticed;   /* launch mode followed a wrapper: said so */
+	char first_miss[GS_ERROR_MSG_MAX]; /* why the first image was not picked */
 };
 
 static void teardown(struct ctx *c)
@@ -509,6 +511,75 @@ static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ende
 	return status;
 }
 
+/* Launch mode's pick: the process maps -t PATH, or every target of the
+ * script resolves in what it maps. The first image that does not gets a
+ * notice: its children and execs are followed (a wrapper). */
+static bool pick_image(void *arg, pid_t pid)
+{
+	struct ctx *c = arg;
+	struct gs_resolve_opts ro = { .sz = sizeof(ro), .pid = pid };
+	bool ok = true;
+
+	if (c->cli.target) {
+		ok = cli_maps_file(pid, c->cli.target);
+	} else {
+		for (size_t i = 0; ok && i < c->script->ntraces; i++) {
+			struct gs_target t;
+			struct gs_error why;
+
+			ro.entry = c->script->traces[i].retprobe;
+			ok = gs_target_resolve(&c->script->traces[i].target, &ro, &t, &why) == 0;
+			if (ok)
+				gs_target_free(&t);
+			else if (!c->follow_noticed)
+				snprintf(c->first_miss, sizeof(c->first_miss), "%s", why.msg);
+		}
+	}
+	if (!ok && !c->follow_noticed) {
+		char *exe = NULL;
+
+		gs_proc_exe(pid, &exe, NULL);
+		fprintf(stderr, "gstrace: notice: %s (pid %d) %s; following what it runs until a "
+			"process %s\n", exe ? exe : "the command", (int)pid,
+			c->cli.target ? "does not map the -t binary" : "lacks the script's targets",
+			c->cli.target ? "maps it" : "has them (-t PATH names the program)");
+		free(exe);
+		c->follow_noticed = true;
+	}
+	return ok;
+}
+
+/* Starts the command and stops the process to trace at its entry point:
+ * the command itself, or what its wrappers run. 0 or an exit status. */
+static int launch(struct ctx *c)
+{
+	struct gs_error err = { 0 };
+	char *exe = NULL;
+
+	if (gs_launch_start_follow(c->cmd_path, c->cli.command, pick_image, c, &c->launch,
+				   &err)) {
+		if (err.code == -ESRCH && c->first_miss[0])
+			fprintf(stderr, "gstrace: %s\ngstrace: %s\n", c->first_miss, err.msg);
+		else
+			fprintf(stderr, "gstrace: %s\n", err.msg);
+		/* ended before its entry: its own status; else we could not start it */
+		return err.code == -ECHILD ? gs_launch_exit_code(&c->launch) : EXIT_USAGE;
+	}
+	if (!c->launch.followed)
+		return 0;
+	/* frames fall back on the traced image, not the wrapper */
+	if (gs_proc_exe(c->launch.traced_pid, &exe, NULL) == 0) {
+		for (size_t i = 0; i < c->nmodules; i++)
+			if (c->modules[i] == c->cmd_path)
+				c->modules[i] = exe;
+		free(c->cmd_path);
+		c->cmd_path = exe;
+	}
+	fprintf(stderr, "gstrace: tracing pid %d (%s), started by %s (pid %d)\n",
+		(int)c->launch.traced_pid, c->cmd_path, c->cli.command[0], (int)c->launch.pid);
+	return 0;
+}
+
 static int run(struct ctx *c)
 {
 	struct gs_program_opts popts = {
@@ -532,12 +603,9 @@ static int run(struct ctx *c)
 	/* A dry run of a command plans with the process the live run would
 	 * have: started and stopped at its entry point, then killed. */
 	if (c->cli.ncommand) {
-		if (gs_launch_start(c->cmd_path, c->cli.command, &c->launch, &err)) {
-			fprintf(stderr, "gstrace: %s\n", err.msg);
-			/* ended before its entry: its own status; else we could not start it */
-			return err.code == -ECHILD ? gs_launch_exit_code(&c->launch) : EXIT_USAGE;
-		}
-		pid = c->launch.pid;
+		if ((rc = launch(c)))
+			return rc;
+		pid = c->launch.traced_pid;
 	}
 	pid_filter(&popts, pid);
 	rc = plan(c, &popts, pid);
