@@ -41,6 +41,7 @@ static const struct {
 	{ e2e_bt_scenarios, &e2e_bt_nscenarios },
 	{ e2e_cli_scenarios, &e2e_cli_nscenarios },
 	{ e2e_plan_scenarios, &e2e_plan_nscenarios },
+	{ e2e_features_scenarios, &e2e_features_nscenarios },
 };
 
 static const struct e2e_scenario *find(const char *name)
