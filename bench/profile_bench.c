@@ -1,0 +1,145 @@
+/* Stack profiles: userspace counting of bt depth-16 events under
+ * --aggregate at a fixed hit rate (events counted per second, and the
+ * events lost at that rate), and the flame graph of 10k distinct stacks.
+ * The live part needs root; it says why when it skips. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gs/fold.h>
+
+#include "aggregate.h"
+
+#ifndef GS_BENCH_GSTRACE
+#define GS_BENCH_GSTRACE "gstrace"
+#endif
+#ifndef GS_BENCH_PROFILE_FIXTURE
+#define GS_BENCH_PROFILE_FIXTURE "profile_bench_fixture"
+#endif
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void bench_flamegraph(void)
+{
+	struct gs_counts *c = gs_counts_new();
+	char stack[1024];
+	double best = 1e9;
+	FILE *f = fopen("/dev/null", "w");
+
+	srand(1);
+	for (int i = 0; c && i < 10000; i++) {
+		size_t n = (size_t)snprintf(stack, sizeof(stack), "_start;main");
+
+		for (int d = 0; d < 14; d++)
+			n += (size_t)snprintf(stack + n, sizeof(stack) - n, ";fn_%d_%d", d,
+					      d < 4 ? rand() % 4 : rand() % 50);
+		gs_counts_add(c, stack, n, 1 + (uint64_t)(rand() % 100), NULL);
+	}
+	for (int run = 0; f && c && run < 5; run++) {
+		double t0 = now_ms();
+
+		cli_flamegraph_write(c, "bench", f);
+		if (now_ms() - t0 < best)
+			best = now_ms() - t0;
+	}
+	printf("BENCH flamegraph.ms.10k_stacks %.1f ms\n", best);
+	if (f)
+		fclose(f);
+	gs_counts_free(c);
+}
+
+/* gstrace --aggregate on the fixture at `rate` hits/s for 3 s. */
+static void bench_aggregate(long rate)
+{
+	char rate_s[32], pid_s[32], line[512];
+	char *fx[] = { GS_BENCH_PROFILE_FIXTURE, rate_s, "60", NULL };
+	int out[2], err[2], fxp[2];
+	pid_t fixture, gs;
+	FILE *fo, *fe, *ff;
+	unsigned long long events = 0, lost = 0, total;
+	double secs = 0;
+	struct rusage ru;
+	int st;
+
+	if (geteuid() != 0) {
+		printf("# aggregate: skipped, needs root (uprobes and BPF)\n");
+		return;
+	}
+	snprintf(rate_s, sizeof(rate_s), "%ld", rate);
+	if (pipe(out) || pipe(err) || pipe(fxp))
+		return;
+	fixture = fork();
+	if (fixture == 0) {
+		dup2(fxp[1], 1);
+		execv(fx[0], fx);
+		_exit(127);
+	}
+	close(fxp[1]);
+	ff = fdopen(fxp[0], "r");
+	if (!ff || !fgets(line, sizeof(line), ff)) {
+		printf("# aggregate: the fixture did not start\n");
+		return;
+	}
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)fixture);
+	gs = fork();
+	if (gs == 0) {
+		char *argv[] = { GS_BENCH_GSTRACE, "-p", pid_s, "--aggregate", "--backtrace-depth",
+				 "16", "--ringbuf-size", "64M", "--duration", "3", "-s",
+				 "trace prof_leaf { bt; }", NULL };
+
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	fo = fdopen(out[0], "r");
+	fe = fdopen(err[0], "r");
+	while (fo && fgets(line, sizeof(line), fo))
+		(void)sscanf(line, "@ %llu events, %*u distinct, in %lf s", &events, &secs);
+	while (fe && fgets(line, sizeof(line), fe))
+		if (strstr(line, " lost ") && sscanf(strstr(line, "(total "), "(total %llu",
+						     &total) == 1)
+			lost = total;
+	wait4(gs, &st, 0, &ru);
+	kill(fixture, SIGKILL);
+	waitpid(fixture, NULL, 0);
+	if (fo)
+		fclose(fo);
+	if (fe)
+		fclose(fe);
+	fclose(ff);
+	if (!secs) {
+		printf("# aggregate: gstrace printed no table (exit %d)\n", WEXITSTATUS(st));
+		return;
+	}
+	printf("BENCH aggregate.events_per_s %.0f events/s (offered %ld hits/s, bt depth 16, "
+	       "userspace counting)\n", (double)events / secs, rate);
+	printf("BENCH aggregate.lost_events %llu events\n", lost);
+	/* what counting costs gstrace itself: its CPU time per event */
+	if (events)
+		printf("BENCH aggregate.cpu_us_per_event %.2f us\n",
+		       ((double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec +
+			(double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec) /
+			       (double)events);
+}
+
+int main(int argc, char **argv)
+{
+	bench_flamegraph();
+	bench_aggregate(argc > 1 ? atol(argv[1]) : 100000);
+	return 0;
+}
