@@ -338,7 +338,7 @@ static void test_if_and_expression_errors(void **state)
 		{ "trace f { print u32; }", "script:1:17: 'u32' is a type, and casts are not "
 		  "supported: to read memory write *(u32 *)addr" },
 		{ "trace f { print $foo; }", "script:1:17: unknown special variable '$foo': the "
-		  "special variables are $pid $tid $host_pid $input_pid $timestamp $pc $sp" },
+		  "special variables are $pid $tid $host_pid $input_pid $timestamp $pc $sp $retval" },
 		{ "trace f { print $input_pid; }", "script:1:17: $input_pid is the PID given with "
 		  "-p, and there is none: trace with -p PID or use $pid" },
 		{ "trace f { print *rdi; }", "script:1:17: a memory read needs a size: write "
