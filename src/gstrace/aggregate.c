@@ -213,7 +213,10 @@ void cli_agg_print(struct cli_agg *a, FILE *f, double elapsed_s)
 	bool json = a->out->opts.format == GS_CLI_JSON;
 	bool pretty = a->out->opts.format == GS_CLI_PRETTY;
 
-	if (!json)
+	if (json)
+		fprintf(f, "{\"table\":{\"events\":%" PRIu64 ",\"distinct\":%zu,\"seconds\":%.3f}}\n",
+			total, n, elapsed_s);
+	else
 		fprintf(f, "@ %" PRIu64 " event%s, %zu distinct, in %.1f s\n", total,
 			total == 1 ? "" : "s", n, elapsed_s);
 	for (size_t i = 0; v && i < n; i++) {
