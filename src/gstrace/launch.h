@@ -33,8 +33,10 @@ int gs_launch_start(const char *path, char *const *argv, struct gs_launch *l,
 		    struct gs_error *err);
 
 /* Whether a process stopped at its entry point (its libraries mapped) is
- * the one to trace. */
-typedef bool (*gs_launch_pick_fn)(void *arg, pid_t pid);
+ * the one to trace: 1 yes, 0 follow what it runs, -1 give up (every
+ * process is killed and gs_launch_start_follow returns -ECANCELED, with no
+ * message: the pick says why). */
+typedef int (*gs_launch_pick_fn)(void *arg, pid_t pid);
 
 /* gs_launch_start() through wrappers: follows every exec and fork of the
  * command and its children, stops each new image at its entry point and

@@ -174,6 +174,16 @@ static void release_others(struct follow *f, pid_t keep)
 	}
 }
 
+/* Ends every process followed so far (the pick refused them all). */
+static void kill_all(struct follow *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		kill(f->v[i].pid, SIGKILL);
+	for (size_t i = 0; i < f->n; i++)
+		while (waitpid(f->v[i].pid, NULL, __WALL) < 0 && errno == EINTR)
+			;
+}
+
 bool cli_maps_file(pid_t pid, const char *path)
 {
 	struct stat want;
@@ -202,7 +212,7 @@ int gs_launch_start_follow(const char *path, char *const *argv, gs_launch_pick_f
 	struct follow f = { 0 };
 	struct tracee *t;
 	bool first = true;
-	int rc = cli_launch_exec(path, argv, l, err);
+	int verdict = 0, rc = cli_launch_exec(path, argv, l, err);
 
 	if (rc)
 		return rc;
@@ -249,13 +259,19 @@ int gs_launch_start_follow(const char *path, char *const *argv, gs_launch_pick_f
 			sig = 0;
 		} else if (sig == SIGTRAP && at_bp(t)) {
 			sig = 0;
-			if ((rc = clear_bp(t, true)) == 0 && pick(arg, w)) {
+			if ((rc = clear_bp(t, true)) == 0 && (verdict = pick(arg, w)) > 0) {
 				l->traced_pid = w;
 				l->traced = true;
 				l->followed = !first || w != l->pid;
 				release_others(&f, w);
 				free(f.v);
 				return 0;
+			}
+			if (verdict < 0) {
+				kill_all(&f);
+				l->ended = true;
+				free(f.v);
+				return -ECANCELED;
 			}
 			/* a wrapper: after its exec it is looked at again */
 			first = false;

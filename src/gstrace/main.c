@@ -259,7 +259,7 @@ struct ctx {
 	const char *modules[2];
 	size_t nmodules;
 	bool follow_noticed;   /* launch mode followed a wrapper: said so */
-	char first_miss[GS_ERROR_MSG_MAX]; /* why the first image was not picked */
+	struct gs_error first_miss; /* why the first image was not picked */
 };
 
 static void teardown(struct ctx *c)
@@ -551,10 +551,40 @@ static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ende
 	return status;
 }
 
+/* Commands that run another program: launch mode follows what they run
+ * when they lack the targets themselves (any script run through its #!
+ * interpreter is one too). */
+static const char *const launchers[] = {
+	"sh", "bash", "dash", "zsh", "ksh", "env", "nice", "nohup", "setsid", "taskset",
+	"stdbuf", "timeout", "time", "unshare", "nsenter", "chrt", "ionice", "sudo", "runuser",
+	"xargs", "chroot", "pyenv",
+};
+
+static bool is_launcher(const struct ctx *c, pid_t pid)
+{
+	const char *base = strrchr(c->cmd_path, '/');
+	char *exe = NULL, *cmd = realpath(c->cmd_path, NULL);
+	bool script;
+
+	/* the command is a script when its process runs another file */
+	script = gs_proc_exe(pid, &exe, NULL) == 0 && cmd && strcmp(exe, cmd) != 0;
+	free(exe);
+	free(cmd);
+	if (script)
+		return true;
+	base = base ? base + 1 : c->cmd_path;
+	for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++)
+		if (strcmp(base, launchers[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Launch mode's pick: the process maps -t PATH, or every target of the
- * script resolves in what it maps. The first image that does not gets a
- * notice: its children and execs are followed (a wrapper). */
-static bool pick_image(void *arg, pid_t pid)
+ * script resolves in what it maps. A first image that does not is
+ * followed (a notice says so) when it is a launcher or a script; else it
+ * is picked with -t (PATH may be a library it loads later) and refused
+ * without (the resolve error is shown). */
+static int pick_image(void *arg, pid_t pid)
 {
 	struct ctx *c = arg;
 	struct gs_resolve_opts ro = { .sz = sizeof(ro), .pid = pid };
@@ -572,12 +602,17 @@ static bool pick_image(void *arg, pid_t pid)
 			if (ok)
 				gs_target_free(&t);
 			else if (!c->follow_noticed)
-				snprintf(c->first_miss, sizeof(c->first_miss), "%s", why.msg);
+				gs_script_trace_errorf(c->script, &c->script->traces[i], &c->first_miss,
+						       why.code, "%s", why.msg);
 		}
 	}
 	if (!ok && !c->follow_noticed) {
 		char *exe = NULL;
 
+		/* not a wrapper: the targets are wrong, or (-t) PATH is a
+		 * library it will dlopen: the plan says which */
+		if (!is_launcher(c, pid))
+			return c->cli.target ? 1 : -1;
 		gs_proc_exe(pid, &exe, NULL);
 		fprintf(stderr, "gstrace: notice: %s (pid %d) %s; following what it runs until a "
 			"process %s\n", exe ? exe : "the command", (int)pid,
@@ -596,10 +631,16 @@ static int launch(struct ctx *c)
 	struct gs_error err = { 0 };
 	char *exe = NULL;
 
-	if (gs_launch_start_follow(c->cmd_path, c->cli.command, pick_image, c, &c->launch,
-				   &err)) {
-		if (err.code == -ESRCH && c->first_miss[0])
-			fprintf(stderr, "gstrace: %s\ngstrace: %s\n", c->first_miss, err.msg);
+	int rc = gs_launch_start_follow(c->cmd_path, c->cli.command, pick_image, c, &c->launch,
+					&err);
+
+	if (rc == -ECANCELED) { /* the command's own image lacks the targets */
+		fprintf(stderr, "%s\n", c->first_miss.msg);
+		return EXIT_USAGE;
+	}
+	if (rc) {
+		if (err.code == -ESRCH && c->first_miss.msg[0])
+			fprintf(stderr, "%s\ngstrace: %s\n", c->first_miss.msg, err.msg);
 		else
 			fprintf(stderr, "gstrace: %s\n", err.msg);
 		/* ended before its entry: its own status; else we could not start it */

@@ -260,6 +260,27 @@ static void s_launch_wrapper_sh(struct e2e_ctx *c)
 	}
 }
 
+/* A program that is no wrapper and lacks the target: exit 2 at once with
+ * the resolve error, not followed, not left running. */
+static void s_launch_not_a_wrapper(struct e2e_ctx *c)
+{
+	char *argv[] = {
+		(char *)e2e_gstrace_path(), "-s", "trace no_such_fn_e2e { print \"x\"; }", "--",
+		(char *)e2e_fixture_path(FIXTURE), NULL,
+	};
+	struct e2e_run r;
+
+	run_argv(c, argv, 10000, &r);
+	e2e_expect(c, e2e_run_exit_code(&r) == 2 && !r.killed, "exit %d, want 2 at once",
+		   e2e_run_exit_code(&r));
+	e2e_expect(c, strstr(e2e_buf_str(&r.err), "no_such_fn_e2e") != NULL,
+		   "the message does not name the function");
+	e2e_expect(c, !strstr(e2e_buf_str(&r.err), "following"), "a non-wrapper was followed");
+	e2e_expect(c, !strstr(e2e_buf_str(&r.out), "ready"), "the program ran: %s",
+		   e2e_buf_str(&r.out));
+	e2e_run_free(&r);
+}
+
 /* `-- python3 -c ...` where python3 is a pyenv shim (a bash script run by
  * env, running pyenv, running the interpreter). */
 static void s_launch_wrapper_pyenv(struct e2e_ctx *c)
@@ -388,6 +409,7 @@ const struct e2e_scenario e2e_features_scenarios[] = {
 	{ "aggregate", s_aggregate, E2E_NEED_TRACING },
 	{ "launch-wrapper-sh", s_launch_wrapper_sh, E2E_NEED_TRACING },
 	{ "launch-wrapper-pyenv", s_launch_wrapper_pyenv, E2E_NEED_TRACING },
+	{ "launch-not-a-wrapper", s_launch_not_a_wrapper, 0 },
 	{ "pid-namespace", s_pid_namespace, E2E_NEED_TRACING },
 	{ "notice-no-code-line", s_notice_no_code_line, 0 },
 };
