@@ -9,6 +9,8 @@
 #include <sys/types.h>
 
 #include <gs/error.h>
+#include <gs/program.h>
+#include <gs/script.h>
 
 struct gs_launch {
 	pid_t pid;   /* 0: nothing launched */
@@ -63,5 +65,25 @@ void gs_launch_stop(struct gs_launch *l, int sig);
 /* Exit status for gstrace from the child's wait status: its exit code,
  * or 128 + the signal that killed it. */
 int gs_launch_exit_code(const struct gs_launch *l);
+
+/* The pick of launch mode (launch_pick.c), a gs_launch_pick_fn over a
+ * struct cli_pick: 1 for a process that maps `target` (-t) or has every
+ * target of `script`; a first image that does not is followed (a notice on
+ * stderr) when it is a wrapper, picked with -t, else refused (-1, the
+ * resolve error in first_miss). */
+struct cli_pick {
+	const char *cmd_path;   /* the command as found in PATH */
+	const char *target;     /* -t PATH, or NULL */
+	const struct gs_script *script;
+	bool noticed;           /* a wrapper is being followed: said so */
+	struct gs_error first_miss; /* why the first image was not picked */
+};
+
+int cli_pick_image(void *arg, pid_t pid);
+
+/* The PID filter and $pid/$tid namespace for a traced process (pidns.c):
+ * in a PID namespace of its own, its pid there and that namespace; else
+ * the host TGID, or ours when gstrace is not in the initial namespace. */
+void cli_pid_filter(struct gs_program_opts *p, pid_t pid);
 
 #endif /* GS_CLI_LAUNCH_H */

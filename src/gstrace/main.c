@@ -28,7 +28,6 @@
 #define EXIT_USAGE 2
 #define POLL_MS 100
 #define LOSS_REPORT_NS 1000000000ll
-#define INIT_PID_NS_INO 4026531836ull /* reference 8.5 */
 #define SCRIPT_FILE_MAX (16u << 20)
 
 static volatile sig_atomic_t stop_signal;
@@ -157,59 +156,6 @@ static bool pid_ended(int pidfd, pid_t pid)
 	return !pid_exists(pid);
 }
 
-/* The pid of a process in its own PID namespace: the last NSpid field of
- * its status (reference 8.5), or 0 when the kernel does not say. */
-static uint32_t innermost_pid(pid_t pid)
-{
-	char path[64], line[256];
-	uint32_t last = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line + 6, *end;
-
-		if (strncmp(line, "NSpid:", 6) != 0)
-			continue;
-		for (unsigned long v; (v = strtoul(p, &end, 10)), end != p; p = end)
-			last = (uint32_t)v;
-		break;
-	}
-	fclose(f);
-	return last;
-}
-
-/* The PID filter and the namespace of $pid/$tid (reference 8.5). A target
- * in a PID namespace of its own (a container, `unshare --pid`) is filtered
- * by its pid there, and $pid/$tid show that namespace's numbers ($host_pid
- * stays the host's). Else the host TGID, or the TGID seen in our namespace
- * when we do not run in the initial one (-p numbers are ours). */
-static void pid_filter(struct gs_program_opts *p, pid_t pid)
-{
-	struct stat self, target;
-	char path[64];
-	uint32_t inner;
-
-	p->filter_pid = (uint32_t)pid;
-	if (pid <= 0 || stat("/proc/self/ns/pid", &self) != 0)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-	if (stat(path, &target) == 0 && (target.st_ino != self.st_ino ||
-					 target.st_dev != self.st_dev) &&
-	    (inner = innermost_pid(pid)) != 0) {
-		p->filter_pid = inner;
-		p->pid_ns_dev = target.st_dev;
-		p->pid_ns_ino = target.st_ino;
-		return;
-	}
-	if (self.st_ino != INIT_PID_NS_INO) {
-		p->pid_ns_dev = self.st_dev;
-		p->pid_ns_ino = self.st_ino;
-	}
-}
-
 static void report_lost(const struct gs_script *s, struct gs_session *sess, uint64_t *reported)
 {
 	uint64_t total;
@@ -258,8 +204,7 @@ struct ctx {
 	struct gs_session *session;
 	const char *modules[2];
 	size_t nmodules;
-	bool follow_noticed;   /* launch mode followed a wrapper: said so */
-	struct gs_error first_miss; /* why the first image was not picked */
+	struct cli_pick pick;  /* launch mode: which process to trace */
 };
 
 static void teardown(struct ctx *c)
@@ -551,79 +496,6 @@ static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ende
 	return status;
 }
 
-/* Commands that run another program: launch mode follows what they run
- * when they lack the targets themselves (any script run through its #!
- * interpreter is one too). */
-static const char *const launchers[] = {
-	"sh", "bash", "dash", "zsh", "ksh", "env", "nice", "nohup", "setsid", "taskset",
-	"stdbuf", "timeout", "time", "unshare", "nsenter", "chrt", "ionice", "sudo", "runuser",
-	"xargs", "chroot", "pyenv",
-};
-
-static bool is_launcher(const struct ctx *c, pid_t pid)
-{
-	const char *base = strrchr(c->cmd_path, '/');
-	char *exe = NULL, *cmd = realpath(c->cmd_path, NULL);
-	bool script;
-
-	/* the command is a script when its process runs another file */
-	script = gs_proc_exe(pid, &exe, NULL) == 0 && cmd && strcmp(exe, cmd) != 0;
-	free(exe);
-	free(cmd);
-	if (script)
-		return true;
-	base = base ? base + 1 : c->cmd_path;
-	for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++)
-		if (strcmp(base, launchers[i]) == 0)
-			return true;
-	return false;
-}
-
-/* Launch mode's pick: the process maps -t PATH, or every target of the
- * script resolves in what it maps. A first image that does not is
- * followed (a notice says so) when it is a launcher or a script; else it
- * is picked with -t (PATH may be a library it loads later) and refused
- * without (the resolve error is shown). */
-static int pick_image(void *arg, pid_t pid)
-{
-	struct ctx *c = arg;
-	struct gs_resolve_opts ro = { .sz = sizeof(ro), .pid = pid };
-	bool ok = true;
-
-	if (c->cli.target) {
-		ok = cli_maps_file(pid, c->cli.target);
-	} else {
-		for (size_t i = 0; ok && i < c->script->ntraces; i++) {
-			struct gs_target t;
-			struct gs_error why;
-
-			ro.entry = c->script->traces[i].retprobe;
-			ok = gs_target_resolve(&c->script->traces[i].target, &ro, &t, &why) == 0;
-			if (ok)
-				gs_target_free(&t);
-			else if (!c->follow_noticed)
-				gs_script_trace_errorf(c->script, &c->script->traces[i], &c->first_miss,
-						       why.code, "%s", why.msg);
-		}
-	}
-	if (!ok && !c->follow_noticed) {
-		char *exe = NULL;
-
-		/* not a wrapper: the targets are wrong, or (-t) PATH is a
-		 * library it will dlopen: the plan says which */
-		if (!is_launcher(c, pid))
-			return c->cli.target ? 1 : -1;
-		gs_proc_exe(pid, &exe, NULL);
-		fprintf(stderr, "gstrace: notice: %s (pid %d) %s; following what it runs until a "
-			"process %s\n", exe ? exe : "the command", (int)pid,
-			c->cli.target ? "does not map the -t binary" : "lacks the script's targets",
-			c->cli.target ? "maps it" : "has them (-t PATH names the program)");
-		free(exe);
-		c->follow_noticed = true;
-	}
-	return ok;
-}
-
 /* Starts the command and stops the process to trace at its entry point:
  * the command itself, or what its wrappers run. 0 or an exit status. */
 static int launch(struct ctx *c)
@@ -631,16 +503,20 @@ static int launch(struct ctx *c)
 	struct gs_error err = { 0 };
 	char *exe = NULL;
 
-	int rc = gs_launch_start_follow(c->cmd_path, c->cli.command, pick_image, c, &c->launch,
-					&err);
+	int rc;
+
+	c->pick = (struct cli_pick){ .cmd_path = c->cmd_path, .target = c->cli.target,
+				     .script = c->script };
+	rc = gs_launch_start_follow(c->cmd_path, c->cli.command, cli_pick_image, &c->pick,
+				    &c->launch, &err);
 
 	if (rc == -ECANCELED) { /* the command's own image lacks the targets */
-		fprintf(stderr, "%s\n", c->first_miss.msg);
+		fprintf(stderr, "%s\n", c->pick.first_miss.msg);
 		return EXIT_USAGE;
 	}
 	if (rc) {
-		if (err.code == -ESRCH && c->first_miss.msg[0])
-			fprintf(stderr, "%s\ngstrace: %s\n", c->first_miss.msg, err.msg);
+		if (err.code == -ESRCH && c->pick.first_miss.msg[0])
+			fprintf(stderr, "%s\ngstrace: %s\n", c->pick.first_miss.msg, err.msg);
 		else
 			fprintf(stderr, "gstrace: %s\n", err.msg);
 		/* ended before its entry: its own status; else we could not start it */
@@ -688,7 +564,7 @@ static int run(struct ctx *c)
 			return rc;
 		pid = c->launch.traced_pid;
 	}
-	pid_filter(&popts, pid);
+	cli_pid_filter(&popts, pid);
 	rc = plan(c, &popts, pid);
 	if (rc == 0 && dry)
 		rc = dry_run(c);
