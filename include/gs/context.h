@@ -12,21 +12,61 @@
 
 #define GS_CONTEXT_MAX_INDEX 65535
 
-/* How a captured value is shown: its wire kind (enum gs_type_kind), size in
- * bytes, and C spelling ("long unsigned int", "u64 (computed)"). */
+/* A value's type, as a tree: the code generator reads values by it (sizes,
+ * member offsets, bit fields, element strides) and the decoder renders them
+ * by it (C-like, members in order). The dwarf layer builds these from DIEs;
+ * codegen builds the flat ones of script values. typedef, const, volatile
+ * and restrict are seen through: `name` keeps the spelling for display. */
+struct gs_type;
+
+struct gs_type_member {
+	const char *name;           /* NULL: an anonymous struct or union */
+	const struct gs_type *type;
+	uint32_t offset;            /* bytes from the start of the aggregate */
+	uint16_t bit_size;          /* 0: not a bit field */
+	uint16_t bit_offset;        /* bit field: its lowest bit, counted from bit 0 of
+				     * the byte at `offset` (little-endian) */
+};
+
+struct gs_type_enumerator {
+	const char *name;
+	int64_t value;
+};
+
+#define GS_TYPEF_SIGNED 0x01   /* integers, chars and enums: signed */
+#define GS_TYPEF_CHAR 0x02     /* a character type: {:s} reads arrays and
+				* pointers of it as strings */
+#define GS_TYPEF_FUNCTION 0x04 /* POINTER: to a function (target NULL) */
+
+/* kind (enum gs_type_kind) and name are always set. size is the scalar
+ * width the flat renderers use: byte_size when it is 1..8, else 0. */
 struct gs_type {
 	uint8_t kind;
 	uint8_t size;
-	const char *name;
+	const char *name;           /* C spelling: "struct point", "char *", "u64" */
+	uint8_t flags;              /* GS_TYPEF_* */
+	uint32_t byte_size;         /* the whole value's bytes */
+	const struct gs_type *target; /* POINTER: pointee (NULL: void or function);
+				       * ARRAY: element type; ENUM: NULL */
+	uint32_t count;             /* ARRAY: elements (0: bound unknown) */
+	const struct gs_type_member *members;         /* STRUCT, UNION, in order */
+	uint32_t nmembers;
+	const struct gs_type_enumerator *enumerators; /* ENUM */
+	uint32_t nenumerators;
 };
 
+struct gs_context_arena;
+
+/* Types are copied in whole trees into the context's own memory, so a
+ * context outlives the DWARF it was built from. */
 struct gs_trace_context {
 	char **strings;
 	size_t nstrings, strings_cap;
 	char **var_names;
 	size_t nvar_names, var_names_cap;
-	struct gs_type *types;
+	const struct gs_type **types;
 	size_t ntypes, types_cap;
+	struct gs_context_arena *arena; /* every type node, member and name copied */
 };
 
 void gs_context_init(struct gs_trace_context *c);
@@ -35,9 +75,13 @@ void gs_context_fini(struct gs_trace_context *c);
 /* Index of `s` (added if new), or -E2BIG past 65535 entries / -ENOMEM. */
 int gs_context_string(struct gs_trace_context *c, const char *s, struct gs_error *err);
 int gs_context_var_name(struct gs_trace_context *c, const char *name, struct gs_error *err);
-/* Appends a type (name is copied); its index, or -E2BIG / -ENOMEM. */
+/* Appends a flat type (name is copied); its index, or -E2BIG / -ENOMEM. */
 int gs_context_type(struct gs_trace_context *c, uint8_t kind, uint8_t size, const char *name,
 		    struct gs_error *err);
+/* Appends a copy of the tree t (shared nodes and cycles through pointers
+ * are kept as such); its index, or -E2BIG / -ENOMEM. */
+int gs_context_add_type(struct gs_trace_context *c, const struct gs_type *t,
+			struct gs_error *err);
 
 /* Lookups for the decoder: NULL when the index is out of range. */
 const char *gs_context_get_string(const struct gs_trace_context *c, uint32_t index);

@@ -1,11 +1,22 @@
 /* String, variable-name and type tables of a trace, indexed by u16 on the
  * wire. Lookups of existing strings are linear: a trace has tens of
- * strings, and the tables are built once per compile. */
+ * strings, and the tables are built once per compile. Type trees are
+ * copied into an arena the context owns, so it outlives the DWARF. */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gs/context.h>
+
+#define ARENA_BLOCK 4096
+
+struct gs_context_arena {
+	struct gs_context_arena *next;
+	size_t used, cap;
+	max_align_t data[];
+};
 
 void gs_context_init(struct gs_trace_context *c)
 {
@@ -23,9 +34,13 @@ void gs_context_fini(struct gs_trace_context *c)
 {
 	free_strings(c->strings, c->nstrings);
 	free_strings(c->var_names, c->nvar_names);
-	for (size_t i = 0; i < c->ntypes; i++)
-		free((char *)c->types[i].name);
 	free(c->types);
+	while (c->arena) {
+		struct gs_context_arena *next = c->arena->next;
+
+		free(c->arena);
+		c->arena = next;
+	}
 	memset(c, 0, sizeof(*c));
 }
 
@@ -75,19 +90,181 @@ int gs_context_var_name(struct gs_trace_context *c, const char *name, struct gs_
 		      err);
 }
 
+static void *arena_alloc(struct gs_trace_context *c, size_t n)
+{
+	struct gs_context_arena *b = c->arena;
+	size_t need = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	void *p;
+
+	if (!b || b->cap - b->used < need) {
+		size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+		b->used = 0;
+		b->next = c->arena;
+		c->arena = b;
+	}
+	p = (char *)b->data + b->used;
+	b->used += need;
+	memset(p, 0, n);
+	return p;
+}
+
+static const char *arena_str(struct gs_trace_context *c, const char *s)
+{
+	size_t n = strlen(s ? s : "") + 1;
+	char *p = arena_alloc(c, n);
+
+	if (p)
+		memcpy(p, s ? s : "", n);
+	return p;
+}
+
+static int push_type(struct gs_trace_context *c, const struct gs_type *t, const char *what,
+		     struct gs_error *err)
+{
+	if (c->ntypes > GS_CONTEXT_MAX_INDEX)
+		return gs_errorf(err, -E2BIG, "a trace may use at most %d value types; %.60s is "
+				 "one too many: split the script into more traces",
+				 GS_CONTEXT_MAX_INDEX + 1, what);
+	if (grow((void **)&c->types, &c->types_cap, c->ntypes, sizeof(*c->types)))
+		return gs_errorf(err, -ENOMEM, "out of memory adding type %.60s", what);
+	c->types[c->ntypes] = t;
+	return (int)c->ntypes++;
+}
+
 int gs_context_type(struct gs_trace_context *c, uint8_t kind, uint8_t size, const char *name,
 		    struct gs_error *err)
 {
-	char *copy;
+	struct gs_type *t = arena_alloc(c, sizeof(*t));
 
-	if (c->ntypes > GS_CONTEXT_MAX_INDEX)
-		return gs_errorf(err, -E2BIG, "a trace may use at most %d value types",
-				 GS_CONTEXT_MAX_INDEX + 1);
-	if (grow((void **)&c->types, &c->types_cap, c->ntypes, sizeof(*c->types)) ||
-	    !(copy = strdup(name ? name : "")))
+	if (!t || !(t->name = arena_str(c, name)))
 		return gs_errorf(err, -ENOMEM, "out of memory adding type %s", name ? name : "");
-	c->types[c->ntypes] = (struct gs_type){ .kind = kind, .size = size, .name = copy };
-	return (int)c->ntypes++;
+	t->kind = kind;
+	t->size = size;
+	t->byte_size = size;
+	return push_type(c, t, t->name, err);
+}
+
+/* Source node -> its copy, by open addressing on the pointer. */
+struct copy_memo {
+	const struct gs_type **from;
+	struct gs_type **to;
+	size_t cap, n;
+};
+
+static size_t memo_slot(const struct copy_memo *m, const struct gs_type *t)
+{
+	size_t h = ((uintptr_t)t >> 4) * 0x9E3779B97F4A7C15ull;
+
+	for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
+		if (!m->from[i] || m->from[i] == t)
+			return i;
+}
+
+static int memo_put(struct copy_memo *m, const struct gs_type *from, struct gs_type *to)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		struct copy_memo big = { .cap = m->cap ? 2 * m->cap : 64 };
+
+		big.from = calloc(big.cap, sizeof(*big.from));
+		big.to = calloc(big.cap, sizeof(*big.to));
+		if (!big.from || !big.to) {
+			free(big.from);
+			free(big.to);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->from[i]) {
+				size_t k = memo_slot(&big, m->from[i]);
+
+				big.from[k] = m->from[i];
+				big.to[k] = m->to[i];
+				big.n++;
+			}
+		free(m->from);
+		free(m->to);
+		*m = big;
+	}
+	size_t k = memo_slot(m, from);
+
+	m->from[k] = from;
+	m->to[k] = to;
+	m->n++;
+	return 0;
+}
+
+/* Depth-first copy; a node seen before (a cycle through a pointer, a type
+ * shared by two members) is linked, not copied again. */
+static struct gs_type *copy_tree(struct gs_trace_context *c, struct copy_memo *m,
+				 const struct gs_type *t, unsigned depth)
+{
+	struct gs_type *n;
+
+	if (m->cap) {
+		size_t k = memo_slot(m, t);
+
+		if (m->from[k] == t)
+			return m->to[k];
+	}
+	if (depth > 4096 || !(n = arena_alloc(c, sizeof(*n))) || memo_put(m, t, n))
+		return NULL;
+	*n = *t;
+	n->name = arena_str(c, t->name);
+	n->target = NULL;
+	n->members = NULL;
+	n->enumerators = NULL;
+	if (!n->name)
+		return NULL;
+	if (t->target && !(n->target = copy_tree(c, m, t->target, depth + 1)))
+		return NULL;
+	if (t->nmembers) {
+		struct gs_type_member *mv = arena_alloc(c, t->nmembers * sizeof(*mv));
+
+		if (!mv)
+			return NULL;
+		for (uint32_t i = 0; i < t->nmembers; i++) {
+			mv[i] = t->members[i];
+			if (t->members[i].name && !(mv[i].name = arena_str(c, t->members[i].name)))
+				return NULL;
+			if (!(mv[i].type = copy_tree(c, m, t->members[i].type, depth + 1)))
+				return NULL;
+		}
+		n->members = mv;
+	}
+	if (t->nenumerators) {
+		struct gs_type_enumerator *ev = arena_alloc(c, t->nenumerators * sizeof(*ev));
+
+		if (!ev)
+			return NULL;
+		for (uint32_t i = 0; i < t->nenumerators; i++) {
+			ev[i] = t->enumerators[i];
+			if (!(ev[i].name = arena_str(c, t->enumerators[i].name)))
+				return NULL;
+		}
+		n->enumerators = ev;
+	}
+	return n;
+}
+
+int gs_context_add_type(struct gs_trace_context *c, const struct gs_type *t,
+			struct gs_error *err)
+{
+	struct copy_memo m = { 0 };
+	struct gs_type *copy;
+
+	if (!t)
+		return gs_errorf(err, -EINVAL, "gs_context_add_type: the type is missing");
+	copy = copy_tree(c, &m, t, 0);
+	free(m.from);
+	free(m.to);
+	if (!copy)
+		return gs_errorf(err, -ENOMEM, "out of memory copying type %.60s (or it nests "
+				 "deeper than 4096 levels)", t->name ? t->name : "");
+	return push_type(c, copy, copy->name, err);
 }
 
 const char *gs_context_get_string(const struct gs_trace_context *c, uint32_t index)
@@ -102,5 +279,5 @@ const char *gs_context_get_var_name(const struct gs_trace_context *c, uint32_t i
 
 const struct gs_type *gs_context_get_type(const struct gs_trace_context *c, uint32_t index)
 {
-	return index < c->ntypes ? &c->types[index] : NULL;
+	return index < c->ntypes ? c->types[index] : NULL;
 }

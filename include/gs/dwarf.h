@@ -1,0 +1,101 @@
+/* Source-level names of one module at a probe PC, from its DWARF (libdw):
+ * the variables visible there with their types and access plans
+ * (include/gs/value.h), types by name for cast(), and the listings the CLI
+ * shows (`-l`, `--list-vars`). Never emits instructions and opens no file:
+ * the caller opens the module and its separate debug file and hands over
+ * the Dwarf handle (and the ELF holding .eh_frame, for the CFA).
+ *
+ * Reads DWARF 2-5: .debug_loc and .debug_loclists, .debug_addr,
+ * .debug_ranges and .debug_rnglists, .debug_types type units. Only the CU
+ * covering a PC is read when a scope is asked for; module globals of other
+ * CUs are indexed lazily, CU by CU, until a name is found. */
+#ifndef GS_DWARF_H
+#define GS_DWARF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gs/error.h>
+#include <gs/value.h>
+
+struct Dwarf; /* libdw's handle (typedef struct Dwarf Dwarf) */
+struct Elf;   /* libelf's handle */
+
+struct gs_dwarf_opts {
+	size_t sz;        /* sizeof(struct gs_dwarf_opts) */
+	uint64_t cookie;  /* the module's cookie, put in DW_OP_addr plans */
+	/* The ELF whose .eh_frame gives the CFA at a PC (the module itself
+	 * when its DWARF is in a separate file). NULL: the Dwarf's own ELF,
+	 * then its .debug_frame. */
+	struct Elf *cfi_elf;
+};
+
+struct gs_dwarf;
+
+/* Takes dw (not owned: the caller closes it after gs_dwarf_free()).
+ * -EINVAL when dw is NULL or has no compilation unit. */
+int gs_dwarf_new(struct Dwarf *dw, const struct gs_dwarf_opts *opts, struct gs_dwarf **out,
+		 struct gs_error *err);
+void gs_dwarf_free(struct gs_dwarf *d);
+
+/* The names visible at a PC (link-time address), innermost first:
+ * parameters and locals of the blocks and inlined calls covering the PC,
+ * up to the innermost function (inlined or not), then the variables of
+ * the PC's CU (statics and globals it defines or declares). A name is
+ * listed once: an inner one shadows outer ones, as in C. */
+struct gs_dwarf_scope {
+	uint64_t pc;
+	const char *function;  /* innermost function (inlined or not), or NULL */
+	const char *cu_name;   /* the CU's DW_AT_name */
+	const struct gs_var *vars;
+	size_t nvars;
+	size_t nlocals;        /* vars[0 .. nlocals) are parameters and locals */
+};
+
+/* 0 and *out (owned by d, valid until gs_dwarf_free); -ENOENT when no CU
+ * covers pc. The same pc twice gives the same scope. */
+int gs_dwarf_scope_at(struct gs_dwarf *d, uint64_t pc, const struct gs_dwarf_scope **out,
+		      struct gs_error *err);
+
+/* `name` as seen from scope s: s's own names, then the module's globals
+ * (by the lazy index). 0 and *out; -ENOENT with a message naming the
+ * function when nothing of that name is visible. s may be NULL (globals). */
+int gs_dwarf_lookup(struct gs_dwarf *d, const struct gs_dwarf_scope *s, const char *name,
+		    const struct gs_var **out, struct gs_error *err);
+
+/* A type by its C spelling, for cast(): "int", "unsigned long",
+ * "struct point", "union u", "enum color", a typedef name, any of these
+ * followed by '*'s, and the script's u8..u64 / i8..i64. Searched in s's CU
+ * first, then the module. -ENOENT with a message when unknown. */
+int gs_dwarf_find_type(struct gs_dwarf *d, const struct gs_dwarf_scope *s,
+		       const char *spelling, const struct gs_type **out, struct gs_error *err);
+
+/* ---- listings -------------------------------------------------------------- */
+
+struct gs_dwarf_function {
+	const char *name;
+	uint64_t addr;        /* entry (low_pc / DW_AT_entry_pc, or the symbol) */
+	const char *file;     /* NULL when only a symbol names it */
+	uint32_t line;
+	bool from_symbol;     /* an ELF symbol without DWARF */
+	bool inlined_only;    /* DWARF knows it only as inlined copies */
+};
+
+/* Functions whose name matches a glob (fnmatch), DWARF subprograms first
+ * then ELF symbols of `symtab_elf` (may be NULL) DWARF does not name; by
+ * name. Walks the whole DWARF: for the CLI's listing, not the hot path.
+ * Free *out with free(); the strings belong to d. */
+int gs_dwarf_list_functions(struct gs_dwarf *d, struct Elf *symtab_elf, const char *glob,
+			    struct gs_dwarf_function **out, size_t *n, struct gs_error *err);
+
+/* Where a value lives, for people: "register rdi", "stack CFA-20
+ * (rsp+12)", "global 0x4010 (.data)", "composite: rax[0..4) rdx[4..8)",
+ * "constant", "optimized out (entry value)". Returns the length it wanted
+ * (snprintf-like). */
+size_t gs_dwarf_describe_location(const struct gs_location *loc, char *buf, size_t size);
+
+/* Name of a DWARF register 0..16 ("rdi"); "r?" otherwise. */
+const char *gs_dwarf_reg_name(unsigned reg);
+
+#endif /* GS_DWARF_H */

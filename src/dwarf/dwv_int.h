@@ -1,0 +1,94 @@
+/* Internals of the dwarf layer: the module handle (struct gs_dwarf), its
+ * arena, the type cache keyed by DIE, the lazy global index, and the
+ * entry points the files of src/dwarf share. */
+#ifndef GS_DWARF_DWV_INT_H
+#define GS_DWARF_DWV_INT_H
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include <gs/dwarf.h>
+#include <gs/protocol.h>
+
+/* Bump allocator: everything a gs_dwarf hands out lives until it is freed. */
+struct dwv_arena_block;
+
+/* Pointer-keyed open hash (DIE address -> value). */
+struct dwv_map {
+	const void **keys;
+	void **values;
+	size_t cap, n;
+};
+
+/* Section of a module address for DW_OP_addr (reference 5.11 codes). */
+struct dwv_section {
+	uint64_t lo, hi;
+	uint8_t code; /* 0 text, 1 rodata, 2 data, 3 bss */
+};
+
+/* name -> DIE of a global variable (or a type), by string hash. */
+struct dwv_name {
+	const char *name;
+	Dwarf_Off die_off;   /* global DIE offset in .debug_info */
+	uint32_t next;       /* chain, UINT32_MAX ends */
+};
+
+struct dwv_names {
+	struct dwv_name *v;
+	size_t n, cap;
+	uint32_t *heads;
+	size_t nheads;
+};
+
+struct gs_dwarf {
+	Dwarf *dw;
+	Dwarf_CFI *cfi_eh;    /* from cfi_elf's .eh_frame (owned: dwarf_cfi_end) */
+	Dwarf_CFI *cfi_debug; /* .debug_frame of dw (owned by dw) */
+	uint64_t cookie;
+	struct dwv_arena_block *arena;
+	struct dwv_section *sections;
+	size_t nsections;
+
+	struct dwv_map types;   /* Dwarf_Die.addr -> struct gs_type * */
+	struct dwv_map fixups;  /* typedef / cv node -> the node it copies */
+	unsigned type_depth;
+
+	struct dwv_map scopes;  /* pc (as a pointer-sized key) -> scope */
+	struct dwv_map global_vars; /* DIE address -> gs_var of a module global */
+
+	/* Globals and named types of CUs indexed so far (lazy, CU by CU). */
+	struct dwv_names globals, type_names;
+	Dwarf_Off index_next;   /* next CU offset to index */
+	bool index_done;
+};
+
+/* module.c */
+void *dwv_alloc(struct gs_dwarf *d, size_t n);
+const char *dwv_strdup(struct gs_dwarf *d, const char *s);
+void *dwv_map_get(const struct dwv_map *m, const void *key);
+int dwv_map_put(struct dwv_map *m, const void *key, void *value);
+void dwv_map_free(struct dwv_map *m);
+uint8_t dwv_section_of(const struct gs_dwarf *d, uint64_t addr);
+/* The CU whose ranges hold pc (aranges first, then each CU's ranges). */
+bool dwv_cu_at(struct gs_dwarf *d, uint64_t pc, Dwarf_Die *out);
+/* The CFA at pc as reg + off: 0, or -ENOENT (no row), -EOPNOTSUPP. */
+int dwv_cfa_at(struct gs_dwarf *d, uint64_t pc, uint8_t *reg, int64_t *off);
+
+/* types.c: the gs_type of a type DIE (NULL DIE: void). Never NULL: an
+ * unreadable type becomes GS_TYPE_UNKNOWN named "?". */
+const struct gs_type *dwv_type(struct gs_dwarf *d, Dwarf_Die *die);
+/* The type of a variable DIE (its DW_AT_type, through abstract origins). */
+const struct gs_type *dwv_var_type(struct gs_dwarf *d, Dwarf_Die *var);
+/* A pointer type to t (the script's `&x`, cast to "T *"). */
+const struct gs_type *dwv_pointer_to(struct gs_dwarf *d, const struct gs_type *t);
+
+/* location.c: the access plan of a variable DIE at pc; scope_fn is the
+ * out-of-line subprogram whose DW_AT_frame_base applies (NULL at CU level). */
+void dwv_location(struct gs_dwarf *d, Dwarf_Die *var, Dwarf_Die *scope_fn, uint64_t pc,
+		  struct gs_location *out);
+
+/* index.c: the lazy index over every CU's top-level DIEs. */
+int dwv_index_find_global(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
+int dwv_index_find_type(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
+
+#endif /* GS_DWARF_DWV_INT_H */

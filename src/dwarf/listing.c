@@ -1,0 +1,250 @@
+/* What the CLI lists: functions matching a glob (DWARF subprograms, then
+ * ELF symbols DWARF does not name) and, for a variable, where it lives in
+ * words a user reads ("register rdi", "stack CFA-20"). */
+#include <errno.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwv_int.h"
+
+static const char *const reg_names[GS_DWARF_REG_MAX + 1] = {
+	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip",
+};
+
+const char *gs_dwarf_reg_name(unsigned reg)
+{
+	return reg <= GS_DWARF_REG_MAX ? reg_names[reg] : "r?";
+}
+
+struct list {
+	struct gs_dwarf_function *v;
+	size_t n, cap;
+};
+
+static int push(struct list *l, struct gs_dwarf_function f)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct gs_dwarf_function *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = f;
+	return 0;
+}
+
+static bool listed(const struct list *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static int from_dwarf(struct gs_dwarf *d, const char *glob, struct list *l)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dwarf_next_unit(d->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
+			       NULL) == 0) {
+		Dwarf_Die cu, ch;
+
+		if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_child(&cu, &ch) == 0) {
+			do {
+				struct gs_dwarf_function f = { 0 };
+				Dwarf_Addr lo;
+				int line = 0;
+
+				if (dwarf_tag(&ch) != DW_TAG_subprogram ||
+				    dwarf_hasattr(&ch, DW_AT_declaration) ||
+				    !(f.name = dwarf_diename(&ch)) ||
+				    fnmatch(glob, f.name, 0) != 0)
+					continue;
+				if (dwarf_entrypc(&ch, &lo) == 0)
+					f.addr = lo;
+				else if (dwarf_hasattr(&ch, DW_AT_inline))
+					f.inlined_only = true;
+				else
+					continue;
+				if (!f.addr && !f.inlined_only)
+					continue;
+				f.file = dwarf_decl_file(&ch);
+				if (dwarf_decl_line(&ch, &line) == 0 && line > 0)
+					f.line = (uint32_t)line;
+				if (push(l, f))
+					return -ENOMEM;
+			} while (dwarf_siblingof(&ch, &ch) == 0);
+		}
+		off = next;
+	}
+	return 0;
+}
+
+static int from_symbols(struct gs_dwarf *d, Elf *elf, const char *glob, struct list *l)
+{
+	Elf_Scn *scn = NULL;
+	size_t dwarf_n = l->n;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+			struct list dw = { l->v, dwarf_n, dwarf_n };
+			bool dup = false;
+
+			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || !*name || fnmatch(glob, name, 0) != 0)
+				continue;
+			dup = listed(&dw, name);
+			for (size_t k = dwarf_n; k < l->n && !dup; k++)
+				dup = strcmp(l->v[k].name, name) == 0;
+			if (dup)
+				continue;
+			if (push(l, (struct gs_dwarf_function){ .name = dwv_strdup(d, name),
+								.addr = sym.st_value,
+								.from_symbol = true }))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct gs_dwarf_function *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int gs_dwarf_list_functions(struct gs_dwarf *d, Elf *symtab_elf, const char *glob,
+			    struct gs_dwarf_function **out, size_t *n, struct gs_error *err)
+{
+	struct list l = { 0 };
+
+	*out = NULL;
+	*n = 0;
+	if (from_dwarf(d, glob, &l) || (symtab_elf && from_symbols(d, symtab_elf, glob, &l))) {
+		free(l.v);
+		return gs_errorf(err, -ENOMEM, "out of memory listing functions matching '%s'",
+				 glob);
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), by_name);
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+static const char *const why_text[] = {
+	[GS_LOC_WHY_NONE] = "optimized out",
+	[GS_LOC_WHY_NO_LOCATION] = "optimized out",
+	[GS_LOC_WHY_NOT_AT_PC] = "optimized out here",
+	[GS_LOC_WHY_ENTRY_VALUE] = "optimized out (entry value)",
+	[GS_LOC_WHY_UNSUPPORTED] = "unavailable (unsupported DWARF expression)",
+	[GS_LOC_WHY_NO_CFA] = "unavailable (no CFA at this address)",
+};
+
+static const char *const section_names[] = { ".text", ".rodata", ".data", ".bss" };
+
+struct out {
+	char *buf;
+	size_t size, len;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->len < o->size ? o->buf + o->len : NULL,
+		      o->len < o->size ? o->size - o->len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+}
+
+static void put_offset(struct out *o, int64_t off)
+{
+	if (off)
+		put(o, "%c%llu", off < 0 ? '-' : '+',
+		    (unsigned long long)(off < 0 ? -(uint64_t)off : (uint64_t)off));
+}
+
+static void describe_piece(struct out *o, const struct gs_location *loc,
+			   const struct gs_loc_piece *p)
+{
+	switch (p->kind) {
+	case GS_LOC_REGISTER:
+		put(o, "register %s", gs_dwarf_reg_name(p->reg));
+		break;
+	case GS_LOC_MEMORY:
+	case GS_LOC_VALUE:
+		if (p->base == GS_LOC_BASE_MODULE) {
+			put(o, "%s0x%llx (%s)", p->kind == GS_LOC_VALUE ? "address " : "global ",
+			    (unsigned long long)p->offset, section_names[loc->section & 3]);
+		} else if (p->base == GS_LOC_BASE_REG) {
+			put(o, "%s%s", p->kind == GS_LOC_VALUE ? "computed " :
+			    loc->cfa_relative || p->reg == GS_DWARF_REG_RSP ||
+			    p->reg == GS_DWARF_REG_RBP ? "stack " : "memory at ",
+			    gs_dwarf_reg_name(p->reg));
+			put_offset(o, p->offset);
+		} else {
+			put(o, "%s0x%llx", p->kind == GS_LOC_VALUE ? "constant " : "memory at ",
+			    (unsigned long long)p->offset);
+		}
+		break;
+	case GS_LOC_IMPLICIT:
+		put(o, "constant");
+		break;
+	default:
+		put(o, "optimized out");
+		break;
+	}
+}
+
+size_t gs_dwarf_describe_location(const struct gs_location *loc, char *buf, size_t size)
+{
+	struct out o = { buf, size, 0 };
+
+	if (size)
+		buf[0] = '\0';
+	if (!loc->npieces) {
+		put(&o, "%s", why_text[loc->why < sizeof(why_text) / sizeof(why_text[0]) ?
+					loc->why : GS_LOC_WHY_UNSUPPORTED]);
+	} else if (loc->npieces == 1) {
+		describe_piece(&o, loc, &loc->pieces[0]);
+	} else {
+		uint64_t at = 0;
+
+		put(&o, "composite:");
+		for (uint32_t i = 0; i < loc->npieces; i++) {
+			put(&o, " [%llu..%llu) ", (unsigned long long)at,
+			    (unsigned long long)(at + loc->pieces[i].size));
+			describe_piece(&o, loc, &loc->pieces[i]);
+			at += loc->pieces[i].size;
+		}
+	}
+	if (loc->from_list && loc->npieces)
+		put(&o, " (location list)");
+	return o.len;
+}

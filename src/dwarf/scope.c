@@ -1,0 +1,365 @@
+/* The names visible at a probe PC: the blocks and inlined calls covering it
+ * (dwarf_getscopes), up to the innermost function, then the PC's CU; later
+ * names of the same spelling are shadowed. Lookups fall back to the lazy
+ * module index; cast() types are found the same way. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwv_int.h"
+
+struct collect {
+	struct gs_dwarf *d;
+	uint64_t pc;
+	Dwarf_Die *scope_fn;
+	struct gs_var *v;
+	size_t n, cap;
+	int failed;
+};
+
+static bool seen(const struct collect *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static struct gs_var *add(struct collect *c, Dwarf_Die *die, uint8_t scope, uint16_t depth,
+			  bool located)
+{
+	const char *name = dwarf_diename(die);
+	struct gs_var *v;
+	int line = 0;
+
+	if (!name || seen(c, name))
+		return NULL;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 32;
+
+		v = realloc(c->v, cap * sizeof(*v));
+		if (!v) {
+			c->failed = -ENOMEM;
+			return NULL;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	v = &c->v[c->n++];
+	memset(v, 0, sizeof(*v));
+	v->name = name;
+	v->type = dwv_var_type(c->d, die);
+	v->scope = scope;
+	v->depth = depth;
+	v->decl_file = dwarf_decl_file(die);
+	if (dwarf_decl_line(die, &line) == 0 && line > 0)
+		v->decl_line = (uint32_t)line;
+	if (located) {
+		dwv_location(c->d, die, c->scope_fn, c->pc, &v->loc);
+	} else {
+		v->loc.why = GS_LOC_WHY_NO_LOCATION;
+		v->loc.cookie = c->d->cookie;
+	}
+	return v;
+}
+
+static bool is_var_tag(int tag)
+{
+	return tag == DW_TAG_formal_parameter || tag == DW_TAG_variable;
+}
+
+/* The DIE an abstract_origin attribute names, compared by address. */
+static const void *origin_of(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o;
+
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &a) || !dwarf_formref_die(&a, &o))
+		return NULL;
+	return o.addr;
+}
+
+static void scope_vars(struct collect *c, Dwarf_Die *scope, uint16_t depth)
+{
+	Dwarf_Die ch;
+
+	if (dwarf_child(scope, &ch) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&ch);
+
+		if (!is_var_tag(tag) || dwarf_hasattr(&ch, DW_AT_declaration))
+			continue;
+		add(c, &ch, tag == DW_TAG_formal_parameter ? GS_SCOPE_PARAM : GS_SCOPE_LOCAL,
+		    depth, true);
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+}
+
+/* Parameters and top-level locals the abstract definition of an inlined
+ * (or out-of-line concrete) function has but this instance dropped: the
+ * compiler optimized them out entirely. */
+static void dropped_vars(struct collect *c, Dwarf_Die *scope, uint16_t depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin, ch;
+	const void *have[128];
+	size_t nhave = 0;
+
+	if (!dwarf_attr(scope, DW_AT_abstract_origin, &a) || !dwarf_formref_die(&a, &origin))
+		return;
+	if (dwarf_child(scope, &ch) == 0) {
+		do {
+			const void *o = is_var_tag(dwarf_tag(&ch)) ? origin_of(&ch) : NULL;
+
+			if (o && nhave < 128)
+				have[nhave++] = o;
+		} while (dwarf_siblingof(&ch, &ch) == 0);
+	}
+	if (dwarf_child(&origin, &ch) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&ch);
+		bool found = false;
+
+		if (!is_var_tag(tag) || dwarf_hasattr(&ch, DW_AT_declaration))
+			continue;
+		for (size_t i = 0; i < nhave && !found; i++)
+			found = have[i] == ch.addr;
+		if (!found)
+			add(c, &ch, tag == DW_TAG_formal_parameter ? GS_SCOPE_PARAM :
+			    GS_SCOPE_LOCAL, depth, false);
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+}
+
+static void cu_vars(struct collect *c, Dwarf_Die *cudie, uint16_t depth)
+{
+	Dwarf_Die ch;
+
+	if (dwarf_child(cudie, &ch) != 0)
+		return;
+	do {
+		if (dwarf_tag(&ch) != DW_TAG_variable || dwarf_hasattr(&ch, DW_AT_declaration))
+			continue;
+		add(c, &ch, dwarf_hasattr(&ch, DW_AT_external) ? GS_SCOPE_GLOBAL :
+		    GS_SCOPE_STATIC, depth, true);
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+}
+
+static int build(struct gs_dwarf *d, uint64_t pc, struct gs_dwarf_scope *s,
+		 struct gs_error *err)
+{
+	struct collect c = { .d = d, .pc = pc };
+	Dwarf_Die cudie, *scopes = NULL, *fn = NULL;
+	int n;
+	uint16_t depth = 0;
+
+	if (!dwv_cu_at(d, pc, &cudie))
+		return gs_errorf(err, -ENOENT, "no DWARF compilation unit covers address 0x%llx: "
+				 "the module was built without -g there, or its debug file is "
+				 "missing", (unsigned long long)pc);
+	s->pc = pc;
+	s->cu_name = dwarf_diename(&cudie);
+	n = dwarf_getscopes(&cudie, pc, &scopes);
+	/* The frame base belongs to the out-of-line function holding the PC. */
+	for (int i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
+		    dwarf_hasattr(&scopes[i], DW_AT_frame_base)) {
+			fn = &scopes[i];
+			break;
+		}
+	c.scope_fn = fn;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_compile_unit || tag == DW_TAG_partial_unit)
+			break;
+		scope_vars(&c, &scopes[i], depth);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			dropped_vars(&c, &scopes[i], depth);
+			s->function = dwarf_diename(&scopes[i]);
+			depth++;
+			break;
+		}
+		depth++;
+	}
+	s->nlocals = c.n;
+	cu_vars(&c, &cudie, depth);
+	free(scopes);
+	if (c.failed) {
+		free(c.v);
+		return gs_errorf(err, c.failed, "out of memory reading the variables at 0x%llx",
+				 (unsigned long long)pc);
+	}
+	s->nvars = c.n;
+	if (c.n) {
+		struct gs_var *v = dwv_alloc(d, c.n * sizeof(*v));
+
+		if (!v) {
+			free(c.v);
+			return gs_errorf(err, -ENOMEM, "out of memory reading the variables at "
+					 "0x%llx", (unsigned long long)pc);
+		}
+		memcpy(v, c.v, c.n * sizeof(*v));
+		s->vars = v;
+	}
+	free(c.v);
+	return 0;
+}
+
+int gs_dwarf_scope_at(struct gs_dwarf *d, uint64_t pc, const struct gs_dwarf_scope **out,
+		      struct gs_error *err)
+{
+	const void *key = (const void *)(uintptr_t)(pc + 1 ? pc + 1 : pc);
+	struct gs_dwarf_scope *s = dwv_map_get(&d->scopes, key);
+	int rc;
+
+	*out = NULL;
+	if (s) {
+		*out = s;
+		return 0;
+	}
+	s = dwv_alloc(d, sizeof(*s));
+	if (!s)
+		return gs_errorf(err, -ENOMEM, "out of memory reading DWARF");
+	rc = build(d, pc, s, err);
+	if (rc)
+		return rc;
+	dwv_map_put(&d->scopes, key, s);
+	*out = s;
+	return 0;
+}
+
+int gs_dwarf_lookup(struct gs_dwarf *d, const struct gs_dwarf_scope *s, const char *name,
+		    const struct gs_var **out, struct gs_error *err)
+{
+	Dwarf_Die die;
+	struct gs_var *v;
+
+	*out = NULL;
+	for (size_t i = 0; s && i < s->nvars; i++)
+		if (strcmp(s->vars[i].name, name) == 0) {
+			*out = &s->vars[i];
+			return 0;
+		}
+	if (dwv_index_find_global(d, name, &die) == 0) {
+		v = dwv_map_get(&d->global_vars, die.addr);
+		if (!v) {
+			struct collect c = { .d = d, .pc = s ? s->pc : 0 };
+
+			if (!add(&c, &die, GS_SCOPE_GLOBAL, UINT16_MAX, true)) {
+				free(c.v);
+				return gs_errorf(err, -ENOMEM, "out of memory reading %s", name);
+			}
+			v = dwv_alloc(d, sizeof(*v));
+			if (v)
+				*v = c.v[0];
+			free(c.v);
+			if (!v)
+				return gs_errorf(err, -ENOMEM, "out of memory reading %s", name);
+			dwv_map_put(&d->global_vars, die.addr, v);
+		}
+		*out = v;
+		return 0;
+	}
+	if (s && s->function)
+		return gs_errorf(err, -ENOENT, "no variable named '%s' is visible in %s at 0x%llx "
+				 "(parameters, locals, statics of %s and the module's globals "
+				 "were searched)", name, s->function, (unsigned long long)s->pc,
+				 s->cu_name ? s->cu_name : "its file");
+	return gs_errorf(err, -ENOENT, "no variable named '%s' in the module's DWARF", name);
+}
+
+/* A named type among the top-level DIEs of a CU. */
+static bool cu_type(Dwarf_Die *cudie, const char *kw, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die ch;
+
+	if (dwarf_child(cudie, &ch) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&ch);
+		const char *n = dwarf_diename(&ch);
+		const char *k = tag == DW_TAG_structure_type ? "struct" :
+				tag == DW_TAG_union_type ? "union" :
+				tag == DW_TAG_enumeration_type ? "enum" :
+				tag == DW_TAG_base_type || tag == DW_TAG_typedef ? "" : NULL;
+
+		if (!k || !n || strcmp(k, kw) != 0 || strcmp(n, name) != 0 ||
+		    dwarf_hasattr(&ch, DW_AT_declaration))
+			continue;
+		*out = ch;
+		return true;
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return false;
+}
+
+static const struct { const char *name; uint8_t kind, size, flags; } script_types[] = {
+	{ "u8", GS_TYPE_U8, 1, 0 }, { "u16", GS_TYPE_U16, 2, 0 },
+	{ "u32", GS_TYPE_U32, 4, 0 }, { "u64", GS_TYPE_U64, 8, 0 },
+	{ "i8", GS_TYPE_I8, 1, GS_TYPEF_SIGNED }, { "i16", GS_TYPE_I16, 2, GS_TYPEF_SIGNED },
+	{ "i32", GS_TYPE_I32, 4, GS_TYPEF_SIGNED }, { "i64", GS_TYPE_I64, 8, GS_TYPEF_SIGNED },
+};
+
+int gs_dwarf_find_type(struct gs_dwarf *d, const struct gs_dwarf_scope *s,
+		       const char *spelling, const struct gs_type **out, struct gs_error *err)
+{
+	char buf[256], *kw = "", *name, *end;
+	int stars = 0;
+	const struct gs_type *t = NULL;
+	Dwarf_Die die, cudie;
+
+	*out = NULL;
+	if (strlen(spelling) >= sizeof(buf))
+		return gs_errorf(err, -EINVAL, "type name '%.40s...' is too long", spelling);
+	strcpy(buf, spelling);
+	end = buf + strlen(buf);
+	while (end > buf && (end[-1] == ' ' || end[-1] == '*'))
+		stars += *--end == '*';
+	*end = '\0';
+	name = buf;
+	while (*name == ' ')
+		name++;
+	if (!strncmp(name, "const ", 6))
+		name += 6;
+	if (!strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6) ||
+	    !strncmp(name, "enum ", 5)) {
+		kw = name;
+		name = strchr(name, ' ');
+		*name++ = '\0';
+		while (*name == ' ')
+			name++;
+	}
+	for (size_t i = 0; !*kw && i < sizeof(script_types) / sizeof(script_types[0]); i++)
+		if (!strcmp(name, script_types[i].name)) {
+			struct gs_type *st = dwv_alloc(d, sizeof(*st));
+
+			if (!st)
+				return gs_errorf(err, -ENOMEM, "out of memory");
+			st->kind = script_types[i].kind;
+			st->size = script_types[i].size;
+			st->byte_size = script_types[i].size;
+			st->flags = script_types[i].flags;
+			st->name = script_types[i].name;
+			t = st;
+		}
+	if (!t && !strcmp(name, "void") && !*kw && stars) {
+		t = dwv_pointer_to(d, dwv_type(d, NULL));
+		stars--;
+	}
+	if (!t && s && dwv_cu_at(d, s->pc, &cudie) && cu_type(&cudie, kw, name, &die))
+		t = dwv_type(d, &die);
+	if (!t) {
+		char key[256];
+
+		snprintf(key, sizeof(key), "%s%s%s", kw, *kw ? " " : "", name);
+		if (dwv_index_find_type(d, key, &die) == 0)
+			t = dwv_type(d, &die);
+	}
+	if (!t)
+		return gs_errorf(err, -ENOENT, "unknown type '%s': no type of that name in the "
+				 "module's DWARF (write struct/union/enum tags as in C)", spelling);
+	while (stars--)
+		t = dwv_pointer_to(d, t);
+	*out = t;
+	return 0;
+}
