@@ -93,7 +93,7 @@ int gs_dwarf_list_functions(struct gs_dwarf *d, struct Elf *symtab_elf, const ch
  * (rsp+12)", "global 0x4010 (.data)", "composite: rax[0..4) rdx[4..8)",
  * "constant", "optimized out (entry value)". Returns the length it wanted
  * (snprintf-like). */
-size_t gs_dwarf_describe_location(const struct gs_location *loc, char *buf, size_t size);
+size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_t size);
 
 /* Name of a DWARF register 0..16 ("rdi"); "r?" otherwise. */
 const char *gs_dwarf_reg_name(unsigned reg);

@@ -16,6 +16,7 @@
 #include <gs/context.h>
 #include <gs/error.h>
 #include <gs/protocol.h>
+#include <gs/value.h>
 
 /* ---- expressions -------------------------------------------------------- */
 
@@ -26,7 +27,23 @@ enum gs_expr_kind {
 	GS_EXPR_VAR,     /* a `let` variable: var (index into the spec's lets) */
 	GS_EXPR_UNARY,   /* op lhs: '-', '!', '~' */
 	GS_EXPR_BINARY,  /* lhs op rhs */
-	GS_EXPR_DEREF,   /* *(size bytes *)(lhs) from user memory */
+	GS_EXPR_DEREF,   /* *(size bytes *)(lhs) from user memory; size 0: `*p`
+			  * through lhs's pointer type (a source-level value) */
+	/* Source-level values (the contract with the parser and the runtime is
+	 * described below the struct). */
+	GS_EXPR_NAME,    /* a DWARF variable: dvar */
+	GS_EXPR_MEMBER,  /* lhs.name, lhs->name (a pointer is followed either way) */
+	GS_EXPR_INDEX,   /* lhs[rhs]: an array element, or p[i] through a pointer */
+	GS_EXPR_ADDR,    /* &lhs */
+	GS_EXPR_CAST,    /* cast(lhs, "type_name"): cast_type */
+	GS_EXPR_BUILTIN, /* builtin(lhs, rhs[, len]) */
+	GS_EXPR_BYTES,   /* hex("de ad") or a "string" operand of a builtin: bytes */
+};
+
+enum gs_builtin {
+	GS_BUILTIN_MEMCMP,      /* memcmp(a, b, len): 1 when the len bytes are equal */
+	GS_BUILTIN_STRNCMP,     /* strncmp(a, "lit", len): 1 when equal, as C's == 0 */
+	GS_BUILTIN_STARTS_WITH, /* starts_with(a, "lit") */
 };
 
 enum gs_special {
@@ -57,10 +74,40 @@ struct gs_expr {
 	uint8_t reg;
 	uint32_t var;
 	int op;           /* enum gs_binop, or '-', '!', '~' for unary */
-	uint8_t size;     /* GS_EXPR_DEREF: 1, 2, 4 or 8 */
+	uint8_t size;     /* GS_EXPR_DEREF: 1, 2, 4 or 8 (0: by the pointer type) */
 	bool is_signed;   /* GS_EXPR_DEREF */
 	const struct gs_expr *lhs, *rhs;
+	/* source-level values */
+	const char *name;                /* NAME: the variable; MEMBER: the member */
+	const struct gs_var *dvar;       /* NAME: resolved by the caller */
+	const char *type_name;           /* CAST: as written */
+	const struct gs_type *cast_type; /* CAST: resolved by the caller */
+	uint8_t builtin;                 /* BUILTIN: enum gs_builtin */
+	const struct gs_expr *len;       /* BUILTIN: the length (NULL for starts_with) */
+	const uint8_t *bytes;            /* BYTES */
+	uint32_t nbytes;
 };
+
+/* Source-level values, from script text to a built program:
+ *
+ *  1. The parser builds trees without DWARF: an identifier that is not a
+ *     `let` variable or a special becomes GS_EXPR_NAME with `name` set and
+ *     `dvar` NULL; `a.b`/`a->b` GS_EXPR_MEMBER (name = "b"), `a[i]`
+ *     GS_EXPR_INDEX, `*p` GS_EXPR_DEREF with size 0, `&x` GS_EXPR_ADDR,
+ *     `cast(e, "T")` GS_EXPR_CAST with type_name, `hex("..")` and string
+ *     operands of builtins GS_EXPR_BYTES (the decoded bytes; a string
+ *     operand without its NUL).
+ *  2. The runtime, for each probe address, resolves the names against the
+ *     probe module's DWARF before the build: dvar = gs_dwarf_lookup() at
+ *     the probe PC (other modules' globals by name in -p mode), cast_type =
+ *     gs_dwarf_find_type(). An unknown name is a user error reported then,
+ *     with the position the parser kept.
+ *  3. gs_program_build() does the rest without libdw: member names, array
+ *     strides, pointer targets and bit fields come from the gs_type trees;
+ *     a bad access path ("no member 'z' in struct point") fails the build
+ *     with a message naming the member and type. The gs_var and gs_type
+ *     data must stay valid until gs_program_build() returns; the program's
+ *     context holds its own copies of the types. */
 
 /* ---- statements --------------------------------------------------------- */
 
@@ -120,6 +167,8 @@ struct gs_trace_spec {
 	const struct gs_stmt *body;
 	size_t nbody;
 	uint32_t nvars;         /* number of `let` variables (indices 0..nvars-1) */
+	/* Their names, for `{:x.name$}` lengths (may be NULL otherwise). */
+	const char *const *var_names;
 	/* NULL: no DWARF context for the probe; `bt` reports DwarfUnavailable. */
 	const struct gs_bt_probe *bt;
 	/* A return probe (uretprobe at the entry of function `target` names):
@@ -160,6 +209,11 @@ struct gs_program_opts {
 	enum gs_unwinder unwinder;
 	uint32_t unwind_rows_max;        /* 0: 65536 bt_unwind_rows entries */
 	uint32_t proc_offsets_max;       /* 0: 4096 (module maps' capacity) */
+	/* Cap of `{:s}` strings and `{:x.N}`/`{:s.N}` dumps, in bytes; 0: 256
+	 * (the reference's mem_dump_cap). Bounded by the event size. */
+	uint32_t max_string_len;
+	/* Cap of the bytes memcmp/strncmp/starts_with compare; 0: 64. */
+	uint32_t compare_cap;
 	/* Skip gs_asm_check() of the result (about 20 ns per instruction);
 	 * the kernel's verifier still checks at load time. */
 	bool skip_check;

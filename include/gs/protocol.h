@@ -581,6 +581,8 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 #define GS_DEFAULT_PROC_MODULE_OFFSETS_MAX 4096
 #define GS_DEFAULT_UNWIND_ROWS_MAX 65536
 #define GS_BPF_F_CURRENT_CPU 0xffffffffULL
+#define GS_DEFAULT_MAX_STRING_LEN 256 /* mem_dump_cap: {:s}, {:x.N} */
+#define GS_DEFAULT_COMPARE_CAP 64     /* memcmp / strncmp / starts_with */
 
 /* Map names (reference section 3): what the kernel shows, and what the
  * unwind layer's writers name a map by. */

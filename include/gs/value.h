@@ -28,7 +28,7 @@ enum gs_loc_kind {
 enum gs_loc_base {
 	GS_LOC_BASE_NONE = 0, /* offset alone, an absolute number */
 	GS_LOC_BASE_REG,      /* pt_regs register `reg` (DWARF 0..16) at the probe */
-	GS_LOC_BASE_MODULE,   /* the load bias of gs_location.cookie's module:
+	GS_LOC_BASE_MODULE,   /* the load bias of gs_var_loc.cookie's module:
 			       * offset is a link-time address (DW_OP_addr) */
 };
 
@@ -43,7 +43,7 @@ struct gs_loc_piece {
 	const uint8_t *bytes; /* IMPLICIT: size bytes (little-endian) */
 };
 
-/* Why a location has no value at the PC (gs_location.npieces == 0). */
+/* Why a location has no value at the PC (gs_var_loc.npieces == 0). */
 enum gs_loc_why {
 	GS_LOC_WHY_NONE = 0,
 	GS_LOC_WHY_NO_LOCATION,  /* no DW_AT_location (or DW_AT_const_value) */
@@ -54,7 +54,7 @@ enum gs_loc_why {
 				  * register + offset CFA */
 };
 
-struct gs_location {
+struct gs_var_loc {
 	const struct gs_loc_piece *pieces; /* npieces > 1: a composite */
 	uint32_t npieces;                  /* 0: optimized out, see why */
 	uint8_t why;                       /* enum gs_loc_why */
@@ -76,7 +76,7 @@ enum gs_var_scope {
 struct gs_var {
 	const char *name;
 	const struct gs_type *type;
-	struct gs_location loc;
+	struct gs_var_loc loc;
 	uint8_t scope;         /* enum gs_var_scope */
 	uint16_t depth;        /* 0: innermost scope; CU-level and module names
 				* come after every block */

@@ -34,6 +34,33 @@ struct cg_err_record {
 	int16_t slot; /* u8 code @0 (enum gs_var_status), s32 errno @4, u64 addr @8 */
 };
 
+#define CG_MAX_SYNTH_TYPES 32
+#define CG_MAX_MODULES 8
+#define CG_MAX_MATERIALIZE 64 /* bytes of a register-held value taken apart */
+
+/* Where a source-level value is while its access chain is compiled. */
+enum cg_place_kind {
+	CG_PLACE_NONE,   /* optimized out */
+	CG_PLACE_MEM,    /* user memory: (dyn ? *addr_slot : static base) + offset */
+	CG_PLACE_BUF,    /* our stack: buf_slot + offset */
+	CG_PLACE_LOC,    /* a register / computed / constant / composite location */
+	CG_PLACE_SCALAR, /* a computed scalar at addr_slot + 8 */
+};
+
+struct cg_place {
+	uint8_t kind;               /* enum cg_place_kind */
+	const struct gs_type *type;
+	bool dyn;
+	uint8_t base, reg;          /* static base: enum gs_loc_base, register */
+	uint64_t cookie;
+	int64_t offset;
+	int16_t addr_slot;          /* u64 address @0, scalar / saved address @8,
+				     * read buffer @16 */
+	int16_t buf_slot;
+	const struct gs_var_loc *loc;
+	uint16_t bit_offset, bit_size;
+};
+
 struct gs_cg {
 	struct gs_asm *a;
 	struct gs_program *prog;
@@ -53,6 +80,19 @@ struct gs_cg {
 	struct gs_label overflow; /* event too large: drop it, return 0 */
 
 	int type_i64, type_u64, type_bool; /* context type indices, -1 until used */
+
+	/* source-level values (value.c) */
+	int16_t value_addr_slot;           /* 24 bytes, see struct cg_place */
+	bool has_values;                   /* the trace reads source-level values */
+	uint32_t nbias;                    /* modules whose globals are read */
+	uint64_t bias_cookie[CG_MAX_MODULES];
+	int16_t bias_slot[CG_MAX_MODULES]; /* u64 bias @0, u64 found @8 */
+	struct gs_type *synth[CG_MAX_SYNTH_TYPES];
+	char synth_names[CG_MAX_SYNTH_TYPES][128];
+	uint32_t nsynth;
+	const struct gs_type *added_from[64]; /* types copied into the context ... */
+	int added_index[64];                 /* ... and their indices */
+	uint32_t nadded;
 	int type_deref[2][4];              /* [signed][log2 size] */
 
 	/* backtrace (backtrace.c) */
@@ -85,10 +125,40 @@ bool cg_expr_reads_memory(const struct gs_expr *e);
 int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
 void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec);
+/* Marks any_fail; records code, errno r1 and address r2 when rec has no
+ * error yet (clobbers r3). */
+void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code);
+
+/* value.c, value_read.c: source-level values */
+bool cg_is_value(const struct gs_expr *e);
+const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e);
+bool cg_value_unavailable(const struct gs_expr *e);
+bool cg_value_unsigned64(struct gs_cg *cg, const struct gs_expr *e);
+/* Finds the modules whose bias the values need, and whether any exist. */
+void cg_values_scan(struct gs_cg *cg);
+void cg_values_prologue(struct gs_cg *cg);
+void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key);
+void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg, uint64_t cookie,
+		     int64_t offset, uint8_t dst, const struct cg_err_record *rec,
+		     struct gs_label fail);
+void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
+		    const struct cg_err_record *rec, struct gs_label fail);
+void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
+	      struct gs_label fail, struct cg_place *p);
+void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_err_record *rec,
+		   struct gs_label fail);
+void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uint32_t len,
+		    const struct cg_err_record *rec, struct gs_label fail);
+void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
+		      struct gs_label fail);
+void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
 
 /* print.c: the print instructions */
 void cg_print_string(struct gs_cg *cg, const struct gs_stmt *s);
 void cg_print_expr(struct gs_cg *cg, const struct gs_stmt *s);
+/* builtin.c: memcmp, strncmp, starts_with into r0 (1: equal) */
+void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s);
 void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_record *rec);
 

@@ -26,7 +26,7 @@ bool cg_expr_reads_memory(const struct gs_expr *e)
 {
 	if (!e)
 		return false;
-	return e->kind == GS_EXPR_DEREF || cg_expr_reads_memory(e->lhs) ||
+	return e->kind == GS_EXPR_DEREF || cg_is_value(e) || cg_expr_reads_memory(e->lhs) ||
 	       cg_expr_reads_memory(e->rhs);
 }
 
@@ -151,7 +151,7 @@ void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec)
 }
 
 /* First error wins: code (and errno in r1, addr in r2) only when none yet. */
-static void record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code)
+void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code)
 {
 	struct gs_asm *a = cg->a;
 	struct gs_label kept = gs_asm_label(a, "first_error_kept");
@@ -209,7 +209,7 @@ static void deref(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err
 	gs_asm_note(a, "read of NULL: status NullDeref");
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-	record_error(cg, rec, GS_VAR_NULL_DEREF);
+	cg_record_error(cg, rec, GS_VAR_NULL_DEREF);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 	gs_asm_ja(a, done);
 
@@ -217,7 +217,7 @@ static void deref(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err
 	gs_asm_note(a, "read failed: status ReadError {errno, addr}");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, addr));
-	record_error(cg, rec, GS_VAR_READ_ERROR);
+	cg_record_error(cg, rec, GS_VAR_READ_ERROR);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 	gs_asm_bind(a, done);
 	gs_asm_note(a, prev);
@@ -260,13 +260,19 @@ static const uint8_t cmp_op[] = {
 	[GS_OP_LE] = BPF_JSLE, [GS_OP_GT] = BPF_JSGT, [GS_OP_GE] = BPF_JSGE,
 };
 
+static const uint8_t ucmp_op[] = {
+	[GS_OP_EQ] = BPF_JEQ, [GS_OP_NE] = BPF_JNE, [GS_OP_LT] = BPF_JLT,
+	[GS_OP_LE] = BPF_JLE, [GS_OP_GT] = BPF_JGT, [GS_OP_GE] = BPF_JGE,
+};
+
 static bool is_compare(int op)
 {
 	return op >= GS_OP_EQ && op <= GS_OP_GE;
 }
 
-/* r0 = r0 op (r1 or imm). */
-static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm)
+/* r0 = r0 op (r1 or imm); uns: C's unsigned 64-bit comparison (an
+ * operand is an unsigned long or a pointer). */
+static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm, bool uns)
 {
 	struct gs_asm *a = cg->a;
 
@@ -280,9 +286,9 @@ static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm)
 		gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R0));
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));
 		if (use_imm)
-			gs_asm_jmp_imm(a, cmp_op[op], GS_R2, imm, yes);
+			gs_asm_jmp_imm(a, (uns ? ucmp_op : cmp_op)[op], GS_R2, imm, yes);
 		else
-			gs_asm_jmp_reg(a, cmp_op[op], GS_R2, GS_R1, yes);
+			gs_asm_jmp_reg(a, (uns ? ucmp_op : cmp_op)[op], GS_R2, GS_R1, yes);
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 		gs_asm_bind(a, yes);
 	} else if (use_imm) {
@@ -318,6 +324,7 @@ static void logical(struct gs_cg *cg, const struct gs_expr *e, const struct cg_e
 static void binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
 {
 	struct gs_asm *a = cg->a;
+	bool uns;
 
 	if (e->op == GS_OP_LAND || e->op == GS_OP_LOR) {
 		logical(cg, e, rec);
@@ -327,12 +334,13 @@ static void binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 		cg_fail(cg, -EINVAL, "%s: unknown binary operator %d", e->text ? e->text : "?", e->op);
 		return;
 	}
+	uns = cg_value_unsigned64(cg, e->lhs) || cg_value_unsigned64(cg, e->rhs);
 	cg_expr(cg, e->lhs, rec);
 	if (e->rhs->kind == GS_EXPR_INT && fits_imm(e->rhs->value)) {
-		apply(cg, e->op, true, (int32_t)e->rhs->value);
+		apply(cg, e->op, true, (int32_t)e->rhs->value, uns);
 	} else if (is_simple(e->rhs)) {
 		simple_into(cg, e->rhs, GS_R1);
-		apply(cg, e->op, false, 0);
+		apply(cg, e->op, false, 0, uns);
 	} else {
 		size_t mark = gs_asm_stack_mark(a);
 		int16_t lhs = gs_asm_slot(a, "binary_lhs", 8, 8);
@@ -342,7 +350,7 @@ static void binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_FP, lhs));
 		gs_asm_stack_release(a, mark);
-		apply(cg, e->op, false, 0);
+		apply(cg, e->op, false, 0, uns);
 	}
 }
 
@@ -386,7 +394,24 @@ void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_reco
 		binary(cg, e, rec);
 		break;
 	case GS_EXPR_DEREF:
-		deref(cg, e, rec);
+		if (e->size)
+			deref(cg, e, rec);
+		else
+			cg_value_expr(cg, e, rec);
+		break;
+	case GS_EXPR_NAME:
+	case GS_EXPR_MEMBER:
+	case GS_EXPR_INDEX:
+	case GS_EXPR_ADDR:
+	case GS_EXPR_CAST:
+		cg_value_expr(cg, e, rec);
+		break;
+	case GS_EXPR_BUILTIN:
+		cg_builtin(cg, e, rec);
+		break;
+	case GS_EXPR_BYTES:
+		cg_fail(cg, -EINVAL, "%s: bytes are an operand of memcmp/strncmp/starts_with only",
+			e->text ? e->text : "hex(...)");
 		break;
 	default:
 		simple_into(cg, e, GS_R0);
@@ -407,6 +432,14 @@ int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size)
 	struct gs_trace_context *ctx = &cg->prog->ctx;
 	int *slot;
 
+	if (cg_is_value(e)) {
+		const struct gs_type *t = cg_value_type(cg, e);
+
+		if (!t)
+			return -EINVAL;
+		*size = t->byte_size > 255 ? 255 : (uint8_t)t->byte_size;
+		return cg_context_type(cg, t);
+	}
 	if (e->kind == GS_EXPR_DEREF && (e->size == 1 || e->size == 2 || e->size == 4 ||
 					 e->size == 8)) {
 		int lg = e->size == 8 ? 3 : e->size == 4 ? 2 : e->size == 2 ? 1 : 0;

@@ -4,6 +4,7 @@
  * Each reserves its exact size, writes its fixed fields as immediates and
  * stores values computed into r0; r9 points at the instruction. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cg.h"
@@ -44,17 +45,53 @@ void cg_print_string(struct gs_cg *cg, const struct gs_stmt *s)
 	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, 4, idx));
 }
 
+/* After a failed read: the status byte at r9 + status_off and the error
+ * payload at r9 + off; data_len_off >= 0 also rewrites the u16 data_len
+ * there to what the error leaves (0 for NULL, 12 for a read error). */
+static void store_failure(struct gs_cg *cg, const struct cg_err_record *rec, int16_t off,
+			  int16_t status_off, int16_t data_len_off, bool source_value,
+			  bool code_in_r1)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label null_deref = gs_asm_label(a, "value_null_deref");
+
+	gs_asm_note(a, "store the read's status and error payload");
+	if (!code_in_r1)
+		gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, rec->slot));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, status_off));
+	if (data_len_off >= 0) {
+		gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, data_len_off, 0));
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_VAR_NULL_DEREF, null_deref);
+		/* Only source-level values can miss offsets or be optimized out. */
+		if (source_value) {
+			gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_VAR_OFFSETS_UNAVAILABLE, null_deref);
+			gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_VAR_ACCESS_ERROR, null_deref);
+		}
+		gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, data_len_off,
+					 sizeof(struct gs_read_error_payload)));
+	}
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, rec->slot + 4));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R1, off));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, rec->slot + 8));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R1, off + 4));
+	gs_asm_bind(a, null_deref);
+}
+
+static bool has_value(const struct gs_expr *e)
+{
+	return e && (cg_is_value(e) || e->kind == GS_EXPR_BUILTIN || has_value(e->lhs) ||
+		     has_value(e->rhs));
+}
+
 /* Evaluates e and stores it at r9 + off: on success the value (len bytes),
- * else the status byte at r9 + status_off and the error payload at
- * r9 + off. data_len_off >= 0 also rewrites the u16 data_len there to what
- * the error leaves (0 for NULL, 12 for a read error). */
+ * else the failure (store_failure). */
 static void store_value(struct gs_cg *cg, const struct gs_expr *e, uint8_t len, int16_t off,
 			int16_t status_off, int16_t data_len_off)
 {
 	struct gs_asm *a = cg->a;
 	struct cg_err_record rec;
 	size_t mark = gs_asm_stack_mark(a);
-	struct gs_label failed, done, null_deref;
+	struct gs_label failed, done;
 
 	if (!cg_expr_reads_memory(e)) {
 		cg_expr(cg, e, NULL);
@@ -63,7 +100,6 @@ static void store_value(struct gs_cg *cg, const struct gs_expr *e, uint8_t len, 
 	}
 	failed = gs_asm_label(a, "value_read_failed");
 	done = gs_asm_label(a, "value_stored");
-	null_deref = gs_asm_label(a, "value_null_deref");
 	rec.slot = gs_asm_slot(a, "read_error", ERR_RECORD_SIZE, 8);
 	cg_err_record_reset(cg, &rec);
 	cg_expr(cg, e, &rec);
@@ -73,19 +109,199 @@ static void store_value(struct gs_cg *cg, const struct gs_expr *e, uint8_t len, 
 	gs_asm_ja(a, done);
 
 	gs_asm_bind(a, failed);
-	gs_asm_note(a, "store the read's status and error payload");
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, status_off));
-	if (data_len_off >= 0) {
-		gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, data_len_off, 0));
-		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_VAR_NULL_DEREF, null_deref);
-		gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, data_len_off,
-					 sizeof(struct gs_read_error_payload)));
+	store_failure(cg, &rec, off, status_off, data_len_off, has_value(e), true);
+	gs_asm_bind(a, done);
+	gs_asm_stack_release(a, mark);
+}
+
+/* How one value is captured: its bytes (a source-level value, whole or
+ * truncated), a string, or a dump from its address. */
+enum capture_kind {
+	CAPTURE_SCALAR,   /* a script value through cg_expr */
+	CAPTURE_VALUE,    /* the bytes of a source-level value */
+	CAPTURE_MISSING,  /* optimized out: no bytes */
+	CAPTURE_STRING,   /* {:s}: NUL-terminated, capped */
+	CAPTURE_DUMP,     /* {:x.N} / {:s.N}: N bytes from the value's address */
+};
+
+struct capture {
+	uint8_t kind;
+	int type;         /* context type index */
+	uint32_t len;     /* bytes captured (at most) */
+	uint16_t slot;    /* bytes reserved */
+	bool truncated;   /* CAPTURE_VALUE: the type is larger than len */
+};
+
+/* The cap of one value's bytes: the option, and what an event can hold. */
+static uint32_t value_cap(struct gs_cg *cg, uint32_t fixed)
+{
+	uint32_t room = cg->max_size - GS_EVENT_PREFIX_SIZE - GS_END_INSTRUCTION_SIZE - fixed;
+
+	return room;
+}
+
+static int flat_type(struct gs_cg *cg, uint8_t kind, uint32_t size, uint8_t flags,
+		     const char *name)
+{
+	struct gs_type t = { .kind = kind, .size = size <= 8 ? (uint8_t)size : 0, .name = name,
+			     .flags = flags, .byte_size = size };
+
+	return gs_context_add_type(&cg->prog->ctx, &t, cg->err);
+}
+
+/* Plans the capture of e with conversion conv ('\0', 'x', 'X', 'p', 's')
+ * and static length dump_len (0: none). */
+static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, uint32_t dump_len,
+			uint32_t fixed, struct capture *c)
+{
+	const struct gs_type *t;
+	uint32_t cap = cg->opts.max_string_len;
+	uint32_t room = value_cap(cg, fixed);
+
+	memset(c, 0, sizeof(*c));
+	if (!cg_is_value(e)) {
+		uint8_t len;
+
+		if (dump_len || conv == 's') {
+			cg_fail(cg, -EINVAL, "%s: {:%c%s} needs a source-level value (a pointer, an "
+				"array or a variable)", e->text ? e->text : "expr", conv ? conv : 'x',
+				dump_len ? ".N" : "");
+			return -EINVAL;
+		}
+		c->kind = CAPTURE_SCALAR;
+		c->type = cg_expr_type(cg, e, &len);
+		c->len = len;
+		c->slot = slot_size(e, len);
+		return c->type < 0 ? c->type : 0;
 	}
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, rec.slot + 4));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R1, off));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, rec.slot + 8));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R1, off + 4));
-	gs_asm_bind(a, null_deref);
+	t = cg_value_type(cg, e);
+	if (!t)
+		return -EINVAL;
+	if (cap > room)
+		cap = room;
+	if (cg_value_unavailable(e)) {
+		c->kind = CAPTURE_MISSING;
+		c->type = flat_type(cg, GS_TYPE_OPTIMIZED_OUT, 0, 0, t->name);
+		return c->type < 0 ? c->type : 0;
+	}
+	if (dump_len) {
+		if (t->kind != GS_TYPE_POINTER && t->kind != GS_TYPE_ARRAY &&
+		    !(t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION)) {
+			cg_fail(cg, -EINVAL, "%s: {:%c.%u} dumps memory from a pointer, an array or "
+				"a struct; this is a %s", e->text ? e->text : "expr", conv ? conv : 'x',
+				dump_len, t->name);
+			return -EINVAL;
+		}
+		c->kind = CAPTURE_DUMP;
+		c->len = dump_len < cap ? dump_len : cap;
+		c->slot = (uint16_t)(c->len < 12 ? 12 : c->len);
+		c->type = flat_type(cg, GS_TYPE_ARRAY, c->len, conv == 's' ? GS_TYPEF_CHAR : 0,
+				    conv == 's' ? "char[]" : "u8[]");
+		return c->type < 0 ? c->type : 0;
+	}
+	if (conv == 's') {
+		const struct gs_type *el = t->target;
+
+		if ((t->kind != GS_TYPE_POINTER && t->kind != GS_TYPE_ARRAY) || !el ||
+		    !(el->flags & GS_TYPEF_CHAR || el->byte_size == 1)) {
+			cg_fail(cg, -EINVAL, "%s: {:s} reads a char * or a char array; this is a %s",
+				e->text ? e->text : "expr", t->name);
+			return -EINVAL;
+		}
+		c->kind = CAPTURE_STRING;
+		c->len = t->kind == GS_TYPE_ARRAY && t->count && t->count < cap ? t->count : cap;
+		if (!c->len)
+			c->len = 1;
+		c->slot = (uint16_t)(c->len < 12 ? 12 : c->len);
+		c->type = flat_type(cg, GS_TYPE_CSTRING, c->len, GS_TYPEF_CHAR, t->name);
+		return c->type < 0 ? c->type : 0;
+	}
+	c->kind = CAPTURE_VALUE;
+	c->len = t->byte_size;
+	if (c->len > room) {
+		c->len = room;
+		c->truncated = true;
+	}
+	c->slot = (uint16_t)(c->len < 12 ? 12 : c->len);
+	c->type = cg_context_type(cg, t);
+	return c->type < 0 ? c->type : 0;
+}
+
+/* Captures a source-level value into r9 + off (data_len at data_len_off
+ * when >= 0: PrintComplexVariable's exact length). */
+static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struct capture *c,
+			  int16_t off, int16_t status_off, int16_t data_len_off)
+{
+	struct gs_asm *a = cg->a;
+	struct cg_err_record rec;
+	size_t mark = gs_asm_stack_mark(a);
+	struct gs_label fail = gs_asm_label(a, "capture_failed");
+	struct gs_label done = gs_asm_label(a, "capture_done");
+	struct cg_place p;
+
+	if (c->kind == CAPTURE_SCALAR) {
+		store_value(cg, e, (uint8_t)c->len, off, status_off, data_len_off);
+		return;
+	}
+	if (c->kind == CAPTURE_MISSING)
+		return;
+	rec.slot = gs_asm_slot(a, "read_error", ERR_RECORD_SIZE, 8);
+	cg_err_record_reset(cg, &rec);
+	cg_place(cg, e, &rec, fail, &p);
+	if (gs_asm_failed(a))
+		return;
+	if (c->kind == CAPTURE_VALUE && p.bit_size) {
+		cg_place_load(cg, &p, &rec, fail);
+		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
+		for (uint32_t i = 0; i < c->len && i < 8; i++) {
+			gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, off + (int16_t)i));
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 8));
+		}
+	} else if (c->kind == CAPTURE_VALUE) {
+		if (p.kind == CG_PLACE_NONE) {
+			gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
+			gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
+			cg_record_error(cg, &rec, GS_VAR_ACCESS_ERROR);
+			gs_asm_ja(a, fail);
+		} else {
+			cg_place_store(cg, &p, off, c->len, &rec, fail);
+		}
+	} else {
+		cg_value_address(cg, &p, &rec, fail);
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, cg->value_addr_slot + 8));
+		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R9));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, off));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)c->len));
+		gs_asm_call(a, c->kind == CAPTURE_STRING ? BPF_FUNC_probe_read_user_str :
+			    BPF_FUNC_probe_read_user);
+		{
+			struct gs_label ok = gs_asm_label(a, "capture_read_ok");
+
+			gs_asm_jmp_imm(a, c->kind == CAPTURE_STRING ? BPF_JSGE : BPF_JEQ, GS_R0, 0, ok);
+			gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
+			gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->value_addr_slot + 8));
+			cg_record_error(cg, &rec, GS_VAR_READ_ERROR);
+			gs_asm_ja(a, fail);
+			gs_asm_bind(a, ok);
+		}
+		if (c->kind == CAPTURE_STRING && p.type->kind == GS_TYPE_POINTER) {
+			struct gs_label whole = gs_asm_label(a, "string_whole");
+
+			/* The cap was reached: the string may go on. */
+			gs_asm_jmp_imm(a, BPF_JLT, GS_R0, (int32_t)c->len, whole);
+			gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_TRUNCATED));
+			cg_mark_fail(cg);
+			gs_asm_bind(a, whole);
+		}
+	}
+	cg_mark_success(cg);
+	if (c->truncated) {
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_TRUNCATED));
+		cg_mark_fail(cg);
+	}
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, fail);
+	store_failure(cg, &rec, off, status_off, data_len_off, true, false);
 	gs_asm_bind(a, done);
 	gs_asm_stack_release(a, mark);
 }
@@ -103,42 +319,86 @@ void cg_print_expr(struct gs_cg *cg, const struct gs_stmt *s)
 {
 	struct gs_asm *a = cg->a;
 	const struct gs_expr *e = s->expr;
-	uint8_t len;
-	int type, name;
-	uint16_t slot;
+	struct capture c;
+	int name;
+	uint32_t fixed = GS_INST_HEADER_SIZE + sizeof(struct gs_print_complex_variable);
 
 	if (!e) {
 		cg_fail(cg, -EINVAL, "print: the expression is missing");
 		return;
 	}
-	type = cg_expr_type(cg, e, &len);
 	name = name_index(cg, e);
-	if (type < 0 || name < 0)
+	if (plan_capture(cg, e, 0, 0, fixed, &c) < 0 || name < 0)
 		return;
-	slot = slot_size(e, len);
-	cg_reserve(cg, GS_INST_HEADER_SIZE + sizeof(struct gs_print_complex_variable) + slot);
+	cg_reserve(cg, fixed + c.slot);
 	gs_asm_notef(a, "PrintComplexVariable: %.40s", e->text ? e->text : "expr");
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, inst_header(GS_INST_PRINT_COMPLEX_VARIABLE,
-							       8 + slot)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 4, (uint32_t)name | (uint32_t)type << 16));
+							       8 + c.slot)));
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 4, (uint32_t)name | (uint32_t)c.type << 16));
 	/* access_path_len 0, status Ok, data_len = the value's size */
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 8, (uint32_t)len << 16));
-	store_value(cg, e, len, 12, 9, 10);
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 8, (uint32_t)c.len << 16));
+	store_capture(cg, e, &c, 12, 9, 10);
 }
 
-/* Placeholders `{...}` in fmt, with `{{` and `}}` as escapes. */
-static size_t count_placeholders(const char *fmt)
+struct placeholder {
+	char conv;          /* '\0', 'x', 'X', 'p', 's' */
+	uint32_t dump_len;  /* .N: 0 for none */
+};
+
+/* The placeholders `{[:conv[.N]]}` of fmt (`{{` and `}}` escape braces);
+ * their number, or -1 after failing the build on a malformed one. */
+static int parse_placeholders(struct gs_cg *cg, const char *fmt, struct placeholder *v, int max)
 {
-	size_t n = 0;
+	int n = 0;
 
 	for (const char *p = fmt; *p; p++) {
+		const char *close;
+		struct placeholder ph = { 0 };
+
 		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
 			p++;
-		} else if (*p == '{') {
-			n++;
-			while (p[1] && p[1] != '}')
-				p++;
+			continue;
 		}
+		if (*p != '{')
+			continue;
+		close = strchr(p, '}');
+		if (!close) {
+			cg_fail(cg, -EINVAL, "print \"%.60s\": a '{' is never closed", fmt);
+			return -1;
+		}
+		if (p[1] == ':') {
+			const char *q = p + 2;
+
+			if (*q == 'x' || *q == 'X' || *q == 'p' || *q == 's')
+				ph.conv = *q++;
+			if (*q == '.') {
+				char *end;
+				unsigned long long len = strtoull(q + 1, &end, 0);
+
+				if (q[1] == '*' || (end < close && *end == '$')) {
+					cg_fail(cg, -EINVAL, "print \"%.60s\": run-time lengths (.* and "
+						".name$) are not supported yet: use a constant .N", fmt);
+					return -1;
+				}
+				if (end == q + 1 || !len || len > 65535) {
+					cg_fail(cg, -EINVAL, "print \"%.60s\": the length after '.' must "
+						"be 1..65535", fmt);
+					return -1;
+				}
+				ph.dump_len = (uint32_t)len;
+				q = end;
+			}
+			if (q != close) {
+				cg_fail(cg, -EINVAL, "print \"%.60s\": unknown placeholder \"%.*s\" "
+					"(use {}, {:x}, {:X}, {:p}, {:s}, {:x.N}, {:s.N})", fmt,
+					(int)(close - p + 1), p);
+				return -1;
+			}
+		}
+		if (n < max)
+			v[n] = ph;
+		n++;
+		p = close;
 	}
 	return n;
 }
@@ -148,25 +408,28 @@ void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s)
 	struct gs_asm *a = cg->a;
 	uint32_t size = GS_INST_HEADER_SIZE + sizeof(struct gs_print_complex_format);
 	int fmt = gs_context_string(&cg->prog->ctx, s->text ? s->text : "", cg->err);
-	size_t want = count_placeholders(s->text ? s->text : "");
+	struct placeholder ph[255];
+	struct capture caps[255];
+	int want = parse_placeholders(cg, s->text ? s->text : "", ph, 255);
 	int16_t off;
 
 	if (fmt < 0) {
 		cg_fail(cg, fmt, "%s", cg->err->msg);
 		return;
 	}
-	if (want != s->nargs || s->nargs > 255) {
-		cg_fail(cg, -EINVAL, "print \"%.60s\": %zu placeholder%s but %zu argument%s%s",
+	if (want < 0)
+		return;
+	if ((size_t)want != s->nargs || s->nargs > 255) {
+		cg_fail(cg, -EINVAL, "print \"%.60s\": %d placeholder%s but %zu argument%s%s",
 			s->text, want, want == 1 ? "" : "s", s->nargs, s->nargs == 1 ? "" : "s",
 			s->nargs > 255 ? " (at most 255)" : "");
 		return;
 	}
 	for (size_t i = 0; i < s->nargs; i++) {
-		uint8_t len;
-
-		if (cg_expr_type(cg, s->args[i], &len) < 0)
+		if (plan_capture(cg, s->args[i], ph[i].conv, ph[i].dump_len,
+				 size + GS_FORMAT_ARG_FIXED_HEADER_LEN, &caps[i]) < 0)
 			return;
-		size += GS_FORMAT_ARG_FIXED_HEADER_LEN + slot_size(s->args[i], len);
+		size += GS_FORMAT_ARG_FIXED_HEADER_LEN + caps[i].slot;
 	}
 	cg_reserve(cg, size);
 	gs_asm_notef(a, "PrintComplexFormat: \"%.40s\"", s->text);
@@ -176,19 +439,17 @@ void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s)
 	off = GS_INST_HEADER_SIZE + sizeof(struct gs_print_complex_format);
 	for (size_t i = 0; i < s->nargs; i++) {
 		const struct gs_expr *e = s->args[i];
-		uint8_t len;
-		int type = cg_expr_type(cg, e, &len);
 		int name = name_index(cg, e);
-		uint16_t slot = slot_size(e, len);
 
 		if (name < 0)
 			return;
 		gs_asm_notef(a, "argument %zu: %.40s", i, e->text ? e->text : "expr");
-		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, off, (uint32_t)name | (uint32_t)type << 16));
+		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, off,
+					 (uint32_t)name | (uint32_t)caps[i].type << 16));
 		/* access_path_len 0, status Ok, then data_len = the reserved slot */
-		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, off + 4, (uint32_t)slot << 16));
-		store_value(cg, e, len, off + GS_FORMAT_ARG_FIXED_HEADER_LEN, off + 5, -1);
-		off += GS_FORMAT_ARG_FIXED_HEADER_LEN + slot;
+		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, off + 4, (uint32_t)caps[i].slot << 16));
+		store_capture(cg, e, &caps[i], off + GS_FORMAT_ARG_FIXED_HEADER_LEN, off + 5, -1);
+		off += GS_FORMAT_ARG_FIXED_HEADER_LEN + caps[i].slot;
 	}
 }
 

@@ -142,8 +142,14 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 		add_map(p, GS_MAP_OUTPUT, GS_MAP_OUTPUT_PERF, 0, 0);
 	add_map(p, GS_MAP_LOSS, GS_MAP_LOSS, 0, 1);
 	add_map(p, GS_MAP_ACCUM, GS_MAP_ACCUM, cg->max_size, 1);
-	if (!nbt || !bt)
+	if (!nbt || !bt) {
+		if (!cg->nbias)
+			return 0;
+		/* Globals only: the maps of reference 5.11, nothing of bt. */
+		add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
+		add_map(p, GS_MAP_PID_ALIASES, GS_MAP_PID_ALIASES, 0, mods);
 		return 0;
+	}
 	if (cg->bt_loop)
 		return declare_loop_maps(cg);
 	add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
@@ -178,6 +184,8 @@ static void build(struct gs_cg *cg)
 		cg->nsinfo_slot = gs_asm_slot(a, "pidns_info", 8, 8);
 	for (uint32_t i = 0; i < spec->nvars; i++)
 		cg->var_slots[i] = gs_asm_slot(a, "let_variable", 8, 8);
+	if (cg->has_values)
+		cg->value_addr_slot = gs_asm_slot(a, "value_address", 24, 8);
 	if (spec->bt && gs_stmts_count_bt(spec->body, spec->nbody) && !cg->bt_loop)
 		cg_bt_prepare(cg);
 	cg->exit0 = gs_asm_label(a, "exit");
@@ -188,6 +196,7 @@ static void build(struct gs_cg *cg)
 	cg->prog->total_instructions = (uint16_t)total;
 
 	cg_prologue(cg);
+	cg_values_prologue(cg);
 	cg_stmts(cg, spec->body, spec->nbody);
 	cg_end_and_emit(cg, (uint16_t)total);
 	cg_epilogue(cg);
@@ -213,6 +222,10 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 	if (rc)
 		return rc;
 	memset(cg.type_deref, 0xff, sizeof(cg.type_deref));
+	if (!cg.opts.max_string_len)
+		cg.opts.max_string_len = GS_DEFAULT_MAX_STRING_LEN;
+	if (!cg.opts.compare_cap)
+		cg.opts.compare_cap = GS_DEFAULT_COMPARE_CAP;
 	p = calloc(1, sizeof(*p));
 	cg.var_slots = calloc(spec->nvars ? spec->nvars : 1, sizeof(*cg.var_slots));
 	if (!p || !cg.var_slots) {
@@ -231,6 +244,7 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 	cg.a = &p->main;
 	cg.prog = p;
 	nbt = gs_stmts_count_bt(spec->body, spec->nbody);
+	cg_values_scan(&cg);
 	cg.bt_depth = cg.opts.backtrace_depth;
 	cg.bt_loop = cg.opts.unwinder == GS_UNWINDER_LOOP && nbt && spec->bt;
 	cg.bt_tail = !cg.bt_loop && spec->bt && spec->bt->nrows && nbt &&
@@ -268,10 +282,14 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 			goto fail;
 	}
 	free(cg.var_slots);
+	for (uint32_t i = 0; i < cg.nsynth; i++)
+		free(cg.synth[i]);
 	*out = p;
 	return 0;
 fail:
 	free(cg.var_slots);
+	for (uint32_t i = 0; i < cg.nsynth; i++)
+		free(cg.synth[i]);
 	gs_program_free(p);
 	return rc;
 }

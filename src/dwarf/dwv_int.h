@@ -85,7 +85,7 @@ const struct gs_type *dwv_pointer_to(struct gs_dwarf *d, const struct gs_type *t
 /* location.c: the access plan of a variable DIE at pc; scope_fn is the
  * out-of-line subprogram whose DW_AT_frame_base applies (NULL at CU level). */
 void dwv_location(struct gs_dwarf *d, Dwarf_Die *var, Dwarf_Die *scope_fn, uint64_t pc,
-		  struct gs_location *out);
+		  struct gs_var_loc *out);
 
 /* index.c: the lazy index over every CU's top-level DIEs. */
 int dwv_index_find_global(struct gs_dwarf *d, const char *name, Dwarf_Die *out);

@@ -190,7 +190,7 @@ static void put_offset(struct out *o, int64_t off)
 		    (unsigned long long)(off < 0 ? -(uint64_t)off : (uint64_t)off));
 }
 
-static void describe_piece(struct out *o, const struct gs_location *loc,
+static void describe_piece(struct out *o, const struct gs_var_loc *loc,
 			   const struct gs_loc_piece *p)
 {
 	switch (p->kind) {
@@ -222,7 +222,7 @@ static void describe_piece(struct out *o, const struct gs_location *loc,
 	}
 }
 
-size_t gs_dwarf_describe_location(const struct gs_location *loc, char *buf, size_t size)
+size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_t size)
 {
 	struct out o = { buf, size, 0 };
 

@@ -25,7 +25,7 @@ struct eval {
 	Dwarf_Die *scope_fn;
 	uint64_t pc;
 	uint32_t type_size;
-	struct gs_location *out;
+	struct gs_var_loc *out;
 
 	struct item stack[MAX_STACK];
 	int sp;
@@ -333,7 +333,7 @@ static bool step(struct eval *e, const Dwarf_Op *op)
 
 static void finish(struct eval *e)
 {
-	struct gs_location *out = e->out;
+	struct gs_var_loc *out = e->out;
 	struct gs_loc_piece *v;
 	bool any = false;
 
@@ -376,7 +376,7 @@ static void expression(struct eval *e, const Dwarf_Op *ops, size_t n)
 
 /* DW_AT_const_value: the value's bytes. */
 static void const_value(struct gs_dwarf *d, Dwarf_Attribute *a, uint32_t type_size,
-			struct gs_location *out)
+			struct gs_var_loc *out)
 {
 	struct gs_loc_piece *p = dwv_alloc(d, sizeof(*p));
 	Dwarf_Block blk;
@@ -414,7 +414,7 @@ static void const_value(struct gs_dwarf *d, Dwarf_Attribute *a, uint32_t type_si
 }
 
 void dwv_location(struct gs_dwarf *d, Dwarf_Die *var, Dwarf_Die *scope_fn, uint64_t pc,
-		  struct gs_location *out)
+		  struct gs_var_loc *out)
 {
 	struct eval e = { .d = d, .scope_fn = scope_fn, .pc = pc, .out = out, .reg = -1 };
 	Dwarf_Attribute a;

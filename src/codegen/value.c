@@ -1,0 +1,648 @@
+/* Source-level values: the static type of a name / member / index / deref /
+ * address-of / cast chain (checked at build time, with messages naming the
+ * member and type), and the code that finds where such a value is at run
+ * time ("place"): user memory at a constant or computed address, a pt_regs
+ * location, a copy on our stack, or a computed scalar. Constant parts fold
+ * at build time; each pointer followed costs one bpf_probe_read_user. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg.h"
+
+bool cg_is_value(const struct gs_expr *e)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case GS_EXPR_NAME:
+	case GS_EXPR_MEMBER:
+	case GS_EXPR_INDEX:
+	case GS_EXPR_ADDR:
+	case GS_EXPR_CAST:
+		return true;
+	case GS_EXPR_DEREF:
+		return e->size == 0;
+	default:
+		return false;
+	}
+}
+
+static const char *text(const struct gs_expr *e)
+{
+	return e->text ? e->text : e->name ? e->name : "expression";
+}
+
+/* A type codegen makes (`&x`, a cast of a script value), owned by cg. */
+static struct gs_type *synth(struct gs_cg *cg)
+{
+	struct gs_type *t;
+
+	if (cg->nsynth == CG_MAX_SYNTH_TYPES) {
+		cg_fail(cg, -E2BIG, "too many address-of and cast expressions in one trace "
+			"(at most %d)", CG_MAX_SYNTH_TYPES);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		cg_fail(cg, -ENOMEM, "out of memory typing an expression");
+		return NULL;
+	}
+	cg->synth[cg->nsynth++] = t;
+	return t;
+}
+
+static const struct gs_type *pointer_to(struct gs_cg *cg, const struct gs_type *t)
+{
+	struct gs_type *p = synth(cg);
+	size_t n = strlen(t->name);
+
+	if (!p)
+		return NULL;
+	p->kind = GS_TYPE_POINTER;
+	p->size = 8;
+	p->byte_size = 8;
+	p->target = t;
+	p->name = cg->synth_names[cg->nsynth - 1];
+	snprintf(cg->synth_names[cg->nsynth - 1], sizeof(cg->synth_names[0]), "%s%s*", t->name,
+		 n && t->name[n - 1] == '*' ? "" : " ");
+	return p;
+}
+
+/* The member `name` of aggregate t, looking into anonymous members;
+ * *off accumulates its offset. */
+static const struct gs_type_member *find_member(const struct gs_type *t, const char *name,
+						uint32_t *off, unsigned depth)
+{
+	for (uint32_t i = 0; depth < 8 && i < t->nmembers; i++) {
+		const struct gs_type_member *m = &t->members[i];
+
+		if (m->name && strcmp(m->name, name) == 0) {
+			*off += m->offset;
+			return m;
+		}
+		if (!m->name && (m->type->kind == GS_TYPE_STRUCT || m->type->kind == GS_TYPE_UNION)) {
+			uint32_t inner = *off + m->offset;
+			const struct gs_type_member *f = find_member(m->type, name, &inner, depth + 1);
+
+			if (f) {
+				*off = inner;
+				return f;
+			}
+		}
+	}
+	return NULL;
+}
+
+static bool is_aggregate(const struct gs_type *t)
+{
+	return t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION;
+}
+
+const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
+{
+	const struct gs_type *t;
+	uint32_t off = 0;
+	const struct gs_type_member *m;
+
+	switch (e->kind) {
+	case GS_EXPR_NAME:
+		if (!e->dvar || !e->dvar->type) {
+			cg_fail(cg, -EINVAL, "%s: the name was not resolved against the probe's "
+				"DWARF before the build", text(e));
+			return NULL;
+		}
+		return e->dvar->type;
+	case GS_EXPR_CAST:
+		if (!e->cast_type) {
+			cg_fail(cg, -EINVAL, "%s: the type \"%s\" was not resolved against the "
+				"probe's DWARF before the build", text(e),
+				e->type_name ? e->type_name : "?");
+			return NULL;
+		}
+		if (cg_is_value(e->lhs) && !cg_value_type(cg, e->lhs))
+			return NULL;
+		return e->cast_type;
+	case GS_EXPR_ADDR:
+		if (!cg_is_value(e->lhs)) {
+			cg_fail(cg, -EINVAL, "%s: & takes a variable, a member or an element",
+				text(e));
+			return NULL;
+		}
+		t = cg_value_type(cg, e->lhs);
+		return t ? pointer_to(cg, t) : NULL;
+	default:
+		break;
+	}
+	if (!e->lhs) {
+		cg_fail(cg, -EINVAL, "%s: an operand is missing", text(e));
+		return NULL;
+	}
+	t = cg_is_value(e->lhs) ? cg_value_type(cg, e->lhs) : NULL;
+	if (!t) {
+		if (!gs_asm_failed(cg->a))
+			cg_fail(cg, -EINVAL, "%s: %s is a script value, not a source-level one: "
+				"cast() it to a pointer type first", text(e), text(e->lhs));
+		return NULL;
+	}
+	switch (e->kind) {
+	case GS_EXPR_MEMBER:
+		if (t->kind == GS_TYPE_POINTER && t->target)
+			t = t->target;
+		if (!is_aggregate(t)) {
+			cg_fail(cg, -EINVAL, "%s: %s is a %s, not a struct or union (or a pointer to "
+				"one)", text(e), text(e->lhs), t->name);
+			return NULL;
+		}
+		m = find_member(t, e->name ? e->name : "", &off, 0);
+		if (!m) {
+			cg_fail(cg, -EINVAL, "%s: %s has no member named '%s'", text(e), t->name,
+				e->name ? e->name : "");
+			return NULL;
+		}
+		return m->type;
+	case GS_EXPR_INDEX:
+	case GS_EXPR_DEREF:
+		if ((t->kind == GS_TYPE_POINTER || t->kind == GS_TYPE_ARRAY) && t->target)
+			return t->target;
+		cg_fail(cg, -EINVAL, "%s: %s is a %s: only arrays and (non-void) pointers can be "
+			"%s", text(e), text(e->lhs), t->name,
+			e->kind == GS_EXPR_INDEX ? "indexed" : "dereferenced");
+		return NULL;
+	default:
+		cg_fail(cg, -EINVAL, "%s: not a source-level value", text(e));
+		return NULL;
+	}
+}
+
+/* Whether e is known, at build time, to have no value here. */
+bool cg_value_unavailable(const struct gs_expr *e)
+{
+	while (e && (e->kind == GS_EXPR_MEMBER || e->kind == GS_EXPR_INDEX ||
+		     (e->kind == GS_EXPR_CAST && cg_is_value(e->lhs))))
+		e = e->lhs;
+	return e && e->kind == GS_EXPR_NAME && e->dvar && !e->dvar->loc.npieces;
+}
+
+/* ---- run time: where the value is ---------------------------------------- */
+
+/* r0 = bpf_map_lookup_elem(&map, r10 + key). */
+void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key)
+{
+	struct gs_asm *a = cg->a;
+
+	gs_asm_ld_map(a, GS_R1, (uint32_t)cg->prog->map_index[map_kind]);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_FP));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R2, key));
+	gs_asm_call(a, BPF_FUNC_map_lookup_elem);
+}
+
+/* The load bias of a module, computed once per event (cg_values_prologue). */
+static int bias_index(struct gs_cg *cg, uint64_t cookie)
+{
+	for (uint32_t i = 0; i < cg->nbias; i++)
+		if (cg->bias_cookie[i] == cookie)
+			return (int)i;
+	return -1;
+}
+
+static void collect_cookies(struct gs_cg *cg, const struct gs_expr *e)
+{
+	if (!e)
+		return;
+	cg->has_values |= cg_is_value(e) || e->kind == GS_EXPR_BUILTIN;
+	if (e->kind == GS_EXPR_NAME && e->dvar) {
+		const struct gs_var_loc *l = &e->dvar->loc;
+
+		for (uint32_t i = 0; i < l->npieces; i++)
+			if (l->pieces[i].base == GS_LOC_BASE_MODULE && l->pieces[i].kind != GS_LOC_REGISTER &&
+			    bias_index(cg, l->cookie) < 0) {
+				if (cg->nbias == CG_MAX_MODULES) {
+					cg_fail(cg, -E2BIG, "%s: a trace reads globals of at most %d "
+						"modules", text(e), CG_MAX_MODULES);
+					return;
+				}
+				cg->bias_cookie[cg->nbias++] = l->cookie;
+			}
+	}
+	collect_cookies(cg, e->lhs);
+	collect_cookies(cg, e->rhs);
+	collect_cookies(cg, e->len);
+}
+
+static void collect_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		collect_cookies(cg, body[i].expr);
+		for (size_t k = 0; k < body[i].nargs; k++)
+			collect_cookies(cg, body[i].args[k]);
+		collect_stmts(cg, body[i].then_body, body[i].nthen);
+		collect_stmts(cg, body[i].else_body, body[i].nelse);
+	}
+}
+
+void cg_values_scan(struct gs_cg *cg)
+{
+	collect_stmts(cg, cg->spec->body, cg->spec->nbody);
+}
+
+int cg_context_type(struct gs_cg *cg, const struct gs_type *t)
+{
+	int idx;
+
+	for (uint32_t i = 0; i < cg->nadded; i++)
+		if (cg->added_from[i] == t)
+			return cg->added_index[i];
+	idx = gs_context_add_type(&cg->prog->ctx, t, cg->err);
+	if (idx < 0) {
+		cg_fail(cg, idx, "%s", cg->err ? cg->err->msg : "cannot add a type");
+		return idx;
+	}
+	if (cg->nadded < sizeof(cg->added_from) / sizeof(cg->added_from[0])) {
+		cg->added_from[cg->nadded] = t;
+		cg->added_index[cg->nadded++] = idx;
+	}
+	return idx;
+}
+
+/* pid key = pid_aliases[tgid] ?: tgid; then each module's bias (0 and
+ * found = 0 when the process's offsets were not written: reference 5.11). */
+void cg_values_prologue(struct gs_cg *cg)
+{
+	struct gs_asm *a = cg->a;
+	int16_t key;
+
+	if (!cg->nbias)
+		return;
+	key = gs_asm_slot(a, "module_key", 16, 8);
+	for (uint32_t i = 0; i < cg->nbias; i++)
+		cg->bias_slot[i] = gs_asm_slot(a, "module_bias", 16, 8);
+	gs_asm_note(a, "globals: pid key = pid_aliases[tgid] ?: tgid");
+	gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, 32));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R0, key));
+	cg_map_lookup(cg, GS_MAP_PID_ALIASES, key);
+	{
+		struct gs_label plain = gs_asm_label(a, "globals_pid_not_aliased");
+
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, plain);
+		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
+		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
+		gs_asm_bind(a, plain);
+	}
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + 4, 0));
+	for (uint32_t i = 0; i < cg->nbias; i++) {
+		struct gs_label missing = gs_asm_label(a, "module_offsets_missing");
+		uint64_t c = cg->bias_cookie[i];
+
+		gs_asm_notef(a, "globals: bias of module %016llx = proc_module_offsets[{pid, "
+			     "cookie}]", (unsigned long long)c);
+		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + 8, (int32_t)(uint32_t)c));
+		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + 12, (int32_t)(uint32_t)(c >> 32)));
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->bias_slot[i], 0));
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->bias_slot[i] + 8, 0));
+		cg_map_lookup(cg, GS_MAP_PROC_OFFSETS, key);
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, missing);
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, cg->bias_slot[i]));
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->bias_slot[i] + 8, 1));
+		gs_asm_bind(a, missing);
+	}
+	gs_asm_note(a, NULL);
+}
+
+/* r<dst> = the run-time address (or value) base + offset of a static base;
+ * a module base whose offsets are missing records OffsetsUnavailable and
+ * jumps to fail. */
+void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg, uint64_t cookie,
+			int64_t offset, uint8_t dst, const struct cg_err_record *rec,
+			struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+
+	if (base == GS_LOC_BASE_REG) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_R6, gs_dwarf_reg_pt_regs_offset[reg]));
+	} else if (base == GS_LOC_BASE_MODULE) {
+		int i = bias_index(cg, cookie);
+		struct gs_label found = gs_asm_label(a, "module_offsets_found");
+
+		if (i < 0) {
+			cg_fail(cg, -EINVAL, "internal error: module %016llx's bias was not "
+				"prepared", (unsigned long long)cookie);
+			return;
+		}
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->bias_slot[i] + 8));
+		gs_asm_jmp_imm(a, BPF_JNE, dst, 0, found);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
+		cg_record_error(cg, rec, GS_VAR_OFFSETS_UNAVAILABLE);
+		gs_asm_ja(a, fail);
+		gs_asm_bind(a, found);
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->bias_slot[i]));
+	} else {
+		gs_asm_emit(a, GS_MOV64_IMM(dst, 0));
+	}
+	if (offset >= INT32_MIN && offset <= INT32_MAX) {
+		if (offset)
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, dst, (int32_t)offset));
+	} else {
+		uint8_t tmp = dst == GS_R5 ? GS_R4 : GS_R5;
+
+		gs_asm_ld_imm64(a, tmp, (uint64_t)offset);
+		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, dst, tmp));
+	}
+}
+
+/* r<dst> = the address of a MEM place. */
+void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
+			const struct cg_err_record *rec, struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+
+	if (!p->dyn) {
+		cg_static_value(cg, p->base, p->reg, p->cookie, p->offset, dst, rec, fail);
+		return;
+	}
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, p->addr_slot));
+	if (p->offset)
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, dst, (int32_t)p->offset));
+}
+
+/* Turns a MEM place with a static base into one whose address is in its
+ * slot, so a computed index or a pointer can be added at run time. */
+static void make_dyn(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
+		     struct gs_label fail)
+{
+	if (p->dyn)
+		return;
+	cg_mem_address(cg, p, GS_R0, rec, fail);
+	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, p->addr_slot));
+	p->dyn = true;
+	p->offset = 0;
+}
+
+/* Follows a pointer place: r0 = its value, NULL -> NullDeref; the result
+ * is user memory at that address. */
+static void follow(struct gs_cg *cg, struct cg_place *p, const struct gs_type *target,
+		   const struct cg_err_record *rec, struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label ok = gs_asm_label(a, "pointer_not_null");
+
+	cg_place_load(cg, p, rec, fail);
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, ok);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
+	cg_record_error(cg, rec, GS_VAR_NULL_DEREF);
+	gs_asm_ja(a, fail);
+	gs_asm_bind(a, ok);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, p->addr_slot));
+	p->kind = CG_PLACE_MEM;
+	p->dyn = true;
+	p->offset = 0;
+	p->type = target;
+	p->bit_size = p->bit_offset = 0;
+}
+
+/* Copies a register / composite location to our stack, so members and
+ * elements of it are plain offsets. */
+static void materialize(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
+			struct gs_label fail)
+{
+	uint32_t size = p->type->byte_size;
+	struct gs_asm *a = cg->a;
+	int16_t buf;
+
+	if (size > CG_MAX_MATERIALIZE || !size) {
+		cg_fail(cg, -EINVAL, "a %s of %u bytes held in registers cannot be taken apart "
+			"(at most %d bytes)", p->type->name, size, CG_MAX_MATERIALIZE);
+		return;
+	}
+	buf = gs_asm_slot(a, "value_copy", CG_MAX_MATERIALIZE, 8);
+	/* The slot writer stores through r9: point it at the stack copy. */
+	gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R9));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R9, GS_FP));
+	cg_place_store(cg, p, buf, size, rec, fail);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R9, GS_R8));
+	p->kind = CG_PLACE_BUF;
+	p->buf_slot = buf;
+	p->offset = 0;
+}
+
+static void place_init(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = t;
+	p->addr_slot = cg->value_addr_slot;
+}
+
+/* Loads a non-value expression (a script integer) as a scalar place. */
+static void scalar_from_expr(struct gs_cg *cg, const struct gs_expr *e, const struct gs_type *t,
+			     const struct cg_err_record *rec, struct cg_place *p)
+{
+	cg_expr(cg, e, rec);
+	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->value_addr_slot + 8));
+	place_init(cg, p, t);
+	p->kind = CG_PLACE_SCALAR;
+}
+
+static void scalar_from_r0(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t)
+{
+	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->value_addr_slot + 8));
+	p->kind = CG_PLACE_SCALAR;
+	p->type = t;
+	p->bit_size = p->bit_offset = 0;
+}
+
+static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_place *p,
+			const struct cg_err_record *rec, struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+	const struct gs_type *elem = p->type->target;
+	uint32_t stride = elem->byte_size;
+
+	if (p->type->kind == GS_TYPE_POINTER)
+		follow(cg, p, p->type->target, rec, fail);
+	else if (p->kind == CG_PLACE_LOC || p->kind == CG_PLACE_SCALAR)
+		materialize(cg, p, rec, fail);
+	p->type = elem;
+	if (e->rhs && e->rhs->kind == GS_EXPR_INT) {
+		int64_t off = e->rhs->value * (int64_t)stride;
+
+		if (p->kind == CG_PLACE_BUF && (off < 0 || off + stride > CG_MAX_MATERIALIZE)) {
+			cg_fail(cg, -EINVAL, "%s: index %lld is outside the value", text(e),
+				(long long)e->rhs->value);
+			return;
+		}
+		p->offset += off;
+		return;
+	}
+	if (p->kind != CG_PLACE_MEM) {
+		cg_fail(cg, -EINVAL, "%s: a computed index needs the array in memory; %s lives in "
+			"registers here (use a constant index)", text(e), text(e->lhs));
+		return;
+	}
+	make_dyn(cg, p, rec, fail);
+	gs_asm_notef(a, "index: address += (%s) * %u", text(e->rhs), stride);
+	cg_expr(cg, e->rhs, rec);
+	if (stride != 1)
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R0, (int32_t)stride));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, p->addr_slot));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R0));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, p->addr_slot));
+}
+
+void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
+	      struct gs_label fail, struct cg_place *p)
+{
+	const struct gs_type *t = cg_value_type(cg, e);
+	const struct gs_type_member *m;
+	uint32_t off = 0;
+
+	place_init(cg, p, t);
+	if (!t)
+		return;
+	switch (e->kind) {
+	case GS_EXPR_NAME: {
+		const struct gs_var_loc *l = &e->dvar->loc;
+
+		if (!l->npieces) {
+			p->kind = CG_PLACE_NONE;
+		} else if (l->npieces == 1 && l->pieces[0].kind == GS_LOC_MEMORY) {
+			p->kind = CG_PLACE_MEM;
+			p->base = l->pieces[0].base;
+			p->reg = l->pieces[0].reg;
+			p->cookie = l->cookie;
+			p->offset = l->pieces[0].offset;
+		} else {
+			p->kind = CG_PLACE_LOC;
+			p->loc = l;
+		}
+		return;
+	}
+	case GS_EXPR_CAST:
+		if (!cg_is_value(e->lhs)) {
+			scalar_from_expr(cg, e->lhs, t, rec, p);
+			return;
+		}
+		cg_place(cg, e->lhs, rec, fail, p);
+		if (p->kind == CG_PLACE_NONE || is_aggregate(t) || t->kind == GS_TYPE_ARRAY) {
+			p->type = t; /* the same bytes, seen as another type */
+			return;
+		}
+		cg_place_load(cg, p, rec, fail);
+		scalar_from_r0(cg, p, t);
+		return;
+	case GS_EXPR_ADDR:
+		cg_place(cg, e->lhs, rec, fail, p);
+		if (p->kind != CG_PLACE_MEM) {
+			if (!gs_asm_failed(cg->a))
+				cg_fail(cg, -EINVAL, "%s: %s has no address here (it is %s)", text(e),
+					text(e->lhs), p->kind == CG_PLACE_NONE ? "optimized out" :
+					"held in registers or computed");
+			return;
+		}
+		cg_mem_address(cg, p, GS_R0, rec, fail);
+		scalar_from_r0(cg, p, t);
+		return;
+	default:
+		break;
+	}
+	cg_place(cg, e->lhs, rec, fail, p);
+	if (gs_asm_failed(cg->a))
+		return;
+	if (p->kind == CG_PLACE_NONE) {
+		p->type = t;
+		return;
+	}
+	switch (e->kind) {
+	case GS_EXPR_MEMBER:
+		if (p->type->kind == GS_TYPE_POINTER)
+			follow(cg, p, p->type->target, rec, fail);
+		else if (p->kind == CG_PLACE_LOC || p->kind == CG_PLACE_SCALAR)
+			materialize(cg, p, rec, fail);
+		m = find_member(p->type, e->name, &off, 0);
+		p->offset += off;
+		p->type = m->type;
+		p->bit_offset = m->bit_offset;
+		p->bit_size = m->bit_size;
+		if (p->kind == CG_PLACE_BUF && p->offset + m->type->byte_size > CG_MAX_MATERIALIZE)
+			cg_fail(cg, -EINVAL, "%s: member outside the copied value", text(e));
+		break;
+	case GS_EXPR_INDEX:
+		index_place(cg, e, p, rec, fail);
+		break;
+	case GS_EXPR_DEREF:
+		if (p->type->kind == GS_TYPE_POINTER)
+			follow(cg, p, t, rec, fail);
+		else
+			p->type = t; /* *array: its first element */
+		break;
+	default:
+		break;
+	}
+}
+
+/* r0 = the value of e, a source-level value used in arithmetic; a failed
+ * read leaves 0 (status in rec). */
+void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label fail = gs_asm_label(a, "value_failed");
+	struct gs_label done = gs_asm_label(a, "value_done");
+	struct cg_place p;
+	const struct gs_type *t = cg_value_type(cg, e);
+
+	if (t && (is_aggregate(t) || (t->kind == GS_TYPE_ARRAY) || t->byte_size > 8 ||
+		  t->kind == GS_TYPE_F32 || t->kind == GS_TYPE_F64)) {
+		cg_fail(cg, -EINVAL, "%s is a %s: only integers, enums, bools, chars and pointers "
+			"can be computed with (print it instead)", text(e), t->name);
+		return;
+	}
+	cg_place(cg, e, rec, fail, &p);
+	cg_place_load(cg, &p, rec, fail);
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, fail);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_bind(a, done);
+}
+
+bool cg_value_unsigned64(struct gs_cg *cg, const struct gs_expr *e)
+{
+	const struct gs_type *t;
+
+	if (!cg_is_value(e))
+		return false;
+	t = cg_value_type(cg, e);
+	return t && t->byte_size == 8 && (t->kind == GS_TYPE_U64 || t->kind == GS_TYPE_POINTER ||
+					  (t->kind == GS_TYPE_ENUM && !(t->flags & GS_TYPEF_SIGNED)));
+}
+
+/* r3 = the address a string, a dump or a comparison reads from: a
+ * pointer's value (NULL -> NullDeref), an array's or a struct's address. */
+void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
+		      struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+
+	if (p->type->kind == GS_TYPE_POINTER || p->kind == CG_PLACE_SCALAR) {
+		struct gs_label ok = gs_asm_label(a, "read_pointer_not_null");
+
+		cg_place_load(cg, p, rec, fail);
+		gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R0));
+		gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, ok);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
+		cg_record_error(cg, rec, GS_VAR_NULL_DEREF);
+		gs_asm_ja(a, fail);
+		gs_asm_bind(a, ok);
+		return;
+	}
+	if (p->kind != CG_PLACE_MEM) {
+		cg_fail(cg, -EINVAL, "a %s %s has no address to read from", p->type->name,
+			p->kind == CG_PLACE_NONE ? "optimized out here" : "held in registers");
+		return;
+	}
+	cg_mem_address(cg, p, GS_R3, rec, fail);
+}

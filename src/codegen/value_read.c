@@ -1,0 +1,217 @@
+/* Reading a place (value.c): its scalar into r0 with C's widening (sign or
+ * zero extension, bit fields extracted), or its bytes into r9 + off (an
+ * event slot, or our stack when a register value is taken apart). User
+ * memory is read with one bpf_probe_read_user per contiguous range; a
+ * failed read records ReadError {errno, address} and jumps to `fail`. */
+#include <errno.h>
+
+#include "cg.h"
+
+static uint8_t width_code(uint32_t n)
+{
+	return n == 8 ? BPF_DW : n == 4 ? BPF_W : n == 2 ? BPF_H : BPF_B;
+}
+
+/* r0 <<= 64 - bits; r0 >>= 64 - bits (arithmetic when signed). */
+static void extend(struct gs_asm *a, uint32_t bits, bool is_signed)
+{
+	if (!bits || bits >= 64)
+		return;
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R0, 64 - bits));
+	gs_asm_emit(a, GS_ALU64_IMM(is_signed ? BPF_ARSH : BPF_RSH, GS_R0, 64 - bits));
+}
+
+static bool type_signed(const struct gs_type *t)
+{
+	return t->flags & GS_TYPEF_SIGNED;
+}
+
+/* bpf_probe_read_user(r9 + off, len, r3 = address); on error ReadError. */
+static void read_user(struct gs_cg *cg, uint8_t dst_base, int16_t off, uint32_t len,
+		      int16_t addr_save, const struct cg_err_record *rec, struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label ok = gs_asm_label(a, "read_ok");
+
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, addr_save));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, dst_base));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, off));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)len));
+	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, addr_save));
+	cg_record_error(cg, rec, GS_VAR_READ_ERROR);
+	gs_asm_ja(a, fail);
+	gs_asm_bind(a, ok);
+}
+
+/* Stores the low `len` bytes of r1 at r9 + off (len 1..8). */
+static void store_reg_bytes(struct gs_asm *a, int16_t off, uint32_t len)
+{
+	uint32_t done = 0;
+
+	while (done < len) {
+		uint32_t n = len - done >= 8 ? 8 : len - done >= 4 ? 4 : len - done >= 2 ? 2 : 1;
+
+		gs_asm_emit(a, GS_STX_MEM(width_code(n), GS_R9, GS_R1, off + (int16_t)done));
+		done += n;
+		if (done < len)
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 8 * n));
+	}
+}
+
+/* One piece of a location, `len` bytes of it stored at r9 + off. */
+static void store_piece(struct gs_cg *cg, const struct gs_var_loc *l,
+			const struct gs_loc_piece *pc, int16_t off, uint32_t len,
+			const struct cg_err_record *rec, struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+
+	switch (pc->kind) {
+	case GS_LOC_REGISTER:
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, gs_dwarf_reg_pt_regs_offset[pc->reg]));
+		store_reg_bytes(a, off, len > 8 ? 8 : len);
+		break;
+	case GS_LOC_VALUE:
+		cg_static_value(cg, pc->base, pc->reg, l->cookie, pc->offset, GS_R1, rec, fail);
+		store_reg_bytes(a, off, len > 8 ? 8 : len);
+		break;
+	case GS_LOC_IMPLICIT:
+		for (uint32_t i = 0; i < len; i++)
+			gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, off + (int16_t)i,
+						 i < pc->size ? pc->bytes[i] : 0));
+		break;
+	case GS_LOC_MEMORY:
+		cg_static_value(cg, pc->base, pc->reg, l->cookie, pc->offset, GS_R3, rec, fail);
+		read_user(cg, GS_R9, off, len, cg->value_addr_slot + 8, rec, fail);
+		break;
+	default:
+		break;
+	}
+}
+
+void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uint32_t len,
+		    const struct cg_err_record *rec, struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+
+	switch (p->kind) {
+	case CG_PLACE_MEM:
+		cg_mem_address(cg, p, GS_R3, rec, fail);
+		read_user(cg, GS_R9, off, len, p->addr_slot + 8, rec, fail);
+		break;
+	case CG_PLACE_BUF:
+		for (uint32_t done = 0; done < len;) {
+			uint32_t n = len - done >= 8 ? 8 : len - done >= 4 ? 4 :
+				     len - done >= 2 ? 2 : 1;
+
+			gs_asm_emit(a, GS_LDX_MEM(width_code(n), GS_R1, GS_FP,
+						  p->buf_slot + (int16_t)(p->offset + done)));
+			gs_asm_emit(a, GS_STX_MEM(width_code(n), GS_R9, GS_R1, off + (int16_t)done));
+			done += n;
+		}
+		break;
+	case CG_PLACE_SCALAR:
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, p->addr_slot + 8));
+		store_reg_bytes(a, off, len > 8 ? 8 : len);
+		break;
+	case CG_PLACE_LOC: {
+		const struct gs_var_loc *l = p->loc;
+		uint32_t at = 0;
+
+		for (uint32_t i = 0; i < l->npieces && at < len; i++) {
+			uint32_t n = l->npieces == 1 && !l->pieces[i].size ? len : l->pieces[i].size;
+
+			if (n > len - at)
+				n = len - at;
+			store_piece(cg, l, &l->pieces[i], off + (int16_t)at, n, rec, fail);
+			at += n;
+		}
+		break;
+	}
+	default: /* optimized out: the caller reports it */
+		break;
+	}
+}
+
+void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_err_record *rec,
+		   struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+	const struct gs_type *t = p->type;
+	uint32_t n = t->byte_size, bits;
+
+	if (p->bit_size) {
+		n = (p->bit_offset + p->bit_size + 7) / 8;
+		if (n > 8) {
+			cg_fail(cg, -EINVAL, "a bit field of %u bits at bit %u spans more than 8 "
+				"bytes", p->bit_size, p->bit_offset);
+			return;
+		}
+	}
+	if (!n || n > 8) {
+		cg_fail(cg, -EINVAL, "a %s of %u bytes is not a number", t->name, t->byte_size);
+		return;
+	}
+	switch (p->kind) {
+	case CG_PLACE_NONE:
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
+		cg_record_error(cg, rec, GS_VAR_ACCESS_ERROR);
+		gs_asm_ja(a, fail);
+		return;
+	case CG_PLACE_SCALAR:
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_FP, p->addr_slot + 8));
+		break;
+	case CG_PLACE_MEM:
+		/* 8 zeroed bytes, then the n read: odd widths load as a u64 */
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, p->addr_slot + 16, 0));
+		cg_mem_address(cg, p, GS_R3, rec, fail);
+		read_user(cg, GS_FP, p->addr_slot + 16, n, p->addr_slot + 8, rec, fail);
+		gs_asm_emit(a, GS_LDX_MEM(n == 1 || n == 2 || n == 4 ? width_code(n) : BPF_DW, GS_R0,
+					  GS_FP, p->addr_slot + 16));
+		break;
+	case CG_PLACE_BUF:
+		if (n == 1 || n == 2 || n == 4 || n == 8) {
+			gs_asm_emit(a, GS_LDX_MEM(width_code(n), GS_R0, GS_FP,
+						  p->buf_slot + (int16_t)p->offset));
+		} else {
+			gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+			for (uint32_t i = n; i-- > 0;) {
+				gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R0, 8));
+				gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP,
+							  p->buf_slot + (int16_t)(p->offset + i)));
+				gs_asm_emit(a, GS_ALU64_REG(BPF_OR, GS_R0, GS_R1));
+			}
+		}
+		break;
+	case CG_PLACE_LOC: {
+		const struct gs_var_loc *l = p->loc;
+		const struct gs_loc_piece *pc = &l->pieces[0];
+
+		if (l->npieces != 1) {
+			cg_fail(cg, -EINVAL, "internal error: a composite %s was not copied before "
+				"its use", t->name);
+			return;
+		}
+		if (pc->kind == GS_LOC_REGISTER) {
+			gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_R6,
+						  gs_dwarf_reg_pt_regs_offset[pc->reg]));
+		} else if (pc->kind == GS_LOC_VALUE) {
+			cg_static_value(cg, pc->base, pc->reg, l->cookie, pc->offset, GS_R0, rec, fail);
+		} else {
+			uint64_t v = 0;
+
+			for (uint32_t i = 0; i < 8 && i < pc->size; i++)
+				v |= (uint64_t)pc->bytes[i] << (8 * i);
+			gs_asm_ld_imm64(a, GS_R0, v);
+		}
+		break;
+	}
+	}
+	bits = p->bit_size ? p->bit_size : 8 * n;
+	if (p->bit_size && p->bit_offset)
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, p->bit_offset));
+	extend(a, bits, type_signed(t));
+}
