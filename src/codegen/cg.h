@@ -151,6 +151,9 @@ void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uin
 		    const struct cg_err_record *rec, struct gs_label fail);
 void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
 		      struct gs_label fail);
+/* Whether a jump to l was emitted since the fixup count was fixup_mark (a
+ * failure path nothing jumps to must not be emitted: dead code). */
+bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l);
 void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
 

@@ -238,6 +238,7 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 	struct gs_label fail = gs_asm_label(a, "capture_failed");
 	struct gs_label done = gs_asm_label(a, "capture_done");
 	struct cg_place p;
+	size_t fixups;
 
 	if (c->kind == CAPTURE_SCALAR) {
 		store_value(cg, e, (uint8_t)c->len, off, status_off, data_len_off);
@@ -247,6 +248,7 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 		return;
 	rec.slot = gs_asm_slot(a, "read_error", ERR_RECORD_SIZE, 8);
 	cg_err_record_reset(cg, &rec);
+	fixups = a->nfixups;
 	cg_place(cg, e, &rec, fail, &p);
 	if (gs_asm_failed(a))
 		return;
@@ -299,9 +301,11 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_TRUNCATED));
 		cg_mark_fail(cg);
 	}
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, fail);
-	store_failure(cg, &rec, off, status_off, data_len_off, true, false);
+	if (cg_label_used(a, fixups, fail)) {
+		gs_asm_ja(a, done);
+		gs_asm_bind(a, fail);
+		store_failure(cg, &rec, off, status_off, data_len_off, true, false);
+	}
 	gs_asm_bind(a, done);
 	gs_asm_stack_release(a, mark);
 }

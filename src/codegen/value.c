@@ -600,11 +600,15 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 			"can be computed with (print it instead)", text(e), t->name);
 		return;
 	}
+	size_t fixups = a->nfixups;
+
 	cg_place(cg, e, rec, fail, &p);
 	cg_place_load(cg, &p, rec, fail);
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, fail);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	if (cg_label_used(a, fixups, fail)) {
+		gs_asm_ja(a, done);
+		gs_asm_bind(a, fail);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	}
 	gs_asm_bind(a, done);
 }
 
@@ -645,4 +649,12 @@ void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_
 		return;
 	}
 	cg_mem_address(cg, p, GS_R3, rec, fail);
+}
+
+bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l)
+{
+	for (size_t i = fixup_mark; i < a->nfixups; i++)
+		if (a->fixups[i].label == l.id)
+			return true;
+	return false;
 }

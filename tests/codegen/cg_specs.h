@@ -30,4 +30,18 @@ struct gs_program_opts gs_cg_case_opts(const struct gs_cg_case *c, enum gs_outpu
 #define GS_CG_PROBE_PC 0x1139ull
 #define GS_CG_BT_ROWS 4u
 
+/* Source-level value cases (cg_value_specs.c), part of gs_cg_cases too.
+ * Memory layout of struct rec as those specs type it. */
+extern const struct gs_cg_case gs_cg_value_cases[];
+extern const size_t gs_cg_value_ncases;
+#define GS_CGV_REC_ID 0
+#define GS_CGV_REC_POS 4
+#define GS_CGV_REC_NAME 12
+#define GS_CGV_REC_NEXT 32
+#define GS_CGV_REC_VALUES 40
+#define GS_CGV_REC_BITS 56
+#define GS_CGV_REC_SIZE 64
+#define GS_CGV_GLOBAL_ADDR 0x4010ull   /* link-time address of g_counter */
+#define GS_CGV_NAME_PTR_ADDR 0x4018ull /* link-time address of g_name */
+
 #endif /* GS_TEST_CG_SPECS_H */

@@ -58,7 +58,7 @@ static void test_generated_program_matches_golden_file(void **state)
 
 int main(void)
 {
-	size_t n = gs_cg_ncases * 2;
+	size_t n = (gs_cg_ncases + gs_cg_value_ncases) * 2;
 	struct golden_case *cases = calloc(n, sizeof(*cases));
 	struct CMUnitTest *tests = calloc(n, sizeof(*tests));
 	int failed;
@@ -68,7 +68,8 @@ int main(void)
 	for (size_t i = 0; i < n; i++) {
 		struct golden_case *g = &cases[i];
 
-		g->c = &gs_cg_cases[i / 2];
+		g->c = i / 2 < gs_cg_ncases ? &gs_cg_cases[i / 2] :
+			&gs_cg_value_cases[i / 2 - gs_cg_ncases];
 		g->output = i % 2 ? GS_OUTPUT_PERF : GS_OUTPUT_RINGBUF;
 		snprintf(g->name, sizeof(g->name), "cg_%s.%s", g->c->name,
 			 g->output == GS_OUTPUT_PERF ? "perf" : "ringbuf");

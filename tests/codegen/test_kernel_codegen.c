@@ -149,7 +149,7 @@ static void test_twenty_bt_statements_build_with_the_tail_call_walker(void **sta
 
 int main(void)
 {
-	size_t n = gs_cg_ncases * 2;
+	size_t n = (gs_cg_ncases + gs_cg_value_ncases) * 2;
 	struct kernel_case *cases = calloc(n, sizeof(*cases));
 	struct CMUnitTest *tests = calloc(n, sizeof(*tests));
 	struct gs_error bpf_err;
@@ -161,7 +161,8 @@ int main(void)
 	for (size_t i = 0; i < n; i++) {
 		struct kernel_case *kc = &cases[i];
 
-		kc->c = &gs_cg_cases[i / 2];
+		kc->c = i / 2 < gs_cg_ncases ? &gs_cg_cases[i / 2] :
+			&gs_cg_value_cases[i / 2 - gs_cg_ncases];
 		kc->output = i % 2 ? GS_OUTPUT_PERF : GS_OUTPUT_RINGBUF;
 		kc->no_bpf = no_bpf ? &bpf_err : NULL;
 		snprintf(kc->name, sizeof(kc->name), "cg_%s.%s", kc->c->name,

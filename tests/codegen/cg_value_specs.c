@@ -1,0 +1,254 @@
+/* Trace specs of source-level values for the codegen suites, with the
+ * access plans and types the dwarf layer would hand over, written by hand:
+ * one spec per location kind (register, stack via the CFA, global via the
+ * module bias, composite, list entry, optimized out), member / index /
+ * deref chains, strings and dumps, and comparisons. The VM suite
+ * (test_vm_values.c) lays out memory to match GS_CGV_* below. */
+#include "cg_specs.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- types: struct point { int x, y; };
+ *      struct rec { int id; struct point pos; char name[16];
+ *                   struct rec *next; int values[4];
+ *                   unsigned a:3, b:5; int c:7; } ---- */
+static const struct gs_type t_int = { .kind = GS_TYPE_I32, .size = 4, .name = "int",
+				      .flags = GS_TYPEF_SIGNED, .byte_size = 4 };
+static const struct gs_type t_uint = { .kind = GS_TYPE_U32, .size = 4, .name = "unsigned int",
+				       .byte_size = 4 };
+static const struct gs_type t_char = { .kind = GS_TYPE_CHAR, .size = 1, .name = "char",
+				       .flags = GS_TYPEF_SIGNED | GS_TYPEF_CHAR, .byte_size = 1 };
+static const struct gs_type t_char_p = { .kind = GS_TYPE_POINTER, .size = 8, .name = "char *",
+					 .byte_size = 8, .target = &t_char };
+static const struct gs_type t_name = { .kind = GS_TYPE_ARRAY, .name = "char [16]",
+				       .flags = GS_TYPEF_CHAR, .byte_size = 16,
+				       .target = &t_char, .count = 16 };
+static const struct gs_type t_values = { .kind = GS_TYPE_ARRAY, .name = "int [4]",
+					 .byte_size = 16, .target = &t_int, .count = 4 };
+static const struct gs_type_member point_members[] = {
+	{ .name = "x", .type = &t_int, .offset = 0 },
+	{ .name = "y", .type = &t_int, .offset = 4 },
+};
+static const struct gs_type t_point = { .kind = GS_TYPE_STRUCT, .size = 8, .name = "struct point",
+					.byte_size = 8, .members = point_members, .nmembers = 2 };
+static const struct gs_type t_rec;
+static const struct gs_type t_rec_p = { .kind = GS_TYPE_POINTER, .size = 8,
+					.name = "struct rec *", .byte_size = 8, .target = &t_rec };
+static const struct gs_type_member rec_members[] = {
+	{ .name = "id", .type = &t_int, .offset = GS_CGV_REC_ID },
+	{ .name = "pos", .type = &t_point, .offset = GS_CGV_REC_POS },
+	{ .name = "name", .type = &t_name, .offset = GS_CGV_REC_NAME },
+	{ .name = "next", .type = &t_rec_p, .offset = GS_CGV_REC_NEXT },
+	{ .name = "values", .type = &t_values, .offset = GS_CGV_REC_VALUES },
+	{ .name = "a", .type = &t_uint, .offset = GS_CGV_REC_BITS, .bit_size = 3 },
+	{ .name = "b", .type = &t_uint, .offset = GS_CGV_REC_BITS, .bit_offset = 3, .bit_size = 5 },
+	{ .name = "c", .type = &t_int, .offset = GS_CGV_REC_BITS + 1, .bit_size = 7 },
+};
+static const struct gs_type t_rec = { .kind = GS_TYPE_STRUCT, .name = "struct rec",
+				      .byte_size = GS_CGV_REC_SIZE, .members = rec_members,
+				      .nmembers = N(rec_members) };
+
+/* ---- variables at the probe ---- */
+#define LOC1(k, b, r, o) { .pieces = (const struct gs_loc_piece[]){ { .kind = (k), .base = (b), \
+	.reg = (r), .offset = (o) } }, .npieces = 1, .cookie = GS_CG_PROBE_COOKIE }
+
+/* int n: in rdi */
+static const struct gs_var v_n = { .name = "n", .type = &t_int, .scope = GS_SCOPE_PARAM,
+				   .loc = LOC1(GS_LOC_REGISTER, 0, 5, 0) };
+/* struct point s: DW_OP_fbreg -24 over DW_OP_call_frame_cfa, CFA = rsp + 16 */
+static const struct gs_var v_s = {
+	.name = "s", .type = &t_point, .scope = GS_SCOPE_LOCAL,
+	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_MEMORY,
+		 .base = GS_LOC_BASE_REG, .reg = GS_DWARF_REG_RSP, .offset = 16 - 24 } },
+		 .npieces = 1, .cfa_relative = true },
+};
+/* int g_counter: DW_OP_addr GS_CGV_GLOBAL_ADDR */
+static const struct gs_var v_global = {
+	.name = "g_counter", .type = &t_int, .scope = GS_SCOPE_GLOBAL,
+	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_MEMORY,
+		 .base = GS_LOC_BASE_MODULE, .offset = GS_CGV_GLOBAL_ADDR } }, .npieces = 1,
+		 .section = 2, .cookie = GS_CG_PROBE_COOKIE },
+};
+/* char *g_name: DW_OP_addr GS_CGV_NAME_PTR_ADDR */
+static const struct gs_var v_gname = {
+	.name = "g_name", .type = &t_char_p, .scope = GS_SCOPE_GLOBAL,
+	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_MEMORY,
+		 .base = GS_LOC_BASE_MODULE, .offset = GS_CGV_NAME_PTR_ADDR } }, .npieces = 1,
+		 .section = 2, .cookie = GS_CG_PROBE_COOKIE },
+};
+/* struct point pt: DW_OP_reg0 DW_OP_piece 4 DW_OP_reg1 DW_OP_piece 4 */
+static const struct gs_var v_pt = {
+	.name = "pt", .type = &t_point, .scope = GS_SCOPE_PARAM,
+	.loc = { .pieces = (const struct gs_loc_piece[]){
+		{ .kind = GS_LOC_REGISTER, .reg = 0, .size = 4 },
+		{ .kind = GS_LOC_REGISTER, .reg = 1, .size = 4 } }, .npieces = 2 },
+};
+/* struct rec *r: the location-list entry covering the PC says rsi */
+static const struct gs_var v_r = {
+	.name = "r", .type = &t_rec_p, .scope = GS_SCOPE_PARAM,
+	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_REGISTER, .reg = 4 } },
+		 .npieces = 1, .from_list = true },
+};
+/* int gone: DW_OP_entry_value only */
+static const struct gs_var v_gone = { .name = "gone", .type = &t_int, .scope = GS_SCOPE_PARAM,
+				      .loc = { .why = GS_LOC_WHY_ENTRY_VALUE } };
+/* int k: DW_OP_lit7 DW_OP_stack_value */
+static const struct gs_var v_k = {
+	.name = "k", .type = &t_int, .scope = GS_SCOPE_LOCAL,
+	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_IMPLICIT, .size = 4,
+		 .bytes = (const uint8_t[]){ 7, 0, 0, 0 } } }, .npieces = 1 },
+};
+
+#define NAME(v, t) { .kind = GS_EXPR_NAME, .name = (v).name, .dvar = &(v), .text = (t) }
+#define MEMBER(l, m, t) { .kind = GS_EXPR_MEMBER, .lhs = (l), .name = (m), .text = (t) }
+#define INDEX(l, r, t) { .kind = GS_EXPR_INDEX, .lhs = (l), .rhs = (r), .text = (t) }
+
+static const struct gs_expr n = NAME(v_n, "n");
+static const struct gs_expr s = NAME(v_s, "s");
+static const struct gs_expr g_counter = NAME(v_global, "g_counter");
+static const struct gs_expr g_name = NAME(v_gname, "g_name");
+static const struct gs_expr pt = NAME(v_pt, "pt");
+static const struct gs_expr r = NAME(v_r, "r");
+static const struct gs_expr gone = NAME(v_gone, "gone");
+static const struct gs_expr k = NAME(v_k, "k");
+
+/* trace f { print n; } */
+static const struct gs_stmt reg_body[] = { { .kind = GS_STMT_PRINT_EXPR, .expr = &n } };
+static const struct gs_trace_spec val_register = {
+	.trace_id = 20, .target = "val_register", .body = reg_body, .nbody = N(reg_body),
+};
+
+/* trace f { print s; print s.y; } */
+static const struct gs_expr s_y = MEMBER(&s, "y", "s.y");
+static const struct gs_stmt stack_body[] = {
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &s },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &s_y },
+};
+static const struct gs_trace_spec val_stack_cfa = {
+	.trace_id = 21, .target = "val_stack_cfa", .body = stack_body, .nbody = N(stack_body),
+};
+
+/* trace f { print g_counter; } */
+static const struct gs_stmt global_body[] = {
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &g_counter },
+};
+static const struct gs_trace_spec val_global = {
+	.trace_id = 22, .target = "val_global", .body = global_body, .nbody = N(global_body),
+};
+
+/* trace f { print pt; print pt.y; } */
+static const struct gs_expr pt_y = MEMBER(&pt, "y", "pt.y");
+static const struct gs_stmt composite_body[] = {
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &pt },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &pt_y },
+};
+static const struct gs_trace_spec val_composite = {
+	.trace_id = 23, .target = "val_composite", .body = composite_body,
+	.nbody = N(composite_body),
+};
+
+/* trace f { print r; } with r from its location list */
+static const struct gs_stmt list_body[] = { { .kind = GS_STMT_PRINT_EXPR, .expr = &r } };
+static const struct gs_trace_spec val_list_entry = {
+	.trace_id = 24, .target = "val_list_entry", .body = list_body, .nbody = N(list_body),
+};
+
+/* trace f { print gone; print "{} {}", gone, k; } */
+static const struct gs_expr *const gone_args[] = { &gone, &k };
+static const struct gs_stmt optout_body[] = {
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &gone },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {}", .args = gone_args, .nargs = 2 },
+};
+static const struct gs_trace_spec val_optimized_out = {
+	.trace_id = 25, .target = "val_optimized_out", .body = optout_body,
+	.nbody = N(optout_body),
+};
+
+/* trace f {
+ *   print "{} {} {} {} {}", r->pos.y, r->values[2], r->values[$tid % 4], r->next->id, r->b;
+ *   print *r->next;
+ * } */
+static const struct gs_expr tid = { .kind = GS_EXPR_SPECIAL, .special = GS_SPECIAL_TID,
+				    .text = "$tid" };
+static const struct gs_expr four = { .kind = GS_EXPR_INT, .value = 4, .text = "4" };
+static const struct gs_expr two = { .kind = GS_EXPR_INT, .value = 2, .text = "2" };
+static const struct gs_expr tid_mod4 = { .kind = GS_EXPR_BINARY, .op = GS_OP_MOD, .lhs = &tid,
+					 .rhs = &four, .text = "$tid % 4" };
+static const struct gs_expr r_pos = MEMBER(&r, "pos", "r->pos");
+static const struct gs_expr r_pos_y = MEMBER(&r_pos, "y", "r->pos.y");
+static const struct gs_expr r_values = MEMBER(&r, "values", "r->values");
+static const struct gs_expr r_values_2 = INDEX(&r_values, &two, "r->values[2]");
+static const struct gs_expr r_values_i = INDEX(&r_values, &tid_mod4, "r->values[$tid % 4]");
+static const struct gs_expr r_next = MEMBER(&r, "next", "r->next");
+static const struct gs_expr r_next_id = MEMBER(&r_next, "id", "r->next->id");
+static const struct gs_expr r_b = MEMBER(&r, "b", "r->b");
+static const struct gs_expr r_c = MEMBER(&r, "c", "r->c");
+static const struct gs_expr deref_next = { .kind = GS_EXPR_DEREF, .lhs = &r_next,
+					   .text = "*r->next" };
+static const struct gs_expr *const chain_args[] = {
+	&r_pos_y, &r_values_2, &r_values_i, &r_next_id, &r_b, &r_c,
+};
+static const struct gs_stmt chain_body[] = {
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {} {} {} {} {}", .args = chain_args,
+	  .nargs = N(chain_args) },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &deref_next },
+};
+static const struct gs_trace_spec val_chain = {
+	.trace_id = 26, .target = "val_chain", .body = chain_body, .nbody = N(chain_body),
+};
+
+/* trace f { print "{:s} {:s} {:x.8}", r->name, g_name, r; } */
+static const struct gs_expr r_name = MEMBER(&r, "name", "r->name");
+static const struct gs_expr *const string_args[] = { &r_name, &g_name, &r };
+static const struct gs_stmt string_body[] = {
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{:s} {:s} {:x.8}", .args = string_args,
+	  .nargs = N(string_args) },
+};
+static const struct gs_trace_spec val_strings = {
+	.trace_id = 27, .target = "val_strings", .body = string_body, .nbody = N(string_body),
+};
+
+/* trace f {
+ *   if starts_with(g_name, "fix") && r->id == 7 { print "match"; }
+ *   if strncmp(r->name, "alpha", 6) { print "alpha"; }
+ * } */
+static const struct gs_expr lit_fix = { .kind = GS_EXPR_BYTES, .bytes = (const uint8_t *)"fix",
+					.nbytes = 3, .text = "\"fix\"" };
+static const struct gs_expr lit_alpha = { .kind = GS_EXPR_BYTES,
+					  .bytes = (const uint8_t *)"alpha", .nbytes = 5,
+					  .text = "\"alpha\"" };
+static const struct gs_expr six = { .kind = GS_EXPR_INT, .value = 6, .text = "6" };
+static const struct gs_expr seven = { .kind = GS_EXPR_INT, .value = 7, .text = "7" };
+static const struct gs_expr starts = { .kind = GS_EXPR_BUILTIN,
+				       .builtin = GS_BUILTIN_STARTS_WITH, .lhs = &g_name,
+				       .rhs = &lit_fix, .text = "starts_with(g_name, \"fix\")" };
+static const struct gs_expr r_id = MEMBER(&r, "id", "r->id");
+static const struct gs_expr id_is_7 = { .kind = GS_EXPR_BINARY, .op = GS_OP_EQ, .lhs = &r_id,
+					.rhs = &seven, .text = "r->id == 7" };
+static const struct gs_expr both = { .kind = GS_EXPR_BINARY, .op = GS_OP_LAND, .lhs = &starts,
+				     .rhs = &id_is_7, .text = "starts_with(...) && r->id == 7" };
+static const struct gs_expr ncmp = { .kind = GS_EXPR_BUILTIN, .builtin = GS_BUILTIN_STRNCMP,
+				     .lhs = &r_name, .rhs = &lit_alpha, .len = &six,
+				     .text = "strncmp(r->name, \"alpha\", 6)" };
+static const struct gs_stmt match_body[] = { { .kind = GS_STMT_PRINT_STRING, .text = "match" } };
+static const struct gs_stmt alpha_body[] = { { .kind = GS_STMT_PRINT_STRING, .text = "alpha" } };
+static const struct gs_stmt compare_body[] = {
+	{ .kind = GS_STMT_IF, .expr = &both, .then_body = match_body, .nthen = 1 },
+	{ .kind = GS_STMT_IF, .expr = &ncmp, .then_body = alpha_body, .nthen = 1 },
+};
+static const struct gs_trace_spec val_compare = {
+	.trace_id = 28, .target = "val_compare", .body = compare_body, .nbody = N(compare_body),
+};
+
+const struct gs_cg_case gs_cg_value_cases[] = {
+	{ "val_register", &val_register, { 0 } },
+	{ "val_stack_cfa", &val_stack_cfa, { 0 } },
+	{ "val_global", &val_global, { 0 } },
+	{ "val_composite", &val_composite, { 0 } },
+	{ "val_list_entry", &val_list_entry, { 0 } },
+	{ "val_optimized_out", &val_optimized_out, { 0 } },
+	{ "val_chain", &val_chain, { 0 } },
+	{ "val_strings", &val_strings, { .max_string_len = 32 } },
+	{ "val_compare", &val_compare, { 0 } },
+};
+const size_t gs_cg_value_ncases = N(gs_cg_value_cases);
