@@ -1,0 +1,438 @@
+/* Source-level values run on the test VM: hand-built pt_regs, user memory
+ * and proc_module_offsets, the programs of cg_value_specs.c, and the bytes
+ * each value leaves in the event, decoded: every location kind, chains
+ * through pointers, bit fields, strings and dumps, the statuses of NULL,
+ * unreadable memory and missing offsets, and comparisons. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <gs/decode.h>
+
+#include "cg_specs.h"
+#include "cg_vm.h"
+
+#define HOST_TGID 4242u
+#define HOST_TID 4243u
+#define PT_REGS_WORDS 21
+#define REG(off) ((off) / 8)
+#define BIAS 0x555500000000ull
+#define REC_ADDR 0x7f0000001000ull  /* struct rec *r */
+#define NEXT_ADDR 0x7f0000002000ull /* r->next */
+#define NAME_ADDR 0x7f0000003000ull /* *g_name */
+#define STACK_SP 0x7ffd00000000ull
+
+struct harness {
+	struct gs_vm vm;
+	struct gs_program *p;
+	uint32_t map_ids[8];
+	int prog;
+	uint64_t regs[PT_REGS_WORDS];
+	struct gs_decoder *dec;
+	const struct gs_trace_context *contexts[64];
+	struct gs_inst insts[16];
+	struct gs_value args[16][8];
+	size_t ninsts, nevents;
+};
+
+static const struct gs_cg_case *find(const char *name)
+{
+	for (size_t i = 0; i < gs_cg_value_ncases; i++)
+		if (strcmp(gs_cg_value_cases[i].name, name) == 0)
+			return &gs_cg_value_cases[i];
+	fail_msg("no case %s", name);
+	return NULL;
+}
+
+static void build(struct harness *h, const char *name)
+{
+	const struct gs_cg_case *c = find(name);
+	struct gs_program_opts o = gs_cg_case_opts(c, GS_OUTPUT_RINGBUF);
+	struct gs_error err;
+	int step;
+
+	memset(h, 0, sizeof(*h));
+	if (gs_program_build(c->spec, &o, &h->p, &err))
+		fail_msg("%s: %s", name, err.msg);
+	gs_vm_init(&h->vm);
+	h->vm.tgid = HOST_TGID;
+	h->vm.pid = HOST_TID;
+	h->prog = gs_cg_vm_load(&h->vm, h->p, h->map_ids, &step, &err);
+	if (h->prog < 0)
+		fail_msg("%s: %s", name, err.msg);
+	h->regs[REG(152)] = STACK_SP;
+	h->contexts[h->p->trace_id] = &h->p->ctx;
+}
+
+static void user_mem(struct harness *h, uint64_t addr, const void *bytes, size_t len)
+{
+	struct gs_error err;
+
+	if (gs_vm_add_user_mem(&h->vm, addr, bytes, len, &err))
+		fail_msg("user memory: %s", err.msg);
+}
+
+/* The process's offsets of the probe module: its load bias is BIAS. */
+static void module_offsets(struct harness *h)
+{
+	struct gs_proc_module_key key = { .pid = HOST_TGID,
+					  .cookie_lo = (uint32_t)GS_CG_PROBE_COOKIE,
+					  .cookie_hi = (uint32_t)(GS_CG_PROBE_COOKIE >> 32) };
+	struct gs_proc_module_offsets v = { BIAS, BIAS, BIAS, BIAS, BIAS, 0x100000 };
+	struct gs_error err;
+
+	if (gs_vm_map_update(&h->vm, h->map_ids[h->p->map_index[GS_MAP_PROC_OFFSETS]], &key, &v,
+			     &err))
+		fail_msg("offsets: %s", err.msg);
+}
+
+static int keep(void *arg, const struct gs_event *ev)
+{
+	struct harness *h = arg;
+
+	h->nevents++;
+	assert_true(ev->ninsts <= 16);
+	h->ninsts = ev->ninsts;
+	for (size_t i = 0; i < ev->ninsts; i++) {
+		h->insts[i] = ev->insts[i];
+		if (ev->insts[i].type == GS_INST_PRINT_COMPLEX_FORMAT) {
+			assert_true(ev->insts[i].format.arg_count <= 8);
+			memcpy(h->args[i], ev->insts[i].format.args,
+			       ev->insts[i].format.arg_count * sizeof(struct gs_value));
+			h->insts[i].format.args = h->args[i];
+		}
+	}
+	return 0;
+}
+
+/* Runs once; the decoded event stays in h (its bytes in the VM's record). */
+static void run(struct harness *h)
+{
+	struct gs_decoder_opts dopts = { .contexts = h->contexts, .ncontexts = 64 };
+	struct gs_error err;
+	uint64_t r0 = 99;
+
+	if (gs_vm_run(&h->vm, (uint32_t)h->prog, h->regs, sizeof(h->regs), &r0, &err))
+		fail_msg("vm: %s", err.msg);
+	assert_int_equal(r0, 0);
+	if (gs_decoder_new(&dopts, &h->dec, &err))
+		fail_msg("decoder: %s", err.msg);
+	assert_int_equal(h->vm.nrecords, 1);
+	if (gs_decoder_feed(h->dec, h->vm.records[0].data, h->vm.records[0].size, keep, h,
+			    &err) < 0)
+		fail_msg("decode: %s", err.msg);
+	assert_int_equal(h->nevents, 1);
+}
+
+static void teardown(struct harness *h)
+{
+	gs_decoder_free(h->dec);
+	gs_vm_fini(&h->vm);
+	gs_program_free(h->p);
+}
+
+static const struct gs_value *var(struct harness *h, size_t i)
+{
+	assert_true(i < h->ninsts);
+	assert_int_equal(h->insts[i].type, GS_INST_PRINT_COMPLEX_VARIABLE);
+	return &h->insts[i].variable;
+}
+
+static const struct gs_value *arg(struct harness *h, size_t i, size_t k)
+{
+	assert_true(i < h->ninsts);
+	assert_int_equal(h->insts[i].type, GS_INST_PRINT_COMPLEX_FORMAT);
+	assert_true(k < h->insts[i].format.arg_count);
+	return &h->insts[i].format.args[k];
+}
+
+static int32_t i32_of(const struct gs_value *v)
+{
+	int32_t x;
+
+	assert_int_equal(v->status, GS_VAR_OK);
+	assert_true(v->data_len >= 4);
+	memcpy(&x, v->data, 4);
+	return x;
+}
+
+static uint8_t end_status(struct harness *h)
+{
+	assert_int_equal(h->insts[h->ninsts - 1].type, GS_INST_END);
+	return h->insts[h->ninsts - 1].end.execution_status;
+}
+
+/* struct rec as cg_value_specs.c types it. */
+static void put_rec(uint8_t *b, int32_t id, int32_t x, int32_t y, const char *name,
+		    uint64_t next, const int32_t values[4], uint8_t bits0, uint8_t bits1)
+{
+	memset(b, 0, GS_CGV_REC_SIZE);
+	memcpy(b + GS_CGV_REC_ID, &id, 4);
+	memcpy(b + GS_CGV_REC_POS, &x, 4);
+	memcpy(b + GS_CGV_REC_POS + 4, &y, 4);
+	strncpy((char *)b + GS_CGV_REC_NAME, name, 16);
+	memcpy(b + GS_CGV_REC_NEXT, &next, 8);
+	memcpy(b + GS_CGV_REC_VALUES, values, 16);
+	b[GS_CGV_REC_BITS] = bits0;
+	b[GS_CGV_REC_BITS + 1] = bits1;
+}
+
+static void test_register_value_is_its_low_bytes(void **state)
+{
+	struct harness hh, *h = &hh;
+
+	(void)state;
+	build(h, "val_register");
+	h->regs[REG(112)] = 0xffffffff00000000ull | (uint32_t)-12345; /* rdi */
+	run(h);
+	assert_int_equal(i32_of(var(h, 0)), -12345);
+	assert_string_equal(var(h, 0)->name, "n");
+	assert_string_equal(var(h, 0)->type->name, "int");
+	assert_int_equal(end_status(h), GS_EXEC_SUCCESS);
+	teardown(h);
+}
+
+static void test_stack_value_is_read_at_the_cfa_offset(void **state)
+{
+	struct harness hh, *h = &hh;
+	int32_t pt[2] = { 11, -22 };
+
+	(void)state;
+	build(h, "val_stack_cfa");
+	/* s lives at CFA - 24 = rsp + 16 - 24 */
+	user_mem(h, STACK_SP - 8, pt, sizeof(pt));
+	run(h);
+	assert_int_equal(var(h, 0)->data_len, 8);
+	assert_memory_equal(var(h, 0)->data, pt, 8);
+	assert_string_equal(var(h, 0)->type->name, "struct point");
+	assert_int_equal(var(h, 0)->type->nmembers, 2);
+	assert_int_equal(i32_of(var(h, 1)), -22);
+	teardown(h);
+}
+
+static void test_global_is_rebased_by_the_module_bias(void **state)
+{
+	struct harness hh, *h = &hh;
+	int32_t g = 4242;
+
+	(void)state;
+	build(h, "val_global");
+	module_offsets(h);
+	user_mem(h, BIAS + GS_CGV_GLOBAL_ADDR, &g, 4);
+	run(h);
+	assert_int_equal(i32_of(var(h, 0)), 4242);
+	teardown(h);
+}
+
+static void test_global_without_offsets_is_offsets_unavailable(void **state)
+{
+	struct harness hh, *h = &hh;
+
+	(void)state;
+	build(h, "val_global");
+	run(h);
+	assert_int_equal(var(h, 0)->status, GS_VAR_OFFSETS_UNAVAILABLE);
+	assert_int_equal(var(h, 0)->data_len, 0);
+	assert_int_equal(end_status(h), GS_EXEC_COMPLETE_FAILURE);
+	teardown(h);
+}
+
+static void test_unreadable_global_is_a_read_error_with_its_address(void **state)
+{
+	struct harness hh, *h = &hh;
+	struct gs_read_error_payload e;
+
+	(void)state;
+	build(h, "val_global");
+	module_offsets(h);
+	run(h);
+	assert_int_equal(var(h, 0)->status, GS_VAR_READ_ERROR);
+	assert_int_equal(var(h, 0)->data_len, sizeof(e));
+	memcpy(&e, var(h, 0)->data, sizeof(e));
+	assert_int_equal(e.errno_value, -EFAULT);
+	assert_int_equal(e.addr, BIAS + GS_CGV_GLOBAL_ADDR);
+	teardown(h);
+}
+
+static void test_composite_pieces_come_from_their_registers(void **state)
+{
+	struct harness hh, *h = &hh;
+	int32_t want[2] = { 7, -8 };
+
+	(void)state;
+	build(h, "val_composite");
+	h->regs[REG(80)] = 0xdead000000000007ull;             /* rax: x */
+	h->regs[REG(96)] = 0xbeef000000000000ull | (uint32_t)-8; /* rdx: y */
+	run(h);
+	assert_memory_equal(var(h, 0)->data, want, 8);
+	assert_int_equal(i32_of(var(h, 1)), -8);
+	teardown(h);
+}
+
+static void test_list_entry_register_holds_the_pointer(void **state)
+{
+	struct harness hh, *h = &hh;
+	uint64_t ptr;
+
+	(void)state;
+	build(h, "val_list_entry");
+	h->regs[REG(104)] = REC_ADDR; /* rsi */
+	run(h);
+	memcpy(&ptr, var(h, 0)->data, 8);
+	assert_int_equal(ptr, REC_ADDR);
+	assert_string_equal(var(h, 0)->type->name, "struct rec *");
+	assert_string_equal(var(h, 0)->type->target->name, "struct rec");
+	teardown(h);
+}
+
+static void test_optimized_out_has_no_bytes_and_constants_print(void **state)
+{
+	struct harness hh, *h = &hh;
+
+	(void)state;
+	build(h, "val_optimized_out");
+	run(h);
+	assert_int_equal(var(h, 0)->kind, GS_TYPE_OPTIMIZED_OUT);
+	assert_int_equal(var(h, 0)->data_len, 0);
+	assert_string_equal(var(h, 0)->type->name, "int");
+	assert_int_equal(arg(h, 1, 0)->kind, GS_TYPE_OPTIMIZED_OUT);
+	assert_int_equal(i32_of(arg(h, 1, 1)), 7);
+	teardown(h);
+}
+
+static void test_chains_follow_pointers_index_and_bit_fields(void **state)
+{
+	struct harness hh, *h = &hh;
+	static const int32_t values[4] = { 100, 200, 300, 400 };
+	uint8_t rec[GS_CGV_REC_SIZE], next[GS_CGV_REC_SIZE];
+	/* a = 5, b = 19, c = -9 (7 bits) */
+	uint8_t bits0 = 5 | 19 << 3, bits1 = (uint8_t)(-9 & 0x7f);
+
+	(void)state;
+	build(h, "val_chain");
+	put_rec(rec, 7, 1, -2, "alpha", NEXT_ADDR, values, bits0, bits1);
+	put_rec(next, 99, 0, 0, "beta", 0, values, 0, 0);
+	user_mem(h, REC_ADDR, rec, sizeof(rec));
+	user_mem(h, NEXT_ADDR, next, sizeof(next));
+	h->regs[REG(104)] = REC_ADDR;
+	h->vm.pid = 4243; /* $tid % 4 == 3 */
+	run(h);
+	assert_int_equal(i32_of(arg(h, 0, 0)), -2);
+	assert_int_equal(i32_of(arg(h, 0, 1)), 300);
+	assert_int_equal(i32_of(arg(h, 0, 2)), 400);
+	assert_int_equal(i32_of(arg(h, 0, 3)), 99);
+	assert_int_equal(i32_of(arg(h, 0, 4)), 19);
+	assert_int_equal(i32_of(arg(h, 0, 5)), -9);
+	assert_int_equal(var(h, 1)->data_len, GS_CGV_REC_SIZE);
+	assert_memory_equal(var(h, 1)->data, next, GS_CGV_REC_SIZE);
+	assert_int_equal(end_status(h), GS_EXEC_SUCCESS);
+	teardown(h);
+}
+
+static void test_null_pointer_in_a_chain_is_null_deref(void **state)
+{
+	struct harness hh, *h = &hh;
+	static const int32_t values[4] = { 1, 2, 3, 4 };
+	uint8_t rec[GS_CGV_REC_SIZE];
+
+	(void)state;
+	build(h, "val_chain");
+	put_rec(rec, 7, 1, -2, "alpha", 0, values, 0, 0);
+	user_mem(h, REC_ADDR, rec, sizeof(rec));
+	h->regs[REG(104)] = REC_ADDR;
+	run(h);
+	assert_int_equal(i32_of(arg(h, 0, 0)), -2);
+	assert_int_equal(arg(h, 0, 3)->status, GS_VAR_NULL_DEREF);
+	assert_int_equal(var(h, 1)->status, GS_VAR_NULL_DEREF);
+	assert_int_equal(var(h, 1)->data_len, 0);
+	assert_int_equal(end_status(h), GS_EXEC_PARTIAL_FAILURE);
+	teardown(h);
+}
+
+static void test_strings_stop_at_nul_and_dumps_copy_bytes(void **state)
+{
+	struct harness hh, *h = &hh;
+	static const int32_t values[4] = { 1, 2, 3, 4 };
+	uint8_t rec[GS_CGV_REC_SIZE];
+	uint64_t name_ptr = NAME_ADDR;
+	static const char long_name[] = "fixture-name-longer-than-the-32-byte-cap";
+
+	(void)state;
+	build(h, "val_strings");
+	put_rec(rec, 7, 1, -2, "alpha", 0, values, 0, 0);
+	user_mem(h, REC_ADDR, rec, sizeof(rec));
+	user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
+	user_mem(h, NAME_ADDR, long_name, sizeof(long_name));
+	module_offsets(h);
+	h->regs[REG(104)] = REC_ADDR;
+	run(h);
+	assert_int_equal(arg(h, 0, 0)->kind, GS_TYPE_CSTRING);
+	assert_int_equal(arg(h, 0, 0)->status, GS_VAR_OK);
+	assert_string_equal((const char *)arg(h, 0, 0)->data, "alpha");
+	/* capped at 32 bytes: 31 characters and the NUL, marked Truncated */
+	assert_int_equal(arg(h, 0, 1)->status, GS_VAR_TRUNCATED);
+	assert_int_equal(strlen((const char *)arg(h, 0, 1)->data), 31);
+	assert_memory_equal(arg(h, 0, 1)->data, long_name, 31);
+	assert_int_equal(arg(h, 0, 2)->type->byte_size, 8);
+	assert_memory_equal(arg(h, 0, 2)->data, rec, 8);
+	teardown(h);
+}
+
+static void test_comparisons_read_once_and_compare_bytes(void **state)
+{
+	static const int32_t values[4] = { 1, 2, 3, 4 };
+	static const char *const names[] = { "alpha", "alphabet", "fixture" };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct harness hh, *h = &hh;
+		uint8_t rec[GS_CGV_REC_SIZE];
+		uint64_t name_ptr = NAME_ADDR;
+		size_t n = 0;
+
+		build(h, "val_compare");
+		put_rec(rec, 7, 1, -2, names[i], 0, values, 0, 0);
+		user_mem(h, REC_ADDR, rec, sizeof(rec));
+		user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
+		user_mem(h, NAME_ADDR, names[i], strlen(names[i]) + 1);
+		module_offsets(h);
+		h->regs[REG(104)] = REC_ADDR;
+		run(h);
+		/* "fix" starts only "fixture"; strncmp(name, "alpha", 6) equals
+		 * only "alpha" (the sixth byte is the NUL). */
+		if (i == 2) {
+			assert_int_equal(h->insts[n].type, GS_INST_PRINT_STRING_INDEX);
+			assert_string_equal(h->insts[n++].string.text, "match");
+		}
+		if (i == 0) {
+			assert_int_equal(h->insts[n].type, GS_INST_PRINT_STRING_INDEX);
+			assert_string_equal(h->insts[n++].string.text, "alpha");
+		}
+		assert_int_equal(h->insts[n].type, GS_INST_END);
+		teardown(h);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_register_value_is_its_low_bytes),
+		cmocka_unit_test(test_stack_value_is_read_at_the_cfa_offset),
+		cmocka_unit_test(test_global_is_rebased_by_the_module_bias),
+		cmocka_unit_test(test_global_without_offsets_is_offsets_unavailable),
+		cmocka_unit_test(test_unreadable_global_is_a_read_error_with_its_address),
+		cmocka_unit_test(test_composite_pieces_come_from_their_registers),
+		cmocka_unit_test(test_list_entry_register_holds_the_pointer),
+		cmocka_unit_test(test_optimized_out_has_no_bytes_and_constants_print),
+		cmocka_unit_test(test_chains_follow_pointers_index_and_bit_fields),
+		cmocka_unit_test(test_null_pointer_in_a_chain_is_null_deref),
+		cmocka_unit_test(test_strings_stop_at_nul_and_dumps_copy_bytes),
+		cmocka_unit_test(test_comparisons_read_once_and_compare_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
