@@ -93,7 +93,7 @@ static void index_unit(struct gs_dwarf *d, Dwarf_Die *unit, bool types_section)
 
 		if (tag == DW_TAG_variable) {
 			name = dwarf_diename(&c);
-			if (name && dwarf_hasattr(&c, DW_AT_external) &&
+			if (name && dwarf_hasattr_integrate(&c, DW_AT_external) &&
 			    (dwarf_hasattr(&c, DW_AT_location) ||
 			     dwarf_hasattr(&c, DW_AT_const_value)))
 				add(&d->globals, name, off);

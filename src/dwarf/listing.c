@@ -76,7 +76,11 @@ static int from_dwarf(struct gs_dwarf *d, const char *glob, struct list *l)
 					continue;
 				if (!f.addr && !f.inlined_only)
 					continue;
+				/* libdw misreads file 0 of clang's DWARF 5 line tables:
+				 * that file is the CU's own. */
 				f.file = dwarf_decl_file(&ch);
+				if (!f.file)
+					f.file = dwarf_diename(&cu);
 				if (dwarf_decl_line(&ch, &line) == 0 && line > 0)
 					f.line = (uint32_t)line;
 				if (push(l, f))

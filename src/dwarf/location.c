@@ -308,6 +308,7 @@ static bool step(struct eval *e, const Dwarf_Op *op)
 			return false;
 		return push(e, it) && push(e, it2);
 	case DW_OP_nop:
+	case DW_OP_GNU_uninit: /* the value may be uninitialized: gdb shows it anyway */
 		return true;
 	case DW_OP_stack_value:
 		e->stack_value = true;

@@ -140,7 +140,7 @@ static void cu_vars(struct collect *c, Dwarf_Die *cudie, uint16_t depth)
 	do {
 		if (dwarf_tag(&ch) != DW_TAG_variable || dwarf_hasattr(&ch, DW_AT_declaration))
 			continue;
-		add(c, &ch, dwarf_hasattr(&ch, DW_AT_external) ? GS_SCOPE_GLOBAL :
+		add(c, &ch, dwarf_hasattr_integrate(&ch, DW_AT_external) ? GS_SCOPE_GLOBAL :
 		    GS_SCOPE_STATIC, depth, true);
 	} while (dwarf_siblingof(&ch, &ch) == 0);
 }

@@ -93,6 +93,43 @@ uint64_t dfx_breakpoint(struct dfx *f, const char *fn)
 	return 0;
 }
 
+static uint64_t find_inline(Dwarf_Die *die, const char *fn, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 16 || dwarf_child(die, &c) != 0)
+		return 0;
+	do {
+		const char *name = dwarf_diename(&c);
+		Dwarf_Addr pc;
+		uint64_t found;
+
+		if (dwarf_tag(&c) == DW_TAG_inlined_subroutine && name && strcmp(name, fn) == 0 &&
+		    dwarf_entrypc(&c, &pc) == 0)
+			return pc;
+		if ((found = find_inline(&c, fn, depth + 1)))
+			return found;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+uint64_t dfx_inline_pc(struct dfx *f, const char *fn)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dwarf_next_unit(f->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
+			       NULL) == 0) {
+		Dwarf_Die cu;
+		uint64_t pc;
+
+		if (dwarf_offdie(f->dw, off + hsize, &cu) && (pc = find_inline(&cu, fn, 0)))
+			return pc;
+		off = next;
+	}
+	return 0;
+}
+
 uint64_t dfx_symbol(struct dfx *f, const char *name)
 {
 	Elf_Scn *scn = NULL;

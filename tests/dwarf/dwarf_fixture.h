@@ -27,6 +27,8 @@ const char *const *dfx_variants(void);
 /* The first breakpoint address of function `fn` after its prologue
  * (dwarf_entry_breakpoints), or 0. */
 uint64_t dfx_breakpoint(struct dfx *f, const char *fn);
+/* The entry of the first inlined copy of function `fn`, or 0. */
+uint64_t dfx_inline_pc(struct dfx *f, const char *fn);
 /* An ELF .symtab symbol's value, or 0. */
 uint64_t dfx_symbol(struct dfx *f, const char *name);
 /* The variable `name` at pc, or NULL (the test then fails). */
