@@ -89,10 +89,11 @@ struct gs_dwarf_function {
 int gs_dwarf_list_functions(struct gs_dwarf *d, struct Elf *symtab_elf, const char *glob,
 			    struct gs_dwarf_function **out, size_t *n, struct gs_error *err);
 
-/* Where a value lives, for people: "register rdi", "stack CFA-20
- * (rsp+12)", "global 0x4010 (.data)", "composite: rax[0..4) rdx[4..8)",
- * "constant", "optimized out (entry value)". Returns the length it wanted
- * (snprintf-like). */
+/* Where a value lives, for people: "register rdi", "stack rsp-12" (the
+ * CFA folded in), "global 0x4010 (.data)", "composite: [0..4) register
+ * rax [4..8) register rdx", "constant", "optimized out (entry value)",
+ * with " (location list)" when a list entry was chosen. Returns the length
+ * it wanted (snprintf-like). */
 size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_t size);
 
 /* Name of a DWARF register 0..16 ("rdi"); "r?" otherwise. */
