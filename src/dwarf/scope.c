@@ -349,7 +349,7 @@ int gs_dwarf_find_type(struct gs_dwarf *d, const struct gs_dwarf_scope *s,
 	if (!t && s && dwv_cu_at(d, s->pc, &cudie) && cu_type(&cudie, kw, name, &die))
 		t = dwv_type(d, &die);
 	if (!t) {
-		char key[256];
+		char key[2 * sizeof(buf) + 8];
 
 		snprintf(key, sizeof(key), "%s%s%s", kw, *kw ? " " : "", name);
 		if (dwv_index_find_type(d, key, &die) == 0)

@@ -31,7 +31,7 @@ static size_t index_of(const struct gs_dwarf_scope *s, const char *name)
 		const char *variant = *v_;                                     \
 		if (!dfx_open(f, variant))                                     \
 			fail_msg("cannot open fixture %s", variant);           \
-		__VA_ARGS__                                                    \
+		do { __VA_ARGS__ } while (0); /* continue: next variant */     \
 		dfx_close(f);                                                  \
 	}
 
