@@ -171,30 +171,3 @@ const struct gs_var *dfx_var(struct dfx *f, uint64_t pc, const char *name)
 	}
 	return v;
 }
-
-char *dfx_run(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (!p)
-		return NULL;
-	do {
-		if (len + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap = cap * 2 + 8192);
-
-			if (!nb) {
-				free(buf);
-				pclose(p);
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, 4096, p);
-		len += n;
-	} while (n > 0);
-	buf[len] = '\0';
-	pclose(p);
-	return buf;
-}

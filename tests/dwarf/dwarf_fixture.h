@@ -33,7 +33,5 @@ uint64_t dfx_inline_pc(struct dfx *f, const char *fn);
 uint64_t dfx_symbol(struct dfx *f, const char *name);
 /* The variable `name` at pc, or NULL (the test then fails). */
 const struct gs_var *dfx_var(struct dfx *f, uint64_t pc, const char *name);
-/* Output of a shell command (malloc'd), or NULL. */
-char *dfx_run(const char *cmd);
 
 #endif /* GS_TEST_DWARF_FIXTURE_H */

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "dwarf_fixture.h"
+#include "unwind/fixtures.h"
 
 static char *gdb(const char *file, const char *cmds)
 {
@@ -21,7 +22,7 @@ static char *gdb(const char *file, const char *cmds)
 
 	snprintf(cmd, sizeof(cmd), "'%s' -nx -batch %s '%s' 2>&1", getenv("GS_GDB"), cmds,
 		 file);
-	return dfx_run(cmd);
+	return fx_run(cmd);
 }
 
 static const struct gs_type *global_type(struct dfx *f, const char *var)
