@@ -415,6 +415,7 @@ int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *
 		(*pids)[(*n)++] = pid;
 	}
 	closedir(proc);
-	qsort(*pids, *n, sizeof(**pids), cmp_pid);
+	if (*n > 1)
+		qsort(*pids, *n, sizeof(**pids), cmp_pid);
 	return 0;
 }
