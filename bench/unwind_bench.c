@@ -138,7 +138,7 @@ static int bench_symbolize(const char *path)
 		double t0;
 
 		gs_symbolizer_free(s);
-		s = gs_symbolizer_new(NULL);
+		s = gs_symbolizer_new(NULL, NULL);
 		mod = gs_symbolizer_module(s, path, NULL);
 		if (!s || mod < 0) {
 			fprintf(stderr, "unwind_bench: cannot open %s\n", path);

@@ -28,6 +28,10 @@ struct gs_frames_opts {
 	 * strings are borrowed for the resolver's life. */
 	const char *const *modules;
 	size_t nmodules;
+	/* Where module files are opened and symbolized (borrowed: it must
+	 * outlive the resolver; the trace plan's, gs_plan_modfiles, so frames
+	 * read the files and debug files resolution read). NULL: its own. */
+	struct gs_modfiles *files;
 };
 
 struct gs_frames;

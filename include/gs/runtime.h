@@ -16,6 +16,7 @@
 
 #include <gs/decode.h>
 #include <gs/error.h>
+#include <gs/modfile.h>
 #include <gs/program.h>
 #include <gs/script.h>
 #include <gs/unwind.h>
@@ -117,7 +118,7 @@ int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
 		    struct gs_error *err);
 void gs_loaded_close(struct gs_loaded *l);
 
-/* ---- targets (resolve.c, elfmod.c, srclines.c) --------------------------- */
+/* ---- targets (resolve.c, srclines.c) ------------------------------------- */
 
 /* One address a target resolved to. */
 struct gs_location {
@@ -146,6 +147,8 @@ struct gs_resolve_opts {
 			     * default module are looked up in what it maps */
 	bool entry;         /* functions at their entry address: no prologue
 			     * skipped, no inline copies (return probes) */
+	struct gs_modfiles *files; /* where modules are opened (NULL: a cache
+				    * for this call) */
 };
 
 /* Resolves a parsed target pattern, one of (reference 12.1):
@@ -162,7 +165,8 @@ struct gs_resolve_opts {
  *                path the process maps
  *   file:line    every statement-start entry of that line (the next line
  *                with code when it has none), file matched by path suffix
- * DWARF comes from the file or from /usr/lib/debug/.build-id/xx/yyy.debug.
+ * DWARF comes from the file or from its debug file, found as the module-file
+ * cache finds it (gs/modfile.h): build id, debug link, debuginfod.
  * With a pid, a function or line the default module lacks is looked for in
  * the other modules it maps (those with a symbol of that name first). Every
  * location gets its file offset, and must lie in an executable PT_LOAD.
@@ -172,20 +176,14 @@ int gs_target_resolve(const struct gs_target_pattern *pattern, const struct gs_r
 		      struct gs_target *out, struct gs_error *err);
 void gs_target_free(struct gs_target *t);
 
-/* The executable of pid as this process can open it: its path when that
- * names the same file, else /proc/PID/root<path>. malloc'd. */
+/* The executable of pid as this process can name it: its path when that is
+ * the same file (a regular file with the device and inode of /proc/PID/exe),
+ * else /proc/PID/root<path> under the same check. malloc'd. -ENOENT when
+ * neither is, -ESTALE when the process's mount namespace shows something
+ * else there (a FIFO bind-mounted over it, say). */
 int gs_proc_exe(pid_t pid, char **path, struct gs_error *err);
 
 /* ---- backtrace plan (btplan.c) ------------------------------------------- */
-
-/* CFI row tables by module cookie, read once per session. */
-struct gs_cfi_cache;
-struct gs_cfi_cache *gs_cfi_cache_new(void);
-void gs_cfi_cache_free(struct gs_cfi_cache *c);
-/* The table of `path` (cookie from gs_module_identify when 0): cached, and
- * valid until the cache is freed. */
-int gs_cfi_cache_get(struct gs_cfi_cache *c, const char *path, uint64_t cookie,
-		     const struct gs_cfi_table **out, struct gs_error *err);
 
 /* What `bt` at one probe needs: the compile-time probe info for
  * gs_trace_spec.bt, and the rows to write into bt_unwind_rows. */
@@ -201,7 +199,9 @@ struct gs_bt_plan_opts {
 	 * module found at run time. Without, or when that gives no rows: the
 	 * probe module's rows only. */
 	pid_t pid;
-	struct gs_cfi_cache *cache; /* NULL: a private one for this call */
+	/* Module files and their CFI rows, read once per cache (NULL: a
+	 * cache for this call). */
+	struct gs_modfiles *files;
 };
 
 int gs_bt_plan_build(const char *module, uint64_t pc, const struct gs_bt_plan_opts *opts,
@@ -288,12 +288,15 @@ int gs_loss_read(const struct gs_bpf_map *loss, uint64_t *total, struct gs_error
 /* What the unwind maps know about one process. */
 struct gs_procfill {
 	pid_t pid;
+	struct gs_modfiles *files;   /* where its modules are read (borrowed) */
 	struct gs_proc_modules mods; /* the last snapshot written */
 	uint64_t *sig;               /* its file mappings, to notice changes */
 	size_t nsig;
 };
 
-void gs_procfill_init(struct gs_procfill *f, pid_t pid);
+/* files: the module-file cache its modules are read through (NULL: one
+ * per read). */
+void gs_procfill_init(struct gs_procfill *f, pid_t pid, struct gs_modfiles *files);
 void gs_procfill_fini(struct gs_procfill *f);
 /* Reads /proc/PID/maps and writes proc_module_offsets for every module and,
  * when the maps have them, the range slots (reference 8.4). */
@@ -311,10 +314,10 @@ int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
  * cannot be read are skipped. */
 int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *err);
 /* When the process's file mappings changed since the last fill: rewrites
- * offsets and ranges and, with a cache and module-range maps, appends the
+ * offsets and ranges and, with add_rows and module-range maps, appends the
  * rows of modules not there yet. 1 when something changed, 0 when not. */
-int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps,
-			struct gs_cfi_cache *cache, struct gs_error *err);
+int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps, bool add_rows,
+			struct gs_error *err);
 
 /* ---- the trace plan (plan.c, plan_print.c) -------------------------------- */
 
@@ -335,6 +338,10 @@ struct gs_plan_opts {
 	pid_t pid;
 	const char *module;                    /* -t: the binary targets refer to */
 	const struct gs_program_opts *program; /* NULL: every default */
+	/* Where every module is opened, read and symbolized (borrowed: it
+	 * must outlive the plan and every session of it). NULL: the plan's own
+	 * (gs_plan_modfiles). */
+	struct gs_modfiles *files;
 };
 
 /* One address of one trace. */
@@ -391,6 +398,32 @@ const struct gs_rowset *gs_plan_shared_rows(const struct gs_plan *p);
 pid_t gs_plan_rows_pid(const struct gs_plan *p);
 /* The pid given in the options (0: target mode). */
 pid_t gs_plan_pid(const struct gs_plan *p);
+/* The module-file cache the plan read through (its own or the options'):
+ * hand it to the symbolizer so frames read the same files. */
+struct gs_modfiles *gs_plan_modfiles(const struct gs_plan *p);
+
+/* ---- where start-up time goes (plan.c, session.c) ----------------------- */
+
+enum gs_phase {
+	GS_PHASE_RESOLVE,     /* targets to addresses (ELF, DWARF, debug files) */
+	GS_PHASE_PLAN_ROWS,   /* CFI rows of the probe and process modules */
+	GS_PHASE_BUILD,       /* code generation of every program */
+	GS_PHASE_CREATE_MAPS, /* bpf map creation */
+	GS_PHASE_WRITE_ROWS,  /* module offsets, ranges and unwind rows */
+	GS_PHASE_LOAD,        /* bpf_prog_load: the verifier */
+	GS_PHASE_ATTACH,      /* uprobes and readers */
+	GS_PHASE_COUNT
+};
+
+/* Nanoseconds spent in each phase so far. */
+struct gs_phase_times {
+	uint64_t ns[GS_PHASE_COUNT];
+};
+
+/* Short stable name of a phase ("plan rows"). */
+const char *gs_phase_name(enum gs_phase phase);
+/* The plan's phases (resolve, plan rows, build) added into *t. */
+void gs_plan_phase_times(const struct gs_plan *p, struct gs_phase_times *t);
 
 enum gs_plan_print {
 	GS_PLAN_PRINT_SUMMARY = 1, /* per probe: address, programs, maps, rows */
@@ -424,6 +457,9 @@ int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
 int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs_error *err);
 /* The verifier report of the last rejected load, or NULL. */
 const char *gs_session_report(const struct gs_session *s);
+/* The session's phases (create maps, write rows, load, attach) added into
+ * *t. */
+void gs_session_phase_times(const struct gs_session *s, struct gs_phase_times *t);
 /* Refreshes the unwind maps (at most once a second: the process's when its
  * mappings changed; in target mode, processes that started mapping a
  * traced module), then reads events as gs_reader_poll does. */

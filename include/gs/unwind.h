@@ -311,12 +311,17 @@ int gs_module_offsets_compute(const struct gs_elf_layout *layout,
 			      const struct gs_map_candidate *maps, size_t n,
 			      struct gs_proc_module_offsets *out, struct gs_error *err);
 
-/* A module of a live process: identity, the path to open and its offsets. */
+struct gs_modfiles; /* the module-file cache (gs/modfile.h) */
+struct gs_modfile;
+
+/* A module of a live process: identity, its file and its offsets. */
 struct gs_proc_module {
 	char *path;      /* as mapped (normalized) */
-	char *open_path; /* the path or /proc/<pid>/root<path> */
+	char *open_path; /* the path, /proc/<pid>/root<path>, or (deleted or
+			  * unreachable) /proc/<pid>/map_files/<range> */
 	struct gs_module_id id;
 	struct gs_proc_module_offsets offsets;
+	struct gs_modfile *file; /* in the cache given to the load; NULL without */
 };
 
 struct gs_proc_modules {
@@ -326,8 +331,13 @@ struct gs_proc_modules {
 };
 
 /* Every ELF module mapped by pid, with cookie and offsets (reference
- * 8.1-8.3). Files that cannot be read as ELF are skipped and counted. */
-int gs_proc_modules_load(pid_t pid, struct gs_proc_modules *out, struct gs_error *err);
+ * 8.1-8.3), each file read through `files` (opened once per cache; NULL:
+ * a cache for this call, and no file pointers kept). A file is opened
+ * through /proc/PID/map_files where permitted, else by its path, and must
+ * be a regular file with the mapping's inode. Files that cannot be read as
+ * ELF are skipped and counted. */
+int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_modules *out,
+			 struct gs_error *err);
 void gs_proc_modules_free(struct gs_proc_modules *m);
 /* The module whose [base, base + size) holds ip, or NULL. */
 const struct gs_proc_module *gs_proc_modules_find(const struct gs_proc_modules *m, uint64_t ip);
@@ -357,10 +367,16 @@ struct gs_sym_info {
 
 struct gs_symbolizer;
 
-struct gs_symbolizer *gs_symbolizer_new(struct gs_error *err);
+/* Symbolizes through the modules of `files` (borrowed: it must outlive the
+ * symbolizer; NULL: a cache of its own), so a module is read from the same
+ * file and debug file as target resolution used. */
+struct gs_symbolizer *gs_symbolizer_new(struct gs_modfiles *files, struct gs_error *err);
 void gs_symbolizer_free(struct gs_symbolizer *s);
 /* Opens (once) the module file; returns a handle >= 0 for gs_symbolize. */
 int gs_symbolizer_module(struct gs_symbolizer *s, const char *path, struct gs_error *err);
+/* The same for a file already open (of the symbolizer's cache). */
+int gs_symbolizer_modfile(struct gs_symbolizer *s, struct gs_modfile *file,
+			  struct gs_error *err);
 /* Symbolizes a link-time pc of a module; results are cached per (module,
  * pc) and the pointer stays valid until gs_symbolizer_free. */
 int gs_symbolize(struct gs_symbolizer *s, int module, uint64_t pc,

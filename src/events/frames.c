@@ -4,15 +4,13 @@
  * pc - 1; and the entry-point check that shows a walk ending in `_start`
  * as complete. gs_frames keeps what it learned per process and per file. */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <gs/frames.h>
+#include <gs/modfile.h>
 
 /* The module list of one process, as last read from /proc/PID/maps. */
 struct frames_pid {
@@ -24,7 +22,8 @@ struct frames_pid {
 
 /* What the resolver learned about one module file. */
 struct frames_module {
-	char *path;     /* the path the symbolizer opens */
+	char *path;     /* the name it is shown under */
+	struct gs_modfile *file; /* NULL: unreadable */
 	int sym;        /* symbolizer handle; -1: unreadable */
 	bool elf_read;  /* entry / start looked up */
 	bool has_entry, has_start;
@@ -39,6 +38,7 @@ struct frames_static {
 
 struct gs_frames {
 	pid_t pid;
+	struct gs_modfiles *files, *own_files;
 	struct gs_symbolizer *sym;
 	struct frames_pid *pids;
 	size_t npids;
@@ -68,14 +68,14 @@ static void pid_clear(struct frames_pid *p)
 	p->mod_of = NULL;
 }
 
-static void pid_load(struct frames_pid *p)
+static void pid_load(struct gs_frames *o, struct frames_pid *p)
 {
 	struct gs_proc_modules fresh;
 	struct gs_error err;
 
 	p->loaded_ns = now_ns();
 	/* A process that is gone keeps the list it had. */
-	if (gs_proc_modules_load(p->pid, &fresh, &err) == 0) {
+	if (gs_proc_modules_load(p->pid, o->files, &fresh, &err) == 0) {
 		int *mod_of = malloc((fresh.n ? fresh.n : 1) * sizeof(*mod_of));
 
 		if (!mod_of) {
@@ -115,7 +115,7 @@ static struct frames_pid *pid_get(struct gs_frames *o, pid_t pid)
 	}
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
-	pid_load(p);
+	pid_load(o, p);
 	return p;
 }
 
@@ -123,21 +123,23 @@ void gs_frames_preload(struct gs_frames *o, pid_t pid)
 {
 	for (size_t i = 0; i < o->npids; i++) {
 		if (o->pids[i].pid == pid) {
-			pid_load(&o->pids[i]);
+			pid_load(o, &o->pids[i]);
 			return;
 		}
 	}
 	pid_get(o, pid);
 }
 
-/* Index into o->mods of the module file at path (added on first use), or
- * -1 when out of memory. */
-static int module_index(struct gs_frames *o, const char *path)
+/* Index into o->mods of the module file (opened by path when file is
+ * NULL; added on first use), or -1 when out of memory. */
+static int module_index(struct gs_frames *o, const char *path, struct gs_modfile *file)
 {
 	struct frames_module *m;
 
+	if (!file && gs_modfile_open(o->files, path, &file, NULL) != 0)
+		file = NULL;
 	for (size_t i = 0; i < o->nmods; i++)
-		if (strcmp(o->mods[i].path, path) == 0)
+		if (file ? o->mods[i].file == file : strcmp(o->mods[i].path, path) == 0)
 			return (int)i;
 	m = realloc(o->mods, (o->nmods + 1) * sizeof(*m));
 	if (!m)
@@ -148,7 +150,8 @@ static int module_index(struct gs_frames *o, const char *path)
 	m->path = strdup(path);
 	if (!m->path)
 		return -1;
-	m->sym = gs_symbolizer_module(o->sym, path, NULL);
+	m->file = file;
+	m->sym = file ? gs_symbolizer_modfile(o->sym, file, NULL) : -1;
 	if (m->sym < 0)
 		m->sym = -1;
 	return (int)o->nmods++;
@@ -156,7 +159,7 @@ static int module_index(struct gs_frames *o, const char *path)
 
 static struct frames_module *module_get(struct gs_frames *o, const char *path)
 {
-	int i = module_index(o, path);
+	int i = module_index(o, path, NULL);
 
 	return i < 0 ? NULL : &o->mods[i];
 }
@@ -219,7 +222,7 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 			if (pass == 1) {
 				if (now_ns() - p->loaded_ns < REFRESH_NS)
 					continue;
-				pid_load(p);
+				pid_load(o, p);
 			}
 			m = find_module(&p->mods, f, normalized, &pc);
 			if (m) {
@@ -227,7 +230,7 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 				struct frames_module *mod;
 
 				if (p->mod_of[k] < 0)
-					p->mod_of[k] = module_index(o, m->open_path);
+					p->mod_of[k] = module_index(o, m->open_path, m->file);
 				if (p->mod_of[k] < 0)
 					return NULL;
 				mod = &o->mods[p->mod_of[k]];
@@ -274,46 +277,17 @@ void gs_frames_resolve(struct gs_frames *o, const struct gs_event *ev, const str
 /* e_entry and `_start` of a module file, once. */
 static void read_entry(struct frames_module *m)
 {
-	Elf *elf;
-	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
-	int fd;
+	uint64_t size;
 
 	m->elf_read = true;
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (!m->file)
 		return;
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && gelf_getehdr(elf, &eh)) {
+	if (gelf_getehdr(gs_modfile_elf(m->file), &eh)) {
 		m->has_entry = eh.e_entry != 0;
 		m->entry = eh.e_entry;
 	}
-	while (elf && !m->has_start && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(data, (int)k, &sym) || !sym.st_value)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (name && strcmp(name, "_start") == 0) {
-				m->has_start = true;
-				m->start = sym.st_value;
-				break;
-			}
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	m->has_start = gs_modfile_symbols_named(m->file, "_start", &m->start, &size, 1) == 1;
 }
 
 uint8_t gs_frames_status(struct gs_frames *o, const struct gs_event *ev, const struct gs_inst *bt)
@@ -348,18 +322,21 @@ int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
 	if (!f)
 		return gs_errorf(err, -ENOMEM, "out of memory creating the frame resolver");
 	f->pid = o.pid;
-	f->sym = gs_symbolizer_new(err);
+	f->files = o.files;
+	if (!f->files && gs_modfiles_new(NULL, &f->own_files, NULL) == 0)
+		f->files = f->own_files;
+	f->sym = f->files ? gs_symbolizer_new(f->files, err) : NULL;
 	f->statics = calloc(o.nmodules ? o.nmodules : 1, sizeof(*f->statics));
 	if (!f->sym || !f->statics) {
 		gs_frames_free(f);
 		return gs_errorf(err, -ENOMEM, "out of memory creating the frame resolver");
 	}
 	for (size_t i = 0; i < o.nmodules; i++) {
-		struct gs_module_id id;
+		struct gs_modfile *file;
 
-		if (gs_module_identify(o.modules[i], &id, NULL) == 0) {
+		if (gs_modfile_open(f->files, o.modules[i], &file, NULL) == 0) {
 			f->statics[f->nstatics].path = o.modules[i];
-			f->statics[f->nstatics++].cookie = id.cookie;
+			f->statics[f->nstatics++].cookie = gs_modfile_id(file)->cookie;
 		}
 	}
 	*out = f;
@@ -378,5 +355,6 @@ void gs_frames_free(struct gs_frames *f)
 	free(f->mods);
 	free(f->statics);
 	gs_symbolizer_free(f->sym);
+	gs_modfiles_free(f->own_files);
 	free(f);
 }

@@ -355,7 +355,7 @@ static int attach(struct ctx *c, struct run *r, pid_t pid)
 {
 	struct gs_out_opts oo = {
 		.format = c->cli.format, .timestamp = c->cli.timestamp, .pid = pid,
-		.modules = c->modules, .nmodules = c->nmodules,
+		.modules = c->modules, .nmodules = c->nmodules, .files = gs_plan_modfiles(c->plan),
 	};
 	struct gs_session_opts so = { .sz = sizeof(so), .on_event = on_event, .arg = r };
 	struct gs_error err = { 0 };

@@ -41,6 +41,7 @@ int gs_out_new(const struct gs_out_opts *opts, FILE *f, struct gs_out **out, str
 	fo.pid = opts->pid;
 	fo.modules = opts->modules;
 	fo.nmodules = opts->nmodules;
+	fo.files = opts->files;
 	rc = gs_frames_new(&fo, &o->frames, err);
 	if (rc) {
 		gs_out_free(o);

@@ -24,6 +24,9 @@ struct gs_out_opts {
 	 * the last resort for a frame whose process is gone, by cookie. */
 	const char *const *modules;
 	size_t nmodules;
+	/* The plan's module files: frames are read from the files and debug
+	 * files targets were resolved with. NULL: the output's own. */
+	struct gs_modfiles *files;
 	/* Wall-clock ns at boot (CLOCK_REALTIME - CLOCK_MONOTONIC) for local
 	 * timestamps; 0: measured when the output is created. */
 	int64_t boot_realtime_ns;

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gs/runtime.h>
 
@@ -24,7 +25,8 @@ struct gs_plan {
 	struct gs_program_opts program;
 	struct gs_plan_trace *traces;
 	size_t ntraces, traces_cap, nprobes;
-	struct gs_cfi_cache *cache;
+	struct gs_modfiles *files, *own_files;
+	struct gs_phase_times times;
 	struct gs_rowset shared;
 	pid_t rows_pid;
 	struct own_rows **own; /* never move: probes point at their rows */
@@ -51,9 +53,11 @@ int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, struct gs
 	p->opts.program = NULL;
 	p->module = p->opts.module ? strdup(p->opts.module) : NULL;
 	p->opts.module = p->module;
-	p->cache = gs_cfi_cache_new();
+	p->files = p->opts.files;
+	if (!p->files && gs_modfiles_new(NULL, &p->own_files, NULL) == 0)
+		p->files = p->own_files;
 	gs_rowset_init(&p->shared);
-	if (!p->cache || (opts && opts->module && !p->module)) {
+	if (!p->files || (opts && opts->module && !p->module)) {
 		gs_plan_free(p);
 		return gs_errorf(err, -ENOMEM, "out of memory creating the trace plan");
 	}
@@ -82,7 +86,7 @@ void gs_plan_free(struct gs_plan *p)
 	}
 	free(p->own);
 	gs_rowset_fini(&p->shared);
-	gs_cfi_cache_free(p->cache);
+	gs_modfiles_free(p->own_files);
 	free(p->module);
 	free(p);
 }
@@ -148,7 +152,7 @@ static const struct gs_rowset *own_rows(struct gs_plan *p, struct gs_bt_plan *bp
 static int plan_bt(struct gs_plan *p, struct gs_plan_trace *t, struct gs_error *err)
 {
 	pid_t pid = rows_pid_for(p, t->target.module);
-	struct gs_bt_plan_opts po = { .sz = sizeof(po), .pid = pid, .cache = p->cache };
+	struct gs_bt_plan_opts po = { .sz = sizeof(po), .pid = pid, .files = p->files };
 
 	for (size_t i = 0; i < t->nprobes; i++) {
 		struct gs_plan_probe *pr = &t->probes[i];
@@ -185,8 +189,9 @@ int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 		const struct gs_trace_spec *spec, struct gs_error *err)
 {
 	struct gs_resolve_opts ro = { .sz = sizeof(ro), .module = p->module, .pid = p->opts.pid,
-				      .entry = spec && spec->retprobe };
+				      .entry = spec && spec->retprobe, .files = p->files };
 	struct gs_plan_trace *t;
+	uint64_t t0 = rt_now_ns(), t1;
 	int rc;
 
 	if (p->built)
@@ -220,6 +225,8 @@ int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 	t->spec = *spec;
 	t->bt = gs_stmts_count_bt(spec->body, spec->nbody) > 0;
 	rc = gs_target_resolve(target, &ro, &t->target, err);
+	t1 = rt_now_ns();
+	p->times.ns[GS_PHASE_RESOLVE] += t1 - t0;
 	if (rc)
 		return rc;
 	t->probes = calloc(t->target.nlocs, sizeof(*t->probes));
@@ -231,6 +238,7 @@ int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 	for (size_t i = 0; i < t->nprobes; i++)
 		t->probes[i].loc = &t->target.locs[i];
 	rc = t->bt ? plan_bt(p, t, err) : 0;
+	p->times.ns[GS_PHASE_PLAN_ROWS] += rt_now_ns() - t1;
 	if (rc) {
 		trace_fini(t);
 		return rc;
@@ -263,6 +271,7 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 {
 	size_t rows = p->shared.nrows;
 	uint32_t want = rows > UINT32_MAX / 2 ? UINT32_MAX : (uint32_t)(2 * rows);
+	uint64_t t0 = rt_now_ns();
 
 	if (p->built)
 		return gs_errorf(err, -EBUSY, "the trace plan is built already");
@@ -286,6 +295,8 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 				spec.bt = &pr->bt_probe;
 			}
 			rc = gs_program_build(&spec, &p->program, &pr->prog, &why);
+			p->times.ns[GS_PHASE_BUILD] += rt_now_ns() - t0;
+			t0 = rt_now_ns();
 			if (rc)
 				return gs_errorf(err, rc, "trace #%u (%s) at %s 0x%" PRIx64 ": %s",
 						 t->id, t->pattern.text, t->target.module,
@@ -351,7 +362,36 @@ pid_t gs_plan_pid(const struct gs_plan *p)
 	return p->opts.pid;
 }
 
-struct gs_cfi_cache *rt_plan_cache(const struct gs_plan *p)
+struct gs_modfiles *gs_plan_modfiles(const struct gs_plan *p)
 {
-	return p->cache;
+	return p->files;
+}
+
+void gs_plan_phase_times(const struct gs_plan *p, struct gs_phase_times *t)
+{
+	for (int i = 0; i < GS_PHASE_COUNT; i++)
+		t->ns[i] += p->times.ns[i];
+}
+
+const char *gs_phase_name(enum gs_phase phase)
+{
+	static const char *const names[GS_PHASE_COUNT] = {
+		[GS_PHASE_RESOLVE] = "resolve",
+		[GS_PHASE_PLAN_ROWS] = "plan rows",
+		[GS_PHASE_BUILD] = "build",
+		[GS_PHASE_CREATE_MAPS] = "create maps",
+		[GS_PHASE_WRITE_ROWS] = "write rows",
+		[GS_PHASE_LOAD] = "load/verify",
+		[GS_PHASE_ATTACH] = "attach",
+	};
+
+	return (unsigned)phase < GS_PHASE_COUNT ? names[phase] : "unknown";
+}
+
+uint64_t rt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

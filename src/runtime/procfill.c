@@ -16,10 +16,11 @@
 
 #define SIG_FIELDS 4 /* start, end, offset, inode per file mapping */
 
-void gs_procfill_init(struct gs_procfill *f, pid_t pid)
+void gs_procfill_init(struct gs_procfill *f, pid_t pid, struct gs_modfiles *files)
 {
 	memset(f, 0, sizeof(*f));
 	f->pid = pid;
+	f->files = files;
 }
 
 void gs_procfill_fini(struct gs_procfill *f)
@@ -172,7 +173,7 @@ int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct 
 	rc = read_signature(f->pid, &sig, &nsig, err);
 	if (rc)
 		return rc;
-	rc = gs_proc_modules_load(f->pid, &mods, err);
+	rc = gs_proc_modules_load(f->pid, f->files, &mods, err);
 	if (rc) {
 		free(sig);
 		return rc;
@@ -270,7 +271,7 @@ int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
 /* The loop walker's: rows of the modules of f->mods that bt_module_rows
  * lacks, then the snapshot again so its entries point at them. */
 static int add_new_compact_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
-				struct gs_cfi_cache *cache, struct gs_error *err)
+				struct gs_error *err)
 {
 	const struct gs_bpf_map *mrows = gs_bpf_maps_find(maps, GS_MAP_NAME_BT_MODULE_ROWS);
 	struct gs_bt_table_caps caps = table_caps(maps);
@@ -287,7 +288,7 @@ static int add_new_compact_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
 
 		if (bpf_map_lookup_elem(mrows->fd, &m->id.cookie, &present) == 0)
 			continue;
-		if (gs_cfi_cache_get(cache, m->open_path, m->id.cookie, &t, &ignored) != 0)
+		if (!m->file || gs_modfile_cfi(m->file, &t, &ignored) != 0)
 			continue; /* unreadable CFI: its frames stop with NoUnwindRowsForPc */
 		rc = gs_bt_rowtab_build(t->rows, t->nrows, &tab, err);
 		if (rc == 0)
@@ -300,11 +301,10 @@ static int add_new_compact_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
 }
 
 /* Rows of the modules of f->mods that bt_module_row_ranges lacks. */
-static int add_new_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
-			struct gs_cfi_cache *cache, struct gs_error *err)
+static int add_new_rows(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err)
 {
 	if (gs_bpf_maps_find(maps, GS_MAP_NAME_BT_MODULE_ROWS))
-		return add_new_compact_rows(f, maps, cache, err);
+		return add_new_compact_rows(f, maps, err);
 	{
 	const struct gs_bpf_map *ranges = gs_bpf_maps_find(maps, GS_MAP_BT_MODULE_ROW_RANGES);
 	struct gs_rowset rows;
@@ -321,7 +321,7 @@ static int add_new_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
 
 		if (bpf_map_lookup_elem(ranges->fd, &m->id.cookie, &present) == 0)
 			continue;
-		if (gs_cfi_cache_get(cache, m->open_path, m->id.cookie, &t, &ignored) != 0)
+		if (!m->file || gs_modfile_cfi(m->file, &t, &ignored) != 0)
 			continue; /* unreadable CFI: its frames stop with NoUnwindRowsForPc */
 		rc = gs_rowset_add(&rows, m->id.cookie, t->rows, t->nrows, err);
 	}
@@ -332,8 +332,8 @@ static int add_new_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	}
 }
 
-int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps,
-			struct gs_cfi_cache *cache, struct gs_error *err)
+int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps, bool add_rows,
+			struct gs_error *err)
 {
 	uint64_t *sig;
 	size_t nsig;
@@ -350,8 +350,8 @@ int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	if (same)
 		return 0;
 	rc = gs_procfill_offsets(f, maps, err);
-	if (rc == 0 && cache)
-		rc = add_new_rows(f, maps, cache, err);
+	if (rc == 0 && add_rows)
+		rc = add_new_rows(f, maps, err);
 	return rc ? rc : 1;
 }
 

@@ -1,7 +1,8 @@
 /* Trace targets to probe addresses: `function`, `0xADDR`, `module:0xADDR`
  * and `file:line` become (module path, link-time address, file offset)
- * through the module's ELF symbols, DWARF and line table, with the process's
- * other modules searched when the default module lacks a function. */
+ * through the module file's ELF symbols, DWARF and line table (the
+ * module-file cache finds its debug file), with the process's other modules
+ * searched when the default module lacks a function. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include <dwarf.h>
 
+#include <gs/modfile.h>
 #include <gs/runtime.h>
 
 #include "rt_int.h"
@@ -53,6 +55,7 @@ static void loc_list_free(struct loc_list *l)
 struct func_search {
 	const char *name;
 	Dwarf *dw;
+	uint64_t bias; /* DWARF address + bias = the module's address */
 	struct loc_list *out;
 	int rc;
 	bool declared; /* a DIE of that name exists, with or without code */
@@ -82,7 +85,7 @@ static int inline_instance(Dwarf_Die *inst, void *arg)
 	struct func_search *s = arg;
 	uint64_t entry, end;
 
-	if (die_entry(inst, &entry, &end) && loc_add(s->out, entry, true, true, 0))
+	if (die_entry(inst, &entry, &end) && loc_add(s->out, entry + s->bias, true, true, 0))
 		s->rc = -ENOMEM;
 	return DWARF_CB_OK;
 }
@@ -99,16 +102,17 @@ static int visit_func(Dwarf_Die *die, void *arg)
 	if (dwarf_func_inline(die) && !s->entry)
 		dwarf_func_inline_instances(die, inline_instance, s);
 	if (!dwarf_hasattr(die, DW_AT_declaration) && die_entry(die, &entry, &end) &&
-	    loc_add(s->out, s->entry ? entry : rt_skip_prologue(s->dw, entry, end), false, true,
-		    0))
+	    loc_add(s->out, (s->entry ? entry : rt_skip_prologue(s->dw, entry, end)) + s->bias,
+		    false, true, 0))
 		s->rc = -ENOMEM;
 	return DWARF_CB_OK;
 }
 
-static int dwarf_functions(Dwarf *dw, const char *name, bool entry, struct loc_list *out,
-			   bool *declared)
+static int dwarf_functions(Dwarf *dw, uint64_t bias, const char *name, bool entry,
+			   struct loc_list *out, bool *declared)
 {
-	struct func_search s = { .name = name, .dw = dw, .out = out, .entry = entry };
+	struct func_search s = { .name = name, .dw = dw, .bias = bias, .out = out,
+				 .entry = entry };
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie;
 	Dwarf_Half version;
@@ -128,7 +132,10 @@ static int dwarf_functions(Dwarf *dw, const char *name, bool entry, struct loc_l
 
 struct resolve_ctx {
 	const char *input;
-	struct rt_module mod;
+	const char *path;        /* the module, as named to the user */
+	struct gs_modfile *file;
+	Dwarf *dw;               /* from the file or its debug file; NULL: none */
+	uint64_t bias;           /* DWARF address + bias = the file's address */
 	struct loc_list locs;
 	struct gs_error *err;
 	bool entry; /* functions at their entry (gs_resolve_opts.entry) */
@@ -137,18 +144,20 @@ struct resolve_ctx {
 /* Function name: DWARF definitions and inline instances; else symbols. */
 static int resolve_function(struct resolve_ctx *c, const char *name)
 {
-	struct rt_syms syms = { .name = name };
+	uint64_t addr[GS_MODFILE_SYMS_MAX], size[GS_MODFILE_SYMS_MAX];
 	bool declared = false;
+	size_t n;
 	int rc;
 
-	if (c->mod.dw && (rc = dwarf_functions(c->mod.dw, name, c->entry, &c->locs, &declared)))
+	if (c->dw && (rc = dwarf_functions(c->dw, c->bias, name, c->entry, &c->locs, &declared)))
 		return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
 	if (c->locs.n)
 		return 0;
-	rt_symbols_named(&c->mod, &syms);
-	for (size_t i = 0; i < syms.n; i++) {
-		uint64_t at = c->mod.dw && !c->entry ? rt_skip_prologue(c->mod.dw, syms.addr[i],
-							   syms.addr[i] + syms.size[i]) : syms.addr[i];
+	n = gs_modfile_symbols_named(c->file, name, addr, size, GS_MODFILE_SYMS_MAX);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t lo = addr[i] - c->bias;
+		uint64_t at = c->dw && !c->entry ? rt_skip_prologue(c->dw, lo, lo + size[i]) + c->bias
+						 : addr[i];
 
 		if (loc_add(&c->locs, at, false, false, 0))
 			return gs_errorf(c->err, -ENOMEM, "out of memory resolving `%s`", c->input);
@@ -158,10 +167,11 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 	if (declared)
 		return gs_errorf(c->err, -ENOENT, "function `%s` has no code in %s (declared in its "
 				 "DWARF, but inlined away or optimized out); probe a caller or a "
-				 "file:line instead", name, c->mod.path);
+				 "file:line instead", name, c->path);
 	return gs_errorf(c->err, -ENOENT, "unknown function `%s`: not in the symbol tables or "
-			 "DWARF of %s; check the name (`nm -D %s` lists its symbols) or give "
-			 "module:0xADDR", name, c->mod.path, c->mod.path);
+			 "DWARF of %s%s; check the name (`nm -D %s` lists its symbols) or give "
+			 "module:0xADDR", name, c->path, c->dw ? "" : " (no debug file found for it)",
+			 c->path);
 }
 
 static int resolve_line(struct resolve_ctx *c, const char *file, int line)
@@ -170,15 +180,15 @@ static int resolve_line(struct resolve_ctx *c, const char *file, int line)
 	size_t n;
 	int used, rc;
 
-	if (!c->mod.dw)
+	if (!c->dw)
 		return gs_errorf(c->err, -ENOENT, "`%s`: %s has no DWARF line table; rebuild it "
 				 "with -g, install its debug file, or give a function or 0xADDR",
-				 c->input, c->mod.path);
-	rc = rt_line_addrs(c->mod.dw, c->mod.path, c->input, file, line, &addrs, &n, &used, c->err);
+				 c->input, c->path);
+	rc = rt_line_addrs(c->dw, c->path, c->input, file, line, &addrs, &n, &used, c->err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = loc_add(&c->locs, addrs[i], false, true, used);
+		rc = loc_add(&c->locs, addrs[i] + c->bias, false, true, used);
 	free(addrs);
 	if (rc)
 		return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
@@ -188,13 +198,14 @@ static int resolve_line(struct resolve_ctx *c, const char *file, int line)
 /* File offset of every location, and the function around it. */
 static int place_locations(struct resolve_ctx *c)
 {
+	Elf *elf = gs_modfile_elf(c->file);
 	size_t nph;
 	char segs[256] = "";
 	size_t used = 0;
 
-	if (elf_getphdrnum(c->mod.elf, &nph) != 0)
+	if (elf_getphdrnum(elf, &nph) != 0)
 		return gs_errorf(c->err, -EINVAL, "%s has no readable program headers; is it a "
-				 "linked executable or shared library?", c->mod.path);
+				 "linked executable or shared library?", c->path);
 	for (size_t i = 0; i < c->locs.n; i++) {
 		struct gs_location *l = &c->locs.v[i];
 		bool placed = false;
@@ -203,7 +214,7 @@ static int place_locations(struct resolve_ctx *c)
 		for (size_t k = 0; k < nph && !placed; k++) {
 			GElf_Phdr ph;
 
-			if (!gelf_getphdr(c->mod.elf, (int)k, &ph) || ph.p_type != PT_LOAD)
+			if (!gelf_getphdr(elf, (int)k, &ph) || ph.p_type != PT_LOAD)
 				continue;
 			if (i == 0 && used < sizeof(segs))
 				used += (size_t)snprintf(segs + used, sizeof(segs) - used,
@@ -216,7 +227,7 @@ static int place_locations(struct resolve_ctx *c)
 				return gs_errorf(c->err, -EINVAL, "`%s`: 0x%llx is in a segment of %s "
 						 "that is not executable; give the address of code "
 						 "(`objdump -d %s`)", c->input,
-						 (unsigned long long)l->addr, c->mod.path, c->mod.path);
+						 (unsigned long long)l->addr, c->path, c->path);
 			l->file_offset = ph.p_offset + (l->addr - ph.p_vaddr);
 			placed = true;
 		}
@@ -224,8 +235,8 @@ static int place_locations(struct resolve_ctx *c)
 			return gs_errorf(c->err, -ERANGE, "`%s`: 0x%llx is outside every loadable "
 					 "segment of %s (%s); give a link-time address as `nm` or "
 					 "`objdump -d` show it, not a runtime address", c->input,
-					 (unsigned long long)l->addr, c->mod.path, segs);
-		fn = rt_function_at(&c->mod, l->addr);
+					 (unsigned long long)l->addr, c->path, segs);
+		fn = gs_modfile_function_at(c->file, l->addr);
 		if (fn && !(l->function = strdup(fn)))
 			return gs_errorf(c->err, -ENOMEM, "out of memory resolving `%s`", c->input);
 	}
@@ -241,16 +252,20 @@ static int cmp_loc(const void *a, const void *b)
 
 /* ---- modules ------------------------------------------------------------- */
 
-int gs_proc_exe(pid_t pid, char **path, struct gs_error *err)
+/* The executable of pid: a path naming it here (the one it was run as, else
+ * that path under the process's root) and its identity from /proc/PID/exe.
+ * A path counts only when stat shows a regular file with the same device
+ * and inode: the process controls what its mount namespace shows there. */
+static int proc_exe(pid_t pid, char **path, struct stat *exe, struct gs_error *err)
 {
 	char link[64], target[PATH_MAX], norm[PATH_MAX], rooted[PATH_MAX + 64];
-	struct stat exe, st;
+	struct stat st;
 	ssize_t n;
 
 	*path = NULL;
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	n = readlink(link, target, sizeof(target) - 1);
-	if (n < 0 || stat(link, &exe) != 0) {
+	if (n < 0 || stat(link, exe) != 0) {
 		int code = -errno;
 
 		return gs_errorf(err, code, "cannot read the executable of pid %d (%s): %s",
@@ -262,17 +277,30 @@ int gs_proc_exe(pid_t pid, char **path, struct gs_error *err)
 	if (gs_path_normalize(target, norm, sizeof(norm)) < 0)
 		return gs_errorf(err, -ENAMETOOLONG, "the executable path of pid %d is too long",
 				 (int)pid);
-	if (stat(norm, &st) == 0 && st.st_dev == exe.st_dev && st.st_ino == exe.st_ino) {
+	snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", (int)pid, norm);
+	if (stat(norm, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == exe->st_dev &&
+	    st.st_ino == exe->st_ino) {
 		*path = strdup(norm);
-	} else {
-		snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", (int)pid, norm);
-		if (stat(rooted, &st) != 0 || st.st_ino != exe.st_ino)
-			return gs_errorf(err, -ENOENT, "the executable of pid %d (%s) is not reachable "
-					 "(deleted or in another mount namespace); give its path "
-					 "with -t", (int)pid, norm);
+	} else if (stat(rooted, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == exe->st_dev &&
+		   st.st_ino == exe->st_ino) {
 		*path = strdup(rooted);
+	} else if (stat(rooted, &st) == 0) {
+		return gs_errorf(err, -ESTALE, "the executable of pid %d (%s) is not the file its "
+				 "mount namespace shows there (%s): give its path with -t", (int)pid,
+				 norm, S_ISREG(st.st_mode) ? "another file" : "not a regular file");
+	} else {
+		return gs_errorf(err, -ENOENT, "the executable of pid %d (%s) is not reachable "
+				 "(deleted or in another mount namespace); give its path with -t",
+				 (int)pid, norm);
 	}
 	return *path ? 0 : gs_errorf(err, -ENOMEM, "out of memory");
+}
+
+int gs_proc_exe(pid_t pid, char **path, struct gs_error *err)
+{
+	struct stat exe;
+
+	return proc_exe(pid, path, &exe, err);
 }
 
 /* `name` names `path`: equal, or a suffix after '/'. */
@@ -286,8 +314,8 @@ static bool path_matches(const char *path, const char *name)
 
 /* The module `name` of `module:0xADDR`: an existing path, else the one
  * module the process maps whose path ends in it. */
-static int find_module(const char *input, const char *name, pid_t pid, char **out,
-		       struct gs_error *err)
+static int find_module(const char *input, const char *name, pid_t pid,
+		       struct gs_modfiles *files, char **out, struct gs_error *err)
 {
 	struct gs_proc_modules mods;
 	const struct gs_proc_module *hit = NULL;
@@ -303,7 +331,7 @@ static int find_module(const char *input, const char *name, pid_t pid, char **ou
 		*out = strdup(name);
 		return *out ? 0 : -ENOMEM;
 	}
-	rc = gs_proc_modules_load(pid, &mods, err);
+	rc = gs_proc_modules_load(pid, files, &mods, err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < mods.n; i++)
@@ -323,16 +351,19 @@ static int find_module(const char *input, const char *name, pid_t pid, char **ou
 	return *out ? 0 : -ENOMEM;
 }
 
-/* Resolves p in one module: 0 with locations, -ENOENT when not found there. */
+/* Resolves p in one module file (named `path` to the user): 0 with
+ * locations, -ENOENT when not found there. */
 static int resolve_in(const char *input, const struct gs_target_pattern *p, const char *path,
-		      bool entry, struct gs_target *out, struct gs_error *err)
+		      struct gs_modfile *file, bool entry, struct gs_target *out,
+		      struct gs_error *err)
 {
-	struct resolve_ctx c = { .input = input, .err = err, .entry = entry };
-	struct gs_error open_err;
-	int rc = rt_module_open(path, true, &c.mod, &open_err);
+	struct resolve_ctx c = { .input = input, .path = path, .file = file, .err = err,
+				 .entry = entry };
+	int rc;
 
-	if (rc)
-		return gs_errorf(err, rc, "`%s`: %s", input, open_err.msg);
+	/* Only names need DWARF (found on first use, debug file included). */
+	if (p->kind == GS_TARGET_FUNCTION || p->kind == GS_TARGET_FILE_LINE)
+		c.dw = gs_modfile_dwarf(file, &c.bias);
 	switch (p->kind) {
 	case GS_TARGET_FUNCTION:
 		rc = resolve_function(&c, p->name);
@@ -346,7 +377,6 @@ static int resolve_in(const char *input, const struct gs_target_pattern *p, cons
 	}
 	if (rc == 0)
 		rc = place_locations(&c);
-	rt_module_close(&c.mod);
 	if (rc) {
 		loc_list_free(&c.locs);
 		return rc;
@@ -364,45 +394,68 @@ static int resolve_in(const char *input, const struct gs_target_pattern *p, cons
 	return 0;
 }
 
-/* Whether path has a function symbol `name` (no DWARF read: cheap). */
-static bool module_has_symbol(const char *path, const char *name)
-{
-	struct rt_syms syms = { .name = name };
-	struct rt_module m;
-
-	if (rt_module_open(path, false, &m, NULL) != 0)
-		return false;
-	rt_symbols_named(&m, &syms);
-	rt_module_close(&m);
-	return syms.n > 0;
-}
-
 /* A function or line not in the default module: the first other module of
  * the process that has it, trying modules with a symbol of that name
  * before reading every module's DWARF. The default module's error stays
  * when none has it. */
 static int resolve_elsewhere(const char *input, const struct gs_target_pattern *p, pid_t pid,
-			     const char *skip, bool entry, struct gs_target *out)
+			     struct gs_modfiles *files, const struct gs_modfile *skip, bool entry,
+			     struct gs_target *out)
 {
 	struct gs_proc_modules mods;
 	struct gs_error ignored;
 	int rc = -ENOENT;
 
-	if (gs_proc_modules_load(pid, &mods, &ignored) != 0)
+	if (gs_proc_modules_load(pid, files, &mods, &ignored) != 0)
 		return -ENOENT;
 	for (int pass = p->kind == GS_TARGET_FUNCTION ? 0 : 1; pass < 2 && rc; pass++) {
 		for (size_t i = 0; i < mods.n && rc; i++) {
 			const struct gs_proc_module *m = &mods.v[i];
+			uint64_t addr, size;
 
-			if (strcmp(m->open_path, skip) == 0 || strcmp(m->path, skip) == 0)
+			if (m->file == skip)
 				continue;
-			if (pass == 0 && !module_has_symbol(m->open_path, p->name))
+			if (pass == 0 && !gs_modfile_symbols_named(m->file, p->name, &addr, &size, 1))
 				continue;
-			rc = resolve_in(input, p, m->open_path, entry, out, &ignored);
+			rc = resolve_in(input, p, m->open_path, m->file, entry, out, &ignored);
 		}
 	}
 	gs_proc_modules_free(&mods);
 	return rc;
+}
+
+/* Opens the default module: -t PATH, `module:` of the pattern, or the
+ * executable of the pid (read through /proc/PID/exe: the very file). */
+static int open_module(const char *input, const struct gs_target_pattern *p,
+		       const struct gs_resolve_opts *o, struct gs_modfiles *files, char **module,
+		       struct gs_modfile **file, struct gs_error *err)
+{
+	struct gs_modfile_src src = { .sz = sizeof(src) };
+	struct gs_error why;
+	char exe_link[64];
+	struct stat exe;
+	int rc;
+
+	if (p->kind == GS_TARGET_MODULE_ADDRESS)
+		rc = find_module(input, p->name, o->pid, files, module, err);
+	else if (o->module)
+		rc = (*module = strdup(o->module)) ? 0 : gs_errorf(err, -ENOMEM, "out of memory");
+	else if (o->pid > 0)
+		rc = proc_exe(o->pid, module, &exe, err);
+	else
+		rc = gs_errorf(err, -EINVAL, "no binary to resolve `%s` in: give the program "
+			       "(-t PATH) or a process (-p PID)", input);
+	if (rc)
+		return rc;
+	src.path = *module;
+	if (p->kind != GS_TARGET_MODULE_ADDRESS && !o->module) {
+		snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", (int)o->pid);
+		src.open_path = exe_link;
+		src.dev = exe.st_dev;
+		src.ino = exe.st_ino;
+	}
+	rc = gs_modfile_open_src(files, &src, file, &why);
+	return rc ? gs_errorf(err, rc, "`%s`: %s", input, why.msg) : 0;
 }
 
 int gs_target_resolve(const struct gs_target_pattern *p, const struct gs_resolve_opts *opts,
@@ -410,6 +463,8 @@ int gs_target_resolve(const struct gs_target_pattern *p, const struct gs_resolve
 {
 	struct gs_resolve_opts o = { 0 };
 	const char *input = p ? p->text : NULL;
+	struct gs_modfiles *files, *own = NULL;
+	struct gs_modfile *file = NULL;
 	char *module = NULL;
 	int rc;
 
@@ -419,20 +474,17 @@ int gs_target_resolve(const struct gs_target_pattern *p, const struct gs_resolve
 	if (!input || (p->kind != GS_TARGET_ADDRESS && !p->name))
 		return gs_errorf(err, -EINVAL, "gs_target_resolve: the target pattern is missing "
 				 "its text or name; parse it with gs_target_pattern_parse()");
-	if (p->kind == GS_TARGET_MODULE_ADDRESS)
-		rc = find_module(input, p->name, o.pid, &module, err);
-	else if (o.module)
-		rc = (module = strdup(o.module)) ? 0 : -ENOMEM;
-	else if (o.pid > 0)
-		rc = gs_proc_exe(o.pid, &module, err);
-	else
-		rc = gs_errorf(err, -EINVAL, "no binary to resolve `%s` in: give the program "
-			       "(-t PATH) or a process (-p PID)", input);
+	files = o.files;
+	if (!files && (rc = gs_modfiles_new(NULL, &own, err)) != 0)
+		return rc;
+	if (!files)
+		files = own;
+	rc = open_module(input, p, &o, files, &module, &file, err);
 	if (rc == 0) {
-		rc = resolve_in(input, p, module, o.entry, out, err);
+		rc = resolve_in(input, p, module, file, o.entry, out, err);
 		if (rc == -ENOENT && o.pid > 0 &&
 		    (p->kind == GS_TARGET_FUNCTION || p->kind == GS_TARGET_FILE_LINE)) {
-			if (resolve_elsewhere(input, p, o.pid, module, o.entry, out) == 0) {
+			if (resolve_elsewhere(input, p, o.pid, files, file, o.entry, out) == 0) {
 				gs_error_clear(err);
 				rc = 0;
 			} else if (err) {
@@ -449,6 +501,7 @@ int gs_target_resolve(const struct gs_target_pattern *p, const struct gs_resolve
 	if (rc)
 		gs_target_free(out);
 	free(module);
+	gs_modfiles_free(own);
 	return rc;
 }
 

@@ -26,7 +26,8 @@ struct gs_session {
 	const struct gs_plan *plan;
 	pid_t pid;                   /* the plan's: 0 in target mode */
 	struct gs_bpf_maps pool;     /* module and row maps every trace shares */
-	struct gs_cfi_cache *cache;  /* the plan's */
+	struct gs_modfiles *files;   /* the plan's */
+	struct gs_phase_times times;
 	bool shared_rows_written;
 	/* Processes whose modules the pool holds: the pid, or in target mode
 	 * every process mapping one of bt_modules. */
@@ -109,7 +110,7 @@ static int fill_pid(struct gs_session *s, pid_t pid, struct gs_error *err)
 	if (!nv)
 		return gs_errorf(err, -ENOMEM, "out of memory filling the maps of pid %d", (int)pid);
 	s->fills = nv;
-	gs_procfill_init(&s->fills[s->nfills], pid);
+	gs_procfill_init(&s->fills[s->nfills], pid, s->files);
 	rc = gs_procfill_offsets(&s->fills[s->nfills], &s->pool, err);
 	if (rc) {
 		gs_procfill_fini(&s->fills[s->nfills]);
@@ -191,11 +192,14 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 {
 	struct gs_uprobe_opts uo = { .sz = sizeof(uo), .pid = s->pid, .retprobe = t->spec.retprobe,
 				     .force_tracefs = s->opts.force_tracefs };
+	uint64_t *ns = s->times.ns, t0 = rt_now_ns(), t1;
 	int rc;
 
 	out->loaded.main_fd = out->loaded.step_fd = -1;
 	out->prog = pr->prog;
 	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
+	t1 = rt_now_ns();
+	ns[GS_PHASE_CREATE_MAPS] += t1 - t0;
 	if (rc == 0 && t->bt && s->pid > 0)
 		rc = fill_pid(s, s->pid, err);
 	if (rc == 0 && t->bt && s->pid <= 0 && (rc = note_bt_module(s, t->target.module, err)) == 0)
@@ -205,10 +209,14 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	/* The loop walker's snapshots carry each module's rows: refresh them. */
 	for (size_t i = 0; rc == 0 && t->bt && i < s->nfills; i++)
 		rc = gs_procfill_snapshot(&s->fills[i], &s->pool, err);
+	t0 = rt_now_ns();
+	ns[GS_PHASE_WRITE_ROWS] += t0 - t1;
 	free(s->report);
 	s->report = NULL;
 	if (rc == 0)
 		rc = gs_program_load(pr->prog, &out->maps, NULL, &out->loaded, &s->report, err);
+	t1 = rt_now_ns();
+	ns[GS_PHASE_LOAD] += t1 - t0;
 	/* Attached before the reader knows the buffer: hits wait in it. */
 	if (rc == 0)
 		rc = gs_uprobe_attach(out->loaded.main_fd, t->target.module, pr->loc->file_offset,
@@ -216,6 +224,7 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	if (rc == 0)
 		rc = gs_reader_add(s->reader, &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
 				   gs_plan_program_opts(s->plan)->perf_page_count, err);
+	ns[GS_PHASE_ATTACH] += rt_now_ns() - t1;
 	return rc;
 }
 
@@ -229,7 +238,7 @@ int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs
 				 "session");
 	s->plan = plan;
 	s->pid = gs_plan_pid(plan);
-	s->cache = rt_plan_cache(plan);
+	s->files = gs_plan_modfiles(plan);
 	s->v = calloc(nprobes ? nprobes : 1, sizeof(*s->v));
 	if (!s->v)
 		return gs_errorf(err, -ENOMEM, "out of memory starting %zu probes", nprobes);
@@ -261,6 +270,12 @@ const char *gs_session_report(const struct gs_session *s)
 	return s->report;
 }
 
+void gs_session_phase_times(const struct gs_session *s, struct gs_phase_times *t)
+{
+	for (int i = 0; i < GS_PHASE_COUNT; i++)
+		t->ns[i] += s->times.ns[i];
+}
+
 int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 {
 	int64_t now = monotonic_ns();
@@ -271,8 +286,7 @@ int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 		/* A process that is gone just stops producing events; in target
 		 * mode it is forgotten, so a new one with its pid is filled. */
 		for (size_t i = 0; i < s->nfills;) {
-			rc = gs_procfill_refresh(&s->fills[i], &s->pool,
-						 s->pid > 0 ? s->cache : NULL, err);
+			rc = gs_procfill_refresh(&s->fills[i], &s->pool, s->pid > 0, err);
 			if (rc < 0 && rc != -ENOENT && rc != -ESRCH)
 				return rc;
 			if (rc < 0 && s->pid <= 0) {

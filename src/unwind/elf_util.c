@@ -7,6 +7,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unwind_int.h"
@@ -33,15 +34,23 @@ int gs_unwind_grow(void **v, size_t *cap, size_t need, size_t size)
 
 int gs_elf_open(const char *path, int *fd, Elf **elf, struct gs_error *err)
 {
+	struct stat st = { 0 };
 	int f, code;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return gs_errorf(err, -EINVAL, "libelf is unusable: %s", elf_errmsg(-1));
-	f = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not hang us; fstat then refuses it. */
+	f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (f < 0) {
 		code = -errno;
 		return gs_errorf(err, code, "cannot open %s: %s; check the path and its permissions",
 				 path, strerror(-code));
+	}
+	if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+		code = gs_errorf(err, -EINVAL, "%s is %s, not a regular file; give an executable or "
+				 "a shared library", path, uw_file_kind(st.st_mode));
+		close(f);
+		return code;
 	}
 	*elf = elf_begin(f, ELF_C_READ_MMAP, NULL);
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {

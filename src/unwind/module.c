@@ -93,46 +93,32 @@ int gs_elf_build_id(Elf *elf, const uint8_t **id, size_t *len)
 	return 0;
 }
 
-/* /proc and /sys hold no modules, except a process's view of its root. */
-static bool path_allowed(const char *p)
-{
-	if (strncmp(p, "/sys/", 5) == 0 || strcmp(p, "/sys") == 0)
-		return false;
-	if (strncmp(p, "/proc/", 6) == 0) {
-		const char *q = p + 6;
-
-		if (*q < '0' || *q > '9')
-			return false;
-		while (*q >= '0' && *q <= '9')
-			q++;
-		return strncmp(q, "/root/", 6) == 0;
-	}
-	return strcmp(p, "/proc") != 0;
-}
-
 int gs_module_identify(const char *path, struct gs_module_id *out, struct gs_error *err)
 {
 	char norm[PATH_MAX];
-	struct stat st;
+	struct stat st, fst;
 	int fd = -1, n = gs_path_normalize(path, norm, sizeof(norm));
 	Elf *elf;
 
 	memset(out, 0, sizeof(*out));
 	if (n < 0)
 		return gs_errorf(err, n, "module path too long (%zu bytes): %.64s...", strlen(path), path);
-	if (path_allowed(norm))
-		fd = open(norm, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	/* stat first and open without blocking: a FIFO is never opened for
+	 * good, and the descriptor must be the file stat saw. */
+	if (uw_path_visible(norm) && stat(norm, &st) == 0 && S_ISREG(st.st_mode))
+		fd = open(norm, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode) || fst.st_dev != st.st_dev ||
+	    fst.st_ino != st.st_ino) {
 		if (fd >= 0)
 			close(fd);
 		out->source = GS_COOKIE_PATH_HASH;
 		out->cookie = gs_cookie_from_path(norm);
 		return 0;
 	}
-	out->dev = st.st_dev;
-	out->ino = st.st_ino;
+	out->dev = fst.st_dev;
+	out->ino = fst.st_ino;
 	out->source = GS_COOKIE_DEV_INODE;
-	out->cookie = gs_cookie_from_dev_ino(st.st_dev, st.st_ino);
+	out->cookie = gs_cookie_from_dev_ino(fst.st_dev, fst.st_ino);
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF) {

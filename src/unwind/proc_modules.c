@@ -1,7 +1,7 @@
 /* The ELF modules of a live process: /proc/PID/maps grouped per file, each
- * file opened where this process can see it (the mapped path when its
- * device and inode agree, else through /proc/PID/root or map_files), then
- * identified (cookie) and located (load bias, base, size). */
+ * file opened through the module-file cache by the mapping's own link
+ * (/proc/PID/map_files) where that is allowed, named where this process can
+ * see it, then identified (cookie) and located (load bias, base, size). */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -12,74 +12,80 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gs/modfile.h>
 #include <gs/unwind.h>
 
 #include "unwind_int.h"
 
-/* Same file as the mapping: a regular file with the mapping's inode. The
- * device is not compared: overlayfs reports another one in maps than stat
- * does, and the reference accepts that case too. */
-static bool same_file(const char *path, const struct gs_maps_module *mod)
+/* The file behind a mapping and the name to show it under. The mapping's
+ * own link /proc/PID/map_files/START-END is that very file (root only), so
+ * it is what gets opened and what gives the identity; the name is the
+ * mapped path when it is that file here, else the path under the process's
+ * root, else the link. Without map_files the name is also what is opened,
+ * and only the inode of the mapping can be compared: overlayfs reports
+ * another device in maps than stat does (the reference accepts that too). */
+static bool locate(pid_t pid, const struct gs_maps *maps, const struct gs_maps_module *mod,
+		   struct gs_modfile_src *src, char *mapfile, char *rooted, size_t size)
 {
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == mod->inode;
-}
-
-static char *accessible_path(pid_t pid, const struct gs_maps *maps,
-			     const struct gs_maps_module *mod)
-{
-	char buf[PATH_MAX + 64];
 	const struct gs_map_entry *first = &maps->entries[mod->maps[0]];
+	struct stat id, st;
+	bool have_id;
 
-	if (same_file(mod->path, mod))
-		return strdup(mod->path);
-	snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, mod->path);
-	if (same_file(buf, mod))
-		return strdup(buf);
-	/* A deleted or unreachable file is still readable through its mapping. */
-	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%llx-%llx", (int)pid,
+	snprintf(mapfile, size, "/proc/%d/map_files/%llx-%llx", (int)pid,
 		 (unsigned long long)first->start, (unsigned long long)first->end);
-	if (same_file(buf, mod))
-		return strdup(buf);
-	return NULL;
+	snprintf(rooted, size, "/proc/%d/root%s", (int)pid, mod->path);
+	have_id = stat(mapfile, &id) == 0 && S_ISREG(id.st_mode) && id.st_ino == mod->inode;
+	*src = (struct gs_modfile_src){
+		.sz = sizeof(*src),
+		.open_path = have_id ? mapfile : NULL,
+		.dev = have_id ? id.st_dev : 0,
+		.ino = mod->inode,
+	};
+	if (stat(mod->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == mod->inode &&
+	    (!have_id || st.st_dev == id.st_dev)) {
+		src->path = mod->path;
+	} else if (stat(rooted, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == mod->inode &&
+		   (!have_id || st.st_dev == id.st_dev)) {
+		src->path = rooted;
+		src->no_follow = !have_id; /* maps paths have no links left */
+	} else if (have_id) {
+		src->path = mapfile; /* deleted, or unreachable from here */
+	}
+	return src->path != NULL;
 }
 
 /* Cookie, layout and offsets of one module; -errno when it is not a usable ELF. */
 static int load_module(pid_t pid, const struct gs_maps *maps, const struct gs_maps_module *mod,
-		       struct gs_proc_module *out)
+		       struct gs_modfiles *files, struct gs_proc_module *out)
 {
+	char mapfile[96], rooted[PATH_MAX + 64];
 	struct gs_map_candidate cand[64];
-	struct gs_elf_layout layout;
+	const struct gs_elf_layout *layout;
+	struct gs_modfile_src src;
 	size_t ncand = 0;
-	Elf *elf;
-	int fd, rc;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->path = strdup(mod->path);
-	out->open_path = accessible_path(pid, maps, mod);
 	if (!out->path)
 		return -ENOMEM;
-	if (!out->open_path)
+	if (!locate(pid, maps, mod, &src, mapfile, rooted, sizeof(rooted)))
 		return -ENOENT;
-	rc = gs_module_identify(out->open_path, &out->id, NULL);
+	out->open_path = strdup(src.path);
+	if (!out->open_path)
+		return -ENOMEM;
+	rc = gs_modfile_open_src(files, &src, &out->file, NULL);
+	if (rc == 0)
+		rc = gs_modfile_layout(out->file, &layout, NULL);
 	if (rc)
 		return rc;
-	if (out->id.source == GS_COOKIE_PATH_HASH)
-		out->id.cookie = gs_cookie_from_path(mod->path);
-	rc = gs_elf_open(out->open_path, &fd, &elf, NULL);
-	if (rc)
-		return rc;
-	rc = gs_elf_layout_read(elf, &layout, NULL);
-	gs_elf_close(fd, elf);
-	if (rc)
-		return rc;
+	out->id = *gs_modfile_id(out->file);
 	for (size_t i = 0; i < mod->nmaps && ncand < sizeof(cand) / sizeof(cand[0]); i++) {
 		const struct gs_map_entry *e = &maps->entries[mod->maps[i]];
 
 		cand[ncand++] = (struct gs_map_candidate){ e->start, e->end, e->offset };
 	}
-	return gs_module_offsets_compute(&layout, cand, ncand, &out->offsets, NULL);
+	return gs_module_offsets_compute(layout, cand, ncand, &out->offsets, NULL);
 }
 
 static void module_free(struct gs_proc_module *m)
@@ -88,17 +94,23 @@ static void module_free(struct gs_proc_module *m)
 	free(m->open_path);
 }
 
-int gs_proc_modules_load(pid_t pid, struct gs_proc_modules *out, struct gs_error *err)
+int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_modules *out,
+			 struct gs_error *err)
 {
+	struct gs_modfiles *own = NULL;
 	struct gs_maps maps;
 	struct gs_maps_module *mods = NULL;
 	size_t nmods = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = gs_maps_read(pid, &maps, err);
-	if (rc)
+	if (!files && (rc = gs_modfiles_new(NULL, &own, err)) != 0)
 		return rc;
+	rc = gs_maps_read(pid, &maps, err);
+	if (rc) {
+		gs_modfiles_free(own);
+		return rc;
+	}
 	rc = gs_maps_group(&maps, &mods, &nmods, err);
 	if (rc)
 		goto done;
@@ -111,7 +123,7 @@ int gs_proc_modules_load(pid_t pid, struct gs_proc_modules *out, struct gs_error
 	for (size_t i = 0; i < nmods; i++) {
 		struct gs_proc_module *m = &out->v[out->n];
 
-		if (load_module(pid, &maps, &mods[i], m) != 0) {
+		if (load_module(pid, &maps, &mods[i], files ? files : own, m) != 0) {
 			module_free(m);
 			out->skipped++;
 			continue;
@@ -119,6 +131,10 @@ int gs_proc_modules_load(pid_t pid, struct gs_proc_modules *out, struct gs_error
 		out->n++;
 	}
 done:
+	/* Files of a private cache end with it. */
+	for (size_t i = 0; own && i < out->n; i++)
+		out->v[i].file = NULL;
+	gs_modfiles_free(own);
 	gs_maps_modules_free(mods, nmods);
 	gs_maps_free(&maps);
 	return rc;

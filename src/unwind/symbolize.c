@@ -1,8 +1,8 @@
 /* The symbolizer: (module file, link-time pc) -> function, parameters,
- * file:line:col and the chain of inlined calls, through libdwfl (one Dwfl
- * per module, reported at bias 0 so Dwfl addresses are ELF addresses), with
- * the ELF symbol table as fallback for modules without DWARF. Every answer
- * is cached per (module, pc). */
+ * file:line:col and the chain of inlined calls, through the libdwfl module
+ * of the module-file cache (reported at bias 0, so Dwfl addresses are ELF
+ * addresses), with the ELF symbol table as fallback for modules without
+ * DWARF. Every answer is cached per (module, pc). */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gs/modfile.h>
 #include <gs/unwind.h>
 
 #include "symbolize_int.h"
@@ -18,11 +19,6 @@
 
 #define GS_PARAMS_MAX 1024
 
-struct sym_module {
-	char *path;
-	Dwfl *dwfl;
-	Dwfl_Module *mod; /* NULL when the file could not be reported */
-};
 
 struct cache_slot {
 	int module; /* -1: empty */
@@ -31,30 +27,31 @@ struct cache_slot {
 };
 
 struct gs_symbolizer {
-	struct sym_module *mods;
+	struct gs_modfiles *files, *own;
+	struct gs_modfile **mods;
 	size_t nmods, mods_cap;
 	struct cache_slot *slots;
 	size_t nslots, used; /* nslots is a power of two */
 };
 
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-struct gs_symbolizer *gs_symbolizer_new(struct gs_error *err)
+struct gs_symbolizer *gs_symbolizer_new(struct gs_modfiles *files, struct gs_error *err)
 {
 	struct gs_symbolizer *s = calloc(1, sizeof(*s));
 
 	if (s) {
 		s->nslots = 1024;
 		s->slots = malloc(s->nslots * sizeof(*s->slots));
+		s->files = files;
 	}
-	if (!s || !s->slots) {
+	if (!s || !s->slots || (!files && gs_modfiles_new(NULL, &s->own, NULL) != 0)) {
+		if (s)
+			free(s->slots);
 		free(s);
 		gs_errorf(err, -ENOMEM, "out of memory creating the symbolizer");
 		return NULL;
 	}
+	if (!files)
+		s->files = s->own;
 	for (size_t i = 0; i < s->nslots; i++)
 		s->slots[i].module = -1;
 	return s;
@@ -74,50 +71,32 @@ void gs_symbolizer_free(struct gs_symbolizer *s)
 	for (size_t i = 0; i < s->nslots; i++)
 		if (s->slots[i].module >= 0)
 			info_free(s->slots[i].info);
-	for (size_t i = 0; i < s->nmods; i++) {
-		free(s->mods[i].path);
-		if (s->mods[i].dwfl)
-			dwfl_end(s->mods[i].dwfl);
-	}
 	free(s->mods);
 	free(s->slots);
+	gs_modfiles_free(s->own);
 	free(s);
+}
+
+int gs_symbolizer_modfile(struct gs_symbolizer *s, struct gs_modfile *file,
+			  struct gs_error *err)
+{
+	for (size_t i = 0; i < s->nmods; i++)
+		if (s->mods[i] == file)
+			return (int)i;
+	if (s->nmods >= 0x7fffffff ||
+	    gs_unwind_grow((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)))
+		return gs_errorf(err, -ENOMEM, "out of memory adding module %s",
+				 gs_modfile_path(file));
+	s->mods[s->nmods] = file;
+	return (int)s->nmods++;
 }
 
 int gs_symbolizer_module(struct gs_symbolizer *s, const char *path, struct gs_error *err)
 {
-	struct sym_module *m;
-	const char *base = strrchr(path, '/');
+	struct gs_modfile *file;
+	int rc = gs_modfile_open(s->files, path, &file, err);
 
-	for (size_t i = 0; i < s->nmods; i++)
-		if (strcmp(s->mods[i].path, path) == 0)
-			return (int)i;
-	if (s->nmods >= 0x7fffffff ||
-	    gs_unwind_grow((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)))
-		return gs_errorf(err, -ENOMEM, "out of memory adding module %s", path);
-	m = &s->mods[s->nmods];
-	memset(m, 0, sizeof(*m));
-	m->path = strdup(path);
-	m->dwfl = dwfl_begin(&offline_callbacks);
-	if (!m->path || !m->dwfl) {
-		free(m->path);
-		if (m->dwfl)
-			dwfl_end(m->dwfl);
-		return gs_errorf(err, -ENOMEM, "out of memory opening module %s", path);
-	}
-	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_elf(m->dwfl, base ? base + 1 : path, path, -1, 0, true);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->mod) {
-		int code = access(path, R_OK) == 0 ? -EINVAL : -ENOENT;
-
-		gs_errorf(err, code, "cannot read module %s: %s; check that it is an ELF file",
-			  path, dwfl_errmsg(-1));
-		free(m->path);
-		dwfl_end(m->dwfl);
-		return code;
-	}
-	return (int)s->nmods++;
+	return rc ? rc : gs_symbolizer_modfile(s, file, err);
 }
 
 static const char *die_name(Dwarf_Die *die)
@@ -346,7 +325,7 @@ int gs_symbolize(struct gs_symbolizer *s, int module, uint64_t pc,
 				return gs_errorf(err, -ENOMEM, "out of memory growing the symbol cache");
 			slot = probe(s, module, pc);
 		}
-		info = lookup(s->mods[module].mod, pc);
+		info = lookup(gs_modfile_dwfl(s->mods[module]), pc);
 		if (!info)
 			return gs_errorf(err, -ENOMEM, "out of memory symbolizing 0x%llx",
 					 (unsigned long long)pc);

@@ -1,6 +1,7 @@
 /* Internals shared by the files of src/unwind: FDE ranges of a CFI section,
- * a growable array helper, and the ELF opening every reader does the same
- * way. Not part of the public API. */
+ * a growable array helper, the ELF opening every reader does the same way,
+ * and the module-file cache's debug-file search. Not part of the public
+ * API. */
 #ifndef GS_UNWIND_INT_H
 #define GS_UNWIND_INT_H
 
@@ -37,5 +38,23 @@ int gs_unwind_grow(void **v, size_t *cap, size_t need, size_t size);
  * with a message naming the path. */
 int gs_elf_open(const char *path, int *fd, struct Elf **elf, struct gs_error *err);
 void gs_elf_close(int fd, struct Elf *elf);
+
+/* ---- module files (modfile.c, modfile_debug.c) ---------------------------- */
+
+#include <elfutils/libdwfl.h>
+
+/* libdwfl's find_debuginfo for the module-file cache: build-id directories,
+ * the debug link beside the module (opened without blocking, build id and
+ * CRC checked), then the debug roots and debuginfod through libdwfl. */
+int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		      const char *file_name, const char *debuglink, GElf_Word crc,
+		      char **debuginfo_file_name);
+/* dirs is one or more absolute directories separated by ':'. */
+bool uw_debug_dirs_valid(const char *dirs);
+/* "a FIFO", "a directory", ... for an st_mode. */
+const char *uw_file_kind(unsigned mode);
+/* A path that may name a module: not under /proc or /sys, except a
+ * process's view of its root (/proc/PID/root/...). */
+bool uw_path_visible(const char *p);
 
 #endif /* GS_UNWIND_INT_H */

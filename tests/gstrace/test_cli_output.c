@@ -58,7 +58,7 @@ static uint64_t module_pc(void *handle, const char *name, size_t *size)
  * it; what it shows there is checked against addr2line). */
 static uint64_t find_inline_pc(uint64_t start, size_t size)
 {
-	struct gs_symbolizer *s = gs_symbolizer_new(NULL);
+	struct gs_symbolizer *s = gs_symbolizer_new(NULL, NULL);
 	int m = gs_symbolizer_module(s, fx.path, NULL);
 	uint64_t found = 0;
 

@@ -57,7 +57,7 @@ int rt_trace_start(struct rt_trace *t, const struct rt_trace_desc *d, struct gs_
 
 	memset(t, 0, sizeof(*t));
 	t->loaded.main_fd = t->loaded.step_fd = -1;
-	gs_procfill_init(&t->fill, d->fill_pid);
+	gs_procfill_init(&t->fill, d->fill_pid, d->files);
 	t->events = calloc(RT_MAX_EVENTS, sizeof(*t->events));
 	if (!t->events)
 		return gs_errorf(err, -ENOMEM, "out of memory");

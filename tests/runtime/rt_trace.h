@@ -50,6 +50,7 @@ struct rt_trace_desc {
 	uint64_t file_offset;
 	struct gs_uprobe_opts attach;
 	pid_t fill_pid;
+	struct gs_modfiles *files; /* the module-file cache the fill reads through (NULL: none) */
 };
 int rt_trace_start(struct rt_trace *t, const struct rt_trace_desc *d, struct gs_error *err);
 /* Polls until `want` events were kept or timeout_ms passed; the count. */

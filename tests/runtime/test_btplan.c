@@ -89,7 +89,7 @@ static void test_process_plan_has_every_module(void **state)
 	rt_path("librt_lib.so", lib, sizeof(lib));
 	assert_true(rt_spawn(path, &c));
 	o.pid = c.pid;
-	o.cache = gs_cfi_cache_new();
+	assert_int_equal(gs_modfiles_new(NULL, &o.files, NULL), 0);
 	resolve_one(path, "rt_leaf", &t);
 	if (gs_bt_plan_build(t.module, t.locs[0].addr, &o, &plan, &err))
 		fail_msg("%s", err.msg);
@@ -101,7 +101,7 @@ static void test_process_plan_has_every_module(void **state)
 	assert_non_null(gs_rowset_module(&plan.rows, lib_id.cookie));
 	/* The probe pc's row is where the BPF side will search for it. */
 	assert_non_null(gs_rowset_find(&plan.rows, exe_id.cookie, t.locs[0].addr));
-	assert_int_equal(gs_proc_modules_load(c.pid, &mods, NULL), 0);
+	assert_int_equal(gs_proc_modules_load(c.pid, NULL, &mods, NULL), 0);
 	for (size_t i = 0; i < mods.n; i++)
 		if (gs_rowset_module(&plan.rows, mods.v[i].id.cookie))
 			with_rows++;
@@ -112,7 +112,7 @@ static void test_process_plan_has_every_module(void **state)
 	gs_proc_modules_free(&mods);
 	gs_bt_plan_fini(&plan);
 	gs_target_free(&t);
-	gs_cfi_cache_free(o.cache);
+	gs_modfiles_free(o.files);
 	rt_stop(&c);
 }
 

@@ -46,12 +46,12 @@ static size_t symbolize(pid_t pid, const struct rt_event *e, const char **names,
 			size_t checked)
 {
 	struct gs_proc_modules mods;
-	struct gs_symbolizer *s = gs_symbolizer_new(NULL);
+	struct gs_symbolizer *s = gs_symbolizer_new(NULL, NULL);
 	struct gs_error err;
 	size_t n = 0;
 
 	assert_non_null(s);
-	assert_int_equal(gs_proc_modules_load(pid, &mods, &err), 0);
+	assert_int_equal(gs_proc_modules_load(pid, NULL, &mods, &err), 0);
 	for (; n < e->bt_frames && n < max; n++) {
 		const struct gs_backtrace_frame *f = &e->frames[n];
 		const struct gs_proc_module *m = gs_proc_modules_find(&mods, f->raw_ip);
@@ -98,11 +98,11 @@ static void check_chain(pid_t pid, const struct rt_event *e, const char *const *
 }
 
 /* Starts a bt trace on c's process as the case says. */
-static void start(const struct bt_case *bc, struct rt_child *c, struct gs_cfi_cache *cache,
+static void start(const struct bt_case *bc, struct rt_child *c, struct gs_modfiles *files,
 		  struct gs_bt_plan *plan, struct rt_trace *tr)
 {
 	struct gs_resolve_opts ro = { .sz = sizeof(ro) };
-	struct gs_bt_plan_opts po = { .sz = sizeof(po), .cache = cache };
+	struct gs_bt_plan_opts po = { .sz = sizeof(po), .files = files };
 	struct rt_trace_desc d = {
 		.body = bt_body, .nbody = 2, .trace_id = TRACE_ID, .plan = plan,
 		.opts = { .sz = sizeof(d.opts), .backtrace_depth = bc->depth },
@@ -123,6 +123,7 @@ static void start(const struct bt_case *bc, struct rt_child *c, struct gs_cfi_ca
 	d.file_offset = t.locs[0].file_offset;
 	d.attach.pid = c->pid;
 	d.fill_pid = c->pid;
+	d.files = files;
 	if (rt_trace_start(tr, &d, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(tr->prog->has_step, bc->depth == 0 || bc->depth > 5);
@@ -136,14 +137,15 @@ static void start(const struct bt_case *bc, struct rt_child *c, struct gs_cfi_ca
 
 static void run_case(const struct bt_case *bc)
 {
-	struct gs_cfi_cache *cache = gs_cfi_cache_new();
+	struct gs_modfiles *files;
 	struct rt_child c;
 	struct gs_bt_plan plan;
 	struct rt_trace tr;
 	char path[PATH_MAX];
 
+	assert_int_equal(gs_modfiles_new(NULL, &files, NULL), 0);
 	assert_true(rt_spawn(rt_path("rt_loop", path, sizeof(path)), &c));
-	start(bc, &c, cache, &plan, &tr);
+	start(bc, &c, files, &plan, &tr);
 	assert_true(rt_command(&c, "%s", bc->command));
 	assert_int_equal(rt_trace_wait(&tr, 3, WAIT_MS), 3);
 	for (size_t i = 0; i < 3; i++) {
@@ -156,7 +158,7 @@ static void run_case(const struct bt_case *bc)
 	}
 	rt_trace_stop(&tr);
 	gs_bt_plan_fini(&plan);
-	gs_cfi_cache_free(cache);
+	gs_modfiles_free(files);
 	rt_stop(&c);
 }
 
@@ -201,7 +203,7 @@ static void test_bt_through_a_dlopened_library_after_refresh(void **state)
 		.function = "rt_cb", .per_process = true, .depth = 16,
 		.chain = { "rt_cb", "dl_call", "main", NULL },
 	};
-	struct gs_cfi_cache *cache = gs_cfi_cache_new();
+	struct gs_modfiles *files;
 	struct rt_child c;
 	struct gs_bt_plan plan;
 	struct rt_trace tr;
@@ -210,8 +212,9 @@ static void test_bt_through_a_dlopened_library_after_refresh(void **state)
 	const struct rt_event *e;
 
 	(void)state;
+	assert_int_equal(gs_modfiles_new(NULL, &files, NULL), 0);
 	assert_true(rt_spawn(rt_path("rt_loop", path, sizeof(path)), &c));
-	start(&bc, &c, cache, &plan, &tr);
+	start(&bc, &c, files, &plan, &tr);
 	assert_true(rt_command(&c, "d %s", rt_path("librt_dl.so", lib, sizeof(lib))));
 	assert_true(rt_command(&c, "x 1"));
 	assert_int_equal(rt_trace_wait(&tr, 1, WAIT_MS), 1);
@@ -221,8 +224,8 @@ static void test_bt_through_a_dlopened_library_after_refresh(void **state)
 	assert_true(e->bt_frames >= 2);
 	assert_int_equal(e->frames[1].pc, e->frames[1].raw_ip); /* module not found */
 
-	assert_int_equal(gs_procfill_refresh(&tr.fill, &tr.maps, cache, &err), 1);
-	assert_int_equal(gs_procfill_refresh(&tr.fill, &tr.maps, cache, &err), 0);
+	assert_int_equal(gs_procfill_refresh(&tr.fill, &tr.maps, true, &err), 1);
+	assert_int_equal(gs_procfill_refresh(&tr.fill, &tr.maps, true, &err), 0);
 	tr.nevents = 0;
 	assert_true(rt_command(&c, "x 2"));
 	assert_int_equal(rt_trace_wait(&tr, 2, WAIT_MS), 2);
@@ -230,7 +233,7 @@ static void test_bt_through_a_dlopened_library_after_refresh(void **state)
 		check_chain(c.pid, &tr.events[i], bc.chain);
 	rt_trace_stop(&tr);
 	gs_bt_plan_fini(&plan);
-	gs_cfi_cache_free(cache);
+	gs_modfiles_free(files);
 	rt_stop(&c);
 }
 

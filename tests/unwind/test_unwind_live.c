@@ -101,7 +101,7 @@ static void check_process(const char *prog_name, bool non_pie)
 	assert_non_null(realpath(lib, real_lib));
 	spawn(real_prog, real_lib, &c);
 	assert_true(c.lib_entry != 0);
-	if (gs_proc_modules_load(c.pid, &mods, &err))
+	if (gs_proc_modules_load(c.pid, NULL, &mods, &err))
 		fail_msg("%s", err.msg);
 	print_message("pid %d: %zu modules, %zu skipped\n", (int)c.pid, mods.n, mods.skipped);
 	check_symbol(&mods, c.main_addr, real_prog, "main", non_pie);
@@ -132,7 +132,7 @@ static void test_live_load_of_missing_pid_names_it(void **state)
 	struct gs_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(gs_proc_modules_load(0x7ffffff0, &mods, &err), -ENOENT);
+	assert_int_equal(gs_proc_modules_load(0x7ffffff0, NULL, &mods, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "/proc/2147483632/maps"));
 }
 

@@ -131,7 +131,7 @@ static void test_fixture_chains_equal_addr2line(void **state)
 {
 	static uint64_t addrs[MAX_ADDRS];
 	static struct chain want[MAX_ADDRS];
-	struct gs_symbolizer *s = gs_symbolizer_new(NULL);
+	struct gs_symbolizer *s = gs_symbolizer_new(NULL, NULL);
 	char path[4096];
 	size_t n = 0, bad = 0, inlined = 0;
 	int mod;
@@ -188,7 +188,7 @@ static const struct gs_sym_info *symbolize_symbol(struct gs_symbolizer *s, const
 
 static void test_params_render_type_then_name(void **state)
 {
-	struct gs_symbolizer *s = gs_symbolizer_new(NULL);
+	struct gs_symbolizer *s = gs_symbolizer_new(NULL, NULL);
 
 	(void)state;
 	assert_string_equal(symbolize_symbol(s, "bt_O0_nofp", "dummy_touch", 4)->params,
@@ -208,7 +208,7 @@ static void test_params_render_type_then_name(void **state)
  * hot_bt_leaf with its own parameters, and the inline carries its call site. */
 static void test_inline_chain_keeps_physical_function(void **state)
 {
-	struct gs_symbolizer *s = gs_symbolizer_new(NULL);
+	struct gs_symbolizer *s = gs_symbolizer_new(NULL, NULL);
 	const struct gs_sym_info *info = NULL;
 	char path[4096];
 	uint64_t value, size;
@@ -234,7 +234,7 @@ static void test_inline_chain_keeps_physical_function(void **state)
 
 static void test_module_without_dwarf_falls_back_to_symbol_offset(void **state)
 {
-	struct gs_symbolizer *s = gs_symbolizer_new(NULL);
+	struct gs_symbolizer *s = gs_symbolizer_new(NULL, NULL);
 	const struct gs_sym_info *info = symbolize_symbol(s, "bt_nodwarf", "hot_bt_leaf", 3);
 
 	(void)state;
@@ -249,7 +249,7 @@ static void test_module_without_dwarf_falls_back_to_symbol_offset(void **state)
 
 static void test_answers_are_cached_per_module_and_pc(void **state)
 {
-	struct gs_symbolizer *s = gs_symbolizer_new(NULL);
+	struct gs_symbolizer *s = gs_symbolizer_new(NULL, NULL);
 	const struct gs_sym_info *a = symbolize_symbol(s, "bt_O2_nofp", "main", 1);
 	const struct gs_sym_info *b = symbolize_symbol(s, "bt_O2_nofp", "main", 1);
 	const struct gs_sym_info *c = symbolize_symbol(s, "bt_O0_nofp", "main", 1);
@@ -262,7 +262,7 @@ static void test_answers_are_cached_per_module_and_pc(void **state)
 
 static void test_unknown_pc_and_bad_module_are_reported(void **state)
 {
-	struct gs_symbolizer *s = gs_symbolizer_new(NULL);
+	struct gs_symbolizer *s = gs_symbolizer_new(NULL, NULL);
 	const struct gs_sym_info *info;
 	struct gs_error err = { 0 };
 	char path[4096];

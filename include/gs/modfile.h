@@ -1,0 +1,115 @@
+/* Module files: every ELF file a run reads (the traced executable, its
+ * libraries) opened once, by identity (device and inode), and kept with
+ * what each reader needs from it: the ELF, the load layout, the cookie, the
+ * CFI rows (shared by every file with the same build id), and through
+ * libdwfl its symbols and its debug information wherever gdb would find it
+ * (in the file, a build-id directory, a .gnu_debuglink file with its CRC
+ * checked, MiniDebugInfo, debuginfod). Target resolution, the backtrace
+ * plan, the process maps and the symbolizer all read through one cache,
+ * so one module is opened once and symbolized from the same debug file it
+ * was resolved with.
+ *
+ * Files are opened on a target's behalf, so as hostile input: without
+ * blocking (a FIFO never hangs the caller), checked on the descriptor to
+ * be a regular file with the identity the caller expects. */
+#ifndef GS_MODFILE_H
+#define GS_MODFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gs/error.h>
+#include <gs/unwind.h>
+
+struct Dwarf;       /* libdw */
+struct Dwfl_Module; /* libdwfl */
+
+/* Zero is the default of every field. */
+struct gs_modfiles_opts {
+	size_t sz;
+	/* Debug-file roots, ':'-separated absolute directories, each searched
+	 * as gdb's debug-file-directory: ROOT/.build-id/xx/yyyy.debug and
+	 * ROOT/<the module's directory>/<debug link>. NULL:
+	 * "/usr/lib/debug". The module's own directory and its .debug/
+	 * subdirectory are always searched for a debug link, and debuginfod
+	 * when libdebuginfod is installed and DEBUGINFOD_URLS is set. */
+	const char *debug_dirs;
+};
+
+struct gs_modfiles;
+struct gs_modfile;
+
+int gs_modfiles_new(const struct gs_modfiles_opts *opts, struct gs_modfiles **out,
+		    struct gs_error *err);
+/* Frees every file; pointers into them (tables, names, Dwarf) end here. */
+void gs_modfiles_free(struct gs_modfiles *c);
+
+/* Where a file is and what it must be. Zero is the default of every field
+ * but path. */
+struct gs_modfile_src {
+	size_t sz;
+	/* The file's name: what is shown, attached to, and where its debug
+	 * link is searched from (so it must be visible from this process). */
+	const char *path;
+	/* What to open when that is not path: /proc/PID/map_files/START-END
+	 * or /proc/PID/exe (the very file a process maps or runs). */
+	const char *open_path;
+	/* The identity the file must have; ino 0: any; dev 0: not compared. */
+	uint64_t dev, ino;
+	/* Refuse a symbolic link as the last component of the opened path
+	 * (a path rebuilt under /proc/PID/root, where none is expected). */
+	bool no_follow;
+};
+
+/* The cached file at src (identity from stat, so a hit opens nothing), else
+ * opens it: without blocking, then fstat on the descriptor must show a
+ * regular file with the identity stat showed (and src asked). -ENOENT,
+ * -EACCES, -EINVAL (a FIFO, device, directory or a non-ELF file), -ESTALE
+ * (another file than expected) with a message naming the path. *out stays
+ * valid until gs_modfiles_free. */
+int gs_modfile_open_src(struct gs_modfiles *c, const struct gs_modfile_src *src,
+			struct gs_modfile **out, struct gs_error *err);
+/* gs_modfile_open_src with only a path. */
+int gs_modfile_open(struct gs_modfiles *c, const char *path, struct gs_modfile **out,
+		    struct gs_error *err);
+/* Files opened (not found in the cache) so far: what tests count. */
+size_t gs_modfiles_opened(const struct gs_modfiles *c);
+
+/* The name it was first opened under. */
+const char *gs_modfile_path(const struct gs_modfile *m);
+/* Cookie (build id, else device and inode), build id, device, inode. */
+const struct gs_module_id *gs_modfile_id(const struct gs_modfile *m);
+/* The file's ELF (libdwfl's handle: do not end it). */
+struct Elf *gs_modfile_elf(struct gs_modfile *m);
+/* Load segments and anchor for bias computation, read once. */
+int gs_modfile_layout(struct gs_modfile *m, const struct gs_elf_layout **out,
+		      struct gs_error *err);
+/* The CFI rows (reference 7), built once per build id (files without one:
+ * per file) with the default options. */
+int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct gs_error *err);
+/* The DWARF of the file, found on first use in the file itself or in its
+ * debug file; NULL when there is none. *bias (may be NULL) is what to add
+ * to a DWARF address to get the file's own (link-time) address: 0 unless a
+ * debug file was prelinked differently. Hand it to the dwarf layer with
+ * gs_modfile_elf() as the CFI ELF. */
+struct Dwarf *gs_modfile_dwarf(struct gs_modfile *m, uint64_t *bias);
+/* The separate debug file in use (after gs_modfile_dwarf or a symbol
+ * lookup needed it), or NULL when the file carries its own or has none. */
+const char *gs_modfile_debug_path(struct gs_modfile *m);
+/* libdwfl's module, reported at bias 0 (Dwfl addresses are the file's
+ * link-time addresses): symbols from .symtab, the debug file's .symtab,
+ * else .dynsym and .gnu_debugdata. */
+struct Dwfl_Module *gs_modfile_dwfl(struct gs_modfile *m);
+
+#define GS_MODFILE_SYMS_MAX 16
+
+/* Function symbols (STT_FUNC, STT_GNU_IFUNC, defined, non-zero) called
+ * name: their addresses and sizes, distinct, at most max. Returns how
+ * many. */
+size_t gs_modfile_symbols_named(struct gs_modfile *m, const char *name, uint64_t *addr,
+				uint64_t *size, size_t max);
+/* The function symbol containing addr, or NULL; valid while m is. */
+const char *gs_modfile_function_at(struct gs_modfile *m, uint64_t addr);
+
+#endif /* GS_MODFILE_H */

@@ -1,0 +1,159 @@
+/* Where a module's debug file is, the way gdb looks (build-id directories,
+ * then the .gnu_debuglink name beside the module, in its .debug/ directory
+ * and under each debug root, then debuginfod). libdwfl searches the debug
+ * roots and debuginfod, which root owns; the two places beside the module
+ * belong to whoever owns the traced program, so those are opened here
+ * without blocking, checked on the descriptor, and accepted only when
+ * their build id and CRC match the module's. */
+#define _GNU_SOURCE /* asprintf */
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <gs/modfile.h>
+
+#include "unwind_int.h"
+
+#define CRC_CHUNK 65536
+
+bool uw_debug_dirs_valid(const char *dirs)
+{
+	const char *p = dirs;
+
+	do {
+		if (*p != '/')
+			return false;
+		p = strchr(p, ':');
+	} while (p && *++p);
+	return !p;
+}
+
+const char *uw_file_kind(unsigned mode)
+{
+	return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" :
+	       S_ISBLK(mode) ? "a block device" : S_ISDIR(mode) ? "a directory" :
+	       S_ISSOCK(mode) ? "a socket" : S_ISLNK(mode) ? "a symbolic link" :
+	       S_ISREG(mode) ? "a regular file" : "a special file";
+}
+
+bool uw_path_visible(const char *p)
+{
+	if (strncmp(p, "/sys/", 5) == 0 || strcmp(p, "/sys") == 0)
+		return false;
+	if (strncmp(p, "/proc/", 6) == 0) {
+		const char *q = p + 6;
+
+		if (*q < '0' || *q > '9')
+			return false;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		return strncmp(q, "/root/", 6) == 0;
+	}
+	return strcmp(p, "/proc") != 0;
+}
+
+/* CRC-32 of the whole file (the .gnu_debuglink checksum is zlib's). */
+static bool file_crc(int fd, uint64_t size, uint32_t *out)
+{
+	unsigned char *buf = malloc(CRC_CHUNK);
+	uLong crc = crc32(0, Z_NULL, 0);
+	uint64_t off = 0;
+
+	if (!buf)
+		return false;
+	while (off < size) {
+		ssize_t n = pread(fd, buf, CRC_CHUNK, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		crc = crc32(crc, buf, (uInt)n);
+		off += (uint64_t)n;
+	}
+	free(buf);
+	*out = (uint32_t)crc;
+	return off == size;
+}
+
+/* The candidate is the module's debug file: an ELF with the module's build
+ * id (when it has one) and the debug link's CRC (when it gives one). */
+static bool matches(const struct gs_modfile *m, int fd, uint64_t size, uint32_t crc)
+{
+	const struct gs_module_id *id = gs_modfile_id(m);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	bool ok = elf && elf_kind(elf) == ELF_K_ELF;
+	uint32_t got;
+
+	if (ok && id->build_id_len) {
+		const void *bid = NULL;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &bid);
+
+		ok = n == id->build_id_len && memcmp(bid, id->build_id, (size_t)n) == 0;
+	}
+	elf_end(elf);
+	if (!ok || (!crc && !id->build_id_len))
+		return false; /* nothing ties it to the module */
+	return !crc || (file_crc(fd, size, &got) && got == crc);
+}
+
+/* <dir>/<link> and <dir>/.debug/<link> beside the module at file_name. */
+static int find_beside(const struct gs_modfile *m, const char *file_name, const char *link,
+		       uint32_t crc, char **found)
+{
+	static const char *const forms[] = { "%.*s/%s", "%.*s/.debug/%s" };
+	const char *slash = file_name ? strrchr(file_name, '/') : NULL;
+	const struct gs_module_id *id = gs_modfile_id(m);
+
+	/* A link is a file name; one with a '/' would leave the directory. */
+	if (!slash || !link || !link[0] || strchr(link, '/') || strcmp(link, "..") == 0 ||
+	    !uw_path_visible(file_name))
+		return -1;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char *cand = NULL;
+		struct stat st;
+		int fd;
+
+		if (asprintf(&cand, forms[i], (int)(slash - file_name), file_name, link) < 0)
+			return -1;
+		fd = open(cand, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    !(st.st_dev == id->dev && st.st_ino == id->ino) &&
+		    matches(m, fd, (uint64_t)st.st_size, crc)) {
+			*found = cand;
+			return fd;
+		}
+		if (fd >= 0)
+			close(fd);
+		free(cand);
+	}
+	return -1;
+}
+
+int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		      const char *file_name, const char *debuglink, GElf_Word crc,
+		      char **debuginfo_file_name)
+{
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink,
+					       crc, debuginfo_file_name);
+
+	if (fd >= 0)
+		return fd;
+	if (*userdata) {
+		fd = find_beside(*userdata, file_name, debuglink, crc, debuginfo_file_name);
+		if (fd >= 0)
+			return fd;
+	}
+	/* The debug roots (debuginfo_path holds absolute directories only)
+	 * and, when configured, debuginfod. */
+	errno = 0;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc,
+					    debuginfo_file_name);
+}
