@@ -196,6 +196,7 @@ struct ctx {
 	struct gs_script *script;
 	char *cmd_path;
 	struct gs_launch launch;
+	struct gs_modfiles *files;
 	struct gs_plan *plan;
 	FILE *outf;
 	struct gs_out *out;
@@ -218,6 +219,7 @@ static void teardown(struct ctx *c)
 	if (c->outf && c->outf != stdout)
 		fclose(c->outf);
 	gs_plan_free(c->plan);
+	gs_modfiles_free(c->files);
 	gs_script_free(c->script);
 	free(c->script_text);
 	free(c->cmd_path);
@@ -324,7 +326,15 @@ static int plan(struct ctx *c, const struct gs_program_opts *popts, pid_t pid)
 {
 	struct gs_plan_opts po = { .sz = sizeof(po), .pid = pid, .module = c->cli.target,
 				   .program = popts };
+	struct gs_modfiles_opts mo = { .sz = sizeof(mo), .debug_dirs = c->cli.debug_dirs };
 	struct gs_error err = { 0 };
+
+	/* One module-file cache for the run: resolution, rows and frames. */
+	if (gs_modfiles_new(&mo, &c->files, &err)) {
+		fprintf(stderr, "gstrace: %s\n", err.msg);
+		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	po.files = c->files;
 
 	/* A command not launched (dry run without a pid) is the default module. */
 	if (!po.module && pid <= 0)
@@ -335,6 +345,25 @@ static int plan(struct ctx *c, const struct gs_program_opts *popts, pid_t pid)
 	}
 	fprintf(stderr, "%s%s\n", strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", err.msg);
 	return err.code == -ENOMEM || err.code == -EFAULT ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+/* --verbose: where start-up time went, phase by phase, on one line. */
+static void print_phases(struct ctx *c, uint64_t start_ns)
+{
+	struct gs_phase_times t = { { 0 } };
+	uint64_t sum = 0;
+
+	gs_plan_phase_times(c->plan, &t);
+	if (c->session)
+		gs_session_phase_times(c->session, &t);
+	fputs("gstrace: start-up:", stderr);
+	for (int i = 0; i < GS_PHASE_COUNT; i++) {
+		fprintf(stderr, "%s %s %.1f ms", i ? "," : "", gs_phase_name((enum gs_phase)i),
+			(double)t.ns[i] / 1e6);
+		sum += t.ns[i];
+	}
+	fprintf(stderr, "; %.1f ms in them, %.1f ms since start\n", (double)sum / 1e6,
+		(double)((uint64_t)now_ns() - start_ns) / 1e6);
 }
 
 static int dry_run(struct ctx *c)
@@ -355,7 +384,7 @@ static int attach(struct ctx *c, struct run *r, pid_t pid)
 {
 	struct gs_out_opts oo = {
 		.format = c->cli.format, .timestamp = c->cli.timestamp, .pid = pid,
-		.modules = c->modules, .nmodules = c->nmodules, .files = gs_plan_modfiles(c->plan),
+		.modules = c->modules, .nmodules = c->nmodules, .files = c->files,
 	};
 	struct gs_session_opts so = { .sz = sizeof(so), .on_event = on_event, .arg = r };
 	struct gs_error err = { 0 };
@@ -550,6 +579,7 @@ static int run(struct ctx *c)
 	};
 	struct run r = { .max_events = c->cli.max_events };
 	struct gs_error err = { 0 };
+	uint64_t start_ns = (uint64_t)now_ns();
 	bool dry = c->cli.dry_run || c->cli.dump_insns;
 	pid_t pid = c->cli.pid;
 	bool ended = false;
@@ -570,6 +600,8 @@ static int run(struct ctx *c)
 		rc = dry_run(c);
 	else if (rc == 0)
 		rc = attach(c, &r, pid);
+	if (rc == 0 && c->cli.verbose)
+		print_phases(c, start_ns);
 	if (rc == 0 && !dry && !stop_signal && c->cli.ncommand &&
 	    gs_launch_resume(&c->launch, &err)) {
 		fprintf(stderr, "gstrace: %s\n", err.msg);

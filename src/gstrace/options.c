@@ -20,7 +20,7 @@ enum opt_id {
 	O_PID, O_TARGET, O_SCRIPT, O_SCRIPT_FILE, O_DEPTH, O_FORMAT, O_TIMESTAMP,
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
 	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE,
-	O_INTERVAL, O_FLAMEGRAPH,
+	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS,
 };
 
 struct opt {
@@ -51,9 +51,22 @@ static const struct opt opts[] = {
 	{ "aggregate", 0, NULL, O_AGGREGATE },
 	{ "interval", 0, "SECONDS", O_INTERVAL },
 	{ "flamegraph", 0, "FILE.svg", O_FLAMEGRAPH },
+	{ "verbose", 0, NULL, O_VERBOSE },
+	{ "debug-file-directory", 0, "DIRS", O_DEBUG_DIRS },
 	{ "help", 'h', NULL, O_HELP },
 	{ "version", 0, NULL, O_VERSION },
 };
+
+/* One or more absolute directories separated by ':'. */
+static bool dir_list(const char *v)
+{
+	for (const char *p = v;; p++) {
+		if (*p != '/')
+			return false;
+		if (!(p = strchr(p, ':')))
+			return true;
+	}
+}
 
 /* Keyword values, in enum order. */
 static const char *const formats[] = { "pretty", "plain", "json", "folded" };
@@ -280,6 +293,16 @@ static int apply(struct gs_cli *c, const struct opt *o, const char *flag, const 
 					   "the SVG (e.g. %s out.svg)", flag, flag);
 		c->flamegraph = v;
 		break;
+	case O_VERBOSE:
+		c->verbose = true;
+		break;
+	case O_DEBUG_DIRS:
+		if (!dir_list(v))
+			return usage_error(msg, size, "%s '%s' is not a list of directories; give "
+					   "absolute paths separated by ':' (as gdb's "
+					   "debug-file-directory)", flag, v);
+		c->debug_dirs = v;
+		break;
 	case O_HELP:
 		c->action = GS_CLI_HELP;
 		break;
@@ -447,6 +470,9 @@ void gs_cli_usage(FILE *f)
 	      "      --dump-insns           print the generated BPF instructions, load nothing\n"
 	      "      --emit-ready-marker TEXT  print TEXT on stderr once every probe is\n"
 	      "                             attached\n"
+	      "      --verbose              print where start-up time went, per phase\n"
+	      "      --debug-file-directory DIRS  debug-file roots, ':'-separated (default\n"
+	      "                             /usr/lib/debug), as gdb's setting of that name\n"
 	      "  -h, --help                 this text\n"
 	      "      --version              print the version\n"
 	      "\n"

@@ -57,6 +57,8 @@ struct gs_cli {
 	bool aggregate;           /* --aggregate: count identical events */
 	uint64_t interval_ms;     /* --interval: print the counts this often */
 	const char *flamegraph;   /* --flamegraph FILE.svg */
+	bool verbose;             /* phase timings on stderr */
+	const char *debug_dirs;   /* --debug-file-directory; NULL: the default */
 };
 
 /* Parses argv (argv[argc] must be NULL, as main gets it). 0 and *out, or

@@ -1,0 +1,400 @@
+/* The module-file cache: a file is opened once whatever name reaches it; a
+ * FIFO is refused without blocking; and a stripped module's debug
+ * information is found in each place gdb looks (debug link beside it, in
+ * .debug/, under a debug root, a build-id directory, MiniDebugInfo,
+ * debuginfod over file://), while a debug file whose CRC or build id does
+ * not match is not used. Split fixtures are made here with objcopy from
+ * the -g builds of tests/unwind/meson.build. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gs/modfile.h>
+
+#include "fixtures.h"
+
+/* A function only the full symbol table has: stripped away with .symtab. */
+#define FN "hot_bt_leaf"
+
+struct tmp {
+	char dir[64];
+};
+
+static const char *objcopy(void)
+{
+	return getenv("GS_OBJCOPY") ? getenv("GS_OBJCOPY") : "objcopy";
+}
+
+static void run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void run(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
+static void tmp_make(struct tmp *t)
+{
+	snprintf(t->dir, sizeof(t->dir), "/tmp/gs-modfile-XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+}
+
+static void tmp_remove(struct tmp *t)
+{
+	run("rm -rf '%s'", t->dir);
+}
+
+/* Splits fixture `name` into DIR/prog (stripped) and DIR/prog.debug; with
+ * `link`, the stripped file carries a .gnu_debuglink to prog.debug. */
+static void split(const struct tmp *t, const char *name, bool link)
+{
+	char src[4096];
+
+	fx_path(name, src, sizeof(src));
+	run("'%s' --only-keep-debug '%s' '%s/prog.debug'", objcopy(), src, t->dir);
+	run("'%s' --strip-all '%s' '%s/prog'", objcopy(), src, t->dir);
+	if (link)
+		run("cd '%s' && '%s' --add-gnu-debuglink=prog.debug prog", t->dir, objcopy());
+}
+
+/* Opens DIR/prog in a fresh cache (debug roots `dirs`) and reports whether
+ * its DWARF and its full symbol table were found, and where. */
+static bool finds_debug(const struct tmp *t, const char *dirs, char *where, size_t size)
+{
+	struct gs_modfiles_opts o = { .sz = sizeof(o), .debug_dirs = dirs };
+	struct gs_modfiles *c;
+	struct gs_modfile *m;
+	struct gs_error err;
+	uint64_t addr, sz, bias = 1;
+	char path[128];
+	bool dwarf, sym;
+
+	snprintf(path, sizeof(path), "%s/prog", t->dir);
+	assert_int_equal(gs_modfiles_new(&o, &c, &err), 0);
+	if (gs_modfile_open(c, path, &m, &err))
+		fail_msg("%s", err.msg);
+	dwarf = gs_modfile_dwarf(m, &bias) != NULL;
+	sym = gs_modfile_symbols_named(m, FN, &addr, &sz, 1) == 1;
+	if (where)
+		snprintf(where, size, "%s", gs_modfile_debug_path(m) ? gs_modfile_debug_path(m) : "");
+	if (dwarf)
+		assert_int_equal(bias, 0);
+	assert_int_equal(dwarf, sym); /* one debug file gives both */
+	gs_modfiles_free(c);
+	return dwarf;
+}
+
+static void test_one_open_for_every_name_of_a_file(void **state)
+{
+	struct gs_modfiles *c;
+	struct gs_modfile *a, *b, *d;
+	struct tmp t;
+	char src[4096], link[128];
+
+	(void)state;
+	tmp_make(&t);
+	fx_path("bt_O2_nofp", src, sizeof(src));
+	snprintf(link, sizeof(link), "%s/alias", t.dir);
+	assert_int_equal(symlink(src, link), 0);
+	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, src, &a, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, link, &b, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, src, &d, NULL), 0);
+	assert_ptr_equal(a, b);
+	assert_ptr_equal(a, d);
+	assert_int_equal(gs_modfiles_opened(c), 1);
+	assert_string_equal(gs_modfile_path(a), src);
+	gs_modfiles_free(c);
+	tmp_remove(&t);
+}
+
+static void test_copies_with_one_build_id_share_their_cfi_rows(void **state)
+{
+	const struct gs_cfi_table *ta, *tb;
+	struct gs_modfiles *c;
+	struct gs_modfile *a, *b;
+	struct tmp t;
+	char src[4096], copy[128];
+
+	(void)state;
+	tmp_make(&t);
+	fx_path("bt_O2_nofp", src, sizeof(src));
+	snprintf(copy, sizeof(copy), "%s/copy", t.dir);
+	run("cp '%s' '%s'", src, copy);
+	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, src, &a, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, copy, &b, NULL), 0);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(gs_modfile_id(a)->cookie, gs_modfile_id(b)->cookie);
+	assert_int_equal(gs_modfile_cfi(a, &ta, NULL), 0);
+	assert_int_equal(gs_modfile_cfi(b, &tb, NULL), 0);
+	assert_ptr_equal(ta, tb);
+	assert_true(ta->nrows > 0);
+	gs_modfiles_free(c);
+	tmp_remove(&t);
+}
+
+static void test_fifo_is_refused_without_blocking(void **state)
+{
+	struct gs_modfile_src src = { .sz = sizeof(src) };
+	struct gs_modfiles *c;
+	struct gs_modfile *m;
+	struct gs_error err;
+	struct tmp t;
+	char fifo[128];
+
+	(void)state;
+	tmp_make(&t);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", t.dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10); /* a blocking open would hang here: fail instead */
+	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, fifo, &m, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "a FIFO"));
+	assert_int_equal(gs_modfile_open(c, t.dir, &m, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "a directory"));
+	/* Given through another name, the identity must still match. */
+	src.path = "/bin/sh";
+	src.open_path = "/bin/sh";
+	src.ino = 1;
+	assert_int_equal(gs_modfile_open_src(c, &src, &m, &err), -ESTALE);
+	alarm(0);
+	assert_int_equal(gs_modfiles_opened(c), 0);
+	gs_modfiles_free(c);
+	tmp_remove(&t);
+}
+
+static void test_debug_link_beside_the_module(void **state)
+{
+	char where[256], want[128];
+	struct tmp t;
+
+	(void)state;
+	tmp_make(&t);
+	split(&t, "bt_O2_nofp", true);
+	assert_true(finds_debug(&t, "/nonexistent", where, sizeof(where)));
+	snprintf(want, sizeof(want), "%s/prog.debug", t.dir);
+	assert_string_equal(where, want);
+	tmp_remove(&t);
+}
+
+static void test_debug_link_in_the_dot_debug_directory(void **state)
+{
+	char where[256], want[128];
+	struct tmp t;
+
+	(void)state;
+	tmp_make(&t);
+	split(&t, "bt_O2_nofp", true);
+	run("mkdir '%s/.debug' && mv '%s/prog.debug' '%s/.debug/'", t.dir, t.dir, t.dir);
+	assert_true(finds_debug(&t, "/nonexistent", where, sizeof(where)));
+	snprintf(want, sizeof(want), "%s/.debug/prog.debug", t.dir);
+	assert_string_equal(where, want);
+	tmp_remove(&t);
+}
+
+/* ROOT/<the module's directory>/<link>: gdb's /usr/lib/debug/usr/bin/x.debug. */
+static void test_debug_link_under_a_debug_root(void **state)
+{
+	char root[128];
+	struct tmp t;
+
+	(void)state;
+	tmp_make(&t);
+	split(&t, "bt_O2_nofp", true);
+	snprintf(root, sizeof(root), "%s/root", t.dir);
+	run("mkdir -p '%s%s' && mv '%s/prog.debug' '%s%s/'", root, t.dir, t.dir, root, t.dir);
+	assert_false(finds_debug(&t, "/nonexistent", NULL, 0));
+	assert_true(finds_debug(&t, root, NULL, 0));
+	tmp_remove(&t);
+}
+
+/* ROOT/.build-id/xx/rest.debug for a module with a build id and no link. */
+static void test_build_id_directory_under_a_debug_root(void **state)
+{
+	struct gs_modfiles *c;
+	struct gs_modfile *m;
+	char root[128], path[128], hex[2 * GS_BUILD_ID_MAX + 1];
+	const struct gs_module_id *id;
+	struct tmp t;
+
+	(void)state;
+	tmp_make(&t);
+	split(&t, "bt_O2_nofp", false);
+	snprintf(path, sizeof(path), "%s/prog", t.dir);
+	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, path, &m, NULL), 0);
+	id = gs_modfile_id(m);
+	assert_true(id->build_id_len > 1);
+	for (size_t i = 0; i < id->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id->build_id[i]);
+	gs_modfiles_free(c);
+	snprintf(root, sizeof(root), "%s/root", t.dir);
+	run("mkdir -p '%s/.build-id/%.2s' && mv '%s/prog.debug' '%s/.build-id/%.2s/%s.debug'",
+	    root, hex, t.dir, root, hex, hex + 2);
+	assert_false(finds_debug(&t, "/nonexistent", NULL, 0));
+	assert_true(finds_debug(&t, root, NULL, 0));
+	tmp_remove(&t);
+}
+
+/* Without a build id only the CRC ties the debug file to the module: a
+ * debug file that was changed after the link was made is not used. */
+static void test_debug_file_with_a_wrong_crc_is_not_used(void **state)
+{
+	struct tmp t;
+
+	(void)state;
+	tmp_make(&t);
+	split(&t, "bt_nobuildid", true);
+	assert_true(finds_debug(&t, "/nonexistent", NULL, 0));
+	/* Same DWARF, one more byte: another CRC. */
+	run("printf x >> '%s/prog.debug'", t.dir);
+	assert_false(finds_debug(&t, "/nonexistent", NULL, 0));
+	tmp_remove(&t);
+}
+
+/* The debug file of another build under the linked name is not used. */
+static void test_debug_file_of_another_build_is_not_used(void **state)
+{
+	char other[4096];
+	struct tmp t;
+
+	(void)state;
+	tmp_make(&t);
+	split(&t, "bt_O2_nofp", true);
+	fx_path("bt_O2_fp", other, sizeof(other));
+	run("'%s' --only-keep-debug '%s' '%s/prog.debug'", objcopy(), other, t.dir);
+	assert_false(finds_debug(&t, "/nonexistent", NULL, 0));
+	tmp_remove(&t);
+}
+
+/* A module whose debug link names a FIFO beside it: refused, no hang. */
+static void test_fifo_as_debug_link_is_skipped_without_blocking(void **state)
+{
+	struct tmp t;
+	char fifo[128];
+
+	(void)state;
+	tmp_make(&t);
+	split(&t, "bt_O2_nofp", true);
+	snprintf(fifo, sizeof(fifo), "%s/prog.debug", t.dir);
+	assert_int_equal(unlink(fifo), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10);
+	assert_false(finds_debug(&t, "/nonexistent", NULL, 0));
+	alarm(0);
+	tmp_remove(&t);
+}
+
+/* .gnu_debugdata: an xz-compressed ELF with the function symbols .dynsym
+ * lacks (Fedora's MiniDebugInfo): names without DWARF. */
+static void test_minidebuginfo_gives_function_symbols(void **state)
+{
+	struct gs_modfiles *c;
+	struct gs_modfile *m;
+	char src[4096], path[128];
+	uint64_t addr, size, want, want_size;
+	struct tmp t;
+
+	(void)state;
+	if (system("command -v xz >/dev/null") != 0) {
+		print_message("skipped: xz (xz-utils) is not installed to make MiniDebugInfo\n");
+		skip();
+	}
+	tmp_make(&t);
+	fx_path("bt_O2_nofp", src, sizeof(src));
+	assert_true(fx_symbol(src, FN, &want, &want_size));
+	run("cd '%s' && '%s' --only-keep-debug '%s' full.debug && "
+	    "'%s' -S --remove-section .comment --keep-symbol=" FN " full.debug mini && "
+	    "xz -q mini && '%s' --strip-all '%s' prog && "
+	    "'%s' --add-section .gnu_debugdata=mini.xz prog", t.dir, objcopy(), src, objcopy(),
+	    objcopy(), src, objcopy());
+	snprintf(path, sizeof(path), "%s/prog", t.dir);
+	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, path, &m, NULL), 0);
+	assert_null(gs_modfile_dwarf(m, NULL));
+	assert_int_equal(gs_modfile_symbols_named(m, FN, &addr, &size, 1), 1);
+	assert_int_equal(addr, want);
+	assert_string_equal(gs_modfile_function_at(m, want + 1), FN);
+	gs_modfiles_free(c);
+	tmp_remove(&t);
+}
+
+/* debuginfod, served from a local directory over file:// (no network): the
+ * client libdwfl loads when libdebuginfod is installed. */
+static void test_debuginfod_over_file_url(void **state)
+{
+	struct gs_modfiles *c;
+	struct gs_modfile *m;
+	char path[128], url[128], cache[128], hex[2 * GS_BUILD_ID_MAX + 1];
+	const struct gs_module_id *id;
+	void *lib = dlopen("libdebuginfod.so.1", RTLD_LAZY);
+	struct tmp t;
+
+	(void)state;
+	if (!lib) {
+		print_message("skipped: libdebuginfod.so.1 is not installed: libdwfl has no "
+			      "debuginfod client to load\n");
+		skip();
+	}
+	dlclose(lib);
+	tmp_make(&t);
+	split(&t, "bt_O2_nofp", false);
+	snprintf(path, sizeof(path), "%s/prog", t.dir);
+	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, path, &m, NULL), 0);
+	id = gs_modfile_id(m);
+	for (size_t i = 0; i < id->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id->build_id[i]);
+	gs_modfiles_free(c);
+	run("mkdir -p '%s/srv/buildid/%s' '%s/cache' && mv '%s/prog.debug' "
+	    "'%s/srv/buildid/%s/debuginfo'", t.dir, hex, t.dir, t.dir, t.dir, hex);
+	assert_false(finds_debug(&t, "/nonexistent", NULL, 0));
+	snprintf(url, sizeof(url), "file://%s/srv", t.dir);
+	snprintf(cache, sizeof(cache), "%s/cache", t.dir);
+	setenv("DEBUGINFOD_URLS", url, 1);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	assert_true(finds_debug(&t, "/nonexistent", NULL, 0));
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	tmp_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_open_for_every_name_of_a_file),
+		cmocka_unit_test(test_copies_with_one_build_id_share_their_cfi_rows),
+		cmocka_unit_test(test_fifo_is_refused_without_blocking),
+		cmocka_unit_test(test_debug_link_beside_the_module),
+		cmocka_unit_test(test_debug_link_in_the_dot_debug_directory),
+		cmocka_unit_test(test_debug_link_under_a_debug_root),
+		cmocka_unit_test(test_build_id_directory_under_a_debug_root),
+		cmocka_unit_test(test_debug_file_with_a_wrong_crc_is_not_used),
+		cmocka_unit_test(test_debug_file_of_another_build_is_not_used),
+		cmocka_unit_test(test_fifo_as_debug_link_is_skipped_without_blocking),
+		cmocka_unit_test(test_minidebuginfo_gives_function_symbols),
+		cmocka_unit_test(test_debuginfod_over_file_url),
+	};
+
+	/* Nothing here may reach a real debuginfod server. */
+	unsetenv("DEBUGINFOD_URLS");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
