@@ -42,6 +42,7 @@ static const struct {
 	{ e2e_cli_scenarios, &e2e_cli_nscenarios },
 	{ e2e_plan_scenarios, &e2e_plan_nscenarios },
 	{ e2e_features_scenarios, &e2e_features_nscenarios },
+	{ e2e_debug_scenarios, &e2e_debug_nscenarios },
 };
 
 static const struct e2e_scenario *find(const char *name)
