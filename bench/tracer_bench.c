@@ -206,42 +206,163 @@ static int cmp_double(const void *a, const void *b)
 
 /* ---- startup ----------------------------------------------------------- */
 
+/* The phases of gstrace --verbose's "start-up:" line, per run. */
+#define MAX_PHASES 12
+
+struct phases {
+	size_t n;
+	char name[MAX_PHASES][32];
+	double ms[STARTUP_RUNS][MAX_PHASES];
+	int run;
+	bool seen;
+};
+
+/* "gstrace: start-up: resolve 1.7 ms, plan rows 36.5 ms, ...; ...". */
+static bool phase_line(const char *line, void *arg)
+{
+	struct phases *ph = arg;
+	const char *p = strstr(line, "start-up:");
+	size_t k = 0;
+
+	if (!ph || !p || ph->run >= STARTUP_RUNS)
+		return false;
+	for (p += 9; *p && *p != ';' && k < MAX_PHASES; k++) {
+		const char *end = p + strcspn(p, ",;");
+		char item[64], *ms;
+		size_t n = (size_t)(end - p) < sizeof(item) ? (size_t)(end - p) : sizeof(item) - 1;
+
+		memcpy(item, p, n);
+		item[n] = '\0';
+		ms = strstr(item, " ms");
+		if (ms) {
+			char *num = ms;
+
+			*ms = '\0';
+			while (num > item && num[-1] != ' ')
+				num--;
+			ph->ms[ph->run][k] = atof(num);
+			while (num > item && num[-1] == ' ')
+				num--;
+			*num = '\0';
+			for (char *q = item; *q; q++)
+				if (*q == ' ' || *q == '/')
+					*q = '_';
+			snprintf(ph->name[k], sizeof(ph->name[k]), "%s", item + strspn(item, "_"));
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	ph->n = k;
+	ph->seen = true;
+	return false;
+}
+
+/* What the stdout and stderr callbacks of one startup run share. */
+struct startup_arg {
+	bool (*match)(const char *, void *);
+	const char *key;
+	struct phases *ph;
+};
+
+static bool startup_out(const char *line, void *arg)
+{
+	const struct startup_arg *a = arg;
+
+	return a->match(line, (void *)a->key);
+}
+
+static bool startup_err(const char *line, void *arg)
+{
+	const struct startup_arg *a = arg;
+
+	return phase_line(line, a->ph);
+}
+
 /* Median of STARTUP_RUNS times from fork/exec to the line matched by
- * match(line, key) on stdout; < 0 when it never came. */
-static double startup_ms(char *const argv[], bool (*match)(const char *, void *), const char *key)
+ * match(line, key) on stdout; < 0 when it never came. With ph, stderr is
+ * read too for --verbose's phase line. */
+static double startup_ms(char *const argv[], bool (*match)(const char *, void *), const char *key,
+			 struct phases *ph)
 {
 	double t[STARTUP_RUNS];
 
 	for (int i = 0; i < STARTUP_RUNS; i++) {
+		struct startup_arg a = { match, key, ph };
 		struct child c;
 		double t0 = now_ms();
 
-		if (spawn(&c, argv, true, false))
+		if (ph) {
+			ph->run = i;
+			ph->seen = false;
+		}
+		if (spawn(&c, argv, true, ph != NULL))
 			return -1;
-		if (drive(&c, match, NULL, (void *)key, WAIT_MS) != 1) {
+		if (drive(&c, startup_out, startup_err, &a, WAIT_MS) != 1) {
 			finish(&c, SIGKILL, NULL);
 			return -1;
 		}
 		t[i] = now_ms() - t0;
+		if (ph) {
+			/* printed before the first event: already in the pipe */
+			for (int k = 0; k < 50 && !ph->seen && c.err >= 0; k++) {
+				struct pollfd p = { .fd = c.err, .events = POLLIN };
+				bool hit = false;
+
+				if (poll(&p, 1, 20) > 0)
+					pump(&c.err, c.ebuf, &c.elen, sizeof(c.ebuf), phase_line, ph, &hit);
+			}
+		}
 		finish(&c, SIGINT, NULL);
 	}
 	qsort(t, STARTUP_RUNS, sizeof(t[0]), cmp_double);
 	return t[STARTUP_RUNS / 2];
 }
 
+/* Each phase's median over the runs. */
+static void print_phases(const struct phases *ph, const char *metric)
+{
+	for (size_t k = 0; k < ph->n; k++) {
+		double v[STARTUP_RUNS];
+
+		for (int i = 0; i < STARTUP_RUNS; i++)
+			v[i] = ph->ms[i][k];
+		qsort(v, STARTUP_RUNS, sizeof(v[0]), cmp_double);
+		printf("BENCH %s.%s %.2f ms\n", metric, ph->name[k], v[STARTUP_RUNS / 2]);
+	}
+}
+
 static void bench_startup(pid_t fixture, const char *bpftrace)
 {
 	char pid[16], prog[512];
+	struct phases ph = { 0 };
 	double ms;
 
 	snprintf(pid, sizeof(pid), "%d", (int)fixture);
 	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--max-events", "1",
 		       "-s", "trace hot_bt_leaf { print \"x\"; }", NULL };
-	ms = startup_ms(gs, line_contains, "TraceID:");
+	ms = startup_ms(gs, line_contains, "TraceID:", NULL);
 	if (ms < 0)
 		printf("# skipped: startup.first_event_ms: no event from gstrace\n");
 	else
 		printf("BENCH startup.first_event_ms %.2f ms\n", ms);
+	/* With a backtrace: rows of every module, the walker verified. */
+	char *gsbt[] = { GS_BENCH_GSTRACE, "-p", pid, "--max-events", "1", "--verbose",
+			 "-s", "trace hot_bt_leaf { bt; }", NULL };
+	ms = startup_ms(gsbt, line_contains, "TraceID:", &ph);
+	if (ms < 0) {
+		printf("# skipped: startup.first_event_ms.bt: no event from gstrace\n");
+	} else {
+		printf("BENCH startup.first_event_ms.bt %.2f ms\n", ms);
+		print_phases(&ph, "startup.phase_ms.bt");
+	}
+	/* The same without symbolizing the frames: the first symbolized event
+	 * reads each module's DWARF once (libc's debug file, when installed,
+	 * is decompressed then). */
+	gsbt[7] = "trace hot_bt_leaf { bt raw; }";
+	ms = startup_ms(gsbt, line_contains, "TraceID:", NULL);
+	if (ms < 0)
+		printf("# skipped: startup.first_event_ms.bt_raw: no event from gstrace\n");
+	else
+		printf("BENCH startup.first_event_ms.bt_raw %.2f ms\n", ms);
 
 	if (!bpftrace) {
 		printf("# skipped: peer.bpftrace.startup.first_event_ms: bpftrace not installed\n");
@@ -250,7 +371,7 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 	snprintf(prog, sizeof(prog), "uprobe:%s:hot_bt_leaf { printf(\"x\\n\"); exit(); }",
 		 GS_BENCH_FIXTURE);
 	char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
-	ms = startup_ms(bt, line_is, "x");
+	ms = startup_ms(bt, line_is, "x", NULL);
 	if (ms < 0)
 		printf("# skipped: peer.bpftrace.startup.first_event_ms: no event from bpftrace\n");
 	else

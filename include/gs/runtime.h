@@ -30,6 +30,9 @@ struct gs_bpf_map {
 	uint32_t type; /* enum bpf_map_type */
 	uint32_t key_size, value_size, max_entries;
 	int fd;        /* -1 once closed */
+	uint32_t flags; /* BPF_F_* it was created with: ARRAY maps are
+			 * BPF_F_MMAPABLE where the kernel allows, and then
+			 * written in bulk through a mapping of the map */
 };
 
 struct gs_bpf_batch; /* array updates the map writer holds back (maps.c) */
