@@ -181,33 +181,33 @@ static void test_fifo_is_refused_without_blocking(void **state)
 	tmp_remove(&t);
 }
 
-static void test_debug_link_beside_the_module(void **state)
+/* Splits the fixture with a debug link, moves the debug file into `sub`
+ * ("" or ".debug") and checks that it is the one found. */
+static void link_found_in(const char *sub)
 {
-	char where[256], want[128];
+	char where[256], want[160];
 	struct tmp t;
 
-	(void)state;
 	tmp_make(&t);
 	split(&t, "bt_O2_nofp", true);
+	snprintf(want, sizeof(want), "%s/%s%sprog.debug", t.dir, sub, sub[0] ? "/" : "");
+	if (sub[0])
+		run("mkdir '%s/%s' && mv '%s/prog.debug' '%s'", t.dir, sub, t.dir, want);
 	assert_true(finds_debug(&t, "/nonexistent", where, sizeof(where)));
-	snprintf(want, sizeof(want), "%s/prog.debug", t.dir);
 	assert_string_equal(where, want);
 	tmp_remove(&t);
 }
 
+static void test_debug_link_beside_the_module(void **state)
+{
+	(void)state;
+	link_found_in("");
+}
+
 static void test_debug_link_in_the_dot_debug_directory(void **state)
 {
-	char where[256], want[128];
-	struct tmp t;
-
 	(void)state;
-	tmp_make(&t);
-	split(&t, "bt_O2_nofp", true);
-	run("mkdir '%s/.debug' && mv '%s/prog.debug' '%s/.debug/'", t.dir, t.dir, t.dir);
-	assert_true(finds_debug(&t, "/nonexistent", where, sizeof(where)));
-	snprintf(want, sizeof(want), "%s/.debug/prog.debug", t.dir);
-	assert_string_equal(where, want);
-	tmp_remove(&t);
+	link_found_in(".debug");
 }
 
 /* ROOT/<the module's directory>/<link>: gdb's /usr/lib/debug/usr/bin/x.debug. */
