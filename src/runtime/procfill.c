@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -380,6 +381,7 @@ int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *
 	struct stat st;
 	struct dirent *de;
 	size_t cap = 0;
+	pid_t self = getpid();
 	DIR *proc;
 
 	*pids = NULL;
@@ -396,7 +398,8 @@ int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid = (pid_t)atol(de->d_name);
-		if (!maps_inode(pid, st.st_ino))
+		/* We map the modules we read (the module-file cache): not a target. */
+		if (pid == self || !maps_inode(pid, st.st_ino))
 			continue;
 		if (*n == cap) {
 			size_t ncap = cap ? 2 * cap : 16;
