@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <gs/decode.h>
 
@@ -83,6 +84,20 @@ size_t gs_render_end(const struct gs_inst *in, char *buf, size_t size);
 /* One value as a format placeholder renders it: conv is 0 for `{}`, or
  * 'x', 'X', 'p'. */
 size_t gs_render_value(const struct gs_value *v, char conv, char *buf, size_t size);
+
+/* Text that came from the target (a function, file or module name, a
+ * path) made safe to print on a terminal: C0 controls, DEL, the C1
+ * controls U+0080..U+009F (UTF-8 C2 80..C2 9F) and bytes that are not
+ * UTF-8 become `\xNN` (ESC is `\x1b`); printable ASCII and valid UTF-8 are
+ * kept. Every renderer here escapes this way what comes from the target
+ * (names, string and char values, access paths); script text is shown as
+ * written. gs_render_escaped works like snprintf on len bytes of s. */
+enum {
+	GS_RENDER_KEEP_NEWLINES = 1, /* '\n' stays a line break (messages) */
+};
+size_t gs_render_escaped(const char *s, size_t len, unsigned flags, char *buf, size_t size);
+/* The same, written to f. */
+void gs_render_fputs(FILE *f, const char *s, unsigned flags);
 
 /* Labels of spec 1.7, 1.8 and 1.12, for symbolizing renderers too. */
 const char *gs_var_status_label(uint8_t status);  /* "null deref", ... "ok" */

@@ -22,7 +22,8 @@ struct frames_pid {
 
 /* What the resolver learned about one module file. */
 struct frames_module {
-	char *path;     /* the name it is shown under */
+	char *path;     /* the path it is known by */
+	char *name;     /* its file name as the process maps it (shown) */
 	struct gs_modfile *file; /* NULL: unreadable */
 	int sym;        /* symbolizer handle; -1: unreadable */
 	bool elf_read;  /* entry / start looked up */
@@ -130,9 +131,19 @@ void gs_frames_preload(struct gs_frames *o, pid_t pid)
 	pid_get(o, pid);
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 /* Index into o->mods of the module file (opened by path when file is
- * NULL; added on first use), or -1 when out of memory. */
-static int module_index(struct gs_frames *o, const char *path, struct gs_modfile *file)
+ * NULL; added on first use), or -1 when out of memory. `mapped` is the
+ * path the process maps it as: what frames show, never the
+ * /proc/PID/map_files/START-END link it may be opened through. */
+static int module_index(struct gs_frames *o, const char *path, const char *mapped,
+			struct gs_modfile *file)
 {
 	struct frames_module *m;
 
@@ -148,8 +159,12 @@ static int module_index(struct gs_frames *o, const char *path, struct gs_modfile
 	m = &o->mods[o->nmods];
 	memset(m, 0, sizeof(*m));
 	m->path = strdup(path);
-	if (!m->path)
+	m->name = strdup(base_name(mapped));
+	if (!m->path || !m->name) {
+		free(m->path);
+		free(m->name);
 		return -1;
+	}
 	m->file = file;
 	m->sym = file ? gs_symbolizer_modfile(o->sym, file, NULL) : -1;
 	if (m->sym < 0)
@@ -159,16 +174,9 @@ static int module_index(struct gs_frames *o, const char *path, struct gs_modfile
 
 static struct frames_module *module_get(struct gs_frames *o, const char *path)
 {
-	int i = module_index(o, path, NULL);
+	int i = module_index(o, path, path, NULL);
 
 	return i < 0 ? NULL : &o->mods[i];
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
 }
 
 /* Reference 11.1 in one module list: by raw_ip, else by cookie when the
@@ -230,12 +238,13 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 				struct frames_module *mod;
 
 				if (p->mod_of[k] < 0)
-					p->mod_of[k] = module_index(o, m->open_path, m->file);
+					p->mod_of[k] = module_index(o, m->open_path, m->path,
+								    m->file);
 				if (p->mod_of[k] < 0)
 					return NULL;
 				mod = &o->mods[p->mod_of[k]];
 				r->resolved = true;
-				r->module = base_name(mod->path);
+				r->module = mod->name;
 				r->path = mod->path;
 				r->pc = pc;
 				r->cookie = m->id.cookie;
@@ -250,7 +259,7 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 			if (!mod)
 				return NULL;
 			r->resolved = true;
-			r->module = base_name(mod->path);
+			r->module = mod->name;
 			r->path = mod->path;
 			r->cookie = f->module_cookie;
 			return mod;
@@ -350,8 +359,10 @@ void gs_frames_free(struct gs_frames *f)
 	for (size_t i = 0; i < f->npids; i++)
 		pid_clear(&f->pids[i]);
 	free(f->pids);
-	for (size_t i = 0; i < f->nmods; i++)
+	for (size_t i = 0; i < f->nmods; i++) {
 		free(f->mods[i].path);
+		free(f->mods[i].name);
+	}
 	free(f->mods);
 	free(f->statics);
 	gs_symbolizer_free(f->sym);

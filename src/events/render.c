@@ -187,20 +187,84 @@ static void put_bytes(struct out *o, const struct gs_value *v, const char *open,
 	put_str(o, close);
 }
 
-/* One character of a quoted string or char literal (quote 0: unquoted). */
-static void put_escaped(struct out *o, uint8_t c, char quote)
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when the bytes
+ * are not one: overlong forms, surrogates and code points past U+10FFFF
+ * are not. */
+static size_t utf8_len(const uint8_t *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void put_x(struct out *o, uint8_t c)
+{
+	put(o, "\\x", 2);
+	put_hex(o, c, 0, 2);
+}
+
+/* Bytes that come from the target, safe for a terminal: C0 controls, DEL,
+ * the C1 controls (U+0080..U+009F) and bytes that are not UTF-8 become
+ * \xNN; printable ASCII and valid UTF-8 stay. Inside a quoted string or
+ * char (quote != 0) the quote, the backslash, \n, \t and \r get C escapes;
+ * GS_RENDER_KEEP_NEWLINES keeps '\n' as it is. */
+static void put_text(struct out *o, const uint8_t *s, size_t n, char quote, unsigned flags)
 {
 	static const char esc[256] = { ['\n'] = 'n', ['\t'] = 't', ['\r'] = 'r', ['\\'] = '\\' };
 
-	if ((quote && c == (uint8_t)quote) || esc[c]) {
-		put_char(o, '\\');
-		put_char(o, esc[c] ? esc[c] : quote);
-	} else if (c < 0x20 || c == 0x7f) {
-		put(o, "\\x", 2);
-		put_hex(o, c, 0, 2);
-	} else {
-		put_char(o, (char)c);
+	for (size_t i = 0; i < n;) {
+		uint8_t c = s[i];
+		size_t len;
+
+		if (c == '\n' && (flags & GS_RENDER_KEEP_NEWLINES)) {
+			put_char(o, '\n');
+			i++;
+		} else if (quote && (c == (uint8_t)quote || esc[c])) {
+			put_char(o, '\\');
+			put_char(o, esc[c] ? esc[c] : quote);
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			put_x(o, c);
+			i++;
+		} else if ((len = utf8_len(s + i, n - i)) == 0) {
+			put_x(o, c);
+			i++;
+		} else if (len == 2 && c == 0xc2 && s[i + 1] < 0xa0) { /* C1 */
+			put_x(o, c);
+			put_x(o, s[i + 1]);
+			i += 2;
+		} else {
+			put(o, (const char *)s + i, len);
+			i += len;
+		}
 	}
+}
+
+/* Target text (a name, a path) without quotes. */
+static void put_name(struct out *o, const char *s)
+{
+	put_text(o, (const uint8_t *)s, strlen(s), 0, 0);
 }
 
 static void put_unsigned(struct out *o, const struct gs_value *v)
@@ -232,7 +296,7 @@ static void put_null_pointer(struct out *o, const struct gs_value *v)
 static void put_char_value(struct out *o, const struct gs_value *v)
 {
 	put_char(o, '\'');
-	put_escaped(o, v->data[0], '\'');
+	put_text(o, v->data, 1, '\'', 0);
 	put_char(o, '\'');
 }
 
@@ -261,9 +325,12 @@ static void put_float(struct out *o, const struct gs_value *v)
 
 static void put_string(struct out *o, const struct gs_value *v)
 {
+	size_t n = 0;
+
+	while (n < v->data_len && v->data[n])
+		n++;
 	put_char(o, '"');
-	for (size_t i = 0; i < v->data_len && v->data[i]; i++)
-		put_escaped(o, v->data[i], '"');
+	put_text(o, v->data, n, '"', 0);
 	put_char(o, '"');
 }
 
@@ -334,12 +401,11 @@ static void put_value(struct out *o, const struct gs_value *v, char conv)
 
 static void put_variable(struct out *o, const struct gs_value *v)
 {
-	put_str(o, v->name ? v->name : "<unknown variable>");
+	/* Names come from the target's DWARF, the access path from the wire. */
+	put_name(o, v->name ? v->name : "<unknown variable>");
 	if (v->access_path_len) {
 		put_char(o, '.');
-		/* Wire bytes, not context text: control bytes are escaped. */
-		for (size_t i = 0; i < v->access_path_len; i++)
-			put_escaped(o, (uint8_t)v->access_path[i], 0);
+		put_text(o, (const uint8_t *)v->access_path, v->access_path_len, 0, 0);
 	}
 	put(o, " = ", 3);
 	put_value(o, v, 0);
@@ -584,4 +650,32 @@ size_t gs_render_value(const struct gs_value *v, char conv, char *buf, size_t si
 
 	put_value(&o, v, conv);
 	return done(&o);
+}
+
+size_t gs_render_escaped(const char *s, size_t len, unsigned flags, char *buf, size_t size)
+{
+	struct out o = { buf, size, 0 };
+
+	put_text(&o, (const uint8_t *)s, len, 0, flags);
+	return done(&o);
+}
+
+void gs_render_fputs(FILE *f, const char *s, unsigned flags)
+{
+	enum { CHUNK = 128 };
+	char small[4 * CHUNK + 1]; /* each byte escapes to at most 4 */
+	size_t len = strlen(s);
+
+	while (len) {
+		size_t chunk = len < CHUNK ? len : CHUNK, n;
+
+		/* A UTF-8 sequence is not cut between two chunks. */
+		for (int back = 0; back < 3 && chunk < len && ((uint8_t)s[chunk] & 0xc0) == 0x80;
+		     back++)
+			chunk--;
+		n = gs_render_escaped(s, chunk, flags, small, sizeof(small));
+		fwrite(small, 1, n, f);
+		s += chunk;
+		len -= chunk;
+	}
 }

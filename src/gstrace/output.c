@@ -132,37 +132,54 @@ static void put_item(FILE *f, const struct gs_inst *in, const char *first, const
 
 /* ---- backtraces ---------------------------------------------------------------- */
 
+/* Names, files and modules come from the target: escaped (gs/render.h). */
+static void put_name(FILE *f, const char *s)
+{
+	gs_render_fputs(f, s, 0);
+}
+
 static void put_location(FILE *f, const char *file, int line, int col)
 {
 	if (!file) {
 		fputs("??", f);
 		return;
 	}
-	fprintf(f, "%s:%d", file, line);
+	put_name(f, file);
+	fprintf(f, ":%d", line);
 	if (col > 0)
 		fprintf(f, ":%d", col);
+}
+
+/* ` [module+0xpc]`, or ` [0xpc]` when the module is unknown. */
+static void put_module(FILE *f, const struct gs_backtrace_frame *fr, const struct gs_frame *r)
+{
+	fputs(" [", f);
+	if (r->resolved) {
+		put_name(f, r->module);
+		fprintf(f, "+0x%" PRIx64 "]", r->pc);
+	} else {
+		fprintf(f, "0x%" PRIx64 "]", fr->pc);
+	}
 }
 
 static void put_frame(FILE *f, const char *indent, unsigned i, uint8_t flags,
 		      const struct gs_backtrace_frame *fr, const struct gs_frame *r)
 {
 	const struct gs_sym_info *s = r->sym;
-	char module[320];
 
-	if (r->resolved)
-		snprintf(module, sizeof(module), "%s+0x%" PRIx64, r->module, r->pc);
-	else
-		snprintf(module, sizeof(module), "0x%" PRIx64, fr->pc);
 	if (flags & GS_BT_FLAG_RAW) {
-		fprintf(f, "%s#%u 0x%" PRIx64 " [%s] raw=0x%" PRIx64 " cookie=0x%016" PRIx64, indent,
-			i, r->pc, module, fr->raw_ip, r->cookie);
+		fprintf(f, "%s#%u 0x%" PRIx64, indent, i, r->pc);
+		put_module(f, fr, r);
+		fprintf(f, " raw=0x%" PRIx64 " cookie=0x%016" PRIx64, fr->raw_ip, r->cookie);
 		if (fr->flags)
 			fprintf(f, " flags=0x%x", fr->flags);
 		fputc('\n', f);
 		return;
 	}
 	if (!s) {
-		fprintf(f, "%s#%u 0x%" PRIx64 " [%s]\n", indent, i, r->pc, module);
+		fprintf(f, "%s#%u 0x%" PRIx64, indent, i, r->pc);
+		put_module(f, fr, r);
+		fputc('\n', f);
 		return;
 	}
 	for (size_t k = 0; s->from_dwarf && (flags & GS_BT_FLAG_INLINE) && k < s->ninlines; k++) {
@@ -170,16 +187,24 @@ static void put_frame(FILE *f, const char *indent, unsigned i, uint8_t flags,
 
 		if (!in->name)
 			continue;
-		fprintf(f, "%s#%u.inline %s at ", indent, i, in->name);
+		fprintf(f, "%s#%u.inline ", indent, i);
+		put_name(f, in->name);
+		fputs(" at ", f);
 		put_location(f, in->call_file, in->call_line, in->call_col);
-		fprintf(f, " [%s]\n", module);
+		put_module(f, fr, r);
+		fputc('\n', f);
 	}
-	fprintf(f, "%s#%u %s", indent, i, s->function ? s->function : "<unknown function>");
-	if (s->from_dwarf && s->params && s->params[0])
-		fprintf(f, "(%s)", s->params);
+	fprintf(f, "%s#%u ", indent, i);
+	put_name(f, s->function ? s->function : "<unknown function>");
+	if (s->from_dwarf && s->params && s->params[0]) {
+		fputc('(', f);
+		put_name(f, s->params);
+		fputc(')', f);
+	}
 	fputs(" at ", f);
 	put_location(f, s->file, s->line, s->col);
-	fprintf(f, " [%s]\n", module);
+	put_module(f, fr, r);
+	fputc('\n', f);
 }
 
 /* Header, frames and stopped line; `indent` before the header and the

@@ -70,7 +70,10 @@ static void json_strn(FILE *f, const char *str, size_t n)
 			i++;
 			continue;
 		}
-		fwrite(s + i, 1, len, f);
+		if (len == 2 && c == 0xc2 && s[i + 1] < 0xa0) /* C1 controls, for terminals */
+			fprintf(f, "\\u%04x", s[i + 1]);
+		else
+			fwrite(s + i, 1, len, f);
 		i += len;
 	}
 	fputc('"', f);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include <gs/disasm.h>
+#include <gs/render.h>
 #include <gs/runtime.h>
 
 static const char *row_kind(uint8_t kind)
@@ -61,9 +62,10 @@ static void summary(const struct gs_plan *p, const struct gs_plan_trace *t,
 	const struct gs_program *prog = pr->prog;
 	const struct gs_location *loc = pr->loc;
 
-	fprintf(f, "trace #%u %s%s: %s 0x%" PRIx64 " (file offset 0x%" PRIx64 "%s", t->id,
-		t->pattern.text, t->spec.retprobe ? " return" : "", t->target.module, loc->addr,
-		loc->file_offset, loc->inlined ? ", inlined" : "");
+	fprintf(f, "trace #%u %s%s: ", t->id, t->pattern.text, t->spec.retprobe ? " return" : "");
+	gs_render_fputs(f, t->target.module, 0); /* a path the target chose */
+	fprintf(f, " 0x%" PRIx64 " (file offset 0x%" PRIx64 "%s", loc->addr, loc->file_offset,
+		loc->inlined ? ", inlined" : "");
 	if (t->pattern.kind == GS_TARGET_FILE_LINE && loc->line > 0 &&
 	    (uint32_t)loc->line != t->pattern.line)
 		fprintf(f, ", line %d: line %u has no code", loc->line, t->pattern.line);
@@ -89,8 +91,9 @@ static void listing(const struct gs_plan_trace *t, const struct gs_plan_probe *p
 {
 	const struct gs_program *prog = pr->prog;
 
-	fprintf(f, "; trace #%u %s at %s 0x%" PRIx64 ": program %s\n", t->id, t->pattern.text,
-		t->target.module, pr->loc->addr, prog->name);
+	fprintf(f, "; trace #%u %s at ", t->id, t->pattern.text);
+	gs_render_fputs(f, t->target.module, 0);
+	fprintf(f, " 0x%" PRIx64 ": program %s\n", pr->loc->addr, prog->name);
 	gs_asm_dump(&prog->main, f);
 	if (prog->has_step) {
 		fprintf(f, "\n; step program %s\n", prog->step_name);

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -450,6 +451,67 @@ static void test_small_buffers_truncate_like_snprintf(void **state)
 	}
 }
 
+/* Text from the target never reaches a terminal as a control sequence:
+ * C0, DEL, C1 (raw or as UTF-8) and invalid UTF-8 become \xNN. */
+static void test_target_text_escapes_c0_c1_and_del(void **state)
+{
+	static const struct {
+		const char *in, *out;
+		unsigned flags;
+	} cases[] = {
+		{ "plain name_1", "plain name_1", 0 },
+		{ "\033]0;PWNED\007\033[2J", "\\x1b]0;PWNED\\x07\\x1b[2J", 0 },
+		{ "a\x7f" "b", "a\\x7fb", 0 },
+		{ "csi\x9b" "31m", "csi\\x9b31m", 0 },            /* raw C1: not UTF-8 */
+		{ "u\xc2\x9b" "31m", "u\\xc2\\x9b31m", 0 },     /* C1 as UTF-8 */
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac", 0 }, /* UTF-8 stays */
+		{ "nbsp\xc2\xa0", "nbsp\xc2\xa0", 0 },             /* U+00A0 is printable */
+		{ "cut\xe2\x82", "cut\\xe2\\x82", 0 },             /* truncated sequence */
+		{ "two\nlines\t", "two\\x0alines\\x09", 0 },
+		{ "two\nlines", "two\nlines", GS_RENDER_KEEP_NEWLINES },
+		{ "back\\slash", "back\\slash", 0 },
+	};
+	char buf[128], long_in[701];
+	FILE *f;
+	char *mem = NULL;
+	size_t memlen = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		size_t n = gs_render_escaped(cases[i].in, strlen(cases[i].in), cases[i].flags, buf,
+					     sizeof(buf));
+
+		assert_string_equal(buf, cases[i].out);
+		assert_int_equal(n, strlen(cases[i].out));
+	}
+	/* The FILE form agrees, across its internal chunks too. */
+	for (int i = 0; i < 100; i++)
+		memcpy(long_in + 7 * i, "\033[2J\xe2\x82\xac", 7);
+	long_in[700] = '\0';
+	f = open_memstream(&mem, &memlen);
+	assert_non_null(f);
+	gs_render_fputs(f, long_in, 0);
+	fclose(f);
+	assert_int_equal(memlen, 1000);
+	for (int i = 0; i < 100; i++)
+		assert_memory_equal(mem + (size_t)i * 10, "\\x1b[2J\xe2\x82\xac", 10);
+	free(mem);
+}
+
+/* String and char values from target memory get the same treatment. */
+static void test_string_values_escape_terminal_controls(void **state)
+{
+	static const struct value_case cases[] = {
+		V(GS_TYPE_CSTRING, 0, 0, "\033[31mred\xc2\x9b", "\"\\x1b[31mred\\xc2\\x9b\""),
+		V(GS_TYPE_CSTRING, 0, 0, "\xc3\xa9t\xc3\xa9", "\"\xc3\xa9t\xc3\xa9\""),
+		V(GS_TYPE_CHAR, 1, 0, "\x9b", "'\\x9b'"),
+		V(GS_TYPE_CHAR, 1, 0, "\x7f", "'\\x7f'"),
+	};
+
+	(void)state;
+	check_values(cases, N(cases));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +530,8 @@ int main(void)
 		cmocka_unit_test(test_pretty_event_indents_items_and_frames),
 		cmocka_unit_test(test_plain_event_has_no_header),
 		cmocka_unit_test(test_small_buffers_truncate_like_snprintf),
+		cmocka_unit_test(test_target_text_escapes_c0_c1_and_del),
+		cmocka_unit_test(test_string_values_escape_terminal_controls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
