@@ -164,6 +164,9 @@ enum gs_var_status {
 	GS_VAR_TRUNCATED = 4,
 	GS_VAR_OFFSETS_UNAVAILABLE = 5,
 	GS_VAR_ZERO_LENGTH = 6,
+	/* gstrace's own (docs/protocol.md): a division or modulo by zero in a
+	 * script expression; ExprError code and value status alike. */
+	GS_VAR_DIV_BY_ZERO = 7,
 };
 
 struct gs_read_error_payload {

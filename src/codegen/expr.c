@@ -22,10 +22,21 @@ static bool is_simple(const struct gs_expr *e)
 	}
 }
 
+/* A division or modulo whose divisor may be zero at run time. */
+static bool divides_unsafely(const struct gs_expr *e)
+{
+	return e->kind == GS_EXPR_BINARY && (e->op == GS_OP_DIV || e->op == GS_OP_MOD) &&
+	       !(e->rhs && e->rhs->kind == GS_EXPR_INT && e->rhs->value != 0);
+}
+
+/* Whether e can fail at run time (a read, or a division by zero): its
+ * callers then keep an error record for it. */
 bool cg_expr_reads_memory(const struct gs_expr *e)
 {
 	if (!e)
 		return false;
+	if (divides_unsafely(e))
+		return true;
 	return e->kind == GS_EXPR_DEREF || cg_is_value(e) || cg_expr_reads_memory(e->lhs) ||
 	       cg_expr_reads_memory(e->rhs);
 }
@@ -225,8 +236,8 @@ static void deref(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err
 }
 
 /* Signed division and modulo on any kernel (no BPF v4 sdiv): divide the
- * magnitudes, then fix the sign. lhs in r0, rhs in r1. Division by zero
- * gives 0 and modulo by zero gives the dividend, as BPF itself does. */
+ * magnitudes, then fix the sign. lhs in r0, rhs in r1 (not zero: divmod
+ * checks it). */
 static void signed_divmod(struct gs_cg *cg, bool mod)
 {
 	struct gs_asm *a = cg->a;
@@ -270,16 +281,44 @@ static bool is_compare(int op)
 	return op >= GS_OP_EQ && op <= GS_OP_GE;
 }
 
+/* r0 = r0 / or % (r1 or imm). A zero divisor is an error of the
+ * expression (status DivisionByZero, value 0), not BPF's silent 0 or
+ * dividend: a condition then gives ExprError, a print shows the status. */
+static void divmod(struct gs_cg *cg, bool mod, bool use_imm, int32_t imm,
+		   const struct cg_err_record *rec)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label zero = gs_asm_label(a, "div_by_zero");
+	struct gs_label done = gs_asm_label(a, "div_done");
+
+	if (use_imm && imm != 0) {
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, imm));
+		signed_divmod(cg, mod);
+		return;
+	}
+	if (!use_imm) {
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, zero);
+		signed_divmod(cg, mod);
+		gs_asm_ja(a, done);
+	}
+	gs_asm_bind(a, zero);
+	gs_asm_note(a, "division by zero: status DivisionByZero");
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
+	cg_record_error(cg, rec, GS_VAR_DIV_BY_ZERO);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_bind(a, done);
+}
+
 /* r0 = r0 op (r1 or imm); uns: C's unsigned 64-bit comparison (an
  * operand is an unsigned long or a pointer). */
-static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm, bool uns)
+static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm, bool uns,
+		  const struct cg_err_record *rec)
 {
 	struct gs_asm *a = cg->a;
 
 	if (op == GS_OP_DIV || op == GS_OP_MOD) {
-		if (use_imm)
-			gs_asm_emit(a, GS_MOV64_IMM(GS_R1, imm));
-		signed_divmod(cg, op == GS_OP_MOD);
+		divmod(cg, op == GS_OP_MOD, use_imm, imm, rec);
 	} else if (is_compare(op)) {
 		struct gs_label yes = gs_asm_label(a, "compare_true");
 
@@ -337,10 +376,10 @@ static void binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 	uns = cg_value_unsigned64(cg, e->lhs) || cg_value_unsigned64(cg, e->rhs);
 	cg_expr(cg, e->lhs, rec);
 	if (e->rhs->kind == GS_EXPR_INT && fits_imm(e->rhs->value)) {
-		apply(cg, e->op, true, (int32_t)e->rhs->value, uns);
+		apply(cg, e->op, true, (int32_t)e->rhs->value, uns, rec);
 	} else if (is_simple(e->rhs)) {
 		simple_into(cg, e->rhs, GS_R1);
-		apply(cg, e->op, false, 0, uns);
+		apply(cg, e->op, false, 0, uns, rec);
 	} else {
 		size_t mark = gs_asm_stack_mark(a);
 		int16_t lhs = gs_asm_slot(a, "binary_lhs", 8, 8);
@@ -350,7 +389,7 @@ static void binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_FP, lhs));
 		gs_asm_stack_release(a, mark);
-		apply(cg, e->op, false, 0, uns);
+		apply(cg, e->op, false, 0, uns, rec);
 	}
 }
 

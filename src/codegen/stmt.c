@@ -21,6 +21,26 @@ uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n)
 	return count;
 }
 
+/* A let whose value can fail (a read, a division by zero) says so with
+ * ExprError, as a condition does, instead of binding a silent 0. */
+static void let_checked(struct gs_cg *cg, const struct gs_stmt *s)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label ok = gs_asm_label(a, "let_ok");
+	size_t mark = gs_asm_stack_mark(a);
+	struct cg_err_record rec = { 0 };
+
+	rec.slot = gs_asm_slot(a, "let_error", ERR_RECORD_SIZE, 8);
+	cg_err_record_reset(cg, &rec);
+	cg_expr(cg, s->expr, &rec);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->var_slots[s->var]));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, rec.slot));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, ok);
+	cg_expr_error(cg, s->expr->text, &rec);
+	gs_asm_bind(a, ok);
+	gs_asm_stack_release(a, mark);
+}
+
 static void let(struct gs_cg *cg, const struct gs_stmt *s)
 {
 	if (s->var >= cg->spec->nvars || !s->expr) {
@@ -29,8 +49,12 @@ static void let(struct gs_cg *cg, const struct gs_stmt *s)
 		return;
 	}
 	gs_asm_notef(cg->a, "let %.40s", s->text ? s->text : "");
-	cg_expr(cg, s->expr, NULL);
-	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->var_slots[s->var]));
+	if (!cg_expr_reads_memory(s->expr)) {
+		cg_expr(cg, s->expr, NULL);
+		gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->var_slots[s->var]));
+		return;
+	}
+	let_checked(cg, s);
 }
 
 static void if_else(struct gs_cg *cg, const struct gs_stmt *s)
@@ -104,7 +128,8 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 }
 
 /* What EndInstruction reports (reference 1.6): prints and backtraces count
- * one, `let` none, an `if` the larger of its branches. */
+ * one, `let` none (one when its value can fail), an `if` the larger of its
+ * branches. */
 uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n)
 {
 	uint32_t total = 0;
@@ -114,7 +139,8 @@ uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n)
 		uint32_t t, e;
 
 		switch (s->kind) {
-		case GS_STMT_LET:
+		case GS_STMT_LET: /* nothing, or ExprError when its value fails */
+			total += cg_expr_reads_memory(s->expr);
 			break;
 		case GS_STMT_IF:
 			t = cg_count_instructions(s->then_body, s->nthen);

@@ -86,7 +86,7 @@ static void put_0x(struct out *o, uint64_t v)
 
 static const char *const var_status_labels[] = {
 	"ok", "null deref", "read error", "access error", "truncated", "offsets unavailable",
-	"zero length",
+	"zero length", "division by zero",
 };
 
 static const char *const bt_status_labels[] = {
@@ -107,7 +107,7 @@ static const char *const exec_status_labels[] = {
 /* Replacement text of a value whose status is not Ok (ReadError has its own). */
 static const char *const var_status_texts[] = {
 	NULL, "<null pointer dereference>", "<read error>", "<address computation failed>",
-	"<truncated>", "<offsets unavailable>", "<zero length>",
+	"<truncated>", "<offsets unavailable>", "<zero length>", "<division by zero>",
 };
 
 static const char *const expr_flag_names[] = {
@@ -516,7 +516,9 @@ static void put_expr_error(struct out *o, const struct gs_inst *in, const char *
 	put_str(o, in->expr_error.expr);
 	put(o, " (", 2);
 	put_str(o, gs_var_status_label(in->expr_error.error_code));
-	if (in->expr_error.failing_addr) {
+	if (in->expr_error.error_code == GS_VAR_DIV_BY_ZERO) {
+		/* no address to show */
+	} else if (in->expr_error.failing_addr) {
 		put(o, " at 0x", 6);
 		put_hex(o, in->expr_error.failing_addr, 0, 16);
 	} else {

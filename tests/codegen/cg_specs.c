@@ -130,6 +130,36 @@ static const struct gs_trace_spec arith = {
 	.trace_id = 6, .target = "arith", .body = arith_body, .nbody = N(arith_body), .nvars = 1,
 };
 
+/* trace f {
+ *   if 100 / rdi > 0 { print "positive"; }
+ *   print "{} {}", 7 / rdi, 7 % rdi;
+ *   let q = 9 / rdi;
+ *   print 1 / 0;
+ * } */
+static const struct gs_expr one_hundred = INT(100);
+static const struct gs_expr div_rdi = BIN(GS_OP_DIV, &one_hundred, &rdi, "100 / rdi");
+static const struct gs_expr div_positive = BIN(GS_OP_GT, &div_rdi, &zero, "100 / rdi > 0");
+static const struct gs_expr seven_div = BIN(GS_OP_DIV, &seven, &rdi, "7 / rdi");
+static const struct gs_expr seven_mod = BIN(GS_OP_MOD, &seven, &rdi, "7 % rdi");
+static const struct gs_expr nine = INT(9);
+static const struct gs_expr nine_div = BIN(GS_OP_DIV, &nine, &rdi, "9 / rdi");
+static const struct gs_expr one_const = INT(1);
+static const struct gs_expr one_div_zero = BIN(GS_OP_DIV, &one_const, &zero, "1 / 0");
+static const struct gs_stmt div_positive_body[] = {
+	{ .kind = GS_STMT_PRINT_STRING, .text = "positive" },
+};
+static const struct gs_expr *const div_args[] = { &seven_div, &seven_mod };
+static const struct gs_stmt div_body[] = {
+	{ .kind = GS_STMT_IF, .expr = &div_positive, .then_body = div_positive_body,
+	  .nthen = N(div_positive_body) },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {}", .args = div_args, .nargs = N(div_args) },
+	{ .kind = GS_STMT_LET, .var = 0, .text = "q", .expr = &nine_div },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &one_div_zero },
+};
+static const struct gs_trace_spec div_zero = {
+	.trace_id = 12, .target = "div_zero", .body = div_body, .nbody = N(div_body), .nvars = 1,
+};
+
 /* trace f { print "first"; ... print "sixth"; } with max_trace_event_size 64:
  * 28 + 6 * 6 + 8 = 72 bytes cannot fit, so every event is dropped. */
 static const struct gs_stmt overflow_body[] = {
@@ -235,6 +265,7 @@ const struct gs_cg_case gs_cg_cases[] = {
 	{ "if_else", &if_else, { 0 } },
 	{ "read_condition", &read_condition, { 0 } },
 	{ "arith", &arith, { 0 } },
+	{ "div_zero", &div_zero, { 0 } },
 	{ "overflow", &overflow, { .max_trace_event_size = 64 } },
 	{ "pid_filter_host", &pid_filtered, { .filter_pid = GS_CG_FILTER_PID } },
 	{ "pid_filter_ns", &pid_filtered, { .filter_pid = GS_CG_FILTER_PID,

@@ -369,6 +369,40 @@ static void test_arithmetic_follows_c_signed_semantics(void **state)
 	})
 }
 
+/* A zero divisor is an error of the expression, not BPF's 0 / dividend:
+ * ExprError for a condition (no branch) and a let, the status in a print. */
+static void test_division_by_zero_is_an_expression_error(void **state)
+{
+	(void)state;
+	EACH_OUTPUT({
+		const struct gs_inst *f, *e;
+
+		build(h, "div_zero");
+		h->regs[REG_DI] = 3;
+		run(h);
+		assert_string_equal(inst(h, 0, 0)->string.text, "positive");
+		f = inst(h, 0, 1);
+		assert_int_equal(value_i64(&f->format.args[0]), 2);
+		assert_int_equal(value_i64(&f->format.args[1]), 1);
+		assert_int_equal(inst(h, 0, 2)->variable.status, GS_VAR_DIV_BY_ZERO); /* 1 / 0 */
+
+		h->regs[REG_DI] = 0;
+		run(h);
+		e = inst(h, 0, 0);
+		assert_int_equal(e->type, GS_INST_EXPR_ERROR);
+		assert_string_equal(e->expr_error.expr, "100 / rdi > 0");
+		assert_int_equal(e->expr_error.error_code, GS_VAR_DIV_BY_ZERO);
+		f = inst(h, 0, 1);
+		assert_int_equal(f->format.args[0].status, GS_VAR_DIV_BY_ZERO);
+		assert_int_equal(f->format.args[1].status, GS_VAR_DIV_BY_ZERO);
+		e = inst(h, 0, 2);
+		assert_int_equal(e->type, GS_INST_EXPR_ERROR);
+		assert_string_equal(e->expr_error.expr, "9 / rdi");
+		assert_int_equal(e->expr_error.error_code, GS_VAR_DIV_BY_ZERO);
+		assert_int_equal(inst(h, 0, 3)->variable.status, GS_VAR_DIV_BY_ZERO);
+	})
+}
+
 static void test_event_larger_than_the_buffer_is_dropped_whole(void **state)
 {
 	(void)state;
@@ -445,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_if_else_chain_takes_one_branch),
 		cmocka_unit_test(test_failed_condition_read_emits_expr_error_and_no_branch),
 		cmocka_unit_test(test_arithmetic_follows_c_signed_semantics),
+		cmocka_unit_test(test_division_by_zero_is_an_expression_error),
 		cmocka_unit_test(test_event_larger_than_the_buffer_is_dropped_whole),
 		cmocka_unit_test(test_failed_output_increments_the_loss_counter),
 		cmocka_unit_test(test_host_pid_filter_skips_other_processes),
