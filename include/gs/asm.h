@@ -163,7 +163,9 @@ void gs_asm_func_begin(struct gs_asm *a, uint32_t btf_type_id);
 
 /* Stack slots below r10: returns the (negative) offset of `size` bytes
  * aligned to `align` (a power of two <= 8). Past GS_STACK_MAX the assembler
- * fails naming the slot. Slots taken after a mark are freed by releasing it. */
+ * fails with -ENOSPC naming the slot (callers tell a full stack from other
+ * failures by that code). Slots taken after a mark are freed by releasing
+ * it. */
 int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t align);
 size_t gs_asm_stack_mark(const struct gs_asm *a);
 void gs_asm_stack_release(struct gs_asm *a, size_t mark);

@@ -90,6 +90,10 @@ struct gs_load_opts {
 	size_t sz;
 	uint32_t log_size;  /* verifier log buffer on a rejection; 0: 16 MiB */
 	unsigned log_lines; /* log lines in the report; 0: 15 */
+	/* Load for a uprobe_multi link (expected attach type
+	 * BPF_TRACE_UPROBE_MULTI): such a program attaches through
+	 * gs_uprobe_opts.multi_link only. */
+	bool uprobe_multi;
 };
 
 struct gs_loaded {
@@ -218,32 +222,51 @@ struct gs_uprobe_opts {
 	pid_t pid;          /* > 0: that process; else every process */
 	bool retprobe;
 	bool force_tracefs; /* skip the perf uprobe PMU (tests, old kernels) */
+	/* Attach through one uprobe_multi BPF link (every offset in it); the
+	 * program must have been loaded with gs_load_opts.uprobe_multi. */
+	bool multi_link;
 };
 
-/* One attached probe point: perf event fd(s) and, in tracefs mode, the
- * uprobe_events entry to remove. */
+/* One attached probe: a uprobe_multi link, or perf event fd(s) and, in
+ * tracefs mode, the uprobe_events entry to remove. */
 struct gs_uprobe {
-	int *fds;
+	int link_fd;         /* the uprobe_multi link, or -1 */
+	int *fds;            /* perf events (PMU or tracefs mode) */
 	size_t nfds;
-	char *tracefs_event; /* "gstrace/<name>", or NULL (PMU mode) */
+	char *tracefs_event; /* "gstrace/<name>", or NULL (PMU or link) */
 	char *tracefs_dir;   /* where uprobe_events is, in tracefs mode */
 };
 
-/* Attaches prog_fd at (path, file offset): the perf `uprobe` PMU
- * (perf_event_open + PERF_EVENT_IOC_SET_BPF + ENABLE), or a tracefs
- * uprobe_events entry when the PMU is missing (tracefs is mounted at
- * /sys/kernel/tracing when no tracefs is). For every process the event is
- * opened on CPU 0 (pid -1 needs a CPU); the program runs for hits on every
- * CPU since BPF is attached to the probe, not to the event's CPU. */
+/* Attaches prog_fd at (path, file offset): through a uprobe_multi link
+ * (opts->multi_link), else the perf `uprobe` PMU (perf_event_open +
+ * PERF_EVENT_IOC_SET_BPF + ENABLE), else a tracefs uprobe_events entry
+ * (tracefs is mounted at /sys/kernel/tracing when no tracefs is). For
+ * every process a perf event is opened on CPU 0 (pid -1 needs a CPU); the
+ * program runs for hits on every CPU since BPF is attached to the probe,
+ * not to the event's CPU. */
 int gs_uprobe_attach(int prog_fd, const char *path, uint64_t offset,
 		     const struct gs_uprobe_opts *opts, struct gs_uprobe **out, struct gs_error *err);
-/* Closes the event(s) and removes any tracefs entry; frees u. */
+/* The same for n offsets of one file: one link for all of them, or one
+ * perf event each (tracefs mode takes one offset). */
+int gs_uprobe_attach_offsets(int prog_fd, const char *path, const uint64_t *offsets, size_t n,
+			     const struct gs_uprobe_opts *opts, struct gs_uprobe **out,
+			     struct gs_error *err);
+/* Closes the link or event(s) and removes any tracefs entry; frees u. */
 void gs_uprobe_detach(struct gs_uprobe *u);
-/* Detaches n probes at once on worker threads (the kernel spends about
- * 0.1 s in each uprobe close); v[i] are freed and set to NULL. */
+/* Detaches n probes at once on worker threads (the kernel spends an RCU
+ * grace period or more in each uprobe release; links release in
+ * parallel, perf events one by one); v[i] are freed and set to NULL. */
 void gs_uprobes_detach(struct gs_uprobe **v, size_t n);
 /* 0 when the perf uprobe PMU or tracefs uprobe_events is usable. */
 int gs_uprobe_supported(struct gs_error *err);
+/* 0 when this kernel has uprobe_multi links (Linux 6.6+, bpf() allowed);
+ * else -errno and why not. */
+int gs_uprobe_multi_supported(struct gs_error *err);
+/* Removes the gstrace/ entries of tracefs uprobe_events whose gstrace is
+ * gone (killed before it could remove them): its pid does not exist or is
+ * another process now. Entries of running gstraces stay. Nothing to do
+ * when no tracefs is mounted. *removed (may be NULL) counts them. */
+int gs_uprobe_events_reap(size_t *removed, struct gs_error *err);
 
 /* ---- reading events (reader.c) ------------------------------------------- */
 
@@ -345,6 +368,10 @@ struct gs_plan_opts {
 	 * must outlive the plan and every session of it). NULL: the plan's own
 	 * (gs_plan_modfiles). */
 	struct gs_modfiles *files;
+	/* Most probe addresses the plan may hold (each is a program, its maps
+	 * and a uprobe): the trace that goes past it fails with -E2BIG and a
+	 * message naming the limit. 0: no limit. */
+	size_t max_probes;
 };
 
 /* One address of one trace. */
@@ -442,6 +469,9 @@ int gs_plan_print(const struct gs_plan *p, unsigned what, FILE *f);
 struct gs_session_opts {
 	size_t sz;
 	bool force_tracefs;   /* attach through tracefs uprobe_events, not the PMU */
+	/* Attach through perf events even where the kernel has uprobe_multi
+	 * links (which detach in parallel, and are the default). */
+	bool no_multi_link;
 	gs_event_fn on_event; /* decoded events; a non-zero return ends a poll */
 	void *arg;
 };
@@ -453,7 +483,10 @@ int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
 /* Loads and attaches every probe of plan, in plan order: creates its maps
  * (the module and row maps shared by every program), fills the unwind maps
  * (with a pid, that process; in target mode every process mapping a traced
- * module, rescanned at most once a second later), loads, attaches. The
+ * module, rescanned at most once a second later), loads, adds its output
+ * to the reader, attaches (a uprobe_multi link per program where the kernel
+ * has them, else perf events). First it removes the tracefs entries that
+ * killed gstraces left (gs_uprobe_events_reap). The
  * plan must outlive the session. Returns the number of probes attached or
  * -errno, err naming the trace; a verifier rejection's full report is then
  * gs_session_report(). Call once per session. */
@@ -472,7 +505,13 @@ int gs_session_fd(const struct gs_session *s);
 /* Events lost in the kernel so far: loss counters of every trace plus lost
  * perf samples. */
 int gs_session_lost(const struct gs_session *s, uint64_t *total, struct gs_error *err);
-/* Detaches every probe (concurrently) and frees everything. */
+/* Probes attached so far. */
+size_t gs_session_probe_count(const struct gs_session *s);
+/* Detaches every probe, concurrently; maps, counters and buffers stay, so
+ * gs_session_lost() and gs_session_poll() still work (nothing new comes).
+ * Once per session; gs_session_free() does it when not done. */
+void gs_session_detach(struct gs_session *s);
+/* Detaches every probe (when not done) and frees everything. */
 void gs_session_free(struct gs_session *s);
 
 #endif /* GS_RUNTIME_H */

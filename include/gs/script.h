@@ -34,6 +34,12 @@ struct gs_target_pattern {
 int gs_target_pattern_parse(const char *text, struct gs_target_pattern **out,
 			    struct gs_error *err);
 
+/* `let` variables a trace may bind. Each lives in an 8-byte slot of the
+ * 512-byte BPF stack for the whole program; this many leave room for the
+ * rest (event framing, reads, nested conditions). A script with more is
+ * refused at the first let past the limit. */
+#define GS_SCRIPT_LETS_MAX 48
+
 struct gs_script_trace {
 	struct gs_target_pattern target;
 	unsigned line, column;  /* where the pattern starts in the script, 1-based */

@@ -40,6 +40,9 @@ struct gs_cfi_stats {
 	size_t exported;          /* rows that passed the export rules */
 	size_t merged;            /* exported rows folded into the previous one */
 	size_t dropped[GS_CFI_DROP_NREASONS];
+	size_t eh_frame_bytes;    /* size of .eh_frame (0: none) */
+	bool eh_frame_broken;     /* reading .eh_frame stopped at a malformed entry */
+	size_t eh_frame_broken_at; /* ... at this offset: what follows is unread */
 };
 
 /* Zero is the default: merge, and read .debug_frame for uncovered ranges. */

@@ -22,7 +22,7 @@ int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t 
 	}
 	end = (a->stack_used + size + align - 1) & ~(align - 1);
 	if (end > GS_STACK_MAX) {
-		gs_asm_fail(a, -E2BIG,
+		gs_asm_fail(a, -ENOSPC,
 			    "stack frame exceeds %d bytes: slot '%s' (%u bytes) would end at r10-%d "
 			    "with %d bytes already in use (note: %s); release scratch slots with "
 			    "gs_asm_stack_release() or keep the value in a map",

@@ -10,19 +10,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include <poll.h>
 
+#include <gs/render.h>
 #include <gs/runtime.h>
+#include <gs/script.h>
 
 #include "aggregate.h"
 #include "launch.h"
 #include "options.h"
 #include "output.h"
-#include <gs/script.h>
+#include "say.h"
+#include "stop.h"
+#include "targets.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
@@ -43,8 +45,18 @@ struct run {
 	struct cli_agg *agg;  /* counting (--aggregate, folded, --flamegraph) */
 	bool print_events;    /* each event as it comes */
 	bool agg_failed;
-	uint64_t events, max_events;
+	uint64_t events, max_events; /* events that printed something */
 };
+
+/* An event whose `if`s printed nothing shows nothing, and does not count
+ * towards --max-events. */
+static bool printed_something(const struct gs_event *ev)
+{
+	for (size_t i = 0; i < ev->ninsts; i++)
+		if (ev->insts[i].type != GS_INST_END)
+			return true;
+	return false;
+}
 
 static int on_event(void *arg, const struct gs_event *ev)
 {
@@ -59,7 +71,7 @@ static int on_event(void *arg, const struct gs_event *ev)
 		r->agg_failed = true;
 		return 1;
 	}
-	r->events++;
+	r->events += printed_something(ev);
 	return r->max_events && r->events >= r->max_events;
 }
 
@@ -82,6 +94,18 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	/* A closed output pipe is an end like any other, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/* A probe holds several descriptors (program, maps, link, buffer): the
+ * soft limit (often 1024) goes up to the hard one, as tracers do. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 /* The whole script file, NUL-terminated, or NULL with err set. */
@@ -130,60 +154,13 @@ static char *read_file(const char *path, size_t *len, struct gs_error *err)
 	return NULL;
 }
 
-/* The process exists (or exists but is not ours to signal). */
-static bool pid_exists(pid_t pid)
-{
-	return kill(pid, 0) == 0 || errno == EPERM;
-}
-
-static int open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	(void)pid;
-	return -1;
-#endif
-}
-
-/* The traced process has ended (-p mode). */
-static bool pid_ended(int pidfd, pid_t pid)
-{
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-
-	if (pidfd >= 0)
-		return poll(&p, 1, 0) > 0;
-	return !pid_exists(pid);
-}
-
-static void report_lost(const struct gs_script *s, struct gs_session *sess, uint64_t *reported)
-{
-	uint64_t total;
-
-	if (gs_session_lost(sess, &total, NULL) || total <= *reported)
-		return;
-	if (s->ntraces == 1) {
-		fprintf(stderr, "gstrace: trace #0 (%s) lost %" PRIu64 " events in kernel before "
-			"userspace delivery (total %" PRIu64 ")\n", s->traces[0].target.text,
-			total - *reported, total);
-	} else {
-		/* The session counts losses of all traces together. */
-		fputs("gstrace: traces", stderr);
-		for (size_t i = 0; i < s->ntraces; i++)
-			fprintf(stderr, "%s #%zu (%s)", i ? "," : "", i, s->traces[i].target.text);
-		fprintf(stderr, " lost %" PRIu64 " events in kernel before userspace delivery "
-			"(total %" PRIu64 ")\n", total - *reported, total);
-	}
-	*reported = total;
-}
-
 /* Flushes the output; false to stop (a closed pipe ends quietly). */
 static bool flush_output(FILE *f, int *status)
 {
 	if (fflush(f) == 0 && !ferror(f))
 		return true;
 	if (errno != EPIPE) {
-		fprintf(stderr, "gstrace: cannot write the events: %s\n", strerror(errno));
+		cli_say("gstrace: ", "cannot write the events: %s", strerror(errno));
 		*status = EXIT_RUNTIME;
 	}
 	return false;
@@ -206,11 +183,12 @@ struct ctx {
 	const char *modules[2];
 	size_t nmodules;
 	struct cli_pick pick;  /* launch mode: which process to trace */
+	struct cli_losses losses;
 };
 
 static void teardown(struct ctx *c)
 {
-	gs_session_free(c->session);
+	cli_teardown(c->script, c->session, &c->losses);
 	c->session = NULL;
 	cli_agg_free(c->agg);
 	gs_out_free(c->out);
@@ -235,15 +213,24 @@ static int load_script(struct ctx *c)
 	if (c->cli.script_file) {
 		c->script_text = read_file(c->cli.script_file, &len, &err);
 		if (!c->script_text) {
-			fprintf(stderr, "gstrace: %s\n", err.msg);
+			cli_say("gstrace: ", "%s", err.msg);
 			return EXIT_USAGE;
 		}
 		text = c->script_text;
 		so.name = c->cli.script_file;
 	}
 	if (gs_script_parse(text, len, &so, &c->script, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+		cli_say("", "%s", err.msg);
 		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	/* More traces than probes allowed: refused before any is resolved. */
+	if (c->script->ntraces > c->cli.max_probes) {
+		gs_script_trace_errorf(c->script, &c->script->traces[c->cli.max_probes], &err,
+				       -E2BIG, "trace #%zu is one more than the %zu probes allowed "
+				       "(--max-probes); raise the limit with --max-probes N, or trace "
+				       "fewer functions", c->cli.max_probes, c->cli.max_probes);
+		cli_say("", "%s", err.msg);
+		return EXIT_USAGE;
 	}
 	return 0;
 }
@@ -256,10 +243,13 @@ static bool script_has_bt(const struct gs_script *s)
 	return false;
 }
 
-/* Files, pids and commands the flags name. */
+/* Files, pids and commands the flags name: what cannot be traced is
+ * refused with the fix, what may trace nothing is warned about. */
 static int check_inputs(struct ctx *c)
 {
 	struct gs_error err = { 0 };
+	enum cli_verdict v;
+	char msg[1024];
 
 	if ((c->cli.format == GS_CLI_FOLDED || c->cli.flamegraph) && !script_has_bt(c->script)) {
 		fprintf(stderr, "gstrace: %s counts backtraces, and the script takes none; add "
@@ -267,17 +257,19 @@ static int check_inputs(struct ctx *c)
 			"--flamegraph" : "--script-output folded");
 		return EXIT_USAGE;
 	}
-	if (c->cli.pid && !pid_exists(c->cli.pid)) {
-		fprintf(stderr, "gstrace: -p %d: no such process; check the pid\n", (int)c->cli.pid);
+	if (c->cli.pid && cli_check_pid(c->cli.pid, msg, sizeof(msg)) == CLI_TARGET_REFUSE) {
+		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
 	}
-	if (c->cli.target && access(c->cli.target, R_OK)) {
-		fprintf(stderr, "gstrace: -t %s: %s; give the path of an executable or a shared "
-			"library\n", c->cli.target, strerror(errno));
-		return EXIT_USAGE;
+	if (c->cli.target) {
+		v = cli_check_target(c->cli.pid, c->cli.target, msg, sizeof(msg));
+		if (v != CLI_TARGET_OK)
+			cli_say("gstrace: ", "%s", msg);
+		if (v == CLI_TARGET_REFUSE)
+			return EXIT_USAGE;
 	}
 	if (c->cli.ncommand && gs_launch_find(c->cli.command[0], &c->cmd_path, &err)) {
-		fprintf(stderr, "gstrace: %s\n", err.msg);
+		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_USAGE;
 	}
 	if (c->cli.target)
@@ -290,15 +282,11 @@ static int check_inputs(struct ctx *c)
 			"permissions\n", c->cli.flamegraph, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (c->cli.output) {
-		c->outf = fopen(c->cli.output, "w");
-		if (!c->outf) {
-			fprintf(stderr, "gstrace: -o %s: %s; check the directory and permissions\n",
-				c->cli.output, strerror(errno));
-			return EXIT_USAGE;
-		}
-	} else {
+	if (!c->cli.output) {
 		c->outf = stdout;
+	} else if (cli_open_output(c->cli.output, &c->outf, msg, sizeof(msg)) != CLI_TARGET_OK) {
+		cli_say("gstrace: ", "%s", msg);
+		return EXIT_USAGE;
 	}
 	return 0;
 }
@@ -325,13 +313,13 @@ static void notice_moved_lines(const struct gs_plan *p)
 static int plan(struct ctx *c, const struct gs_program_opts *popts, pid_t pid)
 {
 	struct gs_plan_opts po = { .sz = sizeof(po), .pid = pid, .module = c->cli.target,
-				   .program = popts };
+				   .program = popts, .max_probes = c->cli.max_probes };
 	struct gs_modfiles_opts mo = { .sz = sizeof(mo), .debug_dirs = c->cli.debug_dirs };
 	struct gs_error err = { 0 };
 
 	/* One module-file cache for the run: resolution, rows and frames. */
 	if (gs_modfiles_new(&mo, &c->files, &err)) {
-		fprintf(stderr, "gstrace: %s\n", err.msg);
+		cli_say("gstrace: ", "%s", err.msg);
 		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
 	po.files = c->files;
@@ -343,7 +331,7 @@ static int plan(struct ctx *c, const struct gs_program_opts *popts, pid_t pid)
 		notice_moved_lines(c->plan);
 		return 0;
 	}
-	fprintf(stderr, "%s%s\n", strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", err.msg);
+	cli_say(strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", "%s", err.msg);
 	return err.code == -ENOMEM || err.code == -EFAULT ? EXIT_RUNTIME : EXIT_USAGE;
 }
 
@@ -372,11 +360,20 @@ static int dry_run(struct ctx *c)
 			(c->cli.dump_insns ? GS_PLAN_PRINT_INSNS : 0);
 
 	if (gs_plan_print(c->plan, what, c->outf) || fflush(c->outf)) {
-		fprintf(stderr, "gstrace: cannot write the %s: %s\n",
+		cli_say("gstrace: ", "cannot write the %s: %s",
 			c->cli.dry_run ? "dry-run summary" : "instruction listing", strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	return 0;
+}
+
+/* Test switches (docs/cli.md, "Environment"): attach through tracefs, or
+ * through perf events where uprobe_multi links would be used. */
+static bool env_flag(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0;
 }
 
 /* Session, probes, ready marker. */
@@ -386,16 +383,20 @@ static int attach(struct ctx *c, struct run *r, pid_t pid)
 		.format = c->cli.format, .timestamp = c->cli.timestamp, .pid = pid,
 		.modules = c->modules, .nmodules = c->nmodules, .files = c->files,
 	};
-	struct gs_session_opts so = { .sz = sizeof(so), .on_event = on_event, .arg = r };
+	struct gs_session_opts so = {
+		.sz = sizeof(so), .on_event = on_event, .arg = r,
+		.force_tracefs = env_flag("GSTRACE_FORCE_TRACEFS"),
+		.no_multi_link = env_flag("GSTRACE_NO_UPROBE_MULTI"),
+	};
 	struct gs_error err = { 0 };
 	const char *report;
 
 	if (gs_bpf_permitted(&err) || gs_uprobe_supported(&err)) {
-		fprintf(stderr, "gstrace: %s\n", err.msg);
+		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;
 	}
 	if (gs_out_new(&oo, c->outf, &c->out, &err) || gs_session_new(&so, &c->session, &err)) {
-		fprintf(stderr, "gstrace: %s\n", err.msg);
+		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;
 	}
 	r->out = c->out;
@@ -403,7 +404,7 @@ static int attach(struct ctx *c, struct run *r, pid_t pid)
 	if ((c->cli.aggregate || c->cli.format == GS_CLI_FOLDED || c->cli.flamegraph) &&
 	    cli_agg_new(c->out, c->cli.aggregate, c->cli.format == GS_CLI_FOLDED ||
 			c->cli.flamegraph, &c->agg, &err)) {
-		fprintf(stderr, "gstrace: %s\n", err.msg);
+		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;
 	}
 	r->agg = c->agg;
@@ -412,11 +413,13 @@ static int attach(struct ctx *c, struct run *r, pid_t pid)
 	if (stop_signal)
 		return 0;
 	if (gs_session_start(c->session, c->plan, &err) < 0) {
-		fprintf(stderr, "gstrace: %s\n", err.msg);
+		cli_say(strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", "%s", err.msg);
 		report = gs_session_report(c->session);
-		if (report)
-			fprintf(stderr, "%s%s", report,
-				report[0] && report[strlen(report) - 1] == '\n' ? "" : "\n");
+		if (report && report[0]) {
+			gs_render_fputs(stderr, report, GS_RENDER_KEEP_NEWLINES);
+			if (report[strlen(report) - 1] != '\n')
+				fputc('\n', stderr);
+		}
 		return EXIT_RUNTIME;
 	}
 	if (c->cli.ready_marker) {
@@ -466,15 +469,20 @@ static int finish_counts(struct ctx *c, double elapsed_s)
 }
 
 /* Prints events until something ends the trace. 0 or an exit status;
- * *target_ended tells whether the target's end was the reason. */
+ * *target_ended tells whether the target's end was the reason.
+ * --duration counts from here: every probe is attached. */
 static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ended)
 {
-	int64_t start = now_ns(), next_loss = start + LOSS_REPORT_NS;
+	int64_t start = now_ns(), next_tick = start + LOSS_REPORT_NS;
 	int64_t interval = (int64_t)c->cli.interval_ms * 1000000, next_table = start + interval;
 	int64_t deadline = c->cli.duration_ms ? start + (int64_t)c->cli.duration_ms * 1000000 : 0;
-	int pidfd = !c->cli.ncommand && pid > 0 ? open_pidfd(pid) : -1;
-	uint64_t lost = 0;
+	bool watch = !c->cli.ncommand && pid > 0;
+	enum cli_watch_state seen = CLI_WATCH_RUNNING;
+	struct cli_watch w = { .pidfd = -1 };
 	int status = 0;
+
+	if (watch)
+		cli_watch_start(&w, pid);
 
 	*target_ended = false;
 	while (!stop_signal) {
@@ -488,7 +496,7 @@ static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ende
 			timeout = (int)((deadline - now) / 1000000) + 1;
 		rc = gs_session_poll(c->session, timeout, &err);
 		if (rc < 0 && rc != -EINTR) {
-			fprintf(stderr, "gstrace: reading events failed: %s\n", err.msg);
+			cli_say("gstrace: ", "reading events failed: %s", err.msg);
 			status = EXIT_RUNTIME;
 			break;
 		}
@@ -497,7 +505,7 @@ static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ende
 		if (r->max_events && r->events >= r->max_events)
 			break;
 		if (r->agg_failed) {
-			fprintf(stderr, "gstrace: out of memory counting the events\n");
+			cli_say("gstrace: ", "out of memory counting the events");
 			status = EXIT_RUNTIME;
 			break;
 		}
@@ -505,21 +513,25 @@ static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ende
 			cli_agg_print(c->agg, c->outf, (double)(now_ns() - start) / 1e9);
 			next_table += interval;
 		}
-		if (now_ns() >= next_loss) {
-			report_lost(c->script, c->session, &lost);
-			next_loss = now_ns() + LOSS_REPORT_NS;
+		if (now_ns() >= next_tick) {
+			cli_report_lost(c->script, c->session, &c->losses);
+			next_tick = now_ns() + LOSS_REPORT_NS;
+			seen = watch ? cli_watch_check(&w, true) : seen;
+		} else if (watch) {
+			seen = cli_watch_check(&w, false);
 		}
-		if ((c->cli.ncommand && gs_launch_ended(&c->launch)) ||
-		    (!c->cli.ncommand && pid > 0 && pid_ended(pidfd, pid))) {
+		if ((c->cli.ncommand && gs_launch_ended(&c->launch)) || seen != CLI_WATCH_RUNNING) {
 			drain(c->session);
 			flush_output(c->outf, &status);
+			if (seen == CLI_WATCH_EXECD)
+				cli_say("gstrace: ", "process %d replaced its program (exec): the "
+					"traced code is gone, so tracing ends; trace the new program "
+					"with a new gstrace -p %d", (int)pid, (int)pid);
 			*target_ended = true;
 			break;
 		}
 	}
-	report_lost(c->script, c->session, &lost);
-	if (pidfd >= 0)
-		close(pidfd);
+	cli_watch_stop(&w);
 	if (status == 0)
 		status = finish_counts(c, (double)(now_ns() - start) / 1e9);
 	return status;
@@ -540,14 +552,14 @@ static int launch(struct ctx *c)
 				    &c->launch, &err);
 
 	if (rc == -ECANCELED) { /* the command's own image lacks the targets */
-		fprintf(stderr, "%s\n", c->pick.first_miss.msg);
+		cli_say("", "%s", c->pick.first_miss.msg);
 		return EXIT_USAGE;
 	}
 	if (rc) {
 		if (err.code == -ESRCH && c->pick.first_miss.msg[0])
-			fprintf(stderr, "%s\ngstrace: %s\n", c->pick.first_miss.msg, err.msg);
+			cli_say("", "%s\ngstrace: %s", c->pick.first_miss.msg, err.msg);
 		else
-			fprintf(stderr, "gstrace: %s\n", err.msg);
+			cli_say("gstrace: ", "%s", err.msg);
 		/* ended before its entry: its own status; else we could not start it */
 		return err.code == -ECHILD ? gs_launch_exit_code(&c->launch) : EXIT_USAGE;
 	}
@@ -561,7 +573,7 @@ static int launch(struct ctx *c)
 		free(c->cmd_path);
 		c->cmd_path = exe;
 	}
-	fprintf(stderr, "gstrace: tracing pid %d (%s), started by %s (pid %d)\n",
+	cli_say("gstrace: ", "tracing pid %d (%s), started by %s (pid %d)",
 		(int)c->launch.traced_pid, c->cmd_path, c->cli.command[0], (int)c->launch.pid);
 	return 0;
 }
@@ -604,13 +616,13 @@ static int run(struct ctx *c)
 		print_phases(c, start_ns);
 	if (rc == 0 && !dry && !stop_signal && c->cli.ncommand &&
 	    gs_launch_resume(&c->launch, &err)) {
-		fprintf(stderr, "gstrace: %s\n", err.msg);
+		cli_say("gstrace: ", "%s", err.msg);
 		rc = EXIT_RUNTIME;
 	}
 	if (rc == 0 && !dry && !stop_signal)
 		rc = event_loop(c, &r, pid, &ended);
 	/* Probes first: nothing fires while the command is being stopped. */
-	gs_session_free(c->session);
+	cli_teardown(c->script, c->session, &c->losses);
 	c->session = NULL;
 	if (c->launch.pid) {
 		if (ended && rc == 0)
@@ -628,7 +640,7 @@ int main(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	if (gs_cli_parse(argc, argv, &c.cli, msg, sizeof(msg))) {
-		fprintf(stderr, "gstrace: %s\n", msg);
+		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
 	}
 	if (c.cli.action == GS_CLI_HELP) {
@@ -640,6 +652,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	install_signals();
+	raise_fd_limit();
 	rc = run(&c);
 	teardown(&c);
 	return rc;

@@ -20,7 +20,7 @@ enum opt_id {
 	O_PID, O_TARGET, O_SCRIPT, O_SCRIPT_FILE, O_DEPTH, O_FORMAT, O_TIMESTAMP,
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
 	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE,
-	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS,
+	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES,
 };
 
 struct opt {
@@ -44,6 +44,7 @@ static const struct opt opts[] = {
 	{ "dump-insns", 0, NULL, O_DUMP_INSNS },
 	{ "max-events", 0, "N", O_MAX_EVENTS },
 	{ "duration", 0, "SECONDS", O_DURATION },
+	{ "max-probes", 0, "N", O_MAX_PROBES },
 	{ "emit-ready-marker", 0, "TEXT", O_READY },
 	{ "output", 'o', "FILE", O_OUTPUT },
 	{ "ringbuf-size", 0, "BYTES", O_RINGBUF_SIZE },
@@ -260,6 +261,12 @@ static int apply(struct gs_cli *c, const struct opt *o, const char *flag, const 
 			return usage_error(msg, size, "%s '%s' is not a duration; give seconds "
 					   "greater than 0 (e.g. %s 5 or %s 0.5)", flag, v, flag, flag);
 		break;
+	case O_MAX_PROBES:
+		if (!parse_uint(v, 1, GS_CLI_MAX_PROBES_LIMIT, &n))
+			return usage_error(msg, size, "%s '%s' is out of range; give a number of "
+					   "probes from 1 to %u", flag, v, GS_CLI_MAX_PROBES_LIMIT);
+		c->max_probes = (size_t)n;
+		break;
 	case O_READY:
 		c->ready_marker = v;
 		break;
@@ -372,6 +379,7 @@ int gs_cli_parse(int argc, char *const *argv, struct gs_cli *out, char *msg, siz
 	memset(out, 0, sizeof(*out));
 	out->backtrace_depth = 128;
 	out->unwinder = -1;
+	out->max_probes = GS_CLI_MAX_PROBES;
 	if (size)
 		msg[0] = '\0';
 	for (int i = 1; i < argc; i++) {
@@ -458,8 +466,8 @@ void gs_cli_usage(FILE *f)
 	      "      --unwinder loop|tailcall  backtrace walker: loop (bpf_loop, Linux 5.17+,\n"
 	      "                             the default where the kernel has it) or tailcall\n"
 	      "stopping:\n"
-	      "      --max-events N         stop after N events\n"
-	      "      --duration SECONDS     stop after SECONDS (e.g. 5 or 0.5)\n"
+	      "      --max-events N         stop after N events that printed something\n"
+	      "      --duration SECONDS     stop after SECONDS (e.g. 5 or 0.5) of tracing\n"
 	      "other:\n"
 	      "      --force-perf-event-array  use per-CPU perf buffers, not the ring buffer\n"
 	      "      --ringbuf-size BYTES   ring buffer size, a power of two of at least a\n"
@@ -468,6 +476,8 @@ void gs_cli_usage(FILE *f)
 	      "                             two (default 64)\n"
 	      "      --dry-run              resolve and build, print a summary, load nothing\n"
 	      "      --dump-insns           print the generated BPF instructions, load nothing\n"
+	      "      --max-probes N         refuse scripts with more probe addresses (default\n"
+	      "                             4096; each is a program, maps and a uprobe)\n"
 	      "      --emit-ready-marker TEXT  print TEXT on stderr once every probe is\n"
 	      "                             attached\n"
 	      "      --verbose              print where start-up time went, per phase\n"

@@ -14,6 +14,11 @@
 #define GSTRACE_VERSION "unknown"
 #endif
 
+/* Probes (one program, its maps and an attachment each) a run may have
+ * unless --max-probes says otherwise. */
+#define GS_CLI_MAX_PROBES 4096
+#define GS_CLI_MAX_PROBES_LIMIT 1000000
+
 enum gs_cli_action {
 	GS_CLI_RUN,
 	GS_CLI_HELP,
@@ -49,6 +54,7 @@ struct gs_cli {
 	bool dry_run;
 	bool dump_insns;
 	uint64_t max_events;      /* 0: no limit */
+	size_t max_probes;        /* traces and probe addresses; GS_CLI_MAX_PROBES */
 	uint64_t duration_ms;     /* 0: no limit */
 	const char *ready_marker; /* NULL: none */
 	const char *output;       /* -o FILE; NULL: stdout */

@@ -1,32 +1,47 @@
-/* Uprobe attachment: a perf event of the `uprobe` PMU for (path, file
- * offset), or when the kernel lacks the PMU a tracefs uprobe_events entry
- * opened as a tracepoint event; the BPF program goes on with
- * PERF_EVENT_IOC_SET_BPF. Detaching many probes runs on threads because the
- * kernel takes a long time (an RCU grace period) to release each one. */
+/* Uprobe attachment, three ways: a uprobe_multi BPF link (Linux 6.6+; one
+ * link carries every offset of a program in a module, made with the raw
+ * BPF_LINK_CREATE call since the packaged libbpf may predate it), a perf
+ * event of the `uprobe` PMU per offset, or a tracefs uprobe_events entry
+ * opened as a tracepoint event (tracefs.c) where the PMU is missing.
+ * Releasing a uprobe costs the kernel RCU grace periods: perf events are
+ * released one at a time under a global mutex, links concurrently, so many
+ * probes detach on threads. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
 
 #include <gs/runtime.h>
 
+#include "rt_int.h"
+
 #define PMU_DIR "/sys/bus/event_source/devices/uprobe"
-#define TRACEFS_MOUNT "/sys/kernel/tracing"
-#define DEBUGFS_TRACING "/sys/kernel/debug/tracing"
 #define EVENT_GROUP "gstrace"
-#define DETACH_THREADS_MAX 32
-#define REMOVE_RETRIES 50 /* x 20 ms: the kernel may hold the event briefly */
+#define DETACH_THREADS_MAX 128 /* links release concurrently: more is faster */
+
+/* The link_create part of union bpf_attr for BPF_TRACE_UPROBE_MULTI, as
+ * Linux 6.8 (with pid) lays it out; older headers lack it. */
+struct uprobe_multi_attr {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, multi_flags, pid;
+};
+_Static_assert(offsetof(struct uprobe_multi_attr, path) == 16, "link_create union at 16");
+_Static_assert(offsetof(struct uprobe_multi_attr, cnt) == 48, "uprobe_multi.cnt");
+_Static_assert(offsetof(struct uprobe_multi_attr, pid) == 56, "uprobe_multi.pid");
 
 static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
@@ -105,8 +120,9 @@ static const char *open_hint(int code)
 		return "; the process is gone";
 	case -EACCES:
 	case -EPERM:
-		return "; run as root (CAP_PERFMON and CAP_BPF)";
+		return "; run as root (CAP_PERFMON and CAP_BPF, or CAP_SYS_ADMIN)";
 	case -ENOENT:
+	case -EBADF:
 		return "; check the binary's path";
 	case -EINVAL:
 		return "; the offset must be inside the file's code";
@@ -140,58 +156,10 @@ static int attach_pmu(int prog_fd, const char *path, uint64_t offset, const stru
 	return 0;
 }
 
-/* ---- tracefs fallback ---------------------------------------------------- */
-
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	ssize_t n;
-	size_t len = strlen(text);
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, len);
-	n = n < 0 ? -errno : (ssize_t)len == n ? 0 : -EIO;
-	close(fd);
-	return (int)n;
-}
-
-/* Where uprobe_events is, mounting tracefs when no tracing directory is. */
-static int tracefs_dir(char *out, size_t size, struct gs_error *err)
-{
-	static const char *const dirs[] = { TRACEFS_MOUNT, DEBUGFS_TRACING };
-	char probe[128];
-
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-			snprintf(probe, sizeof(probe), "%s/uprobe_events", dirs[i]);
-			if (access(probe, W_OK) == 0) {
-				snprintf(out, size, "%s", dirs[i]);
-				return 0;
-			}
-		}
-		if (pass == 0 && mount("tracefs", TRACEFS_MOUNT, "tracefs", 0, NULL) != 0)
-			return gs_errorf(err, -errno, "no uprobe PMU and no tracefs: mounting "
-					 "tracefs at " TRACEFS_MOUNT " failed (%s); mount it or "
-					 "run as root", strerror(errno));
-	}
-	return gs_errorf(err, -ENOENT, "tracefs has no uprobe_events: this kernel was built "
-			 "without CONFIG_UPROBE_EVENTS");
-}
-
-static uint32_t fnv1a(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 16777619u;
-	return h;
-}
-
 static int attach_tracefs(int prog_fd, const char *path, uint64_t offset,
 			  const struct gs_uprobe_opts *o, struct gs_uprobe *u, struct gs_error *err)
 {
-	char dir[64], events[96], name[64], def[PATH_MAX + 160], idpath[256];
+	char dir[64], name[64], idpath[256];
 	struct perf_event_attr attr;
 	long id;
 	int rc, fd;
@@ -199,27 +167,17 @@ static int attach_tracefs(int prog_fd, const char *path, uint64_t offset,
 	if (strpbrk(path, " \t\n"))
 		return gs_errorf(err, -EINVAL, "%s: tracefs uprobes cannot take a path with white "
 				 "space; use a link without it", path);
-	rc = tracefs_dir(dir, sizeof(dir), err);
+	rc = rt_tracefs_dir(dir, sizeof(dir), err);
+	if (rc == 0)
+		rc = rt_tracefs_add(dir, path, offset, o->retprobe, name, sizeof(name), err);
 	if (rc)
 		return rc;
-	snprintf(events, sizeof(events), "%s/uprobe_events", dir);
-	for (unsigned k = 0;; k++) {
-		snprintf(name, sizeof(name), "gs_%d_%08x_%llx_%u", (int)getpid(), fnv1a(path),
-			 (unsigned long long)offset, k);
-		snprintf(def, sizeof(def), "%c:" EVENT_GROUP "/%s %s:0x%llx", o->retprobe ? 'r' : 'p',
-			 name, path, (unsigned long long)offset);
-		rc = write_text(events, def);
-		if (rc != -EEXIST || k == 16)
-			break;
-	}
-	if (rc)
-		return gs_errorf(err, rc, "cannot add the uprobe `%s` to %s: %s", def, events,
-				 strerror(-rc));
 	u->tracefs_dir = strdup(dir);
 	u->tracefs_event = malloc(sizeof(EVENT_GROUP) + strlen(name) + 1);
 	if (!u->tracefs_dir || !u->tracefs_event) {
-		snprintf(def, sizeof(def), "-:" EVENT_GROUP "/%s", name);
-		write_text(events, def);
+		rt_tracefs_remove(dir, name);
+		free(u->tracefs_event);
+		u->tracefs_event = NULL;
 		return gs_errorf(err, -ENOMEM, "out of memory");
 	}
 	sprintf(u->tracefs_event, EVENT_GROUP "/%s", name);
@@ -247,30 +205,106 @@ static int attach_tracefs(int prog_fd, const char *path, uint64_t offset,
 	return 0;
 }
 
+/* ---- uprobe_multi links --------------------------------------------------- */
+
+#define UPROBE_MULTI_RETURN 1u /* BPF_F_UPROBE_MULTI_RETURN */
+
+static int link_create_uprobe_multi(int prog_fd, const char *path, const uint64_t *offsets,
+				    size_t n, pid_t pid, bool retprobe)
+{
+	struct uprobe_multi_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = (uint32_t)prog_fd;
+	attr.attach_type = RT_TRACE_UPROBE_MULTI;
+	attr.path = (uint64_t)(uintptr_t)path;
+	attr.offsets = (uint64_t)(uintptr_t)offsets;
+	attr.cnt = (uint32_t)n;
+	attr.multi_flags = retprobe ? UPROBE_MULTI_RETURN : 0;
+	attr.pid = pid > 0 ? (uint32_t)pid : 0;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int gs_uprobe_multi_supported(struct gs_error *err)
+{
+	static const struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = RT_TRACE_UPROBE_MULTI);
+	uint64_t offset = 0;
+	int prog, link;
+
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gs_probe_multi", "GPL", ret0, 2, &o);
+	if (prog < 0)
+		return gs_errorf(err, prog, "this kernel has no uprobe_multi links (Linux 6.6+): "
+				 "loading a BPF_TRACE_UPROBE_MULTI program failed: %s",
+				 strerror(-prog));
+	/* A directory is no binary: a kernel with the links says EBADF. */
+	link = link_create_uprobe_multi(prog, "/", &offset, 1, 0, false);
+	close(prog);
+	if (link >= 0) {
+		close(link);
+		return 0;
+	}
+	if (link == -EBADF)
+		return 0;
+	return gs_errorf(err, link, "this kernel has no uprobe_multi links (Linux 6.6+): "
+			 "BPF_LINK_CREATE said %s", strerror(-link));
+}
+
+static int attach_multi(int prog_fd, const char *path, const uint64_t *offsets, size_t n,
+			const struct gs_uprobe_opts *o, struct gs_uprobe *u, struct gs_error *err)
+{
+	int fd;
+
+	fd = link_create_uprobe_multi(prog_fd, path, offsets, n, o->pid, o->retprobe);
+	if (fd < 0)
+		return gs_errorf(err, fd, "cannot create a uprobe_multi link at %s+0x%llx%s%s: %s%s",
+				 path, (unsigned long long)offsets[0],
+				 n > 1 ? " and more" : "", o->pid > 0 ? " for that pid" : "",
+				 strerror(-fd), open_hint(fd));
+	u->link_fd = fd;
+	return 0;
+}
+
 /* ---- the API ------------------------------------------------------------- */
 
-int gs_uprobe_attach(int prog_fd, const char *path, uint64_t offset,
-		     const struct gs_uprobe_opts *opts, struct gs_uprobe **out, struct gs_error *err)
+int gs_uprobe_attach_offsets(int prog_fd, const char *path, const uint64_t *offsets, size_t n,
+			     const struct gs_uprobe_opts *opts, struct gs_uprobe **out,
+			     struct gs_error *err)
 {
 	struct gs_uprobe_opts o = { 0 };
 	struct gs_uprobe *u;
-	int type, ret_bit, rc;
+	int type, ret_bit, rc = 0;
 
 	*out = NULL;
 	if (opts)
 		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (!n)
+		return gs_errorf(err, -EINVAL, "no offset to attach to in %s", path);
 	if (access(path, F_OK) != 0)
 		return gs_errorf(err, -errno, "cannot attach to %s: %s; check the path", path,
 				 strerror(errno));
 	u = calloc(1, sizeof(*u));
-	if (!u || !(u->fds = calloc(1, sizeof(*u->fds)))) {
+	if (!u || !(u->fds = calloc(n, sizeof(*u->fds)))) {
 		free(u);
 		return gs_errorf(err, -ENOMEM, "out of memory attaching to %s", path);
 	}
-	if (!o.force_tracefs && pmu_info(&type, &ret_bit) == 0)
-		rc = attach_pmu(prog_fd, path, offset, &o, type, ret_bit, u, err);
-	else
-		rc = attach_tracefs(prog_fd, path, offset, &o, u, err);
+	u->link_fd = -1;
+	if (o.multi_link) {
+		rc = attach_multi(prog_fd, path, offsets, n, &o, u, err);
+	} else if (!o.force_tracefs && pmu_info(&type, &ret_bit) == 0) {
+		for (size_t i = 0; i < n && rc == 0; i++)
+			rc = attach_pmu(prog_fd, path, offsets[i], &o, type, ret_bit, u, err);
+	} else {
+		if (n > 1)
+			rc = gs_errorf(err, -EINVAL, "tracefs uprobes take one offset each");
+		else
+			rc = attach_tracefs(prog_fd, path, offsets[0], &o, u, err);
+	}
 	if (rc) {
 		gs_uprobe_detach(u);
 		return rc;
@@ -279,21 +313,22 @@ int gs_uprobe_attach(int prog_fd, const char *path, uint64_t offset,
 	return 0;
 }
 
+int gs_uprobe_attach(int prog_fd, const char *path, uint64_t offset,
+		     const struct gs_uprobe_opts *opts, struct gs_uprobe **out, struct gs_error *err)
+{
+	return gs_uprobe_attach_offsets(prog_fd, path, &offset, 1, opts, out, err);
+}
+
 void gs_uprobe_detach(struct gs_uprobe *u)
 {
-	char events[96], def[160];
-	struct timespec nap = { 0, 20 * 1000 * 1000 };
-
 	if (!u)
 		return;
+	if (u->link_fd >= 0)
+		close(u->link_fd);
 	for (size_t i = 0; i < u->nfds; i++)
 		close(u->fds[i]);
-	if (u->tracefs_event && u->tracefs_dir) {
-		snprintf(events, sizeof(events), "%s/uprobe_events", u->tracefs_dir);
-		snprintf(def, sizeof(def), "-:%s", u->tracefs_event);
-		for (int i = 0; i < REMOVE_RETRIES && write_text(events, def) == -EBUSY; i++)
-			nanosleep(&nap, NULL);
-	}
+	if (u->tracefs_event && u->tracefs_dir)
+		rt_tracefs_remove(u->tracefs_dir, strchr(u->tracefs_event, '/') + 1);
 	free(u->tracefs_event);
 	free(u->tracefs_dir);
 	free(u->fds);
@@ -303,7 +338,7 @@ void gs_uprobe_detach(struct gs_uprobe *u)
 struct detach_work {
 	struct gs_uprobe **v;
 	size_t n;
-	atomic_size_t next;
+	atomic_size_t next, done;
 };
 
 static void *detach_worker(void *arg)
@@ -314,6 +349,7 @@ static void *detach_worker(void *arg)
 	while ((i = atomic_fetch_add(&w->next, 1)) < w->n) {
 		gs_uprobe_detach(w->v[i]);
 		w->v[i] = NULL;
+		atomic_fetch_add(&w->done, 1);
 	}
 	return NULL;
 }
@@ -323,12 +359,18 @@ void gs_uprobes_detach(struct gs_uprobe **v, size_t n)
 	pthread_t threads[DETACH_THREADS_MAX];
 	struct detach_work w = { .v = v, .n = n };
 	size_t nthreads = n < DETACH_THREADS_MAX ? n : DETACH_THREADS_MAX, started = 0;
+	pthread_attr_t attr;
 
 	atomic_init(&w.next, 0);
+	atomic_init(&w.done, 0);
+	/* Workers only wait in close(): a small stack each. */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
 	if (n > 1)
-		for (; started < nthreads; started++)
-			if (pthread_create(&threads[started], NULL, detach_worker, &w) != 0)
+		for (; started < nthreads - 1; started++)
+			if (pthread_create(&threads[started], &attr, detach_worker, &w) != 0)
 				break;
+	pthread_attr_destroy(&attr);
 	detach_worker(&w); /* the caller works too, and alone if no thread started */
 	for (size_t i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
@@ -341,5 +383,5 @@ int gs_uprobe_supported(struct gs_error *err)
 
 	if (pmu_info(&type, &bit) == 0)
 		return 0;
-	return tracefs_dir(dir, sizeof(dir), err);
+	return rt_tracefs_dir(dir, sizeof(dir), err);
 }

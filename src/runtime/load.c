@@ -16,6 +16,8 @@
 #include <gs/disasm.h>
 #include <gs/runtime.h>
 
+#include "rt_int.h"
+
 #define LICENSE "GPL" /* bpf_probe_read_user & co. are GPL-only */
 #define DEFAULT_LOG_SIZE (16u << 20)
 #define DEFAULT_LOG_LINES 15u
@@ -24,6 +26,7 @@
 struct load_opts {
 	uint32_t log_size;
 	unsigned log_lines;
+	uint32_t expected_attach_type;
 };
 
 static struct load_opts resolve_opts(const struct gs_load_opts *in)
@@ -35,6 +38,7 @@ static struct load_opts resolve_opts(const struct gs_load_opts *in)
 	return (struct load_opts){
 		.log_size = o.log_size >= 128 ? o.log_size : DEFAULT_LOG_SIZE,
 		.log_lines = o.log_lines ? o.log_lines : DEFAULT_LOG_LINES,
+		.expected_attach_type = o.uprobe_multi ? RT_TRACE_UPROBE_MULTI : 0,
 	};
 }
 
@@ -271,7 +275,8 @@ int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 	{
 		LIBBPF_OPTS(bpf_prog_load_opts, quiet, .prog_btf_fd = btf_fd > 0 ? btf_fd : 0,
 			    .func_info = finfo, .func_info_cnt = (uint32_t)a->nfuncs,
-			    .func_info_rec_size = finfo ? sizeof(*finfo) : 0);
+			    .func_info_rec_size = finfo ? sizeof(*finfo) : 0,
+			    .expected_attach_type = (enum bpf_attach_type)o.expected_attach_type);
 
 		first = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, &quiet);
 	}
@@ -290,7 +295,8 @@ int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 		LIBBPF_OPTS(bpf_prog_load_opts, verbose, .log_buf = log, .log_size = o.log_size,
 			    .log_level = 1, .prog_btf_fd = btf_fd > 0 ? btf_fd : 0,
 			    .func_info = finfo, .func_info_cnt = (uint32_t)a->nfuncs,
-			    .func_info_rec_size = finfo ? sizeof(*finfo) : 0);
+			    .func_info_rec_size = finfo ? sizeof(*finfo) : 0,
+			    .expected_attach_type = (enum bpf_attach_type)o.expected_attach_type);
 
 		rc = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, &verbose);
 	}
@@ -301,7 +307,8 @@ int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 	}
 	if (first == -EPERM && !log[0])
 		rc = gs_errorf(err, first, "loading %s was refused (EPERM) before verification: "
-			       "run as root or with CAP_BPF and CAP_PERFMON", name);
+			       "run as root, or with CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN on "
+			       "kernels before 5.8)", name);
 	else
 		rc = reject(a, name, first, log, o.log_lines, report, err);
 out:

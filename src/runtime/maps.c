@@ -49,7 +49,7 @@ int gs_bpf_permitted(struct gs_error *err)
 	}
 	if (fd == -EPERM)
 		return gs_errorf(err, fd, "bpf() is not permitted (EPERM): run as root, or with "
-				 "CAP_BPF and CAP_PERFMON");
+				 "CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN on kernels before 5.8)");
 	if (fd == -ENOSYS)
 		return gs_errorf(err, fd, "this kernel has no bpf() system call: it was built "
 				 "without CONFIG_BPF_SYSCALL");
@@ -120,7 +120,8 @@ static int open_map(const struct gs_program *p, const struct gs_map_spec *spec,
 				 "%u, %u entries): %s%s", want->name, p->name, want->type,
 				 want->key_size, want->value_size, want->max_entries, strerror(-fd),
 				 fd == -ENOMEM || fd == -E2BIG ? "; lower the map sizes" :
-				 fd == -EPERM ? "; run as root (CAP_BPF)" : "");
+				 fd == -EPERM ? "; run as root, or with CAP_BPF (CAP_SYS_ADMIN before "
+				 "Linux 5.8)" : "");
 	want->fd = fd;
 	if (!have && share) {
 		pooled = *want;

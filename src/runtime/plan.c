@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <gs/asm.h>
+#include <gs/modfile.h>
 #include <gs/runtime.h>
 
 #include "rt_int.h"
@@ -149,6 +151,34 @@ static const struct gs_rowset *own_rows(struct gs_plan *p, struct gs_bt_plan *bp
 	return &o->rows;
 }
 
+/* Why no CFI row covers addr: a .eh_frame that is there but cannot be
+ * read (a damaged file: rebuilding the same way would not help), or one
+ * without an FDE for the function (built without unwind tables). */
+static int no_cfi(struct gs_plan *p, const struct gs_plan_trace *t, uint64_t addr,
+		  struct gs_error *err)
+{
+	const struct gs_cfi_table *tab = NULL;
+	struct gs_modfile *file;
+
+	if (gs_modfile_open(p->files, t->target.module, &file, NULL) != 0 ||
+	    gs_modfile_cfi(file, &tab, NULL) != 0)
+		tab = NULL;
+	if (tab && tab->stats.eh_frame_broken)
+		return gs_errorf(err, -ENOENT, "the .eh_frame of %s is corrupt: reading it stopped "
+				 "at a malformed entry at byte %zu of %zu, before any FDE covers "
+				 "0x%" PRIx64 ", so bt cannot unwind from there; the file is "
+				 "damaged (reinstall or rebuild it) or drop the bt", t->target.module,
+				 tab->stats.eh_frame_broken_at, tab->stats.eh_frame_bytes, addr);
+	if (tab && tab->stats.bad_fdes)
+		return gs_errorf(err, -ENOENT, "no readable CFI covers 0x%" PRIx64 " in %s: %zu "
+				 "of its FDEs could not be decoded, so the .eh_frame is damaged; "
+				 "reinstall or rebuild the file, or drop the bt", addr,
+				 t->target.module, tab->stats.bad_fdes);
+	return gs_errorf(err, -ENOENT, "no CFI (.eh_frame or .debug_frame) covers 0x%" PRIx64
+			 " in %s, so bt cannot unwind from there; rebuild it with "
+			 "-fasynchronous-unwind-tables or drop the bt", addr, t->target.module);
+}
+
 static int plan_bt(struct gs_plan *p, struct gs_plan_trace *t, struct gs_error *err)
 {
 	pid_t pid = rows_pid_for(p, t->target.module);
@@ -165,10 +195,7 @@ static int plan_bt(struct gs_plan *p, struct gs_plan_trace *t, struct gs_error *
 		 * property of the binary, known now. */
 		if (bp.probe.first_row_kind == GS_BT_ROW_MISSING) {
 			gs_bt_plan_fini(&bp);
-			return gs_errorf(err, -ENOENT, "no CFI (.eh_frame or .debug_frame) covers "
-					 "0x%" PRIx64 " in %s, so bt cannot unwind from there; "
-					 "rebuild it with -fasynchronous-unwind-tables or drop the bt",
-					 pr->loc->addr, t->target.module);
+			return no_cfi(p, t, pr->loc->addr, err);
 		}
 		pr->bt_probe = bp.probe;
 		if (bp.probe.module_ranges) {
@@ -235,6 +262,14 @@ int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 		return gs_errorf(err, -ENOMEM, "out of memory adding trace `%s`", target->text);
 	}
 	t->nprobes = t->target.nlocs;
+	if (p->opts.max_probes && p->nprobes + t->nprobes > p->opts.max_probes) {
+		size_t total = p->nprobes + t->nprobes;
+
+		trace_fini(t);
+		return gs_errorf(err, -E2BIG, "this trace brings the probe addresses to %zu, over "
+				 "the limit of %zu (gstrace --max-probes); raise the limit, or "
+				 "trace fewer functions or addresses", total, p->opts.max_probes);
+	}
 	for (size_t i = 0; i < t->nprobes; i++)
 		t->probes[i].loc = &t->target.locs[i];
 	rc = t->bt ? plan_bt(p, t, err) : 0;
@@ -265,6 +300,29 @@ int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, struct gs_e
 		p->traces[p->ntraces - 1].script_trace = st;
 	}
 	return 0;
+}
+
+/* A program that cannot be built, said at the trace's place in the script
+ * when there is one. A full BPF stack is the script's doing (-ENOSPC from
+ * the assembler): it gets the fix, not the assembler's own hint. */
+static int build_failed(const struct gs_plan_trace *t, const struct gs_plan_probe *pr, int rc,
+			const struct gs_error *why, struct gs_error *err)
+{
+	char msg[GS_ERROR_MSG_MAX];
+
+	if (rc == -ENOSPC)
+		snprintf(msg, sizeof(msg), "its BPF program needs more than the %d bytes of "
+			 "stack the kernel allows (%u let variable%s take %u; bt, reads and "
+			 "nested conditions the rest): bind fewer lets, nest less, or split "
+			 "the trace", GS_STACK_MAX, t->spec.nvars, t->spec.nvars == 1 ? "" : "s",
+			 8 * t->spec.nvars);
+	else
+		snprintf(msg, sizeof(msg), "%s", why->msg);
+	if (t->script && t->script_trace)
+		return gs_script_trace_errorf(t->script, t->script_trace, err,
+					      rc == -ENOSPC ? -EINVAL : rc, "%s", msg);
+	return gs_errorf(err, rc == -ENOSPC ? -EINVAL : rc, "trace #%u (%s) at %s 0x%" PRIx64
+			 ": %s", t->id, t->pattern.text, t->target.module, pr->loc->addr, msg);
 }
 
 int gs_plan_build(struct gs_plan *p, struct gs_error *err)
@@ -298,9 +356,7 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 			p->times.ns[GS_PHASE_BUILD] += rt_now_ns() - t0;
 			t0 = rt_now_ns();
 			if (rc)
-				return gs_errorf(err, rc, "trace #%u (%s) at %s 0x%" PRIx64 ": %s",
-						 t->id, t->pattern.text, t->target.module,
-						 pr->loc->addr, why.msg);
+				return build_failed(t, pr, rc, &why, err);
 		}
 	}
 	p->built = true;

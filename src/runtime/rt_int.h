@@ -30,4 +30,20 @@ int rt_line_addrs(Dwarf *dw, const char *module, const char *input, const char *
 /* CLOCK_MONOTONIC in nanoseconds, for phase timings. */
 uint64_t rt_now_ns(void);
 
+/* ---- uprobes (attach.c, tracefs.c) ---- */
+
+/* enum bpf_attach_type BPF_TRACE_UPROBE_MULTI (Linux 6.6), which older
+ * <linux/bpf.h> lack: programs for uprobe_multi links are loaded with it. */
+#define RT_TRACE_UPROBE_MULTI 48
+
+/* The directory of a writable uprobe_events, mounting tracefs at
+ * /sys/kernel/tracing when none is there. */
+int rt_tracefs_dir(char *out, size_t size, struct gs_error *err);
+/* Adds a uprobe (or uretprobe) at path+offset as gstrace/<name>, the name
+ * made from this process's pid, start time and a random part. */
+int rt_tracefs_add(const char *dir, const char *path, uint64_t offset, bool retprobe,
+		   char *name, size_t name_size, struct gs_error *err);
+/* Removes gstrace/<name>, retrying while the kernel holds it (up to 1 s). */
+void rt_tracefs_remove(const char *dir, const char *name);
+
 #endif /* GS_RT_INT_H */

@@ -40,6 +40,8 @@ struct gs_session {
 	size_t n;
 	int64_t last_refresh_ns;
 	char *report;
+	bool multi;    /* programs load for, and attach through, uprobe_multi links */
+	bool detached; /* gs_session_detach() ran */
 };
 
 static int64_t monotonic_ns(void)
@@ -191,7 +193,8 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 		       struct gs_error *err)
 {
 	struct gs_uprobe_opts uo = { .sz = sizeof(uo), .pid = s->pid, .retprobe = t->spec.retprobe,
-				     .force_tracefs = s->opts.force_tracefs };
+				     .force_tracefs = s->opts.force_tracefs, .multi_link = s->multi };
+	struct gs_load_opts lo = { .sz = sizeof(lo), .uprobe_multi = s->multi };
 	uint64_t *ns = s->times.ns, t0 = rt_now_ns(), t1;
 	int rc;
 
@@ -214,16 +217,17 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	free(s->report);
 	s->report = NULL;
 	if (rc == 0)
-		rc = gs_program_load(pr->prog, &out->maps, NULL, &out->loaded, &s->report, err);
+		rc = gs_program_load(pr->prog, &out->maps, &lo, &out->loaded, &s->report, err);
 	t1 = rt_now_ns();
 	ns[GS_PHASE_LOAD] += t1 - t0;
-	/* Attached before the reader knows the buffer: hits wait in it. */
-	if (rc == 0)
-		rc = gs_uprobe_attach(out->loaded.main_fd, t->target.module, pr->loc->file_offset,
-				      &uo, &out->probe, err);
+	/* The reader knows the buffer before the first hit: a perf event
+	 * array without a buffer on a CPU would lose it. */
 	if (rc == 0)
 		rc = gs_reader_add(s->reader, &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
 				   gs_plan_program_opts(s->plan)->perf_page_count, err);
+	if (rc == 0)
+		rc = gs_uprobe_attach(out->loaded.main_fd, t->target.module, pr->loc->file_offset,
+				      &uo, &out->probe, err);
 	ns[GS_PHASE_ATTACH] += rt_now_ns() - t1;
 	return rc;
 }
@@ -239,6 +243,13 @@ int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs
 	s->plan = plan;
 	s->pid = gs_plan_pid(plan);
 	s->files = gs_plan_modfiles(plan);
+	/* Entries a killed gstrace left in tracefs go first (never ours, never
+	 * a running one's). */
+	gs_uprobe_events_reap(NULL, NULL);
+	/* One link per program where the kernel has them: detaching is then
+	 * concurrent, perf events detach one at a time. */
+	s->multi = !s->opts.force_tracefs && !s->opts.no_multi_link &&
+		   gs_uprobe_multi_supported(NULL) == 0;
 	s->v = calloc(nprobes ? nprobes : 1, sizeof(*s->v));
 	if (!s->v)
 		return gs_errorf(err, -ENOMEM, "out of memory starting %zu probes", nprobes);
@@ -326,22 +337,39 @@ int gs_session_lost(const struct gs_session *s, uint64_t *total, struct gs_error
 	return 0;
 }
 
-void gs_session_free(struct gs_session *s)
+size_t gs_session_probe_count(const struct gs_session *s)
+{
+	return s->n;
+}
+
+void gs_session_detach(struct gs_session *s)
 {
 	struct gs_uprobe **probes;
 
+	if (!s || s->detached)
+		return;
+	s->detached = true;
+	/* All at once, on threads; one at a time when memory is short. */
+	probes = calloc(s->n ? s->n : 1, sizeof(*probes));
+	for (size_t i = 0; i < s->n; i++) {
+		if (probes) {
+			probes[i] = s->v[i].probe;
+		} else {
+			gs_uprobe_detach(s->v[i].probe);
+		}
+		s->v[i].probe = NULL;
+	}
+	if (probes)
+		gs_uprobes_detach(probes, s->n);
+	free(probes);
+}
+
+void gs_session_free(struct gs_session *s)
+{
 	if (!s)
 		return;
-	/* Probes first and all at once: nothing fires into freed maps. */
-	probes = calloc(s->n ? s->n : 1, sizeof(*probes));
-	if (probes) {
-		for (size_t i = 0; i < s->n; i++) {
-			probes[i] = s->v[i].probe;
-			s->v[i].probe = NULL;
-		}
-		gs_uprobes_detach(probes, s->n);
-		free(probes);
-	}
+	/* Probes first: nothing fires into freed maps. */
+	gs_session_detach(s);
 	for (size_t i = 0; i < s->n; i++)
 		trace_close(&s->v[i]);
 	free(s->v);

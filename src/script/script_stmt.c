@@ -264,6 +264,13 @@ static int let_stmt(struct parser *p, struct gs_stmt *st)
 		       what);
 		return -1;
 	}
+	if (p->nvars >= GS_SCRIPT_LETS_MAX) {
+		sp_err(p, name.off, "'%.*s' is let variable %u of this trace, and a trace can "
+		       "bind at most %u (each takes 8 of the 512 bytes of BPF stack); reuse an "
+		       "expression, or split the work into two traces", (int)name.len, s,
+		       p->nvars + 1, GS_SCRIPT_LETS_MAX);
+		return -1;
+	}
 	prior = sp_scope_find(p, s, name.len);
 	if (prior) {
 		sp_pos_string(p, prior->off, where, sizeof(where));

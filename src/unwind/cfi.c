@@ -353,6 +353,9 @@ int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cf
 		return rc;
 	out->stats.fdes = eh.n;
 	out->stats.bad_fdes = eh.bad;
+	out->stats.eh_frame_bytes = eh.section_bytes;
+	out->stats.eh_frame_broken = eh.broken;
+	out->stats.eh_frame_broken_at = eh.broken_at;
 	if (eh.n) {
 		cfi = dwarf_getcfi_elf(elf);
 		if (!cfi) {

@@ -247,6 +247,7 @@ int gs_fde_ranges_read(Elf *elf, bool eh_frame, struct gs_fde_ranges *out, struc
 	r.data = elf_getdata(scn, NULL);
 	if (!r.ident || ident_size < EI_NIDENT || !r.data || !r.data->d_buf || r.data->d_size == 0)
 		return 0;
+	out->section_bytes = r.data->d_size;
 	r.sh_addr = shdr.sh_addr;
 	r.big_endian = r.ident[EI_DATA] == ELFDATA2MSB;
 	r.addr_size = r.ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
@@ -256,10 +257,15 @@ int gs_fde_ranges_read(Elf *elf, bool eh_frame, struct gs_fde_ranges *out, struc
 		struct gs_fde_range range;
 		int rc = dwarf_next_cfi(r.ident, r.data, eh_frame, off, &next, &entry);
 
-		if (rc != 0)
-			break; /* 1: end; -1: a broken entry ends the walk, as in libdw */
-		if (next <= off)
+		if (rc != 0 || next <= off) {
+			/* 1: the end; -1 (or no progress): a broken entry ends the
+			 * walk, as in libdw, and the section is corrupt from there */
+			if (rc != 1) {
+				out->broken = true;
+				out->broken_at = off;
+			}
 			break;
+		}
 		off = next;
 		if (dwarf_cfi_cie_p(&entry))
 			continue;

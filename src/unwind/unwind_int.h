@@ -22,6 +22,9 @@ struct gs_fde_ranges {
 	struct gs_fde_range *v;
 	size_t n, cap;
 	size_t bad; /* FDEs skipped: undecodable address or CIE */
+	size_t section_bytes; /* size of the section (0: none) */
+	bool broken;          /* the walk stopped at a malformed entry, */
+	size_t broken_at;     /* ... at this offset in the section */
 };
 
 /* Collects every FDE range of `.eh_frame` (eh_frame true) or `.debug_frame`,

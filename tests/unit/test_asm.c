@@ -317,8 +317,8 @@ static void test_first_error_is_sticky_and_later_emits_are_ignored(void **state)
 	gs_asm_emit(&a, GS_EXIT());
 	gs_asm_jmp_imm(&a, BPF_JEQ, GS_R0, 0, gs_asm_label(&a, "never"));
 	assert_int_equal(a.len, 1);
-	assert_int_equal(gs_asm_failed(&a), -E2BIG);
-	assert_int_equal(gs_asm_finish(&a, &err), -E2BIG);
+	assert_int_equal(gs_asm_failed(&a), -ENOSPC);
+	assert_int_equal(gs_asm_finish(&a, &err), -ENOSPC);
 	assert_non_null(strstr(err.msg, "'huge'"));
 	gs_asm_fini(&a);
 }
@@ -458,7 +458,7 @@ static void test_stack_past_512_bytes_fails_naming_the_slot(void **state)
 	assert_int_equal(gs_asm_slot(&a, "last", 8, 8), -512); /* exactly full */
 	gs_asm_slot(&a, "one_more", 1, 1);
 	gs_asm_emit(&a, GS_EXIT());
-	assert_int_equal(gs_asm_finish(&a, &err), -E2BIG);
+	assert_int_equal(gs_asm_finish(&a, &err), -ENOSPC);
 	assert_non_null(strstr(err.msg, "'one_more'"));
 	assert_non_null(strstr(err.msg, "512"));
 	gs_asm_fini(&a);
