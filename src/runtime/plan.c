@@ -21,6 +21,12 @@ struct own_rows {
 	struct gs_rowset rows;
 };
 
+/* Work done once per distinct input, however many traces repeat it. */
+struct memo_rows_pid {
+	char *module;
+	pid_t pid;
+};
+
 struct gs_plan {
 	struct gs_plan_opts opts;
 	char *module;
@@ -34,6 +40,12 @@ struct gs_plan {
 	struct own_rows **own; /* never move: probes point at their rows */
 	size_t nown;
 	bool built;
+	/* Trace i resolved pattern text `index[j].key`: later traces with the
+	 * same pattern copy its target instead of resolving again. */
+	struct memo_target { const char *key; size_t trace; } *resolved;
+	size_t nresolved, resolved_cap; /* open addressing, cap a power of 2 */
+	struct memo_rows_pid *rows_pids;
+	size_t nrows_pids;
 };
 
 int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, struct gs_error *err)
@@ -87,6 +99,10 @@ void gs_plan_free(struct gs_plan *p)
 		free(p->own[i]);
 	}
 	free(p->own);
+	free(p->resolved);
+	for (size_t i = 0; i < p->nrows_pids; i++)
+		free(p->rows_pids[i].module);
+	free(p->rows_pids);
 	gs_rowset_fini(&p->shared);
 	gs_modfiles_free(p->own_files);
 	free(p->module);
@@ -97,18 +113,123 @@ void gs_plan_free(struct gs_plan *p)
  * traced one, else (target mode) the first process already mapping it, so
  * callers in its other modules (libc, the executable of a library) unwind
  * too; 0 when none does. */
-static pid_t rows_pid_for(const struct gs_plan *p, const char *module)
+static pid_t rows_pid_for(struct gs_plan *p, const char *module)
 {
 	struct gs_error ignored;
 	pid_t *pids = NULL, pid = 0;
+	struct memo_rows_pid *nv;
 	size_t n = 0;
 
 	if (p->opts.pid > 0)
 		return p->opts.pid;
+	/* Scanning every process is costly: once per module. */
+	for (size_t i = 0; i < p->nrows_pids; i++)
+		if (strcmp(p->rows_pids[i].module, module) == 0)
+			return p->rows_pids[i].pid;
 	if (gs_pids_mapping(module, &pids, &n, &ignored) == 0 && n > 0)
 		pid = pids[0];
 	free(pids);
+	nv = realloc(p->rows_pids, (p->nrows_pids + 1) * sizeof(*nv));
+	if (nv) {
+		p->rows_pids = nv;
+		nv[p->nrows_pids].module = strdup(module);
+		nv[p->nrows_pids].pid = pid;
+		p->nrows_pids += nv[p->nrows_pids].module != NULL;
+	}
 	return pid;
+}
+
+/* ---- one resolution per distinct pattern ---------------------------------- */
+
+static uint64_t hash_text(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* The trace that already resolved a pattern written as `key`, or NULL. */
+static const struct gs_plan_trace *memo_find(const struct gs_plan *p, const char *key)
+{
+	size_t mask = p->resolved_cap - 1;
+
+	if (!p->resolved_cap)
+		return NULL;
+	for (size_t i = hash_text(key) & mask;; i = (i + 1) & mask) {
+		if (!p->resolved[i].key)
+			return NULL;
+		if (strcmp(p->resolved[i].key, key) == 0)
+			return &p->traces[p->resolved[i].trace];
+	}
+}
+
+static void memo_put(struct gs_plan *p, const char *key, size_t trace)
+{
+	size_t mask;
+
+	if (2 * (p->nresolved + 1) > p->resolved_cap) {
+		size_t ncap = p->resolved_cap ? 2 * p->resolved_cap : 64;
+		struct memo_target *nv = calloc(ncap, sizeof(*nv));
+
+		if (!nv)
+			return; /* no memo: resolve again next time */
+		for (size_t i = 0; i < p->resolved_cap; i++) {
+			if (!p->resolved[i].key)
+				continue;
+			for (size_t k = hash_text(p->resolved[i].key) & (ncap - 1);;
+			     k = (k + 1) & (ncap - 1)) {
+				if (!nv[k].key) {
+					nv[k] = p->resolved[i];
+					break;
+				}
+			}
+		}
+		free(p->resolved);
+		p->resolved = nv;
+		p->resolved_cap = ncap;
+	}
+	mask = p->resolved_cap - 1;
+	for (size_t i = hash_text(key) & mask;; i = (i + 1) & mask) {
+		if (!p->resolved[i].key) {
+			p->resolved[i] = (struct memo_target){ key, trace };
+			p->nresolved++;
+			return;
+		}
+	}
+}
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	*oom |= s && !d;
+	return d;
+}
+
+/* A deep copy of a resolved target. */
+static int copy_target(const struct gs_target *from, struct gs_target *to, struct gs_error *err)
+{
+	bool oom = false;
+
+	memset(to, 0, sizeof(*to));
+	to->input = dup_or_null(from->input, &oom);
+	to->module = dup_or_null(from->module, &oom);
+	to->locs = calloc(from->nlocs ? from->nlocs : 1, sizeof(*to->locs));
+	if (to->locs) {
+		to->nlocs = from->nlocs;
+		for (size_t i = 0; i < from->nlocs; i++) {
+			to->locs[i] = from->locs[i];
+			to->locs[i].function = dup_or_null(from->locs[i].function, &oom);
+		}
+	}
+	if (oom || !to->locs) {
+		gs_target_free(to);
+		return gs_errorf(err, -ENOMEM, "out of memory copying the target `%s`",
+				 from->input ? from->input : "");
+	}
+	return 0;
 }
 
 /* Moves a module-ranges plan's rows into the shared rows (a module already
@@ -217,6 +338,7 @@ int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 {
 	struct gs_resolve_opts ro = { .sz = sizeof(ro), .module = p->module, .pid = p->opts.pid,
 				      .entry = spec && spec->retprobe, .files = p->files };
+	const struct gs_plan_trace *prior;
 	struct gs_plan_trace *t;
 	uint64_t t0 = rt_now_ns(), t1;
 	int rc;
@@ -251,7 +373,12 @@ int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 	t->pattern = *target;
 	t->spec = *spec;
 	t->bt = gs_stmts_count_bt(spec->body, spec->nbody) > 0;
-	rc = gs_target_resolve(target, &ro, &t->target, err);
+	/* A pattern written again resolves the same way: copied, not redone. */
+	prior = target->text ? memo_find(p, target->text) : NULL;
+	rc = prior && prior->pattern.kind == target->kind &&
+		     prior->spec.retprobe == spec->retprobe ?
+		     copy_target(&prior->target, &t->target, err) :
+		     gs_target_resolve(target, &ro, &t->target, err);
 	t1 = rt_now_ns();
 	p->times.ns[GS_PHASE_RESOLVE] += t1 - t0;
 	if (rc)
@@ -278,6 +405,8 @@ int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 		trace_fini(t);
 		return rc;
 	}
+	if (target->text && !prior)
+		memo_put(p, target->text, p->ntraces);
 	p->ntraces++;
 	p->nprobes += t->nprobes;
 	return 0;
