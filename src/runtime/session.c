@@ -266,8 +266,13 @@ int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs
 			rc = start_probe(s, t, &t->probes[k], st, &why);
 			if (rc) {
 				trace_close(st);
-				gs_errorf(err, rc, "trace #%u (%s): %s", t->id, t->pattern.text,
-					  why.msg);
+				/* at the trace's place in the script, when there is one */
+				if (t->script && t->script_trace)
+					gs_script_trace_errorf(t->script, t->script_trace, err, rc,
+							       "%s", why.msg);
+				else
+					gs_errorf(err, rc, "trace #%u (%s): %s", t->id,
+						  t->pattern.text, why.msg);
 			} else {
 				s->n++;
 			}
