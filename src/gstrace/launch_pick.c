@@ -10,6 +10,7 @@
 #include <gs/runtime.h>
 
 #include "launch.h"
+#include "say.h"
 
 /* Commands that run another program: launch mode follows what they run
  * when they lack the targets themselves (any script run through its #!
@@ -74,8 +75,8 @@ int cli_pick_image(void *arg, pid_t pid)
 		if (!is_launcher(c, pid))
 			return c->target ? 1 : -1;
 		gs_proc_exe(pid, &exe, NULL);
-		fprintf(stderr, "gstrace: notice: %s (pid %d) %s; following what it runs until a "
-			"process %s\n", exe ? exe : "the command", (int)pid,
+		cli_say("gstrace: ", "notice: %s (pid %d) %s; following what it runs until a "
+			"process %s", exe ? exe : "the command", (int)pid,
 			c->target ? "does not map the -t binary" : "lacks the script's targets",
 			c->target ? "maps it" : "has them (-t PATH names the program)");
 		free(exe);
