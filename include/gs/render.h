@@ -96,6 +96,10 @@ enum {
 	GS_RENDER_KEEP_NEWLINES = 1, /* '\n' stays a line break (messages) */
 };
 size_t gs_render_escaped(const char *s, size_t len, unsigned flags, char *buf, size_t size);
+/* The length of the valid UTF-8 sequence at s (n bytes left): 1 for
+ * ASCII, 2..4, or 0 when the bytes are not one (overlong forms, surrogates
+ * and code points past U+10FFFF are not). */
+size_t gs_render_utf8_len(const uint8_t *s, size_t n);
 /* The same, written to f. */
 void gs_render_fputs(FILE *f, const char *s, unsigned flags);
 

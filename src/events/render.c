@@ -187,14 +187,13 @@ static void put_bytes(struct out *o, const struct gs_value *v, const char *open,
 	put_str(o, close);
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when the bytes
- * are not one: overlong forms, surrogates and code points past U+10FFFF
- * are not. */
-static size_t utf8_len(const uint8_t *s, size_t n)
+size_t gs_render_utf8_len(const uint8_t *s, size_t n)
 {
 	size_t len;
 	uint32_t cp;
 
+	if (n == 0)
+		return 0;
 	if (s[0] < 0x80)
 		return 1;
 	if (s[0] >= 0xc2 && s[0] <= 0xdf)
@@ -247,7 +246,7 @@ static void put_text(struct out *o, const uint8_t *s, size_t n, char quote, unsi
 		} else if (c < 0x20 || c == 0x7f) {
 			put_x(o, c);
 			i++;
-		} else if ((len = utf8_len(s + i, n - i)) == 0) {
+		} else if ((len = gs_render_utf8_len(s + i, n - i)) == 0) {
 			put_x(o, c);
 			i++;
 		} else if (len == 2 && c == 0xc2 && s[i + 1] < 0xa0) { /* C1 */

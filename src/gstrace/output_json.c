@@ -10,36 +10,6 @@
 
 #include "output_int.h"
 
-/* Length of the UTF-8 sequence at s (n bytes left), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, past U+10FFFF */
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 static void json_strn(FILE *f, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -64,7 +34,7 @@ static void json_strn(FILE *f, const char *str, size_t n)
 			i++;
 			continue;
 		}
-		len = utf8_len(s + i, n - i);
+		len = gs_render_utf8_len(s + i, n - i);
 		if (!len) {
 			fputs("\\ufffd", f);
 			i++;

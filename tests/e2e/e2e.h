@@ -234,6 +234,18 @@ struct e2e_scenario {
 	unsigned needs;
 };
 
+/* A table of scenarios, and the runner main() hands them to (e2e_runner.c):
+ * `prog SCENARIO` runs one as a cmocka test (exit 77, skipped, with the
+ * reason when this machine cannot), `prog --list` names them all. */
+struct e2e_table {
+	const struct e2e_scenario *v;
+	const size_t *n;
+};
+int e2e_main(int argc, char **argv, const char *suite, const struct e2e_table *t, size_t nt);
+
+/* The tracefs uprobe_events text ("" where there is none); malloc'd. */
+char *e2e_uprobe_events(void);
+
 extern const struct e2e_scenario e2e_bt_scenarios[];
 extern const size_t e2e_bt_nscenarios;
 extern const struct e2e_scenario e2e_cli_scenarios[];

@@ -226,3 +226,23 @@ void e2e_unlock(int fd)
 	if (fd >= 0)
 		close(fd); /* drops the flock */
 }
+
+char *e2e_uprobe_events(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/uprobe_events", "/sys/kernel/debug/tracing/uprobe_events",
+	};
+	struct e2e_buf b = { 0 };
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && !b.len; i++) {
+		FILE *f = fopen(paths[i], "r");
+		char line[1024];
+
+		while (f && fgets(line, sizeof(line), f))
+			e2e_buf_add(&b, line, strlen(line));
+		if (f)
+			fclose(f);
+	}
+	e2e_buf_add(&b, "", 0);
+	return b.s;
+}

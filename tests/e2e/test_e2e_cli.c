@@ -92,27 +92,6 @@ static size_t new_lines_naming(const char *before, const char *now, const char *
 	return n;
 }
 
-/* Lines of tracefs uprobe_events ("" where there is none). */
-static char *uprobe_events(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/uprobe_events", "/sys/kernel/debug/tracing/uprobe_events",
-	};
-	struct e2e_buf b = { 0 };
-
-	for (size_t i = 0; i < ARRAY_SIZE(paths) && !b.len; i++) {
-		FILE *f = fopen(paths[i], "r");
-		char line[1024];
-
-		while (f && fgets(line, sizeof(line), f))
-			e2e_buf_add(&b, line, strlen(line));
-		if (f)
-			fclose(f);
-	}
-	e2e_buf_add(&b, "", 0);
-	return b.s;
-}
-
 /* Compares the executable mappings of `path` in pid with the file: a uprobe
  * left registered keeps its int3 there. Returns the number of differing
  * bytes (0: the text is the file's), -1 when it could not compare; the
@@ -179,7 +158,7 @@ static void s_sigint_cleanup(struct e2e_ctx *c)
 	struct e2e_run r;
 	struct e2e_output out = { 0 };
 	struct e2e_buf why = { 0 };
-	char *events0 = uprobe_events(), *events1 = NULL;
+	char *events0 = e2e_uprobe_events(), *events1 = NULL;
 	size_t np = 0, nm = 0, left_p = 0, left_m = 0;
 	long diff;
 	int code;
@@ -217,7 +196,7 @@ static void s_sigint_cleanup(struct e2e_ctx *c)
 	diff = text_differs(f.pid, exe_copy, &why);
 	e2e_expect(c, diff == 0, "after exit the fixture's text differs from its file in %ld "
 		   "bytes (uprobe left behind?) %s", diff, e2e_buf_str(&why));
-	events1 = uprobe_events();
+	events1 = e2e_uprobe_events();
 	e2e_expect(c, new_lines_naming(events0, events1, exe_copy) == 0,
 		   "uprobe_events has new entries on %s:\nbefore:\n%s\nafter:\n%s", exe_copy,
 		   events0, events1);

@@ -33,14 +33,17 @@ void faults_objects_free(struct faults_objects *o);
 void faults_expect_released(struct e2e_ctx *c, const struct faults_objects *o);
 /* Expects that a run that ended (or was refused) left no tracefs entry. */
 void faults_expect_no_events_of(struct e2e_ctx *c, pid_t gstrace_pid);
-/* The tracefs uprobe_events text ("" when there is none); malloc'd. */
-char *faults_uprobe_events(void);
 
 /* ---- runs (faults_run.c) ---------------------------------------------------- */
 
 /* A fixture of this suite started with arguments (argv[0] is the fixture
  * name in $GS_E2E_DIR, or a path), waited for until it says "ready". */
 bool faults_fixture_start(struct e2e_run *r, const char *const *argv);
+/* fault_target in `loop` mode, started; its pid as text in pid. Records a
+ * failure in c when it does not start. */
+bool faults_loop_start(struct e2e_ctx *c, struct e2e_run *fx, char *pid, size_t size);
+/* SIGKILL and reap a fixture (nothing when it ended already). */
+void faults_fixture_stop(struct e2e_run *fx);
 /* gstrace with these arguments (the binary is put first), the ready
  * marker asked for; false when it could not start. */
 bool faults_gstrace_start(struct e2e_ctx *c, struct e2e_run *r, const char *const *args);

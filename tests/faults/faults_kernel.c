@@ -103,30 +103,10 @@ static size_t count_alive(int cmd, const uint32_t *ids, size_t n, uint32_t *firs
 	return live;
 }
 
-char *faults_uprobe_events(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/uprobe_events", "/sys/kernel/debug/tracing/uprobe_events",
-	};
-	struct e2e_buf b = { 0 };
-
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && !b.len; i++) {
-		FILE *f = fopen(paths[i], "r");
-		char line[1024];
-
-		while (f && fgets(line, sizeof(line), f))
-			e2e_buf_add(&b, line, strlen(line));
-		if (f)
-			fclose(f);
-	}
-	e2e_buf_add(&b, "", 0);
-	return b.s;
-}
-
 void faults_expect_no_events_of(struct e2e_ctx *c, pid_t gstrace_pid)
 {
 	char needle[32];
-	char *events = faults_uprobe_events();
+	char *events = e2e_uprobe_events();
 
 	snprintf(needle, sizeof(needle), "gstrace/gs_p%d_", (int)gstrace_pid);
 	e2e_expect(c, !strstr(events, needle), "tracefs uprobe_events still has an entry of "

@@ -2,7 +2,6 @@
  * harness's processes: a fixture with arguments waited for until ready,
  * gstrace with the ready marker, its kernel objects read once it is
  * attached, and the expectations every scenario shares. */
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,24 @@ bool faults_fixture_start(struct e2e_run *r, const char *const *argv)
 	kill(r->pid, SIGKILL);
 	e2e_run_finish(r, 1000);
 	return false;
+}
+
+bool faults_loop_start(struct e2e_ctx *c, struct e2e_run *fx, char *pid, size_t size)
+{
+	if (!faults_fixture_start(fx, (const char *const[]){ "fault_target", "loop", NULL })) {
+		e2e_expect(c, false, "fixture did not start");
+		return false;
+	}
+	snprintf(pid, size, "%d", (int)fx->pid);
+	return true;
+}
+
+void faults_fixture_stop(struct e2e_run *fx)
+{
+	if (fx->pid > 0 && !fx->exited)
+		kill(fx->pid, SIGKILL);
+	e2e_run_finish(fx, 2000);
+	e2e_run_free(fx);
 }
 
 bool faults_gstrace_start(struct e2e_ctx *c, struct e2e_run *r, const char *const *args)
@@ -64,17 +81,10 @@ bool faults_wait_ready(struct e2e_ctx *c, struct e2e_run *r, struct faults_objec
 
 void faults_finish(struct e2e_ctx *c, struct e2e_run *r, int timeout_ms)
 {
-	const char *so;
-	size_t lines = 0, cut;
+	struct e2e_output out;
 
-	e2e_run_finish(r, timeout_ms);
-	e2e_note(c, "$ %s\n  exit %d after %.2f s%s\n", e2e_buf_str(&r->cmdline),
-		 e2e_run_exit_code(r), r->secs, r->killed ? " (stopped by the harness)" : "");
-	so = e2e_buf_str(&r->out);
-	for (cut = 0; so[cut] && lines < 20; cut++)
-		lines += so[cut] == '\n';
-	e2e_note(c, "  --- stdout (%zu bytes) ---\n%.*s%s  --- stderr ---\n%s", r->out.len,
-		 (int)cut, so, so[cut] ? "  [...]\n" : "", e2e_buf_str(&r->err));
+	e2e_trace_finish(c, r, timeout_ms, &out);
+	e2e_output_free(&out);
 	e2e_expect(c, !r->killed, "gstrace did not end by itself within %d ms", timeout_ms);
 }
 

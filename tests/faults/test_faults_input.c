@@ -174,18 +174,13 @@ static void s_pid_other_program(struct e2e_ctx *c)
 	char pid[16];
 	struct e2e_run fx;
 
-	if (!faults_fixture_start(&fx, (const char *const[]){ "fault_target", "loop", NULL })) {
-		e2e_expect(c, false, "fixture did not start");
+	if (!faults_loop_start(c, &fx, pid, sizeof(pid)))
 		return;
-	}
-	snprintf(pid, sizeof(pid), "%d", (int)fx.pid);
 	faults_run_refused(c, (const char *const[]){ "-p", pid, "-t",
 						     e2e_fixture_path("esc_program"), "-s",
 						     "trace esc_probe { print \"x\"; }", NULL },
 			   2, needles);
-	kill(fx.pid, SIGKILL);
-	e2e_run_finish(&fx, 1000);
-	e2e_run_free(&fx);
+	faults_fixture_stop(&fx);
 }
 
 /* A library the process does not map yet may come with a dlopen: a
@@ -197,11 +192,8 @@ static void s_pid_library_not_mapped(struct e2e_ctx *c)
 	struct e2e_run fx, r;
 	struct faults_objects o = { 0 };
 
-	if (!faults_fixture_start(&fx, (const char *const[]){ "fault_target", "loop", NULL })) {
-		e2e_expect(c, false, "fixture did not start");
+	if (!faults_loop_start(c, &fx, pid, sizeof(pid)))
 		return;
-	}
-	snprintf(pid, sizeof(pid), "%d", (int)fx.pid);
 	if (faults_gstrace_start(c, &r, (const char *const[]){
 		    "-p", pid, "-t", e2e_fixture_path("libfaults_churn.so"), "--duration", "0.3",
 		    "-s", "trace churn_leaf { print \"x\"; }", NULL })) {
@@ -212,9 +204,7 @@ static void s_pid_library_not_mapped(struct e2e_ctx *c)
 		faults_objects_free(&o);
 		e2e_run_free(&r);
 	}
-	kill(fx.pid, SIGKILL);
-	e2e_run_finish(&fx, 1000);
-	e2e_run_free(&fx);
+	faults_fixture_stop(&fx);
 }
 
 const struct e2e_scenario faults_input_scenarios[] = {

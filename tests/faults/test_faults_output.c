@@ -115,9 +115,7 @@ static void s_escape_output(struct e2e_ctx *c)
 			e2e_run_free(&r);
 		}
 	}
-	kill(fx.pid, SIGKILL);
-	e2e_run_finish(&fx, 1000);
-	e2e_run_free(&fx);
+	faults_fixture_stop(&fx);
 	remove_copy(path);
 }
 
@@ -138,11 +136,8 @@ static void s_output_dev_full(struct e2e_ctx *c)
 	struct e2e_run fx, r;
 	struct faults_objects o = { 0 };
 
-	if (!faults_fixture_start(&fx, (const char *const[]){ "fault_target", "loop", NULL })) {
-		e2e_expect(c, false, "fixture did not start");
+	if (!faults_loop_start(c, &fx, pid, sizeof(pid)))
 		return;
-	}
-	snprintf(pid, sizeof(pid), "%d", (int)fx.pid);
 	traced_run(c, (const char *const[]){ "-p", pid, "-o", "/dev/full", "-s",
 					     "trace fault_tick { print \"tick {}\", rdi; }", NULL },
 		   &r, &o);
@@ -151,9 +146,7 @@ static void s_output_dev_full(struct e2e_ctx *c)
 	faults_expect_released(c, &o);
 	faults_objects_free(&o);
 	e2e_run_free(&r);
-	kill(fx.pid, SIGKILL);
-	e2e_run_finish(&fx, 1000);
-	e2e_run_free(&fx);
+	faults_fixture_stop(&fx);
 }
 
 /* The reader of gstrace's stdout goes away: gstrace ends quietly (exit 0,
@@ -164,11 +157,8 @@ static void s_output_closed_pipe(struct e2e_ctx *c)
 	struct e2e_run fx, r;
 	struct faults_objects o = { 0 };
 
-	if (!faults_fixture_start(&fx, (const char *const[]){ "fault_target", "loop", NULL })) {
-		e2e_expect(c, false, "fixture did not start");
+	if (!faults_loop_start(c, &fx, pid, sizeof(pid)))
 		return;
-	}
-	snprintf(pid, sizeof(pid), "%d", (int)fx.pid);
 	traced_run(c, (const char *const[]){ "-p", pid, "-s",
 					     "trace fault_tick { print \"tick {}\", rdi; }", NULL },
 		   &r, &o);
@@ -182,9 +172,7 @@ static void s_output_closed_pipe(struct e2e_ctx *c)
 	faults_expect_released(c, &o);
 	faults_objects_free(&o);
 	e2e_run_free(&r);
-	kill(fx.pid, SIGKILL);
-	e2e_run_finish(&fx, 1000);
-	e2e_run_free(&fx);
+	faults_fixture_stop(&fx);
 }
 
 static void s_output_proc_file(struct e2e_ctx *c)
@@ -193,17 +181,12 @@ static void s_output_proc_file(struct e2e_ctx *c)
 	char pid[16];
 	struct e2e_run fx;
 
-	if (!faults_fixture_start(&fx, (const char *const[]){ "fault_target", "loop", NULL })) {
-		e2e_expect(c, false, "fixture did not start");
+	if (!faults_loop_start(c, &fx, pid, sizeof(pid)))
 		return;
-	}
-	snprintf(pid, sizeof(pid), "%d", (int)fx.pid);
 	faults_run_refused(c, (const char *const[]){ "-p", pid, "-o", "/proc/version", "-s",
 						     "trace fault_tick { print \"x\"; }", NULL },
 			   2, needles);
-	kill(fx.pid, SIGKILL);
-	e2e_run_finish(&fx, 1000);
-	e2e_run_free(&fx);
+	faults_fixture_stop(&fx);
 }
 
 /* Events whose `if` printed nothing do not count towards --max-events:
@@ -214,11 +197,8 @@ static void s_max_events_counts_printed(struct e2e_ctx *c)
 	char pid[16];
 	struct e2e_run fx;
 
-	if (!faults_fixture_start(&fx, (const char *const[]){ "fault_target", "loop", NULL })) {
-		e2e_expect(c, false, "fixture did not start");
+	if (!faults_loop_start(c, &fx, pid, sizeof(pid)))
 		return;
-	}
-	snprintf(pid, sizeof(pid), "%d", (int)fx.pid);
 	for (int perf = 0; perf < 2; perf++) {
 		const char *args[] = {
 			"-p", pid, "--script-output", "plain", "--max-events", "3", "-s",
@@ -242,9 +222,7 @@ static void s_max_events_counts_printed(struct e2e_ctx *c)
 		faults_objects_free(&o);
 		e2e_run_free(&r);
 	}
-	kill(fx.pid, SIGKILL);
-	e2e_run_finish(&fx, 1000);
-	e2e_run_free(&fx);
+	faults_fixture_stop(&fx);
 }
 
 const struct e2e_scenario faults_output_scenarios[] = {

@@ -26,27 +26,10 @@ static char *repeat(const char *trace, size_t n)
 	return s;
 }
 
-static bool start_loop(struct e2e_ctx *c, struct e2e_run *fx, char *pid, size_t size)
-{
-	if (!faults_fixture_start(fx, (const char *const[]){ "fault_target", "loop", NULL })) {
-		e2e_expect(c, false, "fixture did not start");
-		return false;
-	}
-	snprintf(pid, size, "%d", (int)fx->pid);
-	return true;
-}
-
-static void stop_fixture(struct e2e_run *fx)
-{
-	kill(fx->pid, SIGKILL);
-	e2e_run_finish(fx, 1000);
-	e2e_run_free(fx);
-}
-
 /* The tracefs entries of gstrace pid `gpid` (a count). */
 static size_t entries_of(pid_t gpid)
 {
-	char needle[32], *events = faults_uprobe_events();
+	char needle[32], *events = e2e_uprobe_events();
 	size_t n = 0;
 
 	snprintf(needle, sizeof(needle), "gstrace/gs_p%d_", (int)gpid);
@@ -63,7 +46,7 @@ static void s_tracefs_sigkill_reaped(struct e2e_ctx *c)
 	struct faults_objects o = { 0 }, o2 = { 0 };
 	const char *script = "trace fault_tick { print \"tick\"; }";
 
-	if (!start_loop(c, &fx, pid, sizeof(pid)))
+	if (!faults_loop_start(c, &fx, pid, sizeof(pid)))
 		return;
 	setenv("GSTRACE_FORCE_TRACEFS", "1", 1);
 	if (faults_gstrace_start(c, &killed, (const char *const[]){ "-p", pid, "-s", script,
@@ -93,7 +76,7 @@ static void s_tracefs_sigkill_reaped(struct e2e_ctx *c)
 	faults_objects_free(&o2);
 	e2e_run_free(&killed);
 	e2e_run_free(&next);
-	stop_fixture(&fx);
+	faults_fixture_stop(&fx);
 }
 
 /* More than 17 traces on one address used to fail with "File exists". */
@@ -104,7 +87,7 @@ static void s_tracefs_shared_address(struct e2e_ctx *c)
 	struct e2e_run fx, r;
 	struct faults_objects o = { 0 };
 
-	if (!start_loop(c, &fx, pid, sizeof(pid))) {
+	if (!faults_loop_start(c, &fx, pid, sizeof(pid))) {
 		free(script);
 		return;
 	}
@@ -122,7 +105,7 @@ static void s_tracefs_shared_address(struct e2e_ctx *c)
 	}
 	unsetenv("GSTRACE_FORCE_TRACEFS");
 	free(script);
-	stop_fixture(&fx);
+	faults_fixture_stop(&fx);
 }
 
 /* A thousand probes detach (a uprobe_multi link each here), nothing stays.
@@ -134,7 +117,7 @@ static void s_teardown_1000_probes(struct e2e_ctx *c)
 	struct faults_objects o = { 0 };
 	double ready_at = 0;
 
-	if (!start_loop(c, &fx, pid, sizeof(pid))) {
+	if (!faults_loop_start(c, &fx, pid, sizeof(pid))) {
 		free(script);
 		return;
 	}
@@ -153,7 +136,7 @@ static void s_teardown_1000_probes(struct e2e_ctx *c)
 		e2e_run_free(&r);
 	}
 	free(script);
-	stop_fixture(&fx);
+	faults_fixture_stop(&fx);
 }
 
 /* Perf events release one by one in the kernel (~0.1 s each): with 20 of
@@ -165,7 +148,7 @@ static void s_teardown_notice(struct e2e_ctx *c)
 	struct e2e_run fx, r;
 	struct faults_objects o = { 0 };
 
-	if (!start_loop(c, &fx, pid, sizeof(pid))) {
+	if (!faults_loop_start(c, &fx, pid, sizeof(pid))) {
 		free(script);
 		return;
 	}
@@ -182,7 +165,7 @@ static void s_teardown_notice(struct e2e_ctx *c)
 	}
 	unsetenv("GSTRACE_NO_UPROBE_MULTI");
 	free(script);
-	stop_fixture(&fx);
+	faults_fixture_stop(&fx);
 }
 
 const struct e2e_scenario faults_teardown_scenarios[] = {
