@@ -265,6 +265,22 @@ struct gs_maps {
 int gs_maps_parse(const char *text, size_t len, struct gs_maps *out, struct gs_error *err);
 /* Reads and parses /proc/<pid>/maps. */
 int gs_maps_read(pid_t pid, struct gs_maps *out, struct gs_error *err);
+
+/* What /proc/<pid>/stat says about a process (procstat.c). */
+struct gs_proc_stat {
+	char comm[64];            /* its name, raw: escape it to print it */
+	char state;               /* 'R', 'S', 'Z', ... */
+	pid_t ppid;
+	unsigned long flags;      /* PF_* (PF_KTHREAD 0x00200000: a kernel thread) */
+	unsigned long long start_time; /* clock ticks after boot: pid + this names it */
+};
+
+/* Parses len bytes of a stat line (the name may hold ')' and spaces: the
+ * fields follow the last ')'). -EINVAL with a message when malformed. */
+int gs_proc_stat_parse(const char *text, size_t len, struct gs_proc_stat *out,
+		       struct gs_error *err);
+/* Reads /proc/<pid>/stat (pid <= 0: this process). -ENOENT when gone. */
+int gs_proc_stat_read(pid_t pid, struct gs_proc_stat *out, struct gs_error *err);
 void gs_maps_free(struct gs_maps *m);
 
 /* One mapped file (reference 8.2): same normalized path and same

@@ -40,9 +40,8 @@ static enum cli_verdict say(enum cli_verdict v, char *msg, size_t size, const ch
 /* What /proc/<pid>/stat and status tell about a pid. */
 struct proc_info {
 	char comm[80]; /* escaped */
-	char state;
-	unsigned long flags;
-	pid_t ppid, tgid;
+	struct gs_proc_stat st;
+	pid_t tgid;
 };
 
 static int read_text(const char *path, char *buf, size_t size)
@@ -62,24 +61,14 @@ static int read_text(const char *path, char *buf, size_t size)
 
 static int proc_info(pid_t pid, struct proc_info *pi)
 {
-	char path[64], buf[4096], *open_paren, *close_paren, *line;
+	char path[64], buf[4096], *line;
 	int rc;
 
 	memset(pi, 0, sizeof(*pi));
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	rc = read_text(path, buf, sizeof(buf));
+	rc = gs_proc_stat_read(pid, &pi->st, NULL);
 	if (rc)
 		return rc;
-	open_paren = strchr(buf, '(');
-	close_paren = strrchr(buf, ')'); /* the name may hold anything, ')' too */
-	if (!open_paren || !close_paren || close_paren < open_paren)
-		return -EINVAL;
-	gs_render_escaped(open_paren + 1, (size_t)(close_paren - open_paren - 1), 0, pi->comm,
-			  sizeof(pi->comm));
-	/* after ") ": state (field 3), ppid (4), ..., flags (9) */
-	if (sscanf(close_paren + 1, " %c %d %*d %*d %*d %*d %lu", &pi->state, &pi->ppid,
-		   &pi->flags) != 3)
-		return -EINVAL;
+	gs_render_escaped(pi->st.comm, strlen(pi->st.comm), 0, pi->comm, sizeof(pi->comm));
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	pi->tgid = pid;
 	if (read_text(path, buf, sizeof(buf)) == 0 && (line = strstr(buf, "\nTgid:")))
@@ -97,20 +86,20 @@ enum cli_verdict cli_check_pid(pid_t pid, char *msg, size_t size)
 		return say(CLI_TARGET_REFUSE, msg, size, "-p %d: no such process; check the pid "
 			   "(ps -e lists them)", (int)pid);
 	if (rc)
-		return say(CLI_TARGET_REFUSE, msg, size, "-p %d: cannot read /proc/%d/stat: %s",
-			   (int)pid, (int)pid, strerror(-rc));
+		return say(CLI_TARGET_REFUSE, msg, size, "-p %d: cannot read /proc/%d/stat (%s); "
+			   "check the pid", (int)pid, (int)pid, strerror(-rc));
 	if (pi.tgid > 0 && pi.tgid != pid)
 		return say(CLI_TARGET_REFUSE, msg, size, "-p %d: that is a thread (TID) of process "
 			   "%d (%s), and gstrace traces whole processes; give its TGID: -p %d",
 			   (int)pid, (int)pi.tgid, pi.comm, (int)pi.tgid);
-	if (pi.flags & PF_KTHREAD)
+	if (pi.st.flags & PF_KTHREAD)
 		return say(CLI_TARGET_REFUSE, msg, size, "-p %d: pid %d (%s) is a kernel thread; "
 			   "uprobes fire in user-space code only: give the pid of a user process",
 			   (int)pid, (int)pid, pi.comm);
-	if (pi.state == 'Z' || pi.state == 'X')
+	if (pi.st.state == 'Z' || pi.st.state == 'X')
 		return say(CLI_TARGET_REFUSE, msg, size, "-p %d: pid %d (%s) has exited and is a "
 			   "zombie until its parent (pid %d) reaps it; nothing runs there to "
-			   "trace: give a live process", (int)pid, (int)pid, pi.comm, (int)pi.ppid);
+			   "trace: give a live process", (int)pid, (int)pid, pi.comm, (int)pi.st.ppid);
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	if (readlink(exe, link, sizeof(link)) < 0 && (errno == EACCES || errno == EPERM)) {
 		if (geteuid() == 0)

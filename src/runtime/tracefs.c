@@ -72,39 +72,19 @@ int rt_tracefs_dir(char *out, size_t size, struct gs_error *err)
 			 "without CONFIG_UPROBE_EVENTS");
 }
 
-/* Field 22 of /proc/<pid>/stat (clock ticks after boot), or 0. */
-static unsigned long long start_time(const char *pid)
+/* Clock ticks after boot at which pid started (0: no such process). */
+static unsigned long long start_time(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long t = 0;
-	ssize_t n;
-	int fd;
+	struct gs_proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the command name may hold anything */
-	if (!p)
-		return 0;
-	/* after ") ": state is field 3, starttime field 22 */
-	for (int field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		t = strtoull(p + 1, NULL, 10);
-	return t;
+	return gs_proc_stat_read(pid, &st, NULL) == 0 ? st.start_time : 0;
 }
 
 int rt_tracefs_add(const char *dir, const char *path, uint64_t offset, bool retprobe,
 		   char *name, size_t name_size, struct gs_error *err)
 {
 	char events[PATH_MAX], def[PATH_MAX + 160];
-	unsigned long long me = start_time("self");
+	unsigned long long me = start_time(0);
 	int rc = -EEXIST;
 
 	snprintf(events, sizeof(events), "%s/uprobe_events", dir);
@@ -150,15 +130,14 @@ void rt_tracefs_remove(const char *dir, const char *name)
  * are not gstrace's are never gone. */
 static bool owner_gone(const char *name)
 {
-	char pid[16];
 	unsigned long long start;
-	int n = 0;
+	int pid, n = 0;
 
-	if (sscanf(name, "gs_p%15[0-9]_s%llu_%*x%n", pid, &start, &n) >= 2 && n &&
-	    !name[n])
+	if (sscanf(name, "gs_p%d_s%llu_%*x%n", &pid, &start, &n) >= 2 && n && !name[n] &&
+	    pid > 0)
 		return start_time(pid) != start;
 	/* gstrace 0.x: gs_<pid>_<hash>_<offset>_<k> */
-	if (sscanf(name, "gs_%15[0-9]_%*x_%*x_%*u%n", pid, &n) == 1 && n && !name[n])
+	if (sscanf(name, "gs_%d_%*x_%*x_%*u%n", &pid, &n) == 1 && n && !name[n] && pid > 0)
 		return start_time(pid) == 0;
 	return false;
 }

@@ -239,6 +239,29 @@ static void test_fixture_layouts_have_type_loads_and_text_anchor(void **state)
 	assert_true(pie.anchor <= main_addr);
 }
 
+/* /proc/PID/stat: the name is the process's choice, ')' and spaces too;
+ * the fields are counted after the last ')'. */
+static void test_proc_stat_fields_follow_the_last_paren(void **state)
+{
+	static const char line[] = "1234 (a) b) c (d)) Z 77 1234 1234 0 -1 2129984 100 0 0 0 0 "
+				   "0 0 0 20 0 1 0 12345 1000 10\n";
+	struct gs_proc_stat st;
+	struct gs_error err;
+
+	(void)state;
+	assert_int_equal(gs_proc_stat_parse(line, sizeof(line) - 1, &st, &err), 0);
+	assert_string_equal(st.comm, "a) b) c (d)");
+	assert_int_equal(st.state, 'Z');
+	assert_int_equal(st.ppid, 77);
+	assert_int_equal(st.flags, 2129984);
+	assert_int_equal(st.start_time, 12345);
+	assert_int_equal(gs_proc_stat_parse(line, 30, &st, &err), -EINVAL); /* cut short */
+	assert_non_null(strstr(err.msg, "missing"));
+	assert_int_equal(gs_proc_stat_parse("12 no paren S", 13, &st, &err), -EINVAL);
+	assert_int_equal(gs_proc_stat_read(0, &st, &err), 0); /* this process */
+	assert_int_equal(st.ppid, getppid());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_non_pie_bias_is_zero),
 		cmocka_unit_test(test_bias_needs_only_one_matching_segment),
 		cmocka_unit_test(test_fixture_layouts_have_type_loads_and_text_anchor),
+		cmocka_unit_test(test_proc_stat_fields_follow_the_last_paren),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,104 @@
+/* /proc/PID/stat: the few fields gstrace needs (name, state, parent,
+ * flags, start time). The command name is the process's to choose, ')'
+ * and spaces included: the fields are found after the last ')'. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gs/unwind.h>
+
+/* The next space-separated field after *p (advanced past it), or NULL. */
+static const char *field(const char **p, const char *end)
+{
+	const char *s = *p;
+
+	while (s < end && *s == ' ')
+		s++;
+	if (s >= end)
+		return NULL;
+	*p = s;
+	while (*p < end && **p != ' ')
+		(*p)++;
+	return s;
+}
+
+/* A decimal number of field s (up to end or a space); false when none. */
+static bool number(const char *s, const char *end, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	bool neg = s < end && *s == '-';
+	const char *p = s + neg;
+
+	if (p >= end || *p < '0' || *p > '9')
+		return false;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		if (v > (~0ull - 9) / 10)
+			return false;
+		v = v * 10 + (unsigned long long)(*p - '0');
+	}
+	*out = neg ? (unsigned long long)-(long long)v : v;
+	return true;
+}
+
+int gs_proc_stat_parse(const char *text, size_t len, struct gs_proc_stat *out,
+		       struct gs_error *err)
+{
+	const char *end = text + len, *open = memchr(text, '(', len), *close = NULL, *p, *f;
+	unsigned long long v;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	for (const char *s = text; s < end; s++)
+		if (*s == ')')
+			close = s;
+	if (!open || !close || close < open)
+		return gs_errorf(err, -EINVAL, "/proc/PID/stat: no (name) in the line");
+	n = (size_t)(close - open - 1);
+	if (n >= sizeof(out->comm))
+		n = sizeof(out->comm) - 1;
+	memcpy(out->comm, open + 1, n);
+	out->comm[n] = '\0';
+	p = close + 1;
+	/* field 3 is the state; 4 ppid; 9 flags; 22 starttime */
+	for (int i = 3; i <= 22; i++) {
+		f = field(&p, end);
+		if (!f)
+			return gs_errorf(err, -EINVAL, "/proc/PID/stat: field %d is missing", i);
+		if (i == 3) {
+			out->state = *f;
+			continue;
+		}
+		if ((i == 4 || i == 9 || i == 22) && !number(f, end, &v))
+			return gs_errorf(err, -EINVAL, "/proc/PID/stat: field %d is not a number", i);
+		if (i == 4)
+			out->ppid = (pid_t)v;
+		else if (i == 9)
+			out->flags = (unsigned long)v;
+		else if (i == 22)
+			out->start_time = v;
+	}
+	return 0;
+}
+
+int gs_proc_stat_read(pid_t pid, struct gs_proc_stat *out, struct gs_error *err)
+{
+	char path[64], buf[1024];
+	ssize_t n;
+	int fd;
+
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/stat");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return gs_errorf(err, -errno, "cannot read %s: %s", path, strerror(errno));
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return gs_errorf(err, -errno, "cannot read %s: %s", path, strerror(errno));
+	return gs_proc_stat_parse(buf, (size_t)n, out, err);
+}
