@@ -45,7 +45,8 @@ void gs_frames_preload(struct gs_frames *f, pid_t pid);
 /* One frame as it is shown. */
 struct gs_frame {
 	bool resolved;      /* its module is known */
-	const char *module; /* file name of the module */
+	const char *module; /* file name of the module as the process maps it (never
+			     * a /proc/PID/map_files/START-END it was read through) */
 	const char *path;   /* the module file the symbolizer read */
 	uint64_t pc;        /* module pc when resolved, else the frame's pc */
 	uint64_t cookie;    /* module cookie when resolved, else the frame's */
