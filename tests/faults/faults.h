@@ -52,7 +52,8 @@ bool faults_wait_ready(struct e2e_ctx *c, struct e2e_run *r, struct faults_objec
 		       int timeout_ms);
 /* Waits for the end (stopping it past timeout_ms), logs it. */
 void faults_finish(struct e2e_ctx *c, struct e2e_run *r, int timeout_ms);
-/* Expects exit `code`, and each needle on stderr. */
+/* Expects exit `code`, and each needle on stderr; with code 0, no error
+ * ("cannot", "failed", "error") on stderr. */
 void faults_expect_exit(struct e2e_ctx *c, const struct e2e_run *r, int code,
 			const char *const *needles);
 /* Runs gstrace to its end: refused inputs. */

@@ -95,6 +95,10 @@ void faults_expect_exit(struct e2e_ctx *c, const struct e2e_run *r, int code,
 
 	e2e_expect(c, e2e_run_exit_code(r) == code, "exit %d, want %d", e2e_run_exit_code(r),
 		   code);
+	/* a run that ends well says nothing went wrong */
+	if (code == 0)
+		e2e_expect(c, !strstr(err, "cannot") && !strstr(err, "failed") &&
+			   !strstr(err, "error"), "an error on stderr of a run that exited 0");
 	for (size_t i = 0; needles && needles[i]; i++)
 		e2e_expect(c, strstr(err, needles[i]) != NULL, "stderr does not mention '%s'",
 			   needles[i]);
