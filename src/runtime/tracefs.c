@@ -126,8 +126,9 @@ void rt_tracefs_remove(const char *dir, const char *name)
 }
 
 /* Whether the gstrace that named an entry `name` is gone: its pid does not
- * exist, or (names with a start time) is another process now. Names that
- * are not gstrace's are never gone. */
+ * exist, or is another process now (its start time differs). Names of
+ * another form (another tool's, or an older gstrace's, whose owner cannot
+ * be told for sure) are never gone. */
 static bool owner_gone(const char *name)
 {
 	unsigned long long start;
@@ -136,9 +137,6 @@ static bool owner_gone(const char *name)
 	if (sscanf(name, "gs_p%d_s%llu_%*x%n", &pid, &start, &n) >= 2 && n && !name[n] &&
 	    pid > 0)
 		return start_time(pid) != start;
-	/* gstrace 0.x: gs_<pid>_<hash>_<offset>_<k> */
-	if (sscanf(name, "gs_%d_%*x_%*x_%*u%n", &pid, &n) == 1 && n && !name[n] && pid > 0)
-		return start_time(pid) == 0;
 	return false;
 }
 
