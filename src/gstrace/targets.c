@@ -161,17 +161,25 @@ enum cli_verdict cli_check_target(pid_t pid, const char *path, char *msg, size_t
 	ssize_t len;
 	int fd, program;
 
-	/* Never blocks: a FIFO or a device is refused before it is read. */
+	/* A FIFO or a device is refused before anything opens it; the open
+	 * never blocks, and what it opened must still be a regular file. */
+	if (stat(path, &st) != 0)
+		return say(CLI_TARGET_REFUSE, msg, size, "-t %s: %s; give the path of an "
+			   "executable or a shared library", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return say(CLI_TARGET_REFUSE, msg, size, "-t %s: %s is %s, not a regular file; give "
+			   "the path of an executable or a shared library", path, path,
+			   S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			   S_ISCHR(st.st_mode) ? "a character device" : "a device or socket");
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return say(CLI_TARGET_REFUSE, msg, size, "-t %s: %s; give the path of an "
 			   "executable or a shared library", path, strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return say(CLI_TARGET_REFUSE, msg, size, "-t %s: not a regular file (%s); give "
-			   "the path of an executable or a shared library", path,
-			   S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
-			   "a device or socket");
+		return say(CLI_TARGET_REFUSE, msg, size, "-t %s: %s changed while it was opened, "
+			   "and is not a regular file now; give a file that stays put", path,
+			   path);
 	}
 	program = is_program(fd);
 	close(fd);
