@@ -5,6 +5,7 @@
 #define GS_TEST_CG_VM_H
 
 #include <gs/program.h>
+#include <gs/unwind.h>
 
 #include "vm/vm.h"
 
@@ -13,5 +14,16 @@
  * or -errno with err filled. */
 int gs_cg_vm_load(struct gs_vm *vm, const struct gs_program *p, uint32_t *map_ids, int *step,
 		  struct gs_error *err);
+
+/* The VM maps of a loaded program, found by name: what the runtime's map
+ * writers (rows, module snapshots) write through, here into the VM. */
+struct gs_cg_vm_maps {
+	struct gs_vm *vm;
+	const struct gs_program *p;
+	const uint32_t *map_ids; /* from gs_cg_vm_load() */
+};
+
+/* A writer over m (which must outlive it); lookups read CPU 0's copy. */
+struct gs_map_writer gs_cg_vm_writer(struct gs_cg_vm_maps *m);
 
 #endif /* GS_TEST_CG_VM_H */

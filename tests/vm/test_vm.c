@@ -1,7 +1,8 @@
 /* The VM suite's entry point and fixture: the interpreter is pinned by
  * groups for the instruction set (test_vm_isa.c), memory safety
- * (test_vm_mem.c), maps, helpers and tail calls (test_vm_helpers.c) and the
- * shared sample programs (test_vm_samples.c). */
+ * (test_vm_mem.c), maps, helpers and tail calls (test_vm_helpers.c), the
+ * shared sample programs (test_vm_samples.c) and bpf_loop and global
+ * subprograms (test_vm_calls.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,5 +85,6 @@ int main(void)
 	failed += vt_run_mem_tests();
 	failed += vt_run_helper_tests();
 	failed += vt_run_sample_tests();
+	failed += vt_run_call_tests();
 	return failed ? 1 : 0;
 }

@@ -2,8 +2,8 @@
  * BPF_PROG_TEST_RUN: seeded random straight-line programs of ALU, ALU64 and
  * forward conditional jumps (every op, signed and unsigned, both widths,
  * division by zero, extreme constants) must return the same low and high
- * words in both; so must the tail-call limit and a tail call made from a
- * subprogram. Skips when bpf() is not permitted. */
+ * words in both; so must the tail-call limit, a tail call made from a
+ * subprogram and a bpf_loop stopped early by its callback. Skips when bpf() is not permitted. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -309,23 +309,34 @@ static size_t tail_call_from_sub(int jump_table_fd, struct bpf_insn *insns)
 	return sizeof(prog) / sizeof(prog[0]);
 }
 
-/* Loads a program with a subprogram at pc 4: tail calls in subprograms
- * need BTF function info. */
-static int load_with_subprog(const struct bpf_insn *insns, size_t n, struct btf **btf)
+/* Loads a program with a static subprogram at sub_pc: tail calls in
+ * subprograms need BTF function info, and so does a bpf_loop callback
+ * (`long cb(u64 index, void *ctx)` when `callback`). */
+static int load_with_subprog(const struct bpf_insn *insns, size_t n, uint32_t sub_pc,
+			     bool callback, struct btf **btf)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
 	struct bpf_func_info info[2];
-	int int_type, proto;
+	int int_type, proto, sub_proto;
 
 	*btf = btf__new_empty();
 	if (!*btf)
 		return -ENOMEM;
 	int_type = btf__add_int(*btf, "int", 4, BTF_INT_SIGNED);
 	proto = btf__add_func_proto(*btf, int_type);
+	sub_proto = proto;
+	if (callback) {
+		int u64 = btf__add_int(*btf, "unsigned long long", 8, 0);
+		int ptr = btf__add_ptr(*btf, 0);
+
+		sub_proto = btf__add_func_proto(*btf, u64);
+		btf__add_func_param(*btf, "index", u64);
+		btf__add_func_param(*btf, "ctx", ptr);
+	}
 	info[0] = (struct bpf_func_info){ 0, (uint32_t)btf__add_func(*btf, "main_prog",
 								     BTF_FUNC_GLOBAL, proto) };
-	info[1] = (struct bpf_func_info){ 4, (uint32_t)btf__add_func(*btf, "sub_prog",
-								     BTF_FUNC_STATIC, proto) };
+	info[1] = (struct bpf_func_info){ sub_pc, (uint32_t)btf__add_func(*btf, "sub_prog",
+									  BTF_FUNC_STATIC, sub_proto) };
 	if (btf__load_into_kernel(*btf))
 		return -EINVAL;
 	opts.prog_btf_fd = (uint32_t)btf__fd(*btf);
@@ -351,7 +362,7 @@ static void test_tail_call_from_a_subprogram_matches_the_kernel(void **state)
 	assert_true(jt >= 0 && target_fd >= 0);
 	assert_int_equal(bpf_map_update_elem(jt, &slot, &target_fd, BPF_ANY), 0);
 	n = tail_call_from_sub(jt, insns);
-	fd = load_with_subprog(insns, n, &btf);
+	fd = load_with_subprog(insns, n, 4, false, &btf);
 	if (fd < 0)
 		fail_msg("the kernel refused the subprogram tail call: %s", strerror(-fd));
 	kernel = kernel_test_run(fd);
@@ -368,6 +379,51 @@ static void test_tail_call_from_a_subprogram_matches_the_kernel(void **state)
 	via_vm = vm_test_run(&vm, insns, n);
 	gs_vm_fini(&vm);
 	assert_int_equal(kernel, 15); /* the target returned to sub's caller */
+	assert_int_equal(via_vm, kernel);
+}
+
+/* fp-8 = 0; r0 = bpf_loop(10, cb, fp-8, 0); return r0 * 1000 + fp-8.
+ * cb: *ctx += index; stop (1) at index 6. */
+static const struct bpf_insn loop_prog[] = {
+	GS_ST_MEM(BPF_DW, GS_FP, -8, 0),
+	GS_MOV64_IMM(GS_R1, 10),
+	GS_LD_IMM64_RAW(GS_R2, BPF_PSEUDO_FUNC, 9), /* pc 2-3: cb at pc 12 */
+	GS_MOV64_REG(GS_R3, GS_FP),
+	GS_ALU64_IMM(BPF_ADD, GS_R3, -8),
+	GS_MOV64_IMM(GS_R4, 0),
+	GS_CALL_HELPER(BPF_FUNC_loop),
+	GS_ALU64_IMM(BPF_MUL, GS_R0, 1000),
+	GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, -8),
+	GS_ALU64_REG(BPF_ADD, GS_R0, GS_R1),
+	GS_EXIT(),
+	GS_LDX_MEM(BPF_DW, GS_R3, GS_R2, 0), /* pc 12: cb */
+	GS_ALU64_REG(BPF_ADD, GS_R3, GS_R1),
+	GS_STX_MEM(BPF_DW, GS_R2, GS_R3, 0),
+	GS_MOV64_IMM(GS_R0, 0),
+	GS_JMP_IMM(BPF_JNE, GS_R1, 6, 1),
+	GS_MOV64_IMM(GS_R0, 1),
+	GS_EXIT(),
+};
+
+static void test_bpf_loop_early_stop_matches_the_kernel(void **state)
+{
+	size_t n = sizeof(loop_prog) / sizeof(loop_prog[0]);
+	struct btf *btf = NULL;
+	uint32_t kernel, via_vm;
+	struct gs_vm vm;
+	int fd;
+
+	(void)state;
+	fd = load_with_subprog(loop_prog, n, 12, true, &btf);
+	if (fd < 0)
+		fail_msg("the kernel refused the bpf_loop program: %s", strerror(-fd));
+	kernel = kernel_test_run(fd);
+	close(fd);
+	btf__free(btf);
+	gs_vm_init(&vm);
+	via_vm = vm_test_run(&vm, loop_prog, n);
+	gs_vm_fini(&vm);
+	assert_int_equal(kernel, 7 * 1000 + 21); /* 7 iterations, 0 + 1 + ... + 6 */
 	assert_int_equal(via_vm, kernel);
 }
 
@@ -391,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_random_alu_programs_match_the_kernel),
 		cmocka_unit_test(test_tail_call_limit_matches_the_kernel),
 		cmocka_unit_test(test_tail_call_from_a_subprogram_matches_the_kernel),
+		cmocka_unit_test(test_bpf_loop_early_stop_matches_the_kernel),
 	};
 
 	if (!bpf_permitted())

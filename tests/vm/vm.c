@@ -1,8 +1,9 @@
 /* The test VM's interpreter: the run loop with its instruction budget,
  * loads, stores and atomics through checked memory, ld_imm64 of constants,
- * map handles and map values, jumps, helper and bpf-to-bpf calls, exit, and
- * the error message naming the instruction. ALU is in vm_alu.c, memory
- * checks in vm_mem.c, helpers in vm_helpers.c, loading in vm_load.c. */
+ * map handles, map values and callbacks, jumps, helper calls, and the error
+ * message naming the instruction. ALU is in vm_alu.c, memory checks in
+ * vm_mem.c, helpers in vm_helpers.c, bpf-to-bpf calls, bpf_loop and exit in
+ * vm_call.c, loading in vm_load.c. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -225,13 +226,15 @@ static void exec_atomic(struct gs_vm_exec *x, const struct bpf_insn *in)
 	x->pc++;
 }
 
-/* ld_imm64: a constant (src 0), a map handle (src 1) or a pointer into the
- * only value of a one-entry ARRAY (src 2, offset in the second imm). */
+/* ld_imm64: a constant (src 0), a map handle (src 1), a pointer into the
+ * only value of a one-entry ARRAY (src 2, offset in the second imm) or a
+ * subprogram to pass as a callback (src 4, imm relative like a call's). */
 static void exec_ld_imm64(struct gs_vm_exec *x, const struct bpf_insn *in)
 {
 	const struct bpf_insn *hi = in + 1;
 	struct gs_vm_map *m = NULL;
 	uint32_t id = 0, off;
+	int64_t target;
 
 	if (x->pc + 1 >= x->p->n || hi->code || hi->dst_reg || hi->src_reg || hi->off ||
 	    in->off || in->dst_reg >= GS_NREGS) {
@@ -276,28 +279,23 @@ static void exec_ld_imm64(struct gs_vm_exec *x, const struct bpf_insn *in)
 			.region = vm_region_map_value(x, id, m->values), .init = true,
 		};
 		break;
+	case BPF_PSEUDO_FUNC:
+		target = (int64_t)x->pc + 1 + in->imm;
+		if (hi->imm || target < 0 || target >= (int64_t)x->p->n ||
+		    (x->p->funcs && !vm_func_at(x->p, (size_t)target))) {
+			vm_fail(x, -EINVAL, "a callback load names pc %" PRId64 ", which starts no "
+				"subprogram of this program", target);
+			return;
+		}
+		x->r[in->dst_reg] = (struct vm_reg){ .v = VM_FUNC_BASE + (uint64_t)target,
+						     .region = VM_REGION_FUNC, .init = true };
+		break;
 	default:
 		vm_fail(x, -ENOSYS, "ld_imm64 with src %d is not supported by the test VM",
 			in->src_reg);
 		return;
 	}
 	x->pc += 2;
-}
-
-/* A fresh frame at depth d: poisoned stack, no spilled pointers, r10. */
-static void enter_frame(struct gs_vm_exec *x, uint32_t d)
-{
-	struct vm_frame *f = &x->frames[d];
-
-	memset(f->stack, GS_VM_STACK_POISON, sizeof(f->stack));
-	memset(f->slot_region, 0, sizeof(f->slot_region));
-	x->depth = d;
-	if (d + 1 > x->vm->stats.max_depth)
-		x->vm->stats.max_depth = d + 1;
-	x->r[GS_FP] = (struct vm_reg){
-		.v = (uint64_t)(uintptr_t)(f->stack + GS_VM_STACK_SIZE),
-		.region = VM_REGION_STACK0 + d, .init = true,
-	};
 }
 
 /* Starts program x->prog at pc 0 in the current frame with r1 = ctx and
@@ -310,7 +308,7 @@ static void start_prog(struct gs_vm_exec *x)
 		x->r[i].init = false;
 	x->r[GS_R1] = (struct vm_reg){ .v = (uint64_t)(uintptr_t)ctx->base,
 				       .region = VM_REGION_CTX, .init = true };
-	enter_frame(x, x->depth);
+	vm_enter_frame(x, x->depth);
 	x->p = &x->vm->progs[x->prog];
 	x->pc = 0;
 }
@@ -326,58 +324,6 @@ static bool jump_to(struct gs_vm_exec *x, int64_t delta)
 	}
 	x->pc = (size_t)target;
 	return true;
-}
-
-/* A bpf-to-bpf call: a new frame, r1-r5 passed, r6-r9 saved. */
-static void exec_bpf_call(struct gs_vm_exec *x, const struct bpf_insn *in)
-{
-	struct vm_frame *f;
-	size_t ret_pc = x->pc + 1;
-
-	if (x->depth + 1 >= GS_VM_MAX_FRAMES) {
-		vm_fail(x, -E2BIG, "a call %u frames deep: the kernel allows %d", x->depth + 2,
-			GS_VM_MAX_FRAMES);
-		return;
-	}
-	if (!jump_to(x, in->imm))
-		return;
-	f = &x->frames[x->depth + 1];
-	memcpy(f->saved, &x->r[GS_R6], sizeof(f->saved));
-	f->ret_prog = x->prog;
-	f->ret_pc = ret_pc;
-	x->r[GS_R0].init = false;
-	for (int i = GS_R6; i <= GS_R9; i++)
-		x->r[i].init = false;
-	enter_frame(x, x->depth + 1);
-}
-
-/* exit: the run's result from frame 0, else back to the caller with its
- * r6-r9 and r0 as the return value. */
-static bool exec_exit(struct gs_vm_exec *x)
-{
-	struct vm_frame *f = &x->frames[x->depth];
-	uint32_t r0 = x->r[GS_R0].region;
-
-	if (!vm_reg_ok(x, GS_R0, "return value"))
-		return false;
-	if (x->depth == 0)
-		return true;
-	if (r0 >= VM_REGION_STACK0 + x->depth && r0 < VM_REGION_DYNAMIC) {
-		vm_fail(x, -EINVAL, "returns a pointer to its own stack frame");
-		return false;
-	}
-	memcpy(&x->r[GS_R6], f->saved, sizeof(f->saved));
-	for (int i = GS_R1; i <= GS_R5; i++)
-		x->r[i].init = false;
-	x->depth--;
-	x->r[GS_FP] = (struct vm_reg){
-		.v = (uint64_t)(uintptr_t)(x->frames[x->depth].stack + GS_VM_STACK_SIZE),
-		.region = VM_REGION_STACK0 + x->depth, .init = true,
-	};
-	x->prog = f->ret_prog;
-	x->p = &x->vm->progs[x->prog];
-	x->pc = f->ret_pc;
-	return false;
 }
 
 /* JMP and JMP32: ja, gotol, conditions, calls, exit. True when the run
@@ -404,11 +350,13 @@ static bool exec_jmp(struct gs_vm_exec *x, const struct bpf_insn *in)
 			return false;
 		}
 		if (op == BPF_EXIT)
-			return exec_exit(x);
+			return vm_exit(x);
 		if (in->src_reg == BPF_PSEUDO_CALL) {
-			exec_bpf_call(x, in);
+			vm_bpf_call(x, in);
 		} else if (in->src_reg != 0) {
 			vm_fail(x, -ENOSYS, "kfunc calls are not supported by the test VM");
+		} else if (in->imm == BPF_FUNC_loop) {
+			vm_loop_start(x);
 		} else if (vm_call_helper(x, in->imm) == 0) {
 			if (x->tail_called) {
 				x->tail_called = false;

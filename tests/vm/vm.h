@@ -5,7 +5,7 @@
  *
  * Memory is checked the way the verifier would at run time: every register
  * carries its provenance (a scalar, the ctx, a stack frame, one map value, a
- * map handle), and a load, store, atomic or helper pointer argument must lie
+ * map handle, a callback), and a load, store, atomic or helper pointer argument must lie
  * entirely inside the one region its pointer came from. Anything else --
  * a read of a register never written, a NULL or scalar dereference, an
  * access past a region, a write to the read-only ctx, an instruction or
@@ -38,6 +38,7 @@
 #include <linux/bpf.h>
 
 #include <gs/asm.h>
+#include <gs/btf.h>
 #include <gs/error.h>
 
 #define GS_VM_STACK_SIZE GS_STACK_MAX /* bytes of each call frame's stack */
@@ -89,7 +90,7 @@ struct gs_vm_record {
 struct gs_vm_stats {
 	uint64_t insns;       /* instructions executed (an ld_imm64 counts once) */
 	uint32_t tail_calls;  /* tail calls that started their target */
-	uint32_t helper_calls;
+	uint32_t helper_calls; /* bpf_loop counts once, however many iterations */
 	uint32_t max_depth;   /* deepest call frame reached: 1 = main only */
 };
 
@@ -171,6 +172,14 @@ int gs_vm_add_prog(struct gs_vm *vm, const struct bpf_insn *insns, size_t n,
 		   const char *const *notes, struct gs_error *err);
 int gs_vm_load_asm(struct gs_vm *vm, const struct gs_asm *a, const uint32_t *map_ids,
 		   struct gs_error *err);
+/* gs_vm_load_asm() of a program with subprogram records
+ * (gs_asm_func_begin()) whose FUNC types are in `btf`: calls and callback
+ * loads must then name a recorded subprogram, and a global one runs as the
+ * verifier checks it -- alone, seeing only the parameters its FUNC_PROTO
+ * declares (scalars or pointers as declared), returning a scalar. Without
+ * BTF (NULL, or no records) every subprogram runs as a static one. */
+int gs_vm_load_asm_btf(struct gs_vm *vm, const struct gs_asm *a, const struct gs_btf *btf,
+		       const uint32_t *map_ids, struct gs_error *err);
 
 /* Fake address spaces for probe_read_user* (user) and probe_read_kernel*
  * (kernel): `len` bytes at `addr`, copied (zeros when bytes is NULL). A read
@@ -190,7 +199,8 @@ int gs_vm_add_kernel_mem(struct gs_vm *vm, uint64_t addr, const void *bytes, siz
  *            or helper argument, r10 written, pointer arithmetic the
  *            verifier forbids
  *   -ENOSYS  an unknown helper, kfunc, or legacy packet load
- *   -E2BIG   more than GS_VM_MAX_FRAMES call frames
+ *   -E2BIG   more than GS_VM_MAX_FRAMES call frames (a bpf_loop callback
+ *            takes one)
  *   -ELOOP   more than vm->insn_budget instructions
  *   -ENOMEM  the VM itself ran out of memory
  * vm->stats describes the run either way; records the run made before it

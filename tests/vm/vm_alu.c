@@ -116,8 +116,9 @@ static bool pointer_result(struct gs_vm_exec *x, const struct bpf_insn *in, bool
 		vm_fail(x, -EINVAL, "32-bit arithmetic on r%d, which holds a pointer", ptr_reg);
 		return false;
 	}
-	if (x->regions[ptr].kind == VM_MAP_HANDLE) {
-		vm_fail(x, -EINVAL, "arithmetic on r%d, which holds a map handle", ptr_reg);
+	if (x->regions[ptr].kind == VM_MAP_HANDLE || x->regions[ptr].kind == VM_FUNC) {
+		vm_fail(x, -EINVAL, "arithmetic on r%d, which holds a %s", ptr_reg,
+			x->regions[ptr].kind == VM_FUNC ? "callback" : "map handle");
 		return false;
 	}
 	if (op == BPF_ADD && !(dp && sp)) {

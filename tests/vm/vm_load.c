@@ -1,9 +1,13 @@
 /* Lifetime of the test VM and loading of programs: copies of the
- * instructions and notes, ld_imm64 second slots marked, and relocations of
- * a finished assembler patched with the fake fds of VM maps. */
+ * instructions and notes, ld_imm64 second slots marked, relocations of a
+ * finished assembler patched with the fake fds of VM maps, and its
+ * subprograms' linkage and parameters read from the program's BTF. */
 #include <errno.h>
+#include <linux/btf.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gs/btf.h>
 
 #include "vm_priv.h"
 
@@ -24,6 +28,7 @@ static void prog_free(struct gs_vm_prog *p)
 	free(p->notes);
 	free(p->insns);
 	free(p->imm64_tail);
+	free(p->funcs);
 }
 
 void gs_vm_fini(struct gs_vm *vm)
@@ -124,4 +129,92 @@ out:
 	free(insns);
 	free(fds);
 	return ret;
+}
+
+/* ---- subprograms from BTF ---------------------------------------------------- */
+
+/* Bytes of the record a btf_type of this kind and vlen has after it. */
+static size_t btf_tail(uint32_t kind, uint32_t vlen)
+{
+	switch (kind) {
+	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG: return 4;
+	case BTF_KIND_ARRAY: return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: return vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM: return vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO: return vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC: return vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_ENUM64: return vlen * 12;
+	default: return 0; /* PTR, FWD, TYPEDEF, modifiers, FUNC, FLOAT, TYPE_TAG */
+	}
+}
+
+/* The record of type `id` (>= 1) in b's type section, or NULL. */
+static const struct btf_type *btf_type_at(const struct gs_btf *b, uint32_t id)
+{
+	size_t off = 0;
+
+	for (uint32_t t = 1; off + sizeof(struct btf_type) <= b->len; t++) {
+		const struct btf_type *bt = (const struct btf_type *)(b->types + off);
+
+		if (t == id)
+			return bt;
+		off += sizeof(*bt) + btf_tail(BTF_INFO_KIND(bt->info), BTF_INFO_VLEN(bt->info));
+	}
+	return NULL;
+}
+
+/* One subprogram record: FUNC type -> linkage, FUNC_PROTO -> parameters. */
+static int func_from_btf(const struct gs_btf *b, const struct gs_asm_func *af,
+			 struct gs_vm_func *out, struct gs_error *err)
+{
+	const struct btf_type *fn = btf_type_at(b, af->type_id), *proto;
+	const struct btf_param *params;
+
+	if (!fn || BTF_INFO_KIND(fn->info) != BTF_KIND_FUNC ||
+	    !(proto = btf_type_at(b, fn->type)) || BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO)
+		return gs_errorf(err, -EINVAL, "the subprogram at pc %u names BTF type %u, which is "
+				 "no FUNC with a FUNC_PROTO", af->insn, af->type_id);
+	if (BTF_INFO_VLEN(proto->info) > 5)
+		return gs_errorf(err, -EINVAL, "the subprogram at pc %u has %u parameters (at most "
+				 "5)", af->insn, BTF_INFO_VLEN(proto->info));
+	*out = (struct gs_vm_func){ .insn = af->insn,
+		.global = BTF_INFO_VLEN(fn->info) == BTF_FUNC_GLOBAL,
+		.nargs = (uint8_t)BTF_INFO_VLEN(proto->info) };
+	params = (const struct btf_param *)(proto + 1);
+	for (uint8_t i = 0; i < out->nargs; i++) {
+		const struct btf_type *t = btf_type_at(b, params[i].type);
+
+		if (t && BTF_INFO_KIND(t->info) == BTF_KIND_PTR)
+			out->ptr_args |= (uint8_t)(1u << i);
+	}
+	return 0;
+}
+
+int gs_vm_load_asm_btf(struct gs_vm *vm, const struct gs_asm *a, const struct gs_btf *btf,
+		       const uint32_t *map_ids, struct gs_error *err)
+{
+	struct gs_vm_func *funcs;
+	int prog;
+
+	if (!btf || a->nfuncs == 0)
+		return gs_vm_load_asm(vm, a, map_ids, err);
+	funcs = calloc(a->nfuncs, sizeof(*funcs));
+	if (!funcs)
+		return gs_errorf(err, -ENOMEM, "out of memory for %zu subprograms", a->nfuncs);
+	for (size_t i = 0; i < a->nfuncs; i++) {
+		int rc = func_from_btf(btf, &a->funcs[i], &funcs[i], err);
+
+		if (rc) {
+			free(funcs);
+			return rc;
+		}
+	}
+	prog = gs_vm_load_asm(vm, a, map_ids, err);
+	if (prog < 0) {
+		free(funcs);
+		return prog;
+	}
+	vm->progs[prog].funcs = funcs;
+	vm->progs[prog].nfuncs = a->nfuncs;
+	return prog;
 }

@@ -40,6 +40,7 @@ void vm_regions_reset(struct gs_vm_exec *x, const void *ctx, size_t ctx_size)
 			.kind = VM_STACK, .writable = true, .base = x->frames[d].stack,
 			.size = GS_VM_STACK_SIZE, .frame = d,
 		};
+	x->regions[VM_REGION_FUNC] = (struct vm_region){ .kind = VM_FUNC };
 }
 
 uint32_t vm_region_map_value(struct gs_vm_exec *x, uint32_t map, uint8_t *value)
@@ -84,6 +85,9 @@ void vm_describe(struct gs_vm_exec *x, uint32_t region, uint64_t addr, char *buf
 	case VM_MAP_VALUE:
 		snprintf(buf, size, "value%+" PRId64 " of map '%s'", rel, x->vm->maps[r->map].name);
 		break;
+	case VM_FUNC:
+		snprintf(buf, size, "the subprogram at pc %" PRIu64, (uint64_t)(addr - VM_FUNC_BASE));
+		break;
 	default:
 		snprintf(buf, size, "map '%s'", x->vm->maps[r->map].name);
 		break;
@@ -120,8 +124,9 @@ static uint8_t *region_mem(struct gs_vm_exec *x, uint32_t region, uint64_t addr,
 	char where[96], name[96];
 
 	vm_describe(x, region, addr, where, sizeof(where));
-	if (r->kind == VM_MAP_HANDLE) {
-		vm_fail(x, -EFAULT, "%s at %s: a map handle is not memory", what, where);
+	if (r->kind == VM_MAP_HANDLE || r->kind == VM_FUNC) {
+		vm_fail(x, -EFAULT, "%s at %s: a %s is not memory", what, where,
+			r->kind == VM_FUNC ? "callback" : "map handle");
 		return NULL;
 	}
 	if (r->kind == VM_STACK && r->frame > x->depth) {

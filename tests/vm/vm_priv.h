@@ -7,11 +7,21 @@
 
 #include "vm/vm.h"
 
+/* A subprogram the program's BTF describes (gs_vm_load_asm_btf()). */
+struct gs_vm_func {
+	uint32_t insn;    /* its first instruction */
+	bool global;      /* BTF_FUNC_GLOBAL: verified alone, so run as such */
+	uint8_t nargs;    /* parameters of its FUNC_PROTO (at most 5) */
+	uint8_t ptr_args; /* bit i: parameter i is a pointer (else a scalar) */
+};
+
 struct gs_vm_prog {
 	struct bpf_insn *insns;
 	char **notes;      /* n copied notes (each may be NULL), or NULL */
 	bool *imm64_tail;  /* imm64_tail[i]: insns[i] is an ld_imm64's 2nd slot */
 	size_t n;
+	struct gs_vm_func *funcs; /* in instruction order, or NULL: no BTF given */
+	size_t nfuncs;
 };
 
 struct gs_vm_mem {
@@ -25,6 +35,7 @@ enum vm_region_kind {
 	VM_STACK,
 	VM_MAP_VALUE,
 	VM_MAP_HANDLE, /* a map from ld_imm64 src=1: passed to helpers, never memory */
+	VM_FUNC,       /* a subprogram from ld_imm64 src=4: a callback, never memory */
 };
 
 /* Memory a pointer register may reach: [base, base + size). */
@@ -42,7 +53,8 @@ struct vm_region {
 #define VM_SCALAR 0u
 #define VM_REGION_CTX 1u
 #define VM_REGION_STACK0 2u /* + call depth */
-#define VM_REGION_DYNAMIC (VM_REGION_STACK0 + GS_VM_MAX_FRAMES)
+#define VM_REGION_FUNC (VM_REGION_STACK0 + GS_VM_MAX_FRAMES) /* value: FUNC_BASE + pc */
+#define VM_REGION_DYNAMIC (VM_REGION_FUNC + 1)
 
 /* A register: its value (a pointer's value is a host address), where it
  * points, and whether anything wrote it. */
@@ -54,6 +66,13 @@ struct vm_reg {
 
 #define VM_STACK_SLOTS (GS_VM_STACK_SIZE / 8)
 
+/* How a frame was entered: what its exit checks and where it goes. */
+enum vm_frame_kind {
+	VM_CALL_STATIC, /* a bpf-to-bpf call of a static subprogram */
+	VM_CALL_GLOBAL, /* ... of a global one: r0 must be a scalar */
+	VM_CALL_LOOP,   /* a bpf_loop callback: r0 0 or 1, then maybe again */
+};
+
 struct vm_frame {
 	uint8_t stack[GS_VM_STACK_SIZE] __attribute__((aligned(8)));
 	uint32_t slot_region[VM_STACK_SLOTS]; /* pointer spilled to each 8-byte
@@ -61,6 +80,11 @@ struct vm_frame {
 	struct vm_reg saved[4];               /* the caller's r6-r9 */
 	uint32_t ret_prog;                    /* where exit returns to */
 	size_t ret_pc;
+	uint8_t kind;                         /* enum vm_frame_kind */
+	/* VM_CALL_LOOP: the callback, its ctx argument, iterations done of n */
+	size_t loop_pc;
+	struct vm_reg loop_ctx;
+	uint32_t loop_i, loop_n;
 };
 
 struct gs_vm_exec {
@@ -127,7 +151,23 @@ void vm_maps_free(struct gs_vm *vm);
 int vm_add_record(struct gs_vm *vm, uint32_t map, uint64_t flags, const uint8_t *data,
 		  uint32_t size);
 
-/* vm_helpers.c: runs helper `id` with r1-r5; 0, or the run's -errno. */
+/* vm_helpers.c: runs helper `id` with r1-r5; 0, or the run's -errno.
+ * bpf_loop is not among them: it enters frames (vm_loop_start()). */
 int vm_call_helper(struct gs_vm_exec *x, int32_t id);
+
+/* vm_call.c: bpf-to-bpf calls, bpf_loop and exit. */
+#define VM_FUNC_BASE 0xffffffffa0000000ull /* a callback's value: this + its pc */
+/* A fresh frame at depth d: poisoned stack, no spilled pointers, r10. */
+void vm_enter_frame(struct gs_vm_exec *x, uint32_t d);
+/* call pc+imm+1: a new frame; a global subprogram sees only its parameters. */
+void vm_bpf_call(struct gs_vm_exec *x, const struct bpf_insn *in);
+/* bpf_loop(nr_loops, callback, ctx, flags): runs the callback in a frame of
+ * its own, iteration by iteration, through vm_exit(). */
+void vm_loop_start(struct gs_vm_exec *x);
+/* exit: true when the run has finished (frame 0), else back to the caller
+ * or into the next bpf_loop iteration. */
+bool vm_exit(struct gs_vm_exec *x);
+/* The subprogram starting at pc of the running program, or NULL. */
+const struct gs_vm_func *vm_func_at(const struct gs_vm_prog *p, size_t pc);
 
 #endif /* GS_TEST_VM_PRIV_H */

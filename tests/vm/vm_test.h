@@ -50,10 +50,12 @@ void vt_expect_error(struct vt *t, int code, const char *text, const struct bpf_
 uint32_t vt_map(struct vt *t, enum bpf_map_type type, const char *name, uint32_t key_size,
 		uint32_t value_size, uint32_t max_entries);
 
-/* The groups of test_vm_isa.c, test_vm_mem.c and test_vm_helpers.c. */
+/* The groups of test_vm_isa.c, test_vm_mem.c, test_vm_helpers.c,
+ * test_vm_samples.c and test_vm_calls.c. */
 int vt_run_isa_tests(void);
 int vt_run_mem_tests(void);
 int vt_run_helper_tests(void);
 int vt_run_sample_tests(void);
+int vt_run_call_tests(void);
 
 #endif /* GS_TEST_VM_TEST_H */

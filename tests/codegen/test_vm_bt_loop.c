@@ -1,0 +1,320 @@
+/* The bpf_loop walker's programs on the test VM: gs_bt_walk called as a
+ * global subprogram, gs_bt_frame run by bpf_loop, over compact rows and a
+ * module snapshot written by the runtime's own writers (btrows.c) into the
+ * VM's maps. The differential test (test_vm_bt_loop_diff.c) covers the
+ * statuses; these pin the plain walks end to end. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <gs/decode.h>
+
+#include "cg_specs.h"
+#include "cg_vm.h"
+
+#define TGID 4242u
+#define BIAS 0x555555554000ull  /* the probe module's load bias */
+#define BIAS2 0x7f0000000000ull /* a second module's */
+#define COOKIE2 0xaabbccdd00112233ull
+#define STACK 0x7ffd00000000ull /* lowest address of the fake stack */
+#define STACK_SIZE 0x6000
+#define FN(i) (0x2000ull + 0x100ull * (i)) /* link address of caller function i */
+#define NFNS 4
+
+struct loop_harness {
+	struct gs_vm vm;
+	struct gs_program *p;
+	uint32_t map_ids[32];
+	struct gs_cg_vm_maps maps;
+	struct gs_map_writer w;
+	uint64_t regs[21];
+	uint8_t stack[STACK_SIZE];
+	const struct gs_trace_context *contexts[32];
+	/* the Backtrace instructions of the one decoded event */
+	struct bt_seen {
+		uint16_t requested_depth, frame_count;
+		uint8_t flags, status;
+		uint16_t error_code;
+	} bt[2];
+	struct gs_backtrace_frame frames[2][GS_BT_LOOP_MAX_DEPTH];
+	size_t nbt, nevents;
+	int prog;
+};
+
+static struct loop_harness *setup(const char *name)
+{
+	struct loop_harness *h = calloc(1, sizeof(*h));
+	const struct gs_cg_case *c = NULL;
+	struct gs_program_opts o;
+	struct gs_error err;
+	int step;
+
+	assert_non_null(h);
+	for (size_t i = 0; i < gs_cg_ncases; i++)
+		if (strcmp(gs_cg_cases[i].name, name) == 0)
+			c = &gs_cg_cases[i];
+	assert_non_null(c);
+	o = gs_cg_case_opts(c, GS_OUTPUT_RINGBUF);
+	if (gs_program_build(c->spec, &o, &h->p, &err))
+		fail_msg("%s: %s", name, err.msg);
+	assert_true(h->p->nmaps <= 32);
+	gs_vm_init(&h->vm);
+	h->vm.tgid = h->vm.pid = TGID;
+	h->prog = gs_cg_vm_load(&h->vm, h->p, h->map_ids, &step, &err);
+	if (h->prog < 0)
+		fail_msg("%s: %s", name, err.msg);
+	assert_int_equal(step, -1); /* no tail calls: one program */
+	h->maps = (struct gs_cg_vm_maps){ &h->vm, h->p, h->map_ids };
+	h->w = gs_cg_vm_writer(&h->maps);
+	h->contexts[h->p->trace_id] = &h->p->ctx;
+	h->regs[GS_PT_REGS_IP / 8] = BIAS + GS_CG_PROBE_PC;
+	h->regs[GS_PT_REGS_SP / 8] = STACK;
+	h->regs[GS_PT_REGS_BP / 8] = 0x1234;
+	return h;
+}
+
+static void teardown(struct loop_harness *h)
+{
+	gs_vm_fini(&h->vm);
+	gs_program_free(h->p);
+	free(h);
+}
+
+/* A caller row: CFA = rsp + cfa, RA at CFA - 8, rbp unchanged. */
+static struct gs_unwind_row rsp_row(uint64_t start, uint64_t end, int64_t cfa)
+{
+	return (struct gs_unwind_row){ .pc_start = start, .pc_end = end, .cfa_offset = cfa,
+				       .ra_offset = -8, .cfa_register = GS_DWARF_REG_RSP,
+				       .ra_register = GS_DWARF_REG_RIP,
+				       .rbp_register = GS_DWARF_REG_RBP,
+				       .ra_kind = GS_RECOVERY_AT_CFA_OFFSET,
+				       .rbp_kind = GS_RECOVERY_SAME_VALUE };
+}
+
+/* A module's rows: the probe function (CFA = rsp + 16) and callers 0..3
+ * (CFA = rsp + 32), written as compact tables. */
+static void put_rows(struct loop_harness *h, uint64_t cookie)
+{
+	struct gs_unwind_row rows[1 + NFNS];
+	struct gs_bt_table_caps caps = {
+		h->p->maps[h->p->map_index[GS_MAP_BT_CROWS]].max_entries,
+		h->p->maps[h->p->map_index[GS_MAP_BT_PAGES]].max_entries,
+		h->p->maps[h->p->map_index[GS_MAP_BT_OVERFLOW]].max_entries };
+	struct gs_bt_rowtab t;
+	struct gs_error err;
+
+	rows[0] = rsp_row(GS_CG_PROBE_PC - 4, GS_CG_PROBE_PC + 0x20, 16);
+	for (uint32_t i = 0; i < NFNS; i++)
+		rows[1 + i] = rsp_row(FN(i), FN(i + 1), 32);
+	if (gs_bt_rowtab_build(rows, 1 + NFNS, &t, &err) ||
+	    gs_bt_rowtab_write(&h->w, cookie, &t, &caps, &err))
+		fail_msg("rows: %s", err.msg);
+	gs_bt_rowtab_free(&t);
+}
+
+static void put_modules(struct loop_harness *h, const struct gs_range_item *items, size_t n)
+{
+	struct gs_error err;
+
+	if (gs_bt_modules_replace(&h->w, TGID, items, n,
+				  h->p->maps[h->p->map_index[GS_MAP_BT_MODULES]].max_entries, &err))
+		fail_msg("modules: %s", err.msg);
+}
+
+static void stack_u64(struct loop_harness *h, uint64_t addr, uint64_t v)
+{
+	assert_true(addr >= STACK && addr + 8 <= STACK + STACK_SIZE);
+	memcpy(h->stack + (addr - STACK), &v, 8);
+}
+
+/* n callers above the probe: caller i returns into fns(i) + 0x10 at bias;
+ * 0 ends the chain. Frame 0's CFA is sp + 16, each caller's 32 above. */
+static void chain(struct loop_harness *h, size_t n, uint64_t (*ra)(size_t i))
+{
+	uint64_t cfa = STACK + 16;
+
+	for (size_t i = 0; i < n; i++, cfa += 32)
+		stack_u64(h, cfa - 8, ra(i));
+	stack_u64(h, cfa - 8, 0);
+}
+
+static uint64_t ra_in_probe_module(size_t i)
+{
+	return BIAS + FN(i % NFNS) + 0x10;
+}
+
+static int keep_event(void *arg, const struct gs_event *ev)
+{
+	struct loop_harness *h = arg;
+
+	h->nevents++;
+	for (size_t i = 0; i < ev->ninsts; i++) {
+		const struct gs_inst *in = &ev->insts[i];
+
+		if (in->type != GS_INST_BACKTRACE)
+			continue;
+		assert_true(h->nbt < 2);
+		h->bt[h->nbt] = (struct bt_seen){ in->backtrace.requested_depth,
+			in->backtrace.frame_count, in->backtrace.flags, in->backtrace.status,
+			in->backtrace.error_code };
+		memcpy(h->frames[h->nbt], in->backtrace.frames,
+		       in->backtrace.frame_count * sizeof(struct gs_backtrace_frame));
+		h->nbt++;
+	}
+	return 0;
+}
+
+static void run(struct loop_harness *h)
+{
+	struct gs_decoder_opts dopts = { .contexts = h->contexts, .ncontexts = 32 };
+	struct gs_decoder *dec;
+	struct gs_error err;
+	uint64_t r0;
+
+	gs_vm_add_user_mem(&h->vm, STACK, h->stack, sizeof(h->stack), NULL);
+	if (gs_vm_run(&h->vm, (uint32_t)h->prog, h->regs, sizeof(h->regs), &r0, &err))
+		fail_msg("vm: %s", err.msg);
+	if (gs_decoder_new(&dopts, &dec, &err))
+		fail_msg("%s", err.msg);
+	for (size_t i = 0; i < h->vm.nrecords; i++)
+		if (gs_decoder_feed(dec, h->vm.records[i].data, h->vm.records[i].size,
+				    keep_event, h, &err) < 0)
+			fail_msg("decode: %s", err.msg);
+	gs_decoder_free(dec);
+	assert_int_equal(h->nevents, 1);
+}
+
+static void assert_bt(const struct loop_harness *h, size_t i, unsigned frames, uint8_t status,
+		      uint16_t code)
+{
+	assert_true(i < h->nbt);
+	if (h->bt[i].frame_count != frames || h->bt[i].status != status ||
+	    h->bt[i].error_code != code)
+		fail_msg("backtrace %zu: %u frames, status %u, code %u; expected %u, %u, %u", i,
+			 h->bt[i].frame_count, h->bt[i].status, h->bt[i].error_code, frames,
+			 status, code);
+}
+
+static void assert_frame(const struct gs_backtrace_frame *f, uint64_t cookie, uint64_t bias,
+			 uint64_t raw)
+{
+	assert_int_equal(f->module_cookie, cookie);
+	assert_int_equal(f->raw_ip, raw);
+	assert_int_equal(f->pc, raw - bias);
+}
+
+static const struct gs_range_item probe_module = { BIAS + 0x1000, 0x10000, BIAS,
+						   GS_CG_PROBE_COOKIE };
+
+static void test_loop_walker_unwinds_to_the_end_of_the_stack(void **state)
+{
+	struct loop_harness *h = setup("bt_loop_depth128");
+
+	(void)state;
+	put_rows(h, GS_CG_PROBE_COOKIE);
+	put_modules(h, &probe_module, 1);
+	chain(h, 6, ra_in_probe_module);
+	run(h);
+	assert_int_equal(h->bt[0].requested_depth, 128);
+	assert_int_equal(h->bt[0].flags, GS_BT_FLAG_FULL | GS_BT_FLAG_INLINE);
+	assert_bt(h, 0, 7, GS_BT_COMPLETE, 0);
+	assert_frame(&h->frames[0][0], GS_CG_PROBE_COOKIE, BIAS, BIAS + GS_CG_PROBE_PC);
+	for (size_t i = 1; i < 7; i++)
+		assert_frame(&h->frames[0][i], GS_CG_PROBE_COOKIE, BIAS, ra_in_probe_module(i - 1));
+	/* gs_bt_walk was entered once, bpf_loop ran gs_bt_frame 8 times */
+	assert_int_equal(h->vm.stats.max_depth, 3);
+	teardown(h);
+}
+
+/* 600 callers, most read past the stack window: 512 frames, Truncated. */
+static void test_loop_walker_reaches_depth_512(void **state)
+{
+	struct loop_harness *h = setup("bt_loop_depth512");
+
+	(void)state;
+	put_rows(h, GS_CG_PROBE_COOKIE);
+	put_modules(h, &probe_module, 1);
+	chain(h, 600, ra_in_probe_module);
+	run(h);
+	assert_bt(h, 0, 512, GS_BT_TRUNCATED, 0);
+	for (size_t i = 1; i < 512; i++)
+		assert_frame(&h->frames[0][i], GS_CG_PROBE_COOKIE, BIAS, ra_in_probe_module(i - 1));
+	teardown(h);
+}
+
+static uint64_t ra_alternating(size_t i)
+{
+	return (i % 2 ? BIAS2 : BIAS) + FN(i % NFNS) + 0x10;
+}
+
+/* Callers alternate between two modules: each frame carries its own
+ * module's cookie and bias through the wire table. */
+static void test_loop_walker_crosses_modules_and_back(void **state)
+{
+	struct loop_harness *h = setup("bt_loop_depth128");
+	const struct gs_range_item mods[] = { probe_module,
+					      { BIAS2 + 0x1000, 0x10000, BIAS2, COOKIE2 } };
+
+	(void)state;
+	put_rows(h, GS_CG_PROBE_COOKIE);
+	put_rows(h, COOKIE2);
+	put_modules(h, mods, 2);
+	chain(h, 9, ra_alternating);
+	run(h);
+	assert_bt(h, 0, 10, GS_BT_COMPLETE, 0);
+	for (size_t i = 1; i < 10; i++)
+		assert_frame(&h->frames[0][i], i % 2 ? GS_CG_PROBE_COOKIE : COOKIE2,
+			     i % 2 ? BIAS : BIAS2, ra_alternating(i - 1));
+	teardown(h);
+}
+
+/* Two statements walk the same stack each with their own flags. */
+static void test_every_statement_calls_the_one_walker(void **state)
+{
+	struct loop_harness *h = setup("bt_loop_two");
+
+	(void)state;
+	put_rows(h, GS_CG_PROBE_COOKIE);
+	put_modules(h, &probe_module, 1);
+	chain(h, 3, ra_in_probe_module);
+	run(h);
+	assert_int_equal(h->nbt, 2);
+	assert_bt(h, 0, 4, GS_BT_COMPLETE, 0);
+	assert_bt(h, 1, 4, GS_BT_COMPLETE, 0);
+	assert_int_equal(h->bt[0].flags, GS_BT_FLAG_FULL | GS_BT_FLAG_INLINE);
+	assert_int_equal(h->bt[1].flags, GS_BT_FLAG_RAW);
+	assert_memory_equal(h->frames[0], h->frames[1], 4 * sizeof(h->frames[0][0]));
+	teardown(h);
+}
+
+/* No snapshot for the process: frame 0 alone, its module unknown. */
+static void test_without_a_module_snapshot_the_walk_stops_at_frame_0(void **state)
+{
+	struct loop_harness *h = setup("bt_loop_depth128");
+
+	(void)state;
+	put_rows(h, GS_CG_PROBE_COOKIE);
+	chain(h, 3, ra_in_probe_module);
+	run(h);
+	assert_bt(h, 0, 1, GS_BT_OFFSETS_UNAVAILABLE, 0);
+	assert_frame(&h->frames[0][0], 0, 0, BIAS + GS_CG_PROBE_PC);
+	teardown(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_loop_walker_unwinds_to_the_end_of_the_stack),
+		cmocka_unit_test(test_loop_walker_reaches_depth_512),
+		cmocka_unit_test(test_loop_walker_crosses_modules_and_back),
+		cmocka_unit_test(test_every_statement_calls_the_one_walker),
+		cmocka_unit_test(test_without_a_module_snapshot_the_walk_stops_at_frame_0),
+	};
+
+	return cmocka_run_group_tests_name("vm-bt-loop", tests, NULL, NULL);
+}
