@@ -37,6 +37,7 @@ static bool rule_fits(uint8_t kind, uint16_t reg, int64_t off)
 	case GS_RECOVERY_VAL_CFA_OFFSET:
 		return fits_off8(off);
 	case GS_RECOVERY_REGISTER:
+	case GS_RECOVERY_SAME_VALUE: /* the walker reads the register field for both */
 		return fits_reg(reg);
 	default:
 		return true;

@@ -34,6 +34,12 @@ static struct gs_unwind_row expand(const struct gs_bt_rowtab *t, const struct gs
 	return u;
 }
 
+/* Rules whose value is a register's: the walkers read the register field. */
+static bool reg_rule(uint8_t kind)
+{
+	return kind == GS_RECOVERY_REGISTER || kind == GS_RECOVERY_SAME_VALUE;
+}
+
 static bool same_rules(const struct gs_unwind_row *a, const struct gs_unwind_row *b)
 {
 	bool ra_off = a->ra_kind != GS_RECOVERY_AT_CFA_OFFSET &&
@@ -44,8 +50,8 @@ static bool same_rules(const struct gs_unwind_row *a, const struct gs_unwind_row
 	return a->cfa_register == b->cfa_register && a->cfa_offset == b->cfa_offset &&
 	       a->ra_kind == b->ra_kind && (ra_off || a->ra_offset == b->ra_offset) &&
 	       a->rbp_kind == b->rbp_kind && (rbp_off || a->rbp_offset == b->rbp_offset) &&
-	       (a->ra_kind != GS_RECOVERY_REGISTER || a->ra_register == b->ra_register) &&
-	       (a->rbp_kind != GS_RECOVERY_REGISTER || a->rbp_register == b->rbp_register);
+	       (!reg_rule(a->ra_kind) || a->ra_register == b->ra_register) &&
+	       (!reg_rule(a->rbp_kind) || a->rbp_register == b->rbp_register);
 }
 
 /* Every pc from 16 bytes before the first row to 16 past the last. */
@@ -125,7 +131,8 @@ static void test_compact_lookup_equals_cfi_table_on_libc(void **state)
 }
 
 /* Gaps between FDEs, a large frame, an RA offset that is no multiple of 8,
- * a zero-length row and rows across page boundaries. */
+ * a same-value rule naming rip (16, past a nibble), a zero-length row and
+ * rows across page boundaries. */
 static void test_gaps_large_rules_and_page_edges(void **state)
 {
 	const struct gs_unwind_row rows[] = {
@@ -134,6 +141,7 @@ static void test_gaps_large_rules_and_page_edges(void **state)
 		{ 0x1004, 0x2010, 16, -8, -16, 7, 16, 6, 1, 1, { 0 } },
 		{ 0x2100, 0x2200, 100000, -8, 0, 7, 16, 6, 1, 0, { 0 } }, /* large CFA */
 		{ 0x2200, 0x2201, 8, -12, 0, 7, 16, 6, 1, 0, { 0 } },     /* odd RA offset */
+		{ 0x2300, 0x2310, 8, 0, 0, 7, 16, 6, 4, 4, { 0 } },       /* RA same as rip */
 		{ 0x5000, 0x5001, 16, -8, -16, 6, 16, 6, 1, 1, { 0 } },   /* pages apart */
 	};
 	struct gs_bt_rowtab t;
@@ -142,7 +150,7 @@ static void test_gaps_large_rules_and_page_edges(void **state)
 	(void)state;
 	check_every_pc(rows, sizeof(rows) / sizeof(rows[0]));
 	assert_int_equal(gs_bt_rowtab_build(rows, sizeof(rows) / sizeof(rows[0]), &t, &err), 0);
-	assert_int_equal(t.noverflow, 2);
+	assert_int_equal(t.noverflow, 3);
 	assert_int_equal(t.first_page, 0);
 	assert_int_equal(t.npages, 6);
 	assert_int_equal(t.pages[t.npages], t.nrows);
