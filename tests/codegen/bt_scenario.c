@@ -399,6 +399,8 @@ static uint32_t chain_length(struct rng *r, uint32_t depth)
 
 	if (depth <= 7)
 		return (uint32_t)below(r, depth + 4);
+	if (depth > 160 && k < 30) /* the loop walker's depths: past 512 sometimes */
+		return 300 + (uint32_t)below(r, 400);
 	return k < 25 ? (uint32_t)below(r, 10) : k < 55 ? 5 + (uint32_t)below(r, 60)
 							: 100 + (uint32_t)below(r, 60);
 }
