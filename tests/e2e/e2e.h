@@ -92,6 +92,10 @@ const char *e2e_why_no_gstrace(void);
 /* ---- gstrace output (e2e_parse.c) ---------------------------------------- */
 
 #define E2E_NAME_MAX 160
+/* Frames a block or gdb's bt holds at most (depth 512 and gdb's frames past
+ * it); the text form is for gdb's `bt N`. */
+#define E2E_MAX_FRAMES 1024
+#define E2E_MAX_FRAMES_TEXT "1024"
 
 struct e2e_frame {
 	unsigned index;
@@ -146,7 +150,7 @@ struct e2e_gdb_frame {
 };
 
 struct e2e_gdb_bt {
-	struct e2e_gdb_frame f[256];
+	struct e2e_gdb_frame f[E2E_MAX_FRAMES];
 	size_t n;
 	struct e2e_buf text; /* gdb's output */
 };
@@ -221,6 +225,38 @@ void e2e_trace_finish(struct e2e_ctx *c, struct e2e_run *r, int timeout_ms, stru
 void e2e_trace_run(struct e2e_ctx *c, const struct e2e_trace *t, struct e2e_run *r,
 		   struct e2e_output *out);
 
+/* ---- a traced fixture and gdb's reference (e2e_traced.c) ------------------ */
+
+/* One traced fixture: its process, the gstrace run, gdb's reference. */
+struct e2e_traced {
+	struct e2e_fixture f;
+	struct e2e_run r;
+	struct e2e_output out;
+	struct e2e_gdb_bt g;
+	bool have_gdb;
+	/* Leading blocks allowed an error stop: those of the events that came
+	 * before gstrace had the rows of a module mapped after it attached. */
+	size_t settle;
+	/* The fixture recurses: adjacent frames may share a return address. */
+	bool recursion;
+};
+
+/* The block comes from the fixture process (its event header, or none). */
+bool e2e_from_fixture(const struct e2e_traced *t, const struct e2e_block *b);
+void e2e_traced_free(struct e2e_traced *t);
+/* gdb's `bt` stopped at gstrace's frame #0 of the fixture (else `where`). */
+void e2e_take_gdb(struct e2e_ctx *c, struct e2e_traced *t, const char *where);
+/* Starts `fixture`, traces it (pid mode unless tr->target is set and
+ * tr->pid is not -1) until max_events (default 3), then takes gdb's
+ * reference at `where` (none when NULL). */
+bool e2e_trace_fixture(struct e2e_ctx *c, struct e2e_traced *t, const char *fixture,
+		       struct e2e_trace *tr, const char *where);
+/* What every block must satisfy: the header's depth and count, no error
+ * stop, no repeated frame, gdb's frames. inline_shown[k]: the k-th `bt`
+ * of the trace shows inline frames. */
+void e2e_check_blocks(struct e2e_ctx *c, struct e2e_traced *t, unsigned depth,
+		      const bool *inline_shown, size_t nshown);
+
 /* ---- scenarios (test_e2e_*.c, run by e2e_main.c) ------------------------- */
 
 enum {
@@ -256,5 +292,7 @@ extern const struct e2e_scenario e2e_debug_scenarios[];
 extern const size_t e2e_debug_nscenarios;
 extern const struct e2e_scenario e2e_plan_scenarios[];
 extern const size_t e2e_plan_nscenarios;
+extern const struct e2e_scenario e2e_deep_scenarios[];
+extern const size_t e2e_deep_nscenarios;
 
 #endif /* GS_E2E_H */

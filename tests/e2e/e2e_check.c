@@ -50,8 +50,8 @@ bool e2e_block_has(const struct e2e_block *b, const char *needle)
 
 bool e2e_block_ordered(const struct e2e_block *b, const char *const *names, size_t n)
 {
-	const struct e2e_frame *v[256];
-	size_t np = e2e_block_physical(b, v, 256);
+	const struct e2e_frame *v[E2E_MAX_FRAMES];
+	size_t np = e2e_block_physical(b, v, E2E_MAX_FRAMES);
 
 	if (np < n)
 		return false;
@@ -75,8 +75,8 @@ bool e2e_block_error_stop(const struct e2e_block *b)
 
 bool e2e_block_adjacent_dup(const struct e2e_block *b)
 {
-	const struct e2e_frame *v[256];
-	size_t np = e2e_block_physical(b, v, 256);
+	const struct e2e_frame *v[E2E_MAX_FRAMES];
+	size_t np = e2e_block_physical(b, v, E2E_MAX_FRAMES);
 
 	for (size_t i = 0; i + 1 < np; i++)
 		if (v[i]->has_module && v[i + 1]->has_module &&
@@ -215,8 +215,8 @@ static void compare_frame(struct e2e_ctx *c, size_t bi, const struct e2e_frame *
 void e2e_compare_gdb(struct e2e_ctx *c, const struct e2e_block *b, const struct e2e_gdb_bt *g,
 		     bool inline_shown, pid_t pid)
 {
-	static struct group groups[256];
-	size_t ng = gdb_groups(g, groups, 256);
+	static struct group groups[E2E_MAX_FRAMES];
+	size_t ng = gdb_groups(g, groups, E2E_MAX_FRAMES);
 	size_t bi = b->event;
 	size_t gi = 0, fi = 0, nphys = 0;
 	const struct e2e_frame *inl[16];

@@ -1,6 +1,7 @@
 /* gdb as the ground truth: attach to a fixture, stop at a function or
  * file:line, `bt` past main plus each frame's $pc (an inlined frame has the
- * pc of the frame that follows it), detach so the fixture runs on. */
+ * pc of the frame that follows it, a function of its own), detach so the
+ * fixture runs on. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +73,11 @@ static void parse_gdb(struct e2e_gdb_bt *g)
 			g->f[npc++].pc = pc;
 		line += len + (line[len] == '\n');
 	}
+	/* A recursion repeats the pc of one call site frame after frame: only a
+	 * different function at the same pc was inlined there. */
 	for (size_t i = 0; i + 1 < npc; i++)
-		g->f[i].inline_frame = g->f[i].pc == g->f[i + 1].pc;
+		g->f[i].inline_frame = g->f[i].pc == g->f[i + 1].pc &&
+				       strcmp(g->f[i].func, g->f[i + 1].func) != 0;
 }
 
 bool e2e_gdb_backtrace(pid_t pid, const char *location, struct e2e_gdb_bt *g, struct e2e_buf *why)
@@ -90,7 +94,7 @@ bool e2e_gdb_backtrace(pid_t pid, const char *location, struct e2e_gdb_bt *g, st
 		"-p", pidstr,
 		"-ex", brk,
 		"-ex", "continue",
-		"-ex", "bt 256",
+		"-ex", "bt " E2E_MAX_FRAMES_TEXT,
 		"-ex", "echo " PCS_MARK "\\n",
 		"-ex", "frame apply all -q p/x $pc",
 		"-ex", "delete",

@@ -8,6 +8,7 @@ static const struct e2e_table tables[] = {
 	{ e2e_plan_scenarios, &e2e_plan_nscenarios },
 	{ e2e_features_scenarios, &e2e_features_nscenarios },
 	{ e2e_debug_scenarios, &e2e_debug_nscenarios },
+	{ e2e_deep_scenarios, &e2e_deep_nscenarios },
 };
 
 int main(int argc, char **argv)

@@ -23,137 +23,10 @@ static const char *const dlopen_chain[] = {
 
 #define HOT_SCRIPT "trace dummy_touch { print \"HOT_STACK\"; bt full; }"
 
-/* One traced fixture: its process, the gstrace run, gdb's reference. */
-struct traced {
-	struct e2e_fixture f;
-	struct e2e_run r;
-	struct e2e_output out;
-	struct e2e_gdb_bt g;
-	bool have_gdb;
-	/* Leading blocks allowed an error stop: those of the events that came
-	 * before gstrace had the rows of a module mapped after it attached. */
-	size_t settle;
-};
-
-/* The block comes from the fixture process: its event header says so, or
- * there is no header (plain output: only pid mode uses it). */
-static bool from_fixture(const struct traced *t, const struct e2e_block *b)
-{
-	int pid = t->out.events[b->event].pid;
-
-	return pid == t->f.pid || pid == 0;
-}
-
-static void traced_free(struct traced *t)
-{
-	e2e_fixture_stop(&t->f);
-	e2e_run_free(&t->r);
-	e2e_output_free(&t->out);
-	e2e_gdb_free(&t->g);
-}
-
-/* gdb stops in the fixture at the very instruction gstrace probed (frame
- * #0 of its first block from this process), so both unwind from the same
- * pc; `where` (the function or file:line traced) when there is none. It
- * runs after gstrace is gone, so no uprobe and breakpoint share an
- * address. gdb's own choice for `break where` may differ from gstrace's
- * prologue skipping (gdb does not skip frameless GCC prologues on x86-64):
- * that is not what is compared. */
-static void take_gdb(struct e2e_ctx *c, struct traced *t, const char *where)
-{
-	struct e2e_buf why = { 0 };
-	char at[64];
-	int lock;
-
-	for (size_t i = 0; i < t->out.nblocks; i++) {
-		const struct e2e_block *b = &t->out.blocks[i];
-		const struct e2e_frame *v[1];
-		uint64_t pc;
-
-		if (!from_fixture(t, b) || !e2e_block_physical(b, v, 1) ||
-		    !e2e_frame_runtime_pc(t->f.pid, v[0], &pc))
-			continue;
-		snprintf(at, sizeof(at), "*0x%llx", (unsigned long long)pc);
-		e2e_note(c, "gdb stops at %s, gstrace's frame #0 (%s)\n", at, v[0]->func);
-		where = at;
-		break;
-	}
-	lock = e2e_lock(t->f.name, true);
-	t->have_gdb = e2e_gdb_backtrace(t->f.pid, where, &t->g, &why);
-	e2e_unlock(lock);
-	e2e_expect(c, t->have_gdb, "no gdb reference: %s", e2e_buf_str(&why));
-	e2e_note(c, "gdb at %s:\n", where);
-	for (size_t i = 0; i < t->g.n; i++)
-		e2e_note(c, "  #%zu %s%s 0x%llx%s%s\n", i, t->g.f[i].func,
-			 t->g.f[i].inline_frame ? " (inline)" : "",
-			 (unsigned long long)t->g.f[i].pc, t->g.f[i].from[0] ? " from " : "",
-			 t->g.f[i].from);
-	e2e_buf_free(&why);
-}
-
-/* Starts `fixture`, traces it (pid mode unless tr->target is set and
- * tr->pid is not -1) until
- * max_events (default 3), then takes gdb's reference at `where`. */
-static bool trace_fixture(struct e2e_ctx *c, struct traced *t, const char *fixture,
-			  struct e2e_trace *tr, const char *where)
-{
-	int lock;
-
-	memset(t, 0, sizeof(*t));
-	if (!e2e_fixture_start(&t->f, fixture)) {
-		e2e_expect(c, false, "fixture %s did not start", fixture);
-		return false;
-	}
-	if (!tr->target || tr->pid < 0)
-		tr->pid = t->f.pid;
-	if (!tr->max_events)
-		tr->max_events = 3;
-	if (!tr->duration)
-		tr->duration = 10;
-	lock = e2e_lock(fixture, false);
-	e2e_trace_run(c, tr, &t->r, &t->out);
-	e2e_unlock(lock);
-	e2e_expect(c, e2e_run_exit_code(&t->r) == 0 && !t->r.killed,
-		   "gstrace should stop by itself with exit 0 after --max-events %u: exit %d%s",
-		   tr->max_events, e2e_run_exit_code(&t->r), t->r.killed ? " (had to be stopped)" : "");
-	e2e_expect(c, t->out.nblocks > 0, "no backtrace block in gstrace's output");
-	if (where)
-		take_gdb(c, t, where);
-	return t->out.nblocks > 0;
-}
-
-/* What every block must satisfy, whatever the scenario: the header's
- * depth and count, no error stop, no repeated frame, gdb's frames.
- * inline_shown[k]: the k-th `bt` of the trace shows inline frames. */
-static void check_blocks(struct e2e_ctx *c, struct traced *t, unsigned depth,
-			 const bool *inline_shown, size_t nshown)
-{
-	for (size_t i = 0; i < t->out.nblocks; i++) {
-		const struct e2e_block *b = &t->out.blocks[i];
-		const struct e2e_event *ev = &t->out.events[b->event];
-		const struct e2e_frame *v[256];
-		size_t np = e2e_block_physical(b, v, 256), k = i - ev->first_block;
-
-		e2e_expect(c, b->max == (depth ? depth : 128), "event %zu: (max %u), asked %u",
-			   b->event, b->max, depth ? depth : 128);
-		e2e_expect(c, b->nframes == np, "event %zu: header says %u frames, %zu listed",
-			   b->event, b->nframes, np);
-		e2e_expect(c, i < t->settle || !e2e_block_error_stop(b), "event %zu: stopped: %s",
-			   b->event, b->stopped);
-		e2e_expect(c, !e2e_block_adjacent_dup(b), "event %zu: two adjacent frames at the "
-			   "same [module+off]", b->event);
-		for (size_t j = 0; j < np; j++)
-			e2e_expect(c, v[j]->index == j, "event %zu: physical frame %zu numbered #%u",
-				   b->event, j, v[j]->index);
-		if (t->have_gdb && from_fixture(t, b))
-			e2e_compare_gdb(c, b, &t->g, k < nshown ? inline_shown[k] : true, t->f.pid);
-	}
-}
-
 /* Every block: `header` in it, the first n names of `chain` in order (raw
  * blocks have addresses, not names: gdb's comparison checks those), and
  * none of `absent`. */
-static void check_each(struct e2e_ctx *c, const struct traced *t, const char *header,
+static void check_each(struct e2e_ctx *c, const struct e2e_traced *t, const char *header,
 		       const char *const *chain, size_t n, const char *const *absent)
 {
 	for (size_t i = 0; i < t->out.nblocks; i++) {
@@ -177,12 +50,12 @@ static void hot_depth(struct e2e_ctx *c, const char *fixture, unsigned depth, bo
 	struct e2e_trace tr = { .script = HOT_SCRIPT, .depth = depth, .perf = perf };
 	static const bool shown[] = { true };
 	char header[64], beyond[16];
-	struct traced t;
+	struct e2e_traced t;
 
 	snprintf(header, sizeof(header), "backtrace: truncated, %u frame%s (max %u)", depth,
 		 depth == 1 ? "" : "s", depth);
 	snprintf(beyond, sizeof(beyond), "#%u ", depth);
-	if (trace_fixture(c, &t, fixture, &tr, "dummy_touch")) {
+	if (e2e_trace_fixture(c, &t, fixture, &tr, "dummy_touch")) {
 		const char *const absent[] = { beyond, " raw=0x", " cookie=0x", "#5 0x0 ",
 					       "#6 0x0 ", NULL };
 
@@ -193,9 +66,9 @@ static void hot_depth(struct e2e_ctx *c, const char *fixture, unsigned depth, bo
 			e2e_expect(c, strstr(e2e_buf_str(&ev->text), "HOT_STACK") != NULL,
 				   "event %zu: no HOT_STACK line", t.out.blocks[i].event);
 		}
-		check_blocks(c, &t, depth, shown, 1);
+		e2e_check_blocks(c, &t, depth, shown, 1);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 static void s_depth1(struct e2e_ctx *c)
@@ -238,9 +111,9 @@ static void hot_default_depth(struct e2e_ctx *c, const char *fixture)
 {
 	struct e2e_trace tr = { .script = HOT_SCRIPT };
 	static const bool shown[] = { true };
-	struct traced t;
+	struct e2e_traced t;
 
-	if (trace_fixture(c, &t, fixture, &tr, "dummy_touch")) {
+	if (e2e_trace_fixture(c, &t, fixture, &tr, "dummy_touch")) {
 		check_each(c, &t, "(max 128)", hot_chain, 5, NULL);
 		for (size_t i = 0; i < t.out.nblocks; i++) {
 			const struct e2e_block *b = &t.out.blocks[i];
@@ -251,9 +124,9 @@ static void hot_default_depth(struct e2e_ctx *c, const char *fixture)
 			e2e_expect(c, e2e_block_has(b, "[libc.so.6+"), "event %zu: no libc frame",
 				   b->event);
 		}
-		check_blocks(c, &t, 0, shown, 1);
+		e2e_check_blocks(c, &t, 0, shown, 1);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 static void s_depth128(struct e2e_ctx *c)
@@ -275,9 +148,9 @@ static void s_bt_alias(struct e2e_ctx *c)
 		.script = "trace dummy_touch { bt; backtrace raw noinline; }", .depth = 5,
 	};
 	static const bool shown[] = { true, false };
-	struct traced t;
+	struct e2e_traced t;
 
-	if (trace_fixture(c, &t, "backtrace_hot_program", &tr, "dummy_touch")) {
+	if (e2e_trace_fixture(c, &t, "backtrace_hot_program", &tr, "dummy_touch")) {
 		for (size_t e = 0; e < t.out.nevents; e++) {
 			const struct e2e_event *ev = &t.out.events[e];
 			const struct e2e_block *b1 = &t.out.blocks[ev->first_block];
@@ -301,18 +174,18 @@ static void s_bt_alias(struct e2e_ctx *c)
 			e2e_expect(c, e2e_block_has(b2, "backtrace: truncated, 5 frames (max 5)"),
 				   "event %zu: raw block header", e);
 		}
-		check_blocks(c, &t, 5, shown, 2);
+		e2e_check_blocks(c, &t, 5, shown, 2);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 static void s_raw(struct e2e_ctx *c)
 {
 	struct e2e_trace tr = { .script = "trace dummy_touch { bt raw; }", .depth = 5 };
 	static const bool shown[] = { false };
-	struct traced t;
+	struct e2e_traced t;
 
-	if (trace_fixture(c, &t, "backtrace_hot_program", &tr, "dummy_touch")) {
+	if (e2e_trace_fixture(c, &t, "backtrace_hot_program", &tr, "dummy_touch")) {
 		for (size_t i = 0; i < t.out.nblocks; i++) {
 			const struct e2e_block *b = &t.out.blocks[i];
 
@@ -326,9 +199,9 @@ static void s_raw(struct e2e_ctx *c)
 					   "event %zu: frame %zu is not raw with a cookie: %s",
 					   b->event, j, b->frames[j].line);
 		}
-		check_blocks(c, &t, 5, shown, 1);
+		e2e_check_blocks(c, &t, 5, shown, 1);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 /* `bt full`: symbolized, parameters rendered, no raw metadata. */
@@ -337,16 +210,16 @@ static void s_full(struct e2e_ctx *c)
 	struct e2e_trace tr = { .script = "trace dummy_touch { bt full; }", .depth = 5 };
 	static const char *const absent[] = { " raw=0x", " cookie=0x", NULL };
 	static const bool shown[] = { true };
-	struct traced t;
+	struct e2e_traced t;
 
-	if (trace_fixture(c, &t, "backtrace_hot_program", &tr, "dummy_touch")) {
+	if (e2e_trace_fixture(c, &t, "backtrace_hot_program", &tr, "dummy_touch")) {
 		check_each(c, &t, "#0 dummy_touch(long unsigned int value) at ", hot_chain, 5, absent);
 		check_each(c, &t, "#1 hot_bt_leaf(long unsigned int value) at ", hot_chain, 5, NULL);
 		check_each(c, &t, "#2 hot_bt_mid(long unsigned int value) at ", hot_chain, 5, NULL);
 		check_each(c, &t, "backtrace_hot_program.c:", hot_chain, 5, NULL);
-		check_blocks(c, &t, 5, shown, 1);
+		e2e_check_blocks(c, &t, 5, shown, 1);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 /* `bt inline; bt noinline;` at a line inside the always-inline add3. */
@@ -356,12 +229,12 @@ static void s_inline_noinline(struct e2e_ctx *c)
 	int line = e2e_source_line("inline_callsite_program.c", "/* ADD3_BODY */");
 	char script[256], where[64];
 	struct e2e_trace tr = { .script = script, .depth = 5 };
-	struct traced t;
+	struct e2e_traced t;
 
 	snprintf(where, sizeof(where), "inline_callsite_program.c:%d", line);
 	snprintf(script, sizeof(script),
 		 "trace %s { print \"INLINE_BT_MODES\"; bt inline; bt noinline; }", where);
-	if (trace_fixture(c, &t, "inline_callsite_program", &tr, where)) {
+	if (e2e_trace_fixture(c, &t, "inline_callsite_program", &tr, where)) {
 		for (size_t e = 0; e < t.out.nevents; e++) {
 			const struct e2e_event *ev = &t.out.events[e];
 			const struct e2e_block *b1 = &t.out.blocks[ev->first_block];
@@ -380,9 +253,9 @@ static void s_inline_noinline(struct e2e_ctx *c)
 			e2e_expect(c, !e2e_block_has(b2, ".inline") && e2e_block_has(b2, "#0 wrapper"),
 				   "event %zu: `bt noinline` has .inline or lacks #0 wrapper", e);
 		}
-		check_blocks(c, &t, 5, shown, 2);
+		e2e_check_blocks(c, &t, 5, shown, 2);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 /* Two deep `bt` in one trace: two tail-call slots. */
@@ -390,9 +263,9 @@ static void s_two_bt(struct e2e_ctx *c)
 {
 	struct e2e_trace tr = { .script = "trace dummy_touch { bt full; bt raw noinline; }" };
 	static const bool shown[] = { true, false };
-	struct traced t;
+	struct e2e_traced t;
 
-	if (trace_fixture(c, &t, "backtrace_hot_program", &tr, "dummy_touch")) {
+	if (e2e_trace_fixture(c, &t, "backtrace_hot_program", &tr, "dummy_touch")) {
 		for (size_t e = 0; e < t.out.nevents; e++) {
 			const struct e2e_event *ev = &t.out.events[e];
 
@@ -410,9 +283,9 @@ static void s_two_bt(struct e2e_ctx *c)
 			}
 		}
 		check_each(c, &t, "(max 128)", hot_chain, 5, NULL);
-		check_blocks(c, &t, 0, shown, 2);
+		e2e_check_blocks(c, &t, 0, shown, 2);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 /* A `bt` in each branch of an if: one block per event, whichever ran. */
@@ -427,9 +300,9 @@ static void s_if_branches(struct e2e_ctx *c)
 	};
 	static const bool shown[] = { true };
 	size_t even = 0, odd = 0;
-	struct traced t;
+	struct e2e_traced t;
 
-	if (trace_fixture(c, &t, "backtrace_hot_program", &tr, "dummy_touch")) {
+	if (e2e_trace_fixture(c, &t, "backtrace_hot_program", &tr, "dummy_touch")) {
 		for (size_t e = 0; e < t.out.nevents; e++) {
 			const struct e2e_event *ev = &t.out.events[e];
 			const char *text = e2e_buf_str(&ev->text);
@@ -453,9 +326,9 @@ static void s_if_branches(struct e2e_ctx *c)
 		e2e_expect(c, even > 0 && odd > 0, "both branches should run in %zu events: "
 			   "%zu even, %zu odd", t.out.nevents, even, odd);
 		check_each(c, &t, NULL, hot_chain, 5, NULL);
-		check_blocks(c, &t, 0, shown, 1);
+		e2e_check_blocks(c, &t, 0, shown, 1);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 /* ---- modules ------------------------------------------------------------------ */
@@ -472,7 +345,7 @@ static void cross_module(struct e2e_ctx *c, enum cross_mode mode)
 	};
 	static const char *const absent[] = { "<proc offsets unavailable>", NULL };
 	static const bool shown[] = { true };
-	struct traced t;
+	struct e2e_traced t;
 
 	snprintf(lib, sizeof(lib), "%s", e2e_fixture_path("libbacktrace_cross_module.so"));
 	if (mode != CROSS_PID)
@@ -482,13 +355,13 @@ static void cross_module(struct e2e_ctx *c, enum cross_mode mode)
 		tr.extra[0] = "--script-output";
 		tr.extra[1] = "plain";
 	}
-	if (trace_fixture(c, &t, "backtrace_cross_module_program", &tr, "cross_module_lib_leaf")) {
+	if (e2e_trace_fixture(c, &t, "backtrace_cross_module_program", &tr, "cross_module_lib_leaf")) {
 		check_each(c, &t, "backtrace: truncated, 5 frames (max 5)", cross_chain, 5, absent);
 		check_each(c, &t, "[libbacktrace_cross_module.so+", cross_chain, 5, NULL);
 		check_each(c, &t, "[backtrace_cross_module_program+", cross_chain, 5, NULL);
-		check_blocks(c, &t, 5, shown, 1);
+		e2e_check_blocks(c, &t, 5, shown, 1);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 static void s_cross_module(struct e2e_ctx *c)
@@ -516,10 +389,10 @@ static void target_exe(struct e2e_ctx *c, unsigned depth)
 	char exe[4096];
 	struct e2e_trace tr = { .script = HOT_SCRIPT, .depth = depth, .target = exe };
 	static const bool shown[] = { true };
-	struct traced t;
+	struct e2e_traced t;
 
 	snprintf(exe, sizeof(exe), "%s", e2e_fixture_path("backtrace_hot_program_O2"));
-	if (trace_fixture(c, &t, "backtrace_hot_program_O2", &tr, "dummy_touch")) {
+	if (e2e_trace_fixture(c, &t, "backtrace_hot_program_O2", &tr, "dummy_touch")) {
 		size_t mine = 0;
 
 		for (size_t e = 0; e < t.out.nevents; e++)
@@ -527,9 +400,9 @@ static void target_exe(struct e2e_ctx *c, unsigned depth)
 		e2e_expect(c, mine > 0, "no event from the fixture's pid %d", (int)t.f.pid);
 		check_each(c, &t, depth ? "backtrace: truncated, 5 frames (max 5)" : "[libc.so.6+",
 			   hot_chain, 5, NULL);
-		check_blocks(c, &t, depth, shown, 1);
+		e2e_check_blocks(c, &t, depth, shown, 1);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 static void s_target_exe(struct e2e_ctx *c)
@@ -546,14 +419,14 @@ static void s_nopie(struct e2e_ctx *c)
 {
 	struct e2e_trace tr = { .script = HOT_SCRIPT, .depth = 7 };
 	static const bool shown[] = { true };
-	struct traced t;
+	struct e2e_traced t;
 
-	if (trace_fixture(c, &t, "backtrace_hot_program_nopie", &tr, "dummy_touch")) {
+	if (e2e_trace_fixture(c, &t, "backtrace_hot_program_nopie", &tr, "dummy_touch")) {
 		check_each(c, &t, "backtrace: truncated, 7 frames (max 7)", hot_chain, 5, NULL);
 		check_each(c, &t, "[backtrace_hot_program_nopie+0x", hot_chain, 5, NULL);
-		check_blocks(c, &t, 7, shown, 1);
+		e2e_check_blocks(c, &t, 7, shown, 1);
 	}
-	traced_free(&t);
+	e2e_traced_free(&t);
 }
 
 /* The library is dlopened after gstrace attached (spec 14.2 dlopen, PID
@@ -569,7 +442,7 @@ static void s_dlopen(struct e2e_ctx *c)
 		.depth = 6, .max_events = 150, .duration = 15,
 	};
 	static const bool shown[] = { true };
-	struct traced t;
+	struct e2e_traced t;
 	size_t first_ordered = SIZE_MAX;
 	int lock = -1;
 
@@ -593,7 +466,7 @@ static void s_dlopen(struct e2e_ctx *c)
 	e2e_expect(c, e2e_run_exit_code(&t.r) == 0 && !t.r.killed,
 		   "gstrace should stop by itself with exit 0: exit %d", e2e_run_exit_code(&t.r));
 	e2e_expect(c, t.out.nblocks > 0, "no backtrace block");
-	take_gdb(c, &t, "dlopen_main_callback");
+	e2e_take_gdb(c, &t, "dlopen_main_callback");
 	if (t.out.nblocks > 0) {
 		const struct e2e_block *b0 = &t.out.blocks[0];
 
@@ -618,9 +491,9 @@ static void s_dlopen(struct e2e_ctx *c)
 	e2e_note(c, "%zu of %zu blocks came before the first complete one through the library\n",
 		 first_ordered == SIZE_MAX ? t.out.nblocks : first_ordered, t.out.nblocks);
 	t.settle = first_ordered == SIZE_MAX ? 0 : first_ordered;
-	check_blocks(c, &t, 6, shown, 1);
+	e2e_check_blocks(c, &t, 6, shown, 1);
 out:
-	traced_free(&t);
+	e2e_traced_free(&t);
 	e2e_unlock(lock);
 }
 
