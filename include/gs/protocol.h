@@ -513,7 +513,7 @@ struct gs_bt_walk {
 	uint8_t status;        /* enum gs_bt_status, once the walk stops */
 	uint8_t read_failed;   /* a user read failed (the event's execution status) */
 	uint16_t error_code;   /* enum gs_bt_error */
-	uint64_t cfa, read_buf; /* scratch of one unwind */
+	uint64_t cfa, read_buf; /* scratch: a window move's address, a single read */
 	uint32_t seen_gen[GS_BT_PROC_MODULES_MAX]; /* per snapshot index: seen in walk gen */
 	uint8_t seen_wire[GS_BT_PROC_MODULES_MAX]; /* ... at this wire table index */
 	uint8_t window[GS_BT_WINDOW];

@@ -10,6 +10,8 @@
 #ifndef GS_CODEGEN_BT_H
 #define GS_CODEGEN_BT_H
 
+#include <stddef.h>
+
 #include "cg.h"
 
 #define BT_INLINE_FRAMES 5      /* frames the main program produces */
@@ -17,6 +19,23 @@
 #define BT_MAX_STEP_CALLS 32    /* tail_calls budget */
 #define BT_MIN_USER_IP 0x1000
 #define BT_INST_HEADER 12       /* instruction header + BacktraceData */
+
+/* Offsets inside a bt_state value (struct gs_bt_tail_state). */
+#define TS(field) ((int16_t)offsetof(struct gs_bt_tail_state, field))
+/* One u32 store writes frame_count, requested_depth, offsets_found and
+ * tail_calls; one more writes flags, active_slot and error_code. */
+_Static_assert(offsetof(struct gs_bt_tail_state, requested_depth) ==
+	       offsetof(struct gs_bt_tail_state, frame_count) + 1 &&
+	       offsetof(struct gs_bt_tail_state, offsets_found) ==
+	       offsetof(struct gs_bt_tail_state, frame_count) + 2 &&
+	       offsetof(struct gs_bt_tail_state, tail_calls) ==
+	       offsetof(struct gs_bt_tail_state, frame_count) + 3,
+	       "bt_state: frame_count .. tail_calls are one u32");
+_Static_assert(offsetof(struct gs_bt_tail_state, active_slot) ==
+	       offsetof(struct gs_bt_tail_state, flags) + 1 &&
+	       offsetof(struct gs_bt_tail_state, error_code) ==
+	       offsetof(struct gs_bt_tail_state, flags) + 2,
+	       "bt_state: flags .. error_code are one u32");
 
 /* Offsets inside the Backtrace instruction (r9). */
 #define BT_OFF_FRAME_COUNT 5
@@ -47,7 +66,28 @@ void bt_probe_offsets(struct bt_gen *g, uint64_t cookie);
 void bt_find_row(struct bt_gen *g, struct gs_label not_found);
 void bt_resolve_module(struct bt_gen *g, bool fallback_found);
 
+/* Spec 6.7's checks of a recovered caller, shared by both walkers: r1 =
+ * the first failing check's error code (the recovery's own when it
+ * failed), stored as a u16 at code_base + code_off; then stop_status gets
+ * the stop status in a register and the emitter jumps to `stop`; a return
+ * address of 0 calls `complete` (which ends the walk); a valid caller
+ * falls through. The recovery's results are in stack slots, the current
+ * frame's ip and rsp at cur_base + cur_ip / cur_rsp. Clobbers r1-r4. */
+struct bt_caller_check {
+	const char *note;      /* of the checks */
+	const char *stop_note; /* of the stop, or NULL to keep the note */
+	uint8_t err_size;      /* BPF_B or BPF_DW: the recovery's error slot */
+	int16_t err, next_ip, next_rsp;
+	uint8_t cur_base, code_base;
+	int16_t cur_ip, cur_rsp, code_off;
+	struct gs_label stop;
+	void (*stop_status)(void *ctx, uint8_t reg);
+	void (*complete)(void *ctx);
+	void *ctx;
+};
+
 /* bt_frame.c */
+void bt_check_caller(struct gs_asm *a, const struct bt_caller_check *c);
 void bt_status(struct bt_gen *g, uint8_t status, bool or_offsets);
 void bt_set_final(struct bt_gen *g, uint8_t status, bool or_offsets);
 void bt_recover(struct bt_gen *g, const struct bt_row *row);
@@ -67,6 +107,6 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s);
 void cg_bt_loop_subprogs(struct gs_cg *cg);
 
 /* bt_step.c */
-void cg_bt_step_program(struct gs_cg *main_cg, struct gs_asm *step);
+void cg_bt_step_program(const struct gs_cg *main_cg, struct gs_asm *step);
 
 #endif /* GS_CODEGEN_BT_H */

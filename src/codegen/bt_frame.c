@@ -207,54 +207,81 @@ void bt_set_final(struct bt_gen *g, uint8_t status, bool or_offsets)
 	gs_asm_ja(g->cg->a, g->stop);
 }
 
-/* Falls through when the recovered frame is valid; otherwise writes the
- * stop status and error code and jumps to the stop label. */
-void bt_validate(struct bt_gen *g)
+void bt_check_caller(struct gs_asm *a, const struct bt_caller_check *c)
 {
-	struct gs_asm *a = g->cg->a;
-	const struct bt_scratch *sc = &g->sc;
 	struct gs_label invalid = gs_asm_label(a, "frame_invalid");
 	struct gs_label complete = gs_asm_label(a, "walk_complete");
 	struct gs_label valid = gs_asm_label(a, "frame_valid");
 	struct gs_label read_error = gs_asm_label(a, "frame_read_error");
 	struct gs_label status_ready = gs_asm_label(a, "frame_status_ready");
 
-	gs_asm_note(a, "bt: validate (read error, ip >= 0x1000, user ip, cfa != 0, progress)");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, sc->err));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, sc->next_ip));
+	gs_asm_note(a, c->note);
+	gs_asm_emit(a, GS_LDX_MEM(c->err_size, GS_R1, GS_FP, c->err));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, c->next_ip));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, invalid);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, complete);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_ERROR_NEXT_IP_BELOW_USER));
 	gs_asm_jmp_imm(a, BPF_JLT, GS_R2, BT_MIN_USER_IP, invalid);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_ERROR_NEXT_IP_KERNEL_LIKE));
 	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R2));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R3, 56));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R3, GS_BT_WIRE_IP_BITS));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, invalid);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_ERROR_NEXT_CFA_ZERO));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, sc->next_rsp));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, c->next_rsp));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R3, 0, invalid);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, g->st.base, g->st.rsp));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, c->cur_base, c->cur_rsp));
 	gs_asm_jmp_reg(a, BPF_JNE, GS_R3, GS_R4, valid);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, g->st.base, g->st.ip));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, c->cur_base, c->cur_ip));
 	gs_asm_jmp_reg(a, BPF_JNE, GS_R2, GS_R4, valid);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_ERROR_NEXT_CFA_NOT_ADVANCING));
 
 	gs_asm_bind(a, invalid);
-	gs_asm_note(a, "bt: stop: read error (codes 1, 2) or invalid frame");
-	gs_asm_emit(a, GS_STX_MEM(BPF_H, GS_R9, GS_R1, BT_OFF_ERROR_CODE));
+	if (c->stop_note)
+		gs_asm_note(a, c->stop_note);
+	gs_asm_emit(a, GS_STX_MEM(BPF_H, c->code_base, GS_R1, c->code_off));
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_BT_INVALID_FRAME));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_BT_ERROR_RETURN_ADDRESS_READ, read_error);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_BT_ERROR_FRAME_POINTER_READ, status_ready);
 	gs_asm_bind(a, read_error);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_BT_READ_ERROR));
 	gs_asm_bind(a, status_ready);
-	store_status_or_offsets(g, GS_R3);
-	gs_asm_ja(a, g->stop);
+	c->stop_status(c->ctx, GS_R3);
+	gs_asm_ja(a, c->stop);
 
 	gs_asm_bind(a, complete);
-	gs_asm_note(a, "bt: return address 0: the walk is complete");
-	bt_set_final(g, GS_BT_COMPLETE, true);
+	c->complete(c->ctx);
 	gs_asm_bind(a, valid);
+}
+
+static void tail_stop_status(void *ctx, uint8_t reg)
+{
+	store_status_or_offsets(ctx, reg);
+}
+
+static void tail_complete(void *ctx)
+{
+	struct bt_gen *g = ctx;
+
+	gs_asm_note(g->cg->a, "bt: return address 0: the walk is complete");
+	bt_set_final(g, GS_BT_COMPLETE, true);
+}
+
+/* Falls through when the recovered frame is valid; otherwise writes the
+ * stop status (OffsetsUnavailable when the module is unknown) and error
+ * code into the instruction and jumps to the stop label. */
+void bt_validate(struct bt_gen *g)
+{
+	const struct bt_caller_check c = {
+		.note = "bt: validate (read error, ip >= 0x1000, user ip, cfa != 0, progress)",
+		.stop_note = "bt: stop: read error (codes 1, 2) or invalid frame",
+		.err_size = BPF_B, .err = g->sc.err, .next_ip = g->sc.next_ip,
+		.next_rsp = g->sc.next_rsp, .cur_base = g->st.base, .cur_ip = g->st.ip,
+		.cur_rsp = g->st.rsp, .code_base = GS_R9, .code_off = BT_OFF_ERROR_CODE,
+		.stop = g->stop, .stop_status = tail_stop_status, .complete = tail_complete,
+		.ctx = g,
+	};
+
+	bt_check_caller(g->cg->a, &c);
 }
 
 /* frame[k] = {next_cookie, next_found ? next_ip - next_bias : next_ip,

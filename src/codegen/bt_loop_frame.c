@@ -44,12 +44,17 @@ static void select_reg(struct loop_gen *g)
 }
 
 /* r2 = the user u64 at r3: a load from the window when [r3, r3 + 8) is
- * inside it, else bpf_probe_read_user; a failed read gives 0, read_failed,
+ * inside it; else, while the window is whole, the window moves to r3 in
+ * one read (a deep walk reads its stack a KiB at a time, not a frame at a
+ * time); else bpf_probe_read_user of 8 bytes. A failed move empties the
+ * window for the rest of the walk. A failed read gives 0, read_failed,
  * and err = err_code unless an error is recorded already. */
 static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t err_code)
 {
 	struct gs_asm *a = g->a;
 	struct gs_label slow = gs_asm_label(a, "walk_read_outside_window");
+	struct gs_label single = gs_asm_label(a, "walk_read_single");
+	struct gs_label moved = gs_asm_label(a, "walk_window_moved");
 	struct gs_label done = gs_asm_label(a, "walk_read_done");
 	struct gs_label zero = gs_asm_label(a, "walk_read_failed");
 
@@ -65,6 +70,22 @@ static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R1, W(window)));
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, slow);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R4, GS_R6, W(window_len)));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R4, GS_BT_WINDOW, single);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(cfa)));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(window)));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, GS_BT_WINDOW));
+	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(cfa)));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, moved);
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), 0));
+	gs_asm_ja(a, single);
+	gs_asm_bind(a, moved);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(window_base)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(window)));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, single);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(read_buf)));
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 8));
@@ -345,48 +366,33 @@ static void recover(struct loop_gen *g, const struct frame_slots *sl)
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, sl->next_rbp));
 }
 
-/* Falls through when the caller is valid (spec 6.7); else stops. */
+static void loop_stop_status(void *ctx, uint8_t reg)
+{
+	struct loop_gen *g = ctx;
+
+	gs_asm_emit(g->a, GS_STX_MEM(BPF_B, GS_R6, reg, W(status)));
+}
+
+static void loop_complete(void *ctx)
+{
+	stop(ctx, GS_BT_COMPLETE);
+}
+
+/* Falls through when the caller is valid (spec 6.7, bt_check_caller());
+ * else stops with the status and error code in bt_walk. Then the caller
+ * becomes the current frame. */
 static void validate(struct loop_gen *g, const struct frame_slots *sl)
 {
 	struct gs_asm *a = g->a;
-	struct gs_label invalid = gs_asm_label(a, "walk_frame_invalid");
-	struct gs_label complete = gs_asm_label(a, "walk_complete");
-	struct gs_label valid = gs_asm_label(a, "walk_frame_valid");
-	struct gs_label read_error = gs_asm_label(a, "walk_read_error");
-	struct gs_label ready = gs_asm_label(a, "walk_status_ready");
+	const struct bt_caller_check c = {
+		.note = "bt frame: validate (read error, ip >= 0x1000, user ip, cfa != 0, progress)",
+		.err_size = BPF_DW, .err = sl->err, .next_ip = sl->next_ip,
+		.next_rsp = sl->next_rsp, .cur_base = GS_R6, .cur_ip = W(ip), .cur_rsp = W(rsp),
+		.code_base = GS_R6, .code_off = W(error_code), .stop = g->ret,
+		.stop_status = loop_stop_status, .complete = loop_complete, .ctx = g,
+	};
 
-	gs_asm_note(a, "bt frame: validate (read error, ip >= 0x1000, user ip, cfa != 0, progress)");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->err));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, sl->next_ip));
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, invalid);
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, complete);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_ERROR_NEXT_IP_BELOW_USER));
-	gs_asm_jmp_imm(a, BPF_JLT, GS_R2, BT_MIN_USER_IP, invalid);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_ERROR_NEXT_IP_KERNEL_LIKE));
-	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R2));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R3, GS_BT_WIRE_IP_BITS));
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, invalid);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_ERROR_NEXT_CFA_ZERO));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, sl->next_rsp));
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R3, 0, invalid);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, GS_R6, W(rsp)));
-	gs_asm_jmp_reg(a, BPF_JNE, GS_R3, GS_R4, valid);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, GS_R6, W(ip)));
-	gs_asm_jmp_reg(a, BPF_JNE, GS_R2, GS_R4, valid);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_ERROR_NEXT_CFA_NOT_ADVANCING));
-	gs_asm_bind(a, invalid);
-	gs_asm_emit(a, GS_STX_MEM(BPF_H, GS_R6, GS_R1, W(error_code)));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_BT_INVALID_FRAME));
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_BT_ERROR_RETURN_ADDRESS_READ, read_error);
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_BT_ERROR_FRAME_POINTER_READ, ready);
-	gs_asm_bind(a, read_error);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_BT_READ_ERROR));
-	gs_asm_bind(a, ready);
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R6, GS_R3, W(status)));
-	gs_asm_ja(a, g->ret);
-	gs_asm_bind(a, complete);
-	stop(g, GS_BT_COMPLETE);
-	gs_asm_bind(a, valid);
+	bt_check_caller(a, &c);
 	gs_asm_note(a, "bt frame: the caller is the current frame now");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->next_ip));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, W(ip)));
