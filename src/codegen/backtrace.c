@@ -70,6 +70,8 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	struct gs_label chain = gs_asm_label(a, "bt_chain_after_last");
 	struct gs_label head = gs_asm_label(a, "bt_chain_head");
 	struct gs_label linked = gs_asm_label(a, "bt_slot_linked");
+	static const int16_t to[] = { TS(current_ip), TS(current_rsp), TS(current_rbp),
+				      TS(module_bias), TS(module_cookie) };
 	const int16_t from[] = { st->ip, st->rsp, st->rbp, st->bias, st->cookie };
 
 	gs_asm_notef(a, "bt: continue in the step program from bt_state[%u]", slot);
@@ -83,24 +85,24 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
 	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, from[i]));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R1, (int16_t)(8 * i)));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R1, to[i]));
 	}
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->bt_inst_offset));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R7, GS_R1, 40));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, 44, 0));          /* event_size */
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R7, GS_R1, TS(inst_offset)));
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, TS(event_size), 0));
 	/* frame_count 5, requested_depth, offsets_found (below), tail_calls 1 */
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, 48, (int32_t)(BT_INLINE_FRAMES |
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, TS(frame_count), (int32_t)(BT_INLINE_FRAMES |
 							       cg->bt_depth << 8 | 1u << 24)));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, st->found));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R7, GS_R1, 50));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R7, GS_R1, TS(offsets_found)));
 	/* flags, active_slot, error_code 0 */
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, 52, (int32_t)(flags | slot << 8)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R7, 56, GS_BT_NO_NEXT_SLOT));
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, TS(flags), (int32_t)(flags | slot << 8)));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R7, TS(next_slot), GS_BT_NO_NEXT_SLOT));
 	if (cg->spec->bt->module_ranges) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, st->mod_base));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R2, 64));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R2, TS(module_base)));
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, st->mod_end));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R2, 72));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R2, TS(module_end)));
 	}
 
 	gs_asm_note(a, "bt: link the slot into this event's chain");
@@ -112,14 +114,14 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_enabled));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, chain);
 	gs_asm_bind(a, head);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R8, 53, (int32_t)slot));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R8, TS(active_slot), (int32_t)slot));
 	gs_asm_ja(a, linked);
 	gs_asm_bind(a, chain);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_last));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
 	bt_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, head);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R0, 56, (int32_t)slot));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R0, TS(next_slot), (int32_t)slot));
 	gs_asm_bind(a, linked);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_last, (int32_t)slot));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 1));
@@ -215,12 +217,12 @@ void cg_bt_dispatch(struct gs_cg *cg)
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
 	bt_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, out);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R0, 53));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R0, TS(active_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
 	bt_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, out);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R0, GS_R1, 44));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R0, GS_R1, TS(event_size)));
 	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
 	gs_asm_ld_map(a, GS_R2, (uint32_t)cg->prog->map_index[GS_MAP_BT_PROGS]);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, 0));

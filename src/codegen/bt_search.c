@@ -39,7 +39,7 @@ void bt_pid_key(struct bt_gen *g)
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R0, g->sc.pid));
 	bt_lookup(g->cg, GS_MAP_PID_ALIASES, g->sc.pid);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, plain);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, offsetof(struct gs_pid_alias, proc_pid)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->sc.pid));
 	gs_asm_bind(a, plain);
 }
@@ -69,7 +69,7 @@ void bt_probe_offsets(struct bt_gen *g, uint64_t cookie)
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, st->base, st->found, 0));
 	bt_lookup(g->cg, GS_MAP_PROC_OFFSETS, g->sc.key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, missing);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_proc_module_offsets, text)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, st->base, GS_R1, st->bias));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, st->base, st->found, 1));
 	gs_asm_bind(a, missing);
@@ -90,9 +90,9 @@ static void row_bounds(struct bt_gen *g, struct gs_label not_found)
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, g->sc.key));
 	bt_lookup(g->cg, GS_MAP_BT_ROW_RANGES, g->sc.key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, not_found);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, offsetof(struct gs_module_row_range, row_start)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->sc.lo));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 4));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, offsetof(struct gs_module_row_range, row_end)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->sc.hi));
 }
 
@@ -117,19 +117,28 @@ static void search_step(struct bt_gen *g, int map_kind, int16_t key_off,
 /* With value (u64) in r1 and the entry in r0 holding [start, end) at
  * start_off and start_off + 8: below -> hi = mid, above -> lo = mid + 1,
  * inside -> jump to `inside`. */
+/* narrow() reads [start, end) of a row and of a range entry alike. */
+_Static_assert(offsetof(struct gs_unwind_row, pc_start) ==
+	       offsetof(struct gs_proc_module_range, base) &&
+	       offsetof(struct gs_unwind_row, pc_end) == offsetof(struct gs_proc_module_range, end),
+	       "rows and ranges start with [start, end)");
+_Static_assert(offsetof(struct gs_proc_module_range, cookie_hi) ==
+	       offsetof(struct gs_proc_module_range, cookie_lo) + 4,
+	       "a range's cookie halves make one u64");
+
 static void narrow(struct bt_gen *g, int16_t key_off, struct gs_label inside)
 {
 	struct gs_asm *a = g->cg->a;
 	struct gs_label above = gs_asm_label(a, "search_not_below");
 	struct gs_label next = gs_asm_label(a, "search_next");
 
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R0, 0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R0, offsetof(struct gs_unwind_row, pc_start)));
 	gs_asm_jmp_reg(a, BPF_JGE, GS_R1, GS_R2, above);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R3, GS_FP, g->sc.key + key_off));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R3, g->sc.hi));
 	gs_asm_ja(a, next);
 	gs_asm_bind(a, above);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R0, 8));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R0, offsetof(struct gs_unwind_row, pc_end)));
 	gs_asm_jmp_reg(a, BPF_JLT, GS_R1, GS_R2, inside);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R3, GS_FP, g->sc.key + key_off));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, 1));
@@ -221,10 +230,10 @@ void bt_resolve_module(struct bt_gen *g, bool fallback_found)
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, sc->key));
 	bt_lookup(g->cg, GS_MAP_RANGE_META, sc->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, offsetof(struct gs_proc_module_range_meta, active_slot)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, 1));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, sc->key + 4));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 4));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, offsetof(struct gs_proc_module_range_meta, count)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, sc->hi));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, sc->lo, 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, sc->key + 12, 0));
@@ -235,14 +244,15 @@ void bt_resolve_module(struct bt_gen *g, bool fallback_found)
 	}
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, inside);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 24)); /* cookie_lo | cookie_hi << 32 */
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0,
+				  offsetof(struct gs_proc_module_range, cookie_lo))); /* | cookie_hi << 32 */
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_cookie));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 16));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_proc_module_range, text)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_bias));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, sc->next_found, 1));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_proc_module_range, base)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_mod_base));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 8));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_proc_module_range, end)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc->next_mod_end));
 	gs_asm_bind(a, done);
 }

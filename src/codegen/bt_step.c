@@ -8,11 +8,6 @@
 
 #include "bt.h"
 
-#define STATE_FRAME_COUNT 48
-#define STATE_TAIL_CALLS 51
-#define STATE_ACTIVE_SLOT 53
-#define STATE_NEXT_SLOT 56
-
 static void tail_call_self(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
@@ -34,7 +29,7 @@ static void step_frame(struct bt_gen *g, struct gs_label no_row)
 	struct bt_row runtime_row = { .constant = NULL };
 
 	gs_asm_note(a, "bt step: stop at the requested depth");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, STATE_FRAME_COUNT));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(frame_count)));
 	gs_asm_jmp_imm(a, BPF_JLT, GS_R1, (int32_t)depth, room);
 	bt_set_final(g, GS_BT_TRUNCATED, false);
 	gs_asm_bind(a, room);
@@ -43,7 +38,7 @@ static void step_frame(struct bt_gen *g, struct gs_label no_row)
 	bt_validate(g);
 	bt_resolve_module(g, !cg->spec->bt->module_ranges);
 	gs_asm_note(a, "bt step: frame slot = r9 + 12 + 32 * min(frame_count, depth - 1)");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R4, GS_R8, STATE_FRAME_COUNT));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R4, GS_R8, TS(frame_count)));
 	gs_asm_jmp_imm(a, BPF_JLE, GS_R4, (int32_t)depth - 1, slot_ok);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R4, (int32_t)depth - 1));
 	gs_asm_bind(a, slot_ok);
@@ -52,12 +47,12 @@ static void step_frame(struct bt_gen *g, struct gs_label no_row)
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R4, GS_R9));
 	bt_store_frame(g, -1, GS_R4);
 	gs_asm_note(a, "bt step: frame_count += 1, in the state and the instruction");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, STATE_FRAME_COUNT));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(frame_count)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R8, GS_R1, STATE_FRAME_COUNT));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R8, GS_R1, TS(frame_count)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, BT_OFF_FRAME_COUNT));
 	bt_advance(g);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, STATE_FRAME_COUNT));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(frame_count)));
 	room = gs_asm_label(a, "bt_depth_not_reached");
 	gs_asm_jmp_imm(a, BPF_JLT, GS_R1, (int32_t)depth, room);
 	bt_set_final(g, GS_BT_TRUNCATED, false);
@@ -74,45 +69,57 @@ static void finalize(struct bt_gen *g, int16_t event_size)
 
 	gs_asm_bind(a, g->stop);
 	gs_asm_note(a, "bt step: walk done; next chained slot, if any");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, STATE_NEXT_SLOT));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(next_slot)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_BT_NO_NEXT_SLOT, emit);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_R8, STATE_TAIL_CALLS));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_R8, TS(tail_calls)));
 	gs_asm_jmp_imm(a, BPF_JGE, GS_R2, BT_MAX_STEP_CALLS, emit);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
 	bt_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, emit);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, STATE_NEXT_SLOT));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R0, GS_R1, STATE_ACTIVE_SLOT));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(next_slot)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R0, GS_R1, TS(active_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
 	bt_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, emit);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, event_size));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R0, GS_R1, 44));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, STATE_TAIL_CALLS));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R0, GS_R1, TS(event_size)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(tail_calls)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R0, GS_R1, STATE_TAIL_CALLS));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R0, GS_R1, TS(tail_calls)));
 	tail_call_self(cg);
 	gs_asm_bind(a, emit);
 	cg_emit_event(cg, GS_FP, event_size);
 }
 
-void cg_bt_step_program(struct gs_cg *main_cg, struct gs_asm *step)
+/* The step program's own context, built for it: the program's maps, spec,
+ * options and depth; none of the main program's stack slots, labels,
+ * flags or statement state. */
+static struct gs_cg step_context(const struct gs_cg *main_cg, struct gs_asm *a)
 {
-	struct gs_cg cg = *main_cg;
+	return (struct gs_cg){ .a = a, .prog = main_cg->prog, .spec = main_cg->spec,
+			       .opts = main_cg->opts, .err = main_cg->err,
+			       .max_size = main_cg->max_size, .bt_depth = main_cg->bt_depth,
+			       .bt_tail = true, .type_i64 = -1, .type_u64 = -1, .type_bool = -1 };
+}
+
+void cg_bt_step_program(const struct gs_cg *main_cg, struct gs_asm *step)
+{
+	struct gs_cg cg = step_context(main_cg, step);
 	struct gs_asm *a = step;
 	struct bt_gen g = { .cg = &cg, .in_step = true };
 	uint32_t size = GS_INST_HEADER_SIZE + sizeof(struct gs_backtrace_data) + 32 * cg.bt_depth;
 	struct gs_label no_row, after_steps;
 	int16_t event_size;
 
-	cg.a = a;
 	for (size_t i = 0; i < cg.prog->nmaps; i++)
 		gs_asm_map(a, cg.prog->maps[i].name);
 	cg.key_slot = gs_asm_slot(a, "key0", 4, 4);
 	event_size = gs_asm_slot(a, "event_size", 4, 4);
 	bt_alloc_scratch(a, &g.sc);
-	g.st = (struct bt_loc){ .base = GS_R8, .ip = 0, .rsp = 8, .rbp = 16, .bias = 24,
-				.cookie = 32, .found = 50, .mod_base = 64, .mod_end = 72 };
+	g.st = (struct bt_loc){ .base = GS_R8, .ip = TS(current_ip), .rsp = TS(current_rsp),
+				.rbp = TS(current_rbp), .bias = TS(module_bias),
+				.cookie = TS(module_cookie), .found = TS(offsets_found),
+				.mod_base = TS(module_base), .mod_end = TS(module_end) };
 	cg.exit0 = gs_asm_label(a, "exit");
 	g.stop = gs_asm_label(a, "bt_step_walk_done");
 	no_row = gs_asm_label(a, "bt_no_row");
@@ -122,16 +129,16 @@ void cg_bt_step_program(struct gs_cg *main_cg, struct gs_asm *step)
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg.key_slot, 0));
 	cg_lookup_key0(&cg, (uint32_t)cg.prog->map_index[GS_MAP_BT_STATE]);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R0, STATE_ACTIVE_SLOT));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R0, TS(active_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g.sc.key));
 	bt_lookup(&cg, GS_MAP_BT_STATE, g.sc.key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, cg.exit0);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R0));
 	gs_asm_note(a, "bt step: r9 = the instruction, bounds checked for the verifier");
 	cg_lookup_key0(&cg, GS_MAP_ACCUM);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R8, 40));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R8, TS(inst_offset)));
 	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)(cg.max_size - size), cg.exit0);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_R8, 44));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_R8, TS(event_size)));
 	gs_asm_jmp_imm(a, BPF_JGT, GS_R2, (int32_t)cg.max_size, cg.exit0);
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R2, event_size));
 	gs_asm_emit(a, GS_MOV64_REG(GS_R9, GS_R0));
@@ -148,7 +155,7 @@ void cg_bt_step_program(struct gs_cg *main_cg, struct gs_asm *step)
 
 	gs_asm_bind(a, after_steps);
 	gs_asm_note(a, "bt step: more frames: call again while the budget lasts");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, STATE_TAIL_CALLS));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(tail_calls)));
 	{
 		struct gs_label budget_left = gs_asm_label(a, "bt_budget_left");
 
@@ -157,7 +164,7 @@ void cg_bt_step_program(struct gs_cg *main_cg, struct gs_asm *step)
 		gs_asm_bind(a, budget_left);
 	}
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R8, GS_R1, STATE_TAIL_CALLS));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R8, GS_R1, TS(tail_calls)));
 	tail_call_self(&cg);
 	gs_asm_note(a, "bt step: the tail call failed");
 	bt_set_final(&g, GS_BT_INTERNAL_ERROR, false);
