@@ -1,6 +1,7 @@
-/* End to end on the running backtrace_hot fixture (-O2): first-event latency,
- * BPF run time per hit (kernel.bpf_stats_enabled), delivery rate and losses,
- * peak RSS, stripped size; bpftrace is the peer where installed. Needs root. */
+/* End to end: first-event latency on the running backtrace_hot fixture
+ * (-O2); BPF run time per hit (kernel.bpf_stats_enabled) and the delivery
+ * rate and losses on bt_rate_fixture's deep stacks; peak RSS, stripped
+ * size; bpftrace is the peer where installed, in the same run. Needs root. */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,11 +26,15 @@
 #ifndef GS_BENCH_FIXTURE
 #define GS_BENCH_FIXTURE "tracer_bench_fixture"
 #endif
+#ifndef GS_BENCH_RATE_FIXTURE
+#define GS_BENCH_RATE_FIXTURE "bt_rate_fixture"
+#endif
 
 #define STARTUP_RUNS 5
 #define STATS_SECONDS 2
+#define STATS_RUNS 5      /* medians of this many runs */
+#define STATS_RATE "2000" /* probe hits a second while run time is measured */
 #define DELIVERY_SECONDS "3"
-#define DELIVERY_EXTRA_FIXTURES 3
 #define READY_MARKER "GS_BENCH_READY"
 #define WAIT_MS 10000
 
@@ -380,36 +385,48 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 
 /* ---- BPF run time ------------------------------------------------------ */
 
-static uint32_t last_prog_id(void)
-{
-	uint32_t id = 0, next;
-
-	while (bpf_prog_get_next_id(id, &next) == 0)
-		id = next;
-	return id;
-}
-
 struct run_stats {
 	uint64_t time_ns, main_cnt;
 	int progs;
 };
 
-/* Sums run_time_ns over the programs newer than after_id whose name starts
- * with prefix ("" for all); main_cnt is run_cnt of the program named
- * main_name, or the largest run_cnt when main_name is NULL. */
-static void collect_stats(uint32_t after_id, const char *prefix, const char *main_name,
+/* The BPF programs process pid holds (fdinfo "prog_id:"): only its own,
+ * whatever other tracers run on the machine meanwhile. */
+static size_t held_prog_ids(pid_t pid, uint32_t *ids, size_t max)
+{
+	char path[64], line[128];
+	size_t n = 0;
+
+	for (int fd = 0; fd < 1024 && n < max; fd++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "prog_id:", 8) == 0 && n < max)
+				ids[n++] = (uint32_t)strtoul(line + 8, NULL, 10);
+		fclose(f);
+	}
+	return n;
+}
+
+/* Sums run_time_ns over pid's programs whose name starts with prefix (""
+ * for all); main_cnt is run_cnt of the program named main_name, or the
+ * largest run_cnt when main_name is NULL. */
+static void collect_stats(pid_t pid, const char *prefix, const char *main_name,
 			  struct run_stats *st)
 {
-	uint32_t id = after_id, next;
+	uint32_t ids[256];
+	size_t n = held_prog_ids(pid, ids, 256);
 
 	memset(st, 0, sizeof(*st));
-	while (bpf_prog_get_next_id(id, &next) == 0) {
+	for (size_t i = 0; i < n; i++) {
 		struct bpf_prog_info info;
 		uint32_t len = sizeof(info);
-		int fd;
+		int fd = bpf_prog_get_fd_by_id(ids[i]);
 
-		id = next;
-		fd = bpf_prog_get_fd_by_id(id);
 		if (fd < 0)
 			continue;
 		memset(&info, 0, sizeof(info));
@@ -417,7 +434,7 @@ static void collect_stats(uint32_t after_id, const char *prefix, const char *mai
 		    strncmp(info.name, prefix, strlen(prefix)) == 0) {
 			st->time_ns += info.run_time_ns;
 			st->progs++;
-			printf("#   prog %u %s: run_time_ns %llu run_cnt %llu\n", id, info.name,
+			printf("#   prog %u %s: run_time_ns %llu run_cnt %llu\n", ids[i], info.name,
 			       (unsigned long long)info.run_time_ns,
 			       (unsigned long long)info.run_cnt);
 			if (main_name ? strcmp(info.name, main_name) == 0
@@ -433,7 +450,6 @@ static void collect_stats(uint32_t after_id, const char *prefix, const char *mai
 static int run_stats(char *const argv[], bool ready_on_err, const char *ready,
 		     const char *prefix, const char *main_name, struct run_stats *st)
 {
-	uint32_t base = last_prog_id();
 	struct child c;
 	int r;
 
@@ -443,17 +459,70 @@ static int run_stats(char *const argv[], bool ready_on_err, const char *ready,
 		  (void *)ready, WAIT_MS);
 	if (r == 1) {
 		sleep(STATS_SECONDS);
-		collect_stats(base, prefix, main_name, st);
+		collect_stats(c.pid, prefix, main_name, st);
 	}
 	finish(&c, SIGINT, NULL);
 	return r == 1 && st->main_cnt ? 0 : -1;
 }
 
+/* Median of the BPF run time per hit of argv's programs over STATS_RUNS runs. */
+static double median_run_ns(char *const argv[], bool ready_on_err, const char *ready,
+			    const char *prefix, const char *main_name)
+{
+	double v[STATS_RUNS];
+	int n = 0;
+
+	for (int i = 0; i < STATS_RUNS; i++) {
+		struct run_stats st;
+
+		if (run_stats(argv, ready_on_err, ready, prefix, main_name, &st) == 0)
+			v[n++] = (double)st.time_ns / (double)st.main_cnt;
+	}
+	if (n == 0)
+		return -1;
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	return v[n / 2];
+}
+
+static double gstrace_run_ns(pid_t fixture, const char *depth, const char *script)
+{
+	char pid[16];
+	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--backtrace-depth", (char *)depth,
+		       "--emit-ready-marker", READY_MARKER, "-s", (char *)script, NULL };
+
+	snprintf(pid, sizeof(pid), "%d", (int)fixture);
+	return median_run_ns(gs, true, READY_MARKER, "gs_trace", "gs_trace0");
+}
+
+static double bpftrace_run_ns(const char *bpftrace, pid_t fixture, const char *action)
+{
+	char prog[512];
+
+	snprintf(prog, sizeof(prog), "uprobe:%s:bench_leaf /pid == %d/ { %s }",
+		 GS_BENCH_RATE_FIXTURE, (int)fixture, action);
+	char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
+
+	return median_run_ns(bt, false, "Attaching", "", NULL);
+}
+
+static void print_ns(const char *metric, double ns)
+{
+	if (ns < 0)
+		printf("# skipped: %s: no stats for its programs\n", metric);
+	else
+		printf("BENCH %s %.0f ns\n", metric, ns);
+}
+
+/* Per hit of bench_leaf at the bottom of a 600-frame recursion, medians of
+ * STATS_RUNS runs each: `print` against bpftrace's printf, `bt` at depths
+ * 8 to 512 (the slope over 8..128 is the cost of a frame) against
+ * bpftrace's ustack (frame pointers: -O2 code has none, it stops early). */
 static void bench_bpf_stats(pid_t fixture, const char *bpftrace)
 {
-	static const char *const depths[] = { "8", "128" };
-	char pid[16], old[16] = "0", prog[512];
-	struct run_stats st;
+	static const unsigned depths[] = { 8, 16, 32, 64, 128, 512 };
+	double ns[sizeof(depths) / sizeof(depths[0])], print, sx = 0, sy = 0, sxx = 0, sxy = 0;
+	char old[16] = "0", metric[64];
+	int n = 0;
 	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r+");
 
 	if (!f) {
@@ -466,33 +535,38 @@ static void bench_bpf_stats(pid_t fixture, const char *bpftrace)
 	fputs("1\n", f);
 	fflush(f);
 
-	snprintf(pid, sizeof(pid), "%d", (int)fixture);
+	print = gstrace_run_ns(fixture, "8", "trace bench_leaf { print \"x\"; }");
+	print_ns("bpf.run_ns.print", print);
+	if (bpftrace)
+		print_ns("peer.bpftrace.run_ns.printf",
+			 bpftrace_run_ns(bpftrace, fixture, "printf(\"x\\n\");"));
+	else
+		printf("# skipped: peer.bpftrace.run_ns.printf: bpftrace not installed\n");
 	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
-		char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--backtrace-depth", (char *)depths[i],
-			       "--emit-ready-marker", READY_MARKER,
-			       "-s", "trace hot_bt_leaf { bt; }", NULL };
+		char depth[16];
 
-		if (run_stats(gs, true, READY_MARKER, "gs_trace", "gs_trace0", &st))
-			printf("# skipped: bpf.run_ns.bt_depth%s: no stats for gs_trace programs\n",
-			       depths[i]);
-		else
-			printf("BENCH bpf.run_ns.bt_depth%s %.0f ns\n", depths[i],
-			       (double)st.time_ns / (double)st.main_cnt);
+		snprintf(depth, sizeof(depth), "%u", depths[i]);
+		snprintf(metric, sizeof(metric), "bpf.run_ns.bt_depth%u", depths[i]);
+		ns[i] = gstrace_run_ns(fixture, depth, "trace bench_leaf { bt; }");
+		print_ns(metric, ns[i]);
+		if (ns[i] >= 0 && depths[i] <= 128) {
+			sx += depths[i];
+			sy += ns[i];
+			sxx += (double)depths[i] * depths[i];
+			sxy += depths[i] * ns[i];
+			n++;
+		}
 	}
-
-	if (!bpftrace) {
+	if (ns[0] >= 0 && print >= 0)
+		printf("BENCH bpf.run_ns.bt_depth8_minus_print %.0f ns\n", ns[0] - print);
+	if (n >= 2)
+		printf("BENCH bpf.run_ns.bt_per_frame %.1f ns\n",
+		       (n * sxy - sx * sy) / (n * sxx - sx * sx));
+	if (bpftrace)
+		print_ns("peer.bpftrace.run_ns.ustack",
+			 bpftrace_run_ns(bpftrace, fixture, "@[ustack] = count();"));
+	else
 		printf("# skipped: peer.bpftrace.run_ns.ustack: bpftrace not installed\n");
-	} else {
-		snprintf(prog, sizeof(prog), "uprobe:%s:hot_bt_leaf /pid == %d/ { @[ustack] = count(); }",
-			 GS_BENCH_FIXTURE, (int)fixture);
-		char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
-
-		if (run_stats(bt, false, "Attaching", "", NULL, &st))
-			printf("# skipped: peer.bpftrace.run_ns.ustack: no stats for bpftrace programs\n");
-		else
-			printf("BENCH peer.bpftrace.run_ns.ustack %.0f ns\n",
-			       (double)st.time_ns / (double)st.main_cnt);
-	}
 
 	rewind(f);
 	fputs(old, f);
@@ -527,41 +601,61 @@ static bool delivery_err(const char *line, void *arg)
 	return false;
 }
 
+/* gstrace -p on a bt_rate_fixture (16-frame backtraces, symbolized, pretty
+ * output read here) for DELIVERY_SECONDS: events printed per second and
+ * the losses gstrace reports. rate "0": as fast as the fixture calls. */
+static int delivery_run(const char *rate, struct delivery *d, double *secs, struct rusage *ru)
+{
+	char *fx[] = { GS_BENCH_RATE_FIXTURE, "20", (char *)rate, NULL };
+	char pid[16];
+	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--duration", DELIVERY_SECONDS,
+		       "--backtrace-depth", "16", "--emit-ready-marker", READY_MARKER,
+		       "-s", "trace bench_leaf { bt; }", NULL };
+	struct child fixture, c;
+	int status, r = -1;
+
+	memset(d, 0, sizeof(*d));
+	if (spawn(&fixture, fx, true, false) ||
+	    drive(&fixture, line_contains, NULL, "ready", WAIT_MS) != 1)
+		goto out;
+	snprintf(pid, sizeof(pid), "%d", (int)fixture.pid);
+	if (spawn(&c, gs, true, true))
+		goto out;
+	r = drive(&c, delivery_out, delivery_err, d, 4 * WAIT_MS);
+	*secs = (now_ms() - d->first_ms) / 1e3;
+	memset(ru, 0, sizeof(*ru));
+	status = finish(&c, r == 0 ? 0 : SIGKILL, ru);
+	if (r != 0 || d->first_ms == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		r = -1;
+out:
+	finish(&fixture, SIGINT, NULL);
+	return r;
+}
+
 static void bench_delivery(void)
 {
-	char *gs[] = { GS_BENCH_GSTRACE, "-t", GS_BENCH_FIXTURE, "--duration", DELIVERY_SECONDS,
-		       "--backtrace-depth", "16", "--emit-ready-marker", READY_MARKER,
-		       "-s", "trace hot_bt_leaf { bt; }", NULL };
-	char *fx[] = { GS_BENCH_FIXTURE, NULL };
-	struct child extra[DELIVERY_EXTRA_FIXTURES], c;
-	struct delivery d = { 0 };
+	struct delivery d;
 	struct rusage ru;
 	double secs;
-	int status, r;
 
-	/* One fixture calls hot_bt_leaf once a ms; more of them raise the rate. */
-	for (int i = 0; i < DELIVERY_EXTRA_FIXTURES; i++)
-		if (spawn(&extra[i], fx, false, false))
-			extra[i].pid = 0;
-	if (spawn(&c, gs, true, true)) {
-		printf("# skipped: delivery: cannot run gstrace\n");
-		goto out;
-	}
-	r = drive(&c, delivery_out, delivery_err, &d, WAIT_MS);
-	secs = (now_ms() - d.first_ms) / 1e3;
-	memset(&ru, 0, sizeof(ru));
-	status = finish(&c, r == 0 ? 0 : SIGKILL, &ru);
-	if (r != 0 || d.first_ms == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		printf("# skipped: delivery: gstrace failed (status 0x%x)\n", status);
-		goto out;
+	if (delivery_run("0", &d, &secs, &ru)) {
+		printf("# skipped: delivery: gstrace failed\n");
+		return;
 	}
 	printf("BENCH delivery.events_per_s %.0f events/s\n", (double)d.events / secs);
 	printf("BENCH delivery.lost_events %llu events\n", (unsigned long long)d.lost);
+	/* The uprobe path bounds the rate one fixture thread makes; what
+	 * gstrace itself could carry is events per second of its CPU time. */
+	printf("BENCH delivery.events_per_cpu_s %.0f events/s\n", (double)d.events /
+	       ((double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6));
 	printf("BENCH rss.peak_kb %ld kB\n", ru.ru_maxrss);
-out:
-	for (int i = 0; i < DELIVERY_EXTRA_FIXTURES; i++)
-		if (extra[i].pid > 0)
-			finish(&extra[i], SIGUSR1, NULL);
+	if (delivery_run("10000", &d, &secs, &ru)) {
+		printf("# skipped: delivery at 10k/s: gstrace failed\n");
+		return;
+	}
+	printf("BENCH delivery.events_per_s_at_10k %.0f events/s\n", (double)d.events / secs);
+	printf("BENCH delivery.lost_events_at_10k %llu events\n", (unsigned long long)d.lost);
 }
 
 /* ---- size -------------------------------------------------------------- */
@@ -587,16 +681,29 @@ static void bench_size(void)
 	unlink(tmp);
 }
 
-int main(void)
+/* Sections named on the command line run alone (startup, bpf, delivery). */
+static bool wanted(int argc, char **argv, const char *section)
+{
+	if (argc < 2)
+		return true;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], section) == 0)
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
 {
 	char *fx[] = { GS_BENCH_FIXTURE, NULL };
 	char bpftrace[512];
 	const char *peer = NULL;
-	struct child fixture;
+	char *deep_fx[] = { GS_BENCH_RATE_FIXTURE, "600", STATS_RATE, NULL };
+	struct child fixture, deep;
 	pid_t fpid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	bench_size();
+	if (wanted(argc, argv, "size"))
+		bench_size();
 	if (geteuid() != 0) {
 		printf("# skipped: startup, bpf.run_ns, delivery, rss: not root\n");
 		return 0;
@@ -611,9 +718,21 @@ int main(void)
 		return 0;
 	}
 	fpid = fixture.pid;
-	bench_startup(fpid, peer);
-	bench_bpf_stats(fpid, peer);
-	bench_delivery();
+	if (wanted(argc, argv, "startup"))
+		bench_startup(fpid, peer);
 	finish(&fixture, SIGUSR1, NULL);
+
+	if (!wanted(argc, argv, "bpf")) {
+		/* nothing */
+	} else if (spawn(&deep, deep_fx, true, false) ||
+	    drive(&deep, line_contains, NULL, "ready", WAIT_MS) != 1) {
+		printf("# skipped: bpf.run_ns: the rate fixture did not start\n");
+		finish(&deep, SIGKILL, NULL);
+	} else {
+		bench_bpf_stats(deep.pid, peer);
+		finish(&deep, SIGINT, NULL);
+	}
+	if (wanted(argc, argv, "delivery"))
+		bench_delivery();
 	return 0;
 }
