@@ -12,8 +12,19 @@
 #include "bt_loop.h"
 
 
-static const uint32_t window_sizes[] = { GS_BT_WINDOW, GS_BT_WINDOW / 2, GS_BT_WINDOW / 4,
-					 GS_BT_WINDOW / 8 };
+#define WINDOW_MIN (GS_BT_WINDOW / 8)
+#define WINDOW_BYTES_PER_FRAME 64 /* what a shallow walk reads: 8 frames, 512 bytes */
+
+/* The first window's size: the whole window, or less for a shallow walk
+ * (a smaller read is cheaper; such a window never moves). */
+static uint32_t first_window(uint32_t depth)
+{
+	uint32_t size = WINDOW_MIN;
+
+	while (size < GS_BT_WINDOW && size < depth * WINDOW_BYTES_PER_FRAME)
+		size *= 2;
+	return size;
+}
 
 
 uint32_t cg_bt_loop_slots(uint32_t depth)
@@ -80,22 +91,8 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 
 /* ---- gs_bt_walk: the global subprogram ------------------------------------ */
 
-/* r9 = the instruction in the accumulation buffer, bounded for the
- * verifier by inst_off <= max - size; to `bad` when that fails. */
-void bt_loop_find_inst(struct loop_gen *g, struct gs_label bad)
-{
-	struct gs_asm *a = g->a;
-
-	bt_lookup(g->cg, GS_MAP_ACCUM, g->key);
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, bad);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R9, GS_R0));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R6, W(inst_off)));
-	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)(g->cg->max_size - g->inst_size), bad);
-	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R9, GS_R1));
-}
-
 /* r6 = bt_walk[0]; to `bad` when absent. */
-void bt_loop_find_state(struct loop_gen *g, struct gs_label bad)
+static void find_state(struct loop_gen *g, struct gs_label bad)
 {
 	struct gs_asm *a = g->a;
 
@@ -117,7 +114,7 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 	struct gs_label window_done = gs_asm_label(a, "bt_walk_window_read");
 
 	gs_asm_note(a, "gs_bt_walk: r6 = bt_walk[0], r7 = the accumulation buffer");
-	bt_loop_find_state(g, ret0);
+	find_state(g, ret0);
 	bt_lookup(cg, GS_MAP_ACCUM, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ret0);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
@@ -162,33 +159,38 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 	gs_asm_note(a, "gs_bt_walk: window = the stack above sp, in one read (smaller near the top)");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(rsp)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(window_base)));
-	for (size_t i = 0; i < sizeof(window_sizes) / sizeof(window_sizes[0]); i++) {
+	for (uint32_t size = first_window(g->depth); size >= WINDOW_MIN; size /= 2) {
 		struct gs_label next = gs_asm_label(a, "bt_walk_window_smaller");
 
 		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(window)));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)window_sizes[i]));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)size));
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(rsp)));
 		gs_asm_call(a, BPF_FUNC_probe_read_user);
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, next);
-		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), (int32_t)window_sizes[i]));
+		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), (int32_t)size));
 		gs_asm_ja(a, window_done);
 		gs_asm_bind(a, next);
 	}
 	gs_asm_bind(a, window_done);
 
-	gs_asm_notef(a, "gs_bt_walk: bpf_loop(%u, gs_bt_frame, NULL, 0): one frame each", g->depth);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, (int32_t)g->depth));
-	gs_asm_ld_func(a, GS_R2, frame_cb);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, 0));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R4, 0));
-	gs_asm_call(a, BPF_FUNC_loop);
-
-	gs_asm_note(a, "gs_bt_walk: frame count, status, error code, modules into the instruction");
+	gs_asm_note(a, "gs_bt_walk: r9 = the instruction, bounded for the verifier");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R9, GS_R7));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R6, W(inst_off)));
 	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)(cg->max_size - g->inst_size), ret0);
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R9, GS_R1));
+	gs_asm_note(a, "gs_bt_walk: the callback's ctx holds r6 and r9: no lookups per frame");
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R6, g->ctx + CTX_WALK));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R9, g->ctx + CTX_INST));
+	gs_asm_notef(a, "gs_bt_walk: bpf_loop(%u, gs_bt_frame, &ctx, 0): one frame each", g->depth);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, (int32_t)g->depth));
+	gs_asm_ld_func(a, GS_R2, frame_cb);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_FP));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, g->ctx));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R4, 0));
+	gs_asm_call(a, BPF_FUNC_loop);
+
+	gs_asm_note(a, "gs_bt_walk: frame count, status, error code, modules into the instruction");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R6, W(frame_count)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_H, GS_R9, GS_R1, I(frame_count)));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, W(status)));
@@ -214,6 +216,7 @@ void cg_bt_loop_subprogs(struct gs_cg *cg)
 	gs_asm_func_begin(a, cg->bt_btf_walk);
 	gs_asm_bind(a, cg->bt_walk);
 	g.key = gs_asm_slot(a, "walk_key", 8, 8);
+	g.ctx = gs_asm_slot(a, "walk_ctx", 16, 8);
 	emit_walker(&g, frame_cb);
 	gs_asm_func_begin(a, cg->bt_btf_frame);
 	gs_asm_bind(a, frame_cb);

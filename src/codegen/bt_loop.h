@@ -21,15 +21,18 @@ struct loop_gen {
 	struct gs_asm *a;
 	uint32_t depth, inst_size;
 	int16_t key;
+	int16_t ctx;         /* gs_bt_walk's slot the callback gets: CTX_* */
 	struct gs_label ret; /* return r0 = 1 (callback: stop) */
 };
 
+/* The callback's ctx, in gs_bt_walk's frame: the bt_walk value (r6) and
+ * the instruction (r9), spilled there; the verifier restores both
+ * pointers, so an iteration needs no map lookup to find them. */
+#define CTX_WALK 0
+#define CTX_INST 8
+
 /* Offset of frame 0 in an instruction of this depth. */
 int16_t bt_loop_frames_off(uint32_t depth);
-/* r9 = the instruction in the accumulation buffer; to `bad` when absent. */
-void bt_loop_find_inst(struct loop_gen *g, struct gs_label bad);
-/* r6 = bt_walk[0]; to `bad` when absent. */
-void bt_loop_find_state(struct loop_gen *g, struct gs_label bad);
 /* The body of gs_bt_frame (bt_loop_frame.c). */
 void bt_loop_frame_callback(struct loop_gen *g);
 

@@ -530,9 +530,9 @@ void bt_loop_frame_callback(struct loop_gen *g)
 	sl.err = gs_asm_slot(a, "walk_err", 8, 8);
 	g->ret = gs_asm_label(a, "walk_stop");
 
-	gs_asm_note(a, "gs_bt_frame: r6 = bt_walk[0], r9 = the instruction");
-	bt_loop_find_state(g, g->ret);
-	bt_loop_find_inst(g, g->ret);
+	gs_asm_note(a, "gs_bt_frame: r6 = bt_walk[0], r9 = the instruction, from the ctx (r2)");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R6, GS_R2, CTX_WALK));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R9, GS_R2, CTX_INST));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R6, W(frame_count)));
 	gs_asm_jmp_imm(a, BPF_JLT, GS_R1, (int32_t)g->depth, room);
 	stop(g, GS_BT_TRUNCATED);
