@@ -1,6 +1,8 @@
 /* The scenario generator of the backtrace differential test (bt_scenario.h):
  * xorshift64* from a fixed seed per index; rows mostly as compilers emit
  * them, sometimes anything; a call chain laid out frame by frame. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bt_scenario.h"
@@ -418,4 +420,65 @@ void bt_sc_generate(struct bt_scenario *sc, const struct bt_sc_shape *shape, uns
 	sc->w.sp = BT_SC_STACK + 0x40 + (uint64_t)words(&r, 0, 31);
 	sc->w.bp = chance(&r, 50) ? sc->w.sp + (uint64_t)words(&r, 0, 64) : below(&r, 1ull << 40);
 	gen_stack(&r, sc, chain_length(&r, shape->depth));
+}
+
+/* ---- what both differential tests share ------------------------------------ */
+
+void bt_sc_map_stack(struct gs_vm *vm, const struct bt_scenario *sc)
+{
+	for (size_t i = 0, end; i < BT_SC_STACK_WORDS; i = end) {
+		for (end = i + 1; end < BT_SC_STACK_WORDS && sc->mapped[end] == sc->mapped[i];)
+			end++;
+		if (sc->mapped[i])
+			gs_vm_add_user_mem(vm, BT_SC_STACK + 8 * i, &sc->stack[i], 8 * (end - i),
+					   NULL);
+	}
+}
+
+void bt_sc_print_rows(const struct bt_scenario *sc)
+{
+	static const char *const kinds[] = { "undef", "at_cfa", "val_cfa", "reg", "same" };
+
+	for (uint32_t i = 0; i < sc->w.rows_written; i++) {
+		const struct gs_unwind_row *r = &sc->rows[i];
+
+		fprintf(stderr, "  row %u [%#" PRIx64 ", %#" PRIx64 "): cfa = r%u %+" PRId64
+			", ra %s r%u %+" PRId64 ", rbp %s r%u %+" PRId64 "\n", i, r->pc_start,
+			r->pc_end, r->cfa_register, r->cfa_offset, kinds[r->ra_kind % 5],
+			r->ra_register, r->ra_offset, kinds[r->rbp_kind % 5], r->rbp_register,
+			r->rbp_offset);
+	}
+}
+
+static bool same_frame(const struct gs_backtrace_frame *a, const struct gs_backtrace_frame *b)
+{
+	return a->module_cookie == b->module_cookie && a->pc == b->pc && a->raw_ip == b->raw_ip &&
+	       a->flags == b->flags;
+}
+
+bool bt_sc_same(const struct bt_sc_view *a, const struct bt_sc_view *b)
+{
+	if (a->requested_depth != b->requested_depth || a->frame_count != b->frame_count ||
+	    a->flags != b->flags || a->status != b->status || a->error_code != b->error_code)
+		return false;
+	for (size_t i = 0; i < a->frame_count; i++)
+		if (!same_frame(&a->frames[i], &b->frames[i]))
+			return false;
+	return true;
+}
+
+/* Long walks print their first 16 and last 4 frames and every difference. */
+void bt_sc_print(const char *who, const struct bt_sc_view *b, const struct bt_sc_view *other)
+{
+	fprintf(stderr, "  %s: depth %u, %u frames, flags 0x%x, status %u, error_code %u\n", who,
+		b->requested_depth, b->frame_count, b->flags, b->status, b->error_code);
+	for (size_t i = 0; i < b->frame_count; i++) {
+		const struct gs_backtrace_frame *f = &b->frames[i];
+		bool differs = i >= other->frame_count || !same_frame(f, &other->frames[i]);
+
+		if (differs || i < 16 || i + 4 >= b->frame_count)
+			fprintf(stderr, "  %s [%3zu] cookie %016" PRIx64 " pc %#18" PRIx64
+				" raw %#18" PRIx64 " flags %u\n", differs ? "!" : " ", i,
+				f->module_cookie, f->pc, f->raw_ip, f->flags);
+	}
 }

@@ -5,6 +5,7 @@
 #define GS_TEST_BT_SCENARIO_H
 
 #include "bt_reference.h"
+#include "vm/vm.h"
 
 #define BT_SC_TGID 4242u
 #define BT_SC_STACK 0x7ffd00000000ull /* lowest address of the user stack */
@@ -58,5 +59,21 @@ void bt_sc_generate(struct bt_scenario *sc, const struct bt_sc_shape *shape, uns
 bool bt_sc_read(void *sc, uint64_t addr, uint64_t *out);
 /* Writes an aligned stack word once; later writes of it are ignored. */
 void bt_sc_poke(struct bt_scenario *sc, uint64_t addr, uint64_t value);
+
+/* The scenario's mapped stack words as VM user memory, a region per run. */
+void bt_sc_map_stack(struct gs_vm *vm, const struct bt_scenario *sc);
+/* The caller rows, for a mismatch report on stderr. */
+void bt_sc_print_rows(const struct bt_scenario *sc);
+
+/* One decoded Backtrace, whichever walker's: what the differential tests
+ * compare field by field and print. */
+struct bt_sc_view {
+	unsigned requested_depth, frame_count, flags, status, error_code;
+	const struct gs_backtrace_frame *frames;
+};
+
+bool bt_sc_same(const struct bt_sc_view *a, const struct bt_sc_view *b);
+/* Prints b, marking the frames that differ from other's. */
+void bt_sc_print(const char *who, const struct bt_sc_view *b, const struct bt_sc_view *other);
 
 #endif /* GS_TEST_BT_SCENARIO_H */

@@ -161,13 +161,7 @@ static void load_vm(struct harness *h, const struct bt_scenario *sc)
 		fail_msg("%s: %s", h->name, err.msg);
 	h->maps = (struct gs_cg_vm_maps){ &h->vm, h->p, h->map_ids };
 	put_maps(h, sc);
-	for (size_t i = 0, end; i < BT_SC_STACK_WORDS; i = end) { /* a region per mapped run */
-		for (end = i + 1; end < BT_SC_STACK_WORDS && sc->mapped[end] == sc->mapped[i];)
-			end++;
-		if (sc->mapped[i])
-			gs_vm_add_user_mem(&h->vm, BT_SC_STACK + 8 * i, &sc->stack[i],
-					   8 * (end - i), NULL);
-	}
+	bt_sc_map_stack(&h->vm, sc);
 }
 
 /* Runs the probe and decodes what it emitted into h->got. */
@@ -196,58 +190,21 @@ static void run_vm(struct harness *h, const struct bt_scenario *sc)
 
 /* ---- comparing and reporting ------------------------------------------------ */
 
-static bool same_frame(const struct gs_backtrace_frame *a, const struct gs_backtrace_frame *b)
+static struct bt_sc_view view(const struct bt_loop_backtrace *b)
 {
-	return a->module_cookie == b->module_cookie && a->pc == b->pc && a->raw_ip == b->raw_ip &&
-	       a->flags == b->flags;
-}
-
-static bool same_backtrace(const struct bt_loop_backtrace *a, const struct bt_loop_backtrace *b)
-{
-	if (a->requested_depth != b->requested_depth || a->frame_count != b->frame_count ||
-	    a->flags != b->flags || a->status != b->status || a->error_code != b->error_code)
-		return false;
-	for (size_t i = 0; i < a->frame_count; i++)
-		if (!same_frame(&a->frames[i], &b->frames[i]))
-			return false;
-	return true;
-}
-
-static void print_backtrace(const char *who, const struct bt_loop_backtrace *b,
-			    const struct bt_loop_backtrace *other)
-{
-	fprintf(stderr, "  %s: depth %u, %u frames, flags 0x%x, status %u, error_code %u\n", who,
-		b->requested_depth, b->frame_count, b->flags, b->status, b->error_code);
-	for (size_t i = 0; i < b->frame_count; i++) {
-		const struct gs_backtrace_frame *f = &b->frames[i];
-		bool differs = i >= other->frame_count || !same_frame(f, &other->frames[i]);
-
-		if (differs || i < 16 || i + 4 >= b->frame_count)
-			fprintf(stderr, "  %s [%3zu] cookie %016" PRIx64 " pc %#18" PRIx64
-				" raw %#18" PRIx64 "\n", differs ? "!" : " ", i, f->module_cookie,
-				f->pc, f->raw_ip);
-	}
+	return (struct bt_sc_view){ b->requested_depth, b->frame_count, b->flags, b->status,
+				    b->error_code, b->frames };
 }
 
 static void print_scenario(const struct harness *h, const struct bt_scenario *sc)
 {
-	static const char *const kinds[] = { "undef", "at_cfa", "val_cfa", "reg", "same" };
-
 	fprintf(stderr, "scenario %u (%s, depth %u): ip %#" PRIx64 " sp %#" PRIx64 " bp %#" PRIx64
 		"\n", sc->index, h->name, h->shape.depth, sc->w.ip, sc->w.sp, sc->w.bp);
 	for (size_t m = 0; m < sc->nmods; m++)
 		fprintf(stderr, "  module %zu: cookie %016" PRIx64 " bias %#" PRIx64 " rows [%u, +%u)"
 			"\n", m, sc->mods[m].cookie, sc->mods[m].bias, sc->mods[m].row_start,
 			sc->mods[m].nfns);
-	for (uint32_t i = 0; i < sc->w.rows_written; i++) {
-		const struct gs_unwind_row *r = &sc->rows[i];
-
-		fprintf(stderr, "  row %u [%#" PRIx64 ", %#" PRIx64 "): cfa = r%u %+" PRId64
-			", ra %s r%u %+" PRId64 ", rbp %s r%u %+" PRId64 "\n", i, r->pc_start,
-			r->pc_end, r->cfa_register, r->cfa_offset, kinds[r->ra_kind % 5],
-			r->ra_register, r->ra_offset, kinds[r->rbp_kind % 5], r->rbp_register,
-			r->rbp_offset);
-	}
+	bt_sc_print_rows(sc);
 	for (uint32_t i = 0; i < sc->w.nranges; i++)
 		fprintf(stderr, "  range %u: [%#" PRIx64 ", %#" PRIx64 ") bias %#" PRIx64 "%s\n", i,
 			sc->ranges[i].base, sc->ranges[i].end, sc->ranges[i].text,
@@ -283,16 +240,21 @@ static bool check_scenario(struct harness *h, struct bt_scenario *sc,
 	run_vm(h, sc);
 	gs_vm_fini(&h->vm);
 	ok = h->nevents == 1 && h->ngot == h->nbt;
-	for (size_t b = 0; ok && b < h->nbt; b++)
-		ok = same_backtrace(&want[b], &h->got[b]);
+	for (size_t b = 0; ok && b < h->nbt; b++) {
+		struct bt_sc_view x = view(&want[b]), g = view(&h->got[b]);
+
+		ok = bt_sc_same(&x, &g);
+	}
 	if (ok)
 		return true;
 	print_scenario(h, sc);
 	fprintf(stderr, "  %zu events, %zu backtraces decoded\n", h->nevents, h->ngot);
 	for (size_t b = 0; b < h->nbt; b++) {
-		print_backtrace("expected", &want[b], b < h->ngot ? &h->got[b] : &want[b]);
+		struct bt_sc_view x = view(&want[b]), g = b < h->ngot ? view(&h->got[b]) : x;
+
+		bt_sc_print("expected", &x, &g);
 		if (b < h->ngot)
-			print_backtrace("actual  ", &h->got[b], &want[b]);
+			bt_sc_print("actual  ", &g, &x);
 	}
 	return false;
 }
