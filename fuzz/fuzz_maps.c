@@ -9,9 +9,11 @@
 
 #include <gs/unwind.h>
 
+#include "unwind_int.h" /* the steps checked one by one */
+
 #include "smoke.h"
 
-static const struct gs_elf_layout layout = {
+static const struct uw_elf_layout layout = {
 	.type = 3, /* ET_DYN */
 	.nloads = 3,
 	.loads = { { 0x0, 0x0, 0x1000, 0x1000 }, { 0x1000, 0x1000, 0x2000, 0x2000 },
@@ -22,12 +24,12 @@ static const struct gs_elf_layout layout = {
 
 static void consume(const struct gs_maps *m)
 {
-	struct gs_maps_module *mods;
+	struct uw_maps_module *mods;
 	struct gs_range_item *items;
 	struct gs_proc_module_range *ranges;
 	size_t n, nmods;
 
-	if (gs_maps_group(m, &mods, &nmods, NULL))
+	if (uw_maps_group(m, &mods, &nmods, NULL))
 		return;
 	n = nmods;
 	items = calloc(n + 1, sizeof(*items));
@@ -35,27 +37,27 @@ static void consume(const struct gs_maps *m)
 	if (!items || !ranges)
 		abort();
 	for (size_t i = 0; i < n; i++) {
-		struct gs_map_candidate cand[8];
+		struct uw_map_candidate cand[8];
 		struct gs_proc_module_offsets o;
 		size_t k = 0;
 
 		for (size_t j = 0; j < mods[i].nmaps && k < 8; j++) {
 			const struct gs_map_entry *e = &m->entries[mods[i].maps[j]];
 
-			cand[k++] = (struct gs_map_candidate){ e->start, e->end, e->offset };
+			cand[k++] = (struct uw_map_candidate){ e->start, e->end, e->offset };
 		}
-		if (gs_module_offsets_compute(&layout, cand, k, &o, NULL) == 0)
+		if (uw_module_offsets_compute(&layout, cand, k, &o, NULL) == 0)
 			items[i] = (struct gs_range_item){ o.base, o.size, o.text, i };
 		if (mods[i].base > mods[i].end)
 			abort();
 	}
-	n = gs_ranges_build(items, n, ranges);
+	n = uw_ranges_build(items, n, ranges);
 	for (size_t i = 1; i < n; i++)
 		if (ranges[i - 1].base > ranges[i].base)
 			abort();
 	free(ranges);
 	free(items);
-	gs_maps_modules_free(mods, nmods);
+	uw_maps_modules_free(mods, nmods);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -82,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	text[size] = '\0';
-	gs_path_normalize(text, norm, sizeof(norm));
+	uw_path_normalize(text, norm, sizeof(norm));
 	free(text);
 	return 0;
 }

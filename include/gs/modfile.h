@@ -82,9 +82,6 @@ const char *gs_modfile_path(const struct gs_modfile *m);
 const struct gs_module_id *gs_modfile_id(const struct gs_modfile *m);
 /* The file's ELF (libdwfl's handle: do not end it). */
 struct Elf *gs_modfile_elf(struct gs_modfile *m);
-/* Load segments and anchor for bias computation, read once. */
-int gs_modfile_layout(struct gs_modfile *m, const struct gs_elf_layout **out,
-		      struct gs_error *err);
 /* The CFI rows (reference 7), built once per build id (files without one:
  * per file) with the default options. */
 int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct gs_error *err);

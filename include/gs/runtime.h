@@ -67,23 +67,12 @@ const struct gs_bpf_map *gs_bpf_maps_find(const struct gs_bpf_maps *m, const cha
  * kernel has no batch operations). An unknown map name gives -ENOENT. */
 void gs_bpf_maps_writer(struct gs_bpf_maps *m, struct gs_map_writer *w);
 int gs_bpf_maps_flush(struct gs_bpf_maps *m, struct gs_error *err);
-/* keys[i] -> values[i] for n elements (key_size / value_size each), in
- * batches of bpf_map_update_batch, else one bpf_map_update_elem each. */
-int gs_bpf_map_update_many(const struct gs_bpf_map *map, const void *keys, const void *values,
-			   size_t n, struct gs_error *err);
 
 /* 0 when bpf() works here; else -errno and why not (no privileges, no
  * bpf() in this kernel) so a caller can say so or a test can skip. */
 int gs_bpf_permitted(struct gs_error *err);
 
 /* ---- loading (load.c) ---------------------------------------------------- */
-
-/* The start of the last `lines` lines of a verifier log (a final newline
- * ends a line rather than starting one). */
-const char *gs_verifier_log_tail(const char *log, unsigned lines);
-/* The verifier's verdict: the last non-empty line of the log that is not
- * its closing statistics ("processed N insns ..."), copied into buf. */
-void gs_verifier_log_reason(const char *log, char *buf, size_t size);
 
 /* Zero is the default of every field. */
 struct gs_load_opts {

@@ -137,11 +137,6 @@ struct gs_range_item {
 	uint64_t base, size, bias, cookie;
 };
 
-/* The sorted values of one snapshot: items with base < base + size, as
- * {base, end, text=bias, cookie}, sorted by (base, end, cookie). Returns
- * how many of `out` (room for n) were filled. */
-size_t gs_ranges_build(const struct gs_range_item *items, size_t n,
-		       struct gs_proc_module_range *out);
 /* Reference 8.4: fills the inactive slot of pid with the snapshot, then
  * flips proc_module_range_meta[pid] to it. Slot entries are always written
  * as indices 0..n-1, so clearing deletes from 0 up to the first absent key. */
@@ -198,22 +193,6 @@ int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 			  struct gs_error *err);
 
 /* ---- module identity (module.c, siphash.c) -------------------------------- */
-
-/* SipHash-1-3 with 128-bit key (k0, k1) over len bytes. */
-uint64_t gs_siphash13(uint64_t k0, uint64_t k1, const void *data, size_t len);
-/* Cookie of a GNU build id: SipHash-1-3(0, 0, le64(len) || id). */
-uint64_t gs_cookie_from_build_id(const void *id, size_t len);
-/* Cookie of a readable file without build id: (dev & 0xffffffff) << 32 | (ino & 0xffffffff). */
-uint64_t gs_cookie_from_dev_ino(uint64_t dev, uint64_t ino);
-/* Cookie of a file that cannot be opened: SipHash-1-3(0, 0, path || 0xff). */
-uint64_t gs_cookie_from_path(const char *normalized_path);
-
-/* Strips a trailing " (deleted)" and turns every "/./" into "/". Returns
- * the length, or -ENAMETOOLONG when out (size bytes) is too small. */
-int gs_path_normalize(const char *path, char *out, size_t size);
-/* The GNU build id note of an ELF: its length (0: none) and *id into the
- * ELF's data; -EINVAL when the notes are malformed. */
-int gs_elf_build_id(struct Elf *elf, const uint8_t **id, size_t *len);
 
 enum gs_cookie_source {
 	GS_COOKIE_BUILD_ID,
@@ -282,53 +261,6 @@ int gs_proc_stat_parse(const char *text, size_t len, struct gs_proc_stat *out,
 /* Reads /proc/<pid>/stat (pid <= 0: this process). -ENOENT when gone. */
 int gs_proc_stat_read(pid_t pid, struct gs_proc_stat *out, struct gs_error *err);
 void gs_maps_free(struct gs_maps *m);
-
-/* One mapped file (reference 8.2): same normalized path and same
- * (dev, inode); its mappings as indices into the gs_maps, in maps order. */
-struct gs_maps_module {
-	const char *path; /* owned by the gs_maps */
-	uint32_t dev_major, dev_minor;
-	uint64_t inode;
-	bool deleted;
-	size_t *maps;
-	size_t nmaps;
-	uint64_t base, end; /* lowest start, highest end */
-};
-
-/* Groups the file mappings, skipping anonymous ones, '[' pseudo paths and
- * /proc or /sys paths. Modules come in order of first appearance. */
-int gs_maps_group(const struct gs_maps *m, struct gs_maps_module **out, size_t *n,
-		  struct gs_error *err);
-void gs_maps_modules_free(struct gs_maps_module *mods, size_t n);
-
-/* ---- load bias (layout.c) --------------------------------------------------- */
-
-#define GS_ELF_MAX_LOADS 16
-
-struct gs_elf_load {
-	uint64_t offset, vaddr, filesz, memsz;
-};
-
-/* What bias computation needs from the ELF file. */
-struct gs_elf_layout {
-	uint16_t type; /* ET_EXEC, ET_DYN */
-	size_t nloads;
-	struct gs_elf_load loads[GS_ELF_MAX_LOADS];
-	bool has_anchor;
-	uint64_t anchor; /* address of the first .text*, else .rodata*, .data*, .bss* section */
-};
-
-/* A mapping of the module: [start, end) maps file bytes from file_offset. */
-struct gs_map_candidate {
-	uint64_t start, end, file_offset;
-};
-
-int gs_elf_layout_read(struct Elf *elf, struct gs_elf_layout *out, struct gs_error *err);
-/* Reference 8.3: base, size and the load bias (in all four section slots).
- * -ENOENT when no PT_LOAD matches any mapping. */
-int gs_module_offsets_compute(const struct gs_elf_layout *layout,
-			      const struct gs_map_candidate *maps, size_t n,
-			      struct gs_proc_module_offsets *out, struct gs_error *err);
 
 struct gs_modfiles; /* the module-file cache (gs/modfile.h) */
 struct gs_modfile;

@@ -17,7 +17,7 @@ struct gs_arena_block {
 	char data[];
 };
 
-int gs_grow(void **ptr, size_t *cap, size_t need, size_t elem)
+int asm_grow(void **ptr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap;
 	void *p;
@@ -38,7 +38,7 @@ int gs_grow(void **ptr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-char *gs_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len)
+char *asm_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len)
 {
 	struct gs_arena_block *b = *arena;
 	char *out;
@@ -63,7 +63,7 @@ char *gs_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len)
 	return out;
 }
 
-char *gs_arena_vformat(struct gs_arena_block **arena, const char *fmt, va_list ap)
+char *asm_arena_vformat(struct gs_arena_block **arena, const char *fmt, va_list ap)
 {
 	char buf[256];
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -72,10 +72,10 @@ char *gs_arena_vformat(struct gs_arena_block **arena, const char *fmt, va_list a
 		n = 0;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
-	return gs_arena_strndup(arena, buf, (size_t)n);
+	return asm_arena_strndup(arena, buf, (size_t)n);
 }
 
-void gs_arena_free(struct gs_arena_block **arena)
+void asm_arena_free(struct gs_arena_block **arena)
 {
 	struct gs_arena_block *b = *arena;
 

@@ -27,7 +27,7 @@ void gs_asm_fini(struct gs_asm *a)
 	free(a->maps);
 	free(a->slots);
 	free(a->funcs);
-	gs_arena_free(&a->arena);
+	asm_arena_free(&a->arena);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -45,7 +45,7 @@ void gs_asm_reset(struct gs_asm *a)
 	a->stack_max = 0;
 	a->note = NULL;
 	a->finished = false;
-	gs_arena_free(&a->arena);
+	asm_arena_free(&a->arena);
 	gs_error_clear(&a->error);
 }
 
@@ -76,7 +76,7 @@ const char *gs_asm_notef(struct gs_asm *a, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	a->note = gs_arena_vformat(&a->arena, fmt, ap);
+	a->note = asm_arena_vformat(&a->arena, fmt, ap);
 	va_end(ap);
 	if (!a->note)
 		gs_asm_fail(a, -ENOMEM, "out of memory copying the note '%s'", fmt);
@@ -105,8 +105,8 @@ static bool reserve(struct gs_asm *a, size_t count)
 		return false;
 	}
 	ncap = a->cap;
-	if (gs_grow((void **)&a->insns, &ncap, need, sizeof(*a->insns)) ||
-	    gs_grow((void **)&a->notes, &a->cap, need, sizeof(*a->notes))) {
+	if (asm_grow((void **)&a->insns, &ncap, need, sizeof(*a->insns)) ||
+	    asm_grow((void **)&a->notes, &a->cap, need, sizeof(*a->notes))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory growing the program to %zu instructions", need);
 		return false;
 	}
@@ -150,8 +150,8 @@ uint32_t gs_asm_map(struct gs_asm *a, const char *name)
 
 	if (a->error.code)
 		return UINT32_MAX;
-	copy = gs_arena_strndup(&a->arena, name, strlen(name));
-	if (!copy || gs_grow((void **)&a->maps, &a->maps_cap, a->nmaps + 1, sizeof(*a->maps))) {
+	copy = asm_arena_strndup(&a->arena, name, strlen(name));
+	if (!copy || asm_grow((void **)&a->maps, &a->maps_cap, a->nmaps + 1, sizeof(*a->maps))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory declaring map '%s'", name);
 		return UINT32_MAX;
 	}
@@ -170,7 +170,7 @@ static void ld_map(struct gs_asm *a, uint8_t dst, uint32_t map, uint8_t kind, ui
 			    map, a->note ? a->note : "none");
 		return;
 	}
-	if (gs_grow((void **)&a->relocs, &a->relocs_cap, a->nrelocs + 1, sizeof(*a->relocs))) {
+	if (asm_grow((void **)&a->relocs, &a->relocs_cap, a->nrelocs + 1, sizeof(*a->relocs))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory recording a relocation of map '%s'",
 			    a->maps[map]);
 		return;

@@ -11,13 +11,13 @@ struct gs_arena_block;
 
 /* Makes room for `need` elements of `elem` bytes in *ptr (capacity *cap),
  * doubling. 0 or -ENOMEM (then *ptr and *cap are unchanged). */
-int gs_grow(void **ptr, size_t *cap, size_t need, size_t elem);
+int asm_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 
 /* Copies len bytes of s plus a NUL into the arena; NULL on ENOMEM. */
-char *gs_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len);
+char *asm_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len);
 /* Formats into the arena (at most 255 characters kept); NULL on ENOMEM. */
 __attribute__((format(printf, 2, 0)))
-char *gs_arena_vformat(struct gs_arena_block **arena, const char *fmt, va_list ap);
-void gs_arena_free(struct gs_arena_block **arena);
+char *asm_arena_vformat(struct gs_arena_block **arena, const char *fmt, va_list ap);
+void asm_arena_free(struct gs_arena_block **arena);
 
 #endif /* GS_ASM_MEM_H */

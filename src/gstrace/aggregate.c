@@ -16,14 +16,14 @@
 #define FOLD_MAX 65536
 
 struct cli_agg {
-	struct gs_out *out;
+	struct cli_out *out;
 	struct gs_counts *events; /* NULL unless --aggregate */
 	struct gs_counts *stacks; /* NULL unless folded or a flame graph */
 	char *key, *fold;
 	size_t key_len, key_cap;
 };
 
-int cli_agg_new(struct gs_out *out, bool events, bool stacks, struct cli_agg **agg,
+int cli_agg_new(struct cli_out *out, bool events, bool stacks, struct cli_agg **agg,
 		struct gs_error *err)
 {
 	struct cli_agg *a = calloc(1, sizeof(*a));
@@ -124,8 +124,8 @@ static bool event_key(struct cli_agg *a, const struct gs_event *ev)
  * them (json: the whole object), without the header's time and thread. */
 static char *render(struct cli_agg *a, const struct gs_event *ev)
 {
-	struct gs_out *o = a->out;
-	enum gs_cli_format format = o->opts.format;
+	struct cli_out *o = a->out;
+	enum cli_format format = o->opts.format;
 	FILE *saved = o->f, *mem;
 	char *text = NULL;
 	size_t len = 0;
@@ -133,9 +133,9 @@ static char *render(struct cli_agg *a, const struct gs_event *ev)
 	if (!(mem = open_memstream(&text, &len)))
 		return NULL;
 	o->f = mem;
-	if (format != GS_CLI_JSON)
-		o->opts.format = GS_CLI_PLAIN;
-	gs_out_event(o, ev);
+	if (format != CLI_JSON)
+		o->opts.format = CLI_PLAIN;
+	cli_out_event(o, ev);
 	o->opts.format = format;
 	o->f = saved;
 	if (fclose(mem) != 0) {
@@ -210,8 +210,8 @@ void cli_agg_print(struct cli_agg *a, FILE *f, double elapsed_s)
 	uint64_t total = gs_counts_total(a->events);
 	size_t n = gs_counts_size(a->events);
 	struct gs_count *v = gs_counts_sorted(a->events);
-	bool json = a->out->opts.format == GS_CLI_JSON;
-	bool pretty = a->out->opts.format == GS_CLI_PRETTY;
+	bool json = a->out->opts.format == CLI_JSON;
+	bool pretty = a->out->opts.format == CLI_PRETTY;
 
 	if (json)
 		fprintf(f, "{\"table\":{\"events\":%" PRIu64 ",\"distinct\":%zu,\"seconds\":%.3f}}\n",

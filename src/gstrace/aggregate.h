@@ -2,8 +2,8 @@
  * userspace as they are decoded, by their whole content (printed items and
  * symbolized backtraces, not time or thread) or by folded stack, and the
  * tables, folded lines and SVG flame graph made from the counts. */
-#ifndef GS_CLI_AGGREGATE_H
-#define GS_CLI_AGGREGATE_H
+#ifndef CLI_AGGREGATE_H
+#define CLI_AGGREGATE_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@ struct cli_agg;
 
 /* events: count whole events (--aggregate); stacks: count folded stacks
  * (folded output, flame graph). Renders through out (its format). */
-int cli_agg_new(struct gs_out *out, bool events, bool stacks, struct cli_agg **agg,
+int cli_agg_new(struct cli_out *out, bool events, bool stacks, struct cli_agg **agg,
 		struct gs_error *err);
 void cli_agg_free(struct cli_agg *a);
 /* Counts one event. 0, or -ENOMEM. */
@@ -38,4 +38,4 @@ const struct gs_counts *cli_agg_stacks(const struct cli_agg *a);
  * written). */
 int cli_flamegraph_write(const struct gs_counts *stacks, const char *title, FILE *f);
 
-#endif /* GS_CLI_AGGREGATE_H */
+#endif /* CLI_AGGREGATE_H */

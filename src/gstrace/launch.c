@@ -30,7 +30,7 @@ static bool executable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-int gs_launch_find(const char *cmd, char **path, struct gs_error *err)
+int cli_launch_find(const char *cmd, char **path, struct gs_error *err)
 {
 	const char *env = getenv("PATH"), *p;
 
@@ -96,7 +96,7 @@ static int wait_child(pid_t pid, int *status)
 	}
 }
 
-static void kill_child(struct gs_launch *l)
+static void kill_child(struct cli_launch *l)
 {
 	kill(l->pid, SIGKILL);
 	if (wait_child(l->pid, &l->status) == 0)
@@ -106,7 +106,7 @@ static void kill_child(struct gs_launch *l)
 
 #if defined(__x86_64__)
 /* From the exec stop to a stop at the entry point, its code restored. */
-static int run_to_entry(struct gs_launch *l, const char *path, struct gs_error *err)
+static int run_to_entry(struct cli_launch *l, const char *path, struct gs_error *err)
 {
 	struct user_regs_struct regs;
 	uint64_t entry = 0;
@@ -156,7 +156,7 @@ static int run_to_entry(struct gs_launch *l, const char *path, struct gs_error *
 	return 0;
 }
 #else
-static int run_to_entry(struct gs_launch *l, const char *path, struct gs_error *err)
+static int run_to_entry(struct cli_launch *l, const char *path, struct gs_error *err)
 {
 	(void)l;
 	return gs_errorf(err, -ENOTSUP, "launch mode is implemented for x86_64 only; start %s "
@@ -164,7 +164,7 @@ static int run_to_entry(struct gs_launch *l, const char *path, struct gs_error *
 }
 #endif
 
-int cli_launch_exec(const char *path, char *const *argv, struct gs_launch *l,
+int cli_launch_exec(const char *path, char *const *argv, struct cli_launch *l,
 		    struct gs_error *err)
 {
 	int fds[2], st, rc, child_errno = 0;
@@ -219,7 +219,7 @@ int cli_launch_exec(const char *path, char *const *argv, struct gs_launch *l,
 	return 0;
 }
 
-int gs_launch_start(const char *path, char *const *argv, struct gs_launch *l,
+int cli_launch_start(const char *path, char *const *argv, struct cli_launch *l,
 		    struct gs_error *err)
 {
 	int rc = cli_launch_exec(path, argv, l, err);
@@ -232,7 +232,7 @@ int gs_launch_start(const char *path, char *const *argv, struct gs_launch *l,
 	return rc;
 }
 
-int gs_launch_resume(struct gs_launch *l, struct gs_error *err)
+int cli_launch_resume(struct cli_launch *l, struct gs_error *err)
 {
 	if (!l->traced)
 		return 0;
@@ -243,7 +243,7 @@ int gs_launch_resume(struct gs_launch *l, struct gs_error *err)
 	return 0;
 }
 
-bool gs_launch_ended(struct gs_launch *l)
+bool cli_launch_ended(struct cli_launch *l)
 {
 	if (!l->pid || l->ended)
 		return l->ended;
@@ -253,11 +253,11 @@ bool gs_launch_ended(struct gs_launch *l)
 	return l->ended;
 }
 
-void gs_launch_stop(struct gs_launch *l, int sig)
+void cli_launch_stop(struct cli_launch *l, int sig)
 {
 	struct timespec tick = { 0, 10 * 1000000 };
 
-	if (!l->pid || gs_launch_ended(l))
+	if (!l->pid || cli_launch_ended(l))
 		return;
 	if (l->traced_pid && l->traced_pid != l->pid)
 		kill(l->traced_pid, l->traced ? SIGKILL : sig);
@@ -267,14 +267,14 @@ void gs_launch_stop(struct gs_launch *l, int sig)
 	}
 	kill(l->pid, sig);
 	for (int waited = 0; waited < STOP_GRACE_MS; waited += 10) {
-		if (gs_launch_ended(l))
+		if (cli_launch_ended(l))
 			return;
 		nanosleep(&tick, NULL);
 	}
 	kill_child(l);
 }
 
-int gs_launch_exit_code(const struct gs_launch *l)
+int cli_launch_exit_code(const struct cli_launch *l)
 {
 	if (WIFEXITED(l->status))
 		return WEXITSTATUS(l->status);

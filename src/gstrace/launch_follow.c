@@ -206,8 +206,8 @@ bool cli_maps_file(pid_t pid, const char *path)
 	return found;
 }
 
-int gs_launch_start_follow(const char *path, char *const *argv, gs_launch_pick_fn pick,
-			   void *arg, struct gs_launch *l, struct gs_error *err)
+int cli_launch_start_follow(const char *path, char *const *argv, cli_launch_pick_fn pick,
+			   void *arg, struct cli_launch *l, struct gs_error *err)
 {
 	struct follow f = { 0 };
 	struct tracee *t;

@@ -41,7 +41,7 @@ static void on_signal(int sig)
 
 /* What the event callback needs. */
 struct run {
-	struct gs_out *out;
+	struct cli_out *out;
 	struct cli_agg *agg;  /* counting (--aggregate, folded, --flamegraph) */
 	bool print_events;    /* each event as it comes */
 	bool agg_failed;
@@ -66,7 +66,7 @@ static int on_event(void *arg, const struct gs_event *ev)
 	if (r->max_events && r->events >= r->max_events)
 		return 1;
 	if (r->print_events)
-		gs_out_event(r->out, ev);
+		cli_out_event(r->out, ev);
 	if (r->agg && cli_agg_event(r->agg, ev)) {
 		r->agg_failed = true;
 		return 1;
@@ -168,15 +168,15 @@ static bool flush_output(FILE *f, int *status)
 
 /* Everything main owns, torn down in one place. */
 struct ctx {
-	struct gs_cli cli;
+	struct cli cli;
 	char *script_text;
 	struct gs_script *script;
 	char *cmd_path;
-	struct gs_launch launch;
+	struct cli_launch launch;
 	struct gs_modfiles *files;
 	struct gs_plan *plan;
 	FILE *outf;
-	struct gs_out *out;
+	struct cli_out *out;
 	struct cli_agg *agg;
 	FILE *flamef;
 	struct gs_session *session;
@@ -191,7 +191,7 @@ static void teardown(struct ctx *c)
 	cli_teardown(c->script, c->session, &c->losses);
 	c->session = NULL;
 	cli_agg_free(c->agg);
-	gs_out_free(c->out);
+	cli_out_free(c->out);
 	if (c->flamef)
 		fclose(c->flamef);
 	if (c->outf && c->outf != stdout)
@@ -251,7 +251,7 @@ static int check_inputs(struct ctx *c)
 	enum cli_verdict v;
 	char msg[1024];
 
-	if ((c->cli.format == GS_CLI_FOLDED || c->cli.flamegraph) && !script_has_bt(c->script)) {
+	if ((c->cli.format == CLI_FOLDED || c->cli.flamegraph) && !script_has_bt(c->script)) {
 		fprintf(stderr, "gstrace: %s counts backtraces, and the script takes none; add "
 			"bt; to a trace (e.g. trace FN { bt; })\n", c->cli.flamegraph ?
 			"--flamegraph" : "--script-output folded");
@@ -268,7 +268,7 @@ static int check_inputs(struct ctx *c)
 		if (v == CLI_TARGET_REFUSE)
 			return EXIT_USAGE;
 	}
-	if (c->cli.ncommand && gs_launch_find(c->cli.command[0], &c->cmd_path, &err)) {
+	if (c->cli.ncommand && cli_launch_find(c->cli.command[0], &c->cmd_path, &err)) {
 		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_USAGE;
 	}
@@ -379,7 +379,7 @@ static bool env_flag(const char *name)
 /* Session, probes, ready marker. */
 static int attach(struct ctx *c, struct run *r, pid_t pid)
 {
-	struct gs_out_opts oo = {
+	struct cli_out_opts oo = {
 		.format = c->cli.format, .timestamp = c->cli.timestamp, .pid = pid,
 		.modules = c->modules, .nmodules = c->nmodules, .files = c->files,
 	};
@@ -395,21 +395,21 @@ static int attach(struct ctx *c, struct run *r, pid_t pid)
 		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;
 	}
-	if (gs_out_new(&oo, c->outf, &c->out, &err) || gs_session_new(&so, &c->session, &err)) {
+	if (cli_out_new(&oo, c->outf, &c->out, &err) || gs_session_new(&so, &c->session, &err)) {
 		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;
 	}
 	r->out = c->out;
-	r->print_events = !c->cli.aggregate && c->cli.format != GS_CLI_FOLDED;
-	if ((c->cli.aggregate || c->cli.format == GS_CLI_FOLDED || c->cli.flamegraph) &&
-	    cli_agg_new(c->out, c->cli.aggregate, c->cli.format == GS_CLI_FOLDED ||
+	r->print_events = !c->cli.aggregate && c->cli.format != CLI_FOLDED;
+	if ((c->cli.aggregate || c->cli.format == CLI_FOLDED || c->cli.flamegraph) &&
+	    cli_agg_new(c->out, c->cli.aggregate, c->cli.format == CLI_FOLDED ||
 			c->cli.flamegraph, &c->agg, &err)) {
 		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;
 	}
 	r->agg = c->agg;
 	if (pid > 0)
-		gs_out_preload(c->out, pid);
+		cli_out_preload(c->out, pid);
 	if (stop_signal)
 		return 0;
 	if (gs_session_start(c->session, c->plan, &err) < 0) {
@@ -446,7 +446,7 @@ static int finish_counts(struct ctx *c, double elapsed_s)
 
 	if (c->cli.aggregate)
 		cli_agg_print(c->agg, c->outf, elapsed_s);
-	if (c->cli.format == GS_CLI_FOLDED)
+	if (c->cli.format == CLI_FOLDED)
 		cli_agg_print_folded(c->agg, c->outf);
 	flush_output(c->outf, &status);
 	if (c->flamef) {
@@ -520,7 +520,7 @@ static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ende
 		} else if (watch) {
 			seen = cli_watch_check(&w, false);
 		}
-		if ((c->cli.ncommand && gs_launch_ended(&c->launch)) || seen != CLI_WATCH_RUNNING) {
+		if ((c->cli.ncommand && cli_launch_ended(&c->launch)) || seen != CLI_WATCH_RUNNING) {
 			drain(c->session);
 			flush_output(c->outf, &status);
 			if (seen == CLI_WATCH_EXECD)
@@ -548,7 +548,7 @@ static int launch(struct ctx *c)
 
 	c->pick = (struct cli_pick){ .cmd_path = c->cmd_path, .target = c->cli.target,
 				     .script = c->script };
-	rc = gs_launch_start_follow(c->cmd_path, c->cli.command, cli_pick_image, &c->pick,
+	rc = cli_launch_start_follow(c->cmd_path, c->cli.command, cli_pick_image, &c->pick,
 				    &c->launch, &err);
 
 	if (rc == -ECANCELED) { /* the command's own image lacks the targets */
@@ -561,7 +561,7 @@ static int launch(struct ctx *c)
 		else
 			cli_say("gstrace: ", "%s", err.msg);
 		/* ended before its entry: its own status; else we could not start it */
-		return err.code == -ECHILD ? gs_launch_exit_code(&c->launch) : EXIT_USAGE;
+		return err.code == -ECHILD ? cli_launch_exit_code(&c->launch) : EXIT_USAGE;
 	}
 	if (!c->launch.followed)
 		return 0;
@@ -615,7 +615,7 @@ static int run(struct ctx *c)
 	if (rc == 0 && c->cli.verbose)
 		print_phases(c, start_ns);
 	if (rc == 0 && !dry && !stop_signal && c->cli.ncommand &&
-	    gs_launch_resume(&c->launch, &err)) {
+	    cli_launch_resume(&c->launch, &err)) {
 		cli_say("gstrace: ", "%s", err.msg);
 		rc = EXIT_RUNTIME;
 	}
@@ -626,8 +626,8 @@ static int run(struct ctx *c)
 	c->session = NULL;
 	if (c->launch.pid) {
 		if (ended && rc == 0)
-			return gs_launch_exit_code(&c->launch);
-		gs_launch_stop(&c->launch, dry ? SIGKILL : stop_signal ? stop_signal : SIGTERM);
+			return cli_launch_exit_code(&c->launch);
+		cli_launch_stop(&c->launch, dry ? SIGKILL : stop_signal ? stop_signal : SIGTERM);
 	}
 	return rc;
 }
@@ -639,15 +639,15 @@ int main(int argc, char **argv)
 	int rc;
 
 	memset(&c, 0, sizeof(c));
-	if (gs_cli_parse(argc, argv, &c.cli, msg, sizeof(msg))) {
+	if (cli_parse(argc, argv, &c.cli, msg, sizeof(msg))) {
 		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
 	}
-	if (c.cli.action == GS_CLI_HELP) {
-		gs_cli_usage(stdout);
+	if (c.cli.action == CLI_HELP) {
+		cli_usage(stdout);
 		return 0;
 	}
-	if (c.cli.action == GS_CLI_VERSION) {
+	if (c.cli.action == CLI_VERSION) {
 		printf("gstrace %s\n", GSTRACE_VERSION);
 		return 0;
 	}

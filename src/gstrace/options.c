@@ -145,7 +145,7 @@ static bool parse_seconds(const char *s, uint64_t *ms)
 /* Bytes as `262144`, `256K`, `4M` or `1G` (powers of 1024), checked
  * against the kernel's rule for BPF_MAP_TYPE_RINGBUF: a power of two and a
  * multiple of the page size. */
-static int parse_ringbuf_size(struct gs_cli *c, const char *flag, const char *v, char *msg,
+static int parse_ringbuf_size(struct cli *c, const char *flag, const char *v, char *msg,
 			      size_t size)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), n, scale = 1;
@@ -189,7 +189,7 @@ static int keyword(const char *s, const char *const *words, size_t n)
 
 /* One flag with its value (NULL for switches); `flag` is the spelling the
  * user wrote, for messages. */
-static int apply(struct gs_cli *c, const struct opt *o, const char *flag, const char *v,
+static int apply(struct cli *c, const struct opt *o, const char *flag, const char *v,
 		 char *msg, size_t size)
 {
 	uint64_t n;
@@ -233,13 +233,13 @@ static int apply(struct gs_cli *c, const struct opt *o, const char *flag, const 
 		if ((k = keyword(v, formats, N_OF(formats))) < 0)
 			return usage_error(msg, size, "%s '%s' is not an output format; give "
 					   "pretty, plain, json or folded", flag, v);
-		c->format = (enum gs_cli_format)k;
+		c->format = (enum cli_format)k;
 		break;
 	case O_TIMESTAMP:
 		if ((k = keyword(v, timestamps, N_OF(timestamps))) < 0)
 			return usage_error(msg, size, "%s '%s' is not a timestamp style; give "
 					   "local, boot or none", flag, v);
-		c->timestamp = (enum gs_cli_timestamp)k;
+		c->timestamp = (enum cli_timestamp)k;
 		break;
 	case O_FORCE_PERF:
 		c->force_perf = true;
@@ -262,9 +262,9 @@ static int apply(struct gs_cli *c, const struct opt *o, const char *flag, const 
 					   "greater than 0 (e.g. %s 5 or %s 0.5)", flag, v, flag, flag);
 		break;
 	case O_MAX_PROBES:
-		if (!parse_uint(v, 1, GS_CLI_MAX_PROBES_LIMIT, &n))
+		if (!parse_uint(v, 1, CLI_MAX_PROBES_LIMIT, &n))
 			return usage_error(msg, size, "%s '%s' is out of range; give a number of "
-					   "probes from 1 to %u", flag, v, GS_CLI_MAX_PROBES_LIMIT);
+					   "probes from 1 to %u", flag, v, CLI_MAX_PROBES_LIMIT);
 		c->max_probes = (size_t)n;
 		break;
 	case O_READY:
@@ -311,10 +311,10 @@ static int apply(struct gs_cli *c, const struct opt *o, const char *flag, const 
 		c->debug_dirs = v;
 		break;
 	case O_HELP:
-		c->action = GS_CLI_HELP;
+		c->action = CLI_HELP;
 		break;
 	case O_VERSION:
-		c->action = GS_CLI_VERSION;
+		c->action = CLI_VERSION;
 		break;
 	}
 	return 0;
@@ -337,7 +337,7 @@ static const struct opt *find_short(char letter)
 }
 
 /* The combination rules, once every flag is read. */
-static int check(const struct gs_cli *c, bool dashdash, char *msg, size_t size)
+static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 {
 	if (c->script && c->script_file)
 		return usage_error(msg, size, "-s and --script-file both given; give the script "
@@ -364,14 +364,14 @@ static int check(const struct gs_cli *c, bool dashdash, char *msg, size_t size)
 	if (c->interval_ms && !c->aggregate)
 		return usage_error(msg, size, "--interval prints the counts of --aggregate; add "
 				   "--aggregate (or drop --interval)");
-	if (c->aggregate && c->format == GS_CLI_FOLDED)
+	if (c->aggregate && c->format == CLI_FOLDED)
 		return usage_error(msg, size, "--aggregate and --script-output folded both count "
 				   "events; folded counts stacks only, --aggregate whole events: "
 				   "give one");
 	return 0;
 }
 
-int gs_cli_parse(int argc, char *const *argv, struct gs_cli *out, char *msg, size_t size)
+int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t size)
 {
 	bool dashdash = false;
 	int rc;
@@ -379,7 +379,7 @@ int gs_cli_parse(int argc, char *const *argv, struct gs_cli *out, char *msg, siz
 	memset(out, 0, sizeof(*out));
 	out->backtrace_depth = 128;
 	out->unwinder = -1;
-	out->max_probes = GS_CLI_MAX_PROBES;
+	out->max_probes = CLI_MAX_PROBES;
 	if (size)
 		msg[0] = '\0';
 	for (int i = 1; i < argc; i++) {
@@ -425,13 +425,13 @@ int gs_cli_parse(int argc, char *const *argv, struct gs_cli *out, char *msg, siz
 		rc = apply(out, o, flag, value, msg, size);
 		if (rc)
 			return rc;
-		if (out->action != GS_CLI_RUN)
+		if (out->action != CLI_RUN)
 			return 0;
 	}
 	return check(out, dashdash, msg, size);
 }
 
-void gs_cli_usage(FILE *f)
+void cli_usage(FILE *f)
 {
 	fputs("usage: gstrace [options] -p PID (-s SCRIPT | --script-file FILE)\n"
 	      "       gstrace [options] -t PATH (-s SCRIPT | --script-file FILE)\n"

@@ -1,8 +1,8 @@
-/* The command line of gstrace (DESIGN.md section 5): argv -> struct gs_cli,
+/* The command line of gstrace (DESIGN.md section 5): argv -> struct cli,
  * or one line saying which flag or value is wrong and how to fix it. The
  * parser only reads argv; files, pids and commands are checked by main. */
-#ifndef GS_CLI_OPTIONS_H
-#define GS_CLI_OPTIONS_H
+#ifndef CLI_OPTIONS_H
+#define CLI_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,30 +16,30 @@
 
 /* Probes (one program, its maps and an attachment each) a run may have
  * unless --max-probes says otherwise. */
-#define GS_CLI_MAX_PROBES 4096
-#define GS_CLI_MAX_PROBES_LIMIT 1000000
+#define CLI_MAX_PROBES 4096
+#define CLI_MAX_PROBES_LIMIT 1000000
 
-enum gs_cli_action {
-	GS_CLI_RUN,
-	GS_CLI_HELP,
-	GS_CLI_VERSION,
+enum cli_action {
+	CLI_RUN,
+	CLI_HELP,
+	CLI_VERSION,
 };
 
-enum gs_cli_format {
-	GS_CLI_PRETTY,
-	GS_CLI_PLAIN,
-	GS_CLI_JSON,
-	GS_CLI_FOLDED, /* stacks and their counts at exit (aggregate.c) */
+enum cli_format {
+	CLI_PRETTY,
+	CLI_PLAIN,
+	CLI_JSON,
+	CLI_FOLDED, /* stacks and their counts at exit (aggregate.c) */
 };
 
-enum gs_cli_timestamp {
-	GS_CLI_TS_LOCAL,
-	GS_CLI_TS_BOOT,
-	GS_CLI_TS_NONE,
+enum cli_timestamp {
+	CLI_TS_LOCAL,
+	CLI_TS_BOOT,
+	CLI_TS_NONE,
 };
 
-struct gs_cli {
-	enum gs_cli_action action;
+struct cli {
+	enum cli_action action;
 	pid_t pid;                /* -p; 0 when absent */
 	const char *target;       /* -t PATH */
 	const char *script;       /* -s TEXT */
@@ -48,13 +48,13 @@ struct gs_cli {
 	size_t ncommand;
 	uint32_t backtrace_depth; /* 1..512 */
 	int unwinder;             /* enum gs_unwinder, or -1: loop where the kernel has it */
-	enum gs_cli_format format;
-	enum gs_cli_timestamp timestamp;
+	enum cli_format format;
+	enum cli_timestamp timestamp;
 	bool force_perf;
 	bool dry_run;
 	bool dump_insns;
 	uint64_t max_events;      /* 0: no limit */
-	size_t max_probes;        /* traces and probe addresses; GS_CLI_MAX_PROBES */
+	size_t max_probes;        /* traces and probe addresses; CLI_MAX_PROBES */
 	uint64_t duration_ms;     /* 0: no limit */
 	const char *ready_marker; /* NULL: none */
 	const char *output;       /* -o FILE; NULL: stdout */
@@ -70,9 +70,9 @@ struct gs_cli {
 /* Parses argv (argv[argc] must be NULL, as main gets it). 0 and *out, or
  * -EINVAL with one line in msg (no newline) naming the flag or value and
  * the fix. --help and --version set the action and skip the other checks. */
-int gs_cli_parse(int argc, char *const *argv, struct gs_cli *out, char *msg, size_t size);
+int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t size);
 
 /* The --help text. */
-void gs_cli_usage(FILE *f);
+void cli_usage(FILE *f);
 
-#endif /* GS_CLI_OPTIONS_H */
+#endif /* CLI_OPTIONS_H */

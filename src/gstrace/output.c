@@ -23,10 +23,10 @@ static int64_t clock_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-int gs_out_new(const struct gs_out_opts *opts, FILE *f, struct gs_out **out, struct gs_error *err)
+int cli_out_new(const struct cli_out_opts *opts, FILE *f, struct cli_out **out, struct gs_error *err)
 {
 	struct gs_frames_opts fo = { .sz = sizeof(fo) };
-	struct gs_out *o = calloc(1, sizeof(*o));
+	struct cli_out *o = calloc(1, sizeof(*o));
 	int rc;
 
 	*out = NULL;
@@ -44,14 +44,14 @@ int gs_out_new(const struct gs_out_opts *opts, FILE *f, struct gs_out **out, str
 	fo.files = opts->files;
 	rc = gs_frames_new(&fo, &o->frames, err);
 	if (rc) {
-		gs_out_free(o);
+		cli_out_free(o);
 		return rc;
 	}
 	*out = o;
 	return 0;
 }
 
-void gs_out_free(struct gs_out *o)
+void cli_out_free(struct cli_out *o)
 {
 	if (!o)
 		return;
@@ -61,19 +61,19 @@ void gs_out_free(struct gs_out *o)
 
 /* ---- timestamps -------------------------------------------------------------- */
 
-bool out_timestamp(struct gs_out *o, uint64_t ktime_ns, char *buf, size_t size)
+bool out_timestamp(struct cli_out *o, uint64_t ktime_ns, char *buf, size_t size)
 {
 	int64_t wall, sec;
 	struct tm tm;
 
 	switch (o->opts.timestamp) {
-	case GS_CLI_TS_NONE:
+	case CLI_TS_NONE:
 		return false;
-	case GS_CLI_TS_BOOT:
+	case CLI_TS_BOOT:
 		snprintf(buf, size, "boot+%" PRIu64 ".%03" PRIu64 "s", ktime_ns / 1000000000u,
 			 ktime_ns / 1000000u % 1000u);
 		return true;
-	case GS_CLI_TS_LOCAL:
+	case CLI_TS_LOCAL:
 		break;
 	}
 	wall = o->boot_realtime_ns + (int64_t)ktime_ns;
@@ -209,7 +209,7 @@ static void put_frame(FILE *f, const char *indent, unsigned i, uint8_t flags,
 
 /* Header, frames and stopped line; `indent` before the header and the
  * stopped line, `frame_indent` before frames. */
-static void put_backtrace(struct gs_out *o, const struct gs_event *ev, const struct gs_inst *in,
+static void put_backtrace(struct cli_out *o, const struct gs_event *ev, const struct gs_inst *in,
 			  const char *indent, const char *frame_indent)
 {
 	uint8_t status = gs_frames_status(o->frames, ev, in);
@@ -237,9 +237,9 @@ static void put_backtrace(struct gs_out *o, const struct gs_event *ev, const str
 
 /* ---- events ---------------------------------------------------------------------- */
 
-static void put_text_event(struct gs_out *o, const struct gs_event *ev)
+static void put_text_event(struct cli_out *o, const struct gs_event *ev)
 {
-	bool pretty = o->opts.format == GS_CLI_PRETTY;
+	bool pretty = o->opts.format == CLI_PRETTY;
 	const char *indent = pretty ? "  " : "";
 	const char *frame_indent = pretty ? "    " : "  ";
 	size_t items = 0;
@@ -268,16 +268,16 @@ static void put_text_event(struct gs_out *o, const struct gs_event *ev)
 	}
 }
 
-int gs_out_event(struct gs_out *o, const struct gs_event *ev)
+int cli_out_event(struct cli_out *o, const struct gs_event *ev)
 {
-	if (o->opts.format == GS_CLI_JSON)
+	if (o->opts.format == CLI_JSON)
 		out_json_event(o, ev);
 	else
 		put_text_event(o, ev);
 	return ferror(o->f) ? -EIO : 0;
 }
 
-void gs_out_preload(struct gs_out *o, pid_t pid)
+void cli_out_preload(struct cli_out *o, pid_t pid)
 {
 	gs_frames_preload(o->frames, pid);
 }

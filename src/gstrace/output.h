@@ -1,8 +1,8 @@
 /* Symbolized output of decoded events (reference spec 11): the pretty and
  * plain text layouts, with backtrace frames turned into `fn(params) at
  * file:line:col [module+0xpc]`, and one JSON object per event per line. */
-#ifndef GS_CLI_OUTPUT_H
-#define GS_CLI_OUTPUT_H
+#ifndef CLI_OUTPUT_H
+#define CLI_OUTPUT_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -14,9 +14,9 @@
 #include "options.h"
 
 /* Zero is the default of every field but the file. */
-struct gs_out_opts {
-	enum gs_cli_format format;
-	enum gs_cli_timestamp timestamp;
+struct cli_out_opts {
+	enum cli_format format;
+	enum cli_timestamp timestamp;
 	/* The traced process (-p or a launched command): frames are looked up
 	 * in its modules first, then in the event's process. 0: none. */
 	pid_t pid;
@@ -32,13 +32,13 @@ struct gs_out_opts {
 	int64_t boot_realtime_ns;
 };
 
-struct gs_out;
+struct cli_out;
 
-int gs_out_new(const struct gs_out_opts *opts, FILE *f, struct gs_out **out, struct gs_error *err);
-void gs_out_free(struct gs_out *o);
+int cli_out_new(const struct cli_out_opts *opts, FILE *f, struct cli_out **out, struct gs_error *err);
+void cli_out_free(struct cli_out *o);
 /* Reads pid's module list now, so frames still resolve after it exits. */
-void gs_out_preload(struct gs_out *o, pid_t pid);
+void cli_out_preload(struct cli_out *o, pid_t pid);
 /* Writes one event. 0, or -errno when the file cannot be written. */
-int gs_out_event(struct gs_out *o, const struct gs_event *ev);
+int cli_out_event(struct cli_out *o, const struct gs_event *ev);
 
-#endif /* GS_CLI_OUTPUT_H */
+#endif /* CLI_OUTPUT_H */

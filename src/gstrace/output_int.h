@@ -1,8 +1,8 @@
 /* Shared by the output files: the renderer's state (its frame resolver,
  * gs_frames, symbolizes backtraces) for the text and JSON writers
  * (output.c, output_json.c). Not part of output.h. */
-#ifndef GS_CLI_OUTPUT_INT_H
-#define GS_CLI_OUTPUT_INT_H
+#ifndef CLI_OUTPUT_INT_H
+#define CLI_OUTPUT_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,8 +11,8 @@
 
 #include "output.h"
 
-struct gs_out {
-	struct gs_out_opts opts;
+struct cli_out {
+	struct cli_out_opts opts;
 	FILE *f;
 	struct gs_frames *frames;
 	/* local timestamps: the second last formatted, and its text */
@@ -22,9 +22,9 @@ struct gs_out {
 };
 
 /* Timestamp text per --script-timestamp into buf; false for `none`. */
-bool out_timestamp(struct gs_out *o, uint64_t ktime_ns, char *buf, size_t size);
+bool out_timestamp(struct cli_out *o, uint64_t ktime_ns, char *buf, size_t size);
 
 /* JSON writer (output_json.c). */
-void out_json_event(struct gs_out *o, const struct gs_event *ev);
+void out_json_event(struct cli_out *o, const struct gs_event *ev);
 
-#endif /* GS_CLI_OUTPUT_INT_H */
+#endif /* CLI_OUTPUT_INT_H */

@@ -173,7 +173,7 @@ static void json_frame(FILE *f, unsigned i, uint8_t flags, const struct gs_backt
 	fputs("]}", f);
 }
 
-static void json_backtrace(struct gs_out *o, const struct gs_event *ev, const struct gs_inst *in)
+static void json_backtrace(struct cli_out *o, const struct gs_event *ev, const struct gs_inst *in)
 {
 	uint8_t status = gs_frames_status(o->frames, ev, in);
 	const char *code_label = gs_bt_error_label(in->backtrace.error_code);
@@ -205,7 +205,7 @@ static void json_backtrace(struct gs_out *o, const struct gs_event *ev, const st
 	fputs("]}", o->f);
 }
 
-void out_json_event(struct gs_out *o, const struct gs_event *ev)
+void out_json_event(struct cli_out *o, const struct gs_event *ev)
 {
 	bool first = true, first_item = true;
 	char ts[64];

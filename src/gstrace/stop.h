@@ -2,8 +2,8 @@
  * dropped while the probes were being detached, after reading stopped),
  * and a teardown that says so on stderr when it takes longer than half a
  * second. */
-#ifndef GS_CLI_STOP_H
-#define GS_CLI_STOP_H
+#ifndef CLI_STOP_H
+#define CLI_STOP_H
 
 #include <stdint.h>
 
@@ -22,4 +22,4 @@ void cli_report_lost(const struct gs_script *s, struct gs_session *sess, struct 
  * how many were dropped after reading stopped; frees the session. */
 void cli_teardown(const struct gs_script *s, struct gs_session *sess, struct cli_losses *l);
 
-#endif /* GS_CLI_STOP_H */
+#endif /* CLI_STOP_H */

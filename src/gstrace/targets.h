@@ -5,8 +5,8 @@
  * warned about when it is a library (it may still be loaded later); an -o
  * file that cannot hold the events is refused up front. While tracing, the
  * -p process is watched for its end and for an exec. */
-#ifndef GS_CLI_TARGETS_H
-#define GS_CLI_TARGETS_H
+#ifndef CLI_TARGETS_H
+#define CLI_TARGETS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,4 +48,4 @@ void cli_watch_start(struct cli_watch *w, pid_t pid);
 enum cli_watch_state cli_watch_check(const struct cli_watch *w, bool exec_too);
 void cli_watch_stop(struct cli_watch *w);
 
-#endif /* GS_CLI_TARGETS_H */
+#endif /* CLI_TARGETS_H */

@@ -42,7 +42,7 @@ static struct load_opts resolve_opts(const struct gs_load_opts *in)
 	};
 }
 
-const char *gs_verifier_log_tail(const char *log, unsigned lines)
+const char *rt_verifier_log_tail(const char *log, unsigned lines)
 {
 	const char *p = log + strlen(log);
 
@@ -66,7 +66,7 @@ static bool is_statistics(const char *line, size_t len)
 	return false;
 }
 
-void gs_verifier_log_reason(const char *log, char *buf, size_t size)
+void rt_verifier_log_reason(const char *log, char *buf, size_t size)
 {
 	const char *end = log + strlen(log);
 
@@ -167,7 +167,7 @@ static char *build_report(const struct gs_asm *a, const char *name, int code, co
 			i += step;
 		}
 	}
-	fprintf(f, "last %u lines of the verifier log:\n%s", lines, gs_verifier_log_tail(log, lines));
+	fprintf(f, "last %u lines of the verifier log:\n%s", lines, rt_verifier_log_tail(log, lines));
 	if (len && out[len - 1] != '\n')
 		fputc('\n', f);
 	fclose(f);
@@ -180,7 +180,7 @@ static int reject(const struct gs_asm *a, const char *name, int code, const char
 	char reason[200], insn[300];
 	long idx = rejected_insn(log);
 
-	gs_verifier_log_reason(log, reason, sizeof(reason));
+	rt_verifier_log_reason(log, reason, sizeof(reason));
 	if (report)
 		*report = build_report(a, name, code, log, idx, reason, lines);
 	if (idx >= 0 && (size_t)idx < a->len && starts_insn(a, (size_t)idx)) {

@@ -16,6 +16,8 @@
 
 #include <gs/runtime.h>
 
+#include "rt_int.h"
+
 #define BATCH_CHUNK 8192u   /* elements per bpf_map_update_batch call */
 #define KERNEL_ENOTSUPP 524 /* the kernel-internal "not supported" */
 
@@ -250,8 +252,8 @@ static int update_many(const struct gs_bpf_map *map, const uint8_t *keys, const 
 	return 0;
 }
 
-int gs_bpf_map_update_many(const struct gs_bpf_map *map, const void *keys, const void *values,
-			   size_t n, struct gs_error *err)
+int rt_map_update_many(const struct gs_bpf_map *map, const void *keys, const void *values,
+		       size_t n, struct gs_error *err)
 {
 	bool no_batch = false;
 

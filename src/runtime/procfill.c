@@ -15,6 +15,8 @@
 
 #include <gs/runtime.h>
 
+#include "rt_int.h"
+
 #define SIG_FIELDS 4 /* start, end, offset, inode per file mapping */
 
 void gs_procfill_init(struct gs_procfill *f, pid_t pid, struct gs_modfiles *files)
@@ -264,7 +266,7 @@ int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
 		return gs_errorf(err, -ENOMEM, "out of memory writing %zu unwind rows", n);
 	for (size_t i = 0; i < n; i++)
 		keys[i] = (uint32_t)i;
-	rc = gs_bpf_map_update_many(rmap, keys, plan->rows.rows, n, err);
+	rc = rt_map_update_many(rmap, keys, plan->rows.rows, n, err);
 	free(keys);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include <gs/runtime.h>
 
 #include "rt_int.h"
+#include "unwind_int.h"
 
 struct loc_list {
 	struct gs_location *v;
@@ -274,7 +275,7 @@ static int proc_exe(pid_t pid, char **path, struct stat *exe, struct gs_error *e
 				 : strerror(-code));
 	}
 	target[n] = '\0';
-	if (gs_path_normalize(target, norm, sizeof(norm)) < 0)
+	if (uw_path_normalize(target, norm, sizeof(norm)) < 0)
 		return gs_errorf(err, -ENAMETOOLONG, "the executable path of pid %d is too long",
 				 (int)pid);
 	snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", (int)pid, norm);

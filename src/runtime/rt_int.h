@@ -46,4 +46,17 @@ int rt_tracefs_add(const char *dir, const char *path, uint64_t offset, bool retp
 /* Removes gstrace/<name>, retrying while the kernel holds it (up to 1 s). */
 void rt_tracefs_remove(const char *dir, const char *name);
 
+struct gs_bpf_map;
+/* keys[i] -> values[i] for n elements (key_size / value_size each), in
+ * batches of bpf_map_update_batch, else one bpf_map_update_elem each. */
+int rt_map_update_many(const struct gs_bpf_map *map, const void *keys, const void *values,
+		       size_t n, struct gs_error *err);
+
+/* The start of the last `lines` lines of a verifier log (a final newline
+ * ends a line rather than starting one). */
+const char *rt_verifier_log_tail(const char *log, unsigned lines);
+/* The verifier's verdict: the last non-empty line of the log that is not
+ * its closing statistics ("processed N insns ..."), copied into buf. */
+void rt_verifier_log_reason(const char *log, char *buf, size_t size);
+
 #endif /* GS_RT_INT_H */

@@ -51,7 +51,7 @@ static uint8_t nibbles(uint8_t kind, uint16_t reg)
 
 static int grow(void **v, size_t *cap, size_t need, size_t elem, struct gs_error *err)
 {
-	if (gs_unwind_grow(v, cap, need, elem))
+	if (uw_grow(v, cap, need, elem))
 		return gs_errorf(err, -ENOMEM, "out of memory building compact unwind rows");
 	return 0;
 }

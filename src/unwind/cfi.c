@@ -135,7 +135,7 @@ static void add_row(struct builder *b, const struct gs_unwind_row *row)
 {
 	struct gs_cfi_table *t = b->t;
 
-	if (gs_unwind_grow((void **)&t->rows, &b->rows_cap, t->nrows + 1, sizeof(*t->rows))) {
+	if (uw_grow((void **)&t->rows, &b->rows_cap, t->nrows + 1, sizeof(*t->rows))) {
 		b->oom = true;
 		return;
 	}
@@ -155,7 +155,7 @@ static void add_dropped(struct builder *b, uint64_t lo, uint64_t hi, int reason)
 		t->dropped[t->ndropped - 1].pc_end = hi;
 		return;
 	}
-	if (gs_unwind_grow((void **)&t->dropped, &b->dropped_cap, t->ndropped + 1, sizeof(*t->dropped))) {
+	if (uw_grow((void **)&t->dropped, &b->dropped_cap, t->ndropped + 1, sizeof(*t->dropped))) {
 		b->oom = true;
 		return;
 	}
@@ -164,7 +164,7 @@ static void add_dropped(struct builder *b, uint64_t lo, uint64_t hi, int reason)
 
 /* Walks the rows of one FDE range: each dwarf_cfi_addrframe() call gives
  * the row holding addr and, through dwarf_frame_info(), where it ends. */
-static void walk_range(struct builder *b, Dwarf_CFI *cfi, struct gs_fde_range range)
+static void walk_range(struct builder *b, Dwarf_CFI *cfi, struct uw_fde_range range)
 {
 	uint64_t addr = range.lo;
 
@@ -207,13 +207,13 @@ static void walk_range(struct builder *b, Dwarf_CFI *cfi, struct gs_fde_range ra
 
 static int cmp_range(const void *a, const void *b)
 {
-	const struct gs_fde_range *x = a, *y = b;
+	const struct uw_fde_range *x = a, *y = b;
 
 	return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
 }
 
 /* Sorts and coalesces ranges in place, so overlap tests are a binary search. */
-static size_t coalesce(struct gs_fde_range *v, size_t n)
+static size_t coalesce(struct uw_fde_range *v, size_t n)
 {
 	size_t out = 0;
 
@@ -230,7 +230,7 @@ static size_t coalesce(struct gs_fde_range *v, size_t n)
 	return out;
 }
 
-static bool overlaps(const struct gs_fde_range *v, size_t n, struct gs_fde_range r)
+static bool overlaps(const struct uw_fde_range *v, size_t n, struct uw_fde_range r)
 {
 	size_t lo = 0, hi = n;
 
@@ -247,14 +247,14 @@ static bool overlaps(const struct gs_fde_range *v, size_t n, struct gs_fde_range
 
 /* .debug_frame rows for the ranges .eh_frame does not describe (a binary
  * built with -fno-asynchronous-unwind-tables -g has only those). */
-static int add_debug_frame(struct builder *b, Elf *elf, struct gs_fde_ranges *eh,
+static int add_debug_frame(struct builder *b, Elf *elf, struct uw_fde_ranges *eh,
 			   struct gs_error *err)
 {
-	struct gs_fde_ranges dbg;
+	struct uw_fde_ranges dbg;
 	Dwarf *dw;
 	Dwarf_CFI *cfi;
 	size_t ncovered;
-	int rc = gs_fde_ranges_read(elf, false, &dbg, err);
+	int rc = uw_fde_ranges_read(elf, false, &dbg, err);
 
 	if (rc || dbg.n == 0) {
 		free(dbg.v);
@@ -341,14 +341,14 @@ int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cf
 {
 	static const struct gs_cfi_opts defaults;
 	struct builder b = { .t = out };
-	struct gs_fde_ranges eh;
+	struct uw_fde_ranges eh;
 	Dwarf_CFI *cfi = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!opts)
 		opts = &defaults;
-	rc = gs_fde_ranges_read(elf, true, &eh, err);
+	rc = uw_fde_ranges_read(elf, true, &eh, err);
 	if (rc)
 		return rc;
 	out->stats.fdes = eh.n;
@@ -388,7 +388,7 @@ int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,
 	int fd, rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = gs_elf_open(path, &fd, &elf, err);
+	rc = uw_elf_open(path, &fd, &elf, err);
 	if (rc)
 		return rc;
 	rc = gs_cfi_table_from_elf(elf, opts, out, err);
@@ -398,7 +398,7 @@ int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,
 		memcpy(msg, err->msg, sizeof(msg));
 		gs_errorf(err, rc, "%s: %s", path, msg);
 	}
-	gs_elf_close(fd, elf);
+	uw_elf_close(fd, elf);
 	return rc;
 }
 

@@ -200,7 +200,7 @@ static int lookup_cie(struct gs_fde_reader *r, Dwarf_Off offset)
 	return enc;
 }
 
-static bool decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde, struct gs_fde_range *out)
+static bool decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde, struct uw_fde_range *out)
 {
 	int enc = lookup_cie(r, fde->CIE_pointer);
 	const uint8_t *p = fde->start, *end = fde->end;
@@ -229,7 +229,7 @@ static bool decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde, struct gs_
 	return true;
 }
 
-int gs_fde_ranges_read(Elf *elf, bool eh_frame, struct gs_fde_ranges *out, struct gs_error *err)
+int uw_fde_ranges_read(Elf *elf, bool eh_frame, struct uw_fde_ranges *out, struct gs_error *err)
 {
 	struct gs_fde_reader r = { .eh_frame = eh_frame };
 	Dwarf_Off off = 0, next;
@@ -254,7 +254,7 @@ int gs_fde_ranges_read(Elf *elf, bool eh_frame, struct gs_fde_ranges *out, struc
 
 	for (;;) {
 		Dwarf_CFI_Entry entry;
-		struct gs_fde_range range;
+		struct uw_fde_range range;
 		int rc = dwarf_next_cfi(r.ident, r.data, eh_frame, off, &next, &entry);
 
 		if (rc != 0 || next <= off) {
@@ -273,7 +273,7 @@ int gs_fde_ranges_read(Elf *elf, bool eh_frame, struct gs_fde_ranges *out, struc
 			out->bad++;
 			continue;
 		}
-		if (gs_unwind_grow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v))) {
+		if (uw_grow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v))) {
 			free(out->v);
 			memset(out, 0, sizeof(*out));
 			return gs_errorf(err, -ENOMEM, "out of memory reading FDEs");

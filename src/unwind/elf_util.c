@@ -12,7 +12,7 @@
 
 #include "unwind_int.h"
 
-int gs_unwind_grow(void **v, size_t *cap, size_t need, size_t size)
+int uw_grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap = *cap ? *cap : 16;
 	void *nv;
@@ -32,7 +32,7 @@ int gs_unwind_grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-int gs_elf_open(const char *path, int *fd, Elf **elf, struct gs_error *err)
+int uw_elf_open(const char *path, int *fd, Elf **elf, struct gs_error *err)
 {
 	struct stat st = { 0 };
 	int f, code;
@@ -64,7 +64,7 @@ int gs_elf_open(const char *path, int *fd, Elf **elf, struct gs_error *err)
 	return 0;
 }
 
-void gs_elf_close(int fd, Elf *elf)
+void uw_elf_close(int fd, Elf *elf)
 {
 	elf_end(elf);
 	if (fd >= 0)

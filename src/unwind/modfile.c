@@ -36,7 +36,7 @@ struct gs_modfile {
 	Elf *elf;
 	bool layout_done;
 	int layout_rc;
-	struct gs_elf_layout layout;
+	struct uw_elf_layout layout;
 	struct cfi_entry *cfi;
 	bool dwarf_done;
 	Dwarf *dw;
@@ -164,12 +164,12 @@ static void identify(struct gs_modfile *m)
 	m->id.dev = m->dev;
 	m->id.ino = m->ino;
 	m->id.source = GS_COOKIE_DEV_INODE;
-	m->id.cookie = gs_cookie_from_dev_ino(m->dev, m->ino);
-	if (gs_elf_build_id(m->elf, &id, &len) == 0 && len > 0 && len <= GS_BUILD_ID_MAX) {
+	m->id.cookie = uw_cookie_from_dev_ino(m->dev, m->ino);
+	if (uw_elf_build_id(m->elf, &id, &len) == 0 && len > 0 && len <= GS_BUILD_ID_MAX) {
 		m->id.source = GS_COOKIE_BUILD_ID;
 		m->id.build_id_len = (uint8_t)len;
 		memcpy(m->id.build_id, id, len);
-		m->id.cookie = gs_cookie_from_build_id(id, len);
+		m->id.cookie = uw_cookie_from_build_id(id, len);
 	}
 }
 
@@ -233,7 +233,7 @@ int gs_modfile_open_src(struct gs_modfiles *c, const struct gs_modfile_src *src,
 		return rc;
 	if ((*out = find_file(c, &st)))
 		return 0;
-	if (gs_unwind_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+	if (uw_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
 		return gs_errorf(err, -ENOMEM, "out of memory opening %s", p);
 	/* O_NONBLOCK: a FIFO swapped in after the stat opens at once, and
 	 * fstat on the descriptor then refuses it. */
@@ -297,17 +297,17 @@ struct Dwfl_Module *gs_modfile_dwfl(struct gs_modfile *m)
 	return m->mod;
 }
 
-int gs_modfile_layout(struct gs_modfile *m, const struct gs_elf_layout **out,
+int uw_modfile_layout(struct gs_modfile *m, const struct uw_elf_layout **out,
 		      struct gs_error *err)
 {
 	if (!m->layout_done) {
-		m->layout_rc = gs_elf_layout_read(m->elf, &m->layout, NULL);
+		m->layout_rc = uw_elf_layout_read(m->elf, &m->layout, NULL);
 		m->layout_done = true;
 	}
 	*out = &m->layout;
 	if (m->layout_rc)
 		return gs_errorf(err, m->layout_rc, "%s: the ELF program headers are unreadable or "
-				 "unusual (over %d PT_LOAD segments)", m->path, GS_ELF_MAX_LOADS);
+				 "unusual (over %d PT_LOAD segments)", m->path, UW_ELF_MAX_LOADS);
 	return 0;
 }
 
@@ -319,7 +319,7 @@ static struct cfi_entry *cfi_entry(struct gs_modfiles *c, struct gs_modfile *m)
 	for (size_t i = 0; i < c->ncfi; i++)
 		if (c->cfi[i]->cookie == m->id.cookie)
 			return c->cfi[i];
-	if (gs_unwind_grow((void **)&c->cfi, &c->cfi_cap, c->ncfi + 1, sizeof(*c->cfi)))
+	if (uw_grow((void **)&c->cfi, &c->cfi_cap, c->ncfi + 1, sizeof(*c->cfi)))
 		return NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)

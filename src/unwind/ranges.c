@@ -8,6 +8,8 @@
 
 #include <gs/unwind.h>
 
+#include "unwind_int.h"
+
 /* Clearing stops here even if every key seems present: a writer whose
  * remove never fails must not loop forever. */
 #define GS_RANGES_CLEAR_MAX (1u << 20)
@@ -25,7 +27,7 @@ static int cmp_range(const void *a, const void *b)
 	return xc < yc ? -1 : xc > yc;
 }
 
-size_t gs_ranges_build(const struct gs_range_item *items, size_t n,
+size_t uw_ranges_build(const struct gs_range_item *items, size_t n,
 		       struct gs_proc_module_range *out)
 {
 	size_t k = 0;
@@ -79,7 +81,7 @@ int gs_ranges_replace(const struct gs_map_writer *w, uint32_t pid,
 	vals = calloc(n ? n : 1, sizeof(*vals));
 	if (!vals)
 		return gs_errorf(err, -ENOMEM, "out of memory sorting %zu module ranges", n);
-	count = gs_ranges_build(items, n, vals);
+	count = uw_ranges_build(items, n, vals);
 	for (size_t i = 0; i < count; i++) {
 		struct gs_proc_module_range_key key = { pid, inactive, (uint32_t)i, 0 };
 

@@ -84,7 +84,7 @@ int gs_symbolizer_modfile(struct gs_symbolizer *s, struct gs_modfile *file,
 		if (s->mods[i] == file)
 			return (int)i;
 	if (s->nmods >= 0x7fffffff ||
-	    gs_unwind_grow((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)))
+	    uw_grow((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)))
 		return gs_errorf(err, -ENOMEM, "out of memory adding module %s",
 				 gs_modfile_path(file));
 	s->mods[s->nmods] = file;
@@ -149,7 +149,7 @@ static char *render_params(Dwarf_Die *fn)
 			if (dwarf_formflag(dwarf_attr_integrate(&child, DW_AT_artificial, &a),
 					   &artificial) == 0 && artificial)
 				continue;
-			gs_sym_param(&child, one, sizeof(one));
+			uw_sym_param(&child, one, sizeof(one));
 			if (strcmp(one, prev) == 0)
 				continue;
 			strcpy(prev, one);

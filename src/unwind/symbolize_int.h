@@ -6,8 +6,8 @@
 #include <stddef.h>
 
 /* C spelling of a type DIE (NULL: void) into out; returns its length. */
-size_t gs_sym_type_name(Dwarf_Die *type, char *out, size_t size);
+size_t uw_sym_type_name(Dwarf_Die *type, char *out, size_t size);
 /* "<type> <name>" of a DW_TAG_formal_parameter, pointers bound to the name. */
-size_t gs_sym_param(Dwarf_Die *param, char *out, size_t size);
+size_t uw_sym_param(Dwarf_Die *param, char *out, size_t size);
 
 #endif /* GS_SYMBOLIZE_INT_H */

@@ -164,7 +164,7 @@ static void render(Dwarf_Die *type, struct sbuf *b, int depth)
 	}
 }
 
-size_t gs_sym_type_name(Dwarf_Die *type, char *out, size_t size)
+size_t uw_sym_type_name(Dwarf_Die *type, char *out, size_t size)
 {
 	struct sbuf b = { out, size, 0 };
 
@@ -177,7 +177,7 @@ size_t gs_sym_type_name(Dwarf_Die *type, char *out, size_t size)
 	return b.len;
 }
 
-size_t gs_sym_param(Dwarf_Die *param, char *out, size_t size)
+size_t uw_sym_param(Dwarf_Die *param, char *out, size_t size)
 {
 	struct sbuf b = { out, size, 0 };
 	const char *name = die_name(param);

@@ -1,7 +1,9 @@
 /* Internals shared by the files of src/unwind: FDE ranges of a CFI section,
  * a growable array helper, the ELF opening every reader does the same way,
- * and the module-file cache's debug-file search. Not part of the public
- * API. */
+ * the module-file cache's debug-file search, and the steps behind the
+ * public module and range calls (cookies, path normalization, maps
+ * grouping, load bias), which tests and fuzz targets check one by one. Not
+ * part of the public API. */
 #ifndef GS_UNWIND_INT_H
 #define GS_UNWIND_INT_H
 
@@ -10,16 +12,17 @@
 #include <stdint.h>
 
 #include <gs/error.h>
+#include <gs/unwind.h>
 
 struct Elf;
 
 /* The address range of one FDE, [lo, hi) in link-time addresses. */
-struct gs_fde_range {
+struct uw_fde_range {
 	uint64_t lo, hi;
 };
 
-struct gs_fde_ranges {
-	struct gs_fde_range *v;
+struct uw_fde_ranges {
+	struct uw_fde_range *v;
 	size_t n, cap;
 	size_t bad; /* FDEs skipped: undecodable address or CIE */
 	size_t section_bytes; /* size of the section (0: none) */
@@ -30,17 +33,17 @@ struct gs_fde_ranges {
 /* Collects every FDE range of `.eh_frame` (eh_frame true) or `.debug_frame`,
  * walking the entries with dwarf_next_cfi(). A missing section gives an
  * empty list and 0. */
-int gs_fde_ranges_read(struct Elf *elf, bool eh_frame, struct gs_fde_ranges *out,
+int uw_fde_ranges_read(struct Elf *elf, bool eh_frame, struct uw_fde_ranges *out,
 		       struct gs_error *err);
 
 /* Grows *v (element size `size`) so that it holds at least `need`
  * elements; 0 or -ENOMEM. */
-int gs_unwind_grow(void **v, size_t *cap, size_t need, size_t size);
+int uw_grow(void **v, size_t *cap, size_t need, size_t size);
 
 /* Opens path read-only as an ELF; *fd and *elf on success, else -errno
  * with a message naming the path. */
-int gs_elf_open(const char *path, int *fd, struct Elf **elf, struct gs_error *err);
-void gs_elf_close(int fd, struct Elf *elf);
+int uw_elf_open(const char *path, int *fd, struct Elf **elf, struct gs_error *err);
+void uw_elf_close(int fd, struct Elf *elf);
 
 /* ---- module files (modfile.c, modfile_debug.c) ---------------------------- */
 
@@ -59,5 +62,84 @@ const char *uw_file_kind(unsigned mode);
 /* A path that may name a module: not under /proc or /sys, except a
  * process's view of its root (/proc/PID/root/...). */
 bool uw_path_visible(const char *p);
+
+
+/* ---- ranges (ranges.c) ---- */
+
+/* The sorted values of one snapshot: items with base < base + size, as
+ * {base, end, text=bias, cookie}, sorted by (base, end, cookie). Returns
+ * how many of `out` (room for n) were filled. */
+size_t uw_ranges_build(const struct gs_range_item *items, size_t n,
+		       struct gs_proc_module_range *out);
+/* ---- module identity (module.c, siphash.c) ---- */
+
+/* SipHash-1-3 with 128-bit key (k0, k1) over len bytes. */
+uint64_t uw_siphash13(uint64_t k0, uint64_t k1, const void *data, size_t len);
+/* Cookie of a GNU build id: SipHash-1-3(0, 0, le64(len) || id). */
+uint64_t uw_cookie_from_build_id(const void *id, size_t len);
+/* Cookie of a readable file without build id: (dev & 0xffffffff) << 32 | (ino & 0xffffffff). */
+uint64_t uw_cookie_from_dev_ino(uint64_t dev, uint64_t ino);
+/* Cookie of a file that cannot be opened: SipHash-1-3(0, 0, path || 0xff). */
+uint64_t uw_cookie_from_path(const char *normalized_path);
+
+/* Strips a trailing " (deleted)" and turns every "/./" into "/". Returns
+ * the length, or -ENAMETOOLONG when out (size bytes) is too small. */
+int uw_path_normalize(const char *path, char *out, size_t size);
+/* The GNU build id note of an ELF: its length (0: none) and *id into the
+ * ELF's data; -EINVAL when the notes are malformed. */
+int uw_elf_build_id(struct Elf *elf, const uint8_t **id, size_t *len);
+
+/* ---- /proc/PID/maps grouping (procmaps.c) ---- */
+
+/* One mapped file (reference 8.2): same normalized path and same
+ * (dev, inode); its mappings as indices into the gs_maps, in maps order. */
+struct uw_maps_module {
+	const char *path; /* owned by the gs_maps */
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	bool deleted;
+	size_t *maps;
+	size_t nmaps;
+	uint64_t base, end; /* lowest start, highest end */
+};
+
+/* Groups the file mappings, skipping anonymous ones, '[' pseudo paths and
+ * /proc or /sys paths. Modules come in order of first appearance. */
+int uw_maps_group(const struct gs_maps *m, struct uw_maps_module **out, size_t *n,
+		  struct gs_error *err);
+void uw_maps_modules_free(struct uw_maps_module *mods, size_t n);
+
+/* ---- load bias (layout.c) ---- */
+
+#define UW_ELF_MAX_LOADS 16
+
+struct uw_elf_load {
+	uint64_t offset, vaddr, filesz, memsz;
+};
+
+/* What bias computation needs from the ELF file. */
+struct uw_elf_layout {
+	uint16_t type; /* ET_EXEC, ET_DYN */
+	size_t nloads;
+	struct uw_elf_load loads[UW_ELF_MAX_LOADS];
+	bool has_anchor;
+	uint64_t anchor; /* address of the first .text*, else .rodata*, .data*, .bss* section */
+};
+
+/* A mapping of the module: [start, end) maps file bytes from file_offset. */
+struct uw_map_candidate {
+	uint64_t start, end, file_offset;
+};
+
+int uw_elf_layout_read(struct Elf *elf, struct uw_elf_layout *out, struct gs_error *err);
+/* Reference 8.3: base, size and the load bias (in all four section slots).
+ * -ENOENT when no PT_LOAD matches any mapping. */
+int uw_module_offsets_compute(const struct uw_elf_layout *layout,
+			      const struct uw_map_candidate *maps, size_t n,
+			      struct gs_proc_module_offsets *out, struct gs_error *err);
+
+/* A module file's load segments and anchor, read once (modfile.c). */
+int uw_modfile_layout(struct gs_modfile *m, const struct uw_elf_layout **out,
+		      struct gs_error *err);
 
 #endif /* GS_UNWIND_INT_H */

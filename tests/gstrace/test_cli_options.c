@@ -1,5 +1,5 @@
 /* gstrace's command line (DESIGN.md section 5): every flag in each of its
- * spellings lands in struct gs_cli, every bad value and bad combination
+ * spellings lands in struct cli, every bad value and bad combination
  * gives one line naming the flag and the fix; then the real binary, run
  * with bad usage, exits 2 with that line and does nothing else. */
 #include <errno.h>
@@ -39,18 +39,18 @@ static int split(const char *line, char *buf, size_t size, char **argv)
 	return argc;
 }
 
-static int parse(const char *line, struct gs_cli *cli, char *msg, size_t size)
+static int parse(const char *line, struct cli *cli, char *msg, size_t size)
 {
 	static char buf[512];
 	static char *argv[MAX_ARGS];
 	int argc = split(line, buf, sizeof(buf), argv);
 
-	return gs_cli_parse(argc, argv, cli, msg, size);
+	return cli_parse(argc, argv, cli, msg, size);
 }
 
-static struct gs_cli parse_ok(const char *line)
+static struct cli parse_ok(const char *line)
 {
-	struct gs_cli cli;
+	struct cli cli;
 	char msg[512];
 
 	if (parse(line, &cli, msg, sizeof(msg)))
@@ -60,18 +60,18 @@ static struct gs_cli parse_ok(const char *line)
 
 static void test_defaults_are_the_documented_ones(void **state)
 {
-	struct gs_cli c = parse_ok("-p 42 -s x");
+	struct cli c = parse_ok("-p 42 -s x");
 
 	(void)state;
-	assert_int_equal(c.action, GS_CLI_RUN);
+	assert_int_equal(c.action, CLI_RUN);
 	assert_int_equal(c.pid, 42);
 	assert_string_equal(c.script, "x");
 	assert_null(c.script_file);
 	assert_null(c.target);
 	assert_int_equal(c.ncommand, 0);
 	assert_int_equal(c.backtrace_depth, 128);
-	assert_int_equal(c.format, GS_CLI_PRETTY);
-	assert_int_equal(c.timestamp, GS_CLI_TS_LOCAL);
+	assert_int_equal(c.format, CLI_PRETTY);
+	assert_int_equal(c.timestamp, CLI_TS_LOCAL);
 	assert_false(c.force_perf);
 	assert_false(c.dry_run);
 	assert_false(c.dump_insns);
@@ -83,7 +83,7 @@ static void test_defaults_are_the_documented_ones(void **state)
 
 static void test_every_flag_sets_its_field(void **state)
 {
-	struct gs_cli c = parse_ok("-p 7 -t /bin/true --script-file f.gs --backtrace-depth 5 "
+	struct cli c = parse_ok("-p 7 -t /bin/true --script-file f.gs --backtrace-depth 5 "
 				   "--script-output json --script-timestamp boot "
 				   "--force-perf-event-array --dry-run --dump-insns --max-events 3 "
 				   "--duration 2.5 --emit-ready-marker READY -o out.txt");
@@ -93,8 +93,8 @@ static void test_every_flag_sets_its_field(void **state)
 	assert_string_equal(c.target, "/bin/true");
 	assert_string_equal(c.script_file, "f.gs");
 	assert_int_equal(c.backtrace_depth, 5);
-	assert_int_equal(c.format, GS_CLI_JSON);
-	assert_int_equal(c.timestamp, GS_CLI_TS_BOOT);
+	assert_int_equal(c.format, CLI_JSON);
+	assert_int_equal(c.timestamp, CLI_TS_BOOT);
 	assert_true(c.force_perf);
 	assert_true(c.dry_run);
 	assert_true(c.dump_insns);
@@ -113,7 +113,7 @@ static void test_long_short_attached_and_equals_spellings_agree(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < N_OF(lines); i++) {
-		struct gs_cli c = parse_ok(lines[i]);
+		struct cli c = parse_ok(lines[i]);
 
 		assert_int_equal(c.pid, 9);
 		assert_string_equal(c.target, "/x");
@@ -130,11 +130,11 @@ static void test_keywords_and_ranges_at_their_edges(void **state)
 	assert_int_equal(parse_ok("-p 1 -s x --backtrace-depth=512").backtrace_depth, 512);
 	assert_int_equal(parse_ok("-p 1 -s x --unwinder tailcall").unwinder, GS_UNWINDER_TAILCALL);
 	assert_int_equal(parse_ok("-p 1 -s x --unwinder=loop").unwinder, GS_UNWINDER_LOOP);
-	assert_int_equal(parse_ok("-p 1 -s x --script-output plain").format, GS_CLI_PLAIN);
-	assert_int_equal(parse_ok("-p 1 -s x --script-output pretty").format, GS_CLI_PRETTY);
-	assert_int_equal(parse_ok("-p 1 -s x --script-timestamp none").timestamp, GS_CLI_TS_NONE);
+	assert_int_equal(parse_ok("-p 1 -s x --script-output plain").format, CLI_PLAIN);
+	assert_int_equal(parse_ok("-p 1 -s x --script-output pretty").format, CLI_PRETTY);
+	assert_int_equal(parse_ok("-p 1 -s x --script-timestamp none").timestamp, CLI_TS_NONE);
 	assert_int_equal(parse_ok("-p 1 -s x --script-timestamp local").timestamp,
-			 GS_CLI_TS_LOCAL);
+			 CLI_TS_LOCAL);
 	assert_int_equal(parse_ok("-p 1 -s x --duration 0.001").duration_ms, 1);
 	assert_int_equal(parse_ok("-p 1 -s x --duration .5").duration_ms, 500);
 	assert_int_equal(parse_ok("-p 1 -s x --duration 10").duration_ms, 10000);
@@ -143,7 +143,7 @@ static void test_keywords_and_ranges_at_their_edges(void **state)
 
 static void test_command_after_dashdash_is_launch_mode(void **state)
 {
-	struct gs_cli c = parse_ok("-s x --max-events 2 -- ./prog -p 3 --dry-run");
+	struct cli c = parse_ok("-s x --max-events 2 -- ./prog -p 3 --dry-run");
 
 	(void)state;
 	assert_int_equal(c.ncommand, 4);
@@ -160,10 +160,10 @@ static void test_command_after_dashdash_is_launch_mode(void **state)
 static void test_help_and_version_win_over_missing_flags(void **state)
 {
 	(void)state;
-	assert_int_equal(parse_ok("-h").action, GS_CLI_HELP);
-	assert_int_equal(parse_ok("--help").action, GS_CLI_HELP);
-	assert_int_equal(parse_ok("--version").action, GS_CLI_VERSION);
-	assert_int_equal(parse_ok("-p 3 --version").action, GS_CLI_VERSION);
+	assert_int_equal(parse_ok("-h").action, CLI_HELP);
+	assert_int_equal(parse_ok("--help").action, CLI_HELP);
+	assert_int_equal(parse_ok("--version").action, CLI_VERSION);
+	assert_int_equal(parse_ok("-p 3 --version").action, CLI_VERSION);
 }
 
 /* Bad usage: the command line and words the one-line message must hold. */
@@ -253,7 +253,7 @@ static void test_buffer_sizes_follow_the_kernels_rules(void **state)
 				 .perf_pages, 1024);
 	assert_true(parse_ok("-p 1 -s x --aggregate --interval 0.5").aggregate);
 	assert_int_equal(parse_ok("-p 1 -s x --aggregate --interval 0.5").interval_ms, 500);
-	assert_int_equal(parse_ok("-p 1 -s x --script-output folded").format, GS_CLI_FOLDED);
+	assert_int_equal(parse_ok("-p 1 -s x --script-output folded").format, CLI_FOLDED);
 	assert_string_equal(parse_ok("-p 1 -s x --flamegraph out.svg").flamegraph, "out.svg");
 }
 
@@ -264,7 +264,7 @@ static void test_bad_usage_names_the_flag_and_the_fix(void **state)
 	(void)state;
 	for (size_t i = 0; i < N_OF(bad_cases); i++) {
 		const struct bad_case *b = &bad_cases[i];
-		struct gs_cli cli;
+		struct cli cli;
 		char msg[512];
 		int rc = parse(b->line, &cli, msg, sizeof(msg));
 

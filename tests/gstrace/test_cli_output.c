@@ -235,24 +235,24 @@ static struct gs_event event_of(const struct gs_inst *insts, size_t n)
 	return ev;
 }
 
-static char *render_with(const struct gs_out_opts *oo, const struct gs_event *ev)
+static char *render_with(const struct cli_out_opts *oo, const struct gs_event *ev)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	struct gs_out *o;
+	struct cli_out *o;
 
 	assert_non_null(f);
-	assert_int_equal(gs_out_new(oo, f, &o, NULL), 0);
-	assert_int_equal(gs_out_event(o, ev), 0);
-	gs_out_free(o);
+	assert_int_equal(cli_out_new(oo, f, &o, NULL), 0);
+	assert_int_equal(cli_out_event(o, ev), 0);
+	cli_out_free(o);
 	fclose(f);
 	return text;
 }
 
-static char *render(enum gs_cli_format format, const struct gs_event *ev)
+static char *render(enum cli_format format, const struct gs_event *ev)
 {
-	struct gs_out_opts oo = { .format = format, .timestamp = GS_CLI_TS_NONE };
+	struct cli_out_opts oo = { .format = format, .timestamp = CLI_TS_NONE };
 
 	return render_with(&oo, ev);
 }
@@ -327,7 +327,7 @@ static void test_pretty_backtrace_matches_addr2line(void **state)
 		 "%s%s%s"
 		 "  stopped: truncated\n", ev.pid, ev.tid, f0, f1, f2);
 	assert_non_null(strstr(f0, "#0.inline out_inl_add at "));
-	got = render(GS_CLI_PRETTY, &ev);
+	got = render(CLI_PRETTY, &ev);
 	norm = normalize(got);
 	assert_text(norm, want);
 	/* the column follows the line */
@@ -357,7 +357,7 @@ static void test_plain_layout_indents_frames_two_and_nothing_else(void **state)
 		 "backtrace: read error, 3 frames (max 5)\n"
 		 "%s%s%s"
 		 "stopped: read error (return-address-read-failed, code=1)\n", f0, f1, f2);
-	got = render(GS_CLI_PLAIN, &ev);
+	got = render(CLI_PLAIN, &ev);
 	norm = normalize(got);
 	assert_text(norm, want);
 	free(norm);
@@ -375,7 +375,7 @@ static void test_noinline_shows_no_pseudo_frames(void **state)
 	expect_frame(f0, sizeof(f0), "  ", 0, fx.leaf_inline, "long unsigned int value", false);
 	snprintf(want, sizeof(want), "backtrace: truncated, 1 frame (max 1)\n%sstopped: truncated\n",
 		 f0);
-	got = render(GS_CLI_PLAIN, &ev);
+	got = render(CLI_PLAIN, &ev);
 	norm = normalize(got);
 	assert_text(norm, want);
 	assert_null(strstr(got, ".inline"));
@@ -401,7 +401,7 @@ static void test_raw_frames_show_offset_raw_ip_and_cookie(void **state)
 		 "stopped: truncated\n",
 		 fx.leaf, fx.leaf, fx.base + fx.leaf, fx.cookie,
 		 fx.mid + 8, fx.mid + 8, fx.base + fx.mid + 8, fx.cookie);
-	got = render(GS_CLI_PLAIN, &ev);
+	got = render(CLI_PLAIN, &ev);
 	assert_text(got, want);
 	free(got);
 }
@@ -423,7 +423,7 @@ static void test_unknown_module_shows_the_frame_pc(void **state)
 	in[1] = bt_inst(f + 1, 1, 4, GS_BT_FLAG_RAW, GS_BT_INVALID_FRAME, 99);
 	in[2] = end_inst();
 	ev = event_of(in, 3);
-	got = render(GS_CLI_PLAIN, &ev);
+	got = render(CLI_PLAIN, &ev);
 	assert_text(got,
 		    "backtrace: no unwind rows for PC, 1 frame (max 4)\n"
 		    "  #0 0x10 [0x10]\n"
@@ -448,7 +448,7 @@ static void test_unmapped_raw_ip_resolves_by_cookie(void **state)
 		 "backtrace: truncated, 1 frame (max 1)\n"
 		 "  #0 0x%" PRIx64 " [" FIXTURE "+0x%" PRIx64 "] raw=0x20 cookie=0x%016" PRIx64 "\n"
 		 "stopped: truncated\n", fx.mid + 8, fx.mid + 8, fx.cookie);
-	got = render(GS_CLI_PLAIN, &ev);
+	got = render(CLI_PLAIN, &ev);
 	assert_text(got, want);
 	free(got);
 }
@@ -463,24 +463,24 @@ static void test_walk_ending_at_start_shows_complete(void **state)
 
 	(void)state;
 	/* The last frame elsewhere: the status stays. */
-	got = render(GS_CLI_PLAIN, &ev);
+	got = render(CLI_PLAIN, &ev);
 	assert_non_null(strstr(got, "backtrace: unsupported CFI, 2 frames (max 8)\n"));
 	assert_non_null(strstr(got, "stopped: unsupported CFI\n"));
 	free(got);
 	/* The last frame just past this executable's _start: a full walk. */
 	f[1].raw_ip = (uintptr_t)_start + 0x20;
 	f[1].pc = 0;
-	got = render(GS_CLI_PLAIN, &ev);
+	got = render(CLI_PLAIN, &ev);
 	assert_non_null(strstr(got, "backtrace: complete, 2 frames (max 8)\n"));
 	assert_null(strstr(got, "stopped:"));
 	free(got);
 	in[0].backtrace.status = GS_BT_NO_UNWIND_ROWS_FOR_PC;
-	got = render(GS_CLI_PLAIN, &ev);
+	got = render(CLI_PLAIN, &ev);
 	assert_non_null(strstr(got, "backtrace: complete, 2 frames (max 8)\n"));
 	free(got);
 	/* Only those two statuses are overridden. */
 	in[0].backtrace.status = GS_BT_INVALID_FRAME;
-	got = render(GS_CLI_PLAIN, &ev);
+	got = render(CLI_PLAIN, &ev);
 	assert_non_null(strstr(got, "backtrace: invalid frame, 2 frames (max 8)\n"));
 	free(got);
 }
@@ -489,7 +489,7 @@ static void test_timestamp_styles(void **state)
 {
 	struct gs_inst in[2] = { str_inst("x"), end_inst() };
 	struct gs_event ev = event_of(in, 2);
-	struct gs_out_opts oo = { .format = GS_CLI_PRETTY, .timestamp = GS_CLI_TS_BOOT };
+	struct cli_out_opts oo = { .format = CLI_PRETTY, .timestamp = CLI_TS_BOOT };
 	char want[256], *got;
 
 	(void)state;
@@ -500,7 +500,7 @@ static void test_timestamp_styles(void **state)
 
 	setenv("TZ", "UTC", 1);
 	tzset();
-	oo.timestamp = GS_CLI_TS_LOCAL;
+	oo.timestamp = CLI_TS_LOCAL;
 	oo.boot_realtime_ns = 1700000000ll * 1000000000ll; /* 2023-11-14 22:13:20 UTC */
 	snprintf(want, sizeof(want), "[2023-11-14 22:13:21.234] TraceID:3 PID:%u TID:%u\n  x\n",
 		 ev.pid, ev.tid);
@@ -508,7 +508,7 @@ static void test_timestamp_styles(void **state)
 	assert_text(got, want);
 	free(got);
 
-	oo.timestamp = GS_CLI_TS_NONE;
+	oo.timestamp = CLI_TS_NONE;
 	snprintf(want, sizeof(want), "TraceID:3 PID:%u TID:%u\n  x\n", ev.pid, ev.tid);
 	got = render_with(&oo, &ev);
 	assert_text(got, want);
@@ -522,16 +522,16 @@ static void test_event_without_items_prints_no_text(void **state)
 	char want[256], *got;
 
 	(void)state;
-	got = render(GS_CLI_PRETTY, &ev);
+	got = render(CLI_PRETTY, &ev);
 	assert_text(got, "");
 	free(got);
-	got = render(GS_CLI_PLAIN, &ev);
+	got = render(CLI_PLAIN, &ev);
 	assert_text(got, "");
 	free(got);
 	/* json still reports the hit */
 	snprintf(want, sizeof(want), "{\"trace_id\":3,\"timestamp_ns\":1234567890,\"timestamp\":null,"
 		 "\"pid\":%u,\"tid\":%u,\"items\":[]}\n", ev.pid, ev.tid);
-	got = render(GS_CLI_JSON, &ev);
+	got = render(CLI_JSON, &ev);
 	assert_text(got, want);
 	free(got);
 }
@@ -578,7 +578,7 @@ static void test_json_event_items_and_escaping(void **state)
 		 "\"cookie\":\"0x0000000000000077\",\"inline\":[]}]},"
 		 "\"after\"]}\n",
 		 ev.pid, ev.tid, fx.leaf, fx.leaf, fx.base + fx.leaf, fx.cookie);
-	got = render(GS_CLI_JSON, &ev);
+	got = render(CLI_JSON, &ev);
 	assert_text(got, want);
 	free(got);
 }
@@ -594,7 +594,7 @@ static void test_json_symbolized_frames_carry_source_and_inlines(void **state)
 
 	(void)state;
 	a2l(fx.leaf_inline, &r);
-	got = render(GS_CLI_JSON, &ev);
+	got = render(CLI_JSON, &ev);
 	assert_non_null(strstr(got, "\"function\":\"out_leaf\",\"params\":\"long unsigned int value\","
 			       "\"file\":\""));
 	assert_non_null(strstr(got, "out_fixture.c\",\"line\":"));

@@ -14,6 +14,7 @@
 #include <gs/runtime.h>
 
 #include "kload.h"
+#include "rt_int.h" /* the verifier log readers */
 
 #define TEST_PACKET_SIZE 64
 #define LICENSE "GPL" /* bpf_perf_event_output is GPL-only */
@@ -240,10 +241,10 @@ int gs_kload_test_run(int prog_fd, uint32_t *retval, struct gs_error *err)
 
 const char *gs_kload_log_tail(const char *log, unsigned lines)
 {
-	return gs_verifier_log_tail(log, lines);
+	return rt_verifier_log_tail(log, lines);
 }
 
 void gs_kload_log_reason(const char *log, char *buf, size_t size)
 {
-	gs_verifier_log_reason(log, buf, size);
+	rt_verifier_log_reason(log, buf, size);
 }

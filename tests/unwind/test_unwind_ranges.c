@@ -14,6 +14,8 @@
 
 #include <gs/unwind.h>
 
+#include "unwind_int.h" /* the steps checked one by one */
+
 #define FAKE_MAX 512
 
 struct fake_entry {
@@ -147,7 +149,7 @@ static void test_ranges_build_sorts_and_drops_empty_or_wrapping(void **state)
 	struct gs_proc_module_range out[5];
 
 	(void)state;
-	assert_int_equal(gs_ranges_build(items, 5, out), 3);
+	assert_int_equal(uw_ranges_build(items, 5, out), 3);
 	assert_int_equal(out[0].base, 0x400000);
 	assert_int_equal(out[0].end, 0x402000);
 	assert_int_equal(out[0].cookie_lo, 0xaaaa);
