@@ -17,6 +17,10 @@
 #include <gs/error.h>
 #include <gs/insn.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define GS_STACK_MAX 512 /* bytes below r10 a BPF program may use */
 #define GS_MAX_INSNS 1000000 /* BPF_COMPLEXITY_LIMIT_INSNS: the kernel's cap */
 
@@ -190,5 +194,9 @@ int gs_reloc_apply(struct bpf_insn *insns, size_t n, const struct gs_reloc *relo
 int gs_check(const struct bpf_insn *insns, size_t n, const char *const *notes,
 	     struct gs_error *err);
 int gs_asm_check(const struct gs_asm *a, struct gs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_ASM_H */

@@ -11,6 +11,10 @@
 
 #include <gs/error.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum gs_btf_linkage {
 	GS_BTF_STATIC = 0, /* BTF_FUNC_STATIC: verified with its caller */
 	GS_BTF_GLOBAL = 1, /* BTF_FUNC_GLOBAL: verified once, on its own */
@@ -40,5 +44,9 @@ uint32_t gs_btf_func(struct gs_btf *b, const char *name, uint32_t proto,
 /* The raw BTF (header, types, strings) in a malloc'd buffer for
  * bpf_btf_load(). 0, or the sticky error / -ENOMEM with err filled. */
 int gs_btf_finish(const struct gs_btf *b, void **blob, size_t *size, struct gs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_BTF_H */

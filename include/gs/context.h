@@ -10,6 +10,10 @@
 
 #include <gs/error.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define GS_CONTEXT_MAX_INDEX 65535
 
 /* A value's type, as a tree: the code generator reads values by it (sizes,
@@ -87,5 +91,9 @@ int gs_context_add_type(struct gs_trace_context *c, const struct gs_type *t,
 const char *gs_context_get_string(const struct gs_trace_context *c, uint32_t index);
 const char *gs_context_get_var_name(const struct gs_trace_context *c, uint32_t index);
 const struct gs_type *gs_context_get_type(const struct gs_trace_context *c, uint32_t index);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_CONTEXT_H */

@@ -11,6 +11,10 @@
 #include <gs/error.h>
 #include <gs/protocol.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum gs_decode_mode {
 	/* One continuous byte stream (BPF ring buffer): chunks may split an
 	 * event anywhere; bytes after an event start the next one. */
@@ -146,5 +150,9 @@ void gs_decoder_reset(struct gs_decoder *d);
 
 /* Stream offset of the byte the last error is about. */
 uint64_t gs_decoder_error_offset(const struct gs_decoder *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_DECODE_H */

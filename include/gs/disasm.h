@@ -10,6 +10,10 @@
 
 #include <gs/asm.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Formats the instruction at insns[0] (avail slots remain from there) into
  * buf and returns the number of slots it takes: 2 for a complete ld_imm64,
  * else 1. The text always fits buf (truncated if size is too small). */
@@ -27,5 +31,9 @@ void gs_disasm_prog(const struct bpf_insn *insns, size_t n, FILE *out);
 void gs_asm_dump(const struct gs_asm *a, FILE *out);
 /* The same into a malloc'd string (NULL on allocation failure). */
 char *gs_asm_dump_str(const struct gs_asm *a);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_DISASM_H */

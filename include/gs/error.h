@@ -7,6 +7,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define GS_ERROR_MSG_MAX 512
 
 struct gs_error {
@@ -37,5 +41,9 @@ static inline void gs_error_clear(struct gs_error *err)
 		err->msg[0] = '\0';
 	}
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_ERROR_H */

@@ -17,6 +17,10 @@
 #include <gs/error.h>
 #include <gs/unwind.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Zero is the default of every field. */
 struct gs_frames_opts {
 	size_t sz;
@@ -63,5 +67,9 @@ void gs_frames_resolve(struct gs_frames *f, const struct gs_event *ev, const str
  * read as complete when the last frame is at the process entry. */
 uint8_t gs_frames_status(struct gs_frames *f, const struct gs_event *ev,
 			 const struct gs_inst *bt);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_FRAMES_H */

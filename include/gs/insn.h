@@ -11,6 +11,10 @@
 #include <linux/bpf.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Opcode parts newer than some distributions' uapi headers (RFC 9669). */
 #ifndef BPF_MEMSX
 #define BPF_MEMSX 0x80 /* sign-extending load mode */
@@ -126,5 +130,9 @@ static inline int gs_insn_is_ld_imm64(const struct bpf_insn *insn)
 {
 	return insn->code == (BPF_LD | BPF_DW | BPF_IMM);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_INSN_H */

@@ -18,6 +18,10 @@
 #include <gs/protocol.h>
 #include <gs/value.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- expressions -------------------------------------------------------- */
 
 enum gs_expr_kind {
@@ -255,5 +259,9 @@ struct gs_program {
 int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
 		     struct gs_program **out, struct gs_error *err);
 void gs_program_free(struct gs_program *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_PROGRAM_H */

@@ -10,11 +10,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define GS_PACKED __attribute__((packed))
+/* C11's _Static_assert is C++11's static_assert: the header serves both. */
+#ifdef __cplusplus
+#define GS_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define GS_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
 #define GS_ASSERT_LAYOUT(type, field, off) \
-	_Static_assert(offsetof(type, field) == (off), #type "." #field " must be at " #off)
+	GS_STATIC_ASSERT(offsetof(type, field) == (off), #type "." #field " must be at " #off)
 #define GS_ASSERT_SIZE(type, size) \
-	_Static_assert(sizeof(type) == (size), #type " must be " #size " bytes")
+	GS_STATIC_ASSERT(sizeof(type) == (size), #type " must be " #size " bytes")
 
 /* ---- 1.1-1.4: event framing ------------------------------------------ */
 
@@ -656,45 +666,11 @@ struct gs_map_def {
 	uint8_t share; /* enum gs_map_share */
 };
 
-static const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
-	[GS_MAP_OUTPUT] = { GS_MAP_NAME_RINGBUF, BPF_MAP_TYPE_RINGBUF, 0, 0, GS_MAP_PER_PROGRAM },
-	[GS_MAP_OUTPUT_PERF] = { GS_MAP_NAME_EVENTS, BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4,
-				 GS_MAP_PER_PROGRAM },
-	[GS_MAP_LOSS] = { GS_MAP_NAME_LOSS, BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, GS_MAP_PER_PROGRAM },
-	[GS_MAP_ACCUM] = { GS_MAP_NAME_ACCUM, BPF_MAP_TYPE_PERCPU_ARRAY, 4, 0, GS_MAP_PER_PROGRAM },
-	[GS_MAP_PROC_OFFSETS] = { GS_MAP_PROC_MODULE_OFFSETS, BPF_MAP_TYPE_HASH,
-				  sizeof(struct gs_proc_module_key),
-				  sizeof(struct gs_proc_module_offsets), GS_MAP_PER_SESSION },
-	[GS_MAP_PID_ALIASES] = { GS_MAP_NAME_PID_ALIASES, BPF_MAP_TYPE_HASH, 4,
-				 sizeof(struct gs_pid_alias), GS_MAP_PER_SESSION },
-	[GS_MAP_BT_ROWS] = { GS_MAP_BT_UNWIND_ROWS, BPF_MAP_TYPE_ARRAY, 4,
-			     sizeof(struct gs_unwind_row), GS_MAP_PER_SESSION_WITH_RANGES },
-	[GS_MAP_BT_ROW_RANGES] = { GS_MAP_BT_MODULE_ROW_RANGES, BPF_MAP_TYPE_HASH, 8,
-				   sizeof(struct gs_module_row_range),
-				   GS_MAP_PER_SESSION_WITH_RANGES },
-	[GS_MAP_RANGE_META] = { GS_MAP_PROC_MODULE_RANGE_META, BPF_MAP_TYPE_HASH, 4,
-				sizeof(struct gs_proc_module_range_meta), GS_MAP_PER_SESSION },
-	[GS_MAP_RANGES] = { GS_MAP_PROC_MODULE_RANGES, BPF_MAP_TYPE_HASH,
-			    sizeof(struct gs_proc_module_range_key),
-			    sizeof(struct gs_proc_module_range), GS_MAP_PER_SESSION },
-	[GS_MAP_BT_STATE] = { GS_MAP_NAME_BT_STATE, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-			      sizeof(struct gs_bt_tail_state), GS_MAP_PER_PROGRAM },
-	[GS_MAP_BT_PROGS] = { GS_MAP_NAME_BT_PROGS, BPF_MAP_TYPE_PROG_ARRAY, 4, 4,
-			      GS_MAP_PER_PROGRAM },
-	[GS_MAP_BT_CROWS] = { GS_MAP_NAME_BT_CROWS, BPF_MAP_TYPE_ARRAY, 4,
-			      sizeof(struct gs_bt_row), GS_MAP_PER_SESSION },
-	[GS_MAP_BT_PAGES] = { GS_MAP_NAME_BT_PAGES, BPF_MAP_TYPE_ARRAY, 4, 4, GS_MAP_PER_SESSION },
-	[GS_MAP_BT_OVERFLOW] = { GS_MAP_NAME_BT_OVERFLOW, BPF_MAP_TYPE_ARRAY, 4,
-				 sizeof(struct gs_unwind_row), GS_MAP_PER_SESSION },
-	[GS_MAP_BT_MODULE_ROWS] = { GS_MAP_NAME_BT_MODULE_ROWS, BPF_MAP_TYPE_HASH, 8,
-				    sizeof(struct gs_bt_module_rows), GS_MAP_PER_SESSION },
-	[GS_MAP_BT_PROC_MODULES] = { GS_MAP_NAME_BT_PROC_MODULES, BPF_MAP_TYPE_HASH, 4,
-				     sizeof(struct gs_bt_proc_modules), GS_MAP_PER_SESSION },
-	[GS_MAP_BT_MODULES] = { GS_MAP_NAME_BT_MODULES, BPF_MAP_TYPE_ARRAY, 4,
-				sizeof(struct gs_bt_module), GS_MAP_PER_SESSION },
-	[GS_MAP_BT_WALK] = { GS_MAP_NAME_BT_WALK, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-			     sizeof(struct gs_bt_walk), GS_MAP_PER_PROGRAM },
-};
+/* Every slot's entry (GS_MAP_OUTPUT_PERF included), defined once in the
+ * code generator (src/codegen/map_defs.c): a table in this header would be
+ * copied into every file that includes it, and C++ has no array
+ * designators to write it with. */
+extern const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1];
 
 /* ---- 5.8: DWARF register number -> struct pt_regs offset (x86_64) -------- */
 
@@ -718,5 +694,9 @@ static const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 static const int16_t gs_dwarf_reg_pt_regs_offset[GS_DWARF_REG_MAX + 1] = {
 	80, 96, 88, 40, 104, 112, 32, 152, 72, 64, 56, 48, 24, 16, 8, 0, 128,
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_PROTOCOL_H */

@@ -54,6 +54,10 @@
 
 #include <gs/decode.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum gs_render_style {
 	/* `[<ts>] TraceID:<id> PID:<pid> TID:<tid>`, then each item indented
 	 * two spaces (continuation lines of an item two more). */
@@ -108,5 +112,9 @@ const char *gs_var_status_label(uint8_t status);  /* "null deref", ... "ok" */
 const char *gs_bt_status_label(uint8_t status);   /* unknown -> "internal error" */
 const char *gs_bt_error_label(uint16_t code);     /* 0 -> NULL; unknown -> "unknown" */
 const char *gs_exec_status_label(uint8_t status); /* "success", ... "unknown" */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_RENDER_H */

@@ -21,6 +21,10 @@
 #include <gs/script.h>
 #include <gs/unwind.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- maps (maps.c) ------------------------------------------------------- */
 
 #define GS_BPF_NAME_MAX 32 /* whole names; the kernel keeps the first 15 bytes */
@@ -502,5 +506,9 @@ size_t gs_session_probe_count(const struct gs_session *s);
 void gs_session_detach(struct gs_session *s);
 /* Detaches every probe (when not done) and frees everything. */
 void gs_session_free(struct gs_session *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_RUNTIME_H */

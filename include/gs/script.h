@@ -11,6 +11,10 @@
 #include <gs/error.h>
 #include <gs/program.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What `trace <pattern>` names (spec 12.1; first match wins). */
 enum gs_target_kind {
 	GS_TARGET_FUNCTION,       /* main                      name */
@@ -89,5 +93,9 @@ void gs_script_trace_spec(const struct gs_script_trace *t, uint32_t trace_id,
 __attribute__((format(printf, 5, 6)))
 int gs_script_trace_errorf(const struct gs_script *s, const struct gs_script_trace *t,
 			   struct gs_error *err, int code, const char *fmt, ...);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_SCRIPT_H */

@@ -14,6 +14,10 @@
 #include <gs/error.h>
 #include <gs/protocol.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct Elf; /* libelf's handle (typedef struct Elf Elf) */
 
 /* ---- rows from CFI (cfi.c, cfi_fde.c) ------------------------------------ */
@@ -332,5 +336,9 @@ int gs_symbolizer_modfile(struct gs_symbolizer *s, struct gs_modfile *file,
  * pc) and the pointer stays valid until gs_symbolizer_free. */
 int gs_symbolize(struct gs_symbolizer *s, int module, uint64_t pc,
 		 const struct gs_sym_info **out, struct gs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_UNWIND_H */
