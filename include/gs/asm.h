@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
 #include <gs/error.h>
 #include <gs/insn.h>
 
@@ -106,10 +107,10 @@ struct gs_asm {
 	struct gs_error error; /* the first error; error.code == 0 if none */
 };
 
-void gs_asm_init(struct gs_asm *a);
-void gs_asm_fini(struct gs_asm *a);
+GS_API void gs_asm_init(struct gs_asm *a);
+GS_API void gs_asm_fini(struct gs_asm *a);
 /* Empties the assembler but keeps its buffers, for building many programs. */
-void gs_asm_reset(struct gs_asm *a);
+GS_API void gs_asm_reset(struct gs_asm *a);
 
 /* The sticky error so far: 0 or -errno. */
 static inline int gs_asm_failed(const struct gs_asm *a) { return a->error.code; }
@@ -118,61 +119,65 @@ static inline size_t gs_asm_pc(const struct gs_asm *a) { return a->len; }
 
 /* Records the first error (later ones are ignored) and returns its code. */
 __attribute__((format(printf, 3, 4)))
-int gs_asm_fail(struct gs_asm *a, int code, const char *fmt, ...);
+GS_API int gs_asm_fail(struct gs_asm *a, int code, const char *fmt, ...);
 
 /* Notes: the origin text stored with every following instruction and shown
  * in disassembly and verifier reports. gs_asm_note() keeps the pointer (use
  * a string literal); gs_asm_notef() copies. Both return the previous note
  * so an emitter can restore it. */
-const char *gs_asm_note(struct gs_asm *a, const char *note);
+GS_API const char *gs_asm_note(struct gs_asm *a, const char *note);
 __attribute__((format(printf, 2, 3)))
-const char *gs_asm_notef(struct gs_asm *a, const char *fmt, ...);
+GS_API const char *gs_asm_notef(struct gs_asm *a, const char *fmt, ...);
 
 /* Plain instructions. A jump emitted this way keeps the offset it carries. */
-void gs_asm_emit(struct gs_asm *a, struct bpf_insn insn);
-void gs_asm_ld_imm64(struct gs_asm *a, uint8_t dst, uint64_t imm);
-void gs_asm_call(struct gs_asm *a, int32_t helper_id);
+GS_API void gs_asm_emit(struct gs_asm *a, struct bpf_insn insn);
+GS_API void gs_asm_ld_imm64(struct gs_asm *a, uint8_t dst, uint64_t imm);
+GS_API void gs_asm_call(struct gs_asm *a, int32_t helper_id);
 
 /* Maps: declare a name, get its index; load its fd or a pointer into its
  * value (array maps, key 0) with a relocation patched by gs_reloc_apply(). */
-uint32_t gs_asm_map(struct gs_asm *a, const char *name);
-void gs_asm_ld_map(struct gs_asm *a, uint8_t dst, uint32_t map);
-void gs_asm_ld_map_value(struct gs_asm *a, uint8_t dst, uint32_t map, uint32_t off);
+GS_API uint32_t gs_asm_map(struct gs_asm *a, const char *name);
+GS_API void gs_asm_ld_map(struct gs_asm *a, uint8_t dst, uint32_t map);
+GS_API void gs_asm_ld_map_value(struct gs_asm *a, uint8_t dst, uint32_t map, uint32_t off);
 
 /* Labels. The name shows in disassembly and error messages. gs_asm_label()
  * keeps the pointer (use a string literal: creating a label then costs no
  * copy); gs_asm_labelf() formats and copies (`bt_frame_%d`). */
-struct gs_label gs_asm_label(struct gs_asm *a, const char *name);
+GS_API struct gs_label gs_asm_label(struct gs_asm *a, const char *name);
 __attribute__((format(printf, 2, 3)))
-struct gs_label gs_asm_labelf(struct gs_asm *a, const char *fmt, ...);
-void gs_asm_bind(struct gs_asm *a, struct gs_label l);
+GS_API struct gs_label gs_asm_labelf(struct gs_asm *a, const char *fmt, ...);
+GS_API void gs_asm_bind(struct gs_asm *a, struct gs_label l);
 
 /* Jumps to labels; `op` as in GS_JMP_IMM. */
-void gs_asm_jmp_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm, struct gs_label to);
-void gs_asm_jmp_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src, struct gs_label to);
-void gs_asm_jmp32_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm, struct gs_label to);
-void gs_asm_jmp32_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src, struct gs_label to);
-void gs_asm_ja(struct gs_asm *a, struct gs_label to);
-void gs_asm_gotol(struct gs_asm *a, struct gs_label to);
-void gs_asm_call_label(struct gs_asm *a, struct gs_label subprog);
+GS_API void gs_asm_jmp_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm,
+			   struct gs_label to);
+GS_API void gs_asm_jmp_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src,
+			   struct gs_label to);
+GS_API void gs_asm_jmp32_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm,
+			     struct gs_label to);
+GS_API void gs_asm_jmp32_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src,
+			     struct gs_label to);
+GS_API void gs_asm_ja(struct gs_asm *a, struct gs_label to);
+GS_API void gs_asm_gotol(struct gs_asm *a, struct gs_label to);
+GS_API void gs_asm_call_label(struct gs_asm *a, struct gs_label subprog);
 /* dst = the address of the subprogram at `callback` (ld_imm64 with
  * src = BPF_PSEUDO_FUNC), e.g. the callback argument of bpf_loop. */
-void gs_asm_ld_func(struct gs_asm *a, uint8_t dst, struct gs_label callback);
+GS_API void gs_asm_ld_func(struct gs_asm *a, uint8_t dst, struct gs_label callback);
 
 /* Starts a subprogram at the next instruction: records it for func_info
  * with its BTF FUNC type, and gives it a fresh stack frame (its slots start
  * again below r10; the kernel gives every call its own frame). The main
  * program records itself the same way, first, when any subprogram does. */
-void gs_asm_func_begin(struct gs_asm *a, uint32_t btf_type_id);
+GS_API void gs_asm_func_begin(struct gs_asm *a, uint32_t btf_type_id);
 
 /* Stack slots below r10: returns the (negative) offset of `size` bytes
  * aligned to `align` (a power of two <= 8). Past GS_STACK_MAX the assembler
  * fails with -ENOSPC naming the slot (callers tell a full stack from other
  * failures by that code). Slots taken after a mark are freed by releasing
  * it. */
-int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t align);
-size_t gs_asm_stack_mark(const struct gs_asm *a);
-void gs_asm_stack_release(struct gs_asm *a, size_t mark);
+GS_API int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t align);
+GS_API size_t gs_asm_stack_mark(const struct gs_asm *a);
+GS_API void gs_asm_stack_release(struct gs_asm *a, size_t mark);
 
 /* Resolves every fixup, checks labels (unbound, bound twice) and reports
  * the sticky error if any. A jump whose target is past the 16-bit range is
@@ -180,20 +185,20 @@ void gs_asm_stack_release(struct gs_asm *a, size_t mark);
  * conditional jump becomes `if ... goto +1; ja +1; gotol L` (later
  * instructions move; labels, relocations and subprograms move with them).
  * 0 or -errno with err filled. */
-int gs_asm_finish(struct gs_asm *a, struct gs_error *err);
+GS_API int gs_asm_finish(struct gs_asm *a, struct gs_error *err);
 
 /* Patches map fds into finished instructions: fds[r.map] for each reloc. */
-int gs_reloc_apply(struct bpf_insn *insns, size_t n, const struct gs_reloc *relocs,
-		   size_t nrelocs, const int *fds, size_t nfds, struct gs_error *err);
+GS_API int gs_reloc_apply(struct bpf_insn *insns, size_t n, const struct gs_reloc *relocs,
+			  size_t nrelocs, const int *fds, size_t nfds, struct gs_error *err);
 
 /* Static checks on a finished program (see check.c for the list): every path
  * ends in exit, jump targets inside the program and not inside an ld_imm64,
  * r10 never written, stack accesses inside the frame, no register read
  * before it is written on every path, well-formed opcodes. `notes` may be
  * NULL. 0, or -EINVAL with a message naming the instruction. */
-int gs_check(const struct bpf_insn *insns, size_t n, const char *const *notes,
-	     struct gs_error *err);
-int gs_asm_check(const struct gs_asm *a, struct gs_error *err);
+GS_API int gs_check(const struct bpf_insn *insns, size_t n, const char *const *notes,
+		    struct gs_error *err);
+GS_API int gs_asm_check(const struct gs_asm *a, struct gs_error *err);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
 #include <gs/error.h>
 
 #ifdef __cplusplus
@@ -29,21 +30,21 @@ struct gs_btf {
 	struct gs_error error;
 };
 
-void gs_btf_init(struct gs_btf *b);
-void gs_btf_fini(struct gs_btf *b);
+GS_API void gs_btf_init(struct gs_btf *b);
+GS_API void gs_btf_fini(struct gs_btf *b);
 
 /* Each returns the new type's id (>= 1), or 0 after an error. */
-uint32_t gs_btf_int(struct gs_btf *b, const char *name, uint32_t bytes, bool is_signed);
-uint32_t gs_btf_ptr(struct gs_btf *b, uint32_t type); /* type 0: void * */
+GS_API uint32_t gs_btf_int(struct gs_btf *b, const char *name, uint32_t bytes, bool is_signed);
+GS_API uint32_t gs_btf_ptr(struct gs_btf *b, uint32_t type); /* type 0: void * */
 /* ret 0: void. Parameter names may be NULL (anonymous). */
-uint32_t gs_btf_func_proto(struct gs_btf *b, uint32_t ret, const uint32_t *params,
-			   const char *const *names, size_t nparams);
-uint32_t gs_btf_func(struct gs_btf *b, const char *name, uint32_t proto,
-		     enum gs_btf_linkage linkage);
+GS_API uint32_t gs_btf_func_proto(struct gs_btf *b, uint32_t ret, const uint32_t *params,
+				  const char *const *names, size_t nparams);
+GS_API uint32_t gs_btf_func(struct gs_btf *b, const char *name, uint32_t proto,
+			    enum gs_btf_linkage linkage);
 
 /* The raw BTF (header, types, strings) in a malloc'd buffer for
  * bpf_btf_load(). 0, or the sticky error / -ENOMEM with err filled. */
-int gs_btf_finish(const struct gs_btf *b, void **blob, size_t *size, struct gs_error *err);
+GS_API int gs_btf_finish(const struct gs_btf *b, void **blob, size_t *size, struct gs_error *err);
 
 #ifdef __cplusplus
 }

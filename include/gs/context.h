@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
 #include <gs/error.h>
 
 #ifdef __cplusplus
@@ -73,24 +74,24 @@ struct gs_trace_context {
 	struct gs_context_arena *arena; /* every type node, member and name copied */
 };
 
-void gs_context_init(struct gs_trace_context *c);
-void gs_context_fini(struct gs_trace_context *c);
+GS_API void gs_context_init(struct gs_trace_context *c);
+GS_API void gs_context_fini(struct gs_trace_context *c);
 
 /* Index of `s` (added if new), or -E2BIG past 65535 entries / -ENOMEM. */
-int gs_context_string(struct gs_trace_context *c, const char *s, struct gs_error *err);
-int gs_context_var_name(struct gs_trace_context *c, const char *name, struct gs_error *err);
+GS_API int gs_context_string(struct gs_trace_context *c, const char *s, struct gs_error *err);
+GS_API int gs_context_var_name(struct gs_trace_context *c, const char *name, struct gs_error *err);
 /* Appends a flat type (name is copied); its index, or -E2BIG / -ENOMEM. */
-int gs_context_type(struct gs_trace_context *c, uint8_t kind, uint8_t size, const char *name,
-		    struct gs_error *err);
+GS_API int gs_context_type(struct gs_trace_context *c, uint8_t kind, uint8_t size, const char *name,
+			   struct gs_error *err);
 /* Appends a copy of the tree t (shared nodes and cycles through pointers
  * are kept as such); its index, or -E2BIG / -ENOMEM. */
-int gs_context_add_type(struct gs_trace_context *c, const struct gs_type *t,
-			struct gs_error *err);
+GS_API int gs_context_add_type(struct gs_trace_context *c, const struct gs_type *t,
+			       struct gs_error *err);
 
 /* Lookups for the decoder: NULL when the index is out of range. */
-const char *gs_context_get_string(const struct gs_trace_context *c, uint32_t index);
-const char *gs_context_get_var_name(const struct gs_trace_context *c, uint32_t index);
-const struct gs_type *gs_context_get_type(const struct gs_trace_context *c, uint32_t index);
+GS_API const char *gs_context_get_string(const struct gs_trace_context *c, uint32_t index);
+GS_API const char *gs_context_get_var_name(const struct gs_trace_context *c, uint32_t index);
+GS_API const struct gs_type *gs_context_get_type(const struct gs_trace_context *c, uint32_t index);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
 #include <gs/context.h>
 #include <gs/error.h>
 #include <gs/protocol.h>
@@ -118,9 +119,9 @@ struct gs_decoder_opts {
 
 struct gs_decoder;
 
-int gs_decoder_new(const struct gs_decoder_opts *opts, struct gs_decoder **out,
-		   struct gs_error *err);
-void gs_decoder_free(struct gs_decoder *d);
+GS_API int gs_decoder_new(const struct gs_decoder_opts *opts, struct gs_decoder **out,
+			  struct gs_error *err);
+GS_API void gs_decoder_free(struct gs_decoder *d);
 
 /* Pull interface. push() hands over a chunk (ring buffer mode) or one record
  * (perf mode) without copying it: it must stay valid until next() returns 0
@@ -131,25 +132,26 @@ void gs_decoder_free(struct gs_decoder *d);
  * The error message names the stream offset and the reason; the event being
  * decoded and the rest of the chunk are dropped, and decoding resumes at the
  * next chunk, which must start a new event. */
-int gs_decoder_push(struct gs_decoder *d, const void *data, size_t len, struct gs_error *err);
-int gs_decoder_next(struct gs_decoder *d, const struct gs_event **ev, struct gs_error *err);
+GS_API int gs_decoder_push(struct gs_decoder *d, const void *data, size_t len,
+			   struct gs_error *err);
+GS_API int gs_decoder_next(struct gs_decoder *d, const struct gs_event **ev, struct gs_error *err);
 
 /* Push interface: push() then on_event for each event. Returns the number
  * of events delivered, a decode error as next() does, or the first non-zero
  * value on_event returns (the rest of the chunk is then dropped). */
 typedef int (*gs_event_fn)(void *arg, const struct gs_event *ev);
-int gs_decoder_feed(struct gs_decoder *d, const void *data, size_t len, gs_event_fn on_event,
-		    void *arg, struct gs_error *err);
+GS_API int gs_decoder_feed(struct gs_decoder *d, const void *data, size_t len, gs_event_fn on_event,
+			   void *arg, struct gs_error *err);
 
 /* End of stream: 0, or -EBADMSG when an incomplete event is pending (a
  * truncated stream). The pending bytes are dropped either way. */
-int gs_decoder_finish(struct gs_decoder *d, struct gs_error *err);
+GS_API int gs_decoder_finish(struct gs_decoder *d, struct gs_error *err);
 
 /* Drops any pending bytes and restarts stream offsets at 0. */
-void gs_decoder_reset(struct gs_decoder *d);
+GS_API void gs_decoder_reset(struct gs_decoder *d);
 
 /* Stream offset of the byte the last error is about. */
-uint64_t gs_decoder_error_offset(const struct gs_decoder *d);
+GS_API uint64_t gs_decoder_error_offset(const struct gs_decoder *d);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <gs/api.h>
 #include <gs/asm.h>
 
 #ifdef __cplusplus
@@ -17,20 +18,20 @@ extern "C" {
 /* Formats the instruction at insns[0] (avail slots remain from there) into
  * buf and returns the number of slots it takes: 2 for a complete ld_imm64,
  * else 1. The text always fits buf (truncated if size is too small). */
-size_t gs_disasm_insn(const struct bpf_insn *insns, size_t avail, char *buf, size_t size);
+GS_API size_t gs_disasm_insn(const struct bpf_insn *insns, size_t avail, char *buf, size_t size);
 
 /* Name of helper `id` ("bpf_map_lookup_elem"), or NULL when unknown. */
-const char *gs_helper_name(int32_t id);
+GS_API const char *gs_helper_name(int32_t id);
 
 /* Whole raw program, one line per instruction: `%5zu: text`. */
-void gs_disasm_prog(const struct bpf_insn *insns, size_t n, FILE *out);
+GS_API void gs_disasm_prog(const struct bpf_insn *insns, size_t n, FILE *out);
 
 /* A finished assembler's program with label lines, jump targets named
  * (`goto pc+3 <reserve_overflow>`), map names and notes (`; note`). This is
  * the golden-file format. */
-void gs_asm_dump(const struct gs_asm *a, FILE *out);
+GS_API void gs_asm_dump(const struct gs_asm *a, FILE *out);
 /* The same into a malloc'd string (NULL on allocation failure). */
-char *gs_asm_dump_str(const struct gs_asm *a);
+GS_API char *gs_asm_dump_str(const struct gs_asm *a);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
 #include <gs/error.h>
 #include <gs/value.h>
 
@@ -35,9 +36,9 @@ struct gs_dwarf;
 
 /* Takes dw (not owned: the caller closes it after gs_dwarf_free()).
  * -EINVAL when dw is NULL or has no compilation unit. */
-int gs_dwarf_new(struct Dwarf *dw, const struct gs_dwarf_opts *opts, struct gs_dwarf **out,
-		 struct gs_error *err);
-void gs_dwarf_free(struct gs_dwarf *d);
+GS_API int gs_dwarf_new(struct Dwarf *dw, const struct gs_dwarf_opts *opts, struct gs_dwarf **out,
+			struct gs_error *err);
+GS_API void gs_dwarf_free(struct gs_dwarf *d);
 
 /* The names visible at a PC (link-time address), innermost first:
  * parameters and locals of the blocks and inlined calls covering the PC,
@@ -55,21 +56,22 @@ struct gs_dwarf_scope {
 
 /* 0 and *out (owned by d, valid until gs_dwarf_free); -ENOENT when no CU
  * covers pc. The same pc twice gives the same scope. */
-int gs_dwarf_scope_at(struct gs_dwarf *d, uint64_t pc, const struct gs_dwarf_scope **out,
-		      struct gs_error *err);
+GS_API int gs_dwarf_scope_at(struct gs_dwarf *d, uint64_t pc, const struct gs_dwarf_scope **out,
+			     struct gs_error *err);
 
 /* `name` as seen from scope s: s's own names, then the module's globals
  * (by the lazy index). 0 and *out; -ENOENT with a message naming the
  * function when nothing of that name is visible. s may be NULL (globals). */
-int gs_dwarf_lookup(struct gs_dwarf *d, const struct gs_dwarf_scope *s, const char *name,
-		    const struct gs_var **out, struct gs_error *err);
+GS_API int gs_dwarf_lookup(struct gs_dwarf *d, const struct gs_dwarf_scope *s, const char *name,
+			   const struct gs_var **out, struct gs_error *err);
 
 /* A type by its C spelling, for cast(): "int", "unsigned long",
  * "struct point", "union u", "enum color", a typedef name, any of these
  * followed by '*'s, and the script's u8..u64 / i8..i64. Searched in s's CU
  * first, then the module. -ENOENT with a message when unknown. */
-int gs_dwarf_find_type(struct gs_dwarf *d, const struct gs_dwarf_scope *s,
-		       const char *spelling, const struct gs_type **out, struct gs_error *err);
+GS_API int gs_dwarf_find_type(struct gs_dwarf *d, const struct gs_dwarf_scope *s,
+			      const char *spelling, const struct gs_type **out,
+			      struct gs_error *err);
 
 /* ---- listings -------------------------------------------------------------- */
 
@@ -86,17 +88,17 @@ struct gs_dwarf_function {
  * then ELF symbols of `symtab_elf` (may be NULL) DWARF does not name; by
  * name. Walks the whole DWARF: for the CLI's listing, not the hot path.
  * Free *out with free(); the strings belong to d. */
-int gs_dwarf_list_functions(struct gs_dwarf *d, struct Elf *symtab_elf, const char *glob,
-			    struct gs_dwarf_function **out, size_t *n, struct gs_error *err);
+GS_API int gs_dwarf_list_functions(struct gs_dwarf *d, struct Elf *symtab_elf, const char *glob,
+				   struct gs_dwarf_function **out, size_t *n, struct gs_error *err);
 
 /* Where a value lives, for people: "register rdi", "stack rsp-12" (the
  * CFA folded in), "global 0x4010 (.data)", "composite: [0..4) register
  * rax [4..8) register rdx", "constant", "optimized out (entry value)",
  * with " (location list)" when a list entry was chosen. Returns the length
  * it wanted (snprintf-like). */
-size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_t size);
+GS_API size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_t size);
 
 /* Name of a DWARF register 0..16 ("rdi"); "r?" otherwise. */
-const char *gs_dwarf_reg_name(unsigned reg);
+GS_API const char *gs_dwarf_reg_name(unsigned reg);
 
 #endif /* GS_DWARF_H */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
 #include <gs/decode.h>
 #include <gs/frames.h>
 
@@ -20,8 +21,8 @@
  * `module+0xpc` (module known, no symbol), else `[unknown]`. Bytes a
  * folded line cannot hold (';', controls, non-ASCII) become '?'. Returns
  * the length the whole text needs (as snprintf does). */
-size_t gs_fold_backtrace(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt,
-			 char *buf, size_t size);
+GS_API size_t gs_fold_backtrace(struct gs_frames *f, const struct gs_event *ev,
+				const struct gs_inst *bt, char *buf, size_t size);
 
 /* A counting table of byte keys, each with an optional text. */
 struct gs_counts;
@@ -33,19 +34,20 @@ struct gs_count {
 	const char *text; /* what gs_counts_set_text gave, or NULL */
 };
 
-struct gs_counts *gs_counts_new(void);
-void gs_counts_free(struct gs_counts *c);
+GS_API struct gs_counts *gs_counts_new(void);
+GS_API void gs_counts_free(struct gs_counts *c);
 /* Adds n to key's count (a new key starts at 0); *is_new tells whether it
  * was first seen now (may be NULL). Returns the entry's index for
  * gs_counts_set_text, or -ENOMEM. */
-long gs_counts_add(struct gs_counts *c, const void *key, size_t len, uint64_t n, bool *is_new);
+GS_API long gs_counts_add(struct gs_counts *c, const void *key, size_t len, uint64_t n,
+			  bool *is_new);
 /* Gives entry `index` a copy of text. 0 or -ENOMEM. */
-int gs_counts_set_text(struct gs_counts *c, long index, const char *text);
-size_t gs_counts_size(const struct gs_counts *c); /* distinct keys */
-uint64_t gs_counts_total(const struct gs_counts *c); /* sum of counts */
+GS_API int gs_counts_set_text(struct gs_counts *c, long index, const char *text);
+GS_API size_t gs_counts_size(const struct gs_counts *c); /* distinct keys */
+GS_API uint64_t gs_counts_total(const struct gs_counts *c); /* sum of counts */
 /* Every entry, by count, highest first (ties by key bytes): a malloc'd
  * array of gs_counts_size() entries pointing into c, or NULL with no
  * memory (or none to list). */
-struct gs_count *gs_counts_sorted(const struct gs_counts *c);
+GS_API struct gs_count *gs_counts_sorted(const struct gs_counts *c);
 
 #endif /* GS_FOLD_H */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <gs/api.h>
 #include <gs/decode.h>
 #include <gs/error.h>
 #include <gs/unwind.h>
@@ -40,11 +41,11 @@ struct gs_frames_opts {
 
 struct gs_frames;
 
-int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
-		  struct gs_error *err);
-void gs_frames_free(struct gs_frames *f);
+GS_API int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
+			 struct gs_error *err);
+GS_API void gs_frames_free(struct gs_frames *f);
 /* Reads pid's module list now, so its frames still resolve after it exits. */
-void gs_frames_preload(struct gs_frames *f, pid_t pid);
+GS_API void gs_frames_preload(struct gs_frames *f, pid_t pid);
 
 /* One frame as it is shown. */
 struct gs_frame {
@@ -61,12 +62,12 @@ struct gs_frame {
 };
 
 /* Frame i of the backtrace instruction bt of ev. */
-void gs_frames_resolve(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt,
-		       unsigned i, struct gs_frame *out);
+GS_API void gs_frames_resolve(struct gs_frames *f, const struct gs_event *ev,
+			      const struct gs_inst *bt, unsigned i, struct gs_frame *out);
 /* The status to show (reference 11.3): UnsupportedCfi / NoUnwindRowsForPc
  * read as complete when the last frame is at the process entry. */
-uint8_t gs_frames_status(struct gs_frames *f, const struct gs_event *ev,
-			 const struct gs_inst *bt);
+GS_API uint8_t gs_frames_status(struct gs_frames *f, const struct gs_event *ev,
+				const struct gs_inst *bt);
 
 #ifdef __cplusplus
 }

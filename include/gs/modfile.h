@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
 #include <gs/error.h>
 #include <gs/unwind.h>
 
@@ -40,10 +41,10 @@ struct gs_modfiles_opts {
 struct gs_modfiles;
 struct gs_modfile;
 
-int gs_modfiles_new(const struct gs_modfiles_opts *opts, struct gs_modfiles **out,
-		    struct gs_error *err);
+GS_API int gs_modfiles_new(const struct gs_modfiles_opts *opts, struct gs_modfiles **out,
+			   struct gs_error *err);
 /* Frees every file; pointers into them (tables, names, Dwarf) end here. */
-void gs_modfiles_free(struct gs_modfiles *c);
+GS_API void gs_modfiles_free(struct gs_modfiles *c);
 
 /* Where a file is and what it must be. Zero is the default of every field
  * but path. */
@@ -68,45 +69,46 @@ struct gs_modfile_src {
  * -EACCES, -EINVAL (a FIFO, device, directory or a non-ELF file), -ESTALE
  * (another file than expected) with a message naming the path. *out stays
  * valid until gs_modfiles_free. */
-int gs_modfile_open_src(struct gs_modfiles *c, const struct gs_modfile_src *src,
-			struct gs_modfile **out, struct gs_error *err);
+GS_API int gs_modfile_open_src(struct gs_modfiles *c, const struct gs_modfile_src *src,
+			       struct gs_modfile **out, struct gs_error *err);
 /* gs_modfile_open_src with only a path. */
-int gs_modfile_open(struct gs_modfiles *c, const char *path, struct gs_modfile **out,
-		    struct gs_error *err);
+GS_API int gs_modfile_open(struct gs_modfiles *c, const char *path, struct gs_modfile **out,
+			   struct gs_error *err);
 /* Files opened (not found in the cache) so far: what tests count. */
-size_t gs_modfiles_opened(const struct gs_modfiles *c);
+GS_API size_t gs_modfiles_opened(const struct gs_modfiles *c);
 
 /* The name it was first opened under. */
-const char *gs_modfile_path(const struct gs_modfile *m);
+GS_API const char *gs_modfile_path(const struct gs_modfile *m);
 /* Cookie (build id, else device and inode), build id, device, inode. */
-const struct gs_module_id *gs_modfile_id(const struct gs_modfile *m);
+GS_API const struct gs_module_id *gs_modfile_id(const struct gs_modfile *m);
 /* The file's ELF (libdwfl's handle: do not end it). */
-struct Elf *gs_modfile_elf(struct gs_modfile *m);
+GS_API struct Elf *gs_modfile_elf(struct gs_modfile *m);
 /* The CFI rows (reference 7), built once per build id (files without one:
  * per file) with the default options. */
-int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct gs_error *err);
+GS_API int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out,
+			  struct gs_error *err);
 /* The DWARF of the file, found on first use in the file itself or in its
  * debug file; NULL when there is none. *bias (may be NULL) is what to add
  * to a DWARF address to get the file's own (link-time) address: 0 unless a
  * debug file was prelinked differently. Hand it to the dwarf layer with
  * gs_modfile_elf() as the CFI ELF. */
-struct Dwarf *gs_modfile_dwarf(struct gs_modfile *m, uint64_t *bias);
+GS_API struct Dwarf *gs_modfile_dwarf(struct gs_modfile *m, uint64_t *bias);
 /* The separate debug file in use (after gs_modfile_dwarf or a symbol
  * lookup needed it), or NULL when the file carries its own or has none. */
-const char *gs_modfile_debug_path(struct gs_modfile *m);
+GS_API const char *gs_modfile_debug_path(struct gs_modfile *m);
 /* libdwfl's module, reported at bias 0 (Dwfl addresses are the file's
  * link-time addresses): symbols from .symtab, the debug file's .symtab,
  * else .dynsym and .gnu_debugdata. */
-struct Dwfl_Module *gs_modfile_dwfl(struct gs_modfile *m);
+GS_API struct Dwfl_Module *gs_modfile_dwfl(struct gs_modfile *m);
 
 #define GS_MODFILE_SYMS_MAX 16
 
 /* Function symbols (STT_FUNC, STT_GNU_IFUNC, defined, non-zero) called
  * name: their addresses and sizes, distinct, at most max. Returns how
  * many. */
-size_t gs_modfile_symbols_named(struct gs_modfile *m, const char *name, uint64_t *addr,
-				uint64_t *size, size_t max);
+GS_API size_t gs_modfile_symbols_named(struct gs_modfile *m, const char *name, uint64_t *addr,
+				       uint64_t *size, size_t max);
 /* The function symbol containing addr, or NULL; valid while m is. */
-const char *gs_modfile_function_at(struct gs_modfile *m, uint64_t addr);
+GS_API const char *gs_modfile_function_at(struct gs_modfile *m, uint64_t addr);
 
 #endif /* GS_MODFILE_H */

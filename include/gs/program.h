@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
 #include <gs/asm.h>
 #include <gs/btf.h>
 #include <gs/context.h>
@@ -140,7 +141,7 @@ struct gs_stmt {
 
 /* The number of `bt` statements in body (the branches of ifs included):
  * the one answer to "does this trace unwind" for every layer. */
-uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n);
+GS_API uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n);
 
 /* What `bt` knows at compile time about the probe (reference 6.3-6.5),
  * filled in by the caller from the unwind layer: codegen and unwind meet
@@ -256,9 +257,9 @@ struct gs_program {
 
 /* Builds `spec` into a new program. 0, or -errno with err naming the
  * statement or expression at fault. Free with gs_program_free(). */
-int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
-		     struct gs_program **out, struct gs_error *err);
-void gs_program_free(struct gs_program *p);
+GS_API int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
+			    struct gs_program **out, struct gs_error *err);
+GS_API void gs_program_free(struct gs_program *p);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -670,7 +672,7 @@ struct gs_map_def {
  * code generator (src/codegen/map_defs.c): a table in this header would be
  * copied into every file that includes it, and C++ has no array
  * designators to write it with. */
-extern const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1];
+GS_API extern const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1];
 
 /* ---- 5.8: DWARF register number -> struct pt_regs offset (x86_64) -------- */
 

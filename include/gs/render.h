@@ -52,6 +52,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <gs/api.h>
 #include <gs/decode.h>
 
 #ifdef __cplusplus
@@ -74,20 +75,20 @@ struct gs_render_opts {
 };
 
 /* A whole event, every line ending in '\n'. */
-size_t gs_render_event(const struct gs_event *ev, const struct gs_render_opts *opts, char *buf,
-		       size_t size);
+GS_API size_t gs_render_event(const struct gs_event *ev, const struct gs_render_opts *opts,
+			      char *buf, size_t size);
 /* `[<timestamp>] TraceID:<id> PID:<pid> TID:<tid>`, no newline; without the
  * bracket when timestamp is NULL. */
-size_t gs_render_header(const struct gs_event *ev, const char *timestamp, char *buf,
-			size_t size);
+GS_API size_t gs_render_header(const struct gs_event *ev, const char *timestamp, char *buf,
+			       size_t size);
 /* One instruction in normal rendering, no trailing newline (a backtrace is
  * several lines; an EndInstruction is empty). */
-size_t gs_render_inst(const struct gs_inst *in, char *buf, size_t size);
+GS_API size_t gs_render_inst(const struct gs_inst *in, char *buf, size_t size);
 /* `end(<n> instructions, <status>)`. */
-size_t gs_render_end(const struct gs_inst *in, char *buf, size_t size);
+GS_API size_t gs_render_end(const struct gs_inst *in, char *buf, size_t size);
 /* One value as a format placeholder renders it: conv is 0 for `{}`, or
  * 'x', 'X', 'p'. */
-size_t gs_render_value(const struct gs_value *v, char conv, char *buf, size_t size);
+GS_API size_t gs_render_value(const struct gs_value *v, char conv, char *buf, size_t size);
 
 /* Text that came from the target (a function, file or module name, a
  * path) made safe to print on a terminal: C0 controls, DEL, the C1
@@ -99,19 +100,19 @@ size_t gs_render_value(const struct gs_value *v, char conv, char *buf, size_t si
 enum {
 	GS_RENDER_KEEP_NEWLINES = 1, /* '\n' stays a line break (messages) */
 };
-size_t gs_render_escaped(const char *s, size_t len, unsigned flags, char *buf, size_t size);
+GS_API size_t gs_render_escaped(const char *s, size_t len, unsigned flags, char *buf, size_t size);
 /* The length of the valid UTF-8 sequence at s (n bytes left): 1 for
  * ASCII, 2..4, or 0 when the bytes are not one (overlong forms, surrogates
  * and code points past U+10FFFF are not). */
-size_t gs_render_utf8_len(const uint8_t *s, size_t n);
+GS_API size_t gs_render_utf8_len(const uint8_t *s, size_t n);
 /* The same, written to f. */
-void gs_render_fputs(FILE *f, const char *s, unsigned flags);
+GS_API void gs_render_fputs(FILE *f, const char *s, unsigned flags);
 
 /* Labels of spec 1.7, 1.8 and 1.12, for symbolizing renderers too. */
-const char *gs_var_status_label(uint8_t status);  /* "null deref", ... "ok" */
-const char *gs_bt_status_label(uint8_t status);   /* unknown -> "internal error" */
-const char *gs_bt_error_label(uint16_t code);     /* 0 -> NULL; unknown -> "unknown" */
-const char *gs_exec_status_label(uint8_t status); /* "success", ... "unknown" */
+GS_API const char *gs_var_status_label(uint8_t status);  /* "null deref", ... "ok" */
+GS_API const char *gs_bt_status_label(uint8_t status);   /* unknown -> "internal error" */
+GS_API const char *gs_bt_error_label(uint16_t code);     /* 0 -> NULL; unknown -> "unknown" */
+GS_API const char *gs_exec_status_label(uint8_t status); /* "success", ... "unknown" */
 
 #ifdef __cplusplus
 }

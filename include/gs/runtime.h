@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <gs/api.h>
 #include <gs/decode.h>
 #include <gs/error.h>
 #include <gs/modfile.h>
@@ -56,25 +57,25 @@ struct gs_bpf_maps {
  * pool when one of the same name and shape is there, else created and added
  * to it: one fill of the pool then serves every trace. Close with
  * gs_bpf_maps_close (the pool too: every holder keeps its own fd). */
-int gs_bpf_maps_create(const struct gs_program *p, struct gs_bpf_maps *pool,
-		       struct gs_bpf_maps *out, struct gs_error *err);
+GS_API int gs_bpf_maps_create(const struct gs_program *p, struct gs_bpf_maps *pool,
+			      struct gs_bpf_maps *out, struct gs_error *err);
 /* Writes what the writer still holds back (errors as in the writer), then
  * closes every fd. Safe on a zeroed struct and twice. */
-void gs_bpf_maps_close(struct gs_bpf_maps *m);
+GS_API void gs_bpf_maps_close(struct gs_bpf_maps *m);
 /* The map called `name`, or NULL. */
-const struct gs_bpf_map *gs_bpf_maps_find(const struct gs_bpf_maps *m, const char *name);
+GS_API const struct gs_bpf_map *gs_bpf_maps_find(const struct gs_bpf_maps *m, const char *name);
 
 /* A gs_map_writer over m's maps by name, for gs_offsets_write,
  * gs_ranges_replace and gs_rowset_write. Updates of consecutive keys of an
  * ARRAY map are held back and written in one bpf_map_update_batch when any
  * other operation comes, or at gs_bpf_maps_flush (per element where the
  * kernel has no batch operations). An unknown map name gives -ENOENT. */
-void gs_bpf_maps_writer(struct gs_bpf_maps *m, struct gs_map_writer *w);
-int gs_bpf_maps_flush(struct gs_bpf_maps *m, struct gs_error *err);
+GS_API void gs_bpf_maps_writer(struct gs_bpf_maps *m, struct gs_map_writer *w);
+GS_API int gs_bpf_maps_flush(struct gs_bpf_maps *m, struct gs_error *err);
 
 /* 0 when bpf() works here; else -errno and why not (no privileges, no
  * bpf() in this kernel) so a caller can say so or a test can skip. */
-int gs_bpf_permitted(struct gs_error *err);
+GS_API int gs_bpf_permitted(struct gs_error *err);
 
 /* ---- loading (load.c) ---------------------------------------------------- */
 
@@ -99,24 +100,25 @@ struct gs_loaded {
  * order). On a rejection err says which instruction the verifier stopped
  * at (index, disassembly, note) and why, and *report (when not NULL) gets a
  * malloc'd text: that instruction, its neighbours and the log's last lines. */
-int gs_asm_load(const struct gs_asm *a, const char *name, const struct gs_bpf_maps *maps,
-		const struct gs_load_opts *opts, int *fd, char **report, struct gs_error *err);
+GS_API int gs_asm_load(const struct gs_asm *a, const char *name, const struct gs_bpf_maps *maps,
+		       const struct gs_load_opts *opts, int *fd, char **report,
+		       struct gs_error *err);
 /* The same with the BTF that describes a's subprograms (a->funcs): loaded
  * with bpf_btf_load and given to the kernel with func_info. */
-int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char *name,
-		    const struct gs_bpf_maps *maps, const struct gs_load_opts *opts, int *fd,
-		    char **report, struct gs_error *err);
+GS_API int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char *name,
+			   const struct gs_bpf_maps *maps, const struct gs_load_opts *opts, int *fd,
+			   char **report, struct gs_error *err);
 /* 1 when this kernel runs bpf_loop callbacks from a global subprogram of a
  * kprobe program (Linux 5.17+ with BTF), 0 when not; probed once per
  * process. */
-int gs_bpf_loop_supported(void);
+GS_API int gs_bpf_loop_supported(void);
 /* Loads p's step program (when it has one) and stores it in
  * bt_prog_array[0], then loads the main program: the order the main
  * program's tail call needs before it is attached. */
-int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
-		    const struct gs_load_opts *opts, struct gs_loaded *out, char **report,
-		    struct gs_error *err);
-void gs_loaded_close(struct gs_loaded *l);
+GS_API int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
+			   const struct gs_load_opts *opts, struct gs_loaded *out, char **report,
+			   struct gs_error *err);
+GS_API void gs_loaded_close(struct gs_loaded *l);
 
 /* ---- targets (resolve.c, srclines.c) ------------------------------------- */
 
@@ -172,16 +174,17 @@ struct gs_resolve_opts {
  * location gets its file offset, and must lie in an executable PT_LOAD.
  * Errors name the input and say what to do (unknown function, missing
  * binary, address outside every segment). */
-int gs_target_resolve(const struct gs_target_pattern *pattern, const struct gs_resolve_opts *opts,
-		      struct gs_target *out, struct gs_error *err);
-void gs_target_free(struct gs_target *t);
+GS_API int gs_target_resolve(const struct gs_target_pattern *pattern,
+			     const struct gs_resolve_opts *opts, struct gs_target *out,
+			     struct gs_error *err);
+GS_API void gs_target_free(struct gs_target *t);
 
 /* The executable of pid as this process can name it: its path when that is
  * the same file (a regular file with the device and inode of /proc/PID/exe),
  * else /proc/PID/root<path> under the same check. malloc'd. -ENOENT when
  * neither is, -ESTALE when the process's mount namespace shows something
  * else there (a FIFO bind-mounted over it, say). */
-int gs_proc_exe(pid_t pid, char **path, struct gs_error *err);
+GS_API int gs_proc_exe(pid_t pid, char **path, struct gs_error *err);
 
 /* ---- backtrace plan (btplan.c) ------------------------------------------- */
 
@@ -204,9 +207,9 @@ struct gs_bt_plan_opts {
 	struct gs_modfiles *files;
 };
 
-int gs_bt_plan_build(const char *module, uint64_t pc, const struct gs_bt_plan_opts *opts,
-		     struct gs_bt_plan *out, struct gs_error *err);
-void gs_bt_plan_fini(struct gs_bt_plan *p);
+GS_API int gs_bt_plan_build(const char *module, uint64_t pc, const struct gs_bt_plan_opts *opts,
+			    struct gs_bt_plan *out, struct gs_error *err);
+GS_API void gs_bt_plan_fini(struct gs_bt_plan *p);
 
 /* ---- uprobes (attach.c) -------------------------------------------------- */
 
@@ -237,29 +240,30 @@ struct gs_uprobe {
  * every process a perf event is opened on CPU 0 (pid -1 needs a CPU); the
  * program runs for hits on every CPU since BPF is attached to the probe,
  * not to the event's CPU. */
-int gs_uprobe_attach(int prog_fd, const char *path, uint64_t offset,
-		     const struct gs_uprobe_opts *opts, struct gs_uprobe **out, struct gs_error *err);
+GS_API int gs_uprobe_attach(int prog_fd, const char *path, uint64_t offset,
+			    const struct gs_uprobe_opts *opts, struct gs_uprobe **out,
+			    struct gs_error *err);
 /* The same for n offsets of one file: one link for all of them, or one
  * perf event each (tracefs mode takes one offset). */
-int gs_uprobe_attach_offsets(int prog_fd, const char *path, const uint64_t *offsets, size_t n,
-			     const struct gs_uprobe_opts *opts, struct gs_uprobe **out,
-			     struct gs_error *err);
+GS_API int gs_uprobe_attach_offsets(int prog_fd, const char *path, const uint64_t *offsets,
+				    size_t n, const struct gs_uprobe_opts *opts,
+				    struct gs_uprobe **out, struct gs_error *err);
 /* Closes the link or event(s) and removes any tracefs entry; frees u. */
-void gs_uprobe_detach(struct gs_uprobe *u);
+GS_API void gs_uprobe_detach(struct gs_uprobe *u);
 /* Detaches n probes at once on worker threads (the kernel spends an RCU
  * grace period or more in each uprobe release; links release in
  * parallel, perf events one by one); v[i] are freed and set to NULL. */
-void gs_uprobes_detach(struct gs_uprobe **v, size_t n);
+GS_API void gs_uprobes_detach(struct gs_uprobe **v, size_t n);
 /* 0 when the perf uprobe PMU or tracefs uprobe_events is usable. */
-int gs_uprobe_supported(struct gs_error *err);
+GS_API int gs_uprobe_supported(struct gs_error *err);
 /* 0 when this kernel has uprobe_multi links (Linux 6.6+, bpf() allowed);
  * else -errno and why not. */
-int gs_uprobe_multi_supported(struct gs_error *err);
+GS_API int gs_uprobe_multi_supported(struct gs_error *err);
 /* Removes the gstrace/ entries of tracefs uprobe_events whose gstrace is
  * gone (killed before it could remove them): its pid does not exist or is
  * another process now. Entries of running gstraces stay. Nothing to do
  * when no tracefs is mounted. *removed (may be NULL) counts them. */
-int gs_uprobe_events_reap(size_t *removed, struct gs_error *err);
+GS_API int gs_uprobe_events_reap(size_t *removed, struct gs_error *err);
 
 /* ---- reading events (reader.c) ------------------------------------------- */
 
@@ -276,19 +280,20 @@ struct gs_reader_opts {
 
 struct gs_reader;
 
-int gs_reader_new(const struct gs_reader_opts *opts, struct gs_reader **out, struct gs_error *err);
-void gs_reader_free(struct gs_reader *r);
+GS_API int gs_reader_new(const struct gs_reader_opts *opts, struct gs_reader **out,
+			 struct gs_error *err);
+GS_API void gs_reader_free(struct gs_reader *r);
 /* Adds a program's output map: a RINGBUF, or a PERF_EVENT_ARRAY read
  * through per-CPU buffers of page_count pages (0: 64). */
-int gs_reader_add(struct gs_reader *r, const struct gs_bpf_map *output, uint32_t page_count,
-		  struct gs_error *err);
+GS_API int gs_reader_add(struct gs_reader *r, const struct gs_bpf_map *output, uint32_t page_count,
+			 struct gs_error *err);
 /* Waits up to timeout_ms (-1: forever, 0: no wait) and decodes what
  * arrived; returns the number of events delivered, or the first non-zero
  * on_event value, or -errno (-EINTR when a signal came). Decode errors do
  * not stop reading: they are counted and the last one kept. */
-int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err);
+GS_API int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err);
 /* A descriptor that is readable when events wait, for a caller's own poll. */
-int gs_reader_fd(const struct gs_reader *r);
+GS_API int gs_reader_fd(const struct gs_reader *r);
 
 struct gs_reader_stats {
 	uint64_t events;        /* delivered */
@@ -296,11 +301,11 @@ struct gs_reader_stats {
 	uint64_t decode_errors;
 	struct gs_error last_decode_error;
 };
-void gs_reader_stats(const struct gs_reader *r, struct gs_reader_stats *out);
+GS_API void gs_reader_stats(const struct gs_reader *r, struct gs_reader_stats *out);
 
 /* Sum over CPUs of event_loss_counters[0]: events the output helper could
  * not deliver. */
-int gs_loss_read(const struct gs_bpf_map *loss, uint64_t *total, struct gs_error *err);
+GS_API int gs_loss_read(const struct gs_bpf_map *loss, uint64_t *total, struct gs_error *err);
 
 /* ---- process maps (procfill.c) ------------------------------------------- */
 
@@ -315,28 +320,30 @@ struct gs_procfill {
 
 /* files: the module-file cache its modules are read through (NULL: one
  * per read). */
-void gs_procfill_init(struct gs_procfill *f, pid_t pid, struct gs_modfiles *files);
-void gs_procfill_fini(struct gs_procfill *f);
+GS_API void gs_procfill_init(struct gs_procfill *f, pid_t pid, struct gs_modfiles *files);
+GS_API void gs_procfill_fini(struct gs_procfill *f);
 /* Reads /proc/PID/maps and writes proc_module_offsets for every module and,
  * when the maps have them, the range slots (reference 8.4). */
-int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err);
+GS_API int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps,
+			       struct gs_error *err);
 /* Rewrites the bpf_loop walker's module snapshot of the process from the
  * last fill (no /proc read), so its entries see rows written since. */
-int gs_procfill_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err);
+GS_API int gs_procfill_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps,
+				struct gs_error *err);
 /* Writes plan's rows: the compact tables when the maps are the bpf_loop
  * walker's; else at 0.. for a one-module plan, else appended after
  * the rows in use for modules bt_module_row_ranges lacks (reference 7.4). */
-int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
-		     struct gs_error *err);
+GS_API int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
+			    struct gs_error *err);
 /* The processes mapping the file at `path` (same inode as stat(path), in
  * /proc/PID/maps), for target mode: malloc'd, ascending. Processes that
  * cannot be read are skipped. */
-int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *err);
+GS_API int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *err);
 /* When the process's file mappings changed since the last fill: rewrites
  * offsets and ranges and, with add_rows and module-range maps, appends the
  * rows of modules not there yet. 1 when something changed, 0 when not. */
-int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps, bool add_rows,
-			struct gs_error *err);
+GS_API int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps, bool add_rows,
+			       struct gs_error *err);
 
 /* ---- the trace plan (plan.c, plan_print.c) -------------------------------- */
 
@@ -391,39 +398,39 @@ struct gs_plan_trace {
 
 struct gs_plan;
 
-int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, struct gs_error *err);
+GS_API int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, struct gs_error *err);
 /* Resolves target, checks that CFI covers every address when the body has
  * a `bt`, and plans the backtrace there. spec (its body) and the pattern's
  * strings are borrowed: they must outlive the plan. 0, or -errno with err
  * naming the target and the fix (-ENOENT, -EINVAL: bad input). */
-int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
-		const struct gs_trace_spec *spec, struct gs_error *err);
+GS_API int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
+		       const struct gs_trace_spec *spec, struct gs_error *err);
 /* gs_plan_add() for every trace of a parsed script (trace id = its index);
  * errors show the trace's position, source line and caret. s must outlive
  * the plan. */
-int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, struct gs_error *err);
+GS_API int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, struct gs_error *err);
 /* Sizes the maps programs share (room for the shared rows twice over: later
  * dlopens append) and builds every probe's program. */
-int gs_plan_build(struct gs_plan *p, struct gs_error *err);
+GS_API int gs_plan_build(struct gs_plan *p, struct gs_error *err);
 /* gs_plan_new + gs_plan_add_script + gs_plan_build. */
-int gs_plan_from_script(const struct gs_script *s, const struct gs_plan_opts *opts,
-			struct gs_plan **out, struct gs_error *err);
-void gs_plan_free(struct gs_plan *p);
+GS_API int gs_plan_from_script(const struct gs_script *s, const struct gs_plan_opts *opts,
+			       struct gs_plan **out, struct gs_error *err);
+GS_API void gs_plan_free(struct gs_plan *p);
 
-size_t gs_plan_trace_count(const struct gs_plan *p);
-const struct gs_plan_trace *gs_plan_trace_at(const struct gs_plan *p, size_t i);
-size_t gs_plan_probe_count(const struct gs_plan *p);
+GS_API size_t gs_plan_trace_count(const struct gs_plan *p);
+GS_API const struct gs_plan_trace *gs_plan_trace_at(const struct gs_plan *p, size_t i);
+GS_API size_t gs_plan_probe_count(const struct gs_plan *p);
 /* The program options every program was built with (sizes decided). */
-const struct gs_program_opts *gs_plan_program_opts(const struct gs_plan *p);
+GS_API const struct gs_program_opts *gs_plan_program_opts(const struct gs_plan *p);
 /* The rows the shared bt_unwind_rows starts with (module ranges), and the
  * process whose modules they cover (0: none). */
-const struct gs_rowset *gs_plan_shared_rows(const struct gs_plan *p);
-pid_t gs_plan_rows_pid(const struct gs_plan *p);
+GS_API const struct gs_rowset *gs_plan_shared_rows(const struct gs_plan *p);
+GS_API pid_t gs_plan_rows_pid(const struct gs_plan *p);
 /* The pid given in the options (0: target mode). */
-pid_t gs_plan_pid(const struct gs_plan *p);
+GS_API pid_t gs_plan_pid(const struct gs_plan *p);
 /* The module-file cache the plan read through (its own or the options'):
  * hand it to the symbolizer so frames read the same files. */
-struct gs_modfiles *gs_plan_modfiles(const struct gs_plan *p);
+GS_API struct gs_modfiles *gs_plan_modfiles(const struct gs_plan *p);
 
 /* ---- where start-up time goes (plan.c, session.c) ----------------------- */
 
@@ -444,9 +451,9 @@ struct gs_phase_times {
 };
 
 /* Short stable name of a phase ("plan rows"). */
-const char *gs_phase_name(enum gs_phase phase);
+GS_API const char *gs_phase_name(enum gs_phase phase);
 /* The plan's phases (resolve, plan rows, build) added into *t. */
-void gs_plan_phase_times(const struct gs_plan *p, struct gs_phase_times *t);
+GS_API void gs_plan_phase_times(const struct gs_plan *p, struct gs_phase_times *t);
 
 enum gs_plan_print {
 	GS_PLAN_PRINT_SUMMARY = 1, /* per probe: address, programs, maps, rows */
@@ -454,7 +461,7 @@ enum gs_plan_print {
 };
 /* Writes what `what` asks (GS_PLAN_PRINT_* bits) for every probe to f:
  * the --dry-run and --dump-insns texts of docs/cli.md. 0 or -errno. */
-int gs_plan_print(const struct gs_plan *p, unsigned what, FILE *f);
+GS_API int gs_plan_print(const struct gs_plan *p, unsigned what, FILE *f);
 
 /* ---- a tracing session (session.c) --------------------------------------- */
 
@@ -471,8 +478,8 @@ struct gs_session_opts {
 
 struct gs_session;
 
-int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
-		   struct gs_error *err);
+GS_API int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
+			  struct gs_error *err);
 /* Loads and attaches every probe of plan, in plan order: creates its maps
  * (the module and row maps shared by every program), fills the unwind maps
  * (with a pid, that process; in target mode every process mapping a traced
@@ -483,29 +490,29 @@ int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
  * plan must outlive the session. Returns the number of probes attached or
  * -errno, err naming the trace; a verifier rejection's full report is then
  * gs_session_report(). Call once per session. */
-int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs_error *err);
+GS_API int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs_error *err);
 /* The verifier report of the last rejected load, or NULL. */
-const char *gs_session_report(const struct gs_session *s);
+GS_API const char *gs_session_report(const struct gs_session *s);
 /* The session's phases (create maps, write rows, load, attach) added into
  * *t. */
-void gs_session_phase_times(const struct gs_session *s, struct gs_phase_times *t);
+GS_API void gs_session_phase_times(const struct gs_session *s, struct gs_phase_times *t);
 /* Refreshes the unwind maps (at most once a second: the process's when its
  * mappings changed; in target mode, processes that started mapping a
  * traced module), then reads events as gs_reader_poll does. */
-int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err);
+GS_API int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err);
 /* Descriptor readable when events wait (for the caller's own poll). */
-int gs_session_fd(const struct gs_session *s);
+GS_API int gs_session_fd(const struct gs_session *s);
 /* Events lost in the kernel so far: loss counters of every trace plus lost
  * perf samples. */
-int gs_session_lost(const struct gs_session *s, uint64_t *total, struct gs_error *err);
+GS_API int gs_session_lost(const struct gs_session *s, uint64_t *total, struct gs_error *err);
 /* Probes attached so far. */
-size_t gs_session_probe_count(const struct gs_session *s);
+GS_API size_t gs_session_probe_count(const struct gs_session *s);
 /* Detaches every probe, concurrently; maps, counters and buffers stay, so
  * gs_session_lost() and gs_session_poll() still work (nothing new comes).
  * Once per session; gs_session_free() does it when not done. */
-void gs_session_detach(struct gs_session *s);
+GS_API void gs_session_detach(struct gs_session *s);
 /* Detaches every probe (when not done) and frees everything. */
-void gs_session_free(struct gs_session *s);
+GS_API void gs_session_free(struct gs_session *s);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
 #include <gs/error.h>
 #include <gs/program.h>
 
@@ -35,8 +36,8 @@ struct gs_target_pattern {
 /* Parses a target given on its own (the rules of `trace <pattern>`) into
  * one malloc'd block: release it with free(). -EINVAL with err naming the
  * pattern and the fix, or -ENOMEM. */
-int gs_target_pattern_parse(const char *text, struct gs_target_pattern **out,
-			    struct gs_error *err);
+GS_API int gs_target_pattern_parse(const char *text, struct gs_target_pattern **out,
+				   struct gs_error *err);
 
 /* `let` variables a trace may bind. Each lives in an 8-byte slot of the
  * 512-byte BPF stack for the whole program; this many leave room for the
@@ -78,21 +79,21 @@ struct gs_script_opts {
 /* Parses len bytes of text (need not be NUL-terminated; a NUL byte inside is
  * an error). 0 and *out, or -EINVAL (the script is wrong: err says where and
  * what to do) or -ENOMEM. Free with gs_script_free(). */
-int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *opts,
-		    struct gs_script **out, struct gs_error *err);
-void gs_script_free(struct gs_script *s);
+GS_API int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *opts,
+			   struct gs_script **out, struct gs_error *err);
+GS_API void gs_script_free(struct gs_script *s);
 
 /* The spec of trace t, for gs_program_build(). spec->bt stays NULL: the
  * caller fills it from the unwind layer once the target is resolved. The
  * spec points into s: it is valid until gs_script_free(). */
-void gs_script_trace_spec(const struct gs_script_trace *t, uint32_t trace_id,
-			  struct gs_trace_spec *spec);
+GS_API void gs_script_trace_spec(const struct gs_script_trace *t, uint32_t trace_id,
+				 struct gs_trace_spec *spec);
 
 /* Formats an error about t's target ("unknown function 'foo'") the way
  * parse errors look: position, the source line and a caret. Returns code. */
 __attribute__((format(printf, 5, 6)))
-int gs_script_trace_errorf(const struct gs_script *s, const struct gs_script_trace *t,
-			   struct gs_error *err, int code, const char *fmt, ...);
+GS_API int gs_script_trace_errorf(const struct gs_script *s, const struct gs_script_trace *t,
+				  struct gs_error *err, int code, const char *fmt, ...);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <gs/api.h>
 #include <gs/error.h>
 #include <gs/protocol.h>
 
@@ -73,25 +74,25 @@ struct gs_cfi_table {
 
 /* Builds the table of an ELF (from .eh_frame, plus .debug_frame FDEs whose
  * range .eh_frame lacks). No CFI at all gives an empty table and 0. */
-int gs_cfi_table_from_elf(struct Elf *elf, const struct gs_cfi_opts *opts,
-			  struct gs_cfi_table *out, struct gs_error *err);
+GS_API int gs_cfi_table_from_elf(struct Elf *elf, const struct gs_cfi_opts *opts,
+				 struct gs_cfi_table *out, struct gs_error *err);
 /* Same, opening `path`. -ENOENT/-EACCES/-EINVAL (not ELF) with a message. */
-int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,
-			   struct gs_cfi_table *out, struct gs_error *err);
-void gs_cfi_table_free(struct gs_cfi_table *t);
+GS_API int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,
+				  struct gs_cfi_table *out, struct gs_error *err);
+GS_API void gs_cfi_table_free(struct gs_cfi_table *t);
 /* The row covering pc: 0 and *row; -EOPNOTSUPP when the pc's CFI was
  * dropped (*reason set when not NULL); -ENOENT when no FDE covers it. */
-int gs_cfi_table_lookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_unwind_row *row,
-			enum gs_cfi_drop *reason);
+GS_API int gs_cfi_table_lookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_unwind_row *row,
+			       enum gs_cfi_drop *reason);
 /* Short stable name of a drop reason ("ra_undefined"). */
-const char *gs_cfi_drop_name(enum gs_cfi_drop reason);
+GS_API const char *gs_cfi_drop_name(enum gs_cfi_drop reason);
 
 /* ---- many modules' rows (rowset.c) ---------------------------------------- */
 
 /* First row of [lo, hi) with pc_start <= pc < pc_end, by the same binary
  * search the BPF side runs (reference 6.9); NULL when none. */
-const struct gs_unwind_row *gs_rows_find(const struct gs_unwind_row *rows, size_t lo, size_t hi,
-					 uint64_t pc);
+GS_API const struct gs_unwind_row *gs_rows_find(const struct gs_unwind_row *rows, size_t lo,
+						size_t hi, uint64_t pc);
 
 struct gs_rowset_module {
 	uint64_t cookie;
@@ -107,16 +108,17 @@ struct gs_rowset {
 	size_t nmodules, modules_cap;
 };
 
-void gs_rowset_init(struct gs_rowset *s);
-void gs_rowset_fini(struct gs_rowset *s);
+GS_API void gs_rowset_init(struct gs_rowset *s);
+GS_API void gs_rowset_fini(struct gs_rowset *s);
 /* Adds a module's sorted rows, keeping cookie order. 0 and nothing added for
  * an empty table or a cookie already present; -E2BIG past 2^32 rows. */
-int gs_rowset_add(struct gs_rowset *s, uint64_t cookie, const struct gs_unwind_row *rows,
-		  size_t nrows, struct gs_error *err);
+GS_API int gs_rowset_add(struct gs_rowset *s, uint64_t cookie, const struct gs_unwind_row *rows,
+			 size_t nrows, struct gs_error *err);
 /* The module entry of a cookie, or NULL. */
-const struct gs_rowset_module *gs_rowset_module(const struct gs_rowset *s, uint64_t cookie);
+GS_API const struct gs_rowset_module *gs_rowset_module(const struct gs_rowset *s, uint64_t cookie);
 /* The row for pc inside the cookie's range, or NULL. */
-const struct gs_unwind_row *gs_rowset_find(const struct gs_rowset *s, uint64_t cookie, uint64_t pc);
+GS_API const struct gs_unwind_row *gs_rowset_find(const struct gs_rowset *s, uint64_t cookie,
+						  uint64_t pc);
 
 /* ---- writing maps without the kernel (ranges.c, rowset.c) ------------------ */
 
@@ -133,8 +135,8 @@ struct gs_map_writer {
 /* Appends the modules of `s` whose cookie bt_module_row_ranges lacks at
  * *row_count.., then records their ranges (reference 7.4 shared mode).
  * -ENOSPC "capacity exceeded" when rows would pass max_rows. */
-int gs_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
-		    uint32_t *row_count, uint32_t max_rows, struct gs_error *err);
+GS_API int gs_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
+			   uint32_t *row_count, uint32_t max_rows, struct gs_error *err);
 
 /* One module of a process as the range maps see it. */
 struct gs_range_item {
@@ -144,11 +146,11 @@ struct gs_range_item {
 /* Reference 8.4: fills the inactive slot of pid with the snapshot, then
  * flips proc_module_range_meta[pid] to it. Slot entries are always written
  * as indices 0..n-1, so clearing deletes from 0 up to the first absent key. */
-int gs_ranges_replace(const struct gs_map_writer *w, uint32_t pid,
-		      const struct gs_range_item *items, size_t n, struct gs_error *err);
+GS_API int gs_ranges_replace(const struct gs_map_writer *w, uint32_t pid,
+			     const struct gs_range_item *items, size_t n, struct gs_error *err);
 /* proc_module_offsets[{pid, 0, cookie}] = offsets. */
-int gs_offsets_write(const struct gs_map_writer *w, uint32_t pid, uint64_t cookie,
-		     const struct gs_proc_module_offsets *offsets, struct gs_error *err);
+GS_API int gs_offsets_write(const struct gs_map_writer *w, uint32_t pid, uint64_t cookie,
+			    const struct gs_proc_module_offsets *offsets, struct gs_error *err);
 
 /* ---- the bpf_loop walker's tables (btrows.c, protocol.h 2b) --------------- */
 
@@ -172,29 +174,29 @@ struct gs_bt_table_caps {
 /* From sorted gs_unwind_rows (a gs_cfi_table's): rows that end where the
  * next starts, a GS_BT_CFA_NONE row in every gap and at the end, identical
  * neighbours merged. Lookups give the gs_cfi_table's answer for every pc. */
-int gs_bt_rowtab_build(const struct gs_unwind_row *rows, size_t n, struct gs_bt_rowtab *out,
-		       struct gs_error *err);
-void gs_bt_rowtab_free(struct gs_bt_rowtab *t);
+GS_API int gs_bt_rowtab_build(const struct gs_unwind_row *rows, size_t n, struct gs_bt_rowtab *out,
+			      struct gs_error *err);
+GS_API void gs_bt_rowtab_free(struct gs_bt_rowtab *t);
 /* The walker's lookup (protocol.h 2b): index into rows of the row covering
  * link-time pc, or -1 outside the pages (rows of kind NONE are returned as
  * they are). */
-long gs_bt_rows_find(const struct gs_bt_row *rows, const uint32_t *pages, uint64_t first_page,
-		     uint32_t npages, uint64_t pc);
+GS_API long gs_bt_rows_find(const struct gs_bt_row *rows, const uint32_t *pages,
+			    uint64_t first_page, uint32_t npages, uint64_t pc);
 /* Appends t to the tables and then records bt_module_rows[cookie] (nothing
  * when the cookie is there already). -ENOSPC when a table is full. */
-int gs_bt_rowtab_write(const struct gs_map_writer *w, uint64_t cookie,
-		       const struct gs_bt_rowtab *t, const struct gs_bt_table_caps *caps,
-		       struct gs_error *err);
+GS_API int gs_bt_rowtab_write(const struct gs_map_writer *w, uint64_t cookie,
+			      const struct gs_bt_rowtab *t, const struct gs_bt_table_caps *caps,
+			      struct gs_error *err);
 /* The same for every module of a rowset that bt_module_rows lacks. */
-int gs_bt_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
-		       const struct gs_bt_table_caps *caps, struct gs_error *err);
+GS_API int gs_bt_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
+			      const struct gs_bt_table_caps *caps, struct gs_error *err);
 /* A process's sorted module snapshot in bt_modules (each entry with the
  * rows bt_module_rows has for it now), written into the region BPF does not
  * read, then bt_proc_modules[pid] flipped to it. `capacity`: bt_modules'
  * entries. */
-int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
-			  const struct gs_range_item *items, size_t n, uint32_t capacity,
-			  struct gs_error *err);
+GS_API int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
+				 const struct gs_range_item *items, size_t n, uint32_t capacity,
+				 struct gs_error *err);
 
 /* ---- module identity (module.c, siphash.c) -------------------------------- */
 
@@ -218,7 +220,7 @@ struct gs_module_id {
  * else dev/inode, else the path hash. Paths under /proc and /sys (other than
  * /proc/<pid>/root/...) and non-regular files count as unopenable. Never
  * fails for a bad file; -ENAMETOOLONG for an overlong path. */
-int gs_module_identify(const char *path, struct gs_module_id *out, struct gs_error *err);
+GS_API int gs_module_identify(const char *path, struct gs_module_id *out, struct gs_error *err);
 
 /* ---- /proc/PID/maps (procmaps.c) ------------------------------------------- */
 
@@ -245,9 +247,9 @@ struct gs_maps {
 
 /* Parses maps text (len bytes, need not end in NUL or newline). A malformed
  * line fails with -EINVAL naming the line number. */
-int gs_maps_parse(const char *text, size_t len, struct gs_maps *out, struct gs_error *err);
+GS_API int gs_maps_parse(const char *text, size_t len, struct gs_maps *out, struct gs_error *err);
 /* Reads and parses /proc/<pid>/maps. */
-int gs_maps_read(pid_t pid, struct gs_maps *out, struct gs_error *err);
+GS_API int gs_maps_read(pid_t pid, struct gs_maps *out, struct gs_error *err);
 
 /* What /proc/<pid>/stat says about a process (procstat.c). */
 struct gs_proc_stat {
@@ -260,11 +262,11 @@ struct gs_proc_stat {
 
 /* Parses len bytes of a stat line (the name may hold ')' and spaces: the
  * fields follow the last ')'). -EINVAL with a message when malformed. */
-int gs_proc_stat_parse(const char *text, size_t len, struct gs_proc_stat *out,
-		       struct gs_error *err);
+GS_API int gs_proc_stat_parse(const char *text, size_t len, struct gs_proc_stat *out,
+			      struct gs_error *err);
 /* Reads /proc/<pid>/stat (pid <= 0: this process). -ENOENT when gone. */
-int gs_proc_stat_read(pid_t pid, struct gs_proc_stat *out, struct gs_error *err);
-void gs_maps_free(struct gs_maps *m);
+GS_API int gs_proc_stat_read(pid_t pid, struct gs_proc_stat *out, struct gs_error *err);
+GS_API void gs_maps_free(struct gs_maps *m);
 
 struct gs_modfiles; /* the module-file cache (gs/modfile.h) */
 struct gs_modfile;
@@ -291,11 +293,12 @@ struct gs_proc_modules {
  * through /proc/PID/map_files where permitted, else by its path, and must
  * be a regular file with the mapping's inode. Files that cannot be read as
  * ELF are skipped and counted. */
-int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_modules *out,
-			 struct gs_error *err);
-void gs_proc_modules_free(struct gs_proc_modules *m);
+GS_API int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_modules *out,
+				struct gs_error *err);
+GS_API void gs_proc_modules_free(struct gs_proc_modules *m);
 /* The module whose [base, base + size) holds ip, or NULL. */
-const struct gs_proc_module *gs_proc_modules_find(const struct gs_proc_modules *m, uint64_t ip);
+GS_API const struct gs_proc_module *gs_proc_modules_find(const struct gs_proc_modules *m,
+							 uint64_t ip);
 
 /* ---- symbolizer (symbolize.c, symtype.c) ------------------------------------ */
 
@@ -325,17 +328,17 @@ struct gs_symbolizer;
 /* Symbolizes through the modules of `files` (borrowed: it must outlive the
  * symbolizer; NULL: a cache of its own), so a module is read from the same
  * file and debug file as target resolution used. */
-struct gs_symbolizer *gs_symbolizer_new(struct gs_modfiles *files, struct gs_error *err);
-void gs_symbolizer_free(struct gs_symbolizer *s);
+GS_API struct gs_symbolizer *gs_symbolizer_new(struct gs_modfiles *files, struct gs_error *err);
+GS_API void gs_symbolizer_free(struct gs_symbolizer *s);
 /* Opens (once) the module file; returns a handle >= 0 for gs_symbolize. */
-int gs_symbolizer_module(struct gs_symbolizer *s, const char *path, struct gs_error *err);
+GS_API int gs_symbolizer_module(struct gs_symbolizer *s, const char *path, struct gs_error *err);
 /* The same for a file already open (of the symbolizer's cache). */
-int gs_symbolizer_modfile(struct gs_symbolizer *s, struct gs_modfile *file,
-			  struct gs_error *err);
+GS_API int gs_symbolizer_modfile(struct gs_symbolizer *s, struct gs_modfile *file,
+				 struct gs_error *err);
 /* Symbolizes a link-time pc of a module; results are cached per (module,
  * pc) and the pointer stays valid until gs_symbolizer_free. */
-int gs_symbolize(struct gs_symbolizer *s, int module, uint64_t pc,
-		 const struct gs_sym_info **out, struct gs_error *err);
+GS_API int gs_symbolize(struct gs_symbolizer *s, int module, uint64_t pc,
+			const struct gs_sym_info **out, struct gs_error *err);
 
 #ifdef __cplusplus
 }
