@@ -133,7 +133,8 @@ static int on_event(void *arg, const struct gs_event *ev)
 /* Seconds to render NEVENTS kept events; *bytes gets the text length. */
 static double render(const struct kept *kept, size_t *bytes)
 {
-	static const struct gs_render_opts opts = { .timestamp = "2026-04-06 10:00:00.123" };
+	static const struct gs_render_opts opts = { .sz = sizeof(opts),
+						    .timestamp = "2026-04-06 10:00:00.123" };
 	char text[512];
 	double t0 = now_s();
 
@@ -192,7 +193,7 @@ int main(void)
 	uint8_t *buf = malloc(len);
 	struct gs_trace_context ctx;
 	const struct gs_trace_context *ctxs[2] = { &ctx, &ctx };
-	struct gs_decoder_opts opts = { .mode = GS_DECODE_RINGBUF, .contexts = ctxs, .ncontexts = 2 };
+	GS_OPTS(gs_decoder_opts, opts, .mode = GS_DECODE_RINGBUF, .contexts = ctxs, .ncontexts = 2);
 	struct gs_decoder *d;
 	struct gs_error err;
 	struct sink *sink = calloc(1, sizeof(*sink));

@@ -109,7 +109,8 @@ static void check_table(const struct gs_cfi_table *t)
 static void run(const uint8_t *img, size_t size)
 {
 	uint8_t *copy = malloc(size ? size : 1);
-	struct gs_cfi_opts opts[2] = { { 0 }, { .no_merge = true } };
+	struct gs_cfi_opts opts[2] = { { .sz = sizeof(opts[0]) },
+				       { .sz = sizeof(opts[0]), .no_merge = true } };
 	Elf *elf;
 
 	if (!copy)

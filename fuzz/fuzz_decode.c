@@ -193,7 +193,7 @@ struct run {
 static int on_event(void *arg, const struct gs_event *ev)
 {
 	struct run *run = arg;
-	struct gs_render_opts opts = { .timestamp = "ts", .show_end = true };
+	GS_OPTS(gs_render_opts, opts, .timestamp = "ts", .show_end = true);
 	size_t n;
 
 	if (ev->ninsts == 0 || ev->insts[ev->ninsts - 1].type != GS_INST_END ||
@@ -279,7 +279,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct gs_trace_context ctx[2];
 	const struct gs_trace_context *ctxs[2] = { &ctx[0], &ctx[1] };
-	struct gs_decoder_opts opts = { .contexts = ctxs, .ncontexts = 2 };
+	GS_OPTS(gs_decoder_opts, opts, .contexts = ctxs, .ncontexts = 2);
 	struct stream s = { malloc(STREAM_MAX), 0 };
 	char *text = malloc(TEXT_MAX);
 	struct outcome whole, split, small;

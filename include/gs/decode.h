@@ -103,8 +103,9 @@ struct gs_event {
 /* The context of a trace id, or NULL when the session has none. */
 typedef const struct gs_trace_context *(*gs_context_lookup_fn)(void *arg, uint64_t trace_id);
 
-/* Zero is the default of every field. */
+/* Options (GS_OPTS); zero is the default of every field. */
 struct gs_decoder_opts {
+	size_t sz;
 	enum gs_decode_mode mode;
 	/* Contexts indexed by trace id (ids are 0..N-1 per session) ... */
 	const struct gs_trace_context *const *contexts;

@@ -23,6 +23,7 @@
 struct Dwarf; /* libdw's handle (typedef struct Dwarf Dwarf) */
 struct Elf;   /* libelf's handle */
 
+/* Options (GS_OPTS); zero is the default of every field. */
 struct gs_dwarf_opts {
 	size_t sz;        /* sizeof(struct gs_dwarf_opts) */
 	uint64_t cookie;  /* the module's cookie, put in DW_OP_addr plans */

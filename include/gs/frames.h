@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-/* Zero is the default of every field. */
+/* Options (GS_OPTS); zero is the default of every field. */
 struct gs_frames_opts {
 	size_t sz;
 	/* The traced process (-p or a launched command): frames are looked up

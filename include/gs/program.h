@@ -182,7 +182,7 @@ struct gs_trace_spec {
 	bool retprobe;
 };
 
-/* ---- options (zero = the reference's defaults, spec section 4) ----------- */
+/* ---- options (GS_OPTS; zero = the reference's defaults, spec section 4) -- */
 
 enum gs_output_kind {
 	GS_OUTPUT_RINGBUF = 0,

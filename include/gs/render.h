@@ -67,14 +67,17 @@ enum gs_render_style {
 	GS_RENDER_PLAIN = 1,
 };
 
-/* Zero is the default of every field. */
+/* Options (GS_OPTS); zero is the default of every field. */
 struct gs_render_opts {
+	size_t sz;
 	enum gs_render_style style;
 	const char *timestamp; /* pretty: header timestamp text; NULL omits `[...] ` */
 	bool show_end;         /* also render the EndInstruction's debugging form */
 };
 
-/* A whole event, every line ending in '\n'. */
+/* A whole event, every line ending in '\n'. Options that fail the check of
+ * docs/api.md (sz 0, fields past sz this library does not know) render
+ * nothing: 0, errno EINVAL. */
 GS_API size_t gs_render_event(const struct gs_event *ev, const struct gs_render_opts *opts,
 			      char *buf, size_t size);
 /* `[<timestamp>] TraceID:<id> PID:<pid> TID:<tid>`, no newline; without the

@@ -79,7 +79,7 @@ GS_API int gs_bpf_permitted(struct gs_error *err);
 
 /* ---- loading (load.c) ---------------------------------------------------- */
 
-/* Zero is the default of every field. */
+/* Options (GS_OPTS); zero is the default of every field. */
 struct gs_load_opts {
 	size_t sz;
 	uint32_t log_size;  /* verifier log buffer on a rejection; 0: 16 MiB */
@@ -140,7 +140,7 @@ struct gs_target {
 	size_t nlocs;
 };
 
-/* Zero is the default of every field. */
+/* Options (GS_OPTS); zero is the default of every field. */
 struct gs_resolve_opts {
 	size_t sz;
 	const char *module; /* the binary targets refer to (-t PATH) */
@@ -195,6 +195,7 @@ struct gs_bt_plan {
 	struct gs_rowset rows; /* one module, or every module of the process */
 };
 
+/* Options (GS_OPTS); zero is the default of every field. */
 struct gs_bt_plan_opts {
 	size_t sz;
 	/* With a pid: the multi-module plan (reference 6.3 step 1), rows of
@@ -213,6 +214,7 @@ GS_API void gs_bt_plan_fini(struct gs_bt_plan *p);
 
 /* ---- uprobes (attach.c) -------------------------------------------------- */
 
+/* Options (GS_OPTS); zero is the default of every field. */
 struct gs_uprobe_opts {
 	size_t sz;
 	pid_t pid;          /* > 0: that process; else every process */
@@ -267,10 +269,12 @@ GS_API int gs_uprobe_events_reap(size_t *removed, struct gs_error *err);
 
 /* ---- reading events (reader.c) ------------------------------------------- */
 
+/* Options (GS_OPTS); on_event is required, zero is the default of the rest. */
 struct gs_reader_opts {
 	size_t sz;
-	/* Decoders get these contexts (mode is set per source). */
-	struct gs_decoder_opts decoder;
+	/* Decoders get these contexts (mode is set per source); NULL: none.
+	 * Copied: it need not outlive the call. */
+	const struct gs_decoder_opts *decoder;
 	/* A non-zero return ends the poll, which returns it (perf buffers
 	 * still deliver the rest of the CPU buffer being drained: libbpf
 	 * cannot stop there, and dropping would lose events). */
@@ -353,7 +357,7 @@ GS_API int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps, 
  * the built programs. The live session loads exactly these programs, and
  * --dry-run / --dump-insns print them, so the listing is what gets loaded. */
 
-/* Zero is the default of every field. */
+/* Options (GS_OPTS); zero is the default of every field. */
 struct gs_plan_opts {
 	size_t sz;
 	/* A process (-p, or a launched command): targets resolve in its
@@ -465,7 +469,7 @@ GS_API int gs_plan_print(const struct gs_plan *p, unsigned what, FILE *f);
 
 /* ---- a tracing session (session.c) --------------------------------------- */
 
-/* Zero is the default of every field. */
+/* Options (GS_OPTS); on_event is required, zero is the default of the rest. */
 struct gs_session_opts {
 	size_t sz;
 	bool force_tracefs;   /* attach through tracefs uprobe_events, not the PMU */

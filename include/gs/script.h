@@ -67,7 +67,7 @@ struct gs_script {
 	size_t source_len;
 };
 
-/* Options; the zero value (or NULL) gives the defaults. */
+/* Options (GS_OPTS); zero (or NULL options) gives the defaults. */
 struct gs_script_opts {
 	size_t sz;          /* sizeof(struct gs_script_opts): lets the struct grow */
 	const char *name;   /* shown before line:column in messages; NULL: "script" */

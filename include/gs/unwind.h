@@ -50,8 +50,10 @@ struct gs_cfi_stats {
 	size_t eh_frame_broken_at; /* ... at this offset: what follows is unread */
 };
 
-/* Zero is the default: merge, and read .debug_frame for uncovered ranges. */
+/* Options (GS_OPTS); zero is the default: merge, and read .debug_frame for
+ * uncovered ranges. */
 struct gs_cfi_opts {
+	size_t sz;
 	bool no_merge;
 	bool no_debug_frame;
 };

@@ -10,6 +10,7 @@
 
 #include <gs/program.h>
 
+#include "../opts_int.h"
 #include "bt.h"
 
 #define PERCPU_VALUE_MAX 32768 /* the kernel's per-CPU allocation unit */
@@ -29,11 +30,10 @@ static int resolve_opts(const struct gs_program_opts *in, struct gs_program_opts
 			uint32_t *max_size, struct gs_error *err)
 {
 	uint32_t out_bytes;
+	int rc = OPTS_COPY(o, in, gs_program_opts, err);
 
-	memset(o, 0, sizeof(*o));
-	if (in)
-		memcpy(o, in, in->sz && in->sz < sizeof(*o) ? in->sz : sizeof(*o));
-	o->sz = sizeof(*o);
+	if (rc)
+		return rc;
 	if (!o->ringbuf_size)
 		o->ringbuf_size = GS_DEFAULT_RINGBUF_SIZE;
 	if (!o->perf_page_count)

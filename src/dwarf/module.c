@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../opts_int.h"
 #include "dwv_int.h"
 
 #define ARENA_BLOCK 16384
@@ -192,13 +193,15 @@ bool dwv_cu_at(struct gs_dwarf *d, uint64_t pc, Dwarf_Die *out)
 int gs_dwarf_new(Dwarf *dw, const struct gs_dwarf_opts *opts, struct gs_dwarf **out,
 		 struct gs_error *err)
 {
-	struct gs_dwarf_opts o = { 0 };
+	struct gs_dwarf_opts o;
 	struct gs_dwarf *d;
 	Elf *elf;
+	int rc;
 
 	*out = NULL;
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	rc = OPTS_COPY(&o, opts, gs_dwarf_opts, err);
+	if (rc)
+		return rc;
 	if (!dw)
 		return gs_errorf(err, -EINVAL, "gs_dwarf_new: no DWARF handle: open the module "
 				 "(or its debug file) with dwarf_begin_elf() first");

@@ -11,6 +11,8 @@
 
 #include <gs/decode.h>
 
+#include "../opts_int.h"
+
 #define INVALID_EXPR_TEXT_MAX sizeof("<INVALID_EXPR_INDEX_65535>")
 
 /* A variable's fixed fields start like a format argument's, so one function
@@ -548,22 +550,27 @@ static int fail(struct gs_decoder *d, int r)
 int gs_decoder_new(const struct gs_decoder_opts *opts, struct gs_decoder **out,
 		   struct gs_error *err)
 {
+	struct gs_decoder_opts o;
 	struct gs_decoder *d;
+	int rc;
 
 	*out = NULL;
-	if (opts->mode != GS_DECODE_RINGBUF && opts->mode != GS_DECODE_PERF)
+	rc = OPTS_COPY(&o, opts, gs_decoder_opts, err);
+	if (rc)
+		return rc;
+	if (o.mode != GS_DECODE_RINGBUF && o.mode != GS_DECODE_PERF)
 		return gs_errorf(err, -EINVAL, "decoder mode %d is neither ring buffer nor perf",
-				 (int)opts->mode);
-	if (opts->max_event_size && opts->max_event_size < GS_MIN_EVENT_SIZE)
+				 (int)o.mode);
+	if (o.max_event_size && o.max_event_size < GS_MIN_EVENT_SIZE)
 		return gs_errorf(err, -EINVAL, "max_event_size %zu is below the %d bytes of the "
-				 "smallest event", opts->max_event_size, GS_MIN_EVENT_SIZE);
-	if (opts->ncontexts && !opts->contexts && !opts->lookup)
+				 "smallest event", o.max_event_size, GS_MIN_EVENT_SIZE);
+	if (o.ncontexts && !o.contexts && !o.lookup)
 		return gs_errorf(err, -EINVAL, "ncontexts is %zu but contexts is NULL",
-				 opts->ncontexts);
+				 o.ncontexts);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return gs_errorf(err, -ENOMEM, "out of memory creating a decoder");
-	d->opts = *opts;
+	d->opts = o;
 	if (!d->opts.max_event_size)
 		d->opts.max_event_size = GS_DEFAULT_MAX_TRACE_EVENT_SIZE;
 	*out = d;

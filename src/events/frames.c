@@ -12,6 +12,8 @@
 #include <gs/frames.h>
 #include <gs/modfile.h>
 
+#include "../opts_int.h"
+
 /* The module list of one process, as last read from /proc/PID/maps. */
 struct frames_pid {
 	pid_t pid;
@@ -322,12 +324,15 @@ uint8_t gs_frames_status(struct gs_frames *o, const struct gs_event *ev, const s
 int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
 		  struct gs_error *err)
 {
-	struct gs_frames_opts o = { 0 };
-	struct gs_frames *f = calloc(1, sizeof(*f));
+	struct gs_frames *f;
+	struct gs_frames_opts o;
+	int rc;
 
 	*out = NULL;
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	rc = OPTS_COPY(&o, opts, gs_frames_opts, err);
+	if (rc)
+		return rc;
+	f = calloc(1, sizeof(*f));
 	if (!f)
 		return gs_errorf(err, -ENOMEM, "out of memory creating the frame resolver");
 	f->pid = o.pid;

@@ -6,6 +6,8 @@
 
 #include <gs/render.h>
 
+#include "../opts_int.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* snprintf-style output: counts everything, stores what fits. */
@@ -595,21 +597,25 @@ static void put_header(struct out *o, const struct gs_event *ev, const char *tim
 size_t gs_render_event(const struct gs_event *ev, const struct gs_render_opts *opts, char *buf,
 		       size_t size)
 {
-	static const struct gs_render_opts defaults;
 	struct out o = { buf, size, 0 };
+	struct gs_render_opts ro;
 	const char *indent;
 
-	if (!opts)
-		opts = &defaults;
-	indent = opts->style == GS_RENDER_PLAIN ? "" : "  ";
-	if (opts->style != GS_RENDER_PLAIN) {
-		put_header(&o, ev, opts->timestamp);
+	if (OPTS_COPY(&ro, opts, gs_render_opts, NULL)) {
+		if (size)
+			buf[0] = '\0';
+		errno = EINVAL;
+		return 0;
+	}
+	indent = ro.style == GS_RENDER_PLAIN ? "" : "  ";
+	if (ro.style != GS_RENDER_PLAIN) {
+		put_header(&o, ev, ro.timestamp);
 		put_char(&o, '\n');
 	}
 	for (size_t i = 0; i < ev->ninsts; i++) {
 		const struct gs_inst *in = &ev->insts[i];
 
-		if (in->type == GS_INST_END && !opts->show_end)
+		if (in->type == GS_INST_END && !ro.show_end)
 			continue;
 		put_str(&o, indent);
 		if (in->type == GS_INST_END)

@@ -26,6 +26,7 @@
 
 #include <gs/runtime.h>
 
+#include "../opts_int.h"
 #include "rt_int.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices/uprobe"
@@ -276,13 +277,14 @@ int gs_uprobe_attach_offsets(int prog_fd, const char *path, const uint64_t *offs
 			     const struct gs_uprobe_opts *opts, struct gs_uprobe **out,
 			     struct gs_error *err)
 {
-	struct gs_uprobe_opts o = { 0 };
+	struct gs_uprobe_opts o;
 	struct gs_uprobe *u;
-	int type, ret_bit, rc = 0;
+	int type, ret_bit, rc;
 
 	*out = NULL;
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	rc = OPTS_COPY(&o, opts, gs_uprobe_opts, err);
+	if (rc)
+		return rc;
 	if (!n)
 		return gs_errorf(err, -EINVAL, "no offset to attach to in %s", path);
 	if (access(path, F_OK) != 0)

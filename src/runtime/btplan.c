@@ -10,6 +10,8 @@
 
 #include <gs/runtime.h>
 
+#include "../opts_int.h"
+
 /* Rows of every ELF module pid maps (a module that cannot be read is left
  * out: its frames end the walk with NoUnwindRowsForPc). */
 static int add_process_modules(struct gs_bt_plan *p, pid_t pid, struct gs_modfiles *files,
@@ -34,8 +36,8 @@ static int add_process_modules(struct gs_bt_plan *p, pid_t pid, struct gs_modfil
 int gs_bt_plan_build(const char *module, uint64_t pc, const struct gs_bt_plan_opts *opts,
 		     struct gs_bt_plan *out, struct gs_error *err)
 {
-	struct gs_bt_plan_opts o = { 0 };
 	struct gs_modfiles *own = NULL, *files;
+	struct gs_bt_plan_opts o;
 	struct gs_modfile *file;
 	const struct gs_cfi_table *t;
 	struct gs_module_id id;
@@ -44,8 +46,9 @@ int gs_bt_plan_build(const char *module, uint64_t pc, const struct gs_bt_plan_op
 
 	memset(out, 0, sizeof(*out));
 	gs_rowset_init(&out->rows);
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	rc = OPTS_COPY(&o, opts, gs_bt_plan_opts, err);
+	if (rc)
+		return rc;
 	files = o.files;
 	if (!files && (rc = gs_modfiles_new(NULL, &own, err)) != 0)
 		return rc;

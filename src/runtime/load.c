@@ -16,6 +16,7 @@
 #include <gs/disasm.h>
 #include <gs/runtime.h>
 
+#include "../opts_int.h"
 #include "rt_int.h"
 
 #define LICENSE "GPL" /* bpf_probe_read_user & co. are GPL-only */
@@ -29,17 +30,18 @@ struct load_opts {
 	uint32_t expected_attach_type;
 };
 
-static struct load_opts resolve_opts(const struct gs_load_opts *in)
+static int resolve_opts(const struct gs_load_opts *in, struct load_opts *out,
+			struct gs_error *err)
 {
-	struct gs_load_opts o = { 0 };
+	struct gs_load_opts o;
+	int rc = OPTS_COPY(&o, in, gs_load_opts, err);
 
-	if (in)
-		memcpy(&o, in, in->sz && in->sz < sizeof(o) ? in->sz : sizeof(o));
-	return (struct load_opts){
+	*out = (struct load_opts){
 		.log_size = o.log_size >= 128 ? o.log_size : DEFAULT_LOG_SIZE,
 		.log_lines = o.log_lines ? o.log_lines : DEFAULT_LOG_LINES,
 		.expected_attach_type = o.uprobe_multi ? RT_TRACE_UPROBE_MULTI : 0,
 	};
+	return rc;
 }
 
 const char *rt_verifier_log_tail(const char *log, unsigned lines)
@@ -233,16 +235,19 @@ int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 		    const struct gs_bpf_maps *maps, const struct gs_load_opts *opts, int *fd,
 		    char **report, struct gs_error *err)
 {
-	struct load_opts o = resolve_opts(opts);
 	struct bpf_func_info *finfo = NULL;
 	int btf_fd = -1;
 	struct bpf_insn *insns = NULL;
 	int *fds = NULL, rc, first;
+	struct load_opts o;
 	char *log = NULL;
 
 	*fd = -1;
 	if (report)
 		*report = NULL;
+	rc = resolve_opts(opts, &o, err);
+	if (rc)
+		return rc;
 	if (!a->finished || a->len == 0)
 		return gs_errorf(err, -EINVAL, "program %s is not a finished program; build it "
 				 "with gs_program_build first", name);

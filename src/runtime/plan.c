@@ -13,6 +13,7 @@
 #include <gs/modfile.h>
 #include <gs/runtime.h>
 
+#include "../opts_int.h"
 #include "rt_int.h"
 
 /* The rows of one module for programs that hold their own rows. */
@@ -51,30 +52,29 @@ struct gs_plan {
 int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, struct gs_error *err)
 {
 	struct gs_plan *p = calloc(1, sizeof(*p));
+	int rc;
 
 	*out = NULL;
 	if (!p)
 		return gs_errorf(err, -ENOMEM, "out of memory creating the trace plan");
-	if (opts)
-		memcpy(&p->opts, opts, opts->sz && opts->sz < sizeof(p->opts) ? opts->sz :
-									       sizeof(p->opts));
-	p->opts.sz = sizeof(p->opts);
-	if (p->opts.program)
-		memcpy(&p->program, p->opts.program,
-		       p->opts.program->sz && p->opts.program->sz < sizeof(p->program) ?
-			       p->opts.program->sz : sizeof(p->program));
-	p->program.sz = sizeof(p->program);
+	rc = OPTS_COPY(&p->opts, opts, gs_plan_opts, err);
+	if (!rc)
+		rc = OPTS_COPY(&p->program, p->opts.program, gs_program_opts, err);
+	if (rc) {
+		free(p);
+		return rc;
+	}
 	p->opts.program = NULL;
 	p->module = p->opts.module ? strdup(p->opts.module) : NULL;
-	p->opts.module = p->module;
 	p->files = p->opts.files;
 	if (!p->files && gs_modfiles_new(NULL, &p->own_files, NULL) == 0)
 		p->files = p->own_files;
 	gs_rowset_init(&p->shared);
-	if (!p->files || (opts && opts->module && !p->module)) {
+	if (!p->files || (p->opts.module && !p->module)) {
 		gs_plan_free(p);
 		return gs_errorf(err, -ENOMEM, "out of memory creating the trace plan");
 	}
+	p->opts.module = p->module;
 	*out = p;
 	return 0;
 }

@@ -15,6 +15,8 @@
 
 #include <gs/runtime.h>
 
+#include "../opts_int.h"
+
 #define STOP_MARK (-ECANCELED) /* a callback asked to stop: unwinds libbpf's loop */
 /* Programs submit events without waking the reader (until a quarter of the
  * buffer waits), so the reader looks on its own this often: a quiet trace
@@ -37,6 +39,7 @@ struct perf_sample_ctx {
 
 struct gs_reader {
 	struct gs_reader_opts opts;
+	struct gs_decoder_opts decoder; /* opts.decoder's copy (opts.decoder is NULL) */
 	int epfd;
 	struct source **v;
 	size_t n;
@@ -48,14 +51,22 @@ struct gs_reader {
 int gs_reader_new(const struct gs_reader_opts *opts, struct gs_reader **out, struct gs_error *err)
 {
 	struct gs_reader *r;
+	int rc;
 
 	*out = NULL;
-	if (!opts || !opts->on_event)
-		return gs_errorf(err, -EINVAL, "gs_reader_new needs an on_event callback");
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return gs_errorf(err, -ENOMEM, "out of memory creating the event reader");
-	memcpy(&r->opts, opts, opts->sz && opts->sz < sizeof(r->opts) ? opts->sz : sizeof(r->opts));
+	rc = OPTS_COPY(&r->opts, opts, gs_reader_opts, err);
+	if (!rc)
+		rc = OPTS_COPY(&r->decoder, r->opts.decoder, gs_decoder_opts, err);
+	if (!rc && !r->opts.on_event)
+		rc = gs_errorf(err, -EINVAL, "gs_reader_new needs an on_event callback");
+	if (rc) {
+		free(r);
+		return rc;
+	}
+	r->opts.decoder = NULL;
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->epfd < 0) {
 		int code = -errno;
@@ -139,7 +150,7 @@ static void source_free(struct source *s)
 int gs_reader_add(struct gs_reader *r, const struct gs_bpf_map *output, uint32_t page_count,
 		  struct gs_error *err)
 {
-	struct gs_decoder_opts dopts = r->opts.decoder;
+	struct gs_decoder_opts dopts = r->decoder;
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct source *s, **nv;
 	int rc, fd;

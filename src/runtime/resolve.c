@@ -16,6 +16,7 @@
 #include <gs/modfile.h>
 #include <gs/runtime.h>
 
+#include "../opts_int.h"
 #include "rt_int.h"
 #include "unwind_int.h"
 
@@ -462,16 +463,17 @@ static int open_module(const char *input, const struct gs_target_pattern *p,
 int gs_target_resolve(const struct gs_target_pattern *p, const struct gs_resolve_opts *opts,
 		      struct gs_target *out, struct gs_error *err)
 {
-	struct gs_resolve_opts o = { 0 };
 	const char *input = p ? p->text : NULL;
+	struct gs_resolve_opts o;
 	struct gs_modfiles *files, *own = NULL;
 	struct gs_modfile *file = NULL;
 	char *module = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	rc = OPTS_COPY(&o, opts, gs_resolve_opts, err);
+	if (rc)
+		return rc;
 	if (!input || (p->kind != GS_TARGET_ADDRESS && !p->name))
 		return gs_errorf(err, -EINVAL, "gs_target_resolve: the target pattern is missing "
 				 "its text or name; parse it with gs_target_pattern_parse()");

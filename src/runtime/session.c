@@ -10,6 +10,7 @@
 
 #include <gs/runtime.h>
 
+#include "../opts_int.h"
 #include "rt_int.h"
 
 #define REFRESH_INTERVAL_NS 1000000000ll
@@ -65,22 +66,24 @@ static const struct gs_trace_context *context_of(void *arg, uint64_t trace_id)
 int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
 		   struct gs_error *err)
 {
-	struct gs_reader_opts ro = { .sz = sizeof(ro) };
 	struct gs_session *s;
 	int rc;
 
 	*out = NULL;
-	if (!opts || !opts->on_event)
-		return gs_errorf(err, -EINVAL, "gs_session_new needs options with an on_event "
-				 "callback");
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return gs_errorf(err, -ENOMEM, "out of memory creating the session");
-	memcpy(&s->opts, opts, opts->sz && opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
-	ro.on_event = s->opts.on_event;
-	ro.arg = s->opts.arg;
-	ro.decoder.lookup = context_of;
-	ro.decoder.lookup_arg = s;
+	rc = OPTS_COPY(&s->opts, opts, gs_session_opts, err);
+	if (!rc && !s->opts.on_event)
+		rc = gs_errorf(err, -EINVAL, "gs_session_new needs options with an on_event "
+			       "callback");
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	GS_OPTS(gs_decoder_opts, dec, .lookup = context_of, .lookup_arg = s);
+	GS_OPTS(gs_reader_opts, ro, .decoder = &dec, .on_event = s->opts.on_event,
+		.arg = s->opts.arg);
 	rc = gs_reader_new(&ro, &s->reader, err);
 	if (rc) {
 		gs_session_free(s);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../opts_int.h"
 #include "script_int.h"
 
 /* ---- arena ----------------------------------------------------------------- */
@@ -362,8 +363,8 @@ static int parse_script(struct parser *p, struct gs_script *s)
 int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *opts,
 		    struct gs_script **out, struct gs_error *err)
 {
-	struct gs_script_opts o = { 0 };
 	struct gs_script_arena *arena = NULL;
+	struct gs_script_opts o;
 	struct parser p = { 0 };
 	const char *name;
 	struct gs_script *s;
@@ -371,8 +372,8 @@ int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *o
 
 	*out = NULL;
 	gs_error_clear(err);
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (OPTS_COPY(&o, opts, gs_script_opts, err))
+		return -EINVAL;
 	if (!text && len)
 		return gs_errorf(err, -EINVAL, "gs_script_parse: no script text");
 	name = o.name ? o.name : "script";

@@ -13,6 +13,7 @@
 
 #include <gs/unwind.h>
 
+#include "../opts_int.h"
 #include "unwind_int.h"
 
 enum rule_kind { RULE_UNDEFINED, RULE_SAME, RULE_AT_CFA, RULE_VAL_CFA, RULE_REGISTER, RULE_EXPR };
@@ -339,15 +340,16 @@ static void sort_and_merge(struct gs_cfi_table *t, bool merge)
 int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cfi_table *out,
 			  struct gs_error *err)
 {
-	static const struct gs_cfi_opts defaults;
 	struct builder b = { .t = out };
 	struct uw_fde_ranges eh;
+	struct gs_cfi_opts o;
 	Dwarf_CFI *cfi = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!opts)
-		opts = &defaults;
+	rc = OPTS_COPY(&o, opts, gs_cfi_opts, err);
+	if (rc)
+		return rc;
 	rc = uw_fde_ranges_read(elf, true, &eh, err);
 	if (rc)
 		return rc;
@@ -370,14 +372,14 @@ int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cf
 		walk_range(&b, cfi, eh.v[i]);
 	if (cfi)
 		dwarf_cfi_end(cfi);
-	if (!opts->no_debug_frame && !b.oom)
+	if (!o.no_debug_frame && !b.oom)
 		rc = add_debug_frame(&b, elf, &eh, err);
 	free(eh.v);
 	if (b.oom || rc) {
 		gs_cfi_table_free(out);
 		return rc ? rc : gs_errorf(err, -ENOMEM, "out of memory building unwind rows");
 	}
-	sort_and_merge(out, !opts->no_merge);
+	sort_and_merge(out, !o.no_merge);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include <gs/modfile.h>
 
+#include "../opts_int.h"
 #include "unwind_int.h"
 
 #define DEFAULT_DEBUG_DIRS "/usr/lib/debug"
@@ -65,12 +66,14 @@ static int no_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Add
 int gs_modfiles_new(const struct gs_modfiles_opts *opts, struct gs_modfiles **out,
 		    struct gs_error *err)
 {
-	struct gs_modfiles_opts o = { 0 };
+	struct gs_modfiles_opts o;
 	struct gs_modfiles *c;
+	int rc;
 
 	*out = NULL;
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	rc = OPTS_COPY(&o, opts, gs_modfiles_opts, err);
+	if (rc)
+		return rc;
 	if (o.debug_dirs && !uw_debug_dirs_valid(o.debug_dirs))
 		return gs_errorf(err, -EINVAL, "debug-file directories `%s`: give absolute "
 				 "directories separated by ':'", o.debug_dirs);
@@ -214,15 +217,16 @@ static void file_free(struct gs_modfile *m)
 int gs_modfile_open_src(struct gs_modfiles *c, const struct gs_modfile_src *src,
 			struct gs_modfile **out, struct gs_error *err)
 {
-	struct gs_modfile_src s = { 0 };
+	struct gs_modfile_src s;
 	struct gs_modfile *m;
 	struct stat st, fst;
 	const char *p;
 	int fd, rc;
 
 	*out = NULL;
-	if (src)
-		memcpy(&s, src, src->sz && src->sz < sizeof(s) ? src->sz : sizeof(s));
+	rc = OPTS_COPY(&s, src, gs_modfile_src, err);
+	if (rc)
+		return rc;
 	if (!s.path)
 		return gs_errorf(err, -EINVAL, "gs_modfile_open_src needs the file's path");
 	p = s.open_path ? s.open_path : s.path;

@@ -172,7 +172,7 @@ static int keep_event(void *arg, const struct gs_event *ev)
 
 static void run(struct bt_harness *h)
 {
-	struct gs_decoder_opts dopts = { .contexts = h->contexts, .ncontexts = 32 };
+	GS_OPTS(gs_decoder_opts, dopts, .contexts = h->contexts, .ncontexts = 32);
 	struct gs_error err;
 	uint64_t r0;
 

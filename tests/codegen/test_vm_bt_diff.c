@@ -132,7 +132,7 @@ static void run_vm(struct harness *h, const struct bt_scenario *sc)
 {
 	const struct gs_program *p = h->p;
 	const struct gs_trace_context *contexts[32] = { 0 };
-	struct gs_decoder_opts dopts = { .contexts = contexts, .ncontexts = 32 };
+	GS_OPTS(gs_decoder_opts, dopts, .contexts = contexts, .ncontexts = 32);
 	struct gs_decoder *dec;
 	struct gs_error err;
 	uint64_t regs[21] = { 0 }, r0;

@@ -168,7 +168,7 @@ static void load_vm(struct harness *h, const struct bt_scenario *sc)
 static void run_vm(struct harness *h, const struct bt_scenario *sc)
 {
 	const struct gs_trace_context *contexts[32] = { 0 };
-	struct gs_decoder_opts dopts = { .contexts = contexts, .ncontexts = 32 };
+	GS_OPTS(gs_decoder_opts, dopts, .contexts = contexts, .ncontexts = 32);
 	struct gs_decoder *dec;
 	struct gs_error err;
 	uint64_t regs[21] = { 0 }, r0;

@@ -90,10 +90,9 @@ static int keep(void *arg, const struct gs_event *ev)
 /* Runs the program once and decodes everything it emitted. */
 static void run(struct harness *h)
 {
-	struct gs_decoder_opts dopts = {
+	GS_OPTS(gs_decoder_opts, dopts,
 		.mode = h->output == GS_OUTPUT_PERF ? GS_DECODE_PERF : GS_DECODE_RINGBUF,
-		.contexts = h->contexts, .ncontexts = 16,
-	};
+		.contexts = h->contexts, .ncontexts = 16);
 	struct gs_error err;
 	uint64_t r0 = 99;
 

@@ -112,7 +112,7 @@ static int keep(void *arg, const struct gs_event *ev)
 /* Runs once; the decoded event stays in h (its bytes in the VM's record). */
 static void run(struct harness *h)
 {
-	struct gs_decoder_opts dopts = { .contexts = h->contexts, .ncontexts = 64 };
+	GS_OPTS(gs_decoder_opts, dopts, .contexts = h->contexts, .ncontexts = 64);
 	struct gs_error err;
 	uint64_t r0 = 99;
 

@@ -10,7 +10,7 @@
 static int collect(void *arg, const struct gs_event *ev)
 {
 	struct harness *h = arg;
-	struct gs_render_opts opts = { .style = GS_RENDER_PLAIN, .show_end = true };
+	GS_OPTS(gs_render_opts, opts, .style = GS_RENDER_PLAIN, .show_end = true);
 	char *s;
 	int n;
 
@@ -26,7 +26,7 @@ static int collect(void *arg, const struct gs_event *ev)
 
 void harness_init(struct harness *h, enum gs_decode_mode mode)
 {
-	struct gs_decoder_opts opts = { .mode = mode, .contexts = h->ctxs, .ncontexts = 2 };
+	GS_OPTS(gs_decoder_opts, opts, .mode = mode, .contexts = h->ctxs, .ncontexts = 2);
 
 	memset(h, 0, sizeof(*h));
 	for (int i = 0; i < 2; i++) {

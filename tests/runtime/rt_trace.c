@@ -51,7 +51,8 @@ int rt_trace_start(struct rt_trace *t, const struct rt_trace_desc *d, struct gs_
 		.trace_id = d->trace_id, .target = "test", .body = d->body, .nbody = d->nbody,
 		.bt = d->plan ? &d->plan->probe : NULL,
 	};
-	struct gs_reader_opts ro = { .sz = sizeof(ro), .on_event = keep, .arg = t };
+	GS_OPTS(gs_decoder_opts, dec, .lookup = context_of, .lookup_arg = t);
+	GS_OPTS(gs_reader_opts, ro, .decoder = &dec, .on_event = keep, .arg = t);
 	char *report = NULL;
 	int rc;
 
@@ -74,8 +75,6 @@ int rt_trace_start(struct rt_trace *t, const struct rt_trace_desc *d, struct gs_
 		fprintf(stderr, "%s", report);
 		free(report);
 	}
-	ro.decoder.lookup = context_of;
-	ro.decoder.lookup_arg = t;
 	if (rc == 0)
 		rc = gs_reader_new(&ro, &t->reader, err);
 	if (rc == 0)

@@ -399,7 +399,7 @@ static const struct gs_trace_context *lookup_odd(void *arg, uint64_t id)
 static void test_lookup_callback_picks_context_by_trace_id(void **state)
 {
 	struct gs_trace_context ctx;
-	struct gs_decoder_opts opts = { .lookup = lookup_odd, .lookup_arg = &ctx };
+	GS_OPTS(gs_decoder_opts, opts, .lookup = lookup_odd, .lookup_arg = &ctx);
 	struct gs_decoder *d;
 	struct wire *w = wire_new();
 	const struct gs_event *ev;
@@ -508,8 +508,9 @@ static void test_empty_chunks_are_harmless(void **state)
 
 static void test_bad_options_are_rejected(void **state)
 {
-	struct gs_decoder_opts small = { .max_event_size = 35 }, mode = { .mode = 7 },
-			       nulls = { .ncontexts = 3 };
+	GS_OPTS(gs_decoder_opts, small, .max_event_size = 35);
+	GS_OPTS(gs_decoder_opts, mode, .mode = 7);
+	GS_OPTS(gs_decoder_opts, nulls, .ncontexts = 3);
 	struct gs_decoder *d;
 	struct gs_error err;
 

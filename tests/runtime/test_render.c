@@ -389,7 +389,7 @@ static void test_header_line(void **state)
 
 static void test_pretty_event_indents_items_and_frames(void **state)
 {
-	struct gs_render_opts opts = { .timestamp = "boot+12.345s" };
+	GS_OPTS(gs_render_opts, opts, .timestamp = "boot+12.345s");
 	char buf[1024];
 
 	(void)state;
@@ -413,7 +413,7 @@ static void test_pretty_event_indents_items_and_frames(void **state)
 
 static void test_plain_event_has_no_header(void **state)
 {
-	struct gs_render_opts opts = { .style = GS_RENDER_PLAIN };
+	GS_OPTS(gs_render_opts, opts, .style = GS_RENDER_PLAIN);
 	char buf[1024];
 
 	(void)state;

@@ -162,7 +162,7 @@ static void check_merge_keeps_lookups(const struct gs_cfi_table *raw,
 
 static void check_module(const char *path)
 {
-	struct gs_cfi_opts no_merge = { .no_merge = true };
+	GS_OPTS(gs_cfi_opts, no_merge, .no_merge = true);
 	struct gs_cfi_table raw, merged;
 	struct gs_error err = { 0 };
 	struct rf_frames rf;
@@ -210,7 +210,7 @@ static void test_libc_rows_agree_with_readelf(void **state)
  * .debug_frame, and the table still covers them. */
 static void test_debug_frame_only_build_still_has_rows(void **state)
 {
-	struct gs_cfi_opts eh_only = { .no_debug_frame = true };
+	GS_OPTS(gs_cfi_opts, eh_only, .no_debug_frame = true);
 	struct gs_cfi_table with, without;
 	struct gs_unwind_row row;
 	char path[4096];
