@@ -36,7 +36,7 @@ void cg_print_string(struct gs_cg *cg, const struct gs_stmt *s)
 	int idx = gs_context_string(&cg->prog->ctx, s->text ? s->text : "", cg->err);
 
 	if (idx < 0) {
-		cg_fail(cg, idx, "%s", cg->err->msg);
+		cg_fail(cg, idx, "%s", cg->err ? cg->err->msg : "cannot add to the string table");
 		return;
 	}
 	cg_reserve(cg, GS_INST_HEADER_SIZE + sizeof(struct gs_print_string_index));
@@ -315,7 +315,7 @@ static int name_index(struct gs_cg *cg, const struct gs_expr *e)
 	int idx = gs_context_var_name(&cg->prog->ctx, e->text ? e->text : "expr", cg->err);
 
 	if (idx < 0)
-		cg_fail(cg, idx, "%s", cg->err->msg);
+		cg_fail(cg, idx, "%s", cg->err ? cg->err->msg : "cannot add to the variable names");
 	return idx;
 }
 
@@ -418,7 +418,7 @@ void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s)
 	int16_t off;
 
 	if (fmt < 0) {
-		cg_fail(cg, fmt, "%s", cg->err->msg);
+		cg_fail(cg, fmt, "%s", cg->err ? cg->err->msg : "cannot add to the string table");
 		return;
 	}
 	if (want < 0)
@@ -463,7 +463,7 @@ void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_recor
 	int idx = gs_context_string(&cg->prog->ctx, text ? text : "condition", cg->err);
 
 	if (idx < 0) {
-		cg_fail(cg, idx, "%s", cg->err->msg);
+		cg_fail(cg, idx, "%s", cg->err ? cg->err->msg : "cannot add to the string table");
 		return;
 	}
 	cg_reserve(cg, GS_INST_HEADER_SIZE + sizeof(struct gs_expr_error));
