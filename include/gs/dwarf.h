@@ -20,6 +20,10 @@
 #include <gs/error.h>
 #include <gs/value.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct Dwarf; /* libdw's handle (typedef struct Dwarf Dwarf) */
 struct Elf;   /* libelf's handle */
 
@@ -101,5 +105,9 @@ GS_API size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf
 
 /* Name of a DWARF register 0..16 ("rdi"); "r?" otherwise. */
 GS_API const char *gs_dwarf_reg_name(unsigned reg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_DWARF_H */

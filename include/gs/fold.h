@@ -15,6 +15,10 @@
 #include <gs/decode.h>
 #include <gs/frames.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Writes backtrace instruction bt of ev, root first, into buf (always
  * NUL-terminated when size > 0): each frame is its function (then the
  * functions inlined into it at that pc, outermost first), else
@@ -49,5 +53,9 @@ GS_API uint64_t gs_counts_total(const struct gs_counts *c); /* sum of counts */
  * array of gs_counts_size() entries pointing into c, or NULL with no
  * memory (or none to list). */
 GS_API struct gs_count *gs_counts_sorted(const struct gs_counts *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_FOLD_H */

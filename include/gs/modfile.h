@@ -23,10 +23,14 @@
 #include <gs/error.h>
 #include <gs/unwind.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct Dwarf;       /* libdw */
 struct Dwfl_Module; /* libdwfl */
 
-/* Zero is the default of every field. */
+/* Options (GS_OPTS); zero is the default of every field. */
 struct gs_modfiles_opts {
 	size_t sz;
 	/* Debug-file roots, ':'-separated absolute directories, each searched
@@ -110,5 +114,9 @@ GS_API size_t gs_modfile_symbols_named(struct gs_modfile *m, const char *name, u
 				       uint64_t *size, size_t max);
 /* The function symbol containing addr, or NULL; valid while m is. */
 GS_API const char *gs_modfile_function_at(struct gs_modfile *m, uint64_t addr);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_MODFILE_H */

@@ -15,6 +15,10 @@
 
 #include <gs/context.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum gs_loc_kind {
 	GS_LOC_UNAVAILABLE = 0, /* this piece has no value at the PC */
 	GS_LOC_MEMORY,          /* in user memory at address base + offset */
@@ -83,5 +87,9 @@ struct gs_var {
 	const char *decl_file; /* NULL when DWARF does not say */
 	uint32_t decl_line;
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_VALUE_H */
