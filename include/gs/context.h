@@ -69,6 +69,8 @@ struct gs_trace_context {
 	size_t nstrings, strings_cap;
 	char **var_names;
 	size_t nvar_names, var_names_cap;
+	uint32_t *string_slots, *var_name_slots; /* hash indexes of the two tables */
+	size_t nstring_slots, nvar_name_slots;
 	const struct gs_type **types;
 	size_t ntypes, types_cap;
 	struct gs_context_arena *arena; /* every type node, member and name copied */

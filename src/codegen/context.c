@@ -1,7 +1,7 @@
 /* String, variable-name and type tables of a trace, indexed by u16 on the
- * wire. Lookups of existing strings are linear: a trace has tens of
- * strings, and the tables are built once per compile. Type trees are
- * copied into an arena the context owns, so it outlives the DWARF. */
+ * wire. Strings are found through a hash index, so a trace with tens of
+ * thousands of prints still builds in linear time. Type trees are copied
+ * into an arena the context owns, so it outlives the DWARF. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +34,8 @@ void gs_context_fini(struct gs_trace_context *c)
 {
 	free_strings(c->strings, c->nstrings);
 	free_strings(c->var_names, c->nvar_names);
+	free(c->string_slots);
+	free(c->var_name_slots);
 	free(c->types);
 	while (c->arena) {
 		struct gs_context_arena *next = c->arena->next;
@@ -61,14 +63,57 @@ static int grow(void **v, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
-static int intern(char ***v, size_t *n, size_t *cap, const char *s, const char *what,
-		  struct gs_error *err)
+static uint64_t hash_str(const char *s)
 {
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* The slot of s in the index (empty: *slot == 0), growing it to twice the
+ * table when more than half full. NULL when out of memory. */
+static uint32_t *find_slot(char **v, size_t n, uint32_t **slots, size_t *nslots, const char *s)
+{
+	size_t mask;
+
+	if (2 * (n + 1) > *nslots) {
+		size_t ncap = *nslots ? 2 * *nslots : 64;
+		uint32_t *ns;
+
+		while (2 * (n + 1) > ncap)
+			ncap *= 2;
+		ns = calloc(ncap, sizeof(*ns));
+		if (!ns)
+			return NULL;
+		for (size_t i = 0; i < n; i++) {
+			size_t k = hash_str(v[i]) & (ncap - 1);
+
+			while (ns[k])
+				k = (k + 1) & (ncap - 1);
+			ns[k] = (uint32_t)(i + 1);
+		}
+		free(*slots);
+		*slots = ns;
+		*nslots = ncap;
+	}
+	mask = *nslots - 1;
+	for (size_t k = hash_str(s) & mask;; k = (k + 1) & mask)
+		if (!(*slots)[k] || strcmp(v[(*slots)[k] - 1], s) == 0)
+			return &(*slots)[k];
+}
+
+static int intern(char ***v, size_t *n, size_t *cap, uint32_t **slots, size_t *nslots,
+		  const char *s, const char *what, struct gs_error *err)
+{
+	uint32_t *slot = find_slot(*v, *n, slots, nslots, s);
 	char *copy;
 
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*v)[i], s) == 0)
-			return (int)i;
+	if (!slot)
+		return gs_errorf(err, -ENOMEM, "out of memory adding %s \"%.40s\"", what, s);
+	if (*slot)
+		return (int)(*slot - 1);
 	if (*n > GS_CONTEXT_MAX_INDEX)
 		return gs_errorf(err, -E2BIG, "a trace may use at most %d %s; \"%.40s\" is one "
 				 "too many: split the script into more traces",
@@ -76,18 +121,20 @@ static int intern(char ***v, size_t *n, size_t *cap, const char *s, const char *
 	if (grow((void **)v, cap, *n, sizeof(**v)) || !(copy = strdup(s)))
 		return gs_errorf(err, -ENOMEM, "out of memory adding %s \"%.40s\"", what, s);
 	(*v)[*n] = copy;
+	*slot = (uint32_t)(*n + 1);
 	return (int)(*n)++;
 }
 
 int gs_context_string(struct gs_trace_context *c, const char *s, struct gs_error *err)
 {
-	return intern(&c->strings, &c->nstrings, &c->strings_cap, s, "strings", err);
+	return intern(&c->strings, &c->nstrings, &c->strings_cap, &c->string_slots,
+		      &c->nstring_slots, s, "strings", err);
 }
 
 int gs_context_var_name(struct gs_trace_context *c, const char *name, struct gs_error *err)
 {
-	return intern(&c->var_names, &c->nvar_names, &c->var_names_cap, name, "variable names",
-		      err);
+	return intern(&c->var_names, &c->nvar_names, &c->var_names_cap, &c->var_name_slots,
+		      &c->nvar_name_slots, name, "variable names", err);
 }
 
 static void *arena_alloc(struct gs_trace_context *c, size_t n)
