@@ -91,6 +91,10 @@ struct gs_expr {
 	const struct gs_expr *len;       /* BUILTIN: the length (NULL for starts_with) */
 	const uint8_t *bytes;            /* BYTES */
 	uint32_t nbytes;
+	/* Where a message about this node points in its script (a byte
+	 * offset: the name, the member after '.', the '['); 0 when the node
+	 * does not come from a script. */
+	uint32_t pos;
 };
 
 /* Source-level values, from script text to a built program:
@@ -259,6 +263,13 @@ struct gs_program {
  * statement or expression at fault. Free with gs_program_free(). */
 GS_API int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
 			    struct gs_program **out, struct gs_error *err);
+/* The same; on failure *at is the expression of spec the error is about
+ * (the member a type lacks, the value a placeholder cannot print), or
+ * NULL when the error is about no expression: a caller with the script
+ * can then show the error where the user wrote it. */
+GS_API int gs_program_build_at(const struct gs_trace_spec *spec,
+			       const struct gs_program_opts *opts, struct gs_program **out,
+			       const struct gs_expr **at, struct gs_error *err);
 GS_API void gs_program_free(struct gs_program *p);
 
 #ifdef __cplusplus

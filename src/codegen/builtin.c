@@ -57,7 +57,7 @@ void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_r
 	int16_t bx, by = 0;
 
 	if (e->builtin > GS_BUILTIN_STARTS_WITH || !x || !y) {
-		cg_fail(cg, -EINVAL, "%s: unknown builtin or missing operand", text(e));
+		cg_fail_at(cg, e, -EINVAL, "%s: unknown builtin or missing operand", text(e));
 		return;
 	}
 	if (x->kind == GS_EXPR_BYTES && y->kind != GS_EXPR_BYTES) {
@@ -67,14 +67,14 @@ void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_r
 		y = t;
 	}
 	if (str && y->kind != GS_EXPR_BYTES) {
-		cg_fail(cg, -EINVAL, "%s: the second operand of %s must be a string literal",
+		cg_fail_at(cg, e, -EINVAL, "%s: the second operand of %s must be a string literal",
 			text(e), names[e->builtin]);
 		return;
 	}
 	if (e->builtin == GS_BUILTIN_STARTS_WITH) {
 		n = y->nbytes;
 	} else if (!e->len || e->len->kind != GS_EXPR_INT || e->len->value < 0) {
-		cg_fail(cg, -EINVAL, "%s: the length of %s must be a constant >= 0", text(e),
+		cg_fail_at(cg, e, -EINVAL, "%s: the length of %s must be a constant >= 0", text(e),
 			names[e->builtin]);
 		return;
 	} else {
@@ -83,7 +83,7 @@ void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_r
 		if (e->builtin == GS_BUILTIN_STRNCMP && n > y->nbytes + 1)
 			n = y->nbytes + 1;
 		if (e->builtin == GS_BUILTIN_MEMCMP && y->kind == GS_EXPR_BYTES && n > y->nbytes) {
-			cg_fail(cg, -EINVAL, "%s: memcmp of %u bytes against %u literal bytes",
+			cg_fail_at(cg, e, -EINVAL, "%s: memcmp of %u bytes against %u literal bytes",
 				text(e), n, y->nbytes);
 			return;
 		}

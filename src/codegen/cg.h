@@ -76,6 +76,10 @@ struct gs_cg {
 	int16_t nsinfo_slot; /* struct bpf_pidns_info, allocated on first use */
 	int16_t *var_slots;  /* one u64 per `let` variable */
 
+	/* The expression being compiled, and the one the first error is
+	 * about (gs_program_build_at). */
+	const struct gs_expr *cur_expr, *fail_at;
+
 	struct gs_label exit0;    /* return 0 */
 	struct gs_label overflow; /* event too large: drop it, return 0 */
 
@@ -169,8 +173,11 @@ void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_recor
 void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n);
 uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n);
 
-/* Records a build error (the first one is kept). */
+/* Records a build error (the first one is kept), about the expression
+ * being compiled (cg_fail) or about e (cg_fail_at). */
 __attribute__((format(printf, 3, 4)))
 void cg_fail(struct gs_cg *cg, int code, const char *fmt, ...);
+__attribute__((format(printf, 4, 5)))
+void cg_fail_at(struct gs_cg *cg, const struct gs_expr *e, int code, const char *fmt, ...);
 
 #endif /* GS_CODEGEN_CG_H */

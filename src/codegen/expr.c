@@ -60,10 +60,10 @@ static int reg_offset(struct gs_cg *cg, const struct gs_expr *e)
 	if (e->reg <= GS_DWARF_REG_MAX)
 		return gs_dwarf_reg_pt_regs_offset[e->reg];
 	if (e->reg >= 17 && e->reg <= 32)
-		cg_fail(cg, -EINVAL, "%s: uprobe pt_regs does not expose XMM register values "
+		cg_fail_at(cg, e, -EINVAL, "%s: uprobe pt_regs does not expose XMM register values "
 			"(DWARF register %u)", e->text ? e->text : "register", e->reg);
 	else
-		cg_fail(cg, -EINVAL, "%s: unsupported DWARF register %u (x86_64 has 0..16 "
+		cg_fail_at(cg, e, -EINVAL, "%s: unsupported DWARF register %u (x86_64 has 0..16 "
 			"in pt_regs)", e->text ? e->text : "register", e->reg);
 	return -1;
 }
@@ -193,7 +193,7 @@ static void deref(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err
 	const char *prev;
 
 	if (e->size != 1 && e->size != 2 && e->size != 4 && e->size != 8) {
-		cg_fail(cg, -EINVAL, "%s: a read is 1, 2, 4 or 8 bytes, not %u",
+		cg_fail_at(cg, e, -EINVAL, "%s: a read is 1, 2, 4 or 8 bytes, not %u",
 			e->text ? e->text : "dereference", e->size);
 		return;
 	}
@@ -370,7 +370,7 @@ static void binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 		return;
 	}
 	if (e->op < 0 || e->op > GS_OP_GE) {
-		cg_fail(cg, -EINVAL, "%s: unknown binary operator %d", e->text ? e->text : "?", e->op);
+		cg_fail_at(cg, e, -EINVAL, "%s: unknown binary operator %d", e->text ? e->text : "?", e->op);
 		return;
 	}
 	uns = cg_value_unsigned64(cg, e->lhs) || cg_value_unsigned64(cg, e->rhs);
@@ -411,7 +411,7 @@ static void unary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 		gs_asm_bind(a, zero);
 	} else {
-		cg_fail(cg, -EINVAL, "%s: unknown unary operator '%c'", e->text ? e->text : "?",
+		cg_fail_at(cg, e, -EINVAL, "%s: unknown unary operator '%c'", e->text ? e->text : "?",
 			e->op);
 	}
 }
@@ -449,7 +449,7 @@ void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_reco
 		cg_builtin(cg, e, rec);
 		break;
 	case GS_EXPR_BYTES:
-		cg_fail(cg, -EINVAL, "%s: bytes are an operand of memcmp/strncmp/starts_with only",
+		cg_fail_at(cg, e, -EINVAL, "%s: bytes are an operand of memcmp/strncmp/starts_with only",
 			e->text ? e->text : "hex(...)");
 		break;
 	default:

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/format.h>
+
 #include "cg.h"
 
 #define ERR_RECORD_SIZE 16
@@ -130,6 +132,10 @@ struct capture {
 	uint32_t len;     /* bytes captured (at most) */
 	uint16_t slot;    /* bytes reserved */
 	bool truncated;   /* CAPTURE_VALUE: the type is larger than len */
+	bool is_length;   /* the length argument of a run-time length */
+	bool dyn;         /* CAPTURE_DUMP: len is a cap; the length is the argument
+			   * whose header is at r9 + len_off */
+	int16_t len_off;
 };
 
 /* The cap of one value's bytes: the option, and what an event can hold. */
@@ -150,9 +156,10 @@ static int flat_type(struct gs_cg *cg, uint8_t kind, uint32_t size, uint8_t flag
 }
 
 /* Plans the capture of e with conversion conv ('\0', 'x', 'X', 'p', 's')
- * and static length dump_len (0: none). */
+ * and static length dump_len (0: none), or a run-time length (dyn: up to
+ * max_string_len bytes, as many as the argument before says). */
 static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, uint32_t dump_len,
-			uint32_t fixed, struct capture *c)
+			bool dyn, uint32_t fixed, struct capture *c)
 {
 	const struct gs_type *t;
 	uint32_t cap = cg->opts.max_string_len;
@@ -162,10 +169,11 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 	if (!cg_is_value(e)) {
 		uint8_t len;
 
-		if (dump_len || conv == 's') {
-			cg_fail(cg, -EINVAL, "%s: {:%c%s} needs a source-level value (a pointer, an "
-				"array or a variable)", e->text ? e->text : "expr", conv ? conv : 'x',
-				dump_len ? ".N" : "");
+		if (dump_len || dyn || conv == 's') {
+			cg_fail_at(cg, e, -EINVAL, "%s: {:%c%s} reads memory, and needs a pointer, an "
+				"array or a variable, not a %s", e->text ? e->text : "expr",
+				conv ? conv : 'x', dump_len ? ".N" : dyn ? ".*" : "",
+				e->kind == GS_EXPR_DEREF ? "value read from memory" : "script integer");
 			return -EINVAL;
 		}
 		c->kind = CAPTURE_SCALAR;
@@ -184,16 +192,17 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 		c->type = flat_type(cg, GS_TYPE_OPTIMIZED_OUT, 0, 0, t->name);
 		return c->type < 0 ? c->type : 0;
 	}
-	if (dump_len) {
+	if (dump_len || dyn) {
 		if (t->kind != GS_TYPE_POINTER && t->kind != GS_TYPE_ARRAY &&
 		    !(t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION)) {
-			cg_fail(cg, -EINVAL, "%s: {:%c.%u} dumps memory from a pointer, an array or "
+			cg_fail_at(cg, e, -EINVAL, "%s: {:%c.N} dumps memory from a pointer, an array or "
 				"a struct; this is a %s", e->text ? e->text : "expr", conv ? conv : 'x',
-				dump_len, t->name);
+				t->name);
 			return -EINVAL;
 		}
 		c->kind = CAPTURE_DUMP;
-		c->len = dump_len < cap ? dump_len : cap;
+		c->dyn = dyn;
+		c->len = !dyn && dump_len < cap ? dump_len : cap;
 		c->slot = (uint16_t)(c->len < 12 ? 12 : c->len);
 		c->type = flat_type(cg, GS_TYPE_ARRAY, c->len, conv == 's' ? GS_TYPEF_CHAR : 0,
 				    conv == 's' ? "char[]" : "u8[]");
@@ -204,7 +213,7 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 
 		if ((t->kind != GS_TYPE_POINTER && t->kind != GS_TYPE_ARRAY) || !el ||
 		    !(el->flags & GS_TYPEF_CHAR || el->byte_size == 1)) {
-			cg_fail(cg, -EINVAL, "%s: {:s} reads a char * or a char array; this is a %s",
+			cg_fail_at(cg, e, -EINVAL, "%s: {:s} reads a char * or a char array; this is a %s",
 				e->text ? e->text : "expr", t->name);
 			return -EINVAL;
 		}
@@ -225,6 +234,31 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 	c->slot = (uint16_t)(c->len < 12 ? 12 : c->len);
 	c->type = cg_context_type(cg, t);
 	return c->type < 0 ? c->type : 0;
+}
+
+/* r2 = the run-time length of a dump: the i64 the length argument (its
+ * header at r9 + c->len_off) holds, capped at c->len; a length of 0 or
+ * less, or one whose read failed, makes the dump ZeroLength (-> done).
+ * Clobbers r1. */
+static void dyn_length(struct gs_cg *cg, const struct capture *c, int16_t status_off,
+		       struct gs_label done)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label zero = gs_asm_label(a, "dump_length_zero");
+	struct gs_label capped = gs_asm_label(a, "dump_length_ok");
+
+	gs_asm_note(a, "dump length = the argument before, 1..cap");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R9, c->len_off + 5));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_VAR_OK, zero);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R9, c->len_off + GS_FORMAT_ARG_FIXED_HEADER_LEN));
+	gs_asm_jmp_imm(a, BPF_JSLE, GS_R2, 0, zero);
+	gs_asm_jmp_imm(a, BPF_JLE, GS_R2, (int32_t)c->len, capped);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)c->len));
+	gs_asm_ja(a, capped);
+	gs_asm_bind(a, zero);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_ZERO_LENGTH));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, capped);
 }
 
 /* Captures a source-level value into r9 + off (data_len at data_len_off
@@ -271,9 +305,12 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 	} else {
 		cg_value_address(cg, &p, &rec, fail);
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, cg->value_addr_slot + 8));
+		if (c->dyn)
+			dyn_length(cg, c, status_off, done);
 		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R9));
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, off));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)c->len));
+		if (!c->dyn)
+			gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)c->len));
 		gs_asm_call(a, c->kind == CAPTURE_STRING ? BPF_FUNC_probe_read_user_str :
 			    BPF_FUNC_probe_read_user);
 		{
@@ -332,7 +369,8 @@ void cg_print_expr(struct gs_cg *cg, const struct gs_stmt *s)
 		return;
 	}
 	name = name_index(cg, e);
-	if (plan_capture(cg, e, 0, 0, fixed, &c) < 0 || name < 0)
+	cg->cur_expr = e;
+	if (plan_capture(cg, e, 0, 0, false, fixed, &c) < 0 || name < 0)
 		return;
 	cg_reserve(cg, fixed + c.slot);
 	gs_asm_notef(a, "PrintComplexVariable: %.40s", e->text ? e->text : "expr");
@@ -344,67 +382,60 @@ void cg_print_expr(struct gs_cg *cg, const struct gs_stmt *s)
 	store_capture(cg, e, &c, 12, 9, 10);
 }
 
+/* One wire argument of a format: its conversion and how long its dump
+ * is (a constant, or the argument before it: `.*` and `.name$`). */
 struct placeholder {
 	char conv;          /* '\0', 'x', 'X', 'p', 's' */
 	uint32_t dump_len;  /* .N: 0 for none */
+	bool is_length;     /* the length argument of a run-time length */
+	bool dyn;           /* a dump whose length is the argument before it */
 };
 
-/* The placeholders `{[:conv[.N]]}` of fmt (`{{` and `}}` escape braces);
- * their number, or -1 after failing the build on a malformed one. */
+/* The wire arguments fmt takes, placeholder by placeholder (a run-time
+ * length takes two); their number, or -1 after failing the build. */
 static int parse_placeholders(struct gs_cg *cg, const char *fmt, struct placeholder *v, int max)
 {
+	struct gs_fmt_item it;
+	size_t pos = 0;
 	int n = 0;
 
-	for (const char *p = fmt; *p; p++) {
-		const char *close;
-		struct placeholder ph = { 0 };
+	while (gs_fmt_next(fmt, &pos, &it)) {
+		struct placeholder ph = { .conv = it.conv };
 
-		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
-			p++;
+		if (it.kind == GS_FMT_TEXT)
 			continue;
-		}
-		if (*p != '{')
-			continue;
-		close = strchr(p, '}');
-		if (!close) {
-			cg_fail(cg, -EINVAL, "print \"%.60s\": a '{' is never closed", fmt);
+		if (it.kind != GS_FMT_VALUE) {
+			cg_fail(cg, -EINVAL, "print \"%.60s\": %s", fmt, it.why);
 			return -1;
 		}
-		if (p[1] == ':') {
-			const char *q = p + 2;
-
-			if (*q == 'x' || *q == 'X' || *q == 'p' || *q == 's')
-				ph.conv = *q++;
-			if (*q == '.') {
-				char *end;
-				unsigned long long len = strtoull(q + 1, &end, 0);
-
-				if (q[1] == '*' || (end < close && *end == '$')) {
-					cg_fail(cg, -EINVAL, "print \"%.60s\": run-time lengths (.* and "
-						".name$) are not supported yet: use a constant .N", fmt);
-					return -1;
-				}
-				if (end == q + 1 || !len || len > 65535) {
-					cg_fail(cg, -EINVAL, "print \"%.60s\": the length after '.' must "
-						"be 1..65535", fmt);
-					return -1;
-				}
-				ph.dump_len = (uint32_t)len;
-				q = end;
-			}
-			if (q != close) {
-				cg_fail(cg, -EINVAL, "print \"%.60s\": unknown placeholder \"%.*s\" "
-					"(use {}, {:x}, {:X}, {:p}, {:s}, {:x.N}, {:s.N})", fmt,
-					(int)(close - p + 1), p);
-				return -1;
-			}
+		if (it.len_kind == GS_FMT_LEN_CONST)
+			ph.dump_len = it.length;
+		if (gs_fmt_args(&it) == 2) {
+			if (n < max)
+				v[n] = (struct placeholder){ .is_length = true };
+			n++;
+			ph.dyn = true;
 		}
 		if (n < max)
 			v[n] = ph;
 		n++;
-		p = close;
 	}
 	return n;
+}
+
+/* The length argument of a run-time length: a signed 64-bit integer,
+ * whatever its expression's type. */
+static int plan_length(struct gs_cg *cg, const struct gs_expr *e, struct capture *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = CAPTURE_SCALAR;
+	c->len = 8;
+	c->slot = slot_size(e, 8);
+	if (cg->type_i64 < 0)
+		cg->type_i64 = gs_context_type(&cg->prog->ctx, GS_TYPE_I64, 8, "i64", cg->err);
+	c->type = cg->type_i64;
+	c->is_length = true;
+	return c->type < 0 ? c->type : 0;
 }
 
 void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s)
@@ -415,7 +446,7 @@ void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s)
 	struct placeholder ph[255];
 	struct capture caps[255];
 	int want = parse_placeholders(cg, s->text ? s->text : "", ph, 255);
-	int16_t off;
+	int16_t off, len_off = 0;
 
 	if (fmt < 0) {
 		cg_fail(cg, fmt, "%s", cg->err ? cg->err->msg : "cannot add to the string table");
@@ -424,14 +455,22 @@ void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s)
 	if (want < 0)
 		return;
 	if ((size_t)want != s->nargs || s->nargs > 255) {
-		cg_fail(cg, -EINVAL, "print \"%.60s\": %d placeholder%s but %zu argument%s%s",
-			s->text, want, want == 1 ? "" : "s", s->nargs, s->nargs == 1 ? "" : "s",
-			s->nargs > 255 ? " (at most 255)" : "");
+		cg_fail(cg, -EINVAL, "print \"%.60s\": %d placeholder%s%s but %zu argument%s%s",
+			s->text, want, want == 1 ? "" : "s", strstr(s->text, ".*") ||
+			strchr(s->text, '$') ? " (a .* or .name$ length counts one)" : "", s->nargs,
+			s->nargs == 1 ? "" : "s", s->nargs > 255 ? " (at most 255)" : "");
 		return;
 	}
 	for (size_t i = 0; i < s->nargs; i++) {
-		if (plan_capture(cg, s->args[i], ph[i].conv, ph[i].dump_len,
-				 size + GS_FORMAT_ARG_FIXED_HEADER_LEN, &caps[i]) < 0)
+		int rc;
+
+		cg->cur_expr = s->args[i];
+		if (ph[i].is_length)
+			rc = plan_length(cg, s->args[i], &caps[i]);
+		else
+			rc = plan_capture(cg, s->args[i], ph[i].conv, ph[i].dump_len, ph[i].dyn,
+					  size + GS_FORMAT_ARG_FIXED_HEADER_LEN, &caps[i]);
+		if (rc < 0)
 			return;
 		size += GS_FORMAT_ARG_FIXED_HEADER_LEN + caps[i].slot;
 	}
@@ -447,14 +486,19 @@ void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s)
 
 		if (name < 0)
 			return;
+		cg->cur_expr = e;
 		gs_asm_notef(a, "argument %zu: %.40s", i, e->text ? e->text : "expr");
 		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, off,
 					 (uint32_t)name | (uint32_t)caps[i].type << 16));
 		/* access_path_len 0, status Ok, then data_len = the reserved slot */
 		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, off + 4, (uint32_t)caps[i].slot << 16));
+		caps[i].len_off = len_off;
 		store_capture(cg, e, &caps[i], off + GS_FORMAT_ARG_FIXED_HEADER_LEN, off + 5, -1);
+		if (caps[i].is_length)
+			len_off = off;
 		off += GS_FORMAT_ARG_FIXED_HEADER_LEN + caps[i].slot;
 	}
+	cg->cur_expr = NULL;
 }
 
 void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_record *rec)

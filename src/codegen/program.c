@@ -20,6 +20,8 @@ void cg_fail(struct gs_cg *cg, int code, const char *fmt, ...)
 	char msg[GS_ERROR_MSG_MAX];
 	va_list ap;
 
+	if (!gs_asm_failed(cg->a) && !cg->fail_at)
+		cg->fail_at = cg->cur_expr;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
@@ -204,8 +206,27 @@ static void build(struct gs_cg *cg)
 		cg_bt_loop_subprogs(cg);
 }
 
+void cg_fail_at(struct gs_cg *cg, const struct gs_expr *e, int code, const char *fmt, ...)
+{
+	char msg[GS_ERROR_MSG_MAX];
+	va_list ap;
+
+	if (!gs_asm_failed(cg->a) && !cg->fail_at)
+		cg->fail_at = e;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cg_fail(cg, code, "%s", msg);
+}
+
 int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
 		     struct gs_program **out, struct gs_error *err)
+{
+	return gs_program_build_at(spec, opts, out, NULL, err);
+}
+
+int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
+			struct gs_program **out, const struct gs_expr **at, struct gs_error *err)
 {
 	struct gs_cg cg = { .spec = spec, .err = err, .type_i64 = -1, .type_u64 = -1,
 			    .type_bool = -1 };
@@ -215,6 +236,8 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 	int rc;
 
 	*out = NULL;
+	if (at)
+		*at = NULL;
 	gs_error_clear(err);
 	if (!spec || (spec->nbody && !spec->body))
 		return gs_errorf(err, -EINVAL, "gs_program_build: the trace spec is missing");
@@ -287,6 +310,8 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 	*out = p;
 	return 0;
 fail:
+	if (at)
+		*at = cg.fail_at;
 	free(cg.var_slots);
 	for (uint32_t i = 0; i < cg.nsynth; i++)
 		free(cg.synth[i]);

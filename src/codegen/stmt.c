@@ -83,6 +83,7 @@ static void if_else(struct gs_cg *cg, const struct gs_stmt *s)
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, cond_failed);
 	}
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, otherwise);
+	cg->cur_expr = NULL;
 	cg_stmts(cg, s->then_body, s->nthen);
 	gs_asm_ja(a, end);
 	if (reads) {
@@ -101,6 +102,8 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 	for (size_t i = 0; i < n && !gs_asm_failed(cg->a); i++) {
 		const struct gs_stmt *s = &body[i];
 
+		/* An error about this statement is about its expression. */
+		cg->cur_expr = s->expr;
 		switch (s->kind) {
 		case GS_STMT_PRINT_STRING:
 			cg_print_string(cg, s);
@@ -124,6 +127,7 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 			cg_fail(cg, -EINVAL, "statement %zu has unknown kind %d", i, s->kind);
 			break;
 		}
+		cg->cur_expr = NULL;
 	}
 }
 

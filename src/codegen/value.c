@@ -109,14 +109,14 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 	switch (e->kind) {
 	case GS_EXPR_NAME:
 		if (!e->dvar || !e->dvar->type) {
-			cg_fail(cg, -EINVAL, "%s: the name was not resolved against the probe's "
+			cg_fail_at(cg, e, -EINVAL, "%s: the name was not resolved against the probe's "
 				"DWARF before the build", text(e));
 			return NULL;
 		}
 		return e->dvar->type;
 	case GS_EXPR_CAST:
 		if (!e->cast_type) {
-			cg_fail(cg, -EINVAL, "%s: the type \"%s\" was not resolved against the "
+			cg_fail_at(cg, e, -EINVAL, "%s: the type \"%s\" was not resolved against the "
 				"probe's DWARF before the build", text(e),
 				e->type_name ? e->type_name : "?");
 			return NULL;
@@ -126,7 +126,7 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 		return e->cast_type;
 	case GS_EXPR_ADDR:
 		if (!cg_is_value(e->lhs)) {
-			cg_fail(cg, -EINVAL, "%s: & takes a variable, a member or an element",
+			cg_fail_at(cg, e, -EINVAL, "%s: & takes a variable, a member or an element",
 				text(e));
 			return NULL;
 		}
@@ -136,13 +136,13 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 		break;
 	}
 	if (!e->lhs) {
-		cg_fail(cg, -EINVAL, "%s: an operand is missing", text(e));
+		cg_fail_at(cg, e, -EINVAL, "%s: an operand is missing", text(e));
 		return NULL;
 	}
 	t = cg_is_value(e->lhs) ? cg_value_type(cg, e->lhs) : NULL;
 	if (!t) {
 		if (!gs_asm_failed(cg->a))
-			cg_fail(cg, -EINVAL, "%s: %s is a script value, not a source-level one: "
+			cg_fail_at(cg, e, -EINVAL, "%s: %s is a script value, not a source-level one: "
 				"cast() it to a pointer type first", text(e), text(e->lhs));
 		return NULL;
 	}
@@ -151,13 +151,13 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 		if (t->kind == GS_TYPE_POINTER && t->target)
 			t = t->target;
 		if (!is_aggregate(t)) {
-			cg_fail(cg, -EINVAL, "%s: %s is a %s, not a struct or union (or a pointer to "
+			cg_fail_at(cg, e, -EINVAL, "%s: %s is a %s, not a struct or union (or a pointer to "
 				"one)", text(e), text(e->lhs), t->name);
 			return NULL;
 		}
 		m = find_member(t, e->name ? e->name : "", &off, 0);
 		if (!m) {
-			cg_fail(cg, -EINVAL, "%s: %s has no member named '%s'", text(e), t->name,
+			cg_fail_at(cg, e, -EINVAL, "%s: %s has no member named '%s'", text(e), t->name,
 				e->name ? e->name : "");
 			return NULL;
 		}
@@ -166,12 +166,12 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 	case GS_EXPR_DEREF:
 		if ((t->kind == GS_TYPE_POINTER || t->kind == GS_TYPE_ARRAY) && t->target)
 			return t->target;
-		cg_fail(cg, -EINVAL, "%s: %s is a %s: only arrays and (non-void) pointers can be "
+		cg_fail_at(cg, e, -EINVAL, "%s: %s is a %s: only arrays and (non-void) pointers can be "
 			"%s", text(e), text(e->lhs), t->name,
 			e->kind == GS_EXPR_INDEX ? "indexed" : "dereferenced");
 		return NULL;
 	default:
-		cg_fail(cg, -EINVAL, "%s: not a source-level value", text(e));
+		cg_fail_at(cg, e, -EINVAL, "%s: not a source-level value", text(e));
 		return NULL;
 	}
 }
@@ -471,7 +471,7 @@ static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_pla
 		int64_t off = e->rhs->value * (int64_t)stride;
 
 		if (p->kind == CG_PLACE_BUF && (off < 0 || off + stride > CG_MAX_MATERIALIZE)) {
-			cg_fail(cg, -EINVAL, "%s: index %lld is outside the value", text(e),
+			cg_fail_at(cg, e, -EINVAL, "%s: index %lld is outside the value", text(e),
 				(long long)e->rhs->value);
 			return;
 		}
@@ -479,7 +479,7 @@ static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_pla
 		return;
 	}
 	if (p->kind != CG_PLACE_MEM) {
-		cg_fail(cg, -EINVAL, "%s: a computed index needs the array in memory; %s lives in "
+		cg_fail_at(cg, e, -EINVAL, "%s: a computed index needs the array in memory; %s lives in "
 			"registers here (use a constant index)", text(e), text(e->lhs));
 		return;
 	}
@@ -538,7 +538,7 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 		cg_place(cg, e->lhs, rec, fail, p);
 		if (p->kind != CG_PLACE_MEM) {
 			if (!gs_asm_failed(cg->a))
-				cg_fail(cg, -EINVAL, "%s: %s has no address here (it is %s)", text(e),
+				cg_fail_at(cg, e, -EINVAL, "%s: %s has no address here (it is %s)", text(e),
 					text(e->lhs), p->kind == CG_PLACE_NONE ? "optimized out" :
 					"held in registers or computed");
 			return;
@@ -568,7 +568,7 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 		p->bit_offset = m->bit_offset;
 		p->bit_size = m->bit_size;
 		if (p->kind == CG_PLACE_BUF && p->offset + m->type->byte_size > CG_MAX_MATERIALIZE)
-			cg_fail(cg, -EINVAL, "%s: member outside the copied value", text(e));
+			cg_fail_at(cg, e, -EINVAL, "%s: member outside the copied value", text(e));
 		break;
 	case GS_EXPR_INDEX:
 		index_place(cg, e, p, rec, fail);
@@ -594,9 +594,11 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 	struct cg_place p;
 	const struct gs_type *t = cg_value_type(cg, e);
 
-	if (t && (is_aggregate(t) || (t->kind == GS_TYPE_ARRAY) || t->byte_size > 8 ||
-		  t->kind == GS_TYPE_F32 || t->kind == GS_TYPE_F64)) {
-		cg_fail(cg, -EINVAL, "%s is a %s: only integers, enums, bools, chars and pointers "
+	if (!t)
+		return;
+	if (is_aggregate(t) || t->kind == GS_TYPE_ARRAY || t->byte_size > 8 ||
+	    t->kind == GS_TYPE_F32 || t->kind == GS_TYPE_F64) {
+		cg_fail_at(cg, e, -EINVAL, "%s is a %s: only integers, enums, bools, chars and pointers "
 			"can be computed with (print it instead)", text(e), t->name);
 		return;
 	}

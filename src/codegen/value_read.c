@@ -140,8 +140,11 @@ void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_e
 {
 	struct gs_asm *a = cg->a;
 	const struct gs_type *t = p->type;
-	uint32_t n = t->byte_size, bits;
+	uint32_t n, bits;
 
+	if (!t || gs_asm_failed(a))
+		return;
+	n = t->byte_size;
 	if (p->bit_size) {
 		n = (p->bit_offset + p->bit_size + 7) / 8;
 		if (n > 8) {
