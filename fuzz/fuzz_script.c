@@ -49,9 +49,41 @@ static void check_expr(const struct gs_expr *e, uint32_t nvars)
 		check_expr(e->rhs, nvars);
 		break;
 	case GS_EXPR_DEREF:
-		if (e->size != 1 && e->size != 2 && e->size != 4 && e->size != 8)
+		if (e->size != 0 && e->size != 1 && e->size != 2 && e->size != 4 && e->size != 8)
 			abort();
 		check_expr(e->lhs, nvars);
+		break;
+	case GS_EXPR_NAME:
+		if (!e->name || !e->name[0] || e->dvar)
+			abort();
+		break;
+	case GS_EXPR_MEMBER:
+		if (!e->name || !e->name[0])
+			abort();
+		check_expr(e->lhs, nvars);
+		break;
+	case GS_EXPR_INDEX:
+		check_expr(e->lhs, nvars);
+		check_expr(e->rhs, nvars);
+		break;
+	case GS_EXPR_ADDR:
+		check_expr(e->lhs, nvars);
+		break;
+	case GS_EXPR_CAST:
+		if (!e->type_name || e->cast_type)
+			abort();
+		check_expr(e->lhs, nvars);
+		break;
+	case GS_EXPR_BUILTIN:
+		if (e->builtin > GS_BUILTIN_STARTS_WITH || (e->builtin != GS_BUILTIN_STARTS_WITH &&
+							    (!e->len || e->len->kind != GS_EXPR_INT)))
+			abort();
+		check_expr(e->lhs, nvars);
+		check_expr(e->rhs, nvars);
+		break;
+	case GS_EXPR_BYTES:
+		if (!e->bytes && e->nbytes)
+			abort();
 		break;
 	default:
 		abort();

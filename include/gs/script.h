@@ -99,4 +99,10 @@ GS_API int gs_script_trace_errorf(const struct gs_script *s, const struct gs_scr
 }
 #endif
 
+/* The same about an expression of s's traces (an unknown name, a member a
+ * type lacks): at the expression's pos, with its source line and caret. */
+__attribute__((format(printf, 5, 6)))
+int gs_script_expr_errorf(const struct gs_script *s, const struct gs_expr *e,
+			  struct gs_error *err, int code, const char *fmt, ...);
+
 #endif /* GS_SCRIPT_H */

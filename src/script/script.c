@@ -213,6 +213,19 @@ int gs_script_trace_errorf(const struct gs_script *s, const struct gs_script_tra
 	return code;
 }
 
+int gs_script_expr_errorf(const struct gs_script *s, const struct gs_expr *e,
+			  struct gs_error *err, int code, const char *fmt, ...)
+{
+	char what[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	format_diag(s->name, s->source, s->source_len, e ? e->pos : 0, what, err, code);
+	return code;
+}
+
 /* ---- trace targets ------------------------------------------------------------ */
 
 static bool parse_target(struct parser *p, struct gs_script_trace *t)
@@ -421,5 +434,6 @@ void gs_script_trace_spec(const struct gs_script_trace *t, uint32_t trace_id,
 	spec->body = t->body;
 	spec->nbody = t->nbody;
 	spec->nvars = t->nvars;
+	spec->var_names = t->var_names;
 	spec->retprobe = t->retprobe;
 }

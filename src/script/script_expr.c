@@ -1,9 +1,9 @@
 /* Expressions (reference spec 12.3) with C precedence, into gs_expr trees:
  * integer literals, true/false, $special variables, registers, `let`
- * variables, unary - ! ~, typed memory reads *(u64 *)addr, and the binary
- * operators. Each node carries its source text (whitespace normalized) as
- * the name the output shows. What the language has but gstrace does not
- * yet (DWARF names, member access, casts, builtins) fails with a message. */
+ * variables, DWARF names, unary - ! ~ * &, typed memory reads *(u64 *)addr,
+ * and the binary operators; postfix chains, casts and builtins are in
+ * script_value.c. Each node carries its source text (whitespace normalized)
+ * as the name the output shows, and where messages about it point. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,7 +15,7 @@ struct enode {
 	unsigned depth;
 };
 
-static unsigned depth_of(const struct gs_expr *e)
+unsigned sp_depth(const struct gs_expr *e)
 {
 	return ((const struct enode *)e)->depth;
 }
@@ -45,8 +45,8 @@ static char *source_text(struct parser *p, size_t start, size_t end)
 	return out;
 }
 
-static struct gs_expr *node(struct parser *p, enum gs_expr_kind kind, size_t start,
-			    unsigned depth)
+struct gs_expr *sp_node(struct parser *p, enum gs_expr_kind kind, size_t start,
+			unsigned depth)
 {
 	struct enode *n;
 
@@ -65,6 +65,7 @@ static struct gs_expr *node(struct parser *p, enum gs_expr_kind kind, size_t sta
 		return NULL;
 	}
 	n->e.kind = kind;
+	n->e.pos = (uint32_t)start;
 	n->depth = depth;
 	return &n->e;
 }
@@ -170,7 +171,7 @@ static struct gs_expr *special(struct parser *p, const struct token *t)
 			return NULL;
 		}
 		sp_next(p);
-		e = node(p, GS_EXPR_INT, off, 1);
+		e = sp_node(p, GS_EXPR_INT, off, 1);
 		if (e)
 			e->value = p->input_pid;
 		return e;
@@ -178,7 +179,7 @@ static struct gs_expr *special(struct parser *p, const struct token *t)
 	for (size_t i = 0; i < N_OF(specials); i++) {
 		if (name_eq(s, t->len, specials[i].name)) {
 			sp_next(p);
-			e = node(p, GS_EXPR_SPECIAL, off, 1);
+			e = sp_node(p, GS_EXPR_SPECIAL, off, 1);
 			if (e)
 				e->special = specials[i].which;
 			return e;
@@ -199,29 +200,29 @@ static struct gs_expr *identifier(struct parser *p, const struct token *t)
 
 	if (name_eq(s, n, "true") || name_eq(s, n, "false")) {
 		sp_next(p);
-		e = node(p, GS_EXPR_INT, off, 1);
+		e = sp_node(p, GS_EXPR_INT, off, 1);
 		if (e)
 			e->value = name_eq(s, n, "true");
 		return e;
 	}
 	if (find_mem_type(s, n) >= 0) {
-		sp_err(p, off, "'%.*s' is a type, and casts are not supported: to read memory "
-		       "write *(%.*s *)addr", (int)n, s, (int)n, s);
+		sp_err(p, off, "'%.*s' is a type: convert a value with cast(expr, \"%.*s\"), or "
+		       "read memory with *(%.*s *)addr", (int)n, s, (int)n, s, (int)n, s);
 		return NULL;
 	}
 	if (in_list(s, n, keywords, N_OF(keywords))) {
 		sp_err(p, off, "expected an expression, found the keyword '%.*s'", (int)n, s);
 		return NULL;
 	}
-	if (in_list(s, n, builtins, N_OF(builtins))) {
-		sp_err(p, off, "the builtin %.*s() is not supported yet", (int)n, s);
-		return NULL;
-	}
+	if (in_list(s, n, builtins, N_OF(builtins)))
+		return sp_builtin(p, t);
 	reg = find_register(s, n);
 	var = sp_scope_find(p, s, n);
+	if (var && var->alias)
+		return sp_alias(p, var, t);
 	if (reg >= 0 || var) {
 		sp_next(p);
-		e = node(p, reg >= 0 ? GS_EXPR_REG : GS_EXPR_VAR, off, 1);
+		e = sp_node(p, reg >= 0 ? GS_EXPR_REG : GS_EXPR_VAR, off, 1);
 		if (e && reg >= 0)
 			e->reg = (uint8_t)reg;
 		else if (e)
@@ -229,19 +230,33 @@ static struct gs_expr *identifier(struct parser *p, const struct token *t)
 		return e;
 	}
 	if (sp_peek2(p).kind == T_LPAREN) {
-		sp_err(p, off, "function calls are not supported: '%.*s' cannot be called",
-		       (int)n, s);
+		sp_err(p, off, "function calls are not supported: '%.*s' cannot be called (the "
+		       "builtins are cast, memcmp, strncmp, starts_with and hex)", (int)n, s);
 		return NULL;
 	}
-	sp_err(p, off, "unknown name '%.*s': DWARF variables are not supported yet; use a let "
-	       "variable, a register (rdi, rsi, rdx, ...), a special variable ($pid, $tid, ...) "
-	       "or a memory read *(u64 *)addr", (int)n, s);
-	return NULL;
+	/* A DWARF name: resolved per probe address by the runtime. */
+	sp_next(p);
+	e = sp_node(p, GS_EXPR_NAME, off, 1);
+	if (e && !(e->name = sp_arena_strndup(p->arena, s, n)))
+		sp_nomem(p);
+	return p->code ? NULL : e;
 }
 
 static struct gs_expr *unary(struct parser *p);
 
 static struct gs_expr *binary(struct parser *p, int min_prec);
+
+/* Words that start a C type: `(int)x` is a C cast, which the language
+ * spells cast(x, "int"). */
+static bool c_type_word(const char *s, size_t n)
+{
+	static const char *const words[] = {
+		"struct", "union", "enum", "unsigned", "signed", "char", "short", "int", "long",
+		"float", "double", "const", "volatile", "void", "bool", "_Bool",
+	};
+
+	return find_mem_type(s, n) >= 0 || in_list(s, n, words, N_OF(words));
+}
 
 static struct gs_expr *parenthesized(struct parser *p, const struct token *t)
 {
@@ -249,9 +264,9 @@ static struct gs_expr *parenthesized(struct parser *p, const struct token *t)
 	size_t open = t->off;
 	struct gs_expr *e;
 
-	if (inner.kind == T_IDENT && find_mem_type(p->src + inner.off, inner.len) >= 0) {
-		sp_err(p, open, "casts are not supported: script values are 64-bit integers; to "
-		       "read memory write *(%.*s *)addr", (int)inner.len, p->src + inner.off);
+	if (inner.kind == T_IDENT && c_type_word(p->src + inner.off, inner.len)) {
+		sp_err(p, open, "C casts are not supported: write cast(expr, \"TYPE\"), e.g. "
+		       "cast(p, \"struct foo *\"), or *(u64 *)addr to read memory");
 		return NULL;
 	}
 	sp_next(p);
@@ -268,20 +283,6 @@ static struct gs_expr *parenthesized(struct parser *p, const struct token *t)
 	return e;
 }
 
-/* What postfix syntax would mean if gstrace had DWARF types. */
-static struct gs_expr *postfix(struct parser *p, struct gs_expr *e)
-{
-	const struct token *t = sp_peek(p);
-
-	if (e && t->kind == T_DOT)
-		sp_err(p, t->off, "member access ('.') needs DWARF variables, which are not "
-		       "supported yet");
-	else if (e && t->kind == T_LBRACKET)
-		sp_err(p, t->off, "indexing ('[]') needs DWARF variables, which are not supported "
-		       "yet: read the element with *(u64 *)(addr + 8 * i)");
-	return p->code ? NULL : e;
-}
-
 static struct gs_expr *primary(struct parser *p)
 {
 	struct token t = *sp_peek(p);
@@ -291,13 +292,13 @@ static struct gs_expr *primary(struct parser *p)
 	switch (t.kind) {
 	case T_INT:
 		sp_next(p);
-		e = node(p, GS_EXPR_INT, t.off, 1);
+		e = sp_node(p, GS_EXPR_INT, t.off, 1);
 		if (e)
 			e->value = (int64_t)t.value;
 		break;
 	case T_STRING:
-		sp_err(p, t.off, "a string can only be print's first argument: expressions are "
-		       "64-bit integers");
+		sp_err(p, t.off, "a string can only be print's first argument or an operand of "
+		       "memcmp, strncmp and starts_with: expressions are numbers and variables");
 		break;
 	case T_SPECIAL:
 		e = special(p, &t);
@@ -315,12 +316,12 @@ static struct gs_expr *primary(struct parser *p)
 		}
 		break;
 	}
-	return postfix(p, e);
+	return sp_postfix(p, e, t.off);
 }
 
 /* ---- operators --------------------------------------------------------------------- */
 
-/* *(TYPE *)operand, *(TYPE)operand */
+/* *(TYPE *)operand, *(TYPE)operand: a sized read; else *p of a pointer. */
 static struct gs_expr *deref(struct parser *p, size_t start)
 {
 	struct token type;
@@ -329,14 +330,23 @@ static struct gs_expr *deref(struct parser *p, size_t start)
 
 	sp_next(p); /* '*' */
 	type = sp_peek2(p);
-	if (sp_at(p, T_LPAREN) && type.kind == T_IDENT)
+	if (sp_at(p, T_LPAREN) && type.kind == T_IDENT) {
+		struct token star, close;
+		size_t pos = type.off + type.len;
+
+		/* `*(T *)x` with a T that is no size: not `*(p * 2)`. */
 		ti = find_mem_type(p->src + type.off, type.len);
-	if (ti < 0) {
-		if (!p->code)
-			sp_err(p, start, "a memory read needs a size: write *(u64 *)addr (the "
-			       "types are u8 u16 u32 u64 i8 i16 i32 i64)");
-		return NULL;
+		sp_lex_token(p, &pos, &star);
+		sp_lex_token(p, &pos, &close);
+		if (ti < 0 && star.kind == T_STAR && close.kind == T_RPAREN) {
+			sp_err(p, start, "'%.*s' is not a size of a memory read: write *(u64 *)addr "
+			       "(the types are u8 u16 u32 u64 i8 i16 i32 i64), or *cast(addr, "
+			       "\"TYPE *\") for a DWARF type", (int)type.len, p->src + type.off);
+			return NULL;
+		}
 	}
+	if (ti < 0)
+		return sp_value_deref(p, start);
 	sp_next(p);
 	sp_next(p);
 	sp_accept(p, T_STAR);
@@ -345,7 +355,7 @@ static struct gs_expr *deref(struct parser *p, size_t start)
 	operand = unary(p);
 	if (!operand)
 		return NULL;
-	e = node(p, GS_EXPR_DEREF, start, depth_of(operand) + 1);
+	e = sp_node(p, GS_EXPR_DEREF, start, sp_depth(operand) + 1);
 	if (e) {
 		e->size = mem_types[ti].size;
 		e->is_signed = mem_types[ti].is_signed;
@@ -368,9 +378,8 @@ static struct gs_expr *unary_inner(struct parser *p)
 	case T_STAR:
 		return deref(p, start);
 	case T_AMP:
-		sp_err(p, start, "'&' (address of) needs DWARF variables, which are not "
-		       "supported yet");
-		return NULL;
+		sp_next(p);
+		return sp_address_of(p, start);
 	default:
 		return primary(p);
 	}
@@ -378,12 +387,17 @@ static struct gs_expr *unary_inner(struct parser *p)
 	operand = unary(p);
 	if (!operand)
 		return NULL;
-	e = node(p, GS_EXPR_UNARY, start, depth_of(operand) + 1);
+	e = sp_node(p, GS_EXPR_UNARY, start, sp_depth(operand) + 1);
 	if (e) {
 		e->op = op;
 		e->lhs = operand;
 	}
 	return e;
+}
+
+const struct gs_expr *sp_unary(struct parser *p)
+{
+	return unary(p);
 }
 
 static struct gs_expr *unary(struct parser *p)
@@ -445,8 +459,8 @@ static struct gs_expr *binary(struct parser *p, int min_prec)
 			       "value by it has no meaning", rhs->text);
 			return NULL;
 		}
-		d = depth_of(lhs) > depth_of(rhs) ? depth_of(lhs) : depth_of(rhs);
-		e = node(p, GS_EXPR_BINARY, start, d + 1);
+		d = sp_depth(lhs) > sp_depth(rhs) ? sp_depth(lhs) : sp_depth(rhs);
+		e = sp_node(p, GS_EXPR_BINARY, start, d + 1);
 		if (!e)
 			return NULL;
 		e->op = binops[i].op;

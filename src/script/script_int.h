@@ -28,7 +28,7 @@ void sp_arena_free(struct gs_script_arena *a);
 enum tok_kind {
 	T_EOF, T_IDENT, T_INT, T_FLOAT, T_STRING, T_SPECIAL,
 	T_LBRACE, T_RBRACE, T_LPAREN, T_RPAREN, T_LBRACKET, T_RBRACKET,
-	T_SEMI, T_COMMA, T_DOT, T_COLON, T_ASSIGN,
+	T_SEMI, T_COMMA, T_DOT, T_ARROW, T_COLON, T_ASSIGN,
 	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_SHL, T_SHR,
 	T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT,
 	T_AMP, T_ANDAND, T_PIPE, T_OROR, T_CARET, T_BANG, T_TILDE,
@@ -45,6 +45,9 @@ struct scope_var {
 	const char *name;
 	size_t off;        /* where it was bound, for messages */
 	uint32_t index;
+	/* `let p = &x;`, `let r = a->b;`: a source-level value is an alias
+	 * (reference 12.3), its expression used where the name is (no slot). */
+	const struct gs_expr *alias;
 };
 
 struct parser {
@@ -114,11 +117,32 @@ bool sp_expect(struct parser *p, enum tok_kind k, const char *what, const char *
 /* ---- expressions (script_expr.c) ------------------------------------------ */
 
 const struct gs_expr *sp_expr(struct parser *p);
+const struct gs_expr *sp_unary(struct parser *p);
+/* A node whose text is the source from start to the last token consumed;
+ * its pos is start. NULL (and the parser failed) past the nesting limit. */
+struct gs_expr *sp_node(struct parser *p, enum gs_expr_kind kind, size_t start,
+			unsigned depth);
+/* Height of the tree under e (for the nesting limit). */
+unsigned sp_depth(const struct gs_expr *e);
 /* The names the language reserves (keywords, types, registers, builtins):
  * a description ("a register name") or NULL. */
 const char *sp_reserved_name(const char *name, size_t len);
 /* The visible `let` variable named so, or NULL. */
 const struct scope_var *sp_scope_find(const struct parser *p, const char *name, size_t len);
+
+/* ---- source-level values (script_value.c) ---------------------------------- */
+
+/* A DWARF name, member, element, `*p`, `&x` or cast: what `let` aliases. */
+bool sp_is_value(const struct gs_expr *e);
+/* .member, ->member and [index] after e (which starts at start). */
+struct gs_expr *sp_postfix(struct parser *p, struct gs_expr *e, size_t start);
+/* `*` and `&` (consumed) before the operand that follows; start is theirs. */
+struct gs_expr *sp_value_deref(struct parser *p, size_t start);
+struct gs_expr *sp_address_of(struct parser *p, size_t start);
+/* The identifier t names an alias: its expression, shown under the name. */
+struct gs_expr *sp_alias(struct parser *p, const struct scope_var *v, const struct token *t);
+/* cast(), memcmp(), strncmp(), starts_with(), hex(): t is the name. */
+struct gs_expr *sp_builtin(struct parser *p, const struct token *t);
 
 /* ---- trace targets (target.c) ----------------------------------------------- */
 

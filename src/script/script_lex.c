@@ -229,7 +229,7 @@ char *sp_string_value(struct parser *p, const struct token *t, bool unbrace)
 static const struct { const char *text; enum tok_kind kind; } operators[] = {
 	/* two characters first: the longest match wins */
 	{ "==", T_EQ }, { "!=", T_NE }, { "<=", T_LE }, { ">=", T_GE }, { "<<", T_SHL },
-	{ ">>", T_SHR }, { "&&", T_ANDAND }, { "||", T_OROR },
+	{ ">>", T_SHR }, { "&&", T_ANDAND }, { "||", T_OROR }, { "->", T_ARROW },
 	{ "{", T_LBRACE }, { "}", T_RBRACE }, { "(", T_LPAREN }, { ")", T_RPAREN },
 	{ "[", T_LBRACKET }, { "]", T_RBRACKET }, { ";", T_SEMI }, { ",", T_COMMA },
 	{ ".", T_DOT }, { ":", T_COLON }, { "=", T_ASSIGN }, { "<", T_LT }, { ">", T_GT },

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gs/format.h>
+
 #include "script_int.h"
 
 struct stmt_vec {
@@ -31,86 +33,112 @@ static void describe_next(struct parser *p, char *buf, size_t size)
 
 #define MAX_FORMAT_ARGS 255 /* PrintComplexFormat's arg_count is a u8 */
 
-/* Checks the placeholders of format string s: {} {:x} {:X} {:p}, with {{ and
- * }} for literal braces. Returns how many there are and sets *nth_off to
- * where placeholder number `nth` (0-based) starts, or -1 after an error. */
-static long scan_format(struct parser *p, const struct token *s, size_t nth, size_t *nth_off)
+/* Source offset of byte `at` of string token s's value (escapes are two
+ * source bytes for one value byte). */
+static size_t value_pos(const struct parser *p, const struct token *s, size_t at)
 {
-	const char *src = p->src;
-	size_t i = s->off + 1, end = s->off + s->len - 1;
+	size_t i = s->off + 1;
+
+	for (size_t k = 0; k < at && i < s->off + s->len - 1; k++)
+		i += p->src[i] == '\\' ? 2 : 1;
+	return i;
+}
+
+/* One checked placeholder: where it is, and the let variable of .name$. */
+struct placeholder {
+	size_t off;
+	unsigned nargs;               /* arguments it takes from the list: 1 or 2 */
+	const struct scope_var *var;  /* .name$ */
+};
+
+/* The placeholders of the format (value fmt of token s), checked, into an
+ * arena array; their number, or -1 after an error. */
+static long scan_format(struct parser *p, const struct token *s, const char *fmt,
+			struct placeholder **out)
+{
+	struct placeholder *v = NULL;
+	struct gs_fmt_item it;
+	size_t pos = 0, cap = 0;
 	long n = 0;
 
-	while (i < end) {
-		char c = src[i];
-		size_t close;
+	while (gs_fmt_next(fmt, &pos, &it)) {
+		size_t at = value_pos(p, s, it.off);
+		struct placeholder ph = { .off = at, .nargs = 1 };
 
-		if (c == '\\') {
-			i += 2;
+		if (it.kind == GS_FMT_TEXT)
 			continue;
-		}
-		if ((c == '{' || c == '}') && i + 1 < end && src[i + 1] == c) {
-			i += 2;
-			continue;
-		}
-		if (c == '}') {
-			sp_err(p, i, "unmatched '}' in the format string: write '}}' for a literal "
-			       "brace");
+		if (it.kind != GS_FMT_VALUE) {
+			if (it.kind == GS_FMT_BAD_SPEC)
+				sp_err(p, at, "placeholder '%.*s' is not understood: %s", (int)it.len,
+				       fmt + it.off, it.why);
+			else
+				sp_err(p, at, "%s", it.why);
 			return -1;
 		}
-		if (c != '{') {
-			i++;
-			continue;
+		if (it.len_kind == GS_FMT_LEN_ARG)
+			ph.nargs = 2;
+		if (it.len_kind == GS_FMT_LEN_VAR) {
+			ph.var = sp_scope_find(p, fmt + it.name_off, it.name_len);
+			if (!ph.var) {
+				sp_err(p, value_pos(p, s, it.name_off), "'%.*s' in '%.*s' is not a let "
+				       "variable bound before this print: bind the length first (let "
+				       "%.*s = ...;) or write a number", (int)it.name_len,
+				       fmt + it.name_off, (int)it.len, fmt + it.off, (int)it.name_len,
+				       fmt + it.name_off);
+				return -1;
+			}
 		}
-		close = i + 1;
-		while (close < end && src[close] != '}' && src[close] != '{')
-			close++;
-		if (close >= end || src[close] == '{') {
-			sp_err(p, i, "unclosed '{' in the format string: write {} for a value or "
-			       "'{{' for a literal brace");
+		if (sp_arena_grow(p->arena, &v, &cap, (size_t)n, sizeof(*v))) {
+			sp_nomem(p);
 			return -1;
 		}
-		if (!(close == i + 1 || (close == i + 3 && src[i + 1] == ':' &&
-					 strchr("xXp", src[i + 2])))) {
-			sp_err(p, i, "placeholder '%.*s' is not supported yet: use {}, {:x}, {:X} "
-			       "or {:p}", (int)(close + 1 - i), src + i);
-			return -1;
-		}
-		if ((size_t)n == nth)
-			*nth_off = i;
-		n++;
-		i = close + 1;
+		v[n++] = ph;
 	}
+	*out = v;
 	return n;
 }
 
-/* Placeholders and arguments must pair up exactly. */
-static int check_format(struct parser *p, const struct token *s, const size_t *arg_offs,
+/* Placeholders and arguments must pair up exactly: `.*` takes two. */
+static int check_format(struct parser *p, const struct token *s, const char *fmt,
+			struct placeholder **ph_out, long *nph, const size_t *arg_offs,
 			size_t nargs)
 {
-	size_t ph_off = s->off;
-	long n = scan_format(p, s, nargs, &ph_off);
+	struct placeholder *ph = NULL;
+	long n = scan_format(p, s, fmt, &ph);
+	size_t want = 0;
+	bool star = false;
 
 	if (n < 0)
 		return -1;
-	if (nargs > (size_t)n) {
+	*nph = n;
+	*ph_out = ph;
+	for (long i = 0; i < n; i++) {
+		star |= ph[i].nargs == 2;
+		if (want + ph[i].nargs > nargs) {
+			if (nargs == 0)
+				sp_err(p, ph[i].off, "placeholder 1 has no argument: pass values after "
+				       "the string (print \"x={}\", expr;) or write {{ and }} for literal "
+				       "braces");
+			else if (star)
+				sp_err(p, ph[i].off, "placeholder %ld has no argument: the format string "
+				       "takes more arguments than the %zu that follow ({:x.*} takes two: "
+				       "the length, then the value)", i + 1, nargs);
+			else
+				sp_err(p, ph[i].off, "placeholder %ld has no argument: the format string "
+				       "has %ld placeholders but %zu argument%s follow%s", i + 1, n,
+				       nargs, nargs == 1 ? "" : "s", nargs == 1 ? "s" : "");
+			return -1;
+		}
+		want += ph[i].nargs;
+	}
+	if (nargs > want) {
 		if (n == 0)
 			sp_err(p, arg_offs[0], "the format string has no placeholder for this "
 			       "argument: add {} where its value goes");
 		else
-			sp_err(p, arg_offs[n], "the format string has %ld placeholder%s but %zu "
+			sp_err(p, arg_offs[want], "the format string has %ld placeholder%s but %zu "
 			       "arguments follow: add a placeholder for this argument or remove it",
 			       n, n == 1 ? "" : "s", nargs);
-		return -1;
-	}
-	if (nargs < (size_t)n) {
-		if (nargs == 0)
-			sp_err(p, ph_off, "placeholder 1 has no argument: pass values after the "
-			       "string (print \"x={}\", expr;) or write {{ and }} for literal "
-			       "braces");
-		else
-			sp_err(p, ph_off, "placeholder %zu has no argument: the format string has "
-			       "%ld placeholders but %zu argument%s follow%s", nargs + 1, n, nargs,
-			       nargs == 1 ? "" : "s", nargs == 1 ? "s" : "");
 		return -1;
 	}
 	if (nargs > MAX_FORMAT_ARGS) {
@@ -123,8 +151,11 @@ static int check_format(struct parser *p, const struct token *s, const size_t *a
 
 static int print_format(struct parser *p, const struct token *s, struct gs_stmt *st)
 {
-	const struct gs_expr **args = NULL;
-	size_t *offs = NULL, nargs = 0, cap = 0, cap_offs = 0;
+	const struct gs_expr **args = NULL, **wire;
+	size_t *offs = NULL, nargs = 0, cap = 0, cap_offs = 0, nwire = 0, k = 0;
+	struct placeholder *ph;
+	long nph;
+	char *fmt;
 
 	do {
 		size_t off = sp_peek(p)->off;
@@ -141,14 +172,45 @@ static int print_format(struct parser *p, const struct token *s, struct gs_stmt 
 		offs[nargs] = off;
 		args[nargs++] = e;
 	} while (sp_accept(p, T_COMMA));
-	if (!sp_expect(p, T_SEMI, "';' or ','", "after the print argument") ||
-	    check_format(p, s, offs, nargs))
+	if (!sp_expect(p, T_SEMI, "';' or ','", "after the print argument"))
 		return -1;
+	fmt = sp_string_value(p, s, false);
+	if (!fmt || check_format(p, s, fmt, &ph, &nph, offs, nargs))
+		return -1;
+	/* .name$ lengths become the argument before their value. */
+	wire = sp_arena_alloc(p->arena, (nargs + (size_t)nph) * sizeof(*wire));
+	if (!wire) {
+		sp_nomem(p);
+		return -1;
+	}
+	for (long i = 0; i < nph; i++) {
+		if (ph[i].var) {
+			const struct scope_var *v = ph[i].var;
+			struct gs_expr *len = sp_node(p, v->alias ? v->alias->kind : GS_EXPR_VAR,
+						      ph[i].off, 1);
+
+			if (!len)
+				return -1;
+			if (v->alias)
+				*len = *v->alias;
+			len->text = v->name;
+			len->var = v->index;
+			len->pos = (uint32_t)ph[i].off;
+			wire[nwire++] = len;
+		}
+		for (unsigned a = 0; a < ph[i].nargs; a++)
+			wire[nwire++] = args[k++];
+	}
+	if (nwire > MAX_FORMAT_ARGS) {
+		sp_err(p, k < nargs ? offs[k] : s->off, "a print takes at most %d values on the wire "
+		       "(a .* or .name$ length counts as one): split it", MAX_FORMAT_ARGS);
+		return -1;
+	}
 	st->kind = GS_STMT_PRINT_FORMAT;
-	st->text = sp_string_value(p, s, false);
-	st->args = args;
-	st->nargs = nargs;
-	return st->text ? 0 : -1;
+	st->text = fmt;
+	st->args = wire;
+	st->nargs = nwire;
+	return 0;
 }
 
 static int print_stmt(struct parser *p, struct gs_stmt *st)
@@ -180,8 +242,14 @@ static int print_stmt(struct parser *p, struct gs_stmt *st)
 		return -1;
 	}
 	sp_next(p);
-	if (check_format(p, &s, NULL, 0))
-		return -1;
+	{
+		struct placeholder *ph;
+		char *fmt = sp_string_value(p, &s, false);
+		long nph;
+
+		if (!fmt || check_format(p, &s, fmt, &ph, &nph, NULL, 0))
+			return -1;
+	}
 	st->kind = GS_STMT_PRINT_STRING;
 	st->text = sp_string_value(p, &s, true);
 	return st->text ? 0 : -1;
@@ -237,6 +305,8 @@ static int bt_stmt(struct parser *p, struct gs_stmt *st)
 
 /* ---- let ---------------------------------------------------------------------------- */
 
+/* 0, or 1 when the name is an alias of a source-level value (no statement
+ * is left: the value is read where the name is used), -1 on error. */
 static int let_stmt(struct parser *p, struct gs_stmt *st)
 {
 	struct token name;
@@ -287,6 +357,16 @@ static int let_stmt(struct parser *p, struct gs_stmt *st)
 	if (!st->expr || !sp_expect(p, T_SEMI, "';'", "after the let statement"))
 		return -1;
 	copy = sp_arena_strndup(p->arena, s, name.len);
+	if (copy && sp_is_value(st->expr)) {
+		/* A source-level value: an alias, read where it is used. */
+		if (sp_arena_grow(p->arena, &p->scope, &p->scope_cap, p->nscope,
+				  sizeof(*p->scope))) {
+			sp_nomem(p);
+			return -1;
+		}
+		p->scope[p->nscope++] = (struct scope_var){ copy, name.off, 0, st->expr };
+		return 1;
+	}
 	if (!copy || sp_arena_grow(p->arena, &p->scope, &p->scope_cap, p->nscope,
 				   sizeof(*p->scope)) ||
 	    sp_arena_grow(p->arena, &p->var_names, &p->var_names_cap, p->nvars,
@@ -294,7 +374,7 @@ static int let_stmt(struct parser *p, struct gs_stmt *st)
 		sp_nomem(p);
 		return -1;
 	}
-	p->scope[p->nscope++] = (struct scope_var){ copy, name.off, p->nvars };
+	p->scope[p->nscope++] = (struct scope_var){ copy, name.off, p->nvars, NULL };
 	p->var_names[p->nvars] = copy;
 	st->kind = GS_STMT_LET;
 	st->text = copy;
@@ -431,8 +511,13 @@ static int statement(struct parser *p, struct stmt_vec *out)
 		return bt_stmt(p, st);
 	if (sp_tok_is(p, &t, "if"))
 		return if_stmt(p, st);
-	if (sp_tok_is(p, &t, "let"))
-		return let_stmt(p, st);
+	if (sp_tok_is(p, &t, "let")) {
+		int rc = let_stmt(p, st);
+
+		if (rc == 1) /* an alias: no statement */
+			out->n--;
+		return rc < 0 ? -1 : 0;
+	}
 	not_a_statement(p, &t);
 	return -1;
 }

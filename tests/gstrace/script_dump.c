@@ -38,7 +38,7 @@ static const char *const binop_names[] = {
 static const char *const special_names[] = {
 	[GS_SPECIAL_PID] = "$pid", [GS_SPECIAL_TID] = "$tid",
 	[GS_SPECIAL_HOST_PID] = "$host_pid", [GS_SPECIAL_TIMESTAMP] = "$timestamp",
-	[GS_SPECIAL_PC] = "$pc", [GS_SPECIAL_SP] = "$sp",
+	[GS_SPECIAL_PC] = "$pc", [GS_SPECIAL_SP] = "$sp", [GS_SPECIAL_RETVAL] = "$retval",
 };
 
 static void expr(struct out *o, const struct gs_expr *e)
@@ -73,9 +73,55 @@ static void expr(struct out *o, const struct gs_expr *e)
 		put(o, ")");
 		break;
 	case GS_EXPR_DEREF:
-		put(o, "(%c%u* ", e->is_signed ? 'i' : 'u', 8 * e->size);
+		if (e->size)
+			put(o, "(%c%u* ", e->is_signed ? 'i' : 'u', 8 * e->size);
+		else
+			put(o, "(* ");
 		expr(o, e->lhs);
 		put(o, ")");
+		break;
+	case GS_EXPR_NAME:
+		put(o, "%s", e->name);
+		break;
+	case GS_EXPR_MEMBER:
+		put(o, "(. ");
+		expr(o, e->lhs);
+		put(o, " %s)", e->name);
+		break;
+	case GS_EXPR_INDEX:
+		put(o, "([] ");
+		expr(o, e->lhs);
+		put(o, " ");
+		expr(o, e->rhs);
+		put(o, ")");
+		break;
+	case GS_EXPR_ADDR:
+		put(o, "(& ");
+		expr(o, e->lhs);
+		put(o, ")");
+		break;
+	case GS_EXPR_CAST:
+		put(o, "(cast ");
+		expr(o, e->lhs);
+		put(o, " \"%s\")", e->type_name);
+		break;
+	case GS_EXPR_BUILTIN:
+		put(o, "(%s ", e->builtin == GS_BUILTIN_MEMCMP ? "memcmp" :
+		    e->builtin == GS_BUILTIN_STRNCMP ? "strncmp" : "starts_with");
+		expr(o, e->lhs);
+		put(o, " ");
+		expr(o, e->rhs);
+		if (e->len) {
+			put(o, " ");
+			expr(o, e->len);
+		}
+		put(o, ")");
+		break;
+	case GS_EXPR_BYTES:
+		put(o, "bytes[");
+		for (uint32_t i = 0; i < e->nbytes; i++)
+			put(o, "%s%02x", i ? " " : "", e->bytes[i]);
+		put(o, "]");
 		break;
 	default:
 		put(o, "?%d", e->kind);
@@ -160,7 +206,7 @@ void dump_script(const struct gs_script *s, char *buf, size_t size)
 			put(&o, "\n");
 		switch (t->target.kind) {
 		case GS_TARGET_FUNCTION:
-			put(&o, "fn %s ", t->target.name);
+			put(&o, "fn %s %s", t->target.name, t->retprobe ? "return " : "");
 			break;
 		case GS_TARGET_ADDRESS:
 			put(&o, "addr 0x%" PRIx64 " ", t->target.address);

@@ -111,6 +111,65 @@ static void test_statements_give_their_trees(void **state)
 	check_trees(cases, N_OF(cases));
 }
 
+/* Source-level values: names, postfix chains (tighter than unary * and &),
+ * casts, builtins with string and hex operands, aliases, run-time lengths. */
+static void test_source_values_give_their_trees(void **state)
+{
+	static const struct tree_case cases[] = {
+		{ "trace f { print x; print g_counter; }", "fn f { print x; print g_counter; }" },
+		{ "trace f { print a.b.c; print p->x; print p.x; }",
+		  "fn f { print (. (. a b) c); print (. p x); print (. p x); }" },
+		{ "trace f { print a[1]; print a[i + 1].f; print m[1][2]; }",
+		  "fn f { print ([] a 1); print (. ([] a (+ i 1)) f); print ([] ([] m 1) 2); }" },
+		{ "trace f { print *p; print *p.next; print (*p).next; print **pp; }",
+		  "fn f { print (* p); print (* (. p next)); print (. (* p) next); "
+		  "print (* (* pp)); }" },
+		{ "trace f { print &x; print &a[2]; print &p->y; print *&x; }",
+		  "fn f { print (& x); print (& ([] a 2)); print (& (. p y)); print (* (& x)); }" },
+		{ "trace f { print cast(rdi, \"struct point *\")->x; }",
+		  "fn f { print (. (cast reg5 \"struct point *\") x); }" },
+		{ "trace f { print -p->x * 2 + s.n; }",
+		  "fn f { print (+ (* (- (. p x)) 2) (. s n)); }" },
+		{ "trace f { print *(u64 *)p + *q; }", "fn f { print (+ (u64* p) (* q)); }" },
+		{ "trace f { if memcmp(buf, hex(\"de ad BE\"), 3) { } }",
+		  "fn f { if (memcmp buf bytes[de ad be] 3) { } }" },
+		{ "trace f { if memcmp(a, b, 4) && memcmp(\"ab\", q) { } }",
+		  "fn f { if (&& (memcmp a b 4) (memcmp bytes[61 62] q 2)) { } }" },
+		{ "trace f { if strncmp(name, \"GET\", 3) || starts_with(p->s, \"x\\n\") { } }",
+		  "fn f { if (|| (strncmp name bytes[47 45 54] 3) (starts_with (. p s) "
+		  "bytes[78 0a])) { } }" },
+		{ "trace f { let r = rec->next; print r.id; print r; }",
+		  "fn f { print (. (. rec next) id); print (. rec next); }" },
+		{ "trace f { let p = &g; let n = 3; print \"{:x.n$} {:s.*}\", p, n + 1, p; }",
+		  "fn f { let n#0 = 3; fmt \"{:x.n$} {:s.*}\" var0, (& g), (+ var0 1), (& g); }" },
+		{ "trace f { let n = p->len; print \"{:s.n$}\", p->buf; }",
+		  "fn f { fmt \"{:s.n$}\" (. p len), (. p buf); }" },
+		{ "trace f { print \"{:s} {:x.16} {:X.0x10} {:s.0o20} {:x.0b1}\", a, a, a, a, a; }",
+		  "fn f { fmt \"{:s} {:x.16} {:X.0x10} {:s.0o20} {:x.0b1}\" a, a, a, a, a; }" },
+		{ "trace f return { print $retval.x; print *$retval; }",
+		  "fn f return { print (. $retval x); print (* $retval); }" },
+	};
+
+	(void)state;
+	check_trees(cases, N_OF(cases));
+}
+
+/* An alias shows its own name, and a message about it points at the use. */
+static void test_aliases_are_named_where_used(void **state)
+{
+	struct gs_script *s = parse_ok("trace f { let r = rec->next; print r.id; }");
+	const struct gs_expr *e = s->traces[0].body[0].expr;
+
+	(void)state;
+	assert_int_equal(s->traces[0].nbody, 1);
+	assert_int_equal(s->traces[0].nvars, 0);
+	assert_string_equal(e->text, "r.id");
+	assert_string_equal(e->lhs->text, "r");
+	assert_int_equal(e->lhs->pos, strlen("trace f { let r = rec->next; print "));
+	assert_int_equal(e->pos, strlen("trace f { let r = rec->next; print r."));
+	gs_script_free(s);
+}
+
 static void test_registers_map_to_dwarf_numbers(void **state)
 {
 	static const struct tree_case cases[] = {
@@ -522,6 +581,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_statements_give_their_trees),
 		cmocka_unit_test(test_target_pattern_parse_matches_the_parser),
+		cmocka_unit_test(test_source_values_give_their_trees),
+		cmocka_unit_test(test_aliases_are_named_where_used),
 		cmocka_unit_test(test_registers_map_to_dwarf_numbers),
 		cmocka_unit_test(test_every_bt_option_combination),
 		cmocka_unit_test(test_operators_follow_c_precedence),

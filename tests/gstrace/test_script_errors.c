@@ -77,6 +77,10 @@ static void check_errors(const struct error_case *cases, size_t n)
 
 #define CHECK_ERRORS(cases) check_errors(cases, N_OF(cases))
 
+#define PLACEHOLDERS "a placeholder is {}, {:x}, {:X}, {:p} or {:s}, with a length .N, .* or " \
+	".name$ after x, X or s"
+#define LENGTHS "the length after '.' is a number (.16, .0x10), '*' or a let variable (.len$)"
+
 static void test_lexical_errors(void **state)
 {
 	static const struct error_case cases[] = {
@@ -234,12 +238,31 @@ static void test_print_errors(void **state)
 		{ "trace f { print \"{}{{}}{}\", 1, 2, 3; }", "script:1:35: the format string has "
 		  "2 placeholders but 3 arguments follow: add a placeholder for this argument or "
 		  "remove it" },
-		{ "trace f { print \"{:s}\", 1; }", "script:1:18: placeholder '{:s}' is not "
-		  "supported yet: use {}, {:x}, {:X} or {:p}" },
-		{ "trace f { print \"{:x.8}\", 1; }", "script:1:18: placeholder '{:x.8}' is not "
-		  "supported yet: use {}, {:x}, {:X} or {:p}" },
 		{ "trace f { print \"{0}\", 1; }", "script:1:18: placeholder '{0}' is not "
-		  "supported yet: use {}, {:x}, {:X} or {:p}" },
+		  "understood: " PLACEHOLDERS },
+		{ "trace f { print \"{:q}\", 1; }", "script:1:18: placeholder '{:q}' is not "
+		  "understood: " PLACEHOLDERS },
+		{ "trace f { print \"{:p.4}\", p; }", "script:1:18: placeholder '{:p.4}' is not "
+		  "understood: " PLACEHOLDERS },
+		{ "trace f { print \"a\\t{:x.}\", p; }", "script:1:21: placeholder '{:x.}' is not "
+		  "understood: " LENGTHS },
+		{ "trace f { print \"{:x.0}\", p; }", "script:1:18: placeholder '{:x.0}' is not "
+		  "understood: the length after '.' must be 1..65535 bytes" },
+		{ "trace f { print \"{:s.65536}\", p; }", "script:1:18: placeholder '{:s.65536}' is "
+		  "not understood: the length after '.' must be 1..65535 bytes" },
+		{ "trace f { print \"{:x.0x1g}\", p; }", "script:1:18: placeholder '{:x.0x1g}' is "
+		  "not understood: " LENGTHS },
+		{ "trace f { print \"{:x.1n$}\", p; }", "script:1:18: placeholder '{:x.1n$}' is "
+		  "not understood: the length .name$ takes the name of a let variable" },
+		{ "trace f { print \"{:x.n$}\", p; }", "script:1:22: 'n' in '{:x.n$}' is not a let "
+		  "variable bound before this print: bind the length first (let n = ...;) or write "
+		  "a number" },
+		{ "trace f { print \"{:x.*}\", p; }", "script:1:18: placeholder 1 has no argument: "
+		  "the format string takes more arguments than the 1 that follow ({:x.*} takes two: "
+		  "the length, then the value)" },
+		{ "trace f { print \"{:s.*} {}\", 4, p, 1, 2; }", "script:1:39: the format string "
+		  "has 2 placeholders but 4 arguments follow: add a placeholder for this argument or "
+		  "remove it" },
 		{ "trace f { print \"a { b\", 1; }", "script:1:20: unclosed '{' in the format "
 		  "string: write {} for a value or '{{' for a literal brace" },
 		{ "trace f { print \"a {{ { b\"; }", "script:1:23: unclosed '{' in the format "
@@ -290,15 +313,10 @@ static void test_bt_and_let_errors(void **state)
 		{ "trace f { let x == 1; }", "script:1:16: expected '=' after 'let x', found '=='" },
 		{ "trace f { let x = 1 }",
 		  "script:1:20: expected ';' after the let statement, found '}'" },
-		{ "trace f { let x = x; }", "script:1:19: unknown name 'x': DWARF variables are not "
-		  "supported yet; use a let variable, a register (rdi, rsi, rdx, ...), a special "
-		  "variable ($pid, $tid, ...) or a memory read *(u64 *)addr" },
-		{ "trace f { if 1 { let x = 1; } print x; }", "script:1:37: unknown name 'x': DWARF "
-		  "variables are not supported yet; use a let variable, a register (rdi, rsi, rdx, "
-		  "...), a special variable ($pid, $tid, ...) or a memory read *(u64 *)addr" },
-		{ "trace f { let x = 1; } trace g { print x; }", "script:1:40: unknown name 'x': "
-		  "DWARF variables are not supported yet; use a let variable, a register (rdi, rsi, "
-		  "rdx, ...), a special variable ($pid, $tid, ...) or a memory read *(u64 *)addr" },
+		{ "trace f { let p = &x; let p = 1; }", "script:1:27: 'p' is already bound at "
+		  "1:15: script variables cannot be redefined or shadowed, pick another name" },
+		{ "trace f { let p = &x; p = 1; }", "script:1:23: variables are immutable: 'p' was "
+		  "bound at 1:15 and cannot be assigned; bind the new value to a new name with let" },
 	};
 
 	(void)state;
@@ -316,37 +334,32 @@ static void test_if_and_expression_errors(void **state)
 		{ "trace f { if 1 { } else print 1; }",
 		  "script:1:24: expected '{' or 'if' after 'else', found 'print'" },
 		{ "trace f { if 1 { } else if { } }", "script:1:28: expected a condition after 'if'" },
-		{ "trace f { print foo; }", "script:1:17: unknown name 'foo': DWARF variables are not "
-		  "supported yet; use a let variable, a register (rdi, rsi, rdx, ...), a special "
-		  "variable ($pid, $tid, ...) or a memory read *(u64 *)addr" },
-		{ "trace f { print foo(1); }",
-		  "script:1:17: function calls are not supported: 'foo' cannot be called" },
-		{ "trace f { print memcmp(rdi, rsi, 4); }",
-		  "script:1:17: the builtin memcmp() is not supported yet" },
-		{ "trace f { print cast(rdi, \"u8\"); }",
-		  "script:1:17: the builtin cast() is not supported yet" },
-		{ "trace f { print rdi.x; }", "script:1:20: member access ('.') needs DWARF "
-		  "variables, which are not supported yet" },
-		{ "trace f { print rdi[1]; }", "script:1:20: indexing ('[]') needs DWARF variables, "
-		  "which are not supported yet: read the element with *(u64 *)(addr + 8 * i)" },
-		{ "trace f { print &rdi; }", "script:1:17: '&' (address of) needs DWARF variables, "
-		  "which are not supported yet" },
+		{ "trace f { print foo(1); }", "script:1:17: function calls are not supported: "
+		  "'foo' cannot be called (the builtins are cast, memcmp, strncmp, starts_with and "
+		  "hex)" },
 		{ "trace f { print 1 + \"a\"; }", "script:1:21: a string can only be print's first "
-		  "argument: expressions are 64-bit integers" },
-		{ "trace f { print (u32)rdi; }", "script:1:17: casts are not supported: script "
-		  "values are 64-bit integers; to read memory write *(u32 *)addr" },
-		{ "trace f { print u32; }", "script:1:17: 'u32' is a type, and casts are not "
-		  "supported: to read memory write *(u32 *)addr" },
+		  "argument or an operand of memcmp, strncmp and starts_with: expressions are "
+		  "numbers and variables" },
+		{ "trace f { print (u32)rdi; }", "script:1:17: C casts are not supported: write "
+		  "cast(expr, \"TYPE\"), e.g. cast(p, \"struct foo *\"), or *(u64 *)addr to read "
+		  "memory" },
+		{ "trace f { print (struct foo *)p; }", "script:1:17: C casts are not supported: "
+		  "write cast(expr, \"TYPE\"), e.g. cast(p, \"struct foo *\"), or *(u64 *)addr to "
+		  "read memory" },
+		{ "trace f { print u32; }", "script:1:17: 'u32' is a type: convert a value with "
+		  "cast(expr, \"u32\"), or read memory with *(u32 *)addr" },
 		{ "trace f { print $foo; }", "script:1:17: unknown special variable '$foo': the "
 		  "special variables are $pid $tid $host_pid $input_pid $timestamp $pc $sp $retval" },
 		{ "trace f { print $input_pid; }", "script:1:17: $input_pid is the PID given with "
 		  "-p, and there is none: trace with -p PID or use $pid" },
-		{ "trace f { print *rdi; }", "script:1:17: a memory read needs a size: write "
-		  "*(u64 *)addr (the types are u8 u16 u32 u64 i8 i16 i32 i64)" },
-		{ "trace f { print *(rdi); }", "script:1:17: a memory read needs a size: write "
-		  "*(u64 *)addr (the types are u8 u16 u32 u64 i8 i16 i32 i64)" },
-		{ "trace f { print *(u128 *)rdi; }", "script:1:17: a memory read needs a size: "
-		  "write *(u64 *)addr (the types are u8 u16 u32 u64 i8 i16 i32 i64)" },
+		{ "trace f { print *rdi; }", "script:1:17: 'rdi' is a register, a 64-bit integer: a "
+		  "memory read needs a size, *(u64 *)rdi, or a pointer type, *cast(rdi, \"int *\")" },
+		{ "trace f { print *(rdi); }", "script:1:17: 'rdi' is a register, a 64-bit integer: "
+		  "a memory read needs a size, *(u64 *)rdi, or a pointer type, *cast(rdi, "
+		  "\"int *\")" },
+		{ "trace f { print *(u128 *)rdi; }", "script:1:17: 'u128' is not a size of a memory "
+		  "read: write *(u64 *)addr (the types are u8 u16 u32 u64 i8 i16 i32 i64), or "
+		  "*cast(addr, \"TYPE *\") for a DWARF type" },
 		{ "trace f { print *(u64 **)rdi; }", "script:1:24: expected ')' to close the type "
 		  "of the memory read, found '*'" },
 		{ "trace f { print (1 + 2; }",
@@ -364,6 +377,89 @@ static void test_if_and_expression_errors(void **state)
 		{ "trace f { print rdi +\n}", "script:2:1: expected an expression, found '}'" },
 		{ "trace f {\n  print 1;\n  bt 3;\n}", "script:3:6: bt takes no depth: the "
 		  "backtrace depth is global, set it with --backtrace-depth N (1..128)" },
+	};
+
+	(void)state;
+	CHECK_ERRORS(cases);
+}
+
+/* Names, members, elements, casts and builtins: what the parser can tell
+ * without DWARF (unknown names and members are the runtime's, with the
+ * same position and caret: see gs_script_expr_errorf). */
+static void test_value_errors(void **state)
+{
+	static const struct error_case cases[] = {
+		{ "trace f { print rdi.x; }", "script:1:20: 'rdi' is a register, a 64-bit integer "
+		  "and has no members: cast it to a pointer type first, e.g. cast(rdi, \"struct "
+		  "foo *\")" },
+		{ "trace f { print rdi[1]; }", "script:1:20: 'rdi' is a register, a 64-bit integer "
+		  "and has no elements: cast it to a pointer type first, e.g. cast(rdi, \"struct "
+		  "foo *\")" },
+		{ "trace f { let n = 1; print n->x; }", "script:1:29: 'n' is a let variable holding "
+		  "a 64-bit integer and has no members: cast it to a pointer type first, e.g. "
+		  "cast(n, \"struct foo *\")" },
+		{ "trace f { print $pid.x; }", "script:1:21: '$pid' is a special variable, a 64-bit "
+		  "integer and has no members: cast it to a pointer type first, e.g. cast($pid, "
+		  "\"struct foo *\")" },
+		{ "trace f { print (a + 1).x; }", "script:1:24: 'a + 1' is a computed 64-bit integer "
+		  "and has no members: cast it to a pointer type first, e.g. cast(a + 1, \"struct "
+		  "foo *\")" },
+		{ "trace f { print a.; }", "script:1:19: expected a member name after '.', found "
+		  "';'" },
+		{ "trace f { print a->1; }", "script:1:20: expected a member name after '->', "
+		  "found '1'" },
+		{ "trace f { print a[1; }", "script:1:20: expected ']' to close the '[' at 1:18, "
+		  "found ';'" },
+		{ "trace f { print &rdi; }", "script:1:17: '&' takes a variable, a member or an "
+		  "element, and 'rdi' is a register, a 64-bit integer" },
+		{ "trace f { print &&x; }", "script:1:17: expected an expression, found '&&'" },
+		{ "trace f { print & &x; }", "script:1:17: '&' takes a variable, a member or an "
+		  "element, and '&x' is an address or a cast, not stored anywhere" },
+		{ "trace f { print &1; }", "script:1:17: '&' takes a variable, a member or an "
+		  "element, and '1' is a number" },
+		{ "trace f { print cast; }", "script:1:17: cast is a builtin function: call it, "
+		  "cast(...)" },
+		{ "trace f { print cast(p); }", "script:1:23: expected ',' after cast's value: "
+		  "cast(expr, \"TYPE\"), found ')'" },
+		{ "trace f { print cast(p, int); }", "script:1:25: cast's type is a string: "
+		  "cast(expr, \"struct foo *\")" },
+		{ "trace f { print cast(p, \" \"); }", "script:1:25: cast's type is empty: name one, "
+		  "e.g. \"int\" or \"struct foo *\"" },
+		{ "trace f { print cast(p, \"int\"; }", "script:1:30: expected ')' to close cast(, "
+		  "found ';'" },
+		{ "trace f { print hex(\"00\"); }", "script:1:17: hex(\"..\") is an operand of "
+		  "memcmp, e.g. memcmp(buf, hex(\"de ad\"), 2)" },
+		{ "trace f { if memcmp(p, hex(\"0g\"), 1) { } }", "script:1:30: hex() takes pairs of "
+		  "hex digits (0-9, a-f), spaces between pairs allowed: hex(\"de ad be ef\")" },
+		{ "trace f { if memcmp(p, hex(\"abc\"), 1) { } }", "script:1:31: hex() takes pairs "
+		  "of hex digits (0-9, a-f), spaces between pairs allowed: hex(\"de ad be ef\")" },
+		{ "trace f { if memcmp(p, hex(\"\"), 1) { } }", "script:1:28: hex() needs at least "
+		  "one byte, e.g. hex(\"00\")" },
+		{ "trace f { if memcmp(p, hex(1), 1) { } }", "script:1:28: hex() takes a string of "
+		  "hex digits, e.g. hex(\"de ad be ef\")" },
+		{ "trace f { if memcmp(p, q) { } }", "script:1:25: memcmp needs a length: "
+		  "memcmp(a, b, n)" },
+		{ "trace f { if memcmp(\"a\", \"b\", 1) { } }", "script:1:14: memcmp compares "
+		  "memory of the target: one operand must be a variable or an address, not both "
+		  "literals" },
+		{ "trace f { if memcmp(p, \"ab\", 3) { } }", "script:1:30: memcmp of 3 bytes "
+		  "against a literal of 2: the literal has no more bytes to compare" },
+		{ "trace f { if memcmp(p, q, n) { } }", "script:1:27: the length of memcmp must be "
+		  "a constant number of bytes (0 or more), and 'n' is not" },
+		{ "trace f { if memcmp(p, q, -1) { } }", "script:1:27: the length of memcmp must be "
+		  "a constant number of bytes (0 or more), and '-1' is not" },
+		{ "trace f { if strncmp(p, q, 4) { } }", "script:1:25: strncmp compares with a "
+		  "string literal: write strncmp(value, \"text\", n)" },
+		{ "trace f { if strncmp(p, \"ab\") { } }", "script:1:29: strncmp needs a length: "
+		  "strncmp(a, b, n)" },
+		{ "trace f { if starts_with(p, \"ab\", 2) { } }", "script:1:33: expected ')' to "
+		  "close starts_with(value, \"prefix\"), found ','" },
+		{ "trace f { if starts_with(p) { } }", "script:1:27: expected ',' between "
+		  "starts_with's arguments, found ')'" },
+		{ "trace f { print memcmp; }", "script:1:17: memcmp is a builtin function: call it, "
+		  "memcmp(...)" },
+		{ "trace f { let cast = 1; }", "script:1:15: 'cast' is a builtin function and "
+		  "cannot name a variable" },
 	};
 
 	(void)state;
@@ -421,17 +517,15 @@ static void test_columns_count_utf8_characters(void **state)
 
 static void test_crlf_and_control_bytes_are_shown_plainly(void **state)
 {
-	static const char crlf[] = "trace f {\r\n  print x;\r\n}\r\n";
+	static const char crlf[] = "trace f {\r\n  print x.;\r\n}\r\n";
 	static const char ctrl[] = "trace f { print \"a\x01\"; }";
 	static const char nul[] = "trace f { print 1; }\0";
 
 	(void)state;
 	check_message(crlf, strlen(crlf), NULL,
-		"script:2:9: unknown name 'x': DWARF variables are not supported yet; use a let "
-		"variable, a register (rdi, rsi, rdx, ...), a special variable ($pid, $tid, ...) "
-		"or a memory read *(u64 *)addr\n"
-		" 2 |   print x;\n"
-		"   |         ^");
+		"script:2:11: expected a member name after '.', found ';'\n"
+		" 2 |   print x.;\n"
+		"   |           ^");
 	check_message(ctrl, strlen(ctrl), NULL,
 		"script:1:19: control character 0x01 in string: write \\n, \\t or \\r\n"
 		" 1 | trace f { print \"a?\"; }\n"
@@ -584,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_print_errors),
 		cmocka_unit_test(test_bt_and_let_errors),
 		cmocka_unit_test(test_if_and_expression_errors),
+		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_caret_follows_tabs),
 		cmocka_unit_test(test_message_names_the_script),
 		cmocka_unit_test(test_columns_count_utf8_characters),
