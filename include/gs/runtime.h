@@ -386,6 +386,10 @@ struct gs_plan_probe {
 	/* Rows for this program's own bt_unwind_rows (one-module plans), or
 	 * NULL: the rows are the plan's shared rows (module ranges) or none. */
 	const struct gs_rowset *rows;
+	/* The trace's body with its DWARF names, casts and $retval resolved
+	 * at this address, until gs_plan_build() returns; NULL: the trace's
+	 * own body (nothing to resolve). */
+	const struct gs_stmt *body;
 };
 
 struct gs_plan_trace {

@@ -196,8 +196,8 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 		if (t->kind != GS_TYPE_POINTER && t->kind != GS_TYPE_ARRAY &&
 		    !(t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION)) {
 			cg_fail_at(cg, e, -EINVAL, "%s: {:%c.N} dumps memory from a pointer, an array or "
-				"a struct; this is a %s", e->text ? e->text : "expr", conv ? conv : 'x',
-				t->name);
+				"a struct, not from a value of type %s", e->text ? e->text : "expr",
+				conv ? conv : 'x', t->name);
 			return -EINVAL;
 		}
 		c->kind = CAPTURE_DUMP;
@@ -213,8 +213,8 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 
 		if ((t->kind != GS_TYPE_POINTER && t->kind != GS_TYPE_ARRAY) || !el ||
 		    !(el->flags & GS_TYPEF_CHAR || el->byte_size == 1)) {
-			cg_fail_at(cg, e, -EINVAL, "%s: {:s} reads a char * or a char array; this is a %s",
-				e->text ? e->text : "expr", t->name);
+			cg_fail_at(cg, e, -EINVAL, "%s: {:s} reads a char * or a char array, not a "
+				"value of type %s", e->text ? e->text : "expr", t->name);
 			return -EINVAL;
 		}
 		c->kind = CAPTURE_STRING;

@@ -269,6 +269,37 @@ int gs_dwarf_lookup(struct gs_dwarf *d, const struct gs_dwarf_scope *s, const ch
 	return gs_errorf(err, -ENOENT, "no variable named '%s' in the module's DWARF", name);
 }
 
+int gs_dwarf_return_type(struct gs_dwarf *d, uint64_t pc, const struct gs_type **out,
+			 const char **function, struct gs_error *err)
+{
+	Dwarf_Die cudie, *scopes = NULL, t;
+	Dwarf_Attribute a;
+	int n, rc = -ENOENT;
+
+	*out = NULL;
+	if (function)
+		*function = NULL;
+	if (!dwv_cu_at(d, pc, &cudie))
+		return gs_errorf(err, -ENOENT, "no DWARF compilation unit covers address 0x%llx",
+				 (unsigned long long)pc);
+	n = dwarf_getscopes(&cudie, pc, &scopes);
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		if (function)
+			*function = dwarf_diename(&scopes[i]);
+		if (dwarf_attr_integrate(&scopes[i], DW_AT_type, &a) && dwarf_formref_die(&a, &t))
+			*out = dwv_type(d, &t);
+		rc = 0;
+		break;
+	}
+	free(scopes);
+	if (rc)
+		return gs_errorf(err, rc, "no DWARF function covers address 0x%llx",
+				 (unsigned long long)pc);
+	return 0;
+}
+
 /* A named type among the top-level DIEs of a CU. */
 static bool cu_type(Dwarf_Die *cudie, const char *kw, const char *name, Dwarf_Die *out)
 {

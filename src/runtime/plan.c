@@ -40,6 +40,7 @@ struct gs_plan {
 	pid_t rows_pid;
 	struct own_rows **own; /* never move: probes point at their rows */
 	size_t nown;
+	struct rt_values *values; /* DWARF names, open until the build */
 	bool built;
 	/* Trace i resolved pattern text `index[j].key`: later traces with the
 	 * same pattern copy its target instead of resolving again. */
@@ -103,6 +104,7 @@ void gs_plan_free(struct gs_plan *p)
 	for (size_t i = 0; i < p->nrows_pids; i++)
 		free(p->rows_pids[i].module);
 	free(p->rows_pids);
+	rt_values_free(p->values);
 	gs_rowset_fini(&p->shared);
 	gs_modfiles_free(p->own_files);
 	free(p->module);
@@ -333,8 +335,22 @@ static int plan_bt(struct gs_plan *p, struct gs_plan_trace *t, struct gs_error *
 	return 0;
 }
 
-int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
-		const struct gs_trace_spec *spec, struct gs_error *err)
+/* Each probe's copy of the body with DWARF names resolved at its address. */
+static int plan_values(struct gs_plan *p, struct gs_plan_trace *t, const struct gs_expr **at,
+		       struct gs_error *err)
+{
+	if (!rt_body_needs_dwarf(t->spec.body, t->spec.nbody, t->spec.retprobe))
+		return 0;
+	if (!p->values && rt_values_new(p->opts.pid, p->files, &p->values))
+		return gs_errorf(err, -ENOMEM, "out of memory planning trace `%s`",
+				 t->pattern.text);
+	return rt_values_resolve(p->values, t, at, err);
+}
+
+/* gs_plan_add; *at is the expression an error is about, or NULL. */
+static int plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
+		    const struct gs_trace_spec *spec, const struct gs_expr **at,
+		    struct gs_error *err)
 {
 	struct gs_resolve_opts ro = { .sz = sizeof(ro), .module = p->module, .pid = p->opts.pid,
 				      .entry = spec && spec->retprobe, .files = p->files };
@@ -401,6 +417,8 @@ int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 		t->probes[i].loc = &t->target.locs[i];
 	rc = t->bt ? plan_bt(p, t, err) : 0;
 	p->times.ns[GS_PHASE_PLAN_ROWS] += rt_now_ns() - t1;
+	if (rc == 0)
+		rc = plan_values(p, t, at, err);
 	if (rc) {
 		trace_fini(t);
 		return rc;
@@ -412,6 +430,14 @@ int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 	return 0;
 }
 
+int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
+		const struct gs_trace_spec *spec, struct gs_error *err)
+{
+	const struct gs_expr *at;
+
+	return plan_add(p, target, spec, &at, err);
+}
+
 int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, struct gs_error *err)
 {
 	for (size_t i = 0; i < s->ntraces; i++) {
@@ -420,8 +446,12 @@ int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, struct gs_e
 		struct gs_error why;
 		int rc;
 
+		const struct gs_expr *at = NULL;
+
 		gs_script_trace_spec(st, (uint32_t)i, &spec);
-		rc = gs_plan_add(p, &st->target, &spec, &why);
+		rc = plan_add(p, &st->target, &spec, &at, &why);
+		if (rc && at && rc != -ENOMEM)
+			return gs_script_expr_errorf(s, at, err, rc, "%s", why.msg);
 		if (rc)
 			return rc == -ENOMEM ? gs_errorf(err, rc, "%s", why.msg) :
 			       gs_script_trace_errorf(s, st, err, rc, "%s", why.msg);
@@ -472,22 +502,33 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 		for (size_t k = 0; k < t->nprobes; k++) {
 			struct gs_plan_probe *pr = &t->probes[k];
 			struct gs_trace_spec spec = t->spec;
+			const struct gs_expr *at = NULL;
 			struct gs_error why;
 			int rc;
 
 			spec.target = t->pattern.text;
+			if (pr->body)
+				spec.body = pr->body;
 			if (t->bt) {
 				if (pr->bt_probe.module_ranges)
 					pr->bt_probe.nrows = (uint32_t)rows;
 				spec.bt = &pr->bt_probe;
 			}
-			rc = gs_program_build(&spec, &p->program, &pr->prog, &why);
+			rc = gs_program_build_at(&spec, &p->program, &pr->prog, &at, &why);
 			p->times.ns[GS_PHASE_BUILD] += rt_now_ns() - t0;
 			t0 = rt_now_ns();
+			if (rc && at && t->script)
+				return gs_script_expr_errorf(t->script, at, err, rc, "%s", why.msg);
 			if (rc)
 				return build_failed(t, pr, rc, &why, err);
 		}
 	}
+	/* The programs hold their own copies of the types: DWARF can go. */
+	for (size_t i = 0; i < p->ntraces; i++)
+		for (size_t k = 0; k < p->traces[i].nprobes; k++)
+			p->traces[i].probes[k].body = NULL;
+	rt_values_free(p->values);
+	p->values = NULL;
 	p->built = true;
 	return 0;
 }

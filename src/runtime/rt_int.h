@@ -13,6 +13,7 @@
 #include <gelf.h>
 
 #include <gs/error.h>
+#include <gs/program.h>
 
 /* Where a function's body starts: the first line-table entry of [low, high)
  * flagged prologue_end, else the first whose line differs from the line at
@@ -58,5 +59,47 @@ const char *rt_verifier_log_tail(const char *log, unsigned lines);
 /* The verifier's verdict: the last non-empty line of the log that is not
  * its closing statistics ("processed N insns ..."), copied into buf. */
 void rt_verifier_log_reason(const char *log, char *buf, size_t size);
+
+/* ---- modules with their DWARF (dwarfcache.c) ---- */
+
+struct gs_dwarf;
+struct gs_modfile;
+struct gs_modfiles;
+
+struct rt_dwarf_module {
+	char *path;
+	struct gs_modfile *file; /* the module-file cache's */
+	struct gs_dwarf *d;      /* NULL: no DWARF (why says so) */
+	uint64_t cookie;
+	struct gs_error why;
+};
+
+struct rt_dwarf_cache;
+/* Over the run's module files (NULL: a cache of its own). */
+struct rt_dwarf_cache *rt_dwarf_cache_new(struct gs_modfiles *files);
+void rt_dwarf_cache_free(struct rt_dwarf_cache *c);
+/* The module at path with the dwarf layer over its DWARF, once per cache:
+ * the one place the plan and the listings get a module's DWARF. cookie 0:
+ * its own. -errno with err when the file cannot be opened; a module
+ * without DWARF comes back with d NULL. Valid until the cache is freed. */
+int rt_dwarf_module(struct rt_dwarf_cache *c, const char *path, uint64_t cookie,
+		    const struct rt_dwarf_module **out, struct gs_error *err);
+struct gs_modfiles *rt_dwarf_cache_files(const struct rt_dwarf_cache *c);
+
+/* ---- source-level values of the plan (plan_values.c) ---- */
+
+struct rt_values;
+struct gs_plan_trace;
+/* Names resolved for the plan of pid (0: target mode, probe modules only),
+ * reading modules through files. */
+int rt_values_new(pid_t pid, struct gs_modfiles *files, struct rt_values **out);
+void rt_values_free(struct rt_values *v);
+/* The body names DWARF things (names, casts; $retval in a return probe). */
+bool rt_body_needs_dwarf(const struct gs_stmt *body, size_t n, bool retprobe);
+/* Gives each probe of t its copy of t's body resolved at its address; on
+ * an error about an expression, *at is it. Valid until v is freed. */
+int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct gs_expr **at,
+		      struct gs_error *err);
+
 
 #endif /* GS_RT_INT_H */

@@ -31,7 +31,7 @@ struct gs_session {
 	struct gs_phase_times times;
 	bool shared_rows_written;
 	/* Processes whose modules the pool holds: the pid, or in target mode
-	 * every process mapping one of bt_modules. */
+	 * every process mapping one of bt_modules (bt or globals). */
 	struct gs_procfill *fills;
 	size_t nfills;
 	char **bt_modules;
@@ -199,6 +199,9 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 				     .force_tracefs = s->opts.force_tracefs, .multi_link = s->multi };
 	struct gs_load_opts lo = { .sz = sizeof(lo), .uprobe_multi = s->multi };
 	uint64_t *ns = s->times.ns, t0 = rt_now_ns(), t1;
+	/* bt, and globals (rebased through proc_module_offsets), need the
+	 * process's module offsets. */
+	bool offsets = t->bt || pr->prog->map_index[GS_MAP_PROC_OFFSETS] >= 0;
 	int rc;
 
 	out->loaded.main_fd = out->loaded.step_fd = -1;
@@ -206,9 +209,10 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
 	t1 = rt_now_ns();
 	ns[GS_PHASE_CREATE_MAPS] += t1 - t0;
-	if (rc == 0 && t->bt && s->pid > 0)
+	if (rc == 0 && offsets && s->pid > 0)
 		rc = fill_pid(s, s->pid, err);
-	if (rc == 0 && t->bt && s->pid <= 0 && (rc = note_bt_module(s, t->target.module, err)) == 0)
+	if (rc == 0 && offsets && s->pid <= 0 &&
+	    (rc = note_bt_module(s, t->target.module, err)) == 0)
 		rc = fill_target_processes(s, err);
 	if (rc == 0 && t->bt)
 		rc = write_rows(s, pr, &out->maps, err);

@@ -1,0 +1,383 @@
+/* Source-level values in the trace plan (include/gs/program.h, "from script
+ * text to a built program"): for each probe address, a copy of its trace's
+ * body in which every DWARF name points at its access plan there (the
+ * probe module's parameters, locals, statics and globals; in -p mode the
+ * globals of the process's other modules), every cast() at its type, and a
+ * return probe's $retval at the function's return type in rax (rdx, or the
+ * memory rax points to, as the x86-64 ABI returns it). The DWARF handles
+ * stay open until the plan is built. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gs/dwarf.h>
+#include <gs/runtime.h>
+
+#include "rt_int.h"
+
+struct chunk {
+	struct chunk *next;
+	max_align_t data[];
+};
+
+struct rt_values {
+	pid_t pid;
+	struct rt_dwarf_cache *cache;
+	struct chunk *chunks;            /* copied trees and made-up variables */
+	struct gs_proc_modules mods;     /* -p: the process's modules, read once */
+	bool mods_loaded;
+};
+
+/* What one probe's copy is resolved against. */
+struct probe_ctx {
+	struct rt_values *v;
+	const struct gs_plan_trace *t;
+	const struct rt_dwarf_module *m;
+	const struct gs_dwarf_scope *scope;
+	uint64_t pc;
+	const struct gs_var *retval;     /* a return probe's typed $retval, or NULL */
+	bool retval_typed;               /* retval is known */
+	const struct gs_expr **at;       /* the expression an error is about */
+	struct gs_error *err;
+	int rc;
+};
+
+int rt_values_new(pid_t pid, struct gs_modfiles *files, struct rt_values **out)
+{
+	struct rt_values *v = calloc(1, sizeof(*v));
+
+	*out = NULL;
+	if (!v || !(v->cache = rt_dwarf_cache_new(files))) {
+		free(v);
+		return -ENOMEM;
+	}
+	v->pid = pid;
+	*out = v;
+	return 0;
+}
+
+void rt_values_free(struct rt_values *v)
+{
+	if (!v)
+		return;
+	rt_dwarf_cache_free(v->cache);
+	while (v->chunks) {
+		struct chunk *next = v->chunks->next;
+
+		free(v->chunks);
+		v->chunks = next;
+	}
+	if (v->mods_loaded)
+		gs_proc_modules_free(&v->mods);
+	free(v);
+}
+
+static void *alloc(struct probe_ctx *c, size_t n)
+{
+	struct chunk *k = calloc(1, sizeof(*k) + n);
+
+	if (!k) {
+		c->rc = gs_errorf(c->err, -ENOMEM, "out of memory resolving the names of trace "
+				  "`%s`", c->t->pattern.text);
+		return NULL;
+	}
+	k->next = c->v->chunks;
+	c->v->chunks = k;
+	return k->data;
+}
+
+/* ---- which bodies need DWARF -------------------------------------------------- */
+
+static bool expr_needs(const struct gs_expr *e, bool retprobe)
+{
+	if (!e)
+		return false;
+	if (e->kind == GS_EXPR_NAME || e->kind == GS_EXPR_CAST ||
+	    (retprobe && e->kind == GS_EXPR_SPECIAL && e->special == GS_SPECIAL_RETVAL))
+		return true;
+	return expr_needs(e->lhs, retprobe) || expr_needs(e->rhs, retprobe) ||
+	       expr_needs(e->len, retprobe);
+}
+
+bool rt_body_needs_dwarf(const struct gs_stmt *body, size_t n, bool retprobe)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct gs_stmt *s = &body[i];
+
+		if (expr_needs(s->expr, retprobe) ||
+		    rt_body_needs_dwarf(s->then_body, s->nthen, retprobe) ||
+		    rt_body_needs_dwarf(s->else_body, s->nelse, retprobe))
+			return true;
+		for (size_t k = 0; k < s->nargs; k++)
+			if (expr_needs(s->args[k], retprobe))
+				return true;
+	}
+	return false;
+}
+
+/* ---- names -------------------------------------------------------------------------- */
+
+static int fail_at(struct probe_ctx *c, const struct gs_expr *e, int rc, const char *msg)
+{
+	if (!c->rc) {
+		c->rc = gs_errorf(c->err, rc, "%s", msg);
+		*c->at = e;
+	}
+	return c->rc;
+}
+
+/* A global of another module of the process (-p), by name. */
+static const struct gs_var *other_module_global(struct probe_ctx *c, const char *name)
+{
+	struct rt_values *v = c->v;
+	struct gs_error ignored;
+
+	if (v->pid <= 0)
+		return NULL;
+	if (!v->mods_loaded) {
+		if (gs_proc_modules_load(v->pid, rt_dwarf_cache_files(v->cache), &v->mods,
+					 &ignored))
+			return NULL;
+		v->mods_loaded = true;
+	}
+	for (size_t i = 0; i < v->mods.n; i++) {
+		const struct gs_proc_module *pm = &v->mods.v[i];
+		const struct rt_dwarf_module *m;
+		const struct gs_var *var;
+
+		if (pm->id.cookie == c->m->cookie ||
+		    rt_dwarf_module(v->cache, pm->open_path, pm->id.cookie, &m, &ignored) || !m->d)
+			continue;
+		if (gs_dwarf_lookup(m->d, NULL, name, &var, &ignored) == 0)
+			return var;
+	}
+	return NULL;
+}
+
+static const struct gs_var *lookup(struct probe_ctx *c, const struct gs_expr *e)
+{
+	const struct gs_var *var;
+	struct gs_error why;
+	char msg[2 * GS_ERROR_MSG_MAX];
+
+	if (gs_dwarf_lookup(c->m->d, c->scope, e->name, &var, &why) == 0) {
+		if (!c->t->spec.retprobe || var->scope >= GS_SCOPE_STATIC)
+			return var;
+		/* A return probe fires in the caller: the callee's frame is gone. */
+		snprintf(msg, sizeof(msg), "'%s' is a %s of %s, and a return probe runs after "
+			 "%s's frame is gone (its registers and stack hold other things); read it "
+			 "at the entry, trace %s { ... }, or print $retval and globals here",
+			 e->name, var->scope == GS_SCOPE_PARAM ? "parameter" : "local",
+			 c->scope && c->scope->function ? c->scope->function : c->t->pattern.text,
+			 c->t->pattern.text, c->t->pattern.text);
+		fail_at(c, e, -EINVAL, msg);
+		return NULL;
+	}
+	if (why.code == -ENOENT && (var = other_module_global(c, e->name)))
+		return var;
+	if (why.code == -ENOENT)
+		snprintf(msg, sizeof(msg), "%s, in %s%s", why.msg, c->t->target.module,
+			 c->v->pid > 0 ? ", nor among the globals of the process's other modules" :
+			 "");
+	else
+		snprintf(msg, sizeof(msg), "%s", why.msg);
+	fail_at(c, e, why.code ? why.code : -EINVAL, msg);
+	return NULL;
+}
+
+static const struct gs_type *cast_type(struct probe_ctx *c, const struct gs_expr *e)
+{
+	const struct gs_type *t;
+	struct gs_error why;
+
+	if (gs_dwarf_find_type(c->m->d, c->scope, e->type_name, &t, &why) == 0)
+		return t;
+	fail_at(c, e, why.code ? why.code : -EINVAL, why.msg);
+	return NULL;
+}
+
+/* ---- $retval ---------------------------------------------------------------------- */
+
+/* The SysV classes of the eightbytes of t at offset off: 1 INTEGER, 2 SSE
+ * (xmm registers, which pt_regs lacks); false for long double and the like. */
+static bool classify(const struct gs_type *t, uint32_t off, uint8_t cls[2], unsigned depth)
+{
+	if (!t || depth > 16)
+		return false;
+	switch (t->kind) {
+	case GS_TYPE_STRUCT:
+	case GS_TYPE_UNION:
+		for (uint32_t i = 0; i < t->nmembers; i++)
+			if (!classify(t->members[i].type, off + t->members[i].offset, cls, depth + 1))
+				return false;
+		return true;
+	case GS_TYPE_ARRAY:
+		for (uint32_t i = 0; t->target && i < t->count; i++)
+			if (!classify(t->target, off + i * t->target->byte_size, cls, depth + 1))
+				return false;
+		return true;
+	case GS_TYPE_F32:
+	case GS_TYPE_F64:
+		cls[off / 8 & 1] |= 2;
+		return true;
+	default:
+		if (!t->byte_size || t->byte_size > 8)
+			return false;
+		cls[off / 8 & 1] |= 1;
+		return true;
+	}
+}
+
+/* $retval of the function at c->pc as a variable in rax (and rdx), or in
+ * the memory rax points to; NULL (with no error) to keep it the raw rax of
+ * a function DWARF does not describe, or that returns void. */
+static const struct gs_var *typed_retval(struct probe_ctx *c, const struct gs_expr *e)
+{
+	const struct gs_type *t;
+	const char *fn;
+	struct gs_var *var;
+	struct gs_loc_piece *pc;
+	uint8_t cls[2] = { 0, 0 };
+	char msg[2 * GS_ERROR_MSG_MAX];
+	struct gs_error why;
+
+	if (gs_dwarf_return_type(c->m->d, c->pc, &t, &fn, &why) || !t)
+		return NULL;
+	var = alloc(c, sizeof(*var) + 2 * sizeof(*pc));
+	if (!var)
+		return NULL;
+	pc = (struct gs_loc_piece *)(var + 1);
+	var->name = "$retval";
+	var->type = t;
+	var->loc.cookie = c->m->cookie;
+	var->loc.pieces = pc;
+	if (t->byte_size > 16) {
+		/* MEMORY class: the caller's buffer, whose address rax returns */
+		pc[0] = (struct gs_loc_piece){ .kind = GS_LOC_MEMORY, .base = GS_LOC_BASE_REG,
+					       .reg = 0 };
+		var->loc.npieces = 1;
+		return var;
+	}
+	if (!classify(t, 0, cls, 0) || (cls[0] & 2) || (cls[1] & 2)) {
+		snprintf(msg, sizeof(msg), "$retval of %s is a %s, returned in %s, which a "
+			 "uprobe does not see (pt_regs has the integer registers only); print "
+			 "what the caller does with it instead", fn ? fn : c->t->pattern.text,
+			 t->name, t->kind == GS_TYPE_F32 || t->kind == GS_TYPE_F64 ? "xmm0" :
+			 "x87 or SSE registers");
+		fail_at(c, e, -EINVAL, msg);
+		return NULL;
+	}
+	pc[0] = (struct gs_loc_piece){ .kind = GS_LOC_REGISTER, .reg = 0,
+				       .size = t->byte_size > 8 ? 8 : 0 };
+	var->loc.npieces = 1;
+	if (t->byte_size > 8) {
+		pc[1] = (struct gs_loc_piece){ .kind = GS_LOC_REGISTER, .reg = 1,
+					       .size = t->byte_size - 8 };
+		var->loc.npieces = 2;
+	}
+	return var;
+}
+
+/* ---- the copy ------------------------------------------------------------------------ */
+
+static const struct gs_expr *copy_expr(struct probe_ctx *c, const struct gs_expr *e)
+{
+	struct gs_expr *n;
+
+	if (!e || c->rc)
+		return NULL;
+	n = alloc(c, sizeof(*n));
+	if (!n)
+		return NULL;
+	*n = *e;
+	switch (e->kind) {
+	case GS_EXPR_NAME:
+		n->dvar = lookup(c, e);
+		break;
+	case GS_EXPR_CAST:
+		n->cast_type = cast_type(c, e);
+		break;
+	case GS_EXPR_SPECIAL:
+		if (e->special == GS_SPECIAL_RETVAL && c->t->spec.retprobe && !c->retval_typed) {
+			c->retval = typed_retval(c, e);
+			c->retval_typed = true;
+		}
+		if (e->special == GS_SPECIAL_RETVAL && c->t->spec.retprobe && c->retval) {
+			n->kind = GS_EXPR_NAME;
+			n->name = "$retval";
+			n->dvar = c->retval;
+		}
+		break;
+	default:
+		break;
+	}
+	n->lhs = copy_expr(c, e->lhs);
+	n->rhs = copy_expr(c, e->rhs);
+	n->len = copy_expr(c, e->len);
+	return c->rc ? NULL : n;
+}
+
+static const struct gs_stmt *copy_body(struct probe_ctx *c, const struct gs_stmt *body,
+				       size_t n)
+{
+	struct gs_stmt *out;
+
+	if (!n || c->rc)
+		return NULL;
+	out = alloc(c, n * sizeof(*out));
+	for (size_t i = 0; out && i < n && !c->rc; i++) {
+		const struct gs_stmt *s = &body[i];
+		const struct gs_expr **args = NULL;
+
+		out[i] = *s;
+		out[i].expr = copy_expr(c, s->expr);
+		if (s->nargs && (args = alloc(c, s->nargs * sizeof(*args))))
+			for (size_t k = 0; k < s->nargs; k++)
+				args[k] = copy_expr(c, s->args[k]);
+		out[i].args = args;
+		out[i].then_body = copy_body(c, s->then_body, s->nthen);
+		out[i].else_body = copy_body(c, s->else_body, s->nelse);
+	}
+	return c->rc ? NULL : out;
+}
+
+static bool retval_used(const struct gs_plan_trace *t)
+{
+	return t->spec.retprobe && rt_body_needs_dwarf(t->spec.body, t->spec.nbody, true) &&
+	       !rt_body_needs_dwarf(t->spec.body, t->spec.nbody, false);
+}
+
+int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct gs_expr **at,
+		      struct gs_error *err)
+{
+	const struct rt_dwarf_module *m;
+	int rc;
+
+	*at = NULL;
+	rc = rt_dwarf_module(v->cache, t->target.module, 0, &m, err);
+	if (rc)
+		return rc;
+	if (!m->d) {
+		/* Without DWARF a return probe keeps $retval as rax. */
+		if (retval_used(t))
+			return 0;
+		return gs_errorf(err, -ENOENT, "trace `%s` reads variables, and %s", t->pattern.text,
+				 m->why.msg);
+	}
+	for (size_t i = 0; i < t->nprobes; i++) {
+		struct probe_ctx c = { .v = v, .t = t, .m = m, .pc = t->probes[i].loc->addr,
+				       .at = at, .err = err };
+		struct gs_error why;
+
+		rc = gs_dwarf_scope_at(m->d, c.pc, &c.scope, &why);
+		if (rc == -ENOMEM)
+			return gs_errorf(err, rc, "%s", why.msg);
+		/* No CU there: globals only (the lookup takes a NULL scope). */
+		c.scope = rc ? NULL : c.scope;
+		t->probes[i].body = copy_body(&c, t->spec.body, t->spec.nbody);
+		if (c.rc)
+			return c.rc;
+	}
+	return 0;
+}
