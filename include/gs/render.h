@@ -1,38 +1,50 @@
 /* Plain-text rendering of decoded events without symbolization (reference
- * spec sections 10 and 11.4): values by type kind, format placeholders, the
+ * spec sections 10 and 11.4): values by type, format placeholders, the
  * protocol-default backtrace text, and the pretty / plain event layouts.
  *
  * Every gs_render_* function works like snprintf: it writes at most `size`
  * bytes including a NUL (nothing when size is 0) and returns the length the
  * whole text has, so a return >= size means it was cut short.
  *
- * Values (status Ok), by enum gs_type_kind, from the first N data bytes, N
- * the type's size (else the kind's natural size, else data_len, at most 8):
- *   I8..I64, Enum      signed decimal           U8..U64   unsigned decimal
- *   Bool               true / false             Char      'c', '\n', '\x01'
- *   Pointer            0x<lower hex>            NullPointer  NULL
- *   F32, F64           %g                       CString, String  "text" with
- *   OptimizedOut       <optimized out>          C escapes, up to the first NUL
- *   anything else      the data bytes in hex: {01 02 ff}; no data: <no data>
+ * Values (status Ok) by their type, C-like and whole, as a C debugger shows
+ * them (scalars from the first N data bytes, N the type's size, else the
+ * kind's natural size):
+ *   integers           decimal, signed or not  Bool     true / false
+ *   Char               97 'a', -56 '\xc8'       Enum     the enumerator, else
+ *   Pointer            0x<lower hex>                     the number
+ *   NullPointer        NULL                    F32, F64 the shortest decimal
+ *   struct, union      {x = 1, p = {a = 2}}             that reads back the same
+ *   array              {1, 2, 3}; of chars:    CString, String  "text"
+ *                      "text" up to the NUL    OptimizedOut  <optimized out>
+ *   bit field          its bits, signed or not as its type
+ *   anything else, or fewer bytes than the type: the bytes in hex {01 02 ff};
+ *   no data: <no data>. Members and elements past the captured bytes show
+ *   as `...`. Strings and names from the target are escaped
+ *   (gs_render_escaped; in quotes also \" \\ \n \t \r).
  * Statuses other than Ok replace the value:
  *   NullDeref          <null pointer dereference>
  *   ReadError          <read error: errno=-14 at 0x7ffd0000> (no payload:
  *                      <read error>)
  *   AccessError        <address computation failed>
- *   Truncated          <truncated>
+ *   Truncated          the value captured, then ` <truncated>` (no data:
+ *                      <truncated>)
  *   OffsetsUnavailable <offsets unavailable>
  *   ZeroLength         <zero length>
+ *   DivByZero          <division by zero>
  *   other              <bad status N>
  *
  * Instructions: PrintString -> the text; PrintComplexVariable and legacy
  * PrintVariableIndex -> `name = value`, `name.path = value` with an access
- * path (its control bytes escaped as \xNN); PrintComplexFormat -> the format
- * with `{}` (value as above), `{:x}` / `{:X}` (hex without prefix: scalars by
- * value, other data as space-separated bytes),
- * `{:p}` (0x<hex> of the first 8 bytes) replaced by successive args, `{{` and
- * `}}` escaped; `<missing arg>` when args run out, `<unsupported {:...}>` for
- * other specs (it consumes an arg), `<malformed placeholder>` for an unclosed
- * `{`. Backtrace -> the protocol-default text of spec 10:
+ * path; PrintComplexFormat -> the format (gs/format.h) with `{}` (value as
+ * above), `{:x}` / `{:X}` (hex without prefix: scalars by value, other data
+ * as space-separated bytes), `{:p}` (0x<hex> of the first 8 bytes), `{:s}`
+ * (the bytes up to the NUL, escaped, no quotes), `{:x.N}` / `{:s.N}` (the
+ * first N bytes of the dump, as hex pairs or text), `.*` and `.name$` (the
+ * argument before the dump gives N; a failed length or dump shows its
+ * status), `{{` and `}}` escaped; `<missing arg>` when args run out,
+ * `<unsupported {:...}>` for other specs (it consumes an arg),
+ * `<malformed placeholder>` for an unclosed `{`. Backtrace -> the
+ * protocol-default text of spec 10:
  *   backtrace(max_depth=5, frames=2, status=truncated)
  *     #0 cookie=0x0123456789abcdef pc=0x1189 raw=0x555555555189
  *     stopped: truncated (next-ip-kernel-like, code=4)
@@ -90,7 +102,7 @@ GS_API size_t gs_render_inst(const struct gs_inst *in, char *buf, size_t size);
 /* `end(<n> instructions, <status>)`. */
 GS_API size_t gs_render_end(const struct gs_inst *in, char *buf, size_t size);
 /* One value as a format placeholder renders it: conv is 0 for `{}`, or
- * 'x', 'X', 'p'. */
+ * 'x', 'X', 'p', 's'. */
 GS_API size_t gs_render_value(const struct gs_value *v, char conv, char *buf, size_t size);
 
 /* Text that came from the target (a function, file or module name, a
@@ -110,6 +122,23 @@ GS_API size_t gs_render_escaped(const char *s, size_t len, unsigned flags, char 
 GS_API size_t gs_render_utf8_len(const uint8_t *s, size_t n);
 /* The same, written to f. */
 GS_API void gs_render_fputs(FILE *f, const char *s, unsigned flags);
+
+/* One scalar of a captured value, decoded by its type, for renderers of
+ * their own (JSON): integers, bool, char, enum and pointer in bits (sign-
+ * extended when is_signed), floats also in f, an enum's matching
+ * enumerator (NULL when none). */
+struct gs_scalar {
+	uint8_t kind;           /* enum gs_type_kind */
+	bool is_signed;
+	uint64_t bits;
+	double f;               /* F32, F64 */
+	const char *enumerator; /* ENUM */
+};
+/* Decodes t's scalar from data[0, len): a bit field when bit_size is not 0
+ * (bit_size bits from bit bit_offset of data[0]). false when t is not a
+ * scalar kind or len is too short. */
+GS_API bool gs_value_scalar(const struct gs_type *t, const uint8_t *data, size_t len,
+			    unsigned bit_offset, unsigned bit_size, struct gs_scalar *out);
 
 /* Labels of spec 1.7, 1.8 and 1.12, for symbolizing renderers too. */
 GS_API const char *gs_var_status_label(uint8_t status);  /* "null deref", ... "ok" */

@@ -1,7 +1,10 @@
-/* --script-output json: one object per event per line. Text items are
- * strings; values, expression errors and backtraces are objects with a
- * "kind". Strings are escaped here (RFC 8259), and bytes that are not UTF-8
- * become U+FFFD, so every line parses whatever the target's memory held. */
+/* --script-output json: one object per event per line. Literal strings are
+ * strings; values, formats, expression errors and backtraces are objects
+ * with a "kind". A value is typed: numbers, strings (char arrays, enums by
+ * name, pointers in hex), objects for structs and unions, arrays, and
+ * {"status": ...} when there is none (optimized out, read errors). Strings
+ * are escaped here (RFC 8259), and bytes that are not UTF-8 become U+FFFD,
+ * so every line parses whatever the target's memory held. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +85,218 @@ static void json_item_text(FILE *f, const struct gs_inst *in)
 		free(text);
 }
 
+/* ---- typed values ---------------------------------------------------------- */
+
+#define JSON_MAX_DEPTH 32
+
+static const char *const status_keys[] = {
+	"ok", "null_deref", "read_error", "access_error", "truncated", "offsets_unavailable",
+	"zero_length",
+};
+
+/* The value's bytes, no more than its type has (a slot may be longer). */
+static void json_hex_bytes(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len)
+{
+	if (t->byte_size && t->byte_size < len)
+		len = t->byte_size;
+	fputc('"', f);
+	for (size_t i = 0; i < len; i++)
+		fprintf(f, i ? " %02x" : "%02x", data[i]);
+	fputc('"', f);
+}
+
+/* A C string inside data[0, len): up to its NUL. */
+static void json_chars(FILE *f, const uint8_t *data, size_t len)
+{
+	const uint8_t *nul = memchr(data, 0, len);
+
+	json_strn(f, (const char *)data, nul ? (size_t)(nul - data) : len);
+}
+
+static void json_scalar(FILE *f, const struct gs_scalar *s)
+{
+	switch (s->kind) {
+	case GS_TYPE_BOOL:
+		fputs(s->bits ? "true" : "false", f);
+		return;
+	case GS_TYPE_POINTER:
+		fprintf(f, "\"0x%" PRIx64 "\"", s->bits);
+		return;
+	case GS_TYPE_NULL_POINTER:
+		fputs("null", f);
+		return;
+	case GS_TYPE_ENUM:
+		if (s->enumerator) {
+			json_str(f, s->enumerator);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (s->is_signed)
+		fprintf(f, "%" PRId64, (int64_t)s->bits);
+	else
+		fprintf(f, "%" PRIu64, s->bits);
+}
+
+/* A float as the text renderer writes it (the shortest that reads back the
+ * same); nan and inf, which JSON lacks, as strings. */
+static void json_float(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len)
+{
+	struct gs_value v = { .type = t, .kind = t->kind, .data = data,
+			      .data_len = (uint16_t)(len < 8 ? len : 8) };
+	char text[64];
+
+	gs_render_value(&v, 0, text, sizeof(text));
+	if (strchr(text, 'n'))
+		json_str(f, text);
+	else
+		fputs(text, f);
+}
+
+static void json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len,
+		       unsigned depth);
+
+/* The members of an aggregate as keys of the object being written; an
+ * anonymous struct or union lends its members to it, as in C. */
+static void json_members(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len,
+			 bool *first, unsigned depth)
+{
+	for (uint32_t i = 0; i < t->nmembers; i++) {
+		const struct gs_type_member *m = &t->members[i];
+		struct gs_scalar s;
+
+		if (!m->type || m->offset >= len ||
+		    (!m->bit_size && m->type->byte_size > len - m->offset))
+			return; /* past the captured bytes */
+		if (!m->name && (m->type->kind == GS_TYPE_STRUCT || m->type->kind == GS_TYPE_UNION)) {
+			json_members(f, m->type, data + m->offset, len - m->offset, first, depth + 1);
+			continue;
+		}
+		json_key(f, first, m->name ? m->name : "");
+		if (m->bit_size && gs_value_scalar(m->type, data + m->offset, len - m->offset,
+						   m->bit_offset, m->bit_size, &s))
+			json_scalar(f, &s);
+		else
+			json_typed(f, m->type, data + m->offset, len - m->offset, depth + 1);
+	}
+}
+
+static void json_array(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len,
+		       unsigned depth)
+{
+	const struct gs_type *el = t->target;
+	size_t stride = el ? el->byte_size : 0;
+	size_t count = t->count ? t->count : stride ? len / stride : 0;
+
+	if (el && (el->kind == GS_TYPE_CHAR || (stride == 1 && (el->flags & GS_TYPEF_CHAR)))) {
+		json_chars(f, data, count < len ? count : len);
+		return;
+	}
+	if (!stride) {
+		json_hex_bytes(f, t, data, len);
+		return;
+	}
+	fputc('[', f);
+	for (size_t i = 0; i < count && stride <= len && i * stride <= len - stride; i++) {
+		if (i)
+			fputc(',', f);
+		json_typed(f, el, data + i * stride, stride, depth + 1);
+	}
+	fputc(']', f);
+}
+
+static void json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len,
+		       unsigned depth)
+{
+	struct gs_scalar s;
+	bool first = true;
+
+	if (depth > JSON_MAX_DEPTH) {
+		fputs("null", f);
+		return;
+	}
+	switch (t->kind) {
+	case GS_TYPE_STRUCT:
+	case GS_TYPE_UNION:
+		if (!t->nmembers)
+			break;
+		fputc('{', f);
+		json_members(f, t, data, len, &first, depth);
+		fputc('}', f);
+		return;
+	case GS_TYPE_ARRAY:
+		json_array(f, t, data, len, depth);
+		return;
+	case GS_TYPE_CSTRING:
+	case GS_TYPE_STRING:
+		json_chars(f, data, len);
+		return;
+	case GS_TYPE_OPTIMIZED_OUT:
+		fputs("{\"status\":\"optimized_out\"}", f);
+		return;
+	case GS_TYPE_F32:
+	case GS_TYPE_F64:
+		if (gs_value_scalar(t, data, len, 0, 0, &s)) {
+			json_float(f, t, data, len);
+			return;
+		}
+		break;
+	default:
+		if (gs_value_scalar(t, data, len, 0, 0, &s)) {
+			json_scalar(f, &s);
+			return;
+		}
+		break;
+	}
+	json_hex_bytes(f, t, data, len);
+}
+
+/* A value's typed JSON: its value, or {"status": ...} when it has none. */
+static void json_value_of(FILE *f, const struct gs_value *v)
+{
+	struct gs_type flat = { .kind = v->kind, .name = "?" };
+	const struct gs_type *t = v->type && v->type->kind == v->kind ? v->type : &flat;
+	bool first = true;
+
+	if (v->status == GS_VAR_OK || (v->status == GS_VAR_TRUNCATED && v->data_len)) {
+		json_typed(f, t, v->data, v->data_len, 0);
+		return;
+	}
+	fputc('{', f);
+	json_key(f, &first, "status");
+	json_str(f, v->status < sizeof(status_keys) / sizeof(status_keys[0]) ?
+		 status_keys[v->status] : "error");
+	if (v->status == GS_VAR_READ_ERROR && v->data_len >= sizeof(struct gs_read_error_payload)) {
+		const struct gs_read_error_payload *e = (const void *)v->data;
+
+		json_key(f, &first, "errno");
+		fprintf(f, "%d", e->errno_value);
+		json_key(f, &first, "addr");
+		fprintf(f, "\"0x%" PRIx64 "\"", e->addr);
+	}
+	fputc('}', f);
+}
+
+/* The fields every value item and format argument has. */
+static void json_value_fields(FILE *f, bool *first, const struct gs_value *v)
+{
+	json_key(f, first, "name");
+	json_str(f, v->name);
+	if (v->access_path_len) {
+		json_key(f, first, "path");
+		json_strn(f, v->access_path, v->access_path_len);
+	}
+	json_key(f, first, "type");
+	json_str(f, v->type ? v->type->name : NULL);
+	json_key(f, first, "status");
+	json_str(f, v->status < sizeof(status_keys) / sizeof(status_keys[0]) ?
+		 status_keys[v->status] : "error");
+	json_key(f, first, "value");
+	json_value_of(f, v);
+}
+
 static void json_value(FILE *f, const struct gs_value *v)
 {
 	char small[1024], *text = small;
@@ -95,21 +310,38 @@ static void json_value(FILE *f, const struct gs_value *v)
 	fputc('{', f);
 	json_key(f, &first, "kind");
 	json_str(f, "value");
-	json_key(f, &first, "name");
-	json_str(f, v->name);
-	if (v->access_path_len) {
-		json_key(f, &first, "path");
-		json_strn(f, v->access_path, v->access_path_len);
-	}
-	json_key(f, &first, "type");
-	json_str(f, v->type ? v->type->name : NULL);
-	json_key(f, &first, "status");
-	json_str(f, gs_var_status_label(v->status));
-	json_key(f, &first, "value");
+	json_value_fields(f, &first, v);
+	json_key(f, &first, "text");
 	json_str(f, text);
 	fputc('}', f);
 	if (text != small)
 		free(text);
+}
+
+/* print "fmt", args: the rendered text, the format and each argument. */
+static void json_format(FILE *f, const struct gs_inst *in)
+{
+	bool first = true;
+
+	fputc('{', f);
+	json_key(f, &first, "kind");
+	json_str(f, "format");
+	json_key(f, &first, "text");
+	json_item_text(f, in);
+	json_key(f, &first, "format");
+	json_str(f, in->format.format);
+	json_key(f, &first, "args");
+	fputc('[', f);
+	for (unsigned i = 0; i < in->format.arg_count; i++) {
+		bool afirst = true;
+
+		if (i)
+			fputc(',', f);
+		fputc('{', f);
+		json_value_fields(f, &afirst, &in->format.args[i]);
+		fputc('}', f);
+	}
+	fputs("]}", f);
 }
 
 static void json_line(FILE *f, bool *first, const char *file, int line, int col)
@@ -238,6 +470,9 @@ void out_json_event(struct cli_out *o, const struct gs_event *ev)
 		case GS_INST_PRINT_COMPLEX_VARIABLE:
 		case GS_INST_PRINT_VARIABLE_INDEX:
 			json_value(o->f, &in->variable);
+			break;
+		case GS_INST_PRINT_COMPLEX_FORMAT:
+			json_format(o->f, in);
 			break;
 		case GS_INST_EXPR_ERROR: {
 			bool efirst = true;

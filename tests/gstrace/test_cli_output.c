@@ -566,7 +566,7 @@ static void test_json_event_items_and_escaping(void **state)
 		 "\"tid\":%u,\"items\":["
 		 "\"q\\\"b\\\\s\\nt\\t\\u0001 \xc3\xa9 bad\\ufffd end\","
 		 "{\"kind\":\"value\",\"name\":\"rdi\",\"type\":\"u64\",\"status\":\"ok\","
-		 "\"value\":\"93\"},"
+		 "\"value\":93,\"text\":\"93\"},"
 		 "{\"kind\":\"backtrace\",\"status\":\"read error\","
 		 "\"error\":\"return-address-read-failed\",\"error_code\":1,\"max_depth\":2,"
 		 "\"raw\":true,\"frames\":["
@@ -580,6 +580,83 @@ static void test_json_event_items_and_escaping(void **state)
 		 ev.pid, ev.tid, fx.leaf, fx.leaf, fx.base + fx.leaf, fx.cookie);
 	got = render(CLI_JSON, &ev);
 	assert_text(got, want);
+	free(got);
+}
+
+/* Values are typed JSON: objects for structs (anonymous members lend their
+ * keys), arrays, strings for char arrays and enumerators, pointers in hex,
+ * {"status": ...} for a value there is not; a format gives its arguments. */
+static void test_json_values_are_typed(void **state)
+{
+	static const struct gs_type i32 = { .kind = GS_TYPE_I32, .size = 4, .name = "int",
+					    .flags = GS_TYPEF_SIGNED, .byte_size = 4 };
+	static const struct gs_type chr = { .kind = GS_TYPE_CHAR, .size = 1, .name = "char",
+					    .flags = GS_TYPEF_SIGNED | GS_TYPEF_CHAR,
+					    .byte_size = 1 };
+	static const struct gs_type dbl = { .kind = GS_TYPE_F64, .size = 8, .name = "double",
+					    .byte_size = 8 };
+	static const struct gs_type name = { .kind = GS_TYPE_ARRAY, .name = "char[4]",
+					     .byte_size = 4, .target = &chr, .count = 4 };
+	static const struct gs_type pair = { .kind = GS_TYPE_ARRAY, .name = "int[2]",
+					     .byte_size = 8, .target = &i32, .count = 2 };
+	static const struct gs_type_enumerator en[] = { { "ON", 1 } };
+	static const struct gs_type state_t = { .kind = GS_TYPE_ENUM, .size = 4, .name = "enum s",
+						.byte_size = 4, .enumerators = en,
+						.nenumerators = 1 };
+	static const struct gs_type ptr = { .kind = GS_TYPE_POINTER, .size = 8, .name = "int *",
+					    .byte_size = 8, .target = &i32 };
+	static const struct gs_type_member anon_m[] = { { "lo", &i32, 0 } };
+	static const struct gs_type anon = { .kind = GS_TYPE_STRUCT, .name = "struct",
+					     .byte_size = 4, .members = anon_m, .nmembers = 1 };
+	static const struct gs_type_member rec_m[] = {
+		{ "name", &name, 0 }, { "v", &pair, 4 }, { "s", &state_t, 12 },
+		{ NULL, &anon, 16 }, { "p", &ptr, 24 }, { "d", &dbl, 32 },
+	};
+	static const struct gs_type rec = { .kind = GS_TYPE_STRUCT, .name = "struct rec",
+					    .byte_size = 40, .members = rec_m, .nmembers = 6 };
+	static const struct gs_type gone = { .kind = GS_TYPE_OPTIMIZED_OUT, .name = "int" };
+	static const uint8_t rec_bytes[40] = {
+		'a', '\n', 0, 0, 7, 0, 0, 0, 0xf9, 0xff, 0xff, 0xff, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0,
+		0, 0, 0x10, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f,
+	};
+	static const uint8_t err_bytes[12] = { 0xf2, 0xff, 0xff, 0xff, 0xef, 0xbe, 0xad, 0xde };
+	struct gs_value args[2] = {
+		{ .name = "r->v[0]", .type = &i32, .kind = GS_TYPE_I32, .data = rec_bytes + 4,
+		  .data_len = 4 },
+		{ .name = "p->x", .type = &i32, .kind = GS_TYPE_I32, .data = err_bytes,
+		  .data_len = 12, .status = GS_VAR_READ_ERROR },
+	};
+	struct gs_inst in[4];
+	struct gs_event ev;
+	char *got;
+
+	(void)state;
+	memset(in, 0, sizeof(in));
+	in[0].type = GS_INST_PRINT_COMPLEX_VARIABLE;
+	in[0].variable = (struct gs_value){ .name = "*r", .type = &rec, .kind = GS_TYPE_STRUCT,
+					    .data = rec_bytes, .data_len = 40 };
+	in[1].type = GS_INST_PRINT_COMPLEX_VARIABLE;
+	in[1].variable = (struct gs_value){ .name = "x", .type = &gone,
+					    .kind = GS_TYPE_OPTIMIZED_OUT };
+	in[2].type = GS_INST_PRINT_COMPLEX_FORMAT;
+	in[2].format.format = "v={} x={}";
+	in[2].format.arg_count = 2;
+	in[2].format.args = args;
+	in[3] = end_inst();
+	ev = event_of(in, 4);
+	got = render(GS_CLI_JSON, &ev);
+	assert_non_null(strstr(got, "\"value\":{\"name\":\"a\\n\",\"v\":[7,-7],\"s\":\"ON\","
+			       "\"lo\":3,\"p\":\"0x2010\",\"d\":1.5},\"text\":\"{name = \\\"a\\\\n\\\", "
+			       "v = {7, -7}, s = ON, {lo = 3}, p = 0x2010, d = 1.5}\"}"));
+	assert_non_null(strstr(got, "{\"kind\":\"value\",\"name\":\"x\",\"type\":\"int\","
+			       "\"status\":\"ok\",\"value\":{\"status\":\"optimized_out\"},"
+			       "\"text\":\"<optimized out>\"}"));
+	assert_non_null(strstr(got, "{\"kind\":\"format\",\"text\":\"v=7 x=<read error: errno=-14 "
+			       "at 0xdeadbeef>\",\"format\":\"v={} x={}\",\"args\":[{\"name\":"
+			       "\"r->v[0]\",\"type\":\"int\",\"status\":\"ok\",\"value\":7},"
+			       "{\"name\":\"p->x\",\"type\":\"int\",\"status\":\"read_error\","
+			       "\"value\":{\"status\":\"read_error\",\"errno\":-14,"
+			       "\"addr\":\"0xdeadbeef\"}}]}"));
 	free(got);
 }
 
@@ -621,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_event_without_items_prints_no_text),
 		cmocka_unit_test(test_json_event_items_and_escaping),
 		cmocka_unit_test(test_json_symbolized_frames_carry_source_and_inlines),
+		cmocka_unit_test(test_json_values_are_typed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
