@@ -98,7 +98,8 @@ struct gs_dwarf_function {
 /* Functions whose name matches a glob (fnmatch), DWARF subprograms first
  * then ELF symbols of `symtab_elf` (may be NULL) DWARF does not name; by
  * name. Walks the whole DWARF: for the CLI's listing, not the hot path.
- * Free *out with free(); the strings belong to d. */
+ * d may be NULL (a module without DWARF: its symbols only). Free *out with
+ * free(); the strings belong to d (to symtab_elf when d is NULL). */
 GS_API int gs_dwarf_list_functions(struct gs_dwarf *d, struct Elf *symtab_elf, const char *glob,
 				   struct gs_dwarf_function **out, size_t *n, struct gs_error *err);
 

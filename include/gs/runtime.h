@@ -186,6 +186,27 @@ GS_API void gs_target_free(struct gs_target *t);
  * else there (a FIFO bind-mounted over it, say). */
 GS_API int gs_proc_exe(pid_t pid, char **path, struct gs_error *err);
 
+/* ---- listings (listing.c): what there is to trace ------------------------ */
+
+/* Zero is the default of every field; one of the two is needed. */
+struct gs_list_opts {
+	size_t sz;
+	pid_t pid;          /* a process: its executable and every module it maps */
+	const char *module; /* -t PATH: this module (with a pid, targets resolve here) */
+};
+
+/* The functions whose names match glob (fnmatch), by module: name,
+ * file:line from DWARF, and address (or "inlined only"); ELF symbols DWARF
+ * does not name too. -ENOENT when none matches. */
+int gs_list_functions(const char *glob, const struct gs_list_opts *o, FILE *f,
+		      struct gs_error *err);
+/* For each address the trace target resolves to (gs_target_resolve): the
+ * variables visible there, innermost first, each with its scope (param,
+ * local, static, global), type and where it lives (register, stack,
+ * global, optimized out). */
+int gs_list_vars(const char *target, const struct gs_list_opts *o, FILE *f,
+		 struct gs_error *err);
+
 /* ---- backtrace plan (btplan.c) ------------------------------------------- */
 
 /* What `bt` at one probe needs: the compile-time probe info for

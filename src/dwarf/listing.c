@@ -121,7 +121,7 @@ static int from_symbols(struct gs_dwarf *d, Elf *elf, const char *glob, struct l
 				dup = strcmp(l->v[k].name, name) == 0;
 			if (dup)
 				continue;
-			if (push(l, (struct gs_dwarf_function){ .name = dwv_strdup(d, name),
+			if (push(l, (struct gs_dwarf_function){ .name = d ? dwv_strdup(d, name) : name,
 								.addr = sym.st_value,
 								.from_symbol = true }))
 				return -ENOMEM;
@@ -145,7 +145,8 @@ int gs_dwarf_list_functions(struct gs_dwarf *d, Elf *symtab_elf, const char *glo
 
 	*out = NULL;
 	*n = 0;
-	if (from_dwarf(d, glob, &l) || (symtab_elf && from_symbols(d, symtab_elf, glob, &l))) {
+	if ((d && from_dwarf(d, glob, &l)) ||
+	    (symtab_elf && from_symbols(d, symtab_elf, glob, &l))) {
 		free(l.v);
 		return gs_errorf(err, -ENOMEM, "out of memory listing functions matching '%s'",
 				 glob);

@@ -20,6 +20,7 @@
 
 #include "aggregate.h"
 #include "launch.h"
+#include "list.h"
 #include "options.h"
 #include "output.h"
 #include "say.h"
@@ -588,6 +589,7 @@ static int run(struct ctx *c)
 			    gs_bpf_loop_supported() ? GS_UNWINDER_LOOP : GS_UNWINDER_TAILCALL,
 		.ringbuf_size = c->cli.ringbuf_size,
 		.perf_page_count = c->cli.perf_pages,
+		.max_string_len = c->cli.max_string_len,
 	};
 	struct run r = { .max_events = c->cli.max_events };
 	struct gs_error err = { 0 };
@@ -651,6 +653,8 @@ int main(int argc, char **argv)
 		printf("gstrace %s\n", GSTRACE_VERSION);
 		return 0;
 	}
+	if (c.cli.list_functions || c.cli.list_vars)
+		return cli_list(&c.cli);
 	install_signals();
 	raise_fd_limit();
 	rc = run(&c);

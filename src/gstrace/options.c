@@ -20,7 +20,8 @@ enum opt_id {
 	O_PID, O_TARGET, O_SCRIPT, O_SCRIPT_FILE, O_DEPTH, O_FORMAT, O_TIMESTAMP,
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
 	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE,
-	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES,
+	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
+	O_MAX_STRING_LEN,
 };
 
 struct opt {
@@ -54,6 +55,9 @@ static const struct opt opts[] = {
 	{ "flamegraph", 0, "FILE.svg", O_FLAMEGRAPH },
 	{ "verbose", 0, NULL, O_VERBOSE },
 	{ "debug-file-directory", 0, "DIRS", O_DEBUG_DIRS },
+	{ "list", 'l', "PATTERN", O_LIST },
+	{ "list-vars", 0, "TARGET", O_LIST_VARS },
+	{ "max-string-len", 0, "N", O_MAX_STRING_LEN },
 	{ "help", 'h', NULL, O_HELP },
 	{ "version", 0, NULL, O_VERSION },
 };
@@ -310,6 +314,26 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 					   "debug-file-directory)", flag, v);
 		c->debug_dirs = v;
 		break;
+	case O_LIST:
+		if (!*v)
+			return usage_error(msg, size, "%s needs a pattern; give a function name or a "
+					   "glob (e.g. %s 'http_*')", flag, flag);
+		c->list_functions = v;
+		break;
+	case O_LIST_VARS:
+		if (!*v)
+			return usage_error(msg, size, "%s needs a target; give a function, file:line "
+					   "or 0xADDR (e.g. %s main)", flag, flag);
+		c->list_vars = v;
+		break;
+	case O_MAX_STRING_LEN:
+		if (!parse_uint(v, 1, GS_DEFAULT_MAX_TRACE_EVENT_SIZE, &n))
+			return usage_error(msg, size, "%s '%s' is out of range; give the bytes a "
+					   "string or dump keeps, 1 to %d (default %d; an event "
+					   "holds at most %d)", flag, v, GS_DEFAULT_MAX_TRACE_EVENT_SIZE,
+					   GS_DEFAULT_MAX_STRING_LEN, GS_DEFAULT_MAX_TRACE_EVENT_SIZE);
+		c->max_string_len = (uint32_t)n;
+		break;
 	case O_HELP:
 		c->action = CLI_HELP;
 		break;
@@ -339,6 +363,19 @@ static const struct opt *find_short(char letter)
 /* The combination rules, once every flag is read. */
 static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 {
+	if (c->list_functions || c->list_vars) {
+		if (c->list_functions && c->list_vars)
+			return usage_error(msg, size, "-l and --list-vars both given; list functions "
+					   "or variables, one at a time");
+		if (c->script || c->script_file || c->ncommand || dashdash)
+			return usage_error(msg, size, "%s lists and traces nothing; give it alone "
+					   "with -p PID or -t PATH, without a script or a command",
+					   c->list_functions ? "-l" : "--list-vars");
+		if (!c->pid && !c->target)
+			return usage_error(msg, size, "%s needs where to look: -p PID or -t PATH",
+					   c->list_functions ? "-l" : "--list-vars");
+		return 0;
+	}
 	if (c->script && c->script_file)
 		return usage_error(msg, size, "-s and --script-file both given; give the script "
 				   "one way only");
@@ -437,6 +474,7 @@ void cli_usage(FILE *f)
 	      "       gstrace [options] -t PATH (-s SCRIPT | --script-file FILE)\n"
 	      "       gstrace [options] -p PID -t PATH (-s SCRIPT | --script-file FILE)\n"
 	      "       gstrace [options] (-s SCRIPT | --script-file FILE) -- CMD [ARGS...]\n"
+	      "       gstrace (-l PATTERN | --list-vars TARGET) (-p PID | -t PATH)\n"
 	      "\n"
 	      "Attaches uprobes to functions of running programs and prints, per hit, what\n"
 	      "the script asks for: values and DWARF-unwound user backtraces.\n"
@@ -465,6 +503,13 @@ void cli_usage(FILE *f)
 	      "                             128 with the tail-call unwinder)\n"
 	      "      --unwinder loop|tailcall  backtrace walker: loop (bpf_loop, Linux 5.17+,\n"
 	      "                             the default where the kernel has it) or tailcall\n"
+	      "      --max-string-len N     bytes a {:s} string or a {:x.N} dump keeps, at\n"
+	      "                             most (default 256, bounded by the event size)\n"
+	      "listing (trace nothing):\n"
+	      "  -l, --list PATTERN         functions matching a glob, with file:line, in\n"
+	      "                             -t PATH or every module of -p PID\n"
+	      "      --list-vars TARGET     the variables visible at each address of a\n"
+	      "                             trace target, their types and where they live\n"
 	      "stopping:\n"
 	      "      --max-events N         stop after N events that printed something\n"
 	      "      --duration SECONDS     stop after SECONDS (e.g. 5 or 0.5) of tracing\n"

@@ -65,6 +65,9 @@ struct cli {
 	const char *flamegraph;   /* --flamegraph FILE.svg */
 	bool verbose;             /* phase timings on stderr */
 	const char *debug_dirs;   /* --debug-file-directory; NULL: the default */
+	const char *list_functions; /* -l PATTERN: list, trace nothing */
+	const char *list_vars;    /* --list-vars TARGET: list, trace nothing */
+	uint32_t max_string_len;  /* --max-string-len; 0: the default (256) */
 };
 
 /* Parses argv (argv[argc] must be NULL, as main gets it). 0 and *out, or

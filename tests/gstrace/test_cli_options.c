@@ -104,6 +104,24 @@ static void test_every_flag_sets_its_field(void **state)
 	assert_string_equal(c.output, "out.txt");
 }
 
+/* Listing needs no script; the string cap is a number of bytes. */
+static void test_listing_and_string_cap(void **state)
+{
+	struct gs_cli c = parse_ok("-l http_* -p 12");
+
+	(void)state;
+	assert_string_equal(c.list_functions, "http_*");
+	assert_int_equal(c.pid, 12);
+	assert_null(c.script);
+	c = parse_ok("--list-vars demo.c:43 -t /bin/true");
+	assert_string_equal(c.list_vars, "demo.c:43");
+	assert_string_equal(c.target, "/bin/true");
+	c = parse_ok("-p 1 -s x --max-string-len 1024");
+	assert_int_equal(c.max_string_len, 1024);
+	c = parse_ok("-p 1 -s x");
+	assert_int_equal(c.max_string_len, 0);
+}
+
 static void test_long_short_attached_and_equals_spellings_agree(void **state)
 {
 	static const char *const lines[] = {
@@ -173,6 +191,14 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
+	{ "-p 1 -s x --max-string-len 0", { "--max-string-len '0'", "1 to 32768" } },
+	{ "-p 1 -s x --max-string-len 40000", { "--max-string-len '40000'", "1 to 32768" } },
+	{ "-l", { "-l needs a value" } },
+	{ "-l main", { "-l needs where to look", "-p PID or -t PATH" } },
+	{ "--list-vars main", { "--list-vars needs where to look" } },
+	{ "-l main -t /x -s x", { "-l lists and traces nothing", "alone" } },
+	{ "-l main --list-vars f -p 1", { "-l and --list-vars both given" } },
+	{ "--list-vars f -p 1 -- /bin/true", { "--list-vars lists and traces nothing" } },
 	{ "-p 1 -s x --ringbuf-size 5000", { "--ringbuf-size 5000", "power of two",
 					     "page size" } },
 	{ "-p 1 -s x --ringbuf-size 1024", { "--ringbuf-size 1024", "power of two" } },
@@ -422,6 +448,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_are_the_documented_ones),
 		cmocka_unit_test(test_every_flag_sets_its_field),
+		cmocka_unit_test(test_listing_and_string_cap),
 		cmocka_unit_test(test_long_short_attached_and_equals_spellings_agree),
 		cmocka_unit_test(test_keywords_and_ranges_at_their_edges),
 		cmocka_unit_test(test_command_after_dashdash_is_launch_mode),

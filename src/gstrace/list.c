@@ -1,0 +1,35 @@
+/* `gstrace -l PATTERN` and `gstrace --list-vars TARGET`: the runtime's
+ * listings on stdout (or -o FILE), with gstrace's exit statuses. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gs/runtime.h>
+
+#include "list.h"
+
+int cli_list(const struct gs_cli *cli)
+{
+	struct gs_list_opts o = { .sz = sizeof(o), .pid = cli->pid, .module = cli->target };
+	struct gs_error err = { 0 };
+	FILE *f = stdout;
+	int rc;
+
+	if (cli->output && !(f = fopen(cli->output, "w"))) {
+		fprintf(stderr, "gstrace: -o %s: %s; check the directory and permissions\n",
+			cli->output, strerror(errno));
+		return 2;
+	}
+	if (cli->list_functions)
+		rc = gs_list_functions(cli->list_functions, &o, f, &err);
+	else
+		rc = gs_list_vars(cli->list_vars, &o, f, &err);
+	if ((fflush(f) || ferror(f)) && rc == 0)
+		rc = gs_errorf(&err, -EIO, "cannot write the listing: %s", strerror(errno));
+	if (f != stdout)
+		fclose(f);
+	if (rc)
+		fprintf(stderr, "gstrace: %s\n", err.msg);
+	/* bad input (no such function or file) is 2; a failure to read or write 1 */
+	return rc == 0 ? 0 : rc == -ENOMEM || rc == -EIO ? 1 : 2;
+}
