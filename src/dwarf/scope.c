@@ -97,7 +97,8 @@ static void scope_vars(struct collect *c, Dwarf_Die *scope, uint16_t depth)
 
 /* Parameters and top-level locals the abstract definition of an inlined
  * (or out-of-line concrete) function has but this instance dropped: the
- * compiler optimized them out entirely. */
+ * compiler optimized them out entirely, or (a static) they are the same in
+ * every instance. */
 static void dropped_vars(struct collect *c, Dwarf_Die *scope, uint16_t depth)
 {
 	Dwarf_Attribute a;
@@ -125,9 +126,12 @@ static void dropped_vars(struct collect *c, Dwarf_Die *scope, uint16_t depth)
 			continue;
 		for (size_t i = 0; i < nhave && !found; i++)
 			found = have[i] == ch.addr;
+		/* A function's static lives only in the abstract definition, with
+		 * its fixed address: that location holds in every instance. */
 		if (!found)
 			add(c, &ch, tag == DW_TAG_formal_parameter ? GS_SCOPE_PARAM :
-			    GS_SCOPE_LOCAL, depth, false);
+			    GS_SCOPE_LOCAL, depth, dwarf_hasattr(&ch, DW_AT_location) ||
+			    dwarf_hasattr(&ch, DW_AT_const_value));
 	} while (dwarf_siblingof(&ch, &ch) == 0);
 }
 
@@ -145,11 +149,34 @@ static void cu_vars(struct collect *c, Dwarf_Die *cudie, uint16_t depth)
 	} while (dwarf_siblingof(&ch, &ch) == 0);
 }
 
+/* The out-of-line function of the CU whose ranges hold pc (with a frame
+ * base), searching nested scopes of C++ namespaces and classes too. */
+static bool outer_function(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *out)
+{
+	Dwarf_Die ch;
+
+	if (dwarf_child(parent, &ch) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&ch);
+
+		if (tag == DW_TAG_subprogram && dwarf_hasattr(&ch, DW_AT_frame_base) &&
+		    dwarf_haspc(&ch, pc) > 0) {
+			*out = ch;
+			return true;
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type) && outer_function(&ch, pc, out))
+			return true;
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return false;
+}
+
 static int build(struct gs_dwarf *d, uint64_t pc, struct gs_dwarf_scope *s,
 		 struct gs_error *err)
 {
 	struct collect c = { .d = d, .pc = pc };
-	Dwarf_Die cudie, *scopes = NULL, *fn = NULL;
+	Dwarf_Die cudie, outer, *scopes = NULL, *fn = NULL;
 	int n;
 	uint16_t depth = 0;
 
@@ -160,13 +187,18 @@ static int build(struct gs_dwarf *d, uint64_t pc, struct gs_dwarf_scope *s,
 	s->pc = pc;
 	s->cu_name = dwarf_diename(&cudie);
 	n = dwarf_getscopes(&cudie, pc, &scopes);
-	/* The frame base belongs to the out-of-line function holding the PC. */
+	/* The frame base belongs to the out-of-line function holding the PC.
+	 * Inside an inlined call libdw lists the scopes of the inline
+	 * function's abstract definition, not the function it was inlined
+	 * into: look that one up among the CU's functions. */
 	for (int i = 0; i < n; i++)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
 		    dwarf_hasattr(&scopes[i], DW_AT_frame_base)) {
 			fn = &scopes[i];
 			break;
 		}
+	if (!fn && outer_function(&cudie, pc, &outer))
+		fn = &outer;
 	c.scope_fn = fn;
 	for (int i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);

@@ -123,7 +123,11 @@ static void put_scalar(struct ev_out *o, const struct gs_scalar *s)
 		ev_put_float(o, s->f, s->kind == GS_TYPE_F32);
 		break;
 	case GS_TYPE_BOOL:
-		ev_put_str(o, s->bits ? "true" : "false");
+		/* A byte that is neither 0 nor 1 is shown as it is, as gdb does. */
+		if (s->bits > 1)
+			ev_put_udec(o, s->bits);
+		else
+			ev_put_str(o, s->bits ? "true" : "false");
 		break;
 	case GS_TYPE_POINTER:
 		ev_put_0x(o, s->bits);

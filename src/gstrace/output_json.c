@@ -117,8 +117,11 @@ static void json_scalar(FILE *f, const struct gs_scalar *s)
 {
 	switch (s->kind) {
 	case GS_TYPE_BOOL:
-		fputs(s->bits ? "true" : "false", f);
-		return;
+		if (s->bits <= 1) {
+			fputs(s->bits ? "true" : "false", f);
+			return;
+		}
+		break;
 	case GS_TYPE_POINTER:
 		fprintf(f, "\"0x%" PRIx64 "\"", s->bits);
 		return;

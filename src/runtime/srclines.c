@@ -36,6 +36,23 @@ static bool read_entry(Dwarf_Lines *lines, size_t i, struct entry *e)
 	return true;
 }
 
+/* The CU whose ranges hold addr: .debug_aranges, else (clang emits none)
+ * each CU's own ranges. */
+static bool cu_at(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (dwarf_addrdie(dw, addr, out))
+		return true;
+	while (dwarf_next_unit(dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, out) && dwarf_haspc(out, addr) > 0)
+			return true;
+		off = next;
+	}
+	return false;
+}
+
 uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high)
 {
 	Dwarf_Die cudie;
@@ -46,7 +63,7 @@ uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high)
 	uint64_t second = low;
 	bool have_second = false;
 
-	if (!dw || !dwarf_addrdie(dw, low, &cudie) || dwarf_getsrclines(&cudie, &lines, &n) != 0)
+	if (!dw || !cu_at(dw, low, &cudie) || dwarf_getsrclines(&cudie, &lines, &n) != 0)
 		return low;
 	/* libdw sorts the table by address, so the function's entries are a run. */
 	for (size_t i = 0; i < n; i++) {

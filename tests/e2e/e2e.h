@@ -186,6 +186,9 @@ bool e2e_block_error_stop(const struct e2e_block *b);
 /* Two adjacent physical frames with the same [module+off]. */
 bool e2e_block_adjacent_dup(const struct e2e_block *b);
 
+/* The load bias of the module pid maps whose file name is `base`. */
+bool e2e_module_bias(pid_t pid, const char *base, uint64_t *bias);
+
 /* Runtime address of f in pid: raw_ip, or [module+off] rebased with the
  * process's maps. */
 bool e2e_frame_runtime_pc(pid_t pid, const struct e2e_frame *f, uint64_t *pc);
@@ -294,5 +297,7 @@ extern const struct e2e_scenario e2e_plan_scenarios[];
 extern const size_t e2e_plan_nscenarios;
 extern const struct e2e_scenario e2e_deep_scenarios[];
 extern const size_t e2e_deep_nscenarios;
+extern const struct e2e_scenario e2e_values_scenarios[];
+extern const size_t e2e_values_nscenarios;
 
 #endif /* GS_E2E_H */

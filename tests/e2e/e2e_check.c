@@ -115,7 +115,7 @@ static bool elf_first_vaddr(const char *path, uint64_t *vaddr)
 }
 
 /* Load bias of the module whose file name is `base` in pid's maps. */
-static bool module_bias(pid_t pid, const char *base, uint64_t *bias)
+bool e2e_module_bias(pid_t pid, const char *base, uint64_t *bias)
 {
 	char path[64], line[4096];
 	bool ok = false;
@@ -201,7 +201,7 @@ static void compare_frame(struct e2e_ctx *c, size_t bi, const struct e2e_frame *
 	if (pid > 0 && f->has_module) {
 		uint64_t bias;
 
-		if (module_bias(pid, f->module, &bias))
+		if (e2e_module_bias(pid, f->module, &bias))
 			e2e_expect(c, f->offset + bias == gf->pc,
 				   "event %zu frame #%u (%s): [%s+0x%" PRIx64 "] is 0x%" PRIx64
 				   " in pid %d, gdb's frame is at 0x%" PRIx64, bi, f->index, f->func,
@@ -359,7 +359,7 @@ bool e2e_frame_runtime_pc(pid_t pid, const struct e2e_frame *f, uint64_t *pc)
 		*pc = f->raw_ip;
 		return true;
 	}
-	if (!f->has_module || !module_bias(pid, f->module, &bias))
+	if (!f->has_module || !e2e_module_bias(pid, f->module, &bias))
 		return false;
 	*pc = f->offset + bias;
 	return true;

@@ -151,7 +151,8 @@ static void test_scalars_by_their_types(void **state)
 		T(t_float, "\xcd\xcc\xcc\x3d", "0.1"),
 		T(t_double, "\0\0\0\0\0\0\xf8\x7f", "nan"),
 		T(t_double, "\0\0\0\0\0\0\xf0\xff", "-inf"),
-		T(t_bool, "\x02", "true"),
+		T(t_bool, "\x01", "true"),
+		T(t_bool, "\x35", "53"), /* neither 0 nor 1: the byte, as gdb shows it */
 		T(t_point_ptr, "\0\0\0\0\0\0\0\0", "0x0"),
 	};
 
