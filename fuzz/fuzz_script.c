@@ -15,7 +15,7 @@
 #include <gs/script.h>
 #include "smoke.h"
 
-static const char *const words[64] = {
+static const char *const words[96] = {
 	"print", "\"x={}\"", "\"lit {{}}\"", "\"{:x} {:p} {:X}\"", ",", ";", ";", ";",
 	"bt", "backtrace", "raw", "full", "inline", "noinline", "if", "else",
 	"let", "a", "b", "=", "==", "!=", "(", ")", "{", "}", "+", "-", "*", "/", "%", "<<",
@@ -23,6 +23,11 @@ static const char *const words[64] = {
 	"9223372036854775807", "$pid", "$tid", "$sp", "$pc", "$timestamp", "$host_pid",
 	"rdi", "rsp", "r15", "*(u64 *)", "*(i8 *)", "*(u32)", "true", "false",
 	"} trace g {", "/* c */", "//c\n", "\"{}{}\"",
+	/* source-level values */
+	"p", "g", "o", "r", ".", "->", "[", "]", "next", "s", "arr", "bf", "cast(", "\"int\"",
+	"\"struct rec *\"", "memcmp(", "strncmp(", "starts_with(", "hex(\"de ad\")", "\"ab\"",
+	"\"{:s} {:x.4}\"", "\"{:x.*} {:s.n$}\"", "\"{:s.0x10}\"", "let n = 3;", "$retval",
+	"&p", "*p", "p->a", "g.arr[1]", "\"{:q}\"", "\"{:x.0}\"", "\"{:X.*}\"",
 };
 
 static void check_expr(const struct gs_expr *e, uint32_t nvars)
@@ -128,6 +133,73 @@ static void check_body(const struct gs_stmt *body, size_t n, uint32_t nvars)
 	}
 }
 
+/* ---- a made-up DWARF for the names the words and the generator use ------ */
+
+/* struct rec { int a; struct rec *next; char s[16]; int arr[4]; unsigned bf : 3; } */
+static const struct gs_type t_int = { .kind = GS_TYPE_I32, .size = 4, .name = "int",
+				      .flags = GS_TYPEF_SIGNED, .byte_size = 4 };
+static const struct gs_type t_uint = { .kind = GS_TYPE_U32, .size = 4, .name = "unsigned",
+				       .byte_size = 4 };
+static const struct gs_type t_char = { .kind = GS_TYPE_CHAR, .size = 1, .name = "char",
+				       .flags = GS_TYPEF_SIGNED | GS_TYPEF_CHAR, .byte_size = 1 };
+static const struct gs_type t_s16 = { .kind = GS_TYPE_ARRAY, .name = "char[16]",
+				      .byte_size = 16, .target = &t_char, .count = 16 };
+static const struct gs_type t_arr4 = { .kind = GS_TYPE_ARRAY, .name = "int[4]",
+				       .byte_size = 16, .target = &t_int, .count = 4 };
+static const struct gs_type t_rec;
+static const struct gs_type t_rec_ptr = { .kind = GS_TYPE_POINTER, .size = 8,
+					  .name = "struct rec *", .byte_size = 8,
+					  .target = &t_rec };
+static const struct gs_type_member rec_members[] = {
+	{ "a", &t_int, 0 }, { "next", &t_rec_ptr, 8 }, { "s", &t_s16, 16 },
+	{ "arr", &t_arr4, 32 }, { "bf", &t_uint, 48, 3, 2 },
+};
+static const struct gs_type t_rec = { .kind = GS_TYPE_STRUCT, .name = "struct rec",
+				      .byte_size = 56, .members = rec_members, .nmembers = 5 };
+static const struct gs_loc_piece in_rdi = { .kind = GS_LOC_REGISTER, .reg = 5 };
+static const struct gs_loc_piece at_global = { .kind = GS_LOC_MEMORY,
+					       .base = GS_LOC_BASE_MODULE, .offset = 0x4010 };
+static const struct gs_loc_piece halves[2] = { { .kind = GS_LOC_REGISTER, .reg = 0, .size = 4 },
+					       { .kind = GS_LOC_REGISTER, .reg = 1, .size = 4 } };
+static const struct gs_var vars[] = {
+	{ .name = "p", .type = &t_rec_ptr, .loc = { .pieces = &in_rdi, .npieces = 1 } },
+	{ .name = "g", .type = &t_rec, .loc = { .pieces = &at_global, .npieces = 1,
+						.cookie = 0x77 } },
+	{ .name = "o", .type = &t_int, .loc = { .why = GS_LOC_WHY_ENTRY_VALUE } },
+	{ .name = "r", .type = &t_rec_ptr, .loc = { .pieces = halves, .npieces = 2 } },
+};
+
+/* What the runtime does before a build: names and cast types resolved (the
+ * fuzzer's trees are its own, so it fills them in place). */
+static void resolve_expr(const struct gs_expr *ce)
+{
+	struct gs_expr *e = (struct gs_expr *)ce;
+
+	if (!e)
+		return;
+	if (e->kind == GS_EXPR_NAME)
+		for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+			if (!strcmp(e->name, vars[i].name))
+				e->dvar = &vars[i];
+	if (e->kind == GS_EXPR_CAST)
+		e->cast_type = !strcmp(e->type_name, "int") ? &t_int :
+			       !strcmp(e->type_name, "struct rec *") ? &t_rec_ptr : NULL;
+	resolve_expr(e->lhs);
+	resolve_expr(e->rhs);
+	resolve_expr(e->len);
+}
+
+static void resolve_body(const struct gs_stmt *body, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		resolve_expr(body[i].expr);
+		for (size_t k = 0; k < body[i].nargs; k++)
+			resolve_expr(body[i].args[k]);
+		resolve_body(body[i].then_body, body[i].nthen);
+		resolve_body(body[i].else_body, body[i].nelse);
+	}
+}
+
 /* A probe with a usable first row, so `bt` goes through the unwinder too. */
 static const struct gs_bt_probe probe = {
 	.cookie = 0x1234, .pc = 0x1139, .first_row_kind = GS_BT_ROW_USABLE,
@@ -159,6 +231,7 @@ static void parse_and_build(const char *text, size_t len, unsigned variant)
 		if (!t->target.text || (t->target.kind != GS_TARGET_ADDRESS && !t->target.name))
 			abort();
 		check_body(t->body, t->nbody, t->nvars);
+		resolve_body(t->body, t->nbody);
 		gs_script_trace_spec(t, (uint32_t)i, &spec);
 		if (variant & 4)
 			spec.bt = &probe;
@@ -213,6 +286,12 @@ static const char *const leaves[] = {
 	"true", "false", "$pid", "$tid", "$host_pid", "$timestamp", "$pc", "$sp", "rax", "rdi",
 	"rsp", "rbp", "r8", "r15", "rip",
 };
+static const char *const values[] = {
+	"p->a", "p.next->a", "g.arr[2]", "g.s[0]", "*p", "p->next->next->bf", "g.bf", "o",
+	"r->a", "cast(rdi, \"struct rec *\")->arr[1]", "cast(p, \"int\")", "&g.a", "*&g.a",
+	"memcmp(g.s, hex(\"61 62\"), 2)", "strncmp(p->s, \"ab\", 3)",
+	"starts_with(g.s, \"x\")", "memcmp(p, g.s, 4)", "nosuch", "g.nosuch",
+};
 static const char *const unops[] = { "-", "!", "~" };
 static const char *const binops_text[] = {
 	"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=",
@@ -229,6 +308,8 @@ static void gen_expr(struct gen *g, unsigned depth)
 	case 1:
 		if (g->nvisible && take(g, 2))
 			emit(g, "v%u", g->visible[take(g, g->nvisible)]);
+		else if (take(g, 3) == 0)
+			emit(g, "%s", values[take(g, sizeof(values) / sizeof(values[0]))]);
 		else
 			emit(g, "%s", leaves[take(g, sizeof(leaves) / sizeof(leaves[0]))]);
 		break;
@@ -260,6 +341,11 @@ static void gen_stmt(struct gen *g, unsigned depth)
 {
 	static const char *const bt_words[] = { "raw", "full", "inline", "noinline" };
 	static const char *const holes[] = { "{}", "{:x}", "{:X}", "{:p}" };
+	static const char *const dumps[] = {
+		"print \"{:s}\", p->s; ", "print \"{:x.8}\", g.arr; ", "print \"{:s.4}\", p; ",
+		"print \"{:x.*}\", 3, g.s; ", "print \"{:X.*}\", p->a, p->next; ",
+		"print g; ", "print *p; ", "print \"{}\", r; ", "print \"{:s}\", g.a; ",
+	};
 	unsigned k;
 
 	switch (take(g, depth ? 7 : 6)) {
@@ -279,6 +365,10 @@ static void gen_stmt(struct gen *g, unsigned depth)
 		emit(g, "; ");
 		break;
 	case 2:
+		if (take(g, 3) == 0) {
+			emit(g, "%s", dumps[take(g, sizeof(dumps) / sizeof(dumps[0]))]);
+			break;
+		}
 		emit(g, "print ");
 		gen_expr(g, 4);
 		emit(g, "; ");
@@ -352,7 +442,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The bytes as they are, in a buffer of exactly their size. */
 	char *text = malloc(size + 1), *words_text;
-	size_t n = 0, cap = 32 + size * 24;
+	size_t n = 0, cap = 32 + size * 32;
 
 	if (!text)
 		abort();
@@ -367,7 +457,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	n += (size_t)snprintf(words_text, cap, "trace f {");
 	for (size_t i = 0; i < size; i++)
-		n += (size_t)snprintf(words_text + n, cap - n, " %s", words[data[i] & 63]);
+		n += (size_t)snprintf(words_text + n, cap - n, " %s", words[data[i] % 96]);
 	n += (size_t)snprintf(words_text + n, cap - n, " }");
 	parse_and_build(words_text, n, size ? data[size - 1] : 0);
 	free(words_text);

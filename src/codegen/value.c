@@ -382,6 +382,19 @@ static void make_dyn(struct gs_cg *cg, struct cg_place *p, const struct cg_err_r
 	p->offset = 0;
 }
 
+static void materialize(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
+			struct gs_label fail);
+
+/* r0 = the scalar of a place; a value in several pieces (rax:rdx, a
+ * register and a stack slot) is put together on our stack first. */
+static void load_scalar(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
+			struct gs_label fail)
+{
+	if (p->kind == CG_PLACE_LOC && p->loc->npieces != 1)
+		materialize(cg, p, rec, fail);
+	cg_place_load(cg, p, rec, fail);
+}
+
 /* Follows a pointer place: r0 = its value, NULL -> NullDeref; the result
  * is user memory at that address. */
 static void follow(struct gs_cg *cg, struct cg_place *p, const struct gs_type *target,
@@ -390,7 +403,7 @@ static void follow(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t
 	struct gs_asm *a = cg->a;
 	struct gs_label ok = gs_asm_label(a, "pointer_not_null");
 
-	cg_place_load(cg, p, rec, fail);
+	load_scalar(cg, p, rec, fail);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, ok);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
@@ -531,7 +544,7 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 			p->type = t; /* the same bytes, seen as another type */
 			return;
 		}
-		cg_place_load(cg, p, rec, fail);
+		load_scalar(cg, p, rec, fail);
 		scalar_from_r0(cg, p, t);
 		return;
 	case GS_EXPR_ADDR:
@@ -605,7 +618,16 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 	size_t fixups = a->nfixups;
 
 	cg_place(cg, e, rec, fail, &p);
-	cg_place_load(cg, &p, rec, fail);
+	if (p.kind == CG_PLACE_NONE) {
+		/* Known now to have no value: its load would always fail, and
+		 * the code after it would be dead. */
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
+		cg_record_error(cg, rec, GS_VAR_ACCESS_ERROR);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	} else {
+		load_scalar(cg, &p, rec, fail);
+	}
 	if (cg_label_used(a, fixups, fail)) {
 		gs_asm_ja(a, done);
 		gs_asm_bind(a, fail);
@@ -632,10 +654,12 @@ void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_
 {
 	struct gs_asm *a = cg->a;
 
+	if (!p->type || gs_asm_failed(a))
+		return; /* the value's type was refused: the build has failed */
 	if (p->type->kind == GS_TYPE_POINTER || p->kind == CG_PLACE_SCALAR) {
 		struct gs_label ok = gs_asm_label(a, "read_pointer_not_null");
 
-		cg_place_load(cg, p, rec, fail);
+		load_scalar(cg, p, rec, fail);
 		gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R0));
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, ok);
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
