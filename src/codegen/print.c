@@ -246,8 +246,8 @@ static void dyn_length(struct gs_cg *cg, const struct capture *c, int16_t status
 	struct gs_asm *a = cg->a;
 	struct gs_label zero = gs_asm_label(a, "dump_length_zero");
 	struct gs_label capped = gs_asm_label(a, "dump_length_ok");
+	const char *prev = gs_asm_notef(a, "dump length = the argument before, 1..%u", c->len);
 
-	gs_asm_note(a, "dump length = the argument before, 1..cap");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R9, c->len_off + 5));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_VAR_OK, zero);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R9, c->len_off + GS_FORMAT_ARG_FIXED_HEADER_LEN));
@@ -259,6 +259,7 @@ static void dyn_length(struct gs_cg *cg, const struct capture *c, int16_t status
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_ZERO_LENGTH));
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, capped);
+	gs_asm_note(a, prev);
 }
 
 /* Captures a source-level value into r9 + off (data_len at data_len_off

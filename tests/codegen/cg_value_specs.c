@@ -240,6 +240,38 @@ static const struct gs_trace_spec val_compare = {
 	.trace_id = 28, .target = "val_compare", .body = compare_body, .nbody = N(compare_body),
 };
 
+/* trace f { print "{:x.*} {:s.*} {:x.*}", n, r->values, n, g_name, gone, r; }
+ * (run-time lengths: the argument before each dump says how many bytes) */
+static const struct gs_expr *const dyn_args[] = { &n, &r_values, &n, &g_name, &gone, &r };
+static const struct gs_stmt dyn_body[] = {
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{:x.*} {:s.*} {:x.*}", .args = dyn_args,
+	  .nargs = N(dyn_args) },
+};
+static const struct gs_trace_spec val_runtime_len = {
+	.trace_id = 29, .target = "val_runtime_len", .body = dyn_body, .nbody = N(dyn_body),
+};
+
+/* struct rec *rp: DW_OP_reg0 DW_OP_piece 4 DW_OP_reg1 DW_OP_piece 4 (a
+ * pointer in two halves); trace f { print rp->id; print "{}", rp->next; } */
+static const struct gs_var v_rp = {
+	.name = "rp", .type = &t_rec_p, .scope = GS_SCOPE_LOCAL,
+	.loc = { .pieces = (const struct gs_loc_piece[]){
+		{ .kind = GS_LOC_REGISTER, .reg = 0, .size = 4 },
+		{ .kind = GS_LOC_REGISTER, .reg = 1, .size = 4 } }, .npieces = 2 },
+};
+static const struct gs_expr rp = NAME(v_rp, "rp");
+static const struct gs_expr rp_id = MEMBER(&rp, "id", "rp->id");
+static const struct gs_expr rp_next = MEMBER(&rp, "next", "rp->next");
+static const struct gs_expr *const rp_args[] = { &rp_next };
+static const struct gs_stmt pieces_body[] = {
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &rp_id },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{}", .args = rp_args, .nargs = 1 },
+};
+static const struct gs_trace_spec val_pointer_pieces = {
+	.trace_id = 30, .target = "val_pointer_pieces", .body = pieces_body,
+	.nbody = N(pieces_body),
+};
+
 const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_register", &val_register, { 0 } },
 	{ "val_stack_cfa", &val_stack_cfa, { 0 } },
@@ -250,5 +282,7 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_chain", &val_chain, { 0 } },
 	{ "val_strings", &val_strings, { .max_string_len = 32 } },
 	{ "val_compare", &val_compare, { 0 } },
+	{ "val_runtime_len", &val_runtime_len, { .max_string_len = 8 } },
+	{ "val_pointer_pieces", &val_pointer_pieces, { 0 } },
 };
 const size_t gs_cg_value_ncases = N(gs_cg_value_cases);

@@ -382,6 +382,66 @@ static void test_strings_stop_at_nul_and_dumps_copy_bytes(void **state)
 	teardown(h);
 }
 
+/* .* dumps as many bytes as the argument before says, capped at the
+ * string cap (8 here); 0 or less, or a length that failed, is ZeroLength. */
+static void test_runtime_lengths_read_what_the_length_says(void **state)
+{
+	static const int64_t lens[] = { 3, 100, -1 };
+	static const int32_t values[4] = { 0x11111111, 0x22222222, 0x33333333, 0x44444444 };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct harness hh, *h = &hh;
+		uint8_t rec[GS_CGV_REC_SIZE];
+		uint64_t name_ptr = NAME_ADDR;
+		int64_t len;
+		size_t want = lens[i] < 0 ? 0 : lens[i] > 8 ? 8 : (size_t)lens[i];
+
+		build(h, "val_runtime_len");
+		put_rec(rec, 7, 1, -2, "alpha", 0, values, 0, 0);
+		user_mem(h, REC_ADDR, rec, sizeof(rec));
+		user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
+		user_mem(h, NAME_ADDR, "0123456789", 11);
+		module_offsets(h);
+		h->regs[REG(104)] = REC_ADDR;
+		h->regs[REG(112)] = (uint64_t)lens[i];
+		run(h);
+		assert_int_equal(h->insts[0].format.arg_count, 6);
+		memcpy(&len, arg(h, 0, 0)->data, 8);
+		assert_int_equal(len, lens[i]);
+		assert_int_equal(arg(h, 0, 1)->data_len, 12); /* the cap, at least 12 */
+		assert_int_equal(arg(h, 0, 1)->status, want ? GS_VAR_OK : GS_VAR_ZERO_LENGTH);
+		assert_memory_equal(arg(h, 0, 1)->data, rec + GS_CGV_REC_VALUES, want);
+		assert_int_equal(arg(h, 0, 3)->status, want ? GS_VAR_OK : GS_VAR_ZERO_LENGTH);
+		assert_memory_equal(arg(h, 0, 3)->data, "0123456789", want);
+		/* an optimized-out length: its status, and no dump */
+		assert_int_equal(arg(h, 0, 4)->status, GS_VAR_ACCESS_ERROR);
+		assert_int_equal(arg(h, 0, 5)->status, GS_VAR_ZERO_LENGTH);
+		teardown(h);
+	}
+}
+
+/* A pointer in two register halves is put together before it is followed. */
+static void test_pointer_in_pieces_is_joined_before_use(void **state)
+{
+	struct harness hh, *h = &hh;
+	static const int32_t values[4] = { 0 };
+	uint8_t rec[GS_CGV_REC_SIZE];
+	uint64_t v;
+
+	(void)state;
+	build(h, "val_pointer_pieces");
+	put_rec(rec, 77, 0, 0, "x", 0x1122334455667788ull, values, 0, 0);
+	user_mem(h, REC_ADDR, rec, sizeof(rec));
+	h->regs[REG(80)] = 0xdead0000ull << 32 | (uint32_t)REC_ADDR;          /* rax: low half */
+	h->regs[REG(96)] = 0xbeef0000ull << 32 | (uint32_t)((uint64_t)REC_ADDR >> 32); /* rdx */
+	run(h);
+	assert_int_equal(i32_of(var(h, 0)), 77);
+	memcpy(&v, arg(h, 1, 0)->data, 8);
+	assert_int_equal(v, 0x1122334455667788ull);
+	teardown(h);
+}
+
 static void test_comparisons_read_once_and_compare_bytes(void **state)
 {
 	static const int32_t values[4] = { 1, 2, 3, 4 };
@@ -431,6 +491,8 @@ int main(void)
 		cmocka_unit_test(test_chains_follow_pointers_index_and_bit_fields),
 		cmocka_unit_test(test_null_pointer_in_a_chain_is_null_deref),
 		cmocka_unit_test(test_strings_stop_at_nul_and_dumps_copy_bytes),
+		cmocka_unit_test(test_runtime_lengths_read_what_the_length_says),
+		cmocka_unit_test(test_pointer_in_pieces_is_joined_before_use),
 		cmocka_unit_test(test_comparisons_read_once_and_compare_bytes),
 	};
 
