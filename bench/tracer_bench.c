@@ -20,6 +20,8 @@
 
 #include <bpf/bpf.h>
 
+#include "bench_util.h"
+
 #ifndef GS_BENCH_GSTRACE
 #define GS_BENCH_GSTRACE "gstrace"
 #endif
@@ -30,310 +32,11 @@
 #define GS_BENCH_RATE_FIXTURE "bt_rate_fixture"
 #endif
 
-#define STARTUP_RUNS 5
-#define STATS_SECONDS 2
-#define STATS_RUNS 5      /* medians of this many runs */
 #define STATS_RATE "2000" /* probe hits a second while run time is measured */
 #define DELIVERY_SECONDS "3"
 #define READY_MARKER "GS_BENCH_READY"
-#define WAIT_MS 10000
-
-struct child {
-	pid_t pid;
-	int out; /* stdout pipe, -1 when not captured */
-	int err; /* stderr pipe, -1 when not captured */
-	char obuf[4096], ebuf[4096];
-	size_t olen, elen;
-};
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-/* Starts argv[0] with stdout and/or stderr piped (else /dev/null). */
-static int spawn(struct child *c, char *const argv[], bool want_out, bool want_err)
-{
-	int op[2] = { -1, -1 }, ep[2] = { -1, -1 };
-
-	memset(c, 0, sizeof(*c));
-	c->out = c->err = -1;
-	if ((want_out && pipe2(op, O_CLOEXEC)) || (want_err && pipe2(ep, O_CLOEXEC)))
-		return -1;
-	c->pid = fork();
-	if (c->pid < 0)
-		return -1;
-	if (c->pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(want_out ? op[1] : null, 1);
-		dup2(want_err ? ep[1] : null, 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (want_out) {
-		close(op[1]);
-		c->out = op[0];
-	}
-	if (want_err) {
-		close(ep[1]);
-		c->err = ep[0];
-	}
-	return 0;
-}
-
-/* Reads whatever is ready on fd into buf, calling on_line for each complete
- * line; returns 0 at EOF (fd closed), 1 otherwise. */
-static int pump(int *fd, char *buf, size_t *len, size_t cap,
-		bool (*on_line)(const char *line, void *arg), void *arg, bool *hit)
-{
-	ssize_t n = read(*fd, buf + *len, cap - 1 - *len);
-	char *start, *nl;
-
-	if (n <= 0) {
-		if (n < 0 && errno == EINTR)
-			return 1;
-		close(*fd);
-		*fd = -1;
-		return 0;
-	}
-	*len += (size_t)n;
-	buf[*len] = '\0';
-	start = buf;
-	while ((nl = strchr(start, '\n'))) {
-		*nl = '\0';
-		if (on_line && on_line(start, arg))
-			*hit = true;
-		start = nl + 1;
-	}
-	*len -= (size_t)(start - buf);
-	memmove(buf, start, *len);
-	if (*len == cap - 1) /* over-long line: drop it */
-		*len = 0;
-	return 1;
-}
-
-/* Polls the child's pipes, feeding lines to the callbacks, until one returns
- * true (returns 1), both pipes close (0) or timeout_ms passes (-1). */
-static int drive(struct child *c, bool (*out_line)(const char *, void *),
-		 bool (*err_line)(const char *, void *), void *arg, int timeout_ms)
-{
-	double end = now_ms() + timeout_ms;
-
-	while (c->out >= 0 || c->err >= 0) {
-		struct pollfd p[2] = { { .fd = c->out, .events = POLLIN },
-				       { .fd = c->err, .events = POLLIN } };
-		int left = (int)(end - now_ms());
-		bool hit = false;
-
-		if (left <= 0)
-			return -1;
-		if (poll(p, 2, left) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (p[0].revents && c->out >= 0)
-			pump(&c->out, c->obuf, &c->olen, sizeof(c->obuf), out_line, arg, &hit);
-		if (p[1].revents && c->err >= 0)
-			pump(&c->err, c->ebuf, &c->elen, sizeof(c->ebuf), err_line, arg, &hit);
-		if (hit)
-			return 1;
-	}
-	return 0;
-}
-
-/* Ends the child (sig, then SIGKILL after 3 s), closes its pipes. */
-static int finish(struct child *c, int sig, struct rusage *ru)
-{
-	int status = -1;
-	double end = now_ms() + 3000;
-
-	if (c->out >= 0)
-		close(c->out);
-	if (c->err >= 0)
-		close(c->err);
-	c->out = c->err = -1;
-	if (c->pid <= 0)
-		return -1;
-	if (sig)
-		kill(c->pid, sig);
-	for (;;) {
-		pid_t r = wait4(c->pid, &status, WNOHANG, ru);
-
-		if (r == c->pid || (r < 0 && errno != EINTR))
-			break;
-		if (now_ms() > end) {
-			kill(c->pid, SIGKILL);
-			wait4(c->pid, &status, 0, ru);
-			break;
-		}
-		usleep(2000);
-	}
-	c->pid = 0;
-	return status;
-}
-
-static bool line_contains(const char *line, void *arg)
-{
-	return strstr(line, (const char *)arg) != NULL;
-}
-
-static bool line_is(const char *line, void *arg)
-{
-	return strcmp(line, (const char *)arg) == 0;
-}
-
-static bool have_program(const char *name, char *path, size_t cap)
-{
-	const char *env = getenv("PATH");
-	char dirs[4096], *save = NULL;
-
-	snprintf(dirs, sizeof(dirs), "%s", env ? env : "/usr/bin:/bin");
-	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(path, cap, "%s/%s", d, name);
-		if (access(path, X_OK) == 0)
-			return true;
-	}
-	return false;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* ---- startup ----------------------------------------------------------- */
-
-/* The phases of gstrace --verbose's "start-up:" line, per run. */
-#define MAX_PHASES 12
-
-struct phases {
-	size_t n;
-	char name[MAX_PHASES][32];
-	double ms[STARTUP_RUNS][MAX_PHASES];
-	int run;
-	bool seen;
-};
-
-/* "gstrace: start-up: resolve 1.7 ms, plan rows 36.5 ms, ...; ...". */
-static bool phase_line(const char *line, void *arg)
-{
-	struct phases *ph = arg;
-	const char *p = strstr(line, "start-up:");
-	size_t k = 0;
-
-	if (!ph || !p || ph->run >= STARTUP_RUNS)
-		return false;
-	for (p += 9; *p && *p != ';' && k < MAX_PHASES; k++) {
-		const char *end = p + strcspn(p, ",;");
-		char item[64], *ms;
-		size_t n = (size_t)(end - p) < sizeof(item) ? (size_t)(end - p) : sizeof(item) - 1;
-
-		memcpy(item, p, n);
-		item[n] = '\0';
-		ms = strstr(item, " ms");
-		if (ms) {
-			char *num = ms;
-
-			*ms = '\0';
-			while (num > item && num[-1] != ' ')
-				num--;
-			ph->ms[ph->run][k] = atof(num);
-			while (num > item && num[-1] == ' ')
-				num--;
-			*num = '\0';
-			for (char *q = item; *q; q++)
-				if (*q == ' ' || *q == '/')
-					*q = '_';
-			snprintf(ph->name[k], sizeof(ph->name[k]), "%s", item + strspn(item, "_"));
-		}
-		p = *end == ',' ? end + 1 : end;
-	}
-	ph->n = k;
-	ph->seen = true;
-	return false;
-}
-
-/* What the stdout and stderr callbacks of one startup run share. */
-struct startup_arg {
-	bool (*match)(const char *, void *);
-	const char *key;
-	struct phases *ph;
-};
-
-static bool startup_out(const char *line, void *arg)
-{
-	const struct startup_arg *a = arg;
-
-	return a->match(line, (void *)a->key);
-}
-
-static bool startup_err(const char *line, void *arg)
-{
-	const struct startup_arg *a = arg;
-
-	return phase_line(line, a->ph);
-}
-
-/* Median of STARTUP_RUNS times from fork/exec to the line matched by
- * match(line, key) on stdout; < 0 when it never came. With ph, stderr is
- * read too for --verbose's phase line. */
-static double startup_ms(char *const argv[], bool (*match)(const char *, void *), const char *key,
-			 struct phases *ph)
-{
-	double t[STARTUP_RUNS];
-
-	for (int i = 0; i < STARTUP_RUNS; i++) {
-		struct startup_arg a = { match, key, ph };
-		struct child c;
-		double t0 = now_ms();
-
-		if (ph) {
-			ph->run = i;
-			ph->seen = false;
-		}
-		if (spawn(&c, argv, true, ph != NULL))
-			return -1;
-		if (drive(&c, startup_out, startup_err, &a, WAIT_MS) != 1) {
-			finish(&c, SIGKILL, NULL);
-			return -1;
-		}
-		t[i] = now_ms() - t0;
-		if (ph) {
-			/* printed before the first event: already in the pipe */
-			for (int k = 0; k < 50 && !ph->seen && c.err >= 0; k++) {
-				struct pollfd p = { .fd = c.err, .events = POLLIN };
-				bool hit = false;
-
-				if (poll(&p, 1, 20) > 0)
-					pump(&c.err, c.ebuf, &c.elen, sizeof(c.ebuf), phase_line, ph, &hit);
-			}
-		}
-		finish(&c, SIGINT, NULL);
-	}
-	qsort(t, STARTUP_RUNS, sizeof(t[0]), cmp_double);
-	return t[STARTUP_RUNS / 2];
-}
-
-/* Each phase's median over the runs. */
-static void print_phases(const struct phases *ph, const char *metric)
-{
-	for (size_t k = 0; k < ph->n; k++) {
-		double v[STARTUP_RUNS];
-
-		for (int i = 0; i < STARTUP_RUNS; i++)
-			v[i] = ph->ms[i][k];
-		qsort(v, STARTUP_RUNS, sizeof(v[0]), cmp_double);
-		printf("BENCH %s.%s %.2f ms\n", metric, ph->name[k], v[STARTUP_RUNS / 2]);
-	}
-}
 
 static void bench_startup(pid_t fixture, const char *bpftrace)
 {
@@ -344,7 +47,7 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 	snprintf(pid, sizeof(pid), "%d", (int)fixture);
 	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--max-events", "1",
 		       "-s", "trace hot_bt_leaf { print \"x\"; }", NULL };
-	ms = startup_ms(gs, line_contains, "TraceID:", NULL);
+	ms = bench_startup_ms(gs, bench_line_contains, "TraceID:", NULL);
 	if (ms < 0)
 		printf("# skipped: startup.first_event_ms: no event from gstrace\n");
 	else
@@ -352,18 +55,18 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 	/* With a backtrace: rows of every module, the walker verified. */
 	char *gsbt[] = { GS_BENCH_GSTRACE, "-p", pid, "--max-events", "1", "--verbose",
 			 "-s", "trace hot_bt_leaf { bt; }", NULL };
-	ms = startup_ms(gsbt, line_contains, "TraceID:", &ph);
+	ms = bench_startup_ms(gsbt, bench_line_contains, "TraceID:", &ph);
 	if (ms < 0) {
 		printf("# skipped: startup.first_event_ms.bt: no event from gstrace\n");
 	} else {
 		printf("BENCH startup.first_event_ms.bt %.2f ms\n", ms);
-		print_phases(&ph, "startup.phase_ms.bt");
+		bench_print_phases(&ph, "startup.phase_ms.bt");
 	}
 	/* The same without symbolizing the frames: the first symbolized event
 	 * reads each module's DWARF once (libc's debug file, when installed,
 	 * is decompressed then). */
 	gsbt[7] = "trace hot_bt_leaf { bt raw; }";
-	ms = startup_ms(gsbt, line_contains, "TraceID:", NULL);
+	ms = bench_startup_ms(gsbt, bench_line_contains, "TraceID:", NULL);
 	if (ms < 0)
 		printf("# skipped: startup.first_event_ms.bt_raw: no event from gstrace\n");
 	else
@@ -376,7 +79,7 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 	snprintf(prog, sizeof(prog), "uprobe:%s:hot_bt_leaf { printf(\"x\\n\"); exit(); }",
 		 GS_BENCH_FIXTURE);
 	char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
-	ms = startup_ms(bt, line_is, "x", NULL);
+	ms = bench_startup_ms(bt, bench_line_is, "x", NULL);
 	if (ms < 0)
 		printf("# skipped: peer.bpftrace.startup.first_event_ms: no event from bpftrace\n");
 	else
@@ -385,105 +88,6 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 
 /* ---- BPF run time ------------------------------------------------------ */
 
-struct run_stats {
-	uint64_t time_ns, main_cnt;
-	int progs;
-};
-
-/* The BPF programs process pid holds (fdinfo "prog_id:"): only its own,
- * whatever other tracers run on the machine meanwhile. */
-static size_t held_prog_ids(pid_t pid, uint32_t *ids, size_t max)
-{
-	char path[64], line[128];
-	size_t n = 0;
-
-	for (int fd = 0; fd < 1024 && n < max; fd++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (strncmp(line, "prog_id:", 8) == 0 && n < max)
-				ids[n++] = (uint32_t)strtoul(line + 8, NULL, 10);
-		fclose(f);
-	}
-	return n;
-}
-
-/* Sums run_time_ns over pid's programs whose name starts with prefix (""
- * for all); main_cnt is run_cnt of the program named main_name, or the
- * largest run_cnt when main_name is NULL. */
-static void collect_stats(pid_t pid, const char *prefix, const char *main_name,
-			  struct run_stats *st)
-{
-	uint32_t ids[256];
-	size_t n = held_prog_ids(pid, ids, 256);
-
-	memset(st, 0, sizeof(*st));
-	for (size_t i = 0; i < n; i++) {
-		struct bpf_prog_info info;
-		uint32_t len = sizeof(info);
-		int fd = bpf_prog_get_fd_by_id(ids[i]);
-
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-		    strncmp(info.name, prefix, strlen(prefix)) == 0) {
-			st->time_ns += info.run_time_ns;
-			st->progs++;
-			printf("#   prog %u %s: run_time_ns %llu run_cnt %llu\n", ids[i], info.name,
-			       (unsigned long long)info.run_time_ns,
-			       (unsigned long long)info.run_cnt);
-			if (main_name ? strcmp(info.name, main_name) == 0
-				      : info.run_cnt > st->main_cnt)
-				st->main_cnt = info.run_cnt;
-		}
-		close(fd);
-	}
-}
-
-/* Runs argv, waits for its ready line (stderr for gstrace, stdout for
- * bpftrace), lets it run STATS_SECONDS and reads its programs' stats. */
-static int run_stats(char *const argv[], bool ready_on_err, const char *ready,
-		     const char *prefix, const char *main_name, struct run_stats *st)
-{
-	struct child c;
-	int r;
-
-	if (spawn(&c, argv, !ready_on_err, ready_on_err))
-		return -1;
-	r = drive(&c, ready_on_err ? NULL : line_contains, ready_on_err ? line_contains : NULL,
-		  (void *)ready, WAIT_MS);
-	if (r == 1) {
-		sleep(STATS_SECONDS);
-		collect_stats(c.pid, prefix, main_name, st);
-	}
-	finish(&c, SIGINT, NULL);
-	return r == 1 && st->main_cnt ? 0 : -1;
-}
-
-/* Median of the BPF run time per hit of argv's programs over STATS_RUNS runs. */
-static double median_run_ns(char *const argv[], bool ready_on_err, const char *ready,
-			    const char *prefix, const char *main_name)
-{
-	double v[STATS_RUNS];
-	int n = 0;
-
-	for (int i = 0; i < STATS_RUNS; i++) {
-		struct run_stats st;
-
-		if (run_stats(argv, ready_on_err, ready, prefix, main_name, &st) == 0)
-			v[n++] = (double)st.time_ns / (double)st.main_cnt;
-	}
-	if (n == 0)
-		return -1;
-	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
-	return v[n / 2];
-}
-
 static double gstrace_run_ns(pid_t fixture, const char *depth, const char *script)
 {
 	char pid[16];
@@ -491,7 +95,7 @@ static double gstrace_run_ns(pid_t fixture, const char *depth, const char *scrip
 		       "--emit-ready-marker", READY_MARKER, "-s", (char *)script, NULL };
 
 	snprintf(pid, sizeof(pid), "%d", (int)fixture);
-	return median_run_ns(gs, true, READY_MARKER, "gs_trace", "gs_trace0");
+	return bench_median_run_ns(gs, true, READY_MARKER, "gs_trace", "gs_trace0");
 }
 
 static double bpftrace_run_ns(const char *bpftrace, pid_t fixture, const char *action)
@@ -502,15 +106,7 @@ static double bpftrace_run_ns(const char *bpftrace, pid_t fixture, const char *a
 		 GS_BENCH_RATE_FIXTURE, (int)fixture, action);
 	char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
 
-	return median_run_ns(bt, false, "Attaching", "", NULL);
-}
-
-static void print_ns(const char *metric, double ns)
-{
-	if (ns < 0)
-		printf("# skipped: %s: no stats for its programs\n", metric);
-	else
-		printf("BENCH %s %.0f ns\n", metric, ns);
+	return bench_median_run_ns(bt, false, "Attaching", "", NULL);
 }
 
 /* Per hit of bench_leaf at the bottom of a 600-frame recursion, medians of
@@ -537,9 +133,9 @@ static void bench_bpf_stats(pid_t fixture, const char *bpftrace)
 	fflush(f);
 
 	print = gstrace_run_ns(fixture, "8", "trace bench_leaf { print \"x\"; }");
-	print_ns("bpf.run_ns.print", print);
+	bench_print_ns("bpf.run_ns.print", print);
 	if (bpftrace)
-		print_ns("peer.bpftrace.run_ns.printf",
+		bench_print_ns("peer.bpftrace.run_ns.printf",
 			 bpftrace_run_ns(bpftrace, fixture, "printf(\"x\\n\");"));
 	else
 		printf("# skipped: peer.bpftrace.run_ns.printf: bpftrace not installed\n");
@@ -549,7 +145,7 @@ static void bench_bpf_stats(pid_t fixture, const char *bpftrace)
 		snprintf(depth, sizeof(depth), "%u", depths[i]);
 		snprintf(metric, sizeof(metric), "bpf.run_ns.bt_depth%u", depths[i]);
 		ns[i] = gstrace_run_ns(fixture, depth, "trace bench_leaf { bt; }");
-		print_ns(metric, ns[i]);
+		bench_print_ns(metric, ns[i]);
 		if (ns[i] >= 0 && depths[i] >= 8 && depths[i] <= 128) {
 			sx += depths[i];
 			sy += ns[i];
@@ -564,7 +160,7 @@ static void bench_bpf_stats(pid_t fixture, const char *bpftrace)
 		printf("BENCH bpf.run_ns.bt_per_frame %.1f ns\n",
 		       (n * sxy - sx * sy) / (n * sxx - sx * sx));
 	if (bpftrace)
-		print_ns("peer.bpftrace.run_ns.ustack",
+		bench_print_ns("peer.bpftrace.run_ns.ustack",
 			 bpftrace_run_ns(bpftrace, fixture, "@[ustack] = count();"));
 	else
 		printf("# skipped: peer.bpftrace.run_ns.ustack: bpftrace not installed\n");
@@ -596,7 +192,7 @@ static bool delivery_err(const char *line, void *arg)
 	const char *t;
 
 	if (strstr(line, READY_MARKER))
-		d->first_ms = now_ms();
+		d->first_ms = bench_now_ms();
 	else if (strstr(line, " lost ") && (t = strstr(line, "(total ")))
 		d->lost = strtoull(t + 7, NULL, 10);
 	return false;
@@ -616,20 +212,20 @@ static int delivery_run(const char *rate, struct delivery *d, double *secs, stru
 	int status, r = -1;
 
 	memset(d, 0, sizeof(*d));
-	if (spawn(&fixture, fx, true, false) ||
-	    drive(&fixture, line_contains, NULL, "ready", WAIT_MS) != 1)
+	if (bench_spawn(&fixture, fx, true, false) ||
+	    bench_drive(&fixture, bench_line_contains, NULL, "ready", WAIT_MS) != 1)
 		goto out;
 	snprintf(pid, sizeof(pid), "%d", (int)fixture.pid);
-	if (spawn(&c, gs, true, true))
+	if (bench_spawn(&c, gs, true, true))
 		goto out;
-	r = drive(&c, delivery_out, delivery_err, d, 4 * WAIT_MS);
-	*secs = (now_ms() - d->first_ms) / 1e3;
+	r = bench_drive(&c, delivery_out, delivery_err, d, 4 * WAIT_MS);
+	*secs = (bench_now_ms() - d->first_ms) / 1e3;
 	memset(ru, 0, sizeof(*ru));
-	status = finish(&c, r == 0 ? 0 : SIGKILL, ru);
+	status = bench_finish(&c, r == 0 ? 0 : SIGKILL, ru);
 	if (r != 0 || d->first_ms == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		r = -1;
 out:
-	finish(&fixture, SIGINT, NULL);
+	bench_finish(&fixture, SIGINT, NULL);
 	return r;
 }
 
@@ -669,12 +265,12 @@ static void bench_size(void)
 	struct stat sb;
 	int fd = mkstemp(tmp), status;
 
-	if (fd < 0 || spawn(&c, argv, false, false)) {
+	if (fd < 0 || bench_spawn(&c, argv, false, false)) {
 		printf("# skipped: size.dynamic_stripped_bytes: no temporary file\n");
 		return;
 	}
 	close(fd);
-	status = finish(&c, 0, NULL);
+	status = bench_finish(&c, 0, NULL);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(tmp, &sb) == 0)
 		printf("BENCH size.dynamic_stripped_bytes %lld bytes\n", (long long)sb.st_size);
 	else
@@ -709,29 +305,29 @@ int main(int argc, char **argv)
 		printf("# skipped: startup, bpf.run_ns, delivery, rss: not root\n");
 		return 0;
 	}
-	if (have_program("bpftrace", bpftrace, sizeof(bpftrace)))
+	if (bench_have_program("bpftrace", bpftrace, sizeof(bpftrace)))
 		peer = bpftrace;
 
-	if (spawn(&fixture, fx, true, false) ||
-	    drive(&fixture, line_contains, NULL, "ready", WAIT_MS) != 1) {
+	if (bench_spawn(&fixture, fx, true, false) ||
+	    bench_drive(&fixture, bench_line_contains, NULL, "ready", WAIT_MS) != 1) {
 		printf("# skipped: startup, bpf.run_ns, delivery, rss: fixture did not start\n");
-		finish(&fixture, SIGKILL, NULL);
+		bench_finish(&fixture, SIGKILL, NULL);
 		return 0;
 	}
 	fpid = fixture.pid;
 	if (wanted(argc, argv, "startup"))
 		bench_startup(fpid, peer);
-	finish(&fixture, SIGUSR1, NULL);
+	bench_finish(&fixture, SIGUSR1, NULL);
 
 	if (!wanted(argc, argv, "bpf")) {
 		/* nothing */
-	} else if (spawn(&deep, deep_fx, true, false) ||
-	    drive(&deep, line_contains, NULL, "ready", WAIT_MS) != 1) {
+	} else if (bench_spawn(&deep, deep_fx, true, false) ||
+	    bench_drive(&deep, bench_line_contains, NULL, "ready", WAIT_MS) != 1) {
 		printf("# skipped: bpf.run_ns: the rate fixture did not start\n");
-		finish(&deep, SIGKILL, NULL);
+		bench_finish(&deep, SIGKILL, NULL);
 	} else {
 		bench_bpf_stats(deep.pid, peer);
-		finish(&deep, SIGINT, NULL);
+		bench_finish(&deep, SIGINT, NULL);
 	}
 	if (wanted(argc, argv, "delivery"))
 		bench_delivery();

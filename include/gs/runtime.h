@@ -466,6 +466,7 @@ GS_API struct gs_modfiles *gs_plan_modfiles(const struct gs_plan *p);
 enum gs_phase {
 	GS_PHASE_RESOLVE,     /* targets to addresses (ELF, DWARF, debug files) */
 	GS_PHASE_PLAN_ROWS,   /* CFI rows of the probe and process modules */
+	GS_PHASE_VALUES,      /* DWARF names, casts and $retval at each address */
 	GS_PHASE_BUILD,       /* code generation of every program */
 	GS_PHASE_CREATE_MAPS, /* bpf map creation */
 	GS_PHASE_WRITE_ROWS,  /* module offsets, ranges and unwind rows */

@@ -416,9 +416,11 @@ static int plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 	for (size_t i = 0; i < t->nprobes; i++)
 		t->probes[i].loc = &t->target.locs[i];
 	rc = t->bt ? plan_bt(p, t, err) : 0;
-	p->times.ns[GS_PHASE_PLAN_ROWS] += rt_now_ns() - t1;
+	t0 = rt_now_ns();
+	p->times.ns[GS_PHASE_PLAN_ROWS] += t0 - t1;
 	if (rc == 0)
 		rc = plan_values(p, t, at, err);
+	p->times.ns[GS_PHASE_VALUES] += rt_now_ns() - t0;
 	if (rc) {
 		trace_fini(t);
 		return rc;
@@ -604,6 +606,7 @@ const char *gs_phase_name(enum gs_phase phase)
 	static const char *const names[GS_PHASE_COUNT] = {
 		[GS_PHASE_RESOLVE] = "resolve",
 		[GS_PHASE_PLAN_ROWS] = "plan rows",
+		[GS_PHASE_VALUES] = "values",
 		[GS_PHASE_BUILD] = "build",
 		[GS_PHASE_CREATE_MAPS] = "create maps",
 		[GS_PHASE_WRITE_ROWS] = "write rows",

@@ -1,0 +1,211 @@
+/* Source-level values (issue 9): the BPF time per hit of a print of five
+ * variables (a parameter, a struct member through a pointer, a global, an
+ * array element, a 16-byte string) next to bpftrace's args-> on the same
+ * function in the same run; the time to build that program; and launch to
+ * the first event of a print of a local in libpython (the pyenv build has
+ * DWARF) with the interpreter running. Needs root for the BPF figures. */
+#include <errno.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gs/runtime.h>
+#include <gs/script.h>
+
+#include "bench_util.h"
+
+#ifndef GS_BENCH_GSTRACE
+#define GS_BENCH_GSTRACE "gstrace"
+#endif
+#ifndef GS_BENCH_VALUES_FIXTURE
+#define GS_BENCH_VALUES_FIXTURE "values_bench_fixture"
+#endif
+
+#define READY_MARKER "GS_BENCH_READY"
+#define BUILD_RUNS 2000
+#define VARS5 "trace vb_probe { print \"{} {} {} {} {:s}\", n, it->x, g_counter, g_table[3], " \
+	"it->name; }"
+/* a local of libpython, in a function a dict-filling loop calls */
+#define PY_LOCAL "trace insertdict { print old_value; }"
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+/* ---- building the program -------------------------------------------------- */
+
+/* Median time of gs_program_build of the first probe of script in module,
+ * its names resolved once by the plan (as the run does). */
+static void bench_build(const char *metric, const char *module, const char *script)
+{
+	struct gs_plan_opts po = { .sz = sizeof(po), .module = module };
+	static double t[BUILD_RUNS];
+	const struct gs_plan_trace *tr;
+	struct gs_script *s = NULL;
+	struct gs_plan *p = NULL;
+	struct gs_trace_spec spec;
+	struct gs_error err;
+
+	if (gs_script_parse(script, strlen(script), NULL, &s, &err) || gs_plan_new(&po, &p, &err) ||
+	    gs_plan_add_script(p, s, &err)) {
+		printf("# skipped: %s: %s\n", metric, err.msg);
+		goto out;
+	}
+	tr = gs_plan_trace_at(p, 0);
+	spec = tr->spec;
+	spec.body = tr->probes[0].body;
+	for (int i = 0; i < BUILD_RUNS; i++) {
+		struct gs_program *prog;
+		double t0 = now_us();
+
+		if (gs_program_build(&spec, gs_plan_program_opts(p), &prog, &err)) {
+			printf("# skipped: %s: %s\n", metric, err.msg);
+			goto out;
+		}
+		t[i] = now_us() - t0;
+		if (i == 0)
+			printf("# %s: %zu instructions\n", metric, prog->main.len);
+		gs_program_free(prog);
+	}
+	qsort(t, BUILD_RUNS, sizeof(t[0]), bench_cmp_double);
+	printf("BENCH %s %.1f us\n", metric, t[BUILD_RUNS / 2]);
+out:
+	gs_plan_free(p);
+	gs_script_free(s);
+}
+
+/* ---- BPF run time: gstrace and bpftrace on the same function -------------- */
+
+/* Medians of STATS_RUNS runs each, gstrace's then bpftrace's. */
+static void bench_run_ns(pid_t fixture, const char *bpftrace)
+{
+	char pid[16], old[16] = "0", prog[1024];
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r+");
+	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--emit-ready-marker", READY_MARKER,
+		       "-s", VARS5, NULL };
+
+	if (!f) {
+		printf("# skipped: bpf.run_ns.print_vars5: no kernel.bpf_stats_enabled\n");
+		return;
+	}
+	if (!fgets(old, sizeof(old), f))
+		snprintf(old, sizeof(old), "0");
+	rewind(f);
+	fputs("1\n", f);
+	fflush(f);
+	snprintf(pid, sizeof(pid), "%d", (int)fixture);
+	bench_print_ns("bpf.run_ns.print_vars5",
+		 bench_median_run_ns(gs, true, READY_MARKER, "gs_trace", "gs_trace0"));
+	if (!bpftrace) {
+		printf("# skipped: peer.bpftrace.run_ns.print_vars5: bpftrace not installed\n");
+	} else {
+		/* the same five: args-> through DWARF, the globals by uaddr() */
+		snprintf(prog, sizeof(prog), "uprobe:%s:vb_probe /pid == %d/ { printf(\"%%d %%d %%d "
+			 "%%d %%s\\n\", args->n, args->it->x, *(int32 *)uaddr(\"g_counter\"), "
+			 "*((int32 *)uaddr(\"g_table\") + 3), args->it->name); }",
+			 GS_BENCH_VALUES_FIXTURE, (int)fixture);
+		char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
+
+		bench_print_ns("peer.bpftrace.run_ns.print_vars5",
+			 bench_median_run_ns(bt, false, "Attaching", "", NULL));
+	}
+	rewind(f);
+	fputs(old, f);
+	fclose(f);
+}
+
+/* ---- launch to the first event in libpython ------------------------------- */
+
+/* pyenv's global python3 (its `version` file; else the last installed)
+ * and its libpython, or false. */
+static bool find_python(char *python, char *libpython, size_t size)
+{
+	const char *root = getenv("PYENV_ROOT") ? getenv("PYENV_ROOT") : "/root/.pyenv";
+	char pattern[512], version[64] = "3.*";
+	FILE *f;
+	glob_t g;
+	bool ok = false;
+
+	snprintf(pattern, sizeof(pattern), "%s/version", root);
+	if ((f = fopen(pattern, "r"))) {
+		if (fscanf(f, "%63s", version) != 1 || strncmp(version, "3.", 2))
+			snprintf(version, sizeof(version), "3.*");
+		fclose(f);
+	}
+	snprintf(pattern, sizeof(pattern), "%s/versions/%s/lib/libpython3.*.so.1.0", root, version);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return false;
+	for (size_t i = g.gl_pathc; i-- > 0 && !ok;) {
+		const char *lib = g.gl_pathv[i], *ver = strstr(lib, "libpython");
+
+		snprintf(libpython, size, "%s", lib);
+		snprintf(python, size, "%.*sbin/python%.*s", (int)(strstr(lib, "lib/") - lib), lib,
+			 (int)(strstr(ver, ".so") - ver - 9), ver + 9);
+		ok = access(python, X_OK) == 0;
+	}
+	globfree(&g);
+	return ok;
+}
+
+static void bench_python_startup(void)
+{
+	char python[512], libpython[512], pid[16];
+	char *py[] = { python, "-c", "d = {}\nwhile True:\n    d = {i: i for i in range(64)}\n",
+		       NULL };
+	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--max-events", "1", "--verbose", "-s",
+		       PY_LOCAL, NULL };
+	struct phases ph = { 0 };
+	struct child c;
+	double ms;
+
+	if (!find_python(python, libpython, sizeof(python))) {
+		printf("# skipped: startup.first_event_ms.vars: no pyenv python with libpython\n");
+		return;
+	}
+	printf("# %s\n", libpython);
+	bench_build("codegen.vars.build_us.libpython_local", libpython, PY_LOCAL);
+	if (bench_spawn(&c, py, false, false)) {
+		printf("# skipped: startup.first_event_ms.vars: cannot start %s\n", python);
+		return;
+	}
+	usleep(300000);
+	snprintf(pid, sizeof(pid), "%d", (int)c.pid);
+	ms = bench_startup_ms(gs, bench_line_contains, "TraceID:", &ph);
+	if (ms < 0) {
+		printf("# skipped: startup.first_event_ms.vars: no event from gstrace\n");
+	} else {
+		printf("BENCH startup.first_event_ms.vars %.2f ms\n", ms);
+		bench_print_phases(&ph, "startup.phase_ms.vars");
+	}
+	bench_finish(&c, SIGKILL, NULL);
+}
+
+int main(void)
+{
+	char bpftrace[512], *fx[] = { GS_BENCH_VALUES_FIXTURE, NULL };
+	struct child c;
+
+	bench_build("codegen.vars.build_us", GS_BENCH_VALUES_FIXTURE, VARS5);
+	if (geteuid() != 0) {
+		printf("# skipped: bpf.run_ns.print_vars5, startup.first_event_ms.vars: not root\n");
+		return 0;
+	}
+	if (bench_spawn(&c, fx, false, false)) {
+		printf("# skipped: bpf.run_ns.print_vars5: cannot start the fixture\n");
+	} else {
+		usleep(100000);
+		bench_run_ns(c.pid, bench_have_program("bpftrace", bpftrace, sizeof(bpftrace)) ?
+			     bpftrace : NULL);
+		bench_finish(&c, SIGKILL, NULL);
+	}
+	bench_python_startup();
+	return 0;
+}
