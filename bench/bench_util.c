@@ -398,3 +398,24 @@ void bench_print_ns(const char *metric, double ns)
 	else
 		printf("BENCH %s %.0f ns\n", metric, ns);
 }
+
+FILE *bench_bpf_stats_on(char *old, size_t size)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r+");
+
+	if (!f)
+		return NULL;
+	if (!fgets(old, (int)size, f))
+		snprintf(old, size, "0");
+	rewind(f);
+	fputs("1\n", f);
+	fflush(f);
+	return f;
+}
+
+void bench_bpf_stats_restore(FILE *f, const char *old)
+{
+	rewind(f);
+	fputs(old, f);
+	fclose(f);
+}

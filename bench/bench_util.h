@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -77,5 +78,10 @@ double bench_median_run_ns(char *const argv[], bool ready_on_err, const char *re
 			   const char *prefix, const char *main_name);
 /* `BENCH metric N ns`, or a skip line when ns < 0. */
 void bench_print_ns(const char *metric, double ns);
+/* Turns kernel.bpf_stats_enabled on, keeping its old value in old; NULL
+ * when the sysctl cannot be opened. */
+FILE *bench_bpf_stats_on(char *old, size_t size);
+/* Writes old back and closes f. */
+void bench_bpf_stats_restore(FILE *f, const char *old);
 
 #endif /* GS_BENCH_UTIL_H */

@@ -120,23 +120,18 @@ static void bench_bpf_stats(pid_t fixture, const char *bpftrace)
 	double ns[sizeof(depths) / sizeof(depths[0])], print, sx = 0, sy = 0, sxx = 0, sxy = 0;
 	char old[16] = "0", metric[64];
 	int n = 0;
-	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r+");
+	FILE *f = bench_bpf_stats_on(old, sizeof(old));
 
 	if (!f) {
 		printf("# skipped: bpf.run_ns: no /proc/sys/kernel/bpf_stats_enabled\n");
 		return;
 	}
-	if (!fgets(old, sizeof(old), f))
-		snprintf(old, sizeof(old), "0");
-	rewind(f);
-	fputs("1\n", f);
-	fflush(f);
 
 	print = gstrace_run_ns(fixture, "8", "trace bench_leaf { print \"x\"; }");
 	bench_print_ns("bpf.run_ns.print", print);
 	if (bpftrace)
 		bench_print_ns("peer.bpftrace.run_ns.printf",
-			 bpftrace_run_ns(bpftrace, fixture, "printf(\"x\\n\");"));
+			       bpftrace_run_ns(bpftrace, fixture, "printf(\"x\\n\");"));
 	else
 		printf("# skipped: peer.bpftrace.run_ns.printf: bpftrace not installed\n");
 	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
@@ -161,13 +156,11 @@ static void bench_bpf_stats(pid_t fixture, const char *bpftrace)
 		       (n * sxy - sx * sy) / (n * sxx - sx * sx));
 	if (bpftrace)
 		bench_print_ns("peer.bpftrace.run_ns.ustack",
-			 bpftrace_run_ns(bpftrace, fixture, "@[ustack] = count();"));
+			       bpftrace_run_ns(bpftrace, fixture, "@[ustack] = count();"));
 	else
 		printf("# skipped: peer.bpftrace.run_ns.ustack: bpftrace not installed\n");
 
-	rewind(f);
-	fputs(old, f);
-	fclose(f);
+	bench_bpf_stats_restore(f, old);
 }
 
 /* ---- delivery, RSS ----------------------------------------------------- */

@@ -88,7 +88,7 @@ out:
 static void bench_run_ns(pid_t fixture, const char *bpftrace)
 {
 	char pid[16], old[16] = "0", prog[1024];
-	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r+");
+	FILE *f = bench_bpf_stats_on(old, sizeof(old));
 	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--emit-ready-marker", READY_MARKER,
 		       "-s", VARS5, NULL };
 
@@ -96,14 +96,9 @@ static void bench_run_ns(pid_t fixture, const char *bpftrace)
 		printf("# skipped: bpf.run_ns.print_vars5: no kernel.bpf_stats_enabled\n");
 		return;
 	}
-	if (!fgets(old, sizeof(old), f))
-		snprintf(old, sizeof(old), "0");
-	rewind(f);
-	fputs("1\n", f);
-	fflush(f);
 	snprintf(pid, sizeof(pid), "%d", (int)fixture);
 	bench_print_ns("bpf.run_ns.print_vars5",
-		 bench_median_run_ns(gs, true, READY_MARKER, "gs_trace", "gs_trace0"));
+		       bench_median_run_ns(gs, true, READY_MARKER, "gs_trace", "gs_trace0"));
 	if (!bpftrace) {
 		printf("# skipped: peer.bpftrace.run_ns.print_vars5: bpftrace not installed\n");
 	} else {
@@ -115,11 +110,9 @@ static void bench_run_ns(pid_t fixture, const char *bpftrace)
 		char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
 
 		bench_print_ns("peer.bpftrace.run_ns.print_vars5",
-			 bench_median_run_ns(bt, false, "Attaching", "", NULL));
+			       bench_median_run_ns(bt, false, "Attaching", "", NULL));
 	}
-	rewind(f);
-	fputs(old, f);
-	fclose(f);
+	bench_bpf_stats_restore(f, old);
 }
 
 /* ---- launch to the first event in libpython ------------------------------- */

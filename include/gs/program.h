@@ -97,6 +97,26 @@ struct gs_expr {
 	uint32_t pos;
 };
 
+/* Whether e is a source-level value (a DWARF name, or a member, element,
+ * pointee, address or cast of one): typed by a gs_type, not an integer. */
+static inline bool gs_expr_is_value(const struct gs_expr *e)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case GS_EXPR_NAME:
+	case GS_EXPR_MEMBER:
+	case GS_EXPR_INDEX:
+	case GS_EXPR_ADDR:
+	case GS_EXPR_CAST:
+		return true;
+	case GS_EXPR_DEREF:
+		return e->size == 0;
+	default:
+		return false;
+	}
+}
+
 /* Source-level values, from script text to a built program:
  *
  *  1. The parser builds trees without DWARF: an identifier that is not a

@@ -22,7 +22,7 @@ static void read_operand(struct gs_cg *cg, const struct gs_expr *x, int16_t buf,
 	struct gs_label ok = gs_asm_label(a, "operand_read_ok");
 	struct cg_place p;
 
-	if (!cg_is_value(x)) {
+	if (!gs_expr_is_value(x)) {
 		/* A script integer used as an address. */
 		cg_expr(cg, x, rec);
 		gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R0));

@@ -134,7 +134,6 @@ void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec);
 void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code);
 
 /* value.c, value_read.c: source-level values */
-bool cg_is_value(const struct gs_expr *e);
 const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e);
 bool cg_value_unavailable(const struct gs_expr *e);
 bool cg_value_unsigned64(struct gs_cg *cg, const struct gs_expr *e);

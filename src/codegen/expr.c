@@ -37,7 +37,7 @@ bool cg_expr_reads_memory(const struct gs_expr *e)
 		return false;
 	if (divides_unsafely(e))
 		return true;
-	return e->kind == GS_EXPR_DEREF || cg_is_value(e) || cg_expr_reads_memory(e->lhs) ||
+	return e->kind == GS_EXPR_DEREF || gs_expr_is_value(e) || cg_expr_reads_memory(e->lhs) ||
 	       cg_expr_reads_memory(e->rhs);
 }
 
@@ -471,7 +471,7 @@ int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size)
 	struct gs_trace_context *ctx = &cg->prog->ctx;
 	int *slot;
 
-	if (cg_is_value(e)) {
+	if (gs_expr_is_value(e)) {
 		const struct gs_type *t = cg_value_type(cg, e);
 
 		if (!t)

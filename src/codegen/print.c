@@ -81,7 +81,7 @@ static void store_failure(struct gs_cg *cg, const struct cg_err_record *rec, int
 
 static bool has_value(const struct gs_expr *e)
 {
-	return e && (cg_is_value(e) || e->kind == GS_EXPR_BUILTIN || has_value(e->lhs) ||
+	return e && (gs_expr_is_value(e) || e->kind == GS_EXPR_BUILTIN || has_value(e->lhs) ||
 		     has_value(e->rhs));
 }
 
@@ -166,7 +166,7 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 	uint32_t room = value_cap(cg, fixed);
 
 	memset(c, 0, sizeof(*c));
-	if (!cg_is_value(e)) {
+	if (!gs_expr_is_value(e)) {
 		uint8_t len;
 
 		if (dump_len || dyn || conv == 's') {

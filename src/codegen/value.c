@@ -11,24 +11,6 @@
 
 #include "cg.h"
 
-bool cg_is_value(const struct gs_expr *e)
-{
-	if (!e)
-		return false;
-	switch (e->kind) {
-	case GS_EXPR_NAME:
-	case GS_EXPR_MEMBER:
-	case GS_EXPR_INDEX:
-	case GS_EXPR_ADDR:
-	case GS_EXPR_CAST:
-		return true;
-	case GS_EXPR_DEREF:
-		return e->size == 0;
-	default:
-		return false;
-	}
-}
-
 static const char *text(const struct gs_expr *e)
 {
 	return e->text ? e->text : e->name ? e->name : "expression";
@@ -121,11 +103,11 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 				e->type_name ? e->type_name : "?");
 			return NULL;
 		}
-		if (cg_is_value(e->lhs) && !cg_value_type(cg, e->lhs))
+		if (gs_expr_is_value(e->lhs) && !cg_value_type(cg, e->lhs))
 			return NULL;
 		return e->cast_type;
 	case GS_EXPR_ADDR:
-		if (!cg_is_value(e->lhs)) {
+		if (!gs_expr_is_value(e->lhs)) {
 			cg_fail_at(cg, e, -EINVAL, "%s: & takes a variable, a member or an element",
 				text(e));
 			return NULL;
@@ -139,7 +121,7 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 		cg_fail_at(cg, e, -EINVAL, "%s: an operand is missing", text(e));
 		return NULL;
 	}
-	t = cg_is_value(e->lhs) ? cg_value_type(cg, e->lhs) : NULL;
+	t = gs_expr_is_value(e->lhs) ? cg_value_type(cg, e->lhs) : NULL;
 	if (!t) {
 		if (!gs_asm_failed(cg->a))
 			cg_fail_at(cg, e, -EINVAL, "%s: %s is a script value, not a source-level one: "
@@ -180,7 +162,7 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 bool cg_value_unavailable(const struct gs_expr *e)
 {
 	while (e && (e->kind == GS_EXPR_MEMBER || e->kind == GS_EXPR_INDEX ||
-		     (e->kind == GS_EXPR_CAST && cg_is_value(e->lhs))))
+		     (e->kind == GS_EXPR_CAST && gs_expr_is_value(e->lhs))))
 		e = e->lhs;
 	return e && e->kind == GS_EXPR_NAME && e->dvar && !e->dvar->loc.npieces;
 }
@@ -211,7 +193,7 @@ static void collect_cookies(struct gs_cg *cg, const struct gs_expr *e)
 {
 	if (!e)
 		return;
-	cg->has_values |= cg_is_value(e) || e->kind == GS_EXPR_BUILTIN;
+	cg->has_values |= gs_expr_is_value(e) || e->kind == GS_EXPR_BUILTIN;
 	if (e->kind == GS_EXPR_NAME && e->dvar) {
 		const struct gs_var_loc *l = &e->dvar->loc;
 
@@ -535,7 +517,7 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 		return;
 	}
 	case GS_EXPR_CAST:
-		if (!cg_is_value(e->lhs)) {
+		if (!gs_expr_is_value(e->lhs)) {
 			scalar_from_expr(cg, e->lhs, t, rec, p);
 			return;
 		}
@@ -640,7 +622,7 @@ bool cg_value_unsigned64(struct gs_cg *cg, const struct gs_expr *e)
 {
 	const struct gs_type *t;
 
-	if (!cg_is_value(e))
+	if (!gs_expr_is_value(e))
 		return false;
 	t = cg_value_type(cg, e);
 	return t && t->byte_size == 8 && (t->kind == GS_TYPE_U64 || t->kind == GS_TYPE_POINTER ||

@@ -200,29 +200,35 @@ void sp_pos_string(const struct parser *p, size_t off, char *buf, size_t size)
 	snprintf(buf, size, "%u:%u", line, col);
 }
 
+static int diag_at(const struct gs_script *s, size_t off, struct gs_error *err, int code,
+		   const char *fmt, va_list ap)
+{
+	char what[320];
+
+	vsnprintf(what, sizeof(what), fmt, ap);
+	format_diag(s->name, s->source, s->source_len, off, what, err, code);
+	return code;
+}
+
 int gs_script_trace_errorf(const struct gs_script *s, const struct gs_script_trace *t,
 			   struct gs_error *err, int code, const char *fmt, ...)
 {
-	char what[320];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	code = diag_at(s, t->offset, err, code, fmt, ap);
 	va_end(ap);
-	format_diag(s->name, s->source, s->source_len, t->offset, what, err, code);
 	return code;
 }
 
 int gs_script_expr_errorf(const struct gs_script *s, const struct gs_expr *e,
 			  struct gs_error *err, int code, const char *fmt, ...)
 {
-	char what[320];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	code = diag_at(s, e ? e->pos : 0, err, code, fmt, ap);
 	va_end(ap);
-	format_diag(s->name, s->source, s->source_len, e ? e->pos : 0, what, err, code);
 	return code;
 }
 

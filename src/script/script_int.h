@@ -132,8 +132,6 @@ const struct scope_var *sp_scope_find(const struct parser *p, const char *name, 
 
 /* ---- source-level values (script_value.c) ---------------------------------- */
 
-/* A DWARF name, member, element, `*p`, `&x` or cast: what `let` aliases. */
-bool sp_is_value(const struct gs_expr *e);
 /* .member, ->member and [index] after e (which starts at start). */
 struct gs_expr *sp_postfix(struct parser *p, struct gs_expr *e, size_t start);
 /* `*` and `&` (consumed) before the operand that follows; start is theirs. */

@@ -9,22 +9,6 @@
 
 #include "script_int.h"
 
-bool sp_is_value(const struct gs_expr *e)
-{
-	switch (e->kind) {
-	case GS_EXPR_NAME:
-	case GS_EXPR_MEMBER:
-	case GS_EXPR_INDEX:
-	case GS_EXPR_ADDR:
-	case GS_EXPR_CAST:
-		return true;
-	case GS_EXPR_DEREF:
-		return e->size == 0;
-	default:
-		return false;
-	}
-}
-
 /* What a non-value is, for "x has no members" messages. */
 static const char *what_is(const struct gs_expr *e)
 {
@@ -50,7 +34,7 @@ static const char *what_is(const struct gs_expr *e)
  * $retval, typed by the function's DWARF in a return probe). */
 static bool can_be_value(const struct gs_expr *e)
 {
-	return sp_is_value(e) || (e->kind == GS_EXPR_SPECIAL && e->special == GS_SPECIAL_RETVAL);
+	return gs_expr_is_value(e) || (e->kind == GS_EXPR_SPECIAL && e->special == GS_SPECIAL_RETVAL);
 }
 
 static bool check_base(struct parser *p, const struct gs_expr *e, size_t at, const char *what)
@@ -170,10 +154,10 @@ struct gs_expr *sp_address_of(struct parser *p, size_t start)
 
 	if (!operand)
 		return NULL;
-	if (!sp_is_value(operand) || operand->kind == GS_EXPR_ADDR ||
+	if (!gs_expr_is_value(operand) || operand->kind == GS_EXPR_ADDR ||
 	    operand->kind == GS_EXPR_CAST) {
 		sp_err(p, start, "'&' takes a variable, a member or an element, and '%s' is %s",
-		       operand->text, sp_is_value(operand) ? "an address or a cast, not stored "
+		       operand->text, gs_expr_is_value(operand) ? "an address or a cast, not stored "
 		       "anywhere" : what_is(operand));
 		return NULL;
 	}
