@@ -298,7 +298,9 @@ void bench_print_phases(const struct phases *ph, const char *metric)
 }
 
 /* The BPF programs process pid holds (fdinfo "prog_id:"): only its own,
- * whatever other tracers run on the machine meanwhile. */
+ * whatever other tracers run on the machine meanwhile. Each once: a
+ * program's fd and its perf event or link fd both name it, and counting
+ * it twice doubled its run time. */
 static size_t held_prog_ids(pid_t pid, uint32_t *ids, size_t max)
 {
 	char path[64], line[128];
@@ -311,9 +313,18 @@ static size_t held_prog_ids(pid_t pid, uint32_t *ids, size_t max)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		while (fgets(line, sizeof(line), f))
-			if (strncmp(line, "prog_id:", 8) == 0 && n < max)
-				ids[n++] = (uint32_t)strtoul(line + 8, NULL, 10);
+		while (fgets(line, sizeof(line), f)) {
+			uint32_t id;
+			size_t k = 0;
+
+			if (strncmp(line, "prog_id:", 8) != 0)
+				continue;
+			id = (uint32_t)strtoul(line + 8, NULL, 10);
+			while (k < n && ids[k] != id)
+				k++;
+			if (k == n && n < max)
+				ids[n++] = id;
+		}
 		fclose(f);
 	}
 	return n;

@@ -84,34 +84,49 @@ out:
 
 /* ---- BPF run time: gstrace and bpftrace on the same function -------------- */
 
-/* Medians of STATS_RUNS runs each, gstrace's then bpftrace's. */
+static double median(double *v, int n)
+{
+	if (n == 0)
+		return -1;
+	qsort(v, (size_t)n, sizeof(v[0]), bench_cmp_double);
+	return v[n / 2];
+}
+
+/* Medians of STATS_RUNS runs each, gstrace's and bpftrace's taking turns so
+ * that the load of a shared machine weighs on both alike. */
 static void bench_run_ns(pid_t fixture, const char *bpftrace)
 {
 	char pid[16], old[16] = "0", prog[1024];
 	FILE *f = bench_bpf_stats_on(old, sizeof(old));
 	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--emit-ready-marker", READY_MARKER,
 		       "-s", VARS5, NULL };
+	char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
+	double ours[STATS_RUNS], peer[STATS_RUNS];
+	int n_ours = 0, n_peer = 0;
 
 	if (!f) {
 		printf("# skipped: bpf.run_ns.print_vars5: no kernel.bpf_stats_enabled\n");
 		return;
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)fixture);
-	bench_print_ns("bpf.run_ns.print_vars5",
-		       bench_median_run_ns(gs, true, READY_MARKER, "gs_trace", "gs_trace0"));
-	if (!bpftrace) {
-		printf("# skipped: peer.bpftrace.run_ns.print_vars5: bpftrace not installed\n");
-	} else {
-		/* the same five: args-> through DWARF, the globals by uaddr() */
-		snprintf(prog, sizeof(prog), "uprobe:%s:vb_probe /pid == %d/ { printf(\"%%d %%d %%d "
-			 "%%d %%s\\n\", args->n, args->it->x, *(int32 *)uaddr(\"g_counter\"), "
-			 "*((int32 *)uaddr(\"g_table\") + 3), args->it->name); }",
-			 GS_BENCH_VALUES_FIXTURE, (int)fixture);
-		char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
+	/* the same five: args-> through DWARF, the globals by uaddr() */
+	snprintf(prog, sizeof(prog), "uprobe:%s:vb_probe /pid == %d/ { printf(\"%%d %%d %%d "
+		 "%%d %%s\\n\", args->n, args->it->x, *(int32 *)uaddr(\"g_counter\"), "
+		 "*((int32 *)uaddr(\"g_table\") + 3), args->it->name); }",
+		 GS_BENCH_VALUES_FIXTURE, (int)fixture);
+	for (int i = 0; i < STATS_RUNS; i++) {
+		struct run_stats st;
 
-		bench_print_ns("peer.bpftrace.run_ns.print_vars5",
-			       bench_median_run_ns(bt, false, "Attaching", "", NULL));
+		if (bench_run_stats(gs, true, READY_MARKER, "gs_trace", "gs_trace0", &st) == 0)
+			ours[n_ours++] = (double)st.time_ns / (double)st.main_cnt;
+		if (bpftrace && bench_run_stats(bt, false, "Attaching", "", NULL, &st) == 0)
+			peer[n_peer++] = (double)st.time_ns / (double)st.main_cnt;
 	}
+	bench_print_ns("bpf.run_ns.print_vars5", median(ours, n_ours));
+	if (bpftrace)
+		bench_print_ns("peer.bpftrace.run_ns.print_vars5", median(peer, n_peer));
+	else
+		printf("# skipped: peer.bpftrace.run_ns.print_vars5: bpftrace not installed\n");
 	bench_bpf_stats_restore(f, old);
 }
 
