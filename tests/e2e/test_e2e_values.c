@@ -5,9 +5,13 @@
  * by gdb's `print` at the same address of the same process; the two must
  * be equal, or both say optimized out. The names come from gstrace
  * --list-vars (checked against gdb's `info args` / `info locals`), the
- * addresses too. gdb stops first (holding the fixture's lock), then gstrace
- * traces: every round of the fixture calls each probe with the same
- * arguments, so any hit shows the values any other hit does.
+ * addresses too. gstrace traces first (it tells which addresses the
+ * fixture runs), then gdb stops at those (holding the fixture's lock: a
+ * uprobe and a breakpoint at one address interfere): every round of the
+ * fixture calls each probe with the same arguments, so any hit shows the
+ * values any other hit does. Where a fixture names return functions,
+ * `$retval` of `trace FN return` is compared with gdb's `finish` the same
+ * way.
  *
  * What gstrace cannot know, it must say: a value gdb gets from the caller
  * (DW_OP_entry_value through call-site parameters) or from arithmetic on
@@ -35,6 +39,7 @@ struct vfixture {
 	const char *source;  /* for line markers, under tests/e2e/fixtures */
 	const char *lib;     /* "libvalues": lib<...>_<variant>.so, or NULL */
 	struct vprobe probes[12];
+	const char *returns[8]; /* functions whose $retval is compared */
 };
 
 static const struct vfixture fixtures[] = {
@@ -42,7 +47,8 @@ static const struct vfixture fixtures[] = {
 		{ "take_record" }, { "values_types.c:VT-LOOP-LINE" }, { "by_value" },
 		{ "strings" }, { "floats" }, { "arrays" }, { "nested" }, { "enums" },
 		{ "pointers" }, { "values_types.c:VT-STRINGS-LINE" },
-	} },
+	}, { "ret_point", "ret_pair", "ret_record", "ret_label", "ret_char", "ret_color",
+	     "ret_short", "take_record" } },
 	{ "globals", "values/values_globals.c", NULL, {
 		{ "read_globals" }, { "values_globals.c:VG-SUM-LINE" }, { "statics" },
 		{ "weights" }, { "values_globals.c:VG-WEIGHT-LINE" },
@@ -82,6 +88,7 @@ struct vrun {
 	size_t na;
 	unsigned counts[VC_KINDS];
 	unsigned compared, unrun; /* addresses */
+	unsigned ret_counts[VC_KINDS];
 };
 
 /* ---- names and addresses: gstrace --list-vars -------------------------------- */
@@ -195,7 +202,9 @@ static bool has_name(const struct vaddr *a, const char *name)
 
 /* Everything gdb prints at each address, in one attach: stop at the
  * address, print each name, on to the next. */
-static void gdb_values(struct vrun *r)
+/* gdb in batch mode, attached to pid, printing values the way the
+ * comparison reads them; returns the count of arguments in argv. */
+static size_t gdb_argv(char **argv, pid_t pid, char *pidbuf, size_t size)
 {
 	static const char *const settings[] = {
 		"set debuginfod enabled off", "set pagination off", "set width 0",
@@ -203,13 +212,9 @@ static void gdb_values(struct vrun *r)
 		"set print elements unlimited", "set print null-stop on",
 		"set print symbol off", "set print union on", "set print frame-arguments none",
 	};
-	char **argv = calloc(4096, sizeof(*argv)), pid[16];
-	size_t n = 0, nstr = 0;
-	char (*strs)[160] = calloc(4096, sizeof(*strs));
-	struct e2e_run run;
-	const char *out;
+	size_t n = 0;
 
-	snprintf(pid, sizeof(pid), "%d", (int)r->pid);
+	snprintf(pidbuf, size, "%d", (int)pid);
 	argv[n++] = "/usr/bin/env";
 	argv[n++] = "gdb";
 	argv[n++] = "-nx";
@@ -219,7 +224,18 @@ static void gdb_values(struct vrun *r)
 		argv[n++] = (char *)settings[i];
 	}
 	argv[n++] = "-p";
-	argv[n++] = pid;
+	argv[n++] = pidbuf;
+	return n;
+}
+
+static void gdb_values(struct vrun *r)
+{
+	char **argv = calloc(4096, sizeof(*argv)), pid[16];
+	size_t n = gdb_argv(argv, r->pid, pid, sizeof(pid)), nstr = 0;
+	char (*strs)[160] = calloc(4096, sizeof(*strs));
+	struct e2e_run run;
+	const char *out;
+
 	for (size_t k = 0; k < r->na && n < 4000; k++) {
 		struct vaddr *a = &r->a[k];
 
@@ -420,6 +436,137 @@ static void compare(struct vrun *r)
 	}
 }
 
+/* ---- return values: $retval against gdb's finish ------------------------------------ */
+
+struct vret {
+	char gdb[VALUE_MAX], ours[VALUE_MAX];
+	bool have_gdb, have_ours;
+};
+
+static size_t nreturns(const struct vfixture *fx)
+{
+	size_t n = 0;
+
+	while (n < sizeof(fx->returns) / sizeof(fx->returns[0]) && fx->returns[n])
+		n++;
+	return n;
+}
+
+/* `trace FN return { print $retval; }` for each: the first event of each. */
+static void gstrace_returns(struct vrun *r, struct vret *v, size_t n)
+{
+	struct e2e_buf script = { 0 };
+	struct e2e_trace t = { .pid = r->pid, .duration = 1 };
+	struct e2e_run run;
+	struct e2e_output parsed;
+	long cur = -1;
+
+	for (size_t i = 0; i < n; i++)
+		e2e_buf_printf(&script, "trace %s return { print $retval; }\n", r->fx->returns[i]);
+	t.script = e2e_buf_str(&script);
+	e2e_trace_run(r->c, &t, &run, &parsed);
+	e2e_expect(r->c, e2e_run_exit_code(&run) == 0, "gstrace (return probes) exited %d",
+		   e2e_run_exit_code(&run));
+	for (const char *line = e2e_buf_str(&run.out); *line;) {
+		size_t len = strcspn(line, "\n");
+		char one[LINE_MAX_];
+		const char *id;
+
+		snprintf(one, sizeof(one), "%.*s", (int)len, line);
+		line += len + (line[len] == '\n');
+		if (one[0] != ' ' && (id = strstr(one, "TraceID:"))) {
+			long k = strtol(id + 8, NULL, 10);
+
+			cur = k >= 0 && (size_t)k < n && !v[k].have_ours ? k : -1;
+		} else if (cur >= 0 && !strncmp(one, "  $retval = ", 12)) {
+			snprintf(v[cur].ours, sizeof(v[cur].ours), "%.*s", VALUE_MAX - 1, one + 12);
+			v[cur].have_ours = true;
+			cur = -1;
+		}
+	}
+	e2e_output_free(&parsed);
+	e2e_run_free(&run);
+	e2e_buf_free(&script);
+}
+
+/* gdb: stop in each function, `finish`, read "Value returned is $N = ...". */
+static void gdb_returns(struct vrun *r, struct vret *v, size_t n)
+{
+	char *argv[128], pid[16], strs[16][96];
+	size_t a = gdb_argv(argv, r->pid, pid, sizeof(pid));
+	struct e2e_run run;
+	long cur = -1;
+
+	for (size_t i = 0; i < n && i < 16; i++) {
+		snprintf(strs[i], sizeof(strs[i]), "tbreak %s", r->fx->returns[i]);
+		argv[a++] = "-ex";
+		argv[a++] = strs[i];
+		argv[a++] = "-ex";
+		argv[a++] = "continue";
+		argv[a++] = "-ex";
+		argv[a++] = "echo @@R\n";
+		argv[a++] = "-ex";
+		argv[a++] = "finish";
+	}
+	argv[a++] = "-ex";
+	argv[a++] = "detach";
+	argv[a] = NULL;
+	if (e2e_run_start(&run, argv)) {
+		e2e_expect(r->c, false, "cannot start gdb");
+		return;
+	}
+	e2e_run_finish(&run, 120000);
+	for (const char *line = e2e_buf_str(&run.out); *line;) {
+		size_t len = strcspn(line, "\n");
+		char one[LINE_MAX_];
+		const char *eq;
+
+		snprintf(one, sizeof(one), "%.*s", (int)len, line);
+		line += len + (line[len] == '\n');
+		if (!strcmp(one, "@@R")) {
+			cur++;
+		} else if (cur >= 0 && (size_t)cur < n && !strncmp(one, "Value returned is $", 19) &&
+			   (eq = strstr(one, " = "))) {
+			snprintf(v[cur].gdb, sizeof(v[cur].gdb), "%.*s", VALUE_MAX - 1, eq + 3);
+			v[cur].have_gdb = true;
+		}
+	}
+	e2e_note(r->c, "  --- gdb's finish ---\n%.3000s\n", e2e_buf_str(&run.out));
+	e2e_run_free(&run);
+}
+
+static void compare_returns(struct vrun *r)
+{
+	size_t n = nreturns(r->fx);
+	struct vret *v = calloc(n ? n : 1, sizeof(*v));
+	int lock;
+
+	if (!n || !v) {
+		free(v);
+		return;
+	}
+	lock = e2e_lock(r->program, false);
+	gstrace_returns(r, v, n);
+	e2e_unlock(lock);
+	lock = e2e_lock(r->program, true);
+	gdb_returns(r, v, n);
+	e2e_unlock(lock);
+	for (size_t i = 0; i < n; i++) {
+		enum vc_kind kind = vc_classify(v[i].have_gdb ? v[i].gdb : NULL,
+						v[i].have_ours ? v[i].ours : NULL, "return value");
+
+		r->ret_counts[kind]++;
+		e2e_note(r->c, "  %-9s %s return  gdb: %.200s\n  %-9s %*s ours: %.200s\n",
+			 vc_label(kind), r->fx->returns[i], v[i].have_gdb ? v[i].gdb : "(none)", "",
+			 (int)strlen(r->fx->returns[i]) + 7, "", v[i].have_ours ? v[i].ours : "(none)");
+		e2e_expect(r->c, kind == VC_MATCH, "$retval of %s: gdb's finish says '%.300s', "
+			   "gstrace '%.300s' (%s)", r->fx->returns[i],
+			   v[i].have_gdb ? v[i].gdb : "(nothing)",
+			   v[i].have_ours ? v[i].ours : "(nothing)", vc_label(kind));
+	}
+	free(v);
+}
+
 static size_t nprobes(const struct vfixture *fx)
 {
 	size_t n = 0;
@@ -477,6 +624,7 @@ static void s_values(struct e2e_ctx *c)
 		gdb_values(r);
 		e2e_unlock(lock);
 		compare(r);
+		compare_returns(r);
 	}
 	e2e_note(c, "%s: %u addresses compared (%u not run) of %zu probe points;", r->program,
 		 r->compared, r->unrun, nprobes(fx));
@@ -486,7 +634,7 @@ static void s_values(struct e2e_ctx *c)
 	printf("VALUES %s probes=%zu addresses=%u", r->program, nprobes(fx), r->compared);
 	for (int k = 0; k < VC_KINDS; k++)
 		printf(" %s=%u", vc_label((enum vc_kind)k), r->counts[k]);
-	printf("\n");
+	printf(" returns=%zu returns-match=%u\n", nreturns(fx), r->ret_counts[VC_MATCH]);
 	e2e_fixture_stop(&f);
 	free(r);
 }
