@@ -16,6 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum gs_fmt_kind {
 	GS_FMT_TEXT,      /* literal bytes fmt[off, off + len) */
 	GS_FMT_VALUE,     /* a placeholder, fmt[off, off + len) with its braces */
@@ -45,12 +51,16 @@ struct gs_fmt_item {
 
 /* The item of fmt at *pos, and *pos past it: true, or false at the end.
  * `{{` and `}}` are TEXT items of one brace (two bytes consumed). */
-bool gs_fmt_next(const char *fmt, size_t *pos, struct gs_fmt_item *item);
+GS_API bool gs_fmt_next(const char *fmt, size_t *pos, struct gs_fmt_item *item);
 
 /* Wire arguments a VALUE item takes: 2 with a run-time length, else 1. */
 static inline unsigned gs_fmt_args(const struct gs_fmt_item *item)
 {
 	return item->len_kind == GS_FMT_LEN_ARG || item->len_kind == GS_FMT_LEN_VAR ? 2 : 1;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_FORMAT_H */

@@ -8,7 +8,7 @@
 
 #include "list.h"
 
-int cli_list(const struct gs_cli *cli)
+int cli_list(const struct cli *cli)
 {
 	struct gs_list_opts o = { .sz = sizeof(o), .pid = cli->pid, .module = cli->target };
 	struct gs_error err = { 0 };

@@ -5,6 +5,6 @@
 #include "options.h"
 
 /* Lists what cli asks; the exit status (0, 1 runtime failure, 2 bad input). */
-int cli_list(const struct gs_cli *cli);
+int cli_list(const struct cli *cli);
 
 #endif /* GS_CLI_LIST_H */

@@ -107,7 +107,7 @@ static void test_every_flag_sets_its_field(void **state)
 /* Listing needs no script; the string cap is a number of bytes. */
 static void test_listing_and_string_cap(void **state)
 {
-	struct gs_cli c = parse_ok("-l http_* -p 12");
+	struct cli c = parse_ok("-l http_* -p 12");
 
 	(void)state;
 	assert_string_equal(c.list_functions, "http_*");

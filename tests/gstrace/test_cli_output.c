@@ -644,7 +644,7 @@ static void test_json_values_are_typed(void **state)
 	in[2].format.args = args;
 	in[3] = end_inst();
 	ev = event_of(in, 4);
-	got = render(GS_CLI_JSON, &ev);
+	got = render(CLI_JSON, &ev);
 	assert_non_null(strstr(got, "\"value\":{\"name\":\"a\\n\",\"v\":[7,-7],\"s\":\"ON\","
 			       "\"lo\":3,\"p\":\"0x2010\",\"d\":1.5},\"text\":\"{name = \\\"a\\\\n\\\", "
 			       "v = {7, -7}, s = ON, {lo = 3}, p = 0x2010, d = 1.5}\"}"));
