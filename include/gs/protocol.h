@@ -246,6 +246,7 @@ enum gs_bt_error {
 	GS_BT_ERROR_NEXT_IP_KERNEL_LIKE = 4,
 	GS_BT_ERROR_NEXT_CFA_ZERO = 5,
 	GS_BT_ERROR_NEXT_CFA_NOT_ADVANCING = 6,
+	GS_BT_ERROR_CFA_READ = 7, /* the loop walker: a CFA that is read (REG_DEREF) was not readable */
 };
 
 /* ---- 1.8b: compact backtrace (the bpf_loop walker, docs/protocol.md) ---
@@ -411,44 +412,47 @@ enum gs_bt_cfa_kind {
 	GS_BT_CFA_NONE = 0,       /* no CFI covers this pc: the walk stops */
 	GS_BT_CFA_REG_OFF = 1,    /* CFA = reg + cfa_off */
 	GS_BT_CFA_OVERFLOW = 2,   /* every rule in bt_row_overflow[(u16)cfa_off] */
-	/* Reserved for issue 11 (the walker stops with UnsupportedCfi today): */
 	GS_BT_CFA_REG_DEREF = 3,  /* CFA = *(u64 *)(reg + cfa_off): DW_OP_breg<N> off; DW_OP_deref */
-	GS_BT_CFA_EXPRESSION = 4, /* another expression: bt_row_overflow[(u16)cfa_off] holds it */
+	GS_BT_CFA_EXPRESSION = 4, /* reserved: another expression (the walker stops: UnsupportedCfi) */
 };
 
-/* ra and rbp kinds are enum gs_recovery_kind (1..4 evaluated); reserved for
- * issue 11: GS_RECOVERY_UNDEFINED as the RA rule of a row means the end of
- * the stack (status Complete), and these two: */
-#define GS_RECOVERY_EXPRESSION 5     /* DW_CFA_expression: saved at the address it gives */
-#define GS_RECOVERY_VAL_EXPRESSION 6 /* DW_CFA_val_expression: the value it gives */
+/* ra, rbp and the callee-saved registers' kinds are enum gs_recovery_kind
+ * (GS_RECOVERY_UNDEFINED as the RA rule means the end of the stack: status
+ * Complete; as another register's rule it keeps the value) or one of these
+ * two, whose register and offset are the expression DW_OP_breg<reg> off: */
+#define GS_RECOVERY_EXPRESSION 5     /* DW_CFA_expression: saved at *(reg + off) */
+#define GS_RECOVERY_VAL_EXPRESSION 6 /* DW_CFA_val_expression: the value reg + off */
 
-/* Kinds of the callee-saved registers' 2-bit rules (issue 11 evaluates
- * them; the converter writes them, the walker does not read them yet). */
+/* Kinds of the callee-saved registers' 2-bit rules in a compact row. A row
+ * with any other rule for them is stored whole in bt_row_overflow. */
 enum gs_bt_saved_kind {
 	GS_BT_SAVED_SAME = 0,     /* unchanged (or undefined): keep the value */
 	GS_BT_SAVED_AT_CFA = 1,   /* *(u64 *)(CFA + 8 * off) */
-	GS_BT_SAVED_EXTENDED = 2, /* a rule that needs the overflow entry */
+	GS_BT_SAVED_EXTENDED = 2, /* reserved (written as whole overflow rows instead) */
 	GS_BT_SAVED_RESERVED = 3,
 };
 
 #define GS_BT_ROW_PC_MASK 0x0fffu
-#define GS_BT_ROW_F_SIGNAL 0x1000u   /* issue 11: the FDE's CIE has 'S' */
+#define GS_BT_ROW_F_SIGNAL 0x1000u   /* the FDE's CIE has 'S': a signal trampoline */
 #define GS_BT_ROW_F_RESERVED 0xe000u /* written as 0 */
 #define GS_BT_PAGE_SHIFT 12
 
-/* The callee-saved registers of saved[] (issue 11), in order. */
+/* The callee-saved registers of saved[], in order, by DWARF number. */
 #define GS_BT_NSAVED 5 /* rbx r12 r13 r14 r15 */
+#define GS_DWARF_REG_RBX 3
+#define GS_DWARF_REG_R12 12
+static const uint8_t gs_bt_saved_dwarf[GS_BT_NSAVED] = { 3, 12, 13, 14, 15 };
 
 struct gs_bt_row {
 	uint16_t pc;      /* pc_start & 0xfff, | GS_BT_ROW_F_* */
 	uint8_t cfa;      /* bits 0-3: DWARF register; bits 4-7: enum gs_bt_cfa_kind */
-	uint8_t ra;       /* bits 0-3: register (REGISTER); bits 4-7: enum gs_recovery_kind */
+	uint8_t ra;       /* bits 0-3: register (REGISTER, EXPRESSION kinds); bits 4-7: kind */
 	int16_t cfa_off;  /* REG_OFF, REG_DEREF: the offset; else a bt_row_overflow index */
-	uint8_t rbp;      /* bits 0-3: register (REGISTER); bits 4-7: enum gs_recovery_kind */
+	uint8_t rbp;      /* bits 0-3: register (REGISTER, EXPRESSION kinds); bits 4-7: kind */
 	int8_t ra_off;    /* the RA rule's offset / 8 */
 	int8_t rbp_off;   /* the rbp rule's offset / 8 */
 	uint8_t saved[GS_BT_NSAVED]; /* bits 0-1: gs_bt_saved_kind; bits 2-7: signed offset / 8 */
-	uint16_t reserved; /* 0; issue 11 may index an expression here */
+	uint16_t reserved; /* 0 */
 };
 GS_ASSERT_SIZE(struct gs_bt_row, 16);
 GS_ASSERT_LAYOUT(struct gs_bt_row, cfa, 2);
@@ -459,6 +463,31 @@ GS_ASSERT_LAYOUT(struct gs_bt_row, ra_off, 7);
 GS_ASSERT_LAYOUT(struct gs_bt_row, rbp_off, 8);
 GS_ASSERT_LAYOUT(struct gs_bt_row, saved, 9);
 GS_ASSERT_LAYOUT(struct gs_bt_row, reserved, 14);
+
+/* One rule in full: the CFA's (kind: enum gs_bt_cfa_kind, REG_OFF or
+ * REG_DEREF) or a register's (kind: enum gs_recovery_kind or an EXPRESSION
+ * kind above). reg: the CFA's base, REGISTER's source, an expression's
+ * DW_OP_breg register (DWARF 0..16). */
+struct gs_bt_rule {
+	int32_t off;
+	uint8_t kind;
+	uint8_t reg;
+	uint16_t reserved; /* 0 */
+};
+GS_ASSERT_SIZE(struct gs_bt_rule, 8);
+GS_ASSERT_LAYOUT(struct gs_bt_rule, kind, 4);
+GS_ASSERT_LAYOUT(struct gs_bt_rule, reg, 5);
+
+/* Every rule of a row (bt_row_overflow entries; the walker decodes compact
+ * rows into the same form in bt_walk). */
+struct gs_bt_rules {
+	struct gs_bt_rule cfa, ra, rbp;
+	struct gs_bt_rule saved[GS_BT_NSAVED]; /* rbx r12 r13 r14 r15 */
+};
+GS_ASSERT_SIZE(struct gs_bt_rules, 64);
+GS_ASSERT_LAYOUT(struct gs_bt_rules, ra, 8);
+GS_ASSERT_LAYOUT(struct gs_bt_rules, rbp, 16);
+GS_ASSERT_LAYOUT(struct gs_bt_rules, saved, 24);
 
 /* bt_module_rows (HASH, key u64 cookie): where a module's rows are. */
 struct gs_bt_module_rows {
@@ -506,11 +535,13 @@ GS_ASSERT_LAYOUT(struct gs_bt_proc_modules, count, 4);
 #define GS_BT_WINDOW 1024          /* stack bytes read at once above frame 0's sp */
 
 /* Per-CPU state of the bpf_loop walker (bt_walk, one entry): only BPF
- * reads it. The main program fills the registers, the walker the rest. */
+ * reads it. The main program fills regs, the walker the rest. */
+#define GS_BT_NREGS 17 /* DWARF 0..16: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
 struct gs_bt_walk {
-	uint64_t ip, rsp, rbp;
-	uint64_t saved[GS_BT_NSAVED]; /* rbx r12-r15 from pt_regs (issue 11 tracks them) */
-	struct gs_bt_module mod;      /* the current frame's module */
+	uint64_t regs[GS_BT_NREGS]; /* the current frame's registers; frame 0: pt_regs */
+	uint64_t next[GS_BT_NREGS]; /* the caller's, while a frame is unwound */
+	struct gs_bt_rules rules;   /* the current frame's row, decoded */
+	struct gs_bt_module mod;    /* the current frame's module */
 	uint32_t mods_first, mods_count;
 	uint32_t inst_off;     /* the Backtrace instruction in the accumulation buffer */
 	uint16_t depth;
@@ -525,25 +556,31 @@ struct gs_bt_walk {
 	uint8_t status;        /* enum gs_bt_status, once the walk stops */
 	uint8_t read_failed;   /* a user read failed (the event's execution status) */
 	uint16_t error_code;   /* enum gs_bt_error */
-	uint64_t cfa, read_buf; /* scratch: a window move's address, a single read */
+	uint64_t cfa, read_buf; /* scratch of one unwind: the CFA, a single read */
+	uint64_t move;         /* scratch: a window move's address */
+	uint64_t probe_cookie; /* frame 0's module when the snapshot lacks it (0: none) */
+	uint64_t probe_pc;     /* ... and its link-time pc: bias = regs[rip] - probe_pc */
+	uint8_t exact;         /* the current frame follows a signal frame: row at ip, not ip - 1 */
+	uint8_t pad[7];
 	uint32_t seen_gen[GS_BT_PROC_MODULES_MAX]; /* per snapshot index: seen in walk gen */
 	uint8_t seen_wire[GS_BT_PROC_MODULES_MAX]; /* ... at this wire table index */
 	uint8_t window[GS_BT_WINDOW];
 };
-GS_ASSERT_LAYOUT(struct gs_bt_walk, saved, 24);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, mod, 64);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, mods_first, 120);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, inst_off, 128);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, depth, 132);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, frame_count, 134);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, mod_found, 136);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, generation, 140);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, window_base, 144);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, status, 156);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, error_code, 158);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, cfa, 160);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, seen_gen, 176);
-GS_ASSERT_SIZE(struct gs_bt_walk, 176 + 4 * 512 + 512 + GS_BT_WINDOW);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, next, 136);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, rules, 272);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, mod, 336);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, mods_first, 392);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, inst_off, 400);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, frame_count, 406);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, generation, 412);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, window_base, 416);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, status, 428);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, cfa, 432);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, move, 448);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, probe_cookie, 456);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, exact, 472);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, seen_gen, 480);
+GS_ASSERT_SIZE(struct gs_bt_walk, 480 + 4 * 512 + 512 + GS_BT_WINDOW);
 
 #define GS_BT_NO_NEXT_SLOT 0xFF
 

@@ -341,6 +341,9 @@ struct gs_procfill {
 	struct gs_proc_modules mods; /* the last snapshot written */
 	uint64_t *sig;               /* its file mappings, to notice changes */
 	size_t nsig;
+	/* Every fill first writes the rows of modules the row maps lack, then
+	 * the offsets and snapshot that point at them. */
+	bool add_rows;
 };
 
 /* files: the module-file cache its modules are read through (NULL: one
@@ -364,9 +367,9 @@ GS_API int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *p
  * /proc/PID/maps), for target mode: malloc'd, ascending. Processes that
  * cannot be read are skipped. */
 GS_API int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *err);
-/* When the process's file mappings changed since the last fill: rewrites
- * offsets and ranges and, with add_rows and module-range maps, appends the
- * rows of modules not there yet. 1 when something changed, 0 when not. */
+/* When the process's file mappings changed since the last fill: appends
+ * the rows of modules not there yet (with add_rows or f->add_rows), then
+ * rewrites offsets and ranges. 1 when something changed, 0 when not. */
 GS_API int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps, bool add_rows,
 			       struct gs_error *err);
 

@@ -33,6 +33,7 @@ enum gs_cfi_drop {
 	GS_CFI_DROP_SP_RULE,        /* rsp rule is an expression */
 	GS_CFI_DROP_RBP_RULE,       /* rbp rule outside the exportable set */
 	GS_CFI_DROP_LIBDW_ERROR,    /* libdw could not compute the row */
+	GS_CFI_DROP_SAVED_RULE,     /* (loop walker rows) an rbx/r12-r15 rule outside the set */
 	GS_CFI_DROP_NREASONS
 };
 
@@ -48,6 +49,9 @@ struct gs_cfi_stats {
 	size_t eh_frame_bytes;    /* size of .eh_frame (0: none) */
 	bool eh_frame_broken;     /* reading .eh_frame stopped at a malformed entry */
 	size_t eh_frame_broken_at; /* ... at this offset: what follows is unread */
+	size_t xexported;         /* rows of xrows (the loop walker's) before merging */
+	size_t xdropped[GS_CFI_DROP_NREASONS]; /* rows the loop walker cannot use either */
+	size_t signal_rows;       /* xrows of signal frames (CIE 'S') */
 };
 
 /* Options (GS_OPTS); zero is the default: merge, and read .debug_frame for
@@ -65,10 +69,27 @@ struct gs_cfi_dropped {
 	uint8_t reason; /* enum gs_cfi_drop */
 };
 
-/* Rows of one module in link-time addresses, sorted by (pc_start, pc_end). */
+/* A row as the bpf_loop walker reads it (issue 11): every rule in full,
+ * including DWARF expressions of the form DW_OP_breg<N> off [; DW_OP_deref],
+ * rules for rbx and r12-r15, CFAs based on them, signal frames, and an
+ * undefined return address (the end of the stack). */
+struct gs_cfi_row {
+	uint64_t pc_start, pc_end; /* [pc_start, pc_end) link-time */
+	struct gs_bt_rules rules;
+	uint8_t flags;             /* GS_CFI_ROW_* */
+	uint8_t reserved[7];
+};
+
+#define GS_CFI_ROW_SIGNAL 0x01 /* the FDE's CIE has 'S': a signal trampoline */
+
+/* Rows of one module in link-time addresses, sorted by (pc_start, pc_end):
+ * `rows` by the reference's export rules (the tail-call walker, reference
+ * 7.2-7.3), `xrows` by the loop walker's (a superset). */
 struct gs_cfi_table {
 	struct gs_unwind_row *rows;
 	size_t nrows; /* exported - merged */
+	struct gs_cfi_row *xrows;
+	size_t nxrows;
 	struct gs_cfi_dropped *dropped;
 	size_t ndropped;
 	struct gs_cfi_stats stats;
@@ -85,7 +106,12 @@ GS_API void gs_cfi_table_free(struct gs_cfi_table *t);
 /* The row covering pc: 0 and *row; -EOPNOTSUPP when the pc's CFI was
  * dropped (*reason set when not NULL); -ENOENT when no FDE covers it. */
 GS_API int gs_cfi_table_lookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_unwind_row *row,
-			       enum gs_cfi_drop *reason);
+			enum gs_cfi_drop *reason);
+/* The loop walker's form of a reference row (its rules as they are; rbx
+ * and r12-r15 unchanged): for tables built by hand. */
+GS_API void gs_cfi_row_from_unwind_row(const struct gs_unwind_row *u, struct gs_cfi_row *out);
+/* The loop walker's row covering pc: 0 and *row, or -ENOENT. */
+GS_API int gs_cfi_table_xlookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_cfi_row *row);
 /* Short stable name of a drop reason ("ra_undefined"). */
 GS_API const char *gs_cfi_drop_name(enum gs_cfi_drop reason);
 
@@ -99,6 +125,8 @@ GS_API const struct gs_unwind_row *gs_rows_find(const struct gs_unwind_row *rows
 struct gs_rowset_module {
 	uint64_t cookie;
 	struct gs_module_row_range range; /* rows [row_start, row_end) */
+	struct gs_cfi_row *xrows;         /* the loop walker's rows (owned), or NULL */
+	size_t nxrows;
 };
 
 /* bt_unwind_rows and bt_module_row_ranges as they will be written: modules
@@ -115,7 +143,12 @@ GS_API void gs_rowset_fini(struct gs_rowset *s);
 /* Adds a module's sorted rows, keeping cookie order. 0 and nothing added for
  * an empty table or a cookie already present; -E2BIG past 2^32 rows. */
 GS_API int gs_rowset_add(struct gs_rowset *s, uint64_t cookie, const struct gs_unwind_row *rows,
-			 size_t nrows, struct gs_error *err);
+		  size_t nrows, struct gs_error *err);
+/* The same with the module's loop walker rows (copied), which the compact
+ * tables are built from; a module with rows of either kind is added. */
+GS_API int gs_rowset_add_x(struct gs_rowset *s, uint64_t cookie, const struct gs_unwind_row *rows,
+		    size_t nrows, const struct gs_cfi_row *xrows, size_t nxrows,
+		    struct gs_error *err);
 /* The module entry of a cookie, or NULL. */
 GS_API const struct gs_rowset_module *gs_rowset_module(const struct gs_rowset *s, uint64_t cookie);
 /* The row for pc inside the cookie's range, or NULL. */
@@ -164,7 +197,7 @@ struct gs_bt_rowtab {
 	uint32_t *pages;          /* npages + 1 entries */
 	uint32_t npages;
 	uint64_t first_page;
-	struct gs_unwind_row *overflow; /* rules too large for a row, in full */
+	struct gs_bt_rules *overflow; /* rules too large for a row, in full */
 	size_t noverflow;
 };
 
@@ -173,11 +206,14 @@ struct gs_bt_table_caps {
 	uint32_t rows, pages, overflow;
 };
 
-/* From sorted gs_unwind_rows (a gs_cfi_table's): rows that end where the
- * next starts, a GS_BT_CFA_NONE row in every gap and at the end, identical
- * neighbours merged. Lookups give the gs_cfi_table's answer for every pc. */
-GS_API int gs_bt_rowtab_build(const struct gs_unwind_row *rows, size_t n, struct gs_bt_rowtab *out,
-			      struct gs_error *err);
+/* From sorted gs_cfi_rows (a gs_cfi_table's xrows): rows that end where
+ * the next starts, a GS_BT_CFA_NONE row in every gap and at the end,
+ * identical neighbours merged. Lookups give the table's xlookup answer for
+ * every pc. */
+GS_API int gs_bt_rowtab_build(const struct gs_cfi_row *rows, size_t n, struct gs_bt_rowtab *out,
+		       struct gs_error *err);
+/* The rules of compact row i of t in full (decoded, or its overflow entry). */
+GS_API void gs_bt_rowtab_rules(const struct gs_bt_rowtab *t, size_t i, struct gs_bt_rules *out);
 GS_API void gs_bt_rowtab_free(struct gs_bt_rowtab *t);
 /* The walker's lookup (protocol.h 2b): index into rows of the row covering
  * link-time pc, or -1 outside the pages (rows of kind NONE are returned as
@@ -187,11 +223,12 @@ GS_API long gs_bt_rows_find(const struct gs_bt_row *rows, const uint32_t *pages,
 /* Appends t to the tables and then records bt_module_rows[cookie] (nothing
  * when the cookie is there already). -ENOSPC when a table is full. */
 GS_API int gs_bt_rowtab_write(const struct gs_map_writer *w, uint64_t cookie,
-			      const struct gs_bt_rowtab *t, const struct gs_bt_table_caps *caps,
-			      struct gs_error *err);
-/* The same for every module of a rowset that bt_module_rows lacks. */
+		       const struct gs_bt_rowtab *t, const struct gs_bt_table_caps *caps,
+		       struct gs_error *err);
+/* The same for every module of a rowset that bt_module_rows lacks, from
+ * its xrows (gs_rowset_add_x). */
 GS_API int gs_bt_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
-			      const struct gs_bt_table_caps *caps, struct gs_error *err);
+		       const struct gs_bt_table_caps *caps, struct gs_error *err);
 /* A process's sorted module snapshot in bt_modules (each entry with the
  * rows bt_module_rows has for it now), written into the region BPF does not
  * read, then bt_proc_modules[pid] flipped to it. `capacity`: bt_modules'

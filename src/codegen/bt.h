@@ -78,6 +78,8 @@ struct bt_caller_check {
 	const char *stop_note; /* of the stop, or NULL to keep the note */
 	uint8_t err_size;      /* BPF_B or BPF_DW: the recovery's error slot */
 	int16_t err, next_ip, next_rsp;
+	uint8_t next_base;     /* base of next_ip/next_rsp: 0 for the stack (r10) */
+	bool cfa_read;         /* error code 7 (a CFA read failed) is a read error too */
 	uint8_t cur_base, code_base;
 	int16_t cur_ip, cur_rsp, code_off;
 	struct gs_label stop;

@@ -214,10 +214,11 @@ void bt_check_caller(struct gs_asm *a, const struct bt_caller_check *c)
 	struct gs_label valid = gs_asm_label(a, "frame_valid");
 	struct gs_label read_error = gs_asm_label(a, "frame_read_error");
 	struct gs_label status_ready = gs_asm_label(a, "frame_status_ready");
+	uint8_t next = c->next_base ? c->next_base : GS_FP;
 
 	gs_asm_note(a, c->note);
 	gs_asm_emit(a, GS_LDX_MEM(c->err_size, GS_R1, GS_FP, c->err));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, c->next_ip));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, next, c->next_ip));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, invalid);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, complete);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_ERROR_NEXT_IP_BELOW_USER));
@@ -227,7 +228,7 @@ void bt_check_caller(struct gs_asm *a, const struct bt_caller_check *c)
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R3, GS_BT_WIRE_IP_BITS));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, invalid);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_ERROR_NEXT_CFA_ZERO));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, c->next_rsp));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, next, c->next_rsp));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R3, 0, invalid);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, c->cur_base, c->cur_rsp));
 	gs_asm_jmp_reg(a, BPF_JNE, GS_R3, GS_R4, valid);
@@ -241,6 +242,8 @@ void bt_check_caller(struct gs_asm *a, const struct bt_caller_check *c)
 	gs_asm_emit(a, GS_STX_MEM(BPF_H, c->code_base, GS_R1, c->code_off));
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_BT_INVALID_FRAME));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_BT_ERROR_RETURN_ADDRESS_READ, read_error);
+	if (c->cfa_read) /* the loop walker's only */
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_BT_ERROR_CFA_READ, read_error);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_BT_ERROR_FRAME_POINTER_READ, status_ready);
 	gs_asm_bind(a, read_error);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_BT_READ_ERROR));

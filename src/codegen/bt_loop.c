@@ -46,12 +46,6 @@ int16_t bt_loop_frames_off(uint32_t depth)
 
 void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 {
-	static const struct { int16_t regs, state; } copy[] = {
-		{ GS_PT_REGS_IP, W(ip) }, { GS_PT_REGS_SP, W(rsp) }, { GS_PT_REGS_BP, W(rbp) },
-		{ GS_PT_REGS_BX, W(saved) }, { GS_PT_REGS_R12, W(saved) + 8 },
-		{ GS_PT_REGS_R13, W(saved) + 16 }, { GS_PT_REGS_R14, W(saved) + 24 },
-		{ GS_PT_REGS_R15, W(saved) + 32 },
-	};
 	struct gs_asm *a = cg->a;
 	uint32_t depth = cg->bt_depth, slots = cg_bt_loop_slots(depth);
 	uint32_t size = cg_bt_loop_inst_size(depth);
@@ -71,10 +65,15 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	}
 	gs_asm_note(a, "bt: the probe's registers into bt_walk");
 	cg_lookup_key0(cg, (uint32_t)cg->prog->map_index[GS_MAP_BT_WALK]);
-	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++) {
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, copy[i].regs));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, copy[i].state));
+	for (int r = 0; r <= GS_DWARF_REG_MAX; r++) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, gs_dwarf_reg_pt_regs_offset[r]));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, REG(r)));
 	}
+	gs_asm_note(a, "bt: the probe's module and pc: frame 0's module even before a snapshot has it");
+	gs_asm_ld_imm64(a, GS_R1, cg->spec->bt->cookie);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, W(probe_cookie)));
+	gs_asm_ld_imm64(a, GS_R1, cg->spec->bt->pc);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, W(probe_pc)));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, -(int32_t)size));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R0, GS_R1, W(inst_off)));
@@ -100,6 +99,57 @@ static void find_state(struct loop_gen *g, struct gs_label bad)
 	bt_lookup(g->cg, GS_MAP_BT_WALK, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, bad);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R0));
+}
+
+/* Frame 0 is in the probe's module, at a pc known when the program was
+ * built: its module comes from bt_module_rows[probe cookie] with bias = ip
+ * - probe pc and [start, end) the pages its rows cover, so a library just
+ * mapped (dlopen) unwinds before any snapshot lists it. It takes wire table
+ * entry 0. Without rows for the cookie the snapshot search decides. */
+static void probe_module(struct loop_gen *g)
+{
+	struct gs_cg *cg = g->cg;
+	struct gs_asm *a = g->a;
+	struct gs_label none = gs_asm_label(a, "bt_walk_probe_module_unknown");
+
+	gs_asm_note(a, "gs_bt_walk: frame 0's module = the probe's (rows by cookie, bias = ip - pc)");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, W(probe_cookie)));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, none);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, g->key));
+	bt_lookup(cg, GS_MAP_BT_MODULE_ROWS, g->key);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, none);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_bt_module_rows, row_lo)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, MOD(row_lo)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_bt_module_rows, page_lo)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, MOD(page_lo)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_bt_module_rows, first_page)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, MOD(first_page)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(probe_cookie)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R2, MOD(cookie)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, REG(GS_DWARF_REG_RIP)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(probe_pc)));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R2, GS_R3));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R2, MOD(bias)));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R1, GS_BT_PAGE_SHIFT));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R2));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, MOD(start)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R3, GS_R6, MOD(npages)));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R3, GS_BT_PAGE_SHIFT));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R3));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, MOD(end)));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(mod_found), 1));
+	gs_asm_note(a, "gs_bt_walk: ... wire table entry 0");
+	gs_asm_emit(a, GS_MOV64_REG(GS_R9, GS_R7));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R6, W(inst_off)));
+	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)(cg->max_size - g->inst_size), none);
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R9, GS_R1));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(cookie)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R1, TABLE_OFF));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(bias)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R1, TABLE_OFF + 8));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(mod_wire), 0));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(module_count), 1));
+	gs_asm_bind(a, none);
 }
 
 static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
@@ -135,6 +185,7 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R6, W(error_code), 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(mods_count), 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), 0));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(exact), 0));
 
 	gs_asm_note(a, "gs_bt_walk: the process's modules = bt_proc_modules[pid_aliases[tgid] ?: tgid]");
 	gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
@@ -157,7 +208,7 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 	gs_asm_bind(a, no_snapshot);
 
 	gs_asm_note(a, "gs_bt_walk: window = the stack above sp, in one read (smaller near the top)");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(rsp)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, REG(GS_DWARF_REG_RSP)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(window_base)));
 	for (uint32_t size = first_window(g->depth); size >= WINDOW_MIN; size /= 2) {
 		struct gs_label next = gs_asm_label(a, "bt_walk_window_smaller");
@@ -165,7 +216,7 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(window)));
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)size));
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(rsp)));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, REG(GS_DWARF_REG_RSP)));
 		gs_asm_call(a, BPF_FUNC_probe_read_user);
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, next);
 		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), (int32_t)size));
@@ -173,6 +224,7 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 		gs_asm_bind(a, next);
 	}
 	gs_asm_bind(a, window_done);
+	probe_module(g);
 
 	gs_asm_note(a, "gs_bt_walk: r9 = the instruction, bounded for the verifier");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R9, GS_R7));

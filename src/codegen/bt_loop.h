@@ -10,6 +10,8 @@
 #include "bt.h"
 
 #define W(field) ((int16_t)offsetof(struct gs_bt_walk, field))
+#define REG(n) ((int16_t)(W(regs) + 8 * (n)))   /* bt_walk.regs[n], DWARF number n */
+#define NEXT(n) ((int16_t)(W(next) + 8 * (n)))
 #define MOD(field) ((int16_t)(offsetof(struct gs_bt_walk, mod) + offsetof(struct gs_bt_module, field)))
 #define INST_DATA 4 /* instruction header before gs_backtrace_compact */
 #define I(field) ((int16_t)(INST_DATA + offsetof(struct gs_backtrace_compact, field)))

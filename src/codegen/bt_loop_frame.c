@@ -1,21 +1,27 @@
 /* The bpf_loop walker's callback, gs_bt_frame: one frame per iteration.
  * It finds the current pc's compact row (page index, then a binary search
- * over 16-byte rows), decodes its rules, recovers the caller's registers
- * from the stack window or single reads, validates the step, resolves the
- * caller's module (skipped while it stays in the current one) and stores
- * the frame as ip | module index << 56. */
+ * over 16-byte rows), decodes its rules into bt_walk.rules, evaluates them
+ * on the walk's registers (CFA = reg + off or *(reg + off); each of rip,
+ * rbp, rbx, r12-r15 saved at/val CFA + off, in a register, or at/val
+ * reg + off), validates the step, resolves the caller's module (skipped
+ * while it stays in the current one) and stores the frame as ip | module
+ * index << 56. */
 #include "bt_loop.h"
 
 #define ROW_SEARCH_STEPS 13    /* at most 4096 rows start in one page */
 #define MODULE_SEARCH_STEPS 10 /* GS_BT_PROC_MODULES_MAX entries */
+
+#define RULE(field) ((int16_t)(W(rules) + offsetof(struct gs_bt_rules, field)))
+#define R_OFF 0  /* offsetof(struct gs_bt_rule, off) */
+#define R_KIND ((int16_t)offsetof(struct gs_bt_rule, kind))
+#define R_REG ((int16_t)offsetof(struct gs_bt_rule, reg))
 
 /* ---- gs_bt_frame: one frame per bpf_loop iteration ----------------------- */
 
 /* Stack slots of the callback. */
 struct frame_slots {
 	int16_t lo, hi, found, mid; /* u32 */
-	int16_t pc, cfa_reg, cfa_off, ra_kind, ra_reg, ra_off, rbp_kind, rbp_reg, rbp_off;
-	int16_t next_ip, next_rsp, next_rbp, err;
+	int16_t pc, err;
 };
 
 /* The walk stops with `status`. */
@@ -25,31 +31,34 @@ static void stop(struct loop_gen *g, uint8_t status)
 	gs_asm_ja(g->a, g->ret);
 }
 
-/* r2 = the current frame's register numbered r1: rbp (6), rip (16), else
- * rsp (the reference's rule, spec 6.6). */
-static void select_reg(struct loop_gen *g)
+/* r2 = the current frame's register numbered r1 (DWARF 0..16); a number
+ * past 16 stops the walk (UnsupportedCfi). Clobbers r1. */
+static void reg_value(struct loop_gen *g, struct gs_label unsupported)
 {
 	struct gs_asm *a = g->a;
-	struct gs_label not_rbp = gs_asm_label(a, "walk_reg_not_rbp");
-	struct gs_label done = gs_asm_label(a, "walk_reg_selected");
 
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(rsp)));
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_DWARF_REG_RBP, not_rbp);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(rbp)));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, not_rbp);
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_DWARF_REG_RIP, done);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(ip)));
-	gs_asm_bind(a, done);
+	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, GS_DWARF_REG_MAX, unsupported);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R1, 3));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R6));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R1, W(regs)));
+}
+
+/* r1 = the s32 at r6 + off, sign-extended. */
+static void load_s32(struct gs_asm *a, int16_t off)
+{
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R6, off));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R1, 32));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, GS_R1, 32));
 }
 
 /* r2 = the user u64 at r3: a load from the window when [r3, r3 + 8) is
  * inside it; else, while the window is whole, the window moves to r3 in
  * one read (a deep walk reads its stack a KiB at a time, not a frame at a
  * time); else bpf_probe_read_user of 8 bytes. A failed move empties the
- * window for the rest of the walk. A failed read gives 0, read_failed,
- * and err = err_code unless an error is recorded already. */
-static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t err_code)
+ * window for the rest of the walk. A failed read gives 0; when `fatal`
+ * also read_failed, and err = err_code unless an error is recorded already. */
+static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t err_code,
+		       bool fatal)
 {
 	struct gs_asm *a = g->a;
 	struct gs_label slow = gs_asm_label(a, "walk_read_outside_window");
@@ -72,12 +81,12 @@ static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t
 	gs_asm_bind(a, slow);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R4, GS_R6, W(window_len)));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R4, GS_BT_WINDOW, single);
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(cfa)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(move)));
 	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(window)));
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, GS_BT_WINDOW));
 	gs_asm_call(a, BPF_FUNC_probe_read_user);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(cfa)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(move)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, moved);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), 0));
 	gs_asm_ja(a, single);
@@ -92,10 +101,12 @@ static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t
 	gs_asm_call(a, BPF_FUNC_probe_read_user);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(read_buf)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(read_failed), 1));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->err));
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, zero);
-	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, sl->err, err_code));
+	if (fatal) {
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(read_failed), 1));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->err));
+		gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, zero);
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, sl->err, err_code));
+	}
 	gs_asm_bind(a, zero);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
 	gs_asm_bind(a, done);
@@ -119,10 +130,12 @@ static void find_row(struct loop_gen *g, const struct frame_slots *sl)
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, known);
 	stop(g, GS_BT_OFFSETS_UNAVAILABLE);
 	gs_asm_bind(a, known);
-	gs_asm_note(a, "bt frame: pc = ip (frame 0) or ip - 1 (a return address), minus the bias");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, W(ip)));
+	gs_asm_note(a, "bt frame: pc = ip (frame 0, after a signal frame) or ip - 1, minus the bias");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, REG(GS_DWARF_REG_RIP)));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R2, GS_R6, W(frame_count)));
 	gs_asm_jmp_imm(a, BPF_JLE, GS_R2, 1, exact);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_R6, W(exact)));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R2, 0, exact);
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, -1));
 	gs_asm_bind(a, exact);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, MOD(bias)));
@@ -203,167 +216,224 @@ static void load_off8(struct gs_asm *a, int16_t off)
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, GS_R1, 53));
 }
 
-/* kind and register nibbles of the byte at r7 + off into two slots. */
-static void load_nibbles(struct gs_asm *a, int16_t off, int16_t kind, int16_t reg)
+/* The kind and register nibbles of the byte at r7 + off, and the offset
+ * byte at r7 + off8 times 8, into the rule at r6 + rule. */
+static void decode_rule(struct gs_asm *a, int16_t off, int16_t off8, int16_t rule)
 {
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R7, off));
 	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R1));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R2, 4));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, kind));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R6, GS_R2, rule + R_KIND));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, 15));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, reg));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R6, GS_R1, rule + R_REG));
+	load_off8(a, off8);
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, rule + R_OFF));
 }
 
-/* The row's rules into the slots: from the 16 bytes, or from the overflow
- * entry; rules this walker does not evaluate stop it (UnsupportedCfi). */
-static void decode_row(struct loop_gen *g, const struct frame_slots *sl)
+/* The row's rules into bt_walk.rules: from the 16 bytes, or the overflow
+ * entry as it is; the row's signal flag into bt_walk.exact for the next
+ * frame. Stops the walk on a row of no CFI or a CFA it does not evaluate. */
+static void decode_row(struct loop_gen *g)
 {
-	static const struct { int16_t off; uint8_t size; } big[] = {
-		{ offsetof(struct gs_unwind_row, cfa_register), BPF_H },
-		{ offsetof(struct gs_unwind_row, cfa_offset), BPF_DW },
-		{ offsetof(struct gs_unwind_row, ra_kind), BPF_B },
-		{ offsetof(struct gs_unwind_row, ra_register), BPF_H },
-		{ offsetof(struct gs_unwind_row, ra_offset), BPF_DW },
-		{ offsetof(struct gs_unwind_row, rbp_kind), BPF_B },
-		{ offsetof(struct gs_unwind_row, rbp_register), BPF_H },
-		{ offsetof(struct gs_unwind_row, rbp_offset), BPF_DW },
-	};
-	const int16_t to[] = { sl->cfa_reg, sl->cfa_off, sl->ra_kind, sl->ra_reg, sl->ra_off,
-			       sl->rbp_kind, sl->rbp_reg, sl->rbp_off };
 	struct gs_asm *a = g->a;
 	struct gs_label compact = gs_asm_label(a, "walk_row_compact");
 	struct gs_label overflow = gs_asm_label(a, "walk_row_overflow");
 	struct gs_label decoded = gs_asm_label(a, "walk_row_decoded");
 	struct gs_label unsupported = gs_asm_label(a, "walk_row_unsupported");
 	struct gs_label no_row = gs_asm_label(a, "walk_row_none");
-	struct gs_label ra_ok = gs_asm_label(a, "walk_ra_rule_ok");
-	struct gs_label rbp_ok = gs_asm_label(a, "walk_rbp_rule_ok");
+	struct gs_label cfa_ok = gs_asm_label(a, "walk_cfa_kind_ok");
 
+	gs_asm_note(a, "bt frame: a signal frame's caller is looked up at its ip");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R7, offsetof(struct gs_bt_row, pc)));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 12));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, 1));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R6, GS_R1, W(exact)));
 	gs_asm_note(a, "bt frame: decode the row (CFA kind in the high nibble)");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R7, offsetof(struct gs_bt_row, cfa)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 4));
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_BT_CFA_REG_OFF, compact);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_BT_CFA_OVERFLOW, overflow);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_BT_CFA_NONE, no_row);
+	gs_asm_ja(a, compact);
 	gs_asm_bind(a, unsupported);
 	stop(g, GS_BT_UNSUPPORTED_CFI);
 	gs_asm_bind(a, no_row);
 	stop(g, GS_BT_NO_UNWIND_ROWS_FOR_PC);
 
 	gs_asm_bind(a, compact);
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R6, GS_R1, RULE(cfa) + R_KIND));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R7, offsetof(struct gs_bt_row, cfa)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, 15));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sl->cfa_reg));
+	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R6, GS_R1, RULE(cfa) + R_REG));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R7, offsetof(struct gs_bt_row, cfa_off)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R1, 48));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, GS_R1, 48));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sl->cfa_off));
-	load_nibbles(a, offsetof(struct gs_bt_row, ra), sl->ra_kind, sl->ra_reg);
-	load_off8(a, offsetof(struct gs_bt_row, ra_off));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sl->ra_off));
-	load_nibbles(a, offsetof(struct gs_bt_row, rbp), sl->rbp_kind, sl->rbp_reg);
-	load_off8(a, offsetof(struct gs_bt_row, rbp_off));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sl->rbp_off));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, RULE(cfa) + R_OFF));
+	decode_rule(a, offsetof(struct gs_bt_row, ra), offsetof(struct gs_bt_row, ra_off), RULE(ra));
+	decode_rule(a, offsetof(struct gs_bt_row, rbp), offsetof(struct gs_bt_row, rbp_off),
+		    RULE(rbp));
+	gs_asm_note(a, "bt frame: rbx, r12-r15: 2-bit kind (same / at CFA) and offset / 8");
+	for (int16_t k = 0; k < GS_BT_NSAVED; k++) {
+		int16_t rule = (int16_t)(RULE(saved) + k * (int16_t)sizeof(struct gs_bt_rule));
+		int16_t byte = (int16_t)(offsetof(struct gs_bt_row, saved) + k);
+		struct gs_label at_cfa = gs_asm_label(a, "walk_saved_at_cfa");
+		struct gs_label next = gs_asm_label(a, "walk_saved_decoded");
+
+		gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R7, byte));
+		gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R1));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R2, 3));
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, GS_BT_SAVED_AT_CFA, at_cfa);
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, rule + R_KIND, GS_RECOVERY_SAME_VALUE));
+		gs_asm_ja(a, next);
+		gs_asm_bind(a, at_cfa);
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, rule + R_KIND, GS_RECOVERY_AT_CFA_OFFSET));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R1, 56));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, GS_R1, 58));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R1, 3));
+		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, rule + R_OFF));
+		gs_asm_bind(a, next);
+	}
 	gs_asm_ja(a, decoded);
 
 	gs_asm_bind(a, overflow);
-	gs_asm_note(a, "bt frame: large rules: the full row in bt_row_overflow");
+	gs_asm_note(a, "bt frame: large rules: all of them in bt_row_overflow");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R7, offsetof(struct gs_bt_row, cfa_off)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
 	bt_lookup(g->cg, GS_MAP_BT_OVERFLOW, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, no_row);
-	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
-		gs_asm_emit(a, GS_LDX_MEM(big[i].size, GS_R1, GS_R0, big[i].off));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, to[i]));
+	for (int16_t off = 0; off < (int16_t)sizeof(struct gs_bt_rules); off += 8) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, off));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, W(rules) + off));
 	}
 
 	gs_asm_bind(a, decoded);
-	gs_asm_note(a, "bt frame: RA rules 1-4 and rbp rules 0-4 are evaluated here");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->ra_kind));
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_RECOVERY_UNDEFINED, unsupported);
-	gs_asm_jmp_imm(a, BPF_JLE, GS_R1, GS_RECOVERY_SAME_VALUE, ra_ok);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, RULE(cfa) + R_KIND));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_BT_CFA_REG_OFF, cfa_ok);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_BT_CFA_REG_DEREF, cfa_ok);
 	gs_asm_ja(a, unsupported);
-	gs_asm_bind(a, ra_ok);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->rbp_kind));
-	gs_asm_jmp_imm(a, BPF_JLE, GS_R1, GS_RECOVERY_SAME_VALUE, rbp_ok);
-	gs_asm_ja(a, unsupported);
-	gs_asm_bind(a, rbp_ok);
+	gs_asm_bind(a, cfa_ok);
 }
 
-/* r2 = the value a rule gives (kind in r1, not AT_CFA_OFFSET): another
- * register, the same one, or CFA + offset. */
-static void rule_value(struct loop_gen *g, const struct frame_slots *sl, int16_t reg,
-		       int16_t off, struct gs_label done)
+/* next[dst] = what the rule at r6 + rule gives: kept (same value,
+ * undefined), *(CFA + off), CFA + off, another register, *(reg + off) or
+ * reg + off. A failed read is recorded as err_code when `fatal`. */
+static void eval_rule(struct loop_gen *g, const struct frame_slots *sl, int16_t rule, int dst,
+		      uint8_t err_code, bool fatal, struct gs_label unsupported)
 {
 	struct gs_asm *a = g->a;
+	struct gs_label at_cfa = gs_asm_label(a, "walk_rule_at_cfa");
+	struct gs_label val_cfa = gs_asm_label(a, "walk_rule_val_cfa");
 	struct gs_label from_reg = gs_asm_label(a, "walk_rule_register");
+	struct gs_label expr = gs_asm_label(a, "walk_rule_expression");
+	struct gs_label val_expr = gs_asm_label(a, "walk_rule_val_expression");
+	struct gs_label read = gs_asm_label(a, "walk_rule_read");
+	struct gs_label keep = gs_asm_label(a, "walk_rule_keep");
+	struct gs_label set = gs_asm_label(a, "walk_rule_done");
 
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_RECOVERY_VAL_CFA_OFFSET, from_reg);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, sl->next_rsp));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, off));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, rule + R_KIND));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_RECOVERY_AT_CFA_OFFSET, at_cfa);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_RECOVERY_SAME_VALUE, keep);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_RECOVERY_UNDEFINED, keep);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_RECOVERY_VAL_CFA_OFFSET, val_cfa);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_RECOVERY_REGISTER, from_reg);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_RECOVERY_EXPRESSION, expr);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_RECOVERY_VAL_EXPRESSION, val_expr);
+	gs_asm_ja(a, unsupported);
+	gs_asm_bind(a, keep);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, REG(dst)));
+	gs_asm_ja(a, set);
+	gs_asm_bind(a, at_cfa);
+	load_s32(a, rule + R_OFF);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(cfa)));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R3, GS_R1));
+	gs_asm_ja(a, read);
+	gs_asm_bind(a, expr);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, rule + R_REG));
+	reg_value(g, unsupported);
+	load_s32(a, rule + R_OFF);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R2));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R3, GS_R1));
+	gs_asm_bind(a, read);
+	read_stack(g, sl, err_code, fatal);
+	gs_asm_ja(a, set);
+	gs_asm_bind(a, val_cfa);
+	load_s32(a, rule + R_OFF);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(cfa)));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R1));
-	gs_asm_ja(a, done);
+	gs_asm_ja(a, set);
+	gs_asm_bind(a, val_expr);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, rule + R_REG));
+	reg_value(g, unsupported);
+	load_s32(a, rule + R_OFF);
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R1));
+	gs_asm_ja(a, set);
 	gs_asm_bind(a, from_reg);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, reg));
-	select_reg(g);
-	gs_asm_ja(a, done);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, rule + R_REG));
+	reg_value(g, unsupported);
+	gs_asm_bind(a, set);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R2, NEXT(dst)));
 }
 
-/* next_rsp (the CFA), next_ip, next_rbp from the decoded rules (spec 6.6). */
+/* The caller's registers into bt_walk.next from the decoded rules: the CFA
+ * (its rsp), rip (an undefined return address: the end of the stack), rbp
+ * (a CFA of rbp + 16 always takes it from CFA - 16, spec 6.6), rbx and
+ * r12-r15. */
 static void recover(struct loop_gen *g, const struct frame_slots *sl)
 {
 	struct gs_asm *a = g->a;
-	struct gs_label ra_rule = gs_asm_label(a, "walk_ra_by_rule");
-	struct gs_label ra_set = gs_asm_label(a, "walk_ra_recovered");
+	struct gs_label unsupported = gs_asm_label(a, "walk_rule_unsupported");
+	struct gs_label cfa_set = gs_asm_label(a, "walk_cfa_computed");
+	struct gs_label has_ra = gs_asm_label(a, "walk_ra_defined");
 	struct gs_label not_fp = gs_asm_label(a, "walk_not_frame_pointer_frame");
-	struct gs_label rbp_read = gs_asm_label(a, "walk_rbp_from_stack");
-	struct gs_label rbp_rule = gs_asm_label(a, "walk_rbp_by_rule");
-	struct gs_label rbp_keep = gs_asm_label(a, "walk_rbp_unchanged");
 	struct gs_label rbp_set = gs_asm_label(a, "walk_rbp_recovered");
+	struct gs_label rules_done = gs_asm_label(a, "walk_rules_evaluated");
 
-	gs_asm_note(a, "bt frame: cfa = reg(cfa_register) + cfa_offset");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->cfa_reg));
-	select_reg(g);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->cfa_off));
-	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R1));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, sl->next_rsp));
+	gs_asm_note(a, "bt frame: cfa = reg + off, or *(reg + off)");
 	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, sl->err, 0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, RULE(cfa) + R_REG));
+	reg_value(g, unsupported);
+	load_s32(a, RULE(cfa) + R_OFF);
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R1));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, RULE(cfa) + R_KIND));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_BT_CFA_REG_DEREF, cfa_set);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R2));
+	read_stack(g, sl, GS_BT_ERROR_CFA_READ, true);
+	gs_asm_bind(a, cfa_set);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R2, W(cfa)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R2, NEXT(GS_DWARF_REG_RSP)));
 
-	gs_asm_note(a, "bt frame: return address");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->ra_kind));
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_RECOVERY_AT_CFA_OFFSET, ra_rule);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, sl->ra_off));
-	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R3, GS_R2));
-	read_stack(g, sl, GS_BT_ERROR_RETURN_ADDRESS_READ);
-	gs_asm_ja(a, ra_set);
-	gs_asm_bind(a, ra_rule);
-	rule_value(g, sl, sl->ra_reg, sl->ra_off, ra_set);
-	gs_asm_bind(a, ra_set);
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, sl->next_ip));
+	gs_asm_note(a, "bt frame: return address (undefined: the end of the stack)");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, RULE(ra) + R_KIND));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_RECOVERY_UNDEFINED, has_ra);
+	stop(g, GS_BT_COMPLETE);
+	gs_asm_bind(a, has_ra);
+	eval_rule(g, sl, RULE(ra), GS_DWARF_REG_RIP, GS_BT_ERROR_RETURN_ADDRESS_READ, true,
+		  unsupported);
 
 	gs_asm_note(a, "bt frame: rbp (a push rbp; mov rbp, rsp frame saves it at cfa - 16)");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->cfa_reg));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, RULE(cfa) + R_KIND));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_BT_CFA_REG_OFF, not_fp);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, RULE(cfa) + R_REG));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_DWARF_REG_RBP, not_fp);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->cfa_off));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R6, RULE(cfa) + R_OFF));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 16, not_fp);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, -16));
-	gs_asm_ja(a, rbp_read);
-	gs_asm_bind(a, not_fp);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->rbp_kind));
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_RECOVERY_AT_CFA_OFFSET, rbp_rule);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, sl->rbp_off));
-	gs_asm_bind(a, rbp_read);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->next_rsp));
-	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R3, GS_R1));
-	read_stack(g, sl, GS_BT_ERROR_FRAME_POINTER_READ);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(cfa)));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, -16));
+	read_stack(g, sl, GS_BT_ERROR_FRAME_POINTER_READ, true);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R2, NEXT(GS_DWARF_REG_RBP)));
 	gs_asm_ja(a, rbp_set);
-	gs_asm_bind(a, rbp_rule);
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_RECOVERY_UNDEFINED, rbp_keep);
-	rule_value(g, sl, sl->rbp_reg, sl->rbp_off, rbp_set);
-	gs_asm_bind(a, rbp_keep);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(rbp)));
+	gs_asm_bind(a, not_fp);
+	eval_rule(g, sl, RULE(rbp), GS_DWARF_REG_RBP, GS_BT_ERROR_FRAME_POINTER_READ, true,
+		  unsupported);
 	gs_asm_bind(a, rbp_set);
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, sl->next_rbp));
+
+	gs_asm_note(a, "bt frame: rbx, r12-r15 (a failed read leaves 0, the walk goes on)");
+	for (int k = 0; k < GS_BT_NSAVED; k++)
+		eval_rule(g, sl, (int16_t)(RULE(saved) + k * (int16_t)sizeof(struct gs_bt_rule)),
+			  gs_bt_saved_dwarf[k], 0, false, unsupported);
+	gs_asm_ja(a, rules_done);
+	gs_asm_bind(a, unsupported);
+	stop(g, GS_BT_UNSUPPORTED_CFI);
+	gs_asm_bind(a, rules_done);
 }
 
 static void loop_stop_status(void *ctx, uint8_t reg)
@@ -383,23 +453,25 @@ static void loop_complete(void *ctx)
  * becomes the current frame. */
 static void validate(struct loop_gen *g, const struct frame_slots *sl)
 {
+	static const uint8_t tracked[] = { GS_DWARF_REG_RIP, GS_DWARF_REG_RSP, GS_DWARF_REG_RBP,
+					   3, 12, 13, 14, 15 };
 	struct gs_asm *a = g->a;
 	const struct bt_caller_check c = {
 		.note = "bt frame: validate (read error, ip >= 0x1000, user ip, cfa != 0, progress)",
-		.err_size = BPF_DW, .err = sl->err, .next_ip = sl->next_ip,
-		.next_rsp = sl->next_rsp, .cur_base = GS_R6, .cur_ip = W(ip), .cur_rsp = W(rsp),
-		.code_base = GS_R6, .code_off = W(error_code), .stop = g->ret,
+		.err_size = BPF_DW, .err = sl->err, .next_base = GS_R6,
+		.next_ip = NEXT(GS_DWARF_REG_RIP), .next_rsp = NEXT(GS_DWARF_REG_RSP),
+		.cfa_read = true, .cur_base = GS_R6, .cur_ip = REG(GS_DWARF_REG_RIP),
+		.cur_rsp = REG(GS_DWARF_REG_RSP), .code_base = GS_R6, .code_off = W(error_code),
+		.stop = g->ret,
 		.stop_status = loop_stop_status, .complete = loop_complete, .ctx = g,
 	};
 
 	bt_check_caller(a, &c);
-	gs_asm_note(a, "bt frame: the caller is the current frame now");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->next_ip));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, W(ip)));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->next_rsp));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, W(rsp)));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->next_rbp));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, W(rbp)));
+	gs_asm_note(a, "bt frame: the caller is the current frame now (rip rsp rbp rbx r12-r15)");
+	for (size_t i = 0; i < sizeof(tracked); i++) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, NEXT(tracked[i])));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, REG(tracked[i])));
+	}
 }
 
 /* The wire index of the module just found at snapshot index `mid`: the one
@@ -449,7 +521,7 @@ static void resolve_module(struct loop_gen *g, const struct frame_slots *sl, str
 	struct gs_label inside = gs_asm_label(a, "walk_module_found");
 
 	gs_asm_note(a, "bt frame: same module as the last frame? then no search");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R8, GS_R6, W(ip)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R8, GS_R6, REG(GS_DWARF_REG_RIP)));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, W(mod_found)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, search);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(start)));
@@ -516,17 +588,6 @@ void bt_loop_frame_callback(struct loop_gen *g)
 	sl.found = gs_asm_slot(a, "walk_found", 4, 4);
 	sl.mid = gs_asm_slot(a, "walk_mid", 4, 4);
 	sl.pc = gs_asm_slot(a, "walk_pc", 8, 8);
-	sl.cfa_reg = gs_asm_slot(a, "walk_cfa_reg", 8, 8);
-	sl.cfa_off = gs_asm_slot(a, "walk_cfa_off", 8, 8);
-	sl.ra_kind = gs_asm_slot(a, "walk_ra_kind", 8, 8);
-	sl.ra_reg = gs_asm_slot(a, "walk_ra_reg", 8, 8);
-	sl.ra_off = gs_asm_slot(a, "walk_ra_off", 8, 8);
-	sl.rbp_kind = gs_asm_slot(a, "walk_rbp_kind", 8, 8);
-	sl.rbp_reg = gs_asm_slot(a, "walk_rbp_reg", 8, 8);
-	sl.rbp_off = gs_asm_slot(a, "walk_rbp_off", 8, 8);
-	sl.next_ip = gs_asm_slot(a, "walk_next_ip", 8, 8);
-	sl.next_rsp = gs_asm_slot(a, "walk_next_rsp", 8, 8);
-	sl.next_rbp = gs_asm_slot(a, "walk_next_rbp", 8, 8);
 	sl.err = gs_asm_slot(a, "walk_err", 8, 8);
 	g->ret = gs_asm_label(a, "walk_stop");
 
@@ -539,7 +600,7 @@ void bt_loop_frame_callback(struct loop_gen *g)
 	gs_asm_bind(a, room);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, module);
 	find_row(g, &sl);
-	decode_row(g, &sl);
+	decode_row(g);
 	recover(g, &sl);
 	validate(g, &sl);
 	gs_asm_bind(a, module);
@@ -553,7 +614,7 @@ void bt_loop_frame_callback(struct loop_gen *g)
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R9));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R3, GS_R6, W(mod_wire)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R3, GS_BT_WIRE_IP_BITS));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, GS_R6, W(ip)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, GS_R6, REG(GS_DWARF_REG_RIP)));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_OR, GS_R3, GS_R4));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R2, GS_R3, bt_loop_frames_off(g->depth)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));

@@ -32,7 +32,7 @@ const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 			      sizeof(struct gs_bt_row), GS_MAP_PER_SESSION },
 	[GS_MAP_BT_PAGES] = { GS_MAP_NAME_BT_PAGES, BPF_MAP_TYPE_ARRAY, 4, 4, GS_MAP_PER_SESSION },
 	[GS_MAP_BT_OVERFLOW] = { GS_MAP_NAME_BT_OVERFLOW, BPF_MAP_TYPE_ARRAY, 4,
-				 sizeof(struct gs_unwind_row), GS_MAP_PER_SESSION },
+				 sizeof(struct gs_bt_rules), GS_MAP_PER_SESSION },
 	[GS_MAP_BT_MODULE_ROWS] = { GS_MAP_NAME_BT_MODULE_ROWS, BPF_MAP_TYPE_HASH, 8,
 				    sizeof(struct gs_bt_module_rows), GS_MAP_PER_SESSION },
 	[GS_MAP_BT_PROC_MODULES] = { GS_MAP_NAME_BT_PROC_MODULES, BPF_MAP_TYPE_HASH, 4,

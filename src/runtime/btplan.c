@@ -27,7 +27,8 @@ static int add_process_modules(struct gs_bt_plan *p, pid_t pid, struct gs_modfil
 
 		if (gs_modfile_cfi(m->file, &t, &ignored) != 0)
 			continue;
-		rc = gs_rowset_add(&p->rows, m->id.cookie, t->rows, t->nrows, err);
+		rc = gs_rowset_add_x(&p->rows, m->id.cookie, t->rows, t->nrows, t->xrows,
+				     t->nxrows, err);
 	}
 	gs_proc_modules_free(&mods);
 	return rc;
@@ -72,13 +73,15 @@ int gs_bt_plan_build(const char *module, uint64_t pc, const struct gs_bt_plan_op
 		rc = add_process_modules(out, o.pid, files, err);
 		/* The probe module may not be mapped yet (a library loaded later). */
 		if (rc == 0)
-			rc = gs_rowset_add(&out->rows, id.cookie, t->rows, t->nrows, err);
+			rc = gs_rowset_add_x(&out->rows, id.cookie, t->rows, t->nrows, t->xrows,
+					     t->nxrows, err);
 		if (rc)
 			goto out;
 		out->probe.module_ranges = out->rows.nrows > 0;
 	}
 	if (out->rows.nrows == 0)
-		rc = gs_rowset_add(&out->rows, id.cookie, t->rows, t->nrows, err);
+		rc = gs_rowset_add_x(&out->rows, id.cookie, t->rows, t->nrows, t->xrows,
+					     t->nxrows, err);
 	out->probe.nrows = (uint32_t)out->rows.nrows;
 out:
 	if (rc)

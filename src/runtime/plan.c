@@ -240,8 +240,9 @@ static int share_rows(struct gs_plan *p, const struct gs_rowset *rows, struct gs
 {
 	for (size_t i = 0; i < rows->nmodules; i++) {
 		const struct gs_rowset_module *m = &rows->modules[i];
-		int rc = gs_rowset_add(&p->shared, m->cookie, rows->rows + m->range.row_start,
-				       m->range.row_end - m->range.row_start, err);
+		int rc = gs_rowset_add_x(&p->shared, m->cookie, rows->rows + m->range.row_start,
+					 m->range.row_end - m->range.row_start, m->xrows, m->nxrows,
+					 err);
 
 		if (rc)
 			return rc;

@@ -163,40 +163,6 @@ static int write_modules(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	return rc;
 }
 
-int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err)
-{
-	struct gs_proc_modules mods;
-	uint64_t *sig;
-	size_t nsig;
-	int rc;
-
-	if (!gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_OFFSETS))
-		return 0; /* a program without `bt` reads no module maps */
-	/* Signature first: a change racing with the read shows at the next refresh. */
-	rc = read_signature(f->pid, &sig, &nsig, err);
-	if (rc)
-		return rc;
-	rc = gs_proc_modules_load(f->pid, f->files, &mods, err);
-	if (rc) {
-		free(sig);
-		return rc;
-	}
-	rc = write_modules(f, maps, &mods, err);
-	if (rc == 0)
-		rc = gs_bpf_maps_flush(maps, err);
-	if (rc) {
-		free(sig);
-		gs_proc_modules_free(&mods);
-		return rc;
-	}
-	gs_proc_modules_free(&f->mods);
-	free(f->sig);
-	f->mods = mods;
-	f->sig = sig;
-	f->nsig = nsig;
-	return 0;
-}
-
 /* Rows already in bt_unwind_rows: the largest row_end of the modules there. */
 static int rows_in_use(const struct gs_bpf_map *ranges, uint32_t *count, struct gs_error *err)
 {
@@ -271,9 +237,9 @@ int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
 	return rc;
 }
 
-/* The loop walker's: rows of the modules of f->mods that bt_module_rows
- * lacks, then the snapshot again so its entries point at them. */
-static int add_new_compact_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
+/* The loop walker's: rows of the modules of mods that bt_module_rows
+ * lacks. */
+static int add_new_compact_rows(const struct gs_proc_modules *mods, struct gs_bpf_maps *maps,
 				struct gs_error *err)
 {
 	const struct gs_bpf_map *mrows = gs_bpf_maps_find(maps, GS_MAP_NAME_BT_MODULE_ROWS);
@@ -282,8 +248,8 @@ static int add_new_compact_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	int rc = 0;
 
 	gs_bpf_maps_writer(maps, &w);
-	for (size_t i = 0; i < f->mods.n && rc == 0; i++) {
-		const struct gs_proc_module *m = &f->mods.v[i];
+	for (size_t i = 0; i < mods->n && rc == 0; i++) {
+		const struct gs_proc_module *m = &mods->v[i];
 		struct gs_bt_module_rows present;
 		const struct gs_cfi_table *t;
 		struct gs_bt_rowtab tab;
@@ -293,21 +259,22 @@ static int add_new_compact_rows(struct gs_procfill *f, struct gs_bpf_maps *maps,
 			continue;
 		if (!m->file || gs_modfile_cfi(m->file, &t, &ignored) != 0)
 			continue; /* unreadable CFI: its frames stop with NoUnwindRowsForPc */
-		rc = gs_bt_rowtab_build(t->rows, t->nrows, &tab, err);
+		rc = gs_bt_rowtab_build(t->xrows, t->nxrows, &tab, err);
 		if (rc == 0)
 			rc = gs_bt_rowtab_write(&w, m->id.cookie, &tab, &caps, err);
 		gs_bt_rowtab_free(&tab);
 	}
-	if (rc == 0)
-		rc = write_snapshot(f, maps, &f->mods, err);
 	return rc ? rc : gs_bpf_maps_flush(maps, err);
 }
 
-/* Rows of the modules of f->mods that bt_module_row_ranges lacks. */
-static int add_new_rows(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err)
+/* Rows of the modules of mods that the row maps lack, written before any
+ * map says where those modules are: BPF never finds a module without its
+ * rows. */
+static int add_new_rows(const struct gs_proc_modules *mods, struct gs_bpf_maps *maps,
+			struct gs_error *err)
 {
 	if (gs_bpf_maps_find(maps, GS_MAP_NAME_BT_MODULE_ROWS))
-		return add_new_compact_rows(f, maps, err);
+		return add_new_compact_rows(mods, maps, err);
 	{
 	const struct gs_bpf_map *ranges = gs_bpf_maps_find(maps, GS_MAP_BT_MODULE_ROW_RANGES);
 	struct gs_rowset rows;
@@ -316,8 +283,8 @@ static int add_new_rows(struct gs_procfill *f, struct gs_bpf_maps *maps, struct 
 	if (!ranges || !gs_bpf_maps_find(maps, GS_MAP_BT_UNWIND_ROWS))
 		return 0;
 	gs_rowset_init(&rows);
-	for (size_t i = 0; i < f->mods.n && rc == 0; i++) {
-		const struct gs_proc_module *m = &f->mods.v[i];
+	for (size_t i = 0; i < mods->n && rc == 0; i++) {
+		const struct gs_proc_module *m = &mods->v[i];
 		struct gs_module_row_range present;
 		const struct gs_cfi_table *t;
 		struct gs_error ignored;
@@ -333,6 +300,43 @@ static int add_new_rows(struct gs_procfill *f, struct gs_bpf_maps *maps, struct 
 	gs_rowset_fini(&rows);
 	return rc;
 	}
+}
+
+int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err)
+{
+	struct gs_proc_modules mods;
+	uint64_t *sig;
+	size_t nsig;
+	int rc;
+
+	if (!gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_OFFSETS))
+		return 0; /* a program without `bt` reads no module maps */
+	/* Signature first: a change racing with the read shows at the next refresh. */
+	rc = read_signature(f->pid, &sig, &nsig, err);
+	if (rc)
+		return rc;
+	rc = gs_proc_modules_load(f->pid, f->files, &mods, err);
+	if (rc) {
+		free(sig);
+		return rc;
+	}
+	if (f->add_rows)
+		rc = add_new_rows(&mods, maps, err);
+	if (rc == 0)
+		rc = write_modules(f, maps, &mods, err);
+	if (rc == 0)
+		rc = gs_bpf_maps_flush(maps, err);
+	if (rc) {
+		free(sig);
+		gs_proc_modules_free(&mods);
+		return rc;
+	}
+	gs_proc_modules_free(&f->mods);
+	free(f->sig);
+	f->mods = mods;
+	f->sig = sig;
+	f->nsig = nsig;
+	return 0;
 }
 
 int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps, bool add_rows,
@@ -352,9 +356,9 @@ int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps, bool ad
 	free(sig);
 	if (same)
 		return 0;
+	if (add_rows)
+		f->add_rows = true;
 	rc = gs_procfill_offsets(f, maps, err);
-	if (rc == 0 && add_rows)
-		rc = add_new_rows(f, maps, err);
 	return rc ? rc : 1;
 }
 

@@ -19,34 +19,58 @@ void gs_bt_rowtab_free(struct gs_bt_rowtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static bool fits_reg(uint16_t reg)
+static bool fits_reg(uint8_t reg)
 {
 	return reg <= 15;
 }
 
-/* An offset stored as offset / 8 in an int8. */
-static bool fits_off8(int64_t off)
+/* An offset stored as offset / 8 in `bits` signed bits. */
+static bool fits_off8(int64_t off, int bits)
 {
-	return off % 8 == 0 && off / 8 >= INT8_MIN && off / 8 <= INT8_MAX;
+	int64_t lim = (int64_t)1 << (bits - 1);
+
+	return off % 8 == 0 && off / 8 >= -lim && off / 8 < lim;
 }
 
-static bool rule_fits(uint8_t kind, uint16_t reg, int64_t off)
+/* A RA or rbp rule in a nibble pair and an s8 offset / 8. */
+static bool rule_fits(const struct gs_bt_rule *r)
 {
-	switch (kind) {
+	switch (r->kind) {
 	case GS_RECOVERY_AT_CFA_OFFSET:
 	case GS_RECOVERY_VAL_CFA_OFFSET:
-		return fits_off8(off);
+		return fits_off8(r->off, 8);
 	case GS_RECOVERY_REGISTER:
-	case GS_RECOVERY_SAME_VALUE: /* the walker reads the register field for both */
-		return fits_reg(reg);
+		return fits_reg(r->reg);
+	case GS_RECOVERY_EXPRESSION:
+	case GS_RECOVERY_VAL_EXPRESSION:
+		return fits_reg(r->reg) && fits_off8(r->off, 8);
 	default:
 		return true;
 	}
 }
 
-static uint8_t nibbles(uint8_t kind, uint16_t reg)
+/* A callee-saved register's rule in 2 bits and an s6 offset / 8. */
+static bool saved_fits(const struct gs_bt_rule *r)
 {
-	return (uint8_t)(kind << 4 | (fits_reg(reg) ? reg : 0));
+	return r->kind == GS_RECOVERY_SAME_VALUE || r->kind == GS_RECOVERY_UNDEFINED ||
+	       (r->kind == GS_RECOVERY_AT_CFA_OFFSET && fits_off8(r->off, 6));
+}
+
+static uint8_t nibbles(const struct gs_bt_rule *r)
+{
+	bool has_reg = r->kind == GS_RECOVERY_REGISTER || r->kind == GS_RECOVERY_EXPRESSION ||
+		       r->kind == GS_RECOVERY_VAL_EXPRESSION;
+
+	return (uint8_t)(r->kind << 4 | (has_reg ? r->reg : 0));
+}
+
+static int8_t off8(const struct gs_bt_rule *r)
+{
+	bool has_off = r->kind == GS_RECOVERY_AT_CFA_OFFSET ||
+		       r->kind == GS_RECOVERY_VAL_CFA_OFFSET ||
+		       r->kind == GS_RECOVERY_EXPRESSION || r->kind == GS_RECOVERY_VAL_EXPRESSION;
+
+	return (int8_t)(has_off ? r->off / 8 : 0);
 }
 
 static int grow(void **v, size_t *cap, size_t need, size_t elem, struct gs_error *err)
@@ -67,7 +91,8 @@ static int push(struct gs_bt_rowtab *t, size_t *cap, uint64_t *starts, uint64_t 
 		if (starts[t->nrows - 1] == pc) { /* a zero-length row: the later one wins */
 			t->nrows--;
 		} else {
-			prev.pc = r.pc;
+			/* Same rules and flags; only the start differs. */
+			prev.pc = (uint16_t)((prev.pc & ~GS_BT_ROW_PC_MASK) | (r.pc & GS_BT_ROW_PC_MASK));
 			if (memcmp(&prev, &r, sizeof(r)) == 0)
 				return 0;
 		}
@@ -79,23 +104,30 @@ static int push(struct gs_bt_rowtab *t, size_t *cap, uint64_t *starts, uint64_t 
 	return 0;
 }
 
-static int encode(struct gs_bt_rowtab *t, size_t *ovf_cap, const struct gs_unwind_row *u,
+static int encode(struct gs_bt_rowtab *t, size_t *ovf_cap, const struct gs_cfi_row *u,
 		  struct gs_bt_row *r, struct gs_error *err)
 {
-	bool fits = fits_reg(u->cfa_register) && u->cfa_offset >= INT16_MIN &&
-		    u->cfa_offset <= INT16_MAX &&
-		    rule_fits(u->ra_kind, u->ra_register, u->ra_offset) &&
-		    rule_fits(u->rbp_kind, u->rbp_register, u->rbp_offset);
+	const struct gs_bt_rules *x = &u->rules;
+	bool fits = fits_reg(x->cfa.reg) && x->cfa.off >= INT16_MIN && x->cfa.off <= INT16_MAX &&
+		    rule_fits(&x->ra) && rule_fits(&x->rbp);
 
+	for (int i = 0; i < GS_BT_NSAVED; i++)
+		fits = fits && saved_fits(&x->saved[i]);
 	memset(r, 0, sizeof(*r));
 	r->pc = (uint16_t)(u->pc_start & GS_BT_ROW_PC_MASK);
+	if (u->flags & GS_CFI_ROW_SIGNAL)
+		r->pc |= GS_BT_ROW_F_SIGNAL;
 	if (fits) {
-		r->cfa = (uint8_t)(GS_BT_CFA_REG_OFF << 4 | u->cfa_register);
-		r->cfa_off = (int16_t)u->cfa_offset;
-		r->ra = nibbles(u->ra_kind, u->ra_register);
-		r->rbp = nibbles(u->rbp_kind, u->rbp_register);
-		r->ra_off = (int8_t)(fits_off8(u->ra_offset) ? u->ra_offset / 8 : 0);
-		r->rbp_off = (int8_t)(fits_off8(u->rbp_offset) ? u->rbp_offset / 8 : 0);
+		r->cfa = (uint8_t)(x->cfa.kind << 4 | x->cfa.reg);
+		r->cfa_off = (int16_t)x->cfa.off;
+		r->ra = nibbles(&x->ra);
+		r->rbp = nibbles(&x->rbp);
+		r->ra_off = off8(&x->ra);
+		r->rbp_off = off8(&x->rbp);
+		for (int i = 0; i < GS_BT_NSAVED; i++)
+			if (x->saved[i].kind == GS_RECOVERY_AT_CFA_OFFSET)
+				r->saved[i] = (uint8_t)(GS_BT_SAVED_AT_CFA |
+							(uint8_t)(x->saved[i].off / 8) << 2);
 		return 0;
 	}
 	if (t->noverflow > UINT16_MAX)
@@ -103,10 +135,44 @@ static int encode(struct gs_bt_rowtab *t, size_t *ovf_cap, const struct gs_unwin
 				 "too large for a compact row", UINT16_MAX + 1);
 	if (grow((void **)&t->overflow, ovf_cap, t->noverflow + 1, sizeof(*t->overflow), err))
 		return -ENOMEM;
-	t->overflow[t->noverflow] = *u;
+	t->overflow[t->noverflow] = *x;
 	r->cfa = GS_BT_CFA_OVERFLOW << 4;
 	r->cfa_off = (int16_t)(uint16_t)t->noverflow++;
 	return 0;
+}
+
+void gs_bt_rowtab_rules(const struct gs_bt_rowtab *t, size_t i, struct gs_bt_rules *out)
+{
+	const struct gs_bt_row *r = &t->rows[i];
+	struct gs_bt_rule *rules[] = { &out->ra, &out->rbp };
+	const uint8_t nib[] = { r->ra, r->rbp };
+	const int8_t off[] = { r->ra_off, r->rbp_off };
+
+	memset(out, 0, sizeof(*out));
+	if (r->cfa >> 4 == GS_BT_CFA_OVERFLOW) {
+		if ((uint16_t)r->cfa_off < t->noverflow)
+			*out = t->overflow[(uint16_t)r->cfa_off];
+		return;
+	}
+	out->cfa = (struct gs_bt_rule){ .kind = r->cfa >> 4, .reg = r->cfa & 15, .off = r->cfa_off };
+	for (int k = 0; k < 2; k++) {
+		rules[k]->kind = nib[k] >> 4;
+		rules[k]->off = off[k] * 8;
+		if (rules[k]->kind == GS_RECOVERY_REGISTER || rules[k]->kind >= GS_RECOVERY_EXPRESSION)
+			rules[k]->reg = nib[k] & 15;
+		if (rules[k]->kind == GS_RECOVERY_REGISTER || rules[k]->kind == GS_RECOVERY_SAME_VALUE ||
+		    rules[k]->kind == GS_RECOVERY_UNDEFINED)
+			rules[k]->off = 0;
+	}
+	for (int k = 0; k < GS_BT_NSAVED; k++) {
+		int8_t v = (int8_t)r->saved[k];
+
+		if ((r->saved[k] & 3) == GS_BT_SAVED_AT_CFA)
+			out->saved[k] = (struct gs_bt_rule){ .kind = GS_RECOVERY_AT_CFA_OFFSET,
+							     .off = (v >> 2) * 8 };
+		else
+			out->saved[k].kind = GS_RECOVERY_SAME_VALUE;
+	}
 }
 
 static int build_pages(struct gs_bt_rowtab *t, const uint64_t *starts, struct gs_error *err)
@@ -131,7 +197,7 @@ static int build_pages(struct gs_bt_rowtab *t, const uint64_t *starts, struct gs
 	return 0;
 }
 
-int gs_bt_rowtab_build(const struct gs_unwind_row *rows, size_t n, struct gs_bt_rowtab *out,
+int gs_bt_rowtab_build(const struct gs_cfi_row *rows, size_t n, struct gs_bt_rowtab *out,
 		       struct gs_error *err)
 {
 	size_t cap = 0, ovf_cap = 0;
@@ -147,7 +213,7 @@ int gs_bt_rowtab_build(const struct gs_unwind_row *rows, size_t n, struct gs_bt_
 	if (!starts)
 		return gs_errorf(err, -ENOMEM, "out of memory building %zu compact unwind rows", n);
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const struct gs_unwind_row *u = &rows[i];
+		const struct gs_cfi_row *u = &rows[i];
 		struct gs_bt_row r;
 
 		if (u->pc_start >= u->pc_end)
@@ -320,10 +386,10 @@ int gs_bt_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
 		struct gs_bt_rowtab t;
 		int rc;
 
-		if (w->lookup(w->ctx, GS_MAP_NAME_BT_MODULE_ROWS, &m->cookie, &present) == 0)
+		if (!m->nxrows || w->lookup(w->ctx, GS_MAP_NAME_BT_MODULE_ROWS, &m->cookie,
+					    &present) == 0)
 			continue;
-		rc = gs_bt_rowtab_build(s->rows + m->range.row_start,
-					m->range.row_end - m->range.row_start, &t, err);
+		rc = gs_bt_rowtab_build(m->xrows, m->nxrows, &t, err);
 		if (rc == 0)
 			rc = gs_bt_rowtab_write(w, m->cookie, &t, caps, err);
 		gs_bt_rowtab_free(&t);

@@ -2,8 +2,8 @@
  * range of .eh_frame, plus .debug_frame FDEs for ranges .eh_frame lacks, is
  * walked row by row through libdw (dwarf_cfi_addrframe, dwarf_frame_info),
  * each row's CFA / RA / rsp / rbp rules are converted to the 56-byte wire
- * row or dropped with a reason, then rows are sorted and identical
- * neighbours merged. */
+ * row or dropped with a reason, and (cfi_xrow.c) to the loop walker's full
+ * row; then rows are sorted and identical neighbours merged. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -25,7 +25,7 @@ struct rule {
 
 struct builder {
 	struct gs_cfi_table *t;
-	size_t rows_cap, dropped_cap;
+	size_t rows_cap, dropped_cap, xrows_cap;
 	bool oom;
 };
 
@@ -38,6 +38,7 @@ static const char *const drop_names[GS_CFI_DROP_NREASONS] = {
 	[GS_CFI_DROP_SP_RULE] = "sp_rule",
 	[GS_CFI_DROP_RBP_RULE] = "rbp_rule",
 	[GS_CFI_DROP_LIBDW_ERROR] = "libdw_error",
+	[GS_CFI_DROP_SAVED_RULE] = "saved_rule",
 };
 
 const char *gs_cfi_drop_name(enum gs_cfi_drop reason)
@@ -144,6 +145,19 @@ static void add_row(struct builder *b, const struct gs_unwind_row *row)
 	t->stats.exported++;
 }
 
+static void add_xrow(struct builder *b, const struct gs_cfi_row *row)
+{
+	struct gs_cfi_table *t = b->t;
+
+	if (uw_grow((void **)&t->xrows, &b->xrows_cap, t->nxrows + 1, sizeof(*t->xrows))) {
+		b->oom = true;
+		return;
+	}
+	t->xrows[t->nxrows++] = *row;
+	t->stats.xexported++;
+	t->stats.signal_rows += (row->flags & GS_CFI_ROW_SIGNAL) != 0;
+}
+
 static void add_dropped(struct builder *b, uint64_t lo, uint64_t hi, int reason)
 {
 	struct gs_cfi_table *t = b->t;
@@ -176,16 +190,18 @@ static void walk_range(struct builder *b, Dwarf_CFI *cfi, struct uw_fde_range ra
 	}
 	while (addr < range.hi && !b->oom) {
 		struct gs_unwind_row row = { 0 };
+		struct gs_cfi_row xrow = { 0 };
 		Dwarf_Frame *frame = NULL;
 		Dwarf_Addr start, end;
-		int ra_reg, reason;
+		bool signal = false;
+		int ra_reg, reason, xreason;
 
 		b->t->stats.rows++;
 		if (dwarf_cfi_addrframe(cfi, addr, &frame) != 0) {
 			add_dropped(b, addr, range.hi, GS_CFI_DROP_LIBDW_ERROR);
 			return;
 		}
-		ra_reg = dwarf_frame_info(frame, &start, &end, NULL);
+		ra_reg = dwarf_frame_info(frame, &start, &end, &signal);
 		if (ra_reg < 0 || end <= addr) {
 			free(frame);
 			add_dropped(b, addr, range.hi, GS_CFI_DROP_LIBDW_ERROR);
@@ -194,7 +210,16 @@ static void walk_range(struct builder *b, Dwarf_CFI *cfi, struct uw_fde_range ra
 		if (end > range.hi)
 			end = range.hi;
 		reason = convert_row(frame, ra_reg, &row);
+		xreason = uw_convert_xrow(frame, ra_reg, &xrow);
 		free(frame);
+		if (xreason >= 0) {
+			b->t->stats.xdropped[xreason]++;
+		} else {
+			xrow.pc_start = addr;
+			xrow.pc_end = end;
+			xrow.flags = signal ? GS_CFI_ROW_SIGNAL : 0;
+			add_xrow(b, &xrow);
+		}
 		if (reason >= 0) {
 			add_dropped(b, addr, end, reason);
 		} else {
@@ -313,6 +338,40 @@ static bool rows_sorted(const struct gs_cfi_table *t)
 	return true;
 }
 
+static int cmp_xrow(const void *a, const void *b)
+{
+	const struct gs_cfi_row *x = a, *y = b;
+
+	if (x->pc_start != y->pc_start)
+		return x->pc_start < y->pc_start ? -1 : 1;
+	return x->pc_end < y->pc_end ? -1 : x->pc_end > y->pc_end;
+}
+
+static void sort_and_merge_x(struct gs_cfi_table *t, bool merge)
+{
+	size_t out = 0;
+	bool sorted = true;
+
+	for (size_t i = 1; i < t->nxrows && sorted; i++)
+		sorted = cmp_xrow(&t->xrows[i - 1], &t->xrows[i]) <= 0;
+	if (!sorted)
+		qsort(t->xrows, t->nxrows, sizeof(*t->xrows), cmp_xrow);
+	if (!merge)
+		return;
+	for (size_t i = 0; i < t->nxrows; i++) {
+		struct gs_cfi_row *prev = out ? &t->xrows[out - 1] : NULL;
+		const struct gs_cfi_row *r = &t->xrows[i];
+
+		if (prev && prev->pc_end == r->pc_start && prev->flags == r->flags &&
+		    memcmp(&prev->rules, &r->rules, sizeof(r->rules)) == 0) {
+			prev->pc_end = r->pc_end;
+			continue;
+		}
+		t->xrows[out++] = *r;
+	}
+	t->nxrows = out;
+}
+
 static void sort_and_merge(struct gs_cfi_table *t, bool merge)
 {
 	size_t out = 0;
@@ -380,6 +439,7 @@ int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cf
 		return rc ? rc : gs_errorf(err, -ENOMEM, "out of memory building unwind rows");
 	}
 	sort_and_merge(out, !o.no_merge);
+	sort_and_merge_x(out, !o.no_merge);
 	return 0;
 }
 
@@ -407,6 +467,7 @@ int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,
 void gs_cfi_table_free(struct gs_cfi_table *t)
 {
 	free(t->rows);
+	free(t->xrows);
 	free(t->dropped);
 	memset(t, 0, sizeof(*t));
 }
@@ -436,4 +497,23 @@ int gs_cfi_table_lookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_unw
 		return -EOPNOTSUPP;
 	}
 	return -ENOENT;
+}
+
+int gs_cfi_table_xlookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_cfi_row *row)
+{
+	size_t lo = 0, hi = t->nxrows;
+
+	while (lo < hi) { /* first row ending after pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->xrows[mid].pc_end <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->nxrows || t->xrows[lo].pc_start > pc)
+		return -ENOENT;
+	if (row)
+		*row = t->xrows[lo];
+	return 0;
 }

@@ -34,6 +34,8 @@ void gs_rowset_init(struct gs_rowset *s)
 
 void gs_rowset_fini(struct gs_rowset *s)
 {
+	for (size_t i = 0; i < s->nmodules; i++)
+		free(s->modules[i].xrows);
 	free(s->rows);
 	free(s->modules);
 	memset(s, 0, sizeof(*s));
@@ -69,13 +71,13 @@ const struct gs_unwind_row *gs_rowset_find(const struct gs_rowset *s, uint64_t c
 	return m ? gs_rows_find(s->rows, m->range.row_start, m->range.row_end, pc) : NULL;
 }
 
-int gs_rowset_add(struct gs_rowset *s, uint64_t cookie, const struct gs_unwind_row *rows,
+/* Inserts a module with its rows (maybe none) where the cookie order puts
+ * it; the caller has checked that the cookie is not there. */
+static int insert(struct gs_rowset *s, size_t at, uint64_t cookie, const struct gs_unwind_row *rows,
 		  size_t nrows, struct gs_error *err)
 {
-	size_t at = module_slot(s, cookie), start;
+	size_t start;
 
-	if (nrows == 0 || (at < s->nmodules && s->modules[at].cookie == cookie))
-		return 0;
 	if (s->nrows + nrows > UINT32_MAX)
 		return gs_errorf(err, -E2BIG, "unwind rows of module 0x%016llx: %zu rows on top of %zu pass the 2^32 row index limit",
 				 (unsigned long long)cookie, nrows, s->nrows);
@@ -98,6 +100,41 @@ int gs_rowset_add(struct gs_rowset *s, uint64_t cookie, const struct gs_unwind_r
 		s->modules[i].range.row_start += (uint32_t)nrows;
 		s->modules[i].range.row_end += (uint32_t)nrows;
 	}
+	return 0;
+}
+
+int gs_rowset_add(struct gs_rowset *s, uint64_t cookie, const struct gs_unwind_row *rows,
+		  size_t nrows, struct gs_error *err)
+{
+	size_t at = module_slot(s, cookie);
+
+	if (nrows == 0 || (at < s->nmodules && s->modules[at].cookie == cookie))
+		return 0;
+	return insert(s, at, cookie, rows, nrows, err);
+}
+
+int gs_rowset_add_x(struct gs_rowset *s, uint64_t cookie, const struct gs_unwind_row *rows,
+		    size_t nrows, const struct gs_cfi_row *xrows, size_t nxrows,
+		    struct gs_error *err)
+{
+	size_t at = module_slot(s, cookie);
+	struct gs_cfi_row *copy;
+	int rc;
+
+	if ((nrows == 0 && nxrows == 0) || (at < s->nmodules && s->modules[at].cookie == cookie))
+		return 0;
+	copy = malloc((nxrows ? nxrows : 1) * sizeof(*copy));
+	if (!copy)
+		return gs_errorf(err, -ENOMEM, "out of memory copying %zu unwind rows", nxrows);
+	if (nxrows)
+		memcpy(copy, xrows, nxrows * sizeof(*copy));
+	rc = insert(s, at, cookie, rows, nrows, err);
+	if (rc) {
+		free(copy);
+		return rc;
+	}
+	s->modules[at].xrows = copy;
+	s->modules[at].nxrows = nxrows;
 	return 0;
 }
 

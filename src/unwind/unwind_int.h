@@ -15,6 +15,8 @@
 #include <gs/unwind.h>
 
 struct Elf;
+struct Dwarf_Frame_s; /* libdw's Dwarf_Frame */
+struct gs_cfi_row;
 
 /* The address range of one FDE, [lo, hi) in link-time addresses. */
 struct uw_fde_range {
@@ -35,6 +37,10 @@ struct uw_fde_ranges {
  * empty list and 0. */
 int uw_fde_ranges_read(struct Elf *elf, bool eh_frame, struct uw_fde_ranges *out,
 		       struct gs_error *err);
+
+/* The loop walker's row from a libdw frame (cfi_xrow.c): fills row->rules
+ * and returns -1, or returns the enum gs_cfi_drop reason it cannot. */
+int uw_convert_xrow(struct Dwarf_Frame_s *frame, int ra_reg, struct gs_cfi_row *row);
 
 /* Grows *v (element size `size`) so that it holds at least `need`
  * elements; 0 or -ENOMEM. */

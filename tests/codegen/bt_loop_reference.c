@@ -1,32 +1,28 @@
 /* The reference walker over compact rows (bt_loop_reference.h): one
- * function per step the protocol describes -- the module snapshot, the row
- * lookup by page index and binary search, the row's rules, recovery and
- * validation (spec 6.6-6.7), the caller's module and its wire table entry.
- * Plain loops over the maps' entries; nothing from src/codegen. */
+ * function per step the protocol describes -- frame 0's module from the
+ * probe, the module snapshot, the row lookup by page index and binary
+ * search, the row's rules, their evaluation on the register file (issue
+ * 11: CFA read through memory, expression rules, rbx and r12-r15, signal
+ * frames, the end of the stack), validation (spec 6.7), the caller's module
+ * and its wire table entry. Plain loops over the maps' entries; nothing
+ * from src/codegen. */
 #include <string.h>
 
 #include "bt_loop_reference.h"
 
 #define MIN_USER_IP 0x1000
+#define GO_ON (-1) /* the caller is valid: the walk goes on */
+
+static const uint8_t tracked[] = { GS_DWARF_REG_RIP, GS_DWARF_REG_RSP, GS_DWARF_REG_RBP,
+				   3, 12, 13, 14, 15 };
 
 /* A frame's registers and module, as the walk moves up. */
 struct frame {
-	uint64_t ip, rsp, rbp;
-	bool known;                /* mod is the snapshot entry holding ip */
-	uint32_t mod_index;        /* its index in the snapshot */
+	uint64_t regs[GS_BT_NREGS];
+	bool known;     /* mod holds the frame's ip */
+	uint8_t wire;   /* its wire table entry, or GS_BT_WIRE_NO_MODULE */
+	bool exact;     /* the row lookup is at ip (after a signal frame) */
 	struct gs_bt_module mod;
-};
-
-/* Rules of one row, whatever its encoding. */
-struct rules {
-	uint16_t cfa_reg, ra_reg, rbp_reg;
-	int64_t cfa_off, ra_off, rbp_off;
-	uint8_t ra_kind, rbp_kind;
-};
-
-struct next {
-	uint64_t ip, rsp, rbp;
-	uint16_t err;
 };
 
 struct walk {
@@ -56,8 +52,28 @@ static void find_snapshot(struct walk *k)
 		k->count = GS_BT_PROC_MODULES_MAX;
 }
 
+/* Frame 0's module: the probe's rows by cookie, bias = ip - probe pc, the
+ * pages the rows cover; wire entry 0. */
+static void probe_module(struct walk *k, struct frame *f)
+{
+	const struct gs_bt_module_rows *r;
+	uint64_t cookie = k->w->probe_cookie, bias;
+
+	if (!cookie || !(r = k->w->elem(k->w->elem_ctx, GS_MAP_NAME_BT_MODULE_ROWS, &cookie)))
+		return;
+	bias = f->regs[GS_DWARF_REG_RIP] - k->w->probe_pc;
+	f->mod = (struct gs_bt_module){ .start = bias + (r->first_page << GS_BT_PAGE_SHIFT),
+		.end = bias + ((r->first_page + r->npages) << GS_BT_PAGE_SHIFT), .cookie = cookie,
+		.bias = bias, .first_page = r->first_page, .row_lo = r->row_lo,
+		.row_hi = r->row_hi, .page_lo = r->page_lo, .npages = r->npages };
+	f->known = true;
+	f->wire = 0;
+	k->table[0] = (struct gs_bt_wire_module){ cookie, bias };
+	k->bt->modules = 1;
+}
+
 /* The snapshot entry whose [start, end) holds ip, by binary search. */
-static bool search_module(struct walk *k, uint64_t ip, struct frame *f)
+static bool search_module(struct walk *k, uint64_t ip, struct frame *f, uint32_t *index)
 {
 	uint32_t lo = 0, hi = k->count;
 
@@ -71,7 +87,7 @@ static bool search_module(struct walk *k, uint64_t ip, struct frame *f)
 			hi = mid;
 		} else if (ip < m->end) {
 			f->mod = *m;
-			f->mod_index = mid;
+			*index = mid;
 			return true;
 		} else {
 			lo = mid + 1;
@@ -84,16 +100,22 @@ static bool search_module(struct walk *k, uint64_t ip, struct frame *f)
  * snapshot's; the module table index it goes on the wire with. */
 static uint8_t resolve_module(struct walk *k, struct frame *f)
 {
-	bool same = f->known && f->mod.start <= f->ip && f->ip < f->mod.end;
+	uint64_t ip = f->regs[GS_DWARF_REG_RIP];
+	uint32_t index;
 
-	if (!same && !(f->known = search_module(k, f->ip, f)))
-		return GS_BT_WIRE_NO_MODULE;
-	if (!same && k->wire_of[f->mod_index] < 0 && k->bt->modules < k->slots) {
+	if (f->known && f->mod.start <= ip && ip < f->mod.end)
+		return f->wire;
+	f->wire = GS_BT_WIRE_NO_MODULE;
+	f->known = search_module(k, ip, f, &index);
+	if (!f->known)
+		return f->wire;
+	if (k->wire_of[index] < 0 && k->bt->modules < k->slots) {
 		k->table[k->bt->modules] = (struct gs_bt_wire_module){ f->mod.cookie, f->mod.bias };
-		k->wire_of[f->mod_index] = k->bt->modules++;
+		k->wire_of[index] = k->bt->modules++;
 	}
-	return k->wire_of[f->mod_index] >= 0 ? (uint8_t)k->wire_of[f->mod_index]
-					     : GS_BT_WIRE_NO_MODULE;
+	if (k->wire_of[index] >= 0)
+		f->wire = (uint8_t)k->wire_of[index];
+	return f->wire;
 }
 
 /* The row covering link-time pc in the frame's module: its page's rows
@@ -133,97 +155,138 @@ static const struct gs_bt_row *lookup_row(const struct walk *k, const struct gs_
 	return elem(k->w, GS_MAP_NAME_BT_CROWS, (uint32_t)found);
 }
 
-/* The row's rules: 0, or the status that stops the walk. */
-static uint8_t decode(const struct walk *k, const struct gs_bt_row *r, struct rules *out)
+/* A RA or rbp rule of a compact row: kind and register nibbles, s8 / 8. */
+static struct gs_bt_rule nibble_rule(uint8_t nib, int8_t off8)
 {
-	const struct gs_unwind_row *u;
+	return (struct gs_bt_rule){ .kind = nib >> 4, .reg = nib & 15, .off = 8 * off8 };
+}
+
+/* The row's rules: 0, or the status that stops the walk. */
+static uint8_t decode(const struct walk *k, const struct gs_bt_row *r, struct gs_bt_rules *out)
+{
+	const struct gs_bt_rules *o;
 
 	switch (r->cfa >> 4) {
 	case GS_BT_CFA_NONE:
 		return GS_BT_NO_UNWIND_ROWS_FOR_PC;
-	case GS_BT_CFA_REG_OFF:
-		*out = (struct rules){ .cfa_reg = r->cfa & 15, .cfa_off = r->cfa_off,
-			.ra_kind = r->ra >> 4, .ra_reg = r->ra & 15, .ra_off = 8 * (int64_t)r->ra_off,
-			.rbp_kind = r->rbp >> 4, .rbp_reg = r->rbp & 15,
-			.rbp_off = 8 * (int64_t)r->rbp_off };
-		break;
 	case GS_BT_CFA_OVERFLOW:
-		u = elem(k->w, GS_MAP_NAME_BT_OVERFLOW, (uint16_t)r->cfa_off);
-		if (!u)
+		o = elem(k->w, GS_MAP_NAME_BT_OVERFLOW, (uint16_t)r->cfa_off);
+		if (!o)
 			return GS_BT_NO_UNWIND_ROWS_FOR_PC;
-		*out = (struct rules){ .cfa_reg = u->cfa_register, .cfa_off = u->cfa_offset,
-			.ra_kind = u->ra_kind, .ra_reg = u->ra_register, .ra_off = u->ra_offset,
-			.rbp_kind = u->rbp_kind, .rbp_reg = u->rbp_register,
-			.rbp_off = u->rbp_offset };
+		*out = *o;
 		break;
-	default: /* REG_DEREF, EXPRESSION: issue 11 */
-		return GS_BT_UNSUPPORTED_CFI;
+	default:
+		out->cfa = (struct gs_bt_rule){ .kind = r->cfa >> 4, .reg = r->cfa & 15,
+						.off = r->cfa_off };
+		out->ra = nibble_rule(r->ra, r->ra_off);
+		out->rbp = nibble_rule(r->rbp, r->rbp_off);
+		for (int i = 0; i < GS_BT_NSAVED; i++)
+			out->saved[i] = (r->saved[i] & 3) == GS_BT_SAVED_AT_CFA ?
+				(struct gs_bt_rule){ .kind = GS_RECOVERY_AT_CFA_OFFSET,
+						     .off = 8 * ((int8_t)r->saved[i] >> 2) } :
+				(struct gs_bt_rule){ .kind = GS_RECOVERY_SAME_VALUE };
+		break;
 	}
-	/* an undefined RA (the end of the stack) and expressions: issue 11 */
-	if (out->ra_kind == GS_RECOVERY_UNDEFINED || out->ra_kind > GS_RECOVERY_SAME_VALUE ||
-	    out->rbp_kind > GS_RECOVERY_SAME_VALUE)
+	if (out->cfa.kind != GS_BT_CFA_REG_OFF && out->cfa.kind != GS_BT_CFA_REG_DEREF)
 		return GS_BT_UNSUPPORTED_CFI;
 	return 0;
 }
 
-static uint64_t reg(uint16_t r, const struct frame *f)
-{
-	return r == GS_DWARF_REG_RBP ? f->rbp : r == GS_DWARF_REG_RIP ? f->ip : f->rsp;
-}
-
+/* An 8-byte user read; a failure gives 0 and records `code` first. */
 static uint64_t read_user(const struct walk *k, uint64_t addr, uint16_t code, uint16_t *err)
 {
 	uint64_t v;
 
 	if (k->w->read_u64(k->w->read_ctx, addr, &v))
 		return v;
-	if (*err == 0)
+	if (code && *err == 0)
 		*err = code;
 	return 0;
 }
 
-/* Spec 6.6; the return address is read only when its rule needs memory. */
-static struct next recover(const struct walk *k, const struct rules *r, const struct frame *f)
+/* What a rule gives for register dst: 0 and *out, or UnsupportedCfi. */
+static int eval(const struct walk *k, const struct gs_bt_rule *r, const struct frame *f,
+		uint64_t cfa, int dst, uint16_t code, uint16_t *err, uint64_t *out)
 {
-	uint64_t cfa = reg(r->cfa_reg, f) + (uint64_t)r->cfa_off;
-	bool fp = r->cfa_reg == GS_DWARF_REG_RBP && r->cfa_off == 16;
-	struct next n = { .rsp = cfa };
-
-	if (r->ra_kind == GS_RECOVERY_AT_CFA_OFFSET)
-		n.ip = read_user(k, cfa + (uint64_t)r->ra_off, GS_BT_ERROR_RETURN_ADDRESS_READ,
-				 &n.err);
-	else if (r->ra_kind == GS_RECOVERY_VAL_CFA_OFFSET)
-		n.ip = cfa + (uint64_t)r->ra_off;
-	else
-		n.ip = reg(r->ra_reg, f);
-	if (fp || r->rbp_kind == GS_RECOVERY_AT_CFA_OFFSET)
-		n.rbp = read_user(k, cfa + (fp ? (uint64_t)-16 : (uint64_t)r->rbp_off),
-				  GS_BT_ERROR_FRAME_POINTER_READ, &n.err);
-	else if (r->rbp_kind == GS_RECOVERY_VAL_CFA_OFFSET)
-		n.rbp = cfa + (uint64_t)r->rbp_off;
-	else if (r->rbp_kind == GS_RECOVERY_UNDEFINED)
-		n.rbp = f->rbp;
-	else
-		n.rbp = reg(r->rbp_reg, f);
-	return n;
+	switch (r->kind) {
+	case GS_RECOVERY_AT_CFA_OFFSET:
+		*out = read_user(k, cfa + (uint64_t)(int64_t)r->off, code, err);
+		return 0;
+	case GS_RECOVERY_SAME_VALUE:
+	case GS_RECOVERY_UNDEFINED:
+		*out = f->regs[dst];
+		return 0;
+	case GS_RECOVERY_VAL_CFA_OFFSET:
+		*out = cfa + (uint64_t)(int64_t)r->off;
+		return 0;
+	case GS_RECOVERY_REGISTER:
+	case GS_RECOVERY_EXPRESSION:
+	case GS_RECOVERY_VAL_EXPRESSION:
+		if (r->reg > GS_DWARF_REG_MAX)
+			return GS_BT_UNSUPPORTED_CFI;
+		*out = f->regs[r->reg];
+		if (r->kind == GS_RECOVERY_REGISTER)
+			return 0;
+		*out += (uint64_t)(int64_t)r->off;
+		if (r->kind == GS_RECOVERY_EXPRESSION)
+			*out = read_user(k, *out, code, err);
+		return 0;
+	default:
+		return GS_BT_UNSUPPORTED_CFI;
+	}
 }
 
-#define GO_ON (-1) /* the caller is valid: the walk goes on */
-
-/* Spec 6.7: GO_ON, or the status that stops the walk (*code set). */
-static int validate(const struct frame *f, const struct next *n, uint16_t *code)
+/* The caller's registers (docs/protocol.md): GO_ON with next[] set, or
+ * the status that stops the walk. */
+static int recover(const struct walk *k, const struct gs_bt_rules *r, const struct frame *f,
+		   uint64_t next[GS_BT_NREGS], uint16_t *err)
 {
-	*code = n->err;
-	if (n->err)
-		return n->err == GS_BT_ERROR_RETURN_ADDRESS_READ ||
-		       n->err == GS_BT_ERROR_FRAME_POINTER_READ ? GS_BT_READ_ERROR
-								 : GS_BT_INVALID_FRAME;
-	if (n->ip == 0)
+	uint64_t cfa;
+	int rc;
+
+	*err = 0;
+	if (r->cfa.reg > GS_DWARF_REG_MAX)
+		return GS_BT_UNSUPPORTED_CFI;
+	cfa = f->regs[r->cfa.reg] + (uint64_t)(int64_t)r->cfa.off;
+	if (r->cfa.kind == GS_BT_CFA_REG_DEREF)
+		cfa = read_user(k, cfa, GS_BT_ERROR_CFA_READ, err);
+	next[GS_DWARF_REG_RSP] = cfa;
+	if (r->ra.kind == GS_RECOVERY_UNDEFINED)
 		return GS_BT_COMPLETE;
-	*code = n->ip < MIN_USER_IP ? GS_BT_ERROR_NEXT_IP_BELOW_USER
-	      : n->ip >> GS_BT_WIRE_IP_BITS ? GS_BT_ERROR_NEXT_IP_KERNEL_LIKE
-	      : n->rsp == 0 ? GS_BT_ERROR_NEXT_CFA_ZERO
-	      : n->rsp == f->rsp && n->ip == f->ip ? GS_BT_ERROR_NEXT_CFA_NOT_ADVANCING : 0;
+	rc = eval(k, &r->ra, f, cfa, GS_DWARF_REG_RIP, GS_BT_ERROR_RETURN_ADDRESS_READ, err,
+		  &next[GS_DWARF_REG_RIP]);
+	if (rc)
+		return rc;
+	if (r->cfa.kind == GS_BT_CFA_REG_OFF && r->cfa.reg == GS_DWARF_REG_RBP && r->cfa.off == 16)
+		next[GS_DWARF_REG_RBP] = read_user(k, cfa - 16, GS_BT_ERROR_FRAME_POINTER_READ, err);
+	else if ((rc = eval(k, &r->rbp, f, cfa, GS_DWARF_REG_RBP, GS_BT_ERROR_FRAME_POINTER_READ,
+			    err, &next[GS_DWARF_REG_RBP])))
+		return rc;
+	for (int i = 0; i < GS_BT_NSAVED; i++)
+		if ((rc = eval(k, &r->saved[i], f, cfa, gs_bt_saved_dwarf[i], 0, err,
+			       &next[gs_bt_saved_dwarf[i]])))
+			return rc;
+	return GO_ON;
+}
+
+/* Spec 6.7 (plus code 7): GO_ON, or the status that stops the walk. */
+static int validate(const struct frame *f, const uint64_t next[GS_BT_NREGS], uint16_t err,
+		    uint16_t *code)
+{
+	uint64_t ip = next[GS_DWARF_REG_RIP], rsp = next[GS_DWARF_REG_RSP];
+
+	*code = err;
+	if (err)
+		return err == GS_BT_ERROR_RETURN_ADDRESS_READ ||
+		       err == GS_BT_ERROR_FRAME_POINTER_READ ||
+		       err == GS_BT_ERROR_CFA_READ ? GS_BT_READ_ERROR : GS_BT_INVALID_FRAME;
+	if (ip == 0)
+		return GS_BT_COMPLETE;
+	*code = ip < MIN_USER_IP ? GS_BT_ERROR_NEXT_IP_BELOW_USER
+	      : ip >> GS_BT_WIRE_IP_BITS ? GS_BT_ERROR_NEXT_IP_KERNEL_LIKE
+	      : rsp == 0 ? GS_BT_ERROR_NEXT_CFA_ZERO
+	      : rsp == f->regs[GS_DWARF_REG_RSP] && ip == f->regs[GS_DWARF_REG_RIP] ?
+			GS_BT_ERROR_NEXT_CFA_NOT_ADVANCING : 0;
 	return *code ? GS_BT_INVALID_FRAME : GO_ON;
 }
 
@@ -232,28 +295,30 @@ static int validate(const struct frame *f, const struct next *n, uint16_t *code)
 static int unwind(struct walk *k, struct frame *f)
 {
 	const struct gs_bt_row *row;
-	struct rules r;
-	struct next n;
+	struct gs_bt_rules r = { 0 };
+	uint64_t next[GS_BT_NREGS], ip = f->regs[GS_DWARF_REG_RIP], pc;
+	uint16_t err;
 	int status;
-	uint64_t pc;
 
 	if (!f->known)
 		return GS_BT_OFFSETS_UNAVAILABLE;
-	/* frame 0 at its pc, a caller at its call instruction */
-	pc = (k->bt->frame_count <= 1 ? f->ip : f->ip - 1) - f->mod.bias;
+	/* frame 0 and a signal frame's caller at their pc, a caller at its call */
+	pc = (k->bt->frame_count <= 1 || f->exact ? ip : ip - 1) - f->mod.bias;
 	row = lookup_row(k, &f->mod, pc);
 	if (!row)
 		return GS_BT_NO_UNWIND_ROWS_FOR_PC;
+	f->exact = (row->pc & GS_BT_ROW_F_SIGNAL) != 0;
 	status = decode(k, row, &r);
 	if (status)
 		return status;
-	n = recover(k, &r, f);
-	status = validate(f, &n, &k->bt->error_code);
+	memcpy(next, f->regs, sizeof(next));
+	status = recover(k, &r, f, next, &err);
+	if (status == GO_ON)
+		status = validate(f, next, err, &k->bt->error_code);
 	if (status != GO_ON)
 		return status;
-	f->ip = n.ip;
-	f->rsp = n.rsp;
-	f->rbp = n.rbp;
+	for (size_t i = 0; i < sizeof(tracked); i++)
+		f->regs[tracked[i]] = next[tracked[i]];
 	return GO_ON;
 }
 
@@ -261,16 +326,21 @@ void bt_loop_ref_walk(const struct bt_loop_world *w, uint32_t depth, uint8_t fla
 		      struct bt_loop_backtrace *out)
 {
 	struct walk k = { .w = w, .bt = out };
-	struct frame f = { .ip = w->ip, .rsp = w->sp, .rbp = w->bp };
+	struct frame f = { .wire = GS_BT_WIRE_NO_MODULE };
 	uint8_t wire[GS_BT_LOOP_MAX_DEPTH];
 
 	memset(out, 0, sizeof(*out));
+	memcpy(f.regs, w->regs, sizeof(f.regs));
+	f.regs[GS_DWARF_REG_RIP] = w->ip;
+	f.regs[GS_DWARF_REG_RSP] = w->sp;
+	f.regs[GS_DWARF_REG_RBP] = w->bp;
 	out->requested_depth = (uint16_t)depth;
 	out->flags = flags;
 	out->status = GS_BT_TRUNCATED; /* unless a stop comes first */
 	k.slots = (uint8_t)(depth < GS_BT_WIRE_MODULES ? depth : GS_BT_WIRE_MODULES);
 	memset(k.wire_of, -1, sizeof(k.wire_of));
 	find_snapshot(&k);
+	probe_module(&k, &f);
 	while (out->frame_count < depth) {
 		if (out->frame_count > 0) {
 			int status = unwind(&k, &f);
@@ -281,7 +351,7 @@ void bt_loop_ref_walk(const struct bt_loop_world *w, uint32_t depth, uint8_t fla
 			}
 		}
 		wire[out->frame_count++] = resolve_module(&k, &f);
-		out->frames[out->frame_count - 1].raw_ip = f.ip;
+		out->frames[out->frame_count - 1].raw_ip = f.regs[GS_DWARF_REG_RIP];
 	}
 	if (out->status != GS_BT_INVALID_FRAME && out->status != GS_BT_READ_ERROR)
 		out->error_code = 0;

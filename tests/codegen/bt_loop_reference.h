@@ -2,7 +2,8 @@
  * docs/protocol.md ("The bpf_loop walker") and spec 6.6-6.7, not from the
  * code generator: from registers, the compact rows, the process's module
  * snapshot and user memory, what the compact Backtrace instruction of each
- * `bt` must hold once decoded (for test_vm_bt_loop_diff.c). */
+ * `bt` must hold once decoded (for test_vm_bt_loop_diff.c and
+ * test_vm_bt_loop.c). */
 #ifndef GS_TEST_BT_LOOP_REFERENCE_H
 #define GS_TEST_BT_LOOP_REFERENCE_H
 
@@ -16,6 +17,8 @@
 struct bt_loop_world {
 	uint64_t ip, sp, bp; /* pt_regs at the probe */
 	uint32_t tgid;
+	uint64_t probe_cookie, probe_pc; /* the probe's module and link-time pc */
+	uint64_t regs[GS_BT_NREGS];      /* the others, by DWARF number (rbx r12-r15) */
 	const void *(*elem)(void *ctx, const char *map, const void *key);
 	void *elem_ctx;
 	/* an 8-byte bpf_probe_read_user: false on a fault */

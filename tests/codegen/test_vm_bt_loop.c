@@ -101,6 +101,7 @@ static struct gs_unwind_row rsp_row(uint64_t start, uint64_t end, int64_t cfa)
 static void put_rows(struct loop_harness *h, uint64_t cookie)
 {
 	struct gs_unwind_row rows[1 + NFNS];
+	struct gs_cfi_row xrows[1 + NFNS];
 	struct gs_bt_table_caps caps = {
 		h->p->maps[h->p->map_index[GS_MAP_BT_CROWS]].max_entries,
 		h->p->maps[h->p->map_index[GS_MAP_BT_PAGES]].max_entries,
@@ -111,7 +112,9 @@ static void put_rows(struct loop_harness *h, uint64_t cookie)
 	rows[0] = rsp_row(GS_CG_PROBE_PC - 4, GS_CG_PROBE_PC + 0x20, 16);
 	for (uint32_t i = 0; i < NFNS; i++)
 		rows[1 + i] = rsp_row(FN(i), FN(i + 1), 32);
-	if (gs_bt_rowtab_build(rows, 1 + NFNS, &t, &err) ||
+	for (uint32_t i = 0; i < 1 + NFNS; i++)
+		gs_cfi_row_from_unwind_row(&rows[i], &xrows[i]);
+	if (gs_bt_rowtab_build(xrows, 1 + NFNS, &t, &err) ||
 	    gs_bt_rowtab_write(&h->w, cookie, &t, &caps, &err))
 		fail_msg("rows: %s", err.msg);
 	gs_bt_rowtab_free(&t);
@@ -292,13 +295,31 @@ static void test_every_statement_calls_the_one_walker(void **state)
 	teardown(h);
 }
 
-/* No snapshot for the process: frame 0 alone, its module unknown. */
-static void test_without_a_module_snapshot_the_walk_stops_at_frame_0(void **state)
+/* No snapshot for the process yet (a library dlopen'ed a moment ago):
+ * frame 0's module is the probe's, found by its cookie with bias = ip -
+ * probe pc, so callers in it unwind (issue 11). */
+static void test_without_a_snapshot_frame_0_module_comes_from_the_probe(void **state)
 {
 	struct loop_harness *h = setup("bt_loop_depth128");
 
 	(void)state;
 	put_rows(h, GS_CG_PROBE_COOKIE);
+	chain(h, 3, ra_in_probe_module);
+	run(h);
+	assert_bt(h, 0, 4, GS_BT_COMPLETE, 0);
+	for (size_t i = 0; i < 4; i++)
+		assert_frame(&h->frames[0][i], GS_CG_PROBE_COOKIE, BIAS,
+			     i ? ra_in_probe_module(i - 1) : BIAS + GS_CG_PROBE_PC);
+	teardown(h);
+}
+
+/* Neither a snapshot nor rows for the probe's module: frame 0 alone, its
+ * module unknown. */
+static void test_without_rows_or_snapshot_the_walk_stops_at_frame_0(void **state)
+{
+	struct loop_harness *h = setup("bt_loop_depth128");
+
+	(void)state;
 	chain(h, 3, ra_in_probe_module);
 	run(h);
 	assert_bt(h, 0, 1, GS_BT_OFFSETS_UNAVAILABLE, 0);
@@ -313,7 +334,8 @@ int main(void)
 		cmocka_unit_test(test_loop_walker_reaches_depth_512),
 		cmocka_unit_test(test_loop_walker_crosses_modules_and_back),
 		cmocka_unit_test(test_every_statement_calls_the_one_walker),
-		cmocka_unit_test(test_without_a_module_snapshot_the_walk_stops_at_frame_0),
+		cmocka_unit_test(test_without_a_snapshot_frame_0_module_comes_from_the_probe),
+		cmocka_unit_test(test_without_rows_or_snapshot_the_walk_stops_at_frame_0),
 	};
 
 	return cmocka_run_group_tests_name("vm-bt-loop", tests, NULL, NULL);

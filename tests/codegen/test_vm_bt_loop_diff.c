@@ -87,7 +87,7 @@ static void put_maps(struct harness *h, const struct bt_scenario *sc)
 
 	for (size_t m = 0; m < sc->nmods; m++) {
 		const struct bt_sc_module *mod = &sc->mods[m];
-		struct gs_unwind_row rows[BT_SC_MAX_ROWS + 1];
+		struct gs_cfi_row rows[BT_SC_MAX_ROWS + 1];
 		size_t n = 0;
 		struct gs_bt_rowtab t;
 		bool listed = false;
@@ -97,9 +97,9 @@ static void put_maps(struct harness *h, const struct bt_scenario *sc)
 		if (!listed)
 			continue;
 		if (m == 0)
-			rows[n++] = sc->w.probe_row;
+			gs_cfi_row_from_unwind_row(&sc->w.probe_row, &rows[n++]);
 		for (uint32_t j = 0; j < mod->nfns; j++)
-			rows[n++] = sc->rows[mod->row_start + j];
+			gs_cfi_row_from_unwind_row(&sc->rows[mod->row_start + j], &rows[n++]);
 		if (gs_bt_rowtab_build(rows, n, &t, &err) ||
 		    gs_bt_rowtab_write(&w, mod->cookie, &t, &caps, &err))
 			fail_msg("scenario %u: rows: %s", sc->index, err.msg);
@@ -230,8 +230,10 @@ static void account(const struct harness *h, const struct bt_loop_backtrace *wan
 static bool check_scenario(struct harness *h, struct bt_scenario *sc,
 			   struct bt_loop_backtrace want[2])
 {
-	struct bt_loop_world w = { sc->w.ip, sc->w.sp, sc->w.bp, BT_SC_TGID, vm_elem, h,
-				   bt_sc_read, sc };
+	struct bt_loop_world w = { .ip = sc->w.ip, .sp = sc->w.sp, .bp = sc->w.bp,
+				   .tgid = BT_SC_TGID, .probe_cookie = h->shape.probe_cookie,
+				   .probe_pc = h->shape.probe_pc, .elem = vm_elem, .elem_ctx = h,
+				   .read_u64 = bt_sc_read, .read_ctx = sc };
 	bool ok;
 
 	load_vm(h, sc);
@@ -311,7 +313,7 @@ static void test_scenarios_reach_every_stop_of_the_loop_walker(void **state)
 {
 	static const uint8_t want[][2] = {
 		{ GS_BT_COMPLETE, 0 }, { GS_BT_TRUNCATED, 0 }, { GS_BT_OFFSETS_UNAVAILABLE, 0 },
-		{ GS_BT_UNSUPPORTED_CFI, 0 }, { GS_BT_READ_ERROR, 1 }, { GS_BT_READ_ERROR, 2 },
+		{ GS_BT_READ_ERROR, 1 }, { GS_BT_READ_ERROR, 2 },
 		{ GS_BT_INVALID_FRAME, 3 }, { GS_BT_INVALID_FRAME, 4 }, { GS_BT_INVALID_FRAME, 5 },
 		{ GS_BT_INVALID_FRAME, 6 }, { GS_BT_NO_UNWIND_ROWS_FOR_PC, 0 },
 	};

@@ -16,46 +16,51 @@
 
 #include "fixtures.h"
 
-/* The full row a compact row stands for (pc range aside). */
-static struct gs_unwind_row expand(const struct gs_bt_rowtab *t, const struct gs_bt_row *r)
+/* A row: CFA = reg + cfa_off, RA at CFA + ra_off, rbp by kind/offset,
+ * the callee-saved registers unchanged. */
+static struct gs_cfi_row row(uint64_t lo, uint64_t hi, uint8_t cfa_reg, int32_t cfa_off,
+			     int32_t ra_off, uint8_t rbp_kind, int32_t rbp_off)
 {
-	struct gs_unwind_row u = { 0 };
+	struct gs_cfi_row r = { .pc_start = lo, .pc_end = hi };
 
-	if (r->cfa >> 4 == GS_BT_CFA_OVERFLOW)
-		return t->overflow[(uint16_t)r->cfa_off];
-	u.cfa_register = r->cfa & 15;
-	u.cfa_offset = r->cfa_off;
-	u.ra_kind = r->ra >> 4;
-	u.ra_register = r->ra & 15;
-	u.ra_offset = r->ra_off * 8;
-	u.rbp_kind = r->rbp >> 4;
-	u.rbp_register = r->rbp & 15;
-	u.rbp_offset = r->rbp_off * 8;
-	return u;
+	r.rules.cfa = (struct gs_bt_rule){ .kind = GS_BT_CFA_REG_OFF, .reg = cfa_reg, .off = cfa_off };
+	r.rules.ra = (struct gs_bt_rule){ .kind = GS_RECOVERY_AT_CFA_OFFSET, .off = ra_off };
+	r.rules.rbp = (struct gs_bt_rule){ .kind = rbp_kind, .off = rbp_off };
+	for (int i = 0; i < GS_BT_NSAVED; i++)
+		r.rules.saved[i].kind = GS_RECOVERY_SAME_VALUE;
+	return r;
 }
 
-/* Rules whose value is a register's: the walkers read the register field. */
-static bool reg_rule(uint8_t kind)
+/* What a rule means, without the fields its kind ignores. */
+static void norm_rule(struct gs_bt_rule *r, bool saved)
 {
-	return kind == GS_RECOVERY_REGISTER || kind == GS_RECOVERY_SAME_VALUE;
+	bool has_reg = r->kind == GS_RECOVERY_REGISTER || r->kind == GS_RECOVERY_EXPRESSION ||
+		       r->kind == GS_RECOVERY_VAL_EXPRESSION;
+
+	if (saved && r->kind == GS_RECOVERY_UNDEFINED)
+		r->kind = GS_RECOVERY_SAME_VALUE;
+	if (r->kind == GS_RECOVERY_SAME_VALUE || r->kind == GS_RECOVERY_UNDEFINED ||
+	    r->kind == GS_RECOVERY_REGISTER)
+		r->off = 0;
+	if (!has_reg)
+		r->reg = 0;
 }
 
-static bool same_rules(const struct gs_unwind_row *a, const struct gs_unwind_row *b)
+static bool same_rules(struct gs_bt_rules a, struct gs_bt_rules b)
 {
-	bool ra_off = a->ra_kind != GS_RECOVERY_AT_CFA_OFFSET &&
-		      a->ra_kind != GS_RECOVERY_VAL_CFA_OFFSET;
-	bool rbp_off = a->rbp_kind != GS_RECOVERY_AT_CFA_OFFSET &&
-		       a->rbp_kind != GS_RECOVERY_VAL_CFA_OFFSET;
+	struct gs_bt_rules *v[] = { &a, &b };
 
-	return a->cfa_register == b->cfa_register && a->cfa_offset == b->cfa_offset &&
-	       a->ra_kind == b->ra_kind && (ra_off || a->ra_offset == b->ra_offset) &&
-	       a->rbp_kind == b->rbp_kind && (rbp_off || a->rbp_offset == b->rbp_offset) &&
-	       (!reg_rule(a->ra_kind) || a->ra_register == b->ra_register) &&
-	       (!reg_rule(a->rbp_kind) || a->rbp_register == b->rbp_register);
+	for (int k = 0; k < 2; k++) {
+		norm_rule(&v[k]->ra, false);
+		norm_rule(&v[k]->rbp, false);
+		for (int i = 0; i < GS_BT_NSAVED; i++)
+			norm_rule(&v[k]->saved[i], true);
+	}
+	return memcmp(&a, &b, sizeof(a)) == 0;
 }
 
 /* Every pc from 16 bytes before the first row to 16 past the last. */
-static void check_every_pc(const struct gs_unwind_row *rows, size_t n)
+static void check_every_pc(const struct gs_cfi_row *rows, size_t n)
 {
 	struct gs_bt_rowtab t;
 	struct gs_error err;
@@ -70,7 +75,10 @@ static void check_every_pc(const struct gs_unwind_row *rows, size_t n)
 	lo = rows[0].pc_start > 16 ? rows[0].pc_start - 16 : 0;
 	hi = rows[n - 1].pc_end + 16;
 	for (uint64_t pc = lo; pc < hi; pc++) {
-		const struct gs_unwind_row *want = gs_rows_find(rows, 0, n, pc);
+		const struct gs_cfi_table table = { .xrows = (struct gs_cfi_row *)rows, .nxrows = n };
+		struct gs_cfi_row want_row;
+		const struct gs_cfi_row *want = gs_cfi_table_xlookup(&table, pc, &want_row) == 0 ?
+						&want_row : NULL;
 		long i = gs_bt_rows_find(t.rows, t.pages, t.first_page, t.npages, pc);
 		bool none = i < 0 || t.rows[i].cfa >> 4 == GS_BT_CFA_NONE;
 
@@ -84,10 +92,14 @@ static void check_every_pc(const struct gs_unwind_row *rows, size_t n)
 				 (unsigned long long)pc, (unsigned long long)want->pc_start,
 				 (unsigned long long)want->pc_end);
 		{
-			struct gs_unwind_row got = expand(&t, &t.rows[i]);
+			struct gs_bt_rules got;
+			bool signal = (t.rows[i].pc & GS_BT_ROW_F_SIGNAL) != 0;
 
-			if (!same_rules(want, &got))
+			gs_bt_rowtab_rules(&t, (size_t)i, &got);
+			if (!same_rules(want->rules, got))
 				fail_msg("pc 0x%llx: compact row %ld gives other rules", (unsigned long long)pc, i);
+			if (signal != ((want->flags & GS_CFI_ROW_SIGNAL) != 0))
+				fail_msg("pc 0x%llx: compact row %ld: signal flag differs", (unsigned long long)pc, i);
 		}
 		checked++;
 	}
@@ -103,7 +115,7 @@ static void check_file(const char *path)
 
 	if (gs_cfi_table_from_file(path, NULL, &t, &err) != 0)
 		fail_msg("%s: %s", path, err.msg);
-	check_every_pc(t.rows, t.nrows);
+	check_every_pc(t.xrows, t.nxrows);
 	gs_cfi_table_free(&t);
 }
 
@@ -135,14 +147,13 @@ static void test_compact_lookup_equals_cfi_table_on_libc(void **state)
  * rows across page boundaries. */
 static void test_gaps_large_rules_and_page_edges(void **state)
 {
-	const struct gs_unwind_row rows[] = {
-		{ 0x0ff0, 0x1004, 8, -8, 0, 7, 16, 6, 1, 0, { 0 } },
-		{ 0x1004, 0x1004, 16, -8, -16, 7, 16, 6, 1, 1, { 0 } },    /* empty */
-		{ 0x1004, 0x2010, 16, -8, -16, 7, 16, 6, 1, 1, { 0 } },
-		{ 0x2100, 0x2200, 100000, -8, 0, 7, 16, 6, 1, 0, { 0 } }, /* large CFA */
-		{ 0x2200, 0x2201, 8, -12, 0, 7, 16, 6, 1, 0, { 0 } },     /* odd RA offset */
-		{ 0x2300, 0x2310, 8, 0, 0, 7, 16, 6, 4, 4, { 0 } },       /* RA same as rip */
-		{ 0x5000, 0x5001, 16, -8, -16, 6, 16, 6, 1, 1, { 0 } },   /* pages apart */
+	const struct gs_cfi_row rows[] = {
+		row(0x0ff0, 0x1004, 7, 8, -8, GS_RECOVERY_SAME_VALUE, 0),
+		row(0x1004, 0x1004, 7, 16, -8, GS_RECOVERY_AT_CFA_OFFSET, -16), /* empty */
+		row(0x1004, 0x2010, 7, 16, -8, GS_RECOVERY_AT_CFA_OFFSET, -16),
+		row(0x2100, 0x2200, 7, 100000, -8, GS_RECOVERY_SAME_VALUE, 0),  /* large CFA */
+		row(0x2200, 0x2201, 7, 8, -12, GS_RECOVERY_SAME_VALUE, 0),      /* odd RA offset */
+		row(0x5000, 0x5001, 6, 16, -8, GS_RECOVERY_AT_CFA_OFFSET, -16), /* pages apart */
 	};
 	struct gs_bt_rowtab t;
 	struct gs_error err;
@@ -150,10 +161,54 @@ static void test_gaps_large_rules_and_page_edges(void **state)
 	(void)state;
 	check_every_pc(rows, sizeof(rows) / sizeof(rows[0]));
 	assert_int_equal(gs_bt_rowtab_build(rows, sizeof(rows) / sizeof(rows[0]), &t, &err), 0);
-	assert_int_equal(t.noverflow, 3);
+	assert_int_equal(t.noverflow, 2);
 	assert_int_equal(t.first_page, 0);
 	assert_int_equal(t.npages, 6);
 	assert_int_equal(t.pages[t.npages], t.nrows);
+	gs_bt_rowtab_free(&t);
+}
+
+/* Issue 11's rules: a CFA read through memory (DRAP, signal frames), an RA
+ * and rbp given by DW_OP_breg7 expressions (the kernel's ucontext), rbx
+ * and r12-r15 at CFA offsets (compact) or as expressions (overflow), a CFA
+ * on rbx, the end of the stack, and the signal flag. */
+static void test_expression_rules_survive_compaction(void **state)
+{
+	struct gs_cfi_row rows[6];
+	struct gs_bt_rowtab t;
+	struct gs_error err;
+
+	(void)state;
+	rows[0] = row(0x1000, 0x1010, 6, -8, -8, GS_RECOVERY_EXPRESSION, 0); /* DRAP */
+	rows[0].rules.cfa.kind = GS_BT_CFA_REG_DEREF;
+	rows[0].rules.rbp.reg = 6;
+	rows[0].rules.saved[1] = (struct gs_bt_rule){ .kind = GS_RECOVERY_AT_CFA_OFFSET, .off = -24 };
+	rows[1] = row(0x1010, 0x1020, 7, 160, 0, GS_RECOVERY_EXPRESSION, 120); /* sigreturn */
+	rows[1].rules.cfa.kind = GS_BT_CFA_REG_DEREF;
+	rows[1].rules.ra = (struct gs_bt_rule){ .kind = GS_RECOVERY_EXPRESSION, .reg = 7, .off = 168 };
+	rows[1].rules.rbp.reg = 7;
+	for (int i = 0; i < GS_BT_NSAVED; i++)
+		rows[1].rules.saved[i] = (struct gs_bt_rule){ .kind = GS_RECOVERY_EXPRESSION,
+							      .reg = 7, .off = 72 + 8 * i };
+	rows[1].flags = GS_CFI_ROW_SIGNAL;
+	rows[2] = row(0x1020, 0x1030, 3, 16, -8, GS_RECOVERY_SAME_VALUE, 0); /* CFA on rbx */
+	rows[2].rules.saved[0] = (struct gs_bt_rule){ .kind = GS_RECOVERY_AT_CFA_OFFSET, .off = -16 };
+	rows[3] = row(0x1030, 0x1040, 7, 8, 0, GS_RECOVERY_SAME_VALUE, 0); /* _start */
+	rows[3].rules.ra.kind = GS_RECOVERY_UNDEFINED;
+	rows[4] = row(0x1040, 0x1050, 7, 8, -8, GS_RECOVERY_VAL_EXPRESSION, 16);
+	rows[4].rules.rbp.reg = 12;
+	rows[5] = row(0x1050, 0x1060, 7, 8, -8, GS_RECOVERY_SAME_VALUE, 0);
+	rows[5].rules.saved[4] = (struct gs_bt_rule){ .kind = GS_RECOVERY_AT_CFA_OFFSET, .off = -264 };
+	check_every_pc(rows, 6);
+	assert_int_equal(gs_bt_rowtab_build(rows, 6, &t, &err), 0);
+	/* the sigreturn row (expression saves) and the far r15 save */
+	assert_int_equal(t.noverflow, 2);
+	assert_int_equal(t.rows[0].cfa >> 4, GS_BT_CFA_REG_DEREF);
+	assert_int_equal(t.rows[1].cfa >> 4, GS_BT_CFA_OVERFLOW);
+	assert_true(t.rows[1].pc & GS_BT_ROW_F_SIGNAL);
+	assert_false(t.rows[0].pc & GS_BT_ROW_F_SIGNAL);
+	assert_int_equal(t.rows[2].cfa, GS_BT_CFA_REG_OFF << 4 | 3);
+	assert_int_equal(t.rows[3].ra >> 4, GS_RECOVERY_UNDEFINED);
 	gs_bt_rowtab_free(&t);
 }
 
@@ -185,7 +240,7 @@ static size_t value_size(const char *map)
 	       strcmp(map, GS_MAP_NAME_BT_PROC_MODULES) == 0 ? sizeof(struct gs_bt_proc_modules) :
 	       strcmp(map, GS_MAP_NAME_BT_MODULES) == 0 ? sizeof(struct gs_bt_module) :
 	       strcmp(map, GS_MAP_NAME_BT_CROWS) == 0 ? sizeof(struct gs_bt_row) :
-	       strcmp(map, GS_MAP_NAME_BT_PAGES) == 0 ? 4 : sizeof(struct gs_unwind_row);
+	       strcmp(map, GS_MAP_NAME_BT_PAGES) == 0 ? 4 : sizeof(struct gs_bt_rules);
 }
 
 static int fake_update(void *ctx, const char *map, const void *key, const void *value)
@@ -224,9 +279,9 @@ static int fake_remove(void *ctx, const char *map, const void *key)
 
 static void test_modules_are_laid_out_after_each_other_and_snapshots_flip(void **state)
 {
-	const struct gs_unwind_row rows[] = {
-		{ 0x1000, 0x1010, 8, -8, 0, 7, 16, 6, 1, 0, { 0 } },
-		{ 0x1010, 0x1020, 16, -8, 0, 7, 16, 6, 1, 0, { 0 } },
+	const struct gs_cfi_row rows[] = {
+		row(0x1000, 0x1010, 7, 8, -8, GS_RECOVERY_SAME_VALUE, 0),
+		row(0x1010, 0x1020, 7, 16, -8, GS_RECOVERY_SAME_VALUE, 0),
 	};
 	struct gs_bt_table_caps caps = { 64, 64, 8 };
 	struct fake *f = calloc(1, sizeof(*f));
@@ -275,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_compact_lookup_equals_cfi_table_on_fixtures),
 		cmocka_unit_test(test_compact_lookup_equals_cfi_table_on_libc),
 		cmocka_unit_test(test_gaps_large_rules_and_page_edges),
+		cmocka_unit_test(test_expression_rules_survive_compaction),
 		cmocka_unit_test(test_modules_are_laid_out_after_each_other_and_snapshots_flip),
 	};
 
