@@ -3,8 +3,9 @@
  * process's module list (read again when an unknown address shows up: a
  * dlopen), else by cookie among binaries known up front; the symbolizer at
  * the pc for frame 0 and at pc - 1 for callers (a return address is after
- * its call); and the entry-point rule that shows a walk ending in `_start`
- * as complete. No libbpf: events in, names out. */
+ * its call, except after a signal frame); signal trampolines; demangled
+ * names; and the entry-point rule that shows a walk ending in `_start` as
+ * complete. No libbpf: events in, names out. */
 #ifndef GS_FRAMES_H
 #define GS_FRAMES_H
 
@@ -37,6 +38,8 @@ struct gs_frames_opts {
 	 * outlive the resolver; the trace plan's, gs_plan_modfiles, so frames
 	 * read the files and debug files resolution read). NULL: its own. */
 	struct gs_modfiles *files;
+	/* Show C++ and Rust names as the linker sees them (--no-demangle). */
+	bool no_demangle;
 };
 
 struct gs_frames;
@@ -59,11 +62,22 @@ struct gs_frame {
 	 * backtraces or when nothing is known about the pc. Valid until the
 	 * resolver is freed. */
 	const struct gs_sym_info *sym;
+	/* sym's function as shown: demangled unless no_demangle; NULL with sym. */
+	const char *function;
+	/* A signal trampoline (its CIE says 'S', e.g. __restore_rt): shown as
+	 * gdb does, `<signal handler called>`; the frame after it is
+	 * symbolized at its pc, which was interrupted, not called from. */
+	bool signal_frame;
 };
+
+#define GS_FRAME_SIGNAL_NAME "<signal handler called>"
 
 /* Frame i of the backtrace instruction bt of ev. */
 GS_API void gs_frames_resolve(struct gs_frames *f, const struct gs_event *ev,
 			      const struct gs_inst *bt, unsigned i, struct gs_frame *out);
+/* A name of the symbolizer's (a function or an inline call) as shown:
+ * demangled unless no_demangle; valid until the resolver is freed. */
+GS_API const char *gs_frames_name(struct gs_frames *f, const char *name);
 /* The status to show (reference 11.3): UnsupportedCfi / NoUnwindRowsForPc
  * read as complete when the last frame is at the process entry. */
 GS_API uint8_t gs_frames_status(struct gs_frames *f, const struct gs_event *ev,

@@ -112,6 +112,10 @@ GS_API int gs_cfi_table_lookup(const struct gs_cfi_table *t, uint64_t pc, struct
 GS_API void gs_cfi_row_from_unwind_row(const struct gs_unwind_row *u, struct gs_cfi_row *out);
 /* The loop walker's row covering pc: 0 and *row, or -ENOENT. */
 GS_API int gs_cfi_table_xlookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_cfi_row *row);
+/* The FDEs of .eh_frame whose CIE says 'S' (signal trampolines such as
+ * libc's __restore_rt): *n pairs [lo, hi) in *ranges (malloc'd, link-time). */
+GS_API int gs_signal_frame_ranges(struct Elf *elf, uint64_t **ranges, size_t *n,
+				  struct gs_error *err);
 /* Short stable name of a drop reason ("ra_undefined"). */
 GS_API const char *gs_cfi_drop_name(enum gs_cfi_drop reason);
 

@@ -13,6 +13,7 @@
 #include <gs/modfile.h>
 
 #include "../opts_int.h"
+#include "events_int.h"
 
 /* The module list of one process, as last read from /proc/PID/maps. */
 struct frames_pid {
@@ -28,9 +29,17 @@ struct frames_module {
 	char *name;     /* its file name as the process maps it (shown) */
 	struct gs_modfile *file; /* NULL: unreadable */
 	int sym;        /* symbolizer handle; -1: unreadable */
-	bool elf_read;  /* entry / start looked up */
+	bool elf_read;  /* entry / start / signal frames looked up */
 	bool has_entry, has_start;
 	uint64_t entry, start; /* e_entry, the `_start` symbol */
+	uint64_t *sig;  /* signal trampolines: [lo, hi) pairs */
+	size_t nsig;
+};
+
+/* A symbolizer name and what is shown for it. */
+struct frames_name {
+	const char *name; /* the symbolizer's string (stable): the key */
+	char *shown;      /* demangled, or NULL: shown as it is */
 };
 
 /* A binary known up front, for the cookie fallback. */
@@ -49,6 +58,9 @@ struct gs_frames {
 	size_t nmods;
 	struct frames_static *statics;
 	size_t nstatics;
+	bool no_demangle;
+	struct frames_name *names; /* open addressing, by pointer */
+	size_t names_cap, nnames;
 };
 
 /* An address in no known module re-reads the module list, at most this often. */
@@ -270,6 +282,36 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 	return NULL;
 }
 
+static void read_elf(struct frames_module *m);
+
+/* Frame i is a signal trampoline: the byte before its return address (the
+ * kernel's "return address" is the trampoline's first instruction, whose
+ * FDE starts a byte early for that) lies in an FDE of CIE 'S'. */
+static bool is_signal_frame(struct frames_module *mod, const struct gs_frame *r, unsigned i)
+{
+	uint64_t pc = i > 0 && r->pc > 0 ? r->pc - 1 : r->pc;
+
+	if (!mod->elf_read)
+		read_elf(mod);
+	for (size_t k = 0; k < mod->nsig; k++)
+		if (pc >= mod->sig[2 * k] && pc < mod->sig[2 * k + 1])
+			return true;
+	return false;
+}
+
+/* Frame i follows a signal frame: its pc was interrupted, not a return. */
+static bool after_signal_frame(struct gs_frames *o, const struct gs_event *ev,
+			       const struct gs_inst *bt, unsigned i)
+{
+	struct gs_frame prev;
+	struct frames_module *mod;
+
+	if (i == 0)
+		return false;
+	mod = locate(o, ev, bt, i - 1, &prev);
+	return mod && is_signal_frame(mod, &prev, i - 1);
+}
+
 void gs_frames_resolve(struct gs_frames *o, const struct gs_event *ev, const struct gs_inst *bt,
 		       unsigned i, struct gs_frame *r)
 {
@@ -279,14 +321,57 @@ void gs_frames_resolve(struct gs_frames *o, const struct gs_event *ev, const str
 
 	if (!mod || mod->sym < 0 || (bt->backtrace.flags & GS_BT_FLAG_RAW))
 		return;
+	r->signal_frame = is_signal_frame(mod, r, i);
 	/* A caller's pc is a return address: its call is the byte before. */
-	lookup = i > 0 && r->pc > 0 ? r->pc - 1 : r->pc;
-	if (gs_symbolize(o->sym, mod->sym, lookup, &info, NULL) == 0 && info->found)
+	lookup = i > 0 && r->pc > 0 && !after_signal_frame(o, ev, bt, i) ? r->pc - 1 : r->pc;
+	if (gs_symbolize(o->sym, mod->sym, lookup, &info, NULL) == 0 && info->found) {
 		r->sym = info;
+		r->function = gs_frames_name(o, info->function);
+	}
 }
 
-/* e_entry and `_start` of a module file, once. */
-static void read_entry(struct frames_module *m)
+static size_t name_slot(const struct gs_frames *o, const char *name)
+{
+	size_t h = ((uintptr_t)name >> 3) * 0x9e3779b97f4a7c15ull;
+
+	return h & (o->names_cap - 1);
+}
+
+const char *gs_frames_name(struct gs_frames *o, const char *name)
+{
+	size_t k;
+
+	if (!name || o->no_demangle)
+		return name;
+	if (2 * (o->nnames + 1) > o->names_cap) {
+		size_t ncap = o->names_cap ? 2 * o->names_cap : 256;
+		struct frames_name *nv = calloc(ncap, sizeof(*nv)), *old = o->names;
+		size_t ocap = o->names_cap;
+
+		if (!nv)
+			return name;
+		o->names = nv;
+		o->names_cap = ncap;
+		for (size_t i = 0; i < ocap; i++) {
+			if (!old[i].name)
+				continue;
+			for (k = name_slot(o, old[i].name); nv[k].name; k = (k + 1) & (ncap - 1))
+				;
+			nv[k] = old[i];
+		}
+		free(old);
+	}
+	for (k = name_slot(o, name); o->names[k].name; k = (k + 1) & (o->names_cap - 1))
+		if (o->names[k].name == name)
+			return o->names[k].shown ? o->names[k].shown : name;
+	o->names[k].name = name;
+	o->names[k].shown = ev_demangle(name);
+	o->nnames++;
+	return o->names[k].shown ? o->names[k].shown : name;
+}
+
+/* e_entry, `_start` and the signal trampolines of a module file, once. */
+static void read_elf(struct frames_module *m)
 {
 	GElf_Ehdr eh;
 	uint64_t size;
@@ -294,6 +379,10 @@ static void read_entry(struct frames_module *m)
 	m->elf_read = true;
 	if (!m->file)
 		return;
+	if (gs_signal_frame_ranges(gs_modfile_elf(m->file), &m->sig, &m->nsig, NULL) != 0) {
+		m->sig = NULL;
+		m->nsig = 0;
+	}
 	if (gelf_getehdr(gs_modfile_elf(m->file), &eh)) {
 		m->has_entry = eh.e_entry != 0;
 		m->entry = eh.e_entry;
@@ -314,7 +403,7 @@ uint8_t gs_frames_status(struct gs_frames *o, const struct gs_event *ev, const s
 	if (!mod)
 		return status;
 	if (!mod->elf_read)
-		read_entry(mod);
+		read_elf(mod);
 	if ((mod->has_entry && r.pc >= mod->entry && r.pc - mod->entry < ENTRY_WINDOW) ||
 	    (mod->has_start && r.pc >= mod->start && r.pc - mod->start < ENTRY_WINDOW))
 		return GS_BT_COMPLETE;
@@ -339,6 +428,7 @@ int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
 	f->files = o.files;
 	if (!f->files && gs_modfiles_new(NULL, &f->own_files, NULL) == 0)
 		f->files = f->own_files;
+	f->no_demangle = o.no_demangle;
 	f->sym = f->files ? gs_symbolizer_new(f->files, err) : NULL;
 	f->statics = calloc(o.nmodules ? o.nmodules : 1, sizeof(*f->statics));
 	if (!f->sym || !f->statics) {
@@ -367,7 +457,11 @@ void gs_frames_free(struct gs_frames *f)
 	for (size_t i = 0; i < f->nmods; i++) {
 		free(f->mods[i].path);
 		free(f->mods[i].name);
+		free(f->mods[i].sig);
 	}
+	for (size_t i = 0; i < f->names_cap; i++)
+		free(f->names[i].shown);
+	free(f->names);
 	free(f->mods);
 	free(f->statics);
 	gs_symbolizer_free(f->sym);

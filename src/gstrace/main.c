@@ -383,6 +383,7 @@ static int attach(struct ctx *c, struct run *r, pid_t pid)
 	struct cli_out_opts oo = {
 		.format = c->cli.format, .timestamp = c->cli.timestamp, .pid = pid,
 		.modules = c->modules, .nmodules = c->nmodules, .files = c->files,
+		.no_demangle = c->cli.no_demangle,
 	};
 	struct gs_session_opts so = {
 		.sz = sizeof(so), .on_event = on_event, .arg = r,

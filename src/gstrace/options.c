@@ -21,7 +21,7 @@ enum opt_id {
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
 	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE,
 	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
-	O_MAX_STRING_LEN,
+	O_MAX_STRING_LEN, O_NO_DEMANGLE,
 };
 
 struct opt {
@@ -41,6 +41,7 @@ static const struct opt opts[] = {
 	{ "script-output", 0, "pretty|plain|json|folded", O_FORMAT },
 	{ "script-timestamp", 0, "local|boot|none", O_TIMESTAMP },
 	{ "force-perf-event-array", 0, NULL, O_FORCE_PERF },
+	{ "no-demangle", 0, NULL, O_NO_DEMANGLE },
 	{ "dry-run", 0, NULL, O_DRY_RUN },
 	{ "dump-insns", 0, NULL, O_DUMP_INSNS },
 	{ "max-events", 0, "N", O_MAX_EVENTS },
@@ -247,6 +248,9 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_FORCE_PERF:
 		c->force_perf = true;
+		break;
+	case O_NO_DEMANGLE:
+		c->no_demangle = true;
 		break;
 	case O_DRY_RUN:
 		c->dry_run = true;

@@ -52,6 +52,7 @@ struct cli {
 	enum cli_timestamp timestamp;
 	bool force_perf;
 	bool dry_run;
+	bool no_demangle; /* --no-demangle: C++/Rust names as the linker sees them */
 	bool dump_insns;
 	uint64_t max_events;      /* 0: no limit */
 	size_t max_probes;        /* traces and probe addresses; CLI_MAX_PROBES */

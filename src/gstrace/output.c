@@ -42,6 +42,7 @@ int cli_out_new(const struct cli_out_opts *opts, FILE *f, struct cli_out **out, 
 	fo.modules = opts->modules;
 	fo.nmodules = opts->nmodules;
 	fo.files = opts->files;
+	fo.no_demangle = opts->no_demangle;
 	rc = gs_frames_new(&fo, &o->frames, err);
 	if (rc) {
 		cli_out_free(o);
@@ -162,10 +163,11 @@ static void put_module(FILE *f, const struct gs_backtrace_frame *fr, const struc
 	}
 }
 
-static void put_frame(FILE *f, const char *indent, unsigned i, uint8_t flags,
+static void put_frame(struct cli_out *o, const char *indent, unsigned i, uint8_t flags,
 		      const struct gs_backtrace_frame *fr, const struct gs_frame *r)
 {
 	const struct gs_sym_info *s = r->sym;
+	FILE *f = o->f;
 
 	if (flags & GS_BT_FLAG_RAW) {
 		fprintf(f, "%s#%u 0x%" PRIx64, indent, i, r->pc);
@@ -173,6 +175,12 @@ static void put_frame(FILE *f, const char *indent, unsigned i, uint8_t flags,
 		fprintf(f, " raw=0x%" PRIx64 " cookie=0x%016" PRIx64, fr->raw_ip, r->cookie);
 		if (fr->flags)
 			fprintf(f, " flags=0x%x", fr->flags);
+		fputc('\n', f);
+		return;
+	}
+	if (r->signal_frame) {
+		fprintf(f, "%s#%u %s", indent, i, GS_FRAME_SIGNAL_NAME);
+		put_module(f, fr, r);
 		fputc('\n', f);
 		return;
 	}
@@ -188,14 +196,14 @@ static void put_frame(FILE *f, const char *indent, unsigned i, uint8_t flags,
 		if (!in->name)
 			continue;
 		fprintf(f, "%s#%u.inline ", indent, i);
-		put_name(f, in->name);
+		put_name(f, gs_frames_name(o->frames, in->name));
 		fputs(" at ", f);
 		put_location(f, in->call_file, in->call_line, in->call_col);
 		put_module(f, fr, r);
 		fputc('\n', f);
 	}
 	fprintf(f, "%s#%u ", indent, i);
-	put_name(f, s->function ? s->function : "<unknown function>");
+	put_name(f, r->function ? r->function : "<unknown function>");
 	if (s->from_dwarf && s->params && s->params[0]) {
 		fputc('(', f);
 		put_name(f, s->params);
@@ -222,7 +230,7 @@ static void put_backtrace(struct cli_out *o, const struct gs_event *ev, const st
 		struct gs_frame r;
 
 		gs_frames_resolve(o->frames, ev, in, i, &r);
-		put_frame(o->f, frame_indent, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
+		put_frame(o, frame_indent, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
 	}
 	if (status == GS_BT_COMPLETE)
 		return;

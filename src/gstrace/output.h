@@ -30,6 +30,7 @@ struct cli_out_opts {
 	/* Wall-clock ns at boot (CLOCK_REALTIME - CLOCK_MONOTONIC) for local
 	 * timestamps; 0: measured when the output is created. */
 	int64_t boot_realtime_ns;
+	bool no_demangle; /* show C++ and Rust names mangled */
 };
 
 struct cli_out;

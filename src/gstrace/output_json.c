@@ -363,9 +363,10 @@ static void json_line(FILE *f, bool *first, const char *file, int line, int col)
 		fputs("null", f);
 }
 
-static void json_frame(FILE *f, unsigned i, uint8_t flags, const struct gs_backtrace_frame *fr,
-		       const struct gs_frame *r)
+static void json_frame(struct cli_out *o, unsigned i, uint8_t flags,
+		       const struct gs_backtrace_frame *fr, const struct gs_frame *r)
 {
+	FILE *f = o->f;
 	const struct gs_sym_info *s = r->sym;
 	bool first = true;
 
@@ -373,7 +374,10 @@ static void json_frame(FILE *f, unsigned i, uint8_t flags, const struct gs_backt
 	json_key(f, &first, "index");
 	fprintf(f, "%u", i);
 	json_key(f, &first, "function");
-	json_str(f, s ? (s->function ? s->function : "<unknown function>") : NULL);
+	if (r->signal_frame)
+		json_str(f, GS_FRAME_SIGNAL_NAME);
+	else
+		json_str(f, s ? (r->function ? r->function : "<unknown function>") : NULL);
 	json_key(f, &first, "params");
 	json_str(f, s && s->from_dwarf ? s->params : NULL);
 	json_line(f, &first, s ? s->file : NULL, s ? s->line : 0, s ? s->col : 0);
@@ -401,7 +405,7 @@ static void json_frame(FILE *f, unsigned i, uint8_t flags, const struct gs_backt
 			fputc(',', f);
 		fputc('{', f);
 		json_key(f, &ifirst, "function");
-		json_str(f, in->name);
+		json_str(f, gs_frames_name(o->frames, in->name));
 		json_line(f, &ifirst, in->call_file, in->call_line, in->call_col);
 		fputc('}', f);
 	}
@@ -435,7 +439,7 @@ static void json_backtrace(struct cli_out *o, const struct gs_event *ev, const s
 		gs_frames_resolve(o->frames, ev, in, i, &r);
 		if (i)
 			fputc(',', o->f);
-		json_frame(o->f, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
+		json_frame(o, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
 	}
 	fputs("]}", o->f);
 }

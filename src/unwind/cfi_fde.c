@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/unwind.h>
+
 #include "unwind_int.h"
 
 #define GS_CIE_CACHE 64
@@ -17,6 +19,7 @@
 struct gs_cie_enc {
 	Dwarf_Off offset;
 	int encoding; /* DW_EH_PE_*, or -1: unusable CIE */
+	bool signal;  /* 'S' in the augmentation */
 };
 
 struct gs_fde_reader {
@@ -180,20 +183,26 @@ static int cie_encoding(const struct gs_fde_reader *r, const Dwarf_CIE *cie)
 	return DW_EH_PE_absptr;
 }
 
-static int lookup_cie(struct gs_fde_reader *r, Dwarf_Off offset)
+static int lookup_cie(struct gs_fde_reader *r, Dwarf_Off offset, bool *signal)
 {
 	Dwarf_CFI_Entry entry;
 	Dwarf_Off next;
 	int enc = -1;
 
+	*signal = false;
 	for (size_t i = 0; i < r->ncies; i++)
-		if (r->cies[i].offset == offset)
+		if (r->cies[i].offset == offset) {
+			*signal = r->cies[i].signal;
 			return r->cies[i].encoding;
+		}
 	if (dwarf_next_cfi(r->ident, r->data, r->eh_frame, offset, &next, &entry) == 0 &&
-	    dwarf_cfi_cie_p(&entry))
+	    dwarf_cfi_cie_p(&entry)) {
 		enc = cie_encoding(r, &entry.cie);
+		*signal = entry.cie.augmentation && entry.cie.augmentation[0] == 'z' &&
+			  strchr(entry.cie.augmentation, 'S') != NULL;
+	}
 	/* A small round-robin cache: binaries use one or a few CIEs. */
-	r->cies[r->next_cie] = (struct gs_cie_enc){ offset, enc };
+	r->cies[r->next_cie] = (struct gs_cie_enc){ offset, enc, *signal };
 	r->next_cie = (r->next_cie + 1) % GS_CIE_CACHE;
 	if (r->ncies < GS_CIE_CACHE)
 		r->ncies++;
@@ -202,7 +211,8 @@ static int lookup_cie(struct gs_fde_reader *r, Dwarf_Off offset)
 
 static bool decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde, struct uw_fde_range *out)
 {
-	int enc = lookup_cie(r, fde->CIE_pointer);
+	bool signal;
+	int enc = lookup_cie(r, fde->CIE_pointer, &signal);
 	const uint8_t *p = fde->start, *end = fde->end;
 	uint64_t loc, range, field_addr;
 
@@ -226,6 +236,7 @@ static bool decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde, struct uw_
 		loc &= 0xffffffffULL;
 	out->lo = loc;
 	out->hi = loc + range < loc ? UINT64_MAX : loc + range;
+	out->signal = signal;
 	return true;
 }
 
@@ -280,5 +291,34 @@ int uw_fde_ranges_read(Elf *elf, bool eh_frame, struct uw_fde_ranges *out, struc
 		}
 		out->v[out->n++] = range;
 	}
+	return 0;
+}
+
+int gs_signal_frame_ranges(struct Elf *elf, uint64_t **ranges, size_t *n, struct gs_error *err)
+{
+	struct uw_fde_ranges eh;
+	size_t k = 0;
+	int rc = uw_fde_ranges_read(elf, true, &eh, err);
+
+	*ranges = NULL;
+	*n = 0;
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < eh.n; i++)
+		if (eh.v[i].signal)
+			eh.v[k++] = eh.v[i];
+	if (k) {
+		*ranges = malloc(2 * k * sizeof(**ranges));
+		if (!*ranges) {
+			free(eh.v);
+			return gs_errorf(err, -ENOMEM, "out of memory listing signal frames");
+		}
+		for (size_t i = 0; i < k; i++) {
+			(*ranges)[2 * i] = eh.v[i].lo;
+			(*ranges)[2 * i + 1] = eh.v[i].hi;
+		}
+		*n = k;
+	}
+	free(eh.v);
 	return 0;
 }

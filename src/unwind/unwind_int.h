@@ -21,6 +21,7 @@ struct gs_cfi_row;
 /* The address range of one FDE, [lo, hi) in link-time addresses. */
 struct uw_fde_range {
 	uint64_t lo, hi;
+	bool signal; /* its CIE's augmentation has 'S': a signal trampoline */
 };
 
 struct uw_fde_ranges {

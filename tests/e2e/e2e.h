@@ -299,5 +299,7 @@ extern const struct e2e_scenario e2e_deep_scenarios[];
 extern const size_t e2e_deep_nscenarios;
 extern const struct e2e_scenario e2e_values_scenarios[];
 extern const size_t e2e_values_nscenarios;
+extern const struct e2e_scenario e2e_unwind_scenarios[];
+extern const size_t e2e_unwind_nscenarios;
 
 #endif /* GS_E2E_H */

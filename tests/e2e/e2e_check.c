@@ -169,9 +169,22 @@ static size_t gdb_groups(const struct e2e_gdb_bt *g, struct group *out, size_t m
 	return n;
 }
 
+/* glibc's assembly functions have several ELF names at one address
+ * (kill, __kill, __GI_kill; clone3, __clone3) and gdb and libdwfl pick
+ * different ones: compared without the __GI_ and __ prefixes. The
+ * address is compared as well (compare_frame). */
+static const char *glibc_base_name(const char *s)
+{
+	if (strncmp(s, "__GI_", 5) == 0)
+		s += 5;
+	while (s[0] == '_' && s[1] == '_')
+		s += 2;
+	return s;
+}
+
 static bool same_name(const char *gs, const char *gdb)
 {
-	return strcmp(gs, gdb) == 0;
+	return strcmp(gs, gdb) == 0 || strcmp(glibc_base_name(gs), glibc_base_name(gdb)) == 0;
 }
 
 static void compare_frame(struct e2e_ctx *c, size_t bi, const struct e2e_frame *f,

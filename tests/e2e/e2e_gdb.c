@@ -25,7 +25,8 @@ static bool parse_bt_line(const char *line, struct e2e_gdb_frame *f)
 	if (strncmp(p, "0x", 2) == 0 && strstr(p, " in ")) {
 		p = strstr(p, " in ") + 4;
 	}
-	n = strcspn(p, " (");
+	/* "<signal handler called>": gdb's name for a signal trampoline */
+	n = p[0] == '<' && strchr(p, '>') ? (size_t)(strchr(p, '>') - p) + 1 : strcspn(p, " (");
 	snprintf(f->func, sizeof(f->func), "%.*s", (int)n, p);
 	f->has_line = strstr(p, ") at ") != NULL;
 	from = strstr(p, ") from ");
@@ -91,6 +92,11 @@ bool e2e_gdb_backtrace(pid_t pid, const char *location, struct e2e_gdb_bt *g, st
 		"-iex", "set confirm off",
 		"-iex", "set print frame-arguments none",
 		"-iex", "set backtrace past-main on",
+		/* the signal fixtures' timers: run the handler, do not stop */
+		"-iex", "handle SIGUSR1 nostop noprint pass",
+		"-iex", "handle SIGALRM nostop noprint pass",
+		/* a function of a library the fixture dlopens later */
+		"-iex", "set breakpoint pending on",
 		"-p", pidstr,
 		"-ex", brk,
 		"-ex", "continue",
