@@ -5,10 +5,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <gs/disasm.h>
 #include <gs/render.h>
 #include <gs/runtime.h>
+
+#include "rt_int.h"
 
 static const char *row_kind(uint8_t kind)
 {
@@ -102,6 +105,35 @@ static void listing(const struct gs_plan_trace *t, const struct gs_plan_probe *p
 	fputc('\n', f);
 }
 
+/* The dlopen hook the session adds for a process with `bt` traces. */
+static void print_dlhook(const struct gs_plan *p, unsigned what, FILE *f)
+{
+	bool bt = false;
+	struct gs_asm a;
+	char *path;
+	uint64_t off;
+
+	for (size_t i = 0; i < gs_plan_trace_count(p); i++)
+		bt = bt || gs_plan_trace_at(p, i)->bt;
+	if (!bt || gs_plan_pid(p) <= 0 || rt_dlhook_locate(gs_plan_pid(p), &path, &off, NULL))
+		return;
+	gs_asm_init(&a);
+	if (rt_dlhook_program(&a, NULL) == 0) {
+		if (what & GS_PLAN_PRINT_SUMMARY)
+			fprintf(f, "dlopen hook: _dl_debug_state in %s (file offset 0x%" PRIx64 ")\n"
+				"  program %s: %zu instructions\n  maps: %s[1]\n", path, off,
+				RT_DLHOOK_PROG, a.len, RT_DLHOOK_MAP);
+		if (what & GS_PLAN_PRINT_INSNS) {
+			fprintf(f, "; dlopen hook at _dl_debug_state of %s: program %s\n", path,
+				RT_DLHOOK_PROG);
+			gs_asm_dump(&a, f);
+			fputc('\n', f);
+		}
+	}
+	gs_asm_fini(&a);
+	free(path);
+}
+
 int gs_plan_print(const struct gs_plan *p, unsigned what, FILE *f)
 {
 	size_t ntraces = gs_plan_trace_count(p), nprobes = gs_plan_probe_count(p);
@@ -118,6 +150,7 @@ int gs_plan_print(const struct gs_plan *p, unsigned what, FILE *f)
 				listing(t, &t->probes[k], f);
 		}
 	}
+	print_dlhook(p, what, f);
 	if (what & GS_PLAN_PRINT_SUMMARY)
 		fprintf(f, "dry run: %zu trace%s, %zu probe%s built; nothing loaded\n", ntraces,
 			ntraces == 1 ? "" : "s", nprobes, nprobes == 1 ? "" : "s");

@@ -8,12 +8,30 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <elfutils/libdw.h>
 #include <gelf.h>
 
 #include <gs/error.h>
 #include <gs/program.h>
+
+/* The dlopen hook (dlhook.c): a uprobe on the dynamic linker's
+ * _dl_debug_state in f's process that counts calls; rt_dlhook_changed is 1
+ * once per change of the count. */
+#define RT_DLHOOK_PROG "gs_dl_hook"
+#define RT_DLHOOK_MAP "gs_dl_changes"
+struct rt_dlhook;
+struct gs_procfill;
+struct gs_asm;
+/* Where the hook goes in pid: the linker's path (malloc'd) and file offset. */
+int rt_dlhook_locate(pid_t pid, char **path, uint64_t *off, struct gs_error *err);
+/* The hook's program into a (finished). */
+int rt_dlhook_program(struct gs_asm *a, struct gs_error *err);
+int rt_dlhook_new(const struct gs_procfill *f, bool force_tracefs, struct rt_dlhook **out,
+		  struct gs_error *err);
+int rt_dlhook_changed(struct rt_dlhook *h);
+void rt_dlhook_free(struct rt_dlhook *h);
 
 /* Where a function's body starts: the first line-table entry of [low, high)
  * flagged prologue_end, else the first whose line differs from the line at

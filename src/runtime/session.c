@@ -40,6 +40,7 @@ struct gs_session {
 	struct session_trace *v;
 	size_t n;
 	int64_t last_refresh_ns;
+	struct rt_dlhook *dlhook;    /* -p: _dl_debug_state calls, or NULL */
 	char *report;
 	bool multi;    /* programs load for, and attach through, uprobe_multi links */
 	bool detached; /* gs_session_detach() ran */
@@ -116,6 +117,9 @@ static int fill_pid(struct gs_session *s, pid_t pid, struct gs_error *err)
 		return gs_errorf(err, -ENOMEM, "out of memory filling the maps of pid %d", (int)pid);
 	s->fills = nv;
 	gs_procfill_init(&s->fills[s->nfills], pid, s->files);
+	/* -p: rows of every module first, then where they are (target mode
+	 * writes the plan's rows only). */
+	s->fills[s->nfills].add_rows = s->pid > 0;
 	rc = gs_procfill_offsets(&s->fills[s->nfills], &s->pool, err);
 	if (rc) {
 		gs_procfill_fini(&s->fills[s->nfills]);
@@ -285,6 +289,14 @@ int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs
 			}
 		}
 	}
+	/* A process's dlopen and dlclose reach the module maps at once: a
+	 * uprobe on its dynamic linker's hook (none: the timer alone). */
+	if (rc == 0 && s->pid > 0 && s->nfills) {
+		struct gs_error ignored;
+
+		if (rt_dlhook_new(&s->fills[0], s->opts.force_tracefs, &s->dlhook, &ignored))
+			s->dlhook = NULL;
+	}
 	return rc ? rc : (int)s->n;
 }
 
@@ -304,7 +316,8 @@ int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 	int64_t now = monotonic_ns();
 	int rc;
 
-	if (s->nfills && now - s->last_refresh_ns >= REFRESH_INTERVAL_NS) {
+	if (s->nfills && (now - s->last_refresh_ns >= REFRESH_INTERVAL_NS ||
+			  rt_dlhook_changed(s->dlhook))) {
 		s->last_refresh_ns = now;
 		/* A process that is gone just stops producing events; in target
 		 * mode it is forgotten, so a new one with its pid is filled. */
@@ -385,6 +398,7 @@ void gs_session_free(struct gs_session *s)
 	for (size_t i = 0; i < s->n; i++)
 		trace_close(&s->v[i]);
 	free(s->v);
+	rt_dlhook_free(s->dlhook);
 	gs_reader_free(s->reader);
 	gs_bpf_maps_close(&s->pool);
 	for (size_t i = 0; i < s->nfills; i++)

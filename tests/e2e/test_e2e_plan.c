@@ -82,7 +82,7 @@ static void parse_dry_run(const char *text, struct plan_view *pv)
 		const char *name = !strncmp(l, "  program ", 10) ? l + 10 :
 				   !strncmp(l, "  step program ", 15) ? l + 15 : NULL;
 
-		if (!strncmp(l, "trace #", 7)) {
+		if (!strncmp(l, "trace #", 7) || !strncmp(l, "dlopen hook:", 12)) {
 			first = pv->n;
 		} else if (name && pv->n < MAX_PROGS) {
 			size_t len = strcspn(name, ":");
