@@ -354,6 +354,9 @@ GS_API void gs_procfill_fini(struct gs_procfill *f);
  * when the maps have them, the range slots (reference 8.4). */
 GS_API int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps,
 			       struct gs_error *err);
+/* A process that is gone: its module snapshot leaves the maps and its
+ * bt_modules regions go back for reuse. */
+GS_API void gs_procfill_forget(struct gs_procfill *f, struct gs_bpf_maps *maps);
 /* Rewrites the bpf_loop walker's module snapshot of the process from the
  * last fill (no /proc read), so its entries see rows written since. */
 GS_API int gs_procfill_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps,

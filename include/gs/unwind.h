@@ -240,6 +240,10 @@ GS_API int gs_bt_rowset_write(const struct gs_rowset *s, const struct gs_map_wri
 GS_API int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 				 const struct gs_range_item *items, size_t n, uint32_t capacity,
 				 struct gs_error *err);
+/* Forgets pid's snapshot and returns its regions for reuse (a process that
+ * is gone, or grew past its regions: replace frees the old pair itself). */
+GS_API int gs_bt_modules_remove(const struct gs_map_writer *w, uint32_t pid,
+				struct gs_error *err);
 
 /* ---- module identity (module.c, siphash.c) -------------------------------- */
 

@@ -104,6 +104,17 @@ static int write_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	return rc;
 }
 
+void gs_procfill_forget(struct gs_procfill *f, struct gs_bpf_maps *maps)
+{
+	struct gs_map_writer w;
+
+	if (!gs_bpf_maps_find(maps, GS_MAP_NAME_BT_PROC_MODULES))
+		return;
+	gs_bpf_maps_writer(maps, &w);
+	if (gs_bt_modules_remove(&w, (uint32_t)f->pid, NULL) == 0)
+		gs_bpf_maps_flush(maps, NULL);
+}
+
 int gs_procfill_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err)
 {
 	int rc = write_snapshot(f, maps, &f->mods, err);

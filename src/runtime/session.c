@@ -326,6 +326,7 @@ int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 			if (rc < 0 && rc != -ENOENT && rc != -ESRCH)
 				return rc;
 			if (rc < 0 && s->pid <= 0) {
+				gs_procfill_forget(&s->fills[i], &s->pool);
 				gs_procfill_fini(&s->fills[i]);
 				s->fills[i] = s->fills[--s->nfills];
 				continue;

@@ -408,17 +408,104 @@ static int cmp_module(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
+/* Free bt_modules regions are bt_proc_modules entries under keys past any
+ * pid (BPF never looks them up): key GS_BT_FREE_KEY + i, i < the
+ * allocator's count, each {base, cap}. */
+#define GS_BT_FREE_KEY 0x80000000u
+
+static int read_alloc(const struct gs_map_writer *w, struct gs_bt_proc_modules *alloc,
+		      struct gs_error *err)
+{
+	uint32_t zero = 0;
+	int rc = w->lookup(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &zero, alloc);
+
+	if (rc == -ENOENT) {
+		memset(alloc, 0, sizeof(*alloc));
+		return 0;
+	}
+	return rc ? gs_errorf(err, rc, "cannot read the %s allocator: %s",
+			      GS_MAP_NAME_BT_PROC_MODULES, strerror(-rc)) : 0;
+}
+
+static int write_alloc(const struct gs_map_writer *w, const struct gs_bt_proc_modules *alloc,
+		       struct gs_error *err)
+{
+	uint32_t zero = 0;
+	int rc = w->update(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &zero, alloc);
+
+	return rc ? gs_errorf(err, rc, "cannot write the %s allocator: %s",
+			      GS_MAP_NAME_BT_PROC_MODULES, strerror(-rc)) : 0;
+}
+
+/* Returns a process's two regions [base, base + 2 cap) to the free list. */
+static int release_regions(const struct gs_map_writer *w, uint32_t base, uint32_t cap,
+			   struct gs_error *err)
+{
+	struct gs_bt_proc_modules alloc, region = { .base = base, .cap = cap };
+	uint32_t key;
+	int rc = read_alloc(w, &alloc, err);
+
+	if (rc || cap == 0)
+		return rc;
+	key = GS_BT_FREE_KEY + alloc.count;
+	rc = w->update(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &key, &region);
+	if (rc)
+		return gs_errorf(err, rc, "cannot record a free %s region: %s",
+				 GS_MAP_NAME_BT_MODULES, strerror(-rc));
+	alloc.count++;
+	return write_alloc(w, &alloc, err);
+}
+
+/* Two regions of cap entries for a process: a free pair at least that
+ * large (first fit), else new ones past the last. *base on success. */
+static int take_regions(const struct gs_map_writer *w, uint32_t *cap, uint32_t capacity,
+			uint32_t pid, uint32_t count, uint32_t *base, struct gs_error *err)
+{
+	struct gs_bt_proc_modules alloc, region, last;
+	int rc = read_alloc(w, &alloc, err);
+
+	for (uint32_t i = 0; rc == 0 && i < alloc.count; i++) {
+		uint32_t key = GS_BT_FREE_KEY + i, last_key = GS_BT_FREE_KEY + alloc.count - 1;
+
+		if (w->lookup(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &key, &region) != 0 ||
+		    region.cap < *cap)
+			continue;
+		/* Taken: the last free entry moves into its key. */
+		if (key != last_key) {
+			rc = w->lookup(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &last_key, &last);
+			if (rc == 0)
+				rc = w->update(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &key, &last);
+		}
+		if (rc == 0)
+			w->remove(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &last_key);
+		alloc.count--;
+		*base = region.base;
+		*cap = region.cap;
+		return rc ? gs_errorf(err, rc, "cannot reuse a free %s region: %s",
+				      GS_MAP_NAME_BT_MODULES, strerror(-rc)) : write_alloc(w, &alloc, err);
+	}
+	if (rc)
+		return rc;
+	if (alloc.base > capacity || 2 * *cap > capacity - alloc.base)
+		return gs_errorf(err, -ENOSPC, "%s is full (%u entries): cannot hold the %u "
+				 "modules of pid %u; trace fewer processes", GS_MAP_NAME_BT_MODULES,
+				 capacity, count, pid);
+	*base = alloc.base;
+	alloc.base += 2 * *cap;
+	return write_alloc(w, &alloc, err);
+}
+
 int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 			  const struct gs_range_item *items, size_t n, uint32_t capacity,
 			  struct gs_error *err)
 {
-	struct gs_bt_proc_modules meta = { 0 }, alloc = { 0 };
+	struct gs_bt_proc_modules meta = { 0 };
 	struct gs_bt_module *v;
-	uint32_t zero = 0, count = 0, region;
+	uint32_t count = 0, region;
 	int rc;
 
-	if (pid == 0)
-		return gs_errorf(err, -EINVAL, "pid 0 cannot have a module snapshot");
+	if (pid == 0 || pid >= GS_BT_FREE_KEY)
+		return gs_errorf(err, -EINVAL, "pid %u cannot have a module snapshot", pid);
 	rc = w->lookup(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &pid, &meta);
 	if (rc && rc != -ENOENT)
 		return gs_errorf(err, rc, "cannot read %s[%u]: %s", GS_MAP_NAME_BT_PROC_MODULES, pid,
@@ -442,31 +529,21 @@ int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 	qsort(v, count, sizeof(*v), cmp_module);
 	if (count > GS_BT_PROC_MODULES_MAX)
 		count = GS_BT_PROC_MODULES_MAX; /* the walk searches no further */
-	if (rc == -ENOENT || count > meta.cap) { /* two new regions */
-		rc = w->lookup(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &zero, &alloc);
-		if (rc && rc != -ENOENT) {
-			free(v);
-			return gs_errorf(err, rc, "cannot read the %s allocator: %s",
-					 GS_MAP_NAME_BT_PROC_MODULES, strerror(-rc));
-		}
-		meta.cap = count < 32 ? 64 : 2 * count;
-		if (meta.cap > GS_BT_PROC_MODULES_MAX)
-			meta.cap = GS_BT_PROC_MODULES_MAX;
-		if (alloc.base > capacity || 2 * meta.cap > capacity - alloc.base) {
-			free(v);
-			return gs_errorf(err, -ENOSPC, "%s is full (%u entries): cannot hold the "
-					 "%u modules of pid %u; trace fewer processes",
-					 GS_MAP_NAME_BT_MODULES, capacity, count, pid);
-		}
-		meta.base = alloc.base;
-		meta.first = meta.base + meta.cap; /* so the region written is base */
-		alloc.base += 2 * meta.cap;
-		rc = w->update(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &zero, &alloc);
+	if (rc == -ENOENT || count > meta.cap) { /* two new regions; the old ones are freed */
+		uint32_t cap = count < 32 ? 64 : 2 * count, base = 0;
+
+		if (cap > GS_BT_PROC_MODULES_MAX)
+			cap = GS_BT_PROC_MODULES_MAX;
+		rc = take_regions(w, &cap, capacity, pid, count, &base, err);
+		if (rc == 0 && meta.cap)
+			rc = release_regions(w, meta.base, meta.cap, err);
 		if (rc) {
 			free(v);
-			return gs_errorf(err, rc, "cannot write the %s allocator: %s",
-					 GS_MAP_NAME_BT_PROC_MODULES, strerror(-rc));
+			return rc;
 		}
+		meta.base = base;
+		meta.cap = cap;
+		meta.first = meta.base + meta.cap; /* so the region written is base */
 	}
 	/* The region BPF does not read now, then the flip in one update. */
 	region = meta.first == meta.base ? meta.base + meta.cap : meta.base;
@@ -481,4 +558,25 @@ int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 		return gs_errorf(err, rc, "cannot write %s[%u]: %s", GS_MAP_NAME_BT_PROC_MODULES, pid,
 				 strerror(-rc));
 	return 0;
+}
+
+int gs_bt_modules_remove(const struct gs_map_writer *w, uint32_t pid, struct gs_error *err)
+{
+	struct gs_bt_proc_modules meta;
+	int rc;
+
+	if (pid == 0 || pid >= GS_BT_FREE_KEY)
+		return 0;
+	rc = w->lookup(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &pid, &meta);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc)
+		return gs_errorf(err, rc, "cannot read %s[%u]: %s", GS_MAP_NAME_BT_PROC_MODULES, pid,
+				 strerror(-rc));
+	/* BPF stops finding the process first, then its regions are reused. */
+	rc = w->remove(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &pid);
+	if (rc && rc != -ENOENT)
+		return gs_errorf(err, rc, "cannot delete %s[%u]: %s", GS_MAP_NAME_BT_PROC_MODULES,
+				 pid, strerror(-rc));
+	return release_regions(w, meta.base, meta.cap, err);
 }

@@ -324,6 +324,54 @@ static void test_modules_are_laid_out_after_each_other_and_snapshots_flip(void *
 	free(f);
 }
 
+static int fake_remove_real(void *ctx, const char *map, const void *key)
+{
+	struct fake *f = ctx;
+	int i = find(f, map, key);
+
+	if (i < 0)
+		return -2;
+	f->e[i].used = false;
+	return 0;
+}
+
+/* Processes that come and go (target mode) and snapshots that grow past
+ * their regions: the regions they leave are reused, so bt_modules does not
+ * run out under churn. */
+static void test_module_regions_are_reused(void **state)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	struct gs_map_writer w = { f, fake_update, fake_remove_real, fake_lookup };
+	struct gs_range_item items[70];
+	struct gs_bt_proc_modules meta, alloc;
+	struct gs_error err;
+	uint32_t zero = 0;
+
+	(void)state;
+	for (int i = 0; i < 70; i++)
+		items[i] = (struct gs_range_item){ 0x1000 * (uint64_t)(i + 1), 0x100, 0, 0xa0 + (uint64_t)i };
+	/* 20 processes in turn in a table of room for two pairs of 64 */
+	for (uint32_t pid = 100; pid < 120; pid++) {
+		assert_int_equal(gs_bt_modules_replace(&w, pid, items, 2, 256, &err), 0);
+		assert_int_equal(gs_bt_modules_remove(&w, pid, &err), 0);
+		assert_int_equal(fake_lookup(f, GS_MAP_NAME_BT_PROC_MODULES, &pid, &meta), -2);
+	}
+	assert_int_equal(fake_lookup(f, GS_MAP_NAME_BT_PROC_MODULES, &zero, &alloc), 0);
+	assert_int_equal(alloc.base, 128); /* one pair ever allocated */
+	/* a process growing past 64 modules takes a larger pair and frees its
+	 * old one, which the next process takes */
+	assert_int_equal(gs_bt_modules_replace(&w, 7, items, 2, 512, &err), 0);
+	assert_int_equal(gs_bt_modules_replace(&w, 7, items, 70, 512, &err), 0);
+	assert_int_equal(fake_lookup(f, GS_MAP_NAME_BT_PROC_MODULES, &zero, &alloc), 0);
+	assert_int_equal(alloc.count, 1);
+	assert_int_equal(alloc.base, 128 + 280);
+	assert_int_equal(gs_bt_modules_replace(&w, 8, items, 2, 512, &err), 0);
+	assert_int_equal(fake_lookup(f, GS_MAP_NAME_BT_PROC_MODULES, &zero, &alloc), 0);
+	assert_int_equal(alloc.count, 0);
+	assert_int_equal(alloc.base, 128 + 280);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_gaps_large_rules_and_page_edges),
 		cmocka_unit_test(test_expression_rules_survive_compaction),
 		cmocka_unit_test(test_modules_are_laid_out_after_each_other_and_snapshots_flip),
+		cmocka_unit_test(test_module_regions_are_reused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
