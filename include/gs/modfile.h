@@ -114,6 +114,8 @@ GS_API size_t gs_modfile_symbols_named(struct gs_modfile *m, const char *name, u
 				       uint64_t *size, size_t max);
 /* The function symbol containing addr, or NULL; valid while m is. */
 GS_API const char *gs_modfile_function_at(struct gs_modfile *m, uint64_t addr);
+/* A symbol at addr is an IFUNC (STT_GNU_IFUNC: addr is its resolver). */
+GS_API bool gs_modfile_is_ifunc(struct gs_modfile *m, uint64_t addr);
 
 #ifdef __cplusplus
 }

@@ -138,6 +138,10 @@ struct gs_target {
 	char *module; /* the file to attach to and to read */
 	struct gs_location *locs; /* by address, at least one */
 	size_t nlocs;
+	/* What the user should know about how it resolved (an IFUNC: the
+	 * implementation the process selected, or that the resolver is what
+	 * gets probed), or NULL. */
+	char *note;
 };
 
 /* Options (GS_OPTS); zero is the default of every field. */

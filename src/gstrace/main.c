@@ -330,6 +330,13 @@ static int plan(struct ctx *c, const struct gs_program_opts *popts, pid_t pid)
 		po.module = c->cmd_path;
 	if (gs_plan_from_script(c->script, &po, &c->plan, &err) == 0) {
 		notice_moved_lines(c->plan);
+		for (size_t i = 0; i < gs_plan_trace_count(c->plan); i++) {
+			const struct gs_plan_trace *t = gs_plan_trace_at(c->plan, i);
+
+			if (t->target.note)
+				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", t->id,
+					t->pattern.text, t->target.note);
+		}
 		return 0;
 	}
 	cli_say(strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", "%s", err.msg);

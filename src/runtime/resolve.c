@@ -3,7 +3,9 @@
  * through the module file's ELF symbols, DWARF and line table (the
  * module-file cache finds its debug file), with the process's other modules
  * searched when the default module lacks a function. */
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,7 +143,90 @@ struct resolve_ctx {
 	struct loc_list locs;
 	struct gs_error *err;
 	bool entry; /* functions at their entry (gs_resolve_opts.entry) */
+	pid_t pid;  /* the traced process, or 0 */
+	char *note; /* for gs_target.note */
 };
+
+/* The GOT slot the module's R_X86_64_IRELATIVE relocation for the resolver
+ * at `resolver` fills (libc calls its own IFUNCs through these), or 0. */
+static uint64_t irelative_slot(Elf *elf, uint64_t resolver)
+{
+	Elf_Scn *scn = NULL;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Rela r;
+
+			if (gelf_getrela(data, (int)k, &r) && GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE &&
+			    (uint64_t)r.r_addend == resolver)
+				return r.r_offset;
+		}
+	}
+	return 0;
+}
+
+/* The implementation pid's dynamic linker chose for the IFUNC whose
+ * resolver is at `resolver`: read from the module's GOT in the process,
+ * as a link-time address of the module. false when it cannot be known. */
+static bool ifunc_selected(struct resolve_ctx *c, uint64_t resolver, uint64_t *impl)
+{
+	uint64_t slot = irelative_slot(gs_modfile_elf(c->file), resolver), value = 0;
+	const struct gs_proc_module *m = NULL;
+	struct gs_proc_modules mods;
+	char mem[64];
+	int fd;
+
+	*impl = 0;
+	if (!slot || c->pid <= 0 || gs_proc_modules_load(c->pid, NULL, &mods, NULL) != 0)
+		return false;
+	for (size_t i = 0; i < mods.n && !m; i++)
+		if (strcmp(mods.v[i].open_path, c->path) == 0 || strcmp(mods.v[i].path, c->path) == 0)
+			m = &mods.v[i];
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)c->pid);
+	fd = m ? open(mem, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0 && pread(fd, &value, sizeof(value), (off_t)(slot + m->offsets.text)) !=
+			       (ssize_t)sizeof(value))
+		value = 0;
+	if (fd >= 0)
+		close(fd);
+	if (m && value > m->offsets.text)
+		*impl = value - m->offsets.text;
+	gs_proc_modules_free(&mods);
+	return *impl && gs_modfile_function_at(c->file, *impl);
+}
+
+/* `name` is an IFUNC: its symbol is the resolver, run once when the symbol
+ * is bound, not on each call. With a process, probe the implementation
+ * its dynamic linker selected; else probe the resolver and say so. */
+static int resolve_ifunc(struct resolve_ctx *c, const char *name, uint64_t resolver)
+{
+	const char *base = strrchr(c->path, '/');
+	uint64_t impl;
+	int n;
+
+	base = base ? base + 1 : c->path;
+	if (ifunc_selected(c, resolver, &impl)) {
+		n = asprintf(&c->note, "`%s` is an IFUNC of %s: pid %d uses %s, which is traced",
+			     name, base, (int)c->pid, gs_modfile_function_at(c->file, impl));
+		resolver = impl;
+	} else {
+		n = asprintf(&c->note, "`%s` is an IFUNC of %s: what gets traced is its resolver, "
+			     "which runs when the symbol is bound, not on each call; give -p PID to "
+			     "trace the implementation that process selected, or name one (`nm %s "
+			     "| grep %s` lists them)", name, base, c->path, name);
+	}
+	if (n < 0)
+		c->note = NULL;
+	if (loc_add(&c->locs, resolver, false, false, 0))
+		return gs_errorf(c->err, -ENOMEM, "out of memory resolving `%s`", c->input);
+	return 0;
+}
 
 /* Function name: DWARF definitions and inline instances; else symbols. */
 static int resolve_function(struct resolve_ctx *c, const char *name)
@@ -151,6 +236,10 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 	size_t n;
 	int rc;
 
+	/* An IFUNC's DWARF function is its resolver too: the symbol decides. */
+	n = gs_modfile_symbols_named(c->file, name, addr, size, GS_MODFILE_SYMS_MAX);
+	if (n == 1 && gs_modfile_is_ifunc(c->file, addr[0]))
+		return resolve_ifunc(c, name, addr[0]);
 	if (c->dw && (rc = dwarf_functions(c->dw, c->bias, name, c->entry, &c->locs, &declared)))
 		return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
 	if (c->locs.n)
@@ -356,11 +445,11 @@ static int find_module(const char *input, const char *name, pid_t pid,
 /* Resolves p in one module file (named `path` to the user): 0 with
  * locations, -ENOENT when not found there. */
 static int resolve_in(const char *input, const struct gs_target_pattern *p, const char *path,
-		      struct gs_modfile *file, bool entry, struct gs_target *out,
+		      struct gs_modfile *file, bool entry, pid_t pid, struct gs_target *out,
 		      struct gs_error *err)
 {
 	struct resolve_ctx c = { .input = input, .path = path, .file = file, .err = err,
-				 .entry = entry };
+				 .entry = entry, .pid = pid };
 	int rc;
 
 	/* Only names need DWARF (found on first use, debug file included). */
@@ -381,9 +470,11 @@ static int resolve_in(const char *input, const struct gs_target_pattern *p, cons
 		rc = place_locations(&c);
 	if (rc) {
 		loc_list_free(&c.locs);
+		free(c.note);
 		return rc;
 	}
 	qsort(c.locs.v, c.locs.n, sizeof(*c.locs.v), cmp_loc);
+	out->note = c.note;
 	out->module = strdup(path);
 	out->locs = c.locs.v;
 	out->nlocs = c.locs.n;
@@ -419,7 +510,7 @@ static int resolve_elsewhere(const char *input, const struct gs_target_pattern *
 				continue;
 			if (pass == 0 && !gs_modfile_symbols_named(m->file, p->name, &addr, &size, 1))
 				continue;
-			rc = resolve_in(input, p, m->open_path, m->file, entry, out, &ignored);
+			rc = resolve_in(input, p, m->open_path, m->file, entry, pid, out, &ignored);
 		}
 	}
 	gs_proc_modules_free(&mods);
@@ -484,7 +575,7 @@ int gs_target_resolve(const struct gs_target_pattern *p, const struct gs_resolve
 		files = own;
 	rc = open_module(input, p, &o, files, &module, &file, err);
 	if (rc == 0) {
-		rc = resolve_in(input, p, module, file, o.entry, out, err);
+		rc = resolve_in(input, p, module, file, o.entry, o.pid, out, err);
 		if (rc == -ENOENT && o.pid > 0 &&
 		    (p->kind == GS_TARGET_FUNCTION || p->kind == GS_TARGET_FILE_LINE)) {
 			if (resolve_elsewhere(input, p, o.pid, files, file, o.entry, out) == 0) {
@@ -515,5 +606,6 @@ void gs_target_free(struct gs_target *t)
 	free(t->locs);
 	free(t->module);
 	free(t->input);
+	free(t->note);
 	memset(t, 0, sizeof(*t));
 }

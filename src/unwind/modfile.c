@@ -414,3 +414,19 @@ const char *gs_modfile_function_at(struct gs_modfile *m, uint64_t addr)
 		return NULL;
 	return name;
 }
+
+bool gs_modfile_is_ifunc(struct gs_modfile *m, uint64_t addr)
+{
+	int nsyms = dwfl_module_getsymtab(m->mod);
+
+	for (int i = 1; i < nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		GElf_Word shndx;
+
+		if (dwfl_module_getsym_info(m->mod, i, &sym, &a, &shndx, NULL, NULL) && a == addr &&
+		    GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC && shndx != SHN_UNDEF)
+			return true;
+	}
+	return false;
+}

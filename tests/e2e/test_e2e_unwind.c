@@ -239,6 +239,28 @@ static void s_dlopen_churn(struct e2e_ctx *c)
 	e2e_traced_free(&t);
 }
 
+/* `trace memcmp` with -p: the implementation the process selected is
+ * probed (said on stderr), not the IFUNC's resolver. */
+static void s_ifunc(struct e2e_ctx *c)
+{
+	struct e2e_trace tr = { .script = "trace memcmp { bt; }" };
+	struct e2e_traced t;
+
+	if (e2e_trace_fixture(c, &t, "backtrace_ifunc_program", &tr, NULL)) {
+		const struct e2e_block *b = &t.out.blocks[0];
+
+		e2e_expect(c, strstr(e2e_buf_str(&t.r.err), "is an IFUNC of libc.so.6: pid ") &&
+			   strstr(e2e_buf_str(&t.r.err), "which is traced"),
+			   "no note naming the selected implementation on stderr");
+		e2e_expect(c, b->nf > 1 && strncmp(b->frames[0].func, "__memcmp", 8) == 0 &&
+			   strcmp(b->frames[1].func, "ifunc_caller") == 0,
+			   "frames #0, #1 are not __memcmp_*, ifunc_caller");
+		e2e_take_gdb(c, &t, "memcmp");
+		like_gdb(c, &t, false);
+	}
+	e2e_traced_free(&t);
+}
+
 const struct e2e_scenario e2e_unwind_scenarios[] = {
 	{ "signal-usr1", s_signal_usr1, E2E_NEED_TRACING | E2E_NEED_GDB },
 	{ "signal-usr1-onstack", s_signal_usr1_onstack, E2E_NEED_TRACING | E2E_NEED_GDB },
@@ -251,5 +273,6 @@ const struct e2e_scenario e2e_unwind_scenarios[] = {
 	{ "lazy-plt", s_lazy_plt, E2E_NEED_TRACING | E2E_NEED_GDB },
 	{ "dlopen-probe", s_dlopen_probe, E2E_NEED_TRACING | E2E_NEED_GDB },
 	{ "dlopen-churn", s_dlopen_churn, E2E_NEED_TRACING },
+	{ "ifunc", s_ifunc, E2E_NEED_TRACING | E2E_NEED_GDB },
 };
 const size_t e2e_unwind_nscenarios = ARRAY_SIZE(e2e_unwind_scenarios);
