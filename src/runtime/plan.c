@@ -489,9 +489,16 @@ static int build_failed(const struct gs_plan_trace *t, const struct gs_plan_prob
 
 int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 {
-	size_t rows = p->shared.nrows;
-	uint32_t want = rows > UINT32_MAX / 2 ? UINT32_MAX : (uint32_t)(2 * rows);
+	size_t rows = p->shared.nrows, xrows = 0;
 	uint64_t t0 = rt_now_ns();
+	uint32_t want;
+
+	/* The loop walker's rows are more (rules of rbx, r12-r15): size by them. */
+	for (size_t i = 0; i < p->shared.nmodules; i++)
+		xrows += p->shared.modules[i].nxrows;
+	if (xrows > rows)
+		rows = xrows;
+	want = rows > UINT32_MAX / 2 ? UINT32_MAX : (uint32_t)(2 * rows);
 
 	if (p->built)
 		return gs_errorf(err, -EBUSY, "the trace plan is built already");
