@@ -14,6 +14,7 @@
 
 #include <gs/decode.h>
 
+#include "bt_loop_reference.h"
 #include "cg_specs.h"
 #include "cg_vm.h"
 
@@ -327,6 +328,163 @@ static void test_without_rows_or_snapshot_the_walk_stops_at_frame_0(void **state
 	teardown(h);
 }
 
+/* ---- issue 11: the rules beyond the reference's --------------------------- */
+
+static struct gs_bt_rule rule(uint8_t kind, uint8_t reg, int32_t off)
+{
+	return (struct gs_bt_rule){ .off = off, .kind = kind, .reg = reg };
+}
+
+/* A row of [start, end) with CFA = reg + off (kind), RA at CFA - 8, every
+ * other register unchanged. */
+static struct gs_cfi_row xrow(uint64_t start, uint64_t end, uint8_t cfa_kind, uint8_t cfa_reg,
+			      int32_t cfa_off)
+{
+	struct gs_cfi_row r = { .pc_start = start, .pc_end = end };
+
+	r.rules.cfa = rule(cfa_kind, cfa_reg, cfa_off);
+	r.rules.ra = rule(GS_RECOVERY_AT_CFA_OFFSET, 0, -8);
+	r.rules.rbp = rule(GS_RECOVERY_SAME_VALUE, 0, 0);
+	for (int i = 0; i < GS_BT_NSAVED; i++)
+		r.rules.saved[i] = rule(GS_RECOVERY_SAME_VALUE, 0, 0);
+	return r;
+}
+
+static void put_xrows(struct loop_harness *h, const struct gs_cfi_row *rows, size_t n)
+{
+	struct gs_bt_table_caps caps = {
+		h->p->maps[h->p->map_index[GS_MAP_BT_CROWS]].max_entries,
+		h->p->maps[h->p->map_index[GS_MAP_BT_PAGES]].max_entries,
+		h->p->maps[h->p->map_index[GS_MAP_BT_OVERFLOW]].max_entries };
+	struct gs_bt_rowtab t;
+	struct gs_error err;
+
+	if (gs_bt_rowtab_build(rows, n, &t, &err) ||
+	    gs_bt_rowtab_write(&h->w, GS_CG_PROBE_COOKIE, &t, &caps, &err))
+		fail_msg("rows: %s", err.msg);
+	gs_bt_rowtab_free(&t);
+}
+
+static const void *vm_elem(void *ctx, const char *map, const void *key)
+{
+	struct loop_harness *h = ctx;
+
+	for (size_t i = 0; i < h->p->nmaps; i++)
+		if (strcmp(h->p->maps[i].name, map) == 0)
+			return gs_vm_map_lookup(&h->vm, h->map_ids[i], key, 0);
+	return NULL;
+}
+
+static bool stack_read(void *ctx, uint64_t addr, uint64_t *out)
+{
+	struct loop_harness *h = ctx;
+
+	if (addr < STACK || addr - STACK > STACK_SIZE - 8)
+		return false;
+	memcpy(out, h->stack + (addr - STACK), 8);
+	return true;
+}
+
+/* The reference walker over the same maps and stack agrees with the VM. */
+static void assert_like_reference(struct loop_harness *h)
+{
+	struct bt_loop_world w = { .ip = h->regs[GS_PT_REGS_IP / 8],
+		.sp = h->regs[GS_PT_REGS_SP / 8], .bp = h->regs[GS_PT_REGS_BP / 8], .tgid = TGID,
+		.probe_cookie = GS_CG_PROBE_COOKIE, .probe_pc = GS_CG_PROBE_PC, .elem = vm_elem,
+		.elem_ctx = h, .read_u64 = stack_read, .read_ctx = h };
+	struct bt_loop_backtrace *want = calloc(1, sizeof(*want));
+
+	assert_non_null(want);
+	for (int r = 0; r <= GS_DWARF_REG_MAX; r++)
+		w.regs[r] = h->regs[gs_dwarf_reg_pt_regs_offset[r] / 8];
+	bt_loop_ref_walk(&w, h->bt[0].requested_depth, h->bt[0].flags, want);
+	assert_int_equal(want->frame_count, h->bt[0].frame_count);
+	assert_int_equal(want->status, h->bt[0].status);
+	assert_int_equal(want->error_code, h->bt[0].error_code);
+	for (size_t i = 0; i < want->frame_count; i++) {
+		assert_int_equal(want->frames[i].raw_ip, h->frames[0][i].raw_ip);
+		assert_int_equal(want->frames[i].module_cookie, h->frames[0][i].module_cookie);
+	}
+	free(want);
+}
+
+#define SIGCTX (STACK + 16)     /* the kernel's ucontext, at the trampoline's rsp */
+#define SP1 (STACK + 0x1000)    /* the interrupted frame's rsp ... */
+#define RBP1 (STACK + 0x1100)   /* ... rbp (a DRAP frame: CFA at *(rbp - 8)) */
+#define RBX1 (STACK + 0x2000)   /* ... rbx (the next CFA is rbx + 16) */
+#define CFA2 (STACK + 0x1200)
+
+/* A probe in a signal handler whose signal interrupted a DRAP function,
+ * called from a function whose CFA is rbx-based, called from a thread's
+ * bottom: frame 1 is the trampoline (CFA and every register read from the
+ * ucontext by DW_OP_breg7 expressions, CIE S), frame 2 is looked up at its
+ * exact pc (at ip - 1 it would be the trampoline's), its CFA read through
+ * rbp (DW_OP_breg6 -8; DW_OP_deref) and rbp by an expression, frame 3's
+ * CFA is rbx + 16 with rbx restored by the trampoline, frame 4's RA is
+ * undefined: complete, as gdb ends there. */
+static void test_signal_drap_rbx_frames_and_the_end_of_the_stack(void **state)
+{
+	struct loop_harness *h = setup("bt_loop_depth128");
+	struct gs_cfi_row rows[5];
+
+	(void)state;
+	rows[0] = xrow(GS_CG_PROBE_PC - 4, GS_CG_PROBE_PC + 0x20, GS_BT_CFA_REG_OFF, 7, 16);
+	/* the trampoline: its FDE starts a byte early, as glibc's does */
+	rows[1] = xrow(FN(0) - 1, FN(1), GS_BT_CFA_REG_DEREF, 7, 160);
+	rows[1].flags = GS_CFI_ROW_SIGNAL;
+	rows[1].rules.ra = rule(GS_RECOVERY_EXPRESSION, 7, 168);
+	rows[1].rules.rbp = rule(GS_RECOVERY_EXPRESSION, 7, 120);
+	rows[1].rules.saved[0] = rule(GS_RECOVERY_EXPRESSION, 7, 128); /* rbx */
+	rows[1].rules.saved[1] = rule(GS_RECOVERY_EXPRESSION, 7, 72);  /* r12 */
+	rows[2] = xrow(FN(1), FN(2), GS_BT_CFA_REG_DEREF, 6, -8);     /* DRAP */
+	rows[2].rules.rbp = rule(GS_RECOVERY_EXPRESSION, 6, 0);
+	rows[3] = xrow(FN(2), FN(3), GS_BT_CFA_REG_OFF, 3, 16);       /* CFA on rbx */
+	rows[3].rules.saved[0] = rule(GS_RECOVERY_AT_CFA_OFFSET, 0, -16);
+	rows[4] = xrow(FN(3), FN(4), GS_BT_CFA_REG_OFF, 7, 8);        /* clone3 */
+	rows[4].rules.ra = rule(GS_RECOVERY_UNDEFINED, 0, 0);
+	put_xrows(h, rows, 5);
+	put_modules(h, &probe_module, 1);
+	stack_u64(h, STACK + 8, BIAS + FN(0));         /* the handler returns to the trampoline */
+	stack_u64(h, SIGCTX + 160, SP1);
+	stack_u64(h, SIGCTX + 168, BIAS + FN(1));      /* interrupted at the first instruction */
+	stack_u64(h, SIGCTX + 120, RBP1);
+	stack_u64(h, SIGCTX + 128, RBX1);
+	stack_u64(h, SIGCTX + 72, 0x1212);
+	stack_u64(h, RBP1 - 8, CFA2);                  /* DRAP: the CFA saved below rbp */
+	stack_u64(h, RBP1, 0x4242);                    /* and the caller's rbp at rbp */
+	stack_u64(h, CFA2 - 8, BIAS + FN(2) + 0x10);
+	stack_u64(h, RBX1 + 8, BIAS + FN(3) + 0x10);   /* CFA = rbx + 16, RA at CFA - 8 */
+	stack_u64(h, RBX1, STACK + 0x3000);            /* rbx saved at CFA - 16 */
+	run(h);
+	assert_bt(h, 0, 5, GS_BT_COMPLETE, 0);
+	assert_frame(&h->frames[0][0], GS_CG_PROBE_COOKIE, BIAS, BIAS + GS_CG_PROBE_PC);
+	assert_frame(&h->frames[0][1], GS_CG_PROBE_COOKIE, BIAS, BIAS + FN(0));
+	assert_frame(&h->frames[0][2], GS_CG_PROBE_COOKIE, BIAS, BIAS + FN(1));
+	assert_frame(&h->frames[0][3], GS_CG_PROBE_COOKIE, BIAS, BIAS + FN(2) + 0x10);
+	assert_frame(&h->frames[0][4], GS_CG_PROBE_COOKIE, BIAS, BIAS + FN(3) + 0x10);
+	assert_like_reference(h);
+	teardown(h);
+}
+
+/* A CFA read through memory that faults: read error, code 7. */
+static void test_a_cfa_read_that_faults_is_a_read_error(void **state)
+{
+	struct loop_harness *h = setup("bt_loop_depth128");
+	struct gs_cfi_row rows[2];
+
+	(void)state;
+	rows[0] = xrow(GS_CG_PROBE_PC - 4, GS_CG_PROBE_PC + 0x20, GS_BT_CFA_REG_OFF, 7, 16);
+	rows[1] = xrow(FN(0), FN(1), GS_BT_CFA_REG_DEREF, 6, -8);
+	put_xrows(h, rows, 2);
+	put_modules(h, &probe_module, 1);
+	stack_u64(h, STACK + 8, BIAS + FN(0) + 0x10);
+	h->regs[GS_PT_REGS_BP / 8] = 0x10; /* rbp - 8 is no user memory */
+	run(h);
+	assert_bt(h, 0, 2, GS_BT_READ_ERROR, GS_BT_ERROR_CFA_READ);
+	assert_like_reference(h);
+	teardown(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +494,8 @@ int main(void)
 		cmocka_unit_test(test_every_statement_calls_the_one_walker),
 		cmocka_unit_test(test_without_a_snapshot_frame_0_module_comes_from_the_probe),
 		cmocka_unit_test(test_without_rows_or_snapshot_the_walk_stops_at_frame_0),
+		cmocka_unit_test(test_signal_drap_rbx_frames_and_the_end_of_the_stack),
+		cmocka_unit_test(test_a_cfa_read_that_faults_is_a_read_error),
 	};
 
 	return cmocka_run_group_tests_name("vm-bt-loop", tests, NULL, NULL);
