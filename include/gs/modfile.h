@@ -40,6 +40,9 @@ struct gs_modfiles_opts {
 	 * subdirectory are always searched for a debug link, and debuginfod
 	 * when libdebuginfod is installed and DEBUGINFOD_URLS is set. */
 	const char *debug_dirs;
+	/* Where CFI tables are cached by build id (gs_cfi_opts.cache_dir);
+	 * NULL: computed each run. */
+	const char *cfi_cache_dir;
 };
 
 struct gs_modfiles;

@@ -60,6 +60,10 @@ struct gs_cfi_opts {
 	size_t sz;
 	bool no_merge;
 	bool no_debug_frame;
+	/* A directory of tables cached by build id (a module without one is
+	 * never cached): read from there when present, written there when
+	 * computed. NULL: no cache. */
+	const char *cache_dir;
 };
 
 /* A range whose CFI exists but cannot be exported (kept for diagnostics and

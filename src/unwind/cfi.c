@@ -405,10 +405,18 @@ int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cf
 	Dwarf_CFI *cfi = NULL;
 	int rc;
 
+	const uint8_t *id = NULL;
+	size_t idlen = 0;
+
 	memset(out, 0, sizeof(*out));
 	rc = OPTS_COPY(&o, opts, gs_cfi_opts, err);
 	if (rc)
 		return rc;
+	/* The cache holds default tables only (merged, with .debug_frame). */
+	if (o.cache_dir && !o.no_merge && !o.no_debug_frame &&
+	    uw_elf_build_id(elf, &id, &idlen) == 0 && idlen &&
+	    uw_cfi_cache_load(o.cache_dir, id, idlen, out) == 0)
+		return 0;
 	rc = uw_fde_ranges_read(elf, true, &eh, err);
 	if (rc)
 		return rc;
@@ -440,6 +448,8 @@ int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cf
 	}
 	sort_and_merge(out, !o.no_merge);
 	sort_and_merge_x(out, !o.no_merge);
+	if (o.cache_dir && !o.no_merge && !o.no_debug_frame && idlen)
+		uw_cfi_cache_store(o.cache_dir, id, idlen, out);
 	return 0;
 }
 

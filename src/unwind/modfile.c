@@ -48,6 +48,7 @@ struct gs_modfile {
 struct gs_modfiles {
 	Dwfl_Callbacks cb;
 	char *debug_dirs;
+	char *cfi_cache_dir; /* NULL: CFI tables are not cached on disk */
 	struct gs_modfile **v; /* never move: handed out */
 	size_t n, cap;
 	struct cfi_entry **cfi;
@@ -82,6 +83,10 @@ int gs_modfiles_new(const struct gs_modfiles_opts *opts, struct gs_modfiles **ou
 	c = calloc(1, sizeof(*c));
 	if (c)
 		c->debug_dirs = strdup(o.debug_dirs ? o.debug_dirs : DEFAULT_DEBUG_DIRS);
+	if (c && o.cfi_cache_dir && !(c->cfi_cache_dir = strdup(o.cfi_cache_dir))) {
+		free(c->debug_dirs);
+		c->debug_dirs = NULL;
+	}
 	if (!c || !c->debug_dirs) {
 		free(c);
 		return gs_errorf(err, -ENOMEM, "out of memory creating the module-file cache");
@@ -112,6 +117,7 @@ void gs_modfiles_free(struct gs_modfiles *c)
 	free(c->v);
 	free(c->cfi);
 	free(c->debug_dirs);
+	free(c->cfi_cache_dir);
 	free(c);
 }
 
@@ -317,6 +323,7 @@ int uw_modfile_layout(struct gs_modfile *m, const struct uw_elf_layout **out,
 
 static struct cfi_entry *cfi_entry(struct gs_modfiles *c, struct gs_modfile *m)
 {
+	struct gs_cfi_opts co = { .sz = sizeof(co), .cache_dir = c->cfi_cache_dir };
 	struct cfi_entry *e;
 	struct gs_error why;
 
@@ -329,7 +336,7 @@ static struct cfi_entry *cfi_entry(struct gs_modfiles *c, struct gs_modfile *m)
 	if (!e)
 		return NULL;
 	e->cookie = m->id.cookie;
-	e->rc = gs_cfi_table_from_elf(m->elf, NULL, &e->table, &why);
+	e->rc = gs_cfi_table_from_elf(m->elf, &co, &e->table, &why);
 	if (e->rc)
 		snprintf(e->msg, sizeof(e->msg), "%.200s: %.300s", m->path, why.msg);
 	c->cfi[c->ncfi++] = e;

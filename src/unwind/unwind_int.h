@@ -43,6 +43,13 @@ int uw_fde_ranges_read(struct Elf *elf, bool eh_frame, struct uw_fde_ranges *out
  * and returns -1, or returns the enum gs_cfi_drop reason it cannot. */
 int uw_convert_xrow(struct Dwarf_Frame_s *frame, int ra_reg, struct gs_cfi_row *row);
 
+/* CFI tables on disk by build id (cfi_cache.c): load 0 or -errno (absent,
+ * or not this format); store ignores failures (a cache). */
+struct gs_cfi_table;
+int uw_cfi_cache_load(const char *dir, const uint8_t *id, size_t len, struct gs_cfi_table *t);
+void uw_cfi_cache_store(const char *dir, const uint8_t *id, size_t len,
+			const struct gs_cfi_table *t);
+
 /* Grows *v (element size `size`) so that it holds at least `need`
  * elements; 0 or -ENOMEM. */
 int uw_grow(void **v, size_t *cap, size_t need, size_t size);
