@@ -223,6 +223,7 @@ static void put_backtrace(struct cli_out *o, const struct gs_event *ev, const st
 	uint8_t status = gs_frames_status(o->frames, ev, in);
 	unsigned n = in->backtrace.frame_count;
 	const char *code_label;
+	bool last_known = false;
 
 	fprintf(o->f, "%sbacktrace: %s, %u %s (max %u)\n", indent, gs_bt_status_label(status), n,
 		n == 1 ? "frame" : "frames", in->backtrace.requested_depth);
@@ -231,6 +232,7 @@ static void put_backtrace(struct cli_out *o, const struct gs_event *ev, const st
 
 		gs_frames_resolve(o->frames, ev, in, i, &r);
 		put_frame(o, frame_indent, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
+		last_known = r.resolved;
 	}
 	if (status == GS_BT_COMPLETE)
 		return;
@@ -240,6 +242,12 @@ static void put_backtrace(struct cli_out *o, const struct gs_event *ev, const st
 		fprintf(o->f, " (code=%u)", in->backtrace.error_code);
 	else if (code_label)
 		fprintf(o->f, " (%s, code=%u)", code_label, in->backtrace.error_code);
+	/* Where the walk cannot go on by design, say why (issue 11: JIT code). */
+	else if (n && status == GS_BT_NO_UNWIND_ROWS_FOR_PC)
+		fprintf(o->f, " (#%u: code without unwind information, such as JIT-generated or "
+			"hand-written code)", n - 1);
+	else if (n && status == GS_BT_OFFSETS_UNAVAILABLE && !last_known)
+		fprintf(o->f, " (#%u: code no file maps, such as JIT-generated code)", n - 1);
 	fputc('\n', o->f);
 }
 

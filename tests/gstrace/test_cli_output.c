@@ -427,7 +427,8 @@ static void test_unknown_module_shows_the_frame_pc(void **state)
 	assert_text(got,
 		    "backtrace: no unwind rows for PC, 1 frame (max 4)\n"
 		    "  #0 0x10 [0x10]\n"
-		    "stopped: no unwind rows for PC\n"
+		    "stopped: no unwind rows for PC (#0: code without unwind information, such "
+		    "as JIT-generated or hand-written code)\n"
 		    "backtrace: invalid frame, 1 frame (max 4)\n"
 		    "  #0 0x10 [0x10] raw=0x10 cookie=0x0000000000001234\n"
 		    "stopped: invalid frame (code=99)\n");
