@@ -97,16 +97,22 @@ static struct gs_unwind_row rsp_row(uint64_t start, uint64_t end, int64_t cfa)
 				       .rbp_kind = GS_RECOVERY_SAME_VALUE };
 }
 
+/* The capacities of the program's compact row tables. */
+static struct gs_bt_table_caps table_caps(const struct loop_harness *h)
+{
+	return (struct gs_bt_table_caps){
+		h->p->maps[h->p->map_index[GS_MAP_BT_CROWS]].max_entries,
+		h->p->maps[h->p->map_index[GS_MAP_BT_PAGES]].max_entries,
+		h->p->maps[h->p->map_index[GS_MAP_BT_OVERFLOW]].max_entries };
+}
+
 /* A module's rows: the probe function (CFA = rsp + 16) and callers 0..3
  * (CFA = rsp + 32), written as compact tables. */
 static void put_rows(struct loop_harness *h, uint64_t cookie)
 {
 	struct gs_unwind_row rows[1 + NFNS];
 	struct gs_cfi_row xrows[1 + NFNS];
-	struct gs_bt_table_caps caps = {
-		h->p->maps[h->p->map_index[GS_MAP_BT_CROWS]].max_entries,
-		h->p->maps[h->p->map_index[GS_MAP_BT_PAGES]].max_entries,
-		h->p->maps[h->p->map_index[GS_MAP_BT_OVERFLOW]].max_entries };
+	struct gs_bt_table_caps caps = table_caps(h);
 	struct gs_bt_rowtab t;
 	struct gs_error err;
 
@@ -352,10 +358,7 @@ static struct gs_cfi_row xrow(uint64_t start, uint64_t end, uint8_t cfa_kind, ui
 
 static void put_xrows(struct loop_harness *h, const struct gs_cfi_row *rows, size_t n)
 {
-	struct gs_bt_table_caps caps = {
-		h->p->maps[h->p->map_index[GS_MAP_BT_CROWS]].max_entries,
-		h->p->maps[h->p->map_index[GS_MAP_BT_PAGES]].max_entries,
-		h->p->maps[h->p->map_index[GS_MAP_BT_OVERFLOW]].max_entries };
+	struct gs_bt_table_caps caps = table_caps(h);
 	struct gs_bt_rowtab t;
 	struct gs_error err;
 
