@@ -415,7 +415,7 @@ int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cf
 	/* The cache holds default tables only (merged, with .debug_frame). */
 	if (o.cache_dir && !o.no_merge && !o.no_debug_frame &&
 	    uw_elf_build_id(elf, &id, &idlen) == 0 && idlen &&
-	    uw_cfi_cache_load(o.cache_dir, id, idlen, out) == 0)
+	    uw_cfi_cache_load(o.cache_dir, elf, id, idlen, out) == 0)
 		return 0;
 	rc = uw_fde_ranges_read(elf, true, &eh, err);
 	if (rc)
@@ -449,7 +449,7 @@ int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cf
 	sort_and_merge(out, !o.no_merge);
 	sort_and_merge_x(out, !o.no_merge);
 	if (o.cache_dir && !o.no_merge && !o.no_debug_frame && idlen)
-		uw_cfi_cache_store(o.cache_dir, id, idlen, out);
+		uw_cfi_cache_store(o.cache_dir, elf, id, idlen, out);
 	return 0;
 }
 

@@ -46,8 +46,9 @@ int uw_convert_xrow(struct Dwarf_Frame_s *frame, int ra_reg, struct gs_cfi_row *
 /* CFI tables on disk by build id (cfi_cache.c): load 0 or -errno (absent,
  * or not this format); store ignores failures (a cache). */
 struct gs_cfi_table;
-int uw_cfi_cache_load(const char *dir, const uint8_t *id, size_t len, struct gs_cfi_table *t);
-void uw_cfi_cache_store(const char *dir, const uint8_t *id, size_t len,
+int uw_cfi_cache_load(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
+		      struct gs_cfi_table *t);
+void uw_cfi_cache_store(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
 			const struct gs_cfi_table *t);
 
 /* Grows *v (element size `size`) so that it holds at least `need`
