@@ -1,19 +1,14 @@
 /* CFI tables cached on disk by build id (issue 11: a large module's rows
- * ready in a fraction of the time libdw takes to compute them): one file
- * per build id, `<dir>/<build id hex>.cfi`, holding a header that pins the
- * format (magic, version, the sizes of every struct), the build id and a
- * hash of the module's .eh_frame and .debug_frame bytes (a file patched or
- * damaged after the link keeps its build id), then the reference rows, the
- * loop walker's rows and the dropped ranges as they are in memory. A file
- * that does not match in every respect is ignored (and replaced); files
- * are written to a temporary name and renamed, so a reader never sees half
- * of one. */
+ * ready in a fraction of the time libdw takes to compute them), through the
+ * shared cache files (cachefile.c): `<dir>/<build id hex>.cfi`, a header
+ * that pins the format (magic, version, the sizes of every struct), the
+ * build id and a hash of the module's .eh_frame and .debug_frame bytes,
+ * then the reference rows, the loop walker's rows and the dropped ranges
+ * as they are in memory. A file that does not match in every respect is
+ * ignored (and replaced). */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gelf.h>
@@ -36,73 +31,8 @@ struct cache_header {
 	struct gs_cfi_stats stats;
 };
 
-/* SipHash of the raw bytes of .eh_frame, then of .debug_frame (0 for a
- * section that is not there), chained. */
-static uint64_t cfi_content(Elf *elf)
-{
-	static const char *const names[] = { ".eh_frame", ".debug_frame" };
-	uint64_t h = 0;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		Elf_Scn *scn = NULL;
-
-		while ((scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			const char *n;
-			Elf_Data *d;
-
-			if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-			    strcmp(n, names[i]) != 0)
-				continue;
-			d = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
-			h = uw_siphash13(h, i + 1, d && d->d_buf ? d->d_buf : "", d ? d->d_size : 0);
-			break;
-		}
-	}
-	return h;
-}
-
-static int cache_path(const char *dir, const uint8_t *id, size_t len, char *out, size_t size)
-{
-	size_t n = (size_t)snprintf(out, size, "%s/", dir);
-
-	for (size_t i = 0; i < len && n + 3 < size; i++)
-		n += (size_t)snprintf(out + n, size - n, "%02x", id[i]);
-	return n + 5 < size && snprintf(out + n, size - n, ".cfi") == 4 ? 0 : -ENAMETOOLONG;
-}
-
-static bool read_all(int fd, void *buf, size_t n)
-{
-	uint8_t *p = buf;
-
-	while (n) {
-		ssize_t k = read(fd, p, n);
-
-		if (k <= 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
-static bool write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k <= 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
-	}
-	return true;
-}
+/* What the rows are computed from: .eh_frame, then .debug_frame. */
+static const char *const cfi_sections[] = { ".eh_frame", ".debug_frame" };
 
 static void header_for(struct cache_header *h, Elf *elf, const uint8_t *id, size_t len)
 {
@@ -115,31 +45,29 @@ static void header_for(struct cache_header *h, Elf *elf, const uint8_t *id, size
 	h->stats_size = sizeof(struct gs_cfi_stats);
 	h->build_id_len = (uint32_t)len;
 	memcpy(h->build_id, id, len);
-	h->content = cfi_content(elf);
+	h->content = uw_cache_content(elf, cfi_sections, 2);
 }
 
 int uw_cfi_cache_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 		      struct gs_cfi_table *t)
 {
+	const size_t pinned = offsetof(struct cache_header, nrows);
 	struct cache_header want, got;
-	char path[4096];
-	struct stat st;
+	uint64_t size, rest;
 	int fd;
 
 	memset(t, 0, sizeof(*t));
-	if (!dir || len == 0 || len > GS_BUILD_ID_MAX || cache_path(dir, id, len, path, sizeof(path)))
-		return -ENOENT;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = uw_cache_open(dir, id, len, ".cfi", &size);
 	if (fd < 0)
-		return -ENOENT;
-	header_for(&want, elf, id, len);
-	if (fstat(fd, &st) != 0 || !read_all(fd, &got, sizeof(got)) ||
-	    memcmp(&got, &want, offsetof(struct cache_header, nrows)) != 0 ||
+		return fd;
+	header_for(&want, elf, id, len); /* hashing only when a file is there */
+	rest = size - pinned;
+	if (!uw_cache_pinned(fd, size, &want, pinned) ||
+	    !uw_cache_read(fd, (char *)&got + pinned, sizeof(got) - pinned) ||
 	    got.nrows > SIZE_MAX / sizeof(*t->rows) || got.nxrows > SIZE_MAX / sizeof(*t->xrows) ||
 	    got.ndropped > SIZE_MAX / sizeof(*t->dropped) ||
-	    (uint64_t)st.st_size != sizeof(got) + got.nrows * sizeof(*t->rows) +
-					    got.nxrows * sizeof(*t->xrows) +
-					    got.ndropped * sizeof(*t->dropped)) {
+	    rest != sizeof(got) - pinned + got.nrows * sizeof(*t->rows) +
+			    got.nxrows * sizeof(*t->xrows) + got.ndropped * sizeof(*t->dropped)) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -147,9 +75,9 @@ int uw_cfi_cache_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 	t->xrows = malloc(got.nxrows ? got.nxrows * sizeof(*t->xrows) : 1);
 	t->dropped = malloc(got.ndropped ? got.ndropped * sizeof(*t->dropped) : 1);
 	if (!t->rows || !t->xrows || !t->dropped ||
-	    !read_all(fd, t->rows, got.nrows * sizeof(*t->rows)) ||
-	    !read_all(fd, t->xrows, got.nxrows * sizeof(*t->xrows)) ||
-	    !read_all(fd, t->dropped, got.ndropped * sizeof(*t->dropped))) {
+	    !uw_cache_read(fd, t->rows, got.nrows * sizeof(*t->rows)) ||
+	    !uw_cache_read(fd, t->xrows, got.nxrows * sizeof(*t->xrows)) ||
+	    !uw_cache_read(fd, t->dropped, got.ndropped * sizeof(*t->dropped))) {
 		close(fd);
 		gs_cfi_table_free(t);
 		return -EINVAL;
@@ -162,47 +90,22 @@ int uw_cfi_cache_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 	return 0;
 }
 
-/* mkdir -p of an absolute directory. */
-static void make_dirs(const char *dir)
-{
-	char p[4096];
-
-	snprintf(p, sizeof(p), "%s", dir);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
-	}
-	mkdir(p, 0755);
-}
-
 void uw_cfi_cache_store(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 			const struct gs_cfi_table *t)
 {
 	struct cache_header h;
-	char path[4096], tmp[4200];
-	bool ok;
-	int fd;
 
-	if (!dir || len == 0 || len > GS_BUILD_ID_MAX || cache_path(dir, id, len, path, sizeof(path)))
-		return;
-	make_dirs(dir);
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+	if (!dir || len == 0 || len > GS_BUILD_ID_MAX)
 		return;
 	header_for(&h, elf, id, len);
 	h.nrows = t->nrows;
 	h.nxrows = t->nxrows;
 	h.ndropped = t->ndropped;
 	h.stats = t->stats;
-	ok = write_all(fd, &h, sizeof(h)) &&
-	     write_all(fd, t->rows, t->nrows * sizeof(*t->rows)) &&
-	     write_all(fd, t->xrows, t->nxrows * sizeof(*t->xrows)) &&
-	     write_all(fd, t->dropped, t->ndropped * sizeof(*t->dropped));
-	ok = close(fd) == 0 && ok;
-	if (!ok || rename(tmp, path) != 0)
-		unlink(tmp);
+	uw_cache_store(dir, id, len, ".cfi", (const struct uw_cache_part[]){
+			       { &h, sizeof(h) },
+			       { t->rows, t->nrows * sizeof(*t->rows) },
+			       { t->xrows, t->nxrows * sizeof(*t->xrows) },
+			       { t->dropped, t->ndropped * sizeof(*t->dropped) },
+		       }, 4);
 }

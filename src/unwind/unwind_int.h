@@ -43,6 +43,30 @@ int uw_fde_ranges_read(struct Elf *elf, bool eh_frame, struct uw_fde_ranges *out
  * and returns -1, or returns the enum gs_cfi_drop reason it cannot. */
 int uw_convert_xrow(struct Dwarf_Frame_s *frame, int ra_reg, struct gs_cfi_row *row);
 
+/* Files cached on disk by build id (cachefile.c), `<dir>/<build id hex><ext>`:
+ * each kind's file starts with a header its reader builds (magic, version,
+ * struct sizes, build id, uw_cache_content of what it was computed from)
+ * and must repeat exactly; the rest is the kind's own, its size checked. */
+struct uw_cache_part {
+	const void *data;
+	size_t size;
+};
+
+/* SipHash of the raw bytes of the named sections, chained in that order (a
+ * section that is not there counts as empty). */
+uint64_t uw_cache_content(struct Elf *elf, const char *const *names, size_t n);
+/* The cache file opened (a regular file; *size its size), or -ENOENT. */
+int uw_cache_open(const char *dir, const uint8_t *id, size_t len, const char *ext,
+		  uint64_t *size);
+/* Reads the file's first hsize bytes: true when they equal header. */
+bool uw_cache_pinned(int fd, uint64_t size, const void *header, size_t hsize);
+/* Reads exactly n bytes. */
+bool uw_cache_read(int fd, void *buf, size_t n);
+/* Writes the parts, in order, under a temporary name renamed into place;
+ * failures are ignored (a cache). */
+void uw_cache_store(const char *dir, const uint8_t *id, size_t len, const char *ext,
+		    const struct uw_cache_part *parts, size_t nparts);
+
 /* CFI tables on disk by build id (cfi_cache.c): load 0 or -errno (absent,
  * or not this format); store ignores failures (a cache). */
 struct gs_cfi_table;

@@ -1,0 +1,169 @@
+/* Files cached on disk by build id, one mechanism for every kind (CFI
+ * tables, function-name indexes): `<dir>/<build id hex><ext>`, opening
+ * with a header the reader builds itself (magic, version, the sizes of its
+ * structs, the build id, a SipHash of the module sections the data was
+ * computed from: a file patched or damaged after the link keeps its build
+ * id) that the file must repeat byte for byte. Anything else is ignored
+ * (and replaced by the next store); files are written under a temporary
+ * name and renamed, so a reader never sees half of one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gelf.h>
+
+#include <gs/unwind.h>
+
+#include "unwind_int.h"
+
+uint64_t uw_cache_content(Elf *elf, const char *const *names, size_t n)
+{
+	uint64_t h = 0;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *s;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh) || !(s = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+			    strcmp(s, names[i]) != 0)
+				continue;
+			d = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
+			h = uw_siphash13(h, i + 1, d && d->d_buf ? d->d_buf : "", d ? d->d_size : 0);
+			break;
+		}
+	}
+	return h;
+}
+
+static int cache_path(const char *dir, const uint8_t *id, size_t len, const char *ext,
+		      char *out, size_t size)
+{
+	size_t n = (size_t)snprintf(out, size, "%s/", dir);
+	int k;
+
+	for (size_t i = 0; i < len && n + 3 < size; i++)
+		n += (size_t)snprintf(out + n, size - n, "%02x", id[i]);
+	if (n >= size)
+		return -ENAMETOOLONG;
+	k = snprintf(out + n, size - n, "%s", ext);
+	return k >= 0 && (size_t)k < size - n ? 0 : -ENAMETOOLONG;
+}
+
+bool uw_cache_read(int fd, void *buf, size_t n)
+{
+	uint8_t *p = buf;
+
+	while (n) {
+		ssize_t k = read(fd, p, n);
+
+		if (k <= 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static bool write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k <= 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+int uw_cache_open(const char *dir, const uint8_t *id, size_t len, const char *ext,
+		  uint64_t *size)
+{
+	char path[4096];
+	struct stat st;
+	int fd;
+
+	if (!dir || len == 0 || len > GS_BUILD_ID_MAX ||
+	    cache_path(dir, id, len, ext, path, sizeof(path)))
+		return -ENOENT;
+	/* O_NONBLOCK: a FIFO put there never hangs the reader; refused below */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -ENOENT;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	*size = (uint64_t)st.st_size;
+	return fd;
+}
+
+bool uw_cache_pinned(int fd, uint64_t size, const void *header, size_t hsize)
+{
+	uint8_t buf[512];
+	const uint8_t *want = header;
+
+	if (size < hsize)
+		return false;
+	while (hsize) {
+		size_t k = hsize < sizeof(buf) ? hsize : sizeof(buf);
+
+		if (!uw_cache_read(fd, buf, k) || memcmp(buf, want, k) != 0)
+			return false;
+		want += k;
+		hsize -= k;
+	}
+	return true;
+}
+
+/* mkdir -p of an absolute directory. */
+static void make_dirs(const char *dir)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	mkdir(p, 0755);
+}
+
+void uw_cache_store(const char *dir, const uint8_t *id, size_t len, const char *ext,
+		    const struct uw_cache_part *parts, size_t nparts)
+{
+	char path[4096], tmp[4200];
+	bool ok = true;
+	int fd;
+
+	if (!dir || len == 0 || len > GS_BUILD_ID_MAX ||
+	    cache_path(dir, id, len, ext, path, sizeof(path)))
+		return;
+	make_dirs(dir);
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < nparts && ok; i++)
+		ok = write_all(fd, parts[i].data, parts[i].size);
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, path) != 0)
+		unlink(tmp);
+}
