@@ -112,24 +112,45 @@ static int visit_func(Dwarf_Die *die, void *arg)
 	return DWARF_CB_OK;
 }
 
-static int dwarf_functions(Dwarf *dw, uint64_t bias, const char *name, bool entry,
-			   struct loc_list *out, bool *declared)
+/* The index's DIEs of s->name, visited as the walk would visit them; false
+ * (nothing visited) when one is not a definition of that name: the index
+ * is not of this DWARF, and the caller walks instead. */
+static bool visit_indexed(const struct uw_funcindex *x, struct func_search *s)
 {
-	struct func_search s = { .name = name, .dw = dw, .bias = bias, .out = out,
-				 .entry = entry };
-	Dwarf_CU *cu = NULL, *next;
-	Dwarf_Die cudie;
-	Dwarf_Half version;
-	uint8_t unit_type;
+	const uint64_t *offs;
+	size_t n = uw_funcindex_find(x, s->name, &offs);
+	Dwarf_Die die;
+	const char *name;
 
-	while (s.rc == 0 &&
-	       dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
-		cu = next;
-		if (unit_type == DW_UT_compile || unit_type == DW_UT_partial)
-			dwarf_getfuncs(&cudie, visit_func, &s, 0);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!dwarf_offdie(s->dw, offs[i], &die) || dwarf_tag(&die) != DW_TAG_subprogram ||
+		    dwarf_hasattr(&die, DW_AT_declaration) || !(name = dwarf_diename(&die)) ||
+		    strcmp(name, s->name) != 0)
+			return false;
+	for (size_t i = 0; i < n && s->rc == 0; i++)
+		if (dwarf_offdie(s->dw, offs[i], &die))
+			visit_func(&die, s);
+	return true;
+}
+
+int rt_dwarf_function_locs(Dwarf *dw, const struct uw_funcindex *x, uint64_t bias,
+			   const char *name, bool entry, struct gs_location **locs, size_t *n,
+			   bool *declared)
+{
+	struct loc_list l = { 0 };
+	struct func_search s = { .name = name, .dw = dw, .bias = bias, .out = &l,
+				 .entry = entry };
+
+	if (!x || !visit_indexed(x, &s))
+		uw_funcindex_walk(dw, visit_func, &s);
 	*declared = s.declared;
-	return s.rc;
+	if (s.rc) {
+		loc_list_free(&l);
+		return s.rc;
+	}
+	*locs = l.v;
+	*n = l.n;
+	return 0;
 }
 
 /* ---- the four target forms ----------------------------------------------- */
@@ -240,8 +261,17 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 	n = gs_modfile_symbols_named(c->file, name, addr, size, GS_MODFILE_SYMS_MAX);
 	if (n == 1 && gs_modfile_is_ifunc(c->file, addr[0]))
 		return resolve_ifunc(c, name, addr[0]);
-	if (c->dw && (rc = dwarf_functions(c->dw, c->bias, name, c->entry, &c->locs, &declared)))
-		return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
+	if (c->dw) {
+		const struct uw_funcindex *x = NULL;
+
+		rc = uw_modfile_funcs(c->file, &x, NULL);
+		if (rc == 0 || rc == -ENOENT)
+			rc = rt_dwarf_function_locs(c->dw, x, c->bias, name, c->entry, &c->locs.v,
+						    &c->locs.n, &declared);
+		if (rc)
+			return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
+		c->locs.cap = c->locs.n;
+	}
 	if (c->locs.n)
 		return 0;
 	n = gs_modfile_symbols_named(c->file, name, addr, size, GS_MODFILE_SYMS_MAX);

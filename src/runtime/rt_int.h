@@ -38,6 +38,19 @@ void rt_dlhook_free(struct rt_dlhook *h);
  * low (gdb's "second line"), else low. */
 uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high);
 
+/* Every location the DWARF of a module gives function `name` (resolve.c):
+ * each definition (its body past the prologue, or its entry with entry)
+ * and each inline instance, + bias, in the order of a walk of every unit;
+ * *declared: a DIE of that name exists, code or not. The DIEs come from
+ * the module's function index x, or (x NULL, or x not of this DWARF) from
+ * that walk itself: both give the same answer, which tests check. 0 or
+ * -ENOMEM; free each location's function and *locs. */
+struct uw_funcindex;
+struct gs_location;
+int rt_dwarf_function_locs(Dwarf *dw, const struct uw_funcindex *x, uint64_t bias,
+			   const char *name, bool entry, struct gs_location **locs, size_t *n,
+			   bool *declared);
+
 /* Statement-start addresses of `file:line` (the file matched by path
  * suffix); *used_line is the line they belong to: `line`, or the next line
  * with code when it has none. 0 with the addresses (malloc'd, sorted,

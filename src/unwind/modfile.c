@@ -42,13 +42,16 @@ struct gs_modfile {
 	bool dwarf_done;
 	Dwarf *dw;
 	Dwarf_Addr dwbias;
+	bool funcs_done, funcs_from_disk;
+	int funcs_rc;
+	struct uw_funcindex *funcs;
 	struct gs_modfiles *owner;
 };
 
 struct gs_modfiles {
 	Dwfl_Callbacks cb;
 	char *debug_dirs;
-	char *cfi_cache_dir; /* NULL: CFI tables are not cached on disk */
+	char *cfi_cache_dir; /* NULL: CFI tables and function indexes not on disk */
 	struct gs_modfile **v; /* never move: handed out */
 	size_t n, cap;
 	struct cfi_entry **cfi;
@@ -106,6 +109,7 @@ void gs_modfiles_free(struct gs_modfiles *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n; i++) {
+		uw_funcindex_free(c->v[i]->funcs);
 		dwfl_end(c->v[i]->dwfl);
 		free(c->v[i]->path);
 		free(c->v[i]);
@@ -363,6 +367,32 @@ struct Dwarf *gs_modfile_dwarf(struct gs_modfile *m, uint64_t *bias)
 	if (bias)
 		*bias = m->dw ? m->dwbias : 0;
 	return m->dw;
+}
+
+int uw_modfile_funcs(struct gs_modfile *m, const struct uw_funcindex **out, bool *from_disk)
+{
+	const char *dir = m->owner->cfi_cache_dir;
+	Dwarf *dw;
+
+	if (!m->funcs_done) {
+		m->funcs_done = true;
+		dw = gs_modfile_dwarf(m, NULL);
+		/* on disk by the module's build id, pinned to its DWARF's bytes */
+		if (!dw)
+			m->funcs_rc = -ENOENT;
+		else if (m->id.source == GS_COOKIE_BUILD_ID && dir &&
+			 uw_funcindex_load(dir, dwarf_getelf(dw), m->id.build_id,
+					   m->id.build_id_len, &m->funcs) == 0)
+			m->funcs_from_disk = true;
+		else if ((m->funcs_rc = uw_funcindex_build(dw, &m->funcs)) == 0 &&
+			 m->id.source == GS_COOKIE_BUILD_ID && dir)
+			uw_funcindex_store(dir, dwarf_getelf(dw), m->id.build_id,
+					   m->id.build_id_len, m->funcs);
+	}
+	*out = m->funcs;
+	if (from_disk)
+		*from_disk = m->funcs_from_disk;
+	return m->funcs_rc;
 }
 
 const char *gs_modfile_debug_path(struct gs_modfile *m)

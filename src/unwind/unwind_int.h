@@ -75,6 +75,39 @@ int uw_cfi_cache_load(const char *dir, struct Elf *elf, const uint8_t *id, size_
 void uw_cfi_cache_store(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
 			const struct gs_cfi_table *t);
 
+/* ---- function-name index (funcindex.c) ---------------------------------- */
+
+#include <elfutils/libdw.h>
+
+/* One name of the index: its DIEs are offs[first .. first + count). */
+struct uw_funcname {
+	uint32_t name; /* offset of the NUL-terminated name in the pool */
+	uint32_t first, count;
+	uint32_t pad;
+};
+
+struct uw_funcindex;
+/* The walk the index stands for: dwarf_getfuncs over every compile (and
+ * partial) unit in order. 0, or -ECANCELED when cb aborted it. */
+int uw_funcindex_walk(Dwarf *dw, int (*cb)(Dwarf_Die *die, void *arg), void *arg);
+/* The index of dw by that walk: 0, -ENOMEM, -E2BIG (over 2^32 names). */
+int uw_funcindex_build(Dwarf *dw, struct uw_funcindex **out);
+/* From <dir>/<build id>.funcs, valid only for the DWARF in elf (its
+ * sections' hash is pinned): 0, -ENOENT (none), -EINVAL (not this format,
+ * another DWARF, or malformed), -ENOMEM. */
+int uw_funcindex_load(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
+		      struct uw_funcindex **out);
+/* Writes it there; failures are ignored (a cache). */
+void uw_funcindex_store(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
+			const struct uw_funcindex *x);
+void uw_funcindex_free(struct uw_funcindex *x);
+/* The DIE offsets of the subprograms called name, in walk order: how many. */
+size_t uw_funcindex_find(const struct uw_funcindex *x, const char *name, const uint64_t **offs);
+/* The names, sorted (strcmp): how many, and the i-th with its DIEs. */
+size_t uw_funcindex_count(const struct uw_funcindex *x);
+const char *uw_funcindex_at(const struct uw_funcindex *x, size_t i, const uint64_t **offs,
+			    size_t *n);
+
 /* Grows *v (element size `size`) so that it holds at least `need`
  * elements; 0 or -ENOMEM. */
 int uw_grow(void **v, size_t *cap, size_t need, size_t size);
@@ -94,6 +127,12 @@ void uw_elf_close(int fd, struct Elf *elf);
 int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		      const char *file_name, const char *debuglink, GElf_Word crc,
 		      char **debuginfo_file_name);
+/* The function-name index of m's DWARF, built on first use by one walk of
+ * every unit, or read from the cache directory when a run before this one
+ * left it there (and then written there). 0; -ENOENT when m has no DWARF;
+ * -ENOMEM. *from_disk (may be NULL): it was read from the cache. */
+struct gs_modfile;
+int uw_modfile_funcs(struct gs_modfile *m, const struct uw_funcindex **out, bool *from_disk);
 /* dirs is one or more absolute directories separated by ':'. */
 bool uw_debug_dirs_valid(const char *dirs);
 /* "a FIFO", "a directory", ... for an st_mode. */

@@ -1,0 +1,306 @@
+/* The function-name index of a module's DWARF: for each name, the DIE
+ * offsets of the defining subprograms that dwarf_getfuncs finds in every
+ * compile unit (nested functions and imported units included), in the
+ * order of that walk, so that a lookup answers exactly what the walk of
+ * every unit would, without walking them. Built by that very walk once per
+ * module, then kept on disk by build id (cachefile.c): a module's later
+ * runs read it instead of its DWARF. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gs/unwind.h>
+
+#include "unwind_int.h"
+
+#define INDEX_MAGIC "GSFNX\0\0\1"
+#define INDEX_VERSION 1u
+#define INDEX_EXT ".funcs"
+
+struct uw_funcindex {
+	struct uw_funcname *names; /* sorted by strcmp of their names */
+	uint64_t *offs;            /* DIE offsets, grouped by name, walk order */
+	char *pool;                /* the names, each NUL-terminated */
+	size_t nnames, noffs, pool_size;
+};
+
+/* What the index is computed from: the DIEs, their abbreviations, the
+ * strings names come from, and the link to a dwz file (whose build id
+ * .gnu_debugaltlink holds). Compressed sections count as libdw left them
+ * (opened first). */
+static const char *const index_sections[] = {
+	".debug_info", ".debug_abbrev", ".debug_str", ".debug_str_offsets",
+	".debug_line_str", ".gnu_debugaltlink", ".debug_sup", ".zdebug_info",
+	".zdebug_abbrev", ".zdebug_str",
+};
+
+struct index_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t name_size;
+	uint32_t build_id_len;
+	uint8_t build_id[GS_BUILD_ID_MAX];
+	uint32_t pad;
+	uint64_t content;
+	uint64_t nnames, noffs, pool_size; /* not pinned */
+};
+
+void uw_funcindex_free(struct uw_funcindex *x)
+{
+	if (!x)
+		return;
+	free(x->names);
+	free(x->offs);
+	free(x->pool);
+	free(x);
+}
+
+/* ---- building: one walk of every unit ------------------------------------- */
+
+struct raw {
+	const char *name; /* libdw's, valid while the Dwarf is */
+	uint64_t off;
+	size_t seq;
+};
+
+struct walk {
+	struct raw *v;
+	size_t n, cap;
+	int rc;
+};
+
+static int visit(Dwarf_Die *die, void *arg)
+{
+	struct walk *w = arg;
+	const char *name = dwarf_diename(die);
+
+	if (!name)
+		return DWARF_CB_OK;
+	if (uw_grow((void **)&w->v, &w->cap, w->n + 1, sizeof(*w->v))) {
+		w->rc = -ENOMEM;
+		return DWARF_CB_ABORT;
+	}
+	w->v[w->n] = (struct raw){ name, dwarf_dieoffset(die), w->n };
+	w->n++;
+	return DWARF_CB_OK;
+}
+
+static int by_name_then_walk(const void *a, const void *b)
+{
+	const struct raw *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int uw_funcindex_walk(Dwarf *dw, int (*cb)(Dwarf_Die *die, void *arg), void *arg)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	uint8_t unit_type;
+
+	while (dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
+		cu = next;
+		if ((unit_type == DW_UT_compile || unit_type == DW_UT_partial) &&
+		    dwarf_getfuncs(&cudie, cb, arg, 0) > 0)
+			return -ECANCELED; /* the callback stopped it */
+	}
+	return 0;
+}
+
+static int fill(struct uw_funcindex *x, struct raw *v, size_t n)
+{
+	size_t pool = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || strcmp(v[i - 1].name, v[i].name) != 0) {
+			x->nnames++;
+			pool += strlen(v[i].name) + 1;
+		}
+	if (x->nnames > UINT32_MAX || n > UINT32_MAX || pool > UINT32_MAX)
+		return -E2BIG;
+	x->names = malloc((x->nnames ? x->nnames : 1) * sizeof(*x->names));
+	x->offs = malloc((n ? n : 1) * sizeof(*x->offs));
+	x->pool = malloc(pool ? pool : 1);
+	if (!x->names || !x->offs || !x->pool)
+		return -ENOMEM;
+	x->noffs = n;
+	x->pool_size = pool;
+	pool = 0;
+	for (size_t i = 0, k = 0; i < n; i++) {
+		if (i == 0 || strcmp(v[i - 1].name, v[i].name) != 0) {
+			size_t len = strlen(v[i].name) + 1;
+
+			x->names[k++] = (struct uw_funcname){ .name = (uint32_t)pool,
+							      .first = (uint32_t)i };
+			memcpy(x->pool + pool, v[i].name, len);
+			pool += len;
+		}
+		x->names[k - 1].count++;
+		x->offs[i] = v[i].off;
+	}
+	return 0;
+}
+
+int uw_funcindex_build(Dwarf *dw, struct uw_funcindex **out)
+{
+	struct uw_funcindex *x = calloc(1, sizeof(*x));
+	struct walk w = { 0 };
+	int rc;
+
+	*out = NULL;
+	if (!x)
+		return -ENOMEM;
+	rc = uw_funcindex_walk(dw, visit, &w);
+	if (w.rc)
+		rc = w.rc;
+	if (rc == 0 && w.n)
+		qsort(w.v, w.n, sizeof(*w.v), by_name_then_walk);
+	if (rc == 0)
+		rc = fill(x, w.v, w.n);
+	free(w.v);
+	if (rc) {
+		uw_funcindex_free(x);
+		return rc;
+	}
+	*out = x;
+	return 0;
+}
+
+/* ---- lookups ---------------------------------------------------------------- */
+
+size_t uw_funcindex_find(const struct uw_funcindex *x, const char *name, const uint64_t **offs)
+{
+	size_t lo = 0, hi = x->nnames;
+
+	*offs = NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, x->pool + x->names[mid].name);
+
+		if (c == 0) {
+			*offs = x->offs + x->names[mid].first;
+			return x->names[mid].count;
+		}
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return 0;
+}
+
+size_t uw_funcindex_count(const struct uw_funcindex *x)
+{
+	return x->nnames;
+}
+
+const char *uw_funcindex_at(const struct uw_funcindex *x, size_t i, const uint64_t **offs,
+			    size_t *n)
+{
+	*offs = x->offs + x->names[i].first;
+	*n = x->names[i].count;
+	return x->pool + x->names[i].name;
+}
+
+/* ---- on disk ------------------------------------------------------------------ */
+
+static void header_for(struct index_header *h, Elf *elf, const uint8_t *id, size_t len)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, INDEX_MAGIC, sizeof(h->magic));
+	h->version = INDEX_VERSION;
+	h->name_size = sizeof(struct uw_funcname);
+	h->build_id_len = (uint32_t)len;
+	memcpy(h->build_id, id, len);
+	h->content = uw_cache_content(elf, index_sections,
+				      sizeof(index_sections) / sizeof(index_sections[0]));
+}
+
+/* Every record inside the arrays, the names in strictly increasing order
+ * (binary search relies on it) and the offsets shared out in order. */
+static bool well_formed(const struct uw_funcindex *x)
+{
+	uint64_t next = 0;
+
+	if (x->pool_size == 0 ? x->nnames != 0 : x->pool[x->pool_size - 1] != '\0')
+		return false;
+	for (size_t i = 0; i < x->nnames; i++) {
+		const struct uw_funcname *r = &x->names[i];
+
+		if (r->name >= x->pool_size || r->first != next || r->count == 0 ||
+		    r->count > x->noffs - next)
+			return false;
+		if (i && strcmp(x->pool + x->names[i - 1].name, x->pool + r->name) >= 0)
+			return false;
+		next += r->count;
+	}
+	return next == x->noffs;
+}
+
+int uw_funcindex_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
+		      struct uw_funcindex **out)
+{
+	const size_t pinned = offsetof(struct index_header, nnames);
+	struct index_header want, got;
+	struct uw_funcindex *x;
+	uint64_t size;
+	int fd;
+
+	*out = NULL;
+	fd = uw_cache_open(dir, id, len, INDEX_EXT, &size);
+	if (fd < 0)
+		return fd;
+	header_for(&want, elf, id, len);
+	if (!uw_cache_pinned(fd, size, &want, pinned) ||
+	    !uw_cache_read(fd, (char *)&got + pinned, sizeof(got) - pinned) ||
+	    got.nnames > UINT32_MAX || got.noffs > UINT32_MAX || got.pool_size > UINT32_MAX ||
+	    size != sizeof(got) + got.nnames * sizeof(struct uw_funcname) +
+			    got.noffs * sizeof(uint64_t) + got.pool_size) {
+		close(fd);
+		return -EINVAL;
+	}
+	x = calloc(1, sizeof(*x));
+	if (x) {
+		x->nnames = got.nnames;
+		x->noffs = got.noffs;
+		x->pool_size = got.pool_size;
+		x->names = malloc(x->nnames ? x->nnames * sizeof(*x->names) : 1);
+		x->offs = malloc(x->noffs ? x->noffs * sizeof(*x->offs) : 1);
+		x->pool = malloc(x->pool_size ? x->pool_size : 1);
+	}
+	if (!x || !x->names || !x->offs || !x->pool ||
+	    !uw_cache_read(fd, x->names, x->nnames * sizeof(*x->names)) ||
+	    !uw_cache_read(fd, x->offs, x->noffs * sizeof(*x->offs)) ||
+	    !uw_cache_read(fd, x->pool, x->pool_size) || !well_formed(x)) {
+		close(fd);
+		uw_funcindex_free(x);
+		return x ? -EINVAL : -ENOMEM;
+	}
+	close(fd);
+	*out = x;
+	return 0;
+}
+
+void uw_funcindex_store(const char *dir, Elf *elf, const uint8_t *id, size_t len,
+			const struct uw_funcindex *x)
+{
+	struct index_header h;
+
+	if (!dir || len == 0 || len > GS_BUILD_ID_MAX)
+		return;
+	header_for(&h, elf, id, len);
+	h.nnames = x->nnames;
+	h.noffs = x->noffs;
+	h.pool_size = x->pool_size;
+	uw_cache_store(dir, id, len, INDEX_EXT, (const struct uw_cache_part[]){
+			       { &h, sizeof(h) },
+			       { x->names, x->nnames * sizeof(*x->names) },
+			       { x->offs, x->noffs * sizeof(*x->offs) },
+			       { x->pool, x->pool_size },
+		       }, 4);
+}
