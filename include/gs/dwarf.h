@@ -102,6 +102,14 @@ struct gs_dwarf_function {
  * free(); the strings belong to d (to symtab_elf when d is NULL). */
 GS_API int gs_dwarf_list_functions(struct gs_dwarf *d, struct Elf *symtab_elf, const char *glob,
 				   struct gs_dwarf_function **out, size_t *n, struct gs_error *err);
+/* The same listing with the DWARF functions taken from the subprogram DIEs
+ * at offs (noffs of them, offsets in d's .debug_info, e.g. those a
+ * function-name index gives for the names matching glob) instead of a walk
+ * of every unit; a DIE that is no function matching glob is skipped. */
+GS_API int gs_dwarf_list_functions_at(struct gs_dwarf *d, struct Elf *symtab_elf,
+				      const char *glob, const uint64_t *offs, size_t noffs,
+				      struct gs_dwarf_function **out, size_t *n,
+				      struct gs_error *err);
 
 /* Where a value lives, for people: "register rdi", "stack rsp-12" (the
  * CFA folded in), "global 0x4010 (.data)", "composite: [0..4) register

@@ -197,6 +197,9 @@ struct gs_list_opts {
 	size_t sz;
 	pid_t pid;          /* a process: its executable and every module it maps */
 	const char *module; /* -t PATH: this module (with a pid, targets resolve here) */
+	/* The module files to read through (their cache directory keeps the
+	 * function indexes); NULL: a cache of its own, without one. */
+	struct gs_modfiles *files;
 };
 
 /* The functions whose names match glob (fnmatch), by module: name,

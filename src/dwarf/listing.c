@@ -48,6 +48,35 @@ static bool listed(const struct list *l, const char *name)
 	return false;
 }
 
+/* The listing record of a subprogram DIE whose name matches glob: a
+ * definition with code, or an inline function known only by its copies. */
+static int from_die(Dwarf_Die *die, const char *glob, struct list *l)
+{
+	struct gs_dwarf_function f = { 0 };
+	Dwarf_Die cu;
+	Dwarf_Addr lo;
+	int line = 0;
+
+	if (dwarf_tag(die) != DW_TAG_subprogram || dwarf_hasattr(die, DW_AT_declaration) ||
+	    !(f.name = dwarf_diename(die)) || fnmatch(glob, f.name, 0) != 0)
+		return 0;
+	if (dwarf_entrypc(die, &lo) == 0)
+		f.addr = lo;
+	else if (dwarf_hasattr(die, DW_AT_inline))
+		f.inlined_only = true;
+	if (!f.addr && !f.inlined_only)
+		return 0;
+	/* libdw misreads file 0 of clang's DWARF 5 line tables: that file is
+	 * the CU's own. */
+	f.file = dwarf_decl_file(die);
+	if (!f.file && dwarf_diecu(die, &cu, NULL, NULL))
+		f.file = dwarf_diename(&cu);
+	if (dwarf_decl_line(die, &line) == 0 && line > 0)
+		f.line = (uint32_t)line;
+	return push(l, f);
+}
+
+/* The subprograms directly under each unit. */
 static int from_dwarf(struct gs_dwarf *d, const char *glob, struct list *l)
 {
 	Dwarf_Off off = 0, next;
@@ -58,34 +87,10 @@ static int from_dwarf(struct gs_dwarf *d, const char *glob, struct list *l)
 		Dwarf_Die cu, ch;
 
 		if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_child(&cu, &ch) == 0) {
-			do {
-				struct gs_dwarf_function f = { 0 };
-				Dwarf_Addr lo;
-				int line = 0;
-
-				if (dwarf_tag(&ch) != DW_TAG_subprogram ||
-				    dwarf_hasattr(&ch, DW_AT_declaration) ||
-				    !(f.name = dwarf_diename(&ch)) ||
-				    fnmatch(glob, f.name, 0) != 0)
-					continue;
-				if (dwarf_entrypc(&ch, &lo) == 0)
-					f.addr = lo;
-				else if (dwarf_hasattr(&ch, DW_AT_inline))
-					f.inlined_only = true;
-				else
-					continue;
-				if (!f.addr && !f.inlined_only)
-					continue;
-				/* libdw misreads file 0 of clang's DWARF 5 line tables:
-				 * that file is the CU's own. */
-				f.file = dwarf_decl_file(&ch);
-				if (!f.file)
-					f.file = dwarf_diename(&cu);
-				if (dwarf_decl_line(&ch, &line) == 0 && line > 0)
-					f.line = (uint32_t)line;
-				if (push(l, f))
+			do
+				if (from_die(&ch, glob, l))
 					return -ENOMEM;
-			} while (dwarf_siblingof(&ch, &ch) == 0);
+			while (dwarf_siblingof(&ch, &ch) == 0);
 		}
 		off = next;
 	}
@@ -138,15 +143,26 @@ static int by_name(const void *a, const void *b)
 	return c ? c : x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-int gs_dwarf_list_functions(struct gs_dwarf *d, Elf *symtab_elf, const char *glob,
-			    struct gs_dwarf_function **out, size_t *n, struct gs_error *err)
+/* The DWARF part (the offsets' DIEs, or a walk when offs is NULL), then the
+ * symbols DWARF does not name, by name. */
+static int list_functions(struct gs_dwarf *d, Elf *symtab_elf, const char *glob,
+			  const uint64_t *offs, size_t noffs, struct gs_dwarf_function **out,
+			  size_t *n, struct gs_error *err)
 {
 	struct list l = { 0 };
+	int rc = 0;
 
 	*out = NULL;
 	*n = 0;
-	if ((d && from_dwarf(d, glob, &l)) ||
-	    (symtab_elf && from_symbols(d, symtab_elf, glob, &l))) {
+	if (d && !offs)
+		rc = from_dwarf(d, glob, &l);
+	for (size_t i = 0; d && rc == 0 && i < noffs; i++) {
+		Dwarf_Die die;
+
+		if (dwarf_offdie(d->dw, offs[i], &die))
+			rc = from_die(&die, glob, &l);
+	}
+	if (rc || (symtab_elf && from_symbols(d, symtab_elf, glob, &l))) {
 		free(l.v);
 		return gs_errorf(err, -ENOMEM, "out of memory listing functions matching '%s'",
 				 glob);
@@ -156,6 +172,22 @@ int gs_dwarf_list_functions(struct gs_dwarf *d, Elf *symtab_elf, const char *glo
 	*out = l.v;
 	*n = l.n;
 	return 0;
+}
+
+int gs_dwarf_list_functions(struct gs_dwarf *d, Elf *symtab_elf, const char *glob,
+			    struct gs_dwarf_function **out, size_t *n, struct gs_error *err)
+{
+	return list_functions(d, symtab_elf, glob, NULL, 0, out, n, err);
+}
+
+int gs_dwarf_list_functions_at(struct gs_dwarf *d, Elf *symtab_elf, const char *glob,
+			       const uint64_t *offs, size_t noffs, struct gs_dwarf_function **out,
+			       size_t *n, struct gs_error *err)
+{
+	static const uint64_t none;
+
+	return list_functions(d, symtab_elf, glob, offs ? offs : &none, offs ? noffs : 0, out, n,
+			      err);
 }
 
 static const char *const why_text[] = {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gs/modfile.h>
 #include <gs/runtime.h>
 
 #include "list.h"
@@ -11,13 +12,23 @@
 int cli_list(const struct cli *cli)
 {
 	struct gs_list_opts o = { .sz = sizeof(o), .pid = cli->pid, .module = cli->target };
+	struct gs_modfiles_opts mo = { .sz = sizeof(mo), .debug_dirs = cli->debug_dirs };
 	struct gs_error err = { 0 };
+	char cache[4096];
 	FILE *f = stdout;
 	int rc;
+
+	/* the module files of the run, with the cache of function indexes */
+	mo.cfi_cache_dir = cli_cache_dir(cache, sizeof(cache));
+	if (gs_modfiles_new(&mo, &o.files, &err)) {
+		fprintf(stderr, "gstrace: %s\n", err.msg);
+		return err.code == -ENOMEM ? 1 : 2;
+	}
 
 	if (cli->output && !(f = fopen(cli->output, "w"))) {
 		fprintf(stderr, "gstrace: -o %s: %s; check the directory and permissions\n",
 			cli->output, strerror(errno));
+		gs_modfiles_free(o.files);
 		return 2;
 	}
 	if (cli->list_functions)
@@ -28,6 +39,7 @@ int cli_list(const struct cli *cli)
 		rc = gs_errorf(&err, -EIO, "cannot write the listing: %s", strerror(errno));
 	if (f != stdout)
 		fclose(f);
+	gs_modfiles_free(o.files);
 	if (rc)
 		fprintf(stderr, "gstrace: %s\n", err.msg);
 	/* bad input (no such function or file) is 2; a failure to read or write 1 */

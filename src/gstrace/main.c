@@ -308,25 +308,6 @@ static void notice_moved_lines(const struct gs_plan *p)
 	}
 }
 
-/* Where CFI tables are cached by build id: $GSTRACE_CFI_CACHE (an
- * absolute directory, or "off"), else $XDG_CACHE_HOME/gstrace/cfi, else
- * ~/.cache/gstrace/cfi; NULL: none. */
-static const char *cfi_cache_dir(char *buf, size_t size)
-{
-	const char *env = getenv("GSTRACE_CFI_CACHE"), *base = getenv("XDG_CACHE_HOME");
-	int n;
-
-	if (env && *env)
-		return env[0] == '/' ? env : NULL;
-	if (base && base[0] == '/')
-		n = snprintf(buf, size, "%s/gstrace/cfi", base);
-	else if ((base = getenv("HOME")) && base[0] == '/')
-		n = snprintf(buf, size, "%s/.cache/gstrace/cfi", base);
-	else
-		return NULL;
-	return n > 0 && (size_t)n < size ? buf : NULL;
-}
-
 /* The one trace plan of the run: every target resolved, `bt` planned and
  * every program built, before anything is loaded. A wrong target is a
  * usage error shown at its place in the script. */
@@ -339,7 +320,7 @@ static int plan(struct ctx *c, const struct gs_program_opts *popts, pid_t pid)
 	char cache[4096];
 
 	/* One module-file cache for the run: resolution, rows and frames. */
-	mo.cfi_cache_dir = cfi_cache_dir(cache, sizeof(cache));
+	mo.cfi_cache_dir = cli_cache_dir(cache, sizeof(cache));
 	if (gs_modfiles_new(&mo, &c->files, &err)) {
 		cli_say("gstrace: ", "%s", err.msg);
 		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;

@@ -1,9 +1,11 @@
 /* What a user can trace, without another tool: `gstrace -l PATTERN` lists
  * the functions matching a glob (DWARF and symbols, with file:line) in the
- * target module or every module of a process; `--list-vars TARGET` the
- * variables visible at each address a trace target resolves to, with their
- * type and where they live. Names from the target are escaped. */
+ * target module or every module of a process (through each module's
+ * function index: the functions `trace NAME` resolves); `--list-vars
+ * TARGET` the variables visible at each address a trace target resolves
+ * to, with their type and where they live. Names from the target are escaped. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <gs/script.h>
 
 #include "rt_int.h"
+#include "unwind_int.h"
 
 static const char *base_name(const char *path)
 {
@@ -34,6 +37,38 @@ static void put_col(FILE *f, const char *s, int w)
 
 /* ---- -l PATTERN ------------------------------------------------------------------- */
 
+/* The functions of m matching glob: the DIEs its function index has for
+ * the names matching (what `trace NAME` resolves), then its symbols. */
+static int functions_of(const struct rt_dwarf_module *m, const char *glob,
+			struct gs_dwarf_function **v, size_t *n, struct gs_error *err)
+{
+	const struct uw_funcindex *x = NULL;
+	uint64_t *offs = NULL;
+	size_t noffs = 0, cap = 0;
+	int rc;
+
+	if (!m->d || uw_modfile_funcs(m->file, &x, NULL) != 0)
+		return gs_dwarf_list_functions(m->d, gs_modfile_elf(m->file), glob, v, n, err);
+	for (size_t i = 0; i < uw_funcindex_count(x); i++) {
+		const uint64_t *dies;
+		size_t k;
+		const char *name = uw_funcindex_at(x, i, &dies, &k);
+
+		if (fnmatch(glob, name, 0) != 0)
+			continue;
+		if (uw_grow((void **)&offs, &cap, noffs + k, sizeof(*offs))) {
+			free(offs);
+			return gs_errorf(err, -ENOMEM, "out of memory listing functions");
+		}
+		memcpy(offs + noffs, dies, k * sizeof(*dies));
+		noffs += k;
+	}
+	rc = gs_dwarf_list_functions_at(m->d, gs_modfile_elf(m->file), glob, offs, noffs, v, n,
+					err);
+	free(offs);
+	return rc;
+}
+
 /* The functions of one module matching glob; how many. */
 static size_t list_module(const struct rt_dwarf_module *m, const char *display, const char *glob,
 			  FILE *f, struct gs_error *err)
@@ -42,7 +77,7 @@ static size_t list_module(const struct rt_dwarf_module *m, const char *display, 
 	size_t n, width = 8;
 	char where[64];
 
-	if (gs_dwarf_list_functions(m->d, gs_modfile_elf(m->file), glob, &v, &n, err))
+	if (functions_of(m, glob, &v, &n, err))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (strlen(v[i].name) > width)
@@ -75,13 +110,14 @@ int gs_list_functions(const char *glob, const struct gs_list_opts *opts, FILE *f
 		      struct gs_error *err)
 {
 	struct gs_list_opts o = { 0 };
-	struct rt_dwarf_cache *cache = rt_dwarf_cache_new(NULL);
+	struct rt_dwarf_cache *cache;
 	struct gs_proc_modules mods = { 0 };
 	size_t found = 0;
 	int rc = 0;
 
 	if (opts)
 		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	cache = rt_dwarf_cache_new(o.files);
 	if (!cache)
 		return gs_errorf(err, -ENOMEM, "out of memory listing functions");
 	if (!o.module && o.pid > 0)
@@ -170,7 +206,7 @@ int gs_list_vars(const char *target, const struct gs_list_opts *opts, FILE *f,
 
 	if (opts)
 		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	cache = rt_dwarf_cache_new(NULL);
+	cache = rt_dwarf_cache_new(o.files);
 	if (!cache)
 		return gs_errorf(err, -ENOMEM, "out of memory listing variables");
 	/* one opening of each module serves the resolution and the DWARF */
