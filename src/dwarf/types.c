@@ -328,10 +328,10 @@ static void alias(struct gs_dwarf *d, Dwarf_Die *die, int tag, struct gs_type *t
 	*t = *tt;
 	if (tag == DW_TAG_typedef)
 		t->name = name;
+	else if (tt->kind == GS_TYPE_POINTER && q) /* "const char * const" */
+		t->name = spell(d, "%s %s", tt->name, quals[q] ? quals[q] : "");
 	else if (!strncmp(tt->name, quals[q], strlen(quals[q])) || tt->kind == GS_TYPE_ARRAY)
 		t->name = tt->name; /* "const char [12]": the elements carry it */
-	else if (tt->kind == GS_TYPE_POINTER && q)
-		t->name = spell(d, "%s %s", tt->name, quals[q] ? quals[q] : "");
 	else
 		t->name = spell(d, "%s%s", quals[q], tt->name);
 	if (t->name && q && t->name[strlen(t->name) - 1] == ' ')
