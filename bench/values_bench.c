@@ -3,7 +3,10 @@
  * array element, a 16-byte string) next to bpftrace's args-> on the same
  * function in the same run; the time to build that program; and launch to
  * the first event of a print of a local in libpython (the pyenv build has
- * DWARF) with the interpreter running. Needs root for the BPF figures. */
+ * DWARF) with the interpreter running, cold (no cache: every unit of its
+ * DWARF walked for the function index) and warm (the index a first run
+ * left on disk), next to bpftrace's uprobe printing arg0 (it has no DWARF
+ * locals). Needs root for the BPF figures. */
 #include <errno.h>
 #include <glob.h>
 #include <signal.h>
@@ -163,35 +166,88 @@ static bool find_python(char *python, char *libpython, size_t size)
 	return ok;
 }
 
+/* bpftrace's line for print(arg0): a number. */
+static bool line_is_number(const char *line, void *arg)
+{
+	(void)arg;
+	return line[0] >= '0' && line[0] <= '9' && line[strspn(line, "0123456789")] == '\0';
+}
+
+/* Launch to the first event with the cache of function indexes (and CFI
+ * tables) at dir: "off" is a first run's cost (every unit of libpython's
+ * DWARF walked), a directory a run filled is every later run's. */
+static void python_startup_with(char *const gs[], const char *dir, const char *metric,
+				const char *phases)
+{
+	struct phases ph = { 0 };
+	double ms;
+
+	setenv("GSTRACE_CFI_CACHE", dir, 1);
+	ms = bench_startup_ms(gs, bench_line_contains, "TraceID:", &ph);
+	if (ms < 0) {
+		printf("# skipped: %s: no event from gstrace\n", metric);
+		return;
+	}
+	printf("BENCH %s %.2f ms\n", metric, ms);
+	bench_print_phases(&ph, phases);
+}
+
 static void bench_python_startup(void)
 {
-	char python[512], libpython[512], pid[16];
+	char python[512], libpython[512], pid[16], dir[] = "/tmp/gs-bench-cache-XXXXXX";
 	char *py[] = { python, "-c", "d = {}\nwhile True:\n    d = {i: i for i in range(64)}\n",
 		       NULL };
 	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--max-events", "1", "--verbose", "-s",
 		       PY_LOCAL, NULL };
-	struct phases ph = { 0 };
+	char bpftrace[512], prog[1024], *bt[] = { bpftrace, "-e", prog, NULL };
+	const char *old = getenv("GSTRACE_CFI_CACHE");
+	char *saved = old ? strdup(old) : NULL;
+	struct phases ignored = { 0 };
 	struct child c;
 	double ms;
 
 	if (!find_python(python, libpython, sizeof(python))) {
 		printf("# skipped: startup.first_event_ms.vars: no pyenv python with libpython\n");
+		free(saved);
 		return;
 	}
 	printf("# %s\n", libpython);
 	bench_build("codegen.vars.build_us.libpython_local", libpython, PY_LOCAL);
 	if (bench_spawn(&c, py, false, false)) {
 		printf("# skipped: startup.first_event_ms.vars: cannot start %s\n", python);
+		free(saved);
 		return;
 	}
 	usleep(300000);
 	snprintf(pid, sizeof(pid), "%d", (int)c.pid);
-	ms = bench_startup_ms(gs, bench_line_contains, "TraceID:", &ph);
-	if (ms < 0) {
-		printf("# skipped: startup.first_event_ms.vars: no event from gstrace\n");
+	python_startup_with(gs, "off", "startup.first_event_ms.vars.cold",
+			    "startup.phase_ms.vars.cold");
+	if (mkdtemp(dir)) {
+		setenv("GSTRACE_CFI_CACHE", dir, 1);
+		bench_startup_ms(gs, bench_line_contains, "TraceID:", &ignored); /* fills it */
+		python_startup_with(gs, dir, "startup.first_event_ms.vars",
+				    "startup.phase_ms.vars");
+		snprintf(prog, sizeof(prog), "rm -rf %s", dir);
+		if (system(prog) != 0)
+			printf("# could not remove %s\n", dir);
+	}
+	if (saved)
+		setenv("GSTRACE_CFI_CACHE", saved, 1);
+	else
+		unsetenv("GSTRACE_CFI_CACHE");
+	free(saved);
+	/* bpftrace has no DWARF locals: the same probe printing its first
+	 * argument (the dict), launch to the first line */
+	if (bench_have_program("bpftrace", bpftrace, sizeof(bpftrace))) {
+		snprintf(prog, sizeof(prog), "uprobe:%s:insertdict /pid == %d/ { print(arg0); "
+			 "exit(); }", libpython, (int)c.pid);
+		ms = bench_startup_ms(bt, line_is_number, NULL, NULL);
+		if (ms < 0)
+			printf("# skipped: peer.bpftrace.startup.first_event_ms.vars: no line\n");
+		else
+			printf("BENCH peer.bpftrace.startup.first_event_ms.vars %.2f ms\n", ms);
 	} else {
-		printf("BENCH startup.first_event_ms.vars %.2f ms\n", ms);
-		bench_print_phases(&ph, "startup.phase_ms.vars");
+		printf("# skipped: peer.bpftrace.startup.first_event_ms.vars: not installed\n");
 	}
 	bench_finish(&c, SIGKILL, NULL);
 }

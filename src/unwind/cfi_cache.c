@@ -18,7 +18,7 @@
 #include "unwind_int.h"
 
 #define CACHE_MAGIC "GSCFI\0\0\1"
-#define CACHE_VERSION 2u
+#define CACHE_VERSION 3u /* 3: the content hash is uw_cache_hash */
 
 struct cache_header {
 	char magic[8];
@@ -26,7 +26,7 @@ struct cache_header {
 	uint32_t row_size, xrow_size, dropped_size, stats_size;
 	uint32_t build_id_len;
 	uint8_t build_id[GS_BUILD_ID_MAX];
-	uint64_t content; /* SipHash of the CFI sections' raw bytes */
+	uint64_t content; /* uw_cache_content of the CFI sections */
 	uint64_t nrows, nxrows, ndropped;
 	struct gs_cfi_stats stats;
 };

@@ -52,8 +52,10 @@ struct uw_cache_part {
 	size_t size;
 };
 
-/* SipHash of the raw bytes of the named sections, chained in that order (a
- * section that is not there counts as empty). */
+/* A fast 64-bit hash of len bytes (not SipHash: see cachefile.c). */
+uint64_t uw_cache_hash(uint64_t seed, const void *data, size_t len);
+/* uw_cache_hash of the raw bytes of the named sections, chained in that
+ * order (a section that is not there counts as empty). */
 uint64_t uw_cache_content(struct Elf *elf, const char *const *names, size_t n);
 /* The cache file opened (a regular file; *size its size), or -ENOENT. */
 int uw_cache_open(const char *dir, const uint8_t *id, size_t len, const char *ext,

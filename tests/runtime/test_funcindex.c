@@ -358,7 +358,7 @@ static void cache_file(const char *dir, const char *path, char *out, size_t size
 static void test_index_on_disk_is_the_same_and_refused_when_not_of_that_dwarf(void **state)
 {
 	char dir[] = "/tmp/gs-funcs-cache-XXXXXX", a[PATH_MAX], b[PATH_MAX];
-	char fa[PATH_MAX + 160], fb[PATH_MAX + 160];
+	char fa[PATH_MAX + 160], fb[PATH_MAX + 160], copy[64];
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -376,6 +376,14 @@ static void test_index_on_disk_is_the_same_and_refused_when_not_of_that_dwarf(vo
 	/* the last name loses its NUL: malformed, refused */
 	run("printf A | dd of=%s bs=1 seek=$(($(stat -c %%s %s) - 1)) conv=notrunc 2>/dev/null",
 	    fa, fa);
+	assert_false(loaded_from(dir, a));
+	/* a copy whose DWARF changed after the link, its build id kept: the
+	 * index of the original is refused for it, and then written for it */
+	assert_true(loaded_from(dir, a));
+	snprintf(copy, sizeof(copy), "%s/copy", dir);
+	run("cp %s %s && sed -i s/fx_twice/fx_twicf/g %s", a, copy, copy);
+	assert_false(loaded_from(dir, copy));
+	assert_true(loaded_from(dir, copy));
 	assert_false(loaded_from(dir, a));
 	/* another DWARF's index under this build id: its sections' hash differs */
 	assert_false(loaded_from(dir, b));
