@@ -25,6 +25,12 @@ struct uw_funcindex {
 	uint64_t *offs;            /* DIE offsets, grouped by name, walk order */
 	char *pool;                /* the names, each NUL-terminated */
 	size_t nnames, noffs, pool_size;
+	void *blob;                /* read from disk: the three arrays are in it */
+};
+
+/* What follows the pinned header on disk: the counts, then the arrays. */
+struct index_counts {
+	uint64_t nnames, noffs, pool_size;
 };
 
 /* What the index is computed from: the DIEs, their abbreviations, the
@@ -45,16 +51,26 @@ struct index_header {
 	uint8_t build_id[GS_BUILD_ID_MAX];
 	uint32_t pad;
 	uint64_t content;
-	uint64_t nnames, noffs, pool_size; /* not pinned */
+	uint64_t nnames, noffs, pool_size; /* not pinned: struct index_counts */
 };
+
+_Static_assert(sizeof(struct index_header) ==
+	       offsetof(struct index_header, nnames) + sizeof(struct index_counts),
+	       "the counts end the header");
+_Static_assert(sizeof(struct uw_funcname) % 8 == 0 && sizeof(struct index_counts) % 8 == 0,
+	       "the arrays after the counts stay 8-byte aligned");
 
 void uw_funcindex_free(struct uw_funcindex *x)
 {
 	if (!x)
 		return;
-	free(x->names);
-	free(x->offs);
-	free(x->pool);
+	if (x->blob) {
+		free(x->blob);
+	} else {
+		free(x->names);
+		free(x->offs);
+		free(x->pool);
+	}
 	free(x);
 }
 
@@ -242,48 +258,65 @@ static bool well_formed(const struct uw_funcindex *x)
 	return next == x->noffs;
 }
 
+int uw_funcindex_parse(const void *body, size_t size, struct uw_funcindex **out)
+{
+	struct index_counts k;
+	struct uw_funcindex *x;
+	uint8_t *blob;
+
+	*out = NULL;
+	if (size < sizeof(k))
+		return -EINVAL;
+	memcpy(&k, body, sizeof(k));
+	if (k.nnames > UINT32_MAX || k.noffs > UINT32_MAX || k.pool_size > UINT32_MAX ||
+	    size != sizeof(k) + k.nnames * sizeof(struct uw_funcname) +
+			    k.noffs * sizeof(uint64_t) + k.pool_size)
+		return -EINVAL;
+	x = calloc(1, sizeof(*x));
+	blob = malloc(size);
+	if (!x || !blob) {
+		free(x);
+		free(blob);
+		return -ENOMEM;
+	}
+	/* the arrays stay 8-byte aligned: the counts are 24 bytes, a name 16 */
+	memcpy(blob, body, size);
+	x->blob = blob;
+	x->nnames = k.nnames;
+	x->noffs = k.noffs;
+	x->pool_size = k.pool_size;
+	x->names = (struct uw_funcname *)(blob + sizeof(k));
+	x->offs = (uint64_t *)(blob + sizeof(k) + x->nnames * sizeof(*x->names));
+	x->pool = (char *)(x->offs + x->noffs);
+	if (!well_formed(x)) {
+		uw_funcindex_free(x);
+		return -EINVAL;
+	}
+	*out = x;
+	return 0;
+}
+
 int uw_funcindex_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 		      struct uw_funcindex **out)
 {
 	const size_t pinned = offsetof(struct index_header, nnames);
-	struct index_header want, got;
-	struct uw_funcindex *x;
+	struct index_header want;
 	uint64_t size;
-	int fd;
+	void *body = NULL;
+	int fd, rc = -EINVAL;
 
 	*out = NULL;
 	fd = uw_cache_open(dir, id, len, INDEX_EXT, &size);
 	if (fd < 0)
 		return fd;
 	header_for(&want, elf, id, len);
-	if (!uw_cache_pinned(fd, size, &want, pinned) ||
-	    !uw_cache_read(fd, (char *)&got + pinned, sizeof(got) - pinned) ||
-	    got.nnames > UINT32_MAX || got.noffs > UINT32_MAX || got.pool_size > UINT32_MAX ||
-	    size != sizeof(got) + got.nnames * sizeof(struct uw_funcname) +
-			    got.noffs * sizeof(uint64_t) + got.pool_size) {
-		close(fd);
-		return -EINVAL;
-	}
-	x = calloc(1, sizeof(*x));
-	if (x) {
-		x->nnames = got.nnames;
-		x->noffs = got.noffs;
-		x->pool_size = got.pool_size;
-		x->names = malloc(x->nnames ? x->nnames * sizeof(*x->names) : 1);
-		x->offs = malloc(x->noffs ? x->noffs * sizeof(*x->offs) : 1);
-		x->pool = malloc(x->pool_size ? x->pool_size : 1);
-	}
-	if (!x || !x->names || !x->offs || !x->pool ||
-	    !uw_cache_read(fd, x->names, x->nnames * sizeof(*x->names)) ||
-	    !uw_cache_read(fd, x->offs, x->noffs * sizeof(*x->offs)) ||
-	    !uw_cache_read(fd, x->pool, x->pool_size) || !well_formed(x)) {
-		close(fd);
-		uw_funcindex_free(x);
-		return x ? -EINVAL : -ENOMEM;
-	}
+	if (uw_cache_pinned(fd, size, &want, pinned) && size - pinned <= SIZE_MAX &&
+	    (body = malloc(size - pinned ? size - pinned : 1)) &&
+	    uw_cache_read(fd, body, size - pinned))
+		rc = uw_funcindex_parse(body, size - pinned, out);
+	free(body);
 	close(fd);
-	*out = x;
-	return 0;
+	return rc;
 }
 
 void uw_funcindex_store(const char *dir, Elf *elf, const uint8_t *id, size_t len,

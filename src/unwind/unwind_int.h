@@ -99,6 +99,9 @@ int uw_funcindex_build(Dwarf *dw, struct uw_funcindex **out);
  * another DWARF, or malformed), -ENOMEM. */
 int uw_funcindex_load(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
 		      struct uw_funcindex **out);
+/* The part of such a file after its pinned header (counts, then arrays),
+ * checked in every respect: 0, -EINVAL, -ENOMEM. */
+int uw_funcindex_parse(const void *body, size_t size, struct uw_funcindex **out);
 /* Writes it there; failures are ignored (a cache). */
 void uw_funcindex_store(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
 			const struct uw_funcindex *x);

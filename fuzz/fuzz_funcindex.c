@@ -1,0 +1,32 @@
+/* libFuzzer target for the function-name index as read from the cache
+ * directory (any user who can write there writes these bytes): any input
+ * either parses into an index whose every name is found again by its own
+ * lookup, with its own DIEs, or is refused; nothing is read past it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "smoke.h"
+#include "unwind_int.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct uw_funcindex *x;
+	uint8_t *copy = malloc(size ? size : 1);
+
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	if (uw_funcindex_parse(copy, size, &x) == 0) {
+		for (size_t i = 0; i < uw_funcindex_count(x); i++) {
+			const uint64_t *offs, *found;
+			size_t n;
+			const char *name = uw_funcindex_at(x, i, &offs, &n);
+
+			if (!n || uw_funcindex_find(x, name, &found) != n || found != offs)
+				abort();
+		}
+		uw_funcindex_free(x);
+	}
+	free(copy);
+	return 0;
+}
