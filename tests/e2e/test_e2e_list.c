@@ -115,7 +115,7 @@ static void parse_gdb_functions(const char *text, struct funcs *dwarf, struct fu
 			for (p = paren; p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '_'); p--)
 				;
 			snprintf(f->name, sizeof(f->name), "%.*s", (int)(paren - p), p);
-			snprintf(f->where, sizeof(f->where), "%s:%d", file, atoi(line));
+			snprintf(f->where, sizeof(f->where), "%.100s:%d", file, atoi(line));
 			dwarf->n++;
 		}
 	}
