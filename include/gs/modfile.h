@@ -107,6 +107,14 @@ GS_API const char *gs_modfile_debug_path(struct gs_modfile *m);
  * link-time addresses): symbols from .symtab, the debug file's .symtab,
  * else .dynsym and .gnu_debugdata. */
 GS_API struct Dwfl_Module *gs_modfile_dwfl(struct gs_modfile *m);
+/* Starts reading the file's debug information (its debug file found, the
+ * compressed sections inflated, symbols and address ranges indexed) on a
+ * worker thread with handles of its own, so that the first symbolization
+ * does not pay for it: gs_modfile_dwarf() and gs_modfile_dwfl() then
+ * answer from what it read, waiting for it, or reading it themselves when
+ * the worker has not started on it. A file whose DWARF is read already, or
+ * asked twice, is not read again. */
+GS_API void gs_modfile_prefetch_debug(struct gs_modfile *m);
 
 #define GS_MODFILE_SYMS_MAX 16
 

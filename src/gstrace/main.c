@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gs/modfile.h>
 #include <gs/render.h>
 #include <gs/runtime.h>
 #include <gs/script.h>
@@ -308,6 +309,54 @@ static void notice_moved_lines(const struct gs_plan *p)
 	}
 }
 
+/* One module-file cache for the run: resolution, rows and frames. */
+static int open_files(struct ctx *c)
+{
+	struct gs_modfiles_opts mo = { .sz = sizeof(mo), .debug_dirs = c->cli.debug_dirs };
+	struct gs_error err = { 0 };
+	char cache[4096];
+
+	if (c->files)
+		return 0;
+	mo.cfi_cache_dir = cli_cache_dir(cache, sizeof(cache));
+	if (gs_modfiles_new(&mo, &c->files, &err)) {
+		cli_say("gstrace: ", "%s", err.msg);
+		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* A `bt` that will be symbolized (not `bt raw`), anywhere in the script. */
+static bool stmts_symbolize(const struct gs_stmt *body, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((body[i].kind == GS_STMT_BACKTRACE && !(body[i].bt_flags & GS_BT_FLAG_RAW)) ||
+		    (body[i].kind == GS_STMT_IF &&
+		     (stmts_symbolize(body[i].then_body, body[i].nthen) ||
+		      stmts_symbolize(body[i].else_body, body[i].nelse))))
+			return true;
+	return false;
+}
+
+/* The debug information the frames will be symbolized with, read on the
+ * module-file cache's worker while the trace is planned, loaded and
+ * attached: inflating libc's debug file alone takes tens of milliseconds,
+ * which the first event would otherwise wait for. */
+static void prefetch_debug(struct ctx *c, pid_t pid)
+{
+	struct gs_proc_modules mods;
+	bool wanted = false;
+
+	for (size_t i = 0; i < c->script->ntraces && !wanted; i++)
+		wanted = stmts_symbolize(c->script->traces[i].body, c->script->traces[i].nbody);
+	if (!wanted || pid <= 0 || open_files(c) || gs_proc_modules_load(pid, c->files, &mods, NULL))
+		return;
+	for (size_t i = 0; i < mods.n; i++)
+		if (mods.v[i].file)
+			gs_modfile_prefetch_debug(mods.v[i].file);
+	gs_proc_modules_free(&mods);
+}
+
 /* The one trace plan of the run: every target resolved, `bt` planned and
  * every program built, before anything is loaded. A wrong target is a
  * usage error shown at its place in the script. */
@@ -315,16 +364,11 @@ static int plan(struct ctx *c, const struct gs_program_opts *popts, pid_t pid)
 {
 	struct gs_plan_opts po = { .sz = sizeof(po), .pid = pid, .module = c->cli.target,
 				   .program = popts, .max_probes = c->cli.max_probes };
-	struct gs_modfiles_opts mo = { .sz = sizeof(mo), .debug_dirs = c->cli.debug_dirs };
 	struct gs_error err = { 0 };
-	char cache[4096];
+	int rc = open_files(c);
 
-	/* One module-file cache for the run: resolution, rows and frames. */
-	mo.cfi_cache_dir = cli_cache_dir(cache, sizeof(cache));
-	if (gs_modfiles_new(&mo, &c->files, &err)) {
-		cli_say("gstrace: ", "%s", err.msg);
-		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
-	}
+	if (rc)
+		return rc;
 	po.files = c->files;
 
 	/* A command not launched (dry run without a pid) is the default module. */
@@ -619,6 +663,8 @@ static int run(struct ctx *c)
 		pid = c->launch.traced_pid;
 	}
 	cli_pid_filter(&popts, pid);
+	if (!dry)
+		prefetch_debug(c, pid);
 	rc = plan(c, &popts, pid);
 	if (rc == 0 && dry)
 		rc = dry_run(c);

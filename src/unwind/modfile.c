@@ -15,49 +15,9 @@
 #include <gs/modfile.h>
 
 #include "../opts_int.h"
-#include "unwind_int.h"
+#include "modfile_int.h"
 
 #define DEFAULT_DEBUG_DIRS "/usr/lib/debug"
-
-/* One CFI table, shared by every file with its cookie. */
-struct cfi_entry {
-	uint64_t cookie;
-	int rc;
-	char msg[GS_ERROR_MSG_MAX];
-	struct gs_cfi_table table;
-};
-
-struct gs_modfile {
-	char *path;
-	uint64_t dev, ino, size;
-	int64_t mtime_ns;
-	struct gs_module_id id;
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	Elf *elf;
-	bool layout_done;
-	int layout_rc;
-	struct uw_elf_layout layout;
-	struct cfi_entry *cfi;
-	bool dwarf_done;
-	Dwarf *dw;
-	Dwarf_Addr dwbias;
-	bool funcs_done, funcs_from_disk;
-	int funcs_rc;
-	struct uw_funcindex *funcs;
-	struct gs_modfiles *owner;
-};
-
-struct gs_modfiles {
-	Dwfl_Callbacks cb;
-	char *debug_dirs;
-	char *cfi_cache_dir; /* NULL: CFI tables and function indexes not on disk */
-	struct gs_modfile **v; /* never move: handed out */
-	size_t n, cap;
-	struct cfi_entry **cfi;
-	size_t ncfi, cfi_cap;
-	size_t opened;
-};
 
 /* libdwfl asks for a main file only for modules reported without one. */
 static int no_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
@@ -94,6 +54,7 @@ int gs_modfiles_new(const struct gs_modfiles_opts *opts, struct gs_modfiles **ou
 		free(c);
 		return gs_errorf(err, -ENOMEM, "out of memory creating the module-file cache");
 	}
+	uw_prefetch_init(c);
 	c->cb = (Dwfl_Callbacks){
 		.find_elf = no_elf,
 		.find_debuginfo = uw_find_debuginfo,
@@ -108,10 +69,13 @@ void gs_modfiles_free(struct gs_modfiles *c)
 {
 	if (!c)
 		return;
+	uw_prefetch_stop(c);
 	for (size_t i = 0; i < c->n; i++) {
 		uw_funcindex_free(c->v[i]->funcs);
+		dwfl_end(c->v[i]->pre.dwfl);
 		dwfl_end(c->v[i]->dwfl);
 		free(c->v[i]->path);
+		free(c->v[i]->open_path);
 		free(c->v[i]);
 	}
 	for (size_t i = 0; i < c->ncfi; i++) {
@@ -186,33 +150,44 @@ static void identify(struct gs_modfile *m)
 	}
 }
 
-/* Hands fd to libdwfl (which owns it from then on) as the module's main file. */
-static int report(struct gs_modfiles *c, struct gs_modfile *m, int fd, const char *p,
-		  struct gs_error *err)
+int uw_modfile_dwfl_open(struct gs_modfile *m, int fd, Dwfl **dwfl, Dwfl_Module **mod)
 {
 	const char *base = strrchr(m->path, '/');
 	void **userdata;
-	GElf_Addr bias;
 
-	m->dwfl = dwfl_begin(&c->cb);
-	if (!m->dwfl) {
+	*mod = NULL;
+	*dwfl = dwfl_begin(&m->owner->cb);
+	if (!*dwfl) {
 		close(fd);
-		return gs_errorf(err, -ENOMEM, "out of memory opening %s", p);
+		return -ENOMEM;
 	}
-	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path, m->path, fd, 0, true);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->mod) {
+	dwfl_report_begin(*dwfl);
+	*mod = dwfl_report_elf(*dwfl, base ? base + 1 : m->path, m->path, fd, 0, true);
+	dwfl_report_end(*dwfl, NULL, NULL);
+	if (!*mod) {
 		close(fd);
+		return -EINVAL;
+	}
+	dwfl_module_info(*mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = m; /* for the debug-file search */
+	return 0;
+}
+
+/* Hands fd to libdwfl (which owns it from then on) as the module's main file. */
+static int report(struct gs_modfile *m, int fd, const char *p, struct gs_error *err)
+{
+	GElf_Addr bias;
+	int rc = uw_modfile_dwfl_open(m, fd, &m->dwfl, &m->mod);
+
+	if (rc == -ENOMEM)
+		return gs_errorf(err, rc, "out of memory opening %s", p);
+	if (rc)
 		return gs_errorf(err, -EINVAL, "%s is not an ELF file gstrace can read (%s); give "
 				 "an executable or a shared library", p, dwfl_errmsg(-1));
-	}
 	m->elf = dwfl_module_getelf(m->mod, &bias);
 	if (!m->elf)
 		return gs_errorf(err, -EINVAL, "%s is not an ELF file gstrace can read (%s)", p,
 				 dwfl_errmsg(-1));
-	dwfl_module_info(m->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	*userdata = m; /* for the debug-file search */
 	return 0;
 }
 
@@ -221,6 +196,7 @@ static void file_free(struct gs_modfile *m)
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	free(m->path);
+	free(m->open_path);
 	free(m);
 }
 
@@ -261,7 +237,9 @@ int gs_modfile_open_src(struct gs_modfiles *c, const struct gs_modfile_src *src,
 					   p);
 	}
 	m = calloc(1, sizeof(*m));
-	if (!m || !(m->path = strdup(s.path))) {
+	if (!m || !(m->path = strdup(s.path)) || !(m->open_path = strdup(p))) {
+		if (m)
+			free(m->path);
 		free(m);
 		close(fd);
 		return gs_errorf(err, -ENOMEM, "out of memory opening %s", p);
@@ -271,7 +249,7 @@ int gs_modfile_open_src(struct gs_modfiles *c, const struct gs_modfile_src *src,
 	m->ino = fst.st_ino;
 	m->size = (uint64_t)fst.st_size;
 	m->mtime_ns = mtime_ns(&fst);
-	rc = report(c, m, fd, p, err);
+	rc = report(m, fd, p, err);
 	if (rc) {
 		file_free(m);
 		return rc;
@@ -308,7 +286,8 @@ Elf *gs_modfile_elf(struct gs_modfile *m)
 
 struct Dwfl_Module *gs_modfile_dwfl(struct gs_modfile *m)
 {
-	return m->mod;
+	uw_prefetch_finish(m);
+	return m->pre.mod ? m->pre.mod : m->mod;
 }
 
 int uw_modfile_layout(struct gs_modfile *m, const struct uw_elf_layout **out,
@@ -361,7 +340,13 @@ int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct
 struct Dwarf *gs_modfile_dwarf(struct gs_modfile *m, uint64_t *bias)
 {
 	if (!m->dwarf_done) {
-		m->dw = dwfl_module_getdwarf(m->mod, &m->dwbias);
+		uw_prefetch_finish(m);
+		if (m->pre.mod) {
+			m->dw = m->pre.dw;
+			m->dwbias = m->pre.bias;
+		} else {
+			m->dw = dwfl_module_getdwarf(m->mod, &m->dwbias);
+		}
 		m->dwarf_done = true;
 	}
 	if (bias)
@@ -399,7 +384,7 @@ const char *gs_modfile_debug_path(struct gs_modfile *m)
 {
 	const char *debug = NULL;
 
-	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug);
+	dwfl_module_info(gs_modfile_dwfl(m), NULL, NULL, NULL, NULL, NULL, NULL, &debug);
 	return debug;
 }
 

@@ -1,5 +1,6 @@
 /* The module-file cache: a file is opened once whatever name reaches it; a
- * FIFO is refused without blocking; and a stripped module's debug
+ * FIFO is refused without blocking; debug information read ahead on the
+ * worker is what the cache answers with; and a stripped module's debug
  * information is found in each place gdb looks (debug link beside it, in
  * .debug/, under a debug root, a build-id directory, MiniDebugInfo,
  * debuginfod over file://), while a debug file whose CRC or build id does
@@ -74,9 +75,25 @@ static void split(const struct tmp *t, const char *name, bool link)
 		run("cd '%s' && '%s' --add-gnu-debuglink=prog.debug prog", t->dir, objcopy());
 }
 
+static bool finds_debug_as(const struct tmp *t, const char *dirs, char *where, size_t size,
+			   bool prefetch);
+
 /* Opens DIR/prog in a fresh cache (debug roots `dirs`) and reports whether
- * its DWARF and its full symbol table were found, and where. */
+ * its DWARF and its full symbol table were found, and where; the same
+ * answer when they were read ahead on the cache's worker first. */
 static bool finds_debug(const struct tmp *t, const char *dirs, char *where, size_t size)
+{
+	char ahead[256] = "";
+	bool found = finds_debug_as(t, dirs, where, size, false);
+
+	assert_int_equal(finds_debug_as(t, dirs, ahead, sizeof(ahead), true), found);
+	if (where)
+		assert_string_equal(ahead, where);
+	return found;
+}
+
+static bool finds_debug_as(const struct tmp *t, const char *dirs, char *where, size_t size,
+			   bool prefetch)
 {
 	struct gs_modfiles_opts o = { .sz = sizeof(o), .debug_dirs = dirs };
 	struct gs_modfiles *c;
@@ -90,6 +107,8 @@ static bool finds_debug(const struct tmp *t, const char *dirs, char *where, size
 	assert_int_equal(gs_modfiles_new(&o, &c, &err), 0);
 	if (gs_modfile_open(c, path, &m, &err))
 		fail_msg("%s", err.msg);
+	if (prefetch)
+		gs_modfile_prefetch_debug(m);
 	dwarf = gs_modfile_dwarf(m, &bias) != NULL;
 	sym = gs_modfile_symbols_named(m, FN, &addr, &sz, 1) == 1;
 	if (where)
@@ -149,6 +168,51 @@ static void test_copies_with_one_build_id_share_their_cfi_rows(void **state)
 	assert_true(ta->nrows > 0);
 	gs_modfiles_free(c);
 	tmp_remove(&t);
+}
+
+/* A file replaced after the cache opened it is not read again by the
+ * prefetch: the cache answers from the file it opened. */
+static void test_prefetch_reads_only_the_file_the_cache_opened(void **state)
+{
+	struct gs_modfiles *c;
+	struct gs_modfile *m;
+	struct tmp t;
+	char src[4096], path[128];
+	uint64_t addr, size;
+
+	(void)state;
+	tmp_make(&t);
+	fx_path("bt_O2_nofp", src, sizeof(src));
+	snprintf(path, sizeof(path), "%s/prog", t.dir);
+	run("cp '%s' '%s'", src, path);
+	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, path, &m, NULL), 0);
+	run("cp /bin/true '%s/new' && mv '%s/new' '%s'", t.dir, t.dir, path);
+	gs_modfile_prefetch_debug(m);
+	assert_non_null(gs_modfile_dwarf(m, NULL));
+	assert_int_equal(gs_modfile_symbols_named(m, FN, &addr, &size, 1), 1);
+	assert_int_equal(gs_modfiles_opened(c), 1);
+	gs_modfiles_free(c);
+	tmp_remove(&t);
+}
+
+/* Freed while the worker may still read: it is joined, nothing leaks. */
+static void test_cache_freed_while_prefetching(void **state)
+{
+	static const char *const names[] = { "bt_O2_nofp", "bt_O0_fp", "bt_O2_fp" };
+	struct gs_modfiles *c;
+	struct gs_modfile *m;
+	char src[4096];
+
+	(void)state;
+	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		fx_path(names[i], src, sizeof(src));
+		assert_int_equal(gs_modfile_open(c, src, &m, NULL), 0);
+		gs_modfile_prefetch_debug(m);
+		gs_modfile_prefetch_debug(m); /* asked twice: read once */
+	}
+	gs_modfiles_free(c);
 }
 
 static void test_fifo_is_refused_without_blocking(void **state)
@@ -382,6 +446,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_open_for_every_name_of_a_file),
 		cmocka_unit_test(test_copies_with_one_build_id_share_their_cfi_rows),
+		cmocka_unit_test(test_prefetch_reads_only_the_file_the_cache_opened),
+		cmocka_unit_test(test_cache_freed_while_prefetching),
 		cmocka_unit_test(test_fifo_is_refused_without_blocking),
 		cmocka_unit_test(test_debug_link_beside_the_module),
 		cmocka_unit_test(test_debug_link_in_the_dot_debug_directory),
