@@ -533,6 +533,34 @@ GS_ASSERT_LAYOUT(struct gs_bt_proc_modules, count, 4);
 
 #define GS_BT_PROC_MODULES_MAX 512 /* modules of one process the walk searches */
 #define GS_BT_WINDOW 1024          /* stack bytes read at once above frame 0's sp */
+#define GS_BT_ROW_CACHE 128        /* entries of the walker's per-CPU row cache */
+
+/* bt_snapshot_gen (ARRAY of one entry, read by BPF as a direct value).
+ * snapshot: bumped by the writer after every bt_proc_modules update or
+ * removal, so a walk knows its per-CPU copy of a snapshot's {first, count}
+ * is still the one bt_proc_modules holds. open: set by the session once the
+ * unwind maps are written (it attaches before writing them); loop-walker
+ * programs emit nothing while it is 0. */
+struct gs_bt_gen {
+	uint64_t snapshot;
+	uint64_t open;
+};
+GS_ASSERT_SIZE(struct gs_bt_gen, 16);
+GS_ASSERT_LAYOUT(struct gs_bt_gen, open, 8);
+
+/* An entry of the walker's per-CPU row cache: the row bt_rows has for a
+ * link-time pc in the module whose rows end at row_hi. Rows never move or
+ * change once written, and row_hi (never 0 for a module with rows) tells
+ * modules apart, so an entry stays true for the session. */
+struct gs_bt_row_cache {
+	uint64_t pc;
+	uint32_t row_hi;
+	uint32_t reserved;
+	struct gs_bt_row row;
+};
+GS_ASSERT_SIZE(struct gs_bt_row_cache, 32);
+GS_ASSERT_LAYOUT(struct gs_bt_row_cache, row_hi, 8);
+GS_ASSERT_LAYOUT(struct gs_bt_row_cache, row, 16);
 
 /* Per-CPU state of the bpf_loop walker (bt_walk, one entry): only BPF
  * reads it. The main program fills regs, the walker the rest. */
@@ -561,10 +589,17 @@ struct gs_bt_walk {
 	uint64_t probe_cookie; /* frame 0's module when the snapshot lacks it (0: none) */
 	uint64_t probe_pc;     /* ... and its link-time pc: bias = regs[rip] - probe_pc */
 	uint8_t exact;         /* the current frame follows a signal frame: row at ip, not ip - 1 */
-	uint8_t pad[7];
+	uint8_t probe_known;   /* probe_rows is bt_module_rows[probe_cookie] (rows never move) */
+	uint8_t pad[6];
+	struct gs_bt_module_rows probe_rows;
+	/* The snapshot the last walk on this CPU found, reused while the
+	 * process and bt_snapshot_gen.snapshot are the same: no hash lookup. */
+	uint64_t snap_gen;
+	uint32_t snap_tgid, snap_first, snap_count, snap_pad;
 	uint32_t seen_gen[GS_BT_PROC_MODULES_MAX]; /* per snapshot index: seen in walk gen */
 	uint8_t seen_wire[GS_BT_PROC_MODULES_MAX]; /* ... at this wire table index */
 	uint8_t window[GS_BT_WINDOW];
+	struct gs_bt_row_cache rows[GS_BT_ROW_CACHE]; /* by hash of (pc, row_hi) */
 };
 GS_ASSERT_LAYOUT(struct gs_bt_walk, next, 136);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, rules, 272);
@@ -579,8 +614,13 @@ GS_ASSERT_LAYOUT(struct gs_bt_walk, cfa, 432);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, move, 448);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, probe_cookie, 456);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, exact, 472);
-GS_ASSERT_LAYOUT(struct gs_bt_walk, seen_gen, 480);
-GS_ASSERT_SIZE(struct gs_bt_walk, 480 + 4 * 512 + 512 + GS_BT_WINDOW);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, probe_known, 473);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, probe_rows, 480);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, snap_gen, 504);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, snap_tgid, 512);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, seen_gen, 528);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, rows, 528 + 4 * 512 + 512 + GS_BT_WINDOW);
+GS_ASSERT_SIZE(struct gs_bt_walk, 528 + 4 * 512 + 512 + GS_BT_WINDOW + 32 * GS_BT_ROW_CACHE);
 
 #define GS_BT_NO_NEXT_SLOT 0xFF
 
@@ -658,6 +698,7 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 #define GS_MAP_NAME_BT_PROC_MODULES "bt_proc_modules"
 #define GS_MAP_NAME_BT_MODULES "bt_modules"
 #define GS_MAP_NAME_BT_WALK "bt_walk"
+#define GS_MAP_NAME_BT_GEN "bt_snapshot_gen"
 
 /* The maps a program may use, by slot. The first three always exist at
  * these indices of gs_program.maps; the others only when the trace has a
@@ -683,6 +724,7 @@ enum gs_map_slot {
 	GS_MAP_BT_PROC_MODULES,
 	GS_MAP_BT_MODULES,
 	GS_MAP_BT_WALK,         /* per-CPU walk state */
+	GS_MAP_BT_GEN,          /* snapshot generation, the session's gate */
 	GS_MAP_KINDS,
 	GS_MAP_OUTPUT_PERF = GS_MAP_KINDS, /* gs_map_defs only: the perf variant */
 };

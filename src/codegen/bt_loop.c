@@ -3,11 +3,12 @@
  * Backtrace instruction, copies the probe's registers into the per-CPU
  * bt_walk state and calls one global subprogram, gs_bt_walk, verified once
  * however many statements call it. That subprogram finds the process's
- * module snapshot (one hash lookup per walk), reads a window of the stack
- * above sp in one helper call, and runs bpf_loop over gs_bt_frame, which
- * unwinds one frame per iteration with array lookups only: the page index
- * and a binary search over 16-byte rows, the module search skipped while a
- * frame stays in its caller's module. Registers in the subprograms: r6 the
+ * module snapshot (kept per CPU while the process and bt_snapshot_gen are
+ * the same, else one hash lookup), reads a window of the stack above sp in
+ * one helper call, and runs bpf_loop over gs_bt_frame, which unwinds one
+ * frame per iteration with array lookups only: the row cache, else the
+ * page index and a binary search over 16-byte rows, the module search
+ * skipped while a frame stays in its caller's module. Registers in the subprograms: r6 the
  * bt_walk state, r9 the instruction, r7/r8 values kept across helpers. */
 #include "bt_loop.h"
 
@@ -102,27 +103,39 @@ static void find_state(struct loop_gen *g, struct gs_label bad)
 }
 
 /* Frame 0 is in the probe's module, at a pc known when the program was
- * built: its module comes from bt_module_rows[probe cookie] with bias = ip
- * - probe pc and [start, end) the pages its rows cover, so a library just
- * mapped (dlopen) unwinds before any snapshot lists it. It takes wire table
- * entry 0. Without rows for the cookie the snapshot search decides. */
+ * built: its module comes from bt_module_rows[probe cookie] (looked up
+ * once per CPU and kept: the cookie is the program's, a module's rows never
+ * move) with bias = ip - probe pc and [start, end) the pages its rows
+ * cover, so a library just mapped (dlopen) unwinds before any snapshot
+ * lists it. It takes wire table entry 0. Without rows for the cookie the
+ * snapshot search decides. */
 static void probe_module(struct loop_gen *g)
 {
 	struct gs_cg *cg = g->cg;
 	struct gs_asm *a = g->a;
 	struct gs_label none = gs_asm_label(a, "bt_walk_probe_module_unknown");
+	struct gs_label known = gs_asm_label(a, "bt_walk_probe_rows_known");
 
 	gs_asm_note(a, "gs_bt_walk: frame 0's module = the probe's (rows by cookie, bias = ip - pc)");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, W(probe_cookie)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, none);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_R6, W(probe_known)));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R2, 0, known);
+	gs_asm_note(a, "gs_bt_walk: ... bt_module_rows[cookie] once: a module's rows never move");
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, g->key));
 	bt_lookup(cg, GS_MAP_BT_MODULE_ROWS, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, none);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_bt_module_rows, row_lo)));
+	for (int16_t off = 0; off < (int16_t)sizeof(struct gs_bt_module_rows); off += 8) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, off));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, W(probe_rows) + off));
+	}
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(probe_known), 1));
+	gs_asm_bind(a, known);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, PROBE_ROWS(row_lo)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, MOD(row_lo)));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_bt_module_rows, page_lo)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, PROBE_ROWS(page_lo)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, MOD(page_lo)));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_bt_module_rows, first_page)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, PROBE_ROWS(first_page)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, MOD(first_page)));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(probe_cookie)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R2, MOD(cookie)));
@@ -152,15 +165,73 @@ static void probe_module(struct loop_gen *g)
 	gs_asm_bind(a, none);
 }
 
+/* mods_first and mods_count = the process's module snapshot: the one the
+ * last walk on this CPU found while the process and bt_snapshot_gen are
+ * the same (the writer bumps it after every snapshot it writes or
+ * removes), else bt_proc_modules[tgid], through pid_aliases only when
+ * gstrace and the target may see different pids (a PID namespace: known
+ * at build time), kept for the next walk. Left 0 when there is none. */
+static void find_snapshot(struct loop_gen *g)
+{
+	struct gs_cg *cg = g->cg;
+	struct gs_asm *a = g->a;
+	struct gs_label lookup = gs_asm_label(a, "bt_walk_snapshot_lookup");
+	struct gs_label plain = gs_asm_label(a, "bt_walk_pid_not_aliased");
+	struct gs_label count_ok = gs_asm_label(a, "bt_walk_module_count_ok");
+	struct gs_label done = gs_asm_label(a, "bt_walk_snapshot_known");
+	bool aliases = cg->opts.pid_ns_ino != 0;
+
+	gs_asm_note(a, "gs_bt_walk: r8 = bt_snapshot_gen.snapshot, key = tgid");
+	gs_asm_ld_map_value(a, GS_R1, (uint32_t)cg->prog->map_index[GS_MAP_BT_GEN],
+			    offsetof(struct gs_bt_gen, snapshot));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R8, GS_R1, 0));
+	gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, 32));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R0, g->key));
+	gs_asm_note(a, "gs_bt_walk: the same process and generation as the last walk: its snapshot");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R6, W(snap_tgid)));
+	gs_asm_jmp_reg(a, BPF_JNE, GS_R1, GS_R0, lookup);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, W(snap_gen)));
+	gs_asm_jmp_reg(a, BPF_JNE, GS_R1, GS_R8, lookup);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R6, W(snap_first)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(mods_first)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R6, W(snap_count)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(mods_count)));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, lookup);
+	gs_asm_notef(a, "gs_bt_walk: else bt_proc_modules[%s]",
+		     aliases ? "pid_aliases[tgid] ?: tgid" : "tgid");
+	if (aliases) {
+		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R0, g->key + 4));
+		bt_lookup(cg, GS_MAP_PID_ALIASES, g->key);
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, plain);
+		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
+		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
+		gs_asm_bind(a, plain);
+	}
+	bt_lookup(cg, GS_MAP_BT_PROC_MODULES, g->key);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(mods_first)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(snap_first)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 4));
+	gs_asm_jmp_imm(a, BPF_JLE, GS_R1, GS_BT_PROC_MODULES_MAX, count_ok);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_PROC_MODULES_MAX));
+	gs_asm_bind(a, count_ok);
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(mods_count)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(snap_count)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R8, W(snap_gen)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, aliases ? g->key + 4 : g->key));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(snap_tgid)));
+	gs_asm_bind(a, done);
+}
+
 static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 {
 	struct gs_cg *cg = g->cg;
 	struct gs_asm *a = g->a;
 	struct gs_label ret0 = gs_asm_label(a, "bt_walk_return");
 	struct gs_label gen_ok = gs_asm_label(a, "bt_walk_generation_set");
-	struct gs_label plain = gs_asm_label(a, "bt_walk_pid_not_aliased");
-	struct gs_label no_snapshot = gs_asm_label(a, "bt_walk_no_module_snapshot");
-	struct gs_label count_ok = gs_asm_label(a, "bt_walk_module_count_ok");
 	struct gs_label window_done = gs_asm_label(a, "bt_walk_window_read");
 
 	gs_asm_note(a, "gs_bt_walk: r6 = bt_walk[0], r7 = the accumulation buffer");
@@ -187,25 +258,7 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(exact), 0));
 
-	gs_asm_note(a, "gs_bt_walk: the process's modules = bt_proc_modules[pid_aliases[tgid] ?: tgid]");
-	gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, 32));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R0, g->key));
-	bt_lookup(cg, GS_MAP_PID_ALIASES, g->key);
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, plain);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
-	gs_asm_bind(a, plain);
-	bt_lookup(cg, GS_MAP_BT_PROC_MODULES, g->key);
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, no_snapshot);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(mods_first)));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 4));
-	gs_asm_jmp_imm(a, BPF_JLE, GS_R1, GS_BT_PROC_MODULES_MAX, count_ok);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, GS_BT_PROC_MODULES_MAX));
-	gs_asm_bind(a, count_ok);
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(mods_count)));
-	gs_asm_bind(a, no_snapshot);
+	find_snapshot(g);
 
 	gs_asm_note(a, "gs_bt_walk: window = the stack above sp, in one read (smaller near the top)");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, REG(GS_DWARF_REG_RSP)));

@@ -13,6 +13,8 @@
 #define REG(n) ((int16_t)(W(regs) + 8 * (n)))   /* bt_walk.regs[n], DWARF number n */
 #define NEXT(n) ((int16_t)(W(next) + 8 * (n)))
 #define MOD(field) ((int16_t)(offsetof(struct gs_bt_walk, mod) + offsetof(struct gs_bt_module, field)))
+#define PROBE_ROWS(field) \
+	((int16_t)(offsetof(struct gs_bt_walk, probe_rows) + offsetof(struct gs_bt_module_rows, field)))
 #define INST_DATA 4 /* instruction header before gs_backtrace_compact */
 #define I(field) ((int16_t)(INST_DATA + offsetof(struct gs_backtrace_compact, field)))
 #define TABLE_OFF ((int16_t)(INST_DATA + sizeof(struct gs_backtrace_compact)))

@@ -1,11 +1,11 @@
 /* The bpf_loop walker's callback, gs_bt_frame: one frame per iteration.
- * It finds the current pc's compact row (page index, then a binary search
- * over 16-byte rows), decodes its rules into bt_walk.rules, evaluates them
- * on the walk's registers (CFA = reg + off or *(reg + off); each of rip,
- * rbp, rbx, r12-r15 saved at/val CFA + off, in a register, or at/val
- * reg + off), validates the step, resolves the caller's module (skipped
- * while it stays in the current one) and stores the frame as ip | module
- * index << 56. */
+ * It finds the current pc's compact row (the per-CPU row cache, else page
+ * index, then a binary search over 16-byte rows), decodes its rules into
+ * bt_walk.rules, evaluates them on the walk's registers (CFA = reg + off or
+ * *(reg + off); each of rip, rbp, rbx, r12-r15 saved at/val CFA + off, in a
+ * register, or at/val reg + off), validates the step, resolves the
+ * caller's module (skipped while it stays in the current one) and stores
+ * the frame as ip | module index << 56. */
 #include "bt_loop.h"
 
 #define ROW_SEARCH_STEPS 13    /* at most 4096 rows start in one page */
@@ -112,9 +112,27 @@ static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t
 	gs_asm_bind(a, done);
 }
 
-/* The row of the current frame's pc in its module: page index, then the
- * last row starting at or below pc's page offset; stops the walk when there
- * is none. r7 = the row. */
+/* r2 = bt_walk's row cache entry for the pc in slot sl->pc and the current
+ * module (r3 = its row_hi): a multiplicative hash of both. */
+static void row_cache_entry(struct loop_gen *g, const struct frame_slots *sl)
+{
+	struct gs_asm *a = g->a;
+
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, sl->pc));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R3, GS_R6, MOD(row_hi)));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R4, GS_R3));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R4, 32));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, GS_R2, GS_R4));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R2, (int32_t)0x9E3779B1));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R2, 64 - __builtin_ctz(GS_BT_ROW_CACHE)));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R2, __builtin_ctz(sizeof(struct gs_bt_row_cache))));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R6));
+}
+
+/* The row of the current frame's pc in its module: from the row cache when
+ * an earlier walk found it, else page index, then the last row starting
+ * at or below pc's page offset, kept in the cache; stops the walk when
+ * there is none. r7 = the row (in the cache either way: one path on). */
 static void find_row(struct loop_gen *g, const struct frame_slots *sl)
 {
 	struct gs_cg *cg = g->cg;
@@ -124,6 +142,8 @@ static void find_row(struct loop_gen *g, const struct frame_slots *sl)
 	struct gs_label searched = gs_asm_label(a, "walk_row_searched");
 	struct gs_label found = gs_asm_label(a, "walk_row_found");
 	struct gs_label known = gs_asm_label(a, "walk_module_known");
+	struct gs_label uncached = gs_asm_label(a, "walk_row_not_cached");
+	struct gs_label hit = gs_asm_label(a, "walk_row_cached");
 
 	gs_asm_note(a, "bt frame: a caller's module must be known to find its row");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, W(mod_found)));
@@ -141,12 +161,24 @@ static void find_row(struct loop_gen *g, const struct frame_slots *sl)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, MOD(bias)));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R1, GS_R2));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sl->pc));
-	gs_asm_note(a, "bt frame: page = pc >> 12 - first_page, its rows from bt_row_pages");
+	gs_asm_note(a, "bt frame: page = pc >> 12 - first_page, one of the module's");
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, GS_BT_PAGE_SHIFT));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, MOD(first_page)));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R1, GS_R2));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_R6, MOD(npages)));
 	gs_asm_jmp_reg(a, BPF_JGE, GS_R1, GS_R2, no_row);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R1));
+	gs_asm_note(a, "bt frame: the row cache: an entry for this pc and module is the row");
+	row_cache_entry(g, sl);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, GS_R2, W(rows)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R5, GS_FP, sl->pc));
+	gs_asm_jmp_reg(a, BPF_JNE, GS_R4, GS_R5, uncached);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R4, GS_R2, W(rows) + offsetof(struct gs_bt_row_cache, row_hi)));
+	gs_asm_jmp_reg(a, BPF_JNE, GS_R4, GS_R3, uncached);
+	gs_asm_ja(a, hit);
+	gs_asm_bind(a, uncached);
+	gs_asm_note(a, "bt frame: else the page's rows from bt_row_pages");
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R8));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_R6, MOD(page_lo)));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R2));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
@@ -205,7 +237,20 @@ static void find_row(struct loop_gen *g, const struct frame_slots *sl)
 	gs_asm_bind(a, no_row);
 	stop(g, GS_BT_NO_UNWIND_ROWS_FOR_PC);
 	gs_asm_bind(a, found);
+	gs_asm_note(a, "bt frame: the row into the cache, and decoded from there (one path to verify)");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
+	row_cache_entry(g, sl);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sl->pc));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R2, GS_R1, W(rows)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R2, GS_R3, W(rows) + offsetof(struct gs_bt_row_cache, row_hi)));
+	for (int16_t off = 0; off < (int16_t)sizeof(struct gs_bt_row); off += 8) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R7, off));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R2, GS_R1,
+					  W(rows) + offsetof(struct gs_bt_row_cache, row) + off));
+	}
+	gs_asm_bind(a, hit);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R2));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R7, W(rows) + offsetof(struct gs_bt_row_cache, row)));
 }
 
 /* r1 = the signed byte at r7 + off, times 8. */

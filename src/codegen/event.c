@@ -67,6 +67,16 @@ void cg_prologue(struct gs_cg *cg)
 	gs_asm_note(a, "r6 = ctx");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
 	pid_filter(cg);
+	if (cg->bt_loop) {
+		/* The runtime attaches before it writes the unwind maps and
+		 * opens this gate once they are in place: no event before, so
+		 * none has a backtrace cut short by missing rows. */
+		gs_asm_note(a, "bt: nothing until the unwind maps are written (bt_snapshot_gen.open)");
+		gs_asm_ld_map_value(a, GS_R1, (uint32_t)cg->prog->map_index[GS_MAP_BT_GEN],
+				    offsetof(struct gs_bt_gen, open));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R1, 0));
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, cg->exit0);
+	}
 	gs_asm_note(a, "key0 = 0, event_offset = 0");
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->key_slot, 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));

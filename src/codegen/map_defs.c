@@ -41,4 +41,6 @@ const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 				sizeof(struct gs_bt_module), GS_MAP_PER_SESSION },
 	[GS_MAP_BT_WALK] = { GS_MAP_NAME_BT_WALK, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
 			     sizeof(struct gs_bt_walk), GS_MAP_PER_PROGRAM },
+	[GS_MAP_BT_GEN] = { GS_MAP_NAME_BT_GEN, BPF_MAP_TYPE_ARRAY, 4, sizeof(struct gs_bt_gen),
+			    GS_MAP_PER_SESSION },
 };

@@ -102,6 +102,7 @@ static int declare_loop_maps(struct gs_cg *cg)
 	add_map(p, GS_MAP_BT_PROC_MODULES, GS_MAP_BT_PROC_MODULES, 0, mods);
 	add_map(p, GS_MAP_BT_MODULES, GS_MAP_BT_MODULES, 0, 4 * mods);
 	add_map(p, GS_MAP_BT_WALK, GS_MAP_BT_WALK, 0, 1);
+	add_map(p, GS_MAP_BT_GEN, GS_MAP_BT_GEN, 0, 1);
 	return 0;
 }
 

@@ -4,9 +4,12 @@
  * refresh when a process maps new files, and a teardown that detaches
  * every probe at once. It never resolves or builds: the plan did. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <bpf/bpf.h>
 
 #include <gs/runtime.h>
 
@@ -43,6 +46,7 @@ struct gs_session {
 	struct rt_dlhook *dlhook;    /* -p: _dl_debug_state calls, or NULL */
 	char *report;
 	bool multi;    /* programs load for, and attach through, uprobe_multi links */
+	bool gate_open; /* bt_snapshot_gen.open is set: loop-walker programs emit */
 	bool detached; /* gs_session_detach() ran */
 };
 
@@ -194,26 +198,15 @@ static int write_rows(struct gs_session *s, const struct gs_plan_probe *pr,
 	return gs_procfill_rows(maps, &rows, err);
 }
 
-/* One probe of the plan, through to attached. */
-static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
-		       const struct gs_plan_probe *pr, struct session_trace *out,
-		       struct gs_error *err)
+/* The unwind maps a probe reads: the processes' module offsets (bt and
+ * globals), and for bt the rows and module snapshots. */
+static int fill_maps(struct gs_session *s, const struct gs_plan_trace *t,
+		     const struct gs_plan_probe *pr, struct session_trace *out, bool offsets,
+		     struct gs_error *err)
 {
-	struct gs_uprobe_opts uo = { .sz = sizeof(uo), .pid = s->pid, .retprobe = t->spec.retprobe,
-				     .force_tracefs = s->opts.force_tracefs, .multi_link = s->multi };
-	struct gs_load_opts lo = { .sz = sizeof(lo), .uprobe_multi = s->multi };
-	uint64_t *ns = s->times.ns, t0 = rt_now_ns(), t1;
-	/* bt, and globals (rebased through proc_module_offsets), need the
-	 * process's module offsets. */
-	bool offsets = t->bt || pr->prog->map_index[GS_MAP_PROC_OFFSETS] >= 0;
-	int rc;
+	int rc = 0;
 
-	out->loaded.main_fd = out->loaded.step_fd = -1;
-	out->prog = pr->prog;
-	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
-	t1 = rt_now_ns();
-	ns[GS_PHASE_CREATE_MAPS] += t1 - t0;
-	if (rc == 0 && offsets && s->pid > 0)
+	if (offsets && s->pid > 0)
 		rc = fill_pid(s, s->pid, err);
 	if (rc == 0 && offsets && s->pid <= 0 &&
 	    (rc = note_bt_module(s, t->target.module, err)) == 0)
@@ -223,6 +216,82 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	/* The loop walker's snapshots carry each module's rows: refresh them. */
 	for (size_t i = 0; rc == 0 && t->bt && i < s->nfills; i++)
 		rc = gs_procfill_snapshot(&s->fills[i], &s->pool, err);
+	return rc;
+}
+
+/* Opens the loop walker's gate once the unwind maps are written: its
+ * programs emit nothing while bt_snapshot_gen.open is 0. */
+static int open_gate(struct gs_session *s, struct gs_error *err)
+{
+	const struct gs_bpf_map *map = gs_bpf_maps_find(&s->pool, GS_MAP_NAME_BT_GEN);
+	uint32_t key = 0;
+	struct gs_bt_gen gen;
+	int rc;
+
+	if (!map || s->gate_open)
+		return 0;
+	rc = bpf_map_lookup_elem(map->fd, &key, &gen);
+	gen.open = 1;
+	if (rc == 0)
+		rc = bpf_map_update_elem(map->fd, &key, &gen, BPF_ANY);
+	if (rc)
+		return gs_errorf(err, rc, "cannot write %s: %s", GS_MAP_NAME_BT_GEN, strerror(-rc));
+	s->gate_open = true;
+	return 0;
+}
+
+/* An attach on its own thread: registering a uprobe waits for an RCU
+ * grace period (about 10 ms) that the caller spends writing rows. */
+struct attach_job {
+	int prog_fd;
+	const char *path;
+	uint64_t offset;
+	struct gs_uprobe_opts uo;
+	struct gs_uprobe *probe;
+	struct gs_error err;
+	int rc;
+};
+
+static void *attach_thread(void *arg)
+{
+	struct attach_job *j = arg;
+
+	j->rc = gs_uprobe_attach(j->prog_fd, j->path, j->offset, &j->uo, &j->probe, &j->err);
+	return NULL;
+}
+
+/* One probe of the plan, through to attached. The first loop-walker
+ * program of a session attaches while its unwind maps are written: it is
+ * gated on them. */
+static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
+		       const struct gs_plan_probe *pr, struct session_trace *out,
+		       struct gs_error *err)
+{
+	struct gs_load_opts lo = { .sz = sizeof(lo), .uprobe_multi = s->multi };
+	struct attach_job job = {
+		.path = t->target.module, .offset = pr->loc->file_offset,
+		.uo = { .sz = sizeof(job.uo), .pid = s->pid, .retprobe = t->spec.retprobe,
+			.force_tracefs = s->opts.force_tracefs, .multi_link = s->multi },
+	};
+	uint64_t *ns = s->times.ns, t0 = rt_now_ns(), t1;
+	/* bt, and globals (rebased through proc_module_offsets), need the
+	 * process's module offsets. */
+	bool offsets = t->bt || pr->prog->map_index[GS_MAP_PROC_OFFSETS] >= 0;
+	/* Only while the gate is closed: a later probe of an open one would
+	 * run before its rows are written. */
+	bool gated = t->bt && pr->prog->map_index[GS_MAP_BT_GEN] >= 0 && !s->gate_open;
+	pthread_t th;
+	int rc;
+
+	out->loaded.main_fd = out->loaded.step_fd = -1;
+	out->prog = pr->prog;
+	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
+	t1 = rt_now_ns();
+	ns[GS_PHASE_CREATE_MAPS] += t1 - t0;
+	if (rc == 0 && !gated)
+		rc = fill_maps(s, t, pr, out, offsets, err);
+	if (rc == 0 && !gated && t->bt)
+		rc = open_gate(s, err);
 	t0 = rt_now_ns();
 	ns[GS_PHASE_WRITE_ROWS] += t0 - t1;
 	free(s->report);
@@ -236,9 +305,32 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	if (rc == 0)
 		rc = gs_reader_add(s->reader, &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
 				   gs_plan_program_opts(s->plan)->perf_page_count, err);
-	if (rc == 0)
-		rc = gs_uprobe_attach(out->loaded.main_fd, t->target.module, pr->loc->file_offset,
-				      &uo, &out->probe, err);
+	if (rc)
+		return rc;
+	job.prog_fd = out->loaded.main_fd;
+	if (gated && pthread_create(&th, NULL, attach_thread, &job) == 0) {
+		rc = fill_maps(s, t, pr, out, offsets, err);
+		if (rc == 0)
+			rc = open_gate(s, err);
+		t0 = rt_now_ns();
+		ns[GS_PHASE_WRITE_ROWS] += t0 - t1;
+		t1 = t0;
+		pthread_join(th, NULL);
+	} else {
+		if (gated) {
+			rc = fill_maps(s, t, pr, out, offsets, err);
+			if (rc == 0)
+				rc = open_gate(s, err);
+			t0 = rt_now_ns();
+			ns[GS_PHASE_WRITE_ROWS] += t0 - t1;
+			t1 = t0;
+		}
+		if (rc == 0)
+			attach_thread(&job);
+	}
+	out->probe = job.probe;
+	if (rc == 0 && job.rc)
+		rc = gs_errorf(err, job.rc, "%s", job.err.msg);
 	ns[GS_PHASE_ATTACH] += rt_now_ns() - t1;
 	return rc;
 }

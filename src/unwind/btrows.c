@@ -495,6 +495,22 @@ static int take_regions(const struct gs_map_writer *w, uint32_t *cap, uint32_t c
 	return write_alloc(w, &alloc, err);
 }
 
+/* After a snapshot flip or removal: walks drop their per-CPU copy of
+ * {first, count} (a writer without the map has no walker that keeps one). */
+static int bump_generation(const struct gs_map_writer *w, struct gs_error *err)
+{
+	uint32_t key = 0;
+	struct gs_bt_gen gen;
+	int rc = w->lookup(w->ctx, GS_MAP_NAME_BT_GEN, &key, &gen);
+
+	if (rc == -ENOENT)
+		return 0;
+	gen.snapshot++;
+	if (rc == 0)
+		rc = w->update(w->ctx, GS_MAP_NAME_BT_GEN, &key, &gen);
+	return rc ? gs_errorf(err, rc, "cannot write %s: %s", GS_MAP_NAME_BT_GEN, strerror(-rc)) : 0;
+}
+
 int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 			  const struct gs_range_item *items, size_t n, uint32_t capacity,
 			  struct gs_error *err)
@@ -557,7 +573,7 @@ int gs_bt_modules_replace(const struct gs_map_writer *w, uint32_t pid,
 	if (rc)
 		return gs_errorf(err, rc, "cannot write %s[%u]: %s", GS_MAP_NAME_BT_PROC_MODULES, pid,
 				 strerror(-rc));
-	return 0;
+	return bump_generation(w, err);
 }
 
 int gs_bt_modules_remove(const struct gs_map_writer *w, uint32_t pid, struct gs_error *err)
@@ -573,10 +589,12 @@ int gs_bt_modules_remove(const struct gs_map_writer *w, uint32_t pid, struct gs_
 	if (rc)
 		return gs_errorf(err, rc, "cannot read %s[%u]: %s", GS_MAP_NAME_BT_PROC_MODULES, pid,
 				 strerror(-rc));
-	/* BPF stops finding the process first, then its regions are reused. */
+	/* BPF stops finding the process first (walks drop their copy of its
+	 * snapshot with the generation), then its regions are reused. */
 	rc = w->remove(w->ctx, GS_MAP_NAME_BT_PROC_MODULES, &pid);
 	if (rc && rc != -ENOENT)
 		return gs_errorf(err, rc, "cannot delete %s[%u]: %s", GS_MAP_NAME_BT_PROC_MODULES,
 				 pid, strerror(-rc));
-	return release_regions(w, meta.base, meta.cap, err);
+	rc = bump_generation(w, err);
+	return rc ? rc : release_regions(w, meta.base, meta.cap, err);
 }

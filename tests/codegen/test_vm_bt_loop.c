@@ -45,7 +45,20 @@ struct loop_harness {
 	struct gs_backtrace_frame frames[2][GS_BT_LOOP_MAX_DEPTH];
 	size_t nbt, nevents;
 	int prog;
+	bool stack_mapped;
 };
+
+/* What the session does once the unwind maps are written (open 1), or
+ * before (0). */
+static void set_gate(struct loop_harness *h, uint64_t open)
+{
+	uint32_t key = 0;
+	struct gs_bt_gen gen;
+
+	assert_int_equal(h->w.lookup(h->w.ctx, GS_MAP_NAME_BT_GEN, &key, &gen), 0);
+	gen.open = open;
+	assert_int_equal(h->w.update(h->w.ctx, GS_MAP_NAME_BT_GEN, &key, &gen), 0);
+}
 
 static struct loop_harness *setup(const char *name)
 {
@@ -76,6 +89,7 @@ static struct loop_harness *setup(const char *name)
 	h->regs[GS_PT_REGS_IP / 8] = BIAS + GS_CG_PROBE_PC;
 	h->regs[GS_PT_REGS_SP / 8] = STACK;
 	h->regs[GS_PT_REGS_BP / 8] = 0x1234;
+	set_gate(h, 1);
 	return h;
 }
 
@@ -179,14 +193,19 @@ static int keep_event(void *arg, const struct gs_event *ev)
 	return 0;
 }
 
-static void run(struct loop_harness *h)
+/* One hit of the probe, decoded: `events` events expected. */
+static void run_events(struct loop_harness *h, size_t events)
 {
 	GS_OPTS(gs_decoder_opts, dopts, .contexts = h->contexts, .ncontexts = 32);
 	struct gs_decoder *dec;
 	struct gs_error err;
 	uint64_t r0;
 
-	gs_vm_add_user_mem(&h->vm, STACK, h->stack, sizeof(h->stack), NULL);
+	if (!h->stack_mapped)
+		gs_vm_add_user_mem(&h->vm, STACK, h->stack, sizeof(h->stack), NULL);
+	h->stack_mapped = true;
+	h->nbt = h->nevents = 0;
+	gs_vm_clear_records(&h->vm);
 	if (gs_vm_run(&h->vm, (uint32_t)h->prog, h->regs, sizeof(h->regs), &r0, &err))
 		fail_msg("vm: %s", err.msg);
 	if (gs_decoder_new(&dopts, &dec, &err))
@@ -196,7 +215,12 @@ static void run(struct loop_harness *h)
 				    keep_event, h, &err) < 0)
 			fail_msg("decode: %s", err.msg);
 	gs_decoder_free(dec);
-	assert_int_equal(h->nevents, 1);
+	assert_int_equal(h->nevents, events);
+}
+
+static void run(struct loop_harness *h)
+{
+	run_events(h, 1);
 }
 
 static void assert_bt(const struct loop_harness *h, size_t i, unsigned frames, uint8_t status,
@@ -331,6 +355,58 @@ static void test_without_rows_or_snapshot_the_walk_stops_at_frame_0(void **state
 	run(h);
 	assert_bt(h, 0, 1, GS_BT_OFFSETS_UNAVAILABLE, 0);
 	assert_frame(&h->frames[0][0], 0, 0, BIAS + GS_CG_PROBE_PC);
+	teardown(h);
+}
+
+/* A walk reuses the snapshot the last one found on its CPU only while
+ * bt_snapshot_gen holds: a new snapshot (a library mapped, another file at
+ * a module's addresses) is read at the next walk. */
+static void test_a_new_snapshot_replaces_what_the_last_walk_kept(void **state)
+{
+	struct loop_harness *h = setup("bt_loop_depth128");
+	const struct gs_range_item mods[] = { probe_module,
+					      { BIAS2 + 0x1000, 0x10000, BIAS2, COOKIE2 } };
+	const struct gs_range_item moved = { BIAS2 + 0x1000, 0x10000, BIAS2 + 0x1000000,
+					     COOKIE2 };
+
+	(void)state;
+	put_rows(h, GS_CG_PROBE_COOKIE);
+	put_rows(h, COOKIE2);
+	put_modules(h, mods, 1);
+	chain(h, 9, ra_alternating);
+	run(h);
+	assert_bt(h, 0, 3, GS_BT_OFFSETS_UNAVAILABLE, 0);
+	run(h); /* from the kept snapshot: the same */
+	assert_bt(h, 0, 3, GS_BT_OFFSETS_UNAVAILABLE, 0);
+	put_modules(h, mods, 2);
+	run(h);
+	assert_bt(h, 0, 10, GS_BT_COMPLETE, 0);
+	for (size_t i = 1; i < 10; i++)
+		assert_frame(&h->frames[0][i], i % 2 ? GS_CG_PROBE_COOKIE : COOKIE2,
+			     i % 2 ? BIAS : BIAS2, ra_alternating(i - 1));
+	/* another load of the second module at its addresses: another bias */
+	put_modules(h, (const struct gs_range_item[]){ probe_module, moved }, 2);
+	run(h);
+	assert_frame(&h->frames[0][2], COOKIE2, BIAS2 + 0x1000000, ra_alternating(1));
+	teardown(h);
+}
+
+/* The session attaches before it writes the unwind maps: until it opens
+ * the gate (bt_snapshot_gen.open) the program emits nothing, so no event
+ * carries a backtrace cut short by rows or a snapshot not yet written. */
+static void test_nothing_is_emitted_before_the_unwind_maps_are_written(void **state)
+{
+	struct loop_harness *h = setup("bt_loop_depth128");
+
+	(void)state;
+	set_gate(h, 0);
+	put_rows(h, GS_CG_PROBE_COOKIE);
+	put_modules(h, &probe_module, 1);
+	chain(h, 3, ra_in_probe_module);
+	run_events(h, 0);
+	set_gate(h, 1);
+	run(h);
+	assert_bt(h, 0, 4, GS_BT_COMPLETE, 0);
 	teardown(h);
 }
 
@@ -497,6 +573,8 @@ int main(void)
 		cmocka_unit_test(test_every_statement_calls_the_one_walker),
 		cmocka_unit_test(test_without_a_snapshot_frame_0_module_comes_from_the_probe),
 		cmocka_unit_test(test_without_rows_or_snapshot_the_walk_stops_at_frame_0),
+		cmocka_unit_test(test_a_new_snapshot_replaces_what_the_last_walk_kept),
+		cmocka_unit_test(test_nothing_is_emitted_before_the_unwind_maps_are_written),
 		cmocka_unit_test(test_signal_drap_rbx_frames_and_the_end_of_the_stack),
 		cmocka_unit_test(test_a_cfa_read_that_faults_is_a_read_error),
 	};
