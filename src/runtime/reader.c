@@ -20,8 +20,12 @@
 #define STOP_MARK (-ECANCELED) /* a callback asked to stop: unwinds libbpf's loop */
 /* Programs submit events without waking the reader (until a quarter of the
  * buffer waits), so the reader looks on its own this often: a quiet trace
- * still prints within the tick. */
+ * still prints within the tick. Until the first event, and at most for
+ * FIRST_TICKS_MS, it looks every millisecond: a trace shows it is live
+ * as soon as its probe fires. */
 #define TICK_MS 5
+#define FIRST_TICK_MS 1
+#define FIRST_TICKS_MS 1000
 
 struct perf_sample_ctx;
 
@@ -45,6 +49,8 @@ struct gs_reader {
 	size_t n;
 	int stop;       /* the non-zero value on_event returned */
 	int delivered;  /* in the current poll */
+	bool any;       /* an event was delivered */
+	int64_t first_poll_ms;
 	struct gs_reader_stats stats;
 };
 
@@ -240,10 +246,14 @@ int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err)
 
 	r->stop = 0;
 	r->delivered = 0;
+	if (!r->first_poll_ms)
+		r->first_poll_ms = now_ms();
 	for (;;) {
-		int64_t left = deadline == INT64_MAX ? TICK_MS : deadline - now_ms();
+		int tick = !r->any && now_ms() - r->first_poll_ms < FIRST_TICKS_MS ? FIRST_TICK_MS
+										   : TICK_MS;
+		int64_t left = deadline == INT64_MAX ? tick : deadline - now_ms();
 		int n = epoll_wait(r->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])),
-				   left <= 0 ? 0 : left < TICK_MS ? (int)left : TICK_MS);
+				   left <= 0 ? 0 : left < tick ? (int)left : tick);
 
 		if (n < 0)
 			return errno == EINTR ? -EINTR :
@@ -254,6 +264,7 @@ int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err)
 			if (rc && rc != STOP_MARK)
 				return gs_errorf(err, rc, "reading events failed: %s", strerror(-rc));
 		}
+		r->any |= r->delivered > 0;
 		if (r->stop || r->delivered || left <= 0 || now_ms() >= deadline)
 			return r->stop ? r->stop : r->delivered;
 	}
