@@ -290,6 +290,10 @@ static int check_inputs(struct ctx *c)
 		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
 	}
+	/* Events are flushed after every read of the buffers: a pipe or file
+	 * takes them in large writes, a terminal line by line as before. */
+	if (!isatty(fileno(c->outf)))
+		setvbuf(c->outf, NULL, _IOFBF, 1 << 16);
 	return 0;
 }
 

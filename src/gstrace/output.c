@@ -48,6 +48,8 @@ int cli_out_new(const struct cli_out_opts *opts, FILE *f, struct cli_out **out, 
 		cli_out_free(o);
 		return rc;
 	}
+	if (out_fast_new(&o->fast)) /* without it, every frame the normal way */
+		o->fast = NULL;
 	*out = o;
 	return 0;
 }
@@ -56,6 +58,7 @@ void cli_out_free(struct cli_out *o)
 {
 	if (!o)
 		return;
+	out_fast_free(o->fast);
 	gs_frames_free(o->frames);
 	free(o);
 }
@@ -163,8 +166,8 @@ static void put_module(FILE *f, const struct gs_backtrace_frame *fr, const struc
 	}
 }
 
-static void put_frame(struct cli_out *o, const char *indent, unsigned i, uint8_t flags,
-		      const struct gs_backtrace_frame *fr, const struct gs_frame *r)
+void out_put_frame(struct cli_out *o, const char *indent, unsigned i, uint8_t flags,
+		   const struct gs_backtrace_frame *fr, const struct gs_frame *r)
 {
 	const struct gs_sym_info *s = r->sym;
 	FILE *f = o->f;
@@ -223,17 +226,11 @@ static void put_backtrace(struct cli_out *o, const struct gs_event *ev, const st
 	uint8_t status = gs_frames_status(o->frames, ev, in);
 	unsigned n = in->backtrace.frame_count;
 	const char *code_label;
-	bool last_known = false;
+	bool last_known;
 
 	fprintf(o->f, "%sbacktrace: %s, %u %s (max %u)\n", indent, gs_bt_status_label(status), n,
 		n == 1 ? "frame" : "frames", in->backtrace.requested_depth);
-	for (unsigned i = 0; i < n; i++) {
-		struct gs_frame r;
-
-		gs_frames_resolve(o->frames, ev, in, i, &r);
-		put_frame(o, frame_indent, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
-		last_known = r.resolved;
-	}
+	last_known = out_fast_frames(o, ev, in, frame_indent);
 	if (status == GS_BT_COMPLETE)
 		return;
 	fprintf(o->f, "%sstopped: %s", indent, gs_bt_status_label(status));

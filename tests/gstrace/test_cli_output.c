@@ -435,6 +435,59 @@ static void test_unknown_module_shows_the_frame_pc(void **state)
 	free(got);
 }
 
+/* Events through one output, each as its own string. */
+static void render_all(const struct gs_event *evs, size_t n, char **out)
+{
+	struct cli_out_opts oo = { .format = CLI_PRETTY, .timestamp = CLI_TS_NONE };
+	char *text = NULL;
+	size_t len = 0, at[8] = { 0 };
+	FILE *f = open_memstream(&text, &len);
+	struct cli_out *o;
+
+	assert_true(f && n < 8);
+	assert_int_equal(cli_out_new(&oo, f, &o, NULL), 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(cli_out_event(o, &evs[i]), 0);
+		fflush(f);
+		at[i + 1] = len;
+	}
+	cli_out_free(o);
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		out[i] = strndup(text + at[i], at[i + 1] - at[i]);
+	free(text);
+}
+
+/* A frame's text is built once and kept: printed again, at another index,
+ * next to a frame that is not kept (no symbol at its pc), it reads as an
+ * output that never saw it would print it. */
+static void test_frames_print_alike_from_the_kept_text(void **state)
+{
+	struct gs_backtrace_frame a[3], b[3];
+	struct gs_inst ia[2], ib[2];
+	struct gs_event evs[3];
+	char *got[3], *fresh;
+
+	(void)state;
+	three_frames(a);
+	b[0] = a[2];
+	b[1] = frame_at(0); /* the ELF header: no function there */
+	b[2] = a[1];
+	ia[0] = bt_inst(a, 3, 3, GS_BT_FLAG_INLINE, GS_BT_TRUNCATED, 0);
+	ib[0] = bt_inst(b, 3, 8, GS_BT_FLAG_INLINE, GS_BT_INVALID_FRAME, 5);
+	ia[1] = ib[1] = end_inst();
+	evs[0] = evs[2] = event_of(ia, 2);
+	evs[1] = event_of(ib, 2);
+	render_all(evs, 3, got);
+	assert_text(got[2], got[0]);
+	fresh = render(CLI_PRETTY, &evs[1]);
+	assert_text(got[1], fresh);
+	assert_non_null(strstr(got[1], "    #1 0x0 [" FIXTURE "+0x0]\n    #2 out_mid("));
+	for (int i = 0; i < 3; i++)
+		free(got[i]);
+	free(fresh);
+}
+
 static void test_unmapped_raw_ip_resolves_by_cookie(void **state)
 {
 	struct gs_backtrace_frame f[1] = { frame_at(fx.mid + 8) };
@@ -693,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_noinline_shows_no_pseudo_frames),
 		cmocka_unit_test(test_raw_frames_show_offset_raw_ip_and_cookie),
 		cmocka_unit_test(test_unknown_module_shows_the_frame_pc),
+		cmocka_unit_test(test_frames_print_alike_from_the_kept_text),
 		cmocka_unit_test(test_unmapped_raw_ip_resolves_by_cookie),
 		cmocka_unit_test(test_walk_ending_at_start_shows_complete),
 		cmocka_unit_test(test_timestamp_styles),
