@@ -21,7 +21,7 @@ struct child {
 	pid_t pid;
 	int out; /* stdout pipe, -1 when not captured */
 	int err; /* stderr pipe, -1 when not captured */
-	char obuf[4096], ebuf[4096];
+	char obuf[1 << 16], ebuf[4096]; /* stdout: a fast trace prints 100+ MB/s */
 	size_t olen, elen;
 };
 

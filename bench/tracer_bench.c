@@ -25,6 +25,8 @@
 #ifndef GS_BENCH_GSTRACE
 #define GS_BENCH_GSTRACE "gstrace"
 #endif
+/* GSTRACE_BENCH_BINARY=PATH measures another build (a before/after). */
+#define GSTRACE (getenv("GSTRACE_BENCH_BINARY") ? getenv("GSTRACE_BENCH_BINARY") : GS_BENCH_GSTRACE)
 #ifndef GS_BENCH_FIXTURE
 #define GS_BENCH_FIXTURE "tracer_bench_fixture"
 #endif
@@ -45,7 +47,7 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 	double ms;
 
 	snprintf(pid, sizeof(pid), "%d", (int)fixture);
-	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--max-events", "1",
+	char *gs[] = { GSTRACE, "-p", pid, "--max-events", "1",
 		       "-s", "trace hot_bt_leaf { print \"x\"; }", NULL };
 	ms = bench_startup_ms(gs, bench_line_contains, "TraceID:", NULL);
 	if (ms < 0)
@@ -53,7 +55,7 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 	else
 		printf("BENCH startup.first_event_ms %.2f ms\n", ms);
 	/* With a backtrace: rows of every module, the walker verified. */
-	char *gsbt[] = { GS_BENCH_GSTRACE, "-p", pid, "--max-events", "1", "--verbose",
+	char *gsbt[] = { GSTRACE, "-p", pid, "--max-events", "1", "--verbose",
 			 "-s", "trace hot_bt_leaf { bt; }", NULL };
 	ms = bench_startup_ms(gsbt, bench_line_contains, "TraceID:", &ph);
 	if (ms < 0) {
@@ -91,7 +93,7 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 static double gstrace_run_ns(pid_t fixture, const char *depth, const char *script)
 {
 	char pid[16];
-	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--backtrace-depth", (char *)depth,
+	char *gs[] = { GSTRACE, "-p", pid, "--backtrace-depth", (char *)depth,
 		       "--emit-ready-marker", READY_MARKER, "-s", (char *)script, NULL };
 
 	snprintf(pid, sizeof(pid), "%d", (int)fixture);
@@ -192,15 +194,17 @@ static bool delivery_err(const char *line, void *arg)
 }
 
 /* gstrace -p on a bt_rate_fixture (16-frame backtraces, symbolized, pretty
- * output read here) for DELIVERY_SECONDS: events printed per second and
- * the losses gstrace reports. rate "0": as fast as the fixture calls. */
-static int delivery_run(const char *rate, struct delivery *d, double *secs, struct rusage *ru)
+ * output read here) for DELIVERY_SECONDS with a ring buffer of `ringbuf`
+ * bytes: events printed per second and the losses gstrace reports. rate
+ * "0": as fast as the fixture calls. */
+static int delivery_run(const char *rate, const char *ringbuf, struct delivery *d, double *secs,
+			struct rusage *ru)
 {
 	char *fx[] = { GS_BENCH_RATE_FIXTURE, "20", (char *)rate, NULL };
 	char pid[16];
-	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--duration", DELIVERY_SECONDS,
+	char *gs[] = { GSTRACE, "-p", pid, "--duration", DELIVERY_SECONDS,
 		       "--backtrace-depth", "16", "--emit-ready-marker", READY_MARKER,
-		       "-s", "trace bench_leaf { bt; }", NULL };
+		       "--ringbuf-size", (char *)ringbuf, "-s", "trace bench_leaf { bt; }", NULL };
 	struct child fixture, c;
 	int status, r = -1;
 
@@ -222,13 +226,18 @@ out:
 	return r;
 }
 
+/* As fast as the fixture calls (one thread: 100k+ hits a second with
+ * optimized uprobes), with a 4 MiB ring buffer, as docs/cli.md advises for
+ * a hot function (256 KiB holds 6 ms of 100k 450-byte events, less than
+ * a reader may wait for a CPU on a loaded machine); then 10k/s with the
+ * default buffer, which must lose nothing. */
 static void bench_delivery(void)
 {
 	struct delivery d;
 	struct rusage ru;
 	double secs;
 
-	if (delivery_run("0", &d, &secs, &ru)) {
+	if (delivery_run("0", "4M", &d, &secs, &ru)) {
 		printf("# skipped: delivery: gstrace failed\n");
 		return;
 	}
@@ -240,7 +249,7 @@ static void bench_delivery(void)
 	       ((double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 		(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6));
 	printf("BENCH rss.peak_kb %ld kB\n", ru.ru_maxrss);
-	if (delivery_run("10000", &d, &secs, &ru)) {
+	if (delivery_run("10000", "256K", &d, &secs, &ru)) {
 		printf("# skipped: delivery at 10k/s: gstrace failed\n");
 		return;
 	}
@@ -253,7 +262,7 @@ static void bench_delivery(void)
 static void bench_size(void)
 {
 	char tmp[] = "/tmp/gs_bench_stripXXXXXX";
-	char *argv[] = { "strip", "-o", tmp, GS_BENCH_GSTRACE, NULL };
+	char *argv[] = { "strip", "-o", tmp, GSTRACE, NULL };
 	struct child c;
 	struct stat sb;
 	int fd = mkstemp(tmp), status;
