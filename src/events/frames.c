@@ -371,9 +371,17 @@ const char *gs_frames_name(struct gs_frames *o, const char *name)
 }
 
 /* e_entry, `_start` and the signal trampolines of a module file, once. */
-static void read_elf(struct frames_module *m)
+/* e_entry of an ELF, 0 when unreadable (apart: GCC 12 at -O3 takes the
+ * header gelf_getehdr fills for a pointer that outlives it). */
+static uint64_t elf_entry(Elf *elf)
 {
 	GElf_Ehdr eh;
+
+	return gelf_getehdr(elf, &eh) ? eh.e_entry : 0;
+}
+
+static void read_elf(struct frames_module *m)
+{
 	uint64_t size;
 
 	m->elf_read = true;
@@ -383,10 +391,8 @@ static void read_elf(struct frames_module *m)
 		m->sig = NULL;
 		m->nsig = 0;
 	}
-	if (gelf_getehdr(gs_modfile_elf(m->file), &eh)) {
-		m->has_entry = eh.e_entry != 0;
-		m->entry = eh.e_entry;
-	}
+	m->entry = elf_entry(gs_modfile_elf(m->file));
+	m->has_entry = m->entry != 0;
 	m->has_start = gs_modfile_symbols_named(m->file, "_start", &m->start, &size, 1) == 1;
 }
 
