@@ -26,6 +26,10 @@
 #define TICK_MS 5
 #define FIRST_TICK_MS 1
 #define FIRST_TICKS_MS 1000
+/* Events one poll delivers at most: a producer faster than the reader
+ * would keep libbpf's consume loop going forever, and the caller must get
+ * back to its deadline and signals. The sources take turns first. */
+#define POLL_BUDGET 4096
 
 struct perf_sample_ctx;
 
@@ -51,6 +55,7 @@ struct gs_reader {
 	int delivered;  /* in the current poll */
 	bool any;       /* an event was delivered */
 	int64_t first_poll_ms;
+	size_t turn;    /* the source read first in the next poll */
 	struct gs_reader_stats stats;
 };
 
@@ -113,7 +118,7 @@ static int feed(struct source *s, const void *data, size_t size)
 		r->stats.decode_errors++;
 		r->stats.last_decode_error = e;
 	}
-	return 0;
+	return r->delivered >= POLL_BUDGET ? STOP_MARK : 0;
 }
 
 static int on_ring_record(void *ctx, void *data, size_t size)
@@ -258,12 +263,13 @@ int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err)
 		if (n < 0)
 			return errno == EINTR ? -EINTR :
 				gs_errorf(err, -errno, "waiting for events failed: %s", strerror(errno));
-		for (size_t i = 0; i < r->n && !r->stop; i++) {
-			int rc = consume(r->v[i]);
+		for (size_t k = 0; k < r->n && !r->stop && r->delivered < POLL_BUDGET; k++) {
+			int rc = consume(r->v[(r->turn + k) % r->n]);
 
 			if (rc && rc != STOP_MARK)
 				return gs_errorf(err, rc, "reading events failed: %s", strerror(-rc));
 		}
+		r->turn = r->n ? (r->turn + 1) % r->n : 0;
 		r->any |= r->delivered > 0;
 		if (r->stop || r->delivered || left <= 0 || now_ms() >= deadline)
 			return r->stop ? r->stop : r->delivered;

@@ -122,6 +122,46 @@ static void test_ringbuf_events_of_one_pid(void **state)
 	rt_stop(&c);
 }
 
+/* A poll delivers at most 4096 events however many wait: a producer
+ * faster than the reader would otherwise keep the caller in libbpf's
+ * consume loop, past its deadline and its signals. The next poll goes on
+ * where it stopped; nothing is lost. */
+static void test_one_poll_delivers_a_bounded_number_of_events(void **state)
+{
+	struct rt_trace tr;
+	struct rt_child c;
+	struct gs_target t;
+	struct gs_error err;
+	struct gs_reader_stats st;
+	struct rt_trace_desc d = {
+		.body = hit_body, .nbody = 1, .trace_id = TRACE_ID,
+		.opts = { .sz = sizeof(d.opts), .output = GS_OUTPUT_RINGBUF,
+			  .ringbuf_size = 1u << 20 },
+		.attach = { .sz = sizeof(d.attach) },
+	};
+	char path[PATH_MAX];
+	uint64_t lost = 1;
+
+	(void)state;
+	assert_true(rt_spawn(rt_path("rt_loop", path, sizeof(path)), &c));
+	resolve_leaf(c.pid, "rt_leaf", &t);
+	d.module = t.module;
+	d.file_offset = t.locs[0].file_offset;
+	d.attach.pid = c.pid;
+	if (rt_trace_start(&tr, &d, &err))
+		fail_msg("%s", err.msg);
+	gs_target_free(&t);
+	assert_true(rt_command(&c, "c 6000")); /* all in the buffer, none read */
+	assert_int_equal(gs_reader_poll(tr.reader, 0, NULL), 4096);
+	assert_int_equal(gs_reader_poll(tr.reader, 0, NULL), 6000 - 4096);
+	gs_reader_stats(tr.reader, &st);
+	assert_int_equal(st.events, 6000);
+	assert_int_equal(gs_loss_read(&tr.maps.v[tr.prog->map_index[GS_MAP_LOSS]], &lost, &err), 0);
+	assert_int_equal(lost, 0);
+	rt_trace_stop(&tr);
+	rt_stop(&c);
+}
+
 static void test_perf_buffer_events_of_one_pid(void **state)
 {
 	struct rt_trace tr;
@@ -410,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_writer_and_pool),
 		cmocka_unit_test(test_rejection_names_the_instruction),
 		cmocka_unit_test(test_ringbuf_events_of_one_pid),
+		cmocka_unit_test(test_one_poll_delivers_a_bounded_number_of_events),
 		cmocka_unit_test(test_perf_buffer_events_of_one_pid),
 		cmocka_unit_test(test_every_process_once_per_hit),
 		cmocka_unit_test(test_tracefs_fallback_leaves_no_uprobe),
