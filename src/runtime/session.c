@@ -260,6 +260,21 @@ static void *attach_thread(void *arg)
 	return NULL;
 }
 
+/* The probe's maps written (rows, snapshots, offsets); for bt, the gate
+ * then opens. */
+static int write_maps(struct gs_session *s, const struct gs_plan_trace *t,
+		      const struct gs_plan_probe *pr, struct session_trace *out,
+		      bool offsets, struct gs_error *err)
+{
+	uint64_t t0 = rt_now_ns();
+	int rc = fill_maps(s, t, pr, out, offsets, err);
+
+	if (rc == 0 && t->bt)
+		rc = open_gate(s, err);
+	s->times.ns[GS_PHASE_WRITE_ROWS] += rt_now_ns() - t0;
+	return rc;
+}
+
 /* One probe of the plan, through to attached. The first loop-walker
  * program of a session attaches while its unwind maps are written: it is
  * gated on them. */
@@ -280,20 +295,17 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	/* Only while the gate is closed: a later probe of an open one would
 	 * run before its rows are written. */
 	bool gated = t->bt && pr->prog->map_index[GS_MAP_BT_GEN] >= 0 && !s->gate_open;
+	bool threaded;
 	pthread_t th;
 	int rc;
 
 	out->loaded.main_fd = out->loaded.step_fd = -1;
 	out->prog = pr->prog;
 	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
-	t1 = rt_now_ns();
-	ns[GS_PHASE_CREATE_MAPS] += t1 - t0;
+	ns[GS_PHASE_CREATE_MAPS] += rt_now_ns() - t0;
 	if (rc == 0 && !gated)
-		rc = fill_maps(s, t, pr, out, offsets, err);
-	if (rc == 0 && !gated && t->bt)
-		rc = open_gate(s, err);
+		rc = write_maps(s, t, pr, out, offsets, err);
 	t0 = rt_now_ns();
-	ns[GS_PHASE_WRITE_ROWS] += t0 - t1;
 	free(s->report);
 	s->report = NULL;
 	if (rc == 0)
@@ -308,26 +320,15 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	if (rc)
 		return rc;
 	job.prog_fd = out->loaded.main_fd;
-	if (gated && pthread_create(&th, NULL, attach_thread, &job) == 0) {
-		rc = fill_maps(s, t, pr, out, offsets, err);
-		if (rc == 0)
-			rc = open_gate(s, err);
-		t0 = rt_now_ns();
-		ns[GS_PHASE_WRITE_ROWS] += t0 - t1;
-		t1 = t0;
-		pthread_join(th, NULL);
-	} else {
-		if (gated) {
-			rc = fill_maps(s, t, pr, out, offsets, err);
-			if (rc == 0)
-				rc = open_gate(s, err);
-			t0 = rt_now_ns();
-			ns[GS_PHASE_WRITE_ROWS] += t0 - t1;
-			t1 = t0;
-		}
-		if (rc == 0)
-			attach_thread(&job);
+	threaded = gated && pthread_create(&th, NULL, attach_thread, &job) == 0;
+	if (gated) {
+		rc = write_maps(s, t, pr, out, offsets, err);
+		t1 = rt_now_ns();
 	}
+	if (threaded)
+		pthread_join(th, NULL);
+	else if (rc == 0)
+		attach_thread(&job);
 	out->probe = job.probe;
 	if (rc == 0 && job.rc)
 		rc = gs_errorf(err, job.rc, "%s", job.err.msg);
