@@ -317,6 +317,9 @@ GS_API int gs_proc_stat_parse(const char *text, size_t len, struct gs_proc_stat 
 			      struct gs_error *err);
 /* Reads /proc/<pid>/stat (pid <= 0: this process). -ENOENT when gone. */
 GS_API int gs_proc_stat_read(pid_t pid, struct gs_proc_stat *out, struct gs_error *err);
+/* The process (thread group) that thread `pid` belongs to, from
+ * /proc/<pid>/status; pid itself when that cannot be read. */
+GS_API pid_t gs_proc_tgid(pid_t pid);
 GS_API void gs_maps_free(struct gs_maps *m);
 
 struct gs_modfiles; /* the module-file cache (gs/modfile.h) */

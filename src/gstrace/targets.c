@@ -44,24 +44,8 @@ struct proc_info {
 	pid_t tgid;
 };
 
-static int read_text(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
 static int proc_info(pid_t pid, struct proc_info *pi)
 {
-	char path[64], buf[4096], *line;
 	int rc;
 
 	memset(pi, 0, sizeof(*pi));
@@ -69,10 +53,7 @@ static int proc_info(pid_t pid, struct proc_info *pi)
 	if (rc)
 		return rc;
 	gs_render_escaped(pi->st.comm, strlen(pi->st.comm), 0, pi->comm, sizeof(pi->comm));
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	pi->tgid = pid;
-	if (read_text(path, buf, sizeof(buf)) == 0 && (line = strstr(buf, "\nTgid:")))
-		pi->tgid = (pid_t)strtol(line + 6, NULL, 10);
+	pi->tgid = gs_proc_tgid(pid);
 	return 0;
 }
 

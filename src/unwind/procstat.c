@@ -83,22 +83,44 @@ int gs_proc_stat_parse(const char *text, size_t len, struct gs_proc_stat *out,
 	return 0;
 }
 
+/* A /proc file of at most size-1 bytes as text; its length, or -errno. */
+static ssize_t read_proc(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
 int gs_proc_stat_read(pid_t pid, struct gs_proc_stat *out, struct gs_error *err)
 {
 	char path[64], buf[1024];
 	ssize_t n;
-	int fd;
 
 	if (pid > 0)
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	else
 		snprintf(path, sizeof(path), "/proc/self/stat");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return gs_errorf(err, -errno, "cannot read %s: %s", path, strerror(errno));
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
+	n = read_proc(path, buf, sizeof(buf));
 	if (n < 0)
-		return gs_errorf(err, -errno, "cannot read %s: %s", path, strerror(errno));
+		return gs_errorf(err, (int)n, "cannot read %s: %s", path, strerror((int)-n));
 	return gs_proc_stat_parse(buf, (size_t)n, out, err);
+}
+
+pid_t gs_proc_tgid(pid_t pid)
+{
+	char path[64], buf[4096], *line;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_proc(path, buf, sizeof(buf)) < 0 || !(line = strstr(buf, "\nTgid:")))
+		return pid;
+	return (pid_t)strtol(line + 6, NULL, 10);
 }

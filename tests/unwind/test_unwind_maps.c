@@ -12,7 +12,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <gs/unwind.h>
@@ -264,9 +266,47 @@ static void test_proc_stat_fields_follow_the_last_paren(void **state)
 	assert_int_equal(st.ppid, getppid());
 }
 
+struct live_thread {
+	pthread_barrier_t up, done;
+	pid_t tid;
+};
+
+static void *live_thread(void *arg)
+{
+	struct live_thread *t = arg;
+
+	t->tid = (pid_t)syscall(SYS_gettid);
+	pthread_barrier_wait(&t->up);
+	pthread_barrier_wait(&t->done);
+	return NULL;
+}
+
+/* A thread's id names its process; a process names itself; an id that
+ * names nothing is returned as it is. */
+static void test_proc_tgid_of_a_thread_is_its_process(void **state)
+{
+	struct live_thread t = { .tid = 0 };
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(gs_proc_tgid(getpid()), getpid());
+	pthread_barrier_init(&t.up, NULL, 2);
+	pthread_barrier_init(&t.done, NULL, 2);
+	assert_int_equal(pthread_create(&th, NULL, live_thread, &t), 0);
+	pthread_barrier_wait(&t.up);
+	assert_true(t.tid > 0 && t.tid != getpid());
+	assert_int_equal(gs_proc_tgid(t.tid), getpid());
+	pthread_barrier_wait(&t.done);
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&t.up);
+	pthread_barrier_destroy(&t.done);
+	assert_int_equal(gs_proc_tgid(-1), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_proc_tgid_of_a_thread_is_its_process),
 		cmocka_unit_test(test_maps_parse_every_field_and_kind),
 		cmocka_unit_test(test_maps_group_one_module_per_file),
 		cmocka_unit_test(test_maps_malformed_line_is_rejected_with_its_number),
