@@ -77,6 +77,28 @@ static bool has_cookie(const struct gs_proc_modules *mods, uint64_t cookie)
 
 /* The bpf_loop walker's sorted module snapshot of the process, each entry
  * with the rows bt_module_rows has for it now (nothing without its maps). */
+/* The modules as range items (base, size, bias, cookie), for the
+ * snapshot and the range table alike; NULL with a message when out of
+ * memory. */
+static struct gs_range_item *range_items(const struct gs_procfill *f,
+					 const struct gs_proc_modules *mods, struct gs_error *err)
+{
+	struct gs_range_item *items = calloc(mods->n ? mods->n : 1, sizeof(*items));
+
+	if (!items) {
+		gs_errorf(err, -ENOMEM, "out of memory listing the modules of pid %d", (int)f->pid);
+		return NULL;
+	}
+	for (size_t i = 0; i < mods->n; i++)
+		items[i] = (struct gs_range_item){
+			.base = mods->v[i].offsets.base,
+			.size = mods->v[i].offsets.size,
+			.bias = mods->v[i].offsets.text,
+			.cookie = mods->v[i].id.cookie,
+		};
+	return items;
+}
+
 static int write_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps,
 			  const struct gs_proc_modules *mods, struct gs_error *err)
 {
@@ -87,17 +109,9 @@ static int write_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps,
 
 	if (!table || !gs_bpf_maps_find(maps, GS_MAP_NAME_BT_PROC_MODULES))
 		return 0;
-	items = calloc(mods->n ? mods->n : 1, sizeof(*items));
+	items = range_items(f, mods, err);
 	if (!items)
-		return gs_errorf(err, -ENOMEM, "out of memory building the module snapshot of pid %d",
-				 (int)f->pid);
-	for (size_t i = 0; i < mods->n; i++)
-		items[i] = (struct gs_range_item){
-			.base = mods->v[i].offsets.base,
-			.size = mods->v[i].offsets.size,
-			.bias = mods->v[i].offsets.text,
-			.cookie = mods->v[i].id.cookie,
-		};
+		return -ENOMEM;
 	gs_bpf_maps_writer(maps, &w);
 	rc = gs_bt_modules_replace(&w, (uint32_t)f->pid, items, mods->n, table->max_entries, err);
 	free(items);
@@ -158,17 +172,9 @@ static int write_modules(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	if (rc || !gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_RANGES) ||
 	    !gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_RANGE_META))
 		return rc;
-	items = calloc(mods->n ? mods->n : 1, sizeof(*items));
+	items = range_items(f, mods, err);
 	if (!items)
-		return gs_errorf(err, -ENOMEM, "out of memory building the module ranges of pid %d",
-				 (int)f->pid);
-	for (size_t i = 0; i < mods->n; i++)
-		items[i] = (struct gs_range_item){
-			.base = mods->v[i].offsets.base,
-			.size = mods->v[i].offsets.size,
-			.bias = mods->v[i].offsets.text,
-			.cookie = mods->v[i].id.cookie,
-		};
+		return -ENOMEM;
 	rc = gs_ranges_replace(&w, pid, items, mods->n, err);
 	free(items);
 	return rc;
