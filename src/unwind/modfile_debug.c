@@ -19,7 +19,7 @@
 
 #include <gs/modfile.h>
 
-#include "unwind_int.h"
+#include "modfile_int.h"
 
 #define CRC_CHUNK 65536
 
@@ -137,19 +137,74 @@ static int find_beside(const struct gs_modfile *m, const char *file_name, const 
 	return -1;
 }
 
+/* The cached copy of the debug file fd with its sections inflated, when
+ * there is a valid one (fd is closed then); the name libdwfl keeps is the
+ * debug file's own (alternate files are found beside it). */
+static int inflated_copy(const struct gs_modfile *m, int fd)
+{
+	int cfd;
+
+	if (fd < 0 || !m || !m->owner->cfi_cache_dir || !m->id.build_id_len)
+		return fd;
+	cfd = uw_debugcache_open(m->owner->cfi_cache_dir, m->id.build_id, m->id.build_id_len, fd);
+	if (cfd < 0)
+		return fd;
+	close(fd);
+	return cfd;
+}
+
+/* The inflated copy of <root>/.build-id/xx/yyyy.debug under a debug root,
+ * asked before libdwfl's own build-id search, which opens the file itself
+ * and keeps that handle whatever descriptor the search then returns. */
+static int inflated_by_build_id(const struct gs_modfile *m, char **found)
+{
+	const struct gs_module_id *id = &m->id;
+	const char *dirs = m->owner->debug_dirs;
+	char hex[2 * GS_BUILD_ID_MAX + 1];
+
+	if (!m->owner->cfi_cache_dir || id->build_id_len < 2 || !dirs)
+		return -1;
+	for (size_t i = 0; i < id->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id->build_id[i]);
+	for (const char *d = dirs; *d;) {
+		size_t n = strcspn(d, ":");
+		char *path = NULL;
+		int fd = -1, cfd;
+
+		if (asprintf(&path, "%.*s/.build-id/%.2s/%s.debug", (int)n, d, hex, hex + 2) >= 0)
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		cfd = fd >= 0 ? uw_debugcache_open(m->owner->cfi_cache_dir, id->build_id,
+						   id->build_id_len, fd) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (cfd >= 0) {
+			*found = path;
+			return cfd;
+		}
+		free(path);
+		d += n;
+		if (*d == ':')
+			d++;
+	}
+	return -1;
+}
+
 int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		      const char *file_name, const char *debuglink, GElf_Word crc,
 		      char **debuginfo_file_name)
 {
-	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink,
-					       crc, debuginfo_file_name);
+	int fd = *userdata ? inflated_by_build_id(*userdata, debuginfo_file_name) : -1;
 
+	if (fd >= 0)
+		return fd;
+	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink,
+					  crc, debuginfo_file_name);
 	if (fd >= 0)
 		return fd;
 	if (*userdata) {
 		fd = find_beside(*userdata, file_name, debuglink, crc, debuginfo_file_name);
 		if (fd >= 0)
-			return fd;
+			return inflated_copy(*userdata, fd);
 	}
 	/* The debug roots (debuginfo_path holds absolute directories only)
 	 * and, when configured, debuginfod. */

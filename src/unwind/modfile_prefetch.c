@@ -24,7 +24,7 @@ void uw_prefetch_init(struct gs_modfiles *c)
 /* The reading itself, with nothing locked: the file again (the same one:
  * device, inode, size and time as when the cache opened it), its DWARF,
  * symbol table and the CU index of its address ranges. */
-static void read_ahead(struct gs_modfile *m, struct prefetch *out)
+static void read_ahead(struct gs_modfile *m, struct prefetch *out, bool store)
 {
 	int fd = open(m->open_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
@@ -45,6 +45,15 @@ static void read_ahead(struct gs_modfile *m, struct prefetch *out)
 		return;
 	}
 	out->dw = dwfl_module_getdwarf(out->mod, &out->bias);
+	/* Its compressed sections inflated: stored so the next start reads
+	 * them plain (by the worker alone, off the caller's path). */
+	if (store && out->dw && m->owner->cfi_cache_dir && m->id.build_id_len) {
+		const char *debug_path = NULL;
+
+		dwfl_module_info(out->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_path);
+		uw_debugcache_store(m->owner->cfi_cache_dir, m->id.build_id, m->id.build_id_len,
+				    dwarf_getelf(out->dw), debug_path);
+	}
 	dwfl_module_getsymtab(out->mod);
 	dwfl_module_info(out->mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
 	if (out->dw)
@@ -93,7 +102,7 @@ static void *worker(void *arg)
 		if (c->stop)
 			break;
 		pthread_mutex_unlock(&c->lock);
-		read_ahead(m, &got);
+		read_ahead(m, &got, true);
 		finish(c, m, &got);
 		pthread_mutex_lock(&c->lock);
 	}
@@ -129,7 +138,7 @@ void uw_prefetch_finish(struct gs_modfile *m)
 	if (m->pre.state == PREFETCH_QUEUED) {
 		m->pre.state = PREFETCH_RUNNING; /* the worker skips it */
 		pthread_mutex_unlock(&c->lock);
-		read_ahead(m, &got);
+		read_ahead(m, &got, false);
 		finish(c, m, &got);
 		return;
 	}

@@ -69,6 +69,28 @@ bool uw_cache_read(int fd, void *buf, size_t n);
 void uw_cache_store(const char *dir, const uint8_t *id, size_t len, const char *ext,
 		    const struct uw_cache_part *parts, size_t nparts);
 
+/* Debug files cached with their compressed sections inflated
+ * (debugcache.c), `<dir>/<build id hex>.debug`: the ELF image, then a
+ * trailer naming the file it was made from. */
+struct uw_debugcache_src {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+};
+/* The identity of the regular file fd (false: not one). */
+bool uw_debugcache_src_of(int fd, struct uw_debugcache_src *out);
+/* True when the size bytes of fd are a cached copy of src carrying build
+ * id id: the trailer matches exactly, and the image is an ELF file with
+ * that build id. Anything else is refused. */
+bool uw_debugcache_accept(int fd, uint64_t size, const struct uw_debugcache_src *src,
+			  const uint8_t *id, size_t len);
+/* The cached copy of the debug file open as src_fd, or -1. */
+int uw_debugcache_open(const char *dir, const uint8_t *id, size_t len, int src_fd);
+/* Writes the copy of debug_elf (libdw's handle on the debug file at
+ * src_path) when libdw inflated sections of it; nothing otherwise (a copy
+ * read, no compressed section), and failures are ignored (a cache). */
+void uw_debugcache_store(const char *dir, const uint8_t *id, size_t len,
+			 struct Elf *debug_elf, const char *src_path);
+
 /* CFI tables on disk by build id (cfi_cache.c): load 0 or -errno (absent,
  * or not this format); store ignores failures (a cache). */
 struct gs_cfi_table;
