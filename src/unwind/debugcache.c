@@ -36,6 +36,9 @@ struct debugcache_trailer {
 };
 _Static_assert(sizeof(struct debugcache_trailer) == 128, "debug cache trailer layout");
 
+_Static_assert(sizeof(struct debugcache_trailer) == UW_DEBUGCACHE_TRAILER_SIZE,
+	       "the trailer size unwind_int.h gives");
+
 static void trailer_make(struct debugcache_trailer *t, uint64_t elf_size,
 			 const struct uw_debugcache_src *src, const uint8_t *id, size_t len)
 {
@@ -47,6 +50,15 @@ static void trailer_make(struct debugcache_trailer *t, uint64_t elf_size,
 	t->src = *src;
 	t->build_id_len = (uint8_t)len;
 	memcpy(t->build_id, id, len);
+}
+
+void uw_debugcache_seal(uint8_t *trailer, uint64_t image_size, const struct uw_debugcache_src *src,
+			const uint8_t *id, size_t len)
+{
+	struct debugcache_trailer t;
+
+	trailer_make(&t, image_size, src, id, len > GS_BUILD_ID_MAX ? GS_BUILD_ID_MAX : len);
+	memcpy(trailer, &t, sizeof(t));
 }
 
 bool uw_debugcache_src_of(int fd, struct uw_debugcache_src *out)
@@ -79,6 +91,7 @@ bool uw_debugcache_accept(int fd, uint64_t size, const struct uw_debugcache_src 
 	    memcmp(&got, &want, sizeof(got)) != 0)
 		return false;
 	/* The image itself: an ELF file carrying the module's build id. */
+	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	ok = elf && elf_kind(elf) == ELF_K_ELF;
 	if (ok) {

@@ -24,7 +24,7 @@ void uw_prefetch_init(struct gs_modfiles *c)
 /* The reading itself, with nothing locked: the file again (the same one:
  * device, inode, size and time as when the cache opened it), its DWARF,
  * symbol table and the CU index of its address ranges. */
-static void read_ahead(struct gs_modfile *m, struct prefetch *out, bool store)
+static void read_ahead(struct gs_modfile *m, struct prefetch *out)
 {
 	int fd = open(m->open_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
@@ -46,8 +46,8 @@ static void read_ahead(struct gs_modfile *m, struct prefetch *out, bool store)
 	}
 	out->dw = dwfl_module_getdwarf(out->mod, &out->bias);
 	/* Its compressed sections inflated: stored so the next start reads
-	 * them plain (by the worker alone, off the caller's path). */
-	if (store && out->dw && m->owner->cfi_cache_dir && m->id.build_id_len) {
+	 * them plain (once, by whoever read them: mostly the worker). */
+	if (out->dw && m->owner->cfi_cache_dir && m->id.build_id_len) {
 		const char *debug_path = NULL;
 
 		dwfl_module_info(out->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_path);
@@ -102,7 +102,7 @@ static void *worker(void *arg)
 		if (c->stop)
 			break;
 		pthread_mutex_unlock(&c->lock);
-		read_ahead(m, &got, true);
+		read_ahead(m, &got);
 		finish(c, m, &got);
 		pthread_mutex_lock(&c->lock);
 	}
@@ -138,7 +138,7 @@ void uw_prefetch_finish(struct gs_modfile *m)
 	if (m->pre.state == PREFETCH_QUEUED) {
 		m->pre.state = PREFETCH_RUNNING; /* the worker skips it */
 		pthread_mutex_unlock(&c->lock);
-		read_ahead(m, &got, false);
+		read_ahead(m, &got);
 		finish(c, m, &got);
 		return;
 	}

@@ -76,6 +76,11 @@ struct uw_debugcache_src {
 	uint64_t dev, ino, size;
 	int64_t mtime_ns;
 };
+#define UW_DEBUGCACHE_TRAILER_SIZE 128
+/* The trailer a copy of src of image_size bytes carries (the fuzz target
+ * seals its inputs with it). */
+void uw_debugcache_seal(uint8_t *trailer, uint64_t image_size, const struct uw_debugcache_src *src,
+			const uint8_t *id, size_t len);
 /* The identity of the regular file fd (false: not one). */
 bool uw_debugcache_src_of(int fd, struct uw_debugcache_src *out);
 /* True when the size bytes of fd are a cached copy of src carrying build

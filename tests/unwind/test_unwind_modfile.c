@@ -22,9 +22,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
 #include <gs/modfile.h>
 
 #include "fixtures.h"
+#include "unwind_int.h"
 
 /* A function only the full symbol table has: stripped away with .symtab. */
 #define FN "hot_bt_leaf"
@@ -441,6 +446,153 @@ static void test_debuginfod_over_file_url(void **state)
 	tmp_remove(&t);
 }
 
+/* What a fresh cache with debug root ROOT and cache directory CACHE reads
+ * for DIR/prog through the worker: whether its DWARF came from the
+ * inflated copy (the file libdw mapped is the copy's size, not the debug
+ * file's), and that it names FN's subprogram and symbol either way. */
+static bool reads_inflated_copy(const struct tmp *t, const char *root, const char *cache,
+				uint64_t copy_size)
+{
+	struct gs_modfiles_opts o = { .sz = sizeof(o), .debug_dirs = root,
+				      .cfi_cache_dir = cache };
+	struct gs_modfiles *c;
+	struct gs_modfile *m;
+	uint64_t addr, sz, bias;
+	size_t mapped = 0;
+	char path[128];
+	Dwarf *dw;
+	Dwarf_Die cu, fn;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "%s/prog", t->dir);
+	assert_int_equal(gs_modfiles_new(&o, &c, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, path, &m, NULL), 0);
+	gs_modfile_prefetch_debug(m);
+	dw = gs_modfile_dwarf(m, &bias);
+	assert_non_null(dw);
+	assert_int_equal(gs_modfile_symbols_named(m, FN, &addr, &sz, 1), 1);
+	for (Dwarf_Off off = 0, next; !found; off = next) {
+		size_t hsize;
+
+		if (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) != 0 ||
+		    !dwarf_offdie(dw, off + hsize, &cu))
+			break;
+		if (dwarf_child(&cu, &fn) != 0)
+			continue;
+		do
+			found = dwarf_tag(&fn) == DW_TAG_subprogram && dwarf_diename(&fn) &&
+				strcmp(dwarf_diename(&fn), FN) == 0;
+		while (!found && dwarf_siblingof(&fn, &fn) == 0);
+	}
+	assert_true(found);
+	elf_rawfile(dwarf_getelf(dw), &mapped);
+	/* the debug file's own name, whichever file was read */
+	assert_non_null(strstr(gs_modfile_debug_path(m), "/.build-id/"));
+	gs_modfiles_free(c);
+	return copy_size && mapped == copy_size;
+}
+
+static uint64_t size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* Writes DIR/other.debug, sealed with the trailer of a copy of the debug
+ * file at debug with that build id, over copy. */
+static void seal_as_copy(const char *debug, const uint8_t *id, size_t len, const char *dir,
+			 const char *copy)
+{
+	uint8_t trailer[UW_DEBUGCACHE_TRAILER_SIZE];
+	struct uw_debugcache_src src;
+	char img[4096];
+	FILE *f;
+	int fd = open(debug, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_true(uw_debugcache_src_of(fd, &src));
+	close(fd);
+	snprintf(img, sizeof(img), "%s/other.debug", dir);
+	uw_debugcache_seal(trailer, size_of(img), &src, id, len);
+	run("cp '%s' '%s'", img, copy);
+	f = fopen(copy, "ab");
+	assert_non_null(f);
+	assert_int_equal(fwrite(trailer, 1, sizeof(trailer), f), sizeof(trailer));
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A debug file with compressed sections is stored inflated in the cache
+ * directory by the worker, and read from there by the next cache; a copy
+ * whose trailer does not name that debug file (damaged, or the debug file
+ * changed since), of another build, or cut short is not used, and is
+ * written again. */
+static void test_compressed_debug_file_is_read_from_its_inflated_copy(void **state)
+{
+	struct gs_modfiles *c;
+	struct gs_modfile *m;
+	char root[128], cache[160], copy[320], debug[320], other[4096], path[128];
+	char hex[2 * GS_BUILD_ID_MAX + 1];
+	uint8_t id_bytes[GS_BUILD_ID_MAX];
+	const struct gs_module_id *id;
+	size_t id_len;
+	uint64_t size;
+	struct tmp t;
+
+	(void)state;
+	tmp_make(&t);
+	split(&t, "bt_O2_nofp", false);
+	snprintf(path, sizeof(path), "%s/prog", t.dir);
+	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, path, &m, NULL), 0);
+	id = gs_modfile_id(m);
+	for (size_t i = 0; i < id->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id->build_id[i]);
+	id_len = id->build_id_len;
+	memcpy(id_bytes, id->build_id, id_len);
+	gs_modfiles_free(c);
+	snprintf(root, sizeof(root), "%s/root", t.dir);
+	snprintf(cache, sizeof(cache), "%s/cache", t.dir);
+	snprintf(copy, sizeof(copy), "%s/%s.debug", cache, hex);
+	snprintf(debug, sizeof(debug), "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
+	run("mkdir -p '%s/.build-id/%.2s' && '%s' --compress-debug-sections=zlib "
+	    "'%s/prog.debug' '%s'", root, hex, objcopy(), t.dir, debug);
+
+	/* first read: libdw inflates, the worker stores the copy */
+	assert_false(reads_inflated_copy(&t, root, cache, 0));
+	size = size_of(copy);
+	assert_true(size > size_of(debug));
+	assert_true(reads_inflated_copy(&t, root, cache, size));
+	/* without a cache directory: the debug file itself */
+	assert_false(reads_inflated_copy(&t, root, NULL, size));
+
+	/* a byte of the trailer changed: refused, then stored again */
+	run("printf 'X' | dd of='%s' bs=1 seek=%llu conv=notrunc status=none", copy,
+	    (unsigned long long)size - 100);
+	assert_false(reads_inflated_copy(&t, root, cache, size));
+	assert_true(reads_inflated_copy(&t, root, cache, size));
+	/* cut short */
+	run("truncate -s %llu '%s'", (unsigned long long)size - 1, copy);
+	assert_false(reads_inflated_copy(&t, root, cache, size - 1));
+	assert_true(reads_inflated_copy(&t, root, cache, size));
+	/* the debug file changed since (another modification time) */
+	run("touch -d '2001-02-03' '%s'", debug);
+	assert_false(reads_inflated_copy(&t, root, cache, size));
+	assert_true(reads_inflated_copy(&t, root, cache, size));
+	/* the image of another build, sealed with the trailer this debug file
+	 * would give it: refused for its build id */
+	fx_path("bt_O3_nofp", other, sizeof(other));
+	run("'%s' --only-keep-debug '%s' '%s/other.debug'", objcopy(), other, t.dir);
+	seal_as_copy(debug, id_bytes, id_len, t.dir, copy);
+	assert_false(reads_inflated_copy(&t, root, cache, size_of(copy)));
+	/* the same sealing of its own image is accepted (the check above
+	 * failed on the build id alone) */
+	run("cp '%s' '%s/other.debug'", debug, t.dir);
+	seal_as_copy(debug, id_bytes, id_len, t.dir, copy);
+	assert_true(reads_inflated_copy(&t, root, cache, size_of(copy)));
+	tmp_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_fifo_as_debug_link_is_skipped_without_blocking),
 		cmocka_unit_test(test_minidebuginfo_gives_function_symbols),
 		cmocka_unit_test(test_debuginfod_over_file_url),
+		cmocka_unit_test(test_compressed_debug_file_is_read_from_its_inflated_copy),
 	};
 
 	/* Nothing here may reach a real debuginfod server. */
