@@ -18,17 +18,10 @@ static const uint8_t build_id[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
 static const struct uw_debugcache_src src = { .dev = 2049, .ino = 4242, .size = 123456,
 					      .mtime_ns = 1700000000000000000ll };
 
-static bool write_all(int fd, const uint8_t *p, size_t n)
+/* A memfd takes a write of any size whole. */
+static bool put(int fd, const uint8_t *p, size_t n)
 {
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k <= 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
-	}
-	return true;
+	return write(fd, p, n) == (ssize_t)n;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	uw_debugcache_seal(trailer, size, &src, build_id, sizeof(build_id));
 	total = size + (sealed ? sizeof(trailer) : 0);
-	if (!write_all(fd, data, size) || (sealed && !write_all(fd, trailer, sizeof(trailer)))) {
+	if (!put(fd, data, size) || (sealed && !put(fd, trailer, sizeof(trailer)))) {
 		close(fd);
 		return 0;
 	}

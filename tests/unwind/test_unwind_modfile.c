@@ -295,26 +295,35 @@ static void test_debug_link_under_a_debug_root(void **state)
 	tmp_remove(&t);
 }
 
-/* ROOT/.build-id/xx/rest.debug for a module with a build id and no link. */
-static void test_build_id_directory_under_a_debug_root(void **state)
+/* The build id of DIR/prog (opened in a fresh cache), and as hex. */
+static void prog_build_id(const struct tmp *t, struct gs_module_id *id, char *hex)
 {
 	struct gs_modfiles *c;
 	struct gs_modfile *m;
-	char root[128], path[128], hex[2 * GS_BUILD_ID_MAX + 1];
-	const struct gs_module_id *id;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/prog", t->dir);
+	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
+	assert_int_equal(gs_modfile_open(c, path, &m, NULL), 0);
+	*id = *gs_modfile_id(m);
+	gs_modfiles_free(c);
+	for (size_t i = 0; i < id->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id->build_id[i]);
+	hex[2 * id->build_id_len] = '\0';
+}
+
+/* ROOT/.build-id/xx/rest.debug for a module with a build id and no link. */
+static void test_build_id_directory_under_a_debug_root(void **state)
+{
+	char root[128], hex[2 * GS_BUILD_ID_MAX + 1];
+	struct gs_module_id id;
 	struct tmp t;
 
 	(void)state;
 	tmp_make(&t);
 	split(&t, "bt_O2_nofp", false);
-	snprintf(path, sizeof(path), "%s/prog", t.dir);
-	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
-	assert_int_equal(gs_modfile_open(c, path, &m, NULL), 0);
-	id = gs_modfile_id(m);
-	assert_true(id->build_id_len > 1);
-	for (size_t i = 0; i < id->build_id_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id->build_id[i]);
-	gs_modfiles_free(c);
+	prog_build_id(&t, &id, hex);
+	assert_true(id.build_id_len > 1);
 	snprintf(root, sizeof(root), "%s/root", t.dir);
 	run("mkdir -p '%s/.build-id/%.2s' && mv '%s/prog.debug' '%s/.build-id/%.2s/%s.debug'",
 	    root, hex, t.dir, root, hex, hex + 2);
@@ -410,10 +419,8 @@ static void test_minidebuginfo_gives_function_symbols(void **state)
  * client libdwfl loads when libdebuginfod is installed. */
 static void test_debuginfod_over_file_url(void **state)
 {
-	struct gs_modfiles *c;
-	struct gs_modfile *m;
-	char path[128], url[128], cache[128], hex[2 * GS_BUILD_ID_MAX + 1];
-	const struct gs_module_id *id;
+	char url[128], cache[128], hex[2 * GS_BUILD_ID_MAX + 1];
+	struct gs_module_id id;
 	void *lib = dlopen("libdebuginfod.so.1", RTLD_LAZY);
 	struct tmp t;
 
@@ -426,13 +433,7 @@ static void test_debuginfod_over_file_url(void **state)
 	dlclose(lib);
 	tmp_make(&t);
 	split(&t, "bt_O2_nofp", false);
-	snprintf(path, sizeof(path), "%s/prog", t.dir);
-	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
-	assert_int_equal(gs_modfile_open(c, path, &m, NULL), 0);
-	id = gs_modfile_id(m);
-	for (size_t i = 0; i < id->build_id_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id->build_id[i]);
-	gs_modfiles_free(c);
+	prog_build_id(&t, &id, hex);
 	run("mkdir -p '%s/srv/buildid/%s' '%s/cache' && mv '%s/prog.debug' "
 	    "'%s/srv/buildid/%s/debuginfo'", t.dir, hex, t.dir, t.dir, t.dir, hex);
 	assert_false(finds_debug(&t, "/nonexistent", NULL, 0));
@@ -529,28 +530,16 @@ static void seal_as_copy(const char *debug, const uint8_t *id, size_t len, const
  * written again. */
 static void test_compressed_debug_file_is_read_from_its_inflated_copy(void **state)
 {
-	struct gs_modfiles *c;
-	struct gs_modfile *m;
-	char root[128], cache[160], copy[320], debug[320], other[4096], path[128];
+	char root[128], cache[160], copy[320], debug[320], other[4096];
 	char hex[2 * GS_BUILD_ID_MAX + 1];
-	uint8_t id_bytes[GS_BUILD_ID_MAX];
-	const struct gs_module_id *id;
-	size_t id_len;
+	struct gs_module_id id;
 	uint64_t size;
 	struct tmp t;
 
 	(void)state;
 	tmp_make(&t);
 	split(&t, "bt_O2_nofp", false);
-	snprintf(path, sizeof(path), "%s/prog", t.dir);
-	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
-	assert_int_equal(gs_modfile_open(c, path, &m, NULL), 0);
-	id = gs_modfile_id(m);
-	for (size_t i = 0; i < id->build_id_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id->build_id[i]);
-	id_len = id->build_id_len;
-	memcpy(id_bytes, id->build_id, id_len);
-	gs_modfiles_free(c);
+	prog_build_id(&t, &id, hex);
 	snprintf(root, sizeof(root), "%s/root", t.dir);
 	snprintf(cache, sizeof(cache), "%s/cache", t.dir);
 	snprintf(copy, sizeof(copy), "%s/%s.debug", cache, hex);
@@ -583,12 +572,12 @@ static void test_compressed_debug_file_is_read_from_its_inflated_copy(void **sta
 	 * would give it: refused for its build id */
 	fx_path("bt_O3_nofp", other, sizeof(other));
 	run("'%s' --only-keep-debug '%s' '%s/other.debug'", objcopy(), other, t.dir);
-	seal_as_copy(debug, id_bytes, id_len, t.dir, copy);
+	seal_as_copy(debug, id.build_id, id.build_id_len, t.dir, copy);
 	assert_false(reads_inflated_copy(&t, root, cache, size_of(copy)));
 	/* the same sealing of its own image is accepted (the check above
 	 * failed on the build id alone) */
 	run("cp '%s' '%s/other.debug'", debug, t.dir);
-	seal_as_copy(debug, id_bytes, id_len, t.dir, copy);
+	seal_as_copy(debug, id.build_id, id.build_id_len, t.dir, copy);
 	assert_true(reads_inflated_copy(&t, root, cache, size_of(copy)));
 	tmp_remove(&t);
 }
