@@ -1,11 +1,13 @@
 /* Files cached on disk by build id, one mechanism for every kind (CFI
- * tables, function-name indexes): `<dir>/<build id hex><ext>`, opening
+ * tables, function-name indexes; inflated debug files, debugcache.c, pin
+ * theirs in a trailer instead): `<dir>/<build id hex><ext>`, opening
  * with a header the reader builds itself (magic, version, the sizes of its
  * structs, the build id, a hash of the module sections the data was
  * computed from: a file patched or damaged after the link keeps its build
  * id) that the file must repeat byte for byte. Anything else is ignored
  * (and replaced by the next store); files are written under a temporary
  * name and renamed, so a reader never sees half of one. */
+#define _GNU_SOURCE /* mkostemp */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -202,10 +204,13 @@ void uw_cache_store(const char *dir, const uint8_t *id, size_t len, const char *
 	    cache_path(dir, id, len, ext, path, sizeof(path)))
 		return;
 	make_dirs(dir);
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A name of its own per store: two threads of one process may store
+	 * the same build id (the prefetch worker and its caller). */
+	snprintf(tmp, sizeof(tmp), "%s.%d.XXXXXX", path, (int)getpid());
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return;
+	fchmod(fd, 0644);
 	for (size_t i = 0; i < nparts && ok; i++)
 		ok = write_all(fd, parts[i].data, parts[i].size);
 	ok = close(fd) == 0 && ok;

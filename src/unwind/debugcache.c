@@ -23,6 +23,7 @@
 #define DEBUGCACHE_VERSION 1u
 #define DEBUGCACHE_EXT ".debug"
 #define DEBUGCACHE_MAX_SECTIONS 4096
+#define MAX_ALIGN 65536 /* past it, a section is not moved: no copy */
 
 struct debugcache_trailer {
 	char magic[8];
@@ -242,6 +243,8 @@ static int image_of(int fd, uint64_t size, Elf *elf, uint8_t **out, size_t *out_
 		} else if (s->sh_offset > size || s->sh_size > size - s->sh_offset) {
 			goto out;
 		}
+		if (align > MAX_ALIGN)
+			goto out;
 		off = s->sh_offset >= end ? s->sh_offset : align_up(end, align);
 		if (off != s->sh_offset && ((s->sh_flags & SHF_ALLOC) || s->sh_type == SHT_NOTE))
 			goto out;
