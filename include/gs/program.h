@@ -166,6 +166,8 @@ struct gs_stmt {
 /* The number of `bt` statements in body (the branches of ifs included):
  * the one answer to "does this trace unwind" for every layer. */
 GS_API uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n);
+/* Those of them whose frames are symbolized (not `bt raw`). */
+GS_API uint32_t gs_stmts_count_bt_symbolized(const struct gs_stmt *body, size_t n);
 
 /* What `bt` knows at compile time about the probe (reference 6.3-6.5),
  * filled in by the caller from the unwind layer: codegen and unwind meet

@@ -7,18 +7,29 @@
 
 #define ERR_RECORD_SIZE 16
 
-uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n)
+/* The `bt` statements of body whose flags include none of `without`. */
+static uint32_t count_bt(const struct gs_stmt *body, size_t n, uint8_t without)
 {
 	uint32_t count = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (body[i].kind == GS_STMT_BACKTRACE)
-			count++;
+			count += !(body[i].bt_flags & without);
 		else if (body[i].kind == GS_STMT_IF)
-			count += gs_stmts_count_bt(body[i].then_body, body[i].nthen) +
-				 gs_stmts_count_bt(body[i].else_body, body[i].nelse);
+			count += count_bt(body[i].then_body, body[i].nthen, without) +
+				 count_bt(body[i].else_body, body[i].nelse, without);
 	}
 	return count;
+}
+
+uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n)
+{
+	return count_bt(body, n, 0);
+}
+
+uint32_t gs_stmts_count_bt_symbolized(const struct gs_stmt *body, size_t n)
+{
+	return count_bt(body, n, GS_BT_FLAG_RAW);
 }
 
 /* A let whose value can fail (a read, a division by zero) says so with

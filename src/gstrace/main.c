@@ -331,18 +331,6 @@ static int open_files(struct ctx *c)
 	return 0;
 }
 
-/* A `bt` that will be symbolized (not `bt raw`), anywhere in the script. */
-static bool stmts_symbolize(const struct gs_stmt *body, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((body[i].kind == GS_STMT_BACKTRACE && !(body[i].bt_flags & GS_BT_FLAG_RAW)) ||
-		    (body[i].kind == GS_STMT_IF &&
-		     (stmts_symbolize(body[i].then_body, body[i].nthen) ||
-		      stmts_symbolize(body[i].else_body, body[i].nelse))))
-			return true;
-	return false;
-}
-
 /* The debug information the frames will be symbolized with, read on the
  * module-file cache's worker while the trace is planned, loaded and
  * attached: inflating libc's debug file alone takes tens of milliseconds,
@@ -353,7 +341,8 @@ static void prefetch_debug(struct ctx *c, pid_t pid)
 	bool wanted = false;
 
 	for (size_t i = 0; i < c->script->ntraces && !wanted; i++)
-		wanted = stmts_symbolize(c->script->traces[i].body, c->script->traces[i].nbody);
+		wanted = gs_stmts_count_bt_symbolized(c->script->traces[i].body,
+						      c->script->traces[i].nbody) > 0;
 	if (!wanted || pid <= 0 || open_files(c) || gs_proc_modules_load(pid, c->files, &mods, NULL))
 		return;
 	for (size_t i = 0; i < mods.n; i++)

@@ -463,6 +463,23 @@ static void test_text_is_bounded_by_its_length(void **state)
 	gs_script_free(s);
 }
 
+/* `bt` is counted in every branch; `bt raw` is not symbolized. */
+static void test_bt_statements_are_counted_in_every_branch(void **state)
+{
+	struct gs_script *s = parse_ok("trace f { bt; if ($pid == 1) { bt raw; } else if "
+				       "($pid == 2) { bt; } else { print 1; } } "
+				       "trace g { if ($pid == 3) { bt raw; } } trace h { print 2; }");
+	const struct gs_script_trace *t = s->traces;
+
+	(void)state;
+	assert_int_equal(gs_stmts_count_bt(t[0].body, t[0].nbody), 3);
+	assert_int_equal(gs_stmts_count_bt_symbolized(t[0].body, t[0].nbody), 2);
+	assert_int_equal(gs_stmts_count_bt(t[1].body, t[1].nbody), 1);
+	assert_int_equal(gs_stmts_count_bt_symbolized(t[1].body, t[1].nbody), 0);
+	assert_int_equal(gs_stmts_count_bt(t[2].body, t[2].nbody), 0);
+	gs_script_free(s);
+}
+
 static void test_spec_of_a_trace(void **state)
 {
 	struct gs_script *s = parse_ok("trace f { print 1; } trace lib.so:0x10 { let x = 1; bt; }");
@@ -593,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_let_variables_are_block_scoped),
 		cmocka_unit_test(test_input_pid_is_the_callers_constant),
 		cmocka_unit_test(test_text_is_bounded_by_its_length),
+		cmocka_unit_test(test_bt_statements_are_counted_in_every_branch),
 		cmocka_unit_test(test_spec_of_a_trace),
 		cmocka_unit_test(test_every_parsed_trace_builds),
 		cmocka_unit_test(test_trace_errors_point_at_the_target),
