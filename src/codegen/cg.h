@@ -100,7 +100,7 @@ struct gs_cg {
 	int type_deref[2][4];              /* [signed][log2 size] */
 
 	/* backtrace (backtrace.c) */
-	uint32_t bt_depth;       /* requested depth, 1..128 */
+	uint32_t bt_depth;       /* requested depth, 1..512 (1..128 tail-call walker) */
 	bool bt_tail;            /* depth > 5 with rows: the step program exists */
 	uint32_t bt_next_slot;   /* bt_state slot of the next tail-mode `bt` */
 	struct bt_loc bt_st;     /* the walk state, in stack slots */

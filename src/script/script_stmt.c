@@ -274,7 +274,7 @@ static int bt_stmt(struct parser *p, struct gs_stmt *st)
 		}
 		if (o.kind == T_INT) {
 			sp_err(p, o.off, "bt takes no depth: the backtrace depth is global, set it "
-			       "with --backtrace-depth N (1..128)");
+			       "with --backtrace-depth N (1..512)");
 			return -1;
 		}
 		if (o.kind == T_IDENT && !sp_reserved_name(p->src + o.off, o.len)) {

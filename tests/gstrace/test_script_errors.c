@@ -284,9 +284,9 @@ static void test_bt_and_let_errors(void **state)
 {
 	static const struct error_case cases[] = {
 		{ "trace f { bt 5; }", "script:1:14: bt takes no depth: the backtrace depth is "
-		  "global, set it with --backtrace-depth N (1..128)" },
+		  "global, set it with --backtrace-depth N (1..512)" },
 		{ "trace f { backtrace full 16; }", "script:1:26: bt takes no depth: the backtrace "
-		  "depth is global, set it with --backtrace-depth N (1..128)" },
+		  "depth is global, set it with --backtrace-depth N (1..512)" },
 		{ "trace f { bt deep; }", "script:1:14: unknown bt option 'deep': the options are "
 		  "raw, full, inline and noinline" },
 		{ "trace f { bt raw }", "script:1:17: expected ';' after bt, found '}'" },
@@ -376,7 +376,7 @@ static void test_if_and_expression_errors(void **state)
 		  "meaning" },
 		{ "trace f { print rdi +\n}", "script:2:1: expected an expression, found '}'" },
 		{ "trace f {\n  print 1;\n  bt 3;\n}", "script:3:6: bt takes no depth: the "
-		  "backtrace depth is global, set it with --backtrace-depth N (1..128)" },
+		  "backtrace depth is global, set it with --backtrace-depth N (1..512)" },
 	};
 
 	(void)state;
@@ -498,7 +498,7 @@ static void test_message_names_the_script(void **state)
 	(void)state;
 	check_message(text, strlen(text), &o,
 		"demo.gs:10:6: bt takes no depth: the backtrace depth is global, set it with "
-		"--backtrace-depth N (1..128)\n"
+		"--backtrace-depth N (1..512)\n"
 		" 10 |   bt 1;\n"
 		"    |      ^");
 }
