@@ -1,5 +1,6 @@
 /* Unwind-data throughput: all CFI rows of the system libc.so.6 (table build
- * time, rows per second, bytes per row in bt_unwind_rows) and symbolizer
+ * time, rows per second, bytes per row in bt_unwind_rows), node's own
+ * binary where installed (issue 11: ready in 300 ms cold), and symbolizer
  * lookups on a -O2 -g fixture, cold (fresh cache, every .text address once)
  * and warm (cached). readelf's frames-interp dump of the same libc is
  * timed as the peer where binutils is installed. */
@@ -20,6 +21,7 @@
 #endif
 
 #define CFI_REPS 20
+#define NODE_REPS 3
 #define WARM_REPS 200
 
 static double now_s(void)
@@ -68,6 +70,41 @@ static int bench_rows(const char *libc)
 	printf("BENCH unwind.rows.libc_ms %.2f ms\n", best * 1e3);
 	printf("BENCH unwind.rows.per_s %.0f rows/s\n", (double)rows / best);
 	printf("BENCH unwind.rows.bytes_per_row %zu B\n", sizeof(struct gs_unwind_row));
+	return 0;
+}
+
+/* node's binary: the largest table a user meets, cold (no disk cache). */
+static int bench_node_rows(void)
+{
+	static const char *const c[] = { "/usr/bin/node", "/usr/local/bin/node" };
+	const char *node = NULL;
+	double best = 1e9;
+	struct gs_cfi_table t;
+	struct gs_error err = { 0 };
+	size_t rows = 0;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]) && !node; i++)
+		if (access(c[i], R_OK) == 0)
+			node = c[i];
+	if (!node) {
+		printf("# skipped: unwind.rows.node_ms: node not installed\n");
+		return 0;
+	}
+	for (int i = 0; i < NODE_REPS; i++) {
+		double t0 = now_s(), dt;
+
+		if (gs_cfi_table_from_file(node, NULL, &t, &err)) {
+			fprintf(stderr, "unwind_bench: %s\n", err.msg);
+			return 1;
+		}
+		dt = now_s() - t0;
+		if (dt < best)
+			best = dt;
+		rows = t.stats.rows;
+		gs_cfi_table_free(&t);
+	}
+	printf("# %s: %zu CFI rows\n", node, rows);
+	printf("BENCH unwind.rows.node_ms %.2f ms\n", best * 1e3);
 	return 0;
 }
 
@@ -171,6 +208,7 @@ int main(int argc, char **argv)
 	if (libc) {
 		rc |= bench_rows(libc);
 		bench_readelf_peer(libc);
+		rc |= bench_node_rows();
 	} else {
 		printf("# libc.so.6 not found: row benchmarks skipped\n");
 	}
