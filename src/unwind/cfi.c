@@ -23,12 +23,6 @@ struct rule {
 	int64_t value; /* offset, or register number */
 };
 
-struct builder {
-	struct gs_cfi_table *t;
-	size_t rows_cap, dropped_cap, xrows_cap;
-	bool oom;
-};
-
 static const char *const drop_names[GS_CFI_DROP_NREASONS] = {
 	[GS_CFI_DROP_EMPTY_RANGE] = "empty_range",
 	[GS_CFI_DROP_CFA_EXPRESSION] = "cfa_expression",
@@ -133,7 +127,7 @@ static int convert_row(Dwarf_Frame *frame, int ra_reg, struct gs_unwind_row *row
 	}
 }
 
-static void add_row(struct builder *b, const struct gs_unwind_row *row)
+static void add_row(struct uw_cfi_builder *b, const struct gs_unwind_row *row)
 {
 	struct gs_cfi_table *t = b->t;
 
@@ -145,7 +139,7 @@ static void add_row(struct builder *b, const struct gs_unwind_row *row)
 	t->stats.exported++;
 }
 
-static void add_xrow(struct builder *b, const struct gs_cfi_row *row)
+static void add_xrow(struct uw_cfi_builder *b, const struct gs_cfi_row *row)
 {
 	struct gs_cfi_table *t = b->t;
 
@@ -158,11 +152,10 @@ static void add_xrow(struct builder *b, const struct gs_cfi_row *row)
 	t->stats.signal_rows += (row->flags & GS_CFI_ROW_SIGNAL) != 0;
 }
 
-static void add_dropped(struct builder *b, uint64_t lo, uint64_t hi, int reason)
+void uw_cfi_add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int reason)
 {
 	struct gs_cfi_table *t = b->t;
 
-	t->stats.dropped[reason]++;
 	if (lo >= hi)
 		return;
 	if (t->ndropped && t->dropped[t->ndropped - 1].pc_end == lo &&
@@ -177,9 +170,15 @@ static void add_dropped(struct builder *b, uint64_t lo, uint64_t hi, int reason)
 	t->dropped[t->ndropped++] = (struct gs_cfi_dropped){ lo, hi, (uint8_t)reason };
 }
 
+static void add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int reason)
+{
+	b->t->stats.dropped[reason]++;
+	uw_cfi_add_dropped(b, lo, hi, reason);
+}
+
 /* Walks the rows of one FDE range: each dwarf_cfi_addrframe() call gives
  * the row holding addr and, through dwarf_frame_info(), where it ends. */
-static void walk_range(struct builder *b, Dwarf_CFI *cfi, struct uw_fde_range range)
+static void walk_range(struct uw_cfi_builder *b, Dwarf_CFI *cfi, struct uw_fde_range range)
 {
 	uint64_t addr = range.lo;
 
@@ -231,6 +230,12 @@ static void walk_range(struct builder *b, Dwarf_CFI *cfi, struct uw_fde_range ra
 	}
 }
 
+void uw_cfi_walk(struct uw_cfi_builder *b, Dwarf_CFI *cfi, const struct uw_fde_range *v, size_t n)
+{
+	for (size_t i = 0; i < n && !b->oom; i++)
+		walk_range(b, cfi, v[i]);
+}
+
 static int cmp_range(const void *a, const void *b)
 {
 	const struct uw_fde_range *x = a, *y = b;
@@ -273,7 +278,7 @@ static bool overlaps(const struct uw_fde_range *v, size_t n, struct uw_fde_range
 
 /* .debug_frame rows for the ranges .eh_frame does not describe (a binary
  * built with -fno-asynchronous-unwind-tables -g has only those). */
-static int add_debug_frame(struct builder *b, Elf *elf, struct uw_fde_ranges *eh,
+static int add_debug_frame(struct uw_cfi_builder *b, Elf *elf, struct uw_fde_ranges *eh,
 			   struct gs_error *err)
 {
 	struct uw_fde_ranges dbg;
@@ -396,10 +401,10 @@ static void sort_and_merge(struct gs_cfi_table *t, bool merge)
 	t->nrows = out;
 }
 
-int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cfi_table *out,
-			  struct gs_error *err)
+int uw_cfi_table_build(Elf *elf, const struct gs_cfi_opts *opts, size_t split_min_fdes,
+		       struct gs_cfi_table *out, struct gs_error *err)
 {
-	struct builder b = { .t = out };
+	struct uw_cfi_builder b = { .t = out };
 	struct uw_fde_ranges eh;
 	struct gs_cfi_opts o;
 	Dwarf_CFI *cfi = NULL;
@@ -435,8 +440,8 @@ int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cf
 	}
 	if (eh.n > 1)
 		qsort(eh.v, eh.n, sizeof(*eh.v), cmp_range);
-	for (size_t i = 0; i < eh.n && !b.oom; i++)
-		walk_range(&b, cfi, eh.v[i]);
+	if (eh.n < split_min_fdes || uw_cfi_walk_split(&b, elf, cfi, eh.v, eh.n) != 0)
+		uw_cfi_walk(&b, cfi, eh.v, eh.n);
 	if (cfi)
 		dwarf_cfi_end(cfi);
 	if (!o.no_debug_frame && !b.oom)
@@ -451,6 +456,12 @@ int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cf
 	if (o.cache_dir && !o.no_merge && !o.no_debug_frame && idlen)
 		uw_cfi_cache_store(o.cache_dir, elf, id, idlen, out);
 	return 0;
+}
+
+int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cfi_table *out,
+			  struct gs_error *err)
+{
+	return uw_cfi_table_build(elf, opts, UW_CFI_SPLIT_MIN_FDES, out, err);
 }
 
 int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,

@@ -39,6 +39,36 @@ struct uw_fde_ranges {
 int uw_fde_ranges_read(struct Elf *elf, bool eh_frame, struct uw_fde_ranges *out,
 		       struct gs_error *err);
 
+/* A CFI table being built (cfi.c): the arrays' capacities beside it. */
+struct uw_cfi_builder {
+	struct gs_cfi_table *t;
+	size_t rows_cap, dropped_cap, xrows_cap;
+	bool oom;
+};
+
+struct Dwarf_CFI_s; /* libdw's Dwarf_CFI */
+
+/* Appends the rows of the FDE ranges v[0..n), in that order, to b (rows,
+ * xrows, dropped ranges and the per-row counts of b->t->stats). */
+void uw_cfi_walk(struct uw_cfi_builder *b, struct Dwarf_CFI_s *cfi, const struct uw_fde_range *v,
+		 size_t n);
+/* Appends the dropped range [lo, hi) (none when empty), extending the
+ * last one when it ends at lo for the same reason; counts nothing. */
+void uw_cfi_add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int reason);
+
+/* .eh_frame of at least this many FDEs is walked on two threads. */
+#define UW_CFI_SPLIT_MIN_FDES 4096
+/* uw_cfi_walk over the sorted ranges v[0..n) on two threads (cfi_split.c):
+ * the caller's on cfi (over elf), a worker's on handles of its own over
+ * elf's image; the same table, byte for byte. -1 when it did not start (no image, no
+ * handle, no thread): the caller walks serially; b untouched then. */
+int uw_cfi_walk_split(struct uw_cfi_builder *b, struct Elf *elf, struct Dwarf_CFI_s *cfi,
+		      const struct uw_fde_range *v, size_t n);
+/* gs_cfi_table_from_elf with .eh_frame split from split_min_fdes FDEs
+ * (tests: 0 splits whatever it can, SIZE_MAX never). */
+int uw_cfi_table_build(struct Elf *elf, const struct gs_cfi_opts *opts, size_t split_min_fdes,
+		       struct gs_cfi_table *out, struct gs_error *err);
+
 /* The loop walker's row from a libdw frame (cfi_xrow.c): fills row->rules
  * and returns -1, or returns the enum gs_cfi_drop reason it cannot. */
 int uw_convert_xrow(struct Dwarf_Frame_s *frame, int ra_reg, struct gs_cfi_row *row);
