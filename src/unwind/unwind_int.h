@@ -57,7 +57,7 @@ void uw_cfi_walk(struct uw_cfi_builder *b, struct Dwarf_CFI_s *cfi, const struct
 void uw_cfi_add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int reason);
 
 /* .eh_frame of at least this many FDEs is walked on two threads. */
-#define UW_CFI_SPLIT_MIN_FDES 4096
+#define UW_CFI_SPLIT_MIN_FDES 1024
 /* uw_cfi_walk over the sorted ranges v[0..n) on two threads (cfi_split.c):
  * the caller's on cfi (over elf), a worker's on handles of its own over
  * elf's image; the same table, byte for byte. -1 when it did not start (no image, no
