@@ -2,8 +2,8 @@
  * time, rows per second, bytes per row in bt_unwind_rows), node's own
  * binary where installed (issue 11: ready in 300 ms cold), and symbolizer
  * lookups on a -O2 -g fixture, cold (fresh cache, every .text address once)
- * and warm (cached). readelf's frames-interp dump of the same libc is
- * timed as the peer where binutils is installed. */
+ * and warm (cached). readelf's frames-interp dump of the same libc and
+ * node is timed as the peer where binutils is installed. */
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -73,6 +73,22 @@ static int bench_rows(const char *libc)
 	return 0;
 }
 
+static void bench_readelf_peer(const char *path, const char *metric)
+{
+	char cmd[4200];
+	double t0;
+	int rc;
+
+	if (system("command -v readelf >/dev/null 2>&1") != 0)
+		return;
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames-interp '%s' >/dev/null 2>&1", path);
+	t0 = now_s();
+	rc = system(cmd);
+	/* readelf exits 1 when it only warns (e.g. no separate debug file). */
+	if (rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) <= 1)
+		printf("BENCH %s.peer_readelf %.2f ms\n", metric, (now_s() - t0) * 1e3);
+}
+
 /* node's binary: the largest table a user meets, cold (no disk cache). */
 static int bench_node_rows(void)
 {
@@ -105,23 +121,8 @@ static int bench_node_rows(void)
 	}
 	printf("# %s: %zu CFI rows\n", node, rows);
 	printf("BENCH unwind.rows.node_ms %.2f ms\n", best * 1e3);
+	bench_readelf_peer(node, "unwind.rows.node_ms");
 	return 0;
-}
-
-static void bench_readelf_peer(const char *libc)
-{
-	char cmd[4200];
-	double t0;
-	int rc;
-
-	if (system("command -v readelf >/dev/null 2>&1") != 0)
-		return;
-	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames-interp '%s' >/dev/null 2>&1", libc);
-	t0 = now_s();
-	rc = system(cmd);
-	/* readelf exits 1 when it only warns (e.g. no separate debug file). */
-	if (rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) <= 1)
-		printf("BENCH unwind.rows.libc_ms.peer_readelf %.2f ms\n", (now_s() - t0) * 1e3);
 }
 
 /* [lo, hi) of the fixture's .text section. */
@@ -207,7 +208,7 @@ int main(int argc, char **argv)
 
 	if (libc) {
 		rc |= bench_rows(libc);
-		bench_readelf_peer(libc);
+		bench_readelf_peer(libc, "unwind.rows.libc_ms");
 		rc |= bench_node_rows();
 	} else {
 		printf("# libc.so.6 not found: row benchmarks skipped\n");
