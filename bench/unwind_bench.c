@@ -45,27 +45,38 @@ static const char *find_libc(void)
 	return NULL;
 }
 
-static int bench_rows(const char *libc)
+/* The best of reps cold table builds of path, in seconds (< 0: failed);
+ * its row counts before and after merging. */
+static double best_build_s(const char *path, int reps, size_t *rows, size_t *exported)
 {
 	double best = 1e9;
 	struct gs_cfi_table t;
 	struct gs_error err = { 0 };
-	size_t rows = 0, exported = 0;
 
-	for (int i = 0; i < CFI_REPS; i++) {
+	for (int i = 0; i < reps; i++) {
 		double t0 = now_s(), dt;
 
-		if (gs_cfi_table_from_file(libc, NULL, &t, &err)) {
+		if (gs_cfi_table_from_file(path, NULL, &t, &err)) {
 			fprintf(stderr, "unwind_bench: %s\n", err.msg);
-			return 1;
+			return -1;
 		}
 		dt = now_s() - t0;
 		if (dt < best)
 			best = dt;
-		rows = t.stats.rows;
-		exported = t.nrows;
+		*rows = t.stats.rows;
+		*exported = t.nrows;
 		gs_cfi_table_free(&t);
 	}
+	return best;
+}
+
+static int bench_rows(const char *libc)
+{
+	size_t rows = 0, exported = 0;
+	double best = best_build_s(libc, CFI_REPS, &rows, &exported);
+
+	if (best < 0)
+		return 1;
 	printf("# %s: %zu CFI rows, %zu in the table after merging\n", libc, rows, exported);
 	printf("BENCH unwind.rows.libc_ms %.2f ms\n", best * 1e3);
 	printf("BENCH unwind.rows.per_s %.0f rows/s\n", (double)rows / best);
@@ -94,10 +105,8 @@ static int bench_node_rows(void)
 {
 	static const char *const c[] = { "/usr/bin/node", "/usr/local/bin/node" };
 	const char *node = NULL;
-	double best = 1e9;
-	struct gs_cfi_table t;
-	struct gs_error err = { 0 };
-	size_t rows = 0;
+	size_t rows = 0, exported = 0;
+	double best;
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]) && !node; i++)
 		if (access(c[i], R_OK) == 0)
@@ -106,20 +115,10 @@ static int bench_node_rows(void)
 		printf("# skipped: unwind.rows.node_ms: node not installed\n");
 		return 0;
 	}
-	for (int i = 0; i < NODE_REPS; i++) {
-		double t0 = now_s(), dt;
-
-		if (gs_cfi_table_from_file(node, NULL, &t, &err)) {
-			fprintf(stderr, "unwind_bench: %s\n", err.msg);
-			return 1;
-		}
-		dt = now_s() - t0;
-		if (dt < best)
-			best = dt;
-		rows = t.stats.rows;
-		gs_cfi_table_free(&t);
-	}
-	printf("# %s: %zu CFI rows\n", node, rows);
+	best = best_build_s(node, NODE_REPS, &rows, &exported);
+	if (best < 0)
+		return 1;
+	printf("# %s: %zu CFI rows, %zu in the table after merging\n", node, rows, exported);
 	printf("BENCH unwind.rows.node_ms %.2f ms\n", best * 1e3);
 	bench_readelf_peer(node, "unwind.rows.node_ms");
 	return 0;
