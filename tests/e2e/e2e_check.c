@@ -318,6 +318,11 @@ bool e2e_trace_start(struct e2e_ctx *c, const struct e2e_trace *t, struct e2e_ru
 	}
 	if (t->perf)
 		argv[n++] = "--force-perf-event-array";
+	/* The same scenarios over the other walker (meson's e2e-tailcall-*). */
+	if (getenv("GS_E2E_UNWINDER") && *getenv("GS_E2E_UNWINDER")) {
+		argv[n++] = "--unwinder";
+		argv[n++] = getenv("GS_E2E_UNWINDER");
+	}
 	argv[n++] = "--emit-ready-marker";
 	argv[n++] = E2E_READY;
 	for (size_t i = 0; i < 8 && t->extra[i]; i++)
