@@ -112,6 +112,10 @@ GS_API int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, con
  * kprobe program (Linux 5.17+ with BTF), 0 when not; probed once per
  * process. */
 GS_API int gs_bpf_loop_supported(void);
+/* 1 when this kernel has the BPF ring buffer (Linux 5.8+), 0 when it
+ * refuses the map type; a refusal for another reason (no privilege) counts
+ * as 1, so the load that follows reports it. Probed once per process. */
+GS_API int gs_ringbuf_supported(void);
 /* Loads p's step program (when it has one) and stores it in
  * bt_prog_array[0], then loads the main program: the order the main
  * program's tail call needs before it is attached. */

@@ -631,7 +631,8 @@ static int run(struct ctx *c)
 {
 	struct gs_program_opts popts = {
 		.sz = sizeof(popts),
-		.output = c->cli.force_perf ? GS_OUTPUT_PERF : GS_OUTPUT_RINGBUF,
+		.output = c->cli.force_perf || !gs_ringbuf_supported() ? GS_OUTPUT_PERF
+								  : GS_OUTPUT_RINGBUF,
 		.backtrace_depth = c->cli.backtrace_depth,
 		.unwinder = c->cli.unwinder >= 0 ? (enum gs_unwinder)c->cli.unwinder :
 			    gs_bpf_loop_supported() ? GS_UNWINDER_LOOP : GS_UNWINDER_TAILCALL,
@@ -647,6 +648,15 @@ static int run(struct ctx *c)
 	bool ended = false;
 	int rc;
 
+	if (!c->cli.force_perf && popts.output == GS_OUTPUT_PERF) {
+		if (c->cli.ringbuf_size) {
+			cli_say("gstrace: ", "--ringbuf-size: this kernel has no BPF ring buffer "
+				"(Linux 5.8+); size the perf buffers with --perf-pages N instead");
+			return EXIT_USAGE;
+		}
+		cli_say("gstrace: ", "this kernel has no BPF ring buffer (Linux 5.8+): events "
+			"go through perf buffers (--force-perf-event-array)");
+	}
 	if ((rc = load_script(c)) || (rc = check_inputs(c)))
 		return rc;
 	/* A dry run of a command plans with the process the live run would

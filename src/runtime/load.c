@@ -442,3 +442,18 @@ int gs_bpf_loop_supported(void)
 		known = probe_loop();
 	return known;
 }
+
+int gs_ringbuf_supported(void)
+{
+	static int known = -1;
+
+	if (known < 0) {
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "gs_rb_probe", 0, 0, 4096, NULL);
+
+		/* An unknown map type is EINVAL; a page-sized ring is valid */
+		known = fd >= 0 || errno != EINVAL;
+		if (fd >= 0)
+			close(fd);
+	}
+	return known;
+}

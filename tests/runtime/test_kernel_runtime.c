@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -444,9 +445,26 @@ static void test_writer_and_pool(void **state)
 	gs_program_free(p);
 }
 
+/* The feature probes answer for this kernel as its version says: the
+ * ring buffer came in 5.8, bpf_loop in 5.17. */
+static void test_feature_probes_follow_the_kernel_version(void **state)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	(void)state;
+	assert_int_equal(uname(&u), 0);
+	assert_int_equal(sscanf(u.release, "%d.%d", &major, &minor), 2);
+	assert_int_equal(gs_ringbuf_supported(), major > 5 || (major == 5 && minor >= 8));
+	assert_int_equal(gs_bpf_loop_supported(), major > 5 || (major == 5 && minor >= 17));
+	/* probed once: the same answer again */
+	assert_int_equal(gs_ringbuf_supported(), gs_ringbuf_supported());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_feature_probes_follow_the_kernel_version),
 		cmocka_unit_test(test_writer_and_pool),
 		cmocka_unit_test(test_rejection_names_the_instruction),
 		cmocka_unit_test(test_ringbuf_events_of_one_pid),
