@@ -248,6 +248,14 @@ struct gs_program_opts {
 	/* Skip gs_asm_check() of the result (about 20 ns per instruction);
 	 * the kernel's verifier still checks at load time. */
 	bool skip_check;
+	/* Count stacks in BPF instead of emitting events: each hit adds one
+	 * to stack_counts[its stack] (struct gs_stack_count_key, protocol.h)
+	 * and sends nothing; a stack the full map cannot take adds one to
+	 * stack_count_drops. The body must be exactly one `bt` (any flags)
+	 * and the unwinder the loop walker (the build fails otherwise,
+	 * naming why). */
+	bool count_stacks;
+	uint32_t stack_counts_max; /* 0: GS_DEFAULT_STACK_COUNTS_MAX entries */
 };
 
 /* ---- the result ----------------------------------------------------------- */

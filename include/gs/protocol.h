@@ -289,6 +289,22 @@ GS_ASSERT_LAYOUT(struct gs_bt_wire_module, bias, 8);
 #define GS_BT_COMPACT_SIZE(depth, slots) \
 	(sizeof(struct gs_backtrace_compact) + 16u * (slots) + 8u * (depth))
 
+/* Counting in BPF (gs_program_opts.count_stacks, map stack_counts): a
+ * trace whose body is one `bt` counts each distinct stack in a HASH map
+ * instead of emitting the event. The key is the event's bytes from the
+ * message's tgid on: this head, then the 0x11 payload (gs_backtrace_compact,
+ * module table, frame words) with every module entry past module_count and
+ * every frame word past frame_count zero, so one stack of one process is
+ * one key. The value is a u64 count. */
+struct gs_stack_count_key {
+	uint32_t tgid;
+	uint32_t tid;  /* 0: threads of a process count together */
+	uint32_t inst; /* GS_INST_BACKTRACE_COMPACT | data_length << 8 */
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_stack_count_key, 12);
+#define GS_STACK_COUNT_KEY_SIZE(depth, slots) \
+	(sizeof(struct gs_stack_count_key) + GS_BT_COMPACT_SIZE(depth, slots))
+
 /* ---- 1.9: type kinds (legacy PrintVariableIndex) ------------------------ */
 
 enum gs_type_kind {
@@ -675,6 +691,7 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 #define GS_BPF_F_CURRENT_CPU 0xffffffffULL
 #define GS_DEFAULT_MAX_STRING_LEN 256 /* mem_dump_cap: {:s}, {:x.N} */
 #define GS_DEFAULT_COMPARE_CAP 64     /* memcmp / strncmp / starts_with */
+#define GS_DEFAULT_STACK_COUNTS_MAX 16384 /* stack_counts entries (BPF counting) */
 
 /* Map names (reference section 3): what the kernel shows, and what the
  * unwind layer's writers name a map by. */
@@ -699,6 +716,9 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 #define GS_MAP_NAME_BT_MODULES "bt_modules"
 #define GS_MAP_NAME_BT_WALK "bt_walk"
 #define GS_MAP_NAME_BT_GEN "bt_snapshot_gen"
+/* counting in BPF (gs_program_opts.count_stacks) */
+#define GS_MAP_NAME_STACK_COUNTS "stack_counts"
+#define GS_MAP_NAME_STACK_DROPS "stack_count_drops"
 
 /* The maps a program may use, by slot. The first three always exist at
  * these indices of gs_program.maps; the others only when the trace has a
@@ -725,6 +745,9 @@ enum gs_map_slot {
 	GS_MAP_BT_MODULES,
 	GS_MAP_BT_WALK,         /* per-CPU walk state */
 	GS_MAP_BT_GEN,          /* snapshot generation, the session's gate */
+	/* counting in BPF (gs_program_opts.count_stacks) */
+	GS_MAP_STACK_COUNTS,    /* HASH: struct gs_stack_count_key + frames -> u64 */
+	GS_MAP_STACK_DROPS,     /* PERCPU_ARRAY[1] u64: stacks a full map could not count */
 	GS_MAP_KINDS,
 	GS_MAP_OUTPUT_PERF = GS_MAP_KINDS, /* gs_map_defs only: the perf variant */
 };

@@ -106,6 +106,13 @@ void cg_bt_dispatch(struct gs_cg *cg);
 uint32_t cg_bt_loop_slots(uint32_t depth);
 uint32_t cg_bt_loop_inst_size(uint32_t depth);
 void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s);
+
+/* count.c: counting in BPF (gs_program_opts.count_stacks). Why spec
+ * cannot count in BPF under o (a sentence), or NULL when it can. */
+const char *cg_count_unqualified(const struct gs_trace_spec *spec, const struct gs_program_opts *o);
+uint32_t cg_count_key_size(uint32_t depth);
+/* stack_counts[the event's stack] += 1, in place of cg_end_and_emit. */
+void cg_count_stack(struct gs_cg *cg);
 void cg_bt_loop_subprogs(struct gs_cg *cg);
 
 /* bt_step.c */

@@ -64,6 +64,13 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 		gs_asm_note(a, NULL);
 		return;
 	}
+	if (cg->opts.count_stacks) {
+		/* The walker writes module_count entries and frame_count words:
+		 * the rest is zeroed so that one stack is one counting key. */
+		gs_asm_note(a, "bt: module table and frame words zeroed (a counting key)");
+		for (uint32_t off = (uint32_t)TABLE_OFF; off < size; off += 8)
+			gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_R9, (int16_t)off, 0));
+	}
 	gs_asm_note(a, "bt: the probe's registers into bt_walk");
 	cg_lookup_key0(cg, (uint32_t)cg->prog->map_index[GS_MAP_BT_WALK]);
 	for (int r = 0; r <= GS_DWARF_REG_MAX; r++) {

@@ -102,7 +102,10 @@ void cg_prologue(struct gs_cg *cg)
 	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R8));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 32));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R1, 4 + 16));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R8, 4 + 20));
+	if (cg->opts.count_stacks)
+		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 4 + 20, 0)); /* the key has no tid */
+	else
+		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R8, 4 + 20));
 	gs_asm_note(a, "any_fail = any_success = 0");
 	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_FP, cg->flags_slot, 0));
 }

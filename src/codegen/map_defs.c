@@ -43,4 +43,9 @@ const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 			     sizeof(struct gs_bt_walk), GS_MAP_PER_PROGRAM },
 	[GS_MAP_BT_GEN] = { GS_MAP_NAME_BT_GEN, BPF_MAP_TYPE_ARRAY, 4, sizeof(struct gs_bt_gen),
 			    GS_MAP_PER_SESSION },
+	/* key_size 0: the program's (GS_STACK_COUNT_KEY_SIZE of its depth) */
+	[GS_MAP_STACK_COUNTS] = { GS_MAP_NAME_STACK_COUNTS, BPF_MAP_TYPE_HASH, 0,
+				  sizeof(uint64_t), GS_MAP_PER_PROGRAM },
+	[GS_MAP_STACK_DROPS] = { GS_MAP_NAME_STACK_DROPS, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+				 sizeof(uint64_t), GS_MAP_PER_PROGRAM },
 };

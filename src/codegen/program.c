@@ -153,8 +153,18 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 		add_map(p, GS_MAP_PID_ALIASES, GS_MAP_PID_ALIASES, 0, mods);
 		return 0;
 	}
-	if (cg->bt_loop)
-		return declare_loop_maps(cg);
+	if (cg->bt_loop) {
+		declare_loop_maps(cg);
+		if (o->count_stacks) {
+			add_map(p, GS_MAP_STACK_COUNTS, GS_MAP_STACK_COUNTS, 0,
+				o->stack_counts_max ? o->stack_counts_max :
+				GS_DEFAULT_STACK_COUNTS_MAX);
+			p->maps[p->map_index[GS_MAP_STACK_COUNTS]].key_size =
+				cg_count_key_size(cg->bt_depth);
+			add_map(p, GS_MAP_STACK_DROPS, GS_MAP_STACK_DROPS, 0, 1);
+		}
+		return 0;
+	}
 	add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
 	add_map(p, GS_MAP_PID_ALIASES, GS_MAP_PID_ALIASES, 0, mods);
 	add_map(p, GS_MAP_BT_ROWS, GS_MAP_BT_ROWS, 0,
@@ -201,7 +211,10 @@ static void build(struct gs_cg *cg)
 	cg_prologue(cg);
 	cg_values_prologue(cg);
 	cg_stmts(cg, spec->body, spec->nbody);
-	cg_end_and_emit(cg, (uint16_t)total);
+	if (cg->opts.count_stacks)
+		cg_count_stack(cg);
+	else
+		cg_end_and_emit(cg, (uint16_t)total);
 	cg_epilogue(cg);
 	if (cg->bt_loop)
 		cg_bt_loop_subprogs(cg);
@@ -273,6 +286,15 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	cg.bt_loop = cg.opts.unwinder == GS_UNWINDER_LOOP && nbt && spec->bt;
 	cg.bt_tail = !cg.bt_loop && spec->bt && spec->bt->nrows && nbt &&
 		     cg.bt_depth > BT_INLINE_FRAMES;
+	if (cg.opts.count_stacks) {
+		const char *why = cg_count_unqualified(spec, &cg.opts);
+
+		if (why) {
+			rc = gs_errorf(err, -EINVAL, "trace %u cannot count in BPF: %s",
+				       spec->trace_id, why);
+			goto fail;
+		}
+	}
 	p->backtrace_depth = cg.bt_depth;
 	p->unwinder = cg.opts.unwinder;
 	p->bt_slots = !cg.bt_tail ? 1 : nbt > 255 ? 255 : nbt;

@@ -129,6 +129,52 @@ static void test_twenty_bt_statements_verify_once(void **state)
 	gs_program_free(p);
 }
 
+/* Counting in BPF: `bt;` whose program adds to stack_counts instead of
+ * emitting, its key pointing into the accumulation buffer, verified at the
+ * default depth and the deepest. */
+static void test_stack_counting_program_passes_the_verifier(void **state)
+{
+	static const uint32_t depths[] = { GS_BT_DEFAULT_DEPTH, GS_BT_LOOP_MAX_DEPTH };
+	const struct gs_error *no_bpf = *state;
+	static const struct gs_stmt one_bt = { .kind = GS_STMT_BACKTRACE };
+	struct gs_trace_spec spec = many;
+
+	if (no_bpf) {
+		print_message("skipped: %s\n", no_bpf->msg);
+		skip();
+	}
+	spec.body = &one_bt;
+	spec.nbody = 1;
+	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+		struct gs_program_opts o = { .sz = sizeof(o), .unwinder = GS_UNWINDER_LOOP,
+					     .backtrace_depth = depths[i], .count_stacks = true };
+		struct gs_program *p;
+		struct gs_kload k;
+		struct gs_kload_desc d;
+		struct gs_error err;
+		const struct gs_map_spec *m;
+
+		if (gs_program_build(&spec, &o, &p, &err))
+			fail_msg("%s", err.msg);
+		m = &p->maps[p->map_index[GS_MAP_STACK_COUNTS]];
+		assert_int_equal(m->key_size, 12 + 12 + 16 * 32 + 8 * depths[i]);
+		assert_int_equal(m->max_entries, GS_DEFAULT_STACK_COUNTS_MAX);
+		d = (struct gs_kload_desc){ .name = p->name, .type = BPF_PROG_TYPE_KPROBE,
+					    .maps = p->maps, .nmaps = p->nmaps, .btf = &p->btf };
+		gs_kload_init(&k);
+		if (gs_kload_create_maps(&k, &d, &err) || gs_kload_prog(&k, &d, &p->main, &err)) {
+			if (k.log)
+				fprintf(stderr, "%s\n", gs_kload_log_tail(k.log, LOG_TAIL_LINES));
+			fail_msg("count_stacks depth %u: %s", depths[i], err.msg);
+		}
+		printf("verified_insns cg_count_stacks_depth%u.loop %zu %u\n", depths[i],
+		       p->main.len, k.verified_insns);
+		fflush(stdout);
+		gs_kload_fini(&k);
+		gs_program_free(p);
+	}
+}
+
 /* The tail-call generator builds any number of bt statements: jumps past
  * 16 bits are widened (its verification cost still grows per statement). */
 static void test_twenty_bt_statements_build_with_the_tail_call_walker(void **state)
@@ -177,6 +223,8 @@ int main(void)
 			cmocka_unit_test_prestate(test_twenty_bt_statements_verify_once,
 						  no_bpf ? &bpf_err : NULL),
 			cmocka_unit_test(test_twenty_bt_statements_build_with_the_tail_call_walker),
+			cmocka_unit_test_prestate(test_stack_counting_program_passes_the_verifier,
+						  no_bpf ? &bpf_err : NULL),
 		};
 
 		failed += cmocka_run_group_tests_name("kernel-codegen-many-bt", many_tests, NULL,
