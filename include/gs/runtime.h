@@ -552,6 +552,15 @@ GS_API int gs_session_fd(const struct gs_session *s);
 /* Events lost in the kernel so far: loss counters of every trace plus lost
  * perf samples. */
 GS_API int gs_session_lost(const struct gs_session *s, uint64_t *total, struct gs_error *err);
+/* Counting in BPF (gs_program_opts.count_stacks): calls fn once per
+ * distinct stack counted so far by every program, with the event a
+ * userspace count would have seen (decoded from the map key by the
+ * event decoder: trace id, tgid, the Backtrace; time and tid 0) and its
+ * count. Stacks the full map dropped are in gs_session_lost(). 0, the
+ * first non-zero value of fn, or -errno. */
+typedef int (*gs_stack_count_fn)(void *arg, const struct gs_event *ev, uint64_t count);
+GS_API int gs_session_stack_counts(const struct gs_session *s, gs_stack_count_fn fn, void *arg,
+				   struct gs_error *err);
 /* Probes attached so far. */
 GS_API size_t gs_session_probe_count(const struct gs_session *s);
 /* Detaches every probe, concurrently; maps, counters and buffers stay, so

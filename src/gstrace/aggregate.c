@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <gs/render.h>
+#include <gs/runtime.h>
 
 #include "aggregate.h"
 #include "output_int.h"
@@ -145,7 +146,7 @@ static char *render(struct cli_agg *a, const struct gs_event *ev)
 	return text;
 }
 
-static int count_event(struct cli_agg *a, const struct gs_event *ev)
+static int count_event(struct cli_agg *a, const struct gs_event *ev, uint64_t n)
 {
 	bool is_new;
 	long idx;
@@ -154,7 +155,7 @@ static int count_event(struct cli_agg *a, const struct gs_event *ev)
 
 	if (!event_key(a, ev))
 		return -ENOMEM;
-	idx = gs_counts_add(a->events, a->key, a->key_len, 1, &is_new);
+	idx = gs_counts_add(a->events, a->key, a->key_len, n, &is_new);
 	if (idx < 0)
 		return (int)idx;
 	if (!is_new)
@@ -166,7 +167,7 @@ static int count_event(struct cli_agg *a, const struct gs_event *ev)
 	return rc;
 }
 
-static int count_stacks(struct cli_agg *a, const struct gs_event *ev)
+static int count_stacks(struct cli_agg *a, const struct gs_event *ev, uint64_t count)
 {
 	for (size_t i = 0; i < ev->ninsts; i++) {
 		const struct gs_inst *in = &ev->insts[i];
@@ -177,20 +178,52 @@ static int count_stacks(struct cli_agg *a, const struct gs_event *ev)
 		n = gs_fold_backtrace(a->out->frames, ev, in, a->fold, FOLD_MAX);
 		if (n >= FOLD_MAX)
 			n = FOLD_MAX - 1;
-		if (gs_counts_add(a->stacks, a->fold, n, 1, NULL) < 0)
+		if (gs_counts_add(a->stacks, a->fold, n, count, NULL) < 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-int cli_agg_event(struct cli_agg *a, const struct gs_event *ev)
+int cli_agg_event_n(struct cli_agg *a, const struct gs_event *ev, uint64_t n)
 {
 	int rc = 0;
 
 	if (a->events)
-		rc = count_event(a, ev);
+		rc = count_event(a, ev, n);
 	if (rc == 0 && a->stacks)
-		rc = count_stacks(a, ev);
+		rc = count_stacks(a, ev, n);
+	return rc;
+}
+
+int cli_agg_event(struct cli_agg *a, const struct gs_event *ev)
+{
+	return cli_agg_event_n(a, ev, 1);
+}
+
+int cli_agg_clear(struct cli_agg *a)
+{
+	bool events = a->events != NULL, stacks = a->stacks != NULL;
+
+	gs_counts_free(a->events);
+	gs_counts_free(a->stacks);
+	a->events = events ? gs_counts_new() : NULL;
+	a->stacks = stacks ? gs_counts_new() : NULL;
+	return (events && !a->events) || (stacks && !a->stacks) ? -ENOMEM : 0;
+}
+
+static int count_from_bpf(void *arg, const struct gs_event *ev, uint64_t count)
+{
+	return cli_agg_event_n(arg, ev, count);
+}
+
+int cli_agg_from_session(struct cli_agg *a, const struct gs_session *s, struct gs_error *err)
+{
+	int rc = cli_agg_clear(a);
+
+	if (rc == 0)
+		rc = gs_session_stack_counts(s, count_from_bpf, a, err);
+	if (rc == -ENOMEM)
+		gs_errorf(err, rc, "out of memory counting the stacks counted in BPF");
 	return rc;
 }
 

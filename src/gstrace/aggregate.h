@@ -23,6 +23,15 @@ int cli_agg_new(struct cli_out *out, bool events, bool stacks, struct cli_agg **
 void cli_agg_free(struct cli_agg *a);
 /* Counts one event. 0, or -ENOMEM. */
 int cli_agg_event(struct cli_agg *a, const struct gs_event *ev);
+/* Counts an event n times (counts made in BPF). 0, or -ENOMEM. */
+int cli_agg_event_n(struct cli_agg *a, const struct gs_event *ev, uint64_t n);
+/* Forgets every count (before reading BPF's counts since the start again).
+ * 0, or -ENOMEM. */
+int cli_agg_clear(struct cli_agg *a);
+struct gs_session;
+/* --count-in bpf: the counts are the session's stack_counts maps, read
+ * whole (since the start) into a cleared a. 0 or -errno with err set. */
+int cli_agg_from_session(struct cli_agg *a, const struct gs_session *s, struct gs_error *err);
 /* The --aggregate table so far, by count (text formats: a header line,
  * then per distinct event its count and its items; json: one object per
  * distinct event). */

@@ -246,6 +246,28 @@ static bool script_has_bt(const struct gs_script *s)
 	return false;
 }
 
+/* --count-in bpf counts stacks: every trace must be one `bt` and nothing
+ * else, and the walker the loop one (the kernel has bpf_loop). */
+static int check_count_in_bpf(struct ctx *c)
+{
+	for (size_t i = 0; i < c->script->ntraces; i++) {
+		const struct gs_script_trace *t = &c->script->traces[i];
+
+		if (t->nbody != 1 || t->body[0].kind != GS_STMT_BACKTRACE) {
+			cli_say("gstrace: ", "--count-in bpf counts stacks only, and trace #%zu "
+				"(%s) is not exactly one bt; (write trace FN { bt; }, or count in "
+				"userspace: --count-in user)", i, t->target.text ? t->target.text : "?");
+			return EXIT_USAGE;
+		}
+	}
+	if (c->cli.unwinder < 0 && !gs_bpf_loop_supported()) {
+		cli_say("gstrace: ", "--count-in bpf needs the loop unwinder, and this kernel "
+			"has no bpf_loop (Linux 5.17+): count in userspace (--count-in user)");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Files, pids and commands the flags name: what cannot be traced is
  * refused with the fix, what may trace nothing is warned about. */
 static int check_inputs(struct ctx *c)
@@ -253,6 +275,7 @@ static int check_inputs(struct ctx *c)
 	struct gs_error err = { 0 };
 	enum cli_verdict v;
 	char msg[1024];
+	int rc;
 
 	if ((c->cli.format == CLI_FOLDED || c->cli.flamegraph) && !script_has_bt(c->script)) {
 		fprintf(stderr, "gstrace: %s counts backtraces, and the script takes none; add "
@@ -260,6 +283,8 @@ static int check_inputs(struct ctx *c)
 			"--flamegraph" : "--script-output folded");
 		return EXIT_USAGE;
 	}
+	if (c->cli.count_in_bpf && (rc = check_count_in_bpf(c)))
+		return rc;
 	if (c->cli.pid && cli_check_pid(c->cli.pid, msg, sizeof(msg)) == CLI_TARGET_REFUSE) {
 		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
@@ -490,9 +515,19 @@ static void drain(struct gs_session *s)
  * stacks, the flame graph. 0 or an exit status. */
 static int finish_counts(struct ctx *c, double elapsed_s)
 {
-	const struct gs_counts *stacks = c->agg ? cli_agg_stacks(c->agg) : NULL;
+	const struct gs_counts *stacks;
+	struct gs_error err = { 0 };
 	int status = 0;
 
+	if (c->cli.count_in_bpf) {
+		/* every probe off first: the counts read are the final ones */
+		gs_session_detach(c->session);
+		if (cli_agg_from_session(c->agg, c->session, &err)) {
+			cli_say("gstrace: ", "%s", err.msg);
+			return EXIT_RUNTIME;
+		}
+	}
+	stacks = c->agg ? cli_agg_stacks(c->agg) : NULL;
 	if (c->cli.aggregate)
 		cli_agg_print(c->agg, c->outf, elapsed_s);
 	if (c->cli.format == CLI_FOLDED)
@@ -555,6 +590,12 @@ static int event_loop(struct ctx *c, struct run *r, pid_t pid, bool *target_ende
 			break;
 		if (r->agg_failed) {
 			cli_say("gstrace: ", "out of memory counting the events");
+			status = EXIT_RUNTIME;
+			break;
+		}
+		if (interval && now_ns() >= next_table && c->cli.count_in_bpf &&
+		    cli_agg_from_session(c->agg, c->session, &err)) {
+			cli_say("gstrace: ", "%s", err.msg);
 			status = EXIT_RUNTIME;
 			break;
 		}
@@ -639,6 +680,7 @@ static int run(struct ctx *c)
 		.ringbuf_size = c->cli.ringbuf_size,
 		.perf_page_count = c->cli.perf_pages,
 		.max_string_len = c->cli.max_string_len,
+		.count_stacks = c->cli.count_in_bpf,
 	};
 	struct run r = { .max_events = c->cli.max_events };
 	struct gs_error err = { 0 };

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gs/program.h>
 #include <gs/protocol.h>
 
 #include "options.h"
@@ -20,7 +21,7 @@
 enum opt_id {
 	O_PID, O_TARGET, O_SCRIPT, O_SCRIPT_FILE, O_DEPTH, O_FORMAT, O_TIMESTAMP,
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
-	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE,
+	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE, O_COUNT_IN,
 	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
 	O_MAX_STRING_LEN, O_NO_DEMANGLE,
 };
@@ -54,6 +55,7 @@ static const struct opt opts[] = {
 	{ "perf-pages", 0, "N", O_PERF_PAGES },
 	{ "aggregate", 0, NULL, O_AGGREGATE },
 	{ "interval", 0, "SECONDS", O_INTERVAL },
+	{ "count-in", 0, "bpf|user", O_COUNT_IN },
 	{ "flamegraph", 0, "FILE.svg", O_FLAMEGRAPH },
 	{ "verbose", 0, NULL, O_VERBOSE },
 	{ "debug-file-directory", 0, "DIRS", O_DEBUG_DIRS },
@@ -79,6 +81,7 @@ static bool dir_list(const char *v)
 static const char *const formats[] = { "pretty", "plain", "json", "folded" };
 static const char *const timestamps[] = { "local", "boot", "none" };
 static const char *const unwinders[] = { "tailcall", "loop" }; /* enum gs_unwinder order */
+static const char *const count_places[] = { "user", "bpf" };
 
 __attribute__((format(printf, 3, 4)))
 static int usage_error(char *msg, size_t size, const char *fmt, ...)
@@ -298,6 +301,12 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 	case O_AGGREGATE:
 		c->aggregate = true;
 		break;
+	case O_COUNT_IN:
+		if ((k = keyword(v, count_places, N_OF(count_places))) < 0)
+			return usage_error(msg, size, "%s '%s' is not where to count; give bpf or "
+					   "user", flag, v);
+		c->count_in_bpf = k == 1;
+		break;
 	case O_INTERVAL:
 		if (!parse_seconds(v, &c->interval_ms))
 			return usage_error(msg, size, "%s '%s' is not a duration; give seconds "
@@ -406,6 +415,18 @@ static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 	if (c->interval_ms && !c->aggregate)
 		return usage_error(msg, size, "--interval prints the counts of --aggregate; add "
 				   "--aggregate (or drop --interval)");
+	if (c->count_in_bpf && !c->aggregate && c->format != CLI_FOLDED)
+		return usage_error(msg, size, "--count-in bpf counts stacks in the kernel and "
+				   "prints no events: use it with --aggregate or --script-output "
+				   "folded (--flamegraph goes with either)");
+	if (c->count_in_bpf && c->max_events)
+		return usage_error(msg, size, "--count-in bpf sees no events to stop after: "
+				   "drop --max-events (--duration SECONDS ends the run) or count "
+				   "in userspace");
+	if (c->count_in_bpf && c->unwinder == GS_UNWINDER_TAILCALL)
+		return usage_error(msg, size, "--count-in bpf needs the loop unwinder (the "
+				   "tail-call walker has no counting in BPF): drop --unwinder "
+				   "tailcall or count in userspace");
 	if (c->aggregate && c->format == CLI_FOLDED)
 		return usage_error(msg, size, "--aggregate and --script-output folded both count "
 				   "events; folded counts stacks only, --aggregate whole events: "
@@ -500,6 +521,8 @@ void cli_usage(FILE *f)
 	      "                             values) and print them by count at exit\n"
 	      "      --interval SECONDS     with --aggregate: also print the counts so far\n"
 	      "                             every SECONDS\n"
+	      "      --count-in bpf|user    where --aggregate and folded count: user\n"
+	      "                             (default) or bpf (a trace of one bt; only)\n"
 	      "      --flamegraph FILE.svg  write an interactive flame graph of the\n"
 	      "                             backtraces at exit\n"
 	      "      --script-timestamp TS  local (default), boot or none (pretty output)\n"

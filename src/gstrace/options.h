@@ -62,6 +62,7 @@ struct cli {
 	uint32_t ringbuf_size;    /* --ringbuf-size; 0: the default */
 	uint32_t perf_pages;      /* --perf-pages; 0: the default */
 	bool aggregate;           /* --aggregate: count identical events */
+	bool count_in_bpf;        /* --count-in bpf: stacks counted in a BPF map */
 	uint64_t interval_ms;     /* --interval: print the counts this often */
 	const char *flamegraph;   /* --flamegraph FILE.svg */
 	bool verbose;             /* phase timings on stderr */

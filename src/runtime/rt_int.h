@@ -132,5 +132,12 @@ bool rt_body_needs_dwarf(const struct gs_stmt *body, size_t n, bool retprobe);
 int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct gs_expr **at,
 		      struct gs_error *err);
 
+/* ---- the session's traces (session.c), for stackcount.c ---- */
+
+struct gs_session;
+struct gs_bpf_maps;
+/* Program i of the session and its maps, or NULL past the last. */
+const struct gs_program *rt_session_trace(const struct gs_session *s, size_t i,
+					  const struct gs_bpf_maps **maps);
 
 #endif /* GS_RT_INT_H */

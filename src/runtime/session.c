@@ -464,10 +464,26 @@ int gs_session_lost(const struct gs_session *s, uint64_t *total, struct gs_error
 		if (rc)
 			return rc;
 		*total += lost;
+		if (p->map_index[GS_MAP_STACK_DROPS] >= 0) {
+			rc = gs_loss_read(&s->v[i].maps.v[p->map_index[GS_MAP_STACK_DROPS]],
+					  &lost, err);
+			if (rc)
+				return rc;
+			*total += lost;
+		}
 	}
 	gs_reader_stats(s->reader, &st);
 	*total += st.lost_samples;
 	return 0;
+}
+
+const struct gs_program *rt_session_trace(const struct gs_session *s, size_t i,
+					  const struct gs_bpf_maps **maps)
+{
+	if (i >= s->n)
+		return NULL;
+	*maps = &s->v[i].maps;
+	return s->v[i].prog;
 }
 
 size_t gs_session_probe_count(const struct gs_session *s)
