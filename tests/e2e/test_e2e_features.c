@@ -133,15 +133,46 @@ static uint64_t folded_count(const char *text, const char *tail, bool *root_firs
 	return n;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The folded stacks of text without their counts, sorted, one a line:
+ * what two runs of one call mix must agree on. */
+static char *folded_stacks(const char *text)
+{
+	char *copy = strdup(text), *lines[64], *out;
+	size_t n = 0, len = 0;
+
+	for (char *line = strtok(copy, "\n"); line && n < 64; line = strtok(NULL, "\n")) {
+		char *sp = strrchr(line, ' ');
+
+		if (sp)
+			*sp = '\0';
+		lines[n++] = line;
+		len += strlen(line) + 1;
+	}
+	qsort(lines, n, sizeof(lines[0]), cmp_str);
+	out = calloc(1, len + 1);
+	for (size_t i = 0; i < n; i++)
+		strcat(strcat(out, lines[i]), "\n");
+	free(copy);
+	return out;
+}
+
 /* Each round calls prof_a -> prof_leaf three times, prof_b -> prof_leaf
- * once: the folded counts are 75 % / 25 % (within 2 points). */
-static void s_folded_mix(struct e2e_ctx *c)
+ * once: the folded counts are 75 % / 25 % (within 2 points), counted in
+ * userspace or in BPF (count_in), and the stacks are those userspace
+ * counting gives (*stacks: the first run's, compared by the second). */
+static void folded_mix(struct e2e_ctx *c, const char *count_in, char **stacks)
 {
 	char svg[] = "/tmp/gs_e2e_flame_XXXXXX.svg";
 	struct e2e_trace tr = {
 		.script = "trace prof_leaf { bt; }", .output = "folded", .duration = 2,
-		.extra = { "--flamegraph", svg, "--ringbuf-size", "16M" },
+		.extra = { "--flamegraph", svg, "--ringbuf-size", "16M", "--count-in", count_in },
 	};
+	char *seen;
 	struct e2e_fixture f;
 	struct e2e_run r;
 	struct e2e_output out = { 0 };
@@ -170,6 +201,14 @@ static void s_folded_mix(struct e2e_ctx *c)
 		   a + b ? (double)a / (double)(a + b) : 0.0);
 	e2e_expect(c, root_first, "folded stacks do not start at _start;...;main;");
 	e2e_expect(c, !strstr(e2e_buf_str(&r.out), "("), "parameters in folded frames");
+	seen = folded_stacks(e2e_buf_str(&r.out));
+	if (!*stacks)
+		*stacks = seen;
+	else if (seen)
+		e2e_expect(c, strcmp(*stacks, seen) == 0, "--count-in %s folds other stacks:\n%s"
+			   "than userspace counting:\n%s", count_in, seen, *stacks);
+	if (seen != *stacks)
+		free(seen);
 	e2e_expect(c, strstr(e2e_buf_str(&r.err), "flame graph of") != NULL,
 		   "no flame graph message");
 	/* the SVG: a frame per function, parsed as XML where python3 is */
@@ -192,6 +231,15 @@ out:
 	free(text);
 	unlink(svg);
 	e2e_unlock(lock);
+}
+
+static void s_folded_mix(struct e2e_ctx *c)
+{
+	char *stacks = NULL;
+
+	folded_mix(c, "user", &stacks);
+	folded_mix(c, "bpf", &stacks);
+	free(stacks);
 }
 
 /* --aggregate: one entry per distinct event, highest count first. */
