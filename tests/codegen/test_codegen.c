@@ -232,6 +232,45 @@ static void test_undefined_variable_is_refused(void **state)
 	assert_non_null(strstr(err.msg, "variable y"));
 }
 
+/* Counting in BPF is exact only for a body of one `bt` on the loop
+ * walker: anything else fails the build, naming why; a qualifying trace
+ * has the two counting maps and no EndInstruction store. */
+static void test_count_stacks_takes_one_bt_on_the_loop_walker(void **state)
+{
+	static const struct gs_bt_probe probe = {
+		.cookie = GS_CG_PROBE_COOKIE, .pc = GS_CG_PROBE_PC,
+		.first_row_kind = GS_BT_ROW_MISSING, .nrows = 4, .module_ranges = true,
+	};
+	static const struct gs_stmt bt = { .kind = GS_STMT_BACKTRACE };
+	static const struct gs_stmt two[] = { { .kind = GS_STMT_PRINT_STRING, .text = "x" },
+					      { .kind = GS_STMT_BACKTRACE } };
+	struct gs_trace_spec spec = { .trace_id = 3, .target = "f", .body = &bt, .nbody = 1,
+				      .bt = &probe };
+	struct gs_program_opts o = { .sz = sizeof(o), .unwinder = GS_UNWINDER_LOOP,
+				     .count_stacks = true, .stack_counts_max = 99 };
+	struct gs_program *p;
+	struct gs_error err;
+
+	(void)state;
+	assert_int_equal(gs_program_build(&spec, &o, &p, &err), 0);
+	assert_true(p->map_index[GS_MAP_STACK_COUNTS] >= 0);
+	assert_true(p->map_index[GS_MAP_STACK_DROPS] >= 0);
+	assert_int_equal(p->maps[p->map_index[GS_MAP_STACK_COUNTS]].max_entries, 99);
+	for (size_t i = 0; i < p->main.len; i++)
+		assert_false(p->main.insns[i].code == (BPF_ST | BPF_MEM | BPF_W) &&
+			     p->main.insns[i].imm == (GS_INST_END | 4 << 8));
+	gs_program_free(p);
+	spec.body = two;
+	spec.nbody = 2;
+	assert_int_equal(gs_program_build(&spec, &o, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "not exactly one `bt`"));
+	spec.body = &bt;
+	spec.nbody = 1;
+	o.unwinder = GS_UNWINDER_TAILCALL;
+	assert_int_equal(gs_program_build(&spec, &o, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "tail-call unwinder"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_backtrace_without_dwarf_needs_no_unwind_maps),
 		cmocka_unit_test(test_constant_shift_counts_are_masked_like_register_ones),
 		cmocka_unit_test(test_undefined_variable_is_refused),
+		cmocka_unit_test(test_count_stacks_takes_one_bt_on_the_loop_walker),
 	};
 
 	return cmocka_run_group_tests_name("codegen", tests, NULL, NULL);

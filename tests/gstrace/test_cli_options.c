@@ -213,6 +213,10 @@ static const struct bad_case bad_cases[] = {
 	{ "-p 1 -s x --interval 1", { "--interval", "--aggregate" } },
 	{ "-p 1 -s x --aggregate --interval 0", { "--interval '0'", "duration" } },
 	{ "-p 1 -s x --aggregate --script-output folded", { "--aggregate", "folded" } },
+	{ "-p 1 -s x --count-in kernel", { "--count-in 'kernel'", "bpf or user" } },
+	{ "-p 1 -s x --count-in bpf", { "--count-in bpf", "--aggregate", "folded" } },
+	{ "-p 1 -s x --count-in bpf --aggregate --max-events 5", { "--max-events", "--duration" } },
+	{ "-p 1 -s x --count-in bpf --aggregate --unwinder tailcall", { "loop unwinder" } },
 	{ "-p 1 -s x --script-output flame", { "'flame'", "folded" } },
 	{ "-p 1 -s x --flamegraph=", { "--flamegraph needs a file name" } },
 	{ "-p abc -s x", { "-p 'abc'", "process id", "positive number" } },
@@ -278,6 +282,8 @@ static void test_buffer_sizes_follow_the_kernels_rules(void **state)
 	assert_int_equal(parse_ok("-p 1 -s x --force-perf-event-array --perf-pages 1024")
 				 .perf_pages, 1024);
 	assert_true(parse_ok("-p 1 -s x --aggregate --interval 0.5").aggregate);
+	assert_true(parse_ok("-p 1 -s x --script-output folded --count-in bpf").count_in_bpf);
+	assert_false(parse_ok("-p 1 -s x --aggregate --count-in user").count_in_bpf);
 	assert_int_equal(parse_ok("-p 1 -s x --aggregate --interval 0.5").interval_ms, 500);
 	assert_int_equal(parse_ok("-p 1 -s x --script-output folded").format, CLI_FOLDED);
 	assert_string_equal(parse_ok("-p 1 -s x --flamegraph out.svg").flamegraph, "out.svg");
