@@ -1,0 +1,277 @@
+/* Before anything is loaded: the script read and parsed (--max-probes
+ * checked), the flags' targets checked (refused with the fix, or warned
+ * about), the output opened, the module-file cache, the debug-information
+ * prefetch, and the one trace plan that the live run and --dry-run share. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prepare.h"
+#include "say.h"
+#include "targets.h"
+
+#define SCRIPT_FILE_MAX (16u << 20)
+
+/* The whole script file, NUL-terminated, or NULL with err set. */
+static char *read_file(const char *path, size_t *len, struct gs_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f) {
+		gs_errorf(err, -errno, "cannot read script file %s: %s; check the path", path,
+			  strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		size_t got;
+
+		if (cap - n < 4096) {
+			char *nt = cap < SCRIPT_FILE_MAX ? realloc(text, cap ? 2 * cap : 8192) : NULL;
+
+			if (!nt) {
+				gs_errorf(err, -EFBIG, "script file %s is too large (over %u bytes)",
+					  path, SCRIPT_FILE_MAX);
+				break;
+			}
+			text = nt;
+			cap = cap ? 2 * cap : 8192;
+		}
+		got = fread(text + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0) {
+			if (ferror(f))
+				gs_errorf(err, -EIO, "cannot read script file %s: %s", path,
+					  strerror(errno));
+			else {
+				text[n] = '\0';
+				*len = n;
+				fclose(f);
+				return text;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	free(text);
+	return NULL;
+}
+
+int cli_load_script(struct cli_ctx *c)
+{
+	struct gs_script_opts so = { .sz = sizeof(so), .input_pid = (uint32_t)c->cli.pid };
+	struct gs_error err = { 0 };
+	const char *text = c->cli.script;
+	size_t len = text ? strlen(text) : 0;
+
+	if (c->cli.script_file) {
+		c->script_text = read_file(c->cli.script_file, &len, &err);
+		if (!c->script_text) {
+			cli_say("gstrace: ", "%s", err.msg);
+			return EXIT_USAGE;
+		}
+		text = c->script_text;
+		so.name = c->cli.script_file;
+	}
+	if (gs_script_parse(text, len, &so, &c->script, &err)) {
+		cli_say("", "%s", err.msg);
+		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	/* More traces than probes allowed: refused before any is resolved. */
+	if (c->script->ntraces > c->cli.max_probes) {
+		gs_script_trace_errorf(c->script, &c->script->traces[c->cli.max_probes], &err,
+				       -E2BIG, "trace #%zu is one more than the %zu probes allowed "
+				       "(--max-probes); raise the limit with --max-probes N, or trace "
+				       "fewer functions", c->cli.max_probes, c->cli.max_probes);
+		cli_say("", "%s", err.msg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static bool script_has_bt(const struct gs_script *s)
+{
+	for (size_t i = 0; i < s->ntraces; i++)
+		if (gs_stmts_count_bt(s->traces[i].body, s->traces[i].nbody))
+			return true;
+	return false;
+}
+
+/* --count-in bpf counts stacks: every trace must be one `bt` and nothing
+ * else, and the walker the loop one (the kernel has bpf_loop). */
+static int check_count_in_bpf(struct cli_ctx *c)
+{
+	for (size_t i = 0; i < c->script->ntraces; i++) {
+		const struct gs_script_trace *t = &c->script->traces[i];
+
+		if (t->nbody != 1 || t->body[0].kind != GS_STMT_BACKTRACE) {
+			cli_say("gstrace: ", "--count-in bpf counts stacks only, and trace #%zu "
+				"(%s) is not exactly one bt; (write trace FN { bt; }, or count in "
+				"userspace: --count-in user)", i, t->target.text ? t->target.text : "?");
+			return EXIT_USAGE;
+		}
+	}
+	if (c->cli.unwinder < 0 && !gs_bpf_loop_supported()) {
+		cli_say("gstrace: ", "--count-in bpf needs the loop unwinder, and this kernel "
+			"has no bpf_loop (Linux 5.17+): count in userspace (--count-in user)");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Files, pids and commands the flags name: what cannot be traced is
+ * refused with the fix, what may trace nothing is warned about. */
+int cli_check_inputs(struct cli_ctx *c)
+{
+	struct gs_error err = { 0 };
+	enum cli_verdict v;
+	char msg[1024];
+	int rc;
+
+	if ((c->cli.format == CLI_FOLDED || c->cli.flamegraph) && !script_has_bt(c->script)) {
+		fprintf(stderr, "gstrace: %s counts backtraces, and the script takes none; add "
+			"bt; to a trace (e.g. trace FN { bt; })\n", c->cli.flamegraph ?
+			"--flamegraph" : "--script-output folded");
+		return EXIT_USAGE;
+	}
+	if (c->cli.count_in_bpf && (rc = check_count_in_bpf(c)))
+		return rc;
+	if (c->cli.pid && cli_check_pid(c->cli.pid, msg, sizeof(msg)) == CLI_TARGET_REFUSE) {
+		cli_say("gstrace: ", "%s", msg);
+		return EXIT_USAGE;
+	}
+	if (c->cli.target) {
+		v = cli_check_target(c->cli.pid, c->cli.target, msg, sizeof(msg));
+		if (v != CLI_TARGET_OK)
+			cli_say("gstrace: ", "%s", msg);
+		if (v == CLI_TARGET_REFUSE)
+			return EXIT_USAGE;
+	}
+	if (c->cli.ncommand && cli_launch_find(c->cli.command[0], &c->cmd_path, &err)) {
+		cli_say("gstrace: ", "%s", err.msg);
+		return EXIT_USAGE;
+	}
+	if (c->cli.target)
+		c->modules[c->nmodules++] = c->cli.target;
+	if (c->cmd_path)
+		c->modules[c->nmodules++] = c->cmd_path;
+	if (c->cli.flamegraph && !c->cli.dry_run && !c->cli.dump_insns &&
+	    !(c->flamef = fopen(c->cli.flamegraph, "w"))) {
+		fprintf(stderr, "gstrace: --flamegraph %s: %s; check the directory and "
+			"permissions\n", c->cli.flamegraph, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (!c->cli.output) {
+		c->outf = stdout;
+	} else if (cli_open_output(c->cli.output, &c->outf, msg, sizeof(msg)) != CLI_TARGET_OK) {
+		cli_say("gstrace: ", "%s", msg);
+		return EXIT_USAGE;
+	}
+	/* Events are flushed after every read of the buffers: a pipe or file
+	 * takes them in large writes, a terminal line by line as before. */
+	if (!isatty(fileno(c->outf)))
+		setvbuf(c->outf, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
+/* A file:line target on a line without code probes the next line with
+ * code: say which, once per trace, so a user does not read the wrong line. */
+static void notice_moved_lines(const struct gs_plan *p)
+{
+	for (size_t i = 0; i < gs_plan_trace_count(p); i++) {
+		const struct gs_plan_trace *t = gs_plan_trace_at(p, i);
+		int used = t->target.nlocs ? t->target.locs[0].line : 0;
+
+		if (t->pattern.kind == GS_TARGET_FILE_LINE && used > 0 &&
+		    (uint32_t)used != t->pattern.line)
+			fprintf(stderr, "gstrace: notice: trace #%u (%s): line %u has no code; "
+				"probing line %d, the next line with code\n", t->id, t->pattern.text,
+				t->pattern.line, used);
+	}
+}
+
+/* One module-file cache for the run: resolution, rows and frames. */
+int cli_open_files(struct cli_ctx *c)
+{
+	struct gs_modfiles_opts mo = { .sz = sizeof(mo), .debug_dirs = c->cli.debug_dirs };
+	struct gs_error err = { 0 };
+	char cache[4096];
+
+	if (c->files)
+		return 0;
+	mo.cfi_cache_dir = cli_cache_dir(cache, sizeof(cache));
+	if (gs_modfiles_new(&mo, &c->files, &err)) {
+		cli_say("gstrace: ", "%s", err.msg);
+		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The debug information the frames will be symbolized with, read on the
+ * module-file cache's worker while the trace is planned, loaded and
+ * attached: inflating libc's debug file alone takes tens of milliseconds,
+ * which the first event would otherwise wait for. */
+void cli_prefetch_debug(struct cli_ctx *c, pid_t pid)
+{
+	struct gs_proc_modules mods;
+	bool wanted = false;
+
+	for (size_t i = 0; i < c->script->ntraces && !wanted; i++)
+		wanted = gs_stmts_count_bt_symbolized(c->script->traces[i].body,
+						      c->script->traces[i].nbody) > 0;
+	if (!wanted || pid <= 0 || cli_open_files(c) || gs_proc_modules_load(pid, c->files, &mods, NULL))
+		return;
+	for (size_t i = 0; i < mods.n; i++)
+		if (mods.v[i].file)
+			gs_modfile_prefetch_debug(mods.v[i].file);
+	gs_proc_modules_free(&mods);
+}
+
+/* The one trace plan of the run: every target resolved, `bt` planned and
+ * every program built, before anything is loaded. A wrong target is a
+ * usage error shown at its place in the script. */
+int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid)
+{
+	struct gs_plan_opts po = { .sz = sizeof(po), .pid = pid, .module = c->cli.target,
+				   .program = popts, .max_probes = c->cli.max_probes };
+	struct gs_error err = { 0 };
+	int rc = cli_open_files(c);
+
+	if (rc)
+		return rc;
+	po.files = c->files;
+
+	/* A command not launched (dry run without a pid) is the default module. */
+	if (!po.module && pid <= 0)
+		po.module = c->cmd_path;
+	if (gs_plan_from_script(c->script, &po, &c->plan, &err) == 0) {
+		notice_moved_lines(c->plan);
+		for (size_t i = 0; i < gs_plan_trace_count(c->plan); i++) {
+			const struct gs_plan_trace *t = gs_plan_trace_at(c->plan, i);
+
+			if (t->target.note)
+				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", t->id,
+					t->pattern.text, t->target.note);
+		}
+		return 0;
+	}
+	cli_say(strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", "%s", err.msg);
+	return err.code == -ENOMEM || err.code == -EFAULT ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+int cli_dry_run(struct cli_ctx *c)
+{
+	unsigned what = (c->cli.dry_run ? GS_PLAN_PRINT_SUMMARY : 0) |
+			(c->cli.dump_insns ? GS_PLAN_PRINT_INSNS : 0);
+
+	if (gs_plan_print(c->plan, what, c->outf) || fflush(c->outf)) {
+		cli_say("gstrace: ", "cannot write the %s: %s",
+			c->cli.dry_run ? "dry-run summary" : "instruction listing", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
