@@ -15,10 +15,11 @@
 const char *cg_count_unqualified(const struct gs_trace_spec *spec, const struct gs_program_opts *o)
 {
 	if (spec->nbody != 1 || spec->body[0].kind != GS_STMT_BACKTRACE)
-		return "its body is not exactly one `bt` (counting in BPF counts stacks only; "
-		       "count in userspace to count printed values)";
+		return "its body is not exactly one `bt`: counting in BPF counts stacks only "
+		       "(write trace FN { bt; }, or count in userspace: --count-in user)";
 	if (o->unwinder != GS_UNWINDER_LOOP)
-		return "the tail-call unwinder has no counting in BPF (use the loop unwinder)";
+		return "the tail-call unwinder has no counting in BPF, and the loop unwinder "
+		       "needs bpf_loop (Linux 5.17+): count in userspace (--count-in user)";
 	if (!spec->bt)
 		return "its probe has no unwind context (no backtrace to count)";
 	return NULL;

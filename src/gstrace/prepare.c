@@ -100,28 +100,6 @@ static bool script_has_bt(const struct gs_script *s)
 	return false;
 }
 
-/* --count-in bpf counts stacks: every trace must be one `bt` and nothing
- * else, and the walker the loop one (the kernel has bpf_loop). */
-static int check_count_in_bpf(struct cli_ctx *c)
-{
-	for (size_t i = 0; i < c->script->ntraces; i++) {
-		const struct gs_script_trace *t = &c->script->traces[i];
-
-		if (t->nbody != 1 || t->body[0].kind != GS_STMT_BACKTRACE) {
-			cli_say("gstrace: ", "--count-in bpf counts stacks only, and trace #%zu "
-				"(%s) is not exactly one bt; (write trace FN { bt; }, or count in "
-				"userspace: --count-in user)", i, t->target.text ? t->target.text : "?");
-			return EXIT_USAGE;
-		}
-	}
-	if (c->cli.unwinder < 0 && !gs_bpf_loop_supported()) {
-		cli_say("gstrace: ", "--count-in bpf needs the loop unwinder, and this kernel "
-			"has no bpf_loop (Linux 5.17+): count in userspace (--count-in user)");
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
 /* Files, pids and commands the flags name: what cannot be traced is
  * refused with the fix, what may trace nothing is warned about. */
 int cli_check_inputs(struct cli_ctx *c)
@@ -129,7 +107,6 @@ int cli_check_inputs(struct cli_ctx *c)
 	struct gs_error err = { 0 };
 	enum cli_verdict v;
 	char msg[1024];
-	int rc;
 
 	if ((c->cli.format == CLI_FOLDED || c->cli.flamegraph) && !script_has_bt(c->script)) {
 		fprintf(stderr, "gstrace: %s counts backtraces, and the script takes none; add "
@@ -137,8 +114,6 @@ int cli_check_inputs(struct cli_ctx *c)
 			"--flamegraph" : "--script-output folded");
 		return EXIT_USAGE;
 	}
-	if (c->cli.count_in_bpf && (rc = check_count_in_bpf(c)))
-		return rc;
 	if (c->cli.pid && cli_check_pid(c->cli.pid, msg, sizeof(msg)) == CLI_TARGET_REFUSE) {
 		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
