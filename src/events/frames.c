@@ -54,7 +54,7 @@ struct gs_frames {
 	struct gs_symbolizer *sym;
 	struct frames_pid *pids;
 	size_t npids;
-	struct frames_module *mods;
+	struct frames_module **mods; /* each allocated once: callers keep pointers */
 	size_t nmods;
 	struct frames_static *statics;
 	size_t nstatics;
@@ -159,26 +159,29 @@ static const char *base_name(const char *path)
 static int module_index(struct gs_frames *o, const char *path, const char *mapped,
 			struct gs_modfile *file)
 {
-	struct frames_module *m;
+	struct frames_module *m, **v;
 
 	if (!file && gs_modfile_open(o->files, path, &file, NULL) != 0)
 		file = NULL;
 	for (size_t i = 0; i < o->nmods; i++)
-		if (file ? o->mods[i].file == file : strcmp(o->mods[i].path, path) == 0)
+		if (file ? o->mods[i]->file == file : strcmp(o->mods[i]->path, path) == 0)
 			return (int)i;
-	m = realloc(o->mods, (o->nmods + 1) * sizeof(*m));
+	v = realloc(o->mods, (o->nmods + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	o->mods = v;
+	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -1;
-	o->mods = m;
-	m = &o->mods[o->nmods];
-	memset(m, 0, sizeof(*m));
 	m->path = strdup(path);
 	m->name = strdup(base_name(mapped));
 	if (!m->path || !m->name) {
 		free(m->path);
 		free(m->name);
+		free(m);
 		return -1;
 	}
+	o->mods[o->nmods] = m;
 	m->file = file;
 	m->sym = file ? gs_symbolizer_modfile(o->sym, file, NULL) : -1;
 	if (m->sym < 0)
@@ -190,7 +193,7 @@ static struct frames_module *module_get(struct gs_frames *o, const char *path)
 {
 	int i = module_index(o, path, path, NULL);
 
-	return i < 0 ? NULL : &o->mods[i];
+	return i < 0 ? NULL : o->mods[i];
 }
 
 /* Reference 11.1 in one module list: by raw_ip, else by cookie when the
@@ -256,7 +259,7 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 								    m->file);
 				if (p->mod_of[k] < 0)
 					return NULL;
-				mod = &o->mods[p->mod_of[k]];
+				mod = o->mods[p->mod_of[k]];
 				r->resolved = true;
 				r->module = mod->name;
 				r->path = mod->path;
@@ -461,9 +464,10 @@ void gs_frames_free(struct gs_frames *f)
 		pid_clear(&f->pids[i]);
 	free(f->pids);
 	for (size_t i = 0; i < f->nmods; i++) {
-		free(f->mods[i].path);
-		free(f->mods[i].name);
-		free(f->mods[i].sig);
+		free(f->mods[i]->path);
+		free(f->mods[i]->name);
+		free(f->mods[i]->sig);
+		free(f->mods[i]);
 	}
 	for (size_t i = 0; i < f->names_cap; i++)
 		free(f->names[i].shown);
