@@ -133,7 +133,7 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	const struct gs_bt_probe *bt = cg->spec->bt;
 	struct bt_gen g = gen_for(cg);
 	uint32_t depth = cg->bt_depth;
-	uint32_t payload = sizeof(struct gs_backtrace_data) + 32 * depth;
+	uint32_t payload = cg_bt_inst_size(cg) - GS_INST_HEADER_SIZE;
 	uint32_t inline_depth = depth < BT_INLINE_FRAMES ? depth : BT_INLINE_FRAMES;
 	struct gs_label no_row = gs_asm_label(a, "bt_no_row");
 	struct bt_row probe_row = { .constant = bt ? &bt->first_row : NULL };
@@ -192,6 +192,14 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	}
 	gs_asm_bind(a, g.stop);
 	gs_asm_note(a, NULL);
+}
+
+uint32_t cg_bt_inst_size(const struct gs_cg *cg)
+{
+	if (cg->bt_loop)
+		return cg_bt_loop_inst_size(cg->bt_depth);
+	return GS_INST_HEADER_SIZE + sizeof(struct gs_backtrace_data) +
+	       (uint32_t)sizeof(struct gs_backtrace_frame) * cg->bt_depth;
 }
 
 void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)

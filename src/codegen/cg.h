@@ -81,7 +81,15 @@ struct gs_cg {
 	const struct gs_expr *cur_expr, *fail_at;
 
 	struct gs_label exit0;    /* return 0 */
-	struct gs_label overflow; /* event too large: drop it, return 0 */
+	struct gs_label overflow; /* event too large: drop it, count a loss, return 0 */
+
+	/* The event's byte budget, known at build time because every
+	 * reservation has a constant size: `used` is the cursor on the
+	 * longest path emitted so far, `after` the least the statements
+	 * still to come need (their fixed parts, each value at its
+	 * smallest slot). A value is captured to what is left between them,
+	 * with the Truncated status, so that the event fits. */
+	uint32_t used, after;
 
 	int type_i64, type_u64, type_bool; /* context type indices, -1 until used */
 
@@ -171,6 +179,17 @@ void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_recor
 /* stmt.c: statements and their instruction count */
 void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n);
 uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n);
+
+/* budget.c: the bytes an event needs, at build time */
+#define CG_MIN_SLOT 12 /* the smallest value slot: room for a read error */
+/* Bytes a value's slot may take now, when the statement being planned has
+ * `fixed` bytes besides it (its header, the arguments planned before, the
+ * least the ones after need): never below CG_MIN_SLOT. */
+uint32_t cg_budget_room(const struct gs_cg *cg, uint32_t fixed);
+/* The least bytes statements reserve on their costliest path. */
+uint32_t cg_budget_min_size(const struct gs_cg *cg, const struct gs_stmt *body, size_t n);
+uint32_t cg_print_format_min_size(size_t nargs);
+uint32_t cg_bt_inst_size(const struct gs_cg *cg);
 
 /* Records a build error (the first one is kept), about the expression
  * being compiled (cg_fail) or about e (cg_fail_at). */

@@ -1,8 +1,10 @@
 /* Event framing (reference spec 5.3-5.6): the PID filter, header and message,
  * the reserve check every instruction goes through, EndInstruction with the
  * execution status, and emission through the ring buffer or the perf array
- * with the loss counter. An event that outgrows the accumulation buffer is
- * dropped whole: nothing partial is ever emitted. */
+ * with the loss counter. Values are captured to what the event has room
+ * for (budget.c); an event whose fixed parts still outgrow the
+ * accumulation buffer is dropped whole and counted as a loss: nothing
+ * partial is ever emitted, nothing vanishes uncounted. */
 #include <errno.h>
 
 #include "bt.h"
@@ -132,6 +134,7 @@ void cg_reserve(struct gs_cg *cg, uint32_t size)
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, (int32_t)size));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, cg->offset_slot));
 	gs_asm_note(a, prev);
+	cg->used += size;
 }
 
 /* EndInstruction: status 2 when reads failed and none succeeded, 1 when
@@ -222,8 +225,11 @@ void cg_epilogue(struct gs_cg *cg)
 	struct gs_asm *a = cg->a;
 
 	gs_asm_bind(a, cg->overflow);
-	gs_asm_note(a, "overflow: drop the whole event");
+	gs_asm_note(a, "overflow: drop the whole event, event_loss_counters[0] += 1");
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));
+	cg_lookup_key0(cg, GS_MAP_LOSS);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
+	gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, 0));
 	gs_asm_bind(a, cg->exit0);
 	gs_asm_note(a, "return 0");
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));

@@ -131,20 +131,13 @@ struct capture {
 	int type;         /* context type index */
 	uint32_t len;     /* bytes captured (at most) */
 	uint16_t slot;    /* bytes reserved */
-	bool truncated;   /* CAPTURE_VALUE: the type is larger than len */
+	bool truncated;   /* CAPTURE_VALUE, CAPTURE_DUMP: less than asked for fits */
+	bool exact;       /* CAPTURE_STRING: a whole char array, read as it is */
 	bool is_length;   /* the length argument of a run-time length */
 	bool dyn;         /* CAPTURE_DUMP: len is a cap; the length is the argument
 			   * whose header is at r9 + len_off */
 	int16_t len_off;
 };
-
-/* The cap of one value's bytes: the option, and what an event can hold. */
-static uint32_t value_cap(struct gs_cg *cg, uint32_t fixed)
-{
-	uint32_t room = cg->max_size - GS_EVENT_PREFIX_SIZE - GS_END_INSTRUCTION_SIZE - fixed;
-
-	return room;
-}
 
 static int flat_type(struct gs_cg *cg, uint8_t kind, uint32_t size, uint8_t flags,
 		     const char *name)
@@ -157,13 +150,14 @@ static int flat_type(struct gs_cg *cg, uint8_t kind, uint32_t size, uint8_t flag
 
 /* Plans the capture of e with conversion conv ('\0', 'x', 'X', 'p', 's')
  * and static length dump_len (0: none), or a run-time length (dyn: up to
- * max_string_len bytes, as many as the argument before says). */
+ * max_string_len bytes, as many as the argument before says); `fixed` is
+ * what the statement needs besides this value's slot. */
 static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, uint32_t dump_len,
 			bool dyn, uint32_t fixed, struct capture *c)
 {
 	const struct gs_type *t;
 	uint32_t cap = cg->opts.max_string_len;
-	uint32_t room = value_cap(cg, fixed);
+	uint32_t room = cg_budget_room(cg, fixed);
 
 	memset(c, 0, sizeof(*c));
 	if (!gs_expr_is_value(e)) {
@@ -203,6 +197,7 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 		c->kind = CAPTURE_DUMP;
 		c->dyn = dyn;
 		c->len = !dyn && dump_len < cap ? dump_len : cap;
+		c->truncated = !dyn && dump_len > c->len;
 		c->slot = (uint16_t)(c->len < 12 ? 12 : c->len);
 		c->type = flat_type(cg, GS_TYPE_ARRAY, c->len, conv == 's' ? GS_TYPEF_CHAR : 0,
 				    conv == 's' ? "char[]" : "u8[]");
@@ -217,11 +212,17 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 				"value of type %s", e->text ? e->text : "expr", t->name);
 			return -EINVAL;
 		}
+		/* C's string: up to its NUL, at most cap bytes shown. A char
+		 * array that fits is read whole (no NUL needed, as in C and
+		 * gdb); anything else through the NUL-terminated read, one
+		 * byte more than shown so that a string of exactly cap bytes
+		 * is not taken for a longer one. */
 		c->kind = CAPTURE_STRING;
-		c->len = t->kind == GS_TYPE_ARRAY && t->count && t->count < cap ? t->count : cap;
-		if (!c->len)
-			c->len = 1;
-		c->slot = (uint16_t)(c->len < 12 ? 12 : c->len);
+		if (cap >= room)
+			cap = room - 1;
+		c->exact = t->kind == GS_TYPE_ARRAY && t->count && t->count <= cap;
+		c->len = c->exact ? t->count : cap + 1;
+		c->slot = (uint16_t)(c->len < CG_MIN_SLOT ? CG_MIN_SLOT : c->len);
 		c->type = flat_type(cg, GS_TYPE_CSTRING, c->len, GS_TYPEF_CHAR, t->name);
 		return c->type < 0 ? c->type : 0;
 	}
@@ -237,7 +238,7 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 }
 
 /* r2 = the run-time length of a dump: the i64 the length argument (its
- * header at r9 + c->len_off) holds, capped at c->len; a length of 0 or
+ * header at r9 + c->len_off) holds, capped at c->len (Truncated); a length of 0 or
  * less, or one whose read failed, makes the dump ZeroLength (-> done).
  * Clobbers r1. */
 static void dyn_length(struct gs_cg *cg, const struct capture *c, int16_t status_off,
@@ -254,11 +255,42 @@ static void dyn_length(struct gs_cg *cg, const struct capture *c, int16_t status
 	gs_asm_jmp_imm(a, BPF_JSLE, GS_R2, 0, zero);
 	gs_asm_jmp_imm(a, BPF_JLE, GS_R2, (int32_t)c->len, capped);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)c->len));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_TRUNCATED));
+	cg_mark_fail(cg);
 	gs_asm_ja(a, capped);
 	gs_asm_bind(a, zero);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_ZERO_LENGTH));
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, capped);
+	gs_asm_note(a, prev);
+}
+
+/* After a NUL-terminated read of c->len = cap + 1 bytes into r9 + off
+ * (r0 = the bytes read, NUL included): when cap bytes came before the NUL
+ * the read put in, the string goes on iff the source's byte at cap is not
+ * NUL. That byte is read again (it is there: the string's own NUL or one
+ * of its characters) and the shown text ends at cap either way. */
+static void string_end(struct gs_cg *cg, const struct capture *c, int16_t off, int16_t status_off)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label whole = gs_asm_label(a, "string_whole");
+	int16_t last = (int16_t)(off + c->len - 1);
+	const char *prev = gs_asm_notef(a, "string: does it go on past %u bytes?", c->len - 1);
+
+	gs_asm_jmp_imm(a, BPF_JLT, GS_R0, (int32_t)c->len, whole);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R9));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, last));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 1));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, cg->value_addr_slot + 8));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, (int32_t)(c->len - 1)));
+	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R9, last));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, last, 0));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, whole);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, whole);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_TRUNCATED));
+	cg_mark_fail(cg);
+	gs_asm_bind(a, whole);
 	gs_asm_note(a, prev);
 }
 
@@ -312,27 +344,21 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, off));
 		if (!c->dyn)
 			gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)c->len));
-		gs_asm_call(a, c->kind == CAPTURE_STRING ? BPF_FUNC_probe_read_user_str :
-			    BPF_FUNC_probe_read_user);
+		bool terminated = c->kind == CAPTURE_STRING && !c->exact;
+
+		gs_asm_call(a, terminated ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user);
 		{
 			struct gs_label ok = gs_asm_label(a, "capture_read_ok");
 
-			gs_asm_jmp_imm(a, c->kind == CAPTURE_STRING ? BPF_JSGE : BPF_JEQ, GS_R0, 0, ok);
+			gs_asm_jmp_imm(a, terminated ? BPF_JSGE : BPF_JEQ, GS_R0, 0, ok);
 			gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
 			gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->value_addr_slot + 8));
 			cg_record_error(cg, &rec, GS_VAR_READ_ERROR);
 			gs_asm_ja(a, fail);
 			gs_asm_bind(a, ok);
 		}
-		if (c->kind == CAPTURE_STRING && p.type->kind == GS_TYPE_POINTER) {
-			struct gs_label whole = gs_asm_label(a, "string_whole");
-
-			/* The cap was reached: the string may go on. */
-			gs_asm_jmp_imm(a, BPF_JLT, GS_R0, (int32_t)c->len, whole);
-			gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_TRUNCATED));
-			cg_mark_fail(cg);
-			gs_asm_bind(a, whole);
-		}
+		if (terminated)
+			string_end(cg, c, off, status_off);
 	}
 	cg_mark_success(cg);
 	if (c->truncated) {
@@ -470,7 +496,9 @@ void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s)
 			rc = plan_length(cg, s->args[i], &caps[i]);
 		else
 			rc = plan_capture(cg, s->args[i], ph[i].conv, ph[i].dump_len, ph[i].dyn,
-					  size + GS_FORMAT_ARG_FIXED_HEADER_LEN, &caps[i]);
+					  size + cg_print_format_min_size(s->nargs - i) -
+					  GS_INST_HEADER_SIZE - sizeof(struct gs_print_complex_format) -
+					  CG_MIN_SLOT, &caps[i]);
 		if (rc < 0)
 			return;
 		size += GS_FORMAT_ARG_FIXED_HEADER_LEN + caps[i].slot;

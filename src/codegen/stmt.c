@@ -78,6 +78,7 @@ static void if_else(struct gs_cg *cg, const struct gs_stmt *s)
 	bool else_if = s->nelse == 1 && s->else_body[0].kind == GS_STMT_IF;
 	size_t mark = gs_asm_stack_mark(a);
 	struct cg_err_record rec = { 0 };
+	uint32_t start = cg->used, longest;
 
 	if (!s->expr) {
 		cg_fail(cg, -EINVAL, "if: the condition is missing");
@@ -97,22 +98,37 @@ static void if_else(struct gs_cg *cg, const struct gs_stmt *s)
 	cg->cur_expr = NULL;
 	cg_stmts(cg, s->then_body, s->nthen);
 	gs_asm_ja(a, end);
+	/* Each path starts where the if did; the event's cursor after it is
+	 * the longest path's (an `else if` may follow an ExprError). */
+	longest = cg->used;
+	cg->used = start;
 	if (reads) {
 		gs_asm_bind(a, cond_failed);
 		cg_expr_error(cg, s->expr->text, &rec);
 		gs_asm_ja(a, else_if ? otherwise : end);
+		if (cg->used > longest)
+			longest = cg->used;
+		if (!else_if)
+			cg->used = start;
 	}
 	gs_asm_bind(a, otherwise);
 	cg_stmts(cg, s->else_body, s->nelse);
+	if (cg->used < longest)
+		cg->used = longest;
 	gs_asm_bind(a, end);
 	gs_asm_stack_release(a, mark);
 }
 
 void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 {
+	uint32_t outer = cg->after, rest = cg_budget_min_size(cg, body, n);
+
 	for (size_t i = 0; i < n && !gs_asm_failed(cg->a); i++) {
 		const struct gs_stmt *s = &body[i];
 
+		/* What the statements after this one need, at the least. */
+		rest -= cg_budget_min_size(cg, s, 1);
+		cg->after = outer + rest;
 		/* An error about this statement is about its expression. */
 		cg->cur_expr = s->expr;
 		switch (s->kind) {
@@ -140,6 +156,7 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 		}
 		cg->cur_expr = NULL;
 	}
+	cg->after = outer;
 }
 
 /* What EndInstruction reports (reference 1.6): prints and backtraces count

@@ -188,11 +188,20 @@ static void put_members(struct ev_out *o, const struct gs_type *t, const uint8_t
 	for (uint32_t i = 0; i < t->nmembers; i++) {
 		const struct gs_type_member *m = &t->members[i];
 		struct gs_scalar s;
+		bool partial;
 
 		if (i)
 			ev_put(o, ", ", 2);
-		if (m->offset >= len || (!m->bit_size && m->type && m->type->byte_size > len - m->offset)) {
+		if (m->offset >= len) {
 			ev_put(o, "...", 3); /* past what was captured */
+			break;
+		}
+		/* A member cut by a truncated capture: an array or a struct
+		 * shows what was captured of it, a scalar nothing. */
+		partial = !m->bit_size && m->type && m->type->byte_size > len - m->offset;
+		if (partial && m->type->kind != GS_TYPE_ARRAY && m->type->kind != GS_TYPE_STRUCT &&
+		    m->type->kind != GS_TYPE_UNION) {
+			ev_put(o, "...", 3);
 			break;
 		}
 		if (m->name) {

@@ -170,9 +170,14 @@ static void json_members(FILE *f, const struct gs_type *t, const uint8_t *data, 
 		const struct gs_type_member *m = &t->members[i];
 		struct gs_scalar s;
 
-		if (!m->type || m->offset >= len ||
-		    (!m->bit_size && m->type->byte_size > len - m->offset))
+		if (!m->type || m->offset >= len)
 			return; /* past the captured bytes */
+		/* Cut by a truncated capture: an aggregate keeps what was
+		 * captured of it (the value's status says truncated). */
+		if (!m->bit_size && m->type->byte_size > len - m->offset &&
+		    m->type->kind != GS_TYPE_ARRAY && m->type->kind != GS_TYPE_STRUCT &&
+		    m->type->kind != GS_TYPE_UNION)
+			return;
 		if (!m->name && (m->type->kind == GS_TYPE_STRUCT || m->type->kind == GS_TYPE_UNION)) {
 			json_members(f, m->type, data + m->offset, len - m->offset, first, depth + 1);
 			continue;

@@ -208,6 +208,18 @@ static const struct gs_trace_spec val_strings = {
 	.trace_id = 27, .target = "val_strings", .body = string_body, .nbody = N(string_body),
 };
 
+/* trace f { print "{}", r->pos.y; print *r; } with an event of 96 bytes: the
+ * struct (64 bytes) gets what is left, marked Truncated. */
+static const struct gs_expr deref_r = { .kind = GS_EXPR_DEREF, .lhs = &r, .text = "*r" };
+static const struct gs_expr *const budget_args[] = { &r_pos_y };
+static const struct gs_stmt budget_body[] = {
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{}", .args = budget_args, .nargs = 1 },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &deref_r },
+};
+static const struct gs_trace_spec val_budget = {
+	.trace_id = 31, .target = "val_budget", .body = budget_body, .nbody = N(budget_body),
+};
+
 /* trace f {
  *   if starts_with(g_name, "fix") && r->id == 7 { print "match"; }
  *   if strncmp(r->name, "alpha", 6) { print "alpha"; }
@@ -284,5 +296,6 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_compare", &val_compare, { 0 } },
 	{ "val_runtime_len", &val_runtime_len, { .max_string_len = 8 } },
 	{ "val_pointer_pieces", &val_pointer_pieces, { 0 } },
+	{ "val_budget", &val_budget, { .max_trace_event_size = 96 } },
 };
 const size_t gs_cg_value_ncases = N(gs_cg_value_cases);

@@ -373,17 +373,72 @@ static void test_strings_stop_at_nul_and_dumps_copy_bytes(void **state)
 	assert_int_equal(arg(h, 0, 0)->kind, GS_TYPE_CSTRING);
 	assert_int_equal(arg(h, 0, 0)->status, GS_VAR_OK);
 	assert_string_equal((const char *)arg(h, 0, 0)->data, "alpha");
-	/* capped at 32 bytes: 31 characters and the NUL, marked Truncated */
+	/* capped at 32 characters, marked Truncated: the string goes on */
 	assert_int_equal(arg(h, 0, 1)->status, GS_VAR_TRUNCATED);
-	assert_int_equal(strlen((const char *)arg(h, 0, 1)->data), 31);
-	assert_memory_equal(arg(h, 0, 1)->data, long_name, 31);
+	assert_int_equal(strlen((const char *)arg(h, 0, 1)->data), 32);
+	assert_memory_equal(arg(h, 0, 1)->data, long_name, 32);
 	assert_int_equal(arg(h, 0, 2)->type->byte_size, 8);
 	assert_memory_equal(arg(h, 0, 2)->data, rec, 8);
 	teardown(h);
 }
 
+/* {:s} is C's string: a char[16] holding 16 characters and no NUL shows
+ * all 16; a string of exactly the cap is whole, not Truncated. */
+static void test_strings_show_full_arrays_and_exactly_cap_bytes(void **state)
+{
+	struct harness hh, *h = &hh;
+	static const int32_t values[4] = { 1, 2, 3, 4 };
+	static const char exact[] = "0123456789abcdefghijklmnopqrstuv"; /* 32 */
+	uint8_t rec[GS_CGV_REC_SIZE];
+	uint64_t name_ptr = NAME_ADDR;
+
+	(void)state;
+	build(h, "val_strings");
+	put_rec(rec, 7, 1, -2, "", 0, values, 0, 0);
+	memcpy(rec + GS_CGV_REC_NAME, "sixteen-chars-xy", 16);
+	rec[GS_CGV_REC_NAME + 16] = 'Z'; /* past the array: never shown */
+	user_mem(h, REC_ADDR, rec, sizeof(rec));
+	user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
+	user_mem(h, NAME_ADDR, exact, sizeof(exact));
+	module_offsets(h);
+	h->regs[REG(104)] = REC_ADDR;
+	run(h);
+	assert_int_equal(arg(h, 0, 0)->status, GS_VAR_OK);
+	assert_int_equal(arg(h, 0, 0)->data_len, 16);
+	assert_memory_equal(arg(h, 0, 0)->data, "sixteen-chars-xy", 16);
+	assert_int_equal(arg(h, 0, 1)->status, GS_VAR_OK);
+	assert_string_equal((const char *)arg(h, 0, 1)->data, exact);
+	assert_int_equal(end_status(h), GS_EXEC_SUCCESS);
+	teardown(h);
+}
+
+/* An event that would outgrow max_trace_event_size captures the value to
+ * what fits, Truncated, instead of vanishing. */
+static void test_value_past_the_event_size_is_captured_to_what_fits(void **state)
+{
+	struct harness hh, *h = &hh;
+	static const int32_t values[4] = { 1, 2, 3, 4 };
+	uint8_t rec[GS_CGV_REC_SIZE];
+	uint32_t key = 0;
+
+	(void)state;
+	build(h, "val_budget");
+	put_rec(rec, 7, 1, -2, "alpha", 0, values, 0, 0);
+	user_mem(h, REC_ADDR, rec, sizeof(rec));
+	h->regs[REG(104)] = REC_ADDR;
+	run(h);
+	assert_int_equal(i32_of(arg(h, 0, 0)), -2);
+	assert_int_equal(var(h, 1)->status, GS_VAR_TRUNCATED);
+	assert_true(var(h, 1)->data_len >= 12 && var(h, 1)->data_len < GS_CGV_REC_SIZE);
+	assert_memory_equal(var(h, 1)->data, rec, var(h, 1)->data_len);
+	assert_int_equal(end_status(h), GS_EXEC_PARTIAL_FAILURE);
+	assert_int_equal(gs_vm_map_sum_u64(&h->vm, h->map_ids[GS_MAP_LOSS], &key, 0), 0);
+	teardown(h);
+}
+
 /* .* dumps as many bytes as the argument before says, capped at the
- * string cap (8 here); 0 or less, or a length that failed, is ZeroLength. */
+ * string cap (8 here: more is Truncated); 0 or less, or a length that
+ * failed, is ZeroLength. */
 static void test_runtime_lengths_read_what_the_length_says(void **state)
 {
 	static const int64_t lens[] = { 3, 100, -1 };
@@ -396,6 +451,8 @@ static void test_runtime_lengths_read_what_the_length_says(void **state)
 		uint64_t name_ptr = NAME_ADDR;
 		int64_t len;
 		size_t want = lens[i] < 0 ? 0 : lens[i] > 8 ? 8 : (size_t)lens[i];
+		uint8_t status = !want ? GS_VAR_ZERO_LENGTH : lens[i] > 8 ? GS_VAR_TRUNCATED :
+				 GS_VAR_OK;
 
 		build(h, "val_runtime_len");
 		put_rec(rec, 7, 1, -2, "alpha", 0, values, 0, 0);
@@ -410,9 +467,9 @@ static void test_runtime_lengths_read_what_the_length_says(void **state)
 		memcpy(&len, arg(h, 0, 0)->data, 8);
 		assert_int_equal(len, lens[i]);
 		assert_int_equal(arg(h, 0, 1)->data_len, 12); /* the cap, at least 12 */
-		assert_int_equal(arg(h, 0, 1)->status, want ? GS_VAR_OK : GS_VAR_ZERO_LENGTH);
+		assert_int_equal(arg(h, 0, 1)->status, status);
 		assert_memory_equal(arg(h, 0, 1)->data, rec + GS_CGV_REC_VALUES, want);
-		assert_int_equal(arg(h, 0, 3)->status, want ? GS_VAR_OK : GS_VAR_ZERO_LENGTH);
+		assert_int_equal(arg(h, 0, 3)->status, status);
 		assert_memory_equal(arg(h, 0, 3)->data, "0123456789", want);
 		/* an optimized-out length: its status, and no dump */
 		assert_int_equal(arg(h, 0, 4)->status, GS_VAR_ACCESS_ERROR);
@@ -491,6 +548,8 @@ int main(void)
 		cmocka_unit_test(test_chains_follow_pointers_index_and_bit_fields),
 		cmocka_unit_test(test_null_pointer_in_a_chain_is_null_deref),
 		cmocka_unit_test(test_strings_stop_at_nul_and_dumps_copy_bytes),
+		cmocka_unit_test(test_strings_show_full_arrays_and_exactly_cap_bytes),
+		cmocka_unit_test(test_value_past_the_event_size_is_captured_to_what_fits),
 		cmocka_unit_test(test_runtime_lengths_read_what_the_length_says),
 		cmocka_unit_test(test_pointer_in_pieces_is_joined_before_use),
 		cmocka_unit_test(test_comparisons_read_once_and_compare_bytes),

@@ -76,5 +76,7 @@ extern const struct e2e_scenario faults_input_scenarios[];
 extern const size_t faults_input_nscenarios;
 extern const struct e2e_scenario faults_target_scenarios[];
 extern const size_t faults_target_nscenarios;
+extern const struct e2e_scenario faults_events_scenarios[];
+extern const size_t faults_events_nscenarios;
 
 #endif /* GS_FAULTS_H */
