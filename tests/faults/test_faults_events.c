@@ -21,7 +21,7 @@ static bool values_start(struct e2e_ctx *c, struct e2e_run *fx, char *pid, size_
 	return true;
 }
 
-/* gstrace -p pid ... -s script --max-events 1 to its end: exit 0, no loss. */
+/* gstrace -p pid ... -s script --max-events 1 to its end: exit 0. */
 static void one_event(struct e2e_ctx *c, const char *pid, const char *script,
 		      const char *const *extra, struct e2e_run *r)
 {
@@ -37,9 +37,9 @@ static void one_event(struct e2e_ctx *c, const char *pid, const char *script,
 		return;
 	faults_wait_ready(c, r, &o, 20000);
 	faults_finish(c, r, 20000);
+	/* No loss is asserted: events of 32 KiB at 1 kHz may fill the ring
+	 * buffer after the one asked for (the VM suite counts losses). */
 	faults_expect_exit(c, r, 0, NULL);
-	e2e_expect(c, !strstr(e2e_buf_str(&r->err), "lost"), "%s: a loss was reported: %s",
-		   script, e2e_buf_str(&r->err));
 	faults_expect_released(c, &o);
 	faults_objects_free(&o);
 }
