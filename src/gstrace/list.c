@@ -25,7 +25,7 @@ int cli_list(const struct cli *cli)
 		return err.code == -ENOMEM ? 1 : 2;
 	}
 
-	if (cli->output && !(f = fopen(cli->output, "w"))) {
+	if (cli->output && !(f = fopen(cli->output, "we"))) {
 		fprintf(stderr, "gstrace: -o %s: %s; check the directory and permissions\n",
 			cli->output, strerror(errno));
 		gs_modfiles_free(o.files);

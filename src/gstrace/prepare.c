@@ -17,7 +17,7 @@
 /* The whole script file, NUL-terminated, or NULL with err set. */
 static char *read_file(const char *path, size_t *len, struct gs_error *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = fopen(path, "rbe");
 	char *text = NULL;
 	size_t n = 0, cap = 0;
 
@@ -134,7 +134,7 @@ int cli_check_inputs(struct cli_ctx *c)
 	if (c->cmd_path)
 		c->modules[c->nmodules++] = c->cmd_path;
 	if (c->cli.flamegraph && !c->cli.dry_run && !c->cli.dump_insns &&
-	    !(c->flamef = fopen(c->cli.flamegraph, "w"))) {
+	    !(c->flamef = fopen(c->cli.flamegraph, "we"))) {
 		fprintf(stderr, "gstrace: --flamegraph %s: %s; check the directory and "
 			"permissions\n", c->cli.flamegraph, strerror(errno));
 		return EXIT_USAGE;

@@ -188,7 +188,7 @@ enum cli_verdict cli_open_output(const char *path, FILE **out, char *msg, size_t
 {
 	struct statfs fs;
 
-	*out = fopen(path, "w");
+	*out = fopen(path, "we");
 	if (!*out)
 		return say(CLI_TARGET_REFUSE, msg, size, "-o %s: %s; check the directory and "
 			   "permissions", path, strerror(errno));

@@ -76,5 +76,7 @@ extern const struct e2e_scenario faults_input_scenarios[];
 extern const size_t faults_input_nscenarios;
 extern const struct e2e_scenario faults_target_scenarios[];
 extern const size_t faults_target_nscenarios;
+extern const struct e2e_scenario faults_files_scenarios[];
+extern const size_t faults_files_nscenarios;
 
 #endif /* GS_FAULTS_H */
