@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "prepare.h"
 #include "say.h"
 #include "targets.h"
@@ -134,14 +135,13 @@ int cli_check_inputs(struct cli_ctx *c)
 	if (c->cmd_path)
 		c->modules[c->nmodules++] = c->cmd_path;
 	if (c->cli.flamegraph && !c->cli.dry_run && !c->cli.dump_insns &&
-	    !(c->flamef = fopen(c->cli.flamegraph, "we"))) {
-		fprintf(stderr, "gstrace: --flamegraph %s: %s; check the directory and "
-			"permissions\n", c->cli.flamegraph, strerror(errno));
+	    cli_open_write("--flamegraph", c->cli.flamegraph, &c->flamef, msg, sizeof(msg))) {
+		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
 	}
 	if (!c->cli.output) {
 		c->outf = stdout;
-	} else if (cli_open_output(c->cli.output, &c->outf, msg, sizeof(msg)) != CLI_TARGET_OK) {
+	} else if (cli_open_write("-o", c->cli.output, &c->outf, msg, sizeof(msg))) {
 		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
 	}

@@ -72,8 +72,121 @@ static void s_launch_fds(struct e2e_ctx *c)
 	scratch_remove(dir);
 }
 
+/* A scratch directory made sticky and world-writable, as /tmp is. */
+static bool sticky_scratch(struct e2e_ctx *c, char *dir, size_t size)
+{
+	if (scratch(dir, size) && chmod(dir, 01777) == 0)
+		return true;
+	e2e_expect(c, false, "cannot make a sticky scratch directory");
+	return false;
+}
+
+static void write_text(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "we");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	chmod(path, mode);
+}
+
+static void expect_text(struct e2e_ctx *c, const char *path, const char *want)
+{
+	char text[4096];
+
+	slurp(path, text, sizeof(text));
+	e2e_expect(c, strcmp(text, want) == 0, "%s was changed: '%s'", path, text);
+}
+
+/* Another user plants a symbolic link to root's file where root writes
+ * -o or --flamegraph: refused with the reason, the file left as it was. */
+static void s_output_symlink(struct e2e_ctx *c)
+{
+	static const char *const o_needles[] = { "-o ", "is a symbolic link", "real path",
+						  NULL };
+	static const char *const f_needles[] = { "--flamegraph ", "is a symbolic link", NULL };
+	char dir[64], secret[PATH_MAX], link[PATH_MAX];
+
+	if (!sticky_scratch(c, dir, sizeof(dir)))
+		return;
+	snprintf(secret, sizeof(secret), "%s/secret", dir);
+	snprintf(link, sizeof(link), "%s/out.svg", dir);
+	write_text(secret, "root only\n", 0600);
+	if (symlink(secret, link) != 0 ||
+	    lchown(link, NOBODY, NOBODY) != 0) {
+		e2e_expect(c, false, "cannot plant the link: %s", strerror(errno));
+	} else {
+		faults_run_refused(c, (const char *const[]){
+			"-t", e2e_fixture_path("fault_target"), "-o", link, "-s",
+			"trace fault_tick { print \"x\"; }", NULL }, 2, o_needles);
+		faults_run_refused(c, (const char *const[]){
+			"-t", e2e_fixture_path("fault_target"), "--flamegraph", link, "-s",
+			"trace fault_tick { bt; }", NULL }, 2, f_needles);
+		expect_text(c, secret, "root only\n");
+	}
+	scratch_remove(dir);
+}
+
+/* A file of another user in a sticky directory (protected_regular's
+ * case, whatever the sysctl says here): refused, and not emptied. */
+static void s_output_foreign_file(struct e2e_ctx *c)
+{
+	static const char *const needles[] = { "-o ", "belongs to uid 65534",
+					       "sticky directory", NULL };
+	char dir[64], theirs[PATH_MAX];
+
+	if (!sticky_scratch(c, dir, sizeof(dir)))
+		return;
+	snprintf(theirs, sizeof(theirs), "%s/out.txt", dir);
+	write_text(theirs, "nobody's\n", 0666);
+	if (chown(theirs, NOBODY, NOBODY) != 0)
+		e2e_expect(c, false, "cannot chown %s: %s", theirs, strerror(errno));
+	else
+		faults_run_refused(c, (const char *const[]){
+			"-t", e2e_fixture_path("fault_target"), "-o", theirs, "-s",
+			"trace fault_tick { print \"x\"; }", NULL }, 2, needles);
+	expect_text(c, theirs, "nobody's\n");
+	scratch_remove(dir);
+}
+
+/* A regular file of our own in the same kind of directory is written:
+ * emptied first, then the events. */
+static void s_output_own_file(struct e2e_ctx *c)
+{
+	char dir[64], out[PATH_MAX], pid[16], text[8192];
+	struct faults_objects o = { 0 };
+	struct e2e_run fx, r;
+
+	if (!sticky_scratch(c, dir, sizeof(dir)))
+		return;
+	snprintf(out, sizeof(out), "%s/out.txt", dir);
+	write_text(out, "a previous run\n", 0644);
+	if (faults_loop_start(c, &fx, pid, sizeof(pid))) {
+		if (faults_gstrace_start(c, &r, (const char *const[]){
+			    "-p", pid, "-o", out, "--max-events", "2", "-s",
+			    "trace fault_tick { print \"tick {}\", rdi; }", NULL })) {
+			faults_wait_ready(c, &r, &o, 20000);
+			faults_finish(c, &r, 20000);
+			faults_expect_exit(c, &r, 0, NULL);
+			faults_expect_released(c, &o);
+			faults_objects_free(&o);
+			e2e_run_free(&r);
+		}
+		faults_fixture_stop(&fx);
+	}
+	slurp(out, text, sizeof(text));
+	e2e_expect(c, strstr(text, "tick ") != NULL && !strstr(text, "previous"),
+		   "%s holds: %s", out, text);
+	scratch_remove(dir);
+}
+
 const struct e2e_scenario faults_files_scenarios[] = {
 	{ "launch-fds", s_launch_fds, E2E_NEED_TRACING },
+	{ "output-symlink", s_output_symlink, 0 },
+	{ "output-foreign-file", s_output_foreign_file, 0 },
+	{ "output-own-file", s_output_own_file, E2E_NEED_TRACING },
 };
 const size_t faults_files_nscenarios =
 	sizeof(faults_files_scenarios) / sizeof(faults_files_scenarios[0]);
