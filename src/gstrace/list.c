@@ -7,6 +7,7 @@
 #include <gs/modfile.h>
 #include <gs/runtime.h>
 
+#include "cachedir.h"
 #include "list.h"
 #include "outfile.h"
 #include "say.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cachedir.h"
 #include "outfile.h"
 #include "prepare.h"
 #include "say.h"

@@ -182,11 +182,93 @@ static void s_output_own_file(struct e2e_ctx *c)
 	scratch_remove(dir);
 }
 
+static size_t count_of(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+static size_t entries(const char *dir)
+{
+	char cmd[PATH_MAX + 32], buf[64] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+	if ((p = popen(cmd, "r"))) {
+		if (!fgets(buf, sizeof(buf), p))
+			buf[0] = '\0';
+		pclose(p);
+	}
+	return strtoul(buf, NULL, 10);
+}
+
+/* One launched run with a backtrace (rows and debug files go through the
+ * cache): exit 0 and its event; stderr for the caller. */
+static bool cached_run(struct e2e_ctx *c, struct e2e_run *r)
+{
+	if (!faults_gstrace_start(c, r, (const char *const[]){
+		    "-s", "trace fault_tick { print \"tick {}\", rdi; bt; }", "--",
+		    e2e_fixture_path("fault_target"), "fds", NULL }))
+		return false;
+	faults_finish(c, r, 30000);
+	faults_expect_exit(c, r, 0, NULL);
+	e2e_expect(c, strstr(e2e_buf_str(&r->out), "tick ") != NULL, "no event");
+	return true;
+}
+
+/* `sudo -E` with $XDG_CACHE_HOME in a directory others can write: a
+ * cache directory they can write is not used (one notice naming it, why
+ * and the fix; the run goes on without it); one that gstrace creates
+ * there itself is 0700 and used. */
+static void s_cache_dir_unsafe(struct e2e_ctx *c)
+{
+	char xdg[64], cfi[PATH_MAX];
+	struct e2e_run r;
+	struct stat st;
+
+	if (!sticky_scratch(c, xdg, sizeof(xdg)))
+		return;
+	unsetenv("GSTRACE_CFI_CACHE");
+	setenv("XDG_CACHE_HOME", xdg, 1);
+	snprintf(cfi, sizeof(cfi), "%s/gstrace", xdg);
+	mkdir(cfi, 0700);
+	snprintf(cfi, sizeof(cfi), "%s/gstrace/cfi", xdg);
+	if (mkdir(cfi, 0700) != 0 || chmod(cfi, 0777) != 0) {
+		e2e_expect(c, false, "cannot make %s", cfi);
+	} else if (cached_run(c, &r)) {
+		const char *err = e2e_buf_str(&r.err);
+
+		e2e_expect(c, count_of(err, "notice: running without the on-disk cache") == 1,
+			   "not one notice about the cache directory");
+		e2e_expect(c, strstr(err, cfi) && strstr(err, "writable by others") &&
+			   strstr(err, "chmod 700") && strstr(err, "GSTRACE_CFI_CACHE"),
+			   "the notice does not name the directory, why and the fix");
+		e2e_expect(c, entries(cfi) == 0, "%zu files were written into %s", entries(cfi),
+			   cfi);
+		e2e_run_free(&r);
+	}
+	/* absent: created 0700 and filled, without a word */
+	rmdir(cfi);
+	if (cached_run(c, &r)) {
+		e2e_expect(c, !strstr(e2e_buf_str(&r.err), "notice"), "a notice about a cache "
+			   "directory gstrace made itself");
+		e2e_expect(c, stat(cfi, &st) == 0 && (st.st_mode & 07777) == 0700 &&
+			   st.st_uid == geteuid(), "%s was not created 0700", cfi);
+		e2e_expect(c, entries(cfi) > 0, "nothing was cached in %s", cfi);
+		e2e_run_free(&r);
+	}
+	scratch_remove(xdg);
+}
+
 const struct e2e_scenario faults_files_scenarios[] = {
 	{ "launch-fds", s_launch_fds, E2E_NEED_TRACING },
 	{ "output-symlink", s_output_symlink, 0 },
 	{ "output-foreign-file", s_output_foreign_file, 0 },
 	{ "output-own-file", s_output_own_file, E2E_NEED_TRACING },
+	{ "cache-dir-unsafe", s_cache_dir_unsafe, E2E_NEED_TRACING },
 };
 const size_t faults_files_nscenarios =
 	sizeof(faults_files_scenarios) / sizeof(faults_files_scenarios[0]);
