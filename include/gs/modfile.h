@@ -41,9 +41,22 @@ struct gs_modfiles_opts {
 	 * when libdebuginfod is installed and DEBUGINFOD_URLS is set. */
 	const char *debug_dirs;
 	/* Where CFI tables are cached by build id (gs_cfi_opts.cache_dir);
-	 * NULL: computed each run. */
+	 * NULL: computed each run. Used only while gs_cache_dir_check()
+	 * accepts it. */
 	const char *cfi_cache_dir;
 };
+
+/* Whether dir can hold the on-disk caches (cfi_cache_dir above,
+ * gs_cfi_opts.cache_dir): 0 when it belongs to the effective user and
+ * neither its group nor others can write it, or when it does not exist
+ * yet (the first store creates it 0700). Else -EPERM (another owner,
+ * writable by others, a symbolic link) or -errno, with a message naming
+ * the directory, why, and the fix. Every read and store checks the same
+ * on the descriptor it opened and ignores such a directory, and any file
+ * in it that is not the user's alone, silently: this is how a caller
+ * learns why, to say it once. Only the directory itself is judged, not
+ * its parents. */
+GS_API int gs_cache_dir_check(const char *dir, struct gs_error *err);
 
 struct gs_modfiles;
 struct gs_modfile;

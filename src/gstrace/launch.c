@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +24,66 @@
 
 #define AT_ENTRY_TYPE 9 /* AT_ENTRY of <elf.h>: the program's entry point */
 #define STOP_GRACE_MS 2000
+#define CLOSE_RANGE_CLOEXEC_FLAG (1u << 2) /* CLOSE_RANGE_CLOEXEC, Linux 5.11 */
+#define SWEEP_MAX_FDS 65536u /* without /proc: how far the sweep looks */
+
+/* The directory entries of getdents64(2) (glibc declares no type). */
+struct dirent64_raw {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+static void cloexec_fd(int fd)
+{
+	int flags = fcntl(fd, F_GETFD);
+
+	if (flags >= 0 && !(flags & FD_CLOEXEC))
+		fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+void cli_fds_cloexec(bool try_close_range)
+{
+	char buf[4096];
+	struct rlimit rl;
+	long n;
+	int dir;
+
+#ifdef SYS_close_range
+	if (try_close_range && syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC_FLAG) == 0)
+		return;
+#else
+	(void)try_close_range;
+#endif
+	/* Older kernels: what /proc/self/fd lists, read with the raw system
+	 * call (opendir may take a lock another thread held at the fork). */
+	dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir >= 0) {
+		while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+			for (long off = 0; off < n;) {
+				const struct dirent64_raw *d = (const void *)(buf + off);
+				int fd = 0;
+				const char *c = d->name;
+
+				for (; *c >= '0' && *c <= '9' && fd < (1 << 24); c++)
+					fd = fd * 10 + (*c - '0');
+				if (!*c && c != d->name && fd > 2 && fd != dir)
+					cloexec_fd(fd);
+				off += d->reclen;
+			}
+		}
+		close(dir);
+		if (n == 0)
+			return;
+	}
+	/* no /proc: every number up to the limit (or SWEEP_MAX_FDS) */
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > SWEEP_MAX_FDS)
+		rl.rlim_cur = SWEEP_MAX_FDS;
+	for (unsigned fd = 3; fd < rl.rlim_cur; fd++)
+		cloexec_fd((int)fd);
+}
 
 static bool executable_file(const char *path)
 {
@@ -188,6 +250,10 @@ int cli_launch_exec(const char *path, char *const *argv, struct cli_launch *l,
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		close(fds[0]);
+		/* The sync pipe is close-on-exec already: nothing of ours is
+		 * passed on, not even a descriptor some library opened without
+		 * O_CLOEXEC (an unprivileged command writing into root's -o). */
+		cli_fds_cloexec(true);
 		if (ptrace(PTRACE_TRACEME, 0, 0, 0) == 0)
 			execv(path, argv);
 		child_errno = errno;

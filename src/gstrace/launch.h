@@ -52,6 +52,12 @@ int cli_launch_start_follow(const char *path, char *const *argv, cli_launch_pick
 int cli_launch_exec(const char *path, char *const *argv, struct cli_launch *l,
 		    struct gs_error *err);
 
+/* Marks every descriptor above 2 close-on-exec: the launched command gets
+ * stdin, stdout and stderr only. Between fork and exec (async-signal-safe):
+ * close_range(2) with CLOSE_RANGE_CLOEXEC (Linux 5.11) when try_close_range,
+ * else each entry of /proc/self/fd, else every number up to the limit. */
+void cli_fds_cloexec(bool try_close_range);
+
 /* pid maps the file at path (same device and inode). */
 bool cli_maps_file(pid_t pid, const char *path);
 

@@ -192,7 +192,7 @@ bool cli_maps_file(pid_t pid, const char *path)
 	FILE *f;
 
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	if (stat(path, &want) || !(f = fopen(maps, "r")))
+	if (stat(path, &want) || !(f = fopen(maps, "re")))
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
 		unsigned maj, min;

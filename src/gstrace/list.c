@@ -7,14 +7,17 @@
 #include <gs/modfile.h>
 #include <gs/runtime.h>
 
+#include "cachedir.h"
 #include "list.h"
+#include "outfile.h"
+#include "say.h"
 
 int cli_list(const struct cli *cli)
 {
 	struct gs_list_opts o = { .sz = sizeof(o), .pid = cli->pid, .module = cli->target };
 	struct gs_modfiles_opts mo = { .sz = sizeof(mo), .debug_dirs = cli->debug_dirs };
 	struct gs_error err = { 0 };
-	char cache[4096];
+	char cache[4096], msg[1024];
 	FILE *f = stdout;
 	int rc;
 
@@ -25,9 +28,8 @@ int cli_list(const struct cli *cli)
 		return err.code == -ENOMEM ? 1 : 2;
 	}
 
-	if (cli->output && !(f = fopen(cli->output, "w"))) {
-		fprintf(stderr, "gstrace: -o %s: %s; check the directory and permissions\n",
-			cli->output, strerror(errno));
+	if (cli->output && cli_open_write("-o", cli->output, &f, msg, sizeof(msg))) {
+		cli_say("gstrace: ", "%s", msg);
 		gs_modfiles_free(o.files);
 		return 2;
 	}

@@ -562,19 +562,3 @@ void cli_usage(FILE *f)
 	      "Exit status: 0 success, 1 runtime failure, 2 bad usage or bad input.\n"
 	      "See gstrace(1) for the script language and the output formats.\n", f);
 }
-
-const char *cli_cache_dir(char *buf, size_t size)
-{
-	const char *env = getenv("GSTRACE_CFI_CACHE"), *base = getenv("XDG_CACHE_HOME");
-	int n;
-
-	if (env && *env)
-		return env[0] == '/' ? env : NULL;
-	if (base && base[0] == '/')
-		n = snprintf(buf, size, "%s/gstrace/cfi", base);
-	else if ((base = getenv("HOME")) && base[0] == '/')
-		n = snprintf(buf, size, "%s/.cache/gstrace/cfi", base);
-	else
-		return NULL;
-	return n > 0 && (size_t)n < size ? buf : NULL;
-}

@@ -80,9 +80,4 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 /* The --help text. */
 void cli_usage(FILE *f);
 
-/* Where CFI tables and function-name indexes are cached by build id:
- * $GSTRACE_CFI_CACHE (an absolute directory, or "off"), else
- * $XDG_CACHE_HOME/gstrace/cfi, else ~/.cache/gstrace/cfi; NULL: none. */
-const char *cli_cache_dir(char *buf, size_t size);
-
 #endif /* CLI_OPTIONS_H */

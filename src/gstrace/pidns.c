@@ -18,7 +18,7 @@ static uint32_t innermost_pid(pid_t pid)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(path, "r")))
+	if (!(f = fopen(path, "re")))
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		char *p = line + 6, *end;

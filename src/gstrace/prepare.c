@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cachedir.h"
+#include "outfile.h"
 #include "prepare.h"
 #include "say.h"
 #include "targets.h"
@@ -17,7 +19,7 @@
 /* The whole script file, NUL-terminated, or NULL with err set. */
 static char *read_file(const char *path, size_t *len, struct gs_error *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = fopen(path, "rbe");
 	char *text = NULL;
 	size_t n = 0, cap = 0;
 
@@ -134,14 +136,13 @@ int cli_check_inputs(struct cli_ctx *c)
 	if (c->cmd_path)
 		c->modules[c->nmodules++] = c->cmd_path;
 	if (c->cli.flamegraph && !c->cli.dry_run && !c->cli.dump_insns &&
-	    !(c->flamef = fopen(c->cli.flamegraph, "w"))) {
-		fprintf(stderr, "gstrace: --flamegraph %s: %s; check the directory and "
-			"permissions\n", c->cli.flamegraph, strerror(errno));
+	    cli_open_write("--flamegraph", c->cli.flamegraph, &c->flamef, msg, sizeof(msg))) {
+		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
 	}
 	if (!c->cli.output) {
 		c->outf = stdout;
-	} else if (cli_open_output(c->cli.output, &c->outf, msg, sizeof(msg)) != CLI_TARGET_OK) {
+	} else if (cli_open_write("-o", c->cli.output, &c->outf, msg, sizeof(msg))) {
 		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
 	}

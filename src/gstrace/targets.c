@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/magic.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -182,22 +180,6 @@ enum cli_verdict cli_check_target(pid_t pid, const char *path, char *msg, size_t
 	return say(CLI_TARGET_WARN, msg, size, "warning: process %d does not map %s (yet): its "
 		   "probes fire only once it loads that file (dlopen); check the path against "
 		   "/proc/%d/maps", (int)pid, path, (int)pid);
-}
-
-enum cli_verdict cli_open_output(const char *path, FILE **out, char *msg, size_t size)
-{
-	struct statfs fs;
-
-	*out = fopen(path, "w");
-	if (!*out)
-		return say(CLI_TARGET_REFUSE, msg, size, "-o %s: %s; check the directory and "
-			   "permissions", path, strerror(errno));
-	if (fstatfs(fileno(*out), &fs) == 0 &&
-	    (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))
-		return say(CLI_TARGET_REFUSE, msg, size, "-o %s: a file of %s does not store what "
-			   "is written to it; give a regular file, a pipe or a terminal", path,
-			   fs.f_type == PROC_SUPER_MAGIC ? "/proc" : "/sys");
-	return CLI_TARGET_OK;
 }
 
 /* ---- the -p process while it is traced ------------------------------------ */

@@ -2,9 +2,9 @@
  * that cannot be traced (gone, a zombie, a kernel thread, a thread id, a
  * process whose executable the kernel hides) is refused with the fix; a -t
  * that the -p process does not map is refused when it is a program and
- * warned about when it is a library (it may still be loaded later); an -o
- * file that cannot hold the events is refused up front. While tracing, the
- * -p process is watched for its end and for an exec. */
+ * warned about when it is a library (it may still be loaded later). While
+ * tracing, the -p process is watched for its end and for an exec. (-o and
+ * the other files written: outfile.h.) */
 #ifndef CLI_TARGETS_H
 #define CLI_TARGETS_H
 
@@ -24,10 +24,6 @@ enum cli_verdict {
 enum cli_verdict cli_check_pid(pid_t pid, char *msg, size_t size);
 /* -t path alone or with -p: a regular file; with a pid, one it maps. */
 enum cli_verdict cli_check_target(pid_t pid, const char *path, char *msg, size_t size);
-
-/* -o path, opened for writing into *out; a file of /proc or /sys (which
- * takes the open but not the writes) is refused. */
-enum cli_verdict cli_open_output(const char *path, FILE **out, char *msg, size_t size);
 
 /* The -p process while it is traced. */
 struct cli_watch {

@@ -6,18 +6,24 @@
  * computed from: a file patched or damaged after the link keeps its build
  * id) that the file must repeat byte for byte. Anything else is ignored
  * (and replaced by the next store); files are written under a temporary
- * name and renamed, so a reader never sees half of one. */
-#define _GNU_SOURCE /* mkostemp */
+ * name and renamed, so a reader never sees half of one. What another user
+ * could have written is not read either: the directory and each file must
+ * belong to the effective user and be writable by nobody else (the
+ * directory is made 0700, its files 0600). */
+#define _GNU_SOURCE /* O_NOFOLLOW, SYS_gettid */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gelf.h>
 
+#include <gs/modfile.h>
 #include <gs/unwind.h>
 
 #include "unwind_int.h"
@@ -93,18 +99,113 @@ uint64_t uw_cache_content(Elf *elf, const char *const *names, size_t n)
 	return h;
 }
 
-static int cache_path(const char *dir, const uint8_t *id, size_t len, const char *ext,
-		      char *out, size_t size)
+/* `<build id hex><ext>`, the name of a cache file in its directory. */
+static int cache_name(const uint8_t *id, size_t len, const char *ext, char *out, size_t size)
 {
-	size_t n = (size_t)snprintf(out, size, "%s/", dir);
+	size_t n = 0;
 	int k;
 
+	if (len == 0 || len > GS_BUILD_ID_MAX)
+		return -ENOENT;
 	for (size_t i = 0; i < len && n + 3 < size; i++)
 		n += (size_t)snprintf(out + n, size - n, "%02x", id[i]);
-	if (n >= size)
-		return -ENAMETOOLONG;
 	k = snprintf(out + n, size - n, "%s", ext);
 	return k >= 0 && (size_t)k < size - n ? 0 : -ENAMETOOLONG;
+}
+
+/* Why a cache directory or file (st) cannot be trusted, or NULL: anyone
+ * but the effective user who can write it could rewrite what is read back
+ * (the rows a backtrace follows, the debug file a name comes from). */
+static const char *distrust(const struct stat *st, char *why, size_t size)
+{
+	if (st->st_uid != geteuid())
+		snprintf(why, size, "belongs to uid %u, not to uid %u who runs this",
+			 (unsigned)st->st_uid, (unsigned)geteuid());
+	else if (st->st_mode & (S_IWGRP | S_IWOTH))
+		snprintf(why, size, "is writable by %s (mode %04o)",
+			 (st->st_mode & S_IWOTH) ? "others" : "its group",
+			 (unsigned)(st->st_mode & 07777));
+	else
+		return NULL;
+	return why;
+}
+
+/* mkdir -p of an absolute directory, each new level 0700 (XDG's mode for
+ * a cache: what it holds is read back as trusted). */
+static void make_dirs(const char *dir)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		mkdir(p, 0700);
+		*s = '/';
+	}
+	mkdir(p, 0700);
+}
+
+/* The cache directory opened (not through a symbolic link) and judged on
+ * that descriptor, so files are then opened relative to what was judged;
+ * created 0700 when absent and create. -ENOENT (absent), -EPERM (not to
+ * be trusted), -ELOOP (a symbolic link) or another -errno, with why. Only
+ * the directory itself is judged, not its parents. */
+static int cache_dir_open(const char *dir, bool create, char *why, size_t size)
+{
+	struct stat st;
+	int fd;
+
+	snprintf(why, size, "cannot be opened");
+	if (!dir || dir[0] != '/')
+		return -ENOENT;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		make_dirs(dir);
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		int rc = -errno;
+		struct stat lst;
+
+		/* O_NOFOLLOW | O_DIRECTORY on a link: ENOTDIR (ELOOP without
+		 * O_DIRECTORY); which one it was only changes the message */
+		if ((rc == -ENOTDIR || rc == -ELOOP) && lstat(dir, &lst) == 0 &&
+		    S_ISLNK(lst.st_mode))
+			rc = -ELOOP;
+		snprintf(why, size, "%s", rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
+		return rc;
+	}
+	if (fstat(fd, &st) != 0 || distrust(&st, why, size)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+int gs_cache_dir_check(const char *dir, struct gs_error *err)
+{
+	char why[128];
+	int fd = cache_dir_open(dir, false, why, sizeof(why));
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (fd == -ENOENT && dir && dir[0] == '/')
+		return 0; /* made 0700 by the first store */
+	if (!dir || dir[0] != '/')
+		return gs_errorf(err, -EINVAL, "cache directory %s is not an absolute path; give "
+				 "one", dir ? dir : "(none)");
+	if (fd == -ELOOP)
+		return gs_errorf(err, -EPERM, "cache directory %s is a symbolic link; give the "
+				 "real path", dir);
+	if (fd == -EPERM)
+		return gs_errorf(err, -EPERM, "cache directory %s %s: another user could rewrite "
+				 "what is read back from it; chown it to uid %u and chmod 700 it",
+				 dir, why, (unsigned)geteuid());
+	return gs_errorf(err, fd, "cache directory %s: %s; check it", dir, why);
 }
 
 bool uw_cache_read(int fd, void *buf, size_t n)
@@ -140,18 +241,23 @@ static bool write_all(int fd, const void *buf, size_t n)
 int uw_cache_open(const char *dir, const uint8_t *id, size_t len, const char *ext,
 		  uint64_t *size)
 {
-	char path[4096];
+	char name[2 * GS_BUILD_ID_MAX + 32], why[128];
 	struct stat st;
-	int fd;
+	int dfd, fd;
 
-	if (!dir || len == 0 || len > GS_BUILD_ID_MAX ||
-	    cache_path(dir, id, len, ext, path, sizeof(path)))
+	if (cache_name(id, len, ext, name, sizeof(name)))
 		return -ENOENT;
+	dfd = cache_dir_open(dir, false, why, sizeof(why));
+	if (dfd < 0)
+		return dfd == -EPERM || dfd == -ELOOP ? -EPERM : -ENOENT;
 	/* O_NONBLOCK: a FIFO put there never hangs the reader; refused below */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	close(dfd);
 	if (fd < 0)
 		return -ENOENT;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	/* a file someone else could have written is not read (the next store
+	 * replaces it) */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || distrust(&st, why, sizeof(why))) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -177,43 +283,50 @@ bool uw_cache_pinned(int fd, uint64_t size, const void *header, size_t hsize)
 	return true;
 }
 
-/* mkdir -p of an absolute directory. */
-static void make_dirs(const char *dir)
+/* A file in dfd under a name of its own, for this store only (O_EXCL: a
+ * leftover or a planted name is never reused): its descriptor, or -1. Two
+ * threads of one process may store the same build id (the prefetch worker
+ * and its caller), so the thread and the clock pick the name. */
+static int temp_file(int dfd, const char *name, char *tmp, size_t size)
 {
-	char p[4096];
+	struct timespec ts;
+	uint64_t seed;
+	int fd = -1;
 
-	snprintf(p, sizeof(p), "%s", dir);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	seed = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	seed ^= (uint64_t)syscall(SYS_gettid) << 32;
+	for (int i = 0; i < 16 && fd < 0; i++) {
+		seed = seed * PRIME1 + PRIME2;
+		snprintf(tmp, size, "%s.%d.%08x", name, (int)getpid(), (unsigned)(seed >> 32));
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
 	}
-	mkdir(p, 0755);
+	return fd;
 }
 
 void uw_cache_store(const char *dir, const uint8_t *id, size_t len, const char *ext,
 		    const struct uw_cache_part *parts, size_t nparts)
 {
-	char path[4096], tmp[4200];
+	char name[2 * GS_BUILD_ID_MAX + 32], tmp[sizeof(name) + 32], why[128];
 	bool ok = true;
-	int fd;
+	int dfd, fd;
 
-	if (!dir || len == 0 || len > GS_BUILD_ID_MAX ||
-	    cache_path(dir, id, len, ext, path, sizeof(path)))
+	if (cache_name(id, len, ext, name, sizeof(name)))
 		return;
-	make_dirs(dir);
-	/* A name of its own per store: two threads of one process may store
-	 * the same build id (the prefetch worker and its caller). */
-	snprintf(tmp, sizeof(tmp), "%s.%d.XXXXXX", path, (int)getpid());
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
+	dfd = cache_dir_open(dir, true, why, sizeof(why));
+	if (dfd < 0)
 		return;
-	fchmod(fd, 0644);
+	fd = temp_file(dfd, name, tmp, sizeof(tmp));
+	if (fd < 0) {
+		close(dfd);
+		return;
+	}
 	for (size_t i = 0; i < nparts && ok; i++)
 		ok = write_all(fd, parts[i].data, parts[i].size);
 	ok = close(fd) == 0 && ok;
-	if (!ok || rename(tmp, path) != 0)
-		unlink(tmp);
+	if (!ok || renameat(dfd, tmp, dfd, name) != 0)
+		unlinkat(dfd, tmp, 0);
+	close(dfd);
 }

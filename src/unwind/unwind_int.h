@@ -87,15 +87,18 @@ uint64_t uw_cache_hash(uint64_t seed, const void *data, size_t len);
 /* uw_cache_hash of the raw bytes of the named sections, chained in that
  * order (a section that is not there counts as empty). */
 uint64_t uw_cache_content(struct Elf *elf, const char *const *names, size_t n);
-/* The cache file opened (a regular file; *size its size), or -ENOENT. */
+/* The cache file opened (a regular file; *size its size), or -ENOENT
+ * (absent), -EPERM (the directory is not to be trusted: see
+ * gs_cache_dir_check), -EINVAL (not a regular file of the user's alone). */
 int uw_cache_open(const char *dir, const uint8_t *id, size_t len, const char *ext,
 		  uint64_t *size);
 /* Reads the file's first hsize bytes: true when they equal header. */
 bool uw_cache_pinned(int fd, uint64_t size, const void *header, size_t hsize);
 /* Reads exactly n bytes. */
 bool uw_cache_read(int fd, void *buf, size_t n);
-/* Writes the parts, in order, under a temporary name renamed into place;
- * failures are ignored (a cache). */
+/* Writes the parts, in order, under a temporary name renamed into place,
+ * the directory created 0700 when absent and left alone when it is not to
+ * be trusted; failures are ignored (a cache). */
 void uw_cache_store(const char *dir, const uint8_t *id, size_t len, const char *ext,
 		    const struct uw_cache_part *parts, size_t nparts);
 
