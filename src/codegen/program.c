@@ -246,6 +246,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			    .type_bool = -1 };
 	struct gs_error check;
 	struct gs_program *p;
+	struct gs_map_spec *shrunk;
 	uint32_t nbt;
 	int rc;
 
@@ -303,6 +304,9 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			       spec->trace_id);
 		goto fail;
 	}
+	/* room was made for every kind: a plan keeps one list per probe */
+	if (p->nmaps && (shrunk = realloc(p->maps, p->nmaps * sizeof(*p->maps))))
+		p->maps = shrunk;
 	build(&cg);
 	rc = gs_asm_finish(&p->main, err);
 	if (rc == 0 && p->btf.error.code)
