@@ -27,8 +27,8 @@ static bool referenced(const struct gs_program *prog, size_t m)
 	for (size_t i = 0; i < prog->main.nrelocs; i++)
 		if (prog->main.relocs[i].map == m)
 			return true;
-	for (size_t i = 0; prog->has_step && i < prog->step.nrelocs; i++)
-		if (prog->step.relocs[i].map == m)
+	for (size_t i = 0; prog->has_step && i < prog->step->nrelocs; i++)
+		if (prog->step->relocs[i].map == m)
 			return true;
 	return false;
 }
@@ -77,7 +77,7 @@ static void summary(const struct gs_plan *p, const struct gs_plan_trace *t,
 		prog->main.stack_max);
 	if (prog->has_step)
 		fprintf(f, "  step program %s: %zu instructions, stack %d bytes\n",
-			prog->step_name, prog->step.len, prog->step.stack_max);
+			prog->step_name, prog->step->len, prog->step->stack_max);
 	print_maps(prog, f);
 	if (t->bt) {
 		const struct gs_rowset *rows = pr->bt_probe.module_ranges ? gs_plan_shared_rows(p) :
@@ -100,7 +100,7 @@ static void listing(const struct gs_plan_trace *t, const struct gs_plan_probe *p
 	gs_asm_dump(&prog->main, f);
 	if (prog->has_step) {
 		fprintf(f, "\n; step program %s\n", prog->step_name);
-		gs_asm_dump(&prog->step, f);
+		gs_asm_dump(prog->step, f);
 	}
 	fputc('\n', f);
 }
