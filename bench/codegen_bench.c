@@ -54,7 +54,7 @@ static uint32_t verified(struct gs_program *p, bool step)
 
 	gs_kload_init(&k);
 	if (gs_kload_create_maps(&k, &d, &err) == 0 &&
-	    gs_kload_prog(&k, &d, step ? &p->step : &p->main, &err) == 0)
+	    gs_kload_prog(&k, &d, step ? p->step : &p->main, &err) == 0)
 		n = k.verified_insns;
 	gs_kload_fini(&k);
 	return n;
@@ -98,7 +98,7 @@ static void backtrace_figures(void)
 	build_unchecked("bt_loop_two", "codegen.bt.build_us.depth128");
 	build_unchecked("bt_two", "codegen.bt.build_us.depth128.tailcall");
 	printf("BENCH codegen.bt.insns.main %zu insns\n", deep->main.len);
-	printf("BENCH codegen.bt.insns.step %zu insns\n", deep->step.len);
+	printf("BENCH codegen.bt.insns.step %zu insns\n", deep->step->len);
 	/* frames 2..4 of depth 5 are the runtime frames the main program adds */
 	printf("BENCH codegen.bt.insns_per_frame %.1f insns\n",
 	       (double)(d5->main.len - d2->main.len) / 3);

@@ -3,7 +3,9 @@
  * gstrace's exit (gstrace stops reading at once, then tears down). Targets
  * (issue 12): build.ms.traces1000 <= 1000, teardown.ms.probes1000 <= 2000.
  * The teardown figure needs root. Each is the best of 5 runs (the machine
- * may be shared). */
+ * may be shared). Then 100,000 traces planned in a dry run (hardening
+ * issue, item 11): time and peak RSS, targets build.ms.traces100k <= 10000
+ * and rss.kb.traces100k <= 1000000 (1 GB), best of 3. */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +28,8 @@
 #endif
 
 #define TRACES 1000
+#define TRACES_100K 100000
+#define RUNS_100K 3
 #define FILLERS 512 /* filler_000 .. filler_777 of the fixture */
 #define RUNS 5 /* the best run is reported: the machine may be shared */
 #define READY "GS_SCALE_READY"
@@ -185,9 +190,54 @@ out:
 	free(s);
 }
 
+/* 100k traces do not fit in one argument (128 KiB): through a script file. */
+static void build_100k(void)
+{
+	char path[] = "/tmp/gs_scale_XXXXXX", *s = script(TRACES_100K, false);
+	double t[RUNS_100K];
+	long rss[RUNS_100K];
+	size_t len = strlen(s);
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, s, len) != (ssize_t)len) {
+		printf("# skipped: build.ms.traces100k: cannot write %s: %s\n", path, strerror(errno));
+		goto out;
+	}
+	for (int i = 0; i < RUNS_100K; i++) {
+		char *argv[] = { GS_BENCH_GSTRACE, "-t", GS_BENCH_FIXTURE, "--dry-run", "-o",
+				 "/dev/null", "--max-probes", "100000", "--script-file", path, NULL };
+		int err_fd, status;
+		struct rusage ru;
+		double t0 = now_ms();
+		pid_t pid = spawn(argv, &err_fd);
+
+		close(err_fd);
+		wait4(pid, &status, 0, &ru);
+		t[i] = now_ms() - t0;
+		rss[i] = ru.ru_maxrss; /* KiB */
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			printf("# skipped: build.ms.traces100k: gstrace --dry-run failed (0x%x)\n",
+			       status);
+			goto out;
+		}
+	}
+	qsort(t, RUNS_100K, sizeof(t[0]), cmp_double);
+	for (int i = 1; i < RUNS_100K; i++)
+		rss[0] = rss[i] < rss[0] ? rss[i] : rss[0];
+	printf("BENCH build.ms.traces100k %.0f ms\n", t[0]);
+	printf("BENCH rss.kb.traces100k %ld KiB\n", rss[0]);
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	free(s);
+}
+
 int main(void)
 {
 	build_1000();
 	teardown_1000();
+	build_100k();
 	return 0;
 }

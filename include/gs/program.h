@@ -270,10 +270,12 @@ struct gs_map_spec {
 	uint8_t share; /* enum gs_map_share */
 };
 
+/* A plan holds one per probe until it is loaded (100,000 in a large one):
+ * what only some programs have is allocated for those alone. */
 struct gs_program {
 	struct gs_asm main;        /* finished main program (with its subprograms) */
-	struct gs_btf btf;         /* func_info types, when main.nfuncs > 0 */
-	struct gs_asm step;        /* the backtrace step program, if has_step */
+	struct gs_btf *btf;        /* func_info types when main.nfuncs > 0, else NULL */
+	struct gs_asm *step;       /* the backtrace step program when has_step, else NULL */
 	bool has_step;
 	struct gs_map_spec *maps;  /* in gs_asm map-index order (both programs) */
 	size_t nmaps;

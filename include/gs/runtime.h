@@ -414,6 +414,13 @@ struct gs_plan_opts {
 	 * and a uprobe): the trace that goes past it fails with -E2BIG and a
 	 * message naming the limit. 0: no limit. */
 	size_t max_probes;
+	/* With pid and a `bt`: the process stops (SIGSTOP from the dlopen
+	 * hook) each time its dynamic linker has mapped or unmapped a
+	 * library, until the session has refreshed its module maps (then
+	 * SIGCONT), so a backtrace through a library just dlopened unwinds
+	 * from its first hit, as under gdb. For a process the caller started
+	 * (launch mode): a shell with job control would report the stop. */
+	bool hold_on_dlopen;
 };
 
 /* One address of one trace. */

@@ -1,6 +1,7 @@
 /* Array growth and the string arena of the assembler. Strings are bumped
- * into 4 KiB blocks (larger ones get a block of their own) and all freed at
- * once, so a label name or note costs no malloc of its own. */
+ * into blocks that double from 256 bytes to 4 KiB (larger strings get a
+ * block of their own) and are all freed at once, so a label name or note
+ * costs no malloc of its own, and a small program's few names no 4 KiB. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "mem.h"
 
 #define GS_ARENA_BLOCK 4096
+#define GS_ARENA_FIRST 256
 
 struct gs_arena_block {
 	struct gs_arena_block *next;
@@ -38,6 +40,16 @@ int asm_grow(void **ptr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+void asm_shrink(void **ptr, size_t *cap, size_t n, size_t elem)
+{
+	void *p;
+
+	if (n == 0 || n >= *cap || !(p = realloc(*ptr, n * elem)))
+		return;
+	*ptr = p;
+	*cap = n;
+}
+
 char *asm_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len)
 {
 	struct gs_arena_block *b = *arena;
@@ -46,7 +58,10 @@ char *asm_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len
 	if (len >= SIZE_MAX - sizeof(*b) - GS_ARENA_BLOCK)
 		return NULL;
 	if (!b || b->cap - b->used < len + 1) {
-		size_t cap = len + 1 > GS_ARENA_BLOCK ? len + 1 : GS_ARENA_BLOCK;
+		/* 100,000 programs of a few names each: blocks grow with use */
+		size_t grown = !b ? GS_ARENA_FIRST : b->cap < GS_ARENA_BLOCK ? 2 * b->cap :
+			       GS_ARENA_BLOCK;
+		size_t cap = len + 1 > grown ? len + 1 : grown;
 
 		b = malloc(sizeof(*b) + cap);
 		if (!b)

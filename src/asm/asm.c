@@ -31,6 +31,21 @@ void gs_asm_fini(struct gs_asm *a)
 	memset(a, 0, sizeof(*a));
 }
 
+void asm_fit(struct gs_asm *a)
+{
+	size_t cap = a->cap;
+
+	asm_shrink((void **)&a->insns, &cap, a->len, sizeof(*a->insns));
+	asm_shrink((void **)&a->notes, &a->cap, a->len, sizeof(*a->notes));
+	a->cap = cap < a->cap ? cap : a->cap; /* the room both arrays have */
+	asm_shrink((void **)&a->labels, &a->labels_cap, a->nlabels, sizeof(*a->labels));
+	asm_shrink((void **)&a->fixups, &a->fixups_cap, a->nfixups, sizeof(*a->fixups));
+	asm_shrink((void **)&a->relocs, &a->relocs_cap, a->nrelocs, sizeof(*a->relocs));
+	asm_shrink((void **)&a->maps, &a->maps_cap, a->nmaps, sizeof(*a->maps));
+	asm_shrink((void **)&a->slots, &a->slots_cap, a->nslots, sizeof(*a->slots));
+	asm_shrink((void **)&a->funcs, &a->funcs_cap, a->nfuncs, sizeof(*a->funcs));
+}
+
 void gs_asm_reset(struct gs_asm *a)
 {
 	a->len = 0;

@@ -274,6 +274,7 @@ int gs_asm_finish(struct gs_asm *a, struct gs_error *err)
 			*err = a->error;
 		return a->error.code;
 	}
+	asm_fit(a);
 	gs_error_clear(err);
 	return 0;
 }

@@ -12,6 +12,13 @@ struct gs_arena_block;
 /* Makes room for `need` elements of `elem` bytes in *ptr (capacity *cap),
  * doubling. 0 or -ENOMEM (then *ptr and *cap are unchanged). */
 int asm_grow(void **ptr, size_t *cap, size_t need, size_t elem);
+/* Gives back the room past n elements (n > 0; nothing on ENOMEM). */
+void asm_shrink(void **ptr, size_t *cap, size_t n, size_t elem);
+
+struct gs_asm;
+/* Every array of a finished assembler shrunk to its length (asm.c): a
+ * plan holds one per probe until it is loaded. */
+void asm_fit(struct gs_asm *a);
 
 /* Copies len bytes of s plus a NUL into the arena; NULL on ENOMEM. */
 char *asm_arena_strndup(struct gs_arena_block **arena, const char *s, size_t len);

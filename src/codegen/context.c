@@ -54,7 +54,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t elem)
 
 	if (n < *cap)
 		return 0;
-	ncap = *cap ? *cap * 2 : 16;
+	ncap = *cap ? *cap * 2 : 4; /* most traces print a string or two */
 	p = realloc(*v, ncap * elem);
 	if (!p)
 		return -ENOMEM;
@@ -79,7 +79,7 @@ static uint32_t *find_slot(char **v, size_t n, uint32_t **slots, size_t *nslots,
 	size_t mask;
 
 	if (2 * (n + 1) > *nslots) {
-		size_t ncap = *nslots ? 2 * *nslots : 64;
+		size_t ncap = *nslots ? 2 * *nslots : 8;
 		uint32_t *ns;
 
 		while (2 * (n + 1) > ncap)

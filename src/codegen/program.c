@@ -109,7 +109,7 @@ static int declare_loop_maps(struct gs_cg *cg)
 /* BTF FUNC types of the main program and the walker's subprograms. */
 static uint32_t declare_btf(struct gs_cg *cg)
 {
-	struct gs_btf *b = &cg->prog->btf;
+	struct gs_btf *b = cg->prog->btf;
 	uint32_t t_int = gs_btf_int(b, "int", 4, true);
 	uint32_t t_u64 = gs_btf_int(b, "unsigned long long", 8, false);
 	uint32_t t_ptr = gs_btf_ptr(b, 0);
@@ -246,6 +246,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			    .type_bool = -1 };
 	struct gs_error check;
 	struct gs_program *p;
+	struct gs_map_spec *shrunk;
 	uint32_t nbt;
 	int rc;
 
@@ -272,8 +273,6 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	}
 	gs_asm_init(&p->main);
 	gs_context_init(&p->ctx);
-	gs_asm_init(&p->step);
-	gs_btf_init(&p->btf);
 	p->trace_id = spec->trace_id;
 	p->max_trace_event_size = cg.max_size;
 	snprintf(p->name, sizeof(p->name), "gs_trace%u", spec->trace_id);
@@ -298,16 +297,28 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	p->backtrace_depth = cg.bt_depth;
 	p->unwinder = cg.opts.unwinder;
 	p->bt_slots = !cg.bt_tail ? 1 : nbt > 255 ? 255 : nbt;
+	if ((cg.bt_loop && !(p->btf = calloc(1, sizeof(*p->btf)))) ||
+	    (cg.bt_tail && !(p->step = calloc(1, sizeof(*p->step))))) {
+		rc = gs_errorf(err, -ENOMEM, "out of memory building trace %u", spec->trace_id);
+		goto fail;
+	}
+	if (p->btf)
+		gs_btf_init(p->btf);
+	if (p->step)
+		gs_asm_init(p->step);
 	if (declare_maps(&cg, nbt)) {
 		rc = gs_errorf(err, -ENOMEM, "out of memory declaring the maps of trace %u",
 			       spec->trace_id);
 		goto fail;
 	}
+	/* room was made for every kind: a plan keeps one list per probe */
+	if (p->nmaps && (shrunk = realloc(p->maps, p->nmaps * sizeof(*p->maps))))
+		p->maps = shrunk;
 	build(&cg);
 	rc = gs_asm_finish(&p->main, err);
-	if (rc == 0 && p->btf.error.code)
-		rc = gs_errorf(err, p->btf.error.code, "trace %u: %s", spec->trace_id,
-			       p->btf.error.msg);
+	if (rc == 0 && p->btf && p->btf->error.code)
+		rc = gs_errorf(err, p->btf->error.code, "trace %u: %s", spec->trace_id,
+			       p->btf->error.msg);
 	if (rc)
 		goto fail;
 	rc = cg.opts.skip_check ? 0 : gs_asm_check(&p->main, &check);
@@ -318,9 +329,9 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	}
 	if (cg.bt_tail) {
 		p->has_step = true;
-		cg_bt_step_program(&cg, &p->step);
-		rc = gs_asm_finish(&p->step, err);
-		if (!rc && !cg.opts.skip_check && (rc = gs_asm_check(&p->step, &check)))
+		cg_bt_step_program(&cg, p->step);
+		rc = gs_asm_finish(p->step, err);
+		if (!rc && !cg.opts.skip_check && (rc = gs_asm_check(p->step, &check)))
 			rc = gs_errorf(err, rc, "internal error: trace %u's backtrace step program "
 				       "fails the static check (please report it): %s",
 				       spec->trace_id, check.msg);
@@ -347,8 +358,12 @@ void gs_program_free(struct gs_program *p)
 	if (!p)
 		return;
 	gs_asm_fini(&p->main);
-	gs_asm_fini(&p->step);
-	gs_btf_fini(&p->btf);
+	if (p->step)
+		gs_asm_fini(p->step);
+	free(p->step);
+	if (p->btf)
+		gs_btf_fini(p->btf);
+	free(p->btf);
 	gs_context_fini(&p->ctx);
 	free(p->maps);
 	free(p);

@@ -211,8 +211,11 @@ void cli_prefetch_debug(struct cli_ctx *c, pid_t pid)
  * usage error shown at its place in the script. */
 int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid)
 {
+	/* A launched command is ours: it may stop at each dlopen (no shell
+	 * waits on it with job control) until its new modules are known. */
 	struct gs_plan_opts po = { .sz = sizeof(po), .pid = pid, .module = c->cli.target,
-				   .program = popts, .max_probes = c->cli.max_probes };
+				   .program = popts, .max_probes = c->cli.max_probes,
+				   .hold_on_dlopen = c->cli.ncommand > 0 };
 	struct gs_error err = { 0 };
 	int rc = cli_open_files(c);
 

@@ -354,7 +354,7 @@ int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
 		if (slot < 0)
 			return gs_errorf(err, -EINVAL, "program %s has a step program but no "
 					 "bt_prog_array (internal error, please report)", p->name);
-		rc = gs_asm_load(&p->step, p->step_name, maps, opts, &out->step_fd, report, err);
+		rc = gs_asm_load(p->step, p->step_name, maps, opts, &out->step_fd, report, err);
 		if (rc)
 			return rc;
 		out->step_verified_insns = verified_insns(out->step_fd);
@@ -365,7 +365,7 @@ int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
 					 p->step_name, strerror(-rc));
 		}
 	}
-	rc = gs_asm_load_btf(&p->main, &p->btf, p->name, maps, opts, &out->main_fd, report, err);
+	rc = gs_asm_load_btf(&p->main, p->btf, p->name, maps, opts, &out->main_fd, report, err);
 	if (rc) {
 		gs_loaded_close(out);
 		return rc;

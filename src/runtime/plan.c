@@ -606,6 +606,11 @@ pid_t gs_plan_pid(const struct gs_plan *p)
 	return p->opts.pid;
 }
 
+bool rt_plan_holds_dlopen(const struct gs_plan *p)
+{
+	return p->opts.hold_on_dlopen;
+}
+
 struct gs_modfiles *gs_plan_modfiles(const struct gs_plan *p)
 {
 	return p->files;

@@ -27,8 +27,8 @@ static bool referenced(const struct gs_program *prog, size_t m)
 	for (size_t i = 0; i < prog->main.nrelocs; i++)
 		if (prog->main.relocs[i].map == m)
 			return true;
-	for (size_t i = 0; prog->has_step && i < prog->step.nrelocs; i++)
-		if (prog->step.relocs[i].map == m)
+	for (size_t i = 0; prog->has_step && i < prog->step->nrelocs; i++)
+		if (prog->step->relocs[i].map == m)
 			return true;
 	return false;
 }
@@ -77,7 +77,7 @@ static void summary(const struct gs_plan *p, const struct gs_plan_trace *t,
 		prog->main.stack_max);
 	if (prog->has_step)
 		fprintf(f, "  step program %s: %zu instructions, stack %d bytes\n",
-			prog->step_name, prog->step.len, prog->step.stack_max);
+			prog->step_name, prog->step->len, prog->step->stack_max);
 	print_maps(prog, f);
 	if (t->bt) {
 		const struct gs_rowset *rows = pr->bt_probe.module_ranges ? gs_plan_shared_rows(p) :
@@ -100,7 +100,7 @@ static void listing(const struct gs_plan_trace *t, const struct gs_plan_probe *p
 	gs_asm_dump(&prog->main, f);
 	if (prog->has_step) {
 		fprintf(f, "\n; step program %s\n", prog->step_name);
-		gs_asm_dump(&prog->step, f);
+		gs_asm_dump(prog->step, f);
 	}
 	fputc('\n', f);
 }
@@ -108,30 +108,34 @@ static void listing(const struct gs_plan_trace *t, const struct gs_plan_probe *p
 /* The dlopen hook the session adds for a process with `bt` traces. */
 static void print_dlhook(const struct gs_plan *p, unsigned what, FILE *f)
 {
-	bool bt = false;
+	bool bt = false, hold = rt_plan_holds_dlopen(p), doorbell = hold && gs_ringbuf_supported();
+	struct rt_dlhook_site site;
 	struct gs_asm a;
-	char *path;
-	uint64_t off;
 
 	for (size_t i = 0; i < gs_plan_trace_count(p); i++)
 		bt = bt || gs_plan_trace_at(p, i)->bt;
-	if (!bt || gs_plan_pid(p) <= 0 || rt_dlhook_locate(gs_plan_pid(p), &path, &off, NULL))
+	if (!bt || gs_plan_pid(p) <= 0 || rt_dlhook_locate(gs_plan_pid(p), &site, NULL))
 		return;
 	gs_asm_init(&a);
-	if (rt_dlhook_program(&a, NULL) == 0) {
-		if (what & GS_PLAN_PRINT_SUMMARY)
-			fprintf(f, "dlopen hook: _dl_debug_state in %s (file offset 0x%" PRIx64 ")\n"
-				"  program %s: %zu instructions\n  maps: %s[1]\n", path, off,
+	if (rt_dlhook_program(&a, &site, hold, doorbell, NULL) == 0) {
+		if (what & GS_PLAN_PRINT_SUMMARY) {
+			fprintf(f, "dlopen hook: _dl_debug_state in %s (file offset 0x%" PRIx64 ")%s\n"
+				"  program %s: %zu instructions\n  maps: %s[1]", site.path, site.off,
+				hold ? ", holding the process until its maps are refreshed" : "",
 				RT_DLHOOK_PROG, a.len, RT_DLHOOK_MAP);
+			if (doorbell)
+				fprintf(f, ", %s[%u]", RT_DLHOOK_DOORBELL, RT_DLHOOK_DOORBELL_SIZE);
+			fputc('\n', f);
+		}
 		if (what & GS_PLAN_PRINT_INSNS) {
-			fprintf(f, "; dlopen hook at _dl_debug_state of %s: program %s\n", path,
+			fprintf(f, "; dlopen hook at _dl_debug_state of %s: program %s\n", site.path,
 				RT_DLHOOK_PROG);
 			gs_asm_dump(&a, f);
 			fputc('\n', f);
 		}
 	}
 	gs_asm_fini(&a);
-	free(path);
+	rt_dlhook_site_free(&site);
 }
 
 int gs_plan_print(const struct gs_plan *p, unsigned what, FILE *f)

@@ -16,6 +16,7 @@
 #include <gs/runtime.h>
 
 #include "../opts_int.h"
+#include "rt_int.h"
 
 #define STOP_MARK (-ECANCELED) /* a callback asked to stop: unwinds libbpf's loop */
 /* Programs submit events without waking the reader (until a quarter of the
@@ -227,6 +228,15 @@ fail:
 	return rc;
 }
 
+int rt_reader_wake_on(struct gs_reader *r, int fd, struct gs_error *err)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return gs_errorf(err, -errno, "cannot watch fd %d: %s", fd, strerror(errno));
+	return 0;
+}
+
 static int consume(struct source *s)
 {
 	int rc = s->rb ? ring_buffer__consume(s->rb) : perf_buffer__consume(s->pb);
@@ -259,7 +269,10 @@ int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err)
 		int64_t left = deadline == INT64_MAX ? tick : deadline - now_ms();
 		int n = epoll_wait(r->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])),
 				   left <= 0 ? 0 : left < tick ? (int)left : tick);
+		bool woken = false;
 
+		for (int i = 0; i < n; i++)
+			woken |= evs[i].data.ptr == NULL; /* rt_reader_wake_on's */
 		if (n < 0)
 			return errno == EINTR ? -EINTR :
 				gs_errorf(err, -errno, "waiting for events failed: %s", strerror(errno));
@@ -271,7 +284,7 @@ int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err)
 		}
 		r->turn = r->n ? (r->turn + 1) % r->n : 0;
 		r->any |= r->delivered > 0;
-		if (r->stop || r->delivered || left <= 0 || now_ms() >= deadline)
+		if (r->stop || r->delivered || woken || left <= 0 || now_ms() >= deadline)
 			return r->stop ? r->stop : r->delivered;
 	}
 }

@@ -18,20 +18,44 @@
 
 /* The dlopen hook (dlhook.c): a uprobe on the dynamic linker's
  * _dl_debug_state in f's process that counts calls; rt_dlhook_changed is 1
- * once per change of the count. */
+ * once per change of the count. Holding, the process also stops at each
+ * completed change until rt_dlhook_release(), and the doorbell's fd (for
+ * the reader's epoll) is readable as soon as it does. */
 #define RT_DLHOOK_PROG "gs_dl_hook"
 #define RT_DLHOOK_MAP "gs_dl_changes"
+#define RT_DLHOOK_DOORBELL "gs_dl_doorbell"
+#define RT_DLHOOK_DOORBELL_SIZE 4096u /* bytes: the smallest ring buffer, a page */
 struct rt_dlhook;
 struct gs_procfill;
 struct gs_asm;
-/* Where the hook goes in pid: the linker's path (malloc'd) and file offset. */
-int rt_dlhook_locate(pid_t pid, char **path, uint64_t *off, struct gs_error *err);
-/* The hook's program into a (finished). */
-int rt_dlhook_program(struct gs_asm *a, struct gs_error *err);
-int rt_dlhook_new(const struct gs_procfill *f, bool force_tracefs, struct rt_dlhook **out,
-		  struct gs_error *err);
+struct gs_reader;
+/* Where the hook goes in a process. */
+struct rt_dlhook_site {
+	char *path;          /* the dynamic linker (malloc'd) */
+	uint64_t off;        /* file offset of _dl_debug_state */
+	bool has_state;      /* it defines _r_debug: state_delta holds */
+	int32_t state_delta; /* &_r_debug.r_state - &_dl_debug_state */
+};
+int rt_dlhook_locate(pid_t pid, struct rt_dlhook_site *site, struct gs_error *err);
+void rt_dlhook_site_free(struct rt_dlhook_site *site);
+/* The hook's program into a (finished): counting; with hold, stopping
+ * first; with doorbell too, ringing RT_DLHOOK_DOORBELL (its second map). */
+int rt_dlhook_program(struct gs_asm *a, const struct rt_dlhook_site *site, bool hold,
+		      bool doorbell, struct gs_error *err);
+int rt_dlhook_new(const struct gs_procfill *f, bool hold, bool force_tracefs,
+		  struct rt_dlhook **out, struct gs_error *err);
+int rt_dlhook_doorbell_fd(const struct rt_dlhook *h);
 int rt_dlhook_changed(struct rt_dlhook *h);
+/* SIGCONT when rt_dlhook_changed saw a stop (holding only). */
+void rt_dlhook_release(struct rt_dlhook *h);
 void rt_dlhook_free(struct rt_dlhook *h);
+/* An fd whose readiness ends gs_reader_poll (reader.c) with what it has
+ * delivered so far, so the caller can act on it. */
+int rt_reader_wake_on(struct gs_reader *r, int fd, struct gs_error *err);
+/* The plan's process stops at each dlopen until its maps are refreshed
+ * (gs_plan_opts.hold_on_dlopen, plan.c). */
+struct gs_plan;
+bool rt_plan_holds_dlopen(const struct gs_plan *p);
 
 /* Where a function's body starts: the first line-table entry of [low, high)
  * flagged prologue_end, else the first whose line differs from the line at

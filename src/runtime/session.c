@@ -43,7 +43,7 @@ struct gs_session {
 	struct session_trace *v;
 	size_t n;
 	int64_t last_refresh_ns;
-	struct rt_dlhook *dlhook;    /* -p: _dl_debug_state calls, or NULL */
+	struct rt_dlhook *dlhook;    /* with a pid: _dl_debug_state calls, or NULL */
 	bool dlhook_tried;
 	char *report;
 	bool multi;    /* programs load for, and attach through, uprobe_multi links */
@@ -241,18 +241,23 @@ static int open_gate(struct gs_session *s, struct gs_error *err)
 	return 0;
 }
 
-/* -p: a process's dlopen and dlclose reach the module maps at once, through
- * a uprobe on its dynamic linker's hook (none: the refresh timer alone).
- * Once per session, when its modules are known. */
+/* With a pid: a process's dlopen and dlclose reach the module maps at
+ * once, through a uprobe on its dynamic linker's hook (none: the refresh
+ * timer alone); holding, the process waits for them, and the hook's
+ * doorbell wakes the reader. Once per session, when its modules are known. */
 static void start_dlhook(struct gs_session *s)
 {
 	struct gs_error ignored;
+	int fd;
 
 	if (s->dlhook_tried || s->pid <= 0 || !s->nfills)
 		return;
 	s->dlhook_tried = true;
-	if (rt_dlhook_new(&s->fills[0], s->opts.force_tracefs, &s->dlhook, &ignored))
+	if (rt_dlhook_new(&s->fills[0], rt_plan_holds_dlopen(s->plan), s->opts.force_tracefs,
+			  &s->dlhook, &ignored))
 		s->dlhook = NULL;
+	if ((fd = rt_dlhook_doorbell_fd(s->dlhook)) >= 0)
+		rt_reader_wake_on(s->reader, fd, &ignored);
 }
 
 /* An attach on its own thread: registering a uprobe waits for an RCU
@@ -418,32 +423,47 @@ void gs_session_phase_times(const struct gs_session *s, struct gs_phase_times *t
 		t->ns[i] += s->times.ns[i];
 }
 
+/* The processes' modules read again; a process the hook holds goes on. */
+static int refresh(struct gs_session *s, int64_t now, struct gs_error *err)
+{
+	int rc = 0;
+
+	s->last_refresh_ns = now;
+	/* A process that is gone just stops producing events; in target
+	 * mode it is forgotten, so a new one with its pid is filled. */
+	for (size_t i = 0; i < s->nfills;) {
+		rc = gs_procfill_refresh(&s->fills[i], &s->pool, s->pid > 0, err);
+		if (rc < 0 && rc != -ENOENT && rc != -ESRCH)
+			break;
+		if (rc < 0 && s->pid <= 0) {
+			gs_procfill_forget(&s->fills[i], &s->pool);
+			gs_procfill_fini(&s->fills[i]);
+			s->fills[i] = s->fills[--s->nfills];
+			continue;
+		}
+		rc = 0;
+		i++;
+	}
+	rt_dlhook_release(s->dlhook);
+	if (rc == 0 && s->pid <= 0)
+		rc = fill_target_processes(s, err);
+	return rc;
+}
+
 int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 {
 	int64_t now = monotonic_ns();
-	int rc;
+	bool changed = rt_dlhook_changed(s->dlhook);
+	int rc, n;
 
-	if (s->nfills && (now - s->last_refresh_ns >= REFRESH_INTERVAL_NS ||
-			  rt_dlhook_changed(s->dlhook))) {
-		s->last_refresh_ns = now;
-		/* A process that is gone just stops producing events; in target
-		 * mode it is forgotten, so a new one with its pid is filled. */
-		for (size_t i = 0; i < s->nfills;) {
-			rc = gs_procfill_refresh(&s->fills[i], &s->pool, s->pid > 0, err);
-			if (rc < 0 && rc != -ENOENT && rc != -ESRCH)
-				return rc;
-			if (rc < 0 && s->pid <= 0) {
-				gs_procfill_forget(&s->fills[i], &s->pool);
-				gs_procfill_fini(&s->fills[i]);
-				s->fills[i] = s->fills[--s->nfills];
-				continue;
-			}
-			i++;
-		}
-		if (s->pid <= 0 && (rc = fill_target_processes(s, err)))
-			return rc;
-	}
-	return gs_reader_poll(s->reader, timeout_ms, err);
+	if (s->nfills && (changed || now - s->last_refresh_ns >= REFRESH_INTERVAL_NS) &&
+	    (rc = refresh(s, now, err)))
+		return rc;
+	n = gs_reader_poll(s->reader, timeout_ms, err);
+	/* A held process waits for its refresh, not for the next poll. */
+	if (n >= 0 && rt_dlhook_changed(s->dlhook) && (rc = refresh(s, monotonic_ns(), err)))
+		return rc;
+	return n;
 }
 
 int gs_session_fd(const struct gs_session *s)

@@ -19,11 +19,11 @@ int gs_cg_vm_load(struct gs_vm *vm, const struct gs_program *p, uint32_t *map_id
 			return id;
 		map_ids[i] = (uint32_t)id;
 	}
-	prog = gs_vm_load_asm_btf(vm, &p->main, &p->btf, map_ids, err);
+	prog = gs_vm_load_asm_btf(vm, &p->main, p->btf, map_ids, err);
 	*step = -1;
 	if (prog < 0 || !p->has_step)
 		return prog;
-	*step = gs_vm_load_asm(vm, &p->step, map_ids, err);
+	*step = gs_vm_load_asm(vm, p->step, map_ids, err);
 	if (*step < 0)
 		return *step;
 	return gs_vm_map_update(vm, map_ids[p->map_index[GS_MAP_BT_PROGS]], &(uint32_t){ 0 },

@@ -32,7 +32,7 @@ static char *dump(const struct gs_program *p)
 	gs_asm_dump(&p->main, f);
 	if (p->has_step) {
 		fprintf(f, "\n; step program %s\n", p->step_name);
-		gs_asm_dump(&p->step, f);
+		gs_asm_dump(p->step, f);
 	}
 	fclose(f);
 	return text;

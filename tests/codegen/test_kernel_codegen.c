@@ -41,7 +41,7 @@ static void test_generated_program_passes_the_verifier(void **state)
 	if (gs_program_build(kc->c->spec, &o, &p, &err))
 		fail_msg("%s: %s", kc->name, err.msg);
 	d = (struct gs_kload_desc){ .name = p->name, .type = BPF_PROG_TYPE_KPROBE,
-				    .maps = p->maps, .nmaps = p->nmaps, .btf = &p->btf };
+				    .maps = p->maps, .nmaps = p->nmaps, .btf = p->btf };
 	gs_kload_init(&k);
 	rc = gs_kload_create_maps(&k, &d, &err);
 	if (rc == 0)
@@ -62,16 +62,16 @@ static void test_generated_program_passes_the_verifier(void **state)
 
 		snprintf(step, sizeof(step), "%s.step", kc->name);
 		d.name = p->step_name;
-		if (gs_kload_prog(&k, &d, &p->step, &err)) {
+		if (gs_kload_prog(&k, &d, p->step, &err)) {
 			fprintf(stderr, "%s\n--- %s ---\n", err.msg, step);
-			gs_asm_dump(&p->step, stderr);
+			gs_asm_dump(p->step, stderr);
 			fprintf(stderr, "--- last %d lines of the verifier log ---\n%s\n",
 				LOG_TAIL_LINES, gs_kload_log_tail(k.log, LOG_TAIL_LINES));
 			gs_kload_fini(&k);
 			gs_program_free(p);
 			fail_msg("%s was not loaded", step);
 		}
-		printf("verified_insns %s %zu %u\n", step, p->step.len, k.verified_insns);
+		printf("verified_insns %s %zu %u\n", step, p->step->len, k.verified_insns);
 	}
 	fflush(stdout);
 	gs_kload_fini(&k);
@@ -117,7 +117,7 @@ static void test_twenty_bt_statements_verify_once(void **state)
 	if (gs_program_build(&many, &o, &p, &err))
 		fail_msg("%s", err.msg);
 	d = (struct gs_kload_desc){ .name = p->name, .type = BPF_PROG_TYPE_KPROBE,
-				    .maps = p->maps, .nmaps = p->nmaps, .btf = &p->btf };
+				    .maps = p->maps, .nmaps = p->nmaps, .btf = p->btf };
 	gs_kload_init(&k);
 	if (gs_kload_create_maps(&k, &d, &err) || gs_kload_prog(&k, &d, &p->main, &err))
 		fail_msg("%s", err.msg);
@@ -160,7 +160,7 @@ static void test_stack_counting_program_passes_the_verifier(void **state)
 		assert_int_equal(m->key_size, 12 + 12 + 16 * 32 + 8 * depths[i]);
 		assert_int_equal(m->max_entries, GS_DEFAULT_STACK_COUNTS_MAX);
 		d = (struct gs_kload_desc){ .name = p->name, .type = BPF_PROG_TYPE_KPROBE,
-					    .maps = p->maps, .nmaps = p->nmaps, .btf = &p->btf };
+					    .maps = p->maps, .nmaps = p->nmaps, .btf = p->btf };
 		gs_kload_init(&k);
 		if (gs_kload_create_maps(&k, &d, &err) || gs_kload_prog(&k, &d, &p->main, &err)) {
 			if (k.log)

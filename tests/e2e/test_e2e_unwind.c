@@ -1,7 +1,8 @@
 /* Backtraces that end where gdb's end (issue 11): through signal frames
  * (SIGUSR1 and SIGALRM, with and without SA_ONSTACK), a gcc DRAP frame,
  * the dynamic linker's lazy binding, pthread workers, a library probed
- * right after dlopen returns, dlopen/dlclose churn, and C++ names. Every
+ * right after dlopen returns, dlopen/dlclose churn, a launched command's
+ * first dlopen, and C++ names. Every
  * block is complete and equals gdb's `bt` at the same pc of the same
  * process (gdb's synthesized inline frames aside: the harness groups them). */
 #include <signal.h>
@@ -239,6 +240,40 @@ static void s_dlopen_churn(struct e2e_ctx *c)
 	e2e_traced_free(&t);
 }
 
+/* Launch mode (issue 10, `gstrace -t libpython... -- python3 script.py`):
+ * the command dlopens a library first thing and the library calls the
+ * traced function right after. The process stops at the dlopen until its
+ * maps know the library, so every block is complete, the first one too,
+ * and equals gdb's on a second run of the same program. */
+static void s_launch_dlopen_early(struct e2e_ctx *c)
+{
+	static const char *const chain[] = {
+		"dlopen_main_callback", "dlopen_lib_leaf", "dlopen_lib_middle", "dlopen_lib_driver",
+		"main",
+	};
+	const char *fixture = "backtrace_dlopen_early_program";
+	struct e2e_trace tr = { .script = "trace dlopen_main_callback { bt; }", .max_events = 5,
+				.duration = 15, .command = e2e_fixture_path(fixture) };
+	struct e2e_traced t;
+	int lock = e2e_lock(fixture, false);
+
+	memset(&t, 0, sizeof(t));
+	e2e_trace_run(c, &tr, &t.r, &t.out);
+	e2e_unlock(lock);
+	e2e_expect(c, e2e_run_exit_code(&t.r) == 0 && !t.r.killed,
+		   "gstrace should stop by itself with exit 0 after --max-events 5: exit %d",
+		   e2e_run_exit_code(&t.r));
+	e2e_expect(c, t.out.nblocks == 5, "%zu blocks, 5 expected", t.out.nblocks);
+	expect_complete(c, &t, chain, 5);
+	/* gdb on a process of its own: the launched one is gone */
+	if (t.out.nblocks && e2e_fixture_start(&t.f, fixture)) {
+		e2e_take_gdb(c, &t, "dlopen_main_callback");
+		for (size_t i = 0; t.have_gdb && i < t.out.nblocks; i++)
+			e2e_compare_gdb(c, &t.out.blocks[i], &t.g, true, 0);
+	}
+	e2e_traced_free(&t);
+}
+
 /* `trace memcmp` with -p: the implementation the process selected is
  * probed (said on stderr), not the IFUNC's resolver. */
 static void s_ifunc(struct e2e_ctx *c)
@@ -274,5 +309,6 @@ const struct e2e_scenario e2e_unwind_scenarios[] = {
 	{ "dlopen-probe", s_dlopen_probe, E2E_NEED_TRACING | E2E_NEED_GDB },
 	{ "dlopen-churn", s_dlopen_churn, E2E_NEED_TRACING },
 	{ "ifunc", s_ifunc, E2E_NEED_TRACING | E2E_NEED_GDB },
+	{ "launch-dlopen-early", s_launch_dlopen_early, E2E_NEED_TRACING | E2E_NEED_GDB },
 };
 const size_t e2e_unwind_nscenarios = ARRAY_SIZE(e2e_unwind_scenarios);
