@@ -78,6 +78,8 @@ extern const struct e2e_scenario faults_target_scenarios[];
 extern const size_t faults_target_nscenarios;
 extern const struct e2e_scenario faults_events_scenarios[];
 extern const size_t faults_events_nscenarios;
+extern const struct e2e_scenario faults_scale_scenarios[];
+extern const size_t faults_scale_nscenarios;
 extern const struct e2e_scenario faults_files_scenarios[];
 extern const size_t faults_files_nscenarios;
 

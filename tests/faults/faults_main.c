@@ -9,6 +9,7 @@ static const struct e2e_table tables[] = {
 	{ faults_input_scenarios, &faults_input_nscenarios },
 	{ faults_target_scenarios, &faults_target_nscenarios },
 	{ faults_events_scenarios, &faults_events_nscenarios },
+	{ faults_scale_scenarios, &faults_scale_nscenarios },
 	{ faults_files_scenarios, &faults_files_nscenarios },
 };
 
