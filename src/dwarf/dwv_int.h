@@ -44,6 +44,8 @@ struct gs_dwarf {
 	Dwarf *dw;
 	Dwarf_CFI *cfi_eh;    /* from cfi_elf's .eh_frame (owned: dwarf_cfi_end) */
 	Dwarf_CFI *cfi_debug; /* .debug_frame of dw (owned by dw) */
+	bool (*cfi_allowed)(void *arg, bool debug_frame, uint64_t pc); /* NULL: allowed */
+	void *cfi_allowed_arg;
 	uint64_t cookie;
 	struct dwv_arena_block *arena;
 	struct dwv_section *sections;
