@@ -21,7 +21,7 @@ int rt_plan_cfi_problem(struct gs_modfiles *files, const char *module, uint64_t 
 	if (gs_modfile_open(files, module, &file, NULL) != 0 ||
 	    gs_modfile_cfi(file, &tab, NULL) != 0)
 		tab = NULL;
-	if (tab && tab->stats.eh_frame_refused)
+	if (tab && tab->stats.eh_frame_refused && !(missing && tab->stats.eh_frame_broken))
 		return gs_errorf(err, -ENOENT, "the .eh_frame of %s is corrupt: its entries failed "
 				 "the checks made before libdw reads CFI (docs/unwind.md), so none "
 				 "of it was read and bt cannot unwind from 0x%" PRIx64 "; the file "
