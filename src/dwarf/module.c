@@ -235,7 +235,9 @@ void gs_dwarf_free(struct gs_dwarf *d)
 	if (d->cfi_eh)
 		dwarf_cfi_end(d->cfi_eh);
 	dwv_map_free(&d->types);
-	dwv_map_free(&d->fixups);
+	dwv_map_free(&d->building);
+	free(d->fixups.t);
+	free(d->fixups.from);
 	dwv_map_free(&d->scopes);
 	dwv_map_free(&d->global_vars);
 	names_free(&d->globals);
