@@ -152,6 +152,24 @@ static void s_hostile_dwarf_types(struct e2e_ctx *c)
 		e2e_expect(c, !strstr(e2e_buf_str(&r.out), "<no data>"), "a type says <no data>");
 		e2e_run_free(&r);
 	}
+	/* in JSON, a status where the value would be */
+	if (faults_gstrace_start(c, &r, (const char *const[]){
+		    "-p", pid, "-t", e2e_fixture_path("libfaults_crafted.so"), "--max-events", "1",
+		    "--script-output", "json", "-s",
+		    "trace crafted_fn { print g_cyclic; print g_chain1025; }", NULL })) {
+		const char *out;
+
+		faults_wait_ready(c, &r, NULL, 20000);
+		faults_finish(c, &r, 20000);
+		faults_expect_exit(c, &r, 0, NULL);
+		out = e2e_buf_str(&r.out);
+		e2e_expect(c, faults_json_valid(out, strcspn(out, "\n")), "not one JSON value: %s",
+			   out);
+		e2e_expect(c, strstr(out, "\"value\":{\"status\":\"cyclic_type\"}") &&
+			   strstr(out, "\"value\":{\"status\":\"type_too_deep\"}"),
+			   "JSON does not say why: %s", out);
+		e2e_run_free(&r);
+	}
 	faults_fixture_stop(&fx);
 }
 
