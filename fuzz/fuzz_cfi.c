@@ -1,19 +1,42 @@
 /* libFuzzer target for the row builder on mutated ELF files: the input is
  * either a whole ELF image, or CFI bytes placed as .eh_frame / .debug_frame
  * of a small in-memory ELF, or byte edits of that ELF's well-formed CFI.
- * Building the table must succeed or fail cleanly, and every exported row
- * must be non-empty, sorted and follow the export rules. */
+ * Building the table must succeed or fail cleanly, every exported row
+ * must be non-empty, sorted and follow the export rules, and no unit may
+ * cost libdw more than 100 ms (below). */
 #include <gelf.h>
 #include <libelf.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gs/unwind.h>
 
 #include "smoke.h"
 
 #define EH_ADDR 0x2000
+
+/* No unit slower than 100 ms, counted rather than timed (a timer is noisy
+ * under ASan on a loaded machine): the CFA instructions libdw was asked to
+ * run (stats.steps), about 1 ns each in a release build (gcc 12's lto1:
+ * 89 M steps, 95 ms). An input of up to 8 KB cannot come near it (at most
+ * its instructions squared) unless a check on what libdw is given is gone.
+ * What the count does not model (libdw sizing its register array by a
+ * huge register number: seconds and gigabytes) trips a CPU-time bound
+ * twenty times as large, GS_FUZZ_CFI_MAX_MS (0: off). */
+#define MAX_STEPS 100000000u
+#define BOUNDED_INPUT 8192
+#define DEFAULT_MAX_CPU_MS 2000
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 /* CIE "zR" pcrel|sdata4, CFA rsp+8, RA at CFA-8; an FDE for 0x1000..0x1040
  * (push rbp; mov rsp, rbp); an FDE for 0x1040..0x1050 with a CFA
@@ -85,10 +108,15 @@ static uint8_t *build_elf(const uint8_t *eh, size_t neh, const uint8_t *dbg, siz
 	return img;
 }
 
-static void check_table(const struct gs_cfi_table *t)
+static void check_table(const struct gs_cfi_table *t, size_t input_size)
 {
 	size_t dropped = 0;
 
+	if (input_size <= BOUNDED_INPUT && t->stats.steps > MAX_STEPS) {
+		fprintf(stderr, "fuzz_cfi: libdw was asked for %zu steps (> %u)\n", t->stats.steps,
+			MAX_STEPS);
+		abort();
+	}
 	for (int i = 0; i < GS_CFI_DROP_NREASONS; i++)
 		dropped += t->stats.dropped[i];
 	if (t->stats.rows != t->stats.exported + dropped || t->nrows + t->stats.merged != t->stats.exported)
@@ -106,8 +134,10 @@ static void check_table(const struct gs_cfi_table *t)
 	}
 }
 
-static void run(const uint8_t *img, size_t size)
+static void run(const uint8_t *img, size_t size, size_t input_size)
 {
+	const char *env = getenv("GS_FUZZ_CFI_MAX_MS");
+	double max_ms = env ? strtod(env, NULL) : DEFAULT_MAX_CPU_MS, start = cpu_ms();
 	uint8_t *copy = malloc(size ? size : 1);
 	struct gs_cfi_opts opts[2] = { { .sz = sizeof(opts[0]) },
 				       { .sz = sizeof(opts[0]), .no_merge = true } };
@@ -123,7 +153,7 @@ static void run(const uint8_t *img, size_t size)
 		struct gs_error err;
 
 		if (gs_cfi_table_from_elf(elf, &opts[k], &t, &err) == 0) {
-			check_table(&t);
+			check_table(&t, input_size);
 			gs_cfi_table_free(&t);
 		} else if (!err.msg[0]) {
 			abort();
@@ -132,6 +162,11 @@ static void run(const uint8_t *img, size_t size)
 	if (elf)
 		elf_end(elf);
 	free(copy);
+	if (input_size <= BOUNDED_INPUT && max_ms > 0 && cpu_ms() - start > max_ms) {
+		fprintf(stderr, "fuzz_cfi: %.0f ms of CPU for one unit (> %.0f)\n", cpu_ms() - start,
+			max_ms);
+		abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -145,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put32(eh + 32, (uint32_t)(0x1000 - (EH_ADDR + 32)));
 	put32(eh + 64, (uint32_t)(0x1040 - (EH_ADDR + 64)));
 	if (size >= 4 && memcmp(data, ELFMAG, SELFMAG) == 0) {
-		run(data, size);
+		run(data, size, size);
 		return 0;
 	}
 	switch (size ? data[0] % 4 : 3) {
@@ -169,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		img = build_elf(eh, sizeof(eh), dbg, sizeof(dbg), &img_size);
 		break;
 	}
-	run(img, img_size);
+	run(img, img_size, size);
 	free(img);
 	return 0;
 }

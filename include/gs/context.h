@@ -42,6 +42,10 @@ struct gs_type_enumerator {
 #define GS_TYPEF_CHAR 0x02     /* a character type: {:s} reads arrays and
 				* pointers of it as strings */
 #define GS_TYPEF_FUNCTION 0x04 /* POINTER: to a function (target NULL) */
+#define GS_TYPEF_CYCLIC 0x08   /* UNKNOWN: the DWARF type holds itself by value (a
+				* typedef cycle, an array of itself): <cyclic type> */
+#define GS_TYPEF_TOO_DEEP 0x10 /* UNKNOWN: nested past what the reader follows (1024
+				* typedef/cv links, 64 other levels): <type too deep> */
 
 /* kind (enum gs_type_kind) and name are always set. size is the scalar
  * width the flat renderers use: byte_size when it is 1..8, else 0. */

@@ -35,6 +35,14 @@ struct gs_dwarf_opts {
 	 * when its DWARF is in a separate file). NULL: the Dwarf's own ELF,
 	 * then its .debug_frame. */
 	struct Elf *cfi_elf;
+	/* Asked before libdw's CFI interpreter runs at a PC (the CFA a frame
+	 * base names), for the .eh_frame of cfi_elf (debug_frame false) or
+	 * the Dwarf's .debug_frame: false keeps libdw away from CFI that
+	 * failed its checks (a hostile file can make it allocate gigabytes:
+	 * docs/unwind.md), and that CFI is then not read for the PC. gstrace
+	 * answers from each section's checks; NULL: always run. */
+	bool (*cfi_allowed)(void *arg, bool debug_frame, uint64_t pc);
+	void *cfi_allowed_arg;
 };
 
 struct gs_dwarf;

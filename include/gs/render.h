@@ -18,7 +18,9 @@
  *                      "text" up to the NUL    OptimizedOut  <optimized out>
  *   bit field          its bits, signed or not as its type
  *   anything else, or fewer bytes than the type: the bytes in hex {01 02 ff};
- *   no data: <no data>. Members and elements past the captured bytes show
+ *   no data: <no data>; a type the dwarf layer gave up on (GS_TYPEF_CYCLIC,
+ *   GS_TYPEF_TOO_DEEP): <cyclic type>, <type too deep>, as the value or a
+ *   member. Members and elements past the captured bytes show
  *   as `...`. Strings and names from the target are escaped
  *   (gs_render_escaped; in quotes also \" \\ \n \t \r).
  * Statuses other than Ok replace the value:

@@ -34,6 +34,9 @@ enum gs_cfi_drop {
 	GS_CFI_DROP_RBP_RULE,       /* rbp rule outside the exportable set */
 	GS_CFI_DROP_LIBDW_ERROR,    /* libdw could not compute the row */
 	GS_CFI_DROP_SAVED_RULE,     /* (loop walker rows) an rbx/r12-r15 rule outside the set */
+	GS_CFI_DROP_CORRUPT,        /* the FDE's instructions (or its CIE's) were refused
+				     * unread: a register x86-64 does not have, an unknown
+				     * opcode, more work than the per-FDE budget */
 	GS_CFI_DROP_NREASONS
 };
 
@@ -52,6 +55,10 @@ struct gs_cfi_stats {
 	size_t xexported;         /* rows of xrows (the loop walker's) before merging */
 	size_t xdropped[GS_CFI_DROP_NREASONS]; /* rows the loop walker cannot use either */
 	size_t signal_rows;       /* xrows of signal frames (CIE 'S') */
+	size_t corrupt_fdes;      /* FDEs whose instructions libdw was not given */
+	bool eh_frame_refused;    /* .eh_frame was not given to libdw at all: */
+	bool debug_frame_refused; /* ... nor .debug_frame (docs/unwind.md) */
+	size_t steps;             /* CFA instructions libdw was asked to run, at most */
 };
 
 /* Options (GS_OPTS); zero is the default: merge, and read .debug_frame for

@@ -40,17 +40,28 @@ struct dwv_names {
 	size_t nheads;
 };
 
+/* Alias nodes (typedef, cv) and the node each copies, in the order they
+ * were made: copied again once the outermost type is built. */
+struct dwv_fixups {
+	struct gs_type **t;
+	const struct gs_type **from;
+	size_t n, cap;
+};
+
 struct gs_dwarf {
 	Dwarf *dw;
 	Dwarf_CFI *cfi_eh;    /* from cfi_elf's .eh_frame (owned: dwarf_cfi_end) */
 	Dwarf_CFI *cfi_debug; /* .debug_frame of dw (owned by dw) */
+	bool (*cfi_allowed)(void *arg, bool debug_frame, uint64_t pc); /* NULL: allowed */
+	void *cfi_allowed_arg;
 	uint64_t cookie;
 	struct dwv_arena_block *arena;
 	struct dwv_section *sections;
 	size_t nsections;
 
 	struct dwv_map types;   /* Dwarf_Die.addr -> struct gs_type * */
-	struct dwv_map fixups;  /* typedef / cv node -> the node it copies */
+	struct dwv_map building; /* struct gs_type * -> non-NULL while it is built */
+	struct dwv_fixups fixups; /* typedef / cv nodes to copy again, in order */
 	unsigned type_depth;
 
 	struct dwv_map scopes;  /* pc (as a pointer-sized key) -> scope */
@@ -75,8 +86,36 @@ bool dwv_cu_at(struct gs_dwarf *d, uint64_t pc, Dwarf_Die *out);
 int dwv_cfa_at(struct gs_dwarf *d, uint64_t pc, uint8_t *reg, int64_t *off);
 
 /* types.c: the gs_type of a type DIE (NULL DIE: void). Never NULL: an
- * unreadable type becomes GS_TYPE_UNKNOWN named "?". */
+ * unreadable type becomes GS_TYPE_UNKNOWN named "?"; one that holds itself
+ * by value (a typedef cycle, an array of itself) is GS_TYPE_UNKNOWN with
+ * GS_TYPEF_CYCLIC, one nested past the limits GS_TYPEF_TOO_DEEP. */
 const struct gs_type *dwv_type(struct gs_dwarf *d, Dwarf_Die *die);
+/* The same, for a type held by value (by_value: a variable's, a member's,
+ * an element's, what a typedef names), where meeting a type still being
+ * built is a cycle, or through a pointer, where it is not. */
+const struct gs_type *dwv_type_ref(struct gs_dwarf *d, Dwarf_Die *die, bool by_value);
+/* The type under construction (t non-NULL while built). */
+bool dwv_type_building(const struct gs_dwarf *d, const struct gs_type *t);
+void dwv_type_built(struct gs_dwarf *d, const struct gs_type *t, bool building);
+/* The markers dwv_type returns for what it cannot build. */
+const struct gs_type *dwv_void_type(void);
+const struct gs_type *dwv_cyclic_type(void);
+const struct gs_type *dwv_too_deep_type(void);
+/* A DIE's name, NULL when it has none or an empty one (no C type is
+ * spelled ""; code that ends a spelling looks at its last character). */
+const char *dwv_die_name(Dwarf_Die *die);
+/* snprintf(fmt, a, b) into the arena (NULL arguments as ""). */
+const char *dwv_spell(struct gs_dwarf *d, const char *fmt, const char *a, const char *b);
+
+/* types_alias.c: a chain of typedef and cv-qualifier DIEs from die, each
+ * a copy of the type it names with its own spelling, followed in a loop
+ * up to 1024 links (then GS_TYPEF_TOO_DEEP); a chain that comes back to
+ * itself is GS_TYPEF_CYCLIC. */
+const struct gs_type *dwv_alias_chain(struct gs_dwarf *d, Dwarf_Die *die, bool by_value);
+bool dwv_is_alias(int tag);
+/* Copies every alias node again from the node it names, once the
+ * outermost type is built (what it names may have been incomplete). */
+void dwv_run_fixups(struct gs_dwarf *d);
 /* The type of a variable DIE (its DW_AT_type, through abstract origins). */
 const struct gs_type *dwv_var_type(struct gs_dwarf *d, Dwarf_Die *var);
 /* A pointer type to t (the script's `&x`, cast to "T *"). */

@@ -157,7 +157,8 @@ int dwv_cfa_at(struct gs_dwarf *d, uint64_t pc, uint8_t *reg, int64_t *off)
 		size_t nops;
 		int rc;
 
-		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc, &frame) != 0)
+		if (!cfis[i] || (d->cfi_allowed && !d->cfi_allowed(d->cfi_allowed_arg, i == 1, pc)) ||
+		    dwarf_cfi_addrframe(cfis[i], pc, &frame) != 0)
 			continue;
 		rc = dwarf_frame_cfa(frame, &ops, &nops);
 		if (rc == 0 && nops == 1 && ops[0].atom == DW_OP_bregx &&
@@ -210,6 +211,8 @@ int gs_dwarf_new(Dwarf *dw, const struct gs_dwarf_opts *opts, struct gs_dwarf **
 		return gs_errorf(err, -ENOMEM, "out of memory reading DWARF");
 	d->dw = dw;
 	d->cookie = o.cookie;
+	d->cfi_allowed = o.cfi_allowed;
+	d->cfi_allowed_arg = o.cfi_allowed_arg;
 	elf = o.cfi_elf ? o.cfi_elf : dwarf_getelf(dw);
 	if (elf)
 		d->cfi_eh = dwarf_getcfi_elf(elf);
@@ -232,7 +235,9 @@ void gs_dwarf_free(struct gs_dwarf *d)
 	if (d->cfi_eh)
 		dwarf_cfi_end(d->cfi_eh);
 	dwv_map_free(&d->types);
-	dwv_map_free(&d->fixups);
+	dwv_map_free(&d->building);
+	free(d->fixups.t);
+	free(d->fixups.from);
 	dwv_map_free(&d->scopes);
 	dwv_map_free(&d->global_vars);
 	names_free(&d->globals);

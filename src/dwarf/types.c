@@ -1,15 +1,18 @@
 /* Type DIEs -> gs_type trees, memoized by DIE so a type shared by many
  * variables (and a struct reaching itself through a pointer) is built once.
- * typedef and cv-qualified types are copies of the type they name, with
- * their own spelling; since the named type may still be under construction
- * (struct node { node_t *next; }), the copy is refreshed once the outermost
- * conversion finishes. */
+ * typedef and cv-qualified types (types_alias.c) are copies of the type
+ * they name, with their own spelling. A type that holds itself by value
+ * (hostile DWARF: a typedef cycle, an array or struct of itself) is marked
+ * cyclic, nesting past MAX_TYPE_DEPTH too deep: the renderer says so. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dwv_int.h"
 
+/* Types nested in types (members, elements, pointees...) are built by
+ * recursion, 64 levels at most; typedef and cv chains do not count (they
+ * are followed in a loop, types_alias.c). */
 #define MAX_TYPE_DEPTH 64
 #define NAME_MAX_LEN 256
 
@@ -21,6 +24,54 @@ static struct gs_type void_type = {
 	.kind = GS_TYPE_UNKNOWN, .name = "void",
 };
 
+static struct gs_type cyclic_type = {
+	.kind = GS_TYPE_UNKNOWN, .name = "<cyclic type>", .flags = GS_TYPEF_CYCLIC,
+};
+
+static struct gs_type too_deep_type = {
+	.kind = GS_TYPE_UNKNOWN, .name = "<type too deep>", .flags = GS_TYPEF_TOO_DEEP,
+};
+
+const struct gs_type *dwv_void_type(void)
+{
+	return &void_type;
+}
+
+const struct gs_type *dwv_cyclic_type(void)
+{
+	return &cyclic_type;
+}
+
+const struct gs_type *dwv_too_deep_type(void)
+{
+	return &too_deep_type;
+}
+
+const char *dwv_die_name(Dwarf_Die *die)
+{
+	const char *name = dwarf_diename(die);
+
+	return name && name[0] ? name : NULL;
+}
+
+bool dwv_type_building(const struct gs_dwarf *d, const struct gs_type *t)
+{
+	return dwv_map_get(&d->building, t) != NULL;
+}
+
+void dwv_type_built(struct gs_dwarf *d, const struct gs_type *t, bool building)
+{
+	dwv_map_put(&d->building, t, building ? (void *)t : NULL);
+}
+
+/* "... *" or "...*" when the spelling already ends in '*'. */
+static const char *pointer_name(struct gs_dwarf *d, const char *to)
+{
+	size_t n = strlen(to);
+
+	return dwv_spell(d, "%s%s*", to, n && to[n - 1] == '*' ? "" : " ");
+}
+
 static uint64_t attr_udata(Dwarf_Die *die, unsigned name, uint64_t dflt)
 {
 	Dwarf_Attribute a;
@@ -31,7 +82,7 @@ static uint64_t attr_udata(Dwarf_Die *die, unsigned name, uint64_t dflt)
 	return v;
 }
 
-static const char *spell(struct gs_dwarf *d, const char *fmt, const char *a, const char *b)
+const char *dwv_spell(struct gs_dwarf *d, const char *fmt, const char *a, const char *b)
 {
 	char buf[NAME_MAX_LEN];
 
@@ -143,9 +194,11 @@ static void aggregate(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
 
 		if (dwarf_tag(&c) != DW_TAG_member || i == n)
 			continue;
-		name = dwarf_diename(&c);
+		name = dwv_die_name(&c);
 		mv[i].name = name ? dwv_strdup(d, name) : NULL;
-		mv[i].type = type_of(&c, &mt) ? dwv_type(d, &mt) : &void_type;
+		/* a static member (C++) is not stored in the object */
+		mv[i].type = type_of(&c, &mt) ? dwv_type_ref(d, &mt, !dwarf_hasattr(&c,
+							    DW_AT_declaration)) : &void_type;
 		member_place(&c, &mv[i]);
 		i++;
 	} while (dwarf_siblingof(&c, &c) == 0);
@@ -176,7 +229,7 @@ static void enumeration(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
 		Dwarf_Attribute a;
 		Dwarf_Sword sv;
 		Dwarf_Word uv;
-		const char *name = dwarf_diename(&c);
+		const char *name = dwv_die_name(&c);
 
 		if (dwarf_tag(&c) != DW_TAG_enumerator || i == n || !name ||
 		    !dwarf_attr(&c, DW_AT_const_value, &a))
@@ -207,6 +260,12 @@ static void array(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
 	uint64_t counts[8];
 	int ndims = 0;
 	const struct gs_type *elem = type_of(die, &et) ? dwv_type(d, &et) : &unknown_type;
+
+	if (elem->flags & (GS_TYPEF_CYCLIC | GS_TYPEF_TOO_DEEP)) {
+		/* an array of itself (or of a type that is): no size, no elements */
+		*t = *elem;
+		return;
+	}
 	char dims[NAME_MAX_LEN] = "";
 
 	if (dwarf_child(die, &c) == 0) {
@@ -239,7 +298,7 @@ static void array(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
 		snprintf(sub, sizeof(sub), "[%llu]%s", (unsigned long long)counts[i], dims);
 		memcpy(dims, sub, sizeof(dims));
 		dims[sizeof(dims) - 1] = '\0';
-		inner->name = spell(d, "%s %s", scalar->name, dims);
+		inner->name = dwv_spell(d, "%s %s", scalar->name, dims);
 		if (!i)
 			break;
 		inner->kind = GS_TYPE_ARRAY;
@@ -261,7 +320,7 @@ static const char *function_pointer_name(struct gs_dwarf *d, Dwarf_Die *fn)
 	char args[NAME_MAX_LEN] = "";
 	size_t len = 0;
 	Dwarf_Die c, rt;
-	const char *ret = type_of(fn, &rt) ? dwv_type(d, &rt)->name : "void";
+	const char *ret = type_of(fn, &rt) ? dwv_type_ref(d, &rt, false)->name : "void";
 
 	if (dwarf_child(fn, &c) == 0) {
 		do {
@@ -271,7 +330,7 @@ static const char *function_pointer_name(struct gs_dwarf *d, Dwarf_Die *fn)
 			if (dwarf_tag(&c) == DW_TAG_unspecified_parameters)
 				pn = "...";
 			else if (dwarf_tag(&c) == DW_TAG_formal_parameter)
-				pn = type_of(&c, &pt) ? dwv_type(d, &pt)->name : "?";
+				pn = type_of(&c, &pt) ? dwv_type_ref(d, &pt, false)->name : "?";
 			else
 				continue;
 			len += (size_t)snprintf(args + len, len < sizeof(args) ? sizeof(args) - len : 0,
@@ -282,7 +341,7 @@ static const char *function_pointer_name(struct gs_dwarf *d, Dwarf_Die *fn)
 	}
 	if (!len && attr_udata(fn, DW_AT_prototyped, 0))
 		snprintf(args, sizeof(args), "void");
-	return spell(d, "%s (*)(%s)", ret, args);
+	return dwv_spell(d, "%s (*)(%s)", ret, args);
 }
 
 static void pointer(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
@@ -301,54 +360,21 @@ static void pointer(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
 		t->name = function_pointer_name(d, &target);
 		return;
 	}
-	tt = dwv_type(d, &target);
+	tt = dwv_type_ref(d, &target, false); /* struct node { struct node *next; } */
 	t->target = tt == &void_type ? NULL : tt;
-	t->name = spell(d, "%s%s*", tt->name,
-			tt->name[strlen(tt->name) - 1] == '*' ? "" : " ");
-}
-
-/* typedef, const, volatile, restrict, atomic: the named type, spelled anew. */
-static void alias(struct gs_dwarf *d, Dwarf_Die *die, int tag, struct gs_type *t)
-{
-	static const char *const quals[] = {
-		[0] = "", [1] = "const ", [2] = "volatile ", [3] = "restrict ", [4] = "_Atomic ",
-	};
-	Dwarf_Die target;
-	const struct gs_type *tt;
-	int q = tag == DW_TAG_const_type ? 1 : tag == DW_TAG_volatile_type ? 2 :
-		tag == DW_TAG_restrict_type ? 3 : tag == DW_TAG_atomic_type ? 4 : 0;
-	const char *name = dwarf_diename(die);
-
-	/* The name first: a pointer back to this typedef, met while the named
-	 * type is built, is spelled with it. */
-	if (tag == DW_TAG_typedef)
-		t->name = dwv_strdup(d, name ? name : "?");
-	tt = type_of(die, &target) ? dwv_type(d, &target) : &void_type;
-	name = t->name;
-	*t = *tt;
-	if (tag == DW_TAG_typedef)
-		t->name = name;
-	else if (tt->kind == GS_TYPE_POINTER && q) /* "const char * const" */
-		t->name = spell(d, "%s %s", tt->name, quals[q] ? quals[q] : "");
-	else if (!strncmp(tt->name, quals[q], strlen(quals[q])) || tt->kind == GS_TYPE_ARRAY)
-		t->name = tt->name; /* "const char [12]": the elements carry it */
-	else
-		t->name = spell(d, "%s%s", quals[q], tt->name);
-	if (t->name && q && t->name[strlen(t->name) - 1] == ' ')
-		((char *)t->name)[strlen(t->name) - 1] = '\0';
-	dwv_map_put(&d->fixups, t, (void *)tt);
+	t->name = pointer_name(d, tt->name);
 }
 
 static const char *tagged_name(struct gs_dwarf *d, const char *kw, Dwarf_Die *die)
 {
-	const char *name = dwarf_diename(die);
+	const char *name = dwv_die_name(die);
 
-	return spell(d, name ? "%s %s" : "%s {...}", kw, name);
+	return dwv_spell(d, name ? "%s %s" : "%s {...}", kw, name);
 }
 
 static void build(struct gs_dwarf *d, Dwarf_Die *die, int tag, struct gs_type *t)
 {
-	const char *name = dwarf_diename(die);
+	const char *name = dwv_die_name(die);
 
 	switch (tag) {
 	case DW_TAG_base_type:
@@ -381,13 +407,6 @@ static void build(struct gs_dwarf *d, Dwarf_Die *die, int tag, struct gs_type *t
 		t->kind = GS_TYPE_ARRAY;
 		array(d, die, t);
 		break;
-	case DW_TAG_typedef:
-	case DW_TAG_const_type:
-	case DW_TAG_volatile_type:
-	case DW_TAG_restrict_type:
-	case DW_TAG_atomic_type:
-		alias(d, die, tag, t);
-		break;
 	default: /* subroutine types, unspecified types, ... */
 		*t = unknown_type;
 		t->name = name ? dwv_strdup(d, name) : tag == DW_TAG_subroutine_type ?
@@ -399,34 +418,7 @@ static void build(struct gs_dwarf *d, Dwarf_Die *die, int tag, struct gs_type *t
 		t->name = "?";
 }
 
-/* Re-copies every alias from the type it names, until nothing changes
- * (an alias of an alias settles one round later). */
-static void run_fixups(struct gs_dwarf *d)
-{
-	for (int round = 0; round < 16; round++) {
-		bool changed = false;
-
-		for (size_t i = 0; i < d->fixups.cap; i++) {
-			struct gs_type *t = (struct gs_type *)d->fixups.keys[i];
-			const struct gs_type *from = d->fixups.values[i];
-			struct gs_type want;
-
-			if (!t)
-				continue;
-			want = *from;
-			want.name = t->name;
-			if (memcmp(&want, t, sizeof(want)) != 0) {
-				*t = want;
-				changed = true;
-			}
-		}
-		if (!changed)
-			break;
-	}
-	dwv_map_free(&d->fixups);
-}
-
-const struct gs_type *dwv_type(struct gs_dwarf *d, Dwarf_Die *die)
+const struct gs_type *dwv_type_ref(struct gs_dwarf *d, Dwarf_Die *die, bool by_value)
 {
 	struct gs_type *t;
 	int tag;
@@ -441,19 +433,32 @@ const struct gs_type *dwv_type(struct gs_dwarf *d, Dwarf_Die *die)
 		die = &unit_type;
 	t = dwv_map_get(&d->types, die->addr);
 	if (t)
-		return t;
+		return by_value && dwv_type_building(d, t) ? &cyclic_type : t;
 	tag = dwarf_tag(die);
-	if (tag < 0 || d->type_depth >= MAX_TYPE_DEPTH || !(t = dwv_alloc(d, sizeof(*t))))
+	if (tag < 0)
+		return &unknown_type;
+	if (dwv_is_alias(tag))
+		return dwv_alias_chain(d, die, by_value);
+	if (d->type_depth >= MAX_TYPE_DEPTH)
+		return &too_deep_type;
+	if (!(t = dwv_alloc(d, sizeof(*t))))
 		return &unknown_type;
 	t->kind = GS_TYPE_UNKNOWN;
 	t->name = "?";
 	if (dwv_map_put(&d->types, die->addr, t))
 		return &unknown_type;
+	dwv_type_built(d, t, true);
 	d->type_depth++;
 	build(d, die, tag, t);
+	dwv_type_built(d, t, false);
 	if (--d->type_depth == 0 && d->fixups.n)
-		run_fixups(d);
+		dwv_run_fixups(d);
 	return t;
+}
+
+const struct gs_type *dwv_type(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	return dwv_type_ref(d, die, true);
 }
 
 const struct gs_type *dwv_var_type(struct gs_dwarf *d, Dwarf_Die *var)
@@ -472,7 +477,7 @@ const struct gs_type *dwv_pointer_to(struct gs_dwarf *d, const struct gs_type *t
 	p->kind = GS_TYPE_POINTER;
 	set_size(p, 8);
 	p->target = t == &void_type ? NULL : t;
-	p->name = spell(d, "%s%s*", t->name, t->name[strlen(t->name) - 1] == '*' ? "" : " ");
+	p->name = pointer_name(d, t->name);
 	if (!p->name)
 		p->name = "?";
 	return p;

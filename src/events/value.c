@@ -4,7 +4,8 @@
  * arrays as "strings"; enums by enumerator (the number when none matches);
  * bool, chars as 97 'a', floats as the shortest decimal that reads back
  * the same, pointers in hex, bit fields by their bits, <optimized out>.
- * Statuses replace the value; text from the target is escaped. */
+ * Statuses replace the value; text from the target is escaped. A type the
+ * dwarf layer gave up on says why: <cyclic type>, <type too deep>. */
 #include <stdio.h>
 #include <string.h>
 
@@ -181,6 +182,18 @@ static void put_chars(struct ev_out *o, const uint8_t *data, size_t n, bool quot
 static void put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
 		      unsigned depth);
 
+/* Why a type has no value to show, or NULL. */
+static const char *type_problem(const struct gs_type *t)
+{
+	if (!t || t->kind != GS_TYPE_UNKNOWN)
+		return NULL;
+	if (t->flags & GS_TYPEF_CYCLIC)
+		return "<cyclic type>";
+	if (t->flags & GS_TYPEF_TOO_DEEP)
+		return "<type too deep>";
+	return NULL;
+}
+
 static void put_members(struct ev_out *o, const struct gs_type *t, const uint8_t *data,
 			size_t len, unsigned depth)
 {
@@ -256,6 +269,10 @@ static void put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *
 		ev_put(o, "{...}", 5);
 		return;
 	}
+	if (type_problem(t)) {
+		ev_put_str(o, type_problem(t));
+		return;
+	}
 	switch (t->kind) {
 	case GS_TYPE_STRUCT:
 	case GS_TYPE_UNION:
@@ -327,6 +344,10 @@ void ev_put_value(struct ev_out *o, const struct gs_value *v, char conv)
 
 	if (v->status != GS_VAR_OK && !truncated) {
 		put_status(o, v);
+		return;
+	}
+	if (type_problem(v->type)) {
+		ev_put_str(o, type_problem(v->type));
 		return;
 	}
 	if (v->data_len == 0 && v->kind != GS_TYPE_OPTIMIZED_OUT &&

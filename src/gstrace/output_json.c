@@ -244,6 +244,13 @@ static void json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, si
 	case GS_TYPE_OPTIMIZED_OUT:
 		fputs("{\"status\":\"optimized_out\"}", f);
 		return;
+	case GS_TYPE_UNKNOWN: /* a type the dwarf layer gave up on says why */
+		if (t->flags & (GS_TYPEF_CYCLIC | GS_TYPEF_TOO_DEEP)) {
+			fputs(t->flags & GS_TYPEF_CYCLIC ? "{\"status\":\"cyclic_type\"}" :
+			      "{\"status\":\"type_too_deep\"}", f);
+			return;
+		}
+		break;
 	case GS_TYPE_F32:
 	case GS_TYPE_F64:
 		if (gs_value_scalar(t, data, len, 0, 0, &s)) {

@@ -283,34 +283,6 @@ static const struct gs_rowset *own_rows(struct gs_plan *p, struct gs_bt_plan *bp
 	return &o->rows;
 }
 
-/* Why no CFI row covers addr: a .eh_frame that is there but cannot be
- * read (a damaged file: rebuilding the same way would not help), or one
- * without an FDE for the function (built without unwind tables). */
-static int no_cfi(struct gs_plan *p, const struct gs_plan_trace *t, uint64_t addr,
-		  struct gs_error *err)
-{
-	const struct gs_cfi_table *tab = NULL;
-	struct gs_modfile *file;
-
-	if (gs_modfile_open(p->files, t->target.module, &file, NULL) != 0 ||
-	    gs_modfile_cfi(file, &tab, NULL) != 0)
-		tab = NULL;
-	if (tab && tab->stats.eh_frame_broken)
-		return gs_errorf(err, -ENOENT, "the .eh_frame of %s is corrupt: reading it stopped "
-				 "at a malformed entry at byte %zu of %zu, before any FDE covers "
-				 "0x%" PRIx64 ", so bt cannot unwind from there; the file is "
-				 "damaged (reinstall or rebuild it) or drop the bt", t->target.module,
-				 tab->stats.eh_frame_broken_at, tab->stats.eh_frame_bytes, addr);
-	if (tab && tab->stats.bad_fdes)
-		return gs_errorf(err, -ENOENT, "no readable CFI covers 0x%" PRIx64 " in %s: %zu "
-				 "of its FDEs could not be decoded, so the .eh_frame is damaged; "
-				 "reinstall or rebuild the file, or drop the bt", addr,
-				 t->target.module, tab->stats.bad_fdes);
-	return gs_errorf(err, -ENOENT, "no CFI (.eh_frame or .debug_frame) covers 0x%" PRIx64
-			 " in %s, so bt cannot unwind from there; rebuild it with "
-			 "-fasynchronous-unwind-tables or drop the bt", addr, t->target.module);
-}
-
 static int plan_bt(struct gs_plan *p, struct gs_plan_trace *t, struct gs_error *err)
 {
 	pid_t pid = rows_pid_for(p, t->target.module);
@@ -325,9 +297,12 @@ static int plan_bt(struct gs_plan *p, struct gs_plan_trace *t, struct gs_error *
 			return rc;
 		/* Without a row at the probe the walk cannot leave frame 0: a
 		 * property of the binary, known now. */
-		if (bp.probe.first_row_kind == GS_BT_ROW_MISSING) {
+		if (bp.probe.first_row_kind != GS_BT_ROW_USABLE &&
+		    (rc = rt_plan_cfi_problem(p->files, t->target.module, pr->loc->addr,
+					      bp.probe.first_row_kind == GS_BT_ROW_MISSING,
+					      err)) != 0) {
 			gs_bt_plan_fini(&bp);
-			return no_cfi(p, t, pr->loc->addr, err);
+			return rc;
 		}
 		pr->bt_probe = bp.probe;
 		if (bp.probe.module_ranges) {

@@ -127,6 +127,7 @@ struct rt_dwarf_module {
 	struct gs_dwarf *d;      /* NULL: no DWARF (why says so) */
 	uint64_t cookie;
 	struct gs_error why;
+	struct rt_cfi_guard *guard; /* what libdw may run for a frame base's CFA */
 };
 
 struct rt_dwarf_cache;
@@ -140,6 +141,15 @@ void rt_dwarf_cache_free(struct rt_dwarf_cache *c);
 int rt_dwarf_module(struct rt_dwarf_cache *c, const char *path, uint64_t cookie,
 		    const struct rt_dwarf_module **out, struct gs_error *err);
 struct gs_modfiles *rt_dwarf_cache_files(const struct rt_dwarf_cache *c);
+
+/* ---- why bt cannot unwind from a probe (plan_cfi.c) ---- */
+
+/* The probe at addr of module has no usable first row (missing: none at
+ * all, else an unsupported one): -errno with the message naming the CFI
+ * problem and its fix, or 0 when an unsupported row is only that (the
+ * walk then stops there, as the reference's does). */
+int rt_plan_cfi_problem(struct gs_modfiles *files, const char *module, uint64_t addr,
+			bool missing, struct gs_error *err);
 
 /* ---- source-level values of the plan (plan_values.c) ---- */
 

@@ -33,6 +33,7 @@ static const char *const drop_names[GS_CFI_DROP_NREASONS] = {
 	[GS_CFI_DROP_RBP_RULE] = "rbp_rule",
 	[GS_CFI_DROP_LIBDW_ERROR] = "libdw_error",
 	[GS_CFI_DROP_SAVED_RULE] = "saved_rule",
+	[GS_CFI_DROP_CORRUPT] = "corrupt_cfi",
 };
 
 const char *gs_cfi_drop_name(enum gs_cfi_drop reason)
@@ -177,7 +178,9 @@ static void add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int 
 }
 
 /* Walks the rows of one FDE range: each dwarf_cfi_addrframe() call gives
- * the row holding addr and, through dwarf_frame_info(), where it ends. */
+ * the row holding addr and, through dwarf_frame_info(), where it ends.
+ * libdw answers for an address with any FDE covering it, so addresses a
+ * corrupt FDE covers are never asked about: dropped as corrupt. */
 static void walk_range(struct uw_cfi_builder *b, Dwarf_CFI *cfi, struct uw_fde_range range)
 {
 	uint64_t addr = range.lo;
@@ -190,12 +193,19 @@ static void walk_range(struct uw_cfi_builder *b, Dwarf_CFI *cfi, struct uw_fde_r
 	while (addr < range.hi && !b->oom) {
 		struct gs_unwind_row row = { 0 };
 		struct gs_cfi_row xrow = { 0 };
+		const struct uw_fde_range *zone = uw_zone_after(b->zones, b->nzones, addr);
 		Dwarf_Frame *frame = NULL;
 		Dwarf_Addr start, end;
 		bool signal = false;
 		int ra_reg, reason, xreason;
 
 		b->t->stats.rows++;
+		if (zone && zone->lo <= addr) { /* the zone's own dropped range covers it */
+			b->t->stats.dropped[GS_CFI_DROP_CORRUPT]++;
+			addr = zone->hi < range.hi ? zone->hi : range.hi;
+			continue;
+		}
+		b->t->stats.steps += range.ops;
 		if (dwarf_cfi_addrframe(cfi, addr, &frame) != 0) {
 			add_dropped(b, addr, range.hi, GS_CFI_DROP_LIBDW_ERROR);
 			return;
@@ -208,6 +218,8 @@ static void walk_range(struct uw_cfi_builder *b, Dwarf_CFI *cfi, struct uw_fde_r
 		}
 		if (end > range.hi)
 			end = range.hi;
+		if (zone && end > zone->lo)
+			end = zone->lo;
 		reason = convert_row(frame, ra_reg, &row);
 		xreason = uw_convert_xrow(frame, ra_reg, &xrow);
 		free(frame);
@@ -236,31 +248,6 @@ void uw_cfi_walk(struct uw_cfi_builder *b, Dwarf_CFI *cfi, const struct uw_fde_r
 		walk_range(b, cfi, v[i]);
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-	const struct uw_fde_range *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
-}
-
-/* Sorts and coalesces ranges in place, so overlap tests are a binary search. */
-static size_t coalesce(struct uw_fde_range *v, size_t n)
-{
-	size_t out = 0;
-
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_range);
-	for (size_t i = 0; i < n; i++) {
-		if (out && v[i].lo <= v[out - 1].hi) {
-			if (v[i].hi > v[out - 1].hi)
-				v[out - 1].hi = v[i].hi;
-			continue;
-		}
-		v[out++] = v[i];
-	}
-	return out;
-}
-
 static bool overlaps(const struct uw_fde_range *v, size_t n, struct uw_fde_range r)
 {
 	size_t lo = 0, hi = n;
@@ -276,6 +263,30 @@ static bool overlaps(const struct uw_fde_range *v, size_t n, struct uw_fde_range
 	return lo < n && v[lo].lo < r.hi;
 }
 
+/* The ranges of a section's corrupt FDEs become zones libdw is never asked
+ * about (b->zones, sorted and disjoint), each a dropped range; a refused
+ * section's every range is dropped so, and nothing of it is walked. */
+static void fence(struct uw_cfi_builder *b, struct uw_fde_ranges *r)
+{
+	b->t->stats.corrupt_fdes += r->ncorrupt;
+	if (r->refused && r->n) {
+		if (uw_grow((void **)&r->corrupt, &r->corrupt_cap, r->ncorrupt_v + r->n,
+			    sizeof(*r->corrupt))) {
+			b->oom = true;
+			return;
+		}
+		memcpy(r->corrupt + r->ncorrupt_v, r->v, r->n * sizeof(*r->v));
+		r->ncorrupt_v += r->n;
+		r->n = 0;
+	}
+	b->zones = r->corrupt;
+	b->nzones = uw_ranges_coalesce(r->corrupt, r->ncorrupt_v);
+	for (size_t i = 0; i < b->nzones; i++) {
+		b->t->stats.rows++;
+		add_dropped(b, b->zones[i].lo, b->zones[i].hi, GS_CFI_DROP_CORRUPT);
+	}
+}
+
 /* .debug_frame rows for the ranges .eh_frame does not describe (a binary
  * built with -fno-asynchronous-unwind-tables -g has only those). */
 static int add_debug_frame(struct uw_cfi_builder *b, Elf *elf, struct uw_fde_ranges *eh,
@@ -287,16 +298,20 @@ static int add_debug_frame(struct uw_cfi_builder *b, Elf *elf, struct uw_fde_ran
 	size_t ncovered;
 	int rc = uw_fde_ranges_read(elf, false, &dbg, err);
 
-	if (rc || dbg.n == 0) {
-		free(dbg.v);
+	if (rc)
 		return rc;
+	b->t->stats.debug_frame_refused = dbg.refused;
+	fence(b, &dbg);
+	if (dbg.n == 0 || b->oom) {
+		uw_fde_ranges_free(&dbg);
+		return 0;
 	}
 	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	cfi = dw ? dwarf_getcfi(dw) : NULL;
 	b->t->stats.bad_fdes += dbg.bad;
-	ncovered = coalesce(eh->v, eh->n);
+	ncovered = uw_ranges_coalesce(eh->v, eh->n);
 	if (dbg.n > 1)
-		qsort(dbg.v, dbg.n, sizeof(*dbg.v), cmp_range);
+		qsort(dbg.v, dbg.n, sizeof(*dbg.v), uw_range_cmp);
 	for (size_t i = 0; cfi && i < dbg.n && !b->oom; i++) {
 		if (overlaps(eh->v, ncovered, dbg.v[i])) {
 			b->t->stats.shadowed_fdes++;
@@ -307,7 +322,7 @@ static int add_debug_frame(struct uw_cfi_builder *b, Elf *elf, struct uw_fde_ran
 	}
 	if (dw)
 		dwarf_end(dw);
-	free(dbg.v);
+	uw_fde_ranges_free(&dbg);
 	return 0;
 }
 
@@ -430,23 +445,25 @@ int uw_cfi_table_build(Elf *elf, const struct gs_cfi_opts *opts, size_t split_mi
 	out->stats.eh_frame_bytes = eh.section_bytes;
 	out->stats.eh_frame_broken = eh.broken;
 	out->stats.eh_frame_broken_at = eh.broken_at;
-	if (eh.n) {
+	out->stats.eh_frame_refused = eh.refused;
+	fence(&b, &eh);
+	if (eh.n && !b.oom) {
 		cfi = dwarf_getcfi_elf(elf);
 		if (!cfi) {
-			free(eh.v);
+			uw_fde_ranges_free(&eh);
 			return gs_errorf(err, -EINVAL, "libdw cannot read .eh_frame: %s",
 					 dwarf_errmsg(-1));
 		}
 	}
 	if (eh.n > 1)
-		qsort(eh.v, eh.n, sizeof(*eh.v), cmp_range);
+		qsort(eh.v, eh.n, sizeof(*eh.v), uw_range_cmp);
 	if (eh.n < split_min_fdes || uw_cfi_walk_split(&b, elf, cfi, eh.v, eh.n) != 0)
 		uw_cfi_walk(&b, cfi, eh.v, eh.n);
 	if (cfi)
 		dwarf_cfi_end(cfi);
 	if (!o.no_debug_frame && !b.oom)
 		rc = add_debug_frame(&b, elf, &eh, err);
-	free(eh.v);
+	uw_fde_ranges_free(&eh);
 	if (b.oom || rc) {
 		gs_cfi_table_free(out);
 		return rc ? rc : gs_errorf(err, -ENOMEM, "out of memory building unwind rows");

@@ -18,7 +18,7 @@
 #include "unwind_int.h"
 
 #define CACHE_MAGIC "GSCFI\0\0\1"
-#define CACHE_VERSION 3u /* 3: the content hash is uw_cache_hash */
+#define CACHE_VERSION 4u /* 3: the content hash is uw_cache_hash; 4: corrupt FDEs */
 
 struct cache_header {
 	char magic[8];

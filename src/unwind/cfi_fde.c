@@ -16,11 +16,21 @@
 
 #define GS_CIE_CACHE 64
 
-struct gs_cie_enc {
+/* How libdw reads the FDEs of a CIE (libdw's intern_new_cie, mirrored so
+ * that the instructions checked here are the ones libdw will run). */
+struct gs_cie_info {
 	Dwarf_Off offset;
-	int encoding; /* DW_EH_PE_*, or -1: unusable CIE */
-	bool signal;  /* 'S' in the augmentation */
+	int encoding;      /* FDE pointer encoding, absptr widened as libdw does;
+			    * CIE_UNUSABLE or CIE_UNKNOWN */
+	bool sized;        /* 'z': an FDE's augmentation data has its length */
+	bool signal;       /* 'S' in a 'z' augmentation */
+	uint32_t aug_size; /* not 'z': bytes of an FDE's augmentation data */
+	int scan;          /* UW_CFA_* of its initial instructions */
+	struct uw_cfa_scan_out counts;
 };
+
+#define CIE_UNUSABLE (-1) /* not a CIE, or one libdw cannot use either */
+#define CIE_UNKNOWN (-2)  /* libdw may read it in a way not known here */
 
 struct gs_fde_reader {
 	const unsigned char *ident;
@@ -29,7 +39,7 @@ struct gs_fde_reader {
 	uint64_t sh_addr;
 	bool big_endian;
 	unsigned addr_size;
-	struct gs_cie_enc cies[GS_CIE_CACHE];
+	struct gs_cie_info cies[GS_CIE_CACHE];
 	size_t ncies, next_cie;
 };
 
@@ -52,42 +62,46 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
+/* LEB128 values read the way libdw reads them, so that an FDE's fields
+ * end where libdw thinks they do: ten bytes at most, one that goes on
+ * reads as all ones. */
 static bool read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
-	unsigned shift = 0;
-
 	*v = 0;
-	while (*p < end) {
-		uint8_t b = *(*p)++;
+	for (unsigned i = 0; i < 10; i++) {
+		uint8_t b;
 
-		if (shift < 64)
-			*v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
+		if (*p >= end)
+			return false;
+		b = *(*p)++;
+		*v |= (uint64_t)(b & 0x7f) << (7 * i);
 		if (!(b & 0x80))
 			return true;
 	}
-	return false;
+	*v = UINT64_MAX;
+	return true;
 }
 
 static bool read_sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
 {
 	uint64_t u = 0;
-	unsigned shift = 0;
-	uint8_t b = 0;
 
-	while (*p < end) {
+	for (unsigned i = 0; i < 10; i++) {
+		uint8_t b;
+
+		if (*p >= end)
+			return false;
 		b = *(*p)++;
-		if (shift < 64)
-			u |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
+		u |= (uint64_t)(b & 0x7f) << (7 * i);
 		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				u |= ~0ULL << shift;
+			if (7 * (i + 1) < 64 && (b & 0x40))
+				u |= ~0ULL << (7 * (i + 1));
 			*v = (int64_t)u;
 			return true;
 		}
 	}
-	return false;
+	*v = INT64_MAX;
+	return true;
 }
 
 static bool read_fixed(const struct gs_fde_reader *r, const uint8_t **p, const uint8_t *end,
@@ -142,85 +156,165 @@ static bool read_encoded(const struct gs_fde_reader *r, const uint8_t **p, const
 	}
 }
 
-/* The FDE pointer encoding of a CIE: 'R' in a 'z' augmentation, absptr
- * otherwise; -1 when the augmentation cannot be understood. */
-static int cie_encoding(const struct gs_fde_reader *r, const Dwarf_CIE *cie)
+/* Bytes of a DW_EH_PE_* value as libdw's encoded_value_size counts them
+ * without a pointer to the value: -1 when it cannot (LEB128, unknown). */
+static int fixed_size(const struct gs_fde_reader *r, int encoding)
 {
-	const char *aug = cie->augmentation;
-	const uint8_t *p = cie->augmentation_data;
-	const uint8_t *end = p ? p + cie->augmentation_data_size : NULL;
-
-	if (!aug || aug[0] == '\0')
-		return DW_EH_PE_absptr;
-	if (aug[0] != 'z')
-		return strcmp(aug, "eh") == 0 ? DW_EH_PE_absptr : -1;
-	for (const char *c = aug + 1; *c; c++) {
-		uint64_t ignored;
-		int enc;
-
-		switch (*c) {
-		case 'R':
-			return p && p < end ? *p : -1;
-		case 'L':
-			if (!p || p >= end)
-				return -1;
-			p++;
-			break;
-		case 'P':
-			if (!p || p >= end)
-				return -1;
-			enc = *p++;
-			if (enc != DW_EH_PE_omit && !read_encoded(r, &p, end, enc, &ignored))
-				return -1;
-			break;
-		case 'S':
-		case 'B':
-			break;
-		default:
-			return -1;
-		}
+	if (encoding == DW_EH_PE_omit)
+		return 0;
+	switch (encoding & 0x07) {
+	case DW_EH_PE_absptr:
+		return (int)r->addr_size;
+	case DW_EH_PE_udata2:
+		return 2;
+	case DW_EH_PE_udata4:
+		return 4;
+	case DW_EH_PE_udata8:
+		return 8;
+	default:
+		return -1;
 	}
-	return DW_EH_PE_absptr;
 }
 
-static int lookup_cie(struct gs_fde_reader *r, Dwarf_Off offset, bool *signal)
+/* The CIE's augmentation read the way libdw reads it: letters it does not
+ * know are skipped in a 'z' augmentation and end a plain one. */
+static void cie_augmentation(const struct gs_fde_reader *r, const Dwarf_CIE *cie,
+			     struct gs_cie_info *out)
 {
+	const uint8_t *p = cie->augmentation_data;
+	const uint8_t *end = (const uint8_t *)r->data->d_buf + r->data->d_size;
+	const char *aug = cie->augmentation ? cie->augmentation : "";
+	int enc = DW_EH_PE_absptr, size;
+
+	for (const char *c = aug; *c; c++) {
+		switch (*c) {
+		case 'z':
+			out->sized = true;
+			continue;
+		case 'S':
+			out->signal = aug[0] == 'z';
+			continue;
+		case 'L':
+		case 'R':
+		case 'P':
+			if (!p || p >= end)
+				goto unknown; /* libdw would read past the section */
+			if (*c == 'R') {
+				enc = *p++;
+				continue;
+			}
+			size = fixed_size(r, *p++);
+			if (size < 0)
+				goto unknown;
+			if (*c == 'P')
+				p += size;
+			else if (!out->sized)
+				out->aug_size += (uint32_t)size;
+			continue;
+		default:
+			if (out->sized)
+				continue;
+		}
+		break;
+	}
+	if ((enc & 0x0f) == DW_EH_PE_absptr)
+		enc |= r->addr_size == 4 ? DW_EH_PE_udata4 : DW_EH_PE_udata8;
+	out->encoding = enc;
+	return;
+unknown:
+	out->encoding = CIE_UNKNOWN;
+}
+
+static const struct gs_cie_info *lookup_cie(struct gs_fde_reader *r, Dwarf_Off offset)
+{
+	struct gs_cie_info *c;
 	Dwarf_CFI_Entry entry;
 	Dwarf_Off next;
-	int enc = -1;
 
-	*signal = false;
 	for (size_t i = 0; i < r->ncies; i++)
-		if (r->cies[i].offset == offset) {
-			*signal = r->cies[i].signal;
-			return r->cies[i].encoding;
-		}
-	if (dwarf_next_cfi(r->ident, r->data, r->eh_frame, offset, &next, &entry) == 0 &&
-	    dwarf_cfi_cie_p(&entry)) {
-		enc = cie_encoding(r, &entry.cie);
-		*signal = entry.cie.augmentation && entry.cie.augmentation[0] == 'z' &&
-			  strchr(entry.cie.augmentation, 'S') != NULL;
-	}
+		if (r->cies[i].offset == offset)
+			return &r->cies[i];
 	/* A small round-robin cache: binaries use one or a few CIEs. */
-	r->cies[r->next_cie] = (struct gs_cie_enc){ offset, enc, *signal };
+	c = &r->cies[r->next_cie];
 	r->next_cie = (r->next_cie + 1) % GS_CIE_CACHE;
 	if (r->ncies < GS_CIE_CACHE)
 		r->ncies++;
-	return enc;
+	*c = (struct gs_cie_info){ .offset = offset, .encoding = CIE_UNUSABLE };
+	if (dwarf_next_cfi(r->ident, r->data, r->eh_frame, offset, &next, &entry) != 0 ||
+	    !dwarf_cfi_cie_p(&entry))
+		return c;
+	cie_augmentation(r, &entry.cie, c);
+	if (c->encoding >= 0)
+		c->scan = uw_cfa_scan(entry.cie.initial_instructions,
+				      entry.cie.initial_instructions_end,
+				      &(struct uw_cfa_scan_in){ .cie = true, .fde_encoding = c->encoding,
+								.addr_size = r->addr_size },
+				      &c->counts);
+	return c;
 }
 
-static bool decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde, struct uw_fde_range *out)
+/* A value format libdw reads (the low four bits; absptr was widened). */
+static bool valid_format(int encoding)
 {
-	bool signal;
-	int enc = lookup_cie(r, fde->CIE_pointer, &signal);
-	const uint8_t *p = fde->start, *end = fde->end;
-	uint64_t loc, range, field_addr;
-
-	if (enc < 0 || enc == DW_EH_PE_omit || (enc & DW_EH_PE_indirect))
+	switch (encoding & 0x0f) {
+	case DW_EH_PE_uleb128:
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sleb128:
+	case DW_EH_PE_sdata2:
+	case DW_EH_PE_sdata4:
+	case DW_EH_PE_sdata8:
+		return true;
+	default:
 		return false;
+	}
+}
+
+/* What an FDE is to the walk. */
+enum fde_kind {
+	FDE_GOOD,    /* its range is walked */
+	FDE_BAD,     /* libdw cannot run it either, or it is harmless but its
+		      * address cannot be decoded here: left out */
+	FDE_CORRUPT, /* instructions libdw must not run, over a known range */
+	FDE_UNKNOWN, /* the same over a range not known here, or an entry libdw
+		      * may read otherwise: the whole section is refused */
+};
+
+/* The FDE's range (out->lo, hi, signal, ops) and instructions checked. */
+static enum fde_kind decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde,
+				struct uw_fde_range *out)
+{
+	const struct gs_cie_info *cie = lookup_cie(r, fde->CIE_pointer);
+	const uint8_t *p = fde->start, *end = fde->end;
+	uint64_t loc, range, field_addr, len;
+	struct uw_cfa_scan_out counts;
+	int enc = cie->encoding, reason;
+	bool known = true;
+
+	if (enc == CIE_UNUSABLE)
+		return FDE_BAD;
+	if (enc == CIE_UNKNOWN || (enc & 0x70) == DW_EH_PE_aligned)
+		return FDE_UNKNOWN; /* where libdw starts the instructions is unsure */
+	if ((enc & 0x70) > DW_EH_PE_aligned || !valid_format(enc))
+		return FDE_BAD; /* libdw refuses these encodings */
 	field_addr = r->sh_addr + (uint64_t)(p - (const uint8_t *)r->data->d_buf);
 	if (!read_encoded(r, &p, end, enc, &loc) || !read_encoded(r, &p, end, enc & 0x0f, &range))
-		return false;
+		return FDE_BAD;
+	if (cie->sized) {
+		if (!read_uleb(&p, end, &len) || (uint64_t)(end - p) < len)
+			return FDE_BAD; /* libdw: invalid */
+		p += len;
+	} else {
+		p = (uint64_t)(end - p) < cie->aug_size ? end : p + cie->aug_size;
+	}
+	reason = cie->scan;
+	if (reason == UW_CFA_OK)
+		reason = uw_cfa_scan(p, end, &(struct uw_cfa_scan_in){ .fde_encoding = enc,
+								       .addr_size = r->addr_size },
+				     &counts);
+	if (reason == UW_CFA_OK)
+		reason = uw_cfa_scan_pair(&cie->counts, &counts);
 	switch (enc & 0x70) {
 	case DW_EH_PE_absptr:
 		break;
@@ -228,16 +322,38 @@ static bool decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde, struct uw_
 		loc += field_addr;
 		break;
 	default:
-		return false; /* textrel, datarel, funcrel: not produced for x86_64 code */
+		known = false; /* textrel, datarel, funcrel: not produced for x86_64 code */
 	}
+	if (enc & DW_EH_PE_indirect)
+		known = false;
+	if (!known)
+		return reason == UW_CFA_OK ? FDE_BAD : FDE_UNKNOWN;
 	if ((enc & 0x0f) == DW_EH_PE_udata4 || (enc & 0x0f) == DW_EH_PE_sdata4)
 		range &= 0xffffffffULL;
 	if (r->addr_size == 4)
 		loc &= 0xffffffffULL;
 	out->lo = loc;
 	out->hi = loc + range < loc ? UINT64_MAX : loc + range;
-	out->signal = signal;
-	return true;
+	out->signal = cie->signal;
+	out->ops = reason == UW_CFA_OK ? cie->counts.ops + counts.ops : 0;
+	return reason == UW_CFA_OK ? FDE_GOOD : FDE_CORRUPT;
+}
+
+static int push_range(struct uw_fde_range **v, size_t *n, size_t *cap, struct uw_fde_range r)
+{
+	if (uw_grow((void **)v, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
+	(*v)[(*n)++] = r;
+	return 0;
+}
+
+/* Offsets of the FDE entries met, in section order (rising). */
+static int push_off(struct uw_fde_ranges *out, size_t at)
+{
+	if (uw_grow((void **)&out->offs, &out->offs_cap, out->noffs + 1, sizeof(*out->offs)))
+		return -ENOMEM;
+	out->offs[out->noffs++] = at;
+	return 0;
 }
 
 int uw_fde_ranges_read(Elf *elf, bool eh_frame, struct uw_fde_ranges *out, struct gs_error *err)
@@ -265,33 +381,71 @@ int uw_fde_ranges_read(Elf *elf, bool eh_frame, struct uw_fde_ranges *out, struc
 
 	for (;;) {
 		Dwarf_CFI_Entry entry;
-		struct uw_fde_range range;
-		int rc = dwarf_next_cfi(r.ident, r.data, eh_frame, off, &next, &entry);
+		struct uw_fde_range range = { 0 };
+		enum fde_kind kind;
+		size_t at = off;
+		int rc;
 
+		next = off;
+		rc = dwarf_next_cfi(r.ident, r.data, eh_frame, off, &next, &entry);
+		if (rc == 1)
+			break;
 		if (rc != 0 || next <= off) {
-			/* 1: the end; -1 (or no progress): a broken entry ends the
-			 * walk, as in libdw, and the section is corrupt from there */
-			if (rc != 1) {
+			/* A broken entry ends the ranges (the section is corrupt
+			 * from there), but libdw reads on past it when the length
+			 * lets it: the checks go on as far as libdw can get. */
+			if (!out->broken) {
 				out->broken = true;
 				out->broken_at = off;
 			}
-			break;
+			if (rc == 0 || next <= off)
+				break;
+			off = next;
+			continue;
 		}
 		off = next;
 		if (dwarf_cfi_cie_p(&entry))
 			continue;
-		if (!decode_fde(&r, &entry.fde, &range)) {
+		if (push_off(out, at))
+			goto oom;
+		kind = decode_fde(&r, &entry.fde, &range);
+		if (kind == FDE_UNKNOWN) {
+			out->refused = true;
+			continue;
+		}
+		if (kind == FDE_CORRUPT) {
+			out->ncorrupt++;
+			if (push_range(&out->corrupt, &out->ncorrupt_v, &out->corrupt_cap, range))
+				goto oom;
+			continue;
+		}
+		if (out->broken)
+			continue;
+		if (kind == FDE_BAD) {
 			out->bad++;
 			continue;
 		}
-		if (uw_grow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v))) {
-			free(out->v);
-			memset(out, 0, sizeof(*out));
-			return gs_errorf(err, -ENOMEM, "out of memory reading FDEs");
-		}
-		out->v[out->n++] = range;
+		if (push_range(&out->v, &out->n, &out->cap, range))
+			goto oom;
 	}
+	/* libdw looks an address up in .eh_frame_hdr's table first */
+	if (eh_frame && !out->refused)
+		out->refused = !uw_eh_frame_hdr_matches(elf, r.sh_addr, out->offs, out->noffs);
+	free(out->offs);
+	out->offs = NULL;
+	out->noffs = out->offs_cap = 0;
 	return 0;
+oom:
+	uw_fde_ranges_free(out);
+	return gs_errorf(err, -ENOMEM, "out of memory reading FDEs");
+}
+
+void uw_fde_ranges_free(struct uw_fde_ranges *r)
+{
+	free(r->v);
+	free(r->corrupt);
+	free(r->offs);
+	memset(r, 0, sizeof(*r));
 }
 
 int gs_signal_frame_ranges(struct Elf *elf, uint64_t **ranges, size_t *n, struct gs_error *err)
@@ -304,13 +458,13 @@ int gs_signal_frame_ranges(struct Elf *elf, uint64_t **ranges, size_t *n, struct
 	*n = 0;
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < eh.n; i++)
+	for (size_t i = 0; i < eh.n && !eh.refused; i++)
 		if (eh.v[i].signal)
 			eh.v[k++] = eh.v[i];
 	if (k) {
 		*ranges = malloc(2 * k * sizeof(**ranges));
 		if (!*ranges) {
-			free(eh.v);
+			uw_fde_ranges_free(&eh);
 			return gs_errorf(err, -ENOMEM, "out of memory listing signal frames");
 		}
 		for (size_t i = 0; i < k; i++) {
@@ -319,6 +473,6 @@ int gs_signal_frame_ranges(struct Elf *elf, uint64_t **ranges, size_t *n, struct
 		}
 		*n = k;
 	}
-	free(eh.v);
+	uw_fde_ranges_free(&eh);
 	return 0;
 }

@@ -71,6 +71,7 @@ static void join(struct uw_cfi_builder *b, const struct gs_cfi_table *h)
 	s->exported += h->stats.exported;
 	s->xexported += h->stats.xexported;
 	s->signal_rows += h->stats.signal_rows;
+	s->steps += h->stats.steps;
 	for (int i = 0; i < GS_CFI_DROP_NREASONS; i++) {
 		s->dropped[i] += h->stats.dropped[i];
 		s->xdropped[i] += h->stats.xdropped[i];
@@ -97,6 +98,8 @@ int uw_cfi_walk_split(struct uw_cfi_builder *b, Elf *elf, Dwarf_CFI *cfi,
 	h.v = v + k;
 	h.n = n - k;
 	h.b.t = &h.t;
+	h.b.zones = b->zones;
+	h.b.nzones = b->nzones;
 	if (pthread_create(&thread, NULL, walk_half, &h) != 0) {
 		dwarf_cfi_end(h.cfi);
 		elf_end(h.elf);

@@ -25,7 +25,9 @@ static const char *field(const char **p, const char *end)
 	return s;
 }
 
-/* A decimal number of field s (up to end or a space); false when none. */
+/* A decimal number of field s (up to end or a space); false when none. A
+ * negative one is stored two's complement, from -2^63 up: the negation is
+ * done unsigned (negating a long long of -2^63 is undefined). */
 static bool number(const char *s, const char *end, unsigned long long *out)
 {
 	unsigned long long v = 0;
@@ -39,7 +41,9 @@ static bool number(const char *s, const char *end, unsigned long long *out)
 			return false;
 		v = v * 10 + (unsigned long long)(*p - '0');
 	}
-	*out = neg ? (unsigned long long)-(long long)v : v;
+	if (neg && v > 1ull << 63)
+		return false; /* below any 64-bit number */
+	*out = neg ? 0 - v : v;
 	return true;
 }
 

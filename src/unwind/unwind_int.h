@@ -21,9 +21,18 @@ struct gs_cfi_row;
 /* The address range of one FDE, [lo, hi) in link-time addresses. */
 struct uw_fde_range {
 	uint64_t lo, hi;
-	bool signal; /* its CIE's augmentation has 'S': a signal trampoline */
+	bool signal;  /* its CIE's augmentation has 'S': a signal trampoline */
+	uint32_t ops; /* CFA instructions of it and its CIE (libdw's steps per row) */
 };
 
+/* The FDEs of a CFI section. Every FDE libdw could be made to run (those
+ * on the chain of entries, read on past a broken one as libdw does, and
+ * those .eh_frame_hdr's search table names) has its instructions checked
+ * first (cfi_scan.c); one that fails is "corrupt": its range is kept so
+ * that libdw is never asked about an address in it. When that cannot be
+ * ensured (a failing FDE whose range is not known here, an entry libdw may
+ * read otherwise, a search table naming FDEs off the chain) the section is
+ * refused: libdw must not be given it at all. */
 struct uw_fde_ranges {
 	struct uw_fde_range *v;
 	size_t n, cap;
@@ -31,6 +40,11 @@ struct uw_fde_ranges {
 	size_t section_bytes; /* size of the section (0: none) */
 	bool broken;          /* the walk stopped at a malformed entry, */
 	size_t broken_at;     /* ... at this offset in the section */
+	struct uw_fde_range *corrupt; /* ranges of the corrupt FDEs */
+	size_t ncorrupt, ncorrupt_v, corrupt_cap;
+	bool refused;         /* libdw must not read this section */
+	size_t *offs;         /* (while reading) offsets of the FDE entries */
+	size_t noffs, offs_cap;
 };
 
 /* Collects every FDE range of `.eh_frame` (eh_frame true) or `.debug_frame`,
@@ -38,12 +52,95 @@ struct uw_fde_ranges {
  * empty list and 0. */
 int uw_fde_ranges_read(struct Elf *elf, bool eh_frame, struct uw_fde_ranges *out,
 		       struct gs_error *err);
+void uw_fde_ranges_free(struct uw_fde_ranges *r);
+/* True unless .eh_frame_hdr's search table (where libdw looks an address
+ * up first) names an FDE other than those at offs[0..n) (sorted) of the
+ * .eh_frame at eh_addr, or cannot be read the way libdw reads it. */
+bool uw_eh_frame_hdr_matches(struct Elf *elf, uint64_t eh_addr, const size_t *offs, size_t n);
+
+/* ---- CFA instructions checked before libdw runs them (cfi_scan.c) ---- */
+
+/* The largest DWARF register number of x86-64 (psABI table 3.36 and its
+ * APX extension): GPRs and RA 0-16, xmm0-15 17-32, st0-7 33-40, mm0-7
+ * 41-48, rflags 49, es..gs 50-55, fs.base/gs.base 58-59, tr/ldtr 62-63,
+ * mxcsr/fcw/fsw 64-66, xmm16-31 67-82, k0-7 118-125, APX r16-r31 130-145.
+ * Anything above names no register: libdw would size its array by it. */
+#define UW_CFA_MAX_REGISTER 145
+/* remember_state nesting: compilers nest one or two (libdw copies the
+ * whole register state at each). */
+#define UW_CFA_MAX_STATE_DEPTH 64
+/* A DWARF expression in CFI: compilers and libc write at most a few
+ * dozen bytes (libdw turns each byte into a 32-byte op when asked). */
+#define UW_CFA_MAX_EXPRESSION 1024
+/* Instructions of a CIE and FDE together, and (rows + 1) x instructions
+ * of an FDE: the steps libdw takes to give every row of it, since it
+ * re-runs the FDE from its start for each (about 1 ns a step). The
+ * largest FDE of 2.4 million in /usr/lib and /usr/bin here, in gcc 12's
+ * lto1, has 13,361 instructions over 6,677 rows: 89 M steps, 95 ms. The
+ * budget is three times that, so an FDE costs at most about 0.3 s. */
+#define UW_CFA_MAX_OPS 65536
+#define UW_CFA_MAX_WORK (1ull << 28)
+
+enum uw_cfa_reason {
+	UW_CFA_OK,
+	UW_CFA_BAD_OPCODE,
+	UW_CFA_TRUNCATED,
+	UW_CFA_BAD_REGISTER,
+	UW_CFA_ROW_IN_CIE,
+	UW_CFA_STATE_DEPTH,
+	UW_CFA_LONG_EXPRESSION,
+	UW_CFA_TOO_LONG,
+	UW_CFA_TOO_MUCH_WORK,
+	UW_CFA_NREASONS
+};
+
+struct uw_cfa_scan_in {
+	bool cie;         /* a CIE's initial instructions: no row may move */
+	int fde_encoding; /* DW_EH_PE_* of DW_CFA_set_loc's operand */
+	unsigned addr_size;
+};
+
+struct uw_cfa_scan_out {
+	uint32_t ops, rows, max_depth;
+};
+
+/* Checks the instructions [p, end): UW_CFA_OK and the counts, or the
+ * first reason they cannot be given to libdw. */
+int uw_cfa_scan(const uint8_t *p, const uint8_t *end, const struct uw_cfa_scan_in *in,
+		struct uw_cfa_scan_out *out);
+/* The budget of an FDE run after its CIE: UW_CFA_OK or the reason. */
+int uw_cfa_scan_pair(const struct uw_cfa_scan_out *cie, const struct uw_cfa_scan_out *fde);
+/* A phrase for a reason ("a register number outside ..."). */
+const char *uw_cfa_scan_name(int reason);
+
+/* Zones libdw is never asked about (cfi_fence.c): the corrupt FDEs'
+ * ranges of a section, sorted and disjoint, or the whole of it. */
+struct uw_cfi_fence {
+	bool refused;
+	struct uw_fde_range *zones;
+	size_t nzones;
+};
+
+/* The fence of elf's .eh_frame (eh_frame true) or .debug_frame. */
+int uw_cfi_fence_read(struct Elf *elf, bool eh_frame, struct uw_cfi_fence *out,
+		      struct gs_error *err);
+/* May libdw run this section's CFI to answer for pc? */
+bool uw_cfi_fence_allows(const struct uw_cfi_fence *f, uint64_t pc);
+void uw_cfi_fence_free(struct uw_cfi_fence *f);
+/* Ranges by start (qsort), and sorted and merged in place: how many. */
+int uw_range_cmp(const void *a, const void *b);
+size_t uw_ranges_coalesce(struct uw_fde_range *v, size_t n);
+/* The first of the sorted, disjoint zones[0..n) ending after addr. */
+const struct uw_fde_range *uw_zone_after(const struct uw_fde_range *zones, size_t n,
+					 uint64_t addr);
 
 /* A CFI table being built (cfi.c): the arrays' capacities beside it. */
 struct uw_cfi_builder {
 	struct gs_cfi_table *t;
 	size_t rows_cap, dropped_cap, xrows_cap;
 	bool oom;
+	const struct uw_fde_range *zones; /* corrupt FDEs' ranges: sorted, disjoint */
+	size_t nzones;
 };
 
 struct Dwarf_CFI_s; /* libdw's Dwarf_CFI */

@@ -1,8 +1,10 @@
 /* Types the dwarf layer builds, against the C compiler's own layout of the
  * same declarations (vals_types.h): sizes, member order and offsets, bit
  * fields read back from real values, enumerators, array strides, the
- * spelled names of typedefs and qualifiers, types by name for cast(), and
- * whole trees copied into a trace context, cycles included. */
+ * spelled names of typedefs and qualifiers, types by name for cast(),
+ * whole trees copied into a trace context, cycles included, and types no
+ * compiler writes (fixtures/crafted_types.S): an empty typedef name, types
+ * holding themselves, typedef chains of 128, 1024 and 1025 links. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,6 +191,71 @@ static void test_context_copies_whole_trees_with_cycles(void **state)
 	gs_context_fini(&c);
 }
 
+/* A global of the hand-written DWARF, with its type copied into a trace
+ * context as the code generator does (cycles must copy too). */
+static const struct gs_type *crafted(struct dfx *f, const char *name)
+{
+	struct gs_trace_context c;
+	const struct gs_var *v;
+	struct gs_error err;
+
+	if (gs_dwarf_lookup(f->d, NULL, name, &v, &err) != 0)
+		fail_msg("%s: %s", name, err.msg);
+	gs_context_init(&c);
+	assert_true(gs_context_add_type(&c, v->type, NULL) >= 0);
+	gs_context_fini(&c);
+	return v->type;
+}
+
+static void assert_marked(const struct gs_type *t, uint8_t flag, const char *name)
+{
+	assert_int_equal(t->kind, GS_TYPE_UNKNOWN);
+	assert_true(t->flags & flag);
+	assert_int_equal(t->byte_size, 0);
+	assert_string_equal(t->name, name);
+}
+
+/* Hostile DWARF (hardening items 8 and 9): what cannot be typed says why
+ * (the renderer prints <cyclic type>, <type too deep>), an empty name is
+ * spelled "?", and a typedef chain of 1024 links is followed like gdb's. */
+static void test_crafted_types_say_why(void **state)
+{
+	struct dfx f;
+	const struct gs_type *t;
+
+	(void)state;
+	assert_true(dfx_open(&f, "libcrafted_types.so"));
+	t = crafted(&f, "g_plain");
+	assert_int_equal(t->kind, GS_TYPE_I32);
+	/* typedef int "": a name spelling code must not read before */
+	t = crafted(&f, "g_unnamed");
+	assert_int_equal(t->kind, GS_TYPE_I32);
+	assert_string_equal(t->name, "?");
+	t = crafted(&f, "g_unnamed_ptr");
+	assert_int_equal(t->kind, GS_TYPE_POINTER);
+	assert_string_equal(t->name, "? *");
+	assert_marked(crafted(&f, "g_cyclic"), GS_TYPEF_CYCLIC, "cyc_a");
+	t = crafted(&f, "g_cyclic_ptr");
+	assert_int_equal(t->kind, GS_TYPE_POINTER);
+	assert_string_equal(t->name, "cyc_a *");
+	assert_marked(t->target, GS_TYPEF_CYCLIC, "cyc_a");
+	assert_marked(crafted(&f, "g_cv_cycle"), GS_TYPEF_CYCLIC, "<cyclic type>");
+	assert_marked(crafted(&f, "g_self_array"), GS_TYPEF_CYCLIC, "<cyclic type>");
+	t = crafted(&f, "g_self_struct");
+	assert_int_equal(t->kind, GS_TYPE_STRUCT);
+	assert_int_equal(t->byte_size, 8);
+	assert_int_equal(member(t, "n")->type->kind, GS_TYPE_I32);
+	assert_marked(member(t, "self")->type, GS_TYPEF_CYCLIC, "<cyclic type>");
+	for (int i = 0; i < 2; i++) {
+		t = crafted(&f, i ? "g_chain1024" : "g_chain128");
+		assert_int_equal(t->kind, GS_TYPE_I32);
+		assert_int_equal(t->byte_size, 4);
+		assert_string_equal(t->name, "t");
+	}
+	assert_marked(crafted(&f, "g_chain1025"), GS_TYPEF_TOO_DEEP, "t");
+	dfx_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_scalars_enums_arrays_and_pointers_are_typed),
 		cmocka_unit_test(test_types_are_found_by_their_c_spelling),
 		cmocka_unit_test(test_context_copies_whole_trees_with_cycles),
+		cmocka_unit_test(test_crafted_types_say_why),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,7 +46,7 @@ static const struct vfixture fixtures[] = {
 	{ "types", "values/values_types.c", NULL, {
 		{ "take_record" }, { "values_types.c:VT-LOOP-LINE" }, { "by_value" },
 		{ "strings" }, { "floats" }, { "arrays" }, { "nested" }, { "enums" },
-		{ "pointers" }, { "values_types.c:VT-STRINGS-LINE" },
+		{ "pointers" }, { "values_types.c:VT-STRINGS-LINE" }, { "deep_typedefs" },
 	}, { "ret_point", "ret_pair", "ret_record", "ret_label", "ret_char", "ret_color",
 	     "ret_short", "take_record" } },
 	{ "globals", "values/values_globals.c", NULL, {

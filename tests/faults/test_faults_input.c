@@ -1,6 +1,7 @@
 /* Inputs that cannot work, refused with the fix before anything is
  * attached: too many lets (at the let's line:column), more probes than
- * --max-probes, a corrupt .eh_frame under `bt`, and every way of pointing
+ * --max-probes, a corrupt .eh_frame under `bt` (and a hostile one, whose
+ * other functions trace and unwind as usual), and every way of pointing
  * gstrace at something that would never produce an event: a kernel thread,
  * a zombie, a thread id, a program the process does not run; a library it
  * does not map (yet) is a warning. */
@@ -115,6 +116,54 @@ static void s_corrupt_eh_frame(struct e2e_ctx *c)
 	rmdir(path);
 }
 
+/* hostile_cfi: six FDEs name register 0x07ffffff (libdw: 7 s and 1 GB
+ * each, 49 s for the plan). The plan skips them unread: the plain function
+ * beside them is traced with its value and a backtrace through main, the
+ * hostile ones print, and a bt at one of them is refused with the cause.
+ * The ready bound (20 s) is well below what reading them would take. */
+static void s_hostile_eh_frame(struct e2e_ctx *c)
+{
+	static const char *const refused[] = { "is corrupt", "not read", "drop the bt", NULL };
+	char pid[16];
+	struct e2e_run fx, r;
+	struct faults_objects o = { 0 };
+	struct e2e_output out;
+
+	if (!faults_fixture_start(&fx, (const char *const[]){ "hostile_cfi", NULL })) {
+		e2e_expect(c, false, "fixture did not start");
+		return;
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)fx.pid);
+	if (faults_gstrace_start(c, &r, (const char *const[]){
+		    "-p", pid, "--duration", "1", "-s",
+		    "trace cfi_plain { print \"plain {}\", v; bt; }\n"
+		    "trace cfi_hostile_3 { print \"hostile {}\", v; }", NULL })) {
+		faults_wait_ready(c, &r, &o, 20000);
+		e2e_trace_finish(c, &r, 20000, &out);
+		faults_expect_exit(c, &r, 0, NULL);
+		e2e_expect(c, strstr(e2e_buf_str(&r.out), "plain ") != NULL, "no event of cfi_plain");
+		e2e_expect(c, strstr(e2e_buf_str(&r.out), "hostile ") != NULL,
+			   "no event of cfi_hostile_3");
+		for (size_t i = 0; i < out.nblocks; i++) {
+			const struct e2e_block *b = &out.blocks[i];
+
+			e2e_expect(c, strcmp(b->status, "complete") == 0 && b->nframes >= 2 &&
+				   strcmp(b->frames[0].func, "cfi_plain") == 0 &&
+				   strstr(e2e_buf_str(&b->text), " main ") != NULL,
+				   "cfi_plain does not unwind through main: %s", e2e_buf_str(&b->text));
+		}
+		e2e_expect(c, out.nblocks > 0, "no backtrace of cfi_plain");
+		e2e_output_free(&out);
+		faults_expect_released(c, &o);
+		faults_objects_free(&o);
+		e2e_run_free(&r);
+	}
+	faults_run_refused(c, (const char *const[]){ "-p", pid, "-s",
+						     "trace cfi_hostile_1 { bt; }", NULL },
+			   2, refused);
+	faults_fixture_stop(&fx);
+}
+
 static void s_pid_kernel_thread(struct e2e_ctx *c)
 {
 	static const char *const needles[] = { "-p 2:", "kernel thread", "user process", NULL };
@@ -211,6 +260,7 @@ const struct e2e_scenario faults_input_scenarios[] = {
 	{ "lets-70", s_lets_70, 0 },
 	{ "probe-cap", s_probe_cap, 0 },
 	{ "corrupt-eh-frame", s_corrupt_eh_frame, 0 },
+	{ "hostile-eh-frame", s_hostile_eh_frame, E2E_NEED_TRACING },
 	{ "pid-kernel-thread", s_pid_kernel_thread, 0 },
 	{ "pid-zombie", s_pid_zombie, 0 },
 	{ "pid-thread-id", s_pid_thread_id, 0 },

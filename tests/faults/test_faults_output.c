@@ -1,5 +1,6 @@
 /* Output under attack or failing: names from the target's DWARF and file
- * names carrying terminal escape sequences, output to /dev/full, to a pipe
+ * names carrying terminal escape sequences, DWARF types that hold
+ * themselves or nest past the limit, output to /dev/full, to a pipe
  * whose reader went away, to a file of /proc, and --max-events counting
  * only events that printed something. */
 #include <errno.h>
@@ -119,6 +120,59 @@ static void s_escape_output(struct e2e_ctx *c)
 	remove_copy(path);
 }
 
+/* Hand-written DWARF no compiler writes: each value says what it is, and
+ * a typedef chain of 1024 links (gdb's have no small limit) still prints. */
+static void s_hostile_dwarf_types(struct e2e_ctx *c)
+{
+	static const char *const want[] = {
+		"g_plain = 42", "g_unnamed = 7", "g_cyclic = <cyclic type>",
+		"g_cv_cycle = <cyclic type>", "g_self_array = <cyclic type>",
+		"g_self_struct = {n = 4, self = <cyclic type>}", "g_chain128 = 128",
+		"g_chain1024 = 1024", "g_chain1025 = <type too deep>",
+	};
+	char pid[16];
+	struct e2e_run fx, r;
+
+	if (!faults_fixture_start(&fx, (const char *const[]){ "crafted_caller", NULL })) {
+		e2e_expect(c, false, "fixture did not start");
+		return;
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)fx.pid);
+	if (faults_gstrace_start(c, &r, (const char *const[]){
+		    "-p", pid, "-t", e2e_fixture_path("libfaults_crafted.so"), "--max-events", "1",
+		    "-s", "trace crafted_fn { print g_plain; print g_unnamed; print g_cyclic; "
+		    "print g_cv_cycle; print g_self_array; print g_self_struct; print g_chain128; "
+		    "print g_chain1024; print g_chain1025; }", NULL })) {
+		faults_wait_ready(c, &r, NULL, 20000);
+		faults_finish(c, &r, 20000);
+		faults_expect_exit(c, &r, 0, NULL);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			e2e_expect(c, strstr(e2e_buf_str(&r.out), want[i]) != NULL, "no '%s' in: %s",
+				   want[i], e2e_buf_str(&r.out));
+		e2e_expect(c, !strstr(e2e_buf_str(&r.out), "<no data>"), "a type says <no data>");
+		e2e_run_free(&r);
+	}
+	/* in JSON, a status where the value would be */
+	if (faults_gstrace_start(c, &r, (const char *const[]){
+		    "-p", pid, "-t", e2e_fixture_path("libfaults_crafted.so"), "--max-events", "1",
+		    "--script-output", "json", "-s",
+		    "trace crafted_fn { print g_cyclic; print g_chain1025; }", NULL })) {
+		const char *out;
+
+		faults_wait_ready(c, &r, NULL, 20000);
+		faults_finish(c, &r, 20000);
+		faults_expect_exit(c, &r, 0, NULL);
+		out = e2e_buf_str(&r.out);
+		e2e_expect(c, faults_json_valid(out, strcspn(out, "\n")), "not one JSON value: %s",
+			   out);
+		e2e_expect(c, strstr(out, "\"value\":{\"status\":\"cyclic_type\"}") &&
+			   strstr(out, "\"value\":{\"status\":\"type_too_deep\"}"),
+			   "JSON does not say why: %s", out);
+		e2e_run_free(&r);
+	}
+	faults_fixture_stop(&fx);
+}
+
 /* A lifecycle on fault_target: ready, `during` while it traces, finish. */
 static void traced_run(struct e2e_ctx *c, const char *const *args, struct e2e_run *r,
 		       struct faults_objects *o)
@@ -227,6 +281,7 @@ static void s_max_events_counts_printed(struct e2e_ctx *c)
 
 const struct e2e_scenario faults_output_scenarios[] = {
 	{ "escape-output", s_escape_output, E2E_NEED_TRACING },
+	{ "hostile-dwarf-types", s_hostile_dwarf_types, E2E_NEED_TRACING },
 	{ "output-dev-full", s_output_dev_full, E2E_NEED_TRACING },
 	{ "output-closed-pipe", s_output_closed_pipe, E2E_NEED_TRACING },
 	{ "output-proc-file", s_output_proc_file, 0 },

@@ -104,6 +104,40 @@ static void test_values_render_by_type_kind(void **state)
 	check_values(cases, N(cases));
 }
 
+/* Types the dwarf layer gave up on say why instead of <no data>, as the
+ * value and as a member. */
+static void test_types_given_up_on_say_why(void **state)
+{
+	static const struct gs_type cyclic = { .kind = GS_TYPE_UNKNOWN, .name = "loop_a",
+					       .flags = GS_TYPEF_CYCLIC };
+	static const struct gs_type deep = { .kind = GS_TYPE_UNKNOWN, .name = "t1025",
+					     .flags = GS_TYPEF_TOO_DEEP };
+	static const struct gs_type i32 = { .kind = GS_TYPE_I32, .size = 4, .byte_size = 4,
+					    .name = "int", .flags = GS_TYPEF_SIGNED };
+	static const struct gs_type_member members[] = {
+		{ .name = "n", .type = &i32, .offset = 0 },
+		{ .name = "self", .type = &cyclic, .offset = 4 },
+	};
+	static const struct gs_type holder = { .kind = GS_TYPE_STRUCT, .byte_size = 8,
+					       .name = "struct holder", .members = members,
+					       .nmembers = 2 };
+	struct gs_value v = { .name = "v", .type = &cyclic, .access_path = "",
+			      .kind = GS_TYPE_UNKNOWN };
+	char buf[128];
+
+	(void)state;
+	gs_render_value(&v, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "<cyclic type>");
+	v.type = &deep;
+	gs_render_value(&v, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "<type too deep>");
+	v = (struct gs_value){ .name = "h", .type = &holder, .access_path = "",
+			       .kind = GS_TYPE_STRUCT, .data = (const uint8_t *)"\x07\0\0\0\0\0\0\0",
+			       .data_len = 8 };
+	gs_render_value(&v, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "{n = 7, self = <cyclic type>}");
+}
+
 static void test_hex_and_pointer_conversions(void **state)
 {
 	static const struct value_case cases[] = {
@@ -521,6 +555,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_render_by_type_kind),
+		cmocka_unit_test(test_types_given_up_on_say_why),
 		cmocka_unit_test(test_hex_and_pointer_conversions),
 		cmocka_unit_test(test_statuses_replace_the_value),
 		cmocka_unit_test(test_print_string_is_the_text),

@@ -266,6 +266,26 @@ static void test_proc_stat_fields_follow_the_last_paren(void **state)
 	assert_int_equal(st.ppid, getppid());
 }
 
+/* Negative numbers down to -2^63 read as two's complement (the negation
+ * used to be undefined there: UBSan stopped the fuzzer); below, refused. */
+static void test_proc_stat_negative_numbers_at_the_edge(void **state)
+{
+	/* fields 3..9, 10..21, then 22 (starttime) */
+	static const char min[] = "1 (x) S 2 0 0 0 0 -9223372036854775808 0 0 0 0 0 0 0 0 0 0 0 "
+				  "0 -1\n";
+	static const char below[] = "1 (x) S 2 0 0 0 0 -9223372036854775809 0 0 0 0 0 0 0 0 0 0 "
+				    "0 0 0 5\n";
+	struct gs_proc_stat st;
+	struct gs_error err;
+
+	(void)state;
+	assert_int_equal(gs_proc_stat_parse(min, sizeof(min) - 1, &st, &err), 0);
+	assert_true(st.flags == (unsigned long)(1ull << 63));
+	assert_true(st.start_time == ~0ull);
+	assert_int_equal(gs_proc_stat_parse(below, sizeof(below) - 1, &st, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "field 9 is not a number"));
+}
+
 struct live_thread {
 	pthread_barrier_t up, done;
 	pid_t tid;
@@ -315,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_bias_needs_only_one_matching_segment),
 		cmocka_unit_test(test_fixture_layouts_have_type_loads_and_text_anchor),
 		cmocka_unit_test(test_proc_stat_fields_follow_the_last_paren),
+		cmocka_unit_test(test_proc_stat_negative_numbers_at_the_edge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,79 @@
+/* What libdw's CFI interpreter may be asked about: the ranges of the FDEs
+ * that failed their checks (cfi_fde.c, cfi_scan.c) are zones it is never
+ * asked about, and a refused section is never given to it. The row walk
+ * skips the zones (cfi.c); the dwarf layer asks before it runs the CFI
+ * for a frame base's CFA, through a fence read here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind_int.h"
+
+int uw_range_cmp(const void *a, const void *b)
+{
+	const struct uw_fde_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+}
+
+size_t uw_ranges_coalesce(struct uw_fde_range *v, size_t n)
+{
+	size_t out = 0;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), uw_range_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (out && v[i].lo <= v[out - 1].hi) {
+			if (v[i].hi > v[out - 1].hi)
+				v[out - 1].hi = v[i].hi;
+			continue;
+		}
+		v[out++] = v[i];
+	}
+	return out;
+}
+
+const struct uw_fde_range *uw_zone_after(const struct uw_fde_range *zones, size_t n,
+					 uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (zones[mid].hi <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n ? &zones[lo] : NULL;
+}
+
+int uw_cfi_fence_read(struct Elf *elf, bool eh_frame, struct uw_cfi_fence *out,
+		      struct gs_error *err)
+{
+	struct uw_fde_ranges r;
+	int rc = uw_fde_ranges_read(elf, eh_frame, &r, err);
+
+	memset(out, 0, sizeof(*out));
+	if (rc)
+		return rc;
+	out->refused = r.refused;
+	out->zones = r.corrupt;
+	out->nzones = uw_ranges_coalesce(r.corrupt, r.ncorrupt_v);
+	r.corrupt = NULL;
+	uw_fde_ranges_free(&r);
+	return 0;
+}
+
+bool uw_cfi_fence_allows(const struct uw_cfi_fence *f, uint64_t pc)
+{
+	const struct uw_fde_range *z = uw_zone_after(f->zones, f->nzones, pc);
+
+	return !f->refused && !(z && z->lo <= pc);
+}
+
+void uw_cfi_fence_free(struct uw_cfi_fence *f)
+{
+	free(f->zones);
+	memset(f, 0, sizeof(*f));
+}
