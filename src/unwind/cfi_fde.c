@@ -62,10 +62,7 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
-/* LEB128 values read the way libdw reads them, so that an FDE's fields
- * end where libdw thinks they do: ten bytes at most, one that goes on
- * reads as all ones. */
-static bool read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+bool uw_read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	*v = 0;
 	for (unsigned i = 0; i < 10; i++) {
@@ -133,7 +130,7 @@ static bool read_encoded(const struct gs_fde_reader *r, const uint8_t **p, const
 	case DW_EH_PE_absptr:
 		return read_fixed(r, p, end, r->addr_size, false, v);
 	case DW_EH_PE_uleb128:
-		return read_uleb(p, end, v);
+		return uw_read_uleb(p, end, v);
 	case DW_EH_PE_udata2:
 		return read_fixed(r, p, end, 2, false, v);
 	case DW_EH_PE_udata4:
@@ -302,7 +299,7 @@ static enum fde_kind decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde,
 	if (!read_encoded(r, &p, end, enc, &loc) || !read_encoded(r, &p, end, enc & 0x0f, &range))
 		return FDE_BAD;
 	if (cie->sized) {
-		if (!read_uleb(&p, end, &len) || (uint64_t)(end - p) < len)
+		if (!uw_read_uleb(&p, end, &len) || (uint64_t)(end - p) < len)
 			return FDE_BAD; /* libdw: invalid */
 		p += len;
 	} else {

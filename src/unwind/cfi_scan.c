@@ -27,27 +27,6 @@ const char *uw_cfa_scan_name(int reason)
 	return reason >= 0 && reason < UW_CFA_NREASONS ? scan_names[reason] : "unknown";
 }
 
-/* A LEB128 read the way libdw reads one: ten bytes at most (one that goes
- * on reads as UINT64_MAX, and libdw takes its eleventh byte for the next
- * instruction, so this does too). false when cut short. An SLEB128 takes
- * as many bytes, which is all the scan needs of it. */
-static bool uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	*v = 0;
-	for (unsigned i = 0; i < 10; i++) {
-		uint8_t b;
-
-		if (*p >= end)
-			return false;
-		b = *(*p)++;
-		*v |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (!(b & 0x80))
-			return true;
-	}
-	*v = UINT64_MAX;
-	return true;
-}
-
 static bool skip(const uint8_t **p, const uint8_t *end, uint64_t n)
 {
 	if ((uint64_t)(end - *p) < n)
@@ -84,7 +63,7 @@ static int reg(const uint8_t **p, const uint8_t *end)
 {
 	uint64_t r;
 
-	if (!uleb(p, end, &r))
+	if (!uw_read_uleb(p, end, &r))
 		return UW_CFA_TRUNCATED;
 	return r <= UW_CFA_MAX_REGISTER ? UW_CFA_OK : UW_CFA_BAD_REGISTER;
 }
@@ -113,13 +92,13 @@ static int operands(uint8_t op, const uint8_t **p, const uint8_t *end,
 		if (size < 0)
 			return UW_CFA_BAD_OPCODE;
 		if (size == 0)
-			return uleb(p, end, &v) ? UW_CFA_OK : UW_CFA_TRUNCATED;
+			return uw_read_uleb(p, end, &v) ? UW_CFA_OK : UW_CFA_TRUNCATED;
 		return skip(p, end, (uint64_t)size) ? UW_CFA_OK : UW_CFA_TRUNCATED;
 	case DW_CFA_offset: /* register in the opcode: below 64 */
 	case DW_CFA_def_cfa_offset:
 	case DW_CFA_def_cfa_offset_sf: /* an SLEB128 reads as a ULEB128's bytes */
 	case DW_CFA_GNU_args_size:
-		return uleb(p, end, &v) ? UW_CFA_OK : UW_CFA_TRUNCATED;
+		return uw_read_uleb(p, end, &v) ? UW_CFA_OK : UW_CFA_TRUNCATED;
 	case DW_CFA_restore:
 	case DW_CFA_nop:
 		return UW_CFA_OK;
@@ -136,7 +115,7 @@ static int operands(uint8_t op, const uint8_t **p, const uint8_t *end,
 	case DW_CFA_def_cfa_sf:
 	case DW_CFA_GNU_negative_offset_extended:
 		rc = reg(p, end);
-		if (rc == UW_CFA_OK && !uleb(p, end, &v))
+		if (rc == UW_CFA_OK && !uw_read_uleb(p, end, &v))
 			rc = UW_CFA_TRUNCATED;
 		return rc;
 	case DW_CFA_register:
@@ -147,7 +126,7 @@ static int operands(uint8_t op, const uint8_t **p, const uint8_t *end,
 	case DW_CFA_def_cfa_expression:
 		if (op != DW_CFA_def_cfa_expression && (rc = reg(p, end)) != UW_CFA_OK)
 			return rc;
-		if (!uleb(p, end, &v))
+		if (!uw_read_uleb(p, end, &v))
 			return UW_CFA_TRUNCATED;
 		if (v > UW_CFA_MAX_EXPRESSION)
 			return (uint64_t)(end - *p) < v ? UW_CFA_TRUNCATED : UW_CFA_LONG_EXPRESSION;

@@ -106,6 +106,11 @@ struct uw_cfa_scan_out {
 
 /* Checks the instructions [p, end): UW_CFA_OK and the counts, or the
  * first reason they cannot be given to libdw. */
+/* A ULEB128 read the way libdw reads one, so that fields and instructions
+ * end where libdw thinks they do: ten bytes at most (one that goes on
+ * reads as UINT64_MAX, and libdw takes its eleventh byte for what comes
+ * next); false when cut short. An SLEB128 takes as many bytes. */
+bool uw_read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v);
 int uw_cfa_scan(const uint8_t *p, const uint8_t *end, const struct uw_cfa_scan_in *in,
 		struct uw_cfa_scan_out *out);
 /* The budget of an FDE run after its CIE: UW_CFA_OK or the reason. */
