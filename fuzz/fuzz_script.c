@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/program.h> /* what a script builds into */
 #include <gs/script.h>
 #include "smoke.h"
 

@@ -10,7 +10,7 @@
 
 #include <gs/api.h>
 #include <gs/error.h>
-#include <gs/program.h>
+#include <gs/spec.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,9 +11,12 @@ uint32_t cg_print_format_min_size(size_t nargs)
 	       (uint32_t)nargs * (GS_FORMAT_ARG_FIXED_HEADER_LEN + CG_MIN_SLOT);
 }
 
-static uint32_t stmt_min_size(const struct gs_cg *cg, const struct gs_stmt *s)
+/* The least a statement needs in the event (an if: its condition's
+ * ExprError; gs_spec_path_max adds the larger branch). */
+static uint64_t stmt_min_size(const struct gs_stmt *s, void *arg)
 {
-	uint32_t error = GS_INST_HEADER_SIZE + sizeof(struct gs_expr_error), t, e;
+	const struct gs_cg *cg = arg;
+	uint32_t error = GS_INST_HEADER_SIZE + sizeof(struct gs_expr_error);
 
 	switch (s->kind) {
 	case GS_STMT_PRINT_STRING:
@@ -23,13 +26,11 @@ static uint32_t stmt_min_size(const struct gs_cg *cg, const struct gs_stmt *s)
 	case GS_STMT_PRINT_FORMAT:
 		return cg_print_format_min_size(s->nargs);
 	case GS_STMT_LET:
-		return s->expr && cg_expr_reads_memory(s->expr) ? error : 0;
 	case GS_STMT_IF:
-		/* The then branch, or a failed condition's ExprError and then
-		 * maybe the else branch (an `else if`), or the else branch. */
-		t = cg_budget_min_size(cg, s->then_body, s->nthen);
-		e = cg_budget_min_size(cg, s->else_body, s->nelse);
-		return (t > e ? t : e) + (s->expr && cg_expr_reads_memory(s->expr) ? error : 0);
+		/* An if: then the then branch, or a failed condition's
+		 * ExprError and maybe the else branch (an `else if`), or the
+		 * else branch. */
+		return s->expr && cg_expr_reads_memory(s->expr) ? error : 0;
 	case GS_STMT_BACKTRACE:
 		return cg_bt_inst_size(cg);
 	default:
@@ -39,10 +40,8 @@ static uint32_t stmt_min_size(const struct gs_cg *cg, const struct gs_stmt *s)
 
 uint32_t cg_budget_min_size(const struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 {
-	uint64_t total = 0;
+	uint64_t total = gs_spec_path_max(body, n, stmt_min_size, (void *)cg);
 
-	for (size_t i = 0; i < n; i++)
-		total += stmt_min_size(cg, &body[i]);
 	return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 }
 

@@ -31,14 +31,18 @@ static bool divides_unsafely(const struct gs_expr *e)
 
 /* Whether e can fail at run time (a read, or a division by zero): its
  * callers then keep an error record for it. */
+static enum gs_visit can_fail(struct gs_visitor *v, const struct gs_expr *e)
+{
+	(void)v;
+	return divides_unsafely(e) || e->kind == GS_EXPR_DEREF || gs_expr_is_value(e) ?
+		       GS_VISIT_STOP : GS_VISIT_CONTINUE;
+}
+
 bool cg_expr_reads_memory(const struct gs_expr *e)
 {
-	if (!e)
-		return false;
-	if (divides_unsafely(e))
-		return true;
-	return e->kind == GS_EXPR_DEREF || gs_expr_is_value(e) || cg_expr_reads_memory(e->lhs) ||
-	       cg_expr_reads_memory(e->rhs);
+	struct gs_visitor v = { .expr = can_fail };
+
+	return gs_visit_expr(&v, e);
 }
 
 static bool fits_imm(int64_t v)

@@ -79,10 +79,18 @@ static void store_failure(struct gs_cg *cg, const struct cg_err_record *rec, int
 	gs_asm_bind(a, null_deref);
 }
 
+static enum gs_visit is_value(struct gs_visitor *v, const struct gs_expr *e)
+{
+	(void)v;
+	return gs_expr_is_value(e) || e->kind == GS_EXPR_BUILTIN ? GS_VISIT_STOP : GS_VISIT_CONTINUE;
+}
+
+/* Whether e holds a source-level value or a builtin anywhere. */
 static bool has_value(const struct gs_expr *e)
 {
-	return e && (gs_expr_is_value(e) || e->kind == GS_EXPR_BUILTIN || has_value(e->lhs) ||
-		     has_value(e->rhs));
+	struct gs_visitor v = { .expr = is_value };
+
+	return gs_visit_expr(&v, e);
 }
 
 /* Evaluates e and stores it at r9 + off: on success the value (len bytes),

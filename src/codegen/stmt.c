@@ -7,31 +7,6 @@
 
 #define ERR_RECORD_SIZE 16
 
-/* The `bt` statements of body whose flags include none of `without`. */
-static uint32_t count_bt(const struct gs_stmt *body, size_t n, uint8_t without)
-{
-	uint32_t count = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (body[i].kind == GS_STMT_BACKTRACE)
-			count += !(body[i].bt_flags & without);
-		else if (body[i].kind == GS_STMT_IF)
-			count += count_bt(body[i].then_body, body[i].nthen, without) +
-				 count_bt(body[i].else_body, body[i].nelse, without);
-	}
-	return count;
-}
-
-uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n)
-{
-	return count_bt(body, n, 0);
-}
-
-uint32_t gs_stmts_count_bt_symbolized(const struct gs_stmt *body, size_t n)
-{
-	return count_bt(body, n, GS_BT_FLAG_RAW);
-}
-
 /* A let whose value can fail (a read, a division by zero) says so with
  * ExprError, as a condition does, instead of binding a silent 0. */
 static void let_checked(struct gs_cg *cg, const struct gs_stmt *s)
@@ -162,27 +137,22 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 /* What EndInstruction reports (reference 1.6): prints and backtraces count
  * one, `let` none (one when its value can fail), an `if` the larger of its
  * branches. */
+static uint64_t instructions(const struct gs_stmt *s, void *arg)
+{
+	(void)arg;
+	switch (s->kind) {
+	case GS_STMT_LET: /* nothing, or ExprError when its value fails */
+		return cg_expr_reads_memory(s->expr);
+	case GS_STMT_IF: /* its branches: gs_spec_path_max takes the larger */
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n)
 {
-	uint32_t total = 0;
+	uint64_t total = gs_spec_path_max(body, n, instructions, NULL);
 
-	for (size_t i = 0; i < n; i++) {
-		const struct gs_stmt *s = &body[i];
-		uint32_t t, e;
-
-		switch (s->kind) {
-		case GS_STMT_LET: /* nothing, or ExprError when its value fails */
-			total += cg_expr_reads_memory(s->expr);
-			break;
-		case GS_STMT_IF:
-			t = cg_count_instructions(s->then_body, s->nthen);
-			e = cg_count_instructions(s->else_body, s->nelse);
-			total += t > e ? t : e;
-			break;
-		default:
-			total++;
-			break;
-		}
-	}
-	return total;
+	return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 }

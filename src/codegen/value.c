@@ -189,10 +189,10 @@ static int bias_index(struct gs_cg *cg, uint64_t cookie)
 	return -1;
 }
 
-static void collect_cookies(struct gs_cg *cg, const struct gs_expr *e)
+static enum gs_visit collect_cookies(struct gs_visitor *v, const struct gs_expr *e)
 {
-	if (!e)
-		return;
+	struct gs_cg *cg = v->arg;
+
 	cg->has_values |= gs_expr_is_value(e) || e->kind == GS_EXPR_BUILTIN;
 	if (e->kind == GS_EXPR_NAME && e->dvar) {
 		const struct gs_var_loc *l = &e->dvar->loc;
@@ -203,30 +203,19 @@ static void collect_cookies(struct gs_cg *cg, const struct gs_expr *e)
 				if (cg->nbias == CG_MAX_MODULES) {
 					cg_fail(cg, -E2BIG, "%s: a trace reads globals of at most %d "
 						"modules", text(e), CG_MAX_MODULES);
-					return;
+					return GS_VISIT_STOP;
 				}
 				cg->bias_cookie[cg->nbias++] = l->cookie;
 			}
 	}
-	collect_cookies(cg, e->lhs);
-	collect_cookies(cg, e->rhs);
-	collect_cookies(cg, e->len);
-}
-
-static void collect_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		collect_cookies(cg, body[i].expr);
-		for (size_t k = 0; k < body[i].nargs; k++)
-			collect_cookies(cg, body[i].args[k]);
-		collect_stmts(cg, body[i].then_body, body[i].nthen);
-		collect_stmts(cg, body[i].else_body, body[i].nelse);
-	}
+	return GS_VISIT_CONTINUE;
 }
 
 void cg_values_scan(struct gs_cg *cg)
 {
-	collect_stmts(cg, cg->spec->body, cg->spec->nbody);
+	struct gs_visitor v = { .expr = collect_cookies, .arg = cg };
+
+	gs_visit_stmts(&v, cg->spec->body, cg->spec->nbody);
 }
 
 int cg_context_type(struct gs_cg *cg, const struct gs_type *t)

@@ -1,4 +1,4 @@
-/* Source-level values in the trace plan (include/gs/program.h, "from script
+/* Source-level values in the trace plan (include/gs/spec.h, "from script
  * text to a built program"): for each probe address, a copy of its trace's
  * body in which every DWARF name points at its access plan there (the
  * probe module's parameters, locals, statics and globals; in -p mode the
@@ -89,31 +89,20 @@ static void *alloc(struct probe_ctx *c, size_t n)
 
 /* ---- which bodies need DWARF -------------------------------------------------- */
 
-static bool expr_needs(const struct gs_expr *e, bool retprobe)
+static enum gs_visit needs(struct gs_visitor *v, const struct gs_expr *e)
 {
-	if (!e)
-		return false;
-	if (e->kind == GS_EXPR_NAME || e->kind == GS_EXPR_CAST ||
-	    (retprobe && e->kind == GS_EXPR_SPECIAL && e->special == GS_SPECIAL_RETVAL))
-		return true;
-	return expr_needs(e->lhs, retprobe) || expr_needs(e->rhs, retprobe) ||
-	       expr_needs(e->len, retprobe);
+	bool retprobe = v->arg != NULL;
+
+	return e->kind == GS_EXPR_NAME || e->kind == GS_EXPR_CAST ||
+	       (retprobe && e->kind == GS_EXPR_SPECIAL && e->special == GS_SPECIAL_RETVAL) ?
+		       GS_VISIT_STOP : GS_VISIT_CONTINUE;
 }
 
 bool rt_body_needs_dwarf(const struct gs_stmt *body, size_t n, bool retprobe)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct gs_stmt *s = &body[i];
+	struct gs_visitor v = { .expr = needs, .arg = retprobe ? &v : NULL };
 
-		if (expr_needs(s->expr, retprobe) ||
-		    rt_body_needs_dwarf(s->then_body, s->nthen, retprobe) ||
-		    rt_body_needs_dwarf(s->else_body, s->nelse, retprobe))
-			return true;
-		for (size_t k = 0; k < s->nargs; k++)
-			if (expr_needs(s->args[k], retprobe))
-				return true;
-	}
-	return false;
+	return gs_visit_stmts(&v, body, n);
 }
 
 /* ---- names -------------------------------------------------------------------------- */
@@ -281,29 +270,25 @@ static const struct gs_var *typed_retval(struct probe_ctx *c, const struct gs_ex
 
 /* ---- the copy ------------------------------------------------------------------------ */
 
-static const struct gs_expr *copy_expr(struct probe_ctx *c, const struct gs_expr *e)
+/* Each node of the copy: a name at its variable here, a cast at its type,
+ * a typed return probe's $retval at the function's return value. */
+static int resolve(struct gs_spec_copier *copier, struct gs_expr *n)
 {
-	struct gs_expr *n;
+	struct probe_ctx *c = copier->arg;
 
-	if (!e || c->rc)
-		return NULL;
-	n = alloc(c, sizeof(*n));
-	if (!n)
-		return NULL;
-	*n = *e;
-	switch (e->kind) {
+	switch (n->kind) {
 	case GS_EXPR_NAME:
-		n->dvar = lookup(c, e);
+		n->dvar = lookup(c, n);
 		break;
 	case GS_EXPR_CAST:
-		n->cast_type = cast_type(c, e);
+		n->cast_type = cast_type(c, n);
 		break;
 	case GS_EXPR_SPECIAL:
-		if (e->special == GS_SPECIAL_RETVAL && c->t->spec.retprobe && !c->retval_typed) {
-			c->retval = typed_retval(c, e);
+		if (n->special == GS_SPECIAL_RETVAL && c->t->spec.retprobe && !c->retval_typed) {
+			c->retval = typed_retval(c, n);
 			c->retval_typed = true;
 		}
-		if (e->special == GS_SPECIAL_RETVAL && c->t->spec.retprobe && c->retval) {
+		if (n->special == GS_SPECIAL_RETVAL && c->t->spec.retprobe && c->retval) {
 			n->kind = GS_EXPR_NAME;
 			n->name = "$retval";
 			n->dvar = c->retval;
@@ -312,34 +297,12 @@ static const struct gs_expr *copy_expr(struct probe_ctx *c, const struct gs_expr
 	default:
 		break;
 	}
-	n->lhs = copy_expr(c, e->lhs);
-	n->rhs = copy_expr(c, e->rhs);
-	n->len = copy_expr(c, e->len);
-	return c->rc ? NULL : n;
+	return c->rc;
 }
 
-static const struct gs_stmt *copy_body(struct probe_ctx *c, const struct gs_stmt *body,
-				       size_t n)
+static void *copy_alloc(struct gs_spec_copier *copier, size_t n)
 {
-	struct gs_stmt *out;
-
-	if (!n || c->rc)
-		return NULL;
-	out = alloc(c, n * sizeof(*out));
-	for (size_t i = 0; out && i < n && !c->rc; i++) {
-		const struct gs_stmt *s = &body[i];
-		const struct gs_expr **args = NULL;
-
-		out[i] = *s;
-		out[i].expr = copy_expr(c, s->expr);
-		if (s->nargs && (args = alloc(c, s->nargs * sizeof(*args))))
-			for (size_t k = 0; k < s->nargs; k++)
-				args[k] = copy_expr(c, s->args[k]);
-		out[i].args = args;
-		out[i].then_body = copy_body(c, s->then_body, s->nthen);
-		out[i].else_body = copy_body(c, s->else_body, s->nelse);
-	}
-	return c->rc ? NULL : out;
+	return alloc(copier->arg, n);
 }
 
 static bool retval_used(const struct gs_plan_trace *t)
@@ -375,7 +338,9 @@ int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct
 			return gs_errorf(err, rc, "%s", why.msg);
 		/* No CU there: globals only (the lookup takes a NULL scope). */
 		c.scope = rc ? NULL : c.scope;
-		t->probes[i].body = copy_body(&c, t->spec.body, t->spec.nbody);
+		struct gs_spec_copier copier = { .alloc = copy_alloc, .expr = resolve, .arg = &c };
+
+		t->probes[i].body = gs_spec_copy_body(&copier, t->spec.body, t->spec.nbody);
 		if (c.rc)
 			return c.rc;
 	}

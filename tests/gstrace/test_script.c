@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <gs/program.h> /* scripts built into programs */
 #include <gs/script.h>
 #include "script_dump.h"
 

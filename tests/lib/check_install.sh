@@ -5,7 +5,7 @@
 #   symbols  libgs.so exports exactly the GS_API declarations (api_symbols.py)
 #   link     a C++ program and the embedding example build with nothing but
 #            `pkg-config --cflags --libs libgs`; an events-only program links
-#            against libgs.a without -lbpf
+#            against libgs.a without -lbpf, codegen or the assembler
 #   embed    the embedding example, so built, traces a fixture process (root)
 # usage: check_install.sh MODE BUILD_DIR SOURCE_DIR [FIXTURE]
 set -euo pipefail
@@ -90,6 +90,9 @@ CXX
 		exit 1
 	fi
 	echo "events-only program linked against libgs.a without -lbpf"
+	# ... and with nothing of the code generator or the assembler in it.
+	"$here/check_links.sh" "$work/events_only" "$build/src/codegen/libgs_codegen.a" \
+		"$build/src/asm/libgs_asm.a"
 	;;
 embed)
 	build_embed

@@ -1,0 +1,265 @@
+/* The spec of a trace: what one `trace` block asks for, as statement and
+ * expression trees. The script parser writes them (or a library user, by
+ * hand), the runtime resolves their source-level names against DWARF, the
+ * code generator compiles them and the renderer shows their values. This
+ * layer holds the trees, their side tables (gs/context.h), the format
+ * grammar (gs/format.h) and the walks every pass shares: a visitor, the
+ * costliest path through a body, and a copy. It depends on nothing else of
+ * libgs. */
+#ifndef GS_SPEC_H
+#define GS_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gs/api.h>
+#include <gs/protocol.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gs_var;  /* gs/value.h: where a DWARF variable lives at a PC */
+struct gs_type; /* gs/context.h: a value's type */
+
+/* ---- expressions -------------------------------------------------------- */
+
+enum gs_expr_kind {
+	GS_EXPR_INT,     /* 64-bit literal: value */
+	GS_EXPR_SPECIAL, /* $pid $tid ...: special */
+	GS_EXPR_REG,     /* a pt_regs register by DWARF number 0..16: reg */
+	GS_EXPR_VAR,     /* a `let` variable: var (index into the spec's lets) */
+	GS_EXPR_UNARY,   /* op lhs: '-', '!', '~' */
+	GS_EXPR_BINARY,  /* lhs op rhs */
+	GS_EXPR_DEREF,   /* *(size bytes *)(lhs) from user memory; size 0: `*p`
+			  * through lhs's pointer type (a source-level value) */
+	/* Source-level values (the contract with the parser and the runtime is
+	 * described below the struct). */
+	GS_EXPR_NAME,    /* a DWARF variable: dvar */
+	GS_EXPR_MEMBER,  /* lhs.name, lhs->name (a pointer is followed either way) */
+	GS_EXPR_INDEX,   /* lhs[rhs]: an array element, or p[i] through a pointer */
+	GS_EXPR_ADDR,    /* &lhs */
+	GS_EXPR_CAST,    /* cast(lhs, "type_name"): cast_type */
+	GS_EXPR_BUILTIN, /* builtin(lhs, rhs[, len]) */
+	GS_EXPR_BYTES,   /* hex("de ad") or a "string" operand of a builtin: bytes */
+};
+
+enum gs_builtin {
+	GS_BUILTIN_MEMCMP,      /* memcmp(a, b, len): 1 when the len bytes are equal */
+	GS_BUILTIN_STRNCMP,     /* strncmp(a, "lit", len): 1 when equal, as C's == 0 */
+	GS_BUILTIN_STARTS_WITH, /* starts_with(a, "lit") */
+};
+
+enum gs_special {
+	GS_SPECIAL_PID,       /* TGID, namespace-aware when configured */
+	GS_SPECIAL_TID,
+	GS_SPECIAL_HOST_PID,  /* host TGID */
+	GS_SPECIAL_TIMESTAMP, /* bpf_ktime_get_ns() */
+	GS_SPECIAL_PC,        /* pt_regs ip */
+	GS_SPECIAL_SP,        /* pt_regs sp */
+	GS_SPECIAL_RETVAL,    /* return probes: pt_regs ax, a 64-bit integer */
+};
+
+enum gs_binop {
+	GS_OP_ADD, GS_OP_SUB, GS_OP_MUL, GS_OP_DIV, GS_OP_MOD,
+	GS_OP_SHL, GS_OP_SHR, GS_OP_AND, GS_OP_OR, GS_OP_XOR,
+	GS_OP_EQ, GS_OP_NE, GS_OP_LT, GS_OP_LE, GS_OP_GT, GS_OP_GE,
+	GS_OP_LAND, GS_OP_LOR, /* short-circuit */
+};
+
+/* Script integers are signed 64-bit; comparisons and logical operators
+ * give booleans (0/1); a dereference gives the unsigned value of its size
+ * (sign-extended when is_signed). */
+struct gs_expr {
+	enum gs_expr_kind kind;
+	const char *text; /* source text: the variable name shown in output */
+	int64_t value;
+	enum gs_special special;
+	uint8_t reg;
+	uint32_t var;
+	int op;           /* enum gs_binop, or '-', '!', '~' for unary */
+	uint8_t size;     /* GS_EXPR_DEREF: 1, 2, 4 or 8 (0: by the pointer type) */
+	bool is_signed;   /* GS_EXPR_DEREF */
+	const struct gs_expr *lhs, *rhs;
+	/* source-level values */
+	const char *name;                /* NAME: the variable; MEMBER: the member */
+	const struct gs_var *dvar;       /* NAME: resolved by the caller */
+	const char *type_name;           /* CAST: as written */
+	const struct gs_type *cast_type; /* CAST: resolved by the caller */
+	uint8_t builtin;                 /* BUILTIN: enum gs_builtin */
+	const struct gs_expr *len;       /* BUILTIN: the length (NULL for starts_with) */
+	const uint8_t *bytes;            /* BYTES */
+	uint32_t nbytes;
+	/* Where a message about this node points in its script (a byte
+	 * offset: the name, the member after '.', the '['); 0 when the node
+	 * does not come from a script. */
+	uint32_t pos;
+};
+
+/* Whether e is a source-level value (a DWARF name, or a member, element,
+ * pointee, address or cast of one): typed by a gs_type, not an integer. */
+static inline bool gs_expr_is_value(const struct gs_expr *e)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case GS_EXPR_NAME:
+	case GS_EXPR_MEMBER:
+	case GS_EXPR_INDEX:
+	case GS_EXPR_ADDR:
+	case GS_EXPR_CAST:
+		return true;
+	case GS_EXPR_DEREF:
+		return e->size == 0;
+	default:
+		return false;
+	}
+}
+
+/* Source-level values, from script text to a built program:
+ *
+ *  1. The parser builds trees without DWARF: an identifier that is not a
+ *     `let` variable or a special becomes GS_EXPR_NAME with `name` set and
+ *     `dvar` NULL; `a.b`/`a->b` GS_EXPR_MEMBER (name = "b"), `a[i]`
+ *     GS_EXPR_INDEX, `*p` GS_EXPR_DEREF with size 0, `&x` GS_EXPR_ADDR,
+ *     `cast(e, "T")` GS_EXPR_CAST with type_name, `hex("..")` and string
+ *     operands of builtins GS_EXPR_BYTES (the decoded bytes; a string
+ *     operand without its NUL).
+ *  2. The runtime, for each probe address, resolves the names against the
+ *     probe module's DWARF before the build: dvar = gs_dwarf_lookup() at
+ *     the probe PC (other modules' globals by name in -p mode), cast_type =
+ *     gs_dwarf_find_type(). An unknown name is a user error reported then,
+ *     with the position the parser kept.
+ *  3. gs_program_build() does the rest without libdw: member names, array
+ *     strides, pointer targets and bit fields come from the gs_type trees;
+ *     a bad access path ("no member 'z' in struct point") fails the build
+ *     with a message naming the member and type. The gs_var and gs_type
+ *     data must stay valid until gs_program_build() returns; the program's
+ *     context holds its own copies of the types. */
+
+/* ---- statements --------------------------------------------------------- */
+
+enum gs_stmt_kind {
+	GS_STMT_PRINT_STRING, /* print "literal"; */
+	GS_STMT_PRINT_FORMAT, /* print "fmt {} {:x}", args...; */
+	GS_STMT_PRINT_EXPR,   /* print expr; */
+	GS_STMT_LET,          /* let name = expr; (var = its index) */
+	GS_STMT_IF,           /* if cond { then } else { otherwise } */
+	GS_STMT_BACKTRACE,    /* bt [raw|full|inline|noinline]; */
+};
+
+struct gs_stmt {
+	enum gs_stmt_kind kind;
+	const char *text;              /* literal or format string */
+	const struct gs_expr *const *args;
+	size_t nargs;
+	const struct gs_expr *expr;    /* print expr / let value / if condition */
+	uint32_t var;                  /* GS_STMT_LET */
+	const struct gs_stmt *then_body;
+	size_t nthen;
+	const struct gs_stmt *else_body; /* an else-if is one GS_STMT_IF here */
+	size_t nelse;
+	uint8_t bt_flags;              /* GS_BT_FLAG_* */
+};
+
+/* The number of `bt` statements in body (the branches of ifs included):
+ * the one answer to "does this trace unwind" for every layer. */
+GS_API uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n);
+/* Those of them whose frames are symbolized (not `bt raw`). */
+GS_API uint32_t gs_stmts_count_bt_symbolized(const struct gs_stmt *body, size_t n);
+
+/* What `bt` knows at compile time about the probe (reference 6.3-6.5),
+ * filled in by the caller from the unwind layer: codegen and unwind meet
+ * only through these protocol structs. */
+enum gs_bt_first_row {
+	GS_BT_ROW_USABLE,      /* first_row holds the probe PC's row */
+	GS_BT_ROW_MISSING,     /* no CFI row covers the probe PC */
+	GS_BT_ROW_UNSUPPORTED, /* a row exists but cannot be exported */
+};
+
+struct gs_bt_probe {
+	uint64_t cookie;        /* the probe module's cookie */
+	uint64_t pc;            /* the probe PC, module link-time address */
+	uint8_t first_row_kind; /* enum gs_bt_first_row */
+	struct gs_unwind_row first_row;
+	/* Rows the runtime will put in bt_unwind_rows: 0 means none at all. */
+	uint32_t nrows;
+	/* Rows of several modules with bt_module_row_ranges: each caller
+	 * frame's module is resolved at run time through proc_module_ranges.
+	 * Without it every frame is taken to be in the probe module and its
+	 * rows are [0, nrows). */
+	bool module_ranges;
+};
+
+struct gs_trace_spec {
+	uint32_t trace_id;
+	const char *target;     /* what the user wrote, for messages */
+	const struct gs_stmt *body;
+	size_t nbody;
+	uint32_t nvars;         /* number of `let` variables (indices 0..nvars-1) */
+	/* Their names, for `{:x.name$}` lengths (may be NULL otherwise). */
+	const char *const *var_names;
+	/* NULL: no DWARF context for the probe; `bt` reports DwarfUnavailable. */
+	const struct gs_bt_probe *bt;
+	/* A return probe (uretprobe at the entry of function `target` names):
+	 * $retval is rax as a signed 64-bit integer. Hook for DWARF types:
+	 * the function's DW_AT_type will give $retval its type here. */
+	bool retprobe;
+};
+
+/* ---- walks ---------------------------------------------------------------- */
+
+/* What a visitor callback answers: go on into the node's children, skip
+ * them (the walk goes on with the next sibling), or stop the whole walk. */
+enum gs_visit {
+	GS_VISIT_CONTINUE,
+	GS_VISIT_SKIP,
+	GS_VISIT_STOP,
+};
+
+/* One walk over statements and expressions, in source order: a statement,
+ * then its expression (condition, `let` value, printed expression), its
+ * arguments in order, its then branch and its else branch; an expression
+ * node, then lhs, rhs and len. Either callback may be NULL. Embed the
+ * struct in a pass's own state and reach it with container_of-style
+ * arithmetic, or keep the state behind `arg`. */
+struct gs_visitor {
+	enum gs_visit (*stmt)(struct gs_visitor *v, const struct gs_stmt *s);
+	enum gs_visit (*expr)(struct gs_visitor *v, const struct gs_expr *e);
+	void *arg;
+};
+
+/* Walks body; true when a callback stopped the walk. */
+GS_API bool gs_visit_stmts(struct gs_visitor *v, const struct gs_stmt *body, size_t n);
+/* Walks the tree under e (e may be NULL); true when a callback stopped it. */
+GS_API bool gs_visit_expr(struct gs_visitor *v, const struct gs_expr *e);
+
+/* The costliest path through body: the sum of cost(s) over its statements,
+ * where an `if` adds its own cost (its condition's) and the larger of its
+ * two branches' paths. Saturates at UINT64_MAX. */
+GS_API uint64_t gs_spec_path_max(const struct gs_stmt *body, size_t n,
+				 uint64_t (*cost)(const struct gs_stmt *s, void *arg), void *arg);
+
+/* A deep copy of a body into memory the caller hands out. Each expression
+ * node is copied, then `expr` may change the copy (resolve a name, rewrite
+ * its kind) before its operands are copied. A nonzero answer of `expr`,
+ * or NULL from `alloc`, stops the copy: gs_spec_copy_body() returns NULL
+ * and *rc is that answer (-ENOMEM for alloc). `alloc` memory is never
+ * freed here: hand it out of an arena. */
+struct gs_spec_copier {
+	void *(*alloc)(struct gs_spec_copier *c, size_t size);
+	int (*expr)(struct gs_spec_copier *c, struct gs_expr *copy);
+	void *arg;
+	int rc; /* 0, or why the copy stopped */
+};
+
+/* The copy of body (n statements), or NULL when n is 0 or c->rc is set. */
+GS_API const struct gs_stmt *gs_spec_copy_body(struct gs_spec_copier *c,
+					       const struct gs_stmt *body, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GS_SPEC_H */
