@@ -227,6 +227,11 @@ enum gs_visit {
 struct gs_visitor {
 	enum gs_visit (*stmt)(struct gs_visitor *v, const struct gs_stmt *s);
 	enum gs_visit (*expr)(struct gs_visitor *v, const struct gs_expr *e);
+	/* After a node's children (post-order; not called for a node whose
+	 * own callback answered SKIP or STOP): what bottom-up passes, such
+	 * as the typed pass, compute from. Answer CONTINUE or STOP. */
+	enum gs_visit (*stmt_after)(struct gs_visitor *v, const struct gs_stmt *s);
+	enum gs_visit (*expr_after)(struct gs_visitor *v, const struct gs_expr *e);
 	void *arg;
 };
 
@@ -257,6 +262,76 @@ struct gs_spec_copier {
 /* The copy of body (n statements), or NULL when n is 0 or c->rc is set. */
 GS_API const struct gs_stmt *gs_spec_copy_body(struct gs_spec_copier *c,
 					       const struct gs_stmt *body, size_t n);
+
+/* ---- the typed pass: C types of computed values ------------------------- */
+
+/* What C says a computed value is (C11 6.3.1.1 integer promotions, 6.3.1.8
+ * usual arithmetic conversions), for 8/16/32/64-bit signed and unsigned
+ * integers, bool, char, enums and pointers. The code generator keeps such
+ * a value in a 64-bit register as its mathematical value: sign-extended
+ * from `size` bytes when signed, zero-extended when not. */
+enum gs_ctype_kind {
+	GS_CT_INT,     /* an integer (char and enum included) */
+	GS_CT_BOOL,    /* _Bool: 0 or 1 */
+	GS_CT_POINTER, /* an address; arithmetic on it is unsigned long's */
+	GS_CT_OTHER,   /* a struct, union, array, float or unknown: not computed with */
+};
+
+/* Where a value comes from, for the emitters' choice of code. */
+enum gs_value_kind {
+	GS_VK_CONSTANT, /* known at build time */
+	GS_VK_REGISTER, /* a pt_regs register or a special read from one */
+	GS_VK_MEMORY,   /* read from user memory (a DWARF value or a dereference) */
+	GS_VK_COMPUTED, /* the result of an operator, a builtin or a helper */
+};
+
+struct gs_ctype {
+	uint8_t kind;  /* enum gs_ctype_kind */
+	uint8_t size;  /* bytes: 1, 2, 4 or 8 */
+	bool is_signed;
+	uint8_t value; /* enum gs_value_kind */
+};
+
+#define GS_CTYPE_INT ((struct gs_ctype){ GS_CT_INT, 4, true, GS_VK_COMPUTED })
+#define GS_CTYPE_LONG ((struct gs_ctype){ GS_CT_INT, 8, true, GS_VK_COMPUTED })
+#define GS_CTYPE_ULONG ((struct gs_ctype){ GS_CT_INT, 8, false, GS_VK_COMPUTED })
+
+/* The C type of a value of DWARF type t (typedefs are seen through by the
+ * dwarf layer already); GS_CT_OTHER for what is not a scalar. */
+GS_API struct gs_ctype gs_ctype_of_type(const struct gs_type *t);
+/* C11 6.3.1.1: bool, char, short and enums narrower than int become int. */
+GS_API struct gs_ctype gs_ctype_promote(struct gs_ctype t);
+/* C11 6.3.1.8 on two promoted operands: the type both are converted to. */
+GS_API struct gs_ctype gs_ctype_common(struct gs_ctype a, struct gs_ctype b);
+/* v (a value of any type, as 64 bits) converted to t: truncated to t's
+ * size, then sign- or zero-extended as t says. */
+GS_API int64_t gs_ctype_convert(int64_t v, struct gs_ctype t);
+
+/* A binary operator's types: `operands` is what both sides are converted
+ * to before the operation (for shifts, the promoted left side's type; the
+ * right side is a count), `result` the type of the value it gives
+ * (comparisons and && || give int). */
+struct gs_ctype_op {
+	struct gs_ctype operands, result;
+};
+GS_API struct gs_ctype_op gs_ctype_binary(int op, struct gs_ctype lhs, struct gs_ctype rhs);
+
+/* The typed pass over a body: every expression's C type, kept beside the
+ * trees (they stay const) and looked up by node. `value_type` gives the
+ * DWARF type of a source-level value (gs_expr_is_value), or NULL when it
+ * has none (the caller reports why); a NULL callback types them as
+ * unsigned long. */
+struct gs_typed;
+
+GS_API struct gs_typed *gs_typed_new(void);
+GS_API void gs_typed_free(struct gs_typed *t);
+/* Types every expression of body; -ENOMEM, or 0. A `let` variable takes
+ * its value's type (index: the variable). */
+GS_API int gs_typed_body(struct gs_typed *t, const struct gs_stmt *body, size_t n,
+			 const struct gs_type *(*value_type)(const struct gs_expr *e, void *arg),
+			 void *arg);
+/* e's type; an expression the pass did not see is a long, computed. */
+GS_API struct gs_ctype gs_typed_get(const struct gs_typed *t, const struct gs_expr *e);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@ static enum gs_visit visit_node(struct gs_visitor *v, const struct gs_expr *e)
 		return r;
 	if (gs_visit_expr(v, e->lhs) || gs_visit_expr(v, e->rhs) || gs_visit_expr(v, e->len))
 		return GS_VISIT_STOP;
-	return GS_VISIT_CONTINUE;
+	return v->expr_after ? v->expr_after(v, e) : GS_VISIT_CONTINUE;
 }
 
 bool gs_visit_expr(struct gs_visitor *v, const struct gs_expr *e)
@@ -30,8 +30,10 @@ static bool visit_stmt(struct gs_visitor *v, const struct gs_stmt *s)
 	for (size_t k = 0; k < s->nargs; k++)
 		if (gs_visit_expr(v, s->args[k]))
 			return true;
-	return gs_visit_stmts(v, s->then_body, s->nthen) ||
-	       gs_visit_stmts(v, s->else_body, s->nelse);
+	if (gs_visit_stmts(v, s->then_body, s->nthen) ||
+	    gs_visit_stmts(v, s->else_body, s->nelse))
+		return true;
+	return v->stmt_after && v->stmt_after(v, s) == GS_VISIT_STOP;
 }
 
 bool gs_visit_stmts(struct gs_visitor *v, const struct gs_stmt *body, size_t n)

@@ -4,6 +4,7 @@
  * side tables. Linked with the spec layer only: nothing here needs the
  * code generator. */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -336,6 +337,200 @@ static void test_context_dedupes_and_bounds_lookups(void **state)
 	gs_context_fini(&c);
 }
 
+/* ---- the typed pass's rules, checked against the C compiler itself ----------- */
+
+#define CT_TYPES(X)                                                                         \
+	X(i8, int8_t, GS_TYPE_I8) X(u8, uint8_t, GS_TYPE_U8) X(i16, int16_t, GS_TYPE_I16)    \
+	X(u16, uint16_t, GS_TYPE_U16) X(i32, int32_t, GS_TYPE_I32)                           \
+	X(u32, uint32_t, GS_TYPE_U32) X(i64, int64_t, GS_TYPE_I64)                           \
+	X(u64, uint64_t, GS_TYPE_U64) X(bool, _Bool, GS_TYPE_BOOL)
+#define CT_RIGHT(X, NA, TA)                                                                 \
+	X(NA, TA, i8, int8_t) X(NA, TA, u8, uint8_t) X(NA, TA, i16, int16_t)                 \
+	X(NA, TA, u16, uint16_t) X(NA, TA, i32, int32_t) X(NA, TA, u32, uint32_t)            \
+	X(NA, TA, i64, int64_t) X(NA, TA, u64, uint64_t) X(NA, TA, bool, _Bool)
+#define CT_N 9
+
+enum { CT_DIV, CT_MOD, CT_SHR, CT_AND, CT_OR, CT_XOR, CT_LT, CT_GT, CT_EQ, CT_ADD, CT_SUB,
+       CT_MUL, CT_NOPS };
+static const int ct_binop[CT_NOPS] = { GS_OP_DIV, GS_OP_MOD, GS_OP_SHR, GS_OP_AND, GS_OP_OR,
+				       GS_OP_XOR, GS_OP_LT, GS_OP_GT, GS_OP_EQ, GS_OP_ADD,
+				       GS_OP_SUB, GS_OP_MUL };
+
+/* What C gives for (TA)a op (TB)b as a 64-bit register holds it (signed
+ * results sign-extended, unsigned ones zero-extended), and whether the
+ * result's type is signed, as the compiler says ((R)-1 < 0). Signed + - *
+ * may overflow: they answer 0 and only their signedness is compared. */
+#define CT_RESULT(E) (*is_signed = (__typeof__(E))-1 < 0, (int64_t)(E))
+#define CT_DEF(NA, TA, NB, TB)                                                              \
+	static int64_t ct_##NA##_##NB(int op, int64_t a, int64_t b, bool *is_signed)        \
+	{                                                                                   \
+		TA x = (TA)a;                                                               \
+		TB y = (TB)b;                                                               \
+		switch (op) {                                                               \
+		case CT_DIV: return CT_RESULT(x / y);                                       \
+		case CT_MOD: return CT_RESULT(x % y);                                       \
+		case CT_SHR: return CT_RESULT(x >> (y & 7));                                \
+		case CT_AND: return CT_RESULT(x & y);                                       \
+		case CT_OR: return CT_RESULT(x | y);                                        \
+		case CT_XOR: return CT_RESULT(x ^ y);                                       \
+		case CT_LT: return CT_RESULT(x < y);                                        \
+		case CT_GT: return CT_RESULT(x > y);                                        \
+		case CT_EQ: return CT_RESULT(x == y);                                       \
+		case CT_ADD: CT_RESULT(x + y); return *is_signed ? 0 : (int64_t)(x + y);    \
+		case CT_SUB: CT_RESULT(x - y); return *is_signed ? 0 : (int64_t)(x - y);    \
+		default: CT_RESULT(x * y); return *is_signed ? 0 : (int64_t)(x * y);        \
+		}                                                                           \
+	}
+#define CT_DEFS(NA, TA, KA) CT_RIGHT(CT_DEF, NA, TA)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wbool-operation"
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#pragma GCC diagnostic ignored "-Wint-in-bool-context"
+CT_TYPES(CT_DEFS)
+#pragma GCC diagnostic pop
+
+typedef int64_t (*ct_fn)(int op, int64_t a, int64_t b, bool *is_signed);
+#define CT_PTR(NA, TA, NB, TB) ct_##NA##_##NB,
+#define CT_ROW(NA, TA, KA) { CT_RIGHT(CT_PTR, NA, TA) },
+static const ct_fn ct_c[CT_N][CT_N] = { CT_TYPES(CT_ROW) };
+#define CT_KIND(NA, TA, KA) KA,
+static const uint8_t ct_kind[CT_N] = { CT_TYPES(CT_KIND) };
+#define CT_NAME(NA, TA, KA) #NA,
+static const char *const ct_name[CT_N] = { CT_TYPES(CT_NAME) };
+
+static const int64_t ct_values[] = {
+	0, 1, 2, 7, -1, -2, -7, 100, 127, -128, 255, 32767, -32768, 65535, INT32_MAX,
+	INT32_MIN, (int64_t)UINT32_MAX, INT64_MAX, INT64_MIN, 4000000000, -12345678,
+};
+
+/* Our side: the pass's types, then the operation as the emitters do it. */
+static int64_t ct_ours(int op, struct gs_ctype ta, struct gs_ctype tb, int64_t a, int64_t b,
+		       bool *skip)
+{
+	struct gs_ctype_op o = gs_ctype_binary(ct_binop[op], ta, tb);
+	int64_t x = gs_ctype_convert(gs_ctype_convert(a, ta), o.operands);
+	int64_t y = gs_ctype_convert(gs_ctype_convert(b, tb), o.operands), r;
+	bool s = o.operands.is_signed;
+	int64_t min = o.operands.size == 8 ? INT64_MIN : INT32_MIN;
+
+	*skip = (op == CT_DIV || op == CT_MOD) && (y == 0 || (s && x == min && y == -1));
+	if (*skip)
+		return 0;
+	switch (op) {
+	case CT_DIV: r = s ? x / y : (int64_t)((uint64_t)x / (uint64_t)y); break;
+	case CT_MOD: r = s ? x % y : (int64_t)((uint64_t)x % (uint64_t)y); break;
+	case CT_SHR: {
+		int64_t n = gs_ctype_convert(b, tb) & 7; /* the count as C takes it */
+
+		r = s ? x >> n : (int64_t)((uint64_t)x >> n);
+		break;
+	}
+	case CT_AND: r = x & y; break;
+	case CT_OR: r = x | y; break;
+	case CT_XOR: r = x ^ y; break;
+	case CT_LT: r = s ? x < y : (uint64_t)x < (uint64_t)y; break;
+	case CT_GT: r = s ? x > y : (uint64_t)x > (uint64_t)y; break;
+	case CT_EQ: r = x == y; break;
+	case CT_ADD: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
+	case CT_SUB: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
+	default: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
+	}
+	if (o.result.is_signed && op >= CT_ADD)
+		return 0;
+	return gs_ctype_convert(r, o.result);
+}
+
+static void test_typed_rules_equal_the_compilers(void **state)
+{
+	size_t checked = 0;
+
+	(void)state;
+	for (int i = 0; i < CT_N; i++)
+		for (int k = 0; k < CT_N; k++)
+			for (int op = 0; op < CT_NOPS; op++)
+				for (size_t va = 0; va < sizeof(ct_values) / 8; va++)
+					for (size_t vb = 0; vb < sizeof(ct_values) / 8; vb++) {
+		struct gs_type a = { .kind = ct_kind[i], .byte_size = ct_kind[i] == GS_TYPE_BOOL ? 1 : 0 };
+		struct gs_type b = { .kind = ct_kind[k], .byte_size = ct_kind[k] == GS_TYPE_BOOL ? 1 : 0 };
+		struct gs_ctype ta = gs_ctype_of_type(&a), tb = gs_ctype_of_type(&b);
+		struct gs_ctype_op o = gs_ctype_binary(ct_binop[op], ta, tb);
+		bool c_signed, skip;
+		int64_t ours = ct_ours(op, ta, tb, ct_values[va], ct_values[vb], &skip), c;
+
+		if (skip)
+			continue;
+		c = ct_c[i][k](op, ct_values[va], ct_values[vb], &c_signed);
+		if (ours != c || o.result.is_signed != c_signed)
+			fail_msg("(%s)%" PRId64 " op#%d (%s)%" PRId64 ": ours %" PRId64
+				 " (%s), C %" PRId64 " (%s)", ct_name[i], ct_values[va], op,
+				 ct_name[k], ct_values[vb], ours,
+				 o.result.is_signed ? "signed" : "unsigned", c,
+				 c_signed ? "signed" : "unsigned");
+		checked++;
+	}
+	assert_true(checked > 100000);
+}
+
+static void test_typed_unary_and_literals(void **state)
+{
+	(void)state;
+	/* ~(uint32_t)0 is 4294967295 in C; -(uint8_t)1 is the int -1 */
+	struct gs_ctype u32 = { GS_CT_INT, 4, false, GS_VK_MEMORY };
+	struct gs_ctype u8 = { GS_CT_INT, 1, false, GS_VK_MEMORY };
+
+	assert_int_equal(gs_ctype_convert(~(int64_t)0, gs_ctype_promote(u32)), (int64_t)~(uint32_t)0);
+	assert_int_equal(gs_ctype_convert(-(int64_t)1, gs_ctype_promote(u8)), -(uint8_t)1);
+	assert_true(gs_ctype_promote(u8).is_signed);
+	assert_int_equal(gs_ctype_promote(u8).size, 4);
+}
+
+/* A body typed as a whole: lets carry their value's type to their uses. */
+static const struct gs_type td_u32 = { .kind = GS_TYPE_U32, .size = 4, .name = "uint32_t",
+				       .byte_size = 4 };
+
+static const struct gs_type *td_value_type(const struct gs_expr *e, void *arg)
+{
+	(void)e;
+	(void)arg;
+	return &td_u32;
+}
+
+static void test_typed_body_through_lets(void **state)
+{
+	static const struct gs_expr u = { .kind = GS_EXPR_NAME, .name = "u", .text = "u" };
+	static const struct gs_expr m1 = { .kind = GS_EXPR_INT, .value = -1, .text = "-1" };
+	static const struct gs_expr big = { .kind = GS_EXPR_INT, .value = 1ll << 40 };
+	static const struct gs_expr v = { .kind = GS_EXPR_VAR, .var = 0, .text = "v" };
+	static const struct gs_expr cmp = { .kind = GS_EXPR_BINARY, .op = GS_OP_GT, .lhs = &m1,
+					    .rhs = &v };
+	static const struct gs_expr div = { .kind = GS_EXPR_BINARY, .op = GS_OP_DIV, .lhs = &v,
+					    .rhs = &big };
+	static const struct gs_stmt b[] = {
+		{ .kind = GS_STMT_LET, .var = 0, .expr = &u },
+		{ .kind = GS_STMT_PRINT_EXPR, .expr = &cmp },
+		{ .kind = GS_STMT_PRINT_EXPR, .expr = &div },
+	};
+	struct gs_typed *t = gs_typed_new();
+	struct gs_ctype ct;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(gs_typed_body(t, b, 3, td_value_type, NULL), 0);
+	ct = gs_typed_get(t, &v);
+	assert_int_equal(ct.size, 4);
+	assert_false(ct.is_signed);
+	assert_int_equal(ct.value, GS_VK_COMPUTED);
+	/* -1 > u: compared as unsigned int, as C does */
+	assert_false(gs_ctype_binary(GS_OP_GT, gs_typed_get(t, &m1), ct).operands.is_signed);
+	ct = gs_typed_get(t, &div); /* unsigned int / long: long */
+	assert_int_equal(ct.size, 8);
+	assert_true(ct.is_signed);
+	assert_int_equal(gs_typed_get(t, &m1).value, GS_VK_CONSTANT);
+	assert_int_equal(gs_typed_get(t, &u).value, GS_VK_MEMORY);
+	gs_typed_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +544,9 @@ int main(void)
 		cmocka_unit_test(test_format_grammar_table),
 		cmocka_unit_test(test_format_value_takes_two_wire_arguments_with_a_runtime_length),
 		cmocka_unit_test(test_context_dedupes_and_bounds_lookups),
+		cmocka_unit_test(test_typed_rules_equal_the_compilers),
+		cmocka_unit_test(test_typed_unary_and_literals),
+		cmocka_unit_test(test_typed_body_through_lets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
