@@ -68,6 +68,7 @@ struct gs_cg {
 	struct gs_program_opts opts; /* with defaults filled in */
 	struct gs_error *err;
 	uint32_t max_size;           /* max_trace_event_size in force */
+	struct gs_typed *typed;      /* the C type of every expression (spec/ctype.c) */
 
 	/* stack slots */
 	int16_t key_slot;    /* u32 0: key of the one-entry maps */
@@ -136,6 +137,11 @@ void cg_mark_success(struct gs_cg *cg);
 bool cg_expr_reads_memory(const struct gs_expr *e);
 int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
 void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+/* The typed pass's C type of e, and the conversions between such types
+ * of a value in a register (expr.c). */
+struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e);
+void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to);
+void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to);
 void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec);
 /* Marks any_fail; records code, errno r1 and address r2 when rec has no
  * error yet (clobbers r3). */
@@ -144,7 +150,6 @@ void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t 
 /* value.c, value_read.c: source-level values */
 const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e);
 bool cg_value_unavailable(const struct gs_expr *e);
-bool cg_value_unsigned64(struct gs_cg *cg, const struct gs_expr *e);
 /* Finds the modules whose bias the values need, and whether any exist. */
 void cg_values_scan(struct gs_cg *cg);
 void cg_values_prologue(struct gs_cg *cg);

@@ -285,10 +285,19 @@ static bool is_compare(int op)
 	return op >= GS_OP_EQ && op <= GS_OP_GE;
 }
 
+/* r0 = r0 / or % r1 in C's signedness: BPF's own for unsigned operands. */
+static void divide(struct gs_cg *cg, bool mod, bool uns)
+{
+	if (uns)
+		gs_asm_emit(cg->a, GS_ALU64_REG(mod ? BPF_MOD : BPF_DIV, GS_R0, GS_R1));
+	else
+		signed_divmod(cg, mod);
+}
+
 /* r0 = r0 / or % (r1 or imm). A zero divisor is an error of the
  * expression (status DivisionByZero, value 0), not BPF's silent 0 or
  * dividend: a condition then gives ExprError, a print shows the status. */
-static void divmod(struct gs_cg *cg, bool mod, bool use_imm, int32_t imm,
+static void divmod(struct gs_cg *cg, bool mod, bool use_imm, int32_t imm, bool uns,
 		   const struct cg_err_record *rec)
 {
 	struct gs_asm *a = cg->a;
@@ -297,12 +306,12 @@ static void divmod(struct gs_cg *cg, bool mod, bool use_imm, int32_t imm,
 
 	if (use_imm && imm != 0) {
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, imm));
-		signed_divmod(cg, mod);
+		divide(cg, mod, uns);
 		return;
 	}
 	if (!use_imm) {
 		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, zero);
-		signed_divmod(cg, mod);
+		divide(cg, mod, uns);
 		gs_asm_ja(a, done);
 	}
 	gs_asm_bind(a, zero);
@@ -314,15 +323,17 @@ static void divmod(struct gs_cg *cg, bool mod, bool use_imm, int32_t imm,
 	gs_asm_bind(a, done);
 }
 
-/* r0 = r0 op (r1 or imm); uns: C's unsigned 64-bit comparison (an
- * operand is an unsigned long or a pointer). */
-static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm, bool uns,
+/* r0 = r0 op (r1 or imm), both operands of C type `t` (the typed pass's
+ * choice): its signedness picks division, modulo, right shift and
+ * comparison. */
+static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm, struct gs_ctype t,
 		  const struct cg_err_record *rec)
 {
 	struct gs_asm *a = cg->a;
+	bool uns = !t.is_signed;
 
 	if (op == GS_OP_DIV || op == GS_OP_MOD) {
-		divmod(cg, op == GS_OP_MOD, use_imm, imm, rec);
+		divmod(cg, op == GS_OP_MOD, use_imm, imm, uns, rec);
 	} else if (is_compare(op)) {
 		struct gs_label yes = gs_asm_label(a, "compare_true");
 
@@ -339,9 +350,9 @@ static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm, bool uns,
 		 * count gets the same masking here (the ISA refuses others). */
 		if (op == GS_OP_SHL || op == GS_OP_SHR)
 			imm &= 63;
-		gs_asm_emit(a, GS_ALU64_IMM(alu_op[op], GS_R0, imm));
+		gs_asm_emit(a, GS_ALU64_IMM(op == GS_OP_SHR && uns ? BPF_RSH : alu_op[op], GS_R0, imm));
 	} else {
-		gs_asm_emit(a, GS_ALU64_REG(alu_op[op], GS_R0, GS_R1));
+		gs_asm_emit(a, GS_ALU64_REG(op == GS_OP_SHR && uns ? BPF_RSH : alu_op[op], GS_R0, GS_R1));
 	}
 }
 
@@ -364,10 +375,59 @@ static void logical(struct gs_cg *cg, const struct gs_expr *e, const struct cg_e
 	gs_asm_bind(a, done);
 }
 
+/* reg holds a value of C type `from` (sign- or zero-extended to 64 bits);
+ * make it the same value converted to `to`, as C converts: nothing to do
+ * when every value of `from` is one of `to`. */
+void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to)
+{
+	if (to.kind == GS_CT_BOOL) {
+		struct gs_label zero = gs_asm_label(cg->a, "bool_false");
+
+		gs_asm_jmp_imm(cg->a, BPF_JEQ, reg, 0, zero);
+		gs_asm_emit(cg->a, GS_MOV64_IMM(reg, 1));
+		gs_asm_bind(cg->a, zero);
+		return;
+	}
+	if (to.size == 8 || (from.kind != GS_CT_OTHER &&
+			     ((from.size < to.size && (!from.is_signed || to.is_signed)) ||
+			      (from.size == to.size && from.is_signed == to.is_signed))))
+		return;
+	cg_normalize(cg, reg, to);
+}
+
+/* reg's low to.size bytes as a value of `to`: zero- or sign-extended. */
+void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to)
+{
+	struct gs_asm *a = cg->a;
+	int shift = 64 - 8 * to.size;
+
+	if (to.size >= 8)
+		return;
+	if (to.is_signed) {
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, reg, shift));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, reg, shift));
+	} else if (to.size == 4) {
+		gs_asm_emit(a, GS_MOV32_REG(reg, reg));
+	} else {
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, reg, to.size == 2 ? 0xffff : 0xff));
+	}
+}
+
+struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e)
+{
+	return gs_typed_get(cg->typed, e);
+}
+
+/* lhs op rhs in the types the typed pass chose: both sides converted to
+ * the operands' type (a shift's count is not), the operation in its
+ * signedness, the result cut to its type where it can overflow. */
 static void binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
 {
 	struct gs_asm *a = cg->a;
-	bool uns;
+	struct gs_ctype lt, rt;
+	struct gs_ctype_op o;
+	bool shift = e->op == GS_OP_SHL || e->op == GS_OP_SHR;
+	int64_t k;
 
 	if (e->op == GS_OP_LAND || e->op == GS_OP_LOR) {
 		logical(cg, e, rec);
@@ -377,24 +437,41 @@ static void binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 		cg_fail_at(cg, e, -EINVAL, "%s: unknown binary operator %d", e->text ? e->text : "?", e->op);
 		return;
 	}
-	uns = cg_value_unsigned64(cg, e->lhs) || cg_value_unsigned64(cg, e->rhs);
+	lt = cg_ctype(cg, e->lhs);
+	rt = cg_ctype(cg, e->rhs);
+	o = gs_ctype_binary(e->op, lt, rt);
 	cg_expr(cg, e->lhs, rec);
-	if (e->rhs->kind == GS_EXPR_INT && fits_imm(e->rhs->value)) {
-		apply(cg, e->op, true, (int32_t)e->rhs->value, uns, rec);
+	cg_convert(cg, GS_R0, lt, o.operands);
+	k = shift ? e->rhs->value : gs_ctype_convert(e->rhs->value, o.operands);
+	if (e->rhs->kind == GS_EXPR_INT && fits_imm(k)) {
+		/* BPF sign-extends the immediate: right for every 64-bit value
+		 * in int32 range, whatever the operands' signedness. */
+		apply(cg, e->op, true, (int32_t)k, o.operands, rec);
+	} else if (e->rhs->kind == GS_EXPR_INT) {
+		gs_asm_ld_imm64(a, GS_R1, (uint64_t)k);
+		apply(cg, e->op, false, 0, o.operands, rec);
 	} else if (is_simple(e->rhs)) {
 		simple_into(cg, e->rhs, GS_R1);
-		apply(cg, e->op, false, 0, uns, rec);
+		if (!shift)
+			cg_convert(cg, GS_R1, rt, o.operands);
+		apply(cg, e->op, false, 0, o.operands, rec);
 	} else {
 		size_t mark = gs_asm_stack_mark(a);
 		int16_t lhs = gs_asm_slot(a, "binary_lhs", 8, 8);
 
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, lhs));
 		cg_expr(cg, e->rhs, rec);
+		if (!shift)
+			cg_convert(cg, GS_R0, rt, o.operands);
 		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_FP, lhs));
 		gs_asm_stack_release(a, mark);
-		apply(cg, e->op, false, 0, uns, rec);
+		apply(cg, e->op, false, 0, o.operands, rec);
 	}
+	/* Bitwise operators, division and right shifts of values that fit
+	 * the type give values that fit; these may carry past its width. */
+	if (e->op == GS_OP_ADD || e->op == GS_OP_SUB || e->op == GS_OP_MUL || e->op == GS_OP_SHL)
+		cg_normalize(cg, GS_R0, o.result);
 }
 
 static void unary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
@@ -402,10 +479,17 @@ static void unary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err
 	struct gs_asm *a = cg->a;
 
 	cg_expr(cg, e->lhs, rec);
-	if (e->op == '-') {
-		gs_asm_emit(a, GS_NEG64(GS_R0));
-	} else if (e->op == '~') {
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_XOR, GS_R0, -1));
+	if (e->op == '-' || e->op == '~') {
+		struct gs_ctype t = cg_ctype(cg, e);
+
+		cg_convert(cg, GS_R0, cg_ctype(cg, e->lhs), t);
+		if (e->op == '-')
+			gs_asm_emit(a, GS_NEG64(GS_R0));
+		else
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_XOR, GS_R0, -1));
+		/* a signed result stays sign-extended; an unsigned one is cut */
+		if (!t.is_signed)
+			cg_normalize(cg, GS_R0, t);
 	} else if (e->op == '!') {
 		struct gs_label zero = gs_asm_label(a, "not_zero_operand");
 
@@ -503,9 +587,9 @@ int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size)
 		return cg->type_bool;
 	}
 	*size = 8;
-	if (e->kind == GS_EXPR_REG || (e->kind == GS_EXPR_SPECIAL &&
-				       (e->special == GS_SPECIAL_PC || e->special == GS_SPECIAL_SP ||
-					e->special == GS_SPECIAL_TIMESTAMP))) {
+	/* A computed value is shown as the 64-bit integer of its C type's
+	 * signedness: the register holds its value, extended as C says. */
+	if (!cg_ctype(cg, e).is_signed) {
 		if (cg->type_u64 < 0)
 			cg->type_u64 = gs_context_type(ctx, GS_TYPE_U64, 8, "u64", cg->err);
 		return cg->type_u64;

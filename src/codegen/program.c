@@ -233,6 +233,13 @@ void cg_fail_at(struct gs_cg *cg, const struct gs_expr *e, int code, const char 
 	cg_fail(cg, code, "%s", msg);
 }
 
+/* The typed pass's question about a source-level value: its DWARF type
+ * (NULL after failing the build with the reason). */
+static const struct gs_type *value_type(const struct gs_expr *e, void *arg)
+{
+	return gs_expr_is_value(e) ? cg_value_type(arg, e) : NULL;
+}
+
 int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
 		     struct gs_program **out, struct gs_error *err)
 {
@@ -314,6 +321,11 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	/* room was made for every kind: a plan keeps one list per probe */
 	if (p->nmaps && (shrunk = realloc(p->maps, p->nmaps * sizeof(*p->maps))))
 		p->maps = shrunk;
+	if (!(cg.typed = gs_typed_new()) ||
+	    gs_typed_body(cg.typed, spec->body, spec->nbody, value_type, &cg)) {
+		rc = gs_errorf(err, -ENOMEM, "out of memory typing trace %u", spec->trace_id);
+		goto fail;
+	}
 	build(&cg);
 	rc = gs_asm_finish(&p->main, err);
 	if (rc == 0 && p->btf && p->btf->error.code)
@@ -341,6 +353,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	free(cg.var_slots);
 	for (uint32_t i = 0; i < cg.nsynth; i++)
 		free(cg.synth[i]);
+	gs_typed_free(cg.typed);
 	*out = p;
 	return 0;
 fail:
@@ -349,6 +362,7 @@ fail:
 	free(cg.var_slots);
 	for (uint32_t i = 0; i < cg.nsynth; i++)
 		free(cg.synth[i]);
+	gs_typed_free(cg.typed);
 	gs_program_free(p);
 	return rc;
 }

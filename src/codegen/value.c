@@ -37,9 +37,14 @@ static struct gs_type *synth(struct gs_cg *cg)
 
 static const struct gs_type *pointer_to(struct gs_cg *cg, const struct gs_type *t)
 {
-	struct gs_type *p = synth(cg);
+	struct gs_type *p;
 	size_t n = strlen(t->name);
 
+	/* one per pointee: the typed pass and the emitters both ask */
+	for (uint32_t i = 0; i < cg->nsynth; i++)
+		if (cg->synth[i]->kind == GS_TYPE_POINTER && cg->synth[i]->target == t)
+			return cg->synth[i];
+	p = synth(cg);
 	if (!p)
 		return NULL;
 	p->kind = GS_TYPE_POINTER;
@@ -605,17 +610,6 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 	}
 	gs_asm_bind(a, done);
-}
-
-bool cg_value_unsigned64(struct gs_cg *cg, const struct gs_expr *e)
-{
-	const struct gs_type *t;
-
-	if (!gs_expr_is_value(e))
-		return false;
-	t = cg_value_type(cg, e);
-	return t && t->byte_size == 8 && (t->kind == GS_TYPE_U64 || t->kind == GS_TYPE_POINTER ||
-					  (t->kind == GS_TYPE_ENUM && !(t->flags & GS_TYPEF_SIGNED)));
 }
 
 /* r3 = the address a string, a dump or a comparison reads from: a

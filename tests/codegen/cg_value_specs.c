@@ -284,6 +284,54 @@ static const struct gs_trace_spec val_pointer_pieces = {
 	.nbody = N(pieces_body),
 };
 
+/* C's arithmetic (issue 19): unsigned long u64v in rdi, unsigned int u32v
+ * in rsi, int i32v in rdx; trace f { print "{} ...", u64v / 2, i32v > u32v,
+ * ~(u32v ^ u32v), u32v + u32v, i32v >> 4, u64v >> 60, i32v / 7, u32v % 7,
+ * -u32v, i32v * 3 < 0u; } */
+static const struct gs_type t_ulong = { .kind = GS_TYPE_U64, .size = 8, .name = "unsigned long",
+					.byte_size = 8 };
+static const struct gs_var v_u64v = { .name = "u64v", .type = &t_ulong, .scope = GS_SCOPE_PARAM,
+				      .loc = LOC1(GS_LOC_REGISTER, 0, 5, 0) };
+static const struct gs_var v_u32v = { .name = "u32v", .type = &t_uint, .scope = GS_SCOPE_PARAM,
+				      .loc = LOC1(GS_LOC_REGISTER, 0, 4, 0) };
+static const struct gs_var v_i32v = { .name = "i32v", .type = &t_int, .scope = GS_SCOPE_PARAM,
+				      .loc = LOC1(GS_LOC_REGISTER, 0, 1, 0) };
+static const struct gs_expr u64v = NAME(v_u64v, "u64v");
+static const struct gs_expr u32v = NAME(v_u32v, "u32v");
+static const struct gs_expr i32v = NAME(v_i32v, "i32v");
+#define CINT(v) { .kind = GS_EXPR_INT, .value = (v), .text = #v }
+#define CBIN(o, l, r, t) { .kind = GS_EXPR_BINARY, .op = (o), .lhs = (l), .rhs = (r), .text = (t) }
+static const struct gs_expr c2 = CINT(2), c4 = CINT(4), c60 = CINT(60), c7 = CINT(7),
+			    c3 = CINT(3), c0 = CINT(0);
+static const struct gs_expr a_div = CBIN(GS_OP_DIV, &u64v, &c2, "u64v / 2");
+static const struct gs_expr a_gt = CBIN(GS_OP_GT, &i32v, &u32v, "i32v > u32v");
+static const struct gs_expr a_xor = CBIN(GS_OP_XOR, &u32v, &u32v, "u32v ^ u32v");
+static const struct gs_expr a_not = { .kind = GS_EXPR_UNARY, .op = '~', .lhs = &a_xor,
+				      .text = "~(u32v ^ u32v)" };
+static const struct gs_expr a_add = CBIN(GS_OP_ADD, &u32v, &u32v, "u32v + u32v");
+static const struct gs_expr a_sar = CBIN(GS_OP_SHR, &i32v, &c4, "i32v >> 4");
+static const struct gs_expr a_shr = CBIN(GS_OP_SHR, &u64v, &c60, "u64v >> 60");
+static const struct gs_expr a_sdiv = CBIN(GS_OP_DIV, &i32v, &c7, "i32v / 7");
+static const struct gs_expr a_umod = CBIN(GS_OP_MOD, &u32v, &c7, "u32v % 7");
+static const struct gs_expr a_neg = { .kind = GS_EXPR_UNARY, .op = '-', .lhs = &u32v,
+				      .text = "-u32v" };
+static const struct gs_expr a_mul = CBIN(GS_OP_MUL, &i32v, &c3, "i32v * 3");
+static const struct gs_expr a_ult = CBIN(GS_OP_LT, &a_mul, &u32v, "i32v * 3 < u32v");
+static const struct gs_expr a_cmp0 = CBIN(GS_OP_GE, &u32v, &c0, "u32v >= 0");
+static const struct gs_expr *const arith_args[] = { &a_div, &a_gt, &a_not, &a_add, &a_sar,
+						     &a_shr };
+static const struct gs_expr *const arith_args2[] = { &a_sdiv, &a_umod, &a_neg, &a_ult,
+						      &a_cmp0 };
+static const struct gs_stmt arith_body[] = {
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {} {} {} {} {}", .args = arith_args,
+	  .nargs = N(arith_args) },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {} {} {} {}", .args = arith_args2,
+	  .nargs = N(arith_args2) },
+};
+static const struct gs_trace_spec val_c_arith = {
+	.trace_id = 32, .target = "val_c_arith", .body = arith_body, .nbody = N(arith_body),
+};
+
 const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_register", &val_register, { 0 } },
 	{ "val_stack_cfa", &val_stack_cfa, { 0 } },
@@ -297,5 +345,6 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_runtime_len", &val_runtime_len, { .max_string_len = 8 } },
 	{ "val_pointer_pieces", &val_pointer_pieces, { 0 } },
 	{ "val_budget", &val_budget, { .max_trace_event_size = 96 } },
+	{ "val_c_arith", &val_c_arith, { 0 } },
 };
 const size_t gs_cg_value_ncases = N(gs_cg_value_cases);

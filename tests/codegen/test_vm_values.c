@@ -4,6 +4,7 @@
  * through pointers, bit fields, strings and dumps, the statuses of NULL,
  * unreadable memory and missing offsets, and comparisons. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -534,6 +535,54 @@ static void test_comparisons_read_once_and_compare_bytes(void **state)
 	}
 }
 
+static int64_t i64_of(const struct gs_value *v)
+{
+	int64_t x = 0;
+	uint32_t n = v->type && v->type->kind == GS_TYPE_BOOL ? 1 : 8;
+
+	assert_int_equal(v->status, GS_VAR_OK);
+	if (v->data_len < n)
+		fail_msg("%s: %u bytes of %s", v->name, v->data_len, v->type ? v->type->name : "?");
+	memcpy(&x, v->data, n);
+	return x;
+}
+
+/* Every operator as C computes it on the same values: the expected
+ * numbers come from the compiler, not from the code generator. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wtype-limits"
+static void test_arithmetic_follows_c_conversions(void **state)
+{
+	struct harness hh, *h = &hh;
+	const uint64_t u64v = 18446744073709551610ull;
+	const uint32_t u32v = 4000000000u;
+	const int32_t i32v = -12345678;
+	const int64_t want[] = {
+		(int64_t)(u64v / 2), i32v > u32v, (int64_t)~(u32v ^ u32v), (int64_t)(u32v + u32v),
+		i32v >> 4, (int64_t)(u64v >> 60), i32v / 7, (int64_t)(u32v % 7), (int64_t)-u32v,
+		(int64_t)(i32v * 3 < u32v), u32v >= 0,
+	};
+
+	(void)state;
+	build(h, "val_c_arith");
+	h->regs[REG(112)] = u64v;                            /* rdi */
+	h->regs[REG(104)] = 0xdead000000000000ull | u32v;    /* rsi: only its low 4 bytes */
+	h->regs[REG(96)] = 0xbeef000000000000ull | (uint32_t)i32v; /* rdx */
+	run(h);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct gs_value *v = arg(h, i / 6, i % 6);
+
+		if (i64_of(v) != want[i])
+			fail_msg("argument %zu: %" PRId64 ", C says %" PRId64, i, i64_of(v), want[i]);
+	}
+	/* unsigned results show as unsigned numbers */
+	assert_string_equal(arg(h, 0, 0)->type->name, "u64");
+	assert_string_equal(arg(h, 1, 0)->type->name, "i64");
+	teardown(h);
+}
+#pragma GCC diagnostic pop
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_runtime_lengths_read_what_the_length_says),
 		cmocka_unit_test(test_pointer_in_pieces_is_joined_before_use),
 		cmocka_unit_test(test_comparisons_read_once_and_compare_bytes),
+		cmocka_unit_test(test_arithmetic_follows_c_conversions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
