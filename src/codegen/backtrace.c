@@ -138,6 +138,7 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	struct gs_label no_row = gs_asm_label(a, "bt_no_row");
 	struct bt_row probe_row = { .constant = bt ? &bt->first_row : NULL };
 	struct bt_row runtime_row = { .constant = NULL };
+	uint32_t scope; /* the statement's; each frame's labels read "f<k>.name" */
 
 	if (cg->bt_tail) {
 		gs_asm_note(a, "bt: remember where the instruction starts");
@@ -156,7 +157,9 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_STATUS, GS_BT_DWARF_UNAVAILABLE));
 		return;
 	}
+	scope = gs_asm_scope_enter(a, "f", 0);
 	frame0(&g);
+	gs_asm_scope_set(a, scope);
 	if (depth == 1)
 		bt_set_final(&g, GS_BT_TRUNCATED, true);
 	else if (cg->bt_tail && bt->nrows == 0)
@@ -171,17 +174,21 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 		return;
 	}
 	gs_asm_note(a, "bt: frame 1 from the probe's compile-time row");
+	scope = gs_asm_scope_enter(a, "f", 1);
 	bt_recover(&g, &probe_row);
 	bt_validate(&g);
 	keep_frame(&g, 1);
+	gs_asm_scope_set(a, scope);
 	if (depth > 2 && bt->nrows == 0) {
 		bt_set_final(&g, GS_BT_NO_UNWIND_ROWS_FOR_PC, true);
 	} else if (depth > 2) {
 		for (uint32_t k = 2; k < inline_depth; k++) {
+			scope = gs_asm_scope_enter(a, "f", (int32_t)k);
 			bt_find_row(&g, no_row);
 			bt_recover(&g, &runtime_row);
 			bt_validate(&g);
 			keep_frame(&g, (int)k);
+			gs_asm_scope_set(a, scope);
 		}
 		if (cg->bt_tail)
 			link_tail_slot(&g, s->bt_flags);

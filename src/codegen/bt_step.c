@@ -113,6 +113,8 @@ void cg_bt_step_program(const struct gs_cg *main_cg, struct gs_asm *step)
 
 	for (size_t i = 0; i < cg.prog->nmaps; i++)
 		gs_asm_map(a, cg.prog->maps[i].name);
+	/* Its labels read "step.name": a golden file holds both programs. */
+	gs_asm_scope_enter(a, "step", -1);
 	cg.key_slot = gs_asm_slot(a, "key0", 4, 4);
 	event_size = gs_asm_slot(a, "event_size", 4, 4);
 	bt_alloc_scratch(a, &g.sc);
@@ -145,8 +147,13 @@ void cg_bt_step_program(const struct gs_cg *main_cg, struct gs_asm *step)
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R9, GS_R1));
 	if (cg.spec->bt->module_ranges)
 		bt_pid_key(&g);
-	for (int i = 0; i < BT_FRAMES_PER_STEP; i++)
+	for (int i = 0; i < BT_FRAMES_PER_STEP; i++) {
+		/* The i-th unwind of one call: its labels read "step.u<i>.name". */
+		uint32_t scope = gs_asm_scope_enter(a, "u", i);
+
 		step_frame(&g, no_row);
+		gs_asm_scope_set(a, scope);
+	}
 	gs_asm_ja(a, after_steps);
 
 	gs_asm_bind(a, no_row);

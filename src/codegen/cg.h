@@ -80,6 +80,7 @@ struct gs_cg {
 	 * about (gs_program_build_at). */
 	const struct gs_expr *cur_expr, *fail_at;
 
+	uint32_t stmt_no;         /* statements begun: each one's label scope "s<n>" */
 	struct gs_label exit0;    /* return 0 */
 	struct gs_label overflow; /* event too large: drop it, count a loss, return 0 */
 
