@@ -51,7 +51,7 @@ static void keep_frame(struct bt_gen *g, int k)
 
 	bt_resolve_module(g, !cg->spec->bt->module_ranges);
 	bt_store_frame(g, k, 0);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_FRAME_COUNT, k + 1));
+	BT_ST(a, frame_count, k + 1);
 	bt_status(g, (uint32_t)k + 1 == cg->bt_depth ? GS_BT_TRUNCATED : GS_BT_READ_ERROR, true);
 	bt_advance(g);
 }
@@ -78,7 +78,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, (int32_t)slot));
 	bt_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, have_state);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_STATUS, GS_BT_INTERNAL_ERROR));
+	BT_ST(a, status, GS_BT_INTERNAL_ERROR);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 0));
 	gs_asm_ja(a, g->stop);
 	gs_asm_bind(a, have_state);
@@ -147,14 +147,17 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	}
 	cg_reserve(cg, GS_INST_HEADER_SIZE + payload);
 	gs_asm_notef(a, "Backtrace: depth %u, flags 0x%x", depth, s->bt_flags);
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, (int32_t)(GS_INST_BACKTRACE | payload << 8)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 4, (int32_t)(depth | 1u << 8 |
-							     (uint32_t)s->bt_flags << 16)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, BT_OFF_ERROR_CODE, 0));
+	cg_inst_header(a, GS_INST_BACKTRACE, payload);
+	/* requested_depth, frame_count 1, flags, status 0 */
+	CG_ST_FIELDS(a, GS_R9, CG_PAYLOAD, struct gs_backtrace_data, requested_depth, status,
+		     CG_PACK(struct gs_backtrace_data, requested_depth, requested_depth, depth) |
+		     CG_PACK(struct gs_backtrace_data, requested_depth, frame_count, 1) |
+		     CG_PACK(struct gs_backtrace_data, requested_depth, flags, s->bt_flags));
+	BT_ST(a, error_code, 0);
 	if (!bt) {
 		gs_asm_note(a, "bt: no DWARF for the probe");
-		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_FRAME_COUNT, 0));
-		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_STATUS, GS_BT_DWARF_UNAVAILABLE));
+		BT_ST(a, frame_count, 0);
+		BT_ST(a, status, GS_BT_DWARF_UNAVAILABLE);
 		return;
 	}
 	scope = gs_asm_scope_enter(a, "f", 0);

@@ -54,12 +54,14 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 
 	cg_reserve(cg, size);
 	gs_asm_notef(a, "Backtrace (compact): depth %u, flags 0x%x", depth, s->bt_flags);
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, (int32_t)(GS_INST_BACKTRACE_COMPACT |
-							  (size - INST_DATA) << 8)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, I(requested_depth), (int32_t)depth));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, I(flags), (int32_t)(s->bt_flags |
-		(uint32_t)(cg->spec->bt ? GS_BT_INTERNAL_ERROR : GS_BT_DWARF_UNAVAILABLE) << 8)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, I(module_count), (int32_t)(slots << 8)));
+	cg_inst_header(a, GS_INST_BACKTRACE_COMPACT, size - INST_DATA);
+	COMPACT_ST(a, requested_depth, frame_count, depth); /* frame_count 0 */
+	COMPACT_ST(a, flags, error_code,
+		   CG_PACK(struct gs_backtrace_compact, flags, flags, s->bt_flags) |
+		   CG_PACK(struct gs_backtrace_compact, flags, status, cg->spec->bt ?
+			   GS_BT_INTERNAL_ERROR : GS_BT_DWARF_UNAVAILABLE)); /* error_code 0 */
+	COMPACT_ST(a, module_count, reserved,
+		   CG_PACK(struct gs_backtrace_compact, module_count, module_slots, slots));
 	if (!cg->spec->bt) {
 		gs_asm_note(a, NULL);
 		return;
@@ -164,9 +166,9 @@ static void probe_module(struct loop_gen *g)
 	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)(cg->max_size - g->inst_size), none);
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R9, GS_R1));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(cookie)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R1, TABLE_OFF));
+	CG_STX_FIELD(a, GS_R9, TABLE_OFF, struct gs_bt_wire_module, cookie, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(bias)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R1, TABLE_OFF + 8));
+	CG_STX_FIELD(a, GS_R9, TABLE_OFF, struct gs_bt_wire_module, bias, GS_R1);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(mod_wire), 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(module_count), 1));
 	gs_asm_bind(a, none);
@@ -304,13 +306,13 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 
 	gs_asm_note(a, "gs_bt_walk: frame count, status, error code, modules into the instruction");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R6, W(frame_count)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_H, GS_R9, GS_R1, I(frame_count)));
+	COMPACT_STX(a, frame_count, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, W(status)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, I(status)));
+	COMPACT_STX(a, status, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R6, W(error_code)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_H, GS_R9, GS_R1, I(error_code)));
+	COMPACT_STX(a, error_code, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, W(module_count)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, I(module_count)));
+	COMPACT_STX(a, module_count, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R0, GS_R6, W(read_failed)));
 	gs_asm_emit(a, GS_EXIT());
 	gs_asm_bind(a, ret0);

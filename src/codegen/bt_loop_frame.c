@@ -539,9 +539,9 @@ static void wire_module(struct loop_gen *g, const struct frame_slots *sl, struct
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R4, 4));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R4, GS_R9));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(cookie)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R4, GS_R1, TABLE_OFF));
+	CG_STX_FIELD(a, GS_R4, TABLE_OFF, struct gs_bt_wire_module, cookie, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(bias)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R4, GS_R1, TABLE_OFF + 8));
+	CG_STX_FIELD(a, GS_R4, TABLE_OFF, struct gs_bt_wire_module, bias, GS_R1);
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, 1));
 	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R6, GS_R3, W(module_count)));
 }

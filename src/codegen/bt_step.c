@@ -42,15 +42,15 @@ static void step_frame(struct bt_gen *g, struct gs_label no_row)
 	gs_asm_jmp_imm(a, BPF_JLE, GS_R4, (int32_t)depth - 1, slot_ok);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R4, (int32_t)depth - 1));
 	gs_asm_bind(a, slot_ok);
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R4, 5));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R4, BT_INST_HEADER));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R4, BT_FRAME_SHIFT));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R4, BT_FRAMES_OFF));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R4, GS_R9));
 	bt_store_frame(g, -1, GS_R4);
 	gs_asm_note(a, "bt step: frame_count += 1, in the state and the instruction");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(frame_count)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
 	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R8, GS_R1, TS(frame_count)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, BT_OFF_FRAME_COUNT));
+	BT_STX(a, frame_count, GS_R1);
 	bt_advance(g);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(frame_count)));
 	room = gs_asm_label(a, "bt_depth_not_reached");

@@ -9,6 +9,8 @@
 
 #include <gs/program.h>
 
+#include "wire.h"
+
 /* Where a backtrace walk's state lives: base register (GS_FP for stack
  * slots, or a register holding a bt_state value) + offsets. */
 struct bt_loc {

@@ -207,8 +207,7 @@ static void deref(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, e->size));
 	gs_asm_call(a, BPF_FUNC_probe_read_user);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, failed);
-	gs_asm_emit(a, GS_LDX_MEM(e->size == 8 ? BPF_DW : e->size == 4 ? BPF_W :
-				  e->size == 2 ? BPF_H : BPF_B, GS_R0, GS_FP, buf));
+	gs_asm_emit(a, GS_LDX_MEM(cg_bpf_size(e->size), GS_R0, GS_FP, buf));
 	if (e->is_signed && shift) {
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R0, shift));
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, GS_R0, shift));

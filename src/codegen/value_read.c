@@ -7,11 +7,6 @@
 
 #include "cg.h"
 
-static uint8_t width_code(uint32_t n)
-{
-	return n == 8 ? BPF_DW : n == 4 ? BPF_W : n == 2 ? BPF_H : BPF_B;
-}
-
 /* r0 <<= 64 - bits; r0 >>= 64 - bits (arithmetic when signed). */
 static void extend(struct gs_asm *a, uint32_t bits, bool is_signed)
 {
@@ -54,7 +49,7 @@ static void store_reg_bytes(struct gs_asm *a, int16_t off, uint32_t len)
 	while (done < len) {
 		uint32_t n = len - done >= 8 ? 8 : len - done >= 4 ? 4 : len - done >= 2 ? 2 : 1;
 
-		gs_asm_emit(a, GS_STX_MEM(width_code(n), GS_R9, GS_R1, off + (int16_t)done));
+		gs_asm_emit(a, GS_STX_MEM(cg_bpf_size(n), GS_R9, GS_R1, off + (int16_t)done));
 		done += n;
 		if (done < len)
 			gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 8 * n));
@@ -106,9 +101,9 @@ void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uin
 			uint32_t n = len - done >= 8 ? 8 : len - done >= 4 ? 4 :
 				     len - done >= 2 ? 2 : 1;
 
-			gs_asm_emit(a, GS_LDX_MEM(width_code(n), GS_R1, GS_FP,
+			gs_asm_emit(a, GS_LDX_MEM(cg_bpf_size(n), GS_R1, GS_FP,
 						  p->buf_slot + (int16_t)(p->offset + done)));
-			gs_asm_emit(a, GS_STX_MEM(width_code(n), GS_R9, GS_R1, off + (int16_t)done));
+			gs_asm_emit(a, GS_STX_MEM(cg_bpf_size(n), GS_R9, GS_R1, off + (int16_t)done));
 			done += n;
 		}
 		break;
@@ -172,12 +167,12 @@ void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_e
 		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, p->addr_slot + 16, 0));
 		cg_mem_address(cg, p, GS_R3, rec, fail);
 		read_user(cg, GS_FP, p->addr_slot + 16, n, p->addr_slot + 8, rec, fail);
-		gs_asm_emit(a, GS_LDX_MEM(n == 1 || n == 2 || n == 4 ? width_code(n) : BPF_DW, GS_R0,
+		gs_asm_emit(a, GS_LDX_MEM(n == 1 || n == 2 || n == 4 ? cg_bpf_size(n) : BPF_DW, GS_R0,
 					  GS_FP, p->addr_slot + 16));
 		break;
 	case CG_PLACE_BUF:
 		if (n == 1 || n == 2 || n == 4 || n == 8) {
-			gs_asm_emit(a, GS_LDX_MEM(width_code(n), GS_R0, GS_FP,
+			gs_asm_emit(a, GS_LDX_MEM(cg_bpf_size(n), GS_R0, GS_FP,
 						  p->buf_slot + (int16_t)p->offset));
 		} else {
 			gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
