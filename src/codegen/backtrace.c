@@ -76,7 +76,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 
 	gs_asm_notef(a, "bt: continue in the step program from bt_state[%u]", slot);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, (int32_t)slot));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, have_state);
 	BT_ST(a, status, GS_BT_INTERNAL_ERROR);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 0));
@@ -108,7 +108,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_note(a, "bt: link the slot into this event's chain");
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, g->stop);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, g->stop);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R0));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_enabled));
@@ -119,7 +119,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_bind(a, chain);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_last));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, head);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R0, TS(next_slot), (int32_t)slot));
 	gs_asm_bind(a, linked);
@@ -233,11 +233,11 @@ void cg_bt_dispatch(struct gs_cg *cg)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_enabled));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, out);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, out);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R0, TS(active_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, out);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R0, GS_R1, TS(event_size)));

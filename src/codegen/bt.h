@@ -65,7 +65,6 @@ uint32_t bt_steps(uint64_t n);
 void bt_alloc_scratch(struct gs_asm *a, struct bt_scratch *sc);
 
 /* bt_search.c */
-void bt_lookup(struct gs_cg *cg, int map_kind, int16_t key);
 void bt_pid_key(struct bt_gen *g);
 void bt_probe_offsets(struct bt_gen *g, uint64_t cookie);
 void bt_find_row(struct bt_gen *g, struct gs_label not_found);

@@ -74,7 +74,7 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 			gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_R9, (int16_t)off, 0));
 	}
 	gs_asm_note(a, "bt: the probe's registers into bt_walk");
-	cg_lookup_key0(cg, (uint32_t)cg->prog->map_index[GS_MAP_BT_WALK]);
+	cg_lookup_key0(cg, GS_MAP_BT_WALK);
 	for (int r = 0; r <= GS_DWARF_REG_MAX; r++) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, gs_dwarf_reg_pt_regs_offset[r]));
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, REG(r)));
@@ -106,7 +106,7 @@ static void find_state(struct loop_gen *g, struct gs_label bad)
 	struct gs_asm *a = g->a;
 
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, g->key, 0));
-	bt_lookup(g->cg, GS_MAP_BT_WALK, g->key);
+	cg_map_lookup(g->cg, GS_MAP_BT_WALK, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, bad);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R0));
 }
@@ -132,7 +132,7 @@ static void probe_module(struct loop_gen *g)
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R2, 0, known);
 	gs_asm_note(a, "gs_bt_walk: ... bt_module_rows[cookie] once: a module's rows never move");
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, g->key));
-	bt_lookup(cg, GS_MAP_BT_MODULE_ROWS, g->key);
+	cg_map_lookup(cg, GS_MAP_BT_MODULE_ROWS, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, none);
 	for (int16_t off = 0; off < (int16_t)sizeof(struct gs_bt_module_rows); off += 8) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, off));
@@ -212,13 +212,13 @@ static void find_snapshot(struct loop_gen *g)
 		     aliases ? "pid_aliases[tgid] ?: tgid" : "tgid");
 	if (aliases) {
 		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R0, g->key + 4));
-		bt_lookup(cg, GS_MAP_PID_ALIASES, g->key);
+		cg_map_lookup(cg, GS_MAP_PID_ALIASES, g->key);
 		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, plain);
 		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
 		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
 		gs_asm_bind(a, plain);
 	}
-	bt_lookup(cg, GS_MAP_BT_PROC_MODULES, g->key);
+	cg_map_lookup(cg, GS_MAP_BT_PROC_MODULES, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(mods_first)));
@@ -245,7 +245,7 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 
 	gs_asm_note(a, "gs_bt_walk: r6 = bt_walk[0], r7 = the accumulation buffer");
 	find_state(g, ret0);
-	bt_lookup(cg, GS_MAP_ACCUM, g->key);
+	cg_map_lookup(cg, GS_MAP_ACCUM, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ret0);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
 

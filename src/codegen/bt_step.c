@@ -74,12 +74,12 @@ static void finalize(struct bt_gen *g, int16_t event_size)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_R8, TS(tail_calls)));
 	gs_asm_jmp_imm(a, BPF_JGE, GS_R2, BT_MAX_STEP_CALLS, emit);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, emit);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(next_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R0, GS_R1, TS(active_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, emit);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, event_size));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R0, GS_R1, TS(event_size)));
@@ -130,10 +130,10 @@ void cg_bt_step_program(const struct gs_cg *main_cg, struct gs_asm *step)
 	gs_asm_note(a, "bt step: r8 = bt_state[bt_state[0].active_slot]");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg.key_slot, 0));
-	cg_lookup_key0(&cg, (uint32_t)cg.prog->map_index[GS_MAP_BT_STATE]);
+	cg_lookup_key0(&cg, GS_MAP_BT_STATE);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R0, TS(active_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g.sc.key));
-	bt_lookup(&cg, GS_MAP_BT_STATE, g.sc.key);
+	cg_map_lookup(&cg, GS_MAP_BT_STATE, g.sc.key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, cg.exit0);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R0));
 	gs_asm_note(a, "bt step: r9 = the instruction, bounds checked for the verifier");

@@ -125,10 +125,20 @@ struct gs_cg {
 	uint32_t bt_btf_walk, bt_btf_frame; /* BTF FUNC types of the subprograms */
 };
 
+/* emit.c: the emitters every statement kind shares */
+/* r0 = bpf_map_lookup_elem(&map of map_kind, key_base + key_off) (key_off 0:
+ * the register itself); clobbers r1-r5. cg_map_lookup: a key on the stack. */
+void cg_map_lookup_at(struct gs_cg *cg, int map_kind, uint8_t key_base, int16_t key_off);
+static inline void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key)
+{
+	cg_map_lookup_at(cg, map_kind, GS_FP, key);
+}
+/* r0 = entry 0 of a one-entry map; on NULL, return 0 (cg->exit0). */
+void cg_lookup_key0(struct gs_cg *cg, int map_kind);
+
 /* event.c: prologue, reservations, EndInstruction, emission */
 void cg_prologue(struct gs_cg *cg);
 void cg_reserve(struct gs_cg *cg, uint32_t size);
-void cg_lookup_key0(struct gs_cg *cg, uint32_t map);
 void cg_end_and_emit(struct gs_cg *cg, uint16_t total_instructions);
 void cg_emit_event(struct gs_cg *cg, uint8_t size_base, int16_t size_off);
 void cg_epilogue(struct gs_cg *cg);
@@ -151,7 +161,6 @@ bool cg_value_unsigned64(struct gs_cg *cg, const struct gs_expr *e);
 /* Finds the modules whose bias the values need, and whether any exist. */
 void cg_values_scan(struct gs_cg *cg);
 void cg_values_prologue(struct gs_cg *cg);
-void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key);
 void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg, uint64_t cookie,
 		     int64_t offset, uint8_t dst, const struct cg_err_record *rec,
 		     struct gs_label fail);

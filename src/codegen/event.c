@@ -11,18 +11,6 @@
 
 #define MESSAGE ((int16_t)sizeof(struct gs_event_header)) /* where the message starts */
 
-/* r0 = bpf_map_lookup_elem(&map, &key0); on NULL, return 0. */
-void cg_lookup_key0(struct gs_cg *cg, uint32_t map)
-{
-	struct gs_asm *a = cg->a;
-
-	gs_asm_ld_map(a, GS_R1, map);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_FP));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R2, cg->key_slot));
-	gs_asm_call(a, BPF_FUNC_map_lookup_elem);
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, cg->exit0);
-}
-
 void cg_mark_fail(struct gs_cg *cg)
 {
 	gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, cg->flags_slot, 1));

@@ -170,16 +170,6 @@ bool cg_value_unavailable(const struct gs_expr *e)
 /* ---- run time: where the value is ---------------------------------------- */
 
 /* r0 = bpf_map_lookup_elem(&map, r10 + key). */
-void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key)
-{
-	struct gs_asm *a = cg->a;
-
-	gs_asm_ld_map(a, GS_R1, (uint32_t)cg->prog->map_index[map_kind]);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_FP));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R2, key));
-	gs_asm_call(a, BPF_FUNC_map_lookup_elem);
-}
-
 /* The load bias of a module, computed once per event (cg_values_prologue). */
 static int bias_index(struct gs_cg *cg, uint64_t cookie)
 {
