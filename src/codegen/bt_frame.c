@@ -72,10 +72,8 @@ static void read_user(struct bt_gen *g, const struct bt_row *row, uint8_t err_co
 	struct gs_label ok = gs_asm_label(a, "stack_read_ok");
 	struct gs_label zero = gs_asm_label(a, "stack_read_zero");
 
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_FP));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, g->sc.read_buf));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 8));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	cg_read_user(g->cg, &(struct cg_user_read){ .dst_base = GS_FP, .dst_off = g->sc.read_buf,
+						    .len = 8 });
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
 	if (!g->in_step)
 		cg_mark_fail(g->cg);

@@ -275,11 +275,10 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 	for (uint32_t size = first_window(g->depth); size >= WINDOW_MIN; size /= 2) {
 		struct gs_label next = gs_asm_label(a, "bt_walk_window_smaller");
 
-		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(window)));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)size));
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, REG(GS_DWARF_REG_RSP)));
-		gs_asm_call(a, BPF_FUNC_probe_read_user);
+		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R6, .dst_off = W(window),
+							 .len = size, .load_src = true,
+							 .src_base = GS_R6,
+							 .src_off = REG(GS_DWARF_REG_RSP) });
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, next);
 		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), (int32_t)size));
 		gs_asm_ja(a, window_done);

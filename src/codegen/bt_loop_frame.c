@@ -82,10 +82,8 @@ static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R4, GS_R6, W(window_len)));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R4, GS_BT_WINDOW, single);
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(move)));
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(window)));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, GS_BT_WINDOW));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	cg_read_user(g->cg, &(struct cg_user_read){ .dst_base = GS_R6, .dst_off = W(window),
+						    .len = GS_BT_WINDOW });
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(move)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, moved);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), 0));
@@ -95,10 +93,8 @@ static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(window)));
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, single);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(read_buf)));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 8));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	cg_read_user(g->cg, &(struct cg_user_read){ .dst_base = GS_R6, .dst_off = W(read_buf),
+						    .len = 8 });
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(read_buf)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
 	if (fatal) {

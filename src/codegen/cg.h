@@ -136,6 +136,35 @@ static inline void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key)
 /* r0 = entry 0 of a one-entry map; on NULL, return 0 (cg->exit0). */
 void cg_lookup_key0(struct gs_cg *cg, int map_kind);
 
+/* A failure's tail: r1 = errno (the helper's r0, or 0), r2 = the address
+ * (the u64 at r10 + addr_slot, or 0 when addr_slot is 0), the first error
+ * recorded in rec as `code` (cg_record_error), then a jump to *fail, or
+ * on to the caller's code when fail is NULL. Clobbers r1-r3. */
+void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code,
+		   bool errno_in_r0, int16_t addr_slot, const struct gs_label *fail);
+/* bpf_probe_read_user(_str)(r1 = dst_base + dst_off, r2 = len, r3 = the
+ * address). Clobbers r0-r5 (r0: the helper's result). */
+struct cg_user_read {
+	uint8_t dst_base;
+	int16_t dst_off;
+	uint32_t len;        /* 0: r2 holds the length already */
+	bool str;            /* NUL-terminated (probe_read_user_str) */
+	bool load_src;       /* r3 = *(u64 *)(src_base + src_off) + src_add, after r1
+			      * and r2; else r3 holds the address already */
+	uint8_t src_base;
+	int16_t src_off;
+	int32_t src_add;
+	bool save_addr;      /* first keep r3 at r10 + addr_slot */
+	int16_t addr_slot;   /* where the address is kept for the error, or 0 */
+	/* With fail: a failed read records ReadError {errno, address} in rec
+	 * (cg_error_tail) and jumps to *fail; a read that worked goes on at a
+	 * label named ok_name ("read_ok" when NULL). */
+	const struct cg_err_record *rec;
+	const struct gs_label *fail;
+	const char *ok_name;
+};
+void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r);
+
 /* event.c: prologue, reservations, EndInstruction, emission */
 void cg_prologue(struct gs_cg *cg);
 void cg_reserve(struct gs_cg *cg, uint32_t size);

@@ -281,12 +281,10 @@ static void string_end(struct gs_cg *cg, const struct capture *c, int16_t off, i
 	const char *prev = gs_asm_notef(a, "string: does it go on past %u bytes?", c->len - 1);
 
 	gs_asm_jmp_imm(a, BPF_JLT, GS_R0, (int32_t)c->len, whole);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R9));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, last));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 1));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, cg->value_addr_slot + 8));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, (int32_t)(c->len - 1)));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = last, .len = 1,
+						 .load_src = true, .src_base = GS_FP,
+						 .src_off = cg->value_addr_slot + 8,
+						 .src_add = (int32_t)(c->len - 1) });
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R9, last));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, last, 0));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, whole);
@@ -331,10 +329,7 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 		}
 	} else if (c->kind == CAPTURE_VALUE) {
 		if (p.kind == CG_PLACE_NONE) {
-			gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-			gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-			cg_record_error(cg, &rec, GS_VAR_ACCESS_ERROR);
-			gs_asm_ja(a, fail);
+			cg_error_tail(cg, &rec, GS_VAR_ACCESS_ERROR, false, 0, &fail);
 		} else {
 			cg_place_store(cg, &p, off, c->len, &rec, fail);
 		}
@@ -343,23 +338,15 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, cg->value_addr_slot + 8));
 		if (c->dyn)
 			dyn_length(cg, c, status_off, done);
-		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R9));
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, off));
-		if (!c->dyn)
-			gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)c->len));
 		bool terminated = c->kind == CAPTURE_STRING && !c->exact;
 
-		gs_asm_call(a, terminated ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user);
-		{
-			struct gs_label ok = gs_asm_label(a, "capture_read_ok");
-
-			gs_asm_jmp_imm(a, terminated ? BPF_JSGE : BPF_JEQ, GS_R0, 0, ok);
-			gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
-			gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->value_addr_slot + 8));
-			cg_record_error(cg, &rec, GS_VAR_READ_ERROR);
-			gs_asm_ja(a, fail);
-			gs_asm_bind(a, ok);
-		}
+		/* the dyn length is in r2 (dyn_length) */
+		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = off,
+							 .len = c->dyn ? 0 : c->len,
+							 .str = terminated,
+							 .addr_slot = cg->value_addr_slot + 8,
+							 .rec = &rec, .fail = &fail,
+							 .ok_name = "capture_read_ok" });
 		if (terminated)
 			string_end(cg, c, off, status_off);
 	}

@@ -306,10 +306,7 @@ void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg, uint64_t cooki
 		}
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->bias_slot[i] + 8));
 		gs_asm_jmp_imm(a, BPF_JNE, dst, 0, found);
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-		cg_record_error(cg, rec, GS_VAR_OFFSETS_UNAVAILABLE);
-		gs_asm_ja(a, fail);
+		cg_error_tail(cg, rec, GS_VAR_OFFSETS_UNAVAILABLE, false, 0, &fail);
 		gs_asm_bind(a, found);
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->bias_slot[i]));
 	} else {
@@ -377,10 +374,7 @@ static void follow(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t
 
 	load_scalar(cg, p, rec, fail);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, ok);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-	cg_record_error(cg, rec, GS_VAR_NULL_DEREF);
-	gs_asm_ja(a, fail);
+	cg_error_tail(cg, rec, GS_VAR_NULL_DEREF, false, 0, &fail);
 	gs_asm_bind(a, ok);
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, p->addr_slot));
 	p->kind = CG_PLACE_MEM;
@@ -593,9 +587,7 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 	if (p.kind == CG_PLACE_NONE) {
 		/* Known now to have no value: its load would always fail, and
 		 * the code after it would be dead. */
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-		cg_record_error(cg, rec, GS_VAR_ACCESS_ERROR);
+		cg_error_tail(cg, rec, GS_VAR_ACCESS_ERROR, false, 0, NULL);
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 	} else {
 		load_scalar(cg, &p, rec, fail);
@@ -634,10 +626,7 @@ void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_
 		load_scalar(cg, p, rec, fail);
 		gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R0));
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, ok);
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-		cg_record_error(cg, rec, GS_VAR_NULL_DEREF);
-		gs_asm_ja(a, fail);
+		cg_error_tail(cg, rec, GS_VAR_NULL_DEREF, false, 0, &fail);
 		gs_asm_bind(a, ok);
 		return;
 	}

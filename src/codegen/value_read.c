@@ -21,24 +21,13 @@ static bool type_signed(const struct gs_type *t)
 	return t->flags & GS_TYPEF_SIGNED;
 }
 
-/* bpf_probe_read_user(r9 + off, len, r3 = address); on error ReadError. */
+/* bpf_probe_read_user(dst_base + off, len, r3 = address); on error ReadError. */
 static void read_user(struct gs_cg *cg, uint8_t dst_base, int16_t off, uint32_t len,
 		      int16_t addr_save, const struct cg_err_record *rec, struct gs_label fail)
 {
-	struct gs_asm *a = cg->a;
-	struct gs_label ok = gs_asm_label(a, "read_ok");
-
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, addr_save));
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, dst_base));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, off));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)len));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, addr_save));
-	cg_record_error(cg, rec, GS_VAR_READ_ERROR);
-	gs_asm_ja(a, fail);
-	gs_asm_bind(a, ok);
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = dst_base, .dst_off = off, .len = len,
+						 .save_addr = true, .addr_slot = addr_save,
+						 .rec = rec, .fail = &fail });
 }
 
 /* Stores the low `len` bytes of r1 at r9 + off (len 1..8). */
@@ -154,10 +143,7 @@ void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_e
 	}
 	switch (p->kind) {
 	case CG_PLACE_NONE:
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-		cg_record_error(cg, rec, GS_VAR_ACCESS_ERROR);
-		gs_asm_ja(a, fail);
+		cg_error_tail(cg, rec, GS_VAR_ACCESS_ERROR, false, 0, &fail);
 		return;
 	case CG_PLACE_SCALAR:
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_FP, p->addr_slot + 8));
