@@ -91,12 +91,16 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R7, GS_R1, TS(inst_offset)));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, TS(event_size), 0));
 	/* frame_count 5, requested_depth, offsets_found (below), tail_calls 1 */
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, TS(frame_count), (int32_t)(BT_INLINE_FRAMES |
-							       cg->bt_depth << 8 | 1u << 24)));
+	CG_ST_FIELDS(a, GS_R7, 0, struct gs_bt_tail_state, frame_count, tail_calls,
+		     CG_PACK(struct gs_bt_tail_state, frame_count, frame_count, BT_INLINE_FRAMES) |
+		     CG_PACK(struct gs_bt_tail_state, frame_count, requested_depth, cg->bt_depth) |
+		     CG_PACK(struct gs_bt_tail_state, frame_count, tail_calls, 1));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, st->found));
 	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R7, GS_R1, TS(offsets_found)));
 	/* flags, active_slot, error_code 0 */
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, TS(flags), (int32_t)(flags | slot << 8)));
+	CG_ST_FIELDS(a, GS_R7, 0, struct gs_bt_tail_state, flags, error_code,
+		     CG_PACK(struct gs_bt_tail_state, flags, flags, flags) |
+		     CG_PACK(struct gs_bt_tail_state, flags, active_slot, slot));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R7, TS(next_slot), GS_BT_NO_NEXT_SLOT));
 	if (cg->spec->bt->module_ranges) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, st->mod_base));

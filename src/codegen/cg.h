@@ -33,8 +33,17 @@ struct bt_scratch {
 
 /* Where a failed user-memory read is recorded: the first error wins. */
 struct cg_err_record {
-	int16_t slot; /* u8 code @0 (enum gs_var_status), s32 errno @4, u64 addr @8 */
+	int16_t slot; /* a struct cg_err_slot */
 };
+
+/* The stack record behind a cg_err_record; CG_ERR(field) is its offset. */
+struct cg_err_slot {
+	uint8_t code;     /* enum gs_var_status, 0: no error yet */
+	uint8_t unused[3];
+	int32_t err;      /* the helper's negative errno */
+	uint64_t addr;    /* the address that failed */
+};
+#define CG_ERR(field) ((int16_t)offsetof(struct cg_err_slot, field))
 
 #define CG_MAX_SYNTH_TYPES 32
 #define CG_MAX_MODULES 8

@@ -170,11 +170,11 @@ void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t 
 	cg_mark_fail(cg);
 	if (!rec)
 		return;
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R3, GS_FP, rec->slot));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R3, GS_FP, rec->slot + CG_ERR(code)));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, kept);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, rec->slot, code));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, rec->slot + 4));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, rec->slot + 8));
+	CG_ST_FIELD(a, GS_FP, rec->slot, struct cg_err_slot, code, code);
+	CG_STX_FIELD(a, GS_FP, rec->slot, struct cg_err_slot, err, GS_R1);
+	CG_STX_FIELD(a, GS_FP, rec->slot, struct cg_err_slot, addr, GS_R2);
 	gs_asm_bind(a, kept);
 }
 

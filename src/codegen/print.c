@@ -11,7 +11,7 @@
 
 #include "cg.h"
 
-#define ERR_RECORD_SIZE 16
+#define ERR_RECORD_SIZE ((uint16_t)sizeof(struct cg_err_slot))
 #define VAR_SIZE ((int16_t)sizeof(struct gs_print_complex_variable))
 #define ARG_SIZE ((int16_t)sizeof(struct gs_format_arg_fixed)) /* an argument's fixed header */
 /* A value's status byte and u16 data_len, in a PrintComplexVariable or in
@@ -73,9 +73,9 @@ static void store_failure(struct gs_cg *cg, const struct cg_err_record *rec, int
 		gs_asm_emit(a, GS_ST_MEM(DATA_LEN, GS_R9, data_len_off,
 					 sizeof(struct gs_read_error_payload)));
 	}
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, rec->slot + 4));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, rec->slot + CG_ERR(err)));
 	CG_STX_FIELD(a, GS_R9, off, struct gs_read_error_payload, errno_value, GS_R1);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, rec->slot + 8));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, rec->slot + CG_ERR(addr)));
 	CG_STX_FIELD(a, GS_R9, off, struct gs_read_error_payload, addr, GS_R1);
 	gs_asm_bind(a, null_deref);
 }
@@ -550,6 +550,6 @@ void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_recor
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, rec->slot));
 	CG_STX_FIELD(a, GS_R9, CG_PAYLOAD, struct gs_expr_error, error_code, GS_R1);
 	CG_ST_FIELD(a, GS_R9, CG_PAYLOAD, struct gs_expr_error, flags, 0);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, rec->slot + 8));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, rec->slot + CG_ERR(addr)));
 	CG_STX_FIELD(a, GS_R9, CG_PAYLOAD, struct gs_expr_error, failing_addr, GS_R1);
 }
