@@ -74,18 +74,21 @@ static size_t emit(FILE *out, const char *fmt, ...)
 	return n > 0 ? (size_t)n : 0;
 }
 
-/* The label's qualified name (scope.c): "s2.f3.search_not_below.4". */
+/* The label's qualified name (scope.c): "s2.f3.search_not_below.4". A
+ * label outside any scope with a name of its own is printed as it is:
+ * the common case costs no formatting. */
 struct label_text {
-	char s[160];
+	const char *s;
+	char buf[160];
 };
 
-static struct label_text label_name(const struct gs_asm *a, const struct dump_index *ix,
-				    uint32_t id)
+static const char *label_name(const struct gs_asm *a, const struct dump_index *ix, uint32_t id,
+			      struct label_text *t)
 {
-	struct label_text t;
-
-	asm_label_format(a, id, id < a->nlabels ? ix->ord[id] : 0, t.s, sizeof(t.s));
-	return t;
+	if (id < a->nlabels && !a->labels[id].scope && !ix->ord[id] && a->labels[id].name)
+		return a->labels[id].name;
+	asm_label_format(a, id, id < a->nlabels ? ix->ord[id] : 0, t->buf, sizeof(t->buf));
+	return t->buf;
 }
 
 /* Prints the `name:` lines of the labels bound at instruction `pos`, and
@@ -93,10 +96,11 @@ static struct label_text label_name(const struct gs_asm *a, const struct dump_in
 static bool print_labels(const struct gs_asm *a, const struct dump_index *ix, size_t pos,
 			 FILE *out)
 {
+	struct label_text t;
 	uint32_t k;
 
 	for (k = ix->first_label[pos]; k; k = ix->next_label[k - 1])
-		fprintf(out, "%s:\n", label_name(a, ix, k - 1).s);
+		fprintf(out, "%s:\n", label_name(a, ix, k - 1, &t));
 	return ix->first_label[pos] != 0;
 }
 
@@ -125,6 +129,7 @@ static size_t print_insn(const struct gs_asm *a, const struct dump_index *ix, si
 {
 	const struct bpf_insn *in = &a->insns[i];
 	char text[DUMP_TEXT_SIZE];
+	struct label_text t;
 	size_t col, map_col = 0;
 
 	*slots = gs_disasm_insn(in, avail, text, sizeof(text));
@@ -133,7 +138,7 @@ static size_t print_insn(const struct gs_asm *a, const struct dump_index *ix, si
 		map_col = print_map_load(a, &a->relocs[ix->reloc[i] - 1], in, out);
 	col += map_col ? map_col : emit(out, "%s", text);
 	if (ix->fixup[i])
-		col += emit(out, " <%s>", label_name(a, ix, a->fixups[ix->fixup[i] - 1].label).s);
+		col += emit(out, " <%s>", label_name(a, ix, a->fixups[ix->fixup[i] - 1].label, &t));
 	return col;
 }
 
