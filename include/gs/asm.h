@@ -60,6 +60,15 @@ struct gs_label_info {
 	const char *note; /* note in force where the label was created */
 	int64_t pos;      /* bound instruction index, or -1 */
 	uint32_t binds;   /* how many times gs_asm_bind() was called */
+	uint32_t scope;   /* scope in force where it was created (0: none) */
+};
+
+/* A label scope (gs_asm_scope_enter): a tag and a number, inside the
+ * scope `parent` (0: none). Scope ids are index + 1. */
+struct gs_label_scope {
+	const char *tag; /* the caller's literal */
+	int32_t num;     /* < 0: the tag alone */
+	uint32_t parent;
 };
 
 struct gs_stack_slot {
@@ -91,6 +100,10 @@ struct gs_asm {
 	size_t nrelocs, relocs_cap;
 	const char **maps; /* map names, indexed by gs_asm_map() results */
 	size_t nmaps, maps_cap;
+
+	struct gs_label_scope *scopes;
+	size_t nscopes, scopes_cap;
+	uint32_t scope; /* applied to each label created */
 
 	struct gs_stack_slot *slots;
 	size_t nslots, slots_cap;
@@ -147,6 +160,23 @@ GS_API struct gs_label gs_asm_label(struct gs_asm *a, const char *name);
 __attribute__((format(printf, 2, 3)))
 GS_API struct gs_label gs_asm_labelf(struct gs_asm *a, const char *fmt, ...);
 GS_API void gs_asm_bind(struct gs_asm *a, struct gs_label l);
+
+/* Label scopes: what a label belongs to (a statement, a frame), without a
+ * copy or a format when the label is created. Every label created while
+ * a scope is in force carries it; its name shows qualified, outermost
+ * scope first ("s2.f3.search_not_below"), and labels whose qualified
+ * names would still repeat get their ordinal (".1", ".2", ... in creation
+ * order). Names are formatted only by the disassembly and in errors.
+ * gs_asm_scope_enter() opens `tag` `num` (num < 0: the tag alone; tag a
+ * string literal, kept) inside the scope in force and returns that one;
+ * gs_asm_scope_set() puts a returned scope back in force and returns the
+ * one it replaces. */
+GS_API uint32_t gs_asm_scope_enter(struct gs_asm *a, const char *tag, int32_t num);
+GS_API uint32_t gs_asm_scope_set(struct gs_asm *a, uint32_t scope);
+/* The qualified name of l as the disassembly shows it, truncated to
+ * size; returns the length it needs, as snprintf does. */
+GS_API size_t gs_asm_label_name(const struct gs_asm *a, struct gs_label l, char *buf,
+				size_t size);
 
 /* Jumps to labels; `op` as in GS_JMP_IMM. */
 GS_API void gs_asm_jmp_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm,

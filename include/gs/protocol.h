@@ -135,6 +135,15 @@ GS_ASSERT_LAYOUT(struct gs_format_arg, status, 5);
 #define GS_FORMAT_ARG_DATA_LEN_SIZE 2
 #define GS_FORMAT_ARG_FIXED_HEADER_LEN 8 /* fixed fields + data_len */
 
+/* An argument as generated programs write it: access_path_len 0, so the
+ * u16 data_len follows the fixed fields at once. */
+struct gs_format_arg_fixed {
+	struct gs_format_arg arg;
+	uint16_t data_len;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_format_arg_fixed, GS_FORMAT_ARG_FIXED_HEADER_LEN);
+GS_ASSERT_LAYOUT(struct gs_format_arg_fixed, data_len, 6);
+
 struct gs_expr_error {
 	uint16_t string_index; /* the expression's text */
 	uint8_t error_code;    /* enum gs_var_status numbering */

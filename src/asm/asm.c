@@ -22,6 +22,7 @@ void gs_asm_fini(struct gs_asm *a)
 	free(a->insns);
 	free(a->notes);
 	free(a->labels);
+	free(a->scopes);
 	free(a->fixups);
 	free(a->relocs);
 	free(a->maps);
@@ -39,6 +40,7 @@ void asm_fit(struct gs_asm *a)
 	asm_shrink((void **)&a->notes, &a->cap, a->len, sizeof(*a->notes));
 	a->cap = cap < a->cap ? cap : a->cap; /* the room both arrays have */
 	asm_shrink((void **)&a->labels, &a->labels_cap, a->nlabels, sizeof(*a->labels));
+	asm_shrink((void **)&a->scopes, &a->scopes_cap, a->nscopes, sizeof(*a->scopes));
 	asm_shrink((void **)&a->fixups, &a->fixups_cap, a->nfixups, sizeof(*a->fixups));
 	asm_shrink((void **)&a->relocs, &a->relocs_cap, a->nrelocs, sizeof(*a->relocs));
 	asm_shrink((void **)&a->maps, &a->maps_cap, a->nmaps, sizeof(*a->maps));
@@ -50,6 +52,8 @@ void gs_asm_reset(struct gs_asm *a)
 {
 	a->len = 0;
 	a->nlabels = 0;
+	a->nscopes = 0;
+	a->scope = 0;
 	a->nfixups = 0;
 	a->nrelocs = 0;
 	a->nmaps = 0;

@@ -11,6 +11,8 @@
 
 #include <gs/disasm.h>
 
+#include "scope.h"
+
 #define NOTE_COLUMN 56      /* where `; note` starts when the line is shorter */
 #define DUMP_TEXT_SIZE 128  /* longest gs_disasm_insn() line, with room */
 
@@ -22,15 +24,21 @@ struct dump_index {
 	uint32_t *reloc;       /* [len]: relocs[] entry of the instruction */
 	uint32_t *first_label; /* [len + 1]: first label (by creation) bound there */
 	uint32_t *next_label;  /* [nlabels]: next label bound at the same place */
+	uint32_t *ord;         /* [nlabels]: ordinal of the label's qualified name */
 };
 
 static int index_build(struct dump_index *ix, const struct gs_asm *a)
 {
 	size_t len = a->len, k;
-	uint32_t *mem = calloc(3 * len + 1 + a->nlabels, sizeof(*mem));
+	uint32_t *mem = calloc(3 * len + 1 + 2 * a->nlabels, sizeof(*mem));
 
 	if (!mem)
 		return -ENOMEM;
+	ix->ord = mem + 3 * len + 1 + a->nlabels;
+	if (asm_label_ordinals(a, ix->ord)) {
+		free(mem);
+		return -ENOMEM;
+	}
 	ix->fixup = mem;
 	ix->reloc = mem + len;
 	ix->first_label = mem + 2 * len;
@@ -66,11 +74,21 @@ static size_t emit(FILE *out, const char *fmt, ...)
 	return n > 0 ? (size_t)n : 0;
 }
 
-static const char *label_name(const struct gs_asm *a, uint32_t id)
+/* The label's qualified name (scope.c): "s2.f3.search_not_below.4". A
+ * label outside any scope with a name of its own is printed as it is:
+ * the common case costs no formatting. */
+struct label_text {
+	const char *s;
+	char buf[160];
+};
+
+static const char *label_name(const struct gs_asm *a, const struct dump_index *ix, uint32_t id,
+			      struct label_text *t)
 {
-	if (id < a->nlabels && a->labels[id].name)
+	if (id < a->nlabels && !a->labels[id].scope && !ix->ord[id] && a->labels[id].name)
 		return a->labels[id].name;
-	return "?";
+	asm_label_format(a, id, id < a->nlabels ? ix->ord[id] : 0, t->buf, sizeof(t->buf));
+	return t->buf;
 }
 
 /* Prints the `name:` lines of the labels bound at instruction `pos`, and
@@ -78,10 +96,11 @@ static const char *label_name(const struct gs_asm *a, uint32_t id)
 static bool print_labels(const struct gs_asm *a, const struct dump_index *ix, size_t pos,
 			 FILE *out)
 {
+	struct label_text t;
 	uint32_t k;
 
 	for (k = ix->first_label[pos]; k; k = ix->next_label[k - 1])
-		fprintf(out, "%s:\n", label_name(a, k - 1));
+		fprintf(out, "%s:\n", label_name(a, ix, k - 1, &t));
 	return ix->first_label[pos] != 0;
 }
 
@@ -110,6 +129,7 @@ static size_t print_insn(const struct gs_asm *a, const struct dump_index *ix, si
 {
 	const struct bpf_insn *in = &a->insns[i];
 	char text[DUMP_TEXT_SIZE];
+	struct label_text t;
 	size_t col, map_col = 0;
 
 	*slots = gs_disasm_insn(in, avail, text, sizeof(text));
@@ -118,7 +138,7 @@ static size_t print_insn(const struct gs_asm *a, const struct dump_index *ix, si
 		map_col = print_map_load(a, &a->relocs[ix->reloc[i] - 1], in, out);
 	col += map_col ? map_col : emit(out, "%s", text);
 	if (ix->fixup[i])
-		col += emit(out, " <%s>", label_name(a, a->fixups[ix->fixup[i] - 1].label));
+		col += emit(out, " <%s>", label_name(a, ix, a->fixups[ix->fixup[i] - 1].label, &t));
 	return col;
 }
 

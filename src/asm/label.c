@@ -11,8 +11,23 @@
 #include <gs/asm.h>
 
 #include "mem.h"
+#include "scope.h"
 
 #define NOTE(n) ((n) ? (n) : "none")
+
+/* The label's name as the disassembly shows it, scopes and ordinal
+ * included, for an error message (formatted only on that path). */
+struct qname {
+	char s[160];
+};
+
+static struct qname qualified(const struct gs_asm *a, uint32_t id)
+{
+	struct qname q;
+
+	asm_label_format(a, id, asm_label_ordinal(a, id), q.s, sizeof(q.s));
+	return q;
+}
 
 static struct gs_label new_label(struct gs_asm *a, const char *name)
 {
@@ -28,6 +43,7 @@ static struct gs_label new_label(struct gs_asm *a, const char *name)
 	info->note = a->note;
 	info->pos = -1;
 	info->binds = 0;
+	info->scope = a->scope;
 	return (struct gs_label){ (uint32_t)a->nlabels++ };
 }
 
@@ -68,7 +84,7 @@ void gs_asm_bind(struct gs_asm *a, struct gs_label l)
 	}
 	gs_asm_fail(a, -EINVAL,
 		    "label '%s' bound twice: at insn %lld and again at insn %zu (note: %s)",
-		    info->name, (long long)info->pos, a->len, NOTE(a->note));
+		    qualified(a, l.id).s, (long long)info->pos, a->len, NOTE(a->note));
 }
 
 static void jump(struct gs_asm *a, struct bpf_insn insn, struct gs_label to, uint8_t kind)
@@ -77,7 +93,7 @@ static void jump(struct gs_asm *a, struct bpf_insn insn, struct gs_label to, uin
 		return;
 	if (asm_grow((void **)&a->fixups, &a->fixups_cap, a->nfixups + 1, sizeof(*a->fixups))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory recording a jump to '%s'",
-			    a->labels[to.id].name);
+			    qualified(a, to.id).s);
 		return;
 	}
 	a->fixups[a->nfixups] = (struct gs_fixup){ .insn = (uint32_t)a->len, .label = to.id,
@@ -238,12 +254,12 @@ static int resolve(struct gs_asm *a, const struct gs_fixup *f)
 	if (l->binds == 0)
 		return gs_asm_fail(a, -EINVAL,
 				   "label '%s' is the target of insn %u (note: %s) but is never bound",
-				   l->name, f->insn, note);
+				   qualified(a, f->label).s, f->insn, note);
 	if (l->pos >= (int64_t)a->len)
 		return gs_asm_fail(a, -EINVAL,
 				   "label '%s' is bound after the last instruction (%lld), yet "
 				   "insn %u (note: %s) jumps to it; bind it before an instruction",
-				   l->name, (long long)l->pos, f->insn, note);
+				   qualified(a, f->label).s, (long long)l->pos, f->insn, note);
 	dist = distance(a, f);
 	if (f->kind == GS_FIXUP_OFF16) {
 		if (!fits16(dist))
@@ -251,7 +267,7 @@ static int resolve(struct gs_asm *a, const struct gs_fixup *f)
 					   "jump at insn %u (note: %s) to label '%s' at insn %lld spans "
 					   "%lld instructions; a 16-bit jump reaches %d..%d: use "
 					   "gs_asm_gotol() or split the program",
-					   f->insn, note, l->name, (long long)l->pos,
+					   f->insn, note, qualified(a, f->label).s, (long long)l->pos,
 					   (long long)dist, INT16_MIN, INT16_MAX);
 		a->insns[f->insn].off = (int16_t)dist;
 	} else {

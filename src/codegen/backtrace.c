@@ -51,7 +51,7 @@ static void keep_frame(struct bt_gen *g, int k)
 
 	bt_resolve_module(g, !cg->spec->bt->module_ranges);
 	bt_store_frame(g, k, 0);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_FRAME_COUNT, k + 1));
+	BT_ST(a, frame_count, k + 1);
 	bt_status(g, (uint32_t)k + 1 == cg->bt_depth ? GS_BT_TRUNCATED : GS_BT_READ_ERROR, true);
 	bt_advance(g);
 }
@@ -76,9 +76,9 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 
 	gs_asm_notef(a, "bt: continue in the step program from bt_state[%u]", slot);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, (int32_t)slot));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, have_state);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_STATUS, GS_BT_INTERNAL_ERROR));
+	BT_ST(a, status, GS_BT_INTERNAL_ERROR);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 0));
 	gs_asm_ja(a, g->stop);
 	gs_asm_bind(a, have_state);
@@ -91,12 +91,16 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R7, GS_R1, TS(inst_offset)));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, TS(event_size), 0));
 	/* frame_count 5, requested_depth, offsets_found (below), tail_calls 1 */
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, TS(frame_count), (int32_t)(BT_INLINE_FRAMES |
-							       cg->bt_depth << 8 | 1u << 24)));
+	CG_ST_FIELDS(a, GS_R7, 0, struct gs_bt_tail_state, frame_count, tail_calls,
+		     CG_PACK(struct gs_bt_tail_state, frame_count, frame_count, BT_INLINE_FRAMES) |
+		     CG_PACK(struct gs_bt_tail_state, frame_count, requested_depth, cg->bt_depth) |
+		     CG_PACK(struct gs_bt_tail_state, frame_count, tail_calls, 1));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, st->found));
 	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R7, GS_R1, TS(offsets_found)));
 	/* flags, active_slot, error_code 0 */
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, TS(flags), (int32_t)(flags | slot << 8)));
+	CG_ST_FIELDS(a, GS_R7, 0, struct gs_bt_tail_state, flags, error_code,
+		     CG_PACK(struct gs_bt_tail_state, flags, flags, flags) |
+		     CG_PACK(struct gs_bt_tail_state, flags, active_slot, slot));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R7, TS(next_slot), GS_BT_NO_NEXT_SLOT));
 	if (cg->spec->bt->module_ranges) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, st->mod_base));
@@ -108,7 +112,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_note(a, "bt: link the slot into this event's chain");
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, g->stop);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, g->stop);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R0));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_enabled));
@@ -119,7 +123,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_bind(a, chain);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_last));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, head);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R0, TS(next_slot), (int32_t)slot));
 	gs_asm_bind(a, linked);
@@ -138,6 +142,7 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	struct gs_label no_row = gs_asm_label(a, "bt_no_row");
 	struct bt_row probe_row = { .constant = bt ? &bt->first_row : NULL };
 	struct bt_row runtime_row = { .constant = NULL };
+	uint32_t scope; /* the statement's; each frame's labels read "f<k>.name" */
 
 	if (cg->bt_tail) {
 		gs_asm_note(a, "bt: remember where the instruction starts");
@@ -146,17 +151,22 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	}
 	cg_reserve(cg, GS_INST_HEADER_SIZE + payload);
 	gs_asm_notef(a, "Backtrace: depth %u, flags 0x%x", depth, s->bt_flags);
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, (int32_t)(GS_INST_BACKTRACE | payload << 8)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 4, (int32_t)(depth | 1u << 8 |
-							     (uint32_t)s->bt_flags << 16)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, BT_OFF_ERROR_CODE, 0));
+	cg_inst_header(a, GS_INST_BACKTRACE, payload);
+	/* requested_depth, frame_count 1, flags, status 0 */
+	CG_ST_FIELDS(a, GS_R9, CG_PAYLOAD, struct gs_backtrace_data, requested_depth, status,
+		     CG_PACK(struct gs_backtrace_data, requested_depth, requested_depth, depth) |
+		     CG_PACK(struct gs_backtrace_data, requested_depth, frame_count, 1) |
+		     CG_PACK(struct gs_backtrace_data, requested_depth, flags, s->bt_flags));
+	BT_ST(a, error_code, 0);
 	if (!bt) {
 		gs_asm_note(a, "bt: no DWARF for the probe");
-		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_FRAME_COUNT, 0));
-		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_STATUS, GS_BT_DWARF_UNAVAILABLE));
+		BT_ST(a, frame_count, 0);
+		BT_ST(a, status, GS_BT_DWARF_UNAVAILABLE);
 		return;
 	}
+	scope = gs_asm_scope_enter(a, "f", 0);
 	frame0(&g);
+	gs_asm_scope_set(a, scope);
 	if (depth == 1)
 		bt_set_final(&g, GS_BT_TRUNCATED, true);
 	else if (cg->bt_tail && bt->nrows == 0)
@@ -171,17 +181,21 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 		return;
 	}
 	gs_asm_note(a, "bt: frame 1 from the probe's compile-time row");
+	scope = gs_asm_scope_enter(a, "f", 1);
 	bt_recover(&g, &probe_row);
 	bt_validate(&g);
 	keep_frame(&g, 1);
+	gs_asm_scope_set(a, scope);
 	if (depth > 2 && bt->nrows == 0) {
 		bt_set_final(&g, GS_BT_NO_UNWIND_ROWS_FOR_PC, true);
 	} else if (depth > 2) {
 		for (uint32_t k = 2; k < inline_depth; k++) {
+			scope = gs_asm_scope_enter(a, "f", (int32_t)k);
 			bt_find_row(&g, no_row);
 			bt_recover(&g, &runtime_row);
 			bt_validate(&g);
 			keep_frame(&g, (int)k);
+			gs_asm_scope_set(a, scope);
 		}
 		if (cg->bt_tail)
 			link_tail_slot(&g, s->bt_flags);
@@ -223,11 +237,11 @@ void cg_bt_dispatch(struct gs_cg *cg)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_enabled));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, out);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, out);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R0, TS(active_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, out);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R0, GS_R1, TS(event_size)));

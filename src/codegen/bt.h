@@ -18,7 +18,6 @@
 #define BT_FRAMES_PER_STEP 4    /* unwinds per step program invocation */
 #define BT_MAX_STEP_CALLS 32    /* tail_calls budget */
 #define BT_MIN_USER_IP 0x1000
-#define BT_INST_HEADER 12       /* instruction header + BacktraceData */
 
 /* Offsets inside a bt_state value (struct gs_bt_tail_state). */
 #define TS(field) ((int16_t)offsetof(struct gs_bt_tail_state, field))
@@ -37,10 +36,16 @@ _Static_assert(offsetof(struct gs_bt_tail_state, active_slot) ==
 	       offsetof(struct gs_bt_tail_state, flags) + 2,
 	       "bt_state: flags .. error_code are one u32");
 
-/* Offsets inside the Backtrace instruction (r9). */
-#define BT_OFF_FRAME_COUNT 5
-#define BT_OFF_STATUS 7
-#define BT_OFF_ERROR_CODE 8
+/* Fields of the Backtrace instruction at r9: BacktraceData after the
+ * header, then the frames. */
+#define BT_ST(a, field, imm) \
+	CG_ST_FIELD(a, GS_R9, CG_PAYLOAD, struct gs_backtrace_data, field, imm)
+#define BT_STX(a, field, src) \
+	CG_STX_FIELD(a, GS_R9, CG_PAYLOAD, struct gs_backtrace_data, field, src)
+#define BT_FRAMES_OFF ((int16_t)(CG_PAYLOAD + sizeof(struct gs_backtrace_data)))
+#define BT_FRAME_SHIFT 5 /* frame k at BT_FRAMES_OFF + (k << 5) */
+_Static_assert(sizeof(struct gs_backtrace_frame) == 1u << BT_FRAME_SHIFT,
+	       "a frame slot is 32 bytes");
 
 /* The row a frame is recovered with: constants known at compile time
  * (the probe's row) or the bt_unwind_rows value in r7. */
@@ -60,7 +65,6 @@ uint32_t bt_steps(uint64_t n);
 void bt_alloc_scratch(struct gs_asm *a, struct bt_scratch *sc);
 
 /* bt_search.c */
-void bt_lookup(struct gs_cg *cg, int map_kind, int16_t key);
 void bt_pid_key(struct bt_gen *g);
 void bt_probe_offsets(struct bt_gen *g, uint64_t cookie);
 void bt_find_row(struct bt_gen *g, struct gs_label not_found);

@@ -72,10 +72,8 @@ static void read_user(struct bt_gen *g, const struct bt_row *row, uint8_t err_co
 	struct gs_label ok = gs_asm_label(a, "stack_read_ok");
 	struct gs_label zero = gs_asm_label(a, "stack_read_zero");
 
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_FP));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, g->sc.read_buf));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 8));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	cg_read_user(g->cg, &(struct cg_user_read){ .dst_base = GS_FP, .dst_off = g->sc.read_buf,
+						    .len = 8 });
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
 	if (!g->in_step)
 		cg_mark_fail(g->cg);
@@ -183,7 +181,7 @@ static void store_status_or_offsets(struct bt_gen *g, uint8_t reg)
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R2, 0, keep);
 	gs_asm_emit(a, GS_MOV64_IMM(reg, GS_BT_OFFSETS_UNAVAILABLE));
 	gs_asm_bind(a, keep);
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, reg, BT_OFF_STATUS));
+	BT_STX(a, status, reg);
 }
 
 /* status (or OffsetsUnavailable, when or_offsets) into the instruction. */
@@ -192,7 +190,7 @@ void bt_status(struct bt_gen *g, uint8_t status, bool or_offsets)
 	struct gs_asm *a = g->cg->a;
 
 	if (!or_offsets) {
-		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, BT_OFF_STATUS, status));
+		BT_ST(a, status, status);
 		return;
 	}
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, status));
@@ -203,7 +201,7 @@ void bt_status(struct bt_gen *g, uint8_t status, bool or_offsets)
 void bt_set_final(struct bt_gen *g, uint8_t status, bool or_offsets)
 {
 	bt_status(g, status, or_offsets);
-	gs_asm_emit(g->cg->a, GS_ST_MEM(BPF_H, GS_R9, BT_OFF_ERROR_CODE, 0));
+	BT_ST(g->cg->a, error_code, 0);
 	gs_asm_ja(g->cg->a, g->stop);
 }
 
@@ -279,7 +277,8 @@ void bt_validate(struct bt_gen *g)
 		.stop_note = "bt: stop: read error (codes 1, 2) or invalid frame",
 		.err_size = BPF_B, .err = g->sc.err, .next_ip = g->sc.next_ip,
 		.next_rsp = g->sc.next_rsp, .cur_base = g->st.base, .cur_ip = g->st.ip,
-		.cur_rsp = g->st.rsp, .code_base = GS_R9, .code_off = BT_OFF_ERROR_CODE,
+		.cur_rsp = g->st.rsp, .code_base = GS_R9,
+		.code_off = CG_FIELD_OFF(CG_PAYLOAD, struct gs_backtrace_data, error_code),
 		.stop = g->stop, .stop_status = tail_stop_status, .complete = tail_complete,
 		.ctx = g,
 	};
@@ -295,21 +294,21 @@ void bt_store_frame(struct bt_gen *g, int frame, uint8_t dyn_reg)
 	struct gs_asm *a = g->cg->a;
 	const struct bt_scratch *sc = &g->sc;
 	uint8_t base = frame < 0 ? dyn_reg : GS_R9;
-	int16_t off = frame < 0 ? 0 : (int16_t)(BT_INST_HEADER + 32 * frame);
+	int16_t off = frame < 0 ? 0 : (int16_t)(BT_FRAMES_OFF + (frame << BT_FRAME_SHIFT));
 	struct gs_label raw = gs_asm_label(a, "frame_pc_raw");
 
 	gs_asm_notef(a, "bt: store frame %d", frame);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sc->next_cookie));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, base, GS_R1, off));
+	CG_STX_FIELD(a, base, off, struct gs_backtrace_frame, module_cookie, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sc->next_ip));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, base, GS_R1, off + 16));
+	CG_STX_FIELD(a, base, off, struct gs_backtrace_frame, raw_ip, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_FP, sc->next_found));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, raw);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, sc->next_bias));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R1, GS_R2));
 	gs_asm_bind(a, raw);
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, base, GS_R1, off + 8));
-	gs_asm_emit(a, GS_ST_MEM(BPF_H, base, off + 24, 0));
+	CG_STX_FIELD(a, base, off, struct gs_backtrace_frame, pc, GS_R1);
+	CG_ST_FIELD(a, base, off, struct gs_backtrace_frame, flags, 0);
 }
 
 /* st = next. */

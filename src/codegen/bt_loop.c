@@ -54,12 +54,14 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 
 	cg_reserve(cg, size);
 	gs_asm_notef(a, "Backtrace (compact): depth %u, flags 0x%x", depth, s->bt_flags);
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, (int32_t)(GS_INST_BACKTRACE_COMPACT |
-							  (size - INST_DATA) << 8)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, I(requested_depth), (int32_t)depth));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, I(flags), (int32_t)(s->bt_flags |
-		(uint32_t)(cg->spec->bt ? GS_BT_INTERNAL_ERROR : GS_BT_DWARF_UNAVAILABLE) << 8)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, I(module_count), (int32_t)(slots << 8)));
+	cg_inst_header(a, GS_INST_BACKTRACE_COMPACT, size - INST_DATA);
+	COMPACT_ST(a, requested_depth, frame_count, depth); /* frame_count 0 */
+	COMPACT_ST(a, flags, error_code,
+		   CG_PACK(struct gs_backtrace_compact, flags, flags, s->bt_flags) |
+		   CG_PACK(struct gs_backtrace_compact, flags, status, cg->spec->bt ?
+			   GS_BT_INTERNAL_ERROR : GS_BT_DWARF_UNAVAILABLE)); /* error_code 0 */
+	COMPACT_ST(a, module_count, reserved,
+		   CG_PACK(struct gs_backtrace_compact, module_count, module_slots, slots));
 	if (!cg->spec->bt) {
 		gs_asm_note(a, NULL);
 		return;
@@ -72,7 +74,7 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 			gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_R9, (int16_t)off, 0));
 	}
 	gs_asm_note(a, "bt: the probe's registers into bt_walk");
-	cg_lookup_key0(cg, (uint32_t)cg->prog->map_index[GS_MAP_BT_WALK]);
+	cg_lookup_key0(cg, GS_MAP_BT_WALK);
 	for (int r = 0; r <= GS_DWARF_REG_MAX; r++) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, gs_dwarf_reg_pt_regs_offset[r]));
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, REG(r)));
@@ -104,7 +106,7 @@ static void find_state(struct loop_gen *g, struct gs_label bad)
 	struct gs_asm *a = g->a;
 
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, g->key, 0));
-	bt_lookup(g->cg, GS_MAP_BT_WALK, g->key);
+	cg_map_lookup(g->cg, GS_MAP_BT_WALK, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, bad);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R0));
 }
@@ -130,7 +132,7 @@ static void probe_module(struct loop_gen *g)
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R2, 0, known);
 	gs_asm_note(a, "gs_bt_walk: ... bt_module_rows[cookie] once: a module's rows never move");
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, g->key));
-	bt_lookup(cg, GS_MAP_BT_MODULE_ROWS, g->key);
+	cg_map_lookup(cg, GS_MAP_BT_MODULE_ROWS, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, none);
 	for (int16_t off = 0; off < (int16_t)sizeof(struct gs_bt_module_rows); off += 8) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, off));
@@ -164,9 +166,9 @@ static void probe_module(struct loop_gen *g)
 	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)(cg->max_size - g->inst_size), none);
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R9, GS_R1));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(cookie)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R1, TABLE_OFF));
+	CG_STX_FIELD(a, GS_R9, TABLE_OFF, struct gs_bt_wire_module, cookie, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(bias)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R1, TABLE_OFF + 8));
+	CG_STX_FIELD(a, GS_R9, TABLE_OFF, struct gs_bt_wire_module, bias, GS_R1);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(mod_wire), 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(module_count), 1));
 	gs_asm_bind(a, none);
@@ -210,13 +212,13 @@ static void find_snapshot(struct loop_gen *g)
 		     aliases ? "pid_aliases[tgid] ?: tgid" : "tgid");
 	if (aliases) {
 		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R0, g->key + 4));
-		bt_lookup(cg, GS_MAP_PID_ALIASES, g->key);
+		cg_map_lookup(cg, GS_MAP_PID_ALIASES, g->key);
 		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, plain);
 		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
 		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
 		gs_asm_bind(a, plain);
 	}
-	bt_lookup(cg, GS_MAP_BT_PROC_MODULES, g->key);
+	cg_map_lookup(cg, GS_MAP_BT_PROC_MODULES, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R6, GS_R1, W(mods_first)));
@@ -243,7 +245,7 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 
 	gs_asm_note(a, "gs_bt_walk: r6 = bt_walk[0], r7 = the accumulation buffer");
 	find_state(g, ret0);
-	bt_lookup(cg, GS_MAP_ACCUM, g->key);
+	cg_map_lookup(cg, GS_MAP_ACCUM, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ret0);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
 
@@ -273,11 +275,10 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 	for (uint32_t size = first_window(g->depth); size >= WINDOW_MIN; size /= 2) {
 		struct gs_label next = gs_asm_label(a, "bt_walk_window_smaller");
 
-		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(window)));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)size));
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, REG(GS_DWARF_REG_RSP)));
-		gs_asm_call(a, BPF_FUNC_probe_read_user);
+		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R6, .dst_off = W(window),
+							 .len = size, .load_src = true,
+							 .src_base = GS_R6,
+							 .src_off = REG(GS_DWARF_REG_RSP) });
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, next);
 		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), (int32_t)size));
 		gs_asm_ja(a, window_done);
@@ -304,13 +305,13 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 
 	gs_asm_note(a, "gs_bt_walk: frame count, status, error code, modules into the instruction");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R6, W(frame_count)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_H, GS_R9, GS_R1, I(frame_count)));
+	COMPACT_STX(a, frame_count, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, W(status)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, I(status)));
+	COMPACT_STX(a, status, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R6, W(error_code)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_H, GS_R9, GS_R1, I(error_code)));
+	COMPACT_STX(a, error_code, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, W(module_count)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, I(module_count)));
+	COMPACT_STX(a, module_count, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R0, GS_R6, W(read_failed)));
 	gs_asm_emit(a, GS_EXIT());
 	gs_asm_bind(a, ret0);

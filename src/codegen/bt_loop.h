@@ -15,8 +15,13 @@
 #define MOD(field) ((int16_t)(offsetof(struct gs_bt_walk, mod) + offsetof(struct gs_bt_module, field)))
 #define PROBE_ROWS(field) \
 	((int16_t)(offsetof(struct gs_bt_walk, probe_rows) + offsetof(struct gs_bt_module_rows, field)))
-#define INST_DATA 4 /* instruction header before gs_backtrace_compact */
-#define I(field) ((int16_t)(INST_DATA + offsetof(struct gs_backtrace_compact, field)))
+#define INST_DATA CG_PAYLOAD /* instruction header before gs_backtrace_compact */
+#define I(field) CG_FIELD_OFF(INST_DATA, struct gs_backtrace_compact, field)
+/* Fields first..last of the compact instruction at r9, in one store. */
+#define COMPACT_ST(a, first, last, imm) \
+	CG_ST_FIELDS(a, GS_R9, INST_DATA, struct gs_backtrace_compact, first, last, imm)
+#define COMPACT_STX(a, field, src) \
+	CG_STX_FIELD(a, GS_R9, INST_DATA, struct gs_backtrace_compact, field, src)
 #define TABLE_OFF ((int16_t)(INST_DATA + sizeof(struct gs_backtrace_compact)))
 
 /* What both subprograms' emitters share. */

@@ -82,10 +82,8 @@ static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R4, GS_R6, W(window_len)));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R4, GS_BT_WINDOW, single);
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(move)));
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(window)));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, GS_BT_WINDOW));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	cg_read_user(g->cg, &(struct cg_user_read){ .dst_base = GS_R6, .dst_off = W(window),
+						    .len = GS_BT_WINDOW });
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(move)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, moved);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), 0));
@@ -95,10 +93,8 @@ static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(window)));
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, single);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R6));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, W(read_buf)));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 8));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	cg_read_user(g->cg, &(struct cg_user_read){ .dst_base = GS_R6, .dst_off = W(read_buf),
+						    .len = 8 });
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(read_buf)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
 	if (fatal) {
@@ -182,7 +178,7 @@ static void find_row(struct loop_gen *g, const struct frame_slots *sl)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_R6, MOD(page_lo)));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R2));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
-	bt_lookup(cg, GS_MAP_BT_PAGES, g->key);
+	cg_map_lookup(cg, GS_MAP_BT_PAGES, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, no_row);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, sl->lo));
@@ -191,7 +187,7 @@ static void find_row(struct loop_gen *g, const struct frame_slots *sl)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, g->key));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
-	bt_lookup(cg, GS_MAP_BT_PAGES, g->key);
+	cg_map_lookup(cg, GS_MAP_BT_PAGES, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, no_row);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, sl->hi));
@@ -210,7 +206,7 @@ static void find_row(struct loop_gen *g, const struct frame_slots *sl)
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 1));
 		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, sl->mid));
 		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
-		bt_lookup(cg, GS_MAP_BT_CROWS, g->key);
+		cg_map_lookup(cg, GS_MAP_BT_CROWS, g->key);
 		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, searched);
 		gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R0, 0));
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, GS_BT_ROW_PC_MASK));
@@ -232,7 +228,7 @@ static void find_row(struct loop_gen *g, const struct frame_slots *sl)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_R6, MOD(row_hi)));
 	gs_asm_jmp_reg(a, BPF_JGE, GS_R1, GS_R2, no_row);
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
-	bt_lookup(cg, GS_MAP_BT_CROWS, g->key);
+	cg_map_lookup(cg, GS_MAP_BT_CROWS, g->key);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, found);
 	gs_asm_bind(a, no_row);
 	stop(g, GS_BT_NO_UNWIND_ROWS_FOR_PC);
@@ -343,7 +339,7 @@ static void decode_row(struct loop_gen *g)
 	gs_asm_note(a, "bt frame: large rules: all of them in bt_row_overflow");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_H, GS_R1, GS_R7, offsetof(struct gs_bt_row, cfa_off)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
-	bt_lookup(g->cg, GS_MAP_BT_OVERFLOW, g->key);
+	cg_map_lookup(g->cg, GS_MAP_BT_OVERFLOW, g->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, no_row);
 	for (int16_t off = 0; off < (int16_t)sizeof(struct gs_bt_rules); off += 8) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, off));
@@ -539,9 +535,9 @@ static void wire_module(struct loop_gen *g, const struct frame_slots *sl, struct
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R4, 4));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R4, GS_R9));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(cookie)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R4, GS_R1, TABLE_OFF));
+	CG_STX_FIELD(a, GS_R4, TABLE_OFF, struct gs_bt_wire_module, cookie, GS_R1);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, MOD(bias)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R4, GS_R1, TABLE_OFF + 8));
+	CG_STX_FIELD(a, GS_R4, TABLE_OFF, struct gs_bt_wire_module, bias, GS_R1);
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, 1));
 	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R6, GS_R3, W(module_count)));
 }
@@ -583,7 +579,7 @@ static void resolve_module(struct loop_gen *g, const struct frame_slots *sl, str
 		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_R6, W(mods_first)));
 		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R2));
 		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
-		bt_lookup(cg, GS_MAP_BT_MODULES, g->key);
+		cg_map_lookup(cg, GS_MAP_BT_MODULES, g->key);
 		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
 		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_FP, sl->mid));
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_bt_module, start)));

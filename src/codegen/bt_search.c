@@ -16,17 +16,6 @@ uint32_t bt_steps(uint64_t n)
 	return bits + 1;
 }
 
-/* r0 = bpf_map_lookup_elem(&map, r10 + key). */
-void bt_lookup(struct gs_cg *cg, int map_kind, int16_t key)
-{
-	struct gs_asm *a = cg->a;
-
-	gs_asm_ld_map(a, GS_R1, (uint32_t)cg->prog->map_index[map_kind]);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_FP));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R2, key));
-	gs_asm_call(a, BPF_FUNC_map_lookup_elem);
-}
-
 /* pid = pid_aliases[tgid] or the host TGID itself. */
 void bt_pid_key(struct bt_gen *g)
 {
@@ -37,7 +26,7 @@ void bt_pid_key(struct bt_gen *g)
 	gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, 32));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R0, g->sc.pid));
-	bt_lookup(g->cg, GS_MAP_PID_ALIASES, g->sc.pid);
+	cg_map_lookup(g->cg, GS_MAP_PID_ALIASES, g->sc.pid);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, plain);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, offsetof(struct gs_pid_alias, proc_pid)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->sc.pid));
@@ -67,7 +56,7 @@ void bt_probe_offsets(struct bt_gen *g, uint64_t cookie)
 		gs_asm_emit(a, GS_ST_MEM(BPF_DW, st->base, st->mod_end, 0));
 	}
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, st->base, st->found, 0));
-	bt_lookup(g->cg, GS_MAP_PROC_OFFSETS, g->sc.key);
+	cg_map_lookup(g->cg, GS_MAP_PROC_OFFSETS, g->sc.key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, missing);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_proc_module_offsets, text)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, st->base, GS_R1, st->bias));
@@ -88,7 +77,7 @@ static void row_bounds(struct bt_gen *g, struct gs_label not_found)
 	}
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, g->st.base, g->st.cookie));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, g->sc.key));
-	bt_lookup(g->cg, GS_MAP_BT_ROW_RANGES, g->sc.key);
+	cg_map_lookup(g->cg, GS_MAP_BT_ROW_RANGES, g->sc.key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, not_found);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, offsetof(struct gs_module_row_range, row_start)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->sc.lo));
@@ -110,7 +99,7 @@ static void search_step(struct bt_gen *g, int map_kind, int16_t key_off,
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R2));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 1));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->sc.key + key_off));
-	bt_lookup(g->cg, map_kind, g->sc.key);
+	cg_map_lookup(g->cg, map_kind, g->sc.key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, not_found);
 }
 
@@ -228,7 +217,7 @@ void bt_resolve_module(struct bt_gen *g, bool fallback_found)
 	gs_asm_note(a, "bt: module = proc_module_ranges search in the active slot");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, sc->pid));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, sc->key));
-	bt_lookup(g->cg, GS_MAP_RANGE_META, sc->key);
+	cg_map_lookup(g->cg, GS_MAP_RANGE_META, sc->key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, offsetof(struct gs_proc_module_range_meta, active_slot)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, 1));

@@ -42,15 +42,15 @@ static void step_frame(struct bt_gen *g, struct gs_label no_row)
 	gs_asm_jmp_imm(a, BPF_JLE, GS_R4, (int32_t)depth - 1, slot_ok);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R4, (int32_t)depth - 1));
 	gs_asm_bind(a, slot_ok);
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R4, 5));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R4, BT_INST_HEADER));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R4, BT_FRAME_SHIFT));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R4, BT_FRAMES_OFF));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R4, GS_R9));
 	bt_store_frame(g, -1, GS_R4);
 	gs_asm_note(a, "bt step: frame_count += 1, in the state and the instruction");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(frame_count)));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
 	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R8, GS_R1, TS(frame_count)));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, BT_OFF_FRAME_COUNT));
+	BT_STX(a, frame_count, GS_R1);
 	bt_advance(g);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(frame_count)));
 	room = gs_asm_label(a, "bt_depth_not_reached");
@@ -74,12 +74,12 @@ static void finalize(struct bt_gen *g, int16_t event_size)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_R8, TS(tail_calls)));
 	gs_asm_jmp_imm(a, BPF_JGE, GS_R2, BT_MAX_STEP_CALLS, emit);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, emit);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R8, TS(next_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R0, GS_R1, TS(active_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
-	bt_lookup(cg, GS_MAP_BT_STATE, key);
+	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, emit);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, event_size));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R0, GS_R1, TS(event_size)));
@@ -113,6 +113,8 @@ void cg_bt_step_program(const struct gs_cg *main_cg, struct gs_asm *step)
 
 	for (size_t i = 0; i < cg.prog->nmaps; i++)
 		gs_asm_map(a, cg.prog->maps[i].name);
+	/* Its labels read "step.name": a golden file holds both programs. */
+	gs_asm_scope_enter(a, "step", -1);
 	cg.key_slot = gs_asm_slot(a, "key0", 4, 4);
 	event_size = gs_asm_slot(a, "event_size", 4, 4);
 	bt_alloc_scratch(a, &g.sc);
@@ -128,10 +130,10 @@ void cg_bt_step_program(const struct gs_cg *main_cg, struct gs_asm *step)
 	gs_asm_note(a, "bt step: r8 = bt_state[bt_state[0].active_slot]");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg.key_slot, 0));
-	cg_lookup_key0(&cg, (uint32_t)cg.prog->map_index[GS_MAP_BT_STATE]);
+	cg_lookup_key0(&cg, GS_MAP_BT_STATE);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R0, TS(active_slot)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g.sc.key));
-	bt_lookup(&cg, GS_MAP_BT_STATE, g.sc.key);
+	cg_map_lookup(&cg, GS_MAP_BT_STATE, g.sc.key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, cg.exit0);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R0));
 	gs_asm_note(a, "bt step: r9 = the instruction, bounds checked for the verifier");
@@ -145,8 +147,13 @@ void cg_bt_step_program(const struct gs_cg *main_cg, struct gs_asm *step)
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R9, GS_R1));
 	if (cg.spec->bt->module_ranges)
 		bt_pid_key(&g);
-	for (int i = 0; i < BT_FRAMES_PER_STEP; i++)
+	for (int i = 0; i < BT_FRAMES_PER_STEP; i++) {
+		/* The i-th unwind of one call: its labels read "step.u<i>.name". */
+		uint32_t scope = gs_asm_scope_enter(a, "u", i);
+
 		step_frame(&g, no_row);
+		gs_asm_scope_set(a, scope);
+	}
 	gs_asm_ja(a, after_steps);
 
 	gs_asm_bind(a, no_row);

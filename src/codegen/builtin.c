@@ -19,7 +19,6 @@ static void read_operand(struct gs_cg *cg, const struct gs_expr *x, int16_t buf,
 			 bool str, const struct cg_err_record *rec, struct gs_label fail)
 {
 	struct gs_asm *a = cg->a;
-	struct gs_label ok = gs_asm_label(a, "operand_read_ok");
 	struct cg_place p;
 
 	if (!gs_expr_is_value(x)) {
@@ -30,17 +29,11 @@ static void read_operand(struct gs_cg *cg, const struct gs_expr *x, int16_t buf,
 		cg_place(cg, x, rec, fail, &p);
 		cg_value_address(cg, &p, rec, fail);
 	}
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, cg->value_addr_slot + 8));
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_FP));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, buf));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)(str ? n + 1 : n)));
-	gs_asm_call(a, str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user);
-	gs_asm_jmp_imm(a, str ? BPF_JSGE : BPF_JEQ, GS_R0, 0, ok);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->value_addr_slot + 8));
-	cg_record_error(cg, rec, GS_VAR_READ_ERROR);
-	gs_asm_ja(a, fail);
-	gs_asm_bind(a, ok);
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_FP, .dst_off = buf,
+						 .len = str ? n + 1 : n, .str = str,
+						 .save_addr = true,
+						 .addr_slot = cg->value_addr_slot + 8, .rec = rec,
+						 .fail = &fail, .ok_name = "operand_read_ok" });
 }
 
 void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)

@@ -9,6 +9,8 @@
 
 #include <gs/program.h>
 
+#include "wire.h"
+
 /* Where a backtrace walk's state lives: base register (GS_FP for stack
  * slots, or a register holding a bt_state value) + offsets. */
 struct bt_loc {
@@ -31,8 +33,17 @@ struct bt_scratch {
 
 /* Where a failed user-memory read is recorded: the first error wins. */
 struct cg_err_record {
-	int16_t slot; /* u8 code @0 (enum gs_var_status), s32 errno @4, u64 addr @8 */
+	int16_t slot; /* a struct cg_err_slot */
 };
+
+/* The stack record behind a cg_err_record; CG_ERR(field) is its offset. */
+struct cg_err_slot {
+	uint8_t code;     /* enum gs_var_status, 0: no error yet */
+	uint8_t unused[3];
+	int32_t err;      /* the helper's negative errno */
+	uint64_t addr;    /* the address that failed */
+};
+#define CG_ERR(field) ((int16_t)offsetof(struct cg_err_slot, field))
 
 #define CG_MAX_SYNTH_TYPES 32
 #define CG_MAX_MODULES 8
@@ -81,6 +92,7 @@ struct gs_cg {
 	 * about (gs_program_build_at). */
 	const struct gs_expr *cur_expr, *fail_at;
 
+	uint32_t stmt_no;         /* statements begun: each one's label scope "s<n>" */
 	struct gs_label exit0;    /* return 0 */
 	struct gs_label overflow; /* event too large: drop it, count a loss, return 0 */
 
@@ -123,10 +135,49 @@ struct gs_cg {
 	uint32_t bt_btf_walk, bt_btf_frame; /* BTF FUNC types of the subprograms */
 };
 
+/* emit.c: the emitters every statement kind shares */
+/* r0 = bpf_map_lookup_elem(&map of map_kind, key_base + key_off) (key_off 0:
+ * the register itself); clobbers r1-r5. cg_map_lookup: a key on the stack. */
+void cg_map_lookup_at(struct gs_cg *cg, int map_kind, uint8_t key_base, int16_t key_off);
+static inline void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key)
+{
+	cg_map_lookup_at(cg, map_kind, GS_FP, key);
+}
+/* r0 = entry 0 of a one-entry map; on NULL, return 0 (cg->exit0). */
+void cg_lookup_key0(struct gs_cg *cg, int map_kind);
+
+/* A failure's tail: r1 = errno (the helper's r0, or 0), r2 = the address
+ * (the u64 at r10 + addr_slot, or 0 when addr_slot is 0), the first error
+ * recorded in rec as `code` (cg_record_error), then a jump to *fail, or
+ * on to the caller's code when fail is NULL. Clobbers r1-r3. */
+void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code,
+		   bool errno_in_r0, int16_t addr_slot, const struct gs_label *fail);
+/* bpf_probe_read_user(_str)(r1 = dst_base + dst_off, r2 = len, r3 = the
+ * address). Clobbers r0-r5 (r0: the helper's result). */
+struct cg_user_read {
+	uint8_t dst_base;
+	int16_t dst_off;
+	uint32_t len;        /* 0: r2 holds the length already */
+	bool str;            /* NUL-terminated (probe_read_user_str) */
+	bool load_src;       /* r3 = *(u64 *)(src_base + src_off) + src_add, after r1
+			      * and r2; else r3 holds the address already */
+	uint8_t src_base;
+	int16_t src_off;
+	int32_t src_add;
+	bool save_addr;      /* first keep r3 at r10 + addr_slot */
+	int16_t addr_slot;   /* where the address is kept for the error, or 0 */
+	/* With fail: a failed read records ReadError {errno, address} in rec
+	 * (cg_error_tail) and jumps to *fail; a read that worked goes on at a
+	 * label named ok_name ("read_ok" when NULL). */
+	const struct cg_err_record *rec;
+	const struct gs_label *fail;
+	const char *ok_name;
+};
+void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r);
+
 /* event.c: prologue, reservations, EndInstruction, emission */
 void cg_prologue(struct gs_cg *cg);
 void cg_reserve(struct gs_cg *cg, uint32_t size);
-void cg_lookup_key0(struct gs_cg *cg, uint32_t map);
 void cg_end_and_emit(struct gs_cg *cg, uint16_t total_instructions);
 void cg_emit_event(struct gs_cg *cg, uint8_t size_base, int16_t size_off);
 void cg_epilogue(struct gs_cg *cg);
@@ -153,7 +204,6 @@ bool cg_value_unavailable(const struct gs_expr *e);
 /* Finds the modules whose bias the values need, and whether any exist. */
 void cg_values_scan(struct gs_cg *cg);
 void cg_values_prologue(struct gs_cg *cg);
-void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key);
 void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg, uint64_t cookie,
 		     int64_t offset, uint8_t dst, const struct cg_err_record *rec,
 		     struct gs_label fail);

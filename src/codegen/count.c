@@ -30,14 +30,6 @@ uint32_t cg_count_key_size(uint32_t depth)
 	return (uint32_t)GS_STACK_COUNT_KEY_SIZE(depth, cg_bt_loop_slots(depth));
 }
 
-/* r0 = stack_counts[r7] (r7: the key); clobbers r1-r5. */
-static void lookup_count(struct gs_cg *cg, uint32_t counts)
-{
-	gs_asm_ld_map(cg->a, GS_R1, counts);
-	gs_asm_emit(cg->a, GS_MOV64_REG(GS_R2, GS_R7));
-	gs_asm_call(cg->a, BPF_FUNC_map_lookup_elem);
-}
-
 /* Instead of EndInstruction and emission: count the stack. The event's
  * first instruction is the backtrace (the body is one `bt`), so the key
  * sits at a constant offset of the buffer. */
@@ -45,7 +37,6 @@ void cg_count_stack(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
 	uint32_t counts = (uint32_t)cg->prog->map_index[GS_MAP_STACK_COUNTS];
-	uint32_t drops = (uint32_t)cg->prog->map_index[GS_MAP_STACK_DROPS];
 	struct gs_label add = gs_asm_label(a, "count_add");
 	struct gs_label insert = gs_asm_label(a, "count_insert");
 	struct gs_label retry = gs_asm_label(a, "count_retry");
@@ -57,7 +48,7 @@ void cg_count_stack(struct gs_cg *cg)
 	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R7, KEY_OFF));
 	gs_asm_note(a, "count: stack_counts[key] += 1 when the stack is known");
-	lookup_count(cg, counts);
+	cg_map_lookup_at(cg, GS_MAP_STACK_COUNTS, GS_R7, 0);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, insert);
 	gs_asm_bind(a, add);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
@@ -77,11 +68,11 @@ void cg_count_stack(struct gs_cg *cg)
 	gs_asm_ja(a, dropped);
 	gs_asm_bind(a, retry);
 	gs_asm_note(a, "count: inserted meanwhile: look it up once more");
-	lookup_count(cg, counts);
+	cg_map_lookup_at(cg, GS_MAP_STACK_COUNTS, GS_R7, 0);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, add);
 	gs_asm_bind(a, dropped);
 	gs_asm_note(a, "count: the map is full: stack_count_drops[0] += 1");
-	cg_lookup_key0(cg, drops);
+	cg_lookup_key0(cg, GS_MAP_STACK_DROPS);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
 	gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, 0));
 	gs_asm_note(a, NULL);

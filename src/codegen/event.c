@@ -9,17 +9,7 @@
 
 #include "bt.h"
 
-/* r0 = bpf_map_lookup_elem(&map, &key0); on NULL, return 0. */
-void cg_lookup_key0(struct gs_cg *cg, uint32_t map)
-{
-	struct gs_asm *a = cg->a;
-
-	gs_asm_ld_map(a, GS_R1, map);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_FP));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R2, cg->key_slot));
-	gs_asm_call(a, BPF_FUNC_map_lookup_elem);
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, cg->exit0);
-}
+#define MESSAGE ((int16_t)sizeof(struct gs_event_header)) /* where the message starts */
 
 void cg_mark_fail(struct gs_cg *cg)
 {
@@ -98,16 +88,16 @@ void cg_prologue(struct gs_cg *cg)
 	 * hold the 28 bytes is dropped either way. */
 	cg_reserve(cg, GS_EVENT_PREFIX_SIZE);
 	gs_asm_note(a, "header: magic; message: trace id, timestamp, tgid, tid");
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, (int32_t)GS_MAGIC));
-	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_R9, 4, (int32_t)cg->spec->trace_id));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R7, 4 + 8));
+	CG_ST_FIELD(a, GS_R9, 0, struct gs_event_header, magic, GS_MAGIC);
+	CG_ST_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, trace_id, cg->spec->trace_id);
+	CG_STX_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, timestamp, GS_R7);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R8));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 32));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R1, 4 + 16));
+	CG_STX_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, pid, GS_R1);
 	if (cg->opts.count_stacks)
-		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 4 + 20, 0)); /* the key has no tid */
+		CG_ST_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, tid, 0); /* the key has no tid */
 	else
-		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R8, 4 + 20));
+		CG_STX_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, tid, GS_R8);
 	gs_asm_note(a, "any_fail = any_success = 0");
 	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_FP, cg->flags_slot, 0));
 }
@@ -143,11 +133,10 @@ void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
 {
 	struct gs_asm *a = cg->a;
 	struct gs_label store = gs_asm_label(a, "end_status_ready");
-	uint32_t header = GS_INST_END | (4u << 8);
 
 	cg_reserve(cg, GS_END_INSTRUCTION_SIZE);
 	gs_asm_note(a, "EndInstruction: total, execution_status");
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, (int32_t)header));
+	cg_inst_header(a, GS_INST_END, sizeof(struct gs_end_instruction));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->flags_slot));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_FP, cg->flags_slot + 1));
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_SUCCESS));
@@ -156,10 +145,13 @@ void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, store);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_PARTIAL_FAILURE));
 	gs_asm_bind(a, store);
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R3, 16));
+	/* total_instructions, execution_status, reserved 0: one u32 */
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R3, CG_SHIFT(struct gs_end_instruction,
+							     total_instructions, execution_status)));
 	if (total)
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_OR, GS_R3, total));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R3, 4));
+	gs_asm_emit(a, GS_STX_MEM(CG_BPF_SIZE(sizeof(struct gs_end_instruction)), GS_R9, GS_R3,
+				  CG_PAYLOAD));
 
 	if (cg->bt_tail)
 		cg_bt_dispatch(cg);

@@ -174,11 +174,11 @@ void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t 
 	cg_mark_fail(cg);
 	if (!rec)
 		return;
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R3, GS_FP, rec->slot));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R3, GS_FP, rec->slot + CG_ERR(code)));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, kept);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, rec->slot, code));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, rec->slot + 4));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, rec->slot + 8));
+	CG_ST_FIELD(a, GS_FP, rec->slot, struct cg_err_slot, code, code);
+	CG_STX_FIELD(a, GS_FP, rec->slot, struct cg_err_slot, err, GS_R1);
+	CG_STX_FIELD(a, GS_FP, rec->slot, struct cg_err_slot, addr, GS_R2);
 	gs_asm_bind(a, kept);
 }
 
@@ -206,13 +206,10 @@ static void deref(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, addr));
 	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R0));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R3, 0, null);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_FP));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, buf));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, e->size));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_FP, .dst_off = buf,
+						 .len = e->size });
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, failed);
-	gs_asm_emit(a, GS_LDX_MEM(e->size == 8 ? BPF_DW : e->size == 4 ? BPF_W :
-				  e->size == 2 ? BPF_H : BPF_B, GS_R0, GS_FP, buf));
+	gs_asm_emit(a, GS_LDX_MEM(cg_bpf_size(e->size), GS_R0, GS_FP, buf));
 	if (e->is_signed && shift) {
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R0, shift));
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, GS_R0, shift));
@@ -222,17 +219,13 @@ static void deref(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err
 
 	gs_asm_bind(a, null);
 	gs_asm_note(a, "read of NULL: status NullDeref");
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-	cg_record_error(cg, rec, GS_VAR_NULL_DEREF);
+	cg_error_tail(cg, rec, GS_VAR_NULL_DEREF, false, 0, NULL);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 	gs_asm_ja(a, done);
 
 	gs_asm_bind(a, failed);
 	gs_asm_note(a, "read failed: status ReadError {errno, addr}");
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, addr));
-	cg_record_error(cg, rec, GS_VAR_READ_ERROR);
+	cg_error_tail(cg, rec, GS_VAR_READ_ERROR, true, addr, NULL);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 	gs_asm_bind(a, done);
 	gs_asm_note(a, prev);
@@ -316,9 +309,7 @@ static void divmod(struct gs_cg *cg, bool mod, bool use_imm, int32_t imm, bool u
 	}
 	gs_asm_bind(a, zero);
 	gs_asm_note(a, "division by zero: status DivisionByZero");
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-	cg_record_error(cg, rec, GS_VAR_DIV_BY_ZERO);
+	cg_error_tail(cg, rec, GS_VAR_DIV_BY_ZERO, false, 0, NULL);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 	gs_asm_bind(a, done);
 }

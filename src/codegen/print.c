@@ -11,12 +11,18 @@
 
 #include "cg.h"
 
-#define ERR_RECORD_SIZE 16
-
-static uint8_t size_code(uint8_t bytes)
-{
-	return bytes == 8 ? BPF_DW : bytes == 4 ? BPF_W : bytes == 2 ? BPF_H : BPF_B;
-}
+#define ERR_RECORD_SIZE ((uint16_t)sizeof(struct cg_err_slot))
+#define VAR_SIZE ((int16_t)sizeof(struct gs_print_complex_variable))
+#define ARG_SIZE ((int16_t)sizeof(struct gs_format_arg_fixed)) /* an argument's fixed header */
+/* A value's status byte and u16 data_len, in a PrintComplexVariable or in
+ * a format argument alike: the stores below serve both. */
+#define STATUS CG_BPF_SIZE(CG_FIELD_SIZE(struct gs_format_arg, status))
+#define DATA_LEN CG_BPF_SIZE(CG_FIELD_SIZE(struct gs_format_arg_fixed, data_len))
+_Static_assert(CG_FIELD_SIZE(struct gs_print_complex_variable, status) ==
+	       CG_FIELD_SIZE(struct gs_format_arg, status) &&
+	       CG_FIELD_SIZE(struct gs_print_complex_variable, data_len) ==
+	       CG_FIELD_SIZE(struct gs_format_arg_fixed, data_len),
+	       "a value's status and data_len have one width in both instructions");
 
 /* Width of the value slot: a value that may fail to read reserves room for
  * a gs_read_error_payload instead. */
@@ -25,11 +31,6 @@ static uint16_t slot_size(const struct gs_expr *e, uint8_t len)
 	if (cg_expr_reads_memory(e) && len < sizeof(struct gs_read_error_payload))
 		return sizeof(struct gs_read_error_payload);
 	return len;
-}
-
-static uint32_t inst_header(uint8_t type, uint32_t data_length)
-{
-	return type | (data_length << 8);
 }
 
 void cg_print_string(struct gs_cg *cg, const struct gs_stmt *s)
@@ -43,8 +44,8 @@ void cg_print_string(struct gs_cg *cg, const struct gs_stmt *s)
 	}
 	cg_reserve(cg, GS_INST_HEADER_SIZE + sizeof(struct gs_print_string_index));
 	gs_asm_notef(a, "PrintStringIndex %d: \"%.40s\"", idx, s->text ? s->text : "");
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, inst_header(GS_INST_PRINT_STRING_INDEX, 2)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, 4, idx));
+	cg_inst_header(a, GS_INST_PRINT_STRING_INDEX, sizeof(struct gs_print_string_index));
+	CG_ST_FIELD(a, GS_R9, CG_PAYLOAD, struct gs_print_string_index, string_index, idx);
 }
 
 /* After a failed read: the status byte at r9 + status_off and the error
@@ -60,22 +61,22 @@ static void store_failure(struct gs_cg *cg, const struct cg_err_record *rec, int
 	gs_asm_note(a, "store the read's status and error payload");
 	if (!code_in_r1)
 		gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, rec->slot));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, status_off));
+	gs_asm_emit(a, GS_STX_MEM(STATUS, GS_R9, GS_R1, status_off));
 	if (data_len_off >= 0) {
-		gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, data_len_off, 0));
+		gs_asm_emit(a, GS_ST_MEM(DATA_LEN, GS_R9, data_len_off, 0));
 		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_VAR_NULL_DEREF, null_deref);
 		/* Only source-level values can miss offsets or be optimized out. */
 		if (source_value) {
 			gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_VAR_OFFSETS_UNAVAILABLE, null_deref);
 			gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, GS_VAR_ACCESS_ERROR, null_deref);
 		}
-		gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, data_len_off,
+		gs_asm_emit(a, GS_ST_MEM(DATA_LEN, GS_R9, data_len_off,
 					 sizeof(struct gs_read_error_payload)));
 	}
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, rec->slot + 4));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R9, GS_R1, off));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, rec->slot + 8));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R1, off + 4));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, rec->slot + CG_ERR(err)));
+	CG_STX_FIELD(a, GS_R9, off, struct gs_read_error_payload, errno_value, GS_R1);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, rec->slot + CG_ERR(addr)));
+	CG_STX_FIELD(a, GS_R9, off, struct gs_read_error_payload, addr, GS_R1);
 	gs_asm_bind(a, null_deref);
 }
 
@@ -105,7 +106,7 @@ static void store_value(struct gs_cg *cg, const struct gs_expr *e, uint8_t len, 
 
 	if (!cg_expr_reads_memory(e)) {
 		cg_expr(cg, e, NULL);
-		gs_asm_emit(a, GS_STX_MEM(size_code(len), GS_R9, GS_R0, off));
+		gs_asm_emit(a, GS_STX_MEM(cg_bpf_size(len), GS_R9, GS_R0, off));
 		return;
 	}
 	failed = gs_asm_label(a, "value_read_failed");
@@ -115,7 +116,7 @@ static void store_value(struct gs_cg *cg, const struct gs_expr *e, uint8_t len, 
 	cg_expr(cg, e, &rec);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, rec.slot));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, failed);
-	gs_asm_emit(a, GS_STX_MEM(size_code(len), GS_R9, GS_R0, off));
+	gs_asm_emit(a, GS_STX_MEM(cg_bpf_size(len), GS_R9, GS_R0, off));
 	gs_asm_ja(a, done);
 
 	gs_asm_bind(a, failed);
@@ -257,17 +258,19 @@ static void dyn_length(struct gs_cg *cg, const struct capture *c, int16_t status
 	struct gs_label capped = gs_asm_label(a, "dump_length_ok");
 	const char *prev = gs_asm_notef(a, "dump length = the argument before, 1..%u", c->len);
 
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R9, c->len_off + 5));
+	gs_asm_emit(a, GS_LDX_MEM(STATUS, GS_R1, GS_R9,
+				  CG_FIELD_OFF(c->len_off, struct gs_format_arg, status)));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, GS_VAR_OK, zero);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R9, c->len_off + GS_FORMAT_ARG_FIXED_HEADER_LEN));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R9,
+				  c->len_off + (int16_t)sizeof(struct gs_format_arg_fixed)));
 	gs_asm_jmp_imm(a, BPF_JSLE, GS_R2, 0, zero);
 	gs_asm_jmp_imm(a, BPF_JLE, GS_R2, (int32_t)c->len, capped);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)c->len));
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_TRUNCATED));
+	gs_asm_emit(a, GS_ST_MEM(STATUS, GS_R9, status_off, GS_VAR_TRUNCATED));
 	cg_mark_fail(cg);
 	gs_asm_ja(a, capped);
 	gs_asm_bind(a, zero);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_ZERO_LENGTH));
+	gs_asm_emit(a, GS_ST_MEM(STATUS, GS_R9, status_off, GS_VAR_ZERO_LENGTH));
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, capped);
 	gs_asm_note(a, prev);
@@ -286,17 +289,15 @@ static void string_end(struct gs_cg *cg, const struct capture *c, int16_t off, i
 	const char *prev = gs_asm_notef(a, "string: does it go on past %u bytes?", c->len - 1);
 
 	gs_asm_jmp_imm(a, BPF_JLT, GS_R0, (int32_t)c->len, whole);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R9));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, last));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 1));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, cg->value_addr_slot + 8));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, (int32_t)(c->len - 1)));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = last, .len = 1,
+						 .load_src = true, .src_base = GS_FP,
+						 .src_off = cg->value_addr_slot + 8,
+						 .src_add = (int32_t)(c->len - 1) });
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R9, last));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, last, 0));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, whole);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, whole);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_TRUNCATED));
+	gs_asm_emit(a, GS_ST_MEM(STATUS, GS_R9, status_off, GS_VAR_TRUNCATED));
 	cg_mark_fail(cg);
 	gs_asm_bind(a, whole);
 	gs_asm_note(a, prev);
@@ -336,10 +337,7 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 		}
 	} else if (c->kind == CAPTURE_VALUE) {
 		if (p.kind == CG_PLACE_NONE) {
-			gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-			gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-			cg_record_error(cg, &rec, GS_VAR_ACCESS_ERROR);
-			gs_asm_ja(a, fail);
+			cg_error_tail(cg, &rec, GS_VAR_ACCESS_ERROR, false, 0, &fail);
 		} else {
 			cg_place_store(cg, &p, off, c->len, &rec, fail);
 		}
@@ -348,29 +346,21 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, cg->value_addr_slot + 8));
 		if (c->dyn)
 			dyn_length(cg, c, status_off, done);
-		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R9));
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, off));
-		if (!c->dyn)
-			gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)c->len));
 		bool terminated = c->kind == CAPTURE_STRING && !c->exact;
 
-		gs_asm_call(a, terminated ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user);
-		{
-			struct gs_label ok = gs_asm_label(a, "capture_read_ok");
-
-			gs_asm_jmp_imm(a, terminated ? BPF_JSGE : BPF_JEQ, GS_R0, 0, ok);
-			gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
-			gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->value_addr_slot + 8));
-			cg_record_error(cg, &rec, GS_VAR_READ_ERROR);
-			gs_asm_ja(a, fail);
-			gs_asm_bind(a, ok);
-		}
+		/* the dyn length is in r2 (dyn_length) */
+		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = off,
+							 .len = c->dyn ? 0 : c->len,
+							 .str = terminated,
+							 .addr_slot = cg->value_addr_slot + 8,
+							 .rec = &rec, .fail = &fail,
+							 .ok_name = "capture_read_ok" });
 		if (terminated)
 			string_end(cg, c, off, status_off);
 	}
 	cg_mark_success(cg);
 	if (c->truncated) {
-		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, status_off, GS_VAR_TRUNCATED));
+		gs_asm_emit(a, GS_ST_MEM(STATUS, GS_R9, status_off, GS_VAR_TRUNCATED));
 		cg_mark_fail(cg);
 	}
 	if (cg_label_used(a, fixups, fail)) {
@@ -409,12 +399,16 @@ void cg_print_expr(struct gs_cg *cg, const struct gs_stmt *s)
 		return;
 	cg_reserve(cg, fixed + c.slot);
 	gs_asm_notef(a, "PrintComplexVariable: %.40s", e->text ? e->text : "expr");
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, inst_header(GS_INST_PRINT_COMPLEX_VARIABLE,
-							       8 + c.slot)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 4, (uint32_t)name | (uint32_t)c.type << 16));
+	cg_inst_header(a, GS_INST_PRINT_COMPLEX_VARIABLE, VAR_SIZE + c.slot);
+	CG_ST_FIELDS(a, GS_R9, CG_PAYLOAD, struct gs_print_complex_variable, var_name_index, type_index,
+		     CG_PACK(struct gs_print_complex_variable, var_name_index, var_name_index, name) |
+		     CG_PACK(struct gs_print_complex_variable, var_name_index, type_index, c.type));
 	/* access_path_len 0, status Ok, data_len = the value's size */
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 8, (uint32_t)c.len << 16));
-	store_capture(cg, e, &c, 12, 9, 10);
+	CG_ST_FIELDS(a, GS_R9, CG_PAYLOAD, struct gs_print_complex_variable, access_path_len, data_len,
+		     CG_PACK(struct gs_print_complex_variable, access_path_len, data_len, c.len));
+	store_capture(cg, e, &c, CG_PAYLOAD + VAR_SIZE,
+		      CG_FIELD_OFF(CG_PAYLOAD, struct gs_print_complex_variable, status),
+		      CG_FIELD_OFF(CG_PAYLOAD, struct gs_print_complex_variable, data_len));
 }
 
 /* One wire argument of a format: its conversion and how long its dump
@@ -513,10 +507,13 @@ void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s)
 	}
 	cg_reserve(cg, size);
 	gs_asm_notef(a, "PrintComplexFormat: \"%.40s\"", s->text);
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, inst_header(GS_INST_PRINT_COMPLEX_FORMAT,
-							       size - GS_INST_HEADER_SIZE)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 4, (uint32_t)fmt | (uint32_t)s->nargs << 16));
-	off = GS_INST_HEADER_SIZE + sizeof(struct gs_print_complex_format);
+	cg_inst_header(a, GS_INST_PRINT_COMPLEX_FORMAT, size - GS_INST_HEADER_SIZE);
+	CG_ST_FIELDS(a, GS_R9, CG_PAYLOAD, struct gs_print_complex_format, format_string_index,
+		     reserved,
+		     CG_PACK(struct gs_print_complex_format, format_string_index, format_string_index,
+			     fmt) |
+		     CG_PACK(struct gs_print_complex_format, format_string_index, arg_count, s->nargs));
+	off = CG_PAYLOAD + sizeof(struct gs_print_complex_format);
 	for (size_t i = 0; i < s->nargs; i++) {
 		const struct gs_expr *e = s->args[i];
 		int name = name_index(cg, e);
@@ -525,15 +522,22 @@ void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s)
 			return;
 		cg->cur_expr = e;
 		gs_asm_notef(a, "argument %zu: %.40s", i, e->text ? e->text : "expr");
-		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, off,
-					 (uint32_t)name | (uint32_t)caps[i].type << 16));
+		CG_ST_FIELDS(a, GS_R9, off, struct gs_format_arg_fixed, arg.var_name_index,
+			     arg.type_index,
+			     CG_PACK(struct gs_format_arg_fixed, arg.var_name_index,
+				     arg.var_name_index, name) |
+			     CG_PACK(struct gs_format_arg_fixed, arg.var_name_index, arg.type_index,
+				     caps[i].type));
 		/* access_path_len 0, status Ok, then data_len = the reserved slot */
-		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, off + 4, (uint32_t)caps[i].slot << 16));
+		CG_ST_FIELDS(a, GS_R9, off, struct gs_format_arg_fixed, arg.access_path_len, data_len,
+			     CG_PACK(struct gs_format_arg_fixed, arg.access_path_len, data_len,
+				     caps[i].slot));
 		caps[i].len_off = len_off;
-		store_capture(cg, e, &caps[i], off + GS_FORMAT_ARG_FIXED_HEADER_LEN, off + 5, -1);
+		store_capture(cg, e, &caps[i], off + ARG_SIZE,
+			      CG_FIELD_OFF(off, struct gs_format_arg_fixed, arg.status), -1);
 		if (caps[i].is_length)
 			len_off = off;
-		off += GS_FORMAT_ARG_FIXED_HEADER_LEN + caps[i].slot;
+		off += ARG_SIZE + caps[i].slot;
 	}
 	cg->cur_expr = NULL;
 }
@@ -549,11 +553,11 @@ void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_recor
 	}
 	cg_reserve(cg, GS_INST_HEADER_SIZE + sizeof(struct gs_expr_error));
 	gs_asm_notef(a, "ExprError: %.40s", text ? text : "condition");
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, 0, inst_header(GS_INST_EXPR_ERROR, 12)));
-	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R9, 4, idx));
+	cg_inst_header(a, GS_INST_EXPR_ERROR, sizeof(struct gs_expr_error));
+	CG_ST_FIELD(a, GS_R9, CG_PAYLOAD, struct gs_expr_error, string_index, idx);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, rec->slot));
-	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, 6));
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, 7, 0));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, rec->slot + 8));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R1, 8));
+	CG_STX_FIELD(a, GS_R9, CG_PAYLOAD, struct gs_expr_error, error_code, GS_R1);
+	CG_ST_FIELD(a, GS_R9, CG_PAYLOAD, struct gs_expr_error, flags, 0);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, rec->slot + CG_ERR(addr)));
+	CG_STX_FIELD(a, GS_R9, CG_PAYLOAD, struct gs_expr_error, failing_addr, GS_R1);
 }

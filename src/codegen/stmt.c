@@ -106,6 +106,11 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 		cg->after = outer + rest;
 		/* An error about this statement is about its expression. */
 		cg->cur_expr = s->expr;
+		/* Its labels read "s<n>.name", n counting statements in source
+		 * order, nested ones too: not "s<if>.s<n>". */
+		uint32_t scope = gs_asm_scope_set(cg->a, 0);
+
+		gs_asm_scope_enter(cg->a, "s", (int32_t)cg->stmt_no++);
 		switch (s->kind) {
 		case GS_STMT_PRINT_STRING:
 			cg_print_string(cg, s);
@@ -129,6 +134,7 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 			cg_fail(cg, -EINVAL, "statement %zu has unknown kind %d", i, s->kind);
 			break;
 		}
+		gs_asm_scope_set(cg->a, scope);
 		cg->cur_expr = NULL;
 	}
 	cg->after = outer;

@@ -175,16 +175,6 @@ bool cg_value_unavailable(const struct gs_expr *e)
 /* ---- run time: where the value is ---------------------------------------- */
 
 /* r0 = bpf_map_lookup_elem(&map, r10 + key). */
-void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key)
-{
-	struct gs_asm *a = cg->a;
-
-	gs_asm_ld_map(a, GS_R1, (uint32_t)cg->prog->map_index[map_kind]);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_FP));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R2, key));
-	gs_asm_call(a, BPF_FUNC_map_lookup_elem);
-}
-
 /* The load bias of a module, computed once per event (cg_values_prologue). */
 static int bias_index(struct gs_cg *cg, uint64_t cookie)
 {
@@ -310,10 +300,7 @@ void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg, uint64_t cooki
 		}
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->bias_slot[i] + 8));
 		gs_asm_jmp_imm(a, BPF_JNE, dst, 0, found);
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-		cg_record_error(cg, rec, GS_VAR_OFFSETS_UNAVAILABLE);
-		gs_asm_ja(a, fail);
+		cg_error_tail(cg, rec, GS_VAR_OFFSETS_UNAVAILABLE, false, 0, &fail);
 		gs_asm_bind(a, found);
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->bias_slot[i]));
 	} else {
@@ -381,10 +368,7 @@ static void follow(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t
 
 	load_scalar(cg, p, rec, fail);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, ok);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-	cg_record_error(cg, rec, GS_VAR_NULL_DEREF);
-	gs_asm_ja(a, fail);
+	cg_error_tail(cg, rec, GS_VAR_NULL_DEREF, false, 0, &fail);
 	gs_asm_bind(a, ok);
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, p->addr_slot));
 	p->kind = CG_PLACE_MEM;
@@ -597,9 +581,7 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 	if (p.kind == CG_PLACE_NONE) {
 		/* Known now to have no value: its load would always fail, and
 		 * the code after it would be dead. */
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-		cg_record_error(cg, rec, GS_VAR_ACCESS_ERROR);
+		cg_error_tail(cg, rec, GS_VAR_ACCESS_ERROR, false, 0, NULL);
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
 	} else {
 		load_scalar(cg, &p, rec, fail);
@@ -627,10 +609,7 @@ void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_
 		load_scalar(cg, p, rec, fail);
 		gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R0));
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, ok);
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-		cg_record_error(cg, rec, GS_VAR_NULL_DEREF);
-		gs_asm_ja(a, fail);
+		cg_error_tail(cg, rec, GS_VAR_NULL_DEREF, false, 0, &fail);
 		gs_asm_bind(a, ok);
 		return;
 	}

@@ -7,11 +7,6 @@
 
 #include "cg.h"
 
-static uint8_t width_code(uint32_t n)
-{
-	return n == 8 ? BPF_DW : n == 4 ? BPF_W : n == 2 ? BPF_H : BPF_B;
-}
-
 /* r0 <<= 64 - bits; r0 >>= 64 - bits (arithmetic when signed). */
 static void extend(struct gs_asm *a, uint32_t bits, bool is_signed)
 {
@@ -26,24 +21,13 @@ static bool type_signed(const struct gs_type *t)
 	return t->flags & GS_TYPEF_SIGNED;
 }
 
-/* bpf_probe_read_user(r9 + off, len, r3 = address); on error ReadError. */
+/* bpf_probe_read_user(dst_base + off, len, r3 = address); on error ReadError. */
 static void read_user(struct gs_cg *cg, uint8_t dst_base, int16_t off, uint32_t len,
 		      int16_t addr_save, const struct cg_err_record *rec, struct gs_label fail)
 {
-	struct gs_asm *a = cg->a;
-	struct gs_label ok = gs_asm_label(a, "read_ok");
-
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, addr_save));
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, dst_base));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, off));
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)len));
-	gs_asm_call(a, BPF_FUNC_probe_read_user);
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, addr_save));
-	cg_record_error(cg, rec, GS_VAR_READ_ERROR);
-	gs_asm_ja(a, fail);
-	gs_asm_bind(a, ok);
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = dst_base, .dst_off = off, .len = len,
+						 .save_addr = true, .addr_slot = addr_save,
+						 .rec = rec, .fail = &fail });
 }
 
 /* Stores the low `len` bytes of r1 at r9 + off (len 1..8). */
@@ -54,7 +38,7 @@ static void store_reg_bytes(struct gs_asm *a, int16_t off, uint32_t len)
 	while (done < len) {
 		uint32_t n = len - done >= 8 ? 8 : len - done >= 4 ? 4 : len - done >= 2 ? 2 : 1;
 
-		gs_asm_emit(a, GS_STX_MEM(width_code(n), GS_R9, GS_R1, off + (int16_t)done));
+		gs_asm_emit(a, GS_STX_MEM(cg_bpf_size(n), GS_R9, GS_R1, off + (int16_t)done));
 		done += n;
 		if (done < len)
 			gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 8 * n));
@@ -106,9 +90,9 @@ void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uin
 			uint32_t n = len - done >= 8 ? 8 : len - done >= 4 ? 4 :
 				     len - done >= 2 ? 2 : 1;
 
-			gs_asm_emit(a, GS_LDX_MEM(width_code(n), GS_R1, GS_FP,
+			gs_asm_emit(a, GS_LDX_MEM(cg_bpf_size(n), GS_R1, GS_FP,
 						  p->buf_slot + (int16_t)(p->offset + done)));
-			gs_asm_emit(a, GS_STX_MEM(width_code(n), GS_R9, GS_R1, off + (int16_t)done));
+			gs_asm_emit(a, GS_STX_MEM(cg_bpf_size(n), GS_R9, GS_R1, off + (int16_t)done));
 			done += n;
 		}
 		break;
@@ -159,10 +143,7 @@ void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_e
 	}
 	switch (p->kind) {
 	case CG_PLACE_NONE:
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
-		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 0));
-		cg_record_error(cg, rec, GS_VAR_ACCESS_ERROR);
-		gs_asm_ja(a, fail);
+		cg_error_tail(cg, rec, GS_VAR_ACCESS_ERROR, false, 0, &fail);
 		return;
 	case CG_PLACE_SCALAR:
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_FP, p->addr_slot + 8));
@@ -172,12 +153,12 @@ void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_e
 		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, p->addr_slot + 16, 0));
 		cg_mem_address(cg, p, GS_R3, rec, fail);
 		read_user(cg, GS_FP, p->addr_slot + 16, n, p->addr_slot + 8, rec, fail);
-		gs_asm_emit(a, GS_LDX_MEM(n == 1 || n == 2 || n == 4 ? width_code(n) : BPF_DW, GS_R0,
+		gs_asm_emit(a, GS_LDX_MEM(n == 1 || n == 2 || n == 4 ? cg_bpf_size(n) : BPF_DW, GS_R0,
 					  GS_FP, p->addr_slot + 16));
 		break;
 	case CG_PLACE_BUF:
 		if (n == 1 || n == 2 || n == 4 || n == 8) {
-			gs_asm_emit(a, GS_LDX_MEM(width_code(n), GS_R0, GS_FP,
+			gs_asm_emit(a, GS_LDX_MEM(cg_bpf_size(n), GS_R0, GS_FP,
 						  p->buf_slot + (int16_t)p->offset));
 		} else {
 			gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));

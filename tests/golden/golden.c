@@ -74,6 +74,60 @@ static void show_diff(const char *expected_path, const char *actual)
 	unlink(tmp);
 }
 
+struct line {
+	const char *s;
+	size_t len;
+};
+
+static int line_cmp(const void *x, const void *y)
+{
+	const struct line *a = x, *b = y;
+	int c = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+int gs_golden_repeated_label(const char *text, char *name, size_t size)
+{
+	struct line *labels = NULL;
+	size_t n = 0, cap = 0;
+	int repeats = 0;
+
+	if (size)
+		name[0] = '\0';
+	for (const char *p = text; *p;) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		/* Instructions start with their index, notes with ';'. */
+		if (len > 1 && p[0] != ' ' && p[0] != ';' && p[len - 1] == ':') {
+			if (n == cap) {
+				struct line *more = realloc(labels, (cap = cap ? 2 * cap : 256) *
+							    sizeof(*labels));
+
+				if (!more) {
+					free(labels);
+					snprintf(name, size, "(out of memory)");
+					return -1;
+				}
+				labels = more;
+			}
+			labels[n++] = (struct line){ p, len - 1 };
+		}
+		p += len + (end != NULL);
+	}
+	if (n)
+		qsort(labels, n, sizeof(*labels), line_cmp);
+	for (size_t i = 1; i < n; i++) {
+		if (line_cmp(&labels[i - 1], &labels[i]))
+			continue;
+		if (!repeats++)
+			snprintf(name, size, "%.*s", (int)labels[i].len, labels[i].s);
+	}
+	free(labels);
+	return repeats;
+}
+
 int gs_golden_check(const char *name, const char *actual)
 {
 	const char *src = getenv("GS_SOURCE_DIR");
@@ -89,6 +143,18 @@ int gs_golden_check(const char *name, const char *actual)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/tests/golden/%s.txt", src, name);
+	{
+		char label[128];
+		int repeats = gs_golden_repeated_label(actual, label, sizeof(label));
+
+		if (repeats) {
+			fprintf(stderr, "golden: %s: %d label line%s repeat an earlier one (first: "
+					"'%s'); a dump names each jump target once: give the label a "
+					"scope (gs_asm_scope_enter)\n", name, repeats,
+				repeats == 1 ? "" : "s", label);
+			return -1;
+		}
+	}
 	if (update && strcmp(update, "1") == 0) {
 		int rc = write_file(path, actual);
 

@@ -7,10 +7,12 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include <gs/asm.h>
+#include <gs/disasm.h>
 
 static void filler(struct gs_asm *a, size_t n)
 {
@@ -288,6 +290,86 @@ static void test_label_bound_twice_is_rejected(void **state)
 	gs_asm_fini(&a);
 }
 
+static void test_label_name_carries_its_scopes_outermost_first(void **state)
+{
+	struct gs_asm a;
+	struct gs_label in_frame, in_stmt, outside;
+	uint32_t stmt, frame;
+	char name[64];
+
+	(void)state;
+	gs_asm_init(&a);
+	outside = gs_asm_label(&a, "exit");
+	stmt = gs_asm_scope_enter(&a, "s", 2);
+	in_stmt = gs_asm_label(&a, "bt_done");
+	frame = gs_asm_scope_enter(&a, "f", 3);
+	in_frame = gs_asm_label(&a, "search_not_below");
+	gs_asm_scope_set(&a, frame);
+	gs_asm_scope_set(&a, stmt);
+	gs_asm_scope_enter(&a, "step", -1);
+	assert_int_equal(gs_asm_label_name(&a, in_frame, name, sizeof(name)),
+			 strlen("s2.f3.search_not_below"));
+	assert_string_equal(name, "s2.f3.search_not_below");
+	gs_asm_label_name(&a, in_stmt, name, sizeof(name));
+	assert_string_equal(name, "s2.bt_done");
+	gs_asm_label_name(&a, outside, name, sizeof(name));
+	assert_string_equal(name, "exit");
+	gs_asm_label_name(&a, gs_asm_label(&a, "exit"), name, sizeof(name));
+	assert_string_equal(name, "step.exit");
+	gs_asm_label_name(&a, in_frame, name, 6); /* truncated as snprintf does */
+	assert_string_equal(name, "s2.f3");
+	gs_asm_fini(&a);
+}
+
+static void test_labels_repeating_scope_and_name_take_ordinals_in_the_dump(void **state)
+{
+	struct gs_asm a;
+	struct gs_label l[3];
+	struct gs_error err;
+	char *text;
+
+	(void)state;
+	gs_asm_init(&a);
+	gs_asm_scope_enter(&a, "f", 1);
+	for (int i = 0; i < 3; i++)
+		l[i] = gs_asm_label(&a, "search_next");
+	gs_asm_label(&a, "never_used"); /* shows nowhere: takes no ordinal */
+	gs_asm_label(&a, "never_used");
+	for (int i = 0; i < 3; i++) {
+		gs_asm_jmp_imm(&a, BPF_JEQ, GS_R0, 0, l[i]);
+		gs_asm_bind(&a, l[i]);
+	}
+	gs_asm_emit(&a, GS_EXIT());
+	assert_int_equal(gs_asm_finish(&a, &err), 0);
+	text = gs_asm_dump_str(&a);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "<f1.search_next.1>\nf1.search_next.1:\n"));
+	assert_non_null(strstr(text, "<f1.search_next.3>\nf1.search_next.3:\n"));
+	assert_null(strstr(text, "never_used"));
+	free(text);
+	gs_asm_fini(&a);
+}
+
+static void test_label_error_names_the_label_with_its_scopes(void **state)
+{
+	struct gs_asm a;
+	struct gs_label twice, other;
+	struct gs_error err;
+
+	(void)state;
+	gs_asm_init(&a);
+	gs_asm_scope_enter(&a, "s", 4);
+	other = gs_asm_label(&a, "read_ok");
+	twice = gs_asm_label(&a, "read_ok");
+	gs_asm_bind(&a, other);
+	gs_asm_bind(&a, twice);
+	gs_asm_emit(&a, GS_EXIT());
+	gs_asm_bind(&a, twice);
+	assert_int_equal(gs_asm_finish(&a, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "label 's4.read_ok.2' bound twice"));
+	gs_asm_fini(&a);
+}
+
 static void test_label_bound_after_last_insn_is_rejected_when_used(void **state)
 {
 	struct gs_asm a;
@@ -522,6 +604,9 @@ int main(void)
 		cmocka_unit_test(test_call_to_subprogram_label_sets_imm),
 		cmocka_unit_test(test_unbound_label_is_rejected_naming_it_and_the_jump),
 		cmocka_unit_test(test_label_bound_twice_is_rejected),
+		cmocka_unit_test(test_label_name_carries_its_scopes_outermost_first),
+		cmocka_unit_test(test_labels_repeating_scope_and_name_take_ordinals_in_the_dump),
+		cmocka_unit_test(test_label_error_names_the_label_with_its_scopes),
 		cmocka_unit_test(test_label_bound_after_last_insn_is_rejected_when_used),
 		cmocka_unit_test(test_first_error_is_sticky_and_later_emits_are_ignored),
 		cmocka_unit_test(test_emit_after_finish_is_an_error),

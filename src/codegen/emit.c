@@ -1,0 +1,60 @@
+/* The emitters every kind of statement shares, one each: a map lookup,
+ * a read of user memory, the tail that records a failed read. Each keeps
+ * the exact instructions its callers emitted by hand before. */
+#include "cg.h"
+
+void cg_map_lookup_at(struct gs_cg *cg, int map_kind, uint8_t key_base, int16_t key_off)
+{
+	struct gs_asm *a = cg->a;
+
+	gs_asm_ld_map(a, GS_R1, (uint32_t)cg->prog->map_index[map_kind]);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R2, key_base));
+	if (key_off)
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R2, key_off));
+	gs_asm_call(a, BPF_FUNC_map_lookup_elem);
+}
+
+void cg_lookup_key0(struct gs_cg *cg, int map_kind)
+{
+	cg_map_lookup(cg, map_kind, cg->key_slot);
+	gs_asm_jmp_imm(cg->a, BPF_JEQ, GS_R0, 0, cg->exit0);
+}
+
+void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code,
+		   bool errno_in_r0, int16_t addr_slot, const struct gs_label *fail)
+{
+	struct gs_asm *a = cg->a;
+
+	gs_asm_emit(a, errno_in_r0 ? GS_MOV64_REG(GS_R1, GS_R0) : GS_MOV64_IMM(GS_R1, 0));
+	gs_asm_emit(a, addr_slot ? GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, addr_slot) :
+			  GS_MOV64_IMM(GS_R2, 0));
+	cg_record_error(cg, rec, code);
+	if (fail)
+		gs_asm_ja(a, *fail);
+}
+
+void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label ok;
+
+	if (r->save_addr)
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, r->addr_slot));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, r->dst_base));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, r->dst_off));
+	if (r->len)
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)r->len));
+	if (r->load_src) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, r->src_base, r->src_off));
+		if (r->src_add)
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, r->src_add));
+	}
+	gs_asm_call(a, r->str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user);
+	if (!r->fail)
+		return;
+	/* The _str helper returns the bytes read, NUL included. */
+	ok = gs_asm_label(a, r->ok_name ? r->ok_name : "read_ok");
+	gs_asm_jmp_imm(a, r->str ? BPF_JSGE : BPF_JEQ, GS_R0, 0, ok);
+	cg_error_tail(cg, r->rec, GS_VAR_READ_ERROR, true, r->addr_slot, r->fail);
+	gs_asm_bind(a, ok);
+}
