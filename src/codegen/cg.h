@@ -157,7 +157,8 @@ void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t co
 struct cg_user_read {
 	uint8_t dst_base;
 	int16_t dst_off;
-	uint32_t len;        /* 0: r2 holds the length already */
+	uint32_t len;        /* the bytes to read (0 reads none, as the helper allows) */
+	bool len_in_r2;      /* r2 holds the length already: len is not used */
 	bool str;            /* NUL-terminated (probe_read_user_str) */
 	bool load_src;       /* r3 = *(u64 *)(src_base + src_off) + src_add, after r1
 			      * and r2; else r3 holds the address already */

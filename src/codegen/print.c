@@ -350,7 +350,7 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 
 		/* the dyn length is in r2 (dyn_length) */
 		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = off,
-							 .len = c->dyn ? 0 : c->len,
+							 .len = c->len, .len_in_r2 = c->dyn,
 							 .str = terminated,
 							 .addr_slot = cg->value_addr_slot + 8,
 							 .rec = &rec, .fail = &fail,
