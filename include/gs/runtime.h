@@ -135,6 +135,12 @@ struct gs_location {
 	char *function;       /* containing function (ELF symbol), or NULL */
 	int line;             /* file:line targets: the line used (may follow
 			       * the one asked when it has no code) */
+	/* file:line targets whose line is in a function's prologue (its `{`
+	 * or signature line: the entry): probed after the prologue, as gdb's
+	 * `break file:line` is. entry: that function's entry (0: not moved);
+	 * body_line: the line at addr (0: unknown). */
+	uint64_t entry;
+	int body_line;
 };
 
 struct gs_target {

@@ -62,6 +62,21 @@ bool rt_plan_holds_dlopen(const struct gs_plan *p);
  * low (gdb's "second line"), else low. */
 uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high);
 
+/* A function DIE's entry pc and the end of the range holding it. */
+bool rt_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end);
+
+/* Where gdb's `break file:line` stops when the line's address is in a
+ * function's prologue (the line of its `{` or signature: its entry). */
+struct rt_line_move {
+	uint64_t entry;  /* the function's entry */
+	uint64_t body;   /* after its prologue: rt_skip_prologue's answer */
+	int body_line;   /* the line there, or 0 */
+};
+
+/* true and *out when addr (a DWARF address) lies before the end of the
+ * prologue of the out-of-line function holding it; false: it stays. */
+bool rt_line_past_prologue(Dwarf *dw, uint64_t addr, struct rt_line_move *out);
+
 /* Every location the DWARF of a module gives function `name` (resolve.c):
  * each definition (its body past the prologue, or its entry with entry)
  * and each inline instance, + bias, in the order of a walk of every unit;
