@@ -90,6 +90,10 @@ int rt_dwarf_function_locs(Dwarf *dw, const struct uw_funcindex *x, uint64_t bia
 			   const char *name, bool entry, struct gs_location **locs, size_t *n,
 			   bool *declared);
 
+/* The source file and line of a DWARF address (the line-table row
+ * holding it); false when no row does. */
+bool rt_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line);
+
 /* Statement-start addresses of `file:line` (the file matched by path
  * suffix); *used_line is the line they belong to: `line`, or the next line
  * with code when it has none. 0 with the addresses (malloc'd, sorted,
@@ -188,5 +192,33 @@ struct gs_bpf_maps;
 /* Program i of the session and its maps, or NULL past the last. */
 const struct gs_program *rt_session_trace(const struct gs_session *s, size_t i,
 					  const struct gs_bpf_maps **maps);
+
+/* plan_copies.c: names some copies of a function traced by name lack. */
+struct rt_missing {
+	size_t probe;          /* index in the trace's probes */
+	struct gs_expr *node;  /* the name in that probe's copy of the body */
+	struct gs_error why;   /* the lookup's message there */
+};
+
+struct rt_copies {
+	struct rt_missing *v;
+	size_t n, cap;
+};
+
+struct gs_plan_trace;
+struct gs_dwarf;
+struct gs_dwarf_scope;
+struct gs_modfile;
+int rt_copies_add(struct rt_copies *cs, size_t probe, struct gs_expr *node,
+		  const struct gs_error *why);
+void rt_copies_free(struct rt_copies *cs);
+/* Every missing name an unavailable variable of the type a copy that has
+ * it gives (scopes: each probe's, NULL where no CU covers it), and the
+ * trace's names_note naming the copies; an error at the name (*at) when no
+ * copy has it. */
+int rt_copies_finish(struct rt_copies *cs, struct gs_plan_trace *t, struct gs_dwarf *d,
+		     struct gs_modfile *file, const struct gs_dwarf_scope *const *scopes,
+		     void *(*alloc)(void *arg, size_t n), void *arg, const struct gs_expr **at,
+		     struct gs_error *err);
 
 #endif /* GS_RT_INT_H */

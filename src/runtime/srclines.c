@@ -165,6 +165,20 @@ bool rt_line_past_prologue(Dwarf *dw, uint64_t addr, struct rt_line_move *out)
 	return true;
 }
 
+bool rt_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line)
+{
+	Dwarf_Die cudie;
+	Dwarf_Line *l;
+
+	*file = NULL;
+	*line = 0;
+	if (!dw || !cu_at(dw, addr, &cudie) || !(l = dwarf_getsrc_die(&cudie, addr)) ||
+	    dwarf_lineno(l, line) != 0)
+		return false;
+	*file = dwarf_linesrc(l, NULL, NULL);
+	return true;
+}
+
 /* `file` names `want`: equal, or ends with "/" want. */
 static bool file_matches(const char *file, const char *want)
 {
