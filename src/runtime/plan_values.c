@@ -169,9 +169,9 @@ static const struct gs_var *lookup(struct probe_ctx *c, struct gs_expr *e)
 		return var;
 	if (why.code == -ENOENT && c->copies) {
 		/* settled once every copy is resolved (plan_copies.c) */
-		snprintf(msg, sizeof(msg), "%s, in %s%s, nor in any other copy of %s", why.msg,
-			 c->t->target.module, c->v->pid > 0 ? ", nor among the globals of the "
-			 "process's other modules" : "", c->t->pattern.text);
+		snprintf(msg, sizeof(msg), "in no copy of %s: %s, in %s%s", c->t->pattern.text,
+			 why.msg, c->t->target.module, c->v->pid > 0 ? ", nor among the globals "
+			 "of the process's other modules" : "");
 		gs_errorf(&why, -ENOENT, "%s", msg);
 		if (rt_copies_add(c->copies, c->probe, e, &why))
 			c->rc = gs_errorf(c->err, -ENOMEM, "out of memory resolving the names of "
@@ -352,7 +352,7 @@ int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct
 		return gs_errorf(err, -ENOENT, "trace `%s` reads variables, and %s", t->pattern.text,
 				 m->why.msg);
 	}
-	scopes = calloc(t->nprobes, sizeof(*scopes));
+	scopes = calloc(t->nprobes ? t->nprobes : 1, sizeof(*scopes));
 	if (!scopes)
 		return gs_errorf(err, -ENOMEM, "out of memory planning trace `%s`", t->pattern.text);
 	for (size_t i = 0; i < t->nprobes && rc == 0; i++) {
