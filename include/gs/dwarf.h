@@ -72,6 +72,16 @@ struct gs_dwarf_scope {
 GS_API int gs_dwarf_scope_at(struct gs_dwarf *d, uint64_t pc, const struct gs_dwarf_scope **out,
 			     struct gs_error *err);
 
+/* The names of `function`'s frame at pc, as gdb shows them stopped at
+ * `break function`: where pc is the first instruction of a call inlined
+ * into `function` (a C++ method's first statement calling size()), the
+ * parameters of `function` and the locals of its blocks holding pc come
+ * first, then the inlined callee's own names, then the CU's. Where pc is
+ * not inside such a call, gs_dwarf_scope_at()'s scope. `function` as a
+ * trace names it (a C++ name may be qualified). Owned by d. */
+GS_API int gs_dwarf_frame_scope_at(struct gs_dwarf *d, uint64_t pc, const char *function,
+				   const struct gs_dwarf_scope **out, struct gs_error *err);
+
 /* `name` as seen from scope s: s's own names, then the module's globals
  * (by the lazy index). 0 and *out; -ENOENT with a message naming the
  * function when nothing of that name is visible. s may be NULL (globals). */

@@ -135,6 +135,12 @@ struct gs_location {
 	char *function;       /* containing function (ELF symbol), or NULL */
 	int line;             /* file:line targets: the line used (may follow
 			       * the one asked when it has no code) */
+	/* file:line targets whose line is in a function's prologue (its `{`
+	 * or signature line: the entry): probed after the prologue, as gdb's
+	 * `break file:line` is. entry: that function's entry (0: not moved);
+	 * body_line: the line at addr (0: unknown). */
+	uint64_t entry;
+	int body_line;
 };
 
 struct gs_target {
@@ -323,6 +329,14 @@ GS_API void gs_reader_free(struct gs_reader *r);
  * through per-CPU buffers of page_count pages (0: 64). */
 GS_API int gs_reader_add(struct gs_reader *r, const struct gs_bpf_map *output, uint32_t page_count,
 			 struct gs_error *err);
+/* gs_reader_add with the contexts (or lookup) of `decoder` for this map
+ * alone, the other options the reader's: the map of one program decoded
+ * with that program's context. Probes of one trace share its id, and
+ * their contexts differ where a copy of a function lacks a value another
+ * copy has. decoder NULL: gs_reader_add. */
+GS_API int gs_reader_add_decoding(struct gs_reader *r, const struct gs_bpf_map *output,
+				  uint32_t page_count, const struct gs_decoder_opts *decoder,
+				  struct gs_error *err);
 /* Waits up to timeout_ms (-1: forever, 0: no wait) and decodes what
  * arrived; returns the number of events delivered, or the first non-zero
  * on_event value, or -errno (-EINTR when a signal came). Decode errors do
@@ -447,6 +461,11 @@ struct gs_plan_trace {
 	struct gs_plan_probe *probes;   /* one per address of target */
 	size_t nprobes;
 	bool bt;                        /* the body has a bt: unwind maps are filled */
+	/* Copies of a function traced by name (inline instances, same-named
+	 * statics) that lack names the body reads, which print <optimized
+	 * out> there: "'a' is not visible in 1 of 3 copies (inlined in main at
+	 * prog.c:40, 0x1150); they print <optimized out>", or NULL. */
+	char *names_note;
 };
 
 struct gs_plan;

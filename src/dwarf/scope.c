@@ -172,8 +172,86 @@ static bool outer_function(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *out)
 	return false;
 }
 
-static int build(struct gs_dwarf *d, uint64_t pc, struct gs_dwarf_scope *s,
-		 struct gs_error *err)
+/* The concrete scopes from fn down to the innermost holding pc (blocks and
+ * inlined calls, as they nest in fn's tree, not the abstract definitions
+ * dwarf_getscopes gives inside an inlined call): outermost first. */
+static int concrete_chain(Dwarf_Die *fn, uint64_t pc, Dwarf_Die *out, int max)
+{
+	int n = 0;
+	bool deeper = true;
+
+	out[n++] = *fn;
+	while (deeper && n < max) {
+		Dwarf_Die ch;
+
+		deeper = false;
+		if (dwarf_child(&out[n - 1], &ch) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&ch);
+
+			if ((tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) &&
+			    dwarf_haspc(&ch, pc) > 0) {
+				out[n++] = ch;
+				deeper = true;
+				break;
+			}
+		} while (dwarf_siblingof(&ch, &ch) == 0);
+	}
+	return n;
+}
+
+/* A function DIE named by `function` as a trace names it: the same, or a
+ * qualified name ending in ::name. */
+static bool names_function(Dwarf_Die *die, const char *function)
+{
+	const char *name = dwarf_diename(die);
+	size_t fl, nl;
+
+	if (!name || !function)
+		return false;
+	fl = strlen(function);
+	nl = strlen(name);
+	return strcmp(name, function) == 0 ||
+	       (fl > nl + 2 && strcmp(function + fl - nl, name) == 0 &&
+		function[fl - nl - 1] == ':' && function[fl - nl - 2] == ':');
+}
+
+#define CHAIN_MAX 64
+
+/* gdb's frame at `break function` when pc starts a call inlined into it:
+ * the function's own, so its parameters and the locals of its blocks
+ * holding pc come first, innermost block first (they win over the callee's
+ * names of the same spelling). Returns the depth after them, or -1 when pc
+ * is not inside a call inlined into `function` (the plain scope serves). */
+static int frame_vars(struct collect *c, struct gs_dwarf_scope *s, Dwarf_Die *fn,
+		      const char *function)
+{
+	Dwarf_Die chain[CHAIN_MAX];
+	int n = fn ? concrete_chain(fn, c->pc, chain, CHAIN_MAX) : 0, k = -1, m;
+	uint16_t depth = 0;
+
+	for (int i = n - 1; i >= 0 && k < 0; i--) {
+		int tag = dwarf_tag(&chain[i]);
+
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
+		    names_function(&chain[i], function))
+			k = i;
+	}
+	for (m = k + 1; k >= 0 && m < n; m++)
+		if (dwarf_tag(&chain[m]) == DW_TAG_inlined_subroutine)
+			break;
+	if (k < 0 || m >= n)
+		return -1;
+	for (int i = m - 1; i >= k; i--, depth++)
+		scope_vars(c, &chain[i], depth);
+	dropped_vars(c, &chain[k], depth - 1);
+	s->function = dwarf_diename(&chain[k]);
+	return depth;
+}
+
+static int build(struct gs_dwarf *d, uint64_t pc, const char *function,
+		 struct gs_dwarf_scope *s, struct gs_error *err)
 {
 	struct collect c = { .d = d, .pc = pc };
 	Dwarf_Die cudie, outer, *scopes = NULL, *fn = NULL;
@@ -200,6 +278,14 @@ static int build(struct gs_dwarf *d, uint64_t pc, struct gs_dwarf_scope *s,
 	if (!fn && outer_function(&cudie, pc, &outer))
 		fn = &outer;
 	c.scope_fn = fn;
+	if (function) {
+		int fd = frame_vars(&c, s, fn, function);
+
+		/* the innermost inlined call's names after the frame's own */
+		depth = fd < 0 ? 0 : (uint16_t)fd;
+		if (fd >= 0)
+			function = s->function;
+	}
 	for (int i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
@@ -208,7 +294,8 @@ static int build(struct gs_dwarf *d, uint64_t pc, struct gs_dwarf_scope *s,
 		scope_vars(&c, &scopes[i], depth);
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
 			dropped_vars(&c, &scopes[i], depth);
-			s->function = dwarf_diename(&scopes[i]);
+			if (!function || !s->function)
+				s->function = dwarf_diename(&scopes[i]);
 			depth++;
 			break;
 		}
@@ -253,12 +340,30 @@ int gs_dwarf_scope_at(struct gs_dwarf *d, uint64_t pc, const struct gs_dwarf_sco
 	s = dwv_alloc(d, sizeof(*s));
 	if (!s)
 		return gs_errorf(err, -ENOMEM, "out of memory reading DWARF");
-	rc = build(d, pc, s, err);
+	rc = build(d, pc, NULL, s, err);
 	if (rc)
 		return rc;
 	dwv_map_put(&d->scopes, key, s);
 	*out = s;
 	return 0;
+}
+
+int gs_dwarf_frame_scope_at(struct gs_dwarf *d, uint64_t pc, const char *function,
+			    const struct gs_dwarf_scope **out, struct gs_error *err)
+{
+	struct gs_dwarf_scope *s;
+	int rc = gs_dwarf_scope_at(d, pc, out, err);
+
+	/* Not in a call inlined into `function`: the plain scope is its frame. */
+	if (rc || !function || ((*out)->function && strcmp((*out)->function, function) == 0))
+		return rc;
+	s = dwv_alloc(d, sizeof(*s));
+	if (!s)
+		return gs_errorf(err, -ENOMEM, "out of memory reading DWARF");
+	rc = build(d, pc, function, s, err);
+	if (rc == 0)
+		*out = s;
+	return rc;
 }
 
 int gs_dwarf_lookup(struct gs_dwarf *d, const struct gs_dwarf_scope *s, const char *name,

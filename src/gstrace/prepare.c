@@ -234,6 +234,9 @@ int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid)
 			if (t->target.note)
 				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", t->id,
 					t->pattern.text, t->target.note);
+			if (t->names_note)
+				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", t->id,
+					t->pattern.text, t->names_note);
 		}
 		return 0;
 	}

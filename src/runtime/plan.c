@@ -86,6 +86,7 @@ static void trace_fini(struct gs_plan_trace *t)
 		gs_program_free(t->probes[i].prog);
 	free(t->probes);
 	gs_target_free(&t->target);
+	free(t->names_note);
 }
 
 void gs_plan_free(struct gs_plan *p)

@@ -72,6 +72,13 @@ static void summary(const struct gs_plan *p, const struct gs_plan_trace *t,
 	if (t->pattern.kind == GS_TARGET_FILE_LINE && loc->line > 0 &&
 	    (uint32_t)loc->line != t->pattern.line)
 		fprintf(f, ", line %d: line %u has no code", loc->line, t->pattern.line);
+	if (loc->entry) {
+		fprintf(f, ", line %d is the entry of `%s` (0x%" PRIx64 "): after its prologue, ",
+			loc->line, loc->function ? loc->function : "its function", loc->entry);
+		if (loc->body_line > 0)
+			fprintf(f, "line %d, ", loc->body_line);
+		fprintf(f, "as gdb's break %s", t->pattern.text);
+	}
 	fputs(")\n", f);
 	fprintf(f, "  program %s: %zu instructions, stack %d bytes\n", prog->name, prog->main.len,
 		prog->main.stack_max);

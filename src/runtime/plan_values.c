@@ -39,6 +39,8 @@ struct probe_ctx {
 	const struct gs_var *retval;     /* a return probe's typed $retval, or NULL */
 	bool retval_typed;               /* retval is known */
 	const struct gs_expr **at;       /* the expression an error is about */
+	struct rt_copies *copies;        /* several copies: names this one lacks */
+	size_t probe;                    /* which copy */
 	struct gs_error *err;
 	int rc;
 };
@@ -144,7 +146,7 @@ static const struct gs_var *other_module_global(struct probe_ctx *c, const char 
 	return NULL;
 }
 
-static const struct gs_var *lookup(struct probe_ctx *c, const struct gs_expr *e)
+static const struct gs_var *lookup(struct probe_ctx *c, struct gs_expr *e)
 {
 	const struct gs_var *var;
 	struct gs_error why;
@@ -165,6 +167,17 @@ static const struct gs_var *lookup(struct probe_ctx *c, const struct gs_expr *e)
 	}
 	if (why.code == -ENOENT && (var = other_module_global(c, e->name)))
 		return var;
+	if (why.code == -ENOENT && c->copies) {
+		/* settled once every copy is resolved (plan_copies.c) */
+		snprintf(msg, sizeof(msg), "in no copy of %s: %s, in %s%s", c->t->pattern.text,
+			 why.msg, c->t->target.module, c->v->pid > 0 ? ", nor among the globals "
+			 "of the process's other modules" : "");
+		gs_errorf(&why, -ENOENT, "%s", msg);
+		if (rt_copies_add(c->copies, c->probe, e, &why))
+			c->rc = gs_errorf(c->err, -ENOMEM, "out of memory resolving the names of "
+					  "trace `%s`", c->t->pattern.text);
+		return NULL;
+	}
 	if (why.code == -ENOENT)
 		snprintf(msg, sizeof(msg), "%s, in %s%s", why.msg, c->t->target.module,
 			 c->v->pid > 0 ? ", nor among the globals of the process's other modules" :
@@ -305,6 +318,11 @@ static void *copy_alloc(struct gs_spec_copier *copier, size_t n)
 	return alloc(copier->arg, n);
 }
 
+static void *var_alloc(void *arg, size_t n)
+{
+	return alloc(arg, n);
+}
+
 static bool retval_used(const struct gs_plan_trace *t)
 {
 	return t->spec.retprobe && rt_body_needs_dwarf(t->spec.body, t->spec.nbody, true) &&
@@ -315,6 +333,12 @@ int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct
 		      struct gs_error *err)
 {
 	const struct rt_dwarf_module *m;
+	const struct gs_dwarf_scope **scopes;
+	bool function = t->pattern.kind == GS_TARGET_FUNCTION;
+	/* A function traced in several copies: a copy lacking a name reads it
+	 * as optimized out, unless every copy lacks it. */
+	bool several = function && t->nprobes > 1;
+	struct rt_copies copies = { 0 };
 	int rc;
 
 	*at = NULL;
@@ -328,21 +352,36 @@ int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct
 		return gs_errorf(err, -ENOENT, "trace `%s` reads variables, and %s", t->pattern.text,
 				 m->why.msg);
 	}
-	for (size_t i = 0; i < t->nprobes; i++) {
+	scopes = calloc(t->nprobes ? t->nprobes : 1, sizeof(*scopes));
+	if (!scopes)
+		return gs_errorf(err, -ENOMEM, "out of memory planning trace `%s`", t->pattern.text);
+	for (size_t i = 0; i < t->nprobes && rc == 0; i++) {
 		struct probe_ctx c = { .v = v, .t = t, .m = m, .pc = t->probes[i].loc->addr,
-				       .at = at, .err = err };
+				       .at = at, .err = err, .probe = i,
+				       .copies = several ? &copies : NULL };
 		struct gs_error why;
 
-		rc = gs_dwarf_scope_at(m->d, c.pc, &c.scope, &why);
-		if (rc == -ENOMEM)
-			return gs_errorf(err, rc, "%s", why.msg);
+		/* A function's probe reads names in the function's frame, as gdb's
+		 * `break FN` shows it, even where the address after the prologue
+		 * starts a call inlined into it. */
+		rc = function ? gs_dwarf_frame_scope_at(m->d, c.pc, t->pattern.name, &c.scope, &why)
+			      : gs_dwarf_scope_at(m->d, c.pc, &c.scope, &why);
+		if (rc == -ENOMEM) {
+			rc = gs_errorf(err, rc, "%s", why.msg);
+			break;
+		}
 		/* No CU there: globals only (the lookup takes a NULL scope). */
 		c.scope = rc ? NULL : c.scope;
+		scopes[i] = c.scope;
 		struct gs_spec_copier copier = { .alloc = copy_alloc, .expr = resolve, .arg = &c };
 
 		t->probes[i].body = gs_spec_copy_body(&copier, t->spec.body, t->spec.nbody);
-		if (c.rc)
-			return c.rc;
+		rc = c.rc;
+		if (rc == 0 && i + 1 == t->nprobes)
+			rc = rt_copies_finish(&copies, t, m->d, m->file, scopes, var_alloc, &c, at,
+					      err);
 	}
-	return 0;
+	rt_copies_free(&copies);
+	free(scopes);
+	return rc;
 }

@@ -162,7 +162,21 @@ static void source_free(struct source *s)
 int gs_reader_add(struct gs_reader *r, const struct gs_bpf_map *output, uint32_t page_count,
 		  struct gs_error *err)
 {
+	return gs_reader_add_decoding(r, output, page_count, NULL, err);
+}
+
+int gs_reader_add_decoding(struct gs_reader *r, const struct gs_bpf_map *output,
+			   uint32_t page_count, const struct gs_decoder_opts *decoder,
+			   struct gs_error *err)
+{
 	struct gs_decoder_opts dopts = r->decoder;
+
+	if (decoder) {
+		dopts.contexts = decoder->contexts;
+		dopts.ncontexts = decoder->ncontexts;
+		dopts.lookup = decoder->lookup;
+		dopts.lookup_arg = decoder->lookup_arg;
+	}
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct source *s, **nv;
 	int rc, fd;

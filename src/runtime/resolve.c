@@ -46,6 +46,17 @@ static int loc_add(struct loc_list *l, uint64_t addr, bool inlined, bool from_dw
 	return 0;
 }
 
+/* The location at addr probes after the prologue of the function entered
+ * at `entry` (a file:line on its `{` or signature line). */
+static void loc_moved(struct loc_list *l, uint64_t addr, uint64_t entry, int body_line)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].addr == addr) {
+			l->v[i].entry = entry;
+			l->v[i].body_line = body_line;
+		}
+}
+
 static void loc_list_free(struct loc_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -66,30 +77,12 @@ struct func_search {
 	bool entry;    /* the entry itself, no inline copies (return probes) */
 };
 
-/* Entry pc of a DIE and the end of the range holding it. */
-static bool die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
-{
-	Dwarf_Addr e, base, lo, hi;
-	ptrdiff_t off = 0;
-
-	if (dwarf_entrypc(die, &e) != 0)
-		return false;
-	*entry = e;
-	*end = e + 1;
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
-		if (lo <= e && e < hi) {
-			*end = hi;
-			break;
-		}
-	return true;
-}
-
 static int inline_instance(Dwarf_Die *inst, void *arg)
 {
 	struct func_search *s = arg;
 	uint64_t entry, end;
 
-	if (die_entry(inst, &entry, &end) && loc_add(s->out, entry + s->bias, true, true, 0))
+	if (rt_die_entry(inst, &entry, &end) && loc_add(s->out, entry + s->bias, true, true, 0))
 		s->rc = -ENOMEM;
 	return DWARF_CB_OK;
 }
@@ -105,7 +98,7 @@ static int visit_func(Dwarf_Die *die, void *arg)
 	s->declared = true;
 	if (dwarf_func_inline(die) && !s->entry)
 		dwarf_func_inline_instances(die, inline_instance, s);
-	if (!dwarf_hasattr(die, DW_AT_declaration) && die_entry(die, &entry, &end) &&
+	if (!dwarf_hasattr(die, DW_AT_declaration) && rt_die_entry(die, &entry, &end) &&
 	    loc_add(s->out, (s->entry ? entry : rt_skip_prologue(s->dw, entry, end)) + s->bias,
 		    false, true, 0))
 		s->rc = -ENOMEM;
@@ -308,8 +301,14 @@ static int resolve_line(struct resolve_ctx *c, const char *file, int line)
 	rc = rt_line_addrs(c->dw, c->path, c->input, file, line, &addrs, &n, &used, c->err);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = loc_add(&c->locs, addrs[i] + c->bias, false, true, used);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct rt_line_move mv;
+		bool moved = rt_line_past_prologue(c->dw, addrs[i], &mv);
+
+		rc = loc_add(&c->locs, (moved ? mv.body : addrs[i]) + c->bias, false, true, used);
+		if (rc == 0 && moved)
+			loc_moved(&c->locs, mv.body + c->bias, mv.entry + c->bias, mv.body_line);
+	}
 	free(addrs);
 	if (rc)
 		return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);

@@ -62,6 +62,21 @@ bool rt_plan_holds_dlopen(const struct gs_plan *p);
  * low (gdb's "second line"), else low. */
 uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high);
 
+/* A function DIE's entry pc and the end of the range holding it. */
+bool rt_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end);
+
+/* Where gdb's `break file:line` stops when the line's address is in a
+ * function's prologue (the line of its `{` or signature: its entry). */
+struct rt_line_move {
+	uint64_t entry;  /* the function's entry */
+	uint64_t body;   /* after its prologue: rt_skip_prologue's answer */
+	int body_line;   /* the line there, or 0 */
+};
+
+/* true and *out when addr (a DWARF address) lies before the end of the
+ * prologue of the out-of-line function holding it; false: it stays. */
+bool rt_line_past_prologue(Dwarf *dw, uint64_t addr, struct rt_line_move *out);
+
 /* Every location the DWARF of a module gives function `name` (resolve.c):
  * each definition (its body past the prologue, or its entry with entry)
  * and each inline instance, + bias, in the order of a walk of every unit;
@@ -74,6 +89,10 @@ struct gs_location;
 int rt_dwarf_function_locs(Dwarf *dw, const struct uw_funcindex *x, uint64_t bias,
 			   const char *name, bool entry, struct gs_location **locs, size_t *n,
 			   bool *declared);
+
+/* The source file and line of a DWARF address (the line-table row
+ * holding it); false when no row does. */
+bool rt_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line);
 
 /* Statement-start addresses of `file:line` (the file matched by path
  * suffix); *used_line is the line they belong to: `line`, or the next line
@@ -173,5 +192,33 @@ struct gs_bpf_maps;
 /* Program i of the session and its maps, or NULL past the last. */
 const struct gs_program *rt_session_trace(const struct gs_session *s, size_t i,
 					  const struct gs_bpf_maps **maps);
+
+/* plan_copies.c: names some copies of a function traced by name lack. */
+struct rt_missing {
+	size_t probe;          /* index in the trace's probes */
+	struct gs_expr *node;  /* the name in that probe's copy of the body */
+	struct gs_error why;   /* the lookup's message there */
+};
+
+struct rt_copies {
+	struct rt_missing *v;
+	size_t n, cap;
+};
+
+struct gs_plan_trace;
+struct gs_dwarf;
+struct gs_dwarf_scope;
+struct gs_modfile;
+int rt_copies_add(struct rt_copies *cs, size_t probe, struct gs_expr *node,
+		  const struct gs_error *why);
+void rt_copies_free(struct rt_copies *cs);
+/* Every missing name an unavailable variable of the type a copy that has
+ * it gives (scopes: each probe's, NULL where no CU covers it), and the
+ * trace's names_note naming the copies; an error at the name (*at) when no
+ * copy has it. */
+int rt_copies_finish(struct rt_copies *cs, struct gs_plan_trace *t, struct gs_dwarf *d,
+		     struct gs_modfile *file, const struct gs_dwarf_scope *const *scopes,
+		     void *(*alloc)(void *arg, size_t n), void *arg, const struct gs_expr **at,
+		     struct gs_error *err);
 
 #endif /* GS_RT_INT_H */

@@ -59,6 +59,14 @@ static int64_t monotonic_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+/* The context of the one program writing a buffer. */
+static const struct gs_trace_context *program_context(void *arg, uint64_t trace_id)
+{
+	const struct gs_program *prog = arg;
+
+	return prog->trace_id == trace_id ? &prog->ctx : NULL;
+}
+
 static const struct gs_trace_context *context_of(void *arg, uint64_t trace_id)
 {
 	struct gs_session *s = arg;
@@ -334,9 +342,16 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	ns[GS_PHASE_LOAD] += t1 - t0;
 	/* The reader knows the buffer before the first hit: a perf event
 	 * array without a buffer on a CPU would lose it. */
-	if (rc == 0)
-		rc = gs_reader_add(s->reader, &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
-				   gs_plan_program_opts(s->plan)->perf_page_count, err);
+	/* Each probe's events decoded with its own program's context: the
+	 * copies of one function may differ (a value one copy lacks). */
+	if (rc == 0) {
+		GS_OPTS(gs_decoder_opts, dec, .lookup = program_context,
+			.lookup_arg = (void *)pr->prog);
+
+		rc = gs_reader_add_decoding(s->reader,
+					    &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
+					    gs_plan_program_opts(s->plan)->perf_page_count, &dec, err);
+	}
 	if (rc)
 		return rc;
 	job.prog_fd = out->loaded.main_fd;

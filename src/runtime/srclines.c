@@ -1,12 +1,15 @@
 /* Line-table queries for target resolution: where a function's body starts
- * after its prologue, and which addresses start the statements of a source
- * line (`trace file.c:42`). */
+ * after its prologue, which addresses start the statements of a source
+ * line (`trace file.c:42`), and where gdb's `break file.c:42` stops when
+ * that line is a function's entry (its `{` or signature line). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <dwarf.h>
 
 #include <gs/unwind.h>
 
@@ -79,6 +82,101 @@ uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high)
 		}
 	}
 	return second;
+}
+
+bool rt_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
+{
+	Dwarf_Addr e, base, lo, hi;
+	ptrdiff_t off = 0;
+
+	if (dwarf_entrypc(die, &e) != 0)
+		return false;
+	*entry = e;
+	*end = e + 1;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (lo <= e && e < hi) {
+			*end = hi;
+			break;
+		}
+	return true;
+}
+
+struct entry_search {
+	uint64_t addr;
+	uint64_t entry, end; /* the function whose prologue holds addr */
+	bool found;
+};
+
+static int prologue_holds(Dwarf_Die *die, void *arg)
+{
+	struct entry_search *s = arg;
+	uint64_t entry, end;
+
+	if (dwarf_hasattr(die, DW_AT_declaration) || !rt_die_entry(die, &entry, &end) ||
+	    s->addr < entry || s->addr >= end)
+		return DWARF_CB_OK;
+	s->entry = entry;
+	s->end = end;
+	s->found = true;
+	return DWARF_CB_ABORT;
+}
+
+/* The line of the first row at addr (a statement's first), or 0. */
+static int line_at(Dwarf_Lines *lines, size_t n, uint64_t addr)
+{
+	struct entry e;
+	int any = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!read_entry(lines, i, &e) || e.end || e.addr != addr || e.line == 0)
+			continue;
+		if (e.stmt)
+			return e.line;
+		if (!any)
+			any = e.line;
+	}
+	return any;
+}
+
+/* gdb's skip_prologue_sal for a line's address: one before the end of the
+ * prologue of the out-of-line function it lies in moves to where
+ * `break FN` stops, the same skipper's answer; later ones stay. */
+bool rt_line_past_prologue(Dwarf *dw, uint64_t addr, struct rt_line_move *out)
+{
+	struct entry_search s = { .addr = addr };
+	Dwarf_Die cudie;
+	Dwarf_Lines *lines;
+	size_t n;
+	uint64_t body;
+
+	memset(out, 0, sizeof(*out));
+	if (!dw || !cu_at(dw, addr, &cudie))
+		return false;
+	dwarf_getfuncs(&cudie, prologue_holds, &s, 0);
+	if (!s.found)
+		return false;
+	body = rt_skip_prologue(dw, s.entry, s.end);
+	if (addr >= body)
+		return false;
+	out->entry = s.entry;
+	out->body = body;
+	if (dwarf_getsrclines(&cudie, &lines, &n) == 0)
+		out->body_line = line_at(lines, n, body);
+	return true;
+}
+
+bool rt_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line)
+{
+	Dwarf_Die cudie;
+	Dwarf_Line *l;
+
+	*file = NULL;
+	*line = 0;
+	if (!dw || !cu_at(dw, addr, &cudie) || !(l = dwarf_getsrc_die(&cudie, addr)) ||
+	    dwarf_lineno(l, line) != 0)
+		return false;
+	*file = dwarf_linesrc(l, NULL, NULL);
+	return true;
 }
 
 /* `file` names `want`: equal, or ends with "/" want. */

@@ -1,7 +1,9 @@
-/* The script's tokens: identifiers, integer literals (decimal, 0x, 0o, 0b),
+/* The script's tokens: identifiers, integer literals (decimal, 0x, 0o, 0b,
+ * with '_' digit separators),
  * strings with a few escapes, $special names and C operators, with `//`
  * and block comments skipped; plus the one-token-lookahead stream the
  * parser reads. A lexical error fails the parser and reads as end of input. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,6 +67,44 @@ static int digit_value(int c)
 	return 99;
 }
 
+/* Digit separators as GhostScope's docs write them (1_048_576,
+ * 0xffff_ffff): an underscore only between two digits of the literal's
+ * base. A misplaced one is an error at the first bad '_' whose message
+ * spells the literal without the bad ones (a doubled one kept once).
+ * `digits` is where the digits start, past 0x, 0o or 0b. */
+static bool separators_ok(struct parser *p, size_t start, size_t digits, unsigned base,
+			  const char *base_name)
+{
+	size_t end = digits, bad = SIZE_MAX, n = 0;
+	bool any_digit = false;
+	char fix[128];
+
+	while (sp_ident_char(at_char(p, end)) &&
+	       (digit_value(at_char(p, end)) < (int)base || at_char(p, end) == '_'))
+		any_digit |= p->src[end++] != '_';
+	for (size_t i = digits; i < end && bad == SIZE_MAX; i++)
+		if (p->src[i] == '_' && (i == digits || i + 1 == end || p->src[i + 1] == '_'))
+			bad = i;
+	/* 0b1_2: the digit the base lacks is the error, said after this */
+	if (bad == SIZE_MAX || (bad + 1 == end && digit_value(at_char(p, end)) < 10))
+		return true;
+	if (!any_digit) {
+		sp_err(p, start, "%s literal '%.*s' has no digits", base_name, (int)(end - start),
+		       p->src + start);
+		return false;
+	}
+	for (size_t i = start; i < end && n + 1 < sizeof(fix); i++)
+		if (p->src[i] != '_' || (n > digits - start && fix[n - 1] != '_'))
+			fix[n++] = p->src[i];
+	while (n > 0 && fix[n - 1] == '_')
+		n--;
+	fix[n] = '\0';
+	sp_err(p, bad, "a digit separator '_' goes between two digits%s: write %s",
+	       bad == digits ? ", not right after the base prefix" :
+	       bad + 1 == end ? ", not at the end" : ", one at a time", fix);
+	return false;
+}
+
 /* Integers are any 64-bit pattern: 0xffffffffffffffff is -1 as an i64. */
 static void lex_number(struct parser *p, size_t start, struct token *t)
 {
@@ -86,12 +126,13 @@ static void lex_number(struct parser *p, size_t start, struct token *t)
 			}
 		}
 	}
-	if (base == 10 && at_char(p, i) == '0' && digit_value(at_char(p, i + 1)) < 10) {
+	if (base == 10 && at_char(p, i) == '0' &&
+	    (digit_value(at_char(p, i + 1)) < 10 || at_char(p, i + 1) == '_')) {
 		size_t end = i, z = i;
 
 		while (sp_ident_char(at_char(p, end)))
 			end++;
-		while (z + 1 < end && p->src[z] == '0')
+		while (z + 1 < end && (p->src[z] == '0' || p->src[z] == '_'))
 			z++;
 		sp_err(p, start, "a leading zero is ambiguous ('%.*s' is octal in C): write 0o%.*s "
 		       "for octal or %.*s for decimal", (int)(end - start), p->src + start,
@@ -99,8 +140,16 @@ static void lex_number(struct parser *p, size_t start, struct token *t)
 		return;
 	}
 	digits = i;
-	while (sp_ident_char(at_char(p, i)) && digit_value(at_char(p, i)) < (int)base) {
+	if (!separators_ok(p, start, digits, base, base_name))
+		return;
+	while (sp_ident_char(at_char(p, i)) &&
+	       (digit_value(at_char(p, i)) < (int)base || at_char(p, i) == '_')) {
 		unsigned d = (unsigned)digit_value(at_char(p, i));
+
+		if (at_char(p, i) == '_') { /* checked: between two digits */
+			i++;
+			continue;
+		}
 
 		if (v > (UINT64_MAX - d) / base) {
 			while (sp_ident_char(at_char(p, i)))

@@ -153,6 +153,41 @@ static void test_inner_block_shadows_the_outer_name(void **state)
 	})
 }
 
+/* gdb's frame at `break caller` when the pc starts the inlined inline_add:
+ * caller's parameter and the locals of its blocks holding the pc come
+ * first (the inner block's `shadow` over the outer one), the callee's
+ * names after; asked for the callee itself, the plain scope. */
+static void test_frame_scope_keeps_the_functions_names_in_an_inlined_call(void **state)
+{
+	(void)state;
+	EACH_VARIANT({
+		uint64_t pc = dfx_inline_pc(f, "inline_add");
+		const struct gs_dwarf_scope *s, *plain;
+		struct gs_error err;
+		size_t n, local, shadow, a;
+
+		if (!pc)
+			continue; /* -O0 does not inline */
+		if (gs_dwarf_frame_scope_at(f->d, pc, "caller", &s, &err) ||
+		    gs_dwarf_scope_at(f->d, pc, &plain, &err))
+			fail_msg("%s: %s", variant, err.msg);
+		assert_string_equal(s->function, "caller");
+		n = index_of(s, "n");
+		local = index_of(s, "local");
+		shadow = index_of(s, "shadow");
+		a = index_of(s, "a");
+		assert_true(n < s->nlocals && local < s->nlocals && shadow < s->nlocals);
+		assert_int_equal(s->vars[n].scope, GS_SCOPE_PARAM);
+		/* the inner block's shadow: declared after the outer one */
+		assert_true(s->vars[shadow].decl_line > s->vars[local].decl_line + 1);
+		/* the callee's names too, after the frame's */
+		assert_true(a < s->nlocals && a > n && a > shadow);
+		if (gs_dwarf_frame_scope_at(f->d, pc, "inline_add", &s, &err))
+			fail_msg("%s: %s", variant, err.msg);
+		assert_ptr_equal(s, plain);
+	})
+}
+
 static void test_other_modules_globals_are_not_this_modules(void **state)
 {
 	(void)state;
@@ -242,6 +277,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parameters_come_first_then_locals_then_file_scope),
+		cmocka_unit_test(test_frame_scope_keeps_the_functions_names_in_an_inlined_call),
 		cmocka_unit_test(test_globals_are_module_addresses_of_their_symbols),
 		cmocka_unit_test(test_unoptimized_parameters_live_in_the_frame),
 		cmocka_unit_test(test_optimized_parameters_at_entry_are_in_abi_registers),

@@ -301,6 +301,8 @@ extern const struct e2e_scenario e2e_list_scenarios[];
 extern const size_t e2e_list_nscenarios;
 extern const struct e2e_scenario e2e_values_scenarios[];
 extern const size_t e2e_values_nscenarios;
+extern const struct e2e_scenario e2e_copies_scenarios[];
+extern const size_t e2e_copies_nscenarios;
 extern const struct e2e_scenario e2e_unwind_scenarios[];
 extern const size_t e2e_unwind_nscenarios;
 

@@ -114,6 +114,20 @@ static void test_lexical_errors(void **state)
 		  "script values are 64-bit integers" },
 		{ "trace f { print 017; }", "script:1:17: a leading zero is ambiguous ('017' is "
 		  "octal in C): write 0o17 for octal or 17 for decimal" },
+		/* digit separators: only between two digits, with the fix spelled out */
+		{ "trace f { print 1__000; }", "script:1:18: a digit separator '_' goes between "
+		  "two digits, one at a time: write 1_000" },
+		{ "trace f { print 1000_; }", "script:1:21: a digit separator '_' goes between "
+		  "two digits, not at the end: write 1000" },
+		{ "trace f { print 0x_ff; }", "script:1:19: a digit separator '_' goes between "
+		  "two digits, not right after the base prefix: write 0xff" },
+		{ "trace f { print 0xff__ff_; }", "script:1:21: a digit separator '_' goes "
+		  "between two digits, one at a time: write 0xff_ff" },
+		{ "trace f { print 0x_; }", "script:1:17: hex literal '0x_' has no digits" },
+		{ "trace f { print 0b1_2; }",
+		  "script:1:21: invalid digit '2' in binary literal '0b1_2'" },
+		{ "trace f { print 0_1; }", "script:1:17: a leading zero is ambiguous ('0_1' is "
+		  "octal in C): write 0o1 for octal or 1 for decimal" },
 		{ "trace f { print 0; print 00; }", "script:1:26: a leading zero is ambiguous ('00' "
 		  "is octal in C): write 0o0 for octal or 0 for decimal" },
 	};

@@ -275,8 +275,49 @@ static void test_line_without_code_moves_to_the_next(void **state)
 	if (resolve(input, path, 0, &t, &err))
 		fail_msg("%s", err.msg);
 	assert_true(t.locs[0].line > line);
-	expect_line(path, t.locs[0].addr, t.locs[0].line);
+	/* the next line with code is rt_cb's signature, its entry: probed
+	 * after the prologue, at the body's first line */
+	assert_true(t.locs[0].entry != 0);
+	assert_true(t.locs[0].body_line > t.locs[0].line);
+	expect_line(path, t.locs[0].addr, t.locs[0].body_line);
 	gs_target_free(&t);
+}
+
+/* gdb's break file:line on a function's entry line (its signature or
+ * its `{`) stops where break FN does: the one prologue skipper's address,
+ * at -O0 and -O2. A line of the body stays where it is. */
+static void test_entry_line_probes_after_the_prologue(void **state)
+{
+	static const char *const builds[] = { "rt_loop_O0", "rt_loop" };
+	char path[PATH_MAX], input[64];
+	int line = rt_source_line("NO_CODE");
+
+	(void)state;
+	for (size_t b = 0; b < sizeof(builds) / sizeof(builds[0]); b++) {
+		struct gs_target fn, at;
+		struct gs_error err;
+
+		rt_path(builds[b], path, sizeof(path));
+		if (resolve("rt_cb", path, 0, &fn, &err))
+			fail_msg("%s", err.msg);
+		snprintf(input, sizeof(input), "rt_loop.c:%d", line + 1);
+		if (resolve(input, path, 0, &at, &err))
+			fail_msg("%s", err.msg);
+		print_message("%s: rt_cb at 0x%llx, %s at 0x%llx (entry 0x%llx)\n", builds[b],
+			      (unsigned long long)fn.locs[0].addr, input,
+			      (unsigned long long)at.locs[0].addr,
+			      (unsigned long long)at.locs[0].entry);
+		assert_int_equal(at.nlocs, 1);
+		assert_int_equal(at.locs[0].addr, fn.locs[0].addr);
+		gs_target_free(&at);
+		/* the body's first line: no move */
+		snprintf(input, sizeof(input), "rt_loop.c:%d", line + 3);
+		if (resolve(input, path, 0, &at, &err))
+			fail_msg("%s", err.msg);
+		assert_int_equal(at.locs[0].entry, 0);
+		gs_target_free(&at);
+		gs_target_free(&fn);
+	}
 }
 
 /* Each error names the input and gives a way forward. */
@@ -328,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_process_modules_are_searched),
 		cmocka_unit_test(test_file_line_targets),
 		cmocka_unit_test(test_line_without_code_moves_to_the_next),
+		cmocka_unit_test(test_entry_line_probes_after_the_prologue),
 		cmocka_unit_test(test_errors_name_the_input),
 	};
 
