@@ -718,6 +718,10 @@ static bool gen_cast(struct ctx *c, int depth, struct node *n)
 	put(n->s, "cast(%s, \"%s\")", a.s, casts[k].name);
 	put(n->g, "((%s)(%s))", casts[k].name, a.g);
 	tag(c, "cast/%s", tys[casts[k].ty].cls, "");
+	/* C's spelling of a type DWARF names otherwise ("long int") */
+	if (!strcmp(casts[k].name, "long") || !strcmp(casts[k].name, "unsigned long") ||
+	    !strcmp(casts[k].name, "short"))
+		tag(c, "cast-c-spelling", "", "");
 	return true;
 }
 
@@ -820,7 +824,7 @@ static bool gen_pointer_int(struct ctx *c, struct node *n)
 			{ "(!g_np)", 1, false, NULL }, { "(g_np == 0)", 1, false, NULL },
 			{ "(g_nrp != 0)", 0, false, NULL },
 			{ "(!g_rp)", 0, false, NULL },
-			{ "(g_recs[0].next == &g_recs[1])", 1, false, NULL },
+			{ "(g_recs[0].next == &g_recs[1])", 1, false, "member-next" },
 			{ "(g_rp->next == p_rec)", 1, true, "member-next" },
 			{ "(p_rec == &g_recs[1])", 1, true, NULL },
 			{ "(g_recs[1].ip == 0)", 1, false, NULL },
