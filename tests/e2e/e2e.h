@@ -160,6 +160,11 @@ struct e2e_gdb_bt {
 bool e2e_gdb_backtrace(pid_t pid, const char *location, struct e2e_gdb_bt *out,
 		       struct e2e_buf *why);
 void e2e_gdb_free(struct e2e_gdb_bt *g);
+/* gdb in batch mode attached to pid (-p), printing values as the values
+ * differentials read them (no pretty print, no symbols after addresses,
+ * whole strings); fills argv[0..n) and returns n (at most 32). Add -ex
+ * commands and a NULL. pidbuf keeps the pid's text. */
+size_t e2e_gdb_print_argv(char **argv, pid_t pid, char *pidbuf, size_t size);
 
 /* ---- checks (e2e_check.c) ------------------------------------------------- */
 
@@ -303,6 +308,8 @@ extern const struct e2e_scenario e2e_values_scenarios[];
 extern const size_t e2e_values_nscenarios;
 extern const struct e2e_scenario e2e_copies_scenarios[];
 extern const size_t e2e_copies_nscenarios;
+extern const struct e2e_scenario e2e_exprs_scenarios[];
+extern const size_t e2e_exprs_nscenarios;
 extern const struct e2e_scenario e2e_unwind_scenarios[];
 extern const size_t e2e_unwind_nscenarios;
 

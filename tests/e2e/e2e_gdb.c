@@ -137,3 +137,27 @@ void e2e_gdb_free(struct e2e_gdb_bt *g)
 	e2e_buf_free(&g->text);
 	g->n = 0;
 }
+
+size_t e2e_gdb_print_argv(char **argv, pid_t pid, char *pidbuf, size_t size)
+{
+	static const char *const settings[] = {
+		"set debuginfod enabled off", "set pagination off", "set width 0",
+		"set confirm off", "set print pretty off", "set print repeats unlimited",
+		"set print elements unlimited", "set print null-stop on",
+		"set print symbol off", "set print union on", "set print frame-arguments none",
+	};
+	size_t n = 0;
+
+	snprintf(pidbuf, size, "%d", (int)pid);
+	argv[n++] = "/usr/bin/env";
+	argv[n++] = "gdb";
+	argv[n++] = "-nx";
+	argv[n++] = "-batch";
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		argv[n++] = "-iex";
+		argv[n++] = (char *)settings[i];
+	}
+	argv[n++] = "-p";
+	argv[n++] = pidbuf;
+	return n;
+}

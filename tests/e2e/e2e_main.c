@@ -10,6 +10,7 @@ static const struct e2e_table tables[] = {
 	{ e2e_debug_scenarios, &e2e_debug_nscenarios },
 	{ e2e_deep_scenarios, &e2e_deep_nscenarios },
 	{ e2e_values_scenarios, &e2e_values_nscenarios },
+	{ e2e_exprs_scenarios, &e2e_exprs_nscenarios },
 	{ e2e_list_scenarios, &e2e_list_nscenarios },
 	{ e2e_unwind_scenarios, &e2e_unwind_nscenarios },
 	{ e2e_copies_scenarios, &e2e_copies_nscenarios },

@@ -202,36 +202,10 @@ static bool has_name(const struct vaddr *a, const char *name)
 
 /* Everything gdb prints at each address, in one attach: stop at the
  * address, print each name, on to the next. */
-/* gdb in batch mode, attached to pid, printing values the way the
- * comparison reads them; returns the count of arguments in argv. */
-static size_t gdb_argv(char **argv, pid_t pid, char *pidbuf, size_t size)
-{
-	static const char *const settings[] = {
-		"set debuginfod enabled off", "set pagination off", "set width 0",
-		"set confirm off", "set print pretty off", "set print repeats unlimited",
-		"set print elements unlimited", "set print null-stop on",
-		"set print symbol off", "set print union on", "set print frame-arguments none",
-	};
-	size_t n = 0;
-
-	snprintf(pidbuf, size, "%d", (int)pid);
-	argv[n++] = "/usr/bin/env";
-	argv[n++] = "gdb";
-	argv[n++] = "-nx";
-	argv[n++] = "-batch";
-	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
-		argv[n++] = "-iex";
-		argv[n++] = (char *)settings[i];
-	}
-	argv[n++] = "-p";
-	argv[n++] = pidbuf;
-	return n;
-}
-
 static void gdb_values(struct vrun *r)
 {
 	char **argv = calloc(4096, sizeof(*argv)), pid[16];
-	size_t n = gdb_argv(argv, r->pid, pid, sizeof(pid)), nstr = 0;
+	size_t n = e2e_gdb_print_argv(argv, r->pid, pid, sizeof(pid)), nstr = 0;
 	char (*strs)[160] = calloc(4096, sizeof(*strs));
 	struct e2e_run run;
 	const char *out;
@@ -493,7 +467,7 @@ static void gstrace_returns(struct vrun *r, struct vret *v, size_t n)
 static void gdb_returns(struct vrun *r, struct vret *v, size_t n)
 {
 	char *argv[128], pid[16], strs[16][96];
-	size_t a = gdb_argv(argv, r->pid, pid, sizeof(pid));
+	size_t a = e2e_gdb_print_argv(argv, r->pid, pid, sizeof(pid));
 	struct e2e_run run;
 	long cur = -1;
 
