@@ -446,6 +446,8 @@ static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_pla
 	struct gs_asm *a = cg->a;
 	const struct gs_type *elem = p->type->target;
 	uint32_t stride = elem->byte_size;
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t base = p->addr_slot;
 
 	if (p->type->kind == GS_TYPE_POINTER)
 		follow(cg, p, p->type->target, rec, fail);
@@ -470,12 +472,20 @@ static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_pla
 	}
 	make_dyn(cg, p, rec, fail);
 	gs_asm_notef(a, "index: address += (%s) * %u", text(e->rhs), stride);
+	if (cg_expr_reads_memory(e->rhs)) {
+		/* the index's own values go through the address slot: keep the
+		 * base apart while it is computed */
+		base = gs_asm_slot(a, "index_base", 8, 8);
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, p->addr_slot));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, base));
+	}
 	cg_expr(cg, e->rhs, rec);
 	if (stride != 1)
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R0, (int32_t)stride));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, p->addr_slot));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, base));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R0));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, p->addr_slot));
+	gs_asm_stack_release(a, mark);
 }
 
 void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
