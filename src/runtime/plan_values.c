@@ -164,6 +164,14 @@ static const struct gs_var *other_module_global(struct probe_ctx *c, const char 
 	return NULL;
 }
 
+/* The type a spelling names under its '*'s and bounds. */
+static const struct gs_type *named_under(const struct gs_type *t)
+{
+	while ((t->kind == GS_TYPE_POINTER || t->kind == GS_TYPE_ARRAY) && t->target)
+		t = t->target;
+	return t;
+}
+
 /* Whether two modules' types of one name are laid out alike: kind, size
  * and the members' names, offsets and sizes. */
 static bool same_layout(const struct gs_type *a, const struct gs_type *b)
@@ -179,7 +187,7 @@ static bool same_layout(const struct gs_type *a, const struct gs_type *b)
 		    strcmp(x->name ? x->name : "", y->name ? y->name : ""))
 			return false;
 	}
-	return !a->target || a->target->byte_size == b->target->byte_size;
+	return !a->target || same_layout(named_under(a), named_under(b));
 }
 
 /* A type the probe's module does not define, from the process's other
@@ -200,10 +208,12 @@ static const struct gs_type *other_module_type(struct probe_ctx *c, const struct
 			found = t;
 			found_in = path;
 		} else if (!same_layout(found, t)) {
+			const struct gs_type *x = named_under(found), *y = named_under(t);
+
 			gs_errorf(why, -EINVAL, "type '%s' is defined differently in %s (%s, %u bytes) "
 				  "and in %s (%s, %u bytes): cast to a type of the probe's module, "
 				  "or one that only one module defines", e->type_name, found_in,
-				  found->name, found->byte_size, path, t->name, t->byte_size);
+				  x->name, x->byte_size, path, y->name, y->byte_size);
 			return NULL;
 		}
 	}

@@ -87,10 +87,52 @@ static void s_script_values(struct e2e_ctx *c)
 	e2e_fixture_stop(&f);
 }
 
+/* types_dup: struct dup is {int a} in libtypes_dup_a.so and {long a, b}
+ * in libtypes_dup_b.so; struct same is alike in both; the probe's module
+ * defines neither. */
+static void s_cast_two_modules(struct e2e_ctx *c)
+{
+	static const char differ[] = "trace dup_probe { print cast(k, \"struct dup *\"); }";
+	static const char alike[] =
+		"trace dup_probe { print cast(&dup_a, \"struct same *\")->x; print k; }";
+	struct e2e_fixture f;
+	struct e2e_trace t = { .script = differ, .max_events = 1 };
+	struct e2e_output parsed;
+	struct e2e_run r;
+	const char *err;
+
+	if (!e2e_fixture_start(&f, "types_dup")) {
+		e2e_expect(c, false, "fixture types_dup did not start");
+		return;
+	}
+	t.pid = f.pid;
+	e2e_trace_run(c, &t, &r, &parsed);
+	err = e2e_buf_str(&r.err);
+	e2e_expect(c, e2e_run_exit_code(&r) == 2, "a type two modules define differently: exit %d, "
+		   "not 2", e2e_run_exit_code(&r));
+	e2e_expect(c, strstr(err, "type 'struct dup *' is defined differently in") &&
+		   strstr(err, "libtypes_dup_a.so") && strstr(err, "libtypes_dup_b.so"),
+		   "the message names both modules");
+	e2e_output_free(&parsed);
+	e2e_run_free(&r);
+
+	t.script = alike;
+	e2e_trace_run(c, &t, &r, &parsed);
+	e2e_expect(c, e2e_run_exit_code(&r) == 0, "a type alike in both modules: exit %d",
+		   e2e_run_exit_code(&r));
+	/* dup_a = { 3 }: its int seen as struct same's x */
+	e2e_expect(c, strstr(e2e_buf_str(&r.out), "  cast(&dup_a, \"struct same *\")->x = 3\n") &&
+		   strstr(e2e_buf_str(&r.out), "  k = 7\n"), "the value through the other module's type");
+	e2e_output_free(&parsed);
+	e2e_run_free(&r);
+	e2e_fixture_stop(&f);
+}
+
 #define NEEDS E2E_NEED_TRACING
 
 const struct e2e_scenario e2e_scriptvals_scenarios[] = {
 	{ "script-values-gcc-O0-dw5", s_script_values, NEEDS },
 	{ "script-values-clang-O2-dw5", s_script_values, NEEDS },
+	{ "cast-type-two-modules", s_cast_two_modules, NEEDS },
 };
 const size_t e2e_scriptvals_nscenarios = ARRAY_SIZE(e2e_scriptvals_scenarios);
