@@ -62,6 +62,23 @@ static void compare_bytes_from(struct gs_cg *cg, int16_t bx, const struct gs_exp
 	}
 }
 
+/* The end of a comparison: r0 = 1 here, 0 at fail and differ; the note
+ * and the stack of the comparison end. */
+static void compare_result(struct gs_cg *cg, struct gs_label fail, struct gs_label differ,
+			   struct gs_label done, size_t mark)
+{
+	struct gs_asm *a = cg->a;
+
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, fail);
+	gs_asm_bind(a, differ);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_bind(a, done);
+	gs_asm_note(a, NULL);
+	gs_asm_stack_release(a, mark);
+}
+
 /* memcmp(x, y, n) with n known at run time: n <= 0 compares nothing (1),
  * more than compare_cap (or than y's literal bytes) compares that many. */
 static void memcmp_run_time(struct gs_cg *cg, const struct gs_expr *e, const struct gs_expr *x,
@@ -104,14 +121,7 @@ static void memcmp_run_time(struct gs_cg *cg, const struct gs_expr *e, const str
 		compare_bytes_from(cg, bx, y, by, i, i + 1, differ);
 	}
 	gs_asm_bind(a, equal);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, fail);
-	gs_asm_bind(a, differ);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
-	gs_asm_bind(a, done);
-	gs_asm_note(a, NULL);
-	gs_asm_stack_release(a, mark);
+	compare_result(cg, fail, differ, done, mark);
 }
 
 static void compare_bytes(struct gs_cg *cg, int16_t bx, const struct gs_expr *y, int16_t by,
@@ -243,12 +253,5 @@ void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_r
 		read_operand(cg, y, by, n, false, 0, rec, fail);
 	}
 	compare_bytes(cg, bx, y, by, n, differ);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, fail);
-	gs_asm_bind(a, differ);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
-	gs_asm_bind(a, done);
-	gs_asm_note(a, NULL);
-	gs_asm_stack_release(a, mark);
+	compare_result(cg, fail, differ, done, mark);
 }

@@ -496,21 +496,17 @@ static void leaf_element(struct ctx *c, int depth, struct node *n)
 {
 	struct node p, i;
 	int off, k;
+	unsigned kind;
 
-	switch (pick(c, 7)) {
-	case 3: /* an element of the array seen as another array type */
+	switch (kind = pick(c, 7)) {
+	case 0: /* g_arr[i], or (3) the array seen as another array type */
+	case 3:
 		gen_index(c, depth, 0, 8, &i, &k);
-		set(n, TY_UINT, (uint64_t)(uint32_t)g_arr[k]);
-		put(n->s, "cast(g_arr, \"uint32_t[8]\")[%s]", i.s);
-		put(n->g, "((unsigned int *)g_arr)[%s]", i.g);
-		tag(c, "cast-array", "", "");
-		return;
-	case 0: /* g_arr[i] */
-		gen_index(c, depth, 0, 8, &i, &k);
-		set(n, TY_INT, (uint64_t)(int64_t)g_arr[k]);
-		put(n->s, "g_arr[%s]", i.s);
-		put(n->g, "g_arr[%s]", i.g);
-		tag(c, "index-array", "", "");
+		set(n, kind ? TY_UINT : TY_INT, kind ? (uint64_t)(uint32_t)g_arr[k] :
+						       (uint64_t)(int64_t)g_arr[k]);
+		put(n->s, kind ? "cast(g_arr, \"uint32_t[8]\")[%s]" : "g_arr[%s]", i.s);
+		put(n->g, kind ? "((unsigned int *)g_arr)[%s]" : "g_arr[%s]", i.g);
+		tag(c, kind ? "cast-array" : "index-array", "", "");
 		return;
 	case 1: /* *p */
 		do
