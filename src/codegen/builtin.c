@@ -79,10 +79,12 @@ static void compare_result(struct gs_cg *cg, struct gs_label fail, struct gs_lab
 	gs_asm_stack_release(a, mark);
 }
 
-/* memcmp(x, y, n) with n known at run time: n <= 0 compares nothing (1),
- * more than compare_cap (or than y's literal bytes) compares that many. */
-static void memcmp_run_time(struct gs_cg *cg, const struct gs_expr *e, const struct gs_expr *x,
-			    const struct gs_expr *y, const struct cg_err_record *rec)
+/* memcmp(x, y, n) or strncmp(x, "lit", n) with n known at run time: n <= 0
+ * compares nothing (1), more than compare_cap (or than y's literal bytes,
+ * with its NUL for strncmp) compares that many. memcmp reads n bytes;
+ * strncmp reads x's string (up to its NUL, at most the cap). */
+static void length_run_time(struct gs_cg *cg, const struct gs_expr *e, const struct gs_expr *x,
+			    const struct gs_expr *y, bool str, const struct cg_err_record *rec)
 {
 	struct gs_asm *a = cg->a;
 	uint32_t cap = cg->opts.compare_cap;
@@ -94,13 +96,14 @@ static void memcmp_run_time(struct gs_cg *cg, const struct gs_expr *e, const str
 	struct gs_label capped = gs_asm_label(a, "memcmp_length_ok");
 	int16_t n_slot, bx, by = 0;
 
-	if (y->kind == GS_EXPR_BYTES && y->nbytes < cap)
-		cap = y->nbytes;
+	if (y->kind == GS_EXPR_BYTES && y->nbytes + str < cap)
+		cap = y->nbytes + str;
 	if (!cap) {
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));
 		return;
 	}
-	gs_asm_notef(a, "memcmp over (%s) bytes, at most %u", text(e->len), cap);
+	gs_asm_notef(a, "%s over (%s) bytes, at most %u", str ? "strncmp" : "memcmp", text(e->len),
+		     cap);
 	n_slot = gs_asm_slot(a, "memcmp_length", 8, 8);
 	cg_expr(cg, e->len, rec);
 	cg_convert(cg, GS_R0, cg_ctype(cg, e->len), GS_CTYPE_LONG);
@@ -109,8 +112,8 @@ static void memcmp_run_time(struct gs_cg *cg, const struct gs_expr *e, const str
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, (int32_t)cap));
 	gs_asm_bind(a, capped);
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, n_slot));
-	bx = gs_asm_slot(a, "compare_a", (uint16_t)((cap + 7) & ~7u), 8);
-	read_operand(cg, x, bx, cap, false, n_slot, rec, fail);
+	bx = gs_asm_slot(a, "compare_a", (uint16_t)((cap + str + 7) & ~7u), 8);
+	read_operand(cg, x, bx, cap, str, str ? 0 : n_slot, rec, fail);
 	if (y->kind != GS_EXPR_BYTES) {
 		by = gs_asm_slot(a, "compare_b", (uint16_t)((cap + 7) & ~7u), 8);
 		read_operand(cg, y, by, cap, false, n_slot, rec, fail);
@@ -218,8 +221,8 @@ void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_r
 			text(e), names[e->builtin]);
 		return;
 	}
-	if (e->builtin == GS_BUILTIN_MEMCMP && e->len && e->len->kind != GS_EXPR_INT) {
-		memcmp_run_time(cg, e, x, y, rec);
+	if (e->builtin != GS_BUILTIN_STARTS_WITH && e->len && e->len->kind != GS_EXPR_INT) {
+		length_run_time(cg, e, x, y, str, rec);
 		return;
 	}
 	if (e->builtin == GS_BUILTIN_STARTS_WITH) {

@@ -299,26 +299,18 @@ static bool is_bytes(const struct gs_expr *e)
 	return e->kind == GS_EXPR_BYTES;
 }
 
-/* The length argument of memcmp (any expression; a constant is 0 or more)
- * and strncmp (a constant). */
+/* The length argument of memcmp and strncmp: any expression, a constant
+ * one 0 or more. */
 static const struct gs_expr *length(struct parser *p, const char *fn)
 {
 	size_t at = sp_peek(p)->off;
 	const struct gs_expr *n = sp_expr(p);
 
-	if (n && strcmp(fn, "memcmp") == 0) {
-		if ((n->kind == GS_EXPR_INT && n->value < 0) ||
-		    (n->kind == GS_EXPR_UNARY && n->op == '-' && n->lhs->kind == GS_EXPR_INT &&
-		     n->lhs->value > 0)) {
-			sp_err(p, at, "the length of memcmp is a number of bytes, 0 or more, and '%s' "
-			       "is not", n->text);
-			return NULL;
-		}
-		return n;
-	}
-	if (n && (n->kind != GS_EXPR_INT || n->value < 0)) {
-		sp_err(p, at, "the length of %s must be a constant number of bytes (0 or more), "
-		       "and '%s' is not", fn, n->text);
+	if (n && ((n->kind == GS_EXPR_INT && n->value < 0) ||
+		  (n->kind == GS_EXPR_UNARY && n->op == '-' && n->lhs->kind == GS_EXPR_INT &&
+		   n->lhs->value > 0))) {
+		sp_err(p, at, "the length of %s is a number of bytes, 0 or more, and '%s' is not",
+		       fn, n->text);
 		return NULL;
 	}
 	return n;

@@ -901,7 +901,11 @@ static bool gen_string(struct ctx *c, struct node *n)
 		size_t k = 1 + pick(c, (unsigned)strlen(lit) + 1);
 
 		v = strncmp(a, lit, k) == 0;
-		put(n->s, "strncmp(%s, \"%s\", %zu)", strs[s].text, lit, k);
+		if (pick(c, 2))
+			put(n->s, "strncmp(%s, \"%s\", %zu)", strs[s].text, lit, k);
+		else /* a length known at run time: g_seven is 7 */
+			put(n->s, "strncmp(%s, \"%s\", g_seven - %d)", strs[s].text, lit,
+			    7 - (int)k);
 		if (k <= strlen(lit))
 			put(n->g, "$_regex(%s, \"^%.*s\")", strs[s].text, (int)k,
 				 lit);

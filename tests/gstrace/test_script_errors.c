@@ -467,8 +467,8 @@ static void test_value_errors(void **state)
 		  "literals" },
 		{ "trace f { if memcmp(p, \"ab\", 3) { } }", "script:1:30: memcmp of 3 bytes "
 		  "against a literal of 2: the literal has no more bytes to compare" },
-		{ "trace f { if strncmp(p, \"ab\", n) { } }", "script:1:31: the length of strncmp "
-		  "must be a constant number of bytes (0 or more), and 'n' is not" },
+		{ "trace f { if strncmp(p, \"ab\", -2) { } }", "script:1:31: the length of strncmp "
+		  "is a number of bytes, 0 or more, and '-2' is not" },
 		{ "trace f { if memcmp(p, q, -1) { } }", "script:1:27: the length of memcmp is a "
 		  "number of bytes, 0 or more, and '-1' is not" },
 		{ "trace f { if strncmp(p, q, 4) { } }", "script:1:25: strncmp compares with a "
