@@ -222,6 +222,9 @@ void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_
  * failure path nothing jumps to must not be emitted: dead code). */
 bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l);
 void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+/* r0 = the address of e, a value in memory (an array: what it is in an
+ * expression); 0 when a read on the way failed (status in rec). */
+void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
 
 /* pointer.c: pointer arithmetic */

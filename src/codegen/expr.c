@@ -347,6 +347,25 @@ static void apply(struct gs_cg *cg, int op, bool use_imm, int32_t imm, struct gs
 	}
 }
 
+/* r0 = side as a truth value of && and ||: a struct or union is true when
+ * it can be read (GhostScope's `1 || *c.friend_ref`; C refuses it), any
+ * other operand as cg_expr gives it. */
+static void truth(struct gs_cg *cg, const struct gs_expr *side, const struct cg_err_record *rec)
+{
+	const struct gs_type *t = cg_is_value(cg, side) ? cg_value_type(cg, side) : NULL;
+
+	if (t && (t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION)) {
+		struct gs_label zero = gs_asm_label(cg->a, "object_unreadable");
+
+		cg_object_address(cg, side, rec);
+		gs_asm_jmp_imm(cg->a, BPF_JEQ, GS_R0, 0, zero);
+		gs_asm_emit(cg->a, GS_MOV64_IMM(GS_R0, 1));
+		gs_asm_bind(cg->a, zero);
+		return;
+	}
+	cg_expr(cg, side, rec);
+}
+
 /* && and ||: the right side runs only when the left does not decide. */
 static void logical(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
 {
@@ -354,12 +373,12 @@ static void logical(struct gs_cg *cg, const struct gs_expr *e, const struct cg_e
 	struct gs_label one = gs_asm_label(a, "logical_true");
 	struct gs_label done = gs_asm_label(a, "logical_done");
 
-	cg_expr(cg, e->lhs, rec);
+	truth(cg, e->lhs, rec);
 	if (e->op == GS_OP_LAND)
 		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
 	else
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, one);
-	cg_expr(cg, e->rhs, rec);
+	truth(cg, e->rhs, rec);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
 	gs_asm_bind(a, one);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));

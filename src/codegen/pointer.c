@@ -26,8 +26,11 @@ static uint32_t stride(struct gs_cg *cg, const struct gs_expr *e, const struct g
 {
 	const struct gs_type *to = t->target;
 
-	if (!to) /* void or a function */
-		return 1; /* gcc's void * and function pointer arithmetic */
+	/* gcc's void * (qualified too: const void is an unknown type without
+	 * a size) and function pointer arithmetic */
+	if (!to || (to->kind == GS_TYPE_UNKNOWN && !to->byte_size &&
+		    !(to->flags & (GS_TYPEF_CYCLIC | GS_TYPEF_TOO_DEEP))))
+		return 1;
 	if (to->byte_size > INT32_MAX) {
 		cg_fail_at(cg, e, -EINVAL, "%s: %s points to elements of %u bytes, too large to "
 			"step by", text(e), t->name, to->byte_size);

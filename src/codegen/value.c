@@ -586,9 +586,7 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 	}
 }
 
-/* r0 = the address of array e: what an array is in an expression. */
-static void array_address(struct gs_cg *cg, const struct gs_expr *e,
-			  const struct cg_err_record *rec)
+void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
 {
 	struct gs_asm *a = cg->a;
 	struct gs_label fail = gs_asm_label(a, "array_failed");
@@ -600,8 +598,9 @@ static void array_address(struct gs_cg *cg, const struct gs_expr *e,
 	if (gs_asm_failed(a))
 		return;
 	if (p.kind != CG_PLACE_MEM) {
-		cg_fail_at(cg, e, -EINVAL, "%s: the array has no address here (it is %s), so it "
-			"cannot be used as a pointer", text(e), p.kind == CG_PLACE_NONE ?
+		cg_fail_at(cg, e, -EINVAL, "%s: the %s has no address here (it is %s), so it "
+			"cannot be used as a pointer", text(e), p.type && p.type->kind == GS_TYPE_ARRAY ?
+			"array" : "value", p.kind == CG_PLACE_NONE ?
 			"optimized out" : "held in registers or computed");
 		return;
 	}
@@ -627,7 +626,7 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 	if (!t)
 		return;
 	if (t->kind == GS_TYPE_ARRAY) {
-		array_address(cg, e, rec);
+		cg_object_address(cg, e, rec);
 		return;
 	}
 	if (is_aggregate(t) || t->byte_size > 8 ||
