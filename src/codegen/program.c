@@ -145,6 +145,8 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 		add_map(p, GS_MAP_OUTPUT, GS_MAP_OUTPUT_PERF, 0, 0);
 	add_map(p, GS_MAP_LOSS, GS_MAP_LOSS, 0, 1);
 	add_map(p, GS_MAP_ACCUM, GS_MAP_ACCUM, cg->max_size, 1);
+	if (o->fault_in)
+		add_map(p, GS_MAP_READ_GEN, GS_MAP_READ_GEN, 0, 1);
 	if (!nbt || !bt) {
 		if (!cg->nbias)
 			return 0;
@@ -199,6 +201,10 @@ static void build(struct gs_cg *cg)
 		cg->var_slots[i] = gs_asm_slot(a, "let_variable", 8, 8);
 	if (cg->has_values)
 		cg->value_addr_slot = gs_asm_slot(a, "value_address", 24, 8);
+	if (cg->opts.fault_in) {
+		cg->gen_slot = gs_asm_slot(a, "read_fault_gen", 8, 8);
+		cg->fault_slot = gs_asm_slot(a, "fault_read", 24, 8);
+	}
 	if (spec->bt && gs_stmts_count_bt(spec->body, spec->nbody) && !cg->bt_loop)
 		cg_bt_prepare(cg);
 	cg->exit0 = gs_asm_label(a, "exit");
@@ -301,6 +307,15 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			goto fail;
 		}
 	}
+	if (cg.opts.fault_in && (cg.opts.output == GS_OUTPUT_PERF || cg.bt_tail)) {
+		rc = gs_errorf(err, -EINVAL, "trace %u cannot fault pages in: the kernel refuses "
+			       "%s in a sleepable program; use the ring buffer and the loop "
+			       "unwinder, or read without faults", spec->trace_id,
+			       cg.bt_tail ? "the tail-call unwinder's program array" :
+			       "the perf event array");
+		goto fail;
+	}
+	p->sleepable = cg.opts.fault_in;
 	p->backtrace_depth = cg.bt_depth;
 	p->unwinder = cg.opts.unwinder;
 	p->bt_slots = !cg.bt_tail ? 1 : nbt > 255 ? 255 : nbt;

@@ -1,0 +1,117 @@
+/* Reads of user memory that fault pages in, as gdb's reads do (issue 19,
+ * item 6): in a sleepable program (gs_program_opts.fault_in) a read that
+ * bpf_probe_read_user cannot do without a page fault (a page the process
+ * never touched, or one swapped out) is done again after its pages are
+ * faulted in by bpf_copy_from_user, which may sleep.
+ *
+ * A sleeping program keeps its CPU (migration is disabled) but not the
+ * CPU to itself: another hit can run on it meanwhile and fill the same
+ * per-CPU accumulation buffer. So the sleeping calls write only to this
+ * program's stack (one byte per page, faulting the page in), and after
+ * them the program checks that no hit began on its CPU since it began
+ * (read_fault_gen, counted up by every hit's prologue). If one did, the
+ * buffer is no longer this event's: it is dropped and counted as a loss;
+ * the other hit's event is whole, since nothing was written to the buffer
+ * while this one slept. Only then is the read done again, without
+ * sleeping, into its destination. */
+#include "cg.h"
+
+#define FAULT_PAGE 4096 /* the smallest page: a step that touches every page */
+#define FAULT_ADDR 0    /* offsets in the fault slot: the address read */
+#define FAULT_LEN 8     /* the length, when it is in r2 at run time */
+#define FAULT_BYTE 16   /* the byte each touch copies */
+
+void cg_fault_prologue(struct gs_cg *cg)
+{
+	struct gs_asm *a = cg->a;
+
+	if (!cg->opts.fault_in)
+		return;
+	gs_asm_note(a, "fault-in reads: this hit's number on its CPU (read_fault_gen += 1)");
+	cg_lookup_key0(cg, GS_MAP_READ_GEN);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
+	gs_asm_emit(a, GS_ATOMIC_FETCH_ADD(BPF_DW, GS_R0, GS_R1, 0));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, cg->gen_slot));
+}
+
+bool cg_fault_read(const struct gs_cg *cg, const struct cg_user_read *r)
+{
+	return cg->opts.fault_in && !r->resident;
+}
+
+void cg_fault_save(struct gs_cg *cg, const struct cg_user_read *r)
+{
+	struct gs_asm *a = cg->a;
+
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, cg->fault_slot + FAULT_ADDR));
+	if (r->len_in_r2)
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, cg->fault_slot + FAULT_LEN));
+}
+
+/* r2 = the length of the read. */
+static void load_len(struct gs_cg *cg, const struct cg_user_read *r)
+{
+	if (r->len_in_r2)
+		gs_asm_emit(cg->a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->fault_slot + FAULT_LEN));
+	else
+		gs_asm_emit(cg->a, GS_MOV64_IMM(GS_R2, (int32_t)r->len));
+}
+
+/* One byte of each page of [address, address + length) copied with
+ * bpf_copy_from_user, which faults the page in; the first page that
+ * cannot be faulted in ends the touching (the read fails there). */
+static void touch_pages(struct gs_cg *cg, const struct cg_user_read *r, struct gs_label touched)
+{
+	struct gs_asm *a = cg->a;
+	/* [address, address + len) spans at most this many pages */
+	uint32_t pages = (r->len + FAULT_PAGE - 2) / FAULT_PAGE + 1;
+
+	for (uint32_t k = 0; k < pages; k++) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, cg->fault_slot + FAULT_ADDR));
+		if (k) {
+			gs_asm_emit(a, GS_MOV64_REG(GS_R4, GS_R3));
+			load_len(cg, r);
+			gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R4, GS_R2));
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R3, -FAULT_PAGE));
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, (int32_t)(k * FAULT_PAGE)));
+			gs_asm_jmp_reg(a, BPF_JGE, GS_R3, GS_R4, touched);
+		}
+		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_FP));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, cg->fault_slot + FAULT_BYTE));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 1));
+		gs_asm_call(a, BPF_FUNC_copy_from_user);
+		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, touched);
+	}
+}
+
+void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label done = gs_asm_label(a, "read_without_fault");
+	struct gs_label touched = gs_asm_label(a, "fault_pages_touched");
+	struct gs_label alone = gs_asm_label(a, "fault_cpu_alone");
+	const char *prev;
+
+	/* The _str helper returns the bytes read, NUL included. */
+	gs_asm_jmp_imm(a, r->str ? BPF_JSGE : BPF_JEQ, GS_R0, 0, done);
+	prev = gs_asm_note(a, "read failed without faults: fault its pages in (may sleep), "
+			   "read again");
+	touch_pages(cg, r, touched);
+	gs_asm_bind(a, touched);
+	gs_asm_note(a, "slept: did another hit begin on this CPU? then the buffer is not ours");
+	cg_lookup_key0(cg, GS_MAP_READ_GEN);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->gen_slot));
+	gs_asm_jmp_reg(a, BPF_JEQ, GS_R1, GS_R2, alone);
+	gs_asm_ja(a, cg->overflow);
+	gs_asm_bind(a, alone);
+	gs_asm_note(a, "read again, without sleeping");
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, r->dst_base));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, r->dst_off));
+	load_len(cg, r);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, cg->fault_slot + FAULT_ADDR));
+	gs_asm_call(a, r->str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user);
+	gs_asm_bind(a, done);
+	gs_asm_note(a, prev);
+}
