@@ -81,7 +81,8 @@ static void touch_pages(struct gs_cg *cg, const struct cg_user_read *r, struct g
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, cg->fault_slot + FAULT_BYTE));
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 1));
 		gs_asm_call(a, BPF_FUNC_copy_from_user);
-		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, touched);
+		if (k + 1 < pages)
+			gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, touched);
 	}
 }
 
@@ -90,7 +91,6 @@ void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r)
 	struct gs_asm *a = cg->a;
 	struct gs_label done = gs_asm_label(a, "read_without_fault");
 	struct gs_label touched = gs_asm_label(a, "fault_pages_touched");
-	struct gs_label alone = gs_asm_label(a, "fault_cpu_alone");
 	const char *prev;
 
 	/* The _str helper returns the bytes read, NUL included. */
@@ -103,9 +103,7 @@ void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r)
 	cg_lookup_key0(cg, GS_MAP_READ_GEN);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->gen_slot));
-	gs_asm_jmp_reg(a, BPF_JEQ, GS_R1, GS_R2, alone);
-	gs_asm_ja(a, cg->overflow);
-	gs_asm_bind(a, alone);
+	gs_asm_jmp_reg(a, BPF_JNE, GS_R1, GS_R2, cg->overflow);
 	gs_asm_note(a, "read again, without sleeping");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R1, r->dst_base));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, r->dst_off));
