@@ -392,16 +392,31 @@ void gs_loaded_close(struct gs_loaded *l)
 	l->main_fd = l->step_fd = -1;
 }
 
+/* Whether the kernel loads the program a builds (with b's subprogram
+ * types, when not NULL); a is finished and freed. */
+static int probe_accepted(struct gs_asm *a, const struct gs_btf *b, const char *name,
+			  const struct gs_load_opts *lo)
+{
+	struct gs_bpf_maps none = { 0 };
+	int fd = -1, rc = gs_asm_finish(a, NULL);
+
+	if (rc == 0)
+		rc = gs_asm_load_btf(a, b, name, &none, lo, &fd, NULL, NULL);
+	if (fd >= 0)
+		close(fd);
+	gs_asm_fini(a);
+	return rc == 0;
+}
+
 /* main calls a global subprogram that runs bpf_loop over a callback: what
  * the loop walker needs of the kernel, in 14 instructions. */
 static int probe_loop(void)
 {
 	struct gs_asm a;
 	struct gs_btf b;
-	struct gs_bpf_maps none = { 0 };
 	struct gs_label walk, cb;
 	uint32_t t_int, t_u64, t_ptr, params[2];
-	int fd = -1, rc;
+	int rc;
 
 	gs_asm_init(&a);
 	gs_btf_init(&b);
@@ -432,14 +447,9 @@ static int probe_loop(void)
 	gs_asm_bind(&a, cb);
 	gs_asm_emit(&a, GS_MOV64_IMM(GS_R0, 0));
 	gs_asm_emit(&a, GS_EXIT());
-	rc = gs_asm_finish(&a, NULL);
-	if (rc == 0)
-		rc = gs_asm_load_btf(&a, &b, "gs_loop_probe", &none, NULL, &fd, NULL, NULL);
-	if (fd >= 0)
-		close(fd);
-	gs_asm_fini(&a);
+	rc = probe_accepted(&a, &b, "gs_loop_probe", NULL);
 	gs_btf_fini(&b);
-	return rc == 0;
+	return rc;
 }
 
 int gs_bpf_loop_supported(void)
@@ -473,9 +483,7 @@ int gs_ringbuf_supported(void)
 static int probe_sleepable(void)
 {
 	GS_OPTS(gs_load_opts, lo, .sleepable = true);
-	struct gs_bpf_maps none = { 0 };
 	struct gs_asm a;
-	int fd = -1, rc;
 
 	gs_asm_init(&a);
 	gs_asm_emit(&a, GS_MOV64_REG(GS_R1, GS_FP));
@@ -485,13 +493,7 @@ static int probe_sleepable(void)
 	gs_asm_call(&a, BPF_FUNC_copy_from_user);
 	gs_asm_emit(&a, GS_MOV64_IMM(GS_R0, 0));
 	gs_asm_emit(&a, GS_EXIT());
-	rc = gs_asm_finish(&a, NULL);
-	if (rc == 0)
-		rc = gs_asm_load(&a, "gs_sleep_probe", &none, &lo, &fd, NULL, NULL);
-	if (fd >= 0)
-		close(fd);
-	gs_asm_fini(&a);
-	return rc == 0;
+	return probe_accepted(&a, NULL, "gs_sleep_probe", &lo);
 }
 
 int gs_sleepable_uprobe_supported(void)

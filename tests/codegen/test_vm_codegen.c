@@ -235,6 +235,21 @@ static void test_format_carries_pid_tid_timestamp_and_register(void **state)
 	})
 }
 
+/* user_read over *word at rdi (absent: mapped, not resident) and *neg
+ * at rsi + 8. */
+static void build_user_read(struct harness *h, const uint64_t *word, const int32_t *neg,
+			    bool absent)
+{
+	build(h, "user_read");
+	if (absent)
+		gs_vm_add_user_mem_absent(&h->vm, 0x7000, word, sizeof(*word), NULL);
+	else
+		gs_vm_add_user_mem(&h->vm, 0x7000, word, sizeof(*word), NULL);
+	gs_vm_add_user_mem(&h->vm, 0x8008, neg, sizeof(*neg), NULL);
+	h->regs[REG_DI] = 0x7000;
+	h->regs[REG_SI] = 0x8000;
+}
+
 static void test_reads_report_values_and_null_deref(void **state)
 {
 	const uint64_t word = 0x1122334455667788ull;
@@ -244,11 +259,7 @@ static void test_reads_report_values_and_null_deref(void **state)
 	EACH_OUTPUT({
 		const struct gs_inst *v, *f;
 
-		build(h, "user_read");
-		gs_vm_add_user_mem(&h->vm, 0x7000, &word, sizeof(word), NULL);
-		gs_vm_add_user_mem(&h->vm, 0x8008, &neg, sizeof(neg), NULL);
-		h->regs[REG_DI] = 0x7000;
-		h->regs[REG_SI] = 0x8000;
+		build_user_read(h, &word, &neg, false);
 		run(h);
 		assert_int_equal(h->nevents, 1);
 		v = inst(h, 0, 0);
@@ -301,12 +312,8 @@ static void test_fault_in_reads_memory_never_touched(void **state)
 		struct harness *h = &hh;
 		const struct gs_inst *v;
 
-		build(h, "user_read");
+		build_user_read(h, &word, &neg, true);
 		assert_int_equal(h->p->sleepable, fault_in);
-		gs_vm_add_user_mem_absent(&h->vm, 0x7000, &word, sizeof(word), NULL);
-		gs_vm_add_user_mem(&h->vm, 0x8008, &neg, sizeof(neg), NULL);
-		h->regs[REG_DI] = 0x7000;
-		h->regs[REG_SI] = 0x8000;
 		run(h);
 		assert_int_equal(h->nevents, 1);
 		v = inst(h, 0, 0);

@@ -58,16 +58,16 @@ static bool field(const char *s, const char *key, char *out, size_t size)
 static void gdb_strings(struct e2e_ctx *c, pid_t pid, char *str, size_t size, char *err,
 			size_t esize)
 {
+	static const char *const cmds[] = { "printf \"E2E-S=%s\\n\", untouched_global",
+					     "printf \"E2E-U=%s\\n\", unmapped_global", "detach" };
 	char *argv[48], pidbuf[16];
 	size_t n = e2e_gdb_print_argv(argv, pid, pidbuf, sizeof(pidbuf));
 	struct e2e_run r;
 
-	argv[n++] = "-ex";
-	argv[n++] = "printf \"E2E-S=%s\\n\", untouched_global";
-	argv[n++] = "-ex";
-	argv[n++] = "printf \"E2E-U=%s\\n\", unmapped_global";
-	argv[n++] = "-ex";
-	argv[n++] = "detach";
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
+		argv[n++] = "-ex";
+		argv[n++] = (char *)cmds[i];
+	}
 	argv[n] = NULL;
 	str[0] = err[0] = '\0';
 	if (e2e_run_start(&r, argv)) {
