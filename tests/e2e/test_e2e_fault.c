@@ -16,8 +16,8 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define FIXTURE "untouched_program"
-#define SCRIPT "trace untouched_probe { print \"S={:s} U={:s}\", untouched_global, " \
-	       "unmapped_global; }"
+#define SCRIPT "trace untouched_probe { print \"S={:s} U={:s} C={:s}\", untouched_global, " \
+	       "unmapped_global, untouched_crossing; }"
 #define PAGEMAP_PRESENT (1ull << 63)
 
 /* Whether addr's page is mapped in pid (a page table entry present or
@@ -54,11 +54,12 @@ static bool field(const char *s, const char *key, char *out, size_t size)
 	return true;
 }
 
-/* gdb's %s of both globals: the string, and the error for the other. */
-static void gdb_strings(struct e2e_ctx *c, pid_t pid, char *str, size_t size, char *err,
-			size_t esize)
+/* gdb's %s of the globals: the two strings, and the error for the other. */
+static void gdb_strings(struct e2e_ctx *c, pid_t pid, char *str, size_t size, char *cross,
+			char *err, size_t esize)
 {
 	static const char *const cmds[] = { "printf \"E2E-S=%s\\n\", untouched_global",
+					     "printf \"E2E-C=%s\\n\", untouched_crossing",
 					     "printf \"E2E-U=%s\\n\", unmapped_global", "detach" };
 	char *argv[48], pidbuf[16];
 	size_t n = e2e_gdb_print_argv(argv, pid, pidbuf, sizeof(pidbuf));
@@ -69,7 +70,7 @@ static void gdb_strings(struct e2e_ctx *c, pid_t pid, char *str, size_t size, ch
 		argv[n++] = (char *)cmds[i];
 	}
 	argv[n] = NULL;
-	str[0] = err[0] = '\0';
+	str[0] = cross[0] = err[0] = '\0';
 	if (e2e_run_start(&r, argv)) {
 		e2e_expect(c, false, "cannot start gdb");
 		return;
@@ -79,6 +80,8 @@ static void gdb_strings(struct e2e_ctx *c, pid_t pid, char *str, size_t size, ch
 		 e2e_buf_str(&r.out), e2e_buf_str(&r.err));
 	e2e_expect(c, field(e2e_buf_str(&r.out), "E2E-S=", str, size),
 		   "gdb printed no string for untouched_global");
+	e2e_expect(c, field(e2e_buf_str(&r.out), "E2E-C=", cross, size),
+		   "gdb printed no string for untouched_crossing");
 	e2e_expect(c, field(e2e_buf_str(&r.err), "Cannot access memory at address ", err, esize),
 		   "gdb read unmapped_global; it should be unmapped");
 	e2e_run_free(&r);
@@ -100,7 +103,7 @@ static void s_untouched_rodata(struct e2e_ctx *c)
 {
 	struct e2e_fixture f;
 	struct e2e_run off, on, dry;
-	char s[256], u[256], gs[256], gu[64], want[160];
+	char s[256], u[256], gs[256], gc[256], gu[64], want[320];
 	const char *addr;
 	uint64_t str_addr;
 	int lock;
@@ -136,10 +139,11 @@ static void s_untouched_rodata(struct e2e_ctx *c)
 		   "--verbose does not say that reads fault pages in");
 	e2e_expect(c, field(e2e_buf_str(&on.out), "S=", s, sizeof(s)), "no event");
 	e2e_expect(c, page_mapped(f.pid, str_addr) == 1, "the page is still not mapped");
-	gdb_strings(c, f.pid, gs, sizeof(gs), gu, sizeof(gu));
+	gdb_strings(c, f.pid, gs, sizeof(gs), gc, gu, sizeof(gu));
 	field(e2e_buf_str(&on.out), "U=", u, sizeof(u));
-	snprintf(want, sizeof(want), "hello-global U=<read error: errno=-14 at %s>", gu);
+	snprintf(want, sizeof(want), "%s U=<read error: errno=-14 at %s> C=%s", gs, gu, gc);
 	e2e_expect(c, strcmp(gs, "hello-global") == 0, "gdb printed \"%s\"", gs);
+	e2e_expect(c, strcmp(gc, "cross-page") == 0, "gdb printed \"%s\"", gc);
 	e2e_expect(c, strcmp(s, want) == 0, "gstrace printed S=%s, want S=%s (gdb: \"%s\", "
 		   "cannot access %s)", s, want, gs, gu);
 
