@@ -88,7 +88,10 @@ struct gs_cg {
 	int16_t nsinfo_slot; /* struct bpf_pidns_info, allocated on first use */
 	/* fault-in reads (fault.c; opts.fault_in only) */
 	int16_t gen_slot;    /* u64: read_fault_gen when this hit began */
-	int16_t fault_slot;  /* 24 bytes: address @0, length @8, touched byte @16 */
+	int16_t fault_slot;  /* 16 bytes: address @0, length @8 */
+	struct gs_label fault_fn; /* the gs_fault_in subprogram ... */
+	bool fault_called;        /* ... called by some read (else not emitted) */
+	uint32_t fault_btf;       /* its BTF FUNC type */
 	int16_t *var_slots;  /* one u64 per `let` variable */
 
 	/* The expression being compiled, and the one the first error is
@@ -191,10 +194,14 @@ void cg_fault_prologue(struct gs_cg *cg);
 bool cg_fault_read(const struct gs_cg *cg, const struct cg_user_read *r);
 /* Before the first try: keeps r3 (and r2 when len_in_r2) in fault_slot. */
 void cg_fault_save(struct gs_cg *cg, const struct cg_user_read *r);
-/* After the first try (r0 its result): on failure, faults the pages in,
- * drops the event when another hit began on this CPU meanwhile (jumps to
- * cg->overflow), and reads again; r0 is then the second try's result. */
+/* After the first try (r0 its result): on failure, faults the pages in
+ * (gs_fault_in), drops the event when another hit began on this CPU
+ * meanwhile (jumps to cg->overflow), and reads again; r0 is then the
+ * second try's result. */
 void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r);
+/* The global subprogram gs_fault_in(addr, len, gen), verified once for
+ * every read: emitted after the main program. */
+void cg_fault_subprog(struct gs_cg *cg);
 
 /* event.c: prologue, reservations, EndInstruction, emission */
 void cg_prologue(struct gs_cg *cg);
