@@ -221,8 +221,9 @@ static int load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 		rc = *btf_fd;
 		*btf_fd = -1;
 		return gs_errorf(err, rc, "the kernel refused the BTF of %s (%s): it needs BTF "
-				 "(CONFIG_DEBUG_INFO_BTF) for the bpf_loop walker; try "
-				 "--unwinder tailcall", name, strerror(-rc));
+				 "(CONFIG_DEBUG_INFO_BTF) for the bpf_loop walker and for reads "
+				 "that fault pages in; try --unwinder tailcall --fault-in off",
+				 name, strerror(-rc));
 	}
 	return 0;
 }
