@@ -95,17 +95,21 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
-/* Medians of STATS_RUNS runs each, gstrace's and bpftrace's taking turns so
- * that the load of a shared machine weighs on both alike. */
+/* Medians of STATS_RUNS runs each, gstrace's (reads without faults, and
+ * sleepable with reads that fault pages in) and bpftrace's taking turns so
+ * that the load of a shared machine weighs on all alike. */
 static void bench_run_ns(pid_t fixture, const char *bpftrace)
 {
 	char pid[16], old[16] = "0", prog[1024];
 	FILE *f = bench_bpf_stats_on(old, sizeof(old));
 	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--emit-ready-marker", READY_MARKER,
-		       "-s", VARS5, NULL };
+		       "--fault-in", "off", "-s", VARS5, NULL };
+	char *gs_sleep[] = { GS_BENCH_GSTRACE, "-p", pid, "--emit-ready-marker", READY_MARKER,
+			     "--fault-in", "on", "-s", VARS5, NULL };
 	char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
-	double ours[STATS_RUNS], peer[STATS_RUNS];
-	int n_ours = 0, n_peer = 0;
+	double ours[STATS_RUNS], sleep[STATS_RUNS], peer[STATS_RUNS];
+	int n_ours = 0, n_sleep = 0, n_peer = 0;
+	bool sleepable = gs_sleepable_uprobe_supported();
 
 	if (!f) {
 		printf("# skipped: bpf.run_ns.print_vars5: no kernel.bpf_stats_enabled\n");
@@ -122,10 +126,18 @@ static void bench_run_ns(pid_t fixture, const char *bpftrace)
 
 		if (bench_run_stats(gs, true, READY_MARKER, "gs_trace", "gs_trace0", &st) == 0)
 			ours[n_ours++] = (double)st.time_ns / (double)st.main_cnt;
+		if (sleepable &&
+		    bench_run_stats(gs_sleep, true, READY_MARKER, "gs_trace", "gs_trace0", &st) == 0)
+			sleep[n_sleep++] = (double)st.time_ns / (double)st.main_cnt;
 		if (bpftrace && bench_run_stats(bt, false, "Attaching", "", NULL, &st) == 0)
 			peer[n_peer++] = (double)st.time_ns / (double)st.main_cnt;
 	}
 	bench_print_ns("bpf.run_ns.print_vars5", median(ours, n_ours));
+	if (sleepable)
+		bench_print_ns("bpf.run_ns.print_vars5.sleepable", median(sleep, n_sleep));
+	else
+		printf("# skipped: bpf.run_ns.print_vars5.sleepable: no sleepable uprobes "
+		       "(Linux 6.0+)\n");
 	if (bpftrace)
 		bench_print_ns("peer.bpftrace.run_ns.print_vars5", median(peer, n_peer));
 	else

@@ -72,6 +72,14 @@ struct gs_program_opts {
 	 * naming why). */
 	bool count_stacks;
 	uint32_t stack_counts_max; /* 0: GS_DEFAULT_STACK_COUNTS_MAX entries */
+	/* Reads of user memory fault pages in, as gdb's reads do: the
+	 * program is built to be loaded sleepable (BPF_F_SLEEPABLE, Linux
+	 * 6.0+ for uprobes; gs_sleepable_uprobe_supported()). A read tries
+	 * bpf_probe_read_user first and, when that fails, reads again with
+	 * bpf_copy_from_user, which may sleep on the fault. The ring buffer
+	 * output and the loop unwinder only (the kernel refuses perf event
+	 * arrays and program arrays in sleepable programs). */
+	bool fault_in;
 };
 
 /* ---- the result ----------------------------------------------------------- */
@@ -105,6 +113,7 @@ struct gs_program {
 	uint32_t backtrace_depth;    /* in force, 1..128 (tail call) or 1..512 (loop) */
 	enum gs_unwinder unwinder;   /* in force */
 	uint32_t bt_slots;           /* bt_state entries */
+	bool sleepable;              /* load with BPF_F_SLEEPABLE (gs_program_opts.fault_in) */
 };
 
 /* Builds `spec` into a new program. 0, or -errno with err naming the

@@ -728,6 +728,8 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 /* counting in BPF (gs_program_opts.count_stacks) */
 #define GS_MAP_NAME_STACK_COUNTS "stack_counts"
 #define GS_MAP_NAME_STACK_DROPS "stack_count_drops"
+/* reads that fault pages in (gs_program_opts.fault_in) */
+#define GS_MAP_NAME_READ_GEN "read_fault_gen"
 
 /* The maps a program may use, by slot. The first three always exist at
  * these indices of gs_program.maps; the others only when the trace has a
@@ -757,6 +759,8 @@ enum gs_map_slot {
 	/* counting in BPF (gs_program_opts.count_stacks) */
 	GS_MAP_STACK_COUNTS,    /* HASH: struct gs_stack_count_key + frames -> u64 */
 	GS_MAP_STACK_DROPS,     /* PERCPU_ARRAY[1] u64: stacks a full map could not count */
+	/* sleepable programs (gs_program_opts.fault_in) */
+	GS_MAP_READ_GEN,        /* PERCPU_ARRAY[1] u64: invocations begun on this CPU */
 	GS_MAP_KINDS,
 	GS_MAP_OUTPUT_PERF = GS_MAP_KINDS, /* gs_map_defs only: the perf variant */
 };

@@ -88,6 +88,10 @@ struct gs_load_opts {
 	 * BPF_TRACE_UPROBE_MULTI): such a program attaches through
 	 * gs_uprobe_opts.multi_link only. */
 	bool uprobe_multi;
+	/* Load sleepable (BPF_F_SLEEPABLE): a program built with
+	 * gs_program_opts.fault_in. gs_program_load sets it for the main
+	 * program from gs_program.sleepable. */
+	bool sleepable;
 };
 
 struct gs_loaded {
@@ -116,6 +120,10 @@ GS_API int gs_bpf_loop_supported(void);
  * refuses the map type; a refusal for another reason (no privilege) counts
  * as 1, so the load that follows reports it. Probed once per process. */
 GS_API int gs_ringbuf_supported(void);
+/* 1 when this kernel loads sleepable uprobe programs that call
+ * bpf_copy_from_user (Linux 6.0+), the programs that fault pages in
+ * (gs_program_opts.fault_in); 0 when not. Probed once per process. */
+GS_API int gs_sleepable_uprobe_supported(void);
 /* Loads p's step program (when it has one) and stores it in
  * bt_prog_array[0], then loads the main program: the order the main
  * program's tail call needs before it is attached. */

@@ -73,7 +73,7 @@ static void read_user(struct bt_gen *g, const struct bt_row *row, uint8_t err_co
 	struct gs_label zero = gs_asm_label(a, "stack_read_zero");
 
 	cg_read_user(g->cg, &(struct cg_user_read){ .dst_base = GS_FP, .dst_off = g->sc.read_buf,
-						    .len = 8 });
+						    .len = 8, .resident = true });
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
 	if (!g->in_step)
 		cg_mark_fail(g->cg);

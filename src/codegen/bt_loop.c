@@ -278,7 +278,8 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R6, .dst_off = W(window),
 							 .len = size, .load_src = true,
 							 .src_base = GS_R6,
-							 .src_off = REG(GS_DWARF_REG_RSP) });
+							 .src_off = REG(GS_DWARF_REG_RSP),
+							 .resident = true });
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, next);
 		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), (int32_t)size));
 		gs_asm_ja(a, window_done);

@@ -83,7 +83,7 @@ static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R4, GS_BT_WINDOW, single);
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(move)));
 	cg_read_user(g->cg, &(struct cg_user_read){ .dst_base = GS_R6, .dst_off = W(window),
-						    .len = GS_BT_WINDOW });
+						    .len = GS_BT_WINDOW, .resident = true });
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, W(move)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, moved);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R6, W(window_len), 0));
@@ -94,7 +94,7 @@ static void read_stack(struct loop_gen *g, const struct frame_slots *sl, uint8_t
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, single);
 	cg_read_user(g->cg, &(struct cg_user_read){ .dst_base = GS_R6, .dst_off = W(read_buf),
-						    .len = 8 });
+						    .len = 8, .resident = true });
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(read_buf)));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
 	if (fatal) {

@@ -86,6 +86,12 @@ struct gs_cg {
 	int16_t offset_slot; /* u32 event_offset: the accumulation cursor */
 	int16_t flags_slot;  /* u8 any_fail @0, u8 any_success @1 */
 	int16_t nsinfo_slot; /* struct bpf_pidns_info, allocated on first use */
+	/* fault-in reads (fault.c; opts.fault_in only) */
+	int16_t gen_slot;    /* u64: read_fault_gen when this hit began */
+	int16_t fault_slot;  /* 16 bytes: address @0, length @8 */
+	struct gs_label fault_fn; /* the gs_fault_in subprogram ... */
+	bool fault_called;        /* ... called by some read (else not emitted) */
+	uint32_t fault_btf;       /* its BTF FUNC type */
 	int16_t *var_slots;  /* one u64 per `let` variable */
 
 	/* The expression being compiled, and the one the first error is
@@ -153,12 +159,14 @@ void cg_lookup_key0(struct gs_cg *cg, int map_kind);
 void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code,
 		   bool errno_in_r0, int16_t addr_slot, const struct gs_label *fail);
 /* bpf_probe_read_user(_str)(r1 = dst_base + dst_off, r2 = len, r3 = the
- * address). Clobbers r0-r5 (r0: the helper's result). */
+ * address); with opts.fault_in, a read that failed is done again once its
+ * pages are faulted in (fault.c). Clobbers r0-r5 (r0: the helper's
+ * result). */
 struct cg_user_read {
 	uint8_t dst_base;
 	int16_t dst_off;
 	uint32_t len;        /* the bytes to read (0 reads none, as the helper allows) */
-	bool len_in_r2;      /* r2 holds the length already: len is not used */
+	bool len_in_r2;      /* r2 holds the length already, at most len */
 	bool str;            /* NUL-terminated (probe_read_user_str) */
 	bool load_src;       /* r3 = *(u64 *)(src_base + src_off) + src_add, after r1
 			      * and r2; else r3 holds the address already */
@@ -173,8 +181,27 @@ struct cg_user_read {
 	const struct cg_err_record *rec;
 	const struct gs_label *fail;
 	const char *ok_name;
+	/* Memory a fault never needs to bring in (the stack the backtrace
+	 * walker reads, in subprograms without the fault slot): no retry. */
+	bool resident;
 };
 void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r);
+
+/* fault.c: reads that fault pages in, in sleepable programs */
+/* read_fault_gen += 1, this hit's number kept in gen_slot (fault_in only). */
+void cg_fault_prologue(struct gs_cg *cg);
+/* Whether r is done again after a fault (opts.fault_in, not resident). */
+bool cg_fault_read(const struct gs_cg *cg, const struct cg_user_read *r);
+/* Before the first try: keeps r3 (and r2 when len_in_r2) in fault_slot. */
+void cg_fault_save(struct gs_cg *cg, const struct cg_user_read *r);
+/* After the first try (r0 its result): on failure, faults the pages in
+ * (gs_fault_in), drops the event when another hit began on this CPU
+ * meanwhile (jumps to cg->overflow), and reads again; r0 is then the
+ * second try's result. */
+void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r);
+/* The global subprogram gs_fault_in(addr, len, gen), verified once for
+ * every read: emitted after the main program. */
+void cg_fault_subprog(struct gs_cg *cg);
 
 /* event.c: prologue, reservations, EndInstruction, emission */
 void cg_prologue(struct gs_cg *cg);

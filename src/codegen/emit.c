@@ -1,6 +1,7 @@
 /* The emitters every kind of statement shares, one each: a map lookup,
- * a read of user memory, the tail that records a failed read. Each keeps
- * the exact instructions its callers emitted by hand before. */
+ * a read of user memory (its second try after a fault: fault.c), the tail
+ * that records a failed read. Each keeps the exact instructions its
+ * callers emitted by hand before. */
 #include "cg.h"
 
 void cg_map_lookup_at(struct gs_cg *cg, int map_kind, uint8_t key_base, int16_t key_off)
@@ -36,6 +37,7 @@ void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t co
 void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 {
 	struct gs_asm *a = cg->a;
+	bool fault = cg_fault_read(cg, r);
 	struct gs_label ok;
 
 	if (r->save_addr)
@@ -49,7 +51,11 @@ void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 		if (r->src_add)
 			gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, r->src_add));
 	}
+	if (fault)
+		cg_fault_save(cg, r);
 	gs_asm_call(a, r->str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user);
+	if (fault)
+		cg_fault_retry(cg, r);
 	if (!r->fail)
 		return;
 	/* The _str helper returns the bytes read, NUL included. */

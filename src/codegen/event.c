@@ -72,6 +72,7 @@ void cg_prologue(struct gs_cg *cg)
 	gs_asm_note(a, "key0 = 0, event_offset = 0");
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->key_slot, 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));
+	cg_fault_prologue(cg);
 	if (cg->bt_tail) {
 		gs_asm_note(a, "bt: no step program slot linked yet");
 		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 0));

@@ -48,4 +48,6 @@ const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 				  sizeof(uint64_t), GS_MAP_PER_PROGRAM },
 	[GS_MAP_STACK_DROPS] = { GS_MAP_NAME_STACK_DROPS, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
 				 sizeof(uint64_t), GS_MAP_PER_PROGRAM },
+	[GS_MAP_READ_GEN] = { GS_MAP_NAME_READ_GEN, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+			      sizeof(uint64_t), GS_MAP_PER_PROGRAM },
 };

@@ -106,7 +106,8 @@ static int declare_loop_maps(struct gs_cg *cg)
 	return 0;
 }
 
-/* BTF FUNC types of the main program and the walker's subprograms. */
+/* BTF FUNC types of the main program, the walker's subprograms (bt_loop)
+ * and the fault-in subprogram (fault_in). */
 static uint32_t declare_btf(struct gs_cg *cg)
 {
 	struct gs_btf *b = cg->prog->btf;
@@ -115,14 +116,23 @@ static uint32_t declare_btf(struct gs_cg *cg)
 	uint32_t t_ptr = gs_btf_ptr(b, 0);
 	uint32_t cb_params[] = { t_u64, t_ptr };
 	static const char *const cb_names[] = { "index", "ctx" };
+	uint32_t fault_params[] = { t_u64, t_u64, t_u64 };
+	static const char *const fault_names[] = { "addr", "len", "gen" };
 	uint32_t main_proto = gs_btf_func_proto(b, t_int, &t_ptr, (const char *const[]){ "ctx" }, 1);
 	uint32_t main_fn = gs_btf_func(b, cg->prog->name, main_proto, GS_BTF_GLOBAL);
 
-	cg->bt_btf_walk = gs_btf_func(b, "gs_bt_walk", gs_btf_func_proto(b, t_int, NULL, NULL, 0),
-				      GS_BTF_GLOBAL);
-	cg->bt_btf_frame = gs_btf_func(b, "gs_bt_frame",
-				       gs_btf_func_proto(b, t_u64, cb_params, cb_names, 2),
-				       GS_BTF_STATIC);
+	if (cg->bt_loop) {
+		cg->bt_btf_walk = gs_btf_func(b, "gs_bt_walk",
+					      gs_btf_func_proto(b, t_int, NULL, NULL, 0),
+					      GS_BTF_GLOBAL);
+		cg->bt_btf_frame = gs_btf_func(b, "gs_bt_frame",
+					       gs_btf_func_proto(b, t_u64, cb_params, cb_names, 2),
+					       GS_BTF_STATIC);
+	}
+	if (cg->opts.fault_in)
+		cg->fault_btf = gs_btf_func(b, "gs_fault_in",
+					    gs_btf_func_proto(b, t_int, fault_params, fault_names, 3),
+					    GS_BTF_GLOBAL);
 	return main_fn;
 }
 
@@ -145,6 +155,8 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 		add_map(p, GS_MAP_OUTPUT, GS_MAP_OUTPUT_PERF, 0, 0);
 	add_map(p, GS_MAP_LOSS, GS_MAP_LOSS, 0, 1);
 	add_map(p, GS_MAP_ACCUM, GS_MAP_ACCUM, cg->max_size, 1);
+	if (o->fault_in)
+		add_map(p, GS_MAP_READ_GEN, GS_MAP_READ_GEN, 0, 1);
 	if (!nbt || !bt) {
 		if (!cg->nbias)
 			return 0;
@@ -186,10 +198,12 @@ static void build(struct gs_cg *cg)
 	const struct gs_trace_spec *spec = cg->spec;
 	uint32_t total = cg_count_instructions(spec->body, spec->nbody);
 
-	if (cg->bt_loop) {
+	if (cg->bt_loop || cg->opts.fault_in)
 		gs_asm_func_begin(a, declare_btf(cg));
+	if (cg->bt_loop)
 		cg->bt_walk = gs_asm_label(a, "gs_bt_walk");
-	}
+	if (cg->opts.fault_in)
+		cg->fault_fn = gs_asm_label(a, "gs_fault_in");
 	cg->key_slot = gs_asm_slot(a, "key0", 4, 4);
 	cg->offset_slot = gs_asm_slot(a, "event_offset", 4, 4);
 	cg->flags_slot = gs_asm_slot(a, "any_fail_success", 2, 2);
@@ -199,6 +213,10 @@ static void build(struct gs_cg *cg)
 		cg->var_slots[i] = gs_asm_slot(a, "let_variable", 8, 8);
 	if (cg->has_values)
 		cg->value_addr_slot = gs_asm_slot(a, "value_address", 24, 8);
+	if (cg->opts.fault_in) {
+		cg->gen_slot = gs_asm_slot(a, "read_fault_gen", 8, 8);
+		cg->fault_slot = gs_asm_slot(a, "fault_read", 16, 8);
+	}
 	if (spec->bt && gs_stmts_count_bt(spec->body, spec->nbody) && !cg->bt_loop)
 		cg_bt_prepare(cg);
 	cg->exit0 = gs_asm_label(a, "exit");
@@ -218,6 +236,8 @@ static void build(struct gs_cg *cg)
 	cg_epilogue(cg);
 	if (cg->bt_loop)
 		cg_bt_loop_subprogs(cg);
+	if (cg->fault_called)
+		cg_fault_subprog(cg);
 }
 
 void cg_fail_at(struct gs_cg *cg, const struct gs_expr *e, int code, const char *fmt, ...)
@@ -301,10 +321,19 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			goto fail;
 		}
 	}
+	if (cg.opts.fault_in && (cg.opts.output == GS_OUTPUT_PERF || cg.bt_tail)) {
+		rc = gs_errorf(err, -EINVAL, "trace %u cannot fault pages in: the kernel refuses "
+			       "%s in a sleepable program; use the ring buffer and the loop "
+			       "unwinder, or read without faults", spec->trace_id,
+			       cg.bt_tail ? "the tail-call unwinder's program array" :
+			       "the perf event array");
+		goto fail;
+	}
+	p->sleepable = cg.opts.fault_in;
 	p->backtrace_depth = cg.bt_depth;
 	p->unwinder = cg.opts.unwinder;
 	p->bt_slots = !cg.bt_tail ? 1 : nbt > 255 ? 255 : nbt;
-	if ((cg.bt_loop && !(p->btf = calloc(1, sizeof(*p->btf)))) ||
+	if (((cg.bt_loop || cg.opts.fault_in) && !(p->btf = calloc(1, sizeof(*p->btf)))) ||
 	    (cg.bt_tail && !(p->step = calloc(1, sizeof(*p->step))))) {
 		rc = gs_errorf(err, -ENOMEM, "out of memory building trace %u", spec->trace_id);
 		goto fail;

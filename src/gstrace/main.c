@@ -386,6 +386,31 @@ static int launch(struct cli_ctx *c)
 	return 0;
 }
 
+/* Whether reads fault pages in (--fault-in): where the kernel loads
+ * sleepable uprobe programs, and the output and the unwinder can be in one. */
+static int fault_in(const struct cli_ctx *c, struct gs_program_opts *popts)
+{
+	bool kernel = gs_sleepable_uprobe_supported();
+
+	if (c->cli.fault_in == CLI_FAULT_ON && !kernel) {
+		cli_say("gstrace: ", "--fault-in on: this kernel does not load sleepable uprobe "
+			"programs (Linux 6.0+), which fault pages in; drop --fault-in on (a page "
+			"the process never touched then reads as <read error>)");
+		return EXIT_USAGE;
+	}
+	popts->fault_in = c->cli.fault_in != CLI_FAULT_OFF && kernel &&
+			  popts->output == GS_OUTPUT_RINGBUF && popts->unwinder == GS_UNWINDER_LOOP;
+	if (c->cli.verbose)
+		cli_say("gstrace: ", "user memory: %s", popts->fault_in ?
+			"reads fault pages in (sleepable uprobe programs: bpf_copy_from_user "
+			"after a failed bpf_probe_read_user)" :
+			c->cli.fault_in == CLI_FAULT_OFF ? "reads never fault (--fault-in off)" :
+			!kernel ? "reads never fault (this kernel has no sleepable uprobes, "
+			"Linux 6.0+)" : "reads never fault (sleepable programs need the ring "
+			"buffer and the loop unwinder)");
+	return 0;
+}
+
 static int run(struct cli_ctx *c)
 {
 	struct gs_program_opts popts = {
@@ -417,6 +442,8 @@ static int run(struct cli_ctx *c)
 		cli_say("gstrace: ", "this kernel has no BPF ring buffer (Linux 5.8+): events "
 			"go through perf buffers (--force-perf-event-array)");
 	}
+	if ((rc = fault_in(c, &popts)))
+		return rc;
 	if ((rc = cli_load_script(c)) || (rc = cli_check_inputs(c)))
 		return rc;
 	/* A dry run of a command plans with the process the live run would

@@ -23,7 +23,7 @@ enum opt_id {
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
 	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE, O_COUNT_IN,
 	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
-	O_MAX_STRING_LEN, O_NO_DEMANGLE,
+	O_MAX_STRING_LEN, O_NO_DEMANGLE, O_FAULT_IN,
 };
 
 struct opt {
@@ -40,6 +40,7 @@ static const struct opt opts[] = {
 	{ "script-file", 0, "FILE", O_SCRIPT_FILE },
 	{ "backtrace-depth", 0, "N (1..512)", O_DEPTH },
 	{ "unwinder", 0, "loop|tailcall", O_UNWINDER },
+	{ "fault-in", 0, "auto|on|off", O_FAULT_IN },
 	{ "script-output", 0, "pretty|plain|json|folded", O_FORMAT },
 	{ "script-timestamp", 0, "local|boot|none", O_TIMESTAMP },
 	{ "force-perf-event-array", 0, NULL, O_FORCE_PERF },
@@ -82,6 +83,7 @@ static const char *const formats[] = { "pretty", "plain", "json", "folded" };
 static const char *const timestamps[] = { "local", "boot", "none" };
 static const char *const unwinders[] = { "tailcall", "loop" }; /* enum gs_unwinder order */
 static const char *const count_places[] = { "user", "bpf" };
+static const char *const fault_modes[] = { "auto", "on", "off" }; /* enum cli_fault_in order */
 
 __attribute__((format(printf, 3, 4)))
 static int usage_error(char *msg, size_t size, const char *fmt, ...)
@@ -237,6 +239,12 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 			return usage_error(msg, size, "%s '%s' is not an unwinder; give loop or "
 					   "tailcall", flag, v);
 		c->unwinder = k;
+		break;
+	case O_FAULT_IN:
+		if ((k = keyword(v, fault_modes, N_OF(fault_modes))) < 0)
+			return usage_error(msg, size, "%s '%s' is not a fault-in mode; give auto, "
+					   "on or off", flag, v);
+		c->fault_in = (enum cli_fault_in)k;
 		break;
 	case O_FORMAT:
 		if ((k = keyword(v, formats, N_OF(formats))) < 0)
@@ -427,6 +435,14 @@ static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 		return usage_error(msg, size, "--count-in bpf needs the loop unwinder (the "
 				   "tail-call walker has no counting in BPF): drop --unwinder "
 				   "tailcall or count in userspace");
+	if (c->fault_in == CLI_FAULT_ON && c->force_perf)
+		return usage_error(msg, size, "--fault-in on needs the ring buffer: the kernel "
+				   "refuses perf event arrays in the sleepable programs that fault "
+				   "pages in; drop --force-perf-event-array or --fault-in on");
+	if (c->fault_in == CLI_FAULT_ON && c->unwinder == GS_UNWINDER_TAILCALL)
+		return usage_error(msg, size, "--fault-in on needs the loop unwinder: the kernel "
+				   "refuses the tail-call unwinder's program array in sleepable "
+				   "programs; drop --unwinder tailcall or --fault-in on");
 	if (c->aggregate && c->format == CLI_FOLDED)
 		return usage_error(msg, size, "--aggregate and --script-output folded both count "
 				   "events; folded counts stacks only, --aggregate whole events: "
@@ -533,6 +549,9 @@ void cli_usage(FILE *f)
 	      "                             the default where the kernel has it) or tailcall\n"
 	      "      --max-string-len N     bytes a {:s} string or a {:x.N} dump keeps, at\n"
 	      "                             most (default 256, bounded by the event size)\n"
+	      "      --fault-in auto|on|off  reads of user memory fault pages in as gdb's do\n"
+	      "                             (sleepable uprobes, Linux 6.0+): auto (default)\n"
+	      "                             where the kernel can, on (require it) or off\n"
 	      "listing (trace nothing):\n"
 	      "  -l, --list PATTERN         functions matching a glob, with file:line, in\n"
 	      "                             -t PATH or every module of -p PID\n"

@@ -38,6 +38,14 @@ enum cli_timestamp {
 	CLI_TS_NONE,
 };
 
+/* --fault-in: whether reads of user memory fault pages in (sleepable
+ * uprobe programs). */
+enum cli_fault_in {
+	CLI_FAULT_AUTO, /* where the kernel can and the output and unwinder allow it */
+	CLI_FAULT_ON,
+	CLI_FAULT_OFF,
+};
+
 struct cli {
 	enum cli_action action;
 	pid_t pid;                /* -p; 0 when absent */
@@ -48,6 +56,7 @@ struct cli {
 	size_t ncommand;
 	uint32_t backtrace_depth; /* 1..512 */
 	int unwinder;             /* enum gs_unwinder, or -1: loop where the kernel has it */
+	enum cli_fault_in fault_in; /* --fault-in */
 	enum cli_format format;
 	enum cli_timestamp timestamp;
 	bool force_perf;

@@ -28,6 +28,7 @@ struct load_opts {
 	uint32_t log_size;
 	unsigned log_lines;
 	uint32_t expected_attach_type;
+	uint32_t prog_flags;
 };
 
 static int resolve_opts(const struct gs_load_opts *in, struct load_opts *out,
@@ -40,6 +41,7 @@ static int resolve_opts(const struct gs_load_opts *in, struct load_opts *out,
 		.log_size = o.log_size >= 128 ? o.log_size : DEFAULT_LOG_SIZE,
 		.log_lines = o.log_lines ? o.log_lines : DEFAULT_LOG_LINES,
 		.expected_attach_type = o.uprobe_multi ? RT_TRACE_UPROBE_MULTI : 0,
+		.prog_flags = o.sleepable ? BPF_F_SLEEPABLE : 0,
 	};
 	return rc;
 }
@@ -219,8 +221,9 @@ static int load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 		rc = *btf_fd;
 		*btf_fd = -1;
 		return gs_errorf(err, rc, "the kernel refused the BTF of %s (%s): it needs BTF "
-				 "(CONFIG_DEBUG_INFO_BTF) for the bpf_loop walker; try "
-				 "--unwinder tailcall", name, strerror(-rc));
+				 "(CONFIG_DEBUG_INFO_BTF) for the bpf_loop walker and for reads "
+				 "that fault pages in; try --unwinder tailcall --fault-in off",
+				 name, strerror(-rc));
 	}
 	return 0;
 }
@@ -281,7 +284,8 @@ int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 		LIBBPF_OPTS(bpf_prog_load_opts, quiet, .prog_btf_fd = btf_fd > 0 ? btf_fd : 0,
 			    .func_info = finfo, .func_info_cnt = (uint32_t)a->nfuncs,
 			    .func_info_rec_size = finfo ? sizeof(*finfo) : 0,
-			    .expected_attach_type = (enum bpf_attach_type)o.expected_attach_type);
+			    .expected_attach_type = (enum bpf_attach_type)o.expected_attach_type,
+			    .prog_flags = o.prog_flags);
 
 		first = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, &quiet);
 	}
@@ -301,7 +305,8 @@ int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 			    .log_level = 1, .prog_btf_fd = btf_fd > 0 ? btf_fd : 0,
 			    .func_info = finfo, .func_info_cnt = (uint32_t)a->nfuncs,
 			    .func_info_rec_size = finfo ? sizeof(*finfo) : 0,
-			    .expected_attach_type = (enum bpf_attach_type)o.expected_attach_type);
+			    .expected_attach_type = (enum bpf_attach_type)o.expected_attach_type,
+			    .prog_flags = o.prog_flags);
 
 		rc = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, &verbose);
 	}
@@ -340,6 +345,7 @@ int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
 		    struct gs_error *err)
 {
 	int rc, slot = p->map_index[GS_MAP_BT_PROGS];
+	struct gs_load_opts main_opts;
 	uint32_t key = 0;
 
 	out->main_fd = out->step_fd = -1;
@@ -365,7 +371,11 @@ int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
 					 p->step_name, strerror(-rc));
 		}
 	}
-	rc = gs_asm_load_btf(&p->main, p->btf, p->name, maps, opts, &out->main_fd, report, err);
+	rc = OPTS_COPY(&main_opts, opts, gs_load_opts, err);
+	main_opts.sleepable = p->sleepable;
+	if (rc == 0)
+		rc = gs_asm_load_btf(&p->main, p->btf, p->name, maps, &main_opts, &out->main_fd,
+				     report, err);
 	if (rc) {
 		gs_loaded_close(out);
 		return rc;
@@ -383,16 +393,31 @@ void gs_loaded_close(struct gs_loaded *l)
 	l->main_fd = l->step_fd = -1;
 }
 
+/* Whether the kernel loads the program a builds (with b's subprogram
+ * types, when not NULL); a is finished and freed. */
+static int probe_accepted(struct gs_asm *a, const struct gs_btf *b, const char *name,
+			  const struct gs_load_opts *lo)
+{
+	struct gs_bpf_maps none = { 0 };
+	int fd = -1, rc = gs_asm_finish(a, NULL);
+
+	if (rc == 0)
+		rc = gs_asm_load_btf(a, b, name, &none, lo, &fd, NULL, NULL);
+	if (fd >= 0)
+		close(fd);
+	gs_asm_fini(a);
+	return rc == 0;
+}
+
 /* main calls a global subprogram that runs bpf_loop over a callback: what
  * the loop walker needs of the kernel, in 14 instructions. */
 static int probe_loop(void)
 {
 	struct gs_asm a;
 	struct gs_btf b;
-	struct gs_bpf_maps none = { 0 };
 	struct gs_label walk, cb;
 	uint32_t t_int, t_u64, t_ptr, params[2];
-	int fd = -1, rc;
+	int rc;
 
 	gs_asm_init(&a);
 	gs_btf_init(&b);
@@ -423,14 +448,9 @@ static int probe_loop(void)
 	gs_asm_bind(&a, cb);
 	gs_asm_emit(&a, GS_MOV64_IMM(GS_R0, 0));
 	gs_asm_emit(&a, GS_EXIT());
-	rc = gs_asm_finish(&a, NULL);
-	if (rc == 0)
-		rc = gs_asm_load_btf(&a, &b, "gs_loop_probe", &none, NULL, &fd, NULL, NULL);
-	if (fd >= 0)
-		close(fd);
-	gs_asm_fini(&a);
+	rc = probe_accepted(&a, &b, "gs_loop_probe", NULL);
 	gs_btf_fini(&b);
-	return rc == 0;
+	return rc;
 }
 
 int gs_bpf_loop_supported(void)
@@ -455,5 +475,33 @@ int gs_ringbuf_supported(void)
 		if (fd >= 0)
 			close(fd);
 	}
+	return known;
+}
+
+/* A sleepable uprobe program calling bpf_copy_from_user into its stack:
+ * what fault-in reads need. Kernels before 6.0 refuse BPF_F_SLEEPABLE
+ * for kprobe-type programs at load. */
+static int probe_sleepable(void)
+{
+	GS_OPTS(gs_load_opts, lo, .sleepable = true);
+	struct gs_asm a;
+
+	gs_asm_init(&a);
+	gs_asm_emit(&a, GS_MOV64_REG(GS_R1, GS_FP));
+	gs_asm_emit(&a, GS_ALU64_IMM(BPF_ADD, GS_R1, -8));
+	gs_asm_emit(&a, GS_MOV64_IMM(GS_R2, 1));
+	gs_asm_emit(&a, GS_MOV64_IMM(GS_R3, 0));
+	gs_asm_call(&a, BPF_FUNC_copy_from_user);
+	gs_asm_emit(&a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_emit(&a, GS_EXIT());
+	return probe_accepted(&a, NULL, "gs_sleep_probe", &lo);
+}
+
+int gs_sleepable_uprobe_supported(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = probe_sleepable();
 	return known;
 }

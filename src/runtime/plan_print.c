@@ -85,6 +85,9 @@ static void summary(const struct gs_plan *p, const struct gs_plan_trace *t,
 	if (prog->has_step)
 		fprintf(f, "  step program %s: %zu instructions, stack %d bytes\n",
 			prog->step_name, prog->step->len, prog->step->stack_max);
+	fprintf(f, "  user memory: %s\n", prog->sleepable ?
+		"faults pages in (sleepable: bpf_copy_from_user after a failed "
+		"bpf_probe_read_user)" : "never faults (bpf_probe_read_user alone)");
 	print_maps(prog, f);
 	if (t->bt) {
 		const struct gs_rowset *rows = pr->bt_probe.module_ranges ? gs_plan_shared_rows(p) :

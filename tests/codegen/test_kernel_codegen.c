@@ -1,26 +1,34 @@
 /* Kernel suite for the code generator: every spec of cg_specs.c, in
- * ringbuf and perf mode, loaded as a uprobe (KPROBE-type) program through
- * the real verifier with the reference's map sizes. Prints one line per
- * program: `verified_insns <name> <insns> <verified_insns>`. */
+ * ringbuf and perf mode and sleepable with reads that fault pages in
+ * (ringbuf; every shape but the tail-call walker's), loaded as a uprobe
+ * (KPROBE-type) program through the real verifier with the reference's
+ * map sizes. Prints one line per program:
+ * `verified_insns <name> <insns> <verified_insns>`. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include <gs/disasm.h>
+#include <gs/runtime.h>
 
 #include "cg_specs.h"
 #include "kernel/kload.h"
 
 #define LOG_TAIL_LINES 30
 
+#define VARIANTS 3 /* ringbuf, perf, sleepable */
+
 struct kernel_case {
 	const struct gs_cg_case *c;
 	enum gs_output_kind output;
+	bool sleepable;        /* built with fault_in, loaded with BPF_F_SLEEPABLE */
 	const struct gs_error *no_bpf;
+	const char *no_sleep;  /* why this kernel cannot load sleepable uprobes */
 	char name[96];
 };
 
@@ -38,10 +46,25 @@ static void test_generated_program_passes_the_verifier(void **state)
 		print_message("skipped: %s\n", kc->no_bpf->msg);
 		skip();
 	}
+	if (kc->sleepable && kc->no_sleep) {
+		print_message("skipped: %s\n", kc->no_sleep);
+		skip();
+	}
+	o.fault_in = kc->sleepable;
+	if (kc->sleepable && o.unwinder == GS_UNWINDER_TAILCALL && kc->c->spec->bt &&
+	    gs_program_build(kc->c->spec, &o, &p, &err)) {
+		/* The tail-call walker's program array is never sleepable: the
+		 * build refuses it, naming why. */
+		assert_non_null(strstr(err.msg, "cannot fault pages in"));
+		print_message("refused, as it must be: %s\n", err.msg);
+		return;
+	}
 	if (gs_program_build(kc->c->spec, &o, &p, &err))
 		fail_msg("%s: %s", kc->name, err.msg);
+	assert_int_equal(p->sleepable, kc->sleepable);
 	d = (struct gs_kload_desc){ .name = p->name, .type = BPF_PROG_TYPE_KPROBE,
-				    .maps = p->maps, .nmaps = p->nmaps, .btf = p->btf };
+				    .maps = p->maps, .nmaps = p->nmaps, .btf = p->btf,
+				    .prog_flags = kc->sleepable ? BPF_F_SLEEPABLE : 0 };
 	gs_kload_init(&k);
 	rc = gs_kload_create_maps(&k, &d, &err);
 	if (rc == 0)
@@ -195,7 +218,7 @@ static void test_twenty_bt_statements_build_with_the_tail_call_walker(void **sta
 
 int main(void)
 {
-	size_t n = (gs_cg_ncases + gs_cg_value_ncases) * 2;
+	size_t n = (gs_cg_ncases + gs_cg_value_ncases) * VARIANTS;
 	struct kernel_case *cases = calloc(n, sizeof(*cases));
 	struct CMUnitTest *tests = calloc(n, sizeof(*tests));
 	struct gs_error bpf_err;
@@ -207,12 +230,17 @@ int main(void)
 	for (size_t i = 0; i < n; i++) {
 		struct kernel_case *kc = &cases[i];
 
-		kc->c = i / 2 < gs_cg_ncases ? &gs_cg_cases[i / 2] :
-			&gs_cg_value_cases[i / 2 - gs_cg_ncases];
-		kc->output = i % 2 ? GS_OUTPUT_PERF : GS_OUTPUT_RINGBUF;
+		size_t at = i / VARIANTS;
+
+		kc->c = at < gs_cg_ncases ? &gs_cg_cases[at] : &gs_cg_value_cases[at - gs_cg_ncases];
+		kc->output = i % VARIANTS == 1 ? GS_OUTPUT_PERF : GS_OUTPUT_RINGBUF;
+		kc->sleepable = i % VARIANTS == 2;
 		kc->no_bpf = no_bpf ? &bpf_err : NULL;
+		kc->no_sleep = no_bpf || gs_sleepable_uprobe_supported() ? NULL :
+			       "this kernel loads no sleepable uprobe programs (Linux 6.0+)";
 		snprintf(kc->name, sizeof(kc->name), "cg_%s.%s", kc->c->name,
-			 kc->output == GS_OUTPUT_PERF ? "perf" : "ringbuf");
+			 kc->sleepable ? "sleepable" : kc->output == GS_OUTPUT_PERF ? "perf" :
+			 "ringbuf");
 		tests[i].name = kc->name;
 		tests[i].test_func = test_generated_program_passes_the_verifier;
 		tests[i].initial_state = kc;

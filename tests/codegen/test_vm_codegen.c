@@ -27,6 +27,7 @@
 
 struct harness {
 	enum gs_output_kind output;
+	bool fault_in; /* built with reads that fault pages in (ringbuf only) */
 	struct gs_vm vm;
 	struct gs_program *p;
 	uint32_t map_ids[8];
@@ -53,6 +54,7 @@ static void build(struct harness *h, const char *name)
 			c = &gs_cg_cases[i];
 	assert_non_null(c);
 	o = gs_cg_case_opts(c, h->output);
+	o.fault_in = h->fault_in;
 	if (gs_program_build(c->spec, &o, &h->p, &err))
 		fail_msg("%s: %s", name, err.msg);
 	gs_vm_init(&h->vm);
@@ -233,6 +235,21 @@ static void test_format_carries_pid_tid_timestamp_and_register(void **state)
 	})
 }
 
+/* user_read over *word at rdi (absent: mapped, not resident) and *neg
+ * at rsi + 8. */
+static void build_user_read(struct harness *h, const uint64_t *word, const int32_t *neg,
+			    bool absent)
+{
+	build(h, "user_read");
+	if (absent)
+		gs_vm_add_user_mem_absent(&h->vm, 0x7000, word, sizeof(*word), NULL);
+	else
+		gs_vm_add_user_mem(&h->vm, 0x7000, word, sizeof(*word), NULL);
+	gs_vm_add_user_mem(&h->vm, 0x8008, neg, sizeof(*neg), NULL);
+	h->regs[REG_DI] = 0x7000;
+	h->regs[REG_SI] = 0x8000;
+}
+
 static void test_reads_report_values_and_null_deref(void **state)
 {
 	const uint64_t word = 0x1122334455667788ull;
@@ -242,11 +259,7 @@ static void test_reads_report_values_and_null_deref(void **state)
 	EACH_OUTPUT({
 		const struct gs_inst *v, *f;
 
-		build(h, "user_read");
-		gs_vm_add_user_mem(&h->vm, 0x7000, &word, sizeof(word), NULL);
-		gs_vm_add_user_mem(&h->vm, 0x8008, &neg, sizeof(neg), NULL);
-		h->regs[REG_DI] = 0x7000;
-		h->regs[REG_SI] = 0x8000;
+		build_user_read(h, &word, &neg, false);
 		run(h);
 		assert_int_equal(h->nevents, 1);
 		v = inst(h, 0, 0);
@@ -284,6 +297,71 @@ static void test_failed_reads_carry_errno_and_address(void **state)
 		assert_int_equal(pl.addr, 0xa008);
 		assert_end(h, 0, 2, GS_EXEC_COMPLETE_FAILURE);
 	})
+}
+
+/* A word on memory the process never touched: a read without faults fails
+ * on it; a program with fault-in reads brings it in and reads it. */
+static void test_fault_in_reads_memory_never_touched(void **state)
+{
+	const uint64_t word = 0x1122334455667788ull;
+	const int32_t neg = -5;
+
+	(void)state;
+	for (int fault_in = 0; fault_in < 2; fault_in++) {
+		struct harness hh = { .output = GS_OUTPUT_RINGBUF, .fault_in = fault_in };
+		struct harness *h = &hh;
+		const struct gs_inst *v;
+
+		build_user_read(h, &word, &neg, true);
+		assert_int_equal(h->p->sleepable, fault_in);
+		run(h);
+		assert_int_equal(h->nevents, 1);
+		v = inst(h, 0, 0);
+		if (fault_in)
+			assert_int_equal((uint64_t)value_i64(&v->variable), word);
+		else
+			assert_int_equal(v->variable.status, GS_VAR_READ_ERROR);
+		assert_int_equal(value_i64(&inst(h, 0, 1)->format.args[0]), -5);
+		teardown(h);
+	}
+}
+
+/* Another hit begins on the CPU while the program sleeps on a fault. */
+static void another_hit(struct gs_vm *vm, void *arg)
+{
+	const struct harness *h = arg;
+	uint32_t key = 0;
+	uint64_t *gen = gs_vm_map_lookup(vm, h->map_ids[h->p->map_index[GS_MAP_READ_GEN]], &key,
+					 vm->cpu);
+
+	assert_non_null(gen);
+	*gen += 1;
+}
+
+/* The per-CPU buffer may then hold the other hit's bytes: the event is
+ * dropped and counted as lost; a fault with the CPU to itself is not. */
+static void test_fault_in_drops_the_event_when_another_hit_ran_meanwhile(void **state)
+{
+	const uint64_t word = 42;
+	struct harness hh = { .output = GS_OUTPUT_RINGBUF, .fault_in = true };
+	struct harness *h = &hh;
+	uint32_t key = 0;
+
+	(void)state;
+	build(h, "user_read");
+	gs_vm_add_user_mem_absent(&h->vm, 0x7000, &word, sizeof(word), NULL);
+	h->regs[REG_DI] = 0x7000;
+	h->vm.on_fault = another_hit;
+	h->vm.on_fault_arg = h;
+	run(h);
+	assert_int_equal(h->vm.nrecords, 0);
+	assert_int_equal(gs_vm_map_sum_u64(&h->vm, h->map_ids[GS_MAP_LOSS], &key, 0), 1);
+	/* resident now: no fault, no sleep, the event goes out */
+	run(h);
+	assert_int_equal(h->nevents, 1);
+	assert_int_equal((uint64_t)value_i64(&inst(h, 0, 0)->variable), word);
+	assert_int_equal(gs_vm_map_sum_u64(&h->vm, h->map_ids[GS_MAP_LOSS], &key, 0), 1);
+	teardown(h);
 }
 
 static void test_if_else_chain_takes_one_branch(void **state)
@@ -475,6 +553,8 @@ int main(void)
 		cmocka_unit_test(test_format_carries_pid_tid_timestamp_and_register),
 		cmocka_unit_test(test_reads_report_values_and_null_deref),
 		cmocka_unit_test(test_failed_reads_carry_errno_and_address),
+		cmocka_unit_test(test_fault_in_reads_memory_never_touched),
+		cmocka_unit_test(test_fault_in_drops_the_event_when_another_hit_ran_meanwhile),
 		cmocka_unit_test(test_if_else_chain_takes_one_branch),
 		cmocka_unit_test(test_failed_condition_read_emits_expr_error_and_no_branch),
 		cmocka_unit_test(test_arithmetic_follows_c_signed_semantics),

@@ -294,6 +294,8 @@ extern const struct e2e_scenario e2e_bt_scenarios[];
 extern const size_t e2e_bt_nscenarios;
 extern const struct e2e_scenario e2e_cli_scenarios[];
 extern const size_t e2e_cli_nscenarios;
+extern const struct e2e_scenario e2e_fault_scenarios[];
+extern const size_t e2e_fault_nscenarios;
 extern const struct e2e_scenario e2e_features_scenarios[];
 extern const size_t e2e_features_nscenarios;
 extern const struct e2e_scenario e2e_debug_scenarios[];

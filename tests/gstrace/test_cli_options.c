@@ -148,6 +148,11 @@ static void test_keywords_and_ranges_at_their_edges(void **state)
 	assert_int_equal(parse_ok("-p 1 -s x --backtrace-depth=512").backtrace_depth, 512);
 	assert_int_equal(parse_ok("-p 1 -s x --unwinder tailcall").unwinder, GS_UNWINDER_TAILCALL);
 	assert_int_equal(parse_ok("-p 1 -s x --unwinder=loop").unwinder, GS_UNWINDER_LOOP);
+	assert_int_equal(parse_ok("-p 1 -s x").fault_in, CLI_FAULT_AUTO);
+	assert_int_equal(parse_ok("-p 1 -s x --fault-in on").fault_in, CLI_FAULT_ON);
+	assert_int_equal(parse_ok("-p 1 -s x --fault-in=off").fault_in, CLI_FAULT_OFF);
+	assert_int_equal(parse_ok("-p 1 -s x --fault-in off --force-perf-event-array").fault_in,
+			 CLI_FAULT_OFF);
 	assert_int_equal(parse_ok("-p 1 -s x --script-output plain").format, CLI_PLAIN);
 	assert_int_equal(parse_ok("-p 1 -s x --script-output pretty").format, CLI_PRETTY);
 	assert_int_equal(parse_ok("-p 1 -s x --script-timestamp none").timestamp, CLI_TS_NONE);
@@ -217,6 +222,10 @@ static const struct bad_case bad_cases[] = {
 	{ "-p 1 -s x --count-in bpf", { "--count-in bpf", "--aggregate", "folded" } },
 	{ "-p 1 -s x --count-in bpf --aggregate --max-events 5", { "--max-events", "--duration" } },
 	{ "-p 1 -s x --count-in bpf --aggregate --unwinder tailcall", { "loop unwinder" } },
+	{ "-p 1 -s x --fault-in yes", { "--fault-in 'yes'", "auto, on or off" } },
+	{ "-p 1 -s x --fault-in on --force-perf-event-array", { "--fault-in on", "ring buffer",
+								  "--force-perf-event-array" } },
+	{ "-p 1 -s x --fault-in on --unwinder tailcall", { "--fault-in on", "loop unwinder" } },
 	{ "-p 1 -s x --script-output flame", { "'flame'", "folded" } },
 	{ "-p 1 -s x --flamegraph=", { "--flamegraph needs a file name" } },
 	{ "-p abc -s x", { "-p 'abc'", "process id", "positive number" } },

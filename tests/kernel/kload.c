@@ -170,13 +170,15 @@ static int load(struct gs_kload *k, const struct gs_kload_desc *prog, const stru
 	{
 		LIBBPF_OPTS(bpf_prog_load_opts, quiet, .prog_btf_fd = btf_fd > 0 ? btf_fd : 0,
 			    .func_info = nf ? finfo : NULL, .func_info_cnt = (uint32_t)nf,
-			    .func_info_rec_size = nf ? sizeof(finfo[0]) : 0);
+			    .func_info_rec_size = nf ? sizeof(finfo[0]) : 0,
+			    .prog_flags = prog->prog_flags);
 		LIBBPF_OPTS(bpf_prog_load_opts, verbose,
 			.log_buf = k->log,
 			.log_size = GS_KLOAD_LOG_SIZE,
 			.log_level = 1, .prog_btf_fd = btf_fd > 0 ? btf_fd : 0,
 			.func_info = nf ? finfo : NULL, .func_info_cnt = (uint32_t)nf,
 			.func_info_rec_size = nf ? sizeof(finfo[0]) : 0,
+			.prog_flags = prog->prog_flags,
 		);
 
 		fd = bpf_prog_load(prog->type, prog->name, LICENSE, insns, n, &quiet);

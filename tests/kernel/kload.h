@@ -24,6 +24,7 @@ struct gs_kload_desc {
 	const struct gs_map_spec *maps;
 	size_t nmaps;
 	const struct gs_btf *btf; /* the program's func_info types, when it has subprograms */
+	uint32_t prog_flags;      /* e.g. BPF_F_SLEEPABLE */
 };
 
 /* Everything one loaded program holds; gs_kload_fini() releases it all. */

@@ -115,6 +115,10 @@ struct gs_vm {
 	 * return `fail_output_err` (-ENOSPC) and record nothing. */
 	uint32_t fail_outputs;
 	int fail_output_err;
+	/* Called when bpf_copy_from_user faults memory in (the program may
+	 * sleep there: another hit can run on its CPU meanwhile). */
+	void (*on_fault)(struct gs_vm *vm, void *arg);
+	void *on_fault_arg;
 
 	/* Results: records accumulate across runs until gs_vm_clear_records(). */
 	struct gs_vm_record *records;
@@ -189,6 +193,11 @@ int gs_vm_add_user_mem(struct gs_vm *vm, uint64_t addr, const void *bytes, size_
 		       struct gs_error *err);
 int gs_vm_add_kernel_mem(struct gs_vm *vm, uint64_t addr, const void *bytes, size_t len,
 			 struct gs_error *err);
+/* User memory that is mapped but not resident (a page the process never
+ * touched): probe_read_user* fail on it with -EFAULT; bpf_copy_from_user
+ * faults it in (calling vm->on_fault) and reads it. */
+int gs_vm_add_user_mem_absent(struct gs_vm *vm, uint64_t addr, const void *bytes, size_t len,
+			      struct gs_error *err);
 
 /* Runs program `prog` on CPU vm->cpu with r1 = ctx (ctx_size bytes,
  * read-only, may be NULL with size 0), stacks poisoned with

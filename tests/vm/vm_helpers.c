@@ -339,6 +339,24 @@ static int probe_read_kernel_str(struct gs_vm_exec *x, const char *name)
 	return probe_read_str(x, name, x->vm->kernel_mem, x->vm->nkernel_mem);
 }
 
+/* bpf_copy_from_user(dst, size, src), sleepable programs only: faults
+ * absent memory in (vm->on_fault runs, as another hit may while the
+ * program sleeps), then reads like probe_read_user. */
+static int copy_from_user(struct gs_vm_exec *x, const char *name)
+{
+	struct gs_vm *vm = x->vm;
+	uint64_t size;
+	int brought = 0;
+
+	if (!arg_scalar(x, 2, name, &size))
+		return x->code;
+	if (size)
+		brought = vm_fake_fault_in(vm->user_mem, vm->nuser_mem, x->r[3].v, size);
+	if (brought > 0 && vm->on_fault)
+		vm->on_fault(vm, vm->on_fault_arg);
+	return probe_read_user(x, name);
+}
+
 /* bpf_get_ns_current_pid_tgid(dev, ino, nsdata, size): the ids in the
  * VM's pid namespace when (dev, ino) names it; else -EINVAL and zeroes. */
 static int get_ns_current_pid_tgid(struct gs_vm_exec *x, const char *name)
@@ -380,6 +398,7 @@ static const struct helper helpers[] = {
 	{ BPF_FUNC_probe_read_kernel, 3, false, probe_read_kernel },
 	{ BPF_FUNC_probe_read_user_str, 3, false, probe_read_user_str },
 	{ BPF_FUNC_probe_read_kernel_str, 3, false, probe_read_kernel_str },
+	{ BPF_FUNC_copy_from_user, 3, false, copy_from_user },
 	{ BPF_FUNC_get_ns_current_pid_tgid, 4, false, get_ns_current_pid_tgid },
 	{ BPF_FUNC_ringbuf_output, 4, false, ringbuf_output },
 	{ BPF_FUNC_ringbuf_query, 2, false, ringbuf_query },

@@ -261,7 +261,7 @@ int vm_fake_read(const struct gs_vm_mem *mems, size_t n, uint64_t addr, uint8_t 
 		const struct gs_vm_mem *m = fake_find(mems, n, addr);
 		size_t rel, chunk;
 
-		if (!m)
+		if (!m || m->absent)
 			return -EFAULT;
 		rel = (size_t)(addr - m->addr);
 		chunk = m->len - rel < len ? m->len - rel : len;
@@ -279,14 +279,37 @@ int vm_fake_byte(const struct gs_vm_mem *mems, size_t n, uint64_t addr, uint8_t 
 {
 	const struct gs_vm_mem *m = fake_find(mems, n, addr);
 
-	if (!m)
+	if (!m || m->absent)
 		return -EFAULT;
 	*out = m->bytes[addr - m->addr];
 	return 0;
 }
 
+int vm_fake_fault_in(struct gs_vm_mem *mems, size_t n, uint64_t addr, size_t len)
+{
+	int brought = 0;
+
+	while (len) {
+		struct gs_vm_mem *m = (struct gs_vm_mem *)fake_find(mems, n, addr);
+		size_t rel, chunk;
+
+		if (!m)
+			return -EFAULT;
+		brought += m->absent;
+		m->absent = false;
+		rel = (size_t)(addr - m->addr);
+		chunk = m->len - rel < len ? m->len - rel : len;
+		len -= chunk;
+		addr += chunk;
+		if (len && addr == 0)
+			return -EFAULT;
+	}
+	return brought;
+}
+
 static int add_mem(struct gs_vm_mem **mems, size_t *n, size_t *cap, uint64_t addr,
-		   const void *bytes, size_t len, const char *space, struct gs_error *err)
+		   const void *bytes, size_t len, bool absent, const char *space,
+		   struct gs_error *err)
 {
 	struct gs_vm_mem *m;
 
@@ -314,6 +337,7 @@ static int add_mem(struct gs_vm_mem **mems, size_t *n, size_t *cap, uint64_t add
 		memset(m->bytes, 0, len);
 	m->addr = addr;
 	m->len = len;
+	m->absent = absent;
 	(*n)++;
 	return 0;
 }
@@ -321,7 +345,14 @@ static int add_mem(struct gs_vm_mem **mems, size_t *n, size_t *cap, uint64_t add
 int gs_vm_add_user_mem(struct gs_vm *vm, uint64_t addr, const void *bytes, size_t len,
 		       struct gs_error *err)
 {
-	return add_mem(&vm->user_mem, &vm->nuser_mem, &vm->user_mem_cap, addr, bytes, len,
+	return add_mem(&vm->user_mem, &vm->nuser_mem, &vm->user_mem_cap, addr, bytes, len, false,
+		       "user", err);
+}
+
+int gs_vm_add_user_mem_absent(struct gs_vm *vm, uint64_t addr, const void *bytes, size_t len,
+			      struct gs_error *err)
+{
+	return add_mem(&vm->user_mem, &vm->nuser_mem, &vm->user_mem_cap, addr, bytes, len, true,
 		       "user", err);
 }
 
@@ -329,5 +360,5 @@ int gs_vm_add_kernel_mem(struct gs_vm *vm, uint64_t addr, const void *bytes, siz
 			 struct gs_error *err)
 {
 	return add_mem(&vm->kernel_mem, &vm->nkernel_mem, &vm->kernel_mem_cap, addr, bytes, len,
-		       "kernel", err);
+		       false, "kernel", err);
 }

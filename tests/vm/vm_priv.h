@@ -28,6 +28,7 @@ struct gs_vm_mem {
 	uint64_t addr;
 	uint8_t *bytes;
 	size_t len;
+	bool absent; /* mapped, not resident: only a faulting read brings it in */
 };
 
 enum vm_region_kind {
@@ -136,6 +137,10 @@ int vm_fake_read(const struct gs_vm_mem *mems, size_t n, uint64_t addr, uint8_t 
 		 size_t len);
 /* The fake byte at addr: 0, or -EFAULT. */
 int vm_fake_byte(const struct gs_vm_mem *mems, size_t n, uint64_t addr, uint8_t *out);
+/* Makes the regions [addr, addr + len) touches resident, as a read that
+ * may fault does: the number of regions brought in, or -EFAULT when a
+ * byte of the range is in no region. */
+int vm_fake_fault_in(struct gs_vm_mem *mems, size_t n, uint64_t addr, size_t len);
 
 /* vm_alu.c: ALU and conditional jumps. */
 void vm_alu(struct gs_vm_exec *x, const struct bpf_insn *in);
