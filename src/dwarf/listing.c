@@ -236,7 +236,11 @@ static void describe_piece(struct out *o, const struct gs_var_loc *loc,
 		break;
 	case GS_LOC_MEMORY:
 	case GS_LOC_VALUE:
-		if (p->base == GS_LOC_BASE_MODULE) {
+		if (p->base == GS_LOC_BASE_TLS) {
+			put(o, "%sthread-local +0x%llx (the hit thread's TLS block)",
+			    p->kind == GS_LOC_VALUE ? "address of " : "",
+			    (unsigned long long)p->offset);
+		} else if (p->base == GS_LOC_BASE_MODULE) {
 			put(o, "%s0x%llx (%s)", p->kind == GS_LOC_VALUE ? "address " : "global ",
 			    (unsigned long long)p->offset, section_names[loc->section & 3]);
 		} else if (p->base == GS_LOC_BASE_REG) {
