@@ -72,6 +72,10 @@ struct gs_program_opts {
 	 * naming why). */
 	bool count_stacks;
 	uint32_t stack_counts_max; /* 0: GS_DEFAULT_STACK_COUNTS_MAX entries */
+	/* offsetof(struct task_struct, thread.fsbase) in the running kernel
+	 * (its BTF), where thread-locals find the thread pointer; 0: unknown,
+	 * and every thread-local is OffsetsUnavailable (docs/tls.md). */
+	uint32_t task_fsbase_offset;
 };
 
 /* ---- the result ----------------------------------------------------------- */

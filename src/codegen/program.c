@@ -145,8 +145,10 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 		add_map(p, GS_MAP_OUTPUT, GS_MAP_OUTPUT_PERF, 0, 0);
 	add_map(p, GS_MAP_LOSS, GS_MAP_LOSS, 0, 1);
 	add_map(p, GS_MAP_ACCUM, GS_MAP_ACCUM, cg->max_size, 1);
+	if (cg->ntls)
+		add_map(p, GS_MAP_PROC_TLS, GS_MAP_PROC_TLS, 0, mods);
 	if (!nbt || !bt) {
-		if (!cg->nbias)
+		if (!cg->nbias && !cg->ntls)
 			return 0;
 		/* Globals only: the maps of reference 5.11, nothing of bt. */
 		add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
