@@ -369,6 +369,9 @@ struct gs_procfill {
 	/* Every fill first writes the rows of modules the row maps lack, then
 	 * the offsets and snapshot that point at them. */
 	bool add_rows;
+	/* A module with TLS is mapped that the loader has not registered yet:
+	 * each refresh reads proc_module_tls again (docs/tls.md). */
+	bool tls_pending;
 };
 
 /* files: the module-file cache its modules are read through (NULL: one

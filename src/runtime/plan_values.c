@@ -27,6 +27,7 @@ struct rt_values {
 	struct chunk *chunks;            /* copied trees and made-up variables */
 	struct gs_proc_modules mods;     /* -p: the process's modules, read once */
 	bool mods_loaded;
+	bool read_tls;                   /* some name is a thread-local */
 };
 
 /* What one probe's copy is resolved against. */
@@ -87,6 +88,11 @@ static void *alloc(struct probe_ctx *c, size_t n)
 	k->next = c->v->chunks;
 	c->v->chunks = k;
 	return k->data;
+}
+
+bool rt_values_read_tls(const struct rt_values *v)
+{
+	return v && v->read_tls;
 }
 
 /* ---- which bodies need DWARF -------------------------------------------------- */
@@ -292,6 +298,8 @@ static int resolve(struct gs_spec_copier *copier, struct gs_expr *n)
 	switch (n->kind) {
 	case GS_EXPR_NAME:
 		n->dvar = lookup(c, n);
+		for (uint32_t i = 0; n->dvar && i < n->dvar->loc.npieces; i++)
+			c->v->read_tls |= n->dvar->loc.pieces[i].base == GS_LOC_BASE_TLS;
 		break;
 	case GS_EXPR_CAST:
 		n->cast_type = cast_type(c, n);

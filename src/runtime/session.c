@@ -471,6 +471,8 @@ int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 	bool changed = rt_dlhook_changed(s->dlhook);
 	int rc, n;
 
+	for (size_t i = 0; i < s->nfills && !changed; i++)
+		changed = s->fills[i].tls_pending;
 	if (s->nfills && (changed || now - s->last_refresh_ns >= REFRESH_INTERVAL_NS) &&
 	    (rc = refresh(s, now, err)))
 		return rc;
