@@ -312,5 +312,7 @@ extern const struct e2e_scenario e2e_exprs_scenarios[];
 extern const size_t e2e_exprs_nscenarios;
 extern const struct e2e_scenario e2e_unwind_scenarios[];
 extern const size_t e2e_unwind_nscenarios;
+extern const struct e2e_scenario e2e_tls_scenarios[];
+extern const size_t e2e_tls_nscenarios;
 
 #endif /* GS_E2E_H */

@@ -1,0 +1,259 @@
+/* Thread-local variables (issue 19 item 5) on fixtures/tls built by gcc
+ * -O0 / -O2 and clang -O2: the executable's static TLS (module 1), a
+ * library's linked at start (static TLS, module > 1) and a dlopen'ed
+ * module's (dynamic TLS, through the DTV), each set to its own values in
+ * four threads. gstrace traces a function in each module and prints every
+ * thread-local there; for each thread it prints gdb's `print` of the same
+ * name in the same thread of the same process (the values do not change
+ * once set: gdb attaches after the trace), and where the thread never
+ * touched the dlopen'ed module's TLS, gdb's "not yet allocated" is our
+ * <TLS not allocated in this thread>. --list-vars lists them as
+ * thread-locals, not <optimized out>. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "values_canon.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NTHREADS 4
+#define UNALLOCATED "<TLS not allocated in this thread>"
+
+/* What each trace prints, in the module it is in. */
+static const char *const names[] = {
+	"exe_tls", "exe_tls_big", "exe_tls_pair", "&exe_tls", "lib_tls", "lib_tls_zero",
+	"dl_tls", "dl_tls_pair", "&dl_tls",
+};
+#define SCRIPT                                                                            \
+	"trace tls_probe { print exe_tls; print exe_tls_big; print exe_tls_pair; "         \
+	"print &exe_tls; print lib_tls; print lib_tls_zero; print dl_tls; "                \
+	"print dl_tls_pair; print &dl_tls; }\n"                                            \
+	"trace lib_tls_probe { print lib_tls; print lib_tls_zero; }\n"                     \
+	"trace dl_tls_probe { print dl_tls; print dl_tls_pair; }\n"
+
+struct thread_values {
+	int lwp;
+	char v[ARRAY_SIZE(names)][256]; /* gdb's value, "" on an error */
+};
+
+/* "tls-gcc-O2" -> "tls_gcc_O2". */
+static void fixture_name(const struct e2e_ctx *c, char *out, size_t size)
+{
+	snprintf(out, size, "%s", c->scenario);
+	for (char *s = out; *s; s++)
+		*s = *s == '-' ? '_' : *s;
+}
+
+/* gdb in every thread: `thread N`, then each name printed; stdout holds
+ * the LWP of each thread and "$k = value" (stderr the errors). */
+static bool gdb_threads(struct e2e_ctx *c, pid_t pid, struct thread_values *t, struct e2e_buf *err)
+{
+	static char cmds[NTHREADS * (2 * ARRAY_SIZE(names) + 1)][64];
+	char *argv[160], pidbuf[16];
+	size_t n = e2e_gdb_print_argv(argv, pid, pidbuf, sizeof(pidbuf)), k = 0;
+	struct e2e_run r;
+	const char *out;
+
+	for (int th = 1; th <= NTHREADS; th++) {
+		snprintf(cmds[k], sizeof(cmds[k]), "thread %d", th);
+		argv[n++] = "-ex";
+		argv[n++] = cmds[k++];
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			snprintf(cmds[k], sizeof(cmds[k]), "echo @@V %d %zu\\n", th, i);
+			argv[n++] = "-ex";
+			argv[n++] = cmds[k++];
+			snprintf(cmds[k], sizeof(cmds[k]), "print %s", names[i]);
+			argv[n++] = "-ex";
+			argv[n++] = cmds[k++];
+		}
+	}
+	argv[n++] = "-ex";
+	argv[n++] = "detach";
+	argv[n] = NULL;
+	if (e2e_run_start(&r, argv)) {
+		e2e_expect(c, false, "cannot start gdb");
+		return false;
+	}
+	e2e_run_finish(&r, 60000);
+	out = e2e_buf_str(&r.out);
+	e2e_note(c, "  --- gdb ---\n%s%s\n", out, e2e_buf_str(&r.err));
+	e2e_buf_add(err, e2e_buf_str(&r.err), r.err.len);
+	memset(t, 0, NTHREADS * sizeof(*t));
+	for (int th = 1; th <= NTHREADS; th++) {
+		char want[64];
+		const char *p;
+
+		snprintf(want, sizeof(want), "[Switching to thread %d ", th);
+		p = strstr(out, want);
+		p = p ? strstr(p, "(LWP ") : NULL;
+		t[th - 1].lwp = p ? atoi(p + 5) : 0;
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			const char *v, *next;
+
+			snprintf(want, sizeof(want), "@@V %d %zu\n", th, i);
+			v = strstr(out, want);
+			if (!v)
+				continue;
+			v += strlen(want);
+			next = strstr(v, "@@V ");
+			/* an error (stderr) leaves no "$k = " before the next marker */
+			if (v[0] != '$' || !(v = strstr(v, " = ")) || (next && v > next))
+				continue;
+			v += 3;
+			snprintf(t[th - 1].v[i], sizeof(t[0].v[0]), "%.*s", (int)strcspn(v, "\n"), v);
+		}
+	}
+	e2e_run_free(&r);
+	return true;
+}
+
+/* The value of `name` in an event's text ("  name = value"), or NULL. */
+static const char *our_value(const char *text, const char *name, char *buf, size_t size)
+{
+	char item[96];
+	const char *v;
+
+	snprintf(item, sizeof(item), "\n  %s = ", name);
+	v = strstr(text, item);
+	if (!v)
+		return NULL;
+	v += strlen(item);
+	snprintf(buf, size, "%.*s", (int)strcspn(v, "\n"), v);
+	return buf;
+}
+
+/* gstrace's and gdb's value of one name in one thread agree. */
+static void compare(struct e2e_ctx *c, const struct thread_values *t, size_t i, const char *ours,
+		    bool *unallocated, size_t *compared)
+{
+	char a[512], b[512];
+
+	++*compared;
+	if (!t->v[i][0]) {
+		/* gdb: "has not yet allocated storage for thread-local variables" */
+		e2e_expect(c, ours && strcmp(ours, UNALLOCATED) == 0,
+			   "LWP %d: %s: gdb has no value (an error), gstrace printed %s", t->lwp,
+			   names[i], ours ? ours : "nothing");
+		*unallocated = true;
+		return;
+	}
+	vc_canon(t->v[i], true, a, sizeof(a));
+	vc_canon(ours ? ours : "", false, b, sizeof(b));
+	e2e_expect(c, ours && strcmp(a, b) == 0, "LWP %d: %s: gdb %s, gstrace %s", t->lwp, names[i],
+		   t->v[i], ours ? ours : "nothing");
+}
+
+static void s_tls(struct e2e_ctx *c)
+{
+	struct e2e_trace tr = { .script = SCRIPT, .max_events = 60, .duration = 20 };
+	struct thread_values t[NTHREADS];
+	bool seen[NTHREADS][3] = { { false } }, unallocated = false;
+	size_t compared = 0;
+	struct e2e_buf gdb_err = { 0 };
+	struct e2e_fixture f;
+	struct e2e_output out;
+	struct e2e_run r;
+	char fixture[64], buf[512];
+
+	fixture_name(c, fixture, sizeof(fixture));
+	if (access(e2e_fixture_path(fixture), X_OK) != 0) {
+		c->skip = "this fixture build needs a compiler this machine lacks (clang)";
+		return;
+	}
+	if (!e2e_fixture_start(&f, fixture)) {
+		e2e_expect(c, false, "fixture %s did not start", fixture);
+		return;
+	}
+	tr.pid = f.pid;
+	e2e_trace_run(c, &tr, &r, &out);
+	e2e_expect(c, e2e_run_exit_code(&r) == 0, "gstrace exited %d", e2e_run_exit_code(&r));
+	if (gdb_threads(c, f.pid, t, &gdb_err)) {
+		for (size_t e = 0; e < out.nevents; e++) {
+			const struct e2e_event *ev = &out.events[e];
+			const char *text = e2e_buf_str(&ev->text);
+			int th = -1;
+
+			for (int k = 0; k < NTHREADS; k++)
+				if (t[k].lwp == ev->tid)
+					th = k;
+			e2e_expect(c, th >= 0, "event of TID %d: not a thread gdb lists", ev->tid);
+			if (th < 0)
+				continue;
+			for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+				const char *ours = our_value(text, names[i], buf, sizeof(buf));
+
+				if (ours)
+					compare(c, &t[th], i, ours, &unallocated, &compared);
+			}
+			seen[th][strstr(text, "exe_tls = ") ? 0 : strstr(text, "lib_tls = ") ? 1 : 2] = true;
+		}
+		for (int k = 0; k < NTHREADS; k++)
+			e2e_expect(c, seen[k][0] && seen[k][1], "LWP %d: not traced in tls_probe and "
+				   "lib_tls_probe", t[k].lwp);
+		e2e_expect(c, compared >= NTHREADS * ARRAY_SIZE(names), "only %zu values compared "
+			   "with gdb's", compared);
+		e2e_note(c, "%zu values in %zu events equal gdb's\n", compared, out.nevents);
+		e2e_expect(c, unallocated && strstr(e2e_buf_str(&gdb_err), "not yet allocated"),
+			   "the thread that never touched the dlopen'ed module's TLS: no "
+			   "unallocated value compared with gdb's error");
+	}
+	e2e_output_free(&out);
+	e2e_run_free(&r);
+	e2e_buf_free(&gdb_err);
+	e2e_fixture_stop(&f);
+}
+
+/* --list-vars at each probe lists the module's thread-locals as such. */
+static void s_tls_list(struct e2e_ctx *c)
+{
+	static const struct { const char *target, *name; } want[] = {
+		{ "tls_probe", "exe_tls" },      { "tls_probe", "exe_tls_pair" },
+		{ "lib_tls_probe", "lib_tls" },  { "lib_tls_probe", "lib_tls_zero" },
+		{ "dl_tls_probe", "dl_tls" },    { "dl_tls_probe", "dl_tls_pair" },
+	};
+	struct e2e_fixture f;
+	char pid[16];
+
+	if (!e2e_fixture_start(&f, "tls_gcc_O2")) {
+		e2e_expect(c, false, "fixture tls_gcc_O2 did not start");
+		return;
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)f.pid);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		char *argv[] = { (char *)e2e_gstrace_path(), "-p", pid, "--list-vars",
+				 (char *)want[i].target, NULL };
+		struct e2e_run r;
+		const char *line;
+
+		if (e2e_run_start(&r, argv)) {
+			e2e_expect(c, false, "cannot start gstrace");
+			continue;
+		}
+		e2e_run_finish(&r, 30000);
+		e2e_note(c, "  --- --list-vars %s ---\n%s%s\n", want[i].target, e2e_buf_str(&r.out),
+			 e2e_buf_str(&r.err));
+		line = strstr(e2e_buf_str(&r.out), want[i].name);
+		while (line && line[strlen(want[i].name)] != ' ')
+			line = strstr(line + 1, want[i].name);
+		e2e_expect(c, e2e_run_exit_code(&r) == 0 && line &&
+			   strstr(line, "thread-local +0x") &&
+			   strstr(line, "thread-local +0x") < strchr(line, '\n'),
+			   "--list-vars %s: %s is not listed as a thread-local", want[i].target,
+			   want[i].name);
+		e2e_run_free(&r);
+	}
+	e2e_fixture_stop(&f);
+}
+
+#define NEEDS (E2E_NEED_TRACING | E2E_NEED_GDB)
+
+const struct e2e_scenario e2e_tls_scenarios[] = {
+	{ "tls-gcc-O0", s_tls, NEEDS },
+	{ "tls-gcc-O2", s_tls, NEEDS },
+	{ "tls-clang-O2", s_tls, NEEDS },
+	{ "tls-list-vars", s_tls_list, E2E_NEED_TRACING },
+};
+const size_t e2e_tls_nscenarios = ARRAY_SIZE(e2e_tls_scenarios);
