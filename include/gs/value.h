@@ -61,6 +61,11 @@ enum gs_loc_why {
 	GS_LOC_WHY_UNSUPPORTED,  /* an operation this reader does not compile */
 	GS_LOC_WHY_NO_CFA,       /* frame base is the CFA, and the PC's CFI row has no
 				  * register + offset CFA */
+	/* a thread-local (docs/tls.md), decided by the runtime: */
+	GS_LOC_WHY_TLS_NO_THREAD_POINTER, /* the kernel's BTF does not say where the
+					   * thread pointer is */
+	GS_LOC_WHY_TLS_NO_LOADER,         /* the process has no glibc dynamic linker
+					   * (static, or another libc): no module ids */
 };
 
 struct gs_var_loc {

@@ -197,6 +197,10 @@ static const char *const why_text[] = {
 	[GS_LOC_WHY_ENTRY_VALUE] = "optimized out (entry value)",
 	[GS_LOC_WHY_UNSUPPORTED] = "unavailable (unsupported DWARF expression)",
 	[GS_LOC_WHY_NO_CFA] = "unavailable (no CFA at this address)",
+	[GS_LOC_WHY_TLS_NO_THREAD_POINTER] = "optimized out (thread-local: the kernel's BTF "
+		"does not say where the thread pointer is)",
+	[GS_LOC_WHY_TLS_NO_LOADER] = "optimized out (thread-local: the process has no glibc "
+		"dynamic linker to give its module id)",
 };
 
 static const char *const section_names[] = { ".text", ".rodata", ".data", ".bss" };

@@ -492,8 +492,8 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 		p->program.unwind_rows_max = want;
 	/* Thread-locals start from the thread pointer, where the kernel's BTF
 	 * says; without it they read as OffsetsUnavailable (docs/tls.md). */
-	if (rt_values_read_tls(p->values) && !p->program.task_fsbase_offset)
-		rt_task_fsbase_offset(&p->program.task_fsbase_offset, NULL);
+	if (!p->program.task_fsbase_offset)
+		p->program.task_fsbase_offset = rt_values_task_fsbase(p->values);
 	for (size_t i = 0; i < p->ntraces; i++) {
 		struct gs_plan_trace *t = &p->traces[i];
 

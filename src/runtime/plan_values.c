@@ -28,6 +28,7 @@ struct rt_values {
 	struct gs_proc_modules mods;     /* -p: the process's modules, read once */
 	bool mods_loaded;
 	bool read_tls;                   /* some name is a thread-local */
+	struct rt_tls_check tls;         /* whether thread-locals can be read */
 };
 
 /* What one probe's copy is resolved against. */
@@ -56,6 +57,7 @@ int rt_values_new(pid_t pid, struct gs_modfiles *files, struct rt_values **out)
 		return -ENOMEM;
 	}
 	v->pid = pid;
+	v->tls.pid = pid;
 	*out = v;
 	return 0;
 }
@@ -73,6 +75,7 @@ void rt_values_free(struct rt_values *v)
 	}
 	if (v->mods_loaded)
 		gs_proc_modules_free(&v->mods);
+	rt_tls_check_fini(&v->tls);
 	free(v);
 }
 
@@ -90,9 +93,33 @@ static void *alloc(struct probe_ctx *c, size_t n)
 	return k->data;
 }
 
-bool rt_values_read_tls(const struct rt_values *v)
+uint32_t rt_values_task_fsbase(const struct rt_values *v)
 {
-	return v && v->read_tls;
+	return v && v->read_tls && v->tls.fsbase_known ? v->tls.fsbase : 0;
+}
+
+/* A thread-local that cannot be read here (no thread pointer, no module
+ * ids in the process): the same variable, <optimized out> with the reason
+ * (--list-vars and the events say it); else var itself. */
+static const struct gs_var *tls_checked(struct probe_ctx *c, const struct gs_var *var)
+{
+	struct gs_var *out;
+	uint8_t why;
+	bool tls = false;
+
+	for (uint32_t i = 0; var && i < var->loc.npieces; i++)
+		tls |= var->loc.pieces[i].base == GS_LOC_BASE_TLS;
+	if (!tls)
+		return var;
+	c->v->read_tls = true;
+	why = rt_tls_check(&c->v->tls, rt_dwarf_cache_files(c->v->cache), var->loc.cookie, NULL, 0);
+	if (why == GS_LOC_WHY_NONE || !(out = alloc(c, sizeof(*out))))
+		return var;
+	*out = *var;
+	out->loc.pieces = NULL;
+	out->loc.npieces = 0;
+	out->loc.why = why;
+	return out;
 }
 
 /* ---- which bodies need DWARF -------------------------------------------------- */
@@ -297,9 +324,7 @@ static int resolve(struct gs_spec_copier *copier, struct gs_expr *n)
 
 	switch (n->kind) {
 	case GS_EXPR_NAME:
-		n->dvar = lookup(c, n);
-		for (uint32_t i = 0; n->dvar && i < n->dvar->loc.npieces; i++)
-			c->v->read_tls |= n->dvar->loc.pieces[i].base == GS_LOC_BASE_TLS;
+		n->dvar = tls_checked(c, lookup(c, n));
 		break;
 	case GS_EXPR_CAST:
 		n->cast_type = cast_type(c, n);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -238,4 +239,58 @@ void rt_tls_table_free(struct rt_tls_table *t)
 {
 	free(t->v);
 	memset(t, 0, sizeof(*t));
+}
+
+/* Once: the thread pointer's offset, and pid's tables (or that it has no
+ * glibc dynamic linker to keep any). */
+static void check_once(struct rt_tls_check *k, struct gs_modfiles *files)
+{
+	struct gs_proc_modules mods;
+	uint64_t v;
+
+	k->tried = true;
+	k->fsbase_known = rt_task_fsbase_offset(&k->fsbase, NULL) == 0;
+	if (k->pid <= 0 || gs_proc_modules_load(k->pid, files, &mods, NULL) != 0)
+		return;
+	if (rt_tls_read(k->pid, &mods, &k->t) != 0) {
+		/* ld.so before it ran (a launched command) has _rtld_global: wait */
+		k->no_loader = true;
+		for (size_t i = 0; i < mods.n && k->no_loader; i++)
+			k->no_loader = !dynsym(mods.v[i].file, "_rtld_global", &v);
+	}
+	gs_proc_modules_free(&mods);
+}
+
+uint8_t rt_tls_check(struct rt_tls_check *k, struct gs_modfiles *files, uint64_t cookie,
+		     char *desc, size_t size)
+{
+	if (size)
+		desc[0] = '\0';
+	if (!k->tried)
+		check_once(k, files);
+	if (!k->fsbase_known)
+		return GS_LOC_WHY_TLS_NO_THREAD_POINTER;
+	if (k->no_loader)
+		return GS_LOC_WHY_TLS_NO_LOADER;
+	for (size_t i = 0; i < k->t.n && size; i++) {
+		const struct gs_proc_module_tls *m = &k->t.v[i].tls;
+
+		if (k->t.v[i].cookie != cookie)
+			continue;
+		if (m->static_offset)
+			snprintf(desc, size, "; pid %d: module id %llu, static TLS at thread pointer "
+				 "- 0x%llx", (int)k->pid, (unsigned long long)m->modid,
+				 (unsigned long long)m->static_offset);
+		else
+			snprintf(desc, size, "; pid %d: module id %llu, dynamic TLS (the thread's DTV, "
+				 "generation %llu)", (int)k->pid, (unsigned long long)m->modid,
+				 (unsigned long long)m->gen);
+	}
+	return GS_LOC_WHY_NONE;
+}
+
+void rt_tls_check_fini(struct rt_tls_check *k)
+{
+	rt_tls_table_free(&k->t);
+	memset(k, 0, sizeof(*k));
 }

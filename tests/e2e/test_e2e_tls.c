@@ -8,7 +8,9 @@
  * once set: gdb attaches after the trace), and where the thread never
  * touched the dlopen'ed module's TLS, gdb's "not yet allocated" is our
  * <TLS not allocated in this thread>. --list-vars lists them as
- * thread-locals, not <optimized out>. */
+ * thread-locals with each module's id and kind of TLS in the process
+ * (tls-list-vars); a static executable's, which has no loader tables, as
+ * <optimized out> with the reason, and prints so (tls-static-exe). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,45 +208,81 @@ static void s_tls(struct e2e_ctx *c)
 	e2e_fixture_stop(&f);
 }
 
-/* --list-vars at each probe lists the module's thread-locals as such. */
+/* `gstrace -p PID --list-vars target`'s line for `name` holds `want`. */
+static void expect_listed(struct e2e_ctx *c, pid_t pid, const char *target, const char *name,
+			  const char *want)
+{
+	char pidbuf[16];
+	char *argv[] = { (char *)e2e_gstrace_path(), "-p", pidbuf, "--list-vars", (char *)target,
+			 NULL };
+	struct e2e_run r;
+	const char *line, *end;
+
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+	if (e2e_run_start(&r, argv)) {
+		e2e_expect(c, false, "cannot start gstrace");
+		return;
+	}
+	e2e_run_finish(&r, 30000);
+	e2e_note(c, "  --- --list-vars %s ---\n%s%s\n", target, e2e_buf_str(&r.out),
+		 e2e_buf_str(&r.err));
+	line = strstr(e2e_buf_str(&r.out), name);
+	while (line && line[strlen(name)] != ' ')
+		line = strstr(line + 1, name);
+	end = line ? line + strcspn(line, "\n") : NULL;
+	e2e_expect(c, e2e_run_exit_code(&r) == 0 && line && strstr(line, want) &&
+		   strstr(line, want) < end, "--list-vars %s: %s's line does not say \"%s\"",
+		   target, name, want);
+	e2e_run_free(&r);
+}
+
+/* --list-vars at each probe lists the module's thread-locals as such,
+ * with how the process's threads find each module's block. */
 static void s_tls_list(struct e2e_ctx *c)
 {
-	static const struct { const char *target, *name; } want[] = {
-		{ "tls_probe", "exe_tls" },      { "tls_probe", "exe_tls_pair" },
-		{ "lib_tls_probe", "lib_tls" },  { "lib_tls_probe", "lib_tls_zero" },
-		{ "dl_tls_probe", "dl_tls" },    { "dl_tls_probe", "dl_tls_pair" },
+	static const struct { const char *target, *name, *want; } want[] = {
+		{ "tls_probe", "exe_tls", "module id 1, static TLS at thread pointer - 0x" },
+		{ "tls_probe", "exe_tls_pair", "thread-local +0x" },
+		{ "lib_tls_probe", "lib_tls", ", static TLS at thread pointer - 0x" },
+		{ "lib_tls_probe", "lib_tls_zero", "thread-local +0x8 " },
+		{ "dl_tls_probe", "dl_tls", ", dynamic TLS (the thread's DTV, generation " },
+		{ "dl_tls_probe", "dl_tls_pair", "thread-local +0x" },
 	};
 	struct e2e_fixture f;
-	char pid[16];
 
 	if (!e2e_fixture_start(&f, "tls_gcc_O2")) {
 		e2e_expect(c, false, "fixture tls_gcc_O2 did not start");
 		return;
 	}
-	snprintf(pid, sizeof(pid), "%d", (int)f.pid);
-	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
-		char *argv[] = { (char *)e2e_gstrace_path(), "-p", pid, "--list-vars",
-				 (char *)want[i].target, NULL };
-		struct e2e_run r;
-		const char *line;
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		expect_listed(c, f.pid, want[i].target, want[i].name, want[i].want);
+	e2e_fixture_stop(&f);
+}
 
-		if (e2e_run_start(&r, argv)) {
-			e2e_expect(c, false, "cannot start gstrace");
-			continue;
-		}
-		e2e_run_finish(&r, 30000);
-		e2e_note(c, "  --- --list-vars %s ---\n%s%s\n", want[i].target, e2e_buf_str(&r.out),
-			 e2e_buf_str(&r.err));
-		line = strstr(e2e_buf_str(&r.out), want[i].name);
-		while (line && line[strlen(want[i].name)] != ' ')
-			line = strstr(line + 1, want[i].name);
-		e2e_expect(c, e2e_run_exit_code(&r) == 0 && line &&
-			   strstr(line, "thread-local +0x") &&
-			   strstr(line, "thread-local +0x") < strchr(line, '\n'),
-			   "--list-vars %s: %s is not listed as a thread-local", want[i].target,
-			   want[i].name);
-		e2e_run_free(&r);
+/* A static executable has no loader tables: its thread-local is listed
+ * and printed <optimized out>, with the reason; the parameter beside it
+ * still prints. */
+static void s_tls_static(struct e2e_ctx *c)
+{
+	struct e2e_trace tr = { .script = "trace static_probe { print static_tls; print id; }",
+				.max_events = 2, .duration = 20 };
+	struct e2e_fixture f;
+	struct e2e_output out;
+	struct e2e_run r;
+
+	if (!e2e_fixture_start(&f, "tls_static")) {
+		e2e_expect(c, false, "fixture tls_static did not start");
+		return;
 	}
+	expect_listed(c, f.pid, "static_probe", "static_tls", "optimized out (thread-local: the "
+		      "process has no glibc dynamic linker to give its module id)");
+	tr.pid = f.pid;
+	e2e_trace_run(c, &tr, &r, &out);
+	e2e_expect(c, e2e_run_exit_code(&r) == 0 && out.nevents == 2 &&
+		   strstr(e2e_buf_str(&r.out), "  static_tls = <optimized out>\n  id = 1\n"),
+		   "static_probe: not 2 events with static_tls <optimized out> and id 1");
+	e2e_output_free(&out);
+	e2e_run_free(&r);
 	e2e_fixture_stop(&f);
 }
 
@@ -255,5 +293,6 @@ const struct e2e_scenario e2e_tls_scenarios[] = {
 	{ "tls-gcc-O2", s_tls, NEEDS },
 	{ "tls-clang-O2", s_tls, NEEDS },
 	{ "tls-list-vars", s_tls_list, E2E_NEED_TRACING },
+	{ "tls-static-exe", s_tls_static, E2E_NEED_TRACING },
 };
 const size_t e2e_tls_nscenarios = ARRAY_SIZE(e2e_tls_scenarios);
