@@ -356,17 +356,29 @@ GS_ASSERT_LAYOUT(struct gs_proc_module_offsets, size, 40);
  * each thread, from the loader's tables (glibc, x86-64 TLS variant II;
  * docs/tls.md). Static TLS (the executable and the libraries loaded at
  * start): the block is at thread pointer - static_offset. Dynamic TLS
- * (static_offset 0): dtv = *(thread pointer + GS_TLS_TCB_DTV); the block
- * is dtv[modid].val when dtv[0] (the thread's generation) >= gen and the
- * value is not TLS_DTV_UNALLOCATED (odd). */
+ * (static_offset 0): the loader's slotinfo entry of modid (at `slotinfo`
+ * in the process: {gen, link_map}) must still name link_map, else the
+ * entry is stale (the module was dlclosed since); then dtv = *(thread
+ * pointer + GS_TLS_TCB_DTV) and the block is dtv[modid].val when dtv[0]
+ * (the thread's generation) >= the slot's gen and the value is not
+ * TLS_DTV_UNALLOCATED (odd). */
 struct gs_proc_module_tls {
 	uint64_t modid;        /* l_tls_modid, >= 1 */
-	uint64_t gen;          /* the DTV generation that has the module */
+	uint64_t gen;          /* the slot's generation when read (for the listing) */
 	int64_t static_offset; /* l_tls_offset, or 0: dynamic TLS */
+	uint64_t slotinfo;     /* address of the loader's dtv_slotinfo of modid */
+	uint64_t link_map;     /* the module's link_map, which that slot names */
 };
-GS_ASSERT_SIZE(struct gs_proc_module_tls, 24);
+GS_ASSERT_SIZE(struct gs_proc_module_tls, 40);
 GS_ASSERT_LAYOUT(struct gs_proc_module_tls, gen, 8);
 GS_ASSERT_LAYOUT(struct gs_proc_module_tls, static_offset, 16);
+GS_ASSERT_LAYOUT(struct gs_proc_module_tls, slotinfo, 24);
+GS_ASSERT_LAYOUT(struct gs_proc_module_tls, link_map, 32);
+
+/* glibc's struct dtv_slotinfo, as the loader's descriptors say it is (the
+ * runtime checks them): the generation that added the module, its link_map. */
+#define GS_TLS_SLOT_GEN 0
+#define GS_TLS_SLOT_MAP 8
 
 #define GS_TLS_TCB_DTV 8     /* tcbhead_t.dtv: the thread's DTV pointer */
 #define GS_TLS_DTV_ENTRY 16  /* sizeof(dtv_t): { void *val; void *to_free; } */

@@ -4,9 +4,11 @@
  * variant II). The thread pointer is the task's fs base (task_struct's
  * thread.fsbase, at the offset the runtime took from the kernel's BTF);
  * proc_module_tls[{pid, cookie}] says where the module's block is:
- * thread pointer - static offset, or the thread's DTV slot. A module the
- * runtime has not found is OffsetsUnavailable, a DTV slot the thread has
- * not filled TlsUnallocated, a failed read ReadError: never a guess. */
+ * thread pointer - static offset, or the thread's DTV slot, checked
+ * against the loader's slotinfo entry as libthread_db checks it. A module
+ * the runtime has not found (or that was dlclosed since it read the
+ * tables) is OffsetsUnavailable, a DTV slot the thread has not filled
+ * TlsUnallocated, a failed read ReadError: never a guess. */
 #include <errno.h>
 
 #include "cg.h"
@@ -20,11 +22,13 @@
 
 /* The shared scratch: the map value's fields, and what the DTV holds. */
 #define TLS_MODID 0
-#define TLS_GEN 8
+#define TLS_GEN 8       /* the slot's address, then the generation read there */
 #define TLS_DTV 16
 #define TLS_DTV_HEAD 24 /* dtv[-1].counter (its length) @+0, dtv[0].counter (gen) @+16 */
 #define TLS_VAL 56
-#define TLS_SCRATCH_SIZE 64
+#define TLS_SLOTINFO 64 /* the loader's slot of modid: {gen, link_map} */
+#define TLS_LINK_MAP 80 /* the link_map the runtime read there */
+#define TLS_SCRATCH_SIZE 88
 
 static int tls_index(const struct gs_cg *cg, uint64_t cookie)
 {
@@ -84,14 +88,19 @@ static void module_block(struct gs_cg *cg, int16_t slot, int16_t tp, int16_t sc)
 	struct gs_label done = gs_asm_label(a, "tls_done");
 	struct gs_label dynamic = gs_asm_label(a, "tls_dynamic");
 	struct gs_label unallocated = gs_asm_label(a, "tls_unallocated");
+	struct gs_label stale = gs_asm_label(a, "tls_stale");
 	int16_t addr = slot + TLS_ADDR;
 
 	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, slot + TLS_STATUS, GS_VAR_OFFSETS_UNAVAILABLE));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, done);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_proc_module_tls, modid)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc + TLS_MODID));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, offsetof(struct gs_proc_module_tls, gen)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0,
+				  offsetof(struct gs_proc_module_tls, slotinfo)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc + TLS_GEN));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0,
+				  offsetof(struct gs_proc_module_tls, link_map)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc + TLS_LINK_MAP));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0,
 				  offsetof(struct gs_proc_module_tls, static_offset)));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, tp));
@@ -105,8 +114,18 @@ static void module_block(struct gs_cg *cg, int16_t slot, int16_t tp, int16_t sc)
 	gs_asm_ja(a, done);
 
 	gs_asm_bind(a, dynamic);
-	gs_asm_note(a, "tls: dynamic TLS: dtv = *(thread pointer + 8)");
-	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R2));
+	gs_asm_note(a, "tls: dynamic TLS: the loader's slot of modid still names the module");
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, sc + TLS_VAL));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, sc + TLS_GEN));
+	read_user(a, sc + TLS_SLOTINFO, 16, slot, addr, done);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sc + TLS_SLOTINFO + GS_TLS_SLOT_MAP));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, sc + TLS_LINK_MAP));
+	gs_asm_note(a, "tls: a slot naming another link_map: dlclosed since the runtime read it");
+	gs_asm_jmp_reg(a, BPF_JNE, GS_R1, GS_R2, stale);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sc + TLS_SLOTINFO + GS_TLS_SLOT_GEN));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sc + TLS_GEN));
+	gs_asm_note(a, "tls: dtv = *(thread pointer + 8)");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, sc + TLS_VAL));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, GS_TLS_TCB_DTV));
 	read_user(a, sc + TLS_DTV, 8, slot, addr, done);
 	gs_asm_note(a, "tls: dtv[-1] (its length) and dtv[0] (the thread's generation)");
@@ -134,6 +153,9 @@ static void module_block(struct gs_cg *cg, int16_t slot, int16_t tp, int16_t sc)
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, unallocated);
 	set_status(a, slot, GS_VAR_TLS_UNALLOCATED, 0);
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, stale);
+	set_status(a, slot, GS_VAR_OFFSETS_UNAVAILABLE, 0);
 	gs_asm_bind(a, done);
 }
 

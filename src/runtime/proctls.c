@@ -115,8 +115,9 @@ static bool find_layout(int fd, const struct gs_proc_modules *mods, struct layou
 			return false;
 		l->off[d] = desc[2];
 	}
-	if (l->slot_size < 16 || l->slot_size > 64 || l->off[D_SLOT_GEN] + 8 > l->slot_size ||
-	    l->off[D_SLOT_MAP] + 8 > l->slot_size)
+	/* BPF reads a slot as {gen, map} (protocol.h) */
+	if (l->slot_size < 16 || l->slot_size > 64 || l->off[D_SLOT_GEN] != GS_TLS_SLOT_GEN ||
+	    l->off[D_SLOT_MAP] != GS_TLS_SLOT_MAP)
 		return false;
 	l->head = global + rtld->offsets.data + l->off[D_RTLD_SLOTINFO];
 	return true;
@@ -137,9 +138,10 @@ static const struct gs_proc_module *module_of(const struct gs_proc_modules *mods
 	return NULL;
 }
 
-/* One slotinfo entry: module id `modid`, its link_map at map. */
+/* One slotinfo entry (at slot): module id `modid`, its link_map at map. */
 static void add_entry(int fd, const struct layout *l, const struct gs_proc_modules *mods,
-		      uint64_t modid, uint64_t gen, uint64_t map, struct rt_tls_table *t)
+		      uint64_t modid, uint64_t slot, uint64_t gen, uint64_t map,
+		      struct rt_tls_table *t)
 {
 	uint64_t hdr[3], lm_modid, lm_off;
 	const struct gs_proc_module *m;
@@ -156,7 +158,7 @@ static void add_entry(int fd, const struct layout *l, const struct gs_proc_modul
 	t->v = nv;
 	t->v[t->n++] = (struct rt_tls_module){
 		.cookie = m->id.cookie,
-		.tls = { .modid = modid, .gen = gen,
+		.tls = { .modid = modid, .gen = gen, .slotinfo = slot, .link_map = map,
 			 .static_offset = (int64_t)lm_off == NO_TLS_OFFSET ||
 						  (int64_t)lm_off == FORCED_DYNAMIC_TLS_OFFSET ?
 					  0 : (int64_t)lm_off },
@@ -197,7 +199,9 @@ int rt_tls_read(pid_t pid, const struct gs_proc_modules *mods, struct rt_tls_tab
 			memcpy(&gen, slots + j * l.slot_size + l.off[D_SLOT_GEN], 8);
 			memcpy(&map, slots + j * l.slot_size + l.off[D_SLOT_MAP], 8);
 			if (first + j && map)
-				add_entry(fd, &l, mods, first + j, gen, map, t);
+				add_entry(fd, &l, mods, first + j,
+					  list + l.off[D_LIST_SLOTINFO] + j * l.slot_size, gen, map,
+					  t);
 		}
 		first += len;
 		list = next;

@@ -12,6 +12,7 @@
  * (tls-list-vars); a static executable's, which has no loader tables, as
  * <optimized out> with the reason, and prints so (tls-static-exe). */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@ static void fixture_name(const struct e2e_ctx *c, char *out, size_t size)
 static bool gdb_threads(struct e2e_ctx *c, pid_t pid, struct thread_values *t, struct e2e_buf *err)
 {
 	static char cmds[NTHREADS * (2 * ARRAY_SIZE(names) + 1)][64];
-	char *argv[160], pidbuf[16];
+	char *argv[32 + NTHREADS * (2 + 4 * ARRAY_SIZE(names)) + 4], pidbuf[16];
 	size_t n = e2e_gdb_print_argv(argv, pid, pidbuf, sizeof(pidbuf)), k = 0;
 	struct e2e_run r;
 	const char *out;
@@ -286,6 +287,88 @@ static void s_tls_static(struct e2e_ctx *c)
 	e2e_fixture_stop(&f);
 }
 
+/* The module dlclosed and dlopened again while traced (SIGUSR2): threads
+ * 0 and 1 set the new module's dl_tls, thread 3 leaves it untouched (its
+ * DTV still points at the old block), thread 2 never had one. Each event
+ * of tls_probe shows the thread's value before the reload (300 + id, none
+ * for thread 2), gdb's after it (400 + id, not allocated for 2 and 3), or
+ * <offsets unavailable> while the runtime has not read the new module's
+ * entry yet; never another number, and each thread's last event is gdb's. */
+static void s_tls_reload(struct e2e_ctx *c)
+{
+	struct e2e_trace tr = { .script = "trace tls_probe { print dl_tls; }", .duration = 4 };
+	struct thread_values t[NTHREADS];
+	struct e2e_buf gdb_err = { 0 };
+	const char *last[NTHREADS] = { NULL };
+	char lastbuf[NTHREADS][64], buf[256];
+	size_t transient = 0, before = 0, after = 0;
+	struct e2e_fixture f;
+	struct e2e_output out;
+	struct e2e_run r;
+
+	if (!e2e_fixture_start(&f, "tls_gcc_O2")) {
+		e2e_expect(c, false, "fixture tls_gcc_O2 did not start");
+		return;
+	}
+	tr.pid = f.pid;
+	if (!e2e_trace_start(c, &tr, &r)) {
+		e2e_fixture_stop(&f);
+		return;
+	}
+	e2e_expect(c, e2e_run_wait_for(&r, E2E_READY, false, 20000), "no ready marker");
+	usleep(300000);
+	kill(f.pid, SIGUSR2);
+	e2e_expect(c, e2e_fixture_wait_line(&f, "reloaded", 10000), "the fixture did not reload");
+	e2e_trace_finish(c, &r, 30000, &out);
+	if (gdb_threads(c, f.pid, t, &gdb_err)) {
+		for (size_t e = 0; e < out.nevents; e++) {
+			const struct e2e_event *ev = &out.events[e];
+			const char *v = our_value(e2e_buf_str(&ev->text), "dl_tls", buf, sizeof(buf));
+			char old[16], new[16];
+			int th = -1;
+
+			for (int k = 0; k < NTHREADS; k++)
+				if (t[k].lwp == ev->tid)
+					th = k;
+			if (th < 0 || !v) {
+				e2e_expect(c, false, "event of TID %d: no thread gdb lists, or no dl_tls",
+					   ev->tid);
+				continue;
+			}
+			snprintf(old, sizeof(old), "%d", 300 + th);
+			snprintf(new, sizeof(new), "%d", 400 + th);
+			if (strcmp(v, "<offsets unavailable>") == 0) {
+				transient++;
+			} else if (th != 2 && strcmp(v, old) == 0) {
+				before++;
+			} else if (t[th].v[6][0] ? strcmp(v, t[th].v[6]) == 0 && strcmp(v, new) == 0 :
+				   strcmp(v, UNALLOCATED) == 0) {
+				after++;
+			} else {
+				e2e_expect(c, false, "LWP %d: dl_tls = %s: neither %s before the "
+					   "reload nor gdb's %s after it", ev->tid, v, old,
+					   t[th].v[6][0] ? t[th].v[6] : "not allocated");
+			}
+			snprintf(lastbuf[th], sizeof(lastbuf[th]), "%s", v);
+			last[th] = lastbuf[th];
+		}
+		for (int k = 0; k < NTHREADS; k++)
+			e2e_expect(c, last[k] && (t[k].v[6][0] ? strcmp(last[k], t[k].v[6]) == 0 :
+						   strcmp(last[k], UNALLOCATED) == 0),
+				   "LWP %d: the last dl_tls is %s, gdb's %s", t[k].lwp,
+				   last[k] ? last[k] : "none", t[k].v[6][0] ? t[k].v[6] :
+				   "not allocated");
+		e2e_expect(c, before && after, "%zu events before the reload, %zu after", before,
+			   after);
+		e2e_note(c, "%zu events before the reload, %zu after, %zu while the runtime "
+			 "caught up\n", before, after, transient);
+	}
+	e2e_output_free(&out);
+	e2e_run_free(&r);
+	e2e_buf_free(&gdb_err);
+	e2e_fixture_stop(&f);
+}
+
 #define NEEDS (E2E_NEED_TRACING | E2E_NEED_GDB)
 
 const struct e2e_scenario e2e_tls_scenarios[] = {
@@ -294,5 +377,6 @@ const struct e2e_scenario e2e_tls_scenarios[] = {
 	{ "tls-clang-O2", s_tls, NEEDS },
 	{ "tls-list-vars", s_tls_list, E2E_NEED_TRACING },
 	{ "tls-static-exe", s_tls_static, E2E_NEED_TRACING },
+	{ "tls-dlopen-again", s_tls_reload, NEEDS },
 };
 const size_t e2e_tls_nscenarios = ARRAY_SIZE(e2e_tls_scenarios);
