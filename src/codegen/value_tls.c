@@ -157,6 +157,17 @@ static void module_block(struct gs_cg *cg, int16_t slot, int16_t tp, int16_t sc)
 	gs_asm_bind(a, stale);
 	set_status(a, slot, GS_VAR_OFFSETS_UNAVAILABLE, 0);
 	gs_asm_bind(a, done);
+	/* The paths here differ only by the status constant they stored, which
+	 * the verifier would keep apart (its uses branch on it) for every
+	 * module after this one: 4^n paths. Copied over itself by a helper,
+	 * the slot holds bytes the verifier does not know, and the paths
+	 * merge: n modules verify in n times one module's instructions. */
+	gs_asm_note(a, "tls: the status as unknown bytes, so the paths merge here");
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_FP));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, slot + TLS_STATUS));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 8));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R1));
+	gs_asm_call(a, BPF_FUNC_probe_read);
 }
 
 void cg_tls_prologue(struct gs_cg *cg, int16_t key)
