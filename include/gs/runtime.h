@@ -370,8 +370,10 @@ struct gs_procfill {
 	 * the offsets and snapshot that point at them. */
 	bool add_rows;
 	/* A module with TLS is mapped that the loader has not registered yet:
-	 * each refresh reads proc_module_tls again (docs/tls.md). */
+	 * each poll reads proc_module_tls again (docs/tls.md), at most
+	 * RT_TLS_MAX_TRIES reads in a row. */
 	bool tls_pending;
+	unsigned tls_tries;
 };
 
 /* files: the module-file cache its modules are read through (NULL: one

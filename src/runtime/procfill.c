@@ -195,6 +195,9 @@ static int write_tls(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	f->tls_pending = false;
 	if (!gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_TLS))
 		return 0;
+	/* a module never registered (not glibc's, mapped by hand): not for ever */
+	if (f->tls_tries++ >= RT_TLS_MAX_TRIES)
+		return 0;
 	if (rt_tls_read(f->pid, mods, &t) != 0) {
 		/* no loader tables yet: a launched command before ld.so ran */
 		f->tls_pending = rt_tls_missing(mods, &t);
@@ -220,6 +223,8 @@ static int write_tls(struct gs_procfill *f, struct gs_bpf_maps *maps,
 			w.remove(w.ctx, GS_MAP_PROC_MODULE_TLS, &key);
 	}
 	f->tls_pending = rt_tls_missing(mods, &t);
+	if (!f->tls_pending)
+		f->tls_tries = 0;
 	rt_tls_table_free(&t);
 	return rc;
 }

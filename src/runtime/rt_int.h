@@ -174,6 +174,10 @@ int rt_plan_cfi_problem(struct gs_modfiles *files, const char *module, uint64_t 
 
 struct gs_proc_modules;
 
+/* Reads of a process's TLS tables in a row while a mapped module with TLS
+ * is not registered (polls: some seconds), before giving up on it. */
+#define RT_TLS_MAX_TRIES 200
+
 /* A module's TLS block placement, for proc_module_tls. */
 struct rt_tls_module {
 	uint64_t cookie;
