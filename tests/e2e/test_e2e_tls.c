@@ -50,6 +50,15 @@ static void fixture_name(const struct e2e_ctx *c, char *out, size_t size)
 		*s = *s == '-' ? '_' : *s;
 }
 
+/* The index of the thread gdb lists as LWP tid, or -1. */
+static int thread_of(const struct thread_values *t, int tid)
+{
+	for (int k = 0; k < NTHREADS; k++)
+		if (t[k].lwp == tid)
+			return k;
+	return -1;
+}
+
 /* gdb in every thread: `thread N`, then each name printed; stdout holds
  * the LWP of each thread and "$k = value" (stderr the errors). */
 static bool gdb_threads(struct e2e_ctx *c, pid_t pid, struct thread_values *t, struct e2e_buf *err)
@@ -162,14 +171,8 @@ static void s_tls(struct e2e_ctx *c)
 	char fixture[64], buf[512];
 
 	fixture_name(c, fixture, sizeof(fixture));
-	if (access(e2e_fixture_path(fixture), X_OK) != 0) {
-		c->skip = "this fixture build needs a compiler this machine lacks (clang)";
+	if (!e2e_fixture_start_or_skip(c, &f, fixture))
 		return;
-	}
-	if (!e2e_fixture_start(&f, fixture)) {
-		e2e_expect(c, false, "fixture %s did not start", fixture);
-		return;
-	}
 	tr.pid = f.pid;
 	e2e_trace_run(c, &tr, &r, &out);
 	e2e_expect(c, e2e_run_exit_code(&r) == 0, "gstrace exited %d", e2e_run_exit_code(&r));
@@ -177,11 +180,8 @@ static void s_tls(struct e2e_ctx *c)
 		for (size_t e = 0; e < out.nevents; e++) {
 			const struct e2e_event *ev = &out.events[e];
 			const char *text = e2e_buf_str(&ev->text);
-			int th = -1;
+			int th = thread_of(t, ev->tid);
 
-			for (int k = 0; k < NTHREADS; k++)
-				if (t[k].lwp == ev->tid)
-					th = k;
 			e2e_expect(c, th >= 0, "event of TID %d: not a thread gdb lists", ev->tid);
 			if (th < 0)
 				continue;
@@ -251,10 +251,8 @@ static void s_tls_list(struct e2e_ctx *c)
 	};
 	struct e2e_fixture f;
 
-	if (!e2e_fixture_start(&f, "tls_gcc_O2")) {
-		e2e_expect(c, false, "fixture tls_gcc_O2 did not start");
+	if (!e2e_fixture_start_or_skip(c, &f, "tls_gcc_O2"))
 		return;
-	}
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 		expect_listed(c, f.pid, want[i].target, want[i].name, want[i].want);
 	e2e_fixture_stop(&f);
@@ -271,10 +269,8 @@ static void s_tls_static(struct e2e_ctx *c)
 	struct e2e_output out;
 	struct e2e_run r;
 
-	if (!e2e_fixture_start(&f, "tls_static")) {
-		e2e_expect(c, false, "fixture tls_static did not start");
+	if (!e2e_fixture_start_or_skip(c, &f, "tls_static"))
 		return;
-	}
 	expect_listed(c, f.pid, "static_probe", "static_tls", "optimized out (thread-local: the "
 		      "process has no glibc dynamic linker to give its module id)");
 	tr.pid = f.pid;
@@ -288,8 +284,8 @@ static void s_tls_static(struct e2e_ctx *c)
 }
 
 /* The module dlclosed and dlopened again while traced (SIGUSR2): threads
- * 0 and 1 set the new module's dl_tls, thread 3 leaves it untouched (its
- * DTV still points at the old block), thread 2 never had one. Each event
+ * 0 and 1 set the new module's dl_tls, thread 3 leaves it untouched (it
+ * had a block in the old one), thread 2 never had one. Each event
  * of tls_probe shows the thread's value before the reload (300 + id, none
  * for thread 2), gdb's after it (400 + id, not allocated for 2 and 3), or
  * <offsets unavailable> while the runtime has not read the new module's
@@ -306,10 +302,8 @@ static void s_tls_reload(struct e2e_ctx *c)
 	struct e2e_output out;
 	struct e2e_run r;
 
-	if (!e2e_fixture_start(&f, "tls_gcc_O2")) {
-		e2e_expect(c, false, "fixture tls_gcc_O2 did not start");
+	if (!e2e_fixture_start_or_skip(c, &f, "tls_gcc_O2"))
 		return;
-	}
 	tr.pid = f.pid;
 	if (!e2e_trace_start(c, &tr, &r)) {
 		e2e_fixture_stop(&f);
@@ -325,11 +319,8 @@ static void s_tls_reload(struct e2e_ctx *c)
 			const struct e2e_event *ev = &out.events[e];
 			const char *v = our_value(e2e_buf_str(&ev->text), "dl_tls", buf, sizeof(buf));
 			char old[16], new[16];
-			int th = -1;
+			int th = thread_of(t, ev->tid);
 
-			for (int k = 0; k < NTHREADS; k++)
-				if (t[k].lwp == ev->tid)
-					th = k;
 			if (th < 0 || !v) {
 				e2e_expect(c, false, "event of TID %d: no thread gdb lists, or no dl_tls",
 					   ev->tid);
