@@ -471,6 +471,11 @@ struct gs_plan_trace {
 	 * out> there: "'a' is not visible in 1 of 3 copies (inlined in main at
 	 * prog.c:40, 0x1150); they print <optimized out>", or NULL. */
 	char *names_note;
+	/* Thread-locals the body reads that the process cannot give (no
+	 * thread pointer in the kernel's BTF, no glibc loader tables):
+	 * "'st_tls' is a thread-local and the process has no glibc dynamic
+	 * linker to give its module id; it prints <optimized out>", or NULL. */
+	char *tls_note;
 };
 
 struct gs_plan;

@@ -87,6 +87,7 @@ static void trace_fini(struct gs_plan_trace *t)
 	free(t->probes);
 	gs_target_free(&t->target);
 	free(t->names_note);
+	free(t->tls_note);
 }
 
 void gs_plan_free(struct gs_plan *p)

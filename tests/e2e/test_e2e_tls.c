@@ -10,7 +10,8 @@
  * <TLS not allocated in this thread>. --list-vars lists them as
  * thread-locals with each module's id and kind of TLS in the process
  * (tls-list-vars); a static executable's, which has no loader tables, as
- * <optimized out> with the reason, and prints so (tls-static-exe). */
+ * <optimized out> with the reason, and prints so, with a notice at start
+ * and in --dry-run (tls-static-exe). */
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -261,6 +262,9 @@ static void s_tls_list(struct e2e_ctx *c)
 /* A static executable has no loader tables: its thread-local is listed
  * and printed <optimized out>, with the reason; the parameter beside it
  * still prints. */
+#define NOTICE "gstrace: trace #0 (static_probe): 'static_tls' is a thread-local and the " \
+	"process has no glibc dynamic linker to give its module id; it prints <optimized out>"
+
 static void s_tls_static(struct e2e_ctx *c)
 {
 	struct e2e_trace tr = { .script = "trace static_probe { print static_tls; print id; }",
@@ -278,6 +282,14 @@ static void s_tls_static(struct e2e_ctx *c)
 	e2e_expect(c, e2e_run_exit_code(&r) == 0 && out.nevents == 2 &&
 		   strstr(e2e_buf_str(&r.out), "  static_tls = <optimized out>\n  id = 1\n"),
 		   "static_probe: not 2 events with static_tls <optimized out> and id 1");
+	e2e_expect(c, strstr(e2e_buf_str(&r.err), NOTICE) != NULL, "no notice at start: %s",
+		   NOTICE);
+	e2e_output_free(&out);
+	e2e_run_free(&r);
+	tr.extra[0] = "--dry-run";
+	e2e_trace_run(c, &tr, &r, &out);
+	e2e_expect(c, e2e_run_exit_code(&r) == 0 && strstr(e2e_buf_str(&r.err), NOTICE) != NULL,
+		   "--dry-run: exit %d, no notice %s", e2e_run_exit_code(&r), NOTICE);
 	e2e_output_free(&out);
 	e2e_run_free(&r);
 	e2e_fixture_stop(&f);
