@@ -79,8 +79,10 @@ struct gs_expr {
 	uint8_t reg;
 	uint32_t var;
 	int op;           /* enum gs_binop, or '-', '!', '~' for unary */
-	uint8_t size;     /* GS_EXPR_DEREF: 1, 2, 4 or 8 (0: by the pointer type) */
-	bool is_signed;   /* GS_EXPR_DEREF */
+	uint8_t size;     /* GS_EXPR_DEREF: 1, 2, 4 or 8 (0: by the pointer type);
+			   * GS_EXPR_INT: the literal's C type, 4 or 8 (0: int
+			   * when value fits one, else long) */
+	bool is_signed;   /* GS_EXPR_DEREF, GS_EXPR_INT */
 	const struct gs_expr *lhs, *rhs;
 	/* source-level values */
 	const char *name;                /* NAME: the variable; MEMBER: the member */
@@ -273,8 +275,9 @@ GS_API const struct gs_stmt *gs_spec_copy_body(struct gs_spec_copier *c,
 enum gs_ctype_kind {
 	GS_CT_INT,     /* an integer (char and enum included) */
 	GS_CT_BOOL,    /* _Bool: 0 or 1 */
-	GS_CT_POINTER, /* an address; arithmetic on it is unsigned long's */
-	GS_CT_OTHER,   /* a struct, union, array, float or unknown: not computed with */
+	GS_CT_POINTER, /* an address (an array decays to one); + and - step by
+			* elements, compares are unsigned long's */
+	GS_CT_OTHER,   /* a struct, union, float or unknown: not computed with */
 };
 
 /* Where a value comes from, for the emitters' choice of code. */

@@ -238,11 +238,25 @@ bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l)
 void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
 
+/* pointer.c: pointer arithmetic */
+/* Whether e is a source-level value: gs_expr_is_value, or p + n / p - n
+ * over a pointer or an array (a typed pointer). */
+bool cg_is_value(const struct gs_cg *cg, const struct gs_expr *e);
+/* The pointer type p + n has (an array operand decayed), NULL on failure. */
+const struct gs_type *cg_pointer_arith_type(struct gs_cg *cg, const struct gs_expr *e);
+/* r0 = e, a + or - with a pointer operand, as C computes it. */
+void cg_pointer_arith(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+/* The type "pointer to t" (one per t, owned by cg). */
+const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t);
+
 /* print.c: the print instructions */
 void cg_print_string(struct gs_cg *cg, const struct gs_stmt *s);
 void cg_print_expr(struct gs_cg *cg, const struct gs_stmt *s);
 /* builtin.c: memcmp, strncmp, starts_with into r0 (1: equal) */
 void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+/* r0 = e, `s == "lit"` or `s != "lit"` (either side the literal, a
+ * GS_EXPR_BYTES): C string equality of a char * or char array with it. */
+void cg_string_equal(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s);
 void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_record *rec);
 

@@ -428,8 +428,18 @@ static void binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 		cg_fail_at(cg, e, -EINVAL, "%s: unknown binary operator %d", e->text ? e->text : "?", e->op);
 		return;
 	}
+	if ((e->op == GS_OP_EQ || e->op == GS_OP_NE) &&
+	    (e->lhs->kind == GS_EXPR_BYTES || e->rhs->kind == GS_EXPR_BYTES)) {
+		cg_string_equal(cg, e, rec);
+		return;
+	}
 	lt = cg_ctype(cg, e->lhs);
 	rt = cg_ctype(cg, e->rhs);
+	if ((e->op == GS_OP_ADD || e->op == GS_OP_SUB) &&
+	    (lt.kind == GS_CT_POINTER || rt.kind == GS_CT_POINTER)) {
+		cg_pointer_arith(cg, e, rec);
+		return;
+	}
 	o = gs_ctype_binary(e->op, lt, rt);
 	cg_expr(cg, e->lhs, rec);
 	cg_convert(cg, GS_R0, lt, o.operands);
@@ -528,8 +538,8 @@ void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_reco
 		cg_builtin(cg, e, rec);
 		break;
 	case GS_EXPR_BYTES:
-		cg_fail_at(cg, e, -EINVAL, "%s: bytes are an operand of memcmp/strncmp/starts_with only",
-			e->text ? e->text : "hex(...)");
+		cg_fail_at(cg, e, -EINVAL, "%s: a string or hex() is not a number: compare it (s == "
+			"\"lit\", memcmp, strncmp, starts_with) or print it", e->text ? e->text : "hex(...)");
 		break;
 	default:
 		simple_into(cg, e, GS_R0);
@@ -550,7 +560,7 @@ int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size)
 	struct gs_trace_context *ctx = &cg->prog->ctx;
 	int *slot;
 
-	if (gs_expr_is_value(e)) {
+	if (cg_is_value(cg, e)) {
 		const struct gs_type *t = cg_value_type(cg, e);
 
 		if (!t)

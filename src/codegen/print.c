@@ -133,6 +133,7 @@ enum capture_kind {
 	CAPTURE_MISSING,  /* optimized out: no bytes */
 	CAPTURE_STRING,   /* {:s}: NUL-terminated, capped */
 	CAPTURE_DUMP,     /* {:x.N} / {:s.N}: N bytes from the value's address */
+	CAPTURE_LITERAL,  /* a string of the script (let s = "A"): its bytes */
 };
 
 struct capture {
@@ -169,7 +170,23 @@ static int plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, ui
 	uint32_t room = cg_budget_room(cg, fixed);
 
 	memset(c, 0, sizeof(*c));
-	if (!gs_expr_is_value(e)) {
+	if (e->kind == GS_EXPR_BYTES) {
+		if (dump_len || dyn || (conv && conv != 's')) {
+			cg_fail_at(cg, e, -EINVAL, "%s: a string of the script prints with {} or {:s}",
+				e->text ? e->text : "string");
+			return -EINVAL;
+		}
+		c->kind = CAPTURE_LITERAL;
+		c->len = e->nbytes + 1; /* with its NUL */
+		if (c->len > room) {
+			c->len = room;
+			c->truncated = true;
+		}
+		c->slot = (uint16_t)(c->len < CG_MIN_SLOT ? CG_MIN_SLOT : c->len);
+		c->type = flat_type(cg, GS_TYPE_CSTRING, c->len, GS_TYPEF_CHAR, "char[]");
+		return c->type < 0 ? c->type : 0;
+	}
+	if (!cg_is_value(cg, e)) {
 		uint8_t len;
 
 		if (dump_len || dyn || conv == 's') {
@@ -322,6 +339,14 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 	}
 	if (c->kind == CAPTURE_MISSING)
 		return;
+	if (c->kind == CAPTURE_LITERAL) {
+		for (uint32_t i = 0; i < c->len; i++)
+			gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, off + (int16_t)i,
+						 i < e->nbytes ? e->bytes[i] : 0));
+		if (c->truncated)
+			gs_asm_emit(a, GS_ST_MEM(STATUS, GS_R9, status_off, GS_VAR_TRUNCATED));
+		return;
+	}
 	rec.slot = gs_asm_slot(a, "read_error", ERR_RECORD_SIZE, 8);
 	cg_err_record_reset(cg, &rec);
 	fixups = a->nfixups;

@@ -35,7 +35,7 @@ static struct gs_type *synth(struct gs_cg *cg)
 	return t;
 }
 
-static const struct gs_type *pointer_to(struct gs_cg *cg, const struct gs_type *t)
+const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t)
 {
 	struct gs_type *p;
 	size_t n = strlen(t->name);
@@ -108,7 +108,7 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 				e->type_name ? e->type_name : "?");
 			return NULL;
 		}
-		if (gs_expr_is_value(e->lhs) && !cg_value_type(cg, e->lhs))
+		if (cg_is_value(cg, e->lhs) && !cg_value_type(cg, e->lhs))
 			return NULL;
 		return e->cast_type;
 	case GS_EXPR_ADDR:
@@ -118,7 +118,11 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 			return NULL;
 		}
 		t = cg_value_type(cg, e->lhs);
-		return t ? pointer_to(cg, t) : NULL;
+		return t ? cg_pointer_to(cg, t) : NULL;
+	case GS_EXPR_BINARY:
+		if (cg_is_value(cg, e))
+			return cg_pointer_arith_type(cg, e);
+		break;
 	default:
 		break;
 	}
@@ -126,7 +130,7 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 		cg_fail_at(cg, e, -EINVAL, "%s: an operand is missing", text(e));
 		return NULL;
 	}
-	t = gs_expr_is_value(e->lhs) ? cg_value_type(cg, e->lhs) : NULL;
+	t = cg_is_value(cg, e->lhs) ? cg_value_type(cg, e->lhs) : NULL;
 	if (!t) {
 		if (!gs_asm_failed(cg->a))
 			cg_fail_at(cg, e, -EINVAL, "%s: %s is a script value, not a source-level one: "
@@ -435,12 +439,22 @@ static void scalar_from_r0(struct gs_cg *cg, struct cg_place *p, const struct gs
 	p->bit_size = p->bit_offset = 0;
 }
 
+/* r0, the value cast e converts, as C converts it to t when t is _Bool
+ * (any other scalar keeps the bytes t's size takes: the same value). */
+static void to_bool(struct gs_cg *cg, const struct gs_expr *e, const struct gs_type *t)
+{
+	if (t->kind == GS_TYPE_BOOL)
+		cg_convert(cg, GS_R0, cg_ctype(cg, e->lhs), gs_ctype_of_type(t));
+}
+
 static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_place *p,
 			const struct cg_err_record *rec, struct gs_label fail)
 {
 	struct gs_asm *a = cg->a;
 	const struct gs_type *elem = p->type->target;
 	uint32_t stride = elem->byte_size;
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t base = p->addr_slot;
 
 	if (p->type->kind == GS_TYPE_POINTER)
 		follow(cg, p, p->type->target, rec, fail);
@@ -465,12 +479,20 @@ static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_pla
 	}
 	make_dyn(cg, p, rec, fail);
 	gs_asm_notef(a, "index: address += (%s) * %u", text(e->rhs), stride);
+	if (cg_expr_reads_memory(e->rhs)) {
+		/* the index's own values go through the address slot: keep the
+		 * base apart while it is computed */
+		base = gs_asm_slot(a, "index_base", 8, 8);
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, p->addr_slot));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, base));
+	}
 	cg_expr(cg, e->rhs, rec);
 	if (stride != 1)
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R0, (int32_t)stride));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, p->addr_slot));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, base));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R0));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, p->addr_slot));
+	gs_asm_stack_release(a, mark);
 }
 
 void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
@@ -501,9 +523,15 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 		}
 		return;
 	}
+	case GS_EXPR_BINARY: /* p + n: a computed pointer */
+		scalar_from_expr(cg, e, t, rec, p);
+		return;
 	case GS_EXPR_CAST:
-		if (!gs_expr_is_value(e->lhs)) {
-			scalar_from_expr(cg, e->lhs, t, rec, p);
+		if (!cg_is_value(cg, e->lhs)) {
+			cg_expr(cg, e->lhs, rec);
+			to_bool(cg, e, t);
+			place_init(cg, p, t);
+			scalar_from_r0(cg, p, t);
 			return;
 		}
 		cg_place(cg, e->lhs, rec, fail, p);
@@ -512,6 +540,7 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 			return;
 		}
 		load_scalar(cg, p, rec, fail);
+		to_bool(cg, e, t);
 		scalar_from_r0(cg, p, t);
 		return;
 	case GS_EXPR_ADDR:
@@ -564,8 +593,36 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 	}
 }
 
-/* r0 = the value of e, a source-level value used in arithmetic; a failed
- * read leaves 0 (status in rec). */
+/* r0 = the address of array e: what an array is in an expression. */
+static void array_address(struct gs_cg *cg, const struct gs_expr *e,
+			  const struct cg_err_record *rec)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label fail = gs_asm_label(a, "array_failed");
+	struct gs_label done = gs_asm_label(a, "array_done");
+	size_t fixups = a->nfixups;
+	struct cg_place p;
+
+	cg_place(cg, e, rec, fail, &p);
+	if (gs_asm_failed(a))
+		return;
+	if (p.kind != CG_PLACE_MEM) {
+		cg_fail_at(cg, e, -EINVAL, "%s: the array has no address here (it is %s), so it "
+			"cannot be used as a pointer", text(e), p.kind == CG_PLACE_NONE ?
+			"optimized out" : "held in registers or computed");
+		return;
+	}
+	cg_mem_address(cg, &p, GS_R0, rec, fail);
+	if (cg_label_used(a, fixups, fail)) {
+		gs_asm_ja(a, done);
+		gs_asm_bind(a, fail);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	}
+	gs_asm_bind(a, done);
+}
+
+/* r0 = the value of e, a source-level value used in arithmetic (an array:
+ * its address); a failed read leaves 0 (status in rec). */
 void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
 {
 	struct gs_asm *a = cg->a;
@@ -576,7 +633,11 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 
 	if (!t)
 		return;
-	if (is_aggregate(t) || t->kind == GS_TYPE_ARRAY || t->byte_size > 8 ||
+	if (t->kind == GS_TYPE_ARRAY) {
+		array_address(cg, e, rec);
+		return;
+	}
+	if (is_aggregate(t) || t->byte_size > 8 ||
 	    t->kind == GS_TYPE_F32 || t->kind == GS_TYPE_F64) {
 		cg_fail_at(cg, e, -EINVAL, "%s is a %s: only integers, enums, bools, chars and pointers "
 			"can be computed with (print it instead)", text(e), t->name);

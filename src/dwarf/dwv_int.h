@@ -120,6 +120,11 @@ void dwv_run_fixups(struct gs_dwarf *d);
 const struct gs_type *dwv_var_type(struct gs_dwarf *d, Dwarf_Die *var);
 /* A pointer type to t (the script's `&x`, cast to "T *"). */
 const struct gs_type *dwv_pointer_to(struct gs_dwarf *d, const struct gs_type *t);
+/* An array of count elems named `name` (the cast "uint32_t[4]"). */
+const struct gs_type *dwv_array_of(struct gs_dwarf *d, const struct gs_type *elem, uint32_t count,
+				   const char *name);
+
+/* typename.c: gs_dwarf_find_type, C type names in cast(). */
 
 /* location.c: the access plan of a variable DIE at pc; scope_fn is the
  * out-of-line subprogram whose DW_AT_frame_base applies (NULL at CU level). */

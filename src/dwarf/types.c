@@ -432,8 +432,12 @@ const struct gs_type *dwv_type_ref(struct gs_dwarf *d, Dwarf_Die *die, bool by_v
 	if (dwarf_attr(die, DW_AT_signature, &sig) && dwarf_formref_die(&sig, &unit_type))
 		die = &unit_type;
 	t = dwv_map_get(&d->types, die->addr);
+	/* Held by value while it is being built: the type contains itself. A
+	 * pointer being built is not such a case (struct rec * reached first:
+	 * struct rec { struct rec *next; } holds the pointer, not the struct). */
 	if (t)
-		return by_value && dwv_type_building(d, t) ? &cyclic_type : t;
+		return by_value && t->kind != GS_TYPE_POINTER && dwv_type_building(d, t) ?
+			&cyclic_type : t;
 	tag = dwarf_tag(die);
 	if (tag < 0)
 		return &unknown_type;
@@ -466,6 +470,22 @@ const struct gs_type *dwv_var_type(struct gs_dwarf *d, Dwarf_Die *var)
 	Dwarf_Die t;
 
 	return type_of(var, &t) ? dwv_type(d, &t) : &void_type;
+}
+
+const struct gs_type *dwv_array_of(struct gs_dwarf *d, const struct gs_type *elem, uint32_t count,
+				   const char *name)
+{
+	struct gs_type *a = dwv_alloc(d, sizeof(*a));
+
+	if (!a)
+		return &unknown_type;
+	a->kind = GS_TYPE_ARRAY;
+	a->target = elem;
+	a->count = count;
+	a->flags = elem->flags & GS_TYPEF_CHAR;
+	set_size(a, (uint64_t)elem->byte_size * count);
+	a->name = name ? name : "?";
+	return a;
 }
 
 const struct gs_type *dwv_pointer_to(struct gs_dwarf *d, const struct gs_type *t)

@@ -169,8 +169,10 @@ static int fail_at(struct probe_ctx *c, const struct gs_expr *e, int rc, const c
 	return c->rc;
 }
 
-/* A global of another module of the process (-p), by name. */
-static const struct gs_var *other_module_global(struct probe_ctx *c, const char *name)
+/* The process's modules other than the probe's that have DWARF (-p), one
+ * by one from *i = 0; NULL after the last. *path: the module's path. */
+static const struct rt_dwarf_module *next_other_module(struct probe_ctx *c, size_t *i,
+						       const char **path)
 {
 	struct rt_values *v = c->v;
 	struct gs_error ignored;
@@ -183,18 +185,90 @@ static const struct gs_var *other_module_global(struct probe_ctx *c, const char 
 			return NULL;
 		v->mods_loaded = true;
 	}
-	for (size_t i = 0; i < v->mods.n; i++) {
-		const struct gs_proc_module *pm = &v->mods.v[i];
+	while (*i < v->mods.n) {
+		const struct gs_proc_module *pm = &v->mods.v[(*i)++];
 		const struct rt_dwarf_module *m;
-		const struct gs_var *var;
 
 		if (pm->id.cookie == c->m->cookie ||
 		    rt_dwarf_module(v->cache, pm->open_path, pm->id.cookie, &m, &ignored) || !m->d)
 			continue;
+		*path = pm->path;
+		return m;
+	}
+	return NULL;
+}
+
+/* A global of another module of the process (-p), by name. */
+static const struct gs_var *other_module_global(struct probe_ctx *c, const char *name)
+{
+	const struct rt_dwarf_module *m;
+	struct gs_error ignored;
+	const char *path;
+	size_t i = 0;
+
+	while ((m = next_other_module(c, &i, &path))) {
+		const struct gs_var *var;
+
 		if (gs_dwarf_lookup(m->d, NULL, name, &var, &ignored) == 0)
 			return var;
 	}
 	return NULL;
+}
+
+/* The type a spelling names under its '*'s and bounds. */
+static const struct gs_type *named_under(const struct gs_type *t)
+{
+	while ((t->kind == GS_TYPE_POINTER || t->kind == GS_TYPE_ARRAY) && t->target)
+		t = t->target;
+	return t;
+}
+
+/* Whether two modules' types of one name are laid out alike: kind, size
+ * and the members' names, offsets and sizes. */
+static bool same_layout(const struct gs_type *a, const struct gs_type *b)
+{
+	if (a->kind != b->kind || a->byte_size != b->byte_size || a->nmembers != b->nmembers ||
+	    a->count != b->count || !a->target != !b->target)
+		return false;
+	for (uint32_t k = 0; k < a->nmembers; k++) {
+		const struct gs_type_member *x = &a->members[k], *y = &b->members[k];
+
+		if (x->offset != y->offset || x->bit_offset != y->bit_offset ||
+		    x->bit_size != y->bit_size || x->type->byte_size != y->type->byte_size ||
+		    strcmp(x->name ? x->name : "", y->name ? y->name : ""))
+			return false;
+	}
+	return !a->target || same_layout(named_under(a), named_under(b));
+}
+
+/* A type the probe's module does not define, from the process's other
+ * modules: the one definition, or an error naming two that differ. */
+static const struct gs_type *other_module_type(struct probe_ctx *c, const struct gs_expr *e,
+					       struct gs_error *why)
+{
+	const struct rt_dwarf_module *m;
+	const struct gs_type *found = NULL, *t;
+	const char *found_in = NULL, *path;
+	struct gs_error ignored;
+	size_t i = 0;
+
+	while ((m = next_other_module(c, &i, &path))) {
+		if (gs_dwarf_find_type(m->d, NULL, e->type_name, &t, &ignored))
+			continue;
+		if (!found) {
+			found = t;
+			found_in = path;
+		} else if (!same_layout(found, t)) {
+			const struct gs_type *x = named_under(found), *y = named_under(t);
+
+			gs_errorf(why, -EINVAL, "type '%s' is defined differently in %s (%s, %u bytes) "
+				  "and in %s (%s, %u bytes): cast to a type of the probe's module, "
+				  "or one that only one module defines", e->type_name, found_in,
+				  x->name, x->byte_size, path, y->name, y->byte_size);
+			return NULL;
+		}
+	}
+	return found;
 }
 
 static const struct gs_var *lookup(struct probe_ctx *c, struct gs_expr *e)
@@ -246,6 +320,15 @@ static const struct gs_type *cast_type(struct probe_ctx *c, const struct gs_expr
 
 	if (gs_dwarf_find_type(c->m->d, c->scope, e->type_name, &t, &why) == 0)
 		return t;
+	if (why.code == -ENOENT) {
+		struct gs_error other = { 0 };
+
+		t = other_module_type(c, e, &other);
+		if (t)
+			return t;
+		if (other.code)
+			why = other;
+	}
 	fail_at(c, e, why.code ? why.code : -EINVAL, why.msg);
 	return NULL;
 }

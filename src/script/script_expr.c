@@ -283,6 +283,26 @@ static struct gs_expr *parenthesized(struct parser *p, const struct token *t)
 	return e;
 }
 
+/* An integer literal's value and C type (C11 6.4.4.1): the first of int,
+ * long that holds a decimal one (above LONG_MAX, unsigned long, as gdb
+ * takes it); of int, unsigned int, long, unsigned long a hex, octal or
+ * binary one. */
+static void literal_type(struct gs_expr *e, const struct token *t)
+{
+	uint64_t v = t->value;
+
+	e->value = (int64_t)v;
+	if (v <= INT32_MAX) {
+		e->size = 4;
+		e->is_signed = true;
+	} else if (!t->decimal && v <= UINT32_MAX) {
+		e->size = 4;
+	} else {
+		e->size = 8;
+		e->is_signed = v <= INT64_MAX;
+	}
+}
+
 static struct gs_expr *primary(struct parser *p)
 {
 	struct token t = *sp_peek(p);
@@ -294,11 +314,10 @@ static struct gs_expr *primary(struct parser *p)
 		sp_next(p);
 		e = sp_node(p, GS_EXPR_INT, t.off, 1);
 		if (e)
-			e->value = (int64_t)t.value;
+			literal_type(e, &t);
 		break;
 	case T_STRING:
-		sp_err(p, t.off, "a string can only be print's first argument or an operand of "
-		       "memcmp, strncmp and starts_with: expressions are numbers and variables");
+		e = sp_string_literal(p, &t);
 		break;
 	case T_SPECIAL:
 		e = special(p, &t);
@@ -364,6 +383,16 @@ static struct gs_expr *deref(struct parser *p, size_t start)
 	return e;
 }
 
+/* A string is compared (==, !=), printed or bound by let; it is no number. */
+static bool not_a_string(struct parser *p, const struct gs_expr *e, size_t at)
+{
+	if (e->kind != GS_EXPR_BYTES)
+		return true;
+	sp_err(p, at, "a string is not a number: compare it with == or != (C string equality: "
+	       "p == \"GET\"), pass it to memcmp, strncmp or starts_with, or print it");
+	return false;
+}
+
 static struct gs_expr *unary_inner(struct parser *p)
 {
 	const struct token *t = sp_peek(p);
@@ -385,7 +414,7 @@ static struct gs_expr *unary_inner(struct parser *p)
 	}
 	sp_next(p);
 	operand = unary(p);
-	if (!operand)
+	if (!operand || !not_a_string(p, operand, start))
 		return NULL;
 	e = sp_node(p, GS_EXPR_UNARY, start, sp_depth(operand) + 1);
 	if (e) {
@@ -458,6 +487,21 @@ static struct gs_expr *binary(struct parser *p, int min_prec)
 			sp_err(p, rhs_start, "shift count %s is outside 0..63: a shift of a 64-bit "
 			       "value by it has no meaning", rhs->text);
 			return NULL;
+		}
+		if (binops[i].op != GS_OP_EQ && binops[i].op != GS_OP_NE &&
+		    (!not_a_string(p, lhs, start) || !not_a_string(p, rhs, rhs_start)))
+			return NULL;
+		if (lhs->kind == GS_EXPR_BYTES && rhs->kind == GS_EXPR_BYTES) {
+			/* two literals: known now */
+			bool same = lhs->nbytes == rhs->nbytes &&
+				    !memcmp(lhs->bytes, rhs->bytes, lhs->nbytes);
+
+			e = sp_node(p, GS_EXPR_INT, start, 1);
+			if (!e)
+				return NULL;
+			e->value = same == (binops[i].op == GS_OP_EQ);
+			lhs = e;
+			continue;
 		}
 		d = sp_depth(lhs) > sp_depth(rhs) ? sp_depth(lhs) : sp_depth(rhs);
 		e = sp_node(p, GS_EXPR_BINARY, start, d + 1);

@@ -38,6 +38,7 @@ struct token {
 	enum tok_kind kind;
 	size_t off, len;   /* in the source */
 	uint64_t value;    /* T_INT */
+	bool decimal;      /* T_INT: written in base 10 */
 };
 
 /* A `let` variable in scope. */
@@ -136,6 +137,11 @@ const struct scope_var *sp_scope_find(const struct parser *p, const char *name, 
 struct gs_expr *sp_postfix(struct parser *p, struct gs_expr *e, size_t start);
 /* `*` and `&` (consumed) before the operand that follows; start is theirs. */
 struct gs_expr *sp_value_deref(struct parser *p, size_t start);
+/* Whether e may be pointer arithmetic over a source-level value (p + n):
+ * the code generator decides from the types. */
+bool sp_may_be_pointer(const struct gs_expr *e);
+/* A string literal (the current token) as GS_EXPR_BYTES, without its NUL. */
+struct gs_expr *sp_string_literal(struct parser *p, const struct token *t);
 struct gs_expr *sp_address_of(struct parser *p, size_t start);
 /* The identifier t names an alias: its expression, shown under the name. */
 struct gs_expr *sp_alias(struct parser *p, const struct scope_var *v, const struct token *t);

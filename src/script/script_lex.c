@@ -191,6 +191,7 @@ static void lex_number(struct parser *p, size_t start, struct token *t)
 	t->kind = T_INT;
 	t->len = i - start;
 	t->value = v;
+	t->decimal = base == 10;
 }
 
 /* ---- strings ------------------------------------------------------------------ */

@@ -357,8 +357,10 @@ static int let_stmt(struct parser *p, struct gs_stmt *st)
 	if (!st->expr || !sp_expect(p, T_SEMI, "';'", "after the let statement"))
 		return -1;
 	copy = sp_arena_strndup(p->arena, s, name.len);
-	if (copy && gs_expr_is_value(st->expr)) {
-		/* A source-level value: an alias, read where it is used. */
+	if (copy && (gs_expr_is_value(st->expr) || sp_may_be_pointer(st->expr) ||
+		     st->expr->kind == GS_EXPR_BYTES)) {
+		/* A source-level value (or p + n over one), or a string: an
+		 * alias, read where it is used. */
 		if (sp_arena_grow(p->arena, &p->scope, &p->scope_cap, p->nscope,
 				  sizeof(*p->scope))) {
 			sp_nomem(p);

@@ -25,16 +25,28 @@ static const char *what_is(const struct gs_expr *e)
 		return "a memory read, a plain integer";
 	case GS_EXPR_BUILTIN:
 		return "a comparison, 0 or 1";
+	case GS_EXPR_BYTES:
+		return "a string";
 	default:
 		return "a computed 64-bit integer";
 	}
 }
 
 /* Members, elements and pointees exist for source-level values only (and
- * $retval, typed by the function's DWARF in a return probe). */
+ * $retval, typed by the function's DWARF in a return probe), and for p + n,
+ * n + p and p - n over one: pointer arithmetic when p turns out to be a
+ * pointer or an array, which the code generator knows from DWARF. */
 static bool can_be_value(const struct gs_expr *e)
 {
-	return gs_expr_is_value(e) || (e->kind == GS_EXPR_SPECIAL && e->special == GS_SPECIAL_RETVAL);
+	return gs_expr_is_value(e) || (e->kind == GS_EXPR_SPECIAL && e->special == GS_SPECIAL_RETVAL) ||
+	       sp_may_be_pointer(e);
+}
+
+bool sp_may_be_pointer(const struct gs_expr *e)
+{
+	return e->kind == GS_EXPR_BINARY &&
+	       ((e->op == GS_OP_ADD && (can_be_value(e->lhs) || can_be_value(e->rhs))) ||
+		(e->op == GS_OP_SUB && can_be_value(e->lhs)));
 }
 
 static bool check_base(struct parser *p, const struct gs_expr *e, size_t at, const char *what)
@@ -255,29 +267,29 @@ static struct gs_expr *hex_bytes(struct parser *p, const struct token *name)
 static const struct gs_expr *operand(struct parser *p)
 {
 	const struct token *t = sp_peek(p);
-	struct gs_expr *e;
-	char *text;
 
 	if (t->kind == T_IDENT && sp_tok_is(p, t, "hex")) {
 		struct token name = *t;
 
 		return hex_bytes(p, &name);
 	}
-	if (t->kind != T_STRING)
-		return sp_expr(p);
-	{
-		struct token s = *t;
+	return sp_expr(p);
+}
 
-		text = sp_string_value(p, &s, false);
-		if (!text)
-			return NULL;
-		sp_next(p);
-		e = sp_node(p, GS_EXPR_BYTES, s.off, 1);
-		if (e) {
-			e->bytes = (const uint8_t *)text;
-			e->nbytes = (uint32_t)strlen(text);
-			e->pos = (uint32_t)s.off;
-		}
+struct gs_expr *sp_string_literal(struct parser *p, const struct token *t)
+{
+	struct token s = *t;
+	struct gs_expr *e;
+	char *text = sp_string_value(p, &s, false);
+
+	if (!text)
+		return NULL;
+	sp_next(p);
+	e = sp_node(p, GS_EXPR_BYTES, s.off, 1);
+	if (e) {
+		e->bytes = (const uint8_t *)text;
+		e->nbytes = (uint32_t)strlen(text);
+		e->pos = (uint32_t)s.off;
 	}
 	return e;
 }
@@ -287,15 +299,18 @@ static bool is_bytes(const struct gs_expr *e)
 	return e->kind == GS_EXPR_BYTES;
 }
 
-/* The constant length argument of memcmp and strncmp. */
+/* The length argument of memcmp and strncmp: any expression, a constant
+ * one 0 or more. */
 static const struct gs_expr *length(struct parser *p, const char *fn)
 {
 	size_t at = sp_peek(p)->off;
 	const struct gs_expr *n = sp_expr(p);
 
-	if (n && (n->kind != GS_EXPR_INT || n->value < 0)) {
-		sp_err(p, at, "the length of %s must be a constant number of bytes (0 or more), "
-		       "and '%s' is not", fn, n->text);
+	if (n && ((n->kind == GS_EXPR_INT && n->value < 0) ||
+		  (n->kind == GS_EXPR_UNARY && n->op == '-' && n->lhs->kind == GS_EXPR_INT &&
+		   n->lhs->value > 0))) {
+		sp_err(p, at, "the length of %s is a number of bytes, 0 or more, and '%s' is not",
+		       fn, n->text);
 		return NULL;
 	}
 	return n;
@@ -389,7 +404,7 @@ struct gs_expr *sp_builtin(struct parser *p, const struct token *t)
 		}
 		n = NULL; /* memcmp against literal bytes: all of them */
 	}
-	if (n && id == GS_BUILTIN_MEMCMP && (uint64_t)n->value >
+	if (n && id == GS_BUILTIN_MEMCMP && n->kind == GS_EXPR_INT && (uint64_t)n->value >
 	    (is_bytes(a) ? a->nbytes : is_bytes(b) ? b->nbytes : UINT32_MAX)) {
 		sp_err(p, n->pos, "memcmp of %lld bytes against a literal of %u: the literal has "
 		       "no more bytes to compare", (long long)n->value,

@@ -53,6 +53,10 @@ struct gs_ctype gs_ctype_of_type(const struct gs_type *t)
 	case GS_TYPE_POINTER:
 	case GS_TYPE_NULL_POINTER:
 		return make(GS_CT_POINTER, 8, false, GS_VK_MEMORY);
+	case GS_TYPE_ARRAY:
+		/* in an expression, an array is the address of its first element
+		 * (C11 6.3.2.1) */
+		return make(GS_CT_POINTER, 8, false, GS_VK_COMPUTED);
 	default:
 		return other;
 	}
@@ -119,6 +123,19 @@ struct gs_ctype_op gs_ctype_binary(int op, struct gs_ctype lhs, struct gs_ctype 
 	case GS_OP_EQ: case GS_OP_NE: case GS_OP_LT: case GS_OP_LE: case GS_OP_GT: case GS_OP_GE:
 		return (struct gs_ctype_op){ .operands = gs_ctype_common(l, r),
 					     .result = GS_CTYPE_INT };
+	case GS_OP_ADD:
+	case GS_OP_SUB:
+		/* C11 6.5.6: a pointer and an integer give a pointer that steps
+		 * by elements; two pointers' difference is a ptrdiff_t */
+		if (l.kind == GS_CT_POINTER && r.kind == GS_CT_POINTER && op == GS_OP_SUB)
+			return (struct gs_ctype_op){ .operands = GS_CTYPE_ULONG,
+						     .result = GS_CTYPE_LONG };
+		if (l.kind == GS_CT_POINTER || r.kind == GS_CT_POINTER) {
+			c = make(GS_CT_POINTER, 8, false, GS_VK_COMPUTED);
+			return (struct gs_ctype_op){ .operands = GS_CTYPE_ULONG, .result = c };
+		}
+		c = gs_ctype_common(l, r);
+		return (struct gs_ctype_op){ .operands = c, .result = c };
 	default:
 		c = gs_ctype_common(l, r);
 		return (struct gs_ctype_op){ .operands = c, .result = c };
@@ -237,7 +254,11 @@ static struct gs_ctype typed(struct gs_typed *t, const struct gs_expr *e)
 
 	switch (e->kind) {
 	case GS_EXPR_INT:
-		r = e->value >= INT32_MIN && e->value <= INT32_MAX ? GS_CTYPE_INT : GS_CTYPE_LONG;
+		if (e->size == 4 || e->size == 8)
+			r = make(GS_CT_INT, e->size, e->is_signed, GS_VK_CONSTANT);
+		else
+			r = e->value >= INT32_MIN && e->value <= INT32_MAX ? GS_CTYPE_INT :
+										GS_CTYPE_LONG;
 		r.value = GS_VK_CONSTANT;
 		return r;
 	case GS_EXPR_SPECIAL:

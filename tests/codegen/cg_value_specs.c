@@ -162,7 +162,7 @@ static const struct gs_stmt tls_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &tls_pos },
 };
 static const struct gs_trace_spec val_tls = {
-	.trace_id = 33, .target = "val_tls", .body = tls_body, .nbody = N(tls_body),
+	.trace_id = 34, .target = "val_tls", .body = tls_body, .nbody = N(tls_body),
 };
 
 /* trace f { print pt; print pt.y; } */
@@ -361,6 +361,43 @@ static const struct gs_trace_spec val_c_arith = {
 	.trace_id = 32, .target = "val_c_arith", .body = arith_body, .nbody = N(arith_body),
 };
 
+/* Pointers and strings as C has them (issue 19): int n in rdi, struct rec
+ * *r in rsi, char *g_name; trace f { let s = "alpha"; print "{} {} {} {}
+ * {} {} {}", r->name == s, g_name == "alpha", r->name != "alphabet",
+ * *(r->values + 2), r + 1, memcmp(r->name, g_name, n), cast(n, "_Bool");
+ * print s; } */
+static const struct gs_type t_bool = { .kind = GS_TYPE_BOOL, .size = 1, .name = "_Bool",
+				       .byte_size = 1 };
+static const struct gs_expr ps_alpha = { .kind = GS_EXPR_BYTES, .bytes = (const uint8_t *)"alpha",
+					  .nbytes = 5, .text = "s" };
+static const struct gs_expr ps_alphabet = { .kind = GS_EXPR_BYTES,
+					     .bytes = (const uint8_t *)"alphabet", .nbytes = 8,
+					     .text = "\"alphabet\"" };
+static const struct gs_expr c1 = CINT(1);
+static const struct gs_expr p_eq1 = CBIN(GS_OP_EQ, &r_name, &ps_alpha, "r->name == s");
+static const struct gs_expr p_eq2 = CBIN(GS_OP_EQ, &g_name, &ps_alpha, "g_name == \"alpha\"");
+static const struct gs_expr p_ne = CBIN(GS_OP_NE, &r_name, &ps_alphabet,
+					"r->name != \"alphabet\"");
+static const struct gs_expr p_step = CBIN(GS_OP_ADD, &r_values, &c2, "r->values + 2");
+static const struct gs_expr p_deref = { .kind = GS_EXPR_DEREF, .lhs = &p_step,
+					.text = "*(r->values + 2)" };
+static const struct gs_expr p_next = CBIN(GS_OP_ADD, &r, &c1, "r + 1");
+static const struct gs_expr p_memcmp = { .kind = GS_EXPR_BUILTIN, .builtin = GS_BUILTIN_MEMCMP,
+					 .lhs = &r_name, .rhs = &g_name, .len = &n,
+					 .text = "memcmp(r->name, g_name, n)" };
+static const struct gs_expr p_bool = { .kind = GS_EXPR_CAST, .lhs = &n, .type_name = "_Bool",
+				       .cast_type = &t_bool, .text = "cast(n, \"_Bool\")" };
+static const struct gs_expr *const ptrstr_args[] = { &p_eq1, &p_eq2, &p_ne, &p_deref, &p_next,
+						      &p_memcmp, &p_bool };
+static const struct gs_stmt ptrstr_body[] = {
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {} {} {} {} {} {}", .args = ptrstr_args,
+	  .nargs = N(ptrstr_args) },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &ps_alpha },
+};
+static const struct gs_trace_spec val_ptr_strings = {
+	.trace_id = 33, .target = "val_ptr_strings", .body = ptrstr_body, .nbody = N(ptrstr_body),
+};
+
 const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_register", &val_register, { 0 } },
 	{ "val_stack_cfa", &val_stack_cfa, { 0 } },
@@ -377,5 +414,6 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_c_arith", &val_c_arith, { 0 } },
 	/* task_struct.thread.fsbase at some offset, as the kernel's BTF says */
 	{ "val_tls", &val_tls, { .task_fsbase_offset = 5000 } },
+	{ "val_ptr_strings", &val_ptr_strings, { 0 } },
 };
 const size_t gs_cg_value_ncases = N(gs_cg_value_cases);

@@ -583,10 +583,51 @@ static void test_arithmetic_follows_c_conversions(void **state)
 }
 #pragma GCC diagnostic pop
 
+/* Pointer arithmetic, C string equality (array and pointer), a string
+ * let, memcmp with a run-time length and a cast to _Bool, against C's own
+ * answers on the same bytes. */
+static void test_pointers_and_strings_as_c(void **state)
+{
+	static const int32_t values[4] = { 1, 2, 3, 4 };
+	static const char *const names[] = { "alpha", "alphabet", "fixture" };
+	static const int32_t lens[] = { 3, 0, -5 };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct harness hh, *h = &hh;
+		uint8_t rec[GS_CGV_REC_SIZE];
+		uint64_t name_ptr = NAME_ADDR;
+		const char *other = names[(i + 1) % 3];
+		int32_t n = lens[i];
+
+		build(h, "val_ptr_strings");
+		put_rec(rec, 7, 1, -2, names[i], 0, values, 0, 0);
+		user_mem(h, REC_ADDR, rec, sizeof(rec));
+		user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
+		user_mem(h, NAME_ADDR, other, strlen(other) + 1);
+		module_offsets(h);
+		h->regs[REG(104)] = REC_ADDR;                  /* rsi: r */
+		h->regs[REG(112)] = 0xffffffff00000000ull | (uint32_t)n; /* rdi: n */
+		run(h);
+		assert_int_equal(i64_of(arg(h, 0, 0)), strcmp(names[i], "alpha") == 0);
+		assert_int_equal(i64_of(arg(h, 0, 1)), strcmp(other, "alpha") == 0);
+		assert_int_equal(i64_of(arg(h, 0, 2)), strcmp(names[i], "alphabet") != 0);
+		assert_int_equal(i64_of(arg(h, 0, 3)), values[2]);
+		assert_int_equal(i64_of(arg(h, 0, 4)), REC_ADDR + GS_CGV_REC_SIZE);
+		assert_int_equal(i64_of(arg(h, 0, 5)),
+				 n <= 0 || memcmp(names[i], other, (size_t)n) == 0);
+		assert_int_equal(i64_of(arg(h, 0, 6)), n != 0);
+		assert_int_equal(var(h, 1)->status, GS_VAR_OK);
+		assert_string_equal((const char *)var(h, 1)->data, "alpha");
+		teardown(h);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_register_value_is_its_low_bytes),
+		cmocka_unit_test(test_pointers_and_strings_as_c),
 		cmocka_unit_test(test_stack_value_is_read_at_the_cfa_offset),
 		cmocka_unit_test(test_global_is_rebased_by_the_module_bias),
 		cmocka_unit_test(test_global_without_offsets_is_offsets_unavailable),

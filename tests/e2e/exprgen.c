@@ -192,11 +192,15 @@ static const struct {
 	{ "p_rec->name", "gamma", true, true },
 };
 
-/* cast(e, "T") targets. */
+/* cast(e, "T") targets; gdb: its spelling, when gdb's C parser lacks it. */
 static const struct {
 	const char *name;
 	enum ty ty;
+	const char *gdb;
 } casts[] = {
+	{ "long unsigned int", TY_ULONG, NULL }, { "short unsigned int", TY_USHORT, NULL },
+	{ "const volatile int", TY_INT, NULL },  { "signed char", TY_SCHAR, NULL },
+	{ "unsigned", TY_UINT, NULL },           { "bool", TY_BOOL, "_Bool" },
 	{ "int8_t", TY_SCHAR },      { "uint8_t", TY_UCHAR },   { "int16_t", TY_SHORT },
 	{ "uint16_t", TY_USHORT },   { "int32_t", TY_INT },     { "uint32_t", TY_UINT },
 	{ "int64_t", TY_LONG },      { "uint64_t", TY_ULONG },  { "char", TY_CHAR },
@@ -492,14 +496,17 @@ static void leaf_element(struct ctx *c, int depth, struct node *n)
 {
 	struct node p, i;
 	int off, k;
+	unsigned kind;
 
-	switch (pick(c, 6)) {
-	case 0: /* g_arr[i] */
+	switch (kind = pick(c, 7)) {
+	case 0: /* g_arr[i], or (3) the array seen as another array type */
+	case 3:
 		gen_index(c, depth, 0, 8, &i, &k);
-		set(n, TY_INT, (uint64_t)(int64_t)g_arr[k]);
-		put(n->s, "g_arr[%s]", i.s);
-		put(n->g, "g_arr[%s]", i.g);
-		tag(c, "index-array", "", "");
+		set(n, kind ? TY_UINT : TY_INT, kind ? (uint64_t)(uint32_t)g_arr[k] :
+						       (uint64_t)(int64_t)g_arr[k]);
+		put(n->s, kind ? "cast(g_arr, \"uint32_t[8]\")[%s]" : "g_arr[%s]", i.s);
+		put(n->g, kind ? "((unsigned int *)g_arr)[%s]" : "g_arr[%s]", i.g);
+		tag(c, kind ? "cast-array" : "index-array", "", "");
 		return;
 	case 1: /* *p */
 		do
@@ -716,7 +723,7 @@ static bool gen_cast(struct ctx *c, int depth, struct node *n)
 	n->val = conv(a.val, casts[k].ty);
 	n->ptr = false;
 	put(n->s, "cast(%s, \"%s\")", a.s, casts[k].name);
-	put(n->g, "((%s)(%s))", casts[k].name, a.g);
+	put(n->g, "((%s)(%s))", casts[k].gdb ? casts[k].gdb : casts[k].name, a.g);
 	tag(c, "cast/%s", tys[casts[k].ty].cls, "");
 	/* C's spelling of a type DWARF names otherwise ("long int") */
 	if (!strcmp(casts[k].name, "long") || !strcmp(casts[k].name, "unsigned long") ||
@@ -894,7 +901,11 @@ static bool gen_string(struct ctx *c, struct node *n)
 		size_t k = 1 + pick(c, (unsigned)strlen(lit) + 1);
 
 		v = strncmp(a, lit, k) == 0;
-		put(n->s, "strncmp(%s, \"%s\", %zu)", strs[s].text, lit, k);
+		if (pick(c, 2))
+			put(n->s, "strncmp(%s, \"%s\", %zu)", strs[s].text, lit, k);
+		else /* a length known at run time: g_seven is 7 */
+			put(n->s, "strncmp(%s, \"%s\", g_seven - %d)", strs[s].text, lit,
+			    7 - (int)k);
 		if (k <= strlen(lit))
 			put(n->g, "$_regex(%s, \"^%.*s\")", strs[s].text, (int)k,
 				 lit);
@@ -912,7 +923,11 @@ static bool gen_string(struct ctx *c, struct node *n)
 			snprintf(lit, sizeof(lit), "%s", "hel");
 		k = 1 + pick(c, (unsigned)strlen(lit));
 		v = strncmp(a, lit, k) == 0;
-		put(n->s, "memcmp(%s, \"%s\", %zu)", strs[s].text, lit, k);
+		if (pick(c, 2))
+			put(n->s, "memcmp(%s, \"%s\", %zu)", strs[s].text, lit, k);
+		else /* a length known at run time: g_seven is 7 */
+			put(n->s, "memcmp(%s, \"%s\", g_seven - %d)", strs[s].text, lit,
+			    7 - (int)k);
 		put(n->g, "$_regex(%s, \"^%.*s\")", strs[s].text, (int)k, lit);
 		tag(c, "memcmp", "", "");
 		break;

@@ -351,9 +351,15 @@ static void test_if_and_expression_errors(void **state)
 		{ "trace f { print foo(1); }", "script:1:17: function calls are not supported: "
 		  "'foo' cannot be called (the builtins are cast, memcmp, strncmp, starts_with and "
 		  "hex)" },
-		{ "trace f { print 1 + \"a\"; }", "script:1:21: a string can only be print's first "
-		  "argument or an operand of memcmp, strncmp and starts_with: expressions are "
-		  "numbers and variables" },
+		{ "trace f { print 1 + \"a\"; }", "script:1:21: a string is not a number: compare it "
+		  "with == or != (C string equality: p == \"GET\"), pass it to memcmp, strncmp or "
+		  "starts_with, or print it" },
+		{ "trace f { print -\"a\"; }", "script:1:17: a string is not a number: compare it "
+		  "with == or != (C string equality: p == \"GET\"), pass it to memcmp, strncmp or "
+		  "starts_with, or print it" },
+		{ "trace f { print p < \"a\"; }", "script:1:21: a string is not a number: compare it "
+		  "with == or != (C string equality: p == \"GET\"), pass it to memcmp, strncmp or "
+		  "starts_with, or print it" },
 		{ "trace f { print (u32)rdi; }", "script:1:17: C casts are not supported: write "
 		  "cast(expr, \"TYPE\"), e.g. cast(p, \"struct foo *\"), or *(u64 *)addr to read "
 		  "memory" },
@@ -415,8 +421,11 @@ static void test_value_errors(void **state)
 		{ "trace f { print $pid.x; }", "script:1:21: '$pid' is a special variable, a 64-bit "
 		  "integer and has no members: cast it to a pointer type first, e.g. cast($pid, "
 		  "\"struct foo *\")" },
-		{ "trace f { print (a + 1).x; }", "script:1:24: 'a + 1' is a computed 64-bit integer "
-		  "and has no members: cast it to a pointer type first, e.g. cast(a + 1, \"struct "
+		{ "trace f { print (1 + 2).x; }", "script:1:24: '1 + 2' is a computed 64-bit integer "
+		  "and has no members: cast it to a pointer type first, e.g. cast(1 + 2, \"struct "
+		  "foo *\")" },
+		{ "trace f { print (1 - a).x; }", "script:1:24: '1 - a' is a computed 64-bit integer "
+		  "and has no members: cast it to a pointer type first, e.g. cast(1 - a, \"struct "
 		  "foo *\")" },
 		{ "trace f { print a.; }", "script:1:19: expected a member name after '.', found "
 		  "';'" },
@@ -458,10 +467,10 @@ static void test_value_errors(void **state)
 		  "literals" },
 		{ "trace f { if memcmp(p, \"ab\", 3) { } }", "script:1:30: memcmp of 3 bytes "
 		  "against a literal of 2: the literal has no more bytes to compare" },
-		{ "trace f { if memcmp(p, q, n) { } }", "script:1:27: the length of memcmp must be "
-		  "a constant number of bytes (0 or more), and 'n' is not" },
-		{ "trace f { if memcmp(p, q, -1) { } }", "script:1:27: the length of memcmp must be "
-		  "a constant number of bytes (0 or more), and '-1' is not" },
+		{ "trace f { if strncmp(p, \"ab\", -2) { } }", "script:1:31: the length of strncmp "
+		  "is a number of bytes, 0 or more, and '-2' is not" },
+		{ "trace f { if memcmp(p, q, -1) { } }", "script:1:27: the length of memcmp is a "
+		  "number of bytes, 0 or more, and '-1' is not" },
 		{ "trace f { if strncmp(p, q, 4) { } }", "script:1:25: strncmp compares with a "
 		  "string literal: write strncmp(value, \"text\", n)" },
 		{ "trace f { if strncmp(p, \"ab\") { } }", "script:1:29: strncmp needs a length: "

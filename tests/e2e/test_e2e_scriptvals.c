@@ -1,0 +1,138 @@
+/* Script values as C has them (issue 19, items 2-4), at main_probe of the
+ * values_lib fixture (values_lib_main.c, values_lib.c, built by gcc -O0
+ * and clang -O2): string equality on a char[4] parameter's member and on a
+ * char * global of another module, through a `let` of a string; pointer
+ * arithmetic on another module's array, on a char * and on a void *; casts
+ * to a qualified struct type only the library defines, to an array type and
+ * to bool; memcmp with a length known at run time. The expected values are
+ * the fixture's own constants (main_probe(5, &r), r->code = "abc",
+ * lib_name = "libvalues", lib_table[2] = {3, 9}, lib_only_g = {-77, 12,
+ * "only"}). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "e2e.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char script[] =
+	"trace main_probe {\n"
+	"  let want = \"abc\";\n"
+	"  print r->code == want;\n"
+	"  print r->code != \"abd\";\n"
+	"  print r->code == \"ab\";\n"
+	"  print lib_name == \"libvalues\";\n"
+	"  print lib_name + 3 == \"values\";\n"
+	"  print lib_name == \"libvalue\";\n"
+	"  print (lib_table + 2)->y;\n"
+	"  print *(lib_table + 1);\n"
+	"  print &lib_table[2] - lib_table;\n"
+	"  print cast(cast(&lib_only_g, \"void *\") + 8, \"short *\")[0];\n"
+	"  print cast(cast(&lib_only_g, \"void *\"), \"const volatile struct lib_only *\")->wide;\n"
+	"  print cast(r->code, \"uint8_t[4]\");\n"
+	"  print cast(x * 51, \"bool\");\n"
+	"  print cast(x, \"long unsigned int\") - 6;\n"
+	"  print \"{} {} {}\", want, memcmp(r->code, \"abX\", x - 3), memcmp(r->code, \"abX\", x - 2);\n"
+	"  if (1 || *cast(0, \"int *\")) { print \"short-circuit\"; }\n"
+	"}\n";
+
+static const char *const expected[] = {
+	"  r->code == want = true",
+	"  r->code != \"abd\" = true",
+	"  r->code == \"ab\" = false",
+	"  lib_name == \"libvalues\" = true",
+	"  lib_name + 3 == \"values\" = true",
+	"  lib_name == \"libvalue\" = false",
+	"  (lib_table + 2)->y = 9",
+	"  *(lib_table + 1) = {x = 2, y = 4}",
+	"  &lib_table[2] - lib_table = 2",
+	"  cast(cast(&lib_only_g, \"void *\") + 8, \"short *\")[0] = 12",
+	"  cast(cast(&lib_only_g, \"void *\"), \"const volatile struct lib_only *\")->wide = -77",
+	"  cast(r->code, \"uint8_t[4]\") = \"abc\"", /* gdb too: unsigned char */
+	"  cast(x * 51, \"bool\") = true",
+	"  cast(x, \"long unsigned int\") - 6 = 18446744073709551615",
+	"  \"abc\" 1 0",
+	"  short-circuit",
+};
+
+static void s_script_values(struct e2e_ctx *c)
+{
+	char name[64];
+	struct e2e_fixture f;
+	struct e2e_trace t = { .script = script, .max_events = 1 };
+	struct e2e_output parsed;
+	struct e2e_run r;
+	const char *out;
+
+	snprintf(name, sizeof(name), "values_lib_%s", c->scenario + strlen("script-values-"));
+	for (char *s = name; *s; s++)
+		*s = *s == '-' ? '_' : *s;
+	if (access(e2e_fixture_path(name), X_OK) != 0) {
+		c->skip = "this fixture build needs a compiler this machine lacks (clang)";
+		return;
+	}
+	if (!e2e_fixture_start(&f, name)) {
+		e2e_expect(c, false, "fixture %s did not start", name);
+		return;
+	}
+	t.pid = f.pid;
+	e2e_trace_run(c, &t, &r, &parsed);
+	out = e2e_buf_str(&r.out);
+	e2e_expect(c, e2e_run_exit_code(&r) == 0, "gstrace exited %d", e2e_run_exit_code(&r));
+	for (size_t i = 0; i < ARRAY_SIZE(expected); i++)
+		e2e_expect(c, strstr(out, expected[i]) != NULL, "missing line: %s", expected[i]);
+	e2e_output_free(&parsed);
+	e2e_run_free(&r);
+	e2e_fixture_stop(&f);
+}
+
+/* types_dup: struct dup is {int a} in libtypes_dup_a.so and {long a, b}
+ * in libtypes_dup_b.so; struct same is alike in both; the probe's module
+ * defines neither. */
+static void s_cast_two_modules(struct e2e_ctx *c)
+{
+	static const char differ[] = "trace dup_probe { print cast(k, \"struct dup *\"); }";
+	static const char alike[] =
+		"trace dup_probe { print cast(&dup_a, \"struct same *\")->x; print k; }";
+	struct e2e_fixture f;
+	struct e2e_trace t = { .script = differ, .max_events = 1 };
+	struct e2e_output parsed;
+	struct e2e_run r;
+	const char *err;
+
+	if (!e2e_fixture_start(&f, "types_dup")) {
+		e2e_expect(c, false, "fixture types_dup did not start");
+		return;
+	}
+	t.pid = f.pid;
+	e2e_trace_run(c, &t, &r, &parsed);
+	err = e2e_buf_str(&r.err);
+	e2e_expect(c, e2e_run_exit_code(&r) == 2, "a type two modules define differently: exit %d, "
+		   "not 2", e2e_run_exit_code(&r));
+	e2e_expect(c, strstr(err, "type 'struct dup *' is defined differently in") &&
+		   strstr(err, "libtypes_dup_a.so") && strstr(err, "libtypes_dup_b.so"),
+		   "the message names both modules");
+	e2e_output_free(&parsed);
+	e2e_run_free(&r);
+
+	t.script = alike;
+	e2e_trace_run(c, &t, &r, &parsed);
+	e2e_expect(c, e2e_run_exit_code(&r) == 0, "a type alike in both modules: exit %d",
+		   e2e_run_exit_code(&r));
+	/* dup_a = { 3 }: its int seen as struct same's x */
+	e2e_expect(c, strstr(e2e_buf_str(&r.out), "  cast(&dup_a, \"struct same *\")->x = 3\n") &&
+		   strstr(e2e_buf_str(&r.out), "  k = 7\n"), "the value through the other module's type");
+	e2e_output_free(&parsed);
+	e2e_run_free(&r);
+	e2e_fixture_stop(&f);
+}
+
+#define NEEDS E2E_NEED_TRACING
+
+const struct e2e_scenario e2e_scriptvals_scenarios[] = {
+	{ "script-values-gcc-O0-dw5", s_script_values, NEEDS },
+	{ "script-values-clang-O2-dw5", s_script_values, NEEDS },
+	{ "cast-type-two-modules", s_cast_two_modules, NEEDS },
+};
+const size_t e2e_scriptvals_nscenarios = ARRAY_SIZE(e2e_scriptvals_scenarios);
