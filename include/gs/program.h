@@ -80,6 +80,10 @@ struct gs_program_opts {
 	 * output and the loop unwinder only (the kernel refuses perf event
 	 * arrays and program arrays in sleepable programs). */
 	bool fault_in;
+	/* offsetof(struct task_struct, thread.fsbase) in the running kernel
+	 * (its BTF), where thread-locals find the thread pointer; 0: unknown,
+	 * and every thread-local is OffsetsUnavailable (docs/tls.md). */
+	uint32_t task_fsbase_offset;
 };
 
 /* ---- the result ----------------------------------------------------------- */

@@ -188,6 +188,11 @@ enum gs_var_status {
 	/* gstrace's own (docs/protocol.md): a division or modulo by zero in a
 	 * script expression; ExprError code and value status alike. */
 	GS_VAR_DIV_BY_ZERO = 7,
+	/* gstrace's own: a thread-local of a dlopen'ed module that the hit
+	 * thread has not touched yet (its DTV slot is unallocated or older
+	 * than the module), where gdb says the inferior "has not yet
+	 * allocated storage for thread-local variables" (docs/tls.md). */
+	GS_VAR_TLS_UNALLOCATED = 8,
 };
 
 struct gs_read_error_payload {
@@ -346,6 +351,37 @@ struct gs_proc_module_offsets {
 GS_ASSERT_SIZE(struct gs_proc_module_offsets, 48);
 GS_ASSERT_LAYOUT(struct gs_proc_module_offsets, base, 32);
 GS_ASSERT_LAYOUT(struct gs_proc_module_offsets, size, 40);
+
+/* proc_module_tls[{pid, 0, cookie}]: where a module's TLS block is in
+ * each thread, from the loader's tables (glibc, x86-64 TLS variant II;
+ * docs/tls.md). Static TLS (the executable and the libraries loaded at
+ * start): the block is at thread pointer - static_offset. Dynamic TLS
+ * (static_offset 0): the loader's slotinfo entry of modid (at `slotinfo`
+ * in the process: {gen, link_map}) must still name link_map, else the
+ * entry is stale (the module was dlclosed since); then dtv = *(thread
+ * pointer + GS_TLS_TCB_DTV) and the block is dtv[modid].val when dtv[0]
+ * (the thread's generation) >= the slot's gen and the value is not
+ * TLS_DTV_UNALLOCATED (odd). */
+struct gs_proc_module_tls {
+	uint64_t modid;        /* l_tls_modid, >= 1 */
+	uint64_t gen;          /* the slot's generation when read (for the listing) */
+	int64_t static_offset; /* l_tls_offset, or 0: dynamic TLS */
+	uint64_t slotinfo;     /* address of the loader's dtv_slotinfo of modid */
+	uint64_t link_map;     /* the module's link_map, which that slot names */
+};
+GS_ASSERT_SIZE(struct gs_proc_module_tls, 40);
+GS_ASSERT_LAYOUT(struct gs_proc_module_tls, gen, 8);
+GS_ASSERT_LAYOUT(struct gs_proc_module_tls, static_offset, 16);
+GS_ASSERT_LAYOUT(struct gs_proc_module_tls, slotinfo, 24);
+GS_ASSERT_LAYOUT(struct gs_proc_module_tls, link_map, 32);
+
+/* glibc's struct dtv_slotinfo, as the loader's descriptors say it is (the
+ * runtime checks them): the generation that added the module, its link_map. */
+#define GS_TLS_SLOT_GEN 0
+#define GS_TLS_SLOT_MAP 8
+
+#define GS_TLS_TCB_DTV 8     /* tcbhead_t.dtv: the thread's DTV pointer */
+#define GS_TLS_DTV_ENTRY 16  /* sizeof(dtv_t): { void *val; void *to_free; } */
 
 struct gs_proc_module_range_meta {
 	uint32_t active_slot; /* 0 or 1 */
@@ -710,6 +746,7 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 #define GS_MAP_NAME_ACCUM "event_accum_buffer"
 #define GS_MAP_PROC_MODULE_OFFSETS "proc_module_offsets"
 #define GS_MAP_NAME_PID_ALIASES "pid_aliases"
+#define GS_MAP_PROC_MODULE_TLS "proc_module_tls"
 #define GS_MAP_BT_UNWIND_ROWS "bt_unwind_rows"
 #define GS_MAP_BT_MODULE_ROW_RANGES "bt_module_row_ranges"
 #define GS_MAP_PROC_MODULE_RANGE_META "proc_module_range_meta"
@@ -761,6 +798,7 @@ enum gs_map_slot {
 	GS_MAP_STACK_DROPS,     /* PERCPU_ARRAY[1] u64: stacks a full map could not count */
 	/* sleepable programs (gs_program_opts.fault_in) */
 	GS_MAP_READ_GEN,        /* PERCPU_ARRAY[1] u64: invocations begun on this CPU */
+	GS_MAP_PROC_TLS,        /* HASH: gs_proc_module_key -> gs_proc_module_tls */
 	GS_MAP_KINDS,
 	GS_MAP_OUTPUT_PERF = GS_MAP_KINDS, /* gs_map_defs only: the perf variant */
 };

@@ -377,6 +377,11 @@ struct gs_procfill {
 	/* Every fill first writes the rows of modules the row maps lack, then
 	 * the offsets and snapshot that point at them. */
 	bool add_rows;
+	/* A module with TLS is mapped that the loader has not registered yet:
+	 * each poll reads proc_module_tls again (docs/tls.md), at most
+	 * RT_TLS_MAX_TRIES reads in a row. */
+	bool tls_pending;
+	unsigned tls_tries;
 };
 
 /* files: the module-file cache its modules are read through (NULL: one
@@ -474,6 +479,11 @@ struct gs_plan_trace {
 	 * out> there: "'a' is not visible in 1 of 3 copies (inlined in main at
 	 * prog.c:40, 0x1150); they print <optimized out>", or NULL. */
 	char *names_note;
+	/* Thread-locals the body reads that the process cannot give (no
+	 * thread pointer in the kernel's BTF, no glibc loader tables):
+	 * "'st_tls' is a thread-local and the process has no glibc dynamic
+	 * linker to give its module id; it prints <optimized out>", or NULL. */
+	char *tls_note;
 };
 
 struct gs_plan;

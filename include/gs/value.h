@@ -4,8 +4,9 @@
  * generator reads values from these alone; it never calls libdw.
  *
  * Everything a plan holds is known at compile time except the run-time
- * registers (pt_regs) and a module's load bias (proc_module_offsets,
- * reference 5.11). The probe PC's CFA is folded in at compile time: a
+ * registers (pt_regs), a module's load bias (proc_module_offsets,
+ * reference 5.11) and the hit thread's TLS block of a module
+ * (proc_module_tls and the thread pointer). The probe PC's CFA is folded in at compile time: a
  * DW_OP_fbreg over DW_OP_call_frame_cfa becomes "rsp + k" or "rbp + k". */
 #ifndef GS_VALUE_H
 #define GS_VALUE_H
@@ -34,6 +35,10 @@ enum gs_loc_base {
 	GS_LOC_BASE_REG,      /* pt_regs register `reg` (DWARF 0..16) at the probe */
 	GS_LOC_BASE_MODULE,   /* the load bias of gs_var_loc.cookie's module:
 			       * offset is a link-time address (DW_OP_addr) */
+	GS_LOC_BASE_TLS,      /* the hit thread's TLS block of gs_var_loc.cookie's
+			       * module: offset is inside it (DW_OP_form_tls_address,
+			       * DW_OP_GNU_push_tls_address); found at run time from
+			       * the thread pointer (docs/tls.md) */
 };
 
 /* One piece of a value: the whole value when the location has one piece,
@@ -56,6 +61,11 @@ enum gs_loc_why {
 	GS_LOC_WHY_UNSUPPORTED,  /* an operation this reader does not compile */
 	GS_LOC_WHY_NO_CFA,       /* frame base is the CFA, and the PC's CFI row has no
 				  * register + offset CFA */
+	/* a thread-local (docs/tls.md), decided by the runtime: */
+	GS_LOC_WHY_TLS_NO_THREAD_POINTER, /* the kernel's BTF does not say where the
+					   * thread pointer is */
+	GS_LOC_WHY_TLS_NO_LOADER,         /* the process has no glibc dynamic linker
+					   * (static, or another libc): no module ids */
 };
 
 struct gs_var_loc {
@@ -65,7 +75,7 @@ struct gs_var_loc {
 	uint8_t section;    /* BASE_MODULE: 0 text, 1 rodata, 2 data, 3 bss */
 	bool cfa_relative;  /* an address from the frame base over the CFA (a stack slot) */
 	bool from_list;     /* chosen from a location list at compile time */
-	uint64_t cookie;    /* BASE_MODULE: the module's cookie (reference 8.1) */
+	uint64_t cookie;    /* BASE_MODULE, BASE_TLS: the module's cookie (reference 8.1) */
 };
 
 enum gs_var_scope {

@@ -118,6 +118,9 @@ struct gs_cg {
 	uint32_t nbias;                    /* modules whose globals are read */
 	uint64_t bias_cookie[CG_MAX_MODULES];
 	int16_t bias_slot[CG_MAX_MODULES]; /* u64 bias @0, u64 found @8 */
+	uint32_t ntls;                     /* modules whose thread-locals are read */
+	uint64_t tls_cookie[CG_MAX_MODULES];
+	int16_t tls_slot[CG_MAX_MODULES];  /* value_tls.c */
 	struct gs_type *synth[CG_MAX_SYNTH_TYPES];
 	char synth_names[CG_MAX_SYNTH_TYPES][128];
 	uint32_t nsynth;
@@ -202,6 +205,16 @@ void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r);
 /* The global subprogram gs_fault_in(addr, len, gen), verified once for
  * every read: emitted after the main program. */
 void cg_fault_subprog(struct gs_cg *cg);
+/* value_tls.c: thread-locals. cg_tls_add: a module whose TLS a trace
+ * reads (name: the variable, for the message); cg_tls_prologue: each
+ * module's block for the hit thread, once per event (key: the pid key of
+ * cg_values_prologue); cg_tls_block: r<dst> = the block of cookie's
+ * module, or its failure recorded in rec and a jump to fail (clobbers
+ * r0-r3 only then). */
+int cg_tls_add(struct gs_cg *cg, uint64_t cookie, const char *name);
+void cg_tls_prologue(struct gs_cg *cg, int16_t key);
+void cg_tls_block(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct cg_err_record *rec,
+		  struct gs_label fail);
 
 /* event.c: prologue, reservations, EndInstruction, emission */
 void cg_prologue(struct gs_cg *cg);

@@ -50,4 +50,7 @@ const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 				 sizeof(uint64_t), GS_MAP_PER_PROGRAM },
 	[GS_MAP_READ_GEN] = { GS_MAP_NAME_READ_GEN, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
 			      sizeof(uint64_t), GS_MAP_PER_PROGRAM },
+	[GS_MAP_PROC_TLS] = { GS_MAP_PROC_MODULE_TLS, BPF_MAP_TYPE_HASH,
+			      sizeof(struct gs_proc_module_key), sizeof(struct gs_proc_module_tls),
+			      GS_MAP_PER_SESSION },
 };

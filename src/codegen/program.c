@@ -157,8 +157,10 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 	add_map(p, GS_MAP_ACCUM, GS_MAP_ACCUM, cg->max_size, 1);
 	if (o->fault_in)
 		add_map(p, GS_MAP_READ_GEN, GS_MAP_READ_GEN, 0, 1);
+	if (cg->ntls)
+		add_map(p, GS_MAP_PROC_TLS, GS_MAP_PROC_TLS, 0, mods);
 	if (!nbt || !bt) {
-		if (!cg->nbias)
+		if (!cg->nbias && !cg->ntls)
 			return 0;
 		/* Globals only: the maps of reference 5.11, nothing of bt. */
 		add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);

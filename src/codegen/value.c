@@ -197,6 +197,10 @@ static enum gs_visit collect_cookies(struct gs_visitor *v, const struct gs_expr 
 		const struct gs_var_loc *l = &e->dvar->loc;
 
 		for (uint32_t i = 0; i < l->npieces; i++)
+			if (l->pieces[i].base == GS_LOC_BASE_TLS && l->pieces[i].kind != GS_LOC_REGISTER &&
+			    cg_tls_add(cg, l->cookie, text(e)))
+				return GS_VISIT_STOP;
+		for (uint32_t i = 0; i < l->npieces; i++)
 			if (l->pieces[i].base == GS_LOC_BASE_MODULE && l->pieces[i].kind != GS_LOC_REGISTER &&
 			    bias_index(cg, l->cookie) < 0) {
 				if (cg->nbias == CG_MAX_MODULES) {
@@ -243,7 +247,7 @@ void cg_values_prologue(struct gs_cg *cg)
 	struct gs_asm *a = cg->a;
 	int16_t key;
 
-	if (!cg->nbias)
+	if (!cg->nbias && !cg->ntls)
 		return;
 	key = gs_asm_slot(a, "module_key", 16, 8);
 	for (uint32_t i = 0; i < cg->nbias; i++)
@@ -280,6 +284,7 @@ void cg_values_prologue(struct gs_cg *cg)
 		gs_asm_bind(a, missing);
 	}
 	gs_asm_note(a, NULL);
+	cg_tls_prologue(cg, key);
 }
 
 /* r<dst> = the run-time address (or value) base + offset of a static base;
@@ -293,6 +298,8 @@ void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg, uint64_t cooki
 
 	if (base == GS_LOC_BASE_REG) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_R6, gs_dwarf_reg_pt_regs_offset[reg]));
+	} else if (base == GS_LOC_BASE_TLS) {
+		cg_tls_block(cg, cookie, dst, rec, fail);
 	} else if (base == GS_LOC_BASE_MODULE) {
 		int i = bias_index(cg, cookie);
 		struct gs_label found = gs_asm_label(a, "module_offsets_found");

@@ -197,6 +197,10 @@ static const char *const why_text[] = {
 	[GS_LOC_WHY_ENTRY_VALUE] = "optimized out (entry value)",
 	[GS_LOC_WHY_UNSUPPORTED] = "unavailable (unsupported DWARF expression)",
 	[GS_LOC_WHY_NO_CFA] = "unavailable (no CFA at this address)",
+	[GS_LOC_WHY_TLS_NO_THREAD_POINTER] = "optimized out (thread-local: the kernel's BTF "
+		"does not say where the thread pointer is)",
+	[GS_LOC_WHY_TLS_NO_LOADER] = "optimized out (thread-local: the process has no glibc "
+		"dynamic linker to give its module id)",
 };
 
 static const char *const section_names[] = { ".text", ".rodata", ".data", ".bss" };
@@ -236,7 +240,11 @@ static void describe_piece(struct out *o, const struct gs_var_loc *loc,
 		break;
 	case GS_LOC_MEMORY:
 	case GS_LOC_VALUE:
-		if (p->base == GS_LOC_BASE_MODULE) {
+		if (p->base == GS_LOC_BASE_TLS) {
+			put(o, "%sthread-local +0x%llx (the hit thread's TLS block)",
+			    p->kind == GS_LOC_VALUE ? "address of " : "",
+			    (unsigned long long)p->offset);
+		} else if (p->base == GS_LOC_BASE_MODULE) {
 			put(o, "%s0x%llx (%s)", p->kind == GS_LOC_VALUE ? "address " : "global ",
 			    (unsigned long long)p->offset, section_names[loc->section & 3]);
 		} else if (p->base == GS_LOC_BASE_REG) {

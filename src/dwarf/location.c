@@ -321,6 +321,13 @@ static bool step(struct eval *e, const Dwarf_Op *op)
 		return true;
 	case DW_OP_piece:
 		return close_piece(e, op->number > UINT32_MAX ? UINT32_MAX : (uint32_t)op->number);
+	case DW_OP_form_tls_address:
+	case DW_OP_GNU_push_tls_address:
+		/* the offset in the module's TLS block: the block is per thread */
+		if (!pop(e, &it) || it.base != GS_LOC_BASE_NONE)
+			break;
+		it.base = GS_LOC_BASE_TLS;
+		return push(e, it);
 	case DW_OP_entry_value:
 	case DW_OP_GNU_entry_value:
 		e->why = GS_LOC_WHY_ENTRY_VALUE;

@@ -91,7 +91,7 @@ static void json_item_text(FILE *f, const struct gs_inst *in)
 
 static const char *const status_keys[] = {
 	"ok", "null_deref", "read_error", "access_error", "truncated", "offsets_unavailable",
-	"zero_length",
+	"zero_length", "division_by_zero", "tls_not_allocated",
 };
 
 /* The value's bytes, no more than its type has (a slot may be longer). */

@@ -237,6 +237,9 @@ int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid)
 			if (t->names_note)
 				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", t->id,
 					t->pattern.text, t->names_note);
+			if (t->tls_note)
+				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", t->id,
+					t->pattern.text, t->tls_note);
 		}
 		return 0;
 	}

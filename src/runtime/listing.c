@@ -156,8 +156,31 @@ int gs_list_functions(const char *glob, const struct gs_list_opts *opts, FILE *f
 
 static const char *const scope_names[] = { "param", "local", "static", "global" };
 
+/* A thread-local's location, with how pid's threads find it, or why it
+ * is <optimized out> (rt_tls_check). */
+static void describe(const struct gs_var *v, struct rt_tls_check *tls, struct gs_modfiles *files,
+		     char *loc, size_t size)
+{
+	struct gs_var_loc none = { .why = GS_LOC_WHY_NONE };
+	char desc[160] = "";
+	size_t n;
+
+	for (uint32_t i = 0; i < v->loc.npieces; i++)
+		if (v->loc.pieces[i].base == GS_LOC_BASE_TLS) {
+			none.why = rt_tls_check(tls, files, v->loc.cookie, desc, sizeof(desc));
+			break;
+		}
+	if (none.why) {
+		gs_dwarf_describe_location(&none, loc, size);
+		return;
+	}
+	n = gs_dwarf_describe_location(&v->loc, loc, size);
+	if (v->loc.npieces && tls->tried && n < size)
+		snprintf(loc + n, size - n, "%s", desc);
+}
+
 static void list_scope(const struct gs_dwarf_scope *s, const char *module, uint64_t addr,
-		       bool inlined, FILE *f)
+		       bool inlined, struct rt_tls_check *tls, struct gs_modfiles *files, FILE *f)
 {
 	size_t wname = 4, wtype = 4;
 	char loc[256];
@@ -180,7 +203,7 @@ static void list_scope(const struct gs_dwarf_scope *s, const char *module, uint6
 	for (size_t i = 0; i < s->nvars; i++) {
 		const struct gs_var *v = &s->vars[i];
 
-		gs_dwarf_describe_location(&v->loc, loc, sizeof(loc));
+		describe(v, tls, files, loc, sizeof(loc));
 		fprintf(f, "  %-6s  ", scope_names[v->scope & 3]);
 		put_col(f, v->name, (int)wname);
 		fputs("  ", f);
@@ -202,6 +225,7 @@ int gs_list_vars(const char *target, const struct gs_list_opts *opts, FILE *f,
 	const struct rt_dwarf_module *m;
 	struct rt_dwarf_cache *cache;
 	struct gs_target t = { 0 };
+	struct rt_tls_check tls = { 0 };
 	int rc;
 
 	if (opts)
@@ -209,6 +233,7 @@ int gs_list_vars(const char *target, const struct gs_list_opts *opts, FILE *f,
 	cache = rt_dwarf_cache_new(o.files);
 	if (!cache)
 		return gs_errorf(err, -ENOMEM, "out of memory listing variables");
+	tls.pid = o.pid;
 	/* one opening of each module serves the resolution and the DWARF */
 	ro.module = o.module;
 	ro.pid = o.pid;
@@ -232,8 +257,10 @@ int gs_list_vars(const char *target, const struct gs_list_opts *opts, FILE *f,
 			fputc('\n', f);
 		rc = gs_dwarf_scope_at(m->d, t.locs[i].addr, &s, err);
 		if (rc == 0)
-			list_scope(s, t.module, t.locs[i].addr, t.locs[i].inlined, f);
+			list_scope(s, t.module, t.locs[i].addr, t.locs[i].inlined, &tls,
+				   rt_dwarf_cache_files(cache), f);
 	}
+	rt_tls_check_fini(&tls);
 	rt_dwarf_cache_free(cache);
 	gs_target_free(&t);
 	return rc;

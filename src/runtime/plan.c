@@ -87,6 +87,7 @@ static void trace_fini(struct gs_plan_trace *t)
 	free(t->probes);
 	gs_target_free(&t->target);
 	free(t->names_note);
+	free(t->tls_note);
 }
 
 void gs_plan_free(struct gs_plan *p)
@@ -490,6 +491,10 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 	 * each: one size for all, with room for modules mapped later. */
 	if (want > p->program.unwind_rows_max && want > GS_DEFAULT_UNWIND_ROWS_MAX)
 		p->program.unwind_rows_max = want;
+	/* Thread-locals start from the thread pointer, where the kernel's BTF
+	 * says; without it they read as OffsetsUnavailable (docs/tls.md). */
+	if (!p->program.task_fsbase_offset)
+		p->program.task_fsbase_offset = rt_values_task_fsbase(p->values);
 	for (size_t i = 0; i < p->ntraces; i++) {
 		struct gs_plan_trace *t = &p->traces[i];
 

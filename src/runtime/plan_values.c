@@ -6,6 +6,7 @@
  * return probe's $retval at the function's return type in rax (rdx, or the
  * memory rax points to, as the x86-64 ABI returns it). The DWARF handles
  * stay open until the plan is built. */
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -27,6 +28,9 @@ struct rt_values {
 	struct chunk *chunks;            /* copied trees and made-up variables */
 	struct gs_proc_modules mods;     /* -p: the process's modules, read once */
 	bool mods_loaded;
+	bool read_tls;                   /* some name is a thread-local */
+	struct rt_tls_check tls;         /* whether thread-locals can be read */
+	char tls_note[512];              /* the trace's, while it is resolved */
 };
 
 /* What one probe's copy is resolved against. */
@@ -55,6 +59,7 @@ int rt_values_new(pid_t pid, struct gs_modfiles *files, struct rt_values **out)
 		return -ENOMEM;
 	}
 	v->pid = pid;
+	v->tls.pid = pid;
 	*out = v;
 	return 0;
 }
@@ -72,6 +77,7 @@ void rt_values_free(struct rt_values *v)
 	}
 	if (v->mods_loaded)
 		gs_proc_modules_free(&v->mods);
+	rt_tls_check_fini(&v->tls);
 	free(v);
 }
 
@@ -87,6 +93,51 @@ static void *alloc(struct probe_ctx *c, size_t n)
 	k->next = c->v->chunks;
 	c->v->chunks = k;
 	return k->data;
+}
+
+uint32_t rt_values_task_fsbase(const struct rt_values *v)
+{
+	return v && v->read_tls && v->tls.fsbase_known ? v->tls.fsbase : 0;
+}
+
+/* "'name' is a thread-local and <why>" in the trace's note, once a name. */
+static void note_tls(struct rt_values *v, const char *name, uint8_t why)
+{
+	char quoted[96];
+	size_t n = strlen(v->tls_note);
+
+	snprintf(quoted, sizeof(quoted), "'%s'", name);
+	if (strstr(v->tls_note, quoted))
+		return;
+	snprintf(v->tls_note + n, sizeof(v->tls_note) - n, "%s%s is a thread-local and %s",
+		 n ? "; " : "", quoted, why == GS_LOC_WHY_TLS_NO_THREAD_POINTER ?
+		 "the kernel's BTF does not say where the thread pointer is" :
+		 "the process has no glibc dynamic linker to give its module id");
+}
+
+/* A thread-local that cannot be read here (no thread pointer, no module
+ * ids in the process): the same variable, <optimized out> with the reason
+ * (--list-vars and the events say it); else var itself. */
+static const struct gs_var *tls_checked(struct probe_ctx *c, const struct gs_var *var)
+{
+	struct gs_var *out;
+	uint8_t why;
+	bool tls = false;
+
+	for (uint32_t i = 0; var && i < var->loc.npieces; i++)
+		tls |= var->loc.pieces[i].base == GS_LOC_BASE_TLS;
+	if (!tls)
+		return var;
+	c->v->read_tls = true;
+	why = rt_tls_check(&c->v->tls, rt_dwarf_cache_files(c->v->cache), var->loc.cookie, NULL, 0);
+	if (why == GS_LOC_WHY_NONE || !(out = alloc(c, sizeof(*out))))
+		return var;
+	note_tls(c->v, var->name, why);
+	*out = *var;
+	out->loc.pieces = NULL;
+	out->loc.npieces = 0;
+	out->loc.why = why;
+	return out;
 }
 
 /* ---- which bodies need DWARF -------------------------------------------------- */
@@ -374,7 +425,7 @@ static int resolve(struct gs_spec_copier *copier, struct gs_expr *n)
 
 	switch (n->kind) {
 	case GS_EXPR_NAME:
-		n->dvar = lookup(c, n);
+		n->dvar = tls_checked(c, lookup(c, n));
 		break;
 	case GS_EXPR_CAST:
 		n->cast_type = cast_type(c, n);
@@ -425,6 +476,7 @@ int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct
 	int rc;
 
 	*at = NULL;
+	v->tls_note[0] = '\0';
 	rc = rt_dwarf_module(v->cache, t->target.module, 0, &m, err);
 	if (rc)
 		return rc;
@@ -466,5 +518,11 @@ int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct
 	}
 	rt_copies_free(&copies);
 	free(scopes);
+	free(t->tls_note);
+	t->tls_note = NULL;
+	if (rc == 0 && v->tls_note[0] &&
+	    asprintf(&t->tls_note, "%s; %s <optimized out> (docs/tls.md)", v->tls_note,
+		     strchr(v->tls_note, ';') ? "they print" : "it prints") < 0)
+		rc = gs_errorf(err, -ENOMEM, "out of memory describing trace `%s`", t->pattern.text);
 	return rc;
 }

@@ -180,6 +180,55 @@ static int write_modules(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	return rc;
 }
 
+/* Where each module's TLS block is (proctls.c), for programs reading
+ * thread-locals; entries of modules gone are removed. A module with TLS
+ * that the loader has not registered yet (a dlopen between mapping and
+ * relocation) leaves the fill pending: each refresh reads again. */
+static int write_tls(struct gs_procfill *f, struct gs_bpf_maps *maps,
+		     const struct gs_proc_modules *mods, struct gs_error *err)
+{
+	struct gs_map_writer w;
+	struct rt_tls_table t;
+	uint32_t pid = (uint32_t)f->pid;
+	int rc = 0;
+
+	f->tls_pending = false;
+	if (!gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_TLS))
+		return 0;
+	/* a module never registered (not glibc's, mapped by hand): not for ever */
+	if (f->tls_tries++ >= RT_TLS_MAX_TRIES)
+		return 0;
+	if (rt_tls_read(f->pid, mods, &t) != 0) {
+		/* no loader tables yet: a launched command before ld.so ran */
+		f->tls_pending = rt_tls_missing(mods, &t);
+		rt_tls_table_free(&t);
+		return 0;
+	}
+	gs_bpf_maps_writer(maps, &w);
+	for (size_t i = 0; i < t.n && rc == 0; i++) {
+		uint64_t c = t.v[i].cookie;
+		struct gs_proc_module_key key = { pid, 0, (uint32_t)c, (uint32_t)(c >> 32) };
+
+		rc = w.update(w.ctx, GS_MAP_PROC_MODULE_TLS, &key, &t.v[i].tls);
+		if (rc)
+			rc = gs_errorf(err, rc, "cannot write %s[pid %u, module 0x%016llx]: %s",
+				       GS_MAP_PROC_MODULE_TLS, pid, (unsigned long long)c,
+				       strerror(-rc));
+	}
+	for (size_t i = 0; i < f->mods.n && rc == 0; i++) {
+		uint64_t c = f->mods.v[i].id.cookie;
+		struct gs_proc_module_key key = { pid, 0, (uint32_t)c, (uint32_t)(c >> 32) };
+
+		if (!has_cookie(mods, c))
+			w.remove(w.ctx, GS_MAP_PROC_MODULE_TLS, &key);
+	}
+	f->tls_pending = rt_tls_missing(mods, &t);
+	if (!f->tls_pending)
+		f->tls_tries = 0;
+	rt_tls_table_free(&t);
+	return rc;
+}
+
 /* Rows already in bt_unwind_rows: the largest row_end of the modules there. */
 static int rows_in_use(const struct gs_bpf_map *ranges, uint32_t *count, struct gs_error *err)
 {
@@ -342,6 +391,8 @@ int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct 
 	if (rc == 0)
 		rc = write_modules(f, maps, &mods, err);
 	if (rc == 0)
+		rc = write_tls(f, maps, &mods, err);
+	if (rc == 0)
 		rc = gs_bpf_maps_flush(maps, err);
 	if (rc) {
 		free(sig);
@@ -371,6 +422,10 @@ int gs_procfill_refresh(struct gs_procfill *f, struct gs_bpf_maps *maps, bool ad
 		return rc;
 	same = f->sig && nsig == f->nsig && memcmp(sig, f->sig, nsig * sizeof(*sig)) == 0;
 	free(sig);
+	if (same && f->tls_pending) {
+		rc = write_tls(f, maps, &f->mods, err);
+		return rc ? rc : gs_bpf_maps_flush(maps, err);
+	}
 	if (same)
 		return 0;
 	if (add_rows)

@@ -170,6 +170,53 @@ struct gs_modfiles *rt_dwarf_cache_files(const struct rt_dwarf_cache *c);
 int rt_plan_cfi_problem(struct gs_modfiles *files, const char *module, uint64_t addr,
 			bool missing, struct gs_error *err);
 
+/* ---- thread-local storage of a process (proctls.c, kbtf.c) ---- */
+
+struct gs_proc_modules;
+
+/* Reads of a process's TLS tables in a row while a mapped module with TLS
+ * is not registered (polls: some seconds), before giving up on it. */
+#define RT_TLS_MAX_TRIES 200
+
+/* A module's TLS block placement, for proc_module_tls. */
+struct rt_tls_module {
+	uint64_t cookie;
+	struct gs_proc_module_tls tls;
+};
+
+struct rt_tls_table {
+	struct rt_tls_module *v;
+	size_t n;
+	bool found; /* the loader's tables were found (glibc with libthread_db's
+		     * descriptors) */
+};
+
+/* Reads pid's TLS modules from its dynamic linker (mods: its modules, with
+ * their files). -ENOENT when the process has no such tables (not glibc, a
+ * static executable, or the loader not started yet). */
+int rt_tls_read(pid_t pid, const struct gs_proc_modules *mods, struct rt_tls_table *t);
+/* Some module of mods has a PT_TLS segment but no entry in t (not
+ * registered yet: a dlopen still relocating). */
+bool rt_tls_missing(const struct gs_proc_modules *mods, const struct rt_tls_table *t);
+void rt_tls_table_free(struct rt_tls_table *t);
+/* Whether a thread-local of module `cookie` can be read in pid (0: no
+ * process yet): GS_LOC_WHY_NONE, with desc saying how pid's threads find
+ * its block when the loader lists it (else ""), or why it cannot
+ * (GS_LOC_WHY_TLS_*: it is then <optimized out>). Reads the kernel's BTF
+ * and pid's tables once per rt_tls_check. */
+struct rt_tls_check {
+	pid_t pid;
+	bool tried, fsbase_known, no_loader;
+	uint32_t fsbase;          /* task_struct.thread.fsbase, when known */
+	struct rt_tls_table t;
+};
+uint8_t rt_tls_check(struct rt_tls_check *k, struct gs_modfiles *files, uint64_t cookie,
+		     char *desc, size_t size);
+void rt_tls_check_fini(struct rt_tls_check *k);
+/* offsetof(struct task_struct, thread.fsbase) from the running kernel's
+ * BTF (/sys/kernel/btf/vmlinux). */
+int rt_task_fsbase_offset(uint32_t *off, struct gs_error *err);
+
 /* ---- source-level values of the plan (plan_values.c) ---- */
 
 struct rt_values;
@@ -184,6 +231,9 @@ bool rt_body_needs_dwarf(const struct gs_stmt *body, size_t n, bool retprobe);
  * an error about an expression, *at is it. Valid until v is freed. */
 int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct gs_expr **at,
 		      struct gs_error *err);
+/* task_struct.thread.fsbase's offset when some name resolved so far is a
+ * thread-local and the kernel's BTF has it; else 0. */
+uint32_t rt_values_task_fsbase(const struct rt_values *v);
 
 /* ---- the session's traces (session.c), for stackcount.c ---- */
 

@@ -471,6 +471,13 @@ int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 	bool changed = rt_dlhook_changed(s->dlhook);
 	int rc, n;
 
+	/* A module whose TLS its loader registers after mapping it (a dlopen
+	 * relocating): that process's tables again, until they have it. */
+	for (size_t i = 0; i < s->nfills && !changed; i++)
+		if (s->fills[i].tls_pending &&
+		    (rc = gs_procfill_refresh(&s->fills[i], &s->pool, s->pid > 0, err)) < 0 &&
+		    rc != -ENOENT && rc != -ESRCH)
+			return rc;
 	if (s->nfills && (changed || now - s->last_refresh_ns >= REFRESH_INTERVAL_NS) &&
 	    (rc = refresh(s, now, err)))
 		return rc;

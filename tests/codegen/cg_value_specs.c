@@ -76,6 +76,22 @@ static const struct gs_var v_gname = {
 		 .base = GS_LOC_BASE_MODULE, .offset = GS_CGV_NAME_PTR_ADDR } }, .npieces = 1,
 		 .section = 2, .cookie = GS_CG_PROBE_COOKIE },
 };
+/* __thread int t_count: DW_OP_const8u 8; DW_OP_form_tls_address (the
+ * probe module's static TLS) */
+static const struct gs_var v_tls = {
+	.name = "t_count", .type = &t_int, .scope = GS_SCOPE_GLOBAL,
+	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_MEMORY,
+		 .base = GS_LOC_BASE_TLS, .offset = 8 } }, .npieces = 1,
+		 .cookie = GS_CG_PROBE_COOKIE },
+};
+/* __thread struct point t_pos: DW_OP_const8u 16; DW_OP_GNU_push_tls_address,
+ * in a dlopen'ed module (another cookie: dynamic TLS at run time) */
+static const struct gs_var v_tls_dl = {
+	.name = "t_pos", .type = &t_point, .scope = GS_SCOPE_GLOBAL,
+	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_MEMORY,
+		 .base = GS_LOC_BASE_TLS, .offset = 16 } }, .npieces = 1,
+		 .cookie = GS_CG_PROBE_COOKIE + 1 },
+};
 /* struct point pt: DW_OP_reg0 DW_OP_piece 4 DW_OP_reg1 DW_OP_piece 4 */
 static const struct gs_var v_pt = {
 	.name = "pt", .type = &t_point, .scope = GS_SCOPE_PARAM,
@@ -134,6 +150,19 @@ static const struct gs_stmt global_body[] = {
 };
 static const struct gs_trace_spec val_global = {
 	.trace_id = 22, .target = "val_global", .body = global_body, .nbody = N(global_body),
+};
+
+/* trace f { print t_count; print t_pos.y; print t_pos; } */
+static const struct gs_expr tls_count = NAME(v_tls, "t_count");
+static const struct gs_expr tls_pos = NAME(v_tls_dl, "t_pos");
+static const struct gs_expr tls_pos_y = MEMBER(&tls_pos, "y", "t_pos.y");
+static const struct gs_stmt tls_body[] = {
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &tls_count },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &tls_pos_y },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &tls_pos },
+};
+static const struct gs_trace_spec val_tls = {
+	.trace_id = 34, .target = "val_tls", .body = tls_body, .nbody = N(tls_body),
 };
 
 /* trace f { print pt; print pt.y; } */
@@ -383,6 +412,8 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_pointer_pieces", &val_pointer_pieces, { 0 } },
 	{ "val_budget", &val_budget, { .max_trace_event_size = 96 } },
 	{ "val_c_arith", &val_c_arith, { 0 } },
+	/* task_struct.thread.fsbase at some offset, as the kernel's BTF says */
+	{ "val_tls", &val_tls, { .task_fsbase_offset = 5000 } },
 	{ "val_ptr_strings", &val_ptr_strings, { 0 } },
 };
 const size_t gs_cg_value_ncases = N(gs_cg_value_cases);

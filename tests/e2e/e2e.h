@@ -179,6 +179,10 @@ struct e2e_ctx {
 
 void e2e_expect(struct e2e_ctx *c, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* e2e_fixture_start, where a fixture build this machine could not make (a
+ * compiler it lacks: clang) makes the scenario a skip, and a start that
+ * fails a failure. */
+bool e2e_fixture_start_or_skip(struct e2e_ctx *c, struct e2e_fixture *f, const char *name);
 void e2e_note(struct e2e_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Substring checks on the whole block text. */
@@ -316,5 +320,7 @@ extern const struct e2e_scenario e2e_exprs_scenarios[];
 extern const size_t e2e_exprs_nscenarios;
 extern const struct e2e_scenario e2e_unwind_scenarios[];
 extern const size_t e2e_unwind_nscenarios;
+extern const struct e2e_scenario e2e_tls_scenarios[];
+extern const size_t e2e_tls_nscenarios;
 
 #endif /* GS_E2E_H */

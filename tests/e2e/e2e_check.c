@@ -28,6 +28,19 @@ void e2e_expect(struct e2e_ctx *c, bool ok, const char *fmt, ...)
 	free(t);
 }
 
+bool e2e_fixture_start_or_skip(struct e2e_ctx *c, struct e2e_fixture *f, const char *name)
+{
+	if (access(e2e_fixture_path(name), X_OK) != 0) {
+		c->skip = "this fixture build needs a compiler this machine lacks (clang)";
+		return false;
+	}
+	if (!e2e_fixture_start(f, name)) {
+		e2e_expect(c, false, "fixture %s did not start", name);
+		return false;
+	}
+	return true;
+}
+
 void e2e_note(struct e2e_ctx *c, const char *fmt, ...)
 {
 	va_list ap;

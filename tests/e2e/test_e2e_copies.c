@@ -35,15 +35,7 @@ static bool start(struct e2e_ctx *c, const char *prefix, char *name, size_t size
 		  struct e2e_fixture *f)
 {
 	fixture_name(c, prefix, name, size);
-	if (access(e2e_fixture_path(name), X_OK) != 0) {
-		c->skip = "this fixture build needs a compiler this machine lacks (clang)";
-		return false;
-	}
-	if (!e2e_fixture_start(f, name)) {
-		e2e_expect(c, false, "fixture %s did not start", name);
-		return false;
-	}
-	return true;
+	return e2e_fixture_start_or_skip(c, f, name);
 }
 
 /* gdb attached to pid running `cmds` (one -ex each); its stdout into out. */
