@@ -156,6 +156,16 @@ static bool fits16(int64_t d)
 	return d >= INT16_MIN && d <= INT16_MAX;
 }
 
+/* Whether a 16-bit jump still reaches after the kernel has grown the code
+ * it spans: the verifier inlines helpers (an array map lookup becomes
+ * about 7 instructions) after our check, and refuses a program whose
+ * jump then leaves the range ("insn N cannot be patched due to 16-bit
+ * range"). Half the range leaves room for code that doubles. */
+static bool reaches_after_patching(int64_t d)
+{
+	return d >= INT16_MIN / 2 && d <= INT16_MAX / 2;
+}
+
 /* Moves instructions, labels, fixups, relocations and subprograms up so
  * that two instructions fit after each insn i with widen[i]. */
 static int insert_after(struct gs_asm *a, const bool *widen, size_t count)
@@ -208,8 +218,9 @@ static int insert_after(struct gs_asm *a, const bool *widen, size_t count)
 	return 0;
 }
 
-/* Widens every 16-bit jump whose target is out of reach, until all fit:
- * widening moves code, which may put other jumps out of reach. */
+/* Widens every 16-bit jump whose target is out of reach once the kernel
+ * has patched the program, until all fit: widening moves code, which may
+ * put other jumps out of reach. */
 static int relax(struct gs_asm *a)
 {
 	for (;;) {
@@ -222,7 +233,7 @@ static int relax(struct gs_asm *a)
 			struct bpf_insn *in = &a->insns[f->insn];
 
 			if (f->kind != GS_FIXUP_OFF16 || a->labels[f->label].binds == 0 ||
-			    fits16(distance(a, f)))
+			    reaches_after_patching(distance(a, f)))
 				continue;
 			if (in->code == (BPF_JMP | BPF_JA)) {
 				*in = GS_GOTOL(0);

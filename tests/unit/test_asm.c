@@ -134,10 +134,32 @@ static int backward_span(int64_t dist, struct gs_error *err)
 	return rc;
 }
 
-static void test_jump_of_exactly_plus_32767_is_accepted(void **state)
+/* A jump stays 16-bit while it reaches with half the range to spare: the
+ * kernel grows the code it spans when it inlines helpers after our check. */
+static void test_jump_of_plus_16383_stays_16_bit(void **state)
 {
 	(void)state;
-	assert_int_equal(forward_span(32767, NULL), 0);
+	assert_int_equal(forward_span(16383, NULL), 0);
+}
+
+/* One further and it is widened, before the kernel could make it "cannot
+ * be patched due to 16-bit range". */
+static void test_jump_of_plus_16384_is_widened_for_the_kernels_patching(void **state)
+{
+	struct gs_asm a;
+	struct gs_label far;
+
+	(void)state;
+	gs_asm_init(&a);
+	far = gs_asm_label(&a, "far_target");
+	gs_asm_jmp_imm(&a, BPF_JEQ, GS_R1, 0, far);
+	filler(&a, 16384);
+	gs_asm_bind(&a, far);
+	gs_asm_emit(&a, GS_EXIT());
+	assert_int_equal(gs_asm_finish(&a, NULL), 0);
+	assert_int_equal(a.relaxed, 1);
+	assert_int_equal(a.len, 16384 + 4);
+	gs_asm_fini(&a);
 }
 
 /* Past 16 bits a conditional jump becomes `if .. goto +1; ja +1; gotol L`:
@@ -189,10 +211,10 @@ static void test_ja_past_the_16_bit_range_becomes_gotol(void **state)
 	gs_asm_fini(&a);
 }
 
-static void test_jump_of_exactly_minus_32768_is_accepted(void **state)
+static void test_jump_of_minus_16384_stays_16_bit(void **state)
 {
 	(void)state;
-	assert_int_equal(backward_span(-32768, NULL), 0);
+	assert_int_equal(backward_span(-16384, NULL), 0);
 }
 
 static void test_jump_of_minus_32769_is_widened_with_gotol(void **state)
@@ -595,10 +617,11 @@ int main(void)
 		cmocka_unit_test(test_forward_jump_gets_distance_to_label),
 		cmocka_unit_test(test_backward_jump_gets_negative_distance),
 		cmocka_unit_test(test_many_labels_each_resolve_to_their_own_target),
-		cmocka_unit_test(test_jump_of_exactly_plus_32767_is_accepted),
+		cmocka_unit_test(test_jump_of_plus_16383_stays_16_bit),
+		cmocka_unit_test(test_jump_of_plus_16384_is_widened_for_the_kernels_patching),
 		cmocka_unit_test(test_jump_of_plus_32768_is_widened_with_gotol),
 		cmocka_unit_test(test_ja_past_the_16_bit_range_becomes_gotol),
-		cmocka_unit_test(test_jump_of_exactly_minus_32768_is_accepted),
+		cmocka_unit_test(test_jump_of_minus_16384_stays_16_bit),
 		cmocka_unit_test(test_jump_of_minus_32769_is_widened_with_gotol),
 		cmocka_unit_test(test_gotol_reaches_past_the_16_bit_range),
 		cmocka_unit_test(test_call_to_subprogram_label_sets_imm),
