@@ -14,6 +14,7 @@ static const struct e2e_table tables[] = {
 	{ e2e_list_scenarios, &e2e_list_nscenarios },
 	{ e2e_unwind_scenarios, &e2e_unwind_nscenarios },
 	{ e2e_copies_scenarios, &e2e_copies_nscenarios },
+	{ e2e_conditions_scenarios, &e2e_conditions_nscenarios },
 };
 
 int main(int argc, char **argv)
