@@ -250,6 +250,9 @@ static int insert_after(struct gs_asm *a, const bool *widen, size_t count)
  * put other jumps out of reach. */
 static int relax(struct gs_asm *a)
 {
+	/* Short programs (nearly all) reach everywhere, however many calls. */
+	if (a->len <= INT16_MAX / (GROWTH_PER_CALL + 1))
+		return 0;
 	for (;;) {
 		bool *widen = NULL;
 		uint32_t *calls = count_calls(a);
