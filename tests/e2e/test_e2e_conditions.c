@@ -76,6 +76,19 @@ static void script_of(const struct cond *v, struct e2e_buf *b)
 	e2e_buf_printf(b, "}\n");
 }
 
+/* gdb stops where gstrace probed and prints the value the T lines show. */
+static const char *const gdb_stop[] = {
+	"break take_record", "continue", "echo @@C -1\\n", "print r->next->id",
+};
+
+/* One `-ex cmd` more on gdb's command line; the new count. */
+static size_t add_ex(char **argv, size_t n, const char *cmd)
+{
+	argv[n++] = "-ex";
+	argv[n++] = (char *)cmd;
+	return n;
+}
+
 /* gdb at take_record: each condition's value (1, 0, or an error: no `$n =`
  * line between its markers), and r->next->id into id. */
 static bool gdb_truths(struct e2e_ctx *c, pid_t pid, struct cond *v, char *id, size_t idsize)
@@ -90,26 +103,16 @@ static bool gdb_truths(struct e2e_ctx *c, pid_t pid, struct cond *v, char *id, s
 	if (!argv || !cmds)
 		goto out;
 	n = e2e_gdb_print_argv(argv, pid, pidbuf, sizeof(pidbuf));
-	argv[n++] = "-ex";
-	argv[n++] = "break take_record";
-	argv[n++] = "-ex";
-	argv[n++] = "continue";
-	argv[n++] = "-ex";
-	argv[n++] = "echo @@C -1\\n";
-	argv[n++] = "-ex";
-	argv[n++] = "print r->next->id";
-	for (size_t k = 0; k < NCOND; k++) {
+	for (size_t i = 0; i < sizeof(gdb_stop) / sizeof(gdb_stop[0]); i++)
+		n = add_ex(argv, n, gdb_stop[i]);
+	for (size_t k = 0; k < NCOND; k++, nc += 2) {
 		snprintf(cmds[nc], sizeof(cmds[0]), "echo @@C %zu\\n", k);
-		argv[n++] = "-ex";
-		argv[n++] = cmds[nc++];
-		snprintf(cmds[nc], sizeof(cmds[0]), "print (%s)", v[k].text);
-		argv[n++] = "-ex";
-		argv[n++] = cmds[nc++];
+		snprintf(cmds[nc + 1], sizeof(cmds[0]), "print (%s)", v[k].text);
+		n = add_ex(argv, n, cmds[nc]);
+		n = add_ex(argv, n, cmds[nc + 1]);
 	}
-	argv[n++] = "-ex";
-	argv[n++] = "echo @@C 999999\\n";
-	argv[n++] = "-ex";
-	argv[n++] = "detach";
+	n = add_ex(argv, n, "echo @@C 999999\\n");
+	n = add_ex(argv, n, "detach");
 	argv[n] = NULL;
 	if (e2e_run_start(&run, argv)) {
 		e2e_expect(c, false, "cannot start gdb");
