@@ -17,7 +17,8 @@
 #define NODES 12 /* expression nodes of the largest shape */
 #define TEXT 48  /* bytes of one node's source text */
 
-/* Everything one spec points into, in one allocation beside it. */
+/* Everything one spec points into, in one allocation: the arrays follow
+ * the struct (all their element sizes are multiples of 8, the texts last). */
 struct many_ifs {
 	struct gs_trace_spec spec; /* first: the pointer handed out */
 	struct gs_stmt *stmts, *then_body, *else_body;
@@ -98,21 +99,20 @@ static const struct gs_expr *condition(struct builder *b, size_t i, const struct
 
 struct gs_trace_spec *gs_cgv_many_ifs(size_t n)
 {
-	struct many_ifs *m = calloc(1, sizeof(*m));
+	size_t size = sizeof(struct many_ifs) + 3 * n * sizeof(struct gs_stmt) +
+		      n * NODES * sizeof(struct gs_expr) + n * sizeof(struct gs_expr *) +
+		      n * (NODES + 2) * TEXT;
+	struct many_ifs *m = calloc(1, size);
 	struct builder b;
 
 	if (!m)
 		return NULL;
-	m->stmts = calloc(n, sizeof(*m->stmts));
-	m->then_body = calloc(n, sizeof(*m->then_body));
-	m->else_body = calloc(n, sizeof(*m->else_body));
-	m->nodes = calloc(n * NODES, sizeof(*m->nodes));
-	m->args = calloc(n, sizeof(*m->args));
-	m->texts = calloc(n * (NODES + 2), TEXT);
-	if (!m->stmts || !m->then_body || !m->else_body || !m->nodes || !m->args || !m->texts) {
-		gs_cgv_many_ifs_free(&m->spec);
-		return NULL;
-	}
+	m->stmts = (struct gs_stmt *)(m + 1);
+	m->then_body = m->stmts + n;
+	m->else_body = m->then_body + n;
+	m->nodes = (struct gs_expr *)(m->else_body + n);
+	m->args = (const struct gs_expr **)(m->nodes + n * NODES);
+	m->texts = (char *)(m->args + n);
 	b = (struct builder){ .node = m->nodes, .text = m->texts };
 	for (size_t i = 0; i < n; i++) {
 		struct gs_stmt *s = &m->stmts[i];
@@ -143,15 +143,5 @@ struct gs_trace_spec *gs_cgv_many_ifs(size_t n)
 
 void gs_cgv_many_ifs_free(struct gs_trace_spec *spec)
 {
-	struct many_ifs *m = (struct many_ifs *)spec;
-
-	if (!m)
-		return;
-	free(m->stmts);
-	free(m->then_body);
-	free(m->else_body);
-	free(m->nodes);
-	free(m->args);
-	free(m->texts);
-	free(m);
+	free(spec); /* the struct many_ifs it opens */
 }
