@@ -124,7 +124,15 @@ void cg_reserve(struct gs_cg *cg, uint32_t size)
 		return;
 	}
 	prev = gs_asm_notef(a, "reserve %u bytes: r9 = accum + event_offset", size);
-	cg_lookup_key0(cg, GS_MAP_ACCUM);
+	if (cg->accum_slot && cg->accum_saved) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_FP, cg->accum_slot));
+	} else {
+		cg_lookup_key0(cg, GS_MAP_ACCUM);
+		if (cg->accum_slot) {
+			gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->accum_slot));
+			cg->accum_saved = true;
+		}
+	}
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
 	gs_asm_jmp_imm(a, BPF_JGE, GS_R1, (int32_t)cg->max_size, cg->overflow);
 	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)(cg->max_size - size), cg->overflow);

@@ -202,6 +202,7 @@ static void build(struct gs_cg *cg)
 		cg_fail(cg, -EINVAL, "event_offset at r10 %d is 8-byte aligned: the verifier "
 			"would track its value on every path", cg->offset_slot);
 	cg->key_slot = gs_asm_slot(a, "key0", 4, 4);
+	cg->accum_slot = gs_asm_slot(a, "accum_buffer", 8, 8);
 	cg->flags_slot = gs_asm_slot(a, "any_fail_success", 2, 2);
 	if (cg->opts.pid_ns_ino || cg->opts.special_ns_ino)
 		cg->nsinfo_slot = gs_asm_slot(a, "pidns_info", 8, 8);
