@@ -3,7 +3,8 @@
  * rounds. Prints BENCH codegen.event.build_us.<spec> and the size of each
  * program (targets: print_format <= 5 us; two `bt` at depth 128 <= 50 us),
  * the backtrace code per frame, and, where bpf() is permitted, what the
- * verifier walks for the backtrace programs. */
+ * verifier walks for the backtrace programs and for 21 and 200 conditions
+ * (kernel.verified_insns.if200 <= 200,000). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -117,6 +118,36 @@ static void backtrace_figures(void)
 	gs_program_free(deep);
 }
 
+/* Conditions over pointer dereferences (cg_many_ifs.c): what the verifier
+ * walks for 21 (GhostScope's script that did not load) and 200 (target
+ * <= 200,000 insns), and the program sizes. */
+static void condition_figures(void)
+{
+	static const size_t counts[] = { 21, 200 };
+	struct gs_error err;
+
+	if (gs_kload_bpf_permitted(&err)) {
+		printf("# kernel.verified_insns.if* skipped: %s\n", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		struct gs_program_opts o = { .sz = sizeof(o) };
+		struct gs_trace_spec *spec = gs_cgv_many_ifs(counts[i]);
+		struct gs_program *p = NULL;
+
+		if (!spec || gs_program_build(spec, &o, &p, &err)) {
+			printf("# kernel.verified_insns.if%zu skipped: %s\n", counts[i],
+			       spec ? err.msg : "out of memory");
+		} else {
+			printf("BENCH codegen.event.insns.if%zu %zu insns\n", counts[i], p->main.len);
+			printf("BENCH kernel.verified_insns.if%zu %u insns\n", counts[i],
+			       verified(p, false));
+		}
+		gs_program_free(p);
+		gs_cgv_many_ifs_free(spec);
+	}
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < gs_cg_ncases; i++) {
@@ -149,5 +180,6 @@ int main(void)
 		printf("BENCH codegen.event.insns.%s %zu insns\n", c->name, insns);
 	}
 	backtrace_figures();
+	condition_figures();
 	return 0;
 }

@@ -156,6 +156,43 @@ static bool fits16(int64_t d)
 	return d >= INT16_MIN && d <= INT16_MAX;
 }
 
+/* The kernel grows a program after the verifier: it inlines helper calls
+ * (a per-CPU array map lookup becomes 10 instructions, an array lookup 8)
+ * and refuses one whose 16-bit jump then leaves the range ("insn N cannot
+ * be patched due to 16-bit range"). A 16-bit jump is kept only when it
+ * reaches with this much room per helper call between the jump and its
+ * target; code without calls keeps the whole range, so a program widens
+ * no more jumps than it must (gotol needs Linux 6.6). */
+#define GROWTH_PER_CALL 12
+
+static bool is_helper_call(const struct bpf_insn *in)
+{
+	return in->code == (BPF_JMP | BPF_CALL) && in->src_reg == 0;
+}
+
+/* calls[i]: helper calls among instructions [0, i). */
+static uint32_t *count_calls(const struct gs_asm *a)
+{
+	uint32_t *calls = malloc((a->len + 1) * sizeof(*calls));
+
+	if (!calls)
+		return NULL;
+	calls[0] = 0;
+	for (size_t i = 0; i < a->len; i++)
+		calls[i + 1] = calls[i] + is_helper_call(&a->insns[i]);
+	return calls;
+}
+
+static bool reaches_after_patching(const struct gs_asm *a, const struct gs_fixup *f,
+				   const uint32_t *calls)
+{
+	int64_t d = distance(a, f), from = (int64_t)f->insn + 1, to = from + d;
+	int64_t room = (int64_t)(d >= 0 ? calls[to] - calls[from] : calls[from] - calls[to]) *
+		       GROWTH_PER_CALL;
+
+	return d >= 0 ? d + room <= INT16_MAX : d - room >= INT16_MIN;
+}
+
 /* Moves instructions, labels, fixups, relocations and subprograms up so
  * that two instructions fit after each insn i with widen[i]. */
 static int insert_after(struct gs_asm *a, const bool *widen, size_t count)
@@ -208,21 +245,29 @@ static int insert_after(struct gs_asm *a, const bool *widen, size_t count)
 	return 0;
 }
 
-/* Widens every 16-bit jump whose target is out of reach, until all fit:
- * widening moves code, which may put other jumps out of reach. */
+/* Widens every 16-bit jump whose target is out of reach once the kernel
+ * has patched the program, until all fit: widening moves code, which may
+ * put other jumps out of reach. */
 static int relax(struct gs_asm *a)
 {
+	/* Short programs (nearly all) reach everywhere, however many calls. */
+	if (a->len <= INT16_MAX / (GROWTH_PER_CALL + 1))
+		return 0;
 	for (;;) {
 		bool *widen = NULL;
+		uint32_t *calls = count_calls(a);
 		size_t count = 0;
 		int rc;
 
+		if (!calls)
+			return gs_asm_fail(a, -ENOMEM, "out of memory widening far jumps");
 		for (size_t i = 0; i < a->nfixups; i++) {
 			struct gs_fixup *f = &a->fixups[i];
 			struct bpf_insn *in = &a->insns[f->insn];
 
 			if (f->kind != GS_FIXUP_OFF16 || a->labels[f->label].binds == 0 ||
-			    fits16(distance(a, f)))
+			    a->labels[f->label].pos < 0 || a->labels[f->label].pos > (int64_t)a->len ||
+			    reaches_after_patching(a, f, calls))
 				continue;
 			if (in->code == (BPF_JMP | BPF_JA)) {
 				*in = GS_GOTOL(0);
@@ -230,12 +275,15 @@ static int relax(struct gs_asm *a)
 				a->relaxed++;
 				continue;
 			}
-			if (!widen && !(widen = calloc(a->len, sizeof(*widen))))
+			if (!widen && !(widen = calloc(a->len, sizeof(*widen)))) {
+				free(calls);
 				return gs_asm_fail(a, -ENOMEM, "out of memory widening far jumps");
+			}
 			if (!widen[f->insn])
 				count++;
 			widen[f->insn] = true;
 		}
+		free(calls);
 		if (!count)
 			return 0;
 		rc = insert_after(a, widen, count);

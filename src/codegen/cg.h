@@ -83,6 +83,13 @@ struct gs_cg {
 
 	/* stack slots */
 	int16_t key_slot;    /* u32 0: key of the one-entry maps */
+	/* The accumulation buffer's address: the first reservation (the
+	 * prologue's, before every other) looks it up and keeps it here, the
+	 * others load it. A lookup per reservation, as the reference does,
+	 * is a helper call each, and each one the kernel inlines after the
+	 * verifier: 200 conditions loaded in 4.5 s instead of 1.1 s. */
+	int16_t accum_slot;
+	bool accum_saved;        /* the prologue's reservation has been emitted */
 	int16_t offset_slot; /* u32 event_offset: the accumulation cursor */
 	int16_t flags_slot;  /* u8 any_fail @0, u8 any_success @1 */
 	int16_t nsinfo_slot; /* struct bpf_pidns_info, allocated on first use */

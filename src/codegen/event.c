@@ -11,14 +11,23 @@
 
 #define MESSAGE ((int16_t)sizeof(struct gs_event_header)) /* where the message starts */
 
+/* The flags any_fail and any_success hold FLAG_NO or FLAG_YES, never 0:
+ * the verifier keeps a store of 0 into a byte that is not 8-byte aligned
+ * as a known zero, and of anything else as "some byte". With 0 for "no",
+ * the states after an `if` whose branches read differently would differ
+ * by these bytes and not prune; with two nonzero values every path holds
+ * "some byte" in both (docs/cli.md, "Conditions"). */
+#define FLAG_NO 1
+#define FLAG_YES 2
+
 void cg_mark_fail(struct gs_cg *cg)
 {
-	gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, cg->flags_slot, 1));
+	gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, cg->flags_slot, FLAG_YES));
 }
 
 void cg_mark_success(struct gs_cg *cg)
 {
-	gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, cg->flags_slot + 1, 1));
+	gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, cg->flags_slot + 1, FLAG_YES));
 }
 
 /* Host filter: the TGID from bpf_get_current_pid_tgid(). Namespace filter:
@@ -99,8 +108,8 @@ void cg_prologue(struct gs_cg *cg)
 		CG_ST_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, tid, 0); /* the key has no tid */
 	else
 		CG_STX_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, tid, GS_R8);
-	gs_asm_note(a, "any_fail = any_success = 0");
-	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_FP, cg->flags_slot, 0));
+	gs_asm_note(a, "any_fail = any_success = no");
+	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_FP, cg->flags_slot, FLAG_NO | FLAG_NO << 8));
 }
 
 void cg_reserve(struct gs_cg *cg, uint32_t size)
@@ -116,7 +125,15 @@ void cg_reserve(struct gs_cg *cg, uint32_t size)
 		return;
 	}
 	prev = gs_asm_notef(a, "reserve %u bytes: r9 = accum + event_offset", size);
-	cg_lookup_key0(cg, GS_MAP_ACCUM);
+	if (cg->accum_slot && cg->accum_saved) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_FP, cg->accum_slot));
+	} else {
+		cg_lookup_key0(cg, GS_MAP_ACCUM);
+		if (cg->accum_slot) {
+			gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->accum_slot));
+			cg->accum_saved = true;
+		}
+	}
 	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
 	gs_asm_jmp_imm(a, BPF_JGE, GS_R1, (int32_t)cg->max_size, cg->overflow);
 	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)(cg->max_size - size), cg->overflow);
@@ -141,9 +158,9 @@ void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->flags_slot));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_FP, cg->flags_slot + 1));
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_SUCCESS));
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, store);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, FLAG_NO, store);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_COMPLETE_FAILURE));
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, store);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, FLAG_NO, store);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_PARTIAL_FAILURE));
 	gs_asm_bind(a, store);
 	/* total_instructions, execution_status, reserved 0: one u32 */

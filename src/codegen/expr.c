@@ -159,10 +159,13 @@ static void special(struct gs_cg *cg, const struct gs_expr *e)
 	}
 }
 
+/* All of code, pad and errno at once: a store of the whole 8 bytes ends
+ * the verifier's interest in what the slot held, so the states after an
+ * `if` do not differ by the last condition's error (docs/cli.md). */
 void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec)
 {
 	if (rec)
-		gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, rec->slot, 0));
+		gs_asm_emit(cg->a, GS_ST_MEM(BPF_DW, GS_FP, rec->slot, 0));
 }
 
 /* First error wins: code (and errno in r1, addr in r2) only when none yet. */

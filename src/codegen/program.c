@@ -206,8 +206,19 @@ static void build(struct gs_cg *cg)
 		cg->bt_walk = gs_asm_label(a, "gs_bt_walk");
 	if (cg->opts.fault_in)
 		cg->fault_fn = gs_asm_label(a, "gs_fault_in");
-	cg->key_slot = gs_asm_slot(a, "key0", 4, 4);
+	/* The cursor first, at r10 - 4: the verifier keeps the value of a
+	 * store only at an 8-byte aligned stack offset, so each reservation
+	 * reads the cursor back as a number it knows only by the reserve
+	 * check's bounds. Were it a known constant, every `if` that prints
+	 * would leave two states (cursor K and K + size) that never prune,
+	 * and n conditions would cost the verifier 2^n walks (docs/cli.md,
+	 * "Conditions"). */
 	cg->offset_slot = gs_asm_slot(a, "event_offset", 4, 4);
+	if (cg->offset_slot % 8 == 0)
+		cg_fail(cg, -EINVAL, "event_offset at r10 %d is 8-byte aligned: the verifier "
+			"would track its value on every path", cg->offset_slot);
+	cg->key_slot = gs_asm_slot(a, "key0", 4, 4);
+	cg->accum_slot = gs_asm_slot(a, "accum_buffer", 8, 8);
 	cg->flags_slot = gs_asm_slot(a, "any_fail_success", 2, 2);
 	if (cg->opts.pid_ns_ino || cg->opts.special_ns_ino)
 		cg->nsinfo_slot = gs_asm_slot(a, "pidns_info", 8, 8);

@@ -41,6 +41,15 @@ extern const size_t gs_cg_value_ncases;
 #define GS_CGV_REC_VALUES 40
 #define GS_CGV_REC_BITS 56
 #define GS_CGV_REC_SIZE 64
+/* struct rec *r, in rsi at the probe (what the specs above print). */
+extern const struct gs_var *const gs_cgv_rec_ptr;
+
+/* trace f { if (...) { print ...; } ... } with n conditions over
+ * dereferences of r (cg_many_ifs.c): the trace that has to load whatever
+ * the number of its conditions. gs_cgv_many_ifs_free() releases it. */
+struct gs_trace_spec *gs_cgv_many_ifs(size_t n);
+void gs_cgv_many_ifs_free(struct gs_trace_spec *spec);
+
 #define GS_CGV_GLOBAL_ADDR 0x4010ull   /* link-time address of g_counter */
 #define GS_CGV_NAME_PTR_ADDR 0x4018ull /* link-time address of g_name */
 

@@ -105,6 +105,7 @@ static const struct gs_var v_r = {
 	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_REGISTER, .reg = 4 } },
 		 .npieces = 1, .from_list = true },
 };
+const struct gs_var *const gs_cgv_rec_ptr = &v_r;
 /* int gone: DW_OP_entry_value only */
 static const struct gs_var v_gone = { .name = "gone", .type = &t_int, .scope = GS_SCOPE_PARAM,
 				      .loc = { .why = GS_LOC_WHY_ENTRY_VALUE } };

@@ -318,6 +318,8 @@ extern const struct e2e_scenario e2e_scriptvals_scenarios[];
 extern const size_t e2e_scriptvals_nscenarios;
 extern const struct e2e_scenario e2e_exprs_scenarios[];
 extern const size_t e2e_exprs_nscenarios;
+extern const struct e2e_scenario e2e_conditions_scenarios[];
+extern const size_t e2e_conditions_nscenarios;
 extern const struct e2e_scenario e2e_unwind_scenarios[];
 extern const size_t e2e_unwind_nscenarios;
 extern const struct e2e_scenario e2e_tls_scenarios[];

@@ -17,6 +17,7 @@ static const struct e2e_table tables[] = {
 	{ e2e_tls_scenarios, &e2e_tls_nscenarios },
 	{ e2e_scriptvals_scenarios, &e2e_scriptvals_nscenarios },
 	{ e2e_fault_scenarios, &e2e_fault_nscenarios },
+	{ e2e_conditions_scenarios, &e2e_conditions_nscenarios },
 };
 
 int main(int argc, char **argv)

@@ -140,6 +140,31 @@ static void test_jump_of_exactly_plus_32767_is_accepted(void **state)
 	assert_int_equal(forward_span(32767, NULL), 0);
 }
 
+/* Helper calls between a jump and its target leave room for the kernel's
+ * inlining (up to 12 instructions each): 31000 instructions with 200 calls
+ * among them would span 33400 once patched, so the jump is widened before
+ * the kernel could find it "cannot be patched due to 16-bit range". */
+static void test_jump_over_helper_calls_keeps_room_for_their_inlining(void **state)
+{
+	struct gs_asm a;
+	struct gs_label far;
+
+	(void)state;
+	gs_asm_init(&a);
+	far = gs_asm_label(&a, "far_target");
+	gs_asm_jmp_imm(&a, BPF_JEQ, GS_R1, 0, far);
+	for (int i = 0; i < 200; i++) {
+		gs_asm_call(&a, BPF_FUNC_map_lookup_elem);
+		filler(&a, 154);
+	}
+	gs_asm_bind(&a, far);
+	gs_asm_emit(&a, GS_EXIT());
+	assert_int_equal(gs_asm_finish(&a, NULL), 0);
+	assert_int_equal(a.relaxed, 1);
+	assert_int_equal(a.len, 31000 + 4);
+	gs_asm_fini(&a);
+}
+
 /* Past 16 bits a conditional jump becomes `if .. goto +1; ja +1; gotol L`:
  * taken lands on the gotol, not taken skips it; later code moves by two. */
 static void test_jump_of_plus_32768_is_widened_with_gotol(void **state)
@@ -596,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_backward_jump_gets_negative_distance),
 		cmocka_unit_test(test_many_labels_each_resolve_to_their_own_target),
 		cmocka_unit_test(test_jump_of_exactly_plus_32767_is_accepted),
+		cmocka_unit_test(test_jump_over_helper_calls_keeps_room_for_their_inlining),
 		cmocka_unit_test(test_jump_of_plus_32768_is_widened_with_gotol),
 		cmocka_unit_test(test_ja_past_the_16_bit_range_becomes_gotol),
 		cmocka_unit_test(test_jump_of_exactly_minus_32768_is_accepted),
