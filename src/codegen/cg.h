@@ -63,6 +63,7 @@ struct cg_place {
 	const struct gs_type *type;
 	bool dyn;
 	uint8_t base, reg;          /* static base: enum gs_loc_base, register */
+	const struct gs_loc_prog *prog; /* base PROGRAM: what computes it */
 	uint64_t cookie;
 	int64_t offset;
 	int16_t addr_slot;          /* u64 address @0, scalar / saved address @8,
@@ -205,9 +206,13 @@ bool cg_value_unavailable(const struct gs_expr *e);
 /* Finds the modules whose bias the values need, and whether any exist. */
 void cg_values_scan(struct gs_cg *cg);
 void cg_values_prologue(struct gs_cg *cg);
-void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg, uint64_t cookie,
-		     int64_t offset, uint8_t dst, const struct cg_err_record *rec,
-		     struct gs_label fail);
+void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
+		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
+		     const struct cg_err_record *rec, struct gs_label fail);
+/* value_expr.c: r<dst> = the result of a location program (clobbers r0-r5;
+ * a failed read or an unavailable value records it and jumps to fail). */
+void cg_loc_program(struct gs_cg *cg, const struct gs_loc_prog *prog, uint64_t cookie,
+		    uint8_t dst, const struct cg_err_record *rec, struct gs_label fail);
 void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
 		    const struct cg_err_record *rec, struct gs_label fail);
 void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,

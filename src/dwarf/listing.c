@@ -197,6 +197,10 @@ static const char *const why_text[] = {
 	[GS_LOC_WHY_ENTRY_VALUE] = "optimized out (entry value)",
 	[GS_LOC_WHY_UNSUPPORTED] = "unavailable (unsupported DWARF expression)",
 	[GS_LOC_WHY_NO_CFA] = "unavailable (no CFA at this address)",
+	[GS_LOC_WHY_NO_CALL_SITE] = "optimized out (entry value: no call site in the module "
+				    "passes it)",
+	[GS_LOC_WHY_TOO_COMPLEX] = "unavailable (DWARF expression too long, too deep or "
+				   "looping)",
 };
 
 static const char *const section_names[] = { ".text", ".rodata", ".data", ".bss" };
@@ -236,7 +240,10 @@ static void describe_piece(struct out *o, const struct gs_var_loc *loc,
 		break;
 	case GS_LOC_MEMORY:
 	case GS_LOC_VALUE:
-		if (p->base == GS_LOC_BASE_MODULE) {
+		if (p->base == GS_LOC_BASE_PROGRAM) {
+			put(o, "%s (DWARF expression, %u ops)", p->kind == GS_LOC_VALUE ? "computed" :
+			    "memory at a computed address", p->prog ? p->prog->nops : 0);
+		} else if (p->base == GS_LOC_BASE_MODULE) {
 			put(o, "%s0x%llx (%s)", p->kind == GS_LOC_VALUE ? "address " : "global ",
 			    (unsigned long long)p->offset, section_names[loc->section & 3]);
 		} else if (p->base == GS_LOC_BASE_REG) {
@@ -281,6 +288,8 @@ size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_
 			at += loc->pieces[i].size;
 		}
 	}
+	if (loc->entry_value && loc->npieces)
+		put(&o, " (entry value from the caller's call site)");
 	if (loc->from_list && loc->npieces)
 		put(&o, " (location list)");
 	return o.len;
