@@ -188,6 +188,10 @@ enum gs_var_status {
 	/* gstrace's own (docs/protocol.md): a division or modulo by zero in a
 	 * script expression; ExprError code and value status alike. */
 	GS_VAR_DIV_BY_ZERO = 7,
+	/* gstrace's own: the value has no location at this hit although the
+	 * probe has one for it (a DW_OP_entry_value whose caller's call site
+	 * did not match): gdb's <optimized out>. */
+	GS_VAR_OPTIMIZED_OUT = 8,
 };
 
 struct gs_read_error_payload {

@@ -56,7 +56,7 @@ enum gs_lop {
 	GS_LOP_ADD,     /* binary: pop b, pop a, push a OP b */
 	GS_LOP_SUB,
 	GS_LOP_MUL,
-	GS_LOP_DIV,     /* b == 0: the value is unavailable (gdb: division by zero) */
+	GS_LOP_DIV,     /* b == 0: the value's error (gdb: division by zero) */
 	GS_LOP_MOD,
 	GS_LOP_AND,
 	GS_LOP_OR,

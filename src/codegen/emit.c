@@ -58,3 +58,26 @@ void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 	cg_error_tail(cg, r->rec, GS_VAR_READ_ERROR, true, r->addr_slot, r->fail);
 	gs_asm_bind(a, ok);
 }
+
+void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, bool mod)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label lhs_pos = gs_asm_label(a, "sdiv_lhs_positive");
+	struct gs_label rhs_pos = gs_asm_label(a, "sdiv_rhs_positive");
+	struct gs_label res_pos = gs_asm_label(a, "sdiv_result_positive");
+
+	/* the result's sign: the dividend's for %, the operands' product's for / */
+	gs_asm_emit(a, GS_MOV64_REG(tmp, dst));
+	if (!mod)
+		gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, tmp, src));
+	gs_asm_jmp_imm(a, BPF_JSGE, dst, 0, lhs_pos);
+	gs_asm_emit(a, GS_NEG64(dst));
+	gs_asm_bind(a, lhs_pos);
+	gs_asm_jmp_imm(a, BPF_JSGE, src, 0, rhs_pos);
+	gs_asm_emit(a, GS_NEG64(src));
+	gs_asm_bind(a, rhs_pos);
+	gs_asm_emit(a, GS_ALU64_REG(mod ? BPF_MOD : BPF_DIV, dst, src));
+	gs_asm_jmp_imm(a, BPF_JSGE, tmp, 0, res_pos);
+	gs_asm_emit(a, GS_NEG64(dst));
+	gs_asm_bind(a, res_pos);
+}

@@ -3,8 +3,9 @@
  * is fixed by the dwarf layer, so every operation reads and writes known
  * slots and the verifier sees straight-line code with forward jumps.
  * Each deref is one bpf_probe_read_user whose failure is the value's
- * read error; a division by zero and an entry value whose call site did
- * not match make the value unavailable (<optimized out>, as gdb says). */
+ * read error; a division by zero is the value's error (gdb: "Division by
+ * zero"), an entry value whose call site did not match makes the value
+ * <optimized out>, as gdb says. */
 #include <errno.h>
 
 #include "cg.h"
@@ -122,7 +123,7 @@ static void deref(const struct prog_ctx *c, const struct gs_loc_op *op, unsigned
 
 static void unavailable(const struct prog_ctx *c)
 {
-	cg_error_tail(c->cg, c->rec, GS_VAR_ACCESS_ERROR, false, 0, &c->fail);
+	cg_error_tail(c->cg, c->rec, GS_VAR_OPTIMIZED_OUT, false, 0, &c->fail);
 }
 
 /* A shift by the type's width or more: 0, or the sign for shra. */
@@ -184,14 +185,13 @@ static void binary(const struct prog_ctx *c, const struct gs_loc_op *op, unsigne
 		struct gs_label nonzero = gs_asm_label(a, "dwexpr_divisor_not_zero");
 
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R2, 0, nonzero);
-		unavailable(c);
+		cg_error_tail(c->cg, c->rec, GS_VAR_DIV_BY_ZERO, false, 0, &c->fail);
 		gs_asm_bind(a, nonzero);
-		if (op->code == GS_LOP_DIV)
-			gs_asm_emit(a, sign ? GS_SDIV64_REG(GS_R1, GS_R2) :
-					      GS_ALU64_REG(BPF_DIV, GS_R1, GS_R2));
+		if (sign)
+			cg_signed_divmod(c->cg, GS_R1, GS_R2, GS_R3, op->code == GS_LOP_MOD);
 		else
-			gs_asm_emit(a, sign ? GS_SMOD64_REG(GS_R1, GS_R2) :
-					      GS_ALU64_REG(BPF_MOD, GS_R1, GS_R2));
+			gs_asm_emit(a, GS_ALU64_REG(op->code == GS_LOP_DIV ? BPF_DIV : BPF_MOD,
+						    GS_R1, GS_R2));
 		cut(a, GS_R1, op->size, sign);
 		break;
 	}

@@ -16,7 +16,7 @@
 
 static const char *const var_status_labels[] = {
 	"ok", "null deref", "read error", "access error", "truncated", "offsets unavailable",
-	"zero length", "division by zero",
+	"zero length", "division by zero", "optimized out",
 };
 
 static const char *const bt_status_labels[] = {

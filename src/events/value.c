@@ -30,6 +30,7 @@ static const bool kind_signed[256] = {
 static const char *const status_texts[] = {
 	NULL, "<null pointer dereference>", "<read error>", "<address computation failed>",
 	"<truncated>", "<offsets unavailable>", "<zero length>", "<division by zero>",
+	"<optimized out>",
 };
 
 /* Bytes of t's scalar: its byte size, else its flat size, else its kind's. */
