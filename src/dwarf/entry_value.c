@@ -118,12 +118,12 @@ static const struct dwv_callsites *callsites(struct gs_dwarf *d)
 	return out;
 }
 
-/* What names the callee: its DIE, its abstract origin and declaration,
- * its entry address and its (linkage) name. */
+/* What gdb compares a call site's target with: the callee's entry
+ * address, and the name its ELF symbol has (a clone's DIE, which names
+ * itself only through DW_AT_abstract_origin, has another symbol). */
 struct callee {
-	Dwarf_Off ids[4];
 	uint64_t entry;
-	const char *name;
+	const char *name; /* NULL: a clone (foo.constprop.0), no name to match */
 };
 
 static const char *link_name(Dwarf_Die *die)
@@ -141,51 +141,42 @@ static const char *link_name(Dwarf_Die *die)
 
 static void callee_of(Dwarf_Die *fn, struct callee *c)
 {
-	Dwarf_Attribute a;
-	Dwarf_Die o, o2;
 	Dwarf_Addr pc;
 
 	memset(c, 0, sizeof(*c));
-	c->ids[0] = dwarf_dieoffset(fn);
-	if (dwarf_attr(fn, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &o)) {
-		c->ids[1] = dwarf_dieoffset(&o);
-		if (dwarf_attr(&o, DW_AT_specification, &a) && dwarf_formref_die(&a, &o2))
-			c->ids[2] = dwarf_dieoffset(&o2);
-	}
-	if (dwarf_attr(fn, DW_AT_specification, &a) && dwarf_formref_die(&a, &o))
-		c->ids[3] = dwarf_dieoffset(&o);
 	if (dwarf_entrypc(fn, &pc) == 0 || dwarf_lowpc(fn, &pc) == 0)
 		c->entry = pc;
-	c->name = link_name(fn);
+	if (!dwarf_hasattr(fn, DW_AT_abstract_origin))
+		c->name = link_name(fn);
 }
 
+/* gdb's reading of a call site's target: DW_AT_call_target's address; or
+ * the origin DIE: a declaration is called by its name, a definition at its
+ * low PC; an abstract instance (DW_AT_inline, no PC) names no target, and
+ * gdb then says "DW_AT_call_target is not specified": no match. */
 static bool calls(struct gs_dwarf *d, const struct dwv_callsite *s, const struct callee *c)
 {
 	Dwarf_Die o;
 	Dwarf_Addr pc;
 	const char *name;
 
-	if (c->entry && s->target_pc == c->entry)
-		return true;
-	if (!s->origin)
+	if (s->target_pc)
+		return c->entry && s->target_pc == c->entry;
+	if (!s->origin || !dwarf_offdie(d->dw, s->origin, &o))
 		return false;
-	for (int i = 0; i < 4; i++)
-		if (c->ids[i] && c->ids[i] == s->origin)
-			return true;
-	if (!dwarf_offdie(d->dw, s->origin, &o))
-		return false;
-	if (c->entry && dwarf_lowpc(&o, &pc) == 0)
-		return pc == c->entry;
-	/* a declaration in the caller's CU of a function defined in another */
-	name = link_name(&o);
-	return name && c->name && dwarf_hasattr(&o, DW_AT_declaration) &&
-	       strcmp(name, c->name) == 0;
+	if (dwarf_hasattr_integrate(&o, DW_AT_declaration)) {
+		name = link_name(&o);
+		return name && c->name && strcmp(name, c->name) == 0;
+	}
+	return c->entry && dwarf_lowpc(&o, &pc) == 0 && pc == c->entry;
 }
 
-/* The call site's value for register reg: DW_AT_call_value of the
- * parameter whose DW_AT_location is that register. */
-static bool site_value(struct gs_dwarf *d, const struct dwv_callsite *s, unsigned reg,
-		       Dwarf_Attribute *value)
+/* The call site's value for the parameter: DW_AT_call_value of the
+ * call_site_parameter whose DW_AT_location is the register (entry
+ * values) or whose DW_AT_abstract_origin is the parameter's DIE
+ * (DW_OP_GNU_parameter_ref). */
+static bool site_value(struct gs_dwarf *d, const struct dwv_callsite *s,
+		       const struct dwv_param *key, Dwarf_Attribute *value)
 {
 	Dwarf_Die site, ch;
 
@@ -199,13 +190,20 @@ static bool site_value(struct gs_dwarf *d, const struct dwv_callsite *s, unsigne
 
 		if (tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter)
 			continue;
-		if (!dwarf_attr(&ch, DW_AT_location, &a) || dwarf_getlocation(&a, &ops, &n) != 0 ||
-		    n != 1)
+		if (key->by_die) {
+			Dwarf_Die o;
+
+			if (!(dwarf_attr(&ch, DW_AT_call_parameter, &a) ||
+			      dwarf_attr(&ch, DW_AT_abstract_origin, &a)) || !dwarf_formref_die(&a, &o) ||
+			    dwarf_dieoffset(&o) != key->die)
+				continue;
+		} else if (!dwarf_attr(&ch, DW_AT_location, &a) ||
+			   dwarf_getlocation(&a, &ops, &n) != 0 || n != 1 ||
+			   !((ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31 &&
+			      (unsigned)(ops[0].atom - DW_OP_reg0) == key->reg) ||
+			     (ops[0].atom == DW_OP_regx && ops[0].number == key->reg))) {
 			continue;
-		if (!((ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31 &&
-		       (unsigned)(ops[0].atom - DW_OP_reg0) == reg) ||
-		      (ops[0].atom == DW_OP_regx && ops[0].number == reg)))
-			continue;
+		}
 		return dwarf_attr(&ch, DW_AT_call_value, value) ||
 		       dwarf_attr(&ch, DW_AT_GNU_call_site_value, value);
 	} while (dwarf_siblingof(&ch, &ch) == 0);
@@ -267,7 +265,7 @@ bool dwv_caller_reg(struct lx *x, unsigned reg, int64_t addend)
 /* One matching call site's value in the caller's frame; false: this site
  * cannot say (x is left as before, without an error). */
 static bool site(struct lx *x, struct lx_caller *caller, const struct dwv_callsite *s,
-		 unsigned reg)
+		 const struct dwv_param *key)
 {
 	struct lx_caller *outer = x->caller;
 	Dwarf_Attribute value;
@@ -277,7 +275,7 @@ static bool site(struct lx *x, struct lx_caller *caller, const struct dwv_callsi
 	uint8_t depth = x->depth;
 	bool ok;
 
-	if (!site_value(x->d, s, reg, &value) || dwarf_getlocation(&value, &ops, &n) != 0 ||
+	if (!site_value(x->d, s, key, &value) || dwarf_getlocation(&value, &ops, &n) != 0 ||
 	    !dwarf_offdie(x->d->dw, s->caller, &caller->caller_fn))
 		return false;
 	caller->return_pc = s->return_pc;
@@ -306,7 +304,7 @@ static Dwarf_Frame *row_at(struct gs_dwarf *d, uint64_t pc)
 	return NULL;
 }
 
-bool dwv_entry_value(struct lx *x, unsigned reg)
+bool dwv_entry_value(struct lx *x, const struct dwv_param *key)
 {
 	const struct dwv_callsites *all;
 	struct lx_caller caller = { 0 };
@@ -361,7 +359,7 @@ bool dwv_entry_value(struct lx *x, unsigned reg)
 		x->depth = (uint8_t)(depth + 1);
 		if (!lx_emit(x, (struct gs_loc_op){ .code = GS_LOP_DROP }, 1, 0))
 			goto out;
-		if (!site(x, &caller, match[i], reg)) {
+		if (!site(x, &caller, match[i], key)) {
 			x->depth = (uint8_t)(depth + 1);
 			x->n--; /* the drop: FAIL keeps the stack */
 			if (!lx_emit(x, (struct gs_loc_op){ .code = GS_LOP_FAIL }, 0, 0))

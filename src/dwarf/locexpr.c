@@ -261,7 +261,19 @@ static bool entry_value(struct lx *x, const Dwarf_Op *op)
 		return lx_refuse(x, GS_LOC_WHY_ENTRY_VALUE);
 	if (x->caller) /* an entry value of the caller's caller */
 		return lx_refuse(x, GS_LOC_WHY_ENTRY_VALUE);
-	return dwv_entry_value(x, reg);
+	return dwv_entry_value(x, &(struct dwv_param){ .reg = reg });
+}
+
+/* DW_OP_GNU_parameter_ref: a parameter of a clone (foo.constprop.0) that
+ * only the call sites know, by its DIE. */
+static bool parameter_ref(struct lx *x, const Dwarf_Op *op)
+{
+	Dwarf_Die die;
+
+	if (x->caller || !x->attr || dwarf_getlocation_die(x->attr, op, &die) != 0)
+		return lx_refuse(x, GS_LOC_WHY_ENTRY_VALUE);
+	return dwv_entry_value(x, &(struct dwv_param){ .by_die = true,
+						       .die = dwarf_dieoffset(&die) });
 }
 
 static bool typed(struct lx *x, const Dwarf_Op *op)
@@ -363,6 +375,8 @@ static bool step(struct lx *x, const Dwarf_Op *op)
 	case DW_OP_entry_value:
 	case DW_OP_GNU_entry_value:
 		return entry_value(x, op);
+	case DW_OP_GNU_parameter_ref:
+		return parameter_ref(x, op);
 	case DW_OP_regval_type: case DW_OP_GNU_regval_type:
 	case DW_OP_deref_type: case DW_OP_GNU_deref_type:
 	case DW_OP_convert: case DW_OP_GNU_convert:

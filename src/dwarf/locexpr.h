@@ -53,10 +53,18 @@ bool lx_compile(struct lx *x, const Dwarf_Op *ops, size_t n, Dwarf_Attribute *at
 /* Fails x: the expression does not compile, for `why`. */
 bool lx_refuse(struct lx *x, uint8_t why);
 
-/* entry_value.c: pushes the value DWARF register reg had at the entry of
- * the probe's function, from the call site at the run-time return address
- * (a FAIL op when none of the module's call sites of the function matches). */
-bool dwv_entry_value(struct lx *x, unsigned reg);
+/* What a call site says the value of: a register at the function's entry
+ * (DW_OP_entry_value), or a parameter's DIE (DW_OP_GNU_parameter_ref). */
+struct dwv_param {
+	bool by_die;
+	unsigned reg;
+	Dwarf_Off die;
+};
+
+/* entry_value.c: pushes that value, from the call site at the run-time
+ * return address (a FAIL op when none of the module's call sites of the
+ * function matches). */
+bool dwv_entry_value(struct lx *x, const struct dwv_param *key);
 /* Pushes the caller's register reg + addend (x->caller set): where the
  * callee's CFI row at the probe PC says the callee left it. */
 bool dwv_caller_reg(struct lx *x, unsigned reg, int64_t addend);

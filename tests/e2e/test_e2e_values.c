@@ -63,6 +63,11 @@ static const struct vfixture fixtures[] = {
 		{ "values_inline.c:VI-OUTER-LINE" }, { "inl_add" }, { "outer_one" },
 		{ "outer_two" },
 	} },
+	{ "dwexpr", "values/values_dwexpr.c", NULL, {
+		{ "mixer" }, { "values_dwexpr.c:VD-MIX-LINE" }, { "weigh" },
+		{ "values_dwexpr.c:VD-WEIGH-LINE" }, { "values_dwexpr.c:VD-EV-LINE" },
+		{ "values_dwexpr.c:VD-HALVES-LINE" }, { "ev_callee" }, { "halves" },
+	} },
 };
 
 /* One address to compare at, with the names visible there. */
@@ -620,6 +625,7 @@ static void s_values(struct e2e_ctx *c)
 
 const struct e2e_scenario e2e_values_scenarios[] = {
 	VARIANTS("types"), VARIANTS("globals"), VARIANTS("lib"), VARIANTS("inline"),
+	VARIANTS("dwexpr"),
 };
 const size_t e2e_values_nscenarios = sizeof(e2e_values_scenarios) /
 				     sizeof(e2e_values_scenarios[0]);
