@@ -136,6 +136,12 @@ void dwv_location(struct gs_dwarf *d, Dwarf_Die *var, Dwarf_Die *scope_fn, uint6
 void dwv_locexpr(struct gs_dwarf *d, Dwarf_Attribute *attr, Dwarf_Die *scope_fn, uint64_t pc,
 		 const Dwarf_Op *ops, size_t n, struct gs_var_loc *out);
 
+/* partial.c: the type a variable shows with its location: t itself, or a
+ * copy whose members in bytes no piece holds are GS_TYPE_OPTIMIZED_OUT
+ * placeholders (a scalar missing a byte: loc becomes optimized out). */
+const struct gs_type *dwv_partial_type(struct gs_dwarf *d, const struct gs_type *t,
+				       struct gs_var_loc *loc);
+
 /* index.c: the lazy index over every CU's top-level DIEs. */
 int dwv_index_find_global(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
 int dwv_index_find_type(struct gs_dwarf *d, const char *name, Dwarf_Die *out);

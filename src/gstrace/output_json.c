@@ -242,7 +242,8 @@ static void json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, si
 		json_chars(f, data, len);
 		return;
 	case GS_TYPE_OPTIMIZED_OUT:
-		fputs("{\"status\":\"optimized_out\"}", f);
+		fputs(t->flags & GS_TYPEF_UNCOVERED ? "{\"status\":\"synthetic_pointer\"}" :
+		      "{\"status\":\"optimized_out\"}", f);
 		return;
 	case GS_TYPE_UNKNOWN: /* a type the dwarf layer gave up on says why */
 		if (t->flags & (GS_TYPEF_CYCLIC | GS_TYPEF_TOO_DEEP)) {

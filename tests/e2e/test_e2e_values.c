@@ -67,6 +67,7 @@ static const struct vfixture fixtures[] = {
 		{ "mixer" }, { "values_dwexpr.c:VD-MIX-LINE" }, { "weigh" },
 		{ "values_dwexpr.c:VD-WEIGH-LINE" }, { "values_dwexpr.c:VD-EV-LINE" },
 		{ "values_dwexpr.c:VD-HALVES-LINE" }, { "ev_callee" }, { "halves" },
+		{ "values_dwexpr.c:VD-TRIO-LINE" },
 	} },
 };
 
