@@ -138,14 +138,15 @@ static bool convert(struct lx *x, uint8_t size, bool sign)
 	return true;
 }
 
-static bool deref(struct lx *x, uint64_t size, uint8_t type_size, bool sign)
+static bool deref(struct lx *x, uint64_t size, uint8_t type_size, bool sign, bool typed)
 {
 	if (size == 0 || size > 8)
 		return lx_refuse(x, GS_LOC_WHY_UNSUPPORTED);
 	if (!lx_emit(x, (struct gs_loc_op){ .code = GS_LOP_DEREF, .size = (uint8_t)size,
 					    .flags = sign ? GS_LOPF_SIGNED : 0 }, 1, 1))
 		return false;
-	set_type(x, type_size, sign);
+	/* DW_OP_deref(_size): zero-extended, of the generic type */
+	set_type(x, type_size, typed ? sign : true);
 	return size == 8 || type_size == size || type_size == 0 || convert(x, type_size, sign);
 }
 
@@ -292,7 +293,7 @@ static bool typed(struct lx *x, const Dwarf_Op *op)
 	case DW_OP_deref_type:
 	case DW_OP_GNU_deref_type:
 		return base_type(x, op, op->number2, &size, &sign) &&
-		       deref(x, op->number, size, sign);
+		       deref(x, op->number, size, sign, true);
 	case DW_OP_convert:
 	case DW_OP_GNU_convert:
 	case DW_OP_reinterpret:
@@ -354,9 +355,9 @@ static bool step(struct lx *x, const Dwarf_Op *op)
 	case DW_OP_abs:
 		return unary(x, GS_LOP_ABS);
 	case DW_OP_deref:
-		return deref(x, 8, 0, false);
+		return deref(x, 8, 0, false, false);
 	case DW_OP_deref_size:
-		return deref(x, op->number, 0, false);
+		return deref(x, op->number, 0, false, false);
 	case DW_OP_dup:
 		return shuffle(x, GS_LOP_PICK, 0);
 	case DW_OP_over:
@@ -393,7 +394,7 @@ static long branch_target(const Dwarf_Op *ops, size_t n, size_t i, uint64_t end_
 {
 	uint64_t to = ops[i].offset + 3 + (uint64_t)(int64_t)(int16_t)(uint16_t)ops[i].number;
 
-	for (size_t j = i + 1; j < n; j++)
+	for (size_t j = 0; j < n; j++)
 		if (ops[j].offset == to)
 			return (long)j;
 	if (to == end_off || (end_off == UINT64_MAX && to > ops[n - 1].offset))
