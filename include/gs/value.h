@@ -139,6 +139,8 @@ struct gs_var_loc {
 	bool from_list;     /* chosen from a location list at compile time */
 	bool entry_value;   /* a program recovers a DW_OP_entry_value from the
 			     * caller's call site at run time */
+	bool implicit_pointer; /* DW_OP_implicit_pointer: a pointer with no
+				* address, gdb's <synthetic pointer> */
 	uint64_t cookie;    /* BASE_MODULE: the module's cookie (reference 8.1) */
 };
 

@@ -275,6 +275,8 @@ size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_
 	if (!loc->npieces) {
 		put(&o, "%s", why_text[loc->why < sizeof(why_text) / sizeof(why_text[0]) ?
 					loc->why : GS_LOC_WHY_UNSUPPORTED]);
+	} else if (loc->implicit_pointer) {
+		put(&o, "implicit pointer (no address: <synthetic pointer>)");
 	} else if (loc->npieces == 1) {
 		describe_piece(&o, loc, &loc->pieces[0]);
 	} else {

@@ -537,6 +537,19 @@ static bool piece(struct lx *x, const Dwarf_Op *ops, size_t n, uint64_t end_off,
 		p->reg = (uint8_t)(reg <= GS_DWARF_REG_MAX ? reg : 0);
 		return true;
 	}
+	if (n == 1 && (ops[0].atom == DW_OP_implicit_pointer ||
+		       ops[0].atom == DW_OP_GNU_implicit_pointer)) {
+		/* no address to show: gdb prints <synthetic pointer> (and the
+		 * pointee by the DIE it names, which this does not follow) */
+		static const uint8_t none[8];
+
+		p->kind = GS_LOC_IMPLICIT;
+		p->bytes = none;
+		if (!p->size)
+			p->size = 8;
+		x->implicit_pointer = true;
+		return true;
+	}
 	if (n == 1 && ops[0].atom == DW_OP_implicit_value) {
 		if (!x->attr || dwarf_getlocation_implicit_value(x->attr, &ops[0], &blk) != 0 ||
 		    blk.length > UINT32_MAX)
@@ -609,5 +622,6 @@ void dwv_locexpr(struct gs_dwarf *d, Dwarf_Attribute *attr, Dwarf_Die *scope_fn,
 	out->npieces = np;
 	out->why = GS_LOC_WHY_NONE;
 	out->entry_value = x->entry_value;
+	out->implicit_pointer = x->implicit_pointer && np == 1;
 	free(x);
 }

@@ -36,6 +36,7 @@ struct lx {
 	bool dead;               /* after a skip: nothing falls through */
 	uint8_t why;             /* set: the expression does not compile */
 	bool entry_value;        /* an entry value was recovered */
+	bool implicit_pointer;   /* the location is one DW_OP_implicit_pointer */
 };
 
 /* Emits one op at the current depth (`pops` entries consumed, `pushes`

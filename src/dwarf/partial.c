@@ -1,4 +1,5 @@
-/* A value some of whose pieces have no location, shown as gdb shows it:
+/* A value some of whose pieces have no location, or a pointer that is a
+ * DW_OP_implicit_pointer (gdb: <synthetic pointer>), shown as gdb shows it:
  * a composite location with an empty DW_OP_piece, or pieces that end
  * before the type does. gdb prints the members those bytes hold as
  * <optimized out> (an empty piece) or <synthetic pointer> (bytes no piece
@@ -47,7 +48,7 @@ static const struct gs_type *placeholder(struct gs_dwarf *d, const struct gs_typ
 		return t;
 	*p = (struct gs_type){ .kind = GS_TYPE_OPTIMIZED_OUT, .name = t->name,
 			       .byte_size = t->byte_size,
-			       .flags = uncovered ? GS_TYPEF_UNCOVERED : 0 };
+			       .flags = uncovered ? GS_TYPEF_SYNTHETIC : 0 };
 	return p;
 }
 
@@ -92,6 +93,8 @@ const struct gs_type *dwv_partial_type(struct gs_dwarf *d, const struct gs_type 
 	struct gaps g = { .n = 0 };
 	uint64_t at = 0;
 
+	if (t && loc->implicit_pointer)
+		return placeholder(d, t, true);
 	if (!t || loc->npieces < 1 || (loc->npieces == 1 && !loc->pieces[0].size))
 		return t;
 	for (uint32_t i = 0; i < loc->npieces; i++) {

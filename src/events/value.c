@@ -290,7 +290,7 @@ static void put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *
 		put_chars(o, data, len, true);
 		return;
 	case GS_TYPE_OPTIMIZED_OUT:
-		ev_put_str(o, t->flags & GS_TYPEF_UNCOVERED ? "<synthetic pointer>" :
+		ev_put_str(o, t->flags & GS_TYPEF_SYNTHETIC ? "<synthetic pointer>" :
 			   "<optimized out>");
 		return;
 	default:

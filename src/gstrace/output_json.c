@@ -242,7 +242,7 @@ static void json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, si
 		json_chars(f, data, len);
 		return;
 	case GS_TYPE_OPTIMIZED_OUT:
-		fputs(t->flags & GS_TYPEF_UNCOVERED ? "{\"status\":\"synthetic_pointer\"}" :
+		fputs(t->flags & GS_TYPEF_SYNTHETIC ? "{\"status\":\"synthetic_pointer\"}" :
 		      "{\"status\":\"optimized_out\"}", f);
 		return;
 	case GS_TYPE_UNKNOWN: /* a type the dwarf layer gave up on says why */
