@@ -210,9 +210,10 @@ void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
 		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
 		     const struct cg_err_record *rec, struct gs_label fail);
 /* Signed 64-bit division (or modulo) dst = dst / src on any kernel (no BPF
- * v4 sdiv): the magnitudes are divided, then the sign fixed; src is not 0
- * and is clobbered, as is tmp (emit.c). */
-void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, bool mod);
+ * v4 sdiv), without a branch: the magnitudes are divided, then the sign
+ * put back; src is not 0 and is clobbered, as are tmp and tmp2 (emit.c). */
+void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, uint8_t tmp2,
+		      bool mod);
 /* value_expr.c: r<dst> = the result of a location program (clobbers r0-r5;
  * a failed read or an unavailable value records it and jumps to fail). */
 void cg_loc_program(struct gs_cg *cg, const struct gs_loc_prog *prog, uint64_t cookie,

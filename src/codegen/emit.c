@@ -59,25 +59,25 @@ void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 	gs_asm_bind(a, ok);
 }
 
-void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, bool mod)
+void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, uint8_t tmp2,
+		      bool mod)
 {
 	struct gs_asm *a = cg->a;
-	struct gs_label lhs_pos = gs_asm_label(a, "sdiv_lhs_positive");
-	struct gs_label rhs_pos = gs_asm_label(a, "sdiv_rhs_positive");
-	struct gs_label res_pos = gs_asm_label(a, "sdiv_result_positive");
 
-	/* the result's sign: the dividend's for %, the operands' product's for / */
+	/* s = x >> 63 (all ones when negative): |x| = (x ^ s) - s, and the
+	 * result's sign (the dividend's for %, both operands' for /) is put
+	 * back the same way; no branch, so no verifier state to fork */
 	gs_asm_emit(a, GS_MOV64_REG(tmp, dst));
-	if (!mod)
-		gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, tmp, src));
-	gs_asm_jmp_imm(a, BPF_JSGE, dst, 0, lhs_pos);
-	gs_asm_emit(a, GS_NEG64(dst));
-	gs_asm_bind(a, lhs_pos);
-	gs_asm_jmp_imm(a, BPF_JSGE, src, 0, rhs_pos);
-	gs_asm_emit(a, GS_NEG64(src));
-	gs_asm_bind(a, rhs_pos);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, tmp, 63));
+	gs_asm_emit(a, GS_MOV64_REG(tmp2, src));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, tmp2, 63));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, dst, tmp));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, dst, tmp));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, src, tmp2));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, src, tmp2));
 	gs_asm_emit(a, GS_ALU64_REG(mod ? BPF_MOD : BPF_DIV, dst, src));
-	gs_asm_jmp_imm(a, BPF_JSGE, tmp, 0, res_pos);
-	gs_asm_emit(a, GS_NEG64(dst));
-	gs_asm_bind(a, res_pos);
+	if (!mod)
+		gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, tmp, tmp2));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, dst, tmp));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, dst, tmp));
 }

@@ -188,7 +188,7 @@ static void binary(const struct prog_ctx *c, const struct gs_loc_op *op, unsigne
 		cg_error_tail(c->cg, c->rec, GS_VAR_DIV_BY_ZERO, false, 0, &c->fail);
 		gs_asm_bind(a, nonzero);
 		if (sign)
-			cg_signed_divmod(c->cg, GS_R1, GS_R2, GS_R3, op->code == GS_LOP_MOD);
+			cg_signed_divmod(c->cg, GS_R1, GS_R2, GS_R3, GS_R4, op->code == GS_LOP_MOD);
 		else
 			gs_asm_emit(a, GS_ALU64_REG(op->code == GS_LOP_DIV ? BPF_DIV : BPF_MOD,
 						    GS_R1, GS_R2));

@@ -336,7 +336,8 @@ static const struct gs_trace_spec val_c_arith = {
  * layer lowers them: int mix = a * 3 + b at -O2 (DW_OP_breg5 0; lit3; mul;
  * breg4 0; plus; stack_value); int at in memory at *(rsi) + 8 (a deref
  * inside); long mag = |rdi| by bra/skip; short lo = (short)rdx by a typed
- * convert; int dz = rdi / rsi (division by zero: unavailable); int ev an
+ * convert; int dz = rdi / rsi (division by zero: its error); long q, m =
+ * rdi / 3, rdi % 3 (signed, C's truncation); int ev an
  * entry value: the caller's rbx when the return address at rsp is the
  * call site's (link-time 0x1234), else unavailable. */
 #define OP(c, ...) { .code = GS_LOP_##c, __VA_ARGS__ }
@@ -367,6 +368,14 @@ static const struct gs_loc_op dz_ops[] = {
 	OP(REG, .reg = 5, .depth = 0), OP(REG, .reg = 4, .depth = 1),
 	OP(DIV, .depth = 2, .flags = GS_LOPF_SIGNED),
 };
+static const struct gs_loc_op q_ops[] = {
+	OP(REG, .reg = 5, .depth = 0), OP(CONST, .arg = 3, .depth = 1),
+	OP(DIV, .depth = 2, .flags = GS_LOPF_SIGNED),
+};
+static const struct gs_loc_op m_ops[] = {
+	OP(REG, .reg = 5, .depth = 0), OP(CONST, .arg = 3, .depth = 1),
+	OP(MOD, .depth = 2, .flags = GS_LOPF_SIGNED),
+};
 static const struct gs_loc_op ev_ops[] = {
 	OP(REG, .reg = 7, .depth = 0), OP(DEREF, .size = 8, .depth = 1),
 	OP(MODULE, .depth = 1), OP(SUB, .depth = 2), OP(PICK, .arg = 0, .depth = 1),
@@ -388,11 +397,16 @@ static const struct gs_var v_lo = { .name = "lo", .type = &t_short, .scope = GS_
 				    .loc = PROG_LOC(GS_LOC_VALUE, PROG(lo_ops, 2, 0)) };
 static const struct gs_var v_dz = { .name = "dz", .type = &t_int, .scope = GS_SCOPE_LOCAL,
 				    .loc = PROG_LOC(GS_LOC_VALUE, PROG(dz_ops, 2, 0)) };
+static const struct gs_var v_q = { .name = "q", .type = &t_long, .scope = GS_SCOPE_LOCAL,
+				   .loc = PROG_LOC(GS_LOC_VALUE, PROG(q_ops, 2, 0)) };
+static const struct gs_var v_m = { .name = "m", .type = &t_long, .scope = GS_SCOPE_LOCAL,
+				   .loc = PROG_LOC(GS_LOC_VALUE, PROG(m_ops, 2, 0)) };
 static const struct gs_var v_ev = { .name = "ev", .type = &t_int, .scope = GS_SCOPE_PARAM,
 				    .loc = PROG_LOC(GS_LOC_VALUE, PROG(ev_ops, 3, 1)) };
 static const struct gs_expr mix = NAME(v_mix, "mix"), at = NAME(v_at, "at"),
 			    mag = NAME(v_mag, "mag"), lo = NAME(v_lo, "lo"),
-			    dz = NAME(v_dz, "dz"), ev = NAME(v_ev, "ev");
+			    dz = NAME(v_dz, "dz"), ev = NAME(v_ev, "ev"), q = NAME(v_q, "q"),
+			    m = NAME(v_m, "m");
 static const struct gs_expr mix_plus_3 = CBIN(GS_OP_ADD, &mix, &c3, "mix + 3");
 static const struct gs_expr *const dwexpr_args[] = { &mix_plus_3 };
 static const struct gs_stmt dwexpr_body[] = {
@@ -403,6 +417,8 @@ static const struct gs_stmt dwexpr_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &dz },
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &ev },
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{}", .args = dwexpr_args, .nargs = 1 },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &q },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &m },
 };
 static const struct gs_trace_spec val_dwarf_expr = {
 	.trace_id = 33, .target = "val_dwarf_expr", .body = dwexpr_body, .nbody = N(dwexpr_body),

@@ -611,6 +611,8 @@ static void test_location_programs_compute_what_dwarf_says(void **state)
 	assert_int_equal(i32_of(var(h, 4)), 0);             /* -4 / REC_ADDR, signed */
 	assert_int_equal(i32_of(var(h, 5)), 42);            /* the caller's rbx */
 	assert_int_equal(i32_of(arg(h, 6, 0)), (int32_t)(uint32_t)(rdi * 3 + rsi) + 3);
+	assert_int_equal(i64_of(var(h, 7)), -4 / 3); /* signed: -1 */
+	assert_int_equal(i64_of(var(h, 8)), -4 % 3); /* signed: -1 */
 	teardown(h);
 }
 
