@@ -51,6 +51,9 @@ bool lx_push_frame_base(struct lx *x, Dwarf_Die *fn, uint64_t pc);
 /* Compiles ops[0..n) of one location piece onto x's stack (no pieces, no
  * register locations): the expression's value or address is on top. */
 bool lx_compile(struct lx *x, const Dwarf_Op *ops, size_t n, Dwarf_Attribute *attr);
+/* The same for the ops of one piece of a longer expression: a branch to
+ * byte offset end_off (UINT64_MAX: past the last op) lands at the end. */
+bool lx_compile_range(struct lx *x, const Dwarf_Op *ops, size_t n, uint64_t end_off);
 /* Fails x: the expression does not compile, for `why`. */
 bool lx_refuse(struct lx *x, uint8_t why);
 
