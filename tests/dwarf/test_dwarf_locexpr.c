@@ -69,107 +69,69 @@ static void expect_program(const struct gs_loc_piece *p, uint8_t kind, const str
 	}
 }
 
-static void test_two_registers_combined_are_a_value_program(void **state)
+/* One expression, one value piece: the program op by op. */
+struct program_case {
+	const char *what;
+	Dwarf_Op ops[12];
+	size_t nops;
+	struct want w[12];
+	size_t nw;
+	uint8_t max_depth;
+};
+
+static const struct program_case program_cases[] = {
+	{ "local = a * 3 + b at -O2",
+	  { DOP(0, DW_OP_breg5, 0, 0), DOP(2, DW_OP_lit3, 0, 0), DOP(3, DW_OP_mul, 0, 0),
+	    DOP(4, DW_OP_breg4, 0, 0), DOP(6, DW_OP_plus, 0, 0),
+	    DOP(7, DW_OP_stack_value, 0, 0) }, 6,
+	  { { GS_LOP_REG, 5, 0, 0, 0, 0 }, { GS_LOP_CONST, 0, 0, 0, 1, 3 },
+	    { GS_LOP_MUL, 0, 0, GS_LOPF_SIGNED, 2, 0 }, { GS_LOP_REG, 4, 0, 0, 1, 0 },
+	    { GS_LOP_ADD, 0, 0, GS_LOPF_SIGNED, 2, 0 } }, 5, 2 },
+	{ "w = n->weight + 1: a deref inside",
+	  { DOP(0, DW_OP_breg5, 4, 0), DOP(2, DW_OP_deref_size, 4, 0),
+	    DOP(4, DW_OP_plus_uconst, 1, 0), DOP(6, DW_OP_stack_value, 0, 0) }, 4,
+	  { { GS_LOP_REG, 5, 0, 0, 0, 4 }, { GS_LOP_DEREF, 0, 4, 0, 1, 0 },
+	    { GS_LOP_CONST, 0, 0, 0, 1, 1 }, { GS_LOP_ADD, 0, 0, GS_LOPF_SIGNED, 2, 0 } }, 4, 2 },
+	{ "|rdi|: bra +3 lands on neg, skip +1 at the end",
+	  { DOP(0, DW_OP_breg5, 0, 0), DOP(2, DW_OP_dup, 0, 0), DOP(3, DW_OP_lit0, 0, 0),
+	    DOP(4, DW_OP_lt, 0, 0), DOP(5, DW_OP_bra, 3, 0), DOP(8, DW_OP_skip, 1, 0),
+	    DOP(11, DW_OP_neg, 0, 0), DOP(12, DW_OP_stack_value, 0, 0) }, 8,
+	  { { GS_LOP_REG, 5, 0, 0, 0, 0 }, { GS_LOP_PICK, 0, 0, 0, 1, 0 },
+	    { GS_LOP_CONST, 0, 0, 0, 2, 0 }, { GS_LOP_LT, 0, 0, GS_LOPF_SIGNED, 3, 0 },
+	    { GS_LOP_BRA, 0, 0, 0, 2, 6 }, { GS_LOP_SKIP, 0, 0, 0, 1, 7 },
+	    { GS_LOP_NEG, 0, 0, GS_LOPF_SIGNED, 1, 0 } }, 7, 3 },
+	{ "generic mod unsigned (flags 0), div signed; shr is unsigned by its op",
+	  { DOP(0, DW_OP_breg0, 0, 0), DOP(2, DW_OP_lit7, 0, 0), DOP(3, DW_OP_mod, 0, 0),
+	    DOP(4, DW_OP_lit2, 0, 0), DOP(5, DW_OP_div, 0, 0), DOP(6, DW_OP_lit1, 0, 0),
+	    DOP(7, DW_OP_shr, 0, 0), DOP(8, DW_OP_stack_value, 0, 0) }, 8,
+	  { { GS_LOP_REG, 0, 0, 0, 0, 0 }, { GS_LOP_CONST, 0, 0, 0, 1, 7 },
+	    { GS_LOP_MOD, 0, 0, 0, 2, 0 }, { GS_LOP_CONST, 0, 0, 0, 1, 2 },
+	    { GS_LOP_DIV, 0, 0, GS_LOPF_SIGNED, 2, 0 }, { GS_LOP_CONST, 0, 0, 0, 1, 1 },
+	    { GS_LOP_SHR, 0, 0, GS_LOPF_SIGNED, 2, 0 } }, 7, 2 },
+	{ "lit1 lit2 lit3 rot swap over drop plus plus: shuffles keep depths",
+	  { DOP(0, DW_OP_lit1, 0, 0), DOP(1, DW_OP_lit2, 0, 0), DOP(2, DW_OP_lit3, 0, 0),
+	    DOP(3, DW_OP_rot, 0, 0), DOP(4, DW_OP_swap, 0, 0), DOP(5, DW_OP_over, 0, 0),
+	    DOP(6, DW_OP_drop, 0, 0), DOP(7, DW_OP_plus, 0, 0), DOP(8, DW_OP_plus, 0, 0),
+	    DOP(9, DW_OP_stack_value, 0, 0) }, 10,
+	  { { GS_LOP_CONST, 0, 0, 0, 0, 1 }, { GS_LOP_CONST, 0, 0, 0, 1, 2 },
+	    { GS_LOP_CONST, 0, 0, 0, 2, 3 }, { GS_LOP_ROT, 0, 0, 0, 3, 0 },
+	    { GS_LOP_SWAP, 0, 0, 0, 3, 0 }, { GS_LOP_PICK, 0, 0, 0, 3, 1 },
+	    { GS_LOP_DROP, 0, 0, 0, 4, 0 }, { GS_LOP_ADD, 0, 0, GS_LOPF_SIGNED, 3, 0 },
+	    { GS_LOP_ADD, 0, 0, GS_LOPF_SIGNED, 2, 0 } }, 9, 4 },
+};
+
+static void test_expressions_lower_op_by_op(void **state)
 {
-	/* local = a * 3 + b at -O2 */
-	static const Dwarf_Op ops[] = {
-		DOP(0, DW_OP_breg5, 0, 0), DOP(2, DW_OP_lit3, 0, 0), DOP(3, DW_OP_mul, 0, 0),
-		DOP(4, DW_OP_breg4, 0, 0), DOP(6, DW_OP_plus, 0, 0),
-		DOP(7, DW_OP_stack_value, 0, 0),
-	};
-	static const struct want w[] = {
-		{ GS_LOP_REG, 5, 0, 0, 0, 0 }, { GS_LOP_CONST, 0, 0, 0, 1, 3 },
-		{ GS_LOP_MUL, 0, 0, GS_LOPF_SIGNED, 2, 0 }, { GS_LOP_REG, 4, 0, 0, 1, 0 },
-		{ GS_LOP_ADD, 0, 0, GS_LOPF_SIGNED, 2, 0 },
-	};
-	struct gs_var_loc l = compile(ops, 6);
-
 	(void)state;
-	assert_int_equal(l.npieces, 1);
-	assert_int_equal(l.why, GS_LOC_WHY_NONE);
-	expect_program(&l.pieces[0], GS_LOC_VALUE, w, 5, 2);
-}
+	for (size_t i = 0; i < sizeof(program_cases) / sizeof(program_cases[0]); i++) {
+		const struct program_case *c = &program_cases[i];
+		struct gs_var_loc l = compile(c->ops, c->nops);
 
-static void test_deref_inside_an_expression_reads_its_size(void **state)
-{
-	/* w = n->weight + 1 */
-	static const Dwarf_Op ops[] = {
-		DOP(0, DW_OP_breg5, 4, 0), DOP(2, DW_OP_deref_size, 4, 0),
-		DOP(4, DW_OP_plus_uconst, 1, 0), DOP(6, DW_OP_stack_value, 0, 0),
-	};
-	static const struct want w[] = {
-		{ GS_LOP_REG, 5, 0, 0, 0, 4 }, { GS_LOP_DEREF, 0, 4, 0, 1, 0 },
-		{ GS_LOP_CONST, 0, 0, 0, 1, 1 }, { GS_LOP_ADD, 0, 0, GS_LOPF_SIGNED, 2, 0 },
-	};
-	struct gs_var_loc l = compile(ops, 4);
-
-	(void)state;
-	assert_int_equal(l.npieces, 1);
-	expect_program(&l.pieces[0], GS_LOC_VALUE, w, 4, 2);
-}
-
-static void test_bra_and_skip_land_on_the_ops_they_name(void **state)
-{
-	/* |rdi|: dup; lit0; lt; bra +3 -> neg; skip +1 -> end */
-	static const Dwarf_Op ops[] = {
-		DOP(0, DW_OP_breg5, 0, 0), DOP(2, DW_OP_dup, 0, 0), DOP(3, DW_OP_lit0, 0, 0),
-		DOP(4, DW_OP_lt, 0, 0), DOP(5, DW_OP_bra, 3, 0), DOP(8, DW_OP_skip, 1, 0),
-		DOP(11, DW_OP_neg, 0, 0), DOP(12, DW_OP_stack_value, 0, 0),
-	};
-	static const struct want w[] = {
-		{ GS_LOP_REG, 5, 0, 0, 0, 0 }, { GS_LOP_PICK, 0, 0, 0, 1, 0 },
-		{ GS_LOP_CONST, 0, 0, 0, 2, 0 }, { GS_LOP_LT, 0, 0, GS_LOPF_SIGNED, 3, 0 },
-		{ GS_LOP_BRA, 0, 0, 0, 2, 6 }, { GS_LOP_SKIP, 0, 0, 0, 1, 7 },
-		{ GS_LOP_NEG, 0, 0, GS_LOPF_SIGNED, 1, 0 },
-	};
-	struct gs_var_loc l = compile(ops, 8);
-
-	(void)state;
-	assert_int_equal(l.npieces, 1);
-	expect_program(&l.pieces[0], GS_LOC_VALUE, w, 7, 3);
-}
-
-static void test_generic_mod_and_shr_are_unsigned_div_signed(void **state)
-{
-	static const Dwarf_Op ops[] = {
-		DOP(0, DW_OP_breg0, 0, 0), DOP(2, DW_OP_lit7, 0, 0), DOP(3, DW_OP_mod, 0, 0),
-		DOP(4, DW_OP_lit2, 0, 0), DOP(5, DW_OP_div, 0, 0), DOP(6, DW_OP_lit1, 0, 0),
-		DOP(7, DW_OP_shr, 0, 0), DOP(8, DW_OP_stack_value, 0, 0),
-	};
-	struct gs_var_loc l = compile(ops, 8);
-	const struct gs_loc_op *o;
-
-	(void)state;
-	assert_int_equal(l.npieces, 1);
-	o = l.pieces[0].prog->ops;
-	assert_int_equal(o[2].code, GS_LOP_MOD);
-	assert_int_equal(o[2].flags, 0);
-	assert_int_equal(o[4].code, GS_LOP_DIV);
-	assert_int_equal(o[4].flags, GS_LOPF_SIGNED);
-	assert_int_equal(o[6].code, GS_LOP_SHR);
-}
-
-static void test_stack_shuffles_keep_depths(void **state)
-{
-	/* lit1 lit2 lit3 rot swap over drop plus plus: depths 0..3 */
-	static const Dwarf_Op ops[] = {
-		DOP(0, DW_OP_lit1, 0, 0), DOP(1, DW_OP_lit2, 0, 0), DOP(2, DW_OP_lit3, 0, 0),
-		DOP(3, DW_OP_rot, 0, 0), DOP(4, DW_OP_swap, 0, 0), DOP(5, DW_OP_over, 0, 0),
-		DOP(6, DW_OP_drop, 0, 0), DOP(7, DW_OP_plus, 0, 0), DOP(8, DW_OP_plus, 0, 0),
-		DOP(9, DW_OP_stack_value, 0, 0),
-	};
-	static const struct want w[] = {
-		{ GS_LOP_CONST, 0, 0, 0, 0, 1 }, { GS_LOP_CONST, 0, 0, 0, 1, 2 },
-		{ GS_LOP_CONST, 0, 0, 0, 2, 3 }, { GS_LOP_ROT, 0, 0, 0, 3, 0 },
-		{ GS_LOP_SWAP, 0, 0, 0, 3, 0 }, { GS_LOP_PICK, 0, 0, 0, 3, 1 },
-		{ GS_LOP_DROP, 0, 0, 0, 4, 0 }, { GS_LOP_ADD, 0, 0, GS_LOPF_SIGNED, 3, 0 },
-		{ GS_LOP_ADD, 0, 0, GS_LOPF_SIGNED, 2, 0 },
-	};
-	struct gs_var_loc l = compile(ops, 10);
-
-	(void)state;
-	assert_int_equal(l.npieces, 1);
-	expect_program(&l.pieces[0], GS_LOC_VALUE, w, 9, 4);
+		print_message("%s\n", c->what);
+		assert_int_equal(l.npieces, 1);
+		assert_int_equal(l.why, GS_LOC_WHY_NONE);
+		expect_program(&l.pieces[0], GS_LOC_VALUE, c->w, c->nw, c->max_depth);
+	}
 }
 
 static void test_pieces_mix_registers_programs_and_holes(void **state)
@@ -192,52 +154,60 @@ static void test_pieces_mix_registers_programs_and_holes(void **state)
 	assert_int_equal(l.pieces[2].kind, GS_LOC_UNAVAILABLE);
 }
 
-static void test_whole_byte_bit_pieces_are_pieces_others_refused(void **state)
+static void test_whole_byte_bit_pieces_are_pieces(void **state)
 {
 	static const Dwarf_Op bytes[] = {
 		DOP(0, DW_OP_breg4, 0, 0), DOP(2, DW_OP_lit1, 0, 0), DOP(3, DW_OP_plus, 0, 0),
 		DOP(4, DW_OP_stack_value, 0, 0), DOP(5, DW_OP_bit_piece, 32, 0),
-	};
-	static const Dwarf_Op bits[] = {
-		DOP(0, DW_OP_breg4, 0, 0), DOP(2, DW_OP_lit1, 0, 0), DOP(3, DW_OP_plus, 0, 0),
-		DOP(4, DW_OP_stack_value, 0, 0), DOP(5, DW_OP_bit_piece, 3, 1),
 	};
 	struct gs_var_loc l = compile(bytes, 5);
 
 	(void)state;
 	assert_int_equal(l.npieces, 1);
 	assert_int_equal(l.pieces[0].size, 4);
-	l = compile(bits, 5);
-	assert_int_equal(l.npieces, 0);
 }
 
 /* ---- refusals ------------------------------------------------------------------------ */
 
-static void test_backward_branch_is_refused_as_a_loop(void **state)
+/* What does not compile, and the reason the location keeps. */
+static const struct refusal_case {
+	const char *what;
+	Dwarf_Op ops[6];
+	size_t nops;
+	uint8_t why;
+} refusals[] = {
+	{ "a backward skip: a loop",
+	  { DOP(0, DW_OP_lit1, 0, 0), DOP(1, DW_OP_skip, (uint64_t)-4, 0),
+	    DOP(4, DW_OP_stack_value, 0, 0) }, 3, GS_LOC_WHY_TOO_COMPLEX },
+	{ "bra lands with depth 0 where falling through brings depth 1",
+	  { DOP(0, DW_OP_lit1, 0, 0), DOP(1, DW_OP_bra, 1, 0), DOP(4, DW_OP_lit2, 0, 0),
+	    DOP(5, DW_OP_lit3, 0, 0), DOP(6, DW_OP_stack_value, 0, 0) }, 5,
+	  GS_LOC_WHY_TOO_COMPLEX },
+	{ "a bit piece of 3 bits at bit 1",
+	  { DOP(0, DW_OP_breg4, 0, 0), DOP(2, DW_OP_lit1, 0, 0), DOP(3, DW_OP_plus, 0, 0),
+	    DOP(4, DW_OP_stack_value, 0, 0), DOP(5, DW_OP_bit_piece, 3, 1) }, 5,
+	  GS_LOC_WHY_UNSUPPORTED },
+	{ "plus on one entry: an underflow",
+	  { DOP(0, DW_OP_lit1, 0, 0), DOP(1, DW_OP_plus, 0, 0), DOP(2, DW_OP_stack_value, 0, 0) },
+	  3, GS_LOC_WHY_UNSUPPORTED },
+	{ "xmm0 in arithmetic: not in pt_regs",
+	  { DOP(0, DW_OP_breg17, 0, 0), DOP(2, DW_OP_lit1, 0, 0), DOP(3, DW_OP_plus, 0, 0),
+	    DOP(4, DW_OP_stack_value, 0, 0) }, 4, GS_LOC_WHY_UNSUPPORTED },
+	{ "thread-local storage: another branch's work",
+	  { DOP(0, DW_OP_const8u, 16, 0), DOP(9, DW_OP_GNU_push_tls_address, 0, 0) }, 2,
+	  GS_LOC_WHY_UNSUPPORTED },
+};
+
+static void test_refusals_leave_no_location_and_a_reason(void **state)
 {
-	static const Dwarf_Op ops[] = {
-		DOP(0, DW_OP_lit1, 0, 0), DOP(1, DW_OP_skip, (uint64_t)-4, 0),
-		DOP(4, DW_OP_stack_value, 0, 0),
-	};
-	struct gs_var_loc l = compile(ops, 3);
-
 	(void)state;
-	assert_int_equal(l.npieces, 0);
-	assert_int_equal(l.why, GS_LOC_WHY_TOO_COMPLEX);
-}
+	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		struct gs_var_loc l = compile(refusals[i].ops, refusals[i].nops);
 
-static void test_branches_meeting_with_different_depths_are_refused(void **state)
-{
-	/* lit1; bra -> lit3 (depth 0 there); lit2; lit3 (depth 1 by falling through) */
-	static const Dwarf_Op ops[] = {
-		DOP(0, DW_OP_lit1, 0, 0), DOP(1, DW_OP_bra, 1, 0), DOP(4, DW_OP_lit2, 0, 0),
-		DOP(5, DW_OP_lit3, 0, 0), DOP(6, DW_OP_stack_value, 0, 0),
-	};
-	struct gs_var_loc l = compile(ops, 5);
-
-	(void)state;
-	assert_int_equal(l.npieces, 0);
-	assert_int_equal(l.why, GS_LOC_WHY_TOO_COMPLEX);
+		print_message("%s\n", refusals[i].what);
+		assert_int_equal(l.npieces, 0);
+		assert_int_equal(l.why, refusals[i].why);
+	}
 }
 
 static void test_stack_past_its_depth_is_refused(void **state)
@@ -271,46 +241,15 @@ static void test_expression_past_the_op_limit_is_refused(void **state)
 	assert_int_equal(l.why, GS_LOC_WHY_TOO_COMPLEX);
 }
 
-static void test_underflow_and_foreign_registers_leave_the_location_alone(void **state)
-{
-	static const Dwarf_Op underflow[] = {
-		DOP(0, DW_OP_lit1, 0, 0), DOP(1, DW_OP_plus, 0, 0), DOP(2, DW_OP_stack_value, 0, 0),
-	};
-	static const Dwarf_Op xmm[] = {
-		DOP(0, DW_OP_breg17, 0, 0), DOP(2, DW_OP_lit1, 0, 0), DOP(3, DW_OP_plus, 0, 0),
-		DOP(4, DW_OP_stack_value, 0, 0),
-	};
-	static const Dwarf_Op tls[] = {
-		DOP(0, DW_OP_const8u, 16, 0), DOP(9, DW_OP_GNU_push_tls_address, 0, 0),
-	};
-	struct gs_var_loc l = compile(underflow, 3);
-
-	(void)state;
-	assert_int_equal(l.npieces, 0);
-	assert_int_equal(l.why, GS_LOC_WHY_UNSUPPORTED);
-	l = compile(xmm, 4);
-	assert_int_equal(l.npieces, 0);
-	assert_int_equal(l.why, GS_LOC_WHY_UNSUPPORTED);
-	l = compile(tls, 2);
-	assert_int_equal(l.npieces, 0);
-	assert_int_equal(l.why, GS_LOC_WHY_UNSUPPORTED);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_registers_combined_are_a_value_program),
-		cmocka_unit_test(test_deref_inside_an_expression_reads_its_size),
-		cmocka_unit_test(test_bra_and_skip_land_on_the_ops_they_name),
-		cmocka_unit_test(test_generic_mod_and_shr_are_unsigned_div_signed),
-		cmocka_unit_test(test_stack_shuffles_keep_depths),
+		cmocka_unit_test(test_expressions_lower_op_by_op),
 		cmocka_unit_test(test_pieces_mix_registers_programs_and_holes),
-		cmocka_unit_test(test_whole_byte_bit_pieces_are_pieces_others_refused),
-		cmocka_unit_test(test_backward_branch_is_refused_as_a_loop),
-		cmocka_unit_test(test_branches_meeting_with_different_depths_are_refused),
+		cmocka_unit_test(test_whole_byte_bit_pieces_are_pieces),
+		cmocka_unit_test(test_refusals_leave_no_location_and_a_reason),
 		cmocka_unit_test(test_stack_past_its_depth_is_refused),
 		cmocka_unit_test(test_expression_past_the_op_limit_is_refused),
-		cmocka_unit_test(test_underflow_and_foreign_registers_leave_the_location_alone),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
