@@ -133,6 +133,15 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 				"cast() it to a pointer type first", text(e), text(e->lhs));
 		return NULL;
 	}
+	if (t->kind == GS_TYPE_OPTIMIZED_OUT) {
+		/* a placeholder the dwarf layer made (an implicit pointer, a
+		 * member in a missing piece): nothing there to follow */
+		cg_fail_at(cg, e, -EINVAL, "%s: %s (%s) has no value here to follow: it is %s",
+			   text(e), text(e->lhs), t->name, t->flags & GS_TYPEF_SYNTHETIC ?
+			   "<synthetic pointer> (DW_OP_implicit_pointer, or past the DWARF pieces)" :
+			   "<optimized out> (a DWARF piece without a location)");
+		return NULL;
+	}
 	switch (e->kind) {
 	case GS_EXPR_MEMBER:
 		if (t->kind == GS_TYPE_POINTER && t->target)
