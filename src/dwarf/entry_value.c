@@ -10,6 +10,7 @@
  * (unchanged, or saved at CFA + k). No match: the value is unavailable
  * (gdb: <optimized out>). Sites of another module and tail calls are not
  * matched: gdb walks tail-call chains, this does not. */
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,12 +119,17 @@ static const struct dwv_callsites *callsites(struct gs_dwarf *d)
 	return out;
 }
 
+#define MAX_SYMBOLS 8 /* names of the callee's entry kept */
+
 /* What gdb compares a call site's target with: the callee's entry
- * address, and the name its ELF symbol has (a clone's DIE, which names
- * itself only through DW_AT_abstract_origin, has another symbol). */
+ * address, and the names of the ELF symbols there (gdb finds a declared
+ * callee through its minimal symbol; a clone such as foo.constprop.0 has
+ * its own). */
 struct callee {
 	uint64_t entry;
-	const char *name; /* NULL: a clone (foo.constprop.0), no name to match */
+	const char *names[MAX_SYMBOLS];
+	unsigned nnames;
+	bool have_symbols; /* false: no symbol table, the DIE's own name stands in */
 };
 
 static const char *link_name(Dwarf_Die *die)
@@ -139,21 +145,53 @@ static const char *link_name(Dwarf_Die *die)
 	return s;
 }
 
-static void callee_of(Dwarf_Die *fn, struct callee *c)
+static void symbols_at(struct gs_dwarf *d, struct callee *c)
+{
+	Elf *elf = dwarf_getelf(d->dw);
+	Elf_Scn *scn = NULL;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			c->have_symbols = true;
+			if (sym.st_value != c->entry || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name ||
+			    c->nnames == MAX_SYMBOLS)
+				continue;
+			c->names[c->nnames++] = name;
+		}
+	}
+}
+
+static void callee_of(struct gs_dwarf *d, Dwarf_Die *fn, struct callee *c)
 {
 	Dwarf_Addr pc;
 
 	memset(c, 0, sizeof(*c));
 	if (dwarf_entrypc(fn, &pc) == 0 || dwarf_lowpc(fn, &pc) == 0)
 		c->entry = pc;
-	if (!dwarf_hasattr(fn, DW_AT_abstract_origin))
-		c->name = link_name(fn);
+	if (c->entry)
+		symbols_at(d, c);
+	if (!c->have_symbols && !dwarf_hasattr(fn, DW_AT_abstract_origin) &&
+	    (c->names[0] = link_name(fn)))
+		c->nnames = 1;
 }
 
 /* gdb's reading of a call site's target: DW_AT_call_target's address; or
- * the origin DIE: a declaration is called by its name, a definition at its
- * low PC; an abstract instance (DW_AT_inline, no PC) names no target, and
- * gdb then says "DW_AT_call_target is not specified": no match. */
+ * the origin DIE: a declaration by its name (an ELF symbol of that name at
+ * the callee's entry), a definition by its low PC; an abstract instance
+ * (DW_AT_inline, no PC) names no target, and gdb then says
+ * "DW_AT_call_target is not specified": no match. */
 static bool calls(struct gs_dwarf *d, const struct dwv_callsite *s, const struct callee *c)
 {
 	Dwarf_Die o;
@@ -166,7 +204,10 @@ static bool calls(struct gs_dwarf *d, const struct dwv_callsite *s, const struct
 		return false;
 	if (dwarf_hasattr_integrate(&o, DW_AT_declaration)) {
 		name = link_name(&o);
-		return name && c->name && strcmp(name, c->name) == 0;
+		for (unsigned i = 0; name && i < c->nnames; i++)
+			if (strcmp(name, c->names[i]) == 0)
+				return true;
+		return false;
 	}
 	return c->entry && dwarf_lowpc(&o, &pc) == 0 && pc == c->entry;
 }
@@ -319,7 +360,7 @@ bool dwv_entry_value(struct lx *x, const struct dwv_param *key)
 	if (!x->scope_fn)
 		return lx_refuse(x, GS_LOC_WHY_ENTRY_VALUE);
 	all = callsites(x->d);
-	callee_of(x->scope_fn, &callee);
+	callee_of(x->d, x->scope_fn, &callee);
 	for (size_t i = 0; all && i < all->n; i++) {
 		if (!calls(x->d, &all->v[i], &callee))
 			continue;
