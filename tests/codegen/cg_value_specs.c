@@ -421,7 +421,7 @@ static const struct gs_stmt dwexpr_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &m },
 };
 static const struct gs_trace_spec val_dwarf_expr = {
-	.trace_id = 33, .target = "val_dwarf_expr", .body = dwexpr_body, .nbody = N(dwexpr_body),
+	.trace_id = 34, .target = "val_dwarf_expr", .body = dwexpr_body, .nbody = N(dwexpr_body),
 };
 
 const struct gs_cg_case gs_cg_value_cases[] = {
