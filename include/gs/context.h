@@ -46,6 +46,9 @@ struct gs_type_enumerator {
 				* typedef cycle, an array of itself): <cyclic type> */
 #define GS_TYPEF_TOO_DEEP 0x10 /* UNKNOWN: nested past what the reader follows (1024
 				* typedef/cv links, 64 other levels): <type too deep> */
+#define GS_TYPEF_SYNTHETIC 0x20 /* OPTIMIZED_OUT: shown as gdb's <synthetic pointer>:
+				 * a DW_OP_implicit_pointer, or bytes past the
+				 * last DWARF piece */
 
 /* kind (enum gs_type_kind) and name are always set. size is the scalar
  * width the flat renderers use: byte_size when it is 1..8, else 0. */

@@ -193,6 +193,10 @@ enum gs_var_status {
 	 * than the module), where gdb says the inferior "has not yet
 	 * allocated storage for thread-local variables" (docs/tls.md). */
 	GS_VAR_TLS_UNALLOCATED = 8,
+	/* gstrace's own: the value has no location at this hit although the
+	 * probe has one for it (a DW_OP_entry_value whose caller's call site
+	 * did not match): gdb's <optimized out>. */
+	GS_VAR_OPTIMIZED_OUT = 9,
 };
 
 struct gs_read_error_payload {

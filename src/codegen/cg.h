@@ -63,6 +63,7 @@ struct cg_place {
 	const struct gs_type *type;
 	bool dyn;
 	uint8_t base, reg;          /* static base: enum gs_loc_base, register */
+	const struct gs_loc_prog *prog; /* base PROGRAM: what computes it */
 	uint64_t cookie;
 	int64_t offset;
 	int16_t addr_slot;          /* u64 address @0, scalar / saved address @8,
@@ -252,9 +253,18 @@ bool cg_value_unavailable(const struct gs_expr *e);
 /* Finds the modules whose bias the values need, and whether any exist. */
 void cg_values_scan(struct gs_cg *cg);
 void cg_values_prologue(struct gs_cg *cg);
-void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg, uint64_t cookie,
-		     int64_t offset, uint8_t dst, const struct cg_err_record *rec,
-		     struct gs_label fail);
+void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
+		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
+		     const struct cg_err_record *rec, struct gs_label fail);
+/* Signed 64-bit division (or modulo) dst = dst / src on any kernel (no BPF
+ * v4 sdiv), without a branch: the magnitudes are divided, then the sign
+ * put back; src is not 0 and is clobbered, as are tmp and tmp2 (emit.c). */
+void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, uint8_t tmp2,
+		      bool mod);
+/* value_expr.c: r<dst> = the result of a location program (clobbers r0-r5;
+ * a failed read or an unavailable value records it and jumps to fail). */
+void cg_loc_program(struct gs_cg *cg, const struct gs_loc_prog *prog, uint64_t cookie,
+		    uint8_t dst, const struct cg_err_record *rec, struct gs_label fail);
 void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
 		    const struct cg_err_record *rec, struct gs_label fail);
 void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,

@@ -64,3 +64,26 @@ void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 	cg_error_tail(cg, r->rec, GS_VAR_READ_ERROR, true, r->addr_slot, r->fail);
 	gs_asm_bind(a, ok);
 }
+
+void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, uint8_t tmp2,
+		      bool mod)
+{
+	struct gs_asm *a = cg->a;
+
+	/* s = x >> 63 (all ones when negative): |x| = (x ^ s) - s, and the
+	 * result's sign (the dividend's for %, both operands' for /) is put
+	 * back the same way; no branch, so no verifier state to fork */
+	gs_asm_emit(a, GS_MOV64_REG(tmp, dst));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, tmp, 63));
+	gs_asm_emit(a, GS_MOV64_REG(tmp2, src));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ARSH, tmp2, 63));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, dst, tmp));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, dst, tmp));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, src, tmp2));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, src, tmp2));
+	gs_asm_emit(a, GS_ALU64_REG(mod ? BPF_MOD : BPF_DIV, dst, src));
+	if (!mod)
+		gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, tmp, tmp2));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, dst, tmp));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, dst, tmp));
+}

@@ -137,6 +137,15 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 				"cast() it to a pointer type first", text(e), text(e->lhs));
 		return NULL;
 	}
+	if (t->kind == GS_TYPE_OPTIMIZED_OUT) {
+		/* a placeholder the dwarf layer made (an implicit pointer, a
+		 * member in a missing piece): nothing there to follow */
+		cg_fail_at(cg, e, -EINVAL, "%s: %s (%s) has no value here to follow: it is %s",
+			   text(e), text(e->lhs), t->name, t->flags & GS_TYPEF_SYNTHETIC ?
+			   "<synthetic pointer> (DW_OP_implicit_pointer, or past the DWARF pieces)" :
+			   "<optimized out> (a DWARF piece without a location)");
+		return NULL;
+	}
 	switch (e->kind) {
 	case GS_EXPR_MEMBER:
 		if (t->kind == GS_TYPE_POINTER && t->target)
@@ -188,6 +197,14 @@ static int bias_index(struct gs_cg *cg, uint64_t cookie)
 	return -1;
 }
 
+static bool needs_bias(const struct gs_loc_piece *p)
+{
+	if (p->kind == GS_LOC_REGISTER)
+		return false;
+	return p->base == GS_LOC_BASE_MODULE ||
+	       (p->base == GS_LOC_BASE_PROGRAM && p->prog && p->prog->has_module);
+}
+
 static enum gs_visit collect_cookies(struct gs_visitor *v, const struct gs_expr *e)
 {
 	struct gs_cg *cg = v->arg;
@@ -201,8 +218,7 @@ static enum gs_visit collect_cookies(struct gs_visitor *v, const struct gs_expr 
 			    cg_tls_add(cg, l->cookie, text(e)))
 				return GS_VISIT_STOP;
 		for (uint32_t i = 0; i < l->npieces; i++)
-			if (l->pieces[i].base == GS_LOC_BASE_MODULE && l->pieces[i].kind != GS_LOC_REGISTER &&
-			    bias_index(cg, l->cookie) < 0) {
+			if (needs_bias(&l->pieces[i]) && bias_index(cg, l->cookie) < 0) {
 				if (cg->nbias == CG_MAX_MODULES) {
 					cg_fail(cg, -E2BIG, "%s: a trace reads globals of at most %d "
 						"modules", text(e), CG_MAX_MODULES);
@@ -290,13 +306,15 @@ void cg_values_prologue(struct gs_cg *cg)
 /* r<dst> = the run-time address (or value) base + offset of a static base;
  * a module base whose offsets are missing records OffsetsUnavailable and
  * jumps to fail. */
-void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg, uint64_t cookie,
-			int64_t offset, uint8_t dst, const struct cg_err_record *rec,
-			struct gs_label fail)
+void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
+		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
+		     const struct cg_err_record *rec, struct gs_label fail)
 {
 	struct gs_asm *a = cg->a;
 
-	if (base == GS_LOC_BASE_REG) {
+	if (base == GS_LOC_BASE_PROGRAM) {
+		cg_loc_program(cg, prog, cookie, dst, rec, fail);
+	} else if (base == GS_LOC_BASE_REG) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_R6, gs_dwarf_reg_pt_regs_offset[reg]));
 	} else if (base == GS_LOC_BASE_TLS) {
 		cg_tls_block(cg, cookie, dst, rec, fail);
@@ -335,7 +353,7 @@ void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
 	struct gs_asm *a = cg->a;
 
 	if (!p->dyn) {
-		cg_static_value(cg, p->base, p->reg, p->cookie, p->offset, dst, rec, fail);
+		cg_static_value(cg, p->base, p->reg, p->prog, p->cookie, p->offset, dst, rec, fail);
 		return;
 	}
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, p->addr_slot));
@@ -515,6 +533,7 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 			p->kind = CG_PLACE_MEM;
 			p->base = l->pieces[0].base;
 			p->reg = l->pieces[0].reg;
+			p->prog = l->pieces[0].prog;
 			p->cookie = l->cookie;
 			p->offset = l->pieces[0].offset;
 		} else {

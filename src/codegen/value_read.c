@@ -58,7 +58,8 @@ static void store_piece(struct gs_cg *cg, const struct gs_var_loc *l,
 		store_reg_bytes(a, off, len > 8 ? 8 : len);
 		break;
 	case GS_LOC_VALUE:
-		cg_static_value(cg, pc->base, pc->reg, l->cookie, pc->offset, GS_R1, rec, fail);
+		cg_static_value(cg, pc->base, pc->reg, pc->prog, l->cookie, pc->offset, GS_R1, rec,
+				fail);
 		store_reg_bytes(a, off, len > 8 ? 8 : len);
 		break;
 	case GS_LOC_IMPLICIT:
@@ -67,7 +68,8 @@ static void store_piece(struct gs_cg *cg, const struct gs_var_loc *l,
 						 i < pc->size ? pc->bytes[i] : 0));
 		break;
 	case GS_LOC_MEMORY:
-		cg_static_value(cg, pc->base, pc->reg, l->cookie, pc->offset, GS_R3, rec, fail);
+		cg_static_value(cg, pc->base, pc->reg, pc->prog, l->cookie, pc->offset, GS_R3, rec,
+				fail);
 		read_user(cg, GS_R9, off, len, cg->value_addr_slot + 8, rec, fail);
 		break;
 	default:
@@ -183,7 +185,8 @@ void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_e
 			gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_R6,
 						  gs_dwarf_reg_pt_regs_offset[pc->reg]));
 		} else if (pc->kind == GS_LOC_VALUE) {
-			cg_static_value(cg, pc->base, pc->reg, l->cookie, pc->offset, GS_R0, rec, fail);
+			cg_static_value(cg, pc->base, pc->reg, pc->prog, l->cookie, pc->offset, GS_R0,
+					rec, fail);
 		} else {
 			uint64_t v = 0;
 

@@ -12,6 +12,7 @@
 
 /* Bump allocator: everything a gs_dwarf hands out lives until it is freed. */
 struct dwv_arena_block;
+struct dwv_callsites;
 
 /* Pointer-keyed open hash (DIE address -> value). */
 struct dwv_map {
@@ -71,6 +72,8 @@ struct gs_dwarf {
 	struct dwv_names globals, type_names;
 	Dwarf_Off index_next;   /* next CU offset to index */
 	bool index_done;
+
+	struct dwv_callsites *callsites; /* every call site, once an entry value asks */
 };
 
 /* module.c */
@@ -130,6 +133,19 @@ const struct gs_type *dwv_array_of(struct gs_dwarf *d, const struct gs_type *ele
  * out-of-line subprogram whose DW_AT_frame_base applies (NULL at CU level). */
 void dwv_location(struct gs_dwarf *d, Dwarf_Die *var, Dwarf_Die *scope_fn, uint64_t pc,
 		  struct gs_var_loc *out);
+
+/* locexpr.c: the general compiler, for what dwv_location cannot fold:
+ * each piece of ops[0..n) becomes a location program (gs/value.h); out is
+ * left as it is when the expression does not compile, but for a more
+ * precise reason in out->why. */
+void dwv_locexpr(struct gs_dwarf *d, Dwarf_Attribute *attr, Dwarf_Die *scope_fn, uint64_t pc,
+		 const Dwarf_Op *ops, size_t n, struct gs_var_loc *out);
+
+/* partial.c: the type a variable shows with its location: t itself, or a
+ * copy whose members in bytes no piece holds are GS_TYPE_OPTIMIZED_OUT
+ * placeholders (a scalar missing a byte: loc becomes optimized out). */
+const struct gs_type *dwv_partial_type(struct gs_dwarf *d, const struct gs_type *t,
+				       struct gs_var_loc *loc);
 
 /* index.c: the lazy index over every CU's top-level DIEs. */
 int dwv_index_find_global(struct gs_dwarf *d, const char *name, Dwarf_Die *out);

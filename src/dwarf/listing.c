@@ -201,6 +201,10 @@ static const char *const why_text[] = {
 		"does not say where the thread pointer is)",
 	[GS_LOC_WHY_TLS_NO_LOADER] = "optimized out (thread-local: the process has no glibc "
 		"dynamic linker to give its module id)",
+	[GS_LOC_WHY_NO_CALL_SITE] = "optimized out (entry value: no call site in the module "
+				    "passes it)",
+	[GS_LOC_WHY_TOO_COMPLEX] = "unavailable (DWARF expression too long, too deep or "
+				   "looping)",
 };
 
 static const char *const section_names[] = { ".text", ".rodata", ".data", ".bss" };
@@ -244,6 +248,9 @@ static void describe_piece(struct out *o, const struct gs_var_loc *loc,
 			put(o, "%sthread-local +0x%llx (the hit thread's TLS block)",
 			    p->kind == GS_LOC_VALUE ? "address of " : "",
 			    (unsigned long long)p->offset);
+		} else if (p->base == GS_LOC_BASE_PROGRAM) {
+			put(o, "%s (DWARF expression, %u ops)", p->kind == GS_LOC_VALUE ? "computed" :
+			    "memory at a computed address", p->prog ? p->prog->nops : 0);
 		} else if (p->base == GS_LOC_BASE_MODULE) {
 			put(o, "%s0x%llx (%s)", p->kind == GS_LOC_VALUE ? "address " : "global ",
 			    (unsigned long long)p->offset, section_names[loc->section & 3]);
@@ -276,6 +283,8 @@ size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_
 	if (!loc->npieces) {
 		put(&o, "%s", why_text[loc->why < sizeof(why_text) / sizeof(why_text[0]) ?
 					loc->why : GS_LOC_WHY_UNSUPPORTED]);
+	} else if (loc->implicit_pointer) {
+		put(&o, "implicit pointer (no address: <synthetic pointer>)");
 	} else if (loc->npieces == 1) {
 		describe_piece(&o, loc, &loc->pieces[0]);
 	} else {
@@ -289,6 +298,8 @@ size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_
 			at += loc->pieces[i].size;
 		}
 	}
+	if (loc->entry_value && loc->npieces)
+		put(&o, " (entry value from the caller's call site)");
 	if (loc->from_list && loc->npieces)
 		put(&o, " (location list)");
 	return o.len;

@@ -1,10 +1,11 @@
 /* DWARF location descriptions -> access plans (include/gs/value.h) at one
- * probe PC. Everything is folded at compile time: a location list gives the
+ * probe PC. What folds is folded at compile time: a location list gives the
  * entry covering the PC, the frame base over DW_OP_call_frame_cfa becomes
- * the CFI row's "rsp/rbp + k", constant arithmetic is done here. What
- * cannot be planned without a wrong number (entry values, TLS, a deref in
- * the middle of an expression, XMM registers) is "unavailable" with a
- * reason, never a guess. */
+ * the CFI row's "rsp/rbp + k", constant arithmetic is done here. What does
+ * not fold (registers combined, a deref in the middle of an expression,
+ * entry values) goes to the general compiler (locexpr.c); what neither
+ * can plan without a wrong number (TLS, XMM registers) is "unavailable"
+ * with a reason, never a guess. */
 #include <errno.h>
 #include <string.h>
 
@@ -455,4 +456,6 @@ void dwv_location(struct gs_dwarf *d, Dwarf_Die *var, Dwarf_Die *scope_fn, uint6
 		return;
 	}
 	expression(&e, ops, n);
+	if (!out->npieces && (out->why == GS_LOC_WHY_UNSUPPORTED || out->why == GS_LOC_WHY_ENTRY_VALUE))
+		dwv_locexpr(d, &a, scope_fn, pc, ops, n, out);
 }

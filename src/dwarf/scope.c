@@ -56,6 +56,7 @@ static struct gs_var *add(struct collect *c, Dwarf_Die *die, uint8_t scope, uint
 		v->decl_line = (uint32_t)line;
 	if (located) {
 		dwv_location(c->d, die, c->scope_fn, c->pc, &v->loc);
+		v->type = dwv_partial_type(c->d, v->type, &v->loc);
 	} else {
 		v->loc.why = GS_LOC_WHY_NO_LOCATION;
 		v->loc.cookie = c->d->cookie;

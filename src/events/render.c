@@ -16,7 +16,7 @@
 
 static const char *const var_status_labels[] = {
 	"ok", "null deref", "read error", "access error", "truncated", "offsets unavailable",
-	"zero length", "division by zero", "TLS not allocated",
+	"zero length", "division by zero", "TLS not allocated", "optimized out",
 };
 
 static const char *const bt_status_labels[] = {

@@ -31,6 +31,7 @@ static const char *const status_texts[] = {
 	NULL, "<null pointer dereference>", "<read error>", "<address computation failed>",
 	"<truncated>", "<offsets unavailable>", "<zero length>", "<division by zero>",
 	"<TLS not allocated in this thread>",
+	"<optimized out>",
 };
 
 /* Bytes of t's scalar: its byte size, else its flat size, else its kind's. */
@@ -290,7 +291,8 @@ static void put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *
 		put_chars(o, data, len, true);
 		return;
 	case GS_TYPE_OPTIMIZED_OUT:
-		ev_put_str(o, "<optimized out>");
+		ev_put_str(o, t->flags & GS_TYPEF_SYNTHETIC ? "<synthetic pointer>" :
+			   "<optimized out>");
 		return;
 	default:
 		/* Not a scalar, or fewer bytes than its type: the bytes there are. */

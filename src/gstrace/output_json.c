@@ -91,7 +91,7 @@ static void json_item_text(FILE *f, const struct gs_inst *in)
 
 static const char *const status_keys[] = {
 	"ok", "null_deref", "read_error", "access_error", "truncated", "offsets_unavailable",
-	"zero_length", "division_by_zero", "tls_not_allocated",
+	"zero_length", "division_by_zero", "tls_not_allocated", "optimized_out",
 };
 
 /* The value's bytes, no more than its type has (a slot may be longer). */
@@ -242,7 +242,8 @@ static void json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, si
 		json_chars(f, data, len);
 		return;
 	case GS_TYPE_OPTIMIZED_OUT:
-		fputs("{\"status\":\"optimized_out\"}", f);
+		fputs(t->flags & GS_TYPEF_SYNTHETIC ? "{\"status\":\"synthetic_pointer\"}" :
+		      "{\"status\":\"optimized_out\"}", f);
 		return;
 	case GS_TYPE_UNKNOWN: /* a type the dwarf layer gave up on says why */
 		if (t->flags & (GS_TYPEF_CYCLIC | GS_TYPEF_TOO_DEEP)) {

@@ -399,6 +399,98 @@ static const struct gs_trace_spec val_ptr_strings = {
 	.trace_id = 33, .target = "val_ptr_strings", .body = ptrstr_body, .nbody = N(ptrstr_body),
 };
 
+/* Location programs (DWARF expressions that do not fold), as the dwarf
+ * layer lowers them: int mix = a * 3 + b at -O2 (DW_OP_breg5 0; lit3; mul;
+ * breg4 0; plus; stack_value); int at in memory at *(rsi) + 8 (a deref
+ * inside); long mag = |rdi| by bra/skip; short lo = (short)rdx by a typed
+ * convert; int dz = rdi / rsi (division by zero: its error); long q, m =
+ * rdi / 3, rdi % 3 (signed, C's truncation); int ev an
+ * entry value: the caller's rbx when the return address at rsp is the
+ * call site's (link-time 0x1234), else unavailable. */
+#define OP(c, ...) { .code = GS_LOP_##c, __VA_ARGS__ }
+#define PROG(o, d, m) (&(const struct gs_loc_prog){ .ops = (o), .nops = N(o), .max_depth = (d), \
+	.has_module = (m) })
+#define PROG_LOC(k, p) { .pieces = (const struct gs_loc_piece[]){ { .kind = (k), \
+	.base = GS_LOC_BASE_PROGRAM, .prog = (p) } }, .npieces = 1, .cookie = GS_CG_PROBE_COOKIE }
+static const struct gs_loc_op mix_ops[] = {
+	OP(REG, .reg = 5, .depth = 0), OP(CONST, .arg = 3, .depth = 1),
+	OP(MUL, .depth = 2, .flags = GS_LOPF_SIGNED), OP(REG, .reg = 4, .depth = 1),
+	OP(ADD, .depth = 2, .flags = GS_LOPF_SIGNED),
+};
+static const struct gs_loc_op at_ops[] = {
+	OP(REG, .reg = 4, .depth = 0), OP(DEREF, .size = 8, .depth = 1),
+	OP(CONST, .arg = 8, .depth = 1), OP(ADD, .depth = 2, .flags = GS_LOPF_SIGNED),
+};
+static const struct gs_loc_op mag_ops[] = {
+	OP(REG, .reg = 5, .depth = 0), OP(PICK, .arg = 0, .depth = 1),
+	OP(CONST, .arg = 0, .depth = 2), OP(LT, .depth = 3, .flags = GS_LOPF_SIGNED),
+	OP(BRA, .arg = 6, .depth = 2), OP(SKIP, .arg = 7, .depth = 1),
+	OP(NEG, .depth = 1, .flags = GS_LOPF_SIGNED),
+};
+static const struct gs_loc_op lo_ops[] = {
+	OP(REG, .reg = 1, .depth = 0), OP(CONVERT, .size = 2, .flags = GS_LOPF_SIGNED, .depth = 1),
+	OP(CONST, .arg = 1, .depth = 1), OP(SHRA, .size = 2, .flags = GS_LOPF_SIGNED, .depth = 2),
+};
+static const struct gs_loc_op dz_ops[] = {
+	OP(REG, .reg = 5, .depth = 0), OP(REG, .reg = 4, .depth = 1),
+	OP(DIV, .depth = 2, .flags = GS_LOPF_SIGNED),
+};
+static const struct gs_loc_op q_ops[] = {
+	OP(REG, .reg = 5, .depth = 0), OP(CONST, .arg = 3, .depth = 1),
+	OP(DIV, .depth = 2, .flags = GS_LOPF_SIGNED),
+};
+static const struct gs_loc_op m_ops[] = {
+	OP(REG, .reg = 5, .depth = 0), OP(CONST, .arg = 3, .depth = 1),
+	OP(MOD, .depth = 2, .flags = GS_LOPF_SIGNED),
+};
+static const struct gs_loc_op ev_ops[] = {
+	OP(REG, .reg = 7, .depth = 0), OP(DEREF, .size = 8, .depth = 1),
+	OP(MODULE, .depth = 1), OP(SUB, .depth = 2), OP(PICK, .arg = 0, .depth = 1),
+	OP(CONST, .arg = 0x1234, .depth = 2), OP(EQ, .depth = 3, .flags = GS_LOPF_SIGNED),
+	OP(BRA, .arg = 9, .depth = 2), OP(FAIL, .depth = 1), OP(DROP, .depth = 1),
+	OP(REG, .reg = 3, .depth = 0),
+};
+static const struct gs_type t_short = { .kind = GS_TYPE_I16, .size = 2, .name = "short",
+					.byte_size = 2, .flags = GS_TYPEF_SIGNED };
+static const struct gs_type t_long = { .kind = GS_TYPE_I64, .size = 8, .name = "long",
+				       .byte_size = 8, .flags = GS_TYPEF_SIGNED };
+static const struct gs_var v_mix = { .name = "mix", .type = &t_int, .scope = GS_SCOPE_LOCAL,
+				     .loc = PROG_LOC(GS_LOC_VALUE, PROG(mix_ops, 2, 0)) };
+static const struct gs_var v_at = { .name = "at", .type = &t_int, .scope = GS_SCOPE_LOCAL,
+				    .loc = PROG_LOC(GS_LOC_MEMORY, PROG(at_ops, 2, 0)) };
+static const struct gs_var v_mag = { .name = "mag", .type = &t_long, .scope = GS_SCOPE_LOCAL,
+				     .loc = PROG_LOC(GS_LOC_VALUE, PROG(mag_ops, 3, 0)) };
+static const struct gs_var v_lo = { .name = "lo", .type = &t_short, .scope = GS_SCOPE_LOCAL,
+				    .loc = PROG_LOC(GS_LOC_VALUE, PROG(lo_ops, 2, 0)) };
+static const struct gs_var v_dz = { .name = "dz", .type = &t_int, .scope = GS_SCOPE_LOCAL,
+				    .loc = PROG_LOC(GS_LOC_VALUE, PROG(dz_ops, 2, 0)) };
+static const struct gs_var v_q = { .name = "q", .type = &t_long, .scope = GS_SCOPE_LOCAL,
+				   .loc = PROG_LOC(GS_LOC_VALUE, PROG(q_ops, 2, 0)) };
+static const struct gs_var v_m = { .name = "m", .type = &t_long, .scope = GS_SCOPE_LOCAL,
+				   .loc = PROG_LOC(GS_LOC_VALUE, PROG(m_ops, 2, 0)) };
+static const struct gs_var v_ev = { .name = "ev", .type = &t_int, .scope = GS_SCOPE_PARAM,
+				    .loc = PROG_LOC(GS_LOC_VALUE, PROG(ev_ops, 3, 1)) };
+static const struct gs_expr mix = NAME(v_mix, "mix"), at = NAME(v_at, "at"),
+			    mag = NAME(v_mag, "mag"), lo = NAME(v_lo, "lo"),
+			    dz = NAME(v_dz, "dz"), ev = NAME(v_ev, "ev"), q = NAME(v_q, "q"),
+			    m = NAME(v_m, "m");
+static const struct gs_expr mix_plus_3 = CBIN(GS_OP_ADD, &mix, &c3, "mix + 3");
+static const struct gs_expr *const dwexpr_args[] = { &mix_plus_3 };
+static const struct gs_stmt dwexpr_body[] = {
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &mix },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &at },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &mag },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &lo },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &dz },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &ev },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{}", .args = dwexpr_args, .nargs = 1 },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &q },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &m },
+};
+static const struct gs_trace_spec val_dwarf_expr = {
+	.trace_id = 35, .target = "val_dwarf_expr", .body = dwexpr_body, .nbody = N(dwexpr_body),
+};
+
 const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_register", &val_register, { 0 } },
 	{ "val_stack_cfa", &val_stack_cfa, { 0 } },
@@ -416,5 +508,6 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	/* task_struct.thread.fsbase at some offset, as the kernel's BTF says */
 	{ "val_tls", &val_tls, { .task_fsbase_offset = 5000 } },
 	{ "val_ptr_strings", &val_ptr_strings, { 0 } },
+	{ "val_dwarf_expr", &val_dwarf_expr, { 0 } },
 };
 const size_t gs_cg_value_ncases = N(gs_cg_value_cases);

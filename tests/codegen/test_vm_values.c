@@ -581,6 +581,62 @@ static void test_arithmetic_follows_c_conversions(void **state)
 	assert_string_equal(arg(h, 1, 0)->type->name, "i64");
 	teardown(h);
 }
+
+/* Location programs (cg_value_specs.c val_dwarf_expr): each value as its
+ * DWARF expression computes it, worked out by hand. */
+static void test_location_programs_compute_what_dwarf_says(void **state)
+{
+	struct harness hh, *h = &hh;
+	const uint64_t rdi = (uint64_t)-4, rsi = REC_ADDR, rdx = 0x12348765, rbx = 0xaaaa00000000002aull;
+	const uint64_t pointer = NEXT_ADDR, ra = BIAS + 0x1234;
+	const int32_t at = 77;
+	int16_t lo;
+
+	(void)state;
+	build(h, "val_dwarf_expr");
+	module_offsets(h);
+	h->regs[REG(112)] = rdi;
+	h->regs[REG(104)] = rsi;
+	h->regs[REG(96)] = rdx;
+	h->regs[REG(40)] = rbx;
+	user_mem(h, REC_ADDR, &pointer, 8);
+	user_mem(h, NEXT_ADDR + 8, &at, 4);
+	user_mem(h, STACK_SP, &ra, 8);
+	run(h);
+	assert_int_equal(i32_of(var(h, 0)), (int32_t)(uint32_t)(rdi * 3 + rsi)); /* mix */
+	assert_int_equal(i32_of(var(h, 1)), 77);                                  /* at */
+	assert_int_equal(i64_of(var(h, 2)), 4);                                   /* |rdi| */
+	memcpy(&lo, var(h, 3)->data, 2);
+	assert_int_equal(lo, (int16_t)0x8765 >> 1);         /* (short)rdx >> 1, arithmetic */
+	assert_int_equal(i32_of(var(h, 4)), 0);             /* -4 / REC_ADDR, signed */
+	assert_int_equal(i32_of(var(h, 5)), 42);            /* the caller's rbx */
+	assert_int_equal(i32_of(arg(h, 6, 0)), (int32_t)(uint32_t)(rdi * 3 + rsi) + 3);
+	assert_int_equal(i64_of(var(h, 7)), -4 / 3); /* signed: -1 */
+	assert_int_equal(i64_of(var(h, 8)), -4 % 3); /* signed: -1 */
+	teardown(h);
+}
+
+static void test_location_programs_fail_as_gdb_does(void **state)
+{
+	struct harness hh, *h = &hh;
+	const uint64_t other_ra = BIAS + 0x9999;
+	struct gs_read_error_payload e;
+
+	(void)state;
+	build(h, "val_dwarf_expr");
+	module_offsets(h);
+	h->regs[REG(112)] = 5;
+	h->regs[REG(104)] = 0; /* at's pointer is NULL, dz divides by zero */
+	user_mem(h, STACK_SP, &other_ra, 8);
+	run(h);
+	assert_int_equal(i32_of(var(h, 0)), 15);
+	assert_int_equal(var(h, 1)->status, GS_VAR_READ_ERROR);
+	memcpy(&e, var(h, 1)->data, sizeof(e));
+	assert_int_equal(e.addr, 0);
+	assert_int_equal(var(h, 4)->status, GS_VAR_DIV_BY_ZERO); /* division by zero */
+	assert_int_equal(var(h, 5)->status, GS_VAR_OPTIMIZED_OUT); /* no call site matched */
+	teardown(h);
+}
 #pragma GCC diagnostic pop
 
 /* Pointer arithmetic, C string equality (array and pointer), a string
@@ -644,6 +700,8 @@ int main(void)
 		cmocka_unit_test(test_pointer_in_pieces_is_joined_before_use),
 		cmocka_unit_test(test_comparisons_read_once_and_compare_bytes),
 		cmocka_unit_test(test_arithmetic_follows_c_conversions),
+		cmocka_unit_test(test_location_programs_compute_what_dwarf_says),
+		cmocka_unit_test(test_location_programs_fail_as_gdb_does),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -258,7 +258,8 @@ static size_t parse_vars(const char *text, struct block *b, size_t max)
 {
 	static const char *const kinds[] = { "register ", "stack ", "global ", "constant",
 					     "optimized out", "composite:", "computed ",
-					     "memory at ", "address ", "unavailable" };
+					     "memory at ", "address ", "unavailable",
+					     "implicit pointer" };
 	size_t nb = 0;
 
 	for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
@@ -451,7 +452,8 @@ static void our_kind(const char *where, char *out, size_t size)
 		  !strstr(where, "stack") && !strstr(where, "global") && !strstr(where, "memory") &&
 		  !strstr(where, "optimized")))
 		snprintf(out, size, "constant"); /* pieces that are all constants too */
-	else if (strncmp(where, "optimized out (entry value)", 27) == 0)
+	else if (strncmp(where, "optimized out (entry value)", 27) == 0 ||
+		 strstr(where, "(entry value from the caller's call site)"))
 		snprintf(out, size, "entry");
 	else if (strncmp(where, "optimized out", 13) == 0)
 		snprintf(out, size, "optimized out");

@@ -13,10 +13,10 @@
  * `$retval` of `trace FN return` is compared with gdb's `finish` the same
  * way.
  *
- * What gstrace cannot know, it must say: a value gdb gets from the caller
- * (DW_OP_entry_value through call-site parameters) or from arithmetic on
- * two registers, which gstrace shows as <optimized out>, is counted apart
- * and listed, never as a match, and never allowed as another number. */
+ * Where gdb prints a value, gstrace must print the same one: a value gdb
+ * has and gstrace shows as <optimized out> fails, except the few listed
+ * below with their DWARF expression and reason (printed when met, counted
+ * apart, never as a match). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +63,39 @@ static const struct vfixture fixtures[] = {
 		{ "values_inline.c:VI-OUTER-LINE" }, { "inl_add" }, { "outer_one" },
 		{ "outer_two" },
 	} },
+	{ "dwexpr", "values/values_dwexpr.c", NULL, {
+		{ "mixer" }, { "values_dwexpr.c:VD-MIX-LINE" }, { "weigh" },
+		{ "values_dwexpr.c:VD-WEIGH-LINE" }, { "values_dwexpr.c:VD-EV-LINE" },
+		{ "values_dwexpr.c:VD-HALVES-LINE" }, { "ev_callee" }, { "halves" },
+		{ "values_dwexpr.c:VD-TRIO-LINE" },
+	} },
 };
+
+/* What gdb prints and gstrace cannot, with the DWARF location and why:
+ * nothing else may be missing. Matched by fixture, probe and name in every
+ * build where it occurs. */
+static const struct vexception {
+	const char *fixture, *probe, *name;
+	const char *expression, *reason;
+} exceptions[] = {
+	{ "types", "floats", "d", "DW_OP_reg17 (xmm0)",
+	  "a double in an XMM register: pt_regs has no vector registers and no helper of "
+	  "a uprobe program reads them (issue 19 item 5, floats: refused with this reason)" },
+	{ "types", "floats", "f", "DW_OP_reg18 (xmm1)",
+	  "a float in an XMM register (as d)" },
+	{ "globals", "values_globals.c:VG-WEIGHT-LINE", "w", "DW_OP_reg17 (xmm0)",
+	  "a double in an XMM register (as types/floats d)" },
+};
+
+static const struct vexception *exception_for(const struct vfixture *fx, const char *probe,
+					      const char *name)
+{
+	for (size_t i = 0; i < sizeof(exceptions) / sizeof(exceptions[0]); i++)
+		if (!strcmp(exceptions[i].fixture, fx->name) && !strcmp(exceptions[i].probe, probe) &&
+		    !strcmp(exceptions[i].name, name))
+			return &exceptions[i];
+	return NULL;
+}
 
 /* One address to compare at, with the names visible there. */
 struct vaddr {
@@ -389,6 +421,18 @@ static void compare(struct vrun *r)
 							a->have_ours[i] ? a->ours[i] : NULL,
 							a->where[i]);
 
+			if (kind == VC_PARTIAL || kind == VC_ENTRY_VALUE || kind == VC_UNSUPPORTED ||
+			    (kind == VC_GDB_ONLY && a->have_ours[i])) {
+				const struct vexception *x = exception_for(r->fx, a->probe->target,
+									   a->names[i]);
+
+				if (x) {
+					kind = VC_KNOWN;
+					printf("KNOWN %s at %s+0x%" PRIx64 ": %s: %s: %s\n",
+					       a->probe->target, a->module, a->addr, a->names[i],
+					       x->expression, x->reason);
+				}
+			}
 			r->counts[kind]++;
 			e2e_note(r->c, "  %-9s %-14s gdb: %.200s\n  %-9s %-14s ours: %.200s\n",
 				 vc_label(kind), a->names[i], a->have_gdb[i] ? a->gdb[i] : "(none)",
@@ -620,6 +664,7 @@ static void s_values(struct e2e_ctx *c)
 
 const struct e2e_scenario e2e_values_scenarios[] = {
 	VARIANTS("types"), VARIANTS("globals"), VARIANTS("lib"), VARIANTS("inline"),
+	VARIANTS("dwexpr"),
 };
 const size_t e2e_values_nscenarios = sizeof(e2e_values_scenarios) /
 				     sizeof(e2e_values_scenarios[0]);

@@ -176,7 +176,7 @@ static const char *const labels[VC_KINDS] = {
 	[VC_MATCH] = "match", [VC_BOTH_OPTIMIZED] = "both-optimized-out",
 	[VC_PARTIAL] = "partial", [VC_ENTRY_VALUE] = "entry-value",
 	[VC_UNSUPPORTED] = "unsupported-expr", [VC_MISMATCH] = "MISMATCH",
-	[VC_GDB_ONLY] = "GDB-ONLY", [VC_OURS_ONLY] = "OURS-ONLY",
+	[VC_GDB_ONLY] = "GDB-ONLY", [VC_OURS_ONLY] = "OURS-ONLY", [VC_KNOWN] = "known-exception",
 };
 
 const char *vc_label(enum vc_kind k)
@@ -186,7 +186,7 @@ const char *vc_label(enum vc_kind k)
 
 bool vc_failure(enum vc_kind k)
 {
-	return k == VC_MISMATCH || k == VC_GDB_ONLY || k == VC_OURS_ONLY;
+	return k != VC_MATCH && k != VC_BOTH_OPTIMIZED && k != VC_KNOWN && k < VC_KINDS;
 }
 
 enum vc_kind vc_classify(const char *gdb, const char *ours, const char *where)

@@ -14,16 +14,18 @@
 enum vc_kind {
 	VC_MATCH,          /* the same value */
 	VC_BOTH_OPTIMIZED, /* both say <optimized out> */
-	VC_PARTIAL,        /* gdb shows some pieces, some <optimized out>; gstrace the
-			    * whole as <optimized out> (a piece missing: documented) */
-	VC_ENTRY_VALUE,    /* gdb computes a DW_OP_entry_value from the caller;
-			    * gstrace says <optimized out> (documented) */
-	VC_UNSUPPORTED,    /* gdb evaluates a DWARF expression gstrace does not
-			    * compile (documented); gstrace says <optimized out> */
+	/* gdb prints a value, gstrace <optimized out>: failures, named by what
+	 * --list-vars says of the location, unless the test lists the case as
+	 * a known exception (VC_KNOWN) */
+	VC_PARTIAL,        /* gdb shows some pieces, some <optimized out> */
+	VC_ENTRY_VALUE,    /* gdb computes a DW_OP_entry_value from the caller */
+	VC_UNSUPPORTED,    /* gdb evaluates a DWARF expression gstrace does not */
 	VC_MISMATCH,       /* two values that differ: a failure */
 	VC_GDB_ONLY,       /* gstrace says <optimized out> or nothing, gdb a value,
 			    * with no documented reason: a failure */
 	VC_OURS_ONLY,      /* gdb has no value (no symbol, an error): a failure */
+	VC_KNOWN,          /* gdb a value, gstrace <optimized out>, listed with its
+			    * DWARF expression and reason: not a failure */
 	VC_KINDS,
 };
 

@@ -168,7 +168,10 @@ static void test_statuses_replace_the_value(void **state)
 		S(GS_VAR_TRUNCATED, "", "<truncated>"),
 		S(GS_VAR_OFFSETS_UNAVAILABLE, "", "<offsets unavailable>"),
 		S(GS_VAR_ZERO_LENGTH, "", "<zero length>"),
-		S(9, "", "<bad status 9>"),
+		S(GS_VAR_DIV_BY_ZERO, "", "<division by zero>"),
+		S(GS_VAR_TLS_UNALLOCATED, "", "<TLS not allocated in this thread>"),
+		S(GS_VAR_OPTIMIZED_OUT, "", "<optimized out>"),
+		S(10, "", "<bad status 10>"),
 	};
 	static const struct value_case hex_of_error = {
 		.kind = GS_TYPE_U64, .size = 8, .status = GS_VAR_NULL_DEREF, .conv = 'x',
