@@ -81,11 +81,13 @@ static void check_expr(const struct gs_expr *e, uint32_t nvars)
 		check_expr(e->lhs, nvars);
 		break;
 	case GS_EXPR_BUILTIN:
-		if (e->builtin > GS_BUILTIN_STARTS_WITH || (e->builtin != GS_BUILTIN_STARTS_WITH &&
-							    (!e->len || e->len->kind != GS_EXPR_INT)))
+		if (e->builtin > GS_BUILTIN_STARTS_WITH ||
+		    (e->builtin != GS_BUILTIN_STARTS_WITH && !e->len))
 			abort();
 		check_expr(e->lhs, nvars);
 		check_expr(e->rhs, nvars);
+		if (e->len) /* any expression: a constant one is not negative */
+			check_expr(e->len, nvars);
 		break;
 	case GS_EXPR_BYTES:
 		if (!e->bytes && e->nbytes)

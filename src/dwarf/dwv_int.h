@@ -6,6 +6,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 
 #include <gs/dwarf.h>
 #include <gs/protocol.h>
@@ -128,6 +129,12 @@ const struct gs_type *dwv_array_of(struct gs_dwarf *d, const struct gs_type *ele
 				   const char *name);
 
 /* typename.c: gs_dwarf_find_type, C type names in cast(). */
+
+/* symbols.c: fn(sym, name, arg) for each defined symbol of elf's .symtab
+ * and .dynsym (name may be NULL or ""); a non-zero return stops the walk
+ * and is returned. */
+int dwv_each_symbol(Elf *elf, int (*fn)(const GElf_Sym *sym, const char *name, void *arg),
+		    void *arg);
 
 /* location.c: the access plan of a variable DIE at pc; scope_fn is the
  * out-of-line subprogram whose DW_AT_frame_base applies (NULL at CU level). */

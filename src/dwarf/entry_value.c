@@ -145,32 +145,20 @@ static const char *link_name(Dwarf_Die *die)
 	return s;
 }
 
+static int symbol_at(const GElf_Sym *sym, const char *name, void *arg)
+{
+	struct callee *c = arg;
+
+	c->have_symbols = true;
+	if (sym->st_value == c->entry && GELF_ST_TYPE(sym->st_info) == STT_FUNC && name && *name &&
+	    c->nnames < MAX_SYMBOLS)
+		c->names[c->nnames++] = name;
+	return 0;
+}
+
 static void symbols_at(struct gs_dwarf *d, struct callee *c)
 {
-	Elf *elf = dwarf_getelf(d->dw);
-	Elf_Scn *scn = NULL;
-
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-				continue;
-			c->have_symbols = true;
-			if (sym.st_value != c->entry || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name ||
-			    c->nnames == MAX_SYMBOLS)
-				continue;
-			c->names[c->nnames++] = name;
-		}
-	}
+	dwv_each_symbol(dwarf_getelf(d->dw), symbol_at, c);
 }
 
 static void callee_of(struct gs_dwarf *d, Dwarf_Die *fn, struct callee *c)

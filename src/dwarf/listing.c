@@ -97,42 +97,38 @@ static int from_dwarf(struct gs_dwarf *d, const char *glob, struct list *l)
 	return 0;
 }
 
+struct symbol_walk {
+	struct gs_dwarf *d;
+	const char *glob;
+	struct list *l;
+	size_t dwarf_n; /* the functions DWARF gave, listed before */
+};
+
+static int from_symbol(const GElf_Sym *sym, const char *name, void *arg)
+{
+	struct symbol_walk *w = arg;
+	struct list *l = w->l;
+	struct list dw = { l->v, w->dwarf_n, w->dwarf_n };
+	bool dup;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_value || !name || !*name ||
+	    fnmatch(w->glob, name, 0) != 0)
+		return 0;
+	dup = listed(&dw, name);
+	for (size_t k = w->dwarf_n; k < l->n && !dup; k++)
+		dup = strcmp(l->v[k].name, name) == 0;
+	if (dup)
+		return 0;
+	return push(l, (struct gs_dwarf_function){ .name = w->d ? dwv_strdup(w->d, name) : name,
+						   .addr = sym->st_value, .from_symbol = true }) ?
+		       -ENOMEM : 0;
+}
+
 static int from_symbols(struct gs_dwarf *d, Elf *elf, const char *glob, struct list *l)
 {
-	Elf_Scn *scn = NULL;
-	size_t dwarf_n = l->n;
+	struct symbol_walk w = { d, glob, l, l->n };
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-			struct list dw = { l->v, dwarf_n, dwarf_n };
-			bool dup = false;
-
-			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_value || sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name || fnmatch(glob, name, 0) != 0)
-				continue;
-			dup = listed(&dw, name);
-			for (size_t k = dwarf_n; k < l->n && !dup; k++)
-				dup = strcmp(l->v[k].name, name) == 0;
-			if (dup)
-				continue;
-			if (push(l, (struct gs_dwarf_function){ .name = d ? dwv_strdup(d, name) : name,
-								.addr = sym.st_value,
-								.from_symbol = true }))
-				return -ENOMEM;
-		}
-	}
-	return 0;
+	return dwv_each_symbol(elf, from_symbol, &w);
 }
 
 static int by_name(const void *a, const void *b)
