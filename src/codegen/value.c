@@ -550,10 +550,25 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 			cg_expr(cg, e->lhs, rec);
 			to_bool(cg, e, t);
 			place_init(cg, p, t);
+			if (is_aggregate(t) || t->kind == GS_TYPE_ARRAY) {
+				/* a number cast to a struct or an array: the object at
+				 * that address, as GhostScope reads it */
+				scalar_from_r0(cg, p, cg_pointer_to(cg, t));
+				follow(cg, p, t, rec, fail);
+				return;
+			}
 			scalar_from_r0(cg, p, t);
 			return;
 		}
 		cg_place(cg, e->lhs, rec, fail, p);
+		if (p->kind != CG_PLACE_NONE && (is_aggregate(t) || t->kind == GS_TYPE_ARRAY) &&
+		    p->type && p->type->kind == GS_TYPE_POINTER) {
+			/* a pointer cast to a struct or an array type (C has no such
+			 * cast): the object it points to, as GhostScope reads
+			 * cast(&node.words, "uint32_t[4]") */
+			follow(cg, p, t, rec, fail);
+			return;
+		}
 		if (p->kind == CG_PLACE_NONE || is_aggregate(t) || t->kind == GS_TYPE_ARRAY) {
 			p->type = t; /* the same bytes, seen as another type */
 			return;

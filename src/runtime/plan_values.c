@@ -261,10 +261,11 @@ static const struct gs_type *other_module_type(struct probe_ctx *c, const struct
 		} else if (!same_layout(found, t)) {
 			const struct gs_type *x = named_under(found), *y = named_under(t);
 
-			gs_errorf(why, -EINVAL, "type '%s' is defined differently in %s (%s, %u bytes) "
-				  "and in %s (%s, %u bytes): cast to a type of the probe's module, "
-				  "or one that only one module defines", e->type_name, found_in,
-				  x->name, x->byte_size, path, y->name, y->byte_size);
+			gs_errorf(why, -EINVAL, "type '%s' is ambiguous: defined differently in %s "
+				  "(%s, %u bytes) and in %s (%s, %u bytes%s): cast to a type of the "
+				  "probe's module, or one that only one module defines", e->type_name,
+				  found_in, x->name, x->byte_size, path, y->name, y->byte_size,
+				  x->byte_size == y->byte_size ? ", other members" : "");
 			return NULL;
 		}
 	}

@@ -4,7 +4,8 @@
  * char * global of another module, through a `let` of a string; pointer
  * arithmetic on another module's array, on a char * and on a void *; casts
  * to a qualified struct type only the library defines, to an array type and
- * to bool; memcmp with a length known at run time. The expected values are
+ * to bool, of a pointer to an array or struct type (the object it points
+ * to, as GhostScope reads it); memcmp with a length known at run time. The expected values are
  * the fixture's own constants (main_probe(5, &r), r->code = "abc",
  * lib_name = "libvalues", lib_table[2] = {3, 9}, lib_only_g = {-77, 12,
  * "only"}). */
@@ -31,6 +32,8 @@ static const char script[] =
 	"  print cast(cast(&lib_only_g, \"void *\") + 8, \"short *\")[0];\n"
 	"  print cast(cast(&lib_only_g, \"void *\"), \"const volatile struct lib_only *\")->wide;\n"
 	"  print cast(r->code, \"uint8_t[4]\");\n"
+	"  print cast(&lib_table, \"int[6]\");\n"
+	"  print cast(cast(&lib_origin, \"void *\"), \"struct lpoint\").y;\n"
 	"  print cast(x * 51, \"bool\");\n"
 	"  print cast(x, \"long unsigned int\") - 6;\n"
 	"  print \"{} {} {}\", want, memcmp(r->code, \"abX\", x - 3), memcmp(r->code, \"abX\", x - 2);\n"
@@ -50,6 +53,9 @@ static const char *const expected[] = {
 	"  cast(cast(&lib_only_g, \"void *\") + 8, \"short *\")[0] = 12",
 	"  cast(cast(&lib_only_g, \"void *\"), \"const volatile struct lib_only *\")->wide = -77",
 	"  cast(r->code, \"uint8_t[4]\") = \"abc\"", /* gdb too: unsigned char */
+	/* a pointer cast to an array or struct type: the object it points to */
+	"  cast(&lib_table, \"int[6]\") = {1, 1, 2, 4, 3, 9}",
+	"  cast(cast(&lib_origin, \"void *\"), \"struct lpoint\").y = 9",
 	"  cast(x * 51, \"bool\") = true",
 	"  cast(x, \"long unsigned int\") - 6 = 18446744073709551615",
 	"  \"abc\" 1 0",
@@ -110,7 +116,7 @@ static void s_cast_two_modules(struct e2e_ctx *c)
 	err = e2e_buf_str(&r.err);
 	e2e_expect(c, e2e_run_exit_code(&r) == 2, "a type two modules define differently: exit %d, "
 		   "not 2", e2e_run_exit_code(&r));
-	e2e_expect(c, strstr(err, "type 'struct dup *' is defined differently in") &&
+	e2e_expect(c, strstr(err, "type 'struct dup *' is ambiguous: defined differently in") &&
 		   strstr(err, "libtypes_dup_a.so") && strstr(err, "libtypes_dup_b.so"),
 		   "the message names both modules");
 	e2e_output_free(&parsed);
