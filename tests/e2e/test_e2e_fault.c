@@ -103,7 +103,7 @@ static void s_untouched_rodata(struct e2e_ctx *c)
 {
 	struct e2e_fixture f;
 	struct e2e_run off, on, dry;
-	char s[256], u[256], gs[256], gc[256], gu[64], want[320];
+	char s[256], u[256], gs[256], gc[256], gu[64], want[640];
 	const char *addr;
 	uint64_t str_addr;
 	int lock;
