@@ -247,9 +247,19 @@ void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec);
  * error yet (clobbers r3). */
 void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code);
 
-/* value.c, value_read.c: source-level values */
+/* value_type.c: the static types of source-level values */
 const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e);
 bool cg_value_unavailable(const struct gs_expr *e);
+/* The member `name` of aggregate t, looking into anonymous members (depth:
+ * 0 from outside); *off accumulates its offset. */
+const struct gs_type_member *cg_find_member(const struct gs_type *t, const char *name,
+					     uint32_t *off, unsigned depth);
+static inline bool cg_is_aggregate(const struct gs_type *t)
+{
+	return t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION;
+}
+
+/* value.c, value_read.c: where source-level values are at run time */
 /* Finds the modules whose bias the values need, and whether any exist. */
 void cg_values_scan(struct gs_cg *cg);
 void cg_values_prologue(struct gs_cg *cg);

@@ -1,0 +1,181 @@
+/* The static type of a source-level value: a name / member / index / deref /
+ * address-of / cast / pointer-arithmetic chain, checked at build time with
+ * messages naming the member and type, and the types codegen makes for
+ * `&x` and casts of script values. Nothing here emits code (value.c finds
+ * where the value is at run time). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg.h"
+
+
+static const char *text(const struct gs_expr *e)
+{
+	return e->text ? e->text : e->name ? e->name : "expression";
+}
+
+/* A type codegen makes (`&x`, a cast of a script value), owned by cg. */
+static struct gs_type *synth(struct gs_cg *cg)
+{
+	struct gs_type *t;
+
+	if (cg->nsynth == CG_MAX_SYNTH_TYPES) {
+		cg_fail(cg, -E2BIG, "too many address-of and cast expressions in one trace "
+			"(at most %d)", CG_MAX_SYNTH_TYPES);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		cg_fail(cg, -ENOMEM, "out of memory typing an expression");
+		return NULL;
+	}
+	cg->synth[cg->nsynth++] = t;
+	return t;
+}
+
+const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t)
+{
+	struct gs_type *p;
+	size_t n = strlen(t->name);
+
+	/* one per pointee: the typed pass and the emitters both ask */
+	for (uint32_t i = 0; i < cg->nsynth; i++)
+		if (cg->synth[i]->kind == GS_TYPE_POINTER && cg->synth[i]->target == t)
+			return cg->synth[i];
+	p = synth(cg);
+	if (!p)
+		return NULL;
+	p->kind = GS_TYPE_POINTER;
+	p->size = 8;
+	p->byte_size = 8;
+	p->target = t;
+	p->name = cg->synth_names[cg->nsynth - 1];
+	snprintf(cg->synth_names[cg->nsynth - 1], sizeof(cg->synth_names[0]), "%s%s*", t->name,
+		 n && t->name[n - 1] == '*' ? "" : " ");
+	return p;
+}
+
+/* The member `name` of aggregate t, looking into anonymous members;
+ * *off accumulates its offset. */
+const struct gs_type_member *cg_find_member(const struct gs_type *t, const char *name,
+					     uint32_t *off, unsigned depth)
+{
+	for (uint32_t i = 0; depth < 8 && i < t->nmembers; i++) {
+		const struct gs_type_member *m = &t->members[i];
+
+		if (m->name && strcmp(m->name, name) == 0) {
+			*off += m->offset;
+			return m;
+		}
+		if (!m->name && (m->type->kind == GS_TYPE_STRUCT || m->type->kind == GS_TYPE_UNION)) {
+			uint32_t inner = *off + m->offset;
+			const struct gs_type_member *f = cg_find_member(m->type, name, &inner, depth + 1);
+
+			if (f) {
+				*off = inner;
+				return f;
+			}
+		}
+	}
+	return NULL;
+}
+
+const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
+{
+	const struct gs_type *t;
+	uint32_t off = 0;
+	const struct gs_type_member *m;
+
+	switch (e->kind) {
+	case GS_EXPR_NAME:
+		if (!e->dvar || !e->dvar->type) {
+			cg_fail_at(cg, e, -EINVAL, "%s: the name was not resolved against the probe's "
+				"DWARF before the build", text(e));
+			return NULL;
+		}
+		return e->dvar->type;
+	case GS_EXPR_CAST:
+		if (!e->cast_type) {
+			cg_fail_at(cg, e, -EINVAL, "%s: the type \"%s\" was not resolved against the "
+				"probe's DWARF before the build", text(e),
+				e->type_name ? e->type_name : "?");
+			return NULL;
+		}
+		if (cg_is_value(cg, e->lhs) && !cg_value_type(cg, e->lhs))
+			return NULL;
+		return e->cast_type;
+	case GS_EXPR_ADDR:
+		if (!gs_expr_is_value(e->lhs)) {
+			cg_fail_at(cg, e, -EINVAL, "%s: & takes a variable, a member or an element",
+				text(e));
+			return NULL;
+		}
+		t = cg_value_type(cg, e->lhs);
+		return t ? cg_pointer_to(cg, t) : NULL;
+	case GS_EXPR_BINARY:
+		if (cg_is_value(cg, e))
+			return cg_pointer_arith_type(cg, e);
+		break;
+	default:
+		break;
+	}
+	if (!e->lhs) {
+		cg_fail_at(cg, e, -EINVAL, "%s: an operand is missing", text(e));
+		return NULL;
+	}
+	t = cg_is_value(cg, e->lhs) ? cg_value_type(cg, e->lhs) : NULL;
+	if (!t) {
+		if (!gs_asm_failed(cg->a))
+			cg_fail_at(cg, e, -EINVAL, "%s: %s is a script value, not a source-level one: "
+				"cast() it to a pointer type first", text(e), text(e->lhs));
+		return NULL;
+	}
+	if (t->kind == GS_TYPE_OPTIMIZED_OUT) {
+		/* a placeholder the dwarf layer made (an implicit pointer, a
+		 * member in a missing piece): nothing there to follow */
+		cg_fail_at(cg, e, -EINVAL, "%s: %s (%s) has no value here to follow: it is %s",
+			   text(e), text(e->lhs), t->name, t->flags & GS_TYPEF_SYNTHETIC ?
+			   "<synthetic pointer> (DW_OP_implicit_pointer, or past the DWARF pieces)" :
+			   "<optimized out> (a DWARF piece without a location)");
+		return NULL;
+	}
+	switch (e->kind) {
+	case GS_EXPR_MEMBER:
+		if (t->kind == GS_TYPE_POINTER && t->target)
+			t = t->target;
+		if (!cg_is_aggregate(t)) {
+			cg_fail_at(cg, e, -EINVAL, "%s: %s is a %s, not a struct or union (or a pointer to "
+				"one)", text(e), text(e->lhs), t->name);
+			return NULL;
+		}
+		m = cg_find_member(t, e->name ? e->name : "", &off, 0);
+		if (!m) {
+			cg_fail_at(cg, e, -EINVAL, "%s: %s has no member named '%s'", text(e), t->name,
+				e->name ? e->name : "");
+			return NULL;
+		}
+		return m->type;
+	case GS_EXPR_INDEX:
+	case GS_EXPR_DEREF:
+		if ((t->kind == GS_TYPE_POINTER || t->kind == GS_TYPE_ARRAY) && t->target)
+			return t->target;
+		cg_fail_at(cg, e, -EINVAL, "%s: %s is a %s: only arrays and (non-void) pointers can be "
+			"%s", text(e), text(e->lhs), t->name,
+			e->kind == GS_EXPR_INDEX ? "indexed" : "dereferenced");
+		return NULL;
+	default:
+		cg_fail_at(cg, e, -EINVAL, "%s: not a source-level value", text(e));
+		return NULL;
+	}
+}
+
+/* Whether e is known, at build time, to have no value here. */
+bool cg_value_unavailable(const struct gs_expr *e)
+{
+	while (e && (e->kind == GS_EXPR_MEMBER || e->kind == GS_EXPR_INDEX ||
+		     (e->kind == GS_EXPR_CAST && gs_expr_is_value(e->lhs))))
+		e = e->lhs;
+	return e && e->kind == GS_EXPR_NAME && e->dvar && !e->dvar->loc.npieces;
+}
