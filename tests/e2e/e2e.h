@@ -165,6 +165,12 @@ void e2e_gdb_free(struct e2e_gdb_bt *g);
  * whole strings); fills argv[0..n) and returns n (at most 32). Add -ex
  * commands and a NULL. pidbuf keeps the pid's text. */
 size_t e2e_gdb_print_argv(char **argv, pid_t pid, char *pidbuf, size_t size);
+/* Ends such an argv at argv[n] (echo @@END, detach, NULL: argv needs room
+ * for 5 more) and runs gdb to its end, 2 minutes at most, into run (free it
+ * with e2e_run_free); false, with a failed expectation, when gdb cannot
+ * start. The output has "@@END" when every command before ran. */
+struct e2e_ctx;
+bool e2e_gdb_run_batch(struct e2e_ctx *c, char **argv, size_t n, struct e2e_run *run);
 
 /* ---- checks (e2e_check.c) ------------------------------------------------- */
 

@@ -138,6 +138,21 @@ void e2e_gdb_free(struct e2e_gdb_bt *g)
 	g->n = 0;
 }
 
+bool e2e_gdb_run_batch(struct e2e_ctx *c, char **argv, size_t n, struct e2e_run *run)
+{
+	argv[n++] = "-ex";
+	argv[n++] = "echo @@END\\n";
+	argv[n++] = "-ex";
+	argv[n++] = "detach";
+	argv[n] = NULL;
+	if (e2e_run_start(run, argv)) {
+		e2e_expect(c, false, "cannot start gdb");
+		return false;
+	}
+	e2e_run_finish(run, 120000);
+	return true;
+}
+
 size_t e2e_gdb_print_argv(char **argv, pid_t pid, char *pidbuf, size_t size)
 {
 	static const char *const settings[] = {

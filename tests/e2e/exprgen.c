@@ -854,6 +854,17 @@ static bool gen_pointer_int(struct ctx *c, struct node *n)
 
 /* C string comparison: the script's operators and builtins against gdb's
  * convenience functions. */
+/* fn(text, "lit", k) in the script: k written out, or (as often) a length
+ * known at run time only, g_seven - (7 - k) (g_seven is 7). */
+static void put_compare(struct ctx *c, struct node *n, const char *fn, const char *text,
+			const char *lit, size_t k)
+{
+	if (pick(c, 2))
+		put(n->s, "%s(%s, \"%s\", %zu)", fn, text, lit, k);
+	else
+		put(n->s, "%s(%s, \"%s\", g_seven - %d)", fn, text, lit, 7 - (int)k);
+}
+
 static bool gen_string(struct ctx *c, struct node *n)
 {
 	unsigned s = pick(c, sizeof(strs) / sizeof(strs[0]));
@@ -901,11 +912,7 @@ static bool gen_string(struct ctx *c, struct node *n)
 		size_t k = 1 + pick(c, (unsigned)strlen(lit) + 1);
 
 		v = strncmp(a, lit, k) == 0;
-		if (pick(c, 2))
-			put(n->s, "strncmp(%s, \"%s\", %zu)", strs[s].text, lit, k);
-		else /* a length known at run time: g_seven is 7 */
-			put(n->s, "strncmp(%s, \"%s\", g_seven - %d)", strs[s].text, lit,
-			    7 - (int)k);
+		put_compare(c, n, "strncmp", strs[s].text, lit, k);
 		if (k <= strlen(lit))
 			put(n->g, "$_regex(%s, \"^%.*s\")", strs[s].text, (int)k,
 				 lit);
@@ -923,11 +930,7 @@ static bool gen_string(struct ctx *c, struct node *n)
 			snprintf(lit, sizeof(lit), "%s", "hel");
 		k = 1 + pick(c, (unsigned)strlen(lit));
 		v = strncmp(a, lit, k) == 0;
-		if (pick(c, 2))
-			put(n->s, "memcmp(%s, \"%s\", %zu)", strs[s].text, lit, k);
-		else /* a length known at run time: g_seven is 7 */
-			put(n->s, "memcmp(%s, \"%s\", g_seven - %d)", strs[s].text, lit,
-			    7 - (int)k);
+		put_compare(c, n, "memcmp", strs[s].text, lit, k);
 		put(n->g, "$_regex(%s, \"^%.*s\")", strs[s].text, (int)k, lit);
 		tag(c, "memcmp", "", "");
 		break;

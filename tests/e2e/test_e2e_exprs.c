@@ -253,16 +253,8 @@ static void gdb_values(struct xrun *r)
 		argv[n++] = "-ex";
 		argv[n++] = strs[ns++];
 	}
-	argv[n++] = "-ex";
-	argv[n++] = "echo @@END\\n";
-	argv[n++] = "-ex";
-	argv[n++] = "detach";
-	argv[n] = NULL;
-	if (e2e_run_start(&run, argv)) {
-		e2e_expect(r->c, false, "cannot start gdb");
+	if (!e2e_gdb_run_batch(r->c, argv, n, &run))
 		goto out;
-	}
-	e2e_run_finish(&run, 120000);
 	e2e_expect(r->c, strstr(e2e_buf_str(&run.out), "@@END") != NULL &&
 		   strstr(e2e_buf_str(&run.out), "Breakpoint 1, "),
 		   "gdb did not stop at 0x%" PRIx64 " (exit %d):\n%.3000s\n%.3000s", r->runtime,

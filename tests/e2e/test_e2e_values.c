@@ -268,16 +268,8 @@ static void gdb_values(struct vrun *r)
 			argv[n++] = strs[nstr++];
 		}
 	}
-	argv[n++] = "-ex";
-	argv[n++] = "echo @@END\\n";
-	argv[n++] = "-ex";
-	argv[n++] = "detach";
-	argv[n] = NULL;
-	if (e2e_run_start(&run, argv)) {
-		e2e_expect(r->c, false, "cannot start gdb");
+	if (!e2e_gdb_run_batch(r->c, argv, n, &run))
 		goto out;
-	}
-	e2e_run_finish(&run, 120000);
 	out = e2e_buf_str(&run.out);
 	e2e_expect(r->c, strstr(out, "@@END") != NULL, "gdb did not stop at every address (exit "
 		   "%d):\n%s\n%s", e2e_run_exit_code(&run), out, e2e_buf_str(&run.err));
