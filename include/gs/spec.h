@@ -170,6 +170,10 @@ struct gs_stmt {
 GS_API uint32_t gs_stmts_count_bt(const struct gs_stmt *body, size_t n);
 /* Those of them whose frames are symbolized (not `bt raw`). */
 GS_API uint32_t gs_stmts_count_bt_symbolized(const struct gs_stmt *body, size_t n);
+/* Whether body reads user memory besides the stack a `bt` walks: a
+ * source-level value, a `*(T *)addr` or a comparison builtin (the one
+ * answer to "is there anything to fault in"). */
+GS_API bool gs_stmts_read_user_memory(const struct gs_stmt *body, size_t n);
 
 /* What `bt` knows at compile time about the probe (reference 6.3-6.5),
  * filled in by the caller from the unwind layer: codegen and unwind meet

@@ -62,12 +62,6 @@ const struct gs_type *cg_pointer_arith_type(struct gs_cg *cg, const struct gs_ex
 	return t;
 }
 
-/* r0 = the pointer e stands for: a pointer's value, an array's address. */
-static void pointer_value(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
-{
-	cg_expr(cg, e, rec); /* cg_value_expr decays arrays */
-}
-
 /* r0 = (r0 - r1) / size, exactly: the distance between two pointers to
  * elements of `size` bytes is a multiple of it (C leaves it undefined
  * otherwise; this truncates toward zero as gcc's code does). */
@@ -127,10 +121,10 @@ void cg_pointer_arith(struct gs_cg *cg, const struct gs_expr *e, const struct cg
 	mark = gs_asm_stack_mark(a);
 	slot = gs_asm_slot(a, "pointer_arith", 8, 8);
 	gs_asm_notef(a, "pointer arithmetic: %s, steps of %u bytes", text(e), size);
-	pointer_value(cg, p, rec);
+	cg_expr(cg, p, rec); /* an array: its address (cg_value_expr) */
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, slot));
 	if (lptr && rptr) {
-		pointer_value(cg, n, rec);
+		cg_expr(cg, n, rec);
 		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R0));
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_FP, slot));
 		gs_asm_stack_release(a, mark);

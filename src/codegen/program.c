@@ -108,13 +108,6 @@ static int declare_loop_maps(struct gs_cg *cg)
 
 /* BTF FUNC types of the main program, the walker's subprograms (bt_loop)
  * and the fault-in subprogram (fault_in). */
-static enum gs_visit reads_user(struct gs_visitor *v, const struct gs_expr *e)
-{
-	(void)v;
-	return e->kind == GS_EXPR_DEREF || e->kind == GS_EXPR_BUILTIN || gs_expr_is_value(e) ?
-		       GS_VISIT_STOP : GS_VISIT_CONTINUE;
-}
-
 static uint32_t declare_btf(struct gs_cg *cg)
 {
 	struct gs_btf *b = cg->prog->btf;
@@ -352,8 +345,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	/* Nothing to fault in without a read of user memory (the walker's
 	 * stack reads are resident): such a trace stays an ordinary program,
 	 * without the generation map, the BTF and the sleepable load. */
-	if (cg.opts.fault_in &&
-	    !gs_visit_stmts(&(struct gs_visitor){ .expr = reads_user }, spec->body, spec->nbody))
+	if (cg.opts.fault_in && !gs_stmts_read_user_memory(spec->body, spec->nbody))
 		cg.opts.fault_in = false;
 	p->sleepable = cg.opts.fault_in;
 	p->backtrace_depth = cg.bt_depth;

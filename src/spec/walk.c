@@ -103,3 +103,15 @@ uint32_t gs_stmts_count_bt_symbolized(const struct gs_stmt *body, size_t n)
 {
 	return count(body, n, GS_BT_FLAG_RAW);
 }
+
+static enum gs_visit reads_user(struct gs_visitor *v, const struct gs_expr *e)
+{
+	(void)v;
+	return e->kind == GS_EXPR_DEREF || e->kind == GS_EXPR_BUILTIN || gs_expr_is_value(e) ?
+		       GS_VISIT_STOP : GS_VISIT_CONTINUE;
+}
+
+bool gs_stmts_read_user_memory(const struct gs_stmt *body, size_t n)
+{
+	return gs_visit_stmts(&(struct gs_visitor){ .expr = reads_user }, body, n);
+}

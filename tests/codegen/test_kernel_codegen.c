@@ -32,20 +32,6 @@ struct kernel_case {
 	char name[96];
 };
 
-static enum gs_visit reads_user(struct gs_visitor *v, const struct gs_expr *e)
-{
-	(void)v;
-	return e->kind == GS_EXPR_DEREF || e->kind == GS_EXPR_BUILTIN || gs_expr_is_value(e) ?
-		       GS_VISIT_STOP : GS_VISIT_CONTINUE;
-}
-
-/* Whether a spec reads user memory other than its stack (values, derefs,
- * comparisons): only then is a program built with fault_in sleepable. */
-static bool reads_user_memory(const struct gs_trace_spec *spec)
-{
-	return gs_visit_stmts(&(struct gs_visitor){ .expr = reads_user }, spec->body, spec->nbody);
-}
-
 static void test_generated_program_passes_the_verifier(void **state)
 {
 	struct kernel_case *kc = *state;
@@ -77,7 +63,8 @@ static void test_generated_program_passes_the_verifier(void **state)
 		fail_msg("%s: %s", kc->name, err.msg);
 	/* A trace that reads no user memory has nothing to fault in: it is
 	 * built as an ordinary program even when faults are asked for. */
-	assert_int_equal(p->sleepable, kc->sleepable && reads_user_memory(kc->c->spec));
+	assert_int_equal(p->sleepable, kc->sleepable &&
+			 gs_stmts_read_user_memory(kc->c->spec->body, kc->c->spec->nbody));
 	d = (struct gs_kload_desc){ .name = p->name, .type = BPF_PROG_TYPE_KPROBE,
 				    .maps = p->maps, .nmaps = p->nmaps, .btf = p->btf,
 				    .prog_flags = p->sleepable ? BPF_F_SLEEPABLE : 0 };

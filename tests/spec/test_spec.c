@@ -154,6 +154,18 @@ static void test_bt_counts_look_into_both_branches(void **state)
 	assert_int_equal(gs_stmts_count_bt(body, 1), 0);
 }
 
+/* The let's *(u64 *)(rdi + 8) reads memory, and so does x.y in the else
+ * branch; v > 1, print "x" and bt do not. */
+static void test_user_reads_are_found_in_any_branch(void **state)
+{
+	(void)state;
+	assert_true(gs_stmts_read_user_memory(body, 2));
+	assert_false(gs_stmts_read_user_memory(then_body, 2));
+	assert_true(gs_stmts_read_user_memory(else_body, 3));
+	assert_false(gs_stmts_read_user_memory(else_body, 2));
+	assert_true(gs_stmts_read_user_memory(&body[1], 1));
+}
+
 /* ---- the copy ----------------------------------------------------------------- */
 
 struct copy {
@@ -539,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_visitor_stop_ends_the_whole_walk),
 		cmocka_unit_test(test_path_max_takes_the_larger_branch),
 		cmocka_unit_test(test_bt_counts_look_into_both_branches),
+		cmocka_unit_test(test_user_reads_are_found_in_any_branch),
 		cmocka_unit_test(test_copy_is_deep_and_rewritten),
 		cmocka_unit_test(test_copy_stops_on_failure),
 		cmocka_unit_test(test_format_grammar_table),
