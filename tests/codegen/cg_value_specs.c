@@ -116,7 +116,8 @@ static const struct gs_var v_k = {
 		 .bytes = (const uint8_t[]){ 7, 0, 0, 0 } } }, .npieces = 1 },
 };
 
-#define NAME(v, t) { .kind = GS_EXPR_NAME, .name = (v).name, .dvar = &(v), .text = (t) }
+/* the name is the text: a static initializer cannot read (v).name */
+#define NAME(v, t) { .kind = GS_EXPR_NAME, .name = (t), .dvar = &(v), .text = (t) }
 #define MEMBER(l, m, t) { .kind = GS_EXPR_MEMBER, .lhs = (l), .name = (m), .text = (t) }
 #define INDEX(l, r, t) { .kind = GS_EXPR_INDEX, .lhs = (l), .rhs = (r), .text = (t) }
 
