@@ -83,7 +83,7 @@ struct gs_asm_func {
 	uint32_t type_id;
 };
 
-struct gs_arena_block;
+struct gs_arena;
 
 /* Fields are readable (tests and the disassembler use them); change them
  * only through the functions below. */
@@ -115,7 +115,7 @@ struct gs_asm {
 	uint32_t relaxed; /* conditional jumps gs_asm_finish() widened with gotol */
 
 	const char *note; /* applied to each instruction emitted */
-	struct gs_arena_block *arena;
+	struct gs_arena *arena;
 	bool finished;
 	struct gs_error error; /* the first error; error.code == 0 if none */
 };
