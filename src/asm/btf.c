@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/asm.h>
+#include <gs/internal/asm.h>
 #include <gs/btf.h>
 
 #include "mem.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <gs/asm.h>
+#include <gs/internal/asm.h>
 
 #include "mem.h"
 #include "scope.h"

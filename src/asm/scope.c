@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/asm.h>
+#include <gs/internal/asm.h>
 
 #include "mem.h"
 #include "scope.h"
