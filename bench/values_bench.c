@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <gs/internal/program.h>
+#include <gs/internal/runtime.h>
 #include <gs/runtime.h>
 #include <gs/script.h>
 

@@ -159,13 +159,14 @@ static void notice_moved_lines(const struct gs_plan *p)
 {
 	for (size_t i = 0; i < gs_plan_trace_count(p); i++) {
 		const struct gs_plan_trace *t = gs_plan_trace_at(p, i);
-		int used = t->target.nlocs ? t->target.locs[0].line : 0;
+		const struct gs_target_pattern *pat = gs_plan_trace_pattern(t);
+		const struct gs_target *target = gs_plan_trace_target(t);
+		int used = target->nlocs ? target->locs[0].line : 0;
 
-		if (t->pattern.kind == GS_TARGET_FILE_LINE && used > 0 &&
-		    (uint32_t)used != t->pattern.line)
+		if (pat->kind == GS_TARGET_FILE_LINE && used > 0 && (uint32_t)used != pat->line)
 			fprintf(stderr, "gstrace: notice: trace #%u (%s): line %u has no code; "
-				"probing line %d, the next line with code\n", t->id, t->pattern.text,
-				t->pattern.line, used);
+				"probing line %d, the next line with code\n", gs_plan_trace_id(t),
+				pat->text, pat->line, used);
 	}
 }
 
@@ -230,16 +231,11 @@ int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid)
 		notice_moved_lines(c->plan);
 		for (size_t i = 0; i < gs_plan_trace_count(c->plan); i++) {
 			const struct gs_plan_trace *t = gs_plan_trace_at(c->plan, i);
+			const char *note;
 
-			if (t->target.note)
-				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", t->id,
-					t->pattern.text, t->target.note);
-			if (t->names_note)
-				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", t->id,
-					t->pattern.text, t->names_note);
-			if (t->tls_note)
-				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", t->id,
-					t->pattern.text, t->tls_note);
+			for (size_t k = 0; (note = gs_plan_trace_note(t, k)); k++)
+				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", gs_plan_trace_id(t),
+					gs_plan_trace_pattern(t)->text, note);
 		}
 		return 0;
 	}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/internal/runtime.h>
 #include <gs/runtime.h>
 
 #include "../opts_int.h"

@@ -14,7 +14,7 @@
 #include <gelf.h>
 
 #include <gs/error.h>
-#include <gs/program.h>
+#include <gs/internal/runtime.h>
 
 /* The dlopen hook (dlhook.c): a uprobe on the dynamic linker's
  * _dl_debug_state in f's process that counts calls; rt_dlhook_changed is 1

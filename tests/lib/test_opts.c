@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <gs/internal/runtime.h>
 #include <gs/decode.h>
 #include <gs/render.h>
 #include <gs/runtime.h>

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <gs/internal/runtime.h>
 #include <gs/internal/program.h>
 #include "rt_trace.h"
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <gs/internal/runtime.h>
 #include <gs/runtime.h>
 
 #define RT_MAX_EVENTS 4096

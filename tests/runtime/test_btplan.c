@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gs/internal/runtime.h>
 #include <gs/runtime.h>
 
 #include "rt_fixture.h"
