@@ -21,11 +21,11 @@ def tables(doc):
         cells = [c.strip().strip('`') for c in line.strip().strip('|').split('|')]
         if not line.startswith('|') or len(cells) < 2 or set(cells[0]) <= set('-: '):
             continue
-        if len(cells) == 4 and cells[1].startswith('src/'):
-            uses = [u.strip().strip('`') for u in cells[3].split(',')
+        if len(cells) == 3 and cells[1].startswith('src/'):
+            uses = [u.strip().strip('`') for u in cells[2].split(',')
                     if u.strip().strip('`') not in ('', '-', '—')]
             layers[cells[0]] = (cells[1].rstrip('/'), uses)
-        elif len(cells) == 3 and cells[0].startswith('gs/'):
+        elif len(cells) == 2 and cells[0].startswith('gs/'):
             for h in cells[0].split(','):
                 headers[h.strip().strip('`')] = cells[1]
     return layers, headers
@@ -44,7 +44,65 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 MESON_REF = re.compile(r'\bgs_([a-z]+?)_(dep|lib|int_inc)\b')
 
 
+def self_test():
+    """The check on a small tree with one violation of each kind: each
+    must be reported, and the clean tree must pass."""
+    import shutil
+    import subprocess
+    import tempfile
+    doc = """| layer | folder | may use |
+|---|---|---|
+| base | `src/base` | — |
+| low | `src/low` | base |
+| high | `src/high` | low |
+
+| header | layer |
+|---|---|
+| `gs/api.h` | all |
+| `gs/low.h` | low |
+| `gs/high.h` | high |
+"""
+    files = {
+        'docs/architecture.md': doc,
+        'src/base/base.h': '',
+        'src/base/meson.build': '',
+        'src/low/low_int.h': '',
+        'src/low/a.c': '#include <gs/api.h>\n#include "low_int.h"\n#include "base.h"\n',
+        'src/low/meson.build': 'deps = [gs_base_dep]\n',
+        'src/high/b.c': '#include <gs/low.h>\n#include <gs/high.h>\n',
+        'src/high/meson.build': 'deps = [gs_low_dep]\n',
+    }
+    bad = {
+        'src/low/c.c': ('#include <gs/high.h>\n', 'includes <gs/high.h> of high'),
+        'src/high/d.c': ('#include "low_int.h"\n', 'a private header of low'),
+        'src/low/meson.build': ('deps = [gs_high_dep]\n', 'depends on high'),
+        'src/extra/e.c': ('\n', 'does not list'),
+    }
+    def run(tree):
+        root = tempfile.mkdtemp()
+        try:
+            for path, text in tree.items():
+                os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+                open(os.path.join(root, path), 'w').write(text)
+            r = subprocess.run([sys.executable, __file__, root], capture_output=True, text=True)
+            return r.returncode, r.stdout
+        finally:
+            shutil.rmtree(root)
+    rc, out = run(files)
+    if rc != 0:
+        sys.exit('self-test: the clean tree fails:\n' + out)
+    for path, (text, expect) in bad.items():
+        tree = dict(files)
+        tree[path] = text
+        rc, out = run(tree)
+        if rc == 0 or expect not in out:
+            sys.exit('self-test: %s with %r is not reported as %r:\n%s' % (path, text, expect, out))
+    print('self-test: a clean tree passes; each of %d violations is reported' % len(bad))
+
+
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == '--self-test':
+        return self_test()
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     src_dir = sys.argv[1]
@@ -105,10 +163,12 @@ def main():
                     if not os.path.exists(os.path.join(src_dir, target)):
                         # found through a dependency's include path: only
                         # the base library's headers are meant to be
-                        target = 'src/base/' + inc
-                        if not os.path.exists(os.path.join(src_dir, target)):
+                        homes = [fo for fo in sorted(by_folder) if
+                                 os.path.exists(os.path.join(src_dir, fo, inc))]
+                        if not homes:
                             bad.append('%s: includes "%s", found in no layer' % (where, inc))
                             continue
+                        target = homes[0] + '/' + inc
                     home = os.path.dirname(target)
                     if home == folder:
                         continue
