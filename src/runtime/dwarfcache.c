@@ -21,7 +21,7 @@
  * file, .debug_frame of its DWARF's file (its debug file, maybe). */
 struct rt_cfi_guard {
 	struct Elf *elf[2];
-	struct uw_cfi_fence fence[2];
+	struct mf_cfi_fence fence[2];
 	bool read[2];
 };
 
@@ -32,11 +32,11 @@ static bool cfi_allowed(void *arg, bool debug_frame, uint64_t pc)
 
 	if (!g->read[i]) {
 		/* unreadable (out of memory): refused, as nothing was checked */
-		if (!g->elf[i] || uw_cfi_fence_read(g->elf[i], !debug_frame, &g->fence[i], NULL))
+		if (!g->elf[i] || mf_cfi_fence_read(g->elf[i], !debug_frame, &g->fence[i], NULL))
 			g->fence[i].refused = true;
 		g->read[i] = true;
 	}
-	return uw_cfi_fence_allows(&g->fence[i], pc);
+	return mf_cfi_fence_allows(&g->fence[i], pc);
 }
 
 struct rt_dwarf_cache {
@@ -62,8 +62,8 @@ static void module_close(struct rt_dwarf_module *m)
 {
 	gs_dwarf_free(m->d);
 	if (m->guard) {
-		uw_cfi_fence_free(&m->guard->fence[0]);
-		uw_cfi_fence_free(&m->guard->fence[1]);
+		mf_cfi_fence_free(&m->guard->fence[0]);
+		mf_cfi_fence_free(&m->guard->fence[1]);
 		free(m->guard);
 	}
 	free(m->path);

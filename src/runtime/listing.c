@@ -42,21 +42,21 @@ static void put_col(FILE *f, const char *s, int w)
 static int functions_of(const struct rt_dwarf_module *m, const char *glob,
 			struct gs_dwarf_function **v, size_t *n, struct gs_error *err)
 {
-	const struct uw_funcindex *x = NULL;
+	const struct mf_funcindex *x = NULL;
 	uint64_t *offs = NULL;
 	size_t noffs = 0, cap = 0;
 	int rc;
 
-	if (!m->d || uw_modfile_funcs(m->file, &x, NULL) != 0)
+	if (!m->d || mf_modfile_funcs(m->file, &x, NULL) != 0)
 		return gs_dwarf_list_functions(m->d, gs_modfile_elf(m->file), glob, v, n, err);
-	for (size_t i = 0; i < uw_funcindex_count(x); i++) {
+	for (size_t i = 0; i < mf_funcindex_count(x); i++) {
 		const uint64_t *dies;
 		size_t k;
-		const char *name = uw_funcindex_at(x, i, &dies, &k);
+		const char *name = mf_funcindex_at(x, i, &dies, &k);
 
 		if (fnmatch(glob, name, 0) != 0)
 			continue;
-		if (uw_grow((void **)&offs, &cap, noffs + k, sizeof(*offs))) {
+		if (mf_grow((void **)&offs, &cap, noffs + k, sizeof(*offs))) {
 			free(offs);
 			return gs_errorf(err, -ENOMEM, "out of memory listing functions");
 		}

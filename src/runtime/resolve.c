@@ -108,10 +108,10 @@ static int visit_func(Dwarf_Die *die, void *arg)
 /* The index's DIEs of s->name, visited as the walk would visit them; false
  * (nothing visited) when one is not a definition of that name: the index
  * is not of this DWARF, and the caller walks instead. */
-static bool visit_indexed(const struct uw_funcindex *x, struct func_search *s)
+static bool visit_indexed(const struct mf_funcindex *x, struct func_search *s)
 {
 	const uint64_t *offs;
-	size_t n = uw_funcindex_find(x, s->name, &offs);
+	size_t n = mf_funcindex_find(x, s->name, &offs);
 	Dwarf_Die die;
 	const char *name;
 
@@ -126,7 +126,7 @@ static bool visit_indexed(const struct uw_funcindex *x, struct func_search *s)
 	return true;
 }
 
-int rt_dwarf_function_locs(Dwarf *dw, const struct uw_funcindex *x, uint64_t bias,
+int rt_dwarf_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
 			   const char *name, bool entry, struct gs_location **locs, size_t *n,
 			   bool *declared)
 {
@@ -135,7 +135,7 @@ int rt_dwarf_function_locs(Dwarf *dw, const struct uw_funcindex *x, uint64_t bia
 				 .entry = entry };
 
 	if (!x || !visit_indexed(x, &s))
-		uw_funcindex_walk(dw, visit_func, &s);
+		mf_funcindex_walk(dw, visit_func, &s);
 	*declared = s.declared;
 	if (s.rc) {
 		loc_list_free(&l);
@@ -255,9 +255,9 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 	if (n == 1 && gs_modfile_is_ifunc(c->file, addr[0]))
 		return resolve_ifunc(c, name, addr[0]);
 	if (c->dw) {
-		const struct uw_funcindex *x = NULL;
+		const struct mf_funcindex *x = NULL;
 
-		rc = uw_modfile_funcs(c->file, &x, NULL);
+		rc = mf_modfile_funcs(c->file, &x, NULL);
 		if (rc == 0 || rc == -ENOENT)
 			rc = rt_dwarf_function_locs(c->dw, x, c->bias, name, c->entry, &c->locs.v,
 						    &c->locs.n, &declared);
@@ -394,7 +394,7 @@ static int proc_exe(pid_t pid, char **path, struct stat *exe, struct gs_error *e
 				 : strerror(-code));
 	}
 	target[n] = '\0';
-	if (uw_path_normalize(target, norm, sizeof(norm)) < 0)
+	if (mf_path_normalize(target, norm, sizeof(norm)) < 0)
 		return gs_errorf(err, -ENAMETOOLONG, "the executable path of pid %d is too long",
 				 (int)pid);
 	snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", (int)pid, norm);

@@ -84,9 +84,9 @@ bool rt_line_past_prologue(Dwarf *dw, uint64_t addr, struct rt_line_move *out);
  * the module's function index x, or (x NULL, or x not of this DWARF) from
  * that walk itself: both give the same answer, which tests check. 0 or
  * -ENOMEM; free each location's function and *locs. */
-struct uw_funcindex;
+struct mf_funcindex;
 struct gs_location;
-int rt_dwarf_function_locs(Dwarf *dw, const struct uw_funcindex *x, uint64_t bias,
+int rt_dwarf_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
 			   const char *name, bool entry, struct gs_location **locs, size_t *n,
 			   bool *declared);
 
