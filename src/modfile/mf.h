@@ -13,12 +13,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <gs/error.h>
 #include <gs/unwind.h>
 
 struct Elf;
 struct gs_modfile;
+struct gs_modfiles;
 
 /* The address range of one FDE, [lo, hi) in link-time addresses. */
 struct mf_fde_range {
@@ -162,6 +164,22 @@ int mf_path_normalize(const char *path, char *out, size_t size);
 /* The GNU build id note of an ELF: its length (0: none) and *id into the
  * ELF's data; -EINVAL when the notes are malformed. */
 int mf_elf_build_id(struct Elf *elf, const uint8_t **id, size_t *len);
+
+/* ---- what a target names (procexe.c, ifunc.c) ---- */
+
+struct stat;
+/* gs_proc_exe's answer, and the identity of /proc/PID/exe in *exe. */
+int mf_proc_exe(pid_t pid, char **path, struct stat *exe, struct gs_error *err);
+/* The module `name` of `module:0xADDR` (input): an existing path, else the
+ * one module pid maps whose path ends in it; *out malloc'd. */
+int mf_find_module(const char *input, const char *name, pid_t pid, struct gs_modfiles *files,
+		   char **out, struct gs_error *err);
+/* The implementation pid's dynamic linker chose for the IFUNC of file
+ * (named path in pid's maps) whose resolver is at `resolver`: read from
+ * the module's GOT in the process, as a link-time address of the module.
+ * false when it cannot be known (no pid, no IRELATIVE slot, unreadable). */
+bool mf_ifunc_selected(struct gs_modfile *file, const char *path, pid_t pid, uint64_t resolver,
+		       uint64_t *impl);
 
 /* ---- a module file's CFI rows, which the unwind layer builds ---- */
 
