@@ -249,5 +249,6 @@ void gs_dwarf_free(struct gs_dwarf *d)
 		free(d->arena);
 		d->arena = next;
 	}
+	dwv_cfi_guard_free(d->guard);
 	free(d);
 }

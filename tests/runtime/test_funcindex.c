@@ -21,8 +21,9 @@
 #include <gs/runtime.h>
 
 #include "rt_fixture.h"
-#include "rt_int.h"
-#include "unwind_int.h"
+#include "dwv_int.h"     /* dwv_function_locs */
+#include "dwv_resolve.h" /* struct dwv_loc */
+#include "mf_int.h"      /* the index */
 
 /* ---- the reference: the walk itself ---------------------------------------- */
 
@@ -90,7 +91,7 @@ static size_t check_same_dies(Dwarf *dw, const struct mf_funcindex *x)
 	return names;
 }
 
-static void free_locs(struct gs_location *v, size_t n)
+static void free_locs(struct dwv_loc *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i].function);
@@ -102,12 +103,12 @@ static void check_same_locs(Dwarf *dw, uint64_t bias, const struct mf_funcindex 
 			    const char *name)
 {
 	for (int entry = 0; entry < 2; entry++) {
-		struct gs_location *a, *b;
+		struct dwv_loc *a, *b;
 		size_t na, nb;
 		bool da, db;
 
-		assert_int_equal(rt_dwarf_function_locs(dw, x, bias, name, entry, &a, &na, &da), 0);
-		assert_int_equal(rt_dwarf_function_locs(dw, NULL, bias, name, entry, &b, &nb, &db),
+		assert_int_equal(dwv_function_locs(dw, x, bias, name, entry, &a, &na, &da), 0);
+		assert_int_equal(dwv_function_locs(dw, NULL, bias, name, entry, &b, &nb, &db),
 				 0);
 		if (na != nb || da != db)
 			fail_msg("`%s`: %zu locations through the index, %zu through the walk",
