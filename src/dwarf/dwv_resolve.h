@@ -72,6 +72,15 @@ void dwv_target_res_free(struct dwv_target_res *r);
  * DWARF's line table holding it); false when no row does, or no DWARF. */
 bool dwv_modfile_line_of(struct gs_modfile *file, uint64_t addr, const char **src, int *line);
 
+/* ---- return values (retval.c) ---- */
+
+/* $retval of a function returning t (fn: its name, for the message) as
+ * the x86-64 ABI returns it: var's name, type and pieces (pc has room for
+ * two; the caller sets var->loc.cookie). 0, or -EINVAL with why when the
+ * value comes back in registers a uprobe does not see (SSE, x87). */
+int dwv_retval_place(const struct gs_type *t, const char *fn, struct gs_var *var,
+		     struct gs_loc_piece *pc, char *why, size_t why_size);
+
 /* ---- listings (listing.c) ---- */
 
 /* The functions of d (over module file `file`) matching glob: the DIEs its

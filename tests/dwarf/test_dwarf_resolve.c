@@ -3,7 +3,8 @@
  * past the prologue (its entry for return probes), a static inline function
  * its inline instances, file:line the statements of that line, an IFUNC
  * its resolver with a note saying so, and an unknown name -ENOENT with a
- * message that says what to do. */
+ * message that says what to do. Return values are placed by the x86-64
+ * ABI: rax and rdx, the memory rax points to, or refused (SSE). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -153,6 +154,58 @@ static void test_unknown_function_is_enoent_with_the_fix(void **state)
 	assert_non_null(strstr(err.msg, "nm -D"));
 }
 
+static const struct gs_type t_long = { .kind = GS_TYPE_I64, .size = 8, .name = "long",
+				       .byte_size = 8 };
+static const struct gs_type t_double = { .kind = GS_TYPE_F64, .size = 8, .name = "double",
+					 .byte_size = 8 };
+
+static void test_retval_of_two_longs_is_rax_then_rdx(void **state)
+{
+	const struct gs_type_member m[2] = { { .name = "a", .type = &t_long, .offset = 0 },
+					     { .name = "b", .type = &t_long, .offset = 8 } };
+	const struct gs_type pair = { .kind = GS_TYPE_STRUCT, .name = "struct pair",
+				      .byte_size = 16, .members = m, .nmembers = 2 };
+	struct gs_var var = { 0 };
+	struct gs_loc_piece pc[2];
+	char why[256];
+
+	(void)state;
+	assert_int_equal(dwv_retval_place(&pair, "f", &var, pc, why, sizeof(why)), 0);
+	assert_string_equal(var.name, "$retval");
+	assert_int_equal(var.loc.npieces, 2);
+	assert_int_equal(pc[0].kind, GS_LOC_REGISTER);
+	assert_int_equal(pc[0].reg, 0);
+	assert_int_equal(pc[0].size, 8);
+	assert_int_equal(pc[1].reg, 1);
+	assert_int_equal(pc[1].size, 8);
+}
+
+static void test_retval_over_16_bytes_is_the_memory_rax_points_to(void **state)
+{
+	const struct gs_type big = { .kind = GS_TYPE_ARRAY, .name = "long[3]", .byte_size = 24,
+				     .target = &t_long, .count = 3 };
+	struct gs_var var = { 0 };
+	struct gs_loc_piece pc[2];
+	char why[256];
+
+	(void)state;
+	assert_int_equal(dwv_retval_place(&big, "f", &var, pc, why, sizeof(why)), 0);
+	assert_int_equal(var.loc.npieces, 1);
+	assert_int_equal(pc[0].kind, GS_LOC_MEMORY);
+	assert_int_equal(pc[0].reg, 0);
+}
+
+static void test_retval_in_xmm0_is_refused_with_the_register(void **state)
+{
+	struct gs_var var = { 0 };
+	struct gs_loc_piece pc[2];
+	char why[256];
+
+	(void)state;
+	assert_int_equal(dwv_retval_place(&t_double, "area", &var, pc, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "$retval of area is a double, returned in xmm0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +214,9 @@ int main(void)
 		cmocka_unit_test(test_file_line_resolves_to_the_statements_of_that_line),
 		cmocka_unit_test(test_ifunc_without_a_process_resolves_to_its_resolver_with_a_note),
 		cmocka_unit_test(test_unknown_function_is_enoent_with_the_fix),
+		cmocka_unit_test(test_retval_of_two_longs_is_rax_then_rdx),
+		cmocka_unit_test(test_retval_over_16_bytes_is_the_memory_rax_points_to),
+		cmocka_unit_test(test_retval_in_xmm0_is_refused_with_the_register),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
