@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gs/internal/asm.h>
 #include <gs/asm.h>
 #include <gs/disasm.h>
 

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cg_specs.h"
+#include <gs/internal/program.h>
 #include "kernel/kload.h"
 
 #define ROUNDS 20

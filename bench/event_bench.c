@@ -12,6 +12,7 @@
 
 #include <bpf/bpf.h>
 
+#include <gs/internal/asm.h>
 #include <gs/asm.h>
 #include <gs/insn.h>
 

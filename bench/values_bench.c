@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gs/internal/program.h>
 #include <gs/runtime.h>
 #include <gs/script.h>
 

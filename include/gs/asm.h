@@ -31,17 +31,6 @@ struct gs_label {
 	uint32_t id;
 };
 
-enum gs_fixup_kind {
-	GS_FIXUP_OFF16, /* conditional jump or ja: 16-bit `off` */
-	GS_FIXUP_IMM32, /* gotol or bpf-to-bpf call: 32-bit `imm` */
-};
-
-struct gs_fixup {
-	uint32_t insn;  /* index of the jumping instruction */
-	uint32_t label; /* label id */
-	uint8_t kind;   /* enum gs_fixup_kind */
-};
-
 enum gs_reloc_kind {
 	GS_RELOC_MAP_FD,    /* ld_imm64 src=BPF_PSEUDO_MAP_FD, imm = fd */
 	GS_RELOC_MAP_VALUE, /* ld_imm64 src=BPF_PSEUDO_MAP_VALUE, imm = fd, off in 2nd imm */
@@ -55,80 +44,31 @@ struct gs_reloc {
 	uint8_t kind; /* enum gs_reloc_kind */
 };
 
-struct gs_label_info {
-	const char *name; /* the caller's literal, or owned by the string arena */
-	const char *note; /* note in force where the label was created */
-	int64_t pos;      /* bound instruction index, or -1 */
-	uint32_t binds;   /* how many times gs_asm_bind() was called */
-	uint32_t scope;   /* scope in force where it was created (0: none) */
-};
+/* An assembler: opaque, made by gs_asm_new() (NULL: no memory) and freed by
+ * gs_asm_free() (NULL is fine). */
+struct gs_asm;
 
-/* A label scope (gs_asm_scope_enter): a tag and a number, inside the
- * scope `parent` (0: none). Scope ids are index + 1. */
-struct gs_label_scope {
-	const char *tag; /* the caller's literal */
-	int32_t num;     /* < 0: the tag alone */
-	uint32_t parent;
-};
-
-struct gs_stack_slot {
-	const char *name;
-	int16_t off;   /* offset from r10 (negative) */
-	uint16_t size;
-};
-
-/* A subprogram's first instruction and its BTF FUNC type (func_info). */
-struct gs_asm_func {
-	uint32_t insn;
-	uint32_t type_id;
-};
-
-struct gs_arena_block;
-
-/* Fields are readable (tests and the disassembler use them); change them
- * only through the functions below. */
-struct gs_asm {
-	struct bpf_insn *insns;
-	const char **notes; /* notes[i]: origin of insns[i], or NULL */
-	size_t len, cap;
-
-	struct gs_label_info *labels;
-	size_t nlabels, labels_cap;
-	struct gs_fixup *fixups;
-	size_t nfixups, fixups_cap;
-	struct gs_reloc *relocs;
-	size_t nrelocs, relocs_cap;
-	const char **maps; /* map names, indexed by gs_asm_map() results */
-	size_t nmaps, maps_cap;
-
-	struct gs_label_scope *scopes;
-	size_t nscopes, scopes_cap;
-	uint32_t scope; /* applied to each label created */
-
-	struct gs_stack_slot *slots;
-	size_t nslots, slots_cap;
-	int stack_used; /* bytes below r10 in use now */
-	int stack_max;  /* most bytes ever in use: the program's frame size */
-
-	struct gs_asm_func *funcs; /* in instruction order; empty: no func_info */
-	size_t nfuncs, funcs_cap;
-	uint32_t relaxed; /* conditional jumps gs_asm_finish() widened with gotol */
-
-	const char *note; /* applied to each instruction emitted */
-	struct gs_arena_block *arena;
-	bool finished;
-	struct gs_error error; /* the first error; error.code == 0 if none */
-};
-
-GS_API void gs_asm_init(struct gs_asm *a);
-GS_API void gs_asm_fini(struct gs_asm *a);
+GS_API struct gs_asm *gs_asm_new(void);
+GS_API void gs_asm_free(struct gs_asm *a);
 /* Empties the assembler but keeps its buffers, for building many programs. */
 GS_API void gs_asm_reset(struct gs_asm *a);
 
 /* The sticky error so far: 0 or -errno. */
-static inline int gs_asm_failed(const struct gs_asm *a) { return a->error.code; }
+GS_API int gs_asm_failed(const struct gs_asm *a);
 /* Index the next emitted instruction will have. */
-static inline size_t gs_asm_pc(const struct gs_asm *a) { return a->len; }
+GS_API size_t gs_asm_pc(const struct gs_asm *a);
+/* The instructions so far (finished ones after gs_asm_finish()) and their
+ * count; valid until the next call that emits, finishes or resets. */
+GS_API const struct bpf_insn *gs_asm_insns(const struct gs_asm *a, size_t *n);
+/* The note of instruction i, NULL when it has none or i is past the end. */
+GS_API const char *gs_asm_insn_note(const struct gs_asm *a, size_t i);
+/* The map relocations (gs_reloc_apply's input) and the map names declared
+ * with gs_asm_map(), by index. */
+GS_API const struct gs_reloc *gs_asm_relocs(const struct gs_asm *a, size_t *n);
+GS_API const char *gs_asm_map_name(const struct gs_asm *a, uint32_t map);
+GS_API size_t gs_asm_map_count(const struct gs_asm *a);
+/* Bytes of stack below r10 the program uses (its largest frame). */
+GS_API int gs_asm_stack_size(const struct gs_asm *a);
 
 /* Records the first error (later ones are ignored) and returns its code. */
 __attribute__((format(printf, 3, 4)))

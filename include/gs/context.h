@@ -67,7 +67,7 @@ struct gs_type {
 	uint32_t nenumerators;
 };
 
-struct gs_context_arena;
+struct gs_arena;
 
 /* Types are copied in whole trees into the context's own memory, so a
  * context outlives the DWARF it was built from. */
@@ -80,7 +80,7 @@ struct gs_trace_context {
 	size_t nstring_slots, nvar_name_slots;
 	const struct gs_type **types;
 	size_t ntypes, types_cap;
-	struct gs_context_arena *arena; /* every type node, member and name copied */
+	struct gs_arena *arena; /* every type node, member and name copied */
 };
 
 GS_API void gs_context_init(struct gs_trace_context *c);

@@ -13,7 +13,6 @@
 
 #include <gs/api.h>
 #include <gs/asm.h>
-#include <gs/btf.h>
 #include <gs/context.h>
 #include <gs/error.h>
 #include <gs/protocol.h>
@@ -88,37 +87,9 @@ struct gs_program_opts {
 
 /* ---- the result ----------------------------------------------------------- */
 
-/* One map of a program: its entry of gs_map_defs, and the sizes decided
- * for this program. */
-struct gs_map_spec {
-	const char *name;
-	enum bpf_map_type type;
-	uint32_t key_size, value_size, max_entries; /* 0 entries: one per CPU (perf) */
-	uint8_t slot; /* enum gs_map_slot (GS_MAP_OUTPUT for both outputs) */
-	uint8_t share; /* enum gs_map_share */
-};
-
-/* A plan holds one per probe until it is loaded (100,000 in a large one):
- * what only some programs have is allocated for those alone. */
-struct gs_program {
-	struct gs_asm main;        /* finished main program (with its subprograms) */
-	struct gs_btf *btf;        /* func_info types when main.nfuncs > 0, else NULL */
-	struct gs_asm *step;       /* the backtrace step program when has_step, else NULL */
-	bool has_step;
-	struct gs_map_spec *maps;  /* in gs_asm map-index order (both programs) */
-	size_t nmaps;
-	int map_index[GS_MAP_KINDS]; /* enum gs_map_slot -> index in maps, or -1 */
-	struct gs_trace_context ctx;
-	uint32_t trace_id;
-	uint32_t max_trace_event_size;
-	uint16_t total_instructions; /* what EndInstruction carries */
-	char name[64];               /* program name for the kernel */
-	char step_name[64];
-	uint32_t backtrace_depth;    /* in force, 1..128 (tail call) or 1..512 (loop) */
-	enum gs_unwinder unwinder;   /* in force */
-	uint32_t bt_slots;           /* bt_state entries */
-	bool sleepable;              /* load with BPF_F_SLEEPABLE (gs_program_opts.fault_in) */
-};
+/* A built program: opaque (its layout is not ABI), read through the
+ * accessors below, freed with gs_program_free(). */
+struct gs_program;
 
 /* Builds `spec` into a new program. 0, or -errno with err naming the
  * statement or expression at fault. Free with gs_program_free(). */
@@ -132,6 +103,20 @@ GS_API int gs_program_build_at(const struct gs_trace_spec *spec,
 			       const struct gs_program_opts *opts, struct gs_program **out,
 			       const struct gs_expr **at, struct gs_error *err);
 GS_API void gs_program_free(struct gs_program *p);
+
+/* The finished main program (with its subprograms), and the backtrace
+ * step program of the tail-call walker (NULL when it has none): for
+ * gs_asm_insns(), gs_asm_dump() and the like. */
+GS_API const struct gs_asm *gs_program_main(const struct gs_program *p);
+GS_API const struct gs_asm *gs_program_step(const struct gs_program *p);
+/* The program's name for the kernel, and the trace it was built for. */
+GS_API const char *gs_program_name(const struct gs_program *p);
+GS_API uint32_t gs_program_trace_id(const struct gs_program *p);
+/* The strings, variable names and types its events refer to: what a
+ * decoder of its events needs (gs_decoder_new). */
+GS_API const struct gs_trace_context *gs_program_context(const struct gs_program *p);
+/* Whether it must be loaded sleepable (gs_program_opts.fault_in). */
+GS_API bool gs_program_sleepable(const struct gs_program *p);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include <gs/api.h>
+#include <gs/btf.h>
 #include <gs/decode.h>
 #include <gs/error.h>
 #include <gs/modfile.h>

@@ -56,13 +56,13 @@ struct gs_script_trace {
 	bool retprobe;          /* `trace FN return { ... }`: at the function's return */
 };
 
-struct gs_script_arena;
+struct gs_arena;
 
 struct gs_script {
 	const struct gs_script_trace *traces;
 	size_t ntraces;
 	/* private */
-	struct gs_script_arena *arena;
+	struct gs_arena *arena;
 	const char *name, *source;
 	size_t source_len;
 };

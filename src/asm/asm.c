@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/asm.h>
+#include <gs/internal/asm.h>
 
 #include "mem.h"
 
@@ -28,7 +28,7 @@ void gs_asm_fini(struct gs_asm *a)
 	free(a->maps);
 	free(a->slots);
 	free(a->funcs);
-	asm_arena_free(&a->arena);
+	base_arena_free(&a->arena);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -36,16 +36,16 @@ void asm_fit(struct gs_asm *a)
 {
 	size_t cap = a->cap;
 
-	asm_shrink((void **)&a->insns, &cap, a->len, sizeof(*a->insns));
-	asm_shrink((void **)&a->notes, &a->cap, a->len, sizeof(*a->notes));
+	base_shrink((void **)&a->insns, &cap, a->len, sizeof(*a->insns));
+	base_shrink((void **)&a->notes, &a->cap, a->len, sizeof(*a->notes));
 	a->cap = cap < a->cap ? cap : a->cap; /* the room both arrays have */
-	asm_shrink((void **)&a->labels, &a->labels_cap, a->nlabels, sizeof(*a->labels));
-	asm_shrink((void **)&a->scopes, &a->scopes_cap, a->nscopes, sizeof(*a->scopes));
-	asm_shrink((void **)&a->fixups, &a->fixups_cap, a->nfixups, sizeof(*a->fixups));
-	asm_shrink((void **)&a->relocs, &a->relocs_cap, a->nrelocs, sizeof(*a->relocs));
-	asm_shrink((void **)&a->maps, &a->maps_cap, a->nmaps, sizeof(*a->maps));
-	asm_shrink((void **)&a->slots, &a->slots_cap, a->nslots, sizeof(*a->slots));
-	asm_shrink((void **)&a->funcs, &a->funcs_cap, a->nfuncs, sizeof(*a->funcs));
+	base_shrink((void **)&a->labels, &a->labels_cap, a->nlabels, sizeof(*a->labels));
+	base_shrink((void **)&a->scopes, &a->scopes_cap, a->nscopes, sizeof(*a->scopes));
+	base_shrink((void **)&a->fixups, &a->fixups_cap, a->nfixups, sizeof(*a->fixups));
+	base_shrink((void **)&a->relocs, &a->relocs_cap, a->nrelocs, sizeof(*a->relocs));
+	base_shrink((void **)&a->maps, &a->maps_cap, a->nmaps, sizeof(*a->maps));
+	base_shrink((void **)&a->slots, &a->slots_cap, a->nslots, sizeof(*a->slots));
+	base_shrink((void **)&a->funcs, &a->funcs_cap, a->nfuncs, sizeof(*a->funcs));
 }
 
 void gs_asm_reset(struct gs_asm *a)
@@ -64,7 +64,7 @@ void gs_asm_reset(struct gs_asm *a)
 	a->stack_max = 0;
 	a->note = NULL;
 	a->finished = false;
-	asm_arena_free(&a->arena);
+	base_arena_free(&a->arena);
 	gs_error_clear(&a->error);
 }
 
@@ -95,7 +95,7 @@ const char *gs_asm_notef(struct gs_asm *a, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	a->note = asm_arena_vformat(&a->arena, fmt, ap);
+	a->note = base_arena_vformat(&a->arena, fmt, ap);
 	va_end(ap);
 	if (!a->note)
 		gs_asm_fail(a, -ENOMEM, "out of memory copying the note '%s'", fmt);
@@ -124,8 +124,8 @@ static bool reserve(struct gs_asm *a, size_t count)
 		return false;
 	}
 	ncap = a->cap;
-	if (asm_grow((void **)&a->insns, &ncap, need, sizeof(*a->insns)) ||
-	    asm_grow((void **)&a->notes, &a->cap, need, sizeof(*a->notes))) {
+	if (base_grow((void **)&a->insns, &ncap, need, sizeof(*a->insns)) ||
+	    base_grow((void **)&a->notes, &a->cap, need, sizeof(*a->notes))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory growing the program to %zu instructions", need);
 		return false;
 	}
@@ -169,8 +169,8 @@ uint32_t gs_asm_map(struct gs_asm *a, const char *name)
 
 	if (a->error.code)
 		return UINT32_MAX;
-	copy = asm_arena_strndup(&a->arena, name, strlen(name));
-	if (!copy || asm_grow((void **)&a->maps, &a->maps_cap, a->nmaps + 1, sizeof(*a->maps))) {
+	copy = base_arena_strndup(&a->arena, name, strlen(name));
+	if (!copy || base_grow((void **)&a->maps, &a->maps_cap, a->nmaps + 1, sizeof(*a->maps))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory declaring map '%s'", name);
 		return UINT32_MAX;
 	}
@@ -189,7 +189,7 @@ static void ld_map(struct gs_asm *a, uint8_t dst, uint32_t map, uint8_t kind, ui
 			    map, a->note ? a->note : "none");
 		return;
 	}
-	if (asm_grow((void **)&a->relocs, &a->relocs_cap, a->nrelocs + 1, sizeof(*a->relocs))) {
+	if (base_grow((void **)&a->relocs, &a->relocs_cap, a->nrelocs + 1, sizeof(*a->relocs))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory recording a relocation of map '%s'",
 			    a->maps[map]);
 		return;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/asm.h>
+#include <gs/internal/asm.h>
 #include <gs/btf.h>
 
 #include "mem.h"
@@ -44,13 +44,13 @@ static uint32_t str(struct gs_btf *b, const char *name)
 	if (b->error.code)
 		return 0;
 	if (b->slen == 0) { /* the section starts with the empty string */
-		if (asm_grow((void **)&b->strs, &b->scap, 1, 1))
+		if (base_grow((void **)&b->strs, &b->scap, 1, 1))
 			return fail(b, -ENOMEM, "out of memory for the string section"), 0;
 		b->strs[b->slen++] = '\0';
 	}
 	if (n == 0)
 		return 0;
-	if (asm_grow((void **)&b->strs, &b->scap, b->slen + n + 1, 1))
+	if (base_grow((void **)&b->strs, &b->scap, b->slen + n + 1, 1))
 		return fail(b, -ENOMEM, "out of memory for the string section"), 0;
 	off = (uint32_t)b->slen;
 	memcpy(b->strs + b->slen, name, n + 1);
@@ -62,7 +62,7 @@ static void put(struct gs_btf *b, const void *data, size_t n)
 {
 	if (b->error.code)
 		return;
-	if (asm_grow((void **)&b->types, &b->cap, b->len + n, 1))
+	if (base_grow((void **)&b->types, &b->cap, b->len + n, 1))
 		return fail(b, -ENOMEM, "out of memory for the type section");
 	memcpy(b->types + b->len, data, n);
 	b->len += n;

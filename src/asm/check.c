@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <sys/types.h>
 
-#include <gs/asm.h>
+#include <gs/internal/asm.h>
 #include <gs/disasm.h>
 
 #define R(r) ((uint16_t)(1u << (r)))

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <gs/asm.h>
+#include <gs/internal/asm.h>
 
 #include "mem.h"
 #include "scope.h"
@@ -33,7 +33,7 @@ static struct gs_label new_label(struct gs_asm *a, const char *name)
 {
 	struct gs_label_info *info;
 
-	if (!name || asm_grow((void **)&a->labels, &a->labels_cap, a->nlabels + 1,
+	if (!name || base_grow((void **)&a->labels, &a->labels_cap, a->nlabels + 1,
 			      sizeof(*a->labels))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory creating label '%s'", name ? name : "?");
 		return (struct gs_label){ UINT32_MAX };
@@ -58,7 +58,7 @@ struct gs_label gs_asm_labelf(struct gs_asm *a, const char *fmt, ...)
 	char *name;
 
 	va_start(ap, fmt);
-	name = asm_arena_vformat(&a->arena, fmt, ap);
+	name = base_arena_vformat(&a->arena, fmt, ap);
 	va_end(ap);
 	return new_label(a, name);
 }
@@ -91,7 +91,7 @@ static void jump(struct gs_asm *a, struct bpf_insn insn, struct gs_label to, uin
 {
 	if (!lookup(a, to, "jump") || a->error.code)
 		return;
-	if (asm_grow((void **)&a->fixups, &a->fixups_cap, a->nfixups + 1, sizeof(*a->fixups))) {
+	if (base_grow((void **)&a->fixups, &a->fixups_cap, a->nfixups + 1, sizeof(*a->fixups))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory recording a jump to '%s'",
 			    qualified(a, to.id).s);
 		return;
@@ -201,8 +201,8 @@ static int insert_after(struct gs_asm *a, const bool *widen, size_t count)
 	uint32_t *add = calloc(old + 1, sizeof(*add));
 
 	if (!add || need > GS_MAX_INSNS ||
-	    asm_grow((void **)&a->insns, &cap, need, sizeof(*a->insns)) ||
-	    asm_grow((void **)&a->notes, &a->cap, need, sizeof(*a->notes))) {
+	    base_grow((void **)&a->insns, &cap, need, sizeof(*a->insns)) ||
+	    base_grow((void **)&a->notes, &a->cap, need, sizeof(*a->notes))) {
 		free(add);
 		return gs_asm_fail(a, need > GS_MAX_INSNS ? -E2BIG : -ENOMEM,
 				   "widening %zu far jumps would make the program %zu instructions",

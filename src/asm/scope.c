@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/asm.h>
+#include <gs/internal/asm.h>
 
 #include "mem.h"
 #include "scope.h"
@@ -22,7 +22,7 @@ uint32_t gs_asm_scope_enter(struct gs_asm *a, const char *tag, int32_t num)
 {
 	uint32_t prev = a->scope;
 
-	if (!tag || asm_grow((void **)&a->scopes, &a->scopes_cap, a->nscopes + 1,
+	if (!tag || base_grow((void **)&a->scopes, &a->scopes_cap, a->nscopes + 1,
 			     sizeof(*a->scopes))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory opening label scope '%s'", tag ? tag : "?");
 		return prev;

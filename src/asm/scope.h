@@ -3,7 +3,7 @@
 #ifndef GS_ASM_SCOPE_H
 #define GS_ASM_SCOPE_H
 
-#include <gs/asm.h>
+#include <gs/internal/asm.h>
 
 /* ord[i] = the ordinal of label i among the labels of the same scope and
  * name (1, 2, ... in creation order), or 0 when its qualified name is

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <gs/asm.h>
+#include <gs/internal/asm.h>
 
 #include "mem.h"
 
@@ -30,8 +30,8 @@ int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t 
 			    a->note ? a->note : "none");
 		return -GS_STACK_MAX;
 	}
-	if (asm_grow((void **)&a->slots, &a->slots_cap, a->nslots + 1, sizeof(*a->slots)) ||
-	    !(copy = asm_arena_strndup(&a->arena, name, strlen(name)))) {
+	if (base_grow((void **)&a->slots, &a->slots_cap, a->nslots + 1, sizeof(*a->slots)) ||
+	    !(copy = base_arena_strndup(&a->arena, name, strlen(name)))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory allocating stack slot '%s'", name);
 		return -GS_STACK_MAX;
 	}
@@ -63,7 +63,7 @@ void gs_asm_func_begin(struct gs_asm *a, uint32_t btf_type_id)
 {
 	if (a->error.code)
 		return;
-	if (asm_grow((void **)&a->funcs, &a->funcs_cap, a->nfuncs + 1, sizeof(*a->funcs))) {
+	if (base_grow((void **)&a->funcs, &a->funcs_cap, a->nfuncs + 1, sizeof(*a->funcs))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory recording a subprogram");
 		return;
 	}

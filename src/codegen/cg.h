@@ -7,7 +7,7 @@
 #ifndef GS_CODEGEN_CG_H
 #define GS_CODEGEN_CG_H
 
-#include <gs/program.h>
+#include <gs/internal/program.h>
 
 #include "wire.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/program.h>
+#include <gs/internal/program.h>
 
 #include "../opts_int.h"
 #include "bt.h"

@@ -11,8 +11,9 @@
 #include <gs/dwarf.h>
 #include <gs/protocol.h>
 
+#include "base.h"
+
 /* Bump allocator: everything a gs_dwarf hands out lives until it is freed. */
-struct dwv_arena_block;
 struct dwv_callsites;
 
 /* Pointer-keyed open hash (DIE address -> value). */
@@ -58,7 +59,7 @@ struct gs_dwarf {
 	void *cfi_allowed_arg;
 	struct dwv_cfi_guard *guard; /* owned (dwv_modfile_dwarf), or NULL */
 	uint64_t cookie;
-	struct dwv_arena_block *arena;
+	struct gs_arena *arena;
 	struct dwv_section *sections;
 	size_t nsections;
 
@@ -78,9 +79,18 @@ struct gs_dwarf {
 	struct dwv_callsites *callsites; /* every call site, once an entry value asks */
 };
 
+/* The handle's arena (base.h): every node, name and spelling of a handle. */
+static inline void *dwv_alloc(struct gs_dwarf *d, size_t n)
+{
+	return base_arena_alloc(&d->arena, n);
+}
+
+static inline const char *dwv_strdup(struct gs_dwarf *d, const char *s)
+{
+	return base_arena_strdup(&d->arena, s);
+}
+
 /* module.c */
-void *dwv_alloc(struct gs_dwarf *d, size_t n);
-const char *dwv_strdup(struct gs_dwarf *d, const char *s);
 void *dwv_map_get(const struct dwv_map *m, const void *key);
 int dwv_map_put(struct dwv_map *m, const void *key, void *value);
 void dwv_map_free(struct dwv_map *m);

@@ -60,15 +60,8 @@ static void add_site(struct dwv_callsites *s, Dwarf_Die *die, Dwarf_Off caller)
 	     dwarf_attr(die, DW_AT_GNU_call_site_target, &a)) &&
 	    dwarf_getlocation(&a, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_addr)
 		c.target_pc = ops[0].number;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct dwv_callsite *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (base_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
+		return;
 	s->v[s->n++] = c;
 }
 

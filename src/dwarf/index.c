@@ -31,15 +31,8 @@ static int add(struct dwv_names *t, const char *name, Dwarf_Off off)
 		memset(t->heads, 0xff, NBUCKETS * sizeof(*t->heads));
 		t->nheads = NBUCKETS;
 	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 1024;
-		struct dwv_name *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (base_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)))
+		return -ENOMEM;
 	t->v[t->n] = (struct dwv_name){ name, off, t->heads[b] };
 	t->heads[b] = (uint32_t)t->n++;
 	return 0;

@@ -32,15 +32,8 @@ struct list {
 
 static int push(struct list *l, struct gs_dwarf_function f)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct gs_dwarf_function *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (base_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return -ENOMEM;
 	l->v[l->n++] = f;
 	return 0;
 }

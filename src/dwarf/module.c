@@ -9,49 +9,6 @@
 #include "../opts_int.h"
 #include "dwv_int.h"
 
-#define ARENA_BLOCK 16384
-
-struct dwv_arena_block {
-	struct dwv_arena_block *next;
-	size_t used, cap;
-	max_align_t data[];
-};
-
-void *dwv_alloc(struct gs_dwarf *d, size_t n)
-{
-	struct dwv_arena_block *b = d->arena;
-	size_t need = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
-	void *p;
-
-	if (!need)
-		need = sizeof(max_align_t);
-	if (!b || b->cap - b->used < need) {
-		size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
-
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
-		b->cap = cap;
-		b->used = 0;
-		b->next = d->arena;
-		d->arena = b;
-	}
-	p = (char *)b->data + b->used;
-	b->used += need;
-	memset(p, 0, n);
-	return p;
-}
-
-const char *dwv_strdup(struct gs_dwarf *d, const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = dwv_alloc(d, n);
-
-	if (p)
-		memcpy(p, s, n);
-	return p;
-}
-
 static size_t map_slot(const struct dwv_map *m, const void *key)
 {
 	size_t h = (size_t)(((uintptr_t)key >> 3) * 0x9E3779B97F4A7C15ull);
@@ -119,17 +76,11 @@ static void read_sections(struct gs_dwarf *d, Elf *elf)
 
 	while (elf && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		struct dwv_section *v;
 
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size)
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 32;
-			v = realloc(d->sections, cap * sizeof(*v));
-			if (!v)
-				return;
-			d->sections = v;
-		}
+		if (base_grow((void **)&d->sections, &cap, n + 1, sizeof(*d->sections)))
+			return;
 		d->sections[n++] = (struct dwv_section){
 			.lo = sh.sh_addr, .hi = sh.sh_addr + sh.sh_size,
 			.code = (sh.sh_flags & SHF_EXECINSTR) ? 0 : sh.sh_type == SHT_NOBITS ? 3 :
@@ -243,12 +194,7 @@ void gs_dwarf_free(struct gs_dwarf *d)
 	names_free(&d->globals);
 	names_free(&d->type_names);
 	free(d->sections);
-	while (d->arena) {
-		struct dwv_arena_block *next = d->arena->next;
-
-		free(d->arena);
-		d->arena = next;
-	}
+	base_arena_free(&d->arena);
 	dwv_cfi_guard_free(d->guard);
 	free(d);
 }

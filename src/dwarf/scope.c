@@ -34,16 +34,9 @@ static struct gs_var *add(struct collect *c, Dwarf_Die *die, uint8_t scope, uint
 
 	if (!name || seen(c, name))
 		return NULL;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 32;
-
-		v = realloc(c->v, cap * sizeof(*v));
-		if (!v) {
-			c->failed = -ENOMEM;
-			return NULL;
-		}
-		c->v = v;
-		c->cap = cap;
+	if (base_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v))) {
+		c->failed = -ENOMEM;
+		return NULL;
 	}
 	v = &c->v[c->n++];
 	memset(v, 0, sizeof(*v));

@@ -24,6 +24,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <gs/internal/asm.h>
 #include <gs/asm.h>
 #include <gs/insn.h>
 #include <gs/protocol.h>

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <gs/internal/program.h>
 #include <gs/disasm.h>
 #include <gs/runtime.h>
 

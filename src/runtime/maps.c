@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <gs/internal/program.h>
 #include <gs/runtime.h>
 
 #include "rt_int.h"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <gs/internal/program.h>
 #include <gs/disasm.h>
 #include <gs/render.h>
 #include <gs/runtime.h>

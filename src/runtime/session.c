@@ -11,6 +11,7 @@
 
 #include <bpf/bpf.h>
 
+#include <gs/internal/program.h>
 #include <gs/runtime.h>
 
 #include "../opts_int.h"

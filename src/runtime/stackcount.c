@@ -9,6 +9,7 @@
 
 #include <bpf/bpf.h>
 
+#include <gs/internal/program.h>
 #include <gs/decode.h>
 #include <gs/runtime.h>
 

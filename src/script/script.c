@@ -2,7 +2,6 @@
  * owns, error messages with position, source line and caret, and the
  * `trace <pattern> { ... }` blocks with their four target forms. */
 #include <errno.h>
-#include <stdalign.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,89 +9,6 @@
 
 #include "../opts_int.h"
 #include "script_int.h"
-
-/* ---- arena ----------------------------------------------------------------- */
-
-#define ARENA_BLOCK 8192
-#define ARENA_ALIGN alignof(max_align_t)
-
-struct gs_script_arena {
-	struct gs_script_arena *next;
-	size_t used, cap;
-	alignas(max_align_t) unsigned char data[];
-};
-
-void *sp_arena_alloc(struct gs_script_arena **a, size_t size)
-{
-	struct gs_script_arena *b = *a;
-	size_t need;
-	void *out;
-
-	if (size > SIZE_MAX / 2)
-		return NULL;
-	need = (size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
-	if (!b || b->cap - b->used < need) {
-		size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
-
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
-		b->used = 0;
-		b->cap = cap;
-		if (*a && need > ARENA_BLOCK) {
-			/* A big block goes behind the current one, which keeps its room. */
-			b->next = (*a)->next;
-			(*a)->next = b;
-		} else {
-			b->next = *a;
-			*a = b;
-		}
-	}
-	out = b->data + b->used;
-	b->used += need;
-	memset(out, 0, need);
-	return out;
-}
-
-char *sp_arena_strndup(struct gs_script_arena **a, const char *s, size_t len)
-{
-	char *out = len < SIZE_MAX ? sp_arena_alloc(a, len + 1) : NULL;
-
-	if (out)
-		memcpy(out, s, len);
-	return out;
-}
-
-int sp_arena_grow(struct gs_script_arena **a, void *v, size_t *cap, size_t n, size_t elem)
-{
-	void *old, *grown;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 4;
-	if (ncap > SIZE_MAX / 2 / elem)
-		return -ENOMEM;
-	grown = sp_arena_alloc(a, ncap * elem);
-	if (!grown)
-		return -ENOMEM;
-	memcpy(&old, v, sizeof(old));
-	if (n)
-		memcpy(grown, old, n * elem);
-	memcpy(v, &grown, sizeof(grown));
-	*cap = ncap;
-	return 0;
-}
-
-void sp_arena_free(struct gs_script_arena *a)
-{
-	while (a) {
-		struct gs_script_arena *next = a->next;
-
-		free(a);
-		a = next;
-	}
-}
 
 /* ---- diagnostics ------------------------------------------------------------ */
 
@@ -277,12 +193,12 @@ static bool parse_target(struct parser *p, struct gs_script_trace *t)
 		sp_err(p, off + e.at, "%s", e.msg);
 		return false;
 	}
-	text = sp_arena_strndup(p->arena, s, n);
+	text = base_arena_strndup(p->arena, s, n);
 	t->target = (struct gs_target_pattern){ .kind = form.kind, .text = text,
 						.address = form.address, .line = form.line };
 	if (text && form.name_len)
 		t->target.name = form.name_len == n ? text :
-				 sp_arena_strndup(p->arena, s, form.name_len);
+				 base_arena_strndup(p->arena, s, form.name_len);
 	if (!text || (form.name_len && !t->target.name)) {
 		sp_nomem(p);
 		return false;
@@ -366,7 +282,7 @@ static int parse_script(struct parser *p, struct gs_script *s)
 			top_level_error(p, t);
 			break;
 		}
-		if (sp_arena_grow(p->arena, &traces, &cap, n, sizeof(*traces))) {
+		if (base_arena_grow(p->arena, &traces, &cap, n, sizeof(*traces))) {
 			sp_nomem(p);
 			break;
 		}
@@ -382,7 +298,7 @@ static int parse_script(struct parser *p, struct gs_script *s)
 int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *opts,
 		    struct gs_script **out, struct gs_error *err)
 {
-	struct gs_script_arena *arena = NULL;
+	struct gs_arena *arena = NULL;
 	struct gs_script_opts o;
 	struct parser p = { 0 };
 	const char *name;
@@ -397,13 +313,13 @@ int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *o
 		return gs_errorf(err, -EINVAL, "gs_script_parse: no script text");
 	name = o.name ? o.name : "script";
 	/* The script, a copy of its text (for later messages) and its name. */
-	s = sp_arena_alloc(&arena, sizeof(*s));
+	s = base_arena_alloc(&arena, sizeof(*s));
 	if (s)
-		src = sp_arena_strndup(&arena, text ? text : "", len);
+		src = base_arena_strndup(&arena, text ? text : "", len);
 	if (src)
-		name_copy = sp_arena_strndup(&arena, name, strlen(name));
+		name_copy = base_arena_strndup(&arena, name, strlen(name));
 	if (!name_copy) {
-		sp_arena_free(arena);
+		base_arena_free(&arena);
 		return gs_errorf(err, -ENOMEM, "out of memory parsing the script");
 	}
 	s->name = name_copy;
@@ -417,7 +333,7 @@ int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *o
 	p.arena = &arena;
 	p.err = err;
 	if (parse_script(&p, s)) {
-		sp_arena_free(arena);
+		base_arena_free(&arena);
 		return p.code;
 	}
 	s->arena = arena;
@@ -427,8 +343,12 @@ int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *o
 
 void gs_script_free(struct gs_script *s)
 {
-	if (s)
-		sp_arena_free(s->arena);
+	struct gs_arena *arena;
+
+	if (!s)
+		return;
+	arena = s->arena; /* s lives in its own arena */
+	base_arena_free(&arena);
 }
 
 void gs_script_trace_spec(const struct gs_script_trace *t, uint32_t trace_id,

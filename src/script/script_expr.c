@@ -24,7 +24,7 @@ unsigned sp_depth(const struct gs_expr *e)
  * turned into one space. */
 static char *source_text(struct parser *p, size_t start, size_t end)
 {
-	char *out = sp_arena_alloc(p->arena, end - start + 1);
+	char *out = base_arena_alloc(p->arena, end - start + 1);
 	size_t k = 0;
 
 	if (!out)
@@ -57,7 +57,7 @@ struct gs_expr *sp_node(struct parser *p, enum gs_expr_kind kind, size_t start,
 		       "with let", SCRIPT_MAX_DEPTH);
 		return NULL;
 	}
-	n = sp_arena_alloc(p->arena, sizeof(*n));
+	n = base_arena_alloc(p->arena, sizeof(*n));
 	if (n)
 		n->e.text = source_text(p, start, p->prev_end);
 	if (!n || !n->e.text) {
@@ -237,7 +237,7 @@ static struct gs_expr *identifier(struct parser *p, const struct token *t)
 	/* A DWARF name: resolved per probe address by the runtime. */
 	sp_next(p);
 	e = sp_node(p, GS_EXPR_NAME, off, 1);
-	if (e && !(e->name = sp_arena_strndup(p->arena, s, n)))
+	if (e && !(e->name = base_arena_strndup(p->arena, s, n)))
 		sp_nomem(p);
 	return p->code ? NULL : e;
 }

@@ -15,13 +15,9 @@
  * recursion bounded on any input. */
 #define SCRIPT_MAX_DEPTH 128
 
-/* ---- arena: everything a gs_script owns ---------------------------------- */
+/* ---- arena: everything a gs_script owns lives in its arena (base.h) ---- */
 
-void *sp_arena_alloc(struct gs_script_arena **a, size_t size); /* zeroed; NULL: no memory */
-char *sp_arena_strndup(struct gs_script_arena **a, const char *s, size_t len);
-/* Grows *v (n elements of elem bytes, capacity *cap) to hold one more. */
-int sp_arena_grow(struct gs_script_arena **a, void *v, size_t *cap, size_t n, size_t elem);
-void sp_arena_free(struct gs_script_arena *a);
+#include "base.h"
 
 /* ---- tokens ---------------------------------------------------------------- */
 
@@ -57,7 +53,7 @@ struct parser {
 	const char *name;
 	uint32_t input_pid;
 	bool in_return;    /* parsing a return probe's body: $retval is known */
-	struct gs_script_arena **arena;
+	struct gs_arena **arena;
 	struct gs_error *err;
 	int code;          /* first error: -EINVAL or -ENOMEM; 0 while fine */
 

@@ -255,7 +255,7 @@ char *sp_string_value(struct parser *p, const struct token *t, bool unbrace)
 {
 	const char *s = p->src + t->off + 1;
 	size_t n = t->len - 2, k = 0;
-	char *out = sp_arena_alloc(p->arena, n + 1);
+	char *out = base_arena_alloc(p->arena, n + 1);
 
 	if (!out) {
 		sp_nomem(p);

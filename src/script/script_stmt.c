@@ -17,7 +17,7 @@ struct stmt_vec {
 
 static struct gs_stmt *push_stmt(struct parser *p, struct stmt_vec *vec)
 {
-	if (sp_arena_grow(p->arena, &vec->v, &vec->cap, vec->n, sizeof(*vec->v))) {
+	if (base_arena_grow(p->arena, &vec->v, &vec->cap, vec->n, sizeof(*vec->v))) {
 		sp_nomem(p);
 		return NULL;
 	}
@@ -88,7 +88,7 @@ static long scan_format(struct parser *p, const struct token *s, const char *fmt
 				return -1;
 			}
 		}
-		if (sp_arena_grow(p->arena, &v, &cap, (size_t)n, sizeof(*v))) {
+		if (base_arena_grow(p->arena, &v, &cap, (size_t)n, sizeof(*v))) {
 			sp_nomem(p);
 			return -1;
 		}
@@ -161,8 +161,8 @@ static int print_format(struct parser *p, const struct token *s, struct gs_stmt 
 		size_t off = sp_peek(p)->off;
 		const struct gs_expr *e;
 
-		if (sp_arena_grow(p->arena, &args, &cap, nargs, sizeof(*args)) ||
-		    sp_arena_grow(p->arena, &offs, &cap_offs, nargs, sizeof(*offs))) {
+		if (base_arena_grow(p->arena, &args, &cap, nargs, sizeof(*args)) ||
+		    base_arena_grow(p->arena, &offs, &cap_offs, nargs, sizeof(*offs))) {
 			sp_nomem(p);
 			return -1;
 		}
@@ -178,7 +178,7 @@ static int print_format(struct parser *p, const struct token *s, struct gs_stmt 
 	if (!fmt || check_format(p, s, fmt, &ph, &nph, offs, nargs))
 		return -1;
 	/* .name$ lengths become the argument before their value. */
-	wire = sp_arena_alloc(p->arena, (nargs + (size_t)nph) * sizeof(*wire));
+	wire = base_arena_alloc(p->arena, (nargs + (size_t)nph) * sizeof(*wire));
 	if (!wire) {
 		sp_nomem(p);
 		return -1;
@@ -356,12 +356,12 @@ static int let_stmt(struct parser *p, struct gs_stmt *st)
 	st->expr = sp_expr(p);
 	if (!st->expr || !sp_expect(p, T_SEMI, "';'", "after the let statement"))
 		return -1;
-	copy = sp_arena_strndup(p->arena, s, name.len);
+	copy = base_arena_strndup(p->arena, s, name.len);
 	if (copy && (gs_expr_is_value(st->expr) || sp_may_be_pointer(st->expr) ||
 		     st->expr->kind == GS_EXPR_BYTES)) {
 		/* A source-level value (or p + n over one), or a string: an
 		 * alias, read where it is used. */
-		if (sp_arena_grow(p->arena, &p->scope, &p->scope_cap, p->nscope,
+		if (base_arena_grow(p->arena, &p->scope, &p->scope_cap, p->nscope,
 				  sizeof(*p->scope))) {
 			sp_nomem(p);
 			return -1;
@@ -369,9 +369,9 @@ static int let_stmt(struct parser *p, struct gs_stmt *st)
 		p->scope[p->nscope++] = (struct scope_var){ copy, name.off, 0, st->expr };
 		return 1;
 	}
-	if (!copy || sp_arena_grow(p->arena, &p->scope, &p->scope_cap, p->nscope,
+	if (!copy || base_arena_grow(p->arena, &p->scope, &p->scope_cap, p->nscope,
 				   sizeof(*p->scope)) ||
-	    sp_arena_grow(p->arena, &p->var_names, &p->var_names_cap, p->nvars,
+	    base_arena_grow(p->arena, &p->var_names, &p->var_names_cap, p->nvars,
 			  sizeof(*p->var_names))) {
 		sp_nomem(p);
 		return -1;
@@ -429,7 +429,7 @@ static int if_stmt(struct parser *p, struct gs_stmt *st)
 	if (!rc && sp_tok_is(p, sp_peek(p), "else")) {
 		sp_next(p);
 		if (sp_tok_is(p, sp_peek(p), "if")) {
-			elif = sp_arena_alloc(p->arena, sizeof(*elif));
+			elif = base_arena_alloc(p->arena, sizeof(*elif));
 			if (!elif) {
 				sp_nomem(p);
 				rc = -1;

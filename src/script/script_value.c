@@ -83,7 +83,7 @@ static struct gs_expr *member(struct parser *p, struct gs_expr *base, size_t sta
 	if (!e)
 		return NULL;
 	e->lhs = base;
-	e->name = sp_arena_strndup(p->arena, p->src + name.off, name.len);
+	e->name = base_arena_strndup(p->arena, p->src + name.off, name.len);
 	e->pos = (uint32_t)name.off;
 	if (!e->name)
 		sp_nomem(p);
@@ -226,7 +226,7 @@ static struct gs_expr *hex_bytes(struct parser *p, const struct token *name)
 		sp_err(p, s.off, "hex() takes a string of hex digits, e.g. hex(\"de ad be ef\")");
 		return NULL;
 	}
-	out = sp_arena_alloc(p->arena, s.len);
+	out = base_arena_alloc(p->arena, s.len);
 	if (!out) {
 		sp_nomem(p);
 		return NULL;

@@ -10,13 +10,7 @@
 
 #include <gs/context.h>
 
-#define ARENA_BLOCK 4096
-
-struct gs_context_arena {
-	struct gs_context_arena *next;
-	size_t used, cap;
-	max_align_t data[];
-};
+#include "base.h"
 
 void gs_context_init(struct gs_trace_context *c)
 {
@@ -37,30 +31,8 @@ void gs_context_fini(struct gs_trace_context *c)
 	free(c->string_slots);
 	free(c->var_name_slots);
 	free(c->types);
-	while (c->arena) {
-		struct gs_context_arena *next = c->arena->next;
-
-		free(c->arena);
-		c->arena = next;
-	}
+	base_arena_free(&c->arena);
 	memset(c, 0, sizeof(*c));
-}
-
-/* Makes room for one more element; 0 or -ENOMEM. */
-static int grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 4; /* most traces print a string or two */
-	p = realloc(*v, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
 }
 
 static uint64_t hash_str(const char *s)
@@ -118,7 +90,7 @@ static int intern(char ***v, size_t *n, size_t *cap, uint32_t **slots, size_t *n
 		return gs_errorf(err, -E2BIG, "a trace may use at most %d %s; \"%.40s\" is one "
 				 "too many: split the script into more traces",
 				 GS_CONTEXT_MAX_INDEX + 1, what, s);
-	if (grow((void **)v, cap, *n, sizeof(**v)) || !(copy = strdup(s)))
+	if (base_grow((void **)v, cap, *n + 1, sizeof(**v)) || !(copy = strdup(s)))
 		return gs_errorf(err, -ENOMEM, "out of memory adding %s \"%.40s\"", what, s);
 	(*v)[*n] = copy;
 	*slot = (uint32_t)(*n + 1);
@@ -139,35 +111,12 @@ int gs_context_var_name(struct gs_trace_context *c, const char *name, struct gs_
 
 static void *arena_alloc(struct gs_trace_context *c, size_t n)
 {
-	struct gs_context_arena *b = c->arena;
-	size_t need = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
-	void *p;
-
-	if (!b || b->cap - b->used < need) {
-		size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
-
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
-		b->cap = cap;
-		b->used = 0;
-		b->next = c->arena;
-		c->arena = b;
-	}
-	p = (char *)b->data + b->used;
-	b->used += need;
-	memset(p, 0, n);
-	return p;
+	return base_arena_alloc(&c->arena, n);
 }
 
 static const char *arena_str(struct gs_trace_context *c, const char *s)
 {
-	size_t n = strlen(s ? s : "") + 1;
-	char *p = arena_alloc(c, n);
-
-	if (p)
-		memcpy(p, s ? s : "", n);
-	return p;
+	return base_arena_strdup(&c->arena, s);
 }
 
 static int push_type(struct gs_trace_context *c, const struct gs_type *t, const char *what,
@@ -177,7 +126,7 @@ static int push_type(struct gs_trace_context *c, const struct gs_type *t, const 
 		return gs_errorf(err, -E2BIG, "a trace may use at most %d value types; %.60s is "
 				 "one too many: split the script into more traces",
 				 GS_CONTEXT_MAX_INDEX + 1, what);
-	if (grow((void **)&c->types, &c->types_cap, c->ntypes, sizeof(*c->types)))
+	if (base_grow((void **)&c->types, &c->types_cap, c->ntypes + 1, sizeof(*c->types)))
 		return gs_errorf(err, -ENOMEM, "out of memory adding type %.60s", what);
 	c->types[c->ntypes] = t;
 	return (int)c->ntypes++;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <gs/internal/program.h>
 #include "cg_vm.h"
 
 int gs_cg_vm_load(struct gs_vm *vm, const struct gs_program *p, uint32_t *map_ids, int *step,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <gs/internal/program.h>
 #include "cg_specs.h"
 
 static const struct gs_cg_case *find(const char *name)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <gs/internal/program.h>
 #include <gs/disasm.h>
 #include <gs/runtime.h>
 

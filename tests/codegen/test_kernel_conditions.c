@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include <gs/internal/program.h>
 #include <gs/disasm.h>
 
 #include "cg_specs.h"

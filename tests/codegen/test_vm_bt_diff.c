@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <gs/internal/program.h>
 #include <gs/decode.h>
 
 #include "bt_scenario.h"

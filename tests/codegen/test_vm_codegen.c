@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <gs/internal/program.h>
 #include <gs/decode.h>
 #include <gs/render.h>
 

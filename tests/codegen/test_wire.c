@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <gs/internal/asm.h>
 #include "wire.h"
 
 #define ISA_SIZE_MASK 0x18

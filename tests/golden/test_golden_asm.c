@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include <gs/internal/asm.h>
 #include <gs/disasm.h>
 
 #include "golden/golden.h"

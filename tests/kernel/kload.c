@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <gs/internal/program.h>
 #include <gs/runtime.h>
 
 #include "kload.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <gs/internal/asm.h>
 #include <gs/asm.h>
 #include <gs/disasm.h>
 

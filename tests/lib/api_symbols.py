@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The symbol check: every name `nm -D --defined-only` lists for libgs.so
 must be declared with GS_API in the installed headers, and every GS_API
-declaration must be exported. The documented set is read from the headers
+declaration must be exported, each with a LIBGS_ version of the linker's
+version script. The documented set is read from the headers
 themselves, so the check cannot drift from them.
 
 usage: api_symbols.py INCLUDE_DIR LIBGS_SO   (INCLUDE_DIR holds gs/*.h)"""
@@ -37,18 +38,32 @@ INSTRUMENTATION = re.compile(r'^(__odr_asan|__asan_|__ubsan_|__sanitizer_|__sanc
 
 
 def exported(lib):
-    out = subprocess.run(['nm', '-D', '--defined-only', lib], check=True,
-                         capture_output=True, text=True).stdout
-    names = {line.split()[-1] for line in out.splitlines() if line.strip()}
-    return {n for n in names if not INSTRUMENTATION.match(n)}
+    """{name: version} of the dynamic symbols lib defines (nm prints
+    name@@VERSION for a default version, name@VERSION for another)."""
+    out = subprocess.run(['nm', '-D', '--defined-only', '--with-symbol-versions', lib],
+                         check=True, capture_output=True, text=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if not fields or fields[-2] == 'A':   # the version definitions themselves
+            continue
+        name, _, version = fields[-1].replace('@@', '@').partition('@')
+        if not INSTRUMENTATION.match(name):
+            syms[name] = version
+    return syms
 
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     api = documented(sys.argv[1])
-    syms = exported(sys.argv[2])
+    versions = exported(sys.argv[2])
+    syms = set(versions)
     bad = 0
+    for name in sorted(n for n, v in versions.items() if not v.startswith('LIBGS_')):
+        print('exported without a LIBGS_ version (src/libgs/libgs.map): %s %s' %
+              (name, versions[name] or '(unversioned)'))
+        bad += 1
     for name in sorted(syms - set(api)):
         print('exported but not a GS_API declaration of the headers: %s' % name)
         bad += 1

@@ -5,6 +5,7 @@
 
 #include <linux/bpf.h>
 
+#include <gs/internal/asm.h>
 #include "sample_progs.h"
 
 /* The socket filter context field the programs read. */

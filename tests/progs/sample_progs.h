@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/internal/program.h>
 #include <gs/asm.h>
 #include <gs/program.h> /* struct gs_map_spec */
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <gs/internal/program.h>
 #include "rt_trace.h"
 
 static const struct gs_trace_context *context_of(void *arg, uint64_t trace_id)

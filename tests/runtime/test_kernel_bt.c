@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/internal/program.h>
 #include <gs/render.h>
 #include <gs/runtime.h>
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <bpf/bpf.h>
+#include <gs/internal/asm.h>
 #include <gs/asm.h>
 #include <gs/runtime.h>
 

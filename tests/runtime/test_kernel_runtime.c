@@ -24,6 +24,7 @@
 
 #include <bpf/bpf.h>
 
+#include <gs/internal/program.h>
 #include <gs/disasm.h>
 #include <gs/runtime.h>
 

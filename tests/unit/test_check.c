@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/internal/asm.h>
 #include <gs/asm.h>
 #include <gs/insn.h>
 

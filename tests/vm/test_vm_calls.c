@@ -4,6 +4,7 @@
  * parameters passed, a scalar returned), as the bpf_loop walker uses them. */
 #include <string.h>
 
+#include <gs/internal/asm.h>
 #include <gs/asm.h>
 #include <gs/btf.h>
 

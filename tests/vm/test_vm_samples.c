@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gs/internal/program.h>
 #include <gs/asm.h>
 
 #include "progs/sample_progs.h"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/internal/asm.h>
 #include <gs/btf.h>
 
 #include "vm_priv.h"

@@ -1,0 +1,130 @@
+/* The base library: the arena's alignment, zeroing, big blocks and
+ * strings, and the growable array's doubling and overflow refusal. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base.h"
+
+static void test_arena_aligns_and_zeroes(void **state)
+{
+	struct gs_arena *a = NULL;
+	char *s;
+
+	(void)state;
+	s = base_arena_strndup(&a, "x", 1); /* leaves the block unaligned */
+	assert_non_null(s);
+	for (size_t n = 1; n < 100; n += 7) {
+		unsigned char *p = base_arena_alloc(&a, n);
+
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % _Alignof(max_align_t), 0);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(p[i], 0);
+		memset(p, 0xa5, n);
+	}
+	assert_string_equal(s, "x");
+	assert_non_null(base_arena_alloc(&a, 0));
+	base_arena_free(&a);
+	assert_null(a);
+	base_arena_free(&a); /* an empty arena frees to nothing */
+}
+
+static void test_big_block_keeps_the_current_one(void **state)
+{
+	struct gs_arena *a = NULL;
+	char *small, *big, *next;
+
+	(void)state;
+	small = base_arena_alloc(&a, 16);
+	big = base_arena_alloc(&a, 1 << 20);
+	next = base_arena_alloc(&a, 16);
+	assert_non_null(small);
+	assert_non_null(big);
+	assert_non_null(next);
+	/* the small allocations share the first block, after the big one */
+	assert_true(next > small && next - small < 256);
+	memset(big, 1, 1 << 20);
+	assert_null(base_arena_alloc(&a, SIZE_MAX - 8));
+	base_arena_free(&a);
+}
+
+static void test_strings(void **state)
+{
+	struct gs_arena *a = NULL;
+	char longer[1000];
+	char *s;
+
+	(void)state;
+	assert_string_equal(base_arena_strdup(&a, NULL), "");
+	assert_string_equal(base_arena_strndup(&a, "abcdef", 3), "abc");
+	assert_string_equal(base_arena_format(&a, "%s-%d", "t", 42), "t-42");
+	memset(longer, 'q', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	s = base_arena_format(&a, "<%s>", longer); /* past the 256-byte first try */
+	assert_non_null(s);
+	assert_int_equal(strlen(s), sizeof(longer) + 1);
+	assert_int_equal(s[0], '<');
+	assert_int_equal(s[sizeof(longer)], '>');
+	base_arena_free(&a);
+}
+
+static void test_arena_grow(void **state)
+{
+	struct gs_arena *a = NULL;
+	int *v = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	for (size_t n = 0; n < 1000; n++) {
+		assert_int_equal(base_arena_grow(&a, &v, &cap, n, sizeof(*v)), 0);
+		assert_true(cap > n);
+		v[n] = (int)n;
+	}
+	for (size_t n = 0; n < 1000; n++)
+		assert_int_equal(v[n], (int)n);
+	base_arena_free(&a);
+}
+
+static void test_grow_doubles_and_refuses_overflow(void **state)
+{
+	uint64_t *v = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	assert_int_equal(base_grow((void **)&v, &cap, 1, sizeof(*v)), 0);
+	assert_int_equal(cap, 4);
+	assert_int_equal(base_grow((void **)&v, &cap, 4, sizeof(*v)), 0);
+	assert_int_equal(cap, 4);
+	assert_int_equal(base_grow((void **)&v, &cap, 5, sizeof(*v)), 0);
+	assert_int_equal(cap, 8);
+	assert_int_equal(base_grow((void **)&v, &cap, 33, sizeof(*v)), 0);
+	assert_int_equal(cap, 64);
+	v[32] = 7;
+	assert_int_equal(base_grow((void **)&v, &cap, SIZE_MAX / 4, sizeof(*v)), -ENOMEM);
+	assert_int_equal(cap, 64);
+	assert_int_equal(v[32], 7);
+	base_shrink((void **)&v, &cap, 33, sizeof(*v));
+	assert_int_equal(cap, 33);
+	assert_int_equal(v[32], 7);
+	free(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arena_aligns_and_zeroes),
+		cmocka_unit_test(test_big_block_keeps_the_current_one),
+		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_arena_grow),
+		cmocka_unit_test(test_grow_doubles_and_refuses_overflow),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
