@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "smoke.h"
-#include "unwind_int.h"
+#include "mf_int.h"
 
 static const uint8_t build_id[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
 				      11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
-static const struct uw_debugcache_src src = { .dev = 2049, .ino = 4242, .size = 123456,
+static const struct mf_debugcache_src src = { .dev = 2049, .ino = 4242, .size = 123456,
 					      .mtime_ns = 1700000000000000000ll };
 
 /* A memfd takes a write of any size whole. */
@@ -26,7 +26,7 @@ static bool put(int fd, const uint8_t *p, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t trailer[UW_DEBUGCACHE_TRAILER_SIZE], got[UW_DEBUGCACHE_TRAILER_SIZE];
+	uint8_t trailer[MF_DEBUGCACHE_TRAILER_SIZE], got[MF_DEBUGCACHE_TRAILER_SIZE];
 	bool sealed = size > 0 && (data[0] & 1), ok;
 	size_t total;
 	int fd;
@@ -38,15 +38,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = memfd_create("fuzz_debugcache", MFD_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	uw_debugcache_seal(trailer, size, &src, build_id, sizeof(build_id));
+	mf_debugcache_seal(trailer, size, &src, build_id, sizeof(build_id));
 	total = size + (sealed ? sizeof(trailer) : 0);
 	if (!put(fd, data, size) || (sealed && !put(fd, trailer, sizeof(trailer)))) {
 		close(fd);
 		return 0;
 	}
-	ok = uw_debugcache_accept(fd, total, &src, build_id, sizeof(build_id));
+	ok = mf_debugcache_accept(fd, total, &src, build_id, sizeof(build_id));
 	if (ok && !sealed) {
-		uw_debugcache_seal(trailer, size - sizeof(trailer), &src, build_id,
+		mf_debugcache_seal(trailer, size - sizeof(trailer), &src, build_id,
 				   sizeof(build_id));
 		if (size < sizeof(got) || pread(fd, got, sizeof(got), (off_t)(size - sizeof(got))) !=
 						  (ssize_t)sizeof(got) ||

@@ -6,26 +6,26 @@
 #include <string.h>
 
 #include "smoke.h"
-#include "unwind_int.h"
+#include "mf_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct uw_funcindex *x;
+	struct mf_funcindex *x;
 	uint8_t *copy = malloc(size ? size : 1);
 
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
-	if (uw_funcindex_parse(copy, size, &x) == 0) {
-		for (size_t i = 0; i < uw_funcindex_count(x); i++) {
+	if (mf_funcindex_parse(copy, size, &x) == 0) {
+		for (size_t i = 0; i < mf_funcindex_count(x); i++) {
 			const uint64_t *offs, *found;
 			size_t n;
-			const char *name = uw_funcindex_at(x, i, &offs, &n);
+			const char *name = mf_funcindex_at(x, i, &offs, &n);
 
-			if (!n || uw_funcindex_find(x, name, &found) != n || found != offs)
+			if (!n || mf_funcindex_find(x, name, &found) != n || found != offs)
 				abort();
 		}
-		uw_funcindex_free(x);
+		mf_funcindex_free(x);
 	}
 	free(copy);
 	return 0;

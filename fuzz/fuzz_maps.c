@@ -9,11 +9,12 @@
 
 #include <gs/unwind.h>
 
-#include "unwind_int.h" /* the steps checked one by one */
+#include "mf_int.h"     /* the steps checked one by one */
+#include "unwind_int.h" /* uw_ranges_build */
 
 #include "smoke.h"
 
-static const struct uw_elf_layout layout = {
+static const struct mf_elf_layout layout = {
 	.type = 3, /* ET_DYN */
 	.nloads = 3,
 	.loads = { { 0x0, 0x0, 0x1000, 0x1000 }, { 0x1000, 0x1000, 0x2000, 0x2000 },
@@ -24,12 +25,12 @@ static const struct uw_elf_layout layout = {
 
 static void consume(const struct gs_maps *m)
 {
-	struct uw_maps_module *mods;
+	struct mf_maps_module *mods;
 	struct gs_range_item *items;
 	struct gs_proc_module_range *ranges;
 	size_t n, nmods;
 
-	if (uw_maps_group(m, &mods, &nmods, NULL))
+	if (mf_maps_group(m, &mods, &nmods, NULL))
 		return;
 	n = nmods;
 	items = calloc(n + 1, sizeof(*items));
@@ -37,16 +38,16 @@ static void consume(const struct gs_maps *m)
 	if (!items || !ranges)
 		abort();
 	for (size_t i = 0; i < n; i++) {
-		struct uw_map_candidate cand[8];
+		struct mf_map_candidate cand[8];
 		struct gs_proc_module_offsets o;
 		size_t k = 0;
 
 		for (size_t j = 0; j < mods[i].nmaps && k < 8; j++) {
 			const struct gs_map_entry *e = &m->entries[mods[i].maps[j]];
 
-			cand[k++] = (struct uw_map_candidate){ e->start, e->end, e->offset };
+			cand[k++] = (struct mf_map_candidate){ e->start, e->end, e->offset };
 		}
-		if (uw_module_offsets_compute(&layout, cand, k, &o, NULL) == 0)
+		if (mf_module_offsets_compute(&layout, cand, k, &o, NULL) == 0)
 			items[i] = (struct gs_range_item){ o.base, o.size, o.text, i };
 		if (mods[i].base > mods[i].end)
 			abort();
@@ -57,7 +58,7 @@ static void consume(const struct gs_maps *m)
 			abort();
 	free(ranges);
 	free(items);
-	uw_maps_modules_free(mods, nmods);
+	mf_maps_modules_free(mods, nmods);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -84,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	text[size] = '\0';
-	uw_path_normalize(text, norm, sizeof(norm));
+	mf_path_normalize(text, norm, sizeof(norm));
 	free(text);
 	return 0;
 }

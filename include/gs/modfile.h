@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <gs/api.h>
 #include <gs/error.h>
@@ -128,6 +129,13 @@ GS_API struct Dwfl_Module *gs_modfile_dwfl(struct gs_modfile *m);
  * the worker has not started on it. A file whose DWARF is read already, or
  * asked twice, is not read again. */
 GS_API void gs_modfile_prefetch_debug(struct gs_modfile *m);
+
+/* The executable of pid as this process can name it: its path when that is
+ * the same file (a regular file with the device and inode of /proc/PID/exe),
+ * else /proc/PID/root<path> under the same check. malloc'd. -ENOENT when
+ * neither is, -ESTALE when the process's mount namespace shows something
+ * else there (a FIFO bind-mounted over it, say). */
+GS_API int gs_proc_exe(pid_t pid, char **path, struct gs_error *err);
 
 #define GS_MODFILE_SYMS_MAX 16
 

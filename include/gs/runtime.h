@@ -48,7 +48,7 @@ GS_API int gs_ringbuf_supported(void);
  * (gs_program_opts.fault_in); 0 when not. Probed once per process. */
 GS_API int gs_sleepable_uprobe_supported(void);
 
-/* ---- targets (resolve.c, srclines.c) ------------------------------------- */
+/* ---- targets (resolve.c over the dwarf layer's target.c) ------------------ */
 
 /* One address a target resolved to. */
 struct gs_location {
@@ -117,12 +117,7 @@ GS_API int gs_target_resolve(const struct gs_target_pattern *pattern,
 			     struct gs_error *err);
 GS_API void gs_target_free(struct gs_target *t);
 
-/* The executable of pid as this process can name it: its path when that is
- * the same file (a regular file with the device and inode of /proc/PID/exe),
- * else /proc/PID/root<path> under the same check. malloc'd. -ENOENT when
- * neither is, -ESTALE when the process's mount namespace shows something
- * else there (a FIFO bind-mounted over it, say). */
-GS_API int gs_proc_exe(pid_t pid, char **path, struct gs_error *err);
+/* gs_proc_exe, the executable of a process: gs/modfile.h. */
 
 /* ---- listings (listing.c): what there is to trace ------------------------ */
 

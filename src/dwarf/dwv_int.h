@@ -57,6 +57,7 @@ struct gs_dwarf {
 	Dwarf_CFI *cfi_debug; /* .debug_frame of dw (owned by dw) */
 	bool (*cfi_allowed)(void *arg, bool debug_frame, uint64_t pc); /* NULL: allowed */
 	void *cfi_allowed_arg;
+	struct dwv_cfi_guard *guard; /* owned (dwv_modfile_dwarf), or NULL */
 	uint64_t cookie;
 	struct gs_arena *arena;
 	struct dwv_section *sections;
@@ -167,5 +168,57 @@ const struct gs_type *dwv_partial_type(struct gs_dwarf *d, const struct gs_type 
 /* index.c: the lazy index over every CU's top-level DIEs. */
 int dwv_index_find_global(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
 int dwv_index_find_type(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
+
+/* ---- target resolution (funcs.c, srclines.c) ---- */
+
+/* Where a function's body starts: the first line-table entry of [low, high)
+ * flagged prologue_end, else the first whose line differs from the line at
+ * low (gdb's "second line"), else low. */
+uint64_t dwv_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high);
+
+/* A function DIE's entry pc and the end of the range holding it. */
+bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end);
+
+/* Where gdb's `break file:line` stops when the line's address is in a
+ * function's prologue (the line of its `{` or signature: its entry). */
+struct dwv_line_move {
+	uint64_t entry;  /* the function's entry */
+	uint64_t body;   /* after its prologue: dwv_skip_prologue's answer */
+	int body_line;   /* the line there, or 0 */
+};
+
+/* true and *out when addr (a DWARF address) lies before the end of the
+ * prologue of the out-of-line function holding it; false: it stays. */
+bool dwv_line_past_prologue(Dwarf *dw, uint64_t addr, struct dwv_line_move *out);
+
+/* Statement-start addresses of `file:line` (the file matched by path
+ * suffix); *used_line is the line they belong to: `line`, or the next line
+ * with code when it has none. 0 with the addresses (malloc'd, sorted,
+ * unique), -ENOENT with a message naming `input` and the module when the
+ * file or the line is not there. */
+int dwv_line_addrs(Dwarf *dw, const char *module, const char *input, const char *file, int line,
+		   uint64_t **addrs, size_t *n, int *used_line, struct gs_error *err);
+
+/* The source file and line of a DWARF address (the line-table row
+ * holding it); false when no row does. */
+bool dwv_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line);
+
+/* Every location the DWARF of a module gives function `name`: each
+ * definition (its body past the prologue, or its entry with entry) and
+ * each inline instance, + bias, in the order of a walk of every unit;
+ * *declared: a DIE of that name exists, code or not. The DIEs come from
+ * the module's function index x, or (x NULL, or x not of this DWARF) from
+ * that walk itself: both give the same answer, which tests check. 0 or
+ * -ENOMEM; free *locs (no location has a function name yet). */
+struct mf_funcindex;
+struct dwv_loc;
+int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
+		      const char *name, bool entry, struct dwv_loc **locs, size_t *n,
+		      bool *declared);
+
+/* The CFI checks a gs_dwarf opened over a module file owns
+ * (modfile_dwarf.c): freed with it. */
+struct dwv_cfi_guard;
+void dwv_cfi_guard_free(struct dwv_cfi_guard *g);
 
 #endif /* GS_DWARF_DWV_INT_H */

@@ -1,5 +1,6 @@
 /* What the CLI lists: functions matching a glob (DWARF subprograms, then
- * ELF symbols DWARF does not name) and, for a variable, where it lives in
+ * ELF symbols DWARF does not name; through a module file's function index
+ * when it has one) and, for a variable, where it lives in
  * words a user reads ("register rdi", "stack CFA-20"). */
 #include <errno.h>
 #include <fnmatch.h>
@@ -8,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/modfile.h>
+
 #include "dwv_int.h"
+#include "mf.h"
+#include "dwv_resolve.h"
 
 static const char *const reg_names[GS_DWARF_REG_MAX + 1] = {
 	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
@@ -292,4 +297,34 @@ size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_
 	if (loc->from_list && loc->npieces)
 		put(&o, " (location list)");
 	return o.len;
+}
+
+int dwv_module_functions(struct gs_dwarf *d, struct gs_modfile *file, const char *glob,
+			 struct gs_dwarf_function **v, size_t *n, struct gs_error *err)
+{
+	const struct mf_funcindex *x = NULL;
+	uint64_t *offs = NULL;
+	size_t noffs = 0, cap = 0;
+	int rc;
+
+	if (!d || mf_modfile_funcs(file, &x, NULL) != 0)
+		return gs_dwarf_list_functions(d, gs_modfile_elf(file), glob, v, n, err);
+	for (size_t i = 0; i < mf_funcindex_count(x); i++) {
+		const uint64_t *dies;
+		size_t k;
+		const char *name = mf_funcindex_at(x, i, &dies, &k);
+
+		if (fnmatch(glob, name, 0) != 0)
+			continue;
+		if (mf_grow((void **)&offs, &cap, noffs + k, sizeof(*offs))) {
+			free(offs);
+			return gs_errorf(err, -ENOMEM, "out of memory listing functions");
+		}
+		memcpy(offs + noffs, dies, k * sizeof(*dies));
+		noffs += k;
+	}
+	rc = gs_dwarf_list_functions_at(d, gs_modfile_elf(file), glob, offs, noffs, v, n,
+					err);
+	free(offs);
+	return rc;
 }

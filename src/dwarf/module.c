@@ -195,5 +195,6 @@ void gs_dwarf_free(struct gs_dwarf *d)
 	names_free(&d->type_names);
 	free(d->sections);
 	base_arena_free(&d->arena);
+	dwv_cfi_guard_free(d->guard);
 	free(d);
 }

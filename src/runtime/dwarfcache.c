@@ -1,43 +1,17 @@
 /* Modules with the dwarf layer over their DWARF, once per cache: the trace
  * plan resolves names through it and the listings (-l, --list-vars) read
- * it. Files come from the run's module-file cache (gs/modfile.h), which
- * finds each module's DWARF where gdb would; one function, module_open,
- * turns a module file into a gs_dwarf. The dwarf layer asks before libdw
- * runs CFI for a CFA: each CFI section is checked once, when first asked
- * (unwind's fence: corrupt FDEs are never given to libdw). */
+ * it. Files come from the run's module-file cache (gs/modfile.h); the
+ * dwarf layer turns a module file into a gs_dwarf (dwv_modfile_dwarf, with
+ * its CFI checks), once per path here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <elfutils/libdw.h>
-
 #include <gs/dwarf.h>
 #include <gs/modfile.h>
 
+#include "dwv_resolve.h"
 #include "rt_int.h"
-#include "unwind_int.h"
-
-/* The checks of a module's two CFI sections: .eh_frame of the module
- * file, .debug_frame of its DWARF's file (its debug file, maybe). */
-struct rt_cfi_guard {
-	struct Elf *elf[2];
-	struct uw_cfi_fence fence[2];
-	bool read[2];
-};
-
-static bool cfi_allowed(void *arg, bool debug_frame, uint64_t pc)
-{
-	struct rt_cfi_guard *g = arg;
-	int i = debug_frame;
-
-	if (!g->read[i]) {
-		/* unreadable (out of memory): refused, as nothing was checked */
-		if (!g->elf[i] || uw_cfi_fence_read(g->elf[i], !debug_frame, &g->fence[i], NULL))
-			g->fence[i].refused = true;
-		g->read[i] = true;
-	}
-	return uw_cfi_fence_allows(&g->fence[i], pc);
-}
 
 struct rt_dwarf_cache {
 	struct gs_modfiles *files, *own_files;
@@ -61,11 +35,6 @@ struct rt_dwarf_cache *rt_dwarf_cache_new(struct gs_modfiles *files)
 static void module_close(struct rt_dwarf_module *m)
 {
 	gs_dwarf_free(m->d);
-	if (m->guard) {
-		uw_cfi_fence_free(&m->guard->fence[0]);
-		uw_cfi_fence_free(&m->guard->fence[1]);
-		free(m->guard);
-	}
 	free(m->path);
 	free(m);
 }
@@ -87,38 +56,12 @@ void rt_dwarf_cache_free(struct rt_dwarf_cache *c)
 static int module_open(struct gs_modfiles *files, const char *path, uint64_t cookie,
 		       struct rt_dwarf_module *m, struct gs_error *err)
 {
-	struct gs_dwarf_opts o = { .sz = sizeof(o) };
-	struct Dwarf *dw;
-	uint64_t bias = 0;
 	int rc = gs_modfile_open(files, path, &m->file, err);
 
 	if (rc)
 		return rc;
 	m->cookie = cookie ? cookie : gs_modfile_id(m->file)->cookie;
-	dw = gs_modfile_dwarf(m->file, &bias);
-	if (!dw) {
-		gs_errorf(&m->why, -ENOENT, "%s has no DWARF (nor a debug file where gdb would "
-			  "look): build it with -g or install its debug package", path);
-		return 0;
-	}
-	if (bias) {
-		gs_errorf(&m->why, -ENOTSUP, "the debug file of %s was prelinked at another "
-			  "address; variables need one that matches the file", path);
-		return 0;
-	}
-	m->guard = calloc(1, sizeof(*m->guard));
-	if (!m->guard)
-		return gs_errorf(err, -ENOMEM, "out of memory opening %s", path);
-	o.cookie = m->cookie;
-	o.cfi_elf = gs_modfile_elf(m->file);
-	m->guard->elf[0] = o.cfi_elf ? o.cfi_elf : dwarf_getelf(dw);
-	m->guard->elf[1] = dwarf_getelf(dw);
-	o.cfi_allowed = cfi_allowed;
-	o.cfi_allowed_arg = m->guard;
-	rc = gs_dwarf_new(dw, &o, &m->d, &m->why);
-	if (rc == -ENOMEM)
-		return gs_errorf(err, rc, "%s", m->why.msg);
-	return 0;
+	return dwv_modfile_dwarf(m->file, m->cookie, path, &m->d, &m->why, err);
 }
 
 int rt_dwarf_module(struct rt_dwarf_cache *c, const char *path, uint64_t cookie,

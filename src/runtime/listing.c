@@ -16,8 +16,8 @@
 #include <gs/runtime.h>
 #include <gs/script.h>
 
+#include "dwv_resolve.h"
 #include "rt_int.h"
-#include "unwind_int.h"
 
 static const char *base_name(const char *path)
 {
@@ -37,38 +37,6 @@ static void put_col(FILE *f, const char *s, int w)
 
 /* ---- -l PATTERN ------------------------------------------------------------------- */
 
-/* The functions of m matching glob: the DIEs its function index has for
- * the names matching (what `trace NAME` resolves), then its symbols. */
-static int functions_of(const struct rt_dwarf_module *m, const char *glob,
-			struct gs_dwarf_function **v, size_t *n, struct gs_error *err)
-{
-	const struct uw_funcindex *x = NULL;
-	uint64_t *offs = NULL;
-	size_t noffs = 0, cap = 0;
-	int rc;
-
-	if (!m->d || uw_modfile_funcs(m->file, &x, NULL) != 0)
-		return gs_dwarf_list_functions(m->d, gs_modfile_elf(m->file), glob, v, n, err);
-	for (size_t i = 0; i < uw_funcindex_count(x); i++) {
-		const uint64_t *dies;
-		size_t k;
-		const char *name = uw_funcindex_at(x, i, &dies, &k);
-
-		if (fnmatch(glob, name, 0) != 0)
-			continue;
-		if (uw_grow((void **)&offs, &cap, noffs + k, sizeof(*offs))) {
-			free(offs);
-			return gs_errorf(err, -ENOMEM, "out of memory listing functions");
-		}
-		memcpy(offs + noffs, dies, k * sizeof(*dies));
-		noffs += k;
-	}
-	rc = gs_dwarf_list_functions_at(m->d, gs_modfile_elf(m->file), glob, offs, noffs, v, n,
-					err);
-	free(offs);
-	return rc;
-}
-
 /* The functions of one module matching glob; how many. */
 static size_t list_module(const struct rt_dwarf_module *m, const char *display, const char *glob,
 			  FILE *f, struct gs_error *err)
@@ -77,7 +45,7 @@ static size_t list_module(const struct rt_dwarf_module *m, const char *display, 
 	size_t n, width = 8;
 	char where[64];
 
-	if (functions_of(m, glob, &v, &n, err))
+	if (dwv_module_functions(m->d, m->file, glob, &v, &n, err))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (strlen(v[i].name) > width)

@@ -15,6 +15,7 @@
 #include <gs/modfile.h>
 #include <gs/runtime.h>
 
+#include "dwv_resolve.h"
 #include "rt_int.h"
 
 int rt_copies_add(struct rt_copies *cs, size_t probe, struct gs_expr *node,
@@ -57,8 +58,6 @@ static const struct gs_var *known_elsewhere(struct gs_dwarf *d,
 static void describe_copy(FILE *f, const struct gs_plan_trace *t, const struct gs_location *l,
 			  struct gs_modfile *file)
 {
-	uint64_t bias = 0;
-	struct Dwarf *dw = file ? gs_modfile_dwarf(file, &bias) : NULL;
 	const char *src = NULL, *base;
 	int line = 0;
 
@@ -66,7 +65,7 @@ static void describe_copy(FILE *f, const struct gs_plan_trace *t, const struct g
 		fprintf(f, "inlined in %s", l->function ? l->function : "its caller");
 	else
 		fprintf(f, "`%s`", l->function ? l->function : t->pattern.text);
-	if (dw && rt_line_of(dw, l->addr - bias, &src, &line) && src) {
+	if (dwv_modfile_line_of(file, l->addr, &src, &line) && src) {
 		base = strrchr(src, '/');
 		fprintf(f, " at %s:%d", base ? base + 1 : src, line);
 	}

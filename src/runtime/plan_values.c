@@ -15,6 +15,7 @@
 #include <gs/dwarf.h>
 #include <gs/runtime.h>
 
+#include "dwv_resolve.h"
 #include "rt_int.h"
 
 struct chunk {
@@ -336,46 +337,16 @@ static const struct gs_type *cast_type(struct probe_ctx *c, const struct gs_expr
 
 /* ---- $retval ---------------------------------------------------------------------- */
 
-/* The SysV classes of the eightbytes of t at offset off: 1 INTEGER, 2 SSE
- * (xmm registers, which pt_regs lacks); false for long double and the like. */
-static bool classify(const struct gs_type *t, uint32_t off, uint8_t cls[2], unsigned depth)
-{
-	if (!t || depth > 16)
-		return false;
-	switch (t->kind) {
-	case GS_TYPE_STRUCT:
-	case GS_TYPE_UNION:
-		for (uint32_t i = 0; i < t->nmembers; i++)
-			if (!classify(t->members[i].type, off + t->members[i].offset, cls, depth + 1))
-				return false;
-		return true;
-	case GS_TYPE_ARRAY:
-		for (uint32_t i = 0; t->target && i < t->count; i++)
-			if (!classify(t->target, off + i * t->target->byte_size, cls, depth + 1))
-				return false;
-		return true;
-	case GS_TYPE_F32:
-	case GS_TYPE_F64:
-		cls[off / 8 & 1] |= 2;
-		return true;
-	default:
-		if (!t->byte_size || t->byte_size > 8)
-			return false;
-		cls[off / 8 & 1] |= 1;
-		return true;
-	}
-}
-
 /* $retval of the function at c->pc as a variable in rax (and rdx), or in
- * the memory rax points to; NULL (with no error) to keep it the raw rax of
- * a function DWARF does not describe, or that returns void. */
+ * the memory rax points to, as the dwarf layer places it by the ABI; NULL
+ * (with no error) to keep it the raw rax of a function DWARF does not
+ * describe, or that returns void. */
 static const struct gs_var *typed_retval(struct probe_ctx *c, const struct gs_expr *e)
 {
 	const struct gs_type *t;
 	const char *fn;
 	struct gs_var *var;
 	struct gs_loc_piece *pc;
-	uint8_t cls[2] = { 0, 0 };
 	char msg[2 * GS_ERROR_MSG_MAX];
 	struct gs_error why;
 
@@ -385,33 +356,10 @@ static const struct gs_var *typed_retval(struct probe_ctx *c, const struct gs_ex
 	if (!var)
 		return NULL;
 	pc = (struct gs_loc_piece *)(var + 1);
-	var->name = "$retval";
-	var->type = t;
 	var->loc.cookie = c->m->cookie;
-	var->loc.pieces = pc;
-	if (t->byte_size > 16) {
-		/* MEMORY class: the caller's buffer, whose address rax returns */
-		pc[0] = (struct gs_loc_piece){ .kind = GS_LOC_MEMORY, .base = GS_LOC_BASE_REG,
-					       .reg = 0 };
-		var->loc.npieces = 1;
-		return var;
-	}
-	if (!classify(t, 0, cls, 0) || (cls[0] & 2) || (cls[1] & 2)) {
-		snprintf(msg, sizeof(msg), "$retval of %s is a %s, returned in %s, which a "
-			 "uprobe does not see (pt_regs has the integer registers only); print "
-			 "what the caller does with it instead", fn ? fn : c->t->pattern.text,
-			 t->name, t->kind == GS_TYPE_F32 || t->kind == GS_TYPE_F64 ? "xmm0" :
-			 "x87 or SSE registers");
+	if (dwv_retval_place(t, fn ? fn : c->t->pattern.text, var, pc, msg, sizeof(msg))) {
 		fail_at(c, e, -EINVAL, msg);
 		return NULL;
-	}
-	pc[0] = (struct gs_loc_piece){ .kind = GS_LOC_REGISTER, .reg = 0,
-				       .size = t->byte_size > 8 ? 8 : 0 };
-	var->loc.npieces = 1;
-	if (t->byte_size > 8) {
-		pc[1] = (struct gs_loc_piece){ .kind = GS_LOC_REGISTER, .reg = 1,
-					       .size = t->byte_size - 8 };
-		var->loc.npieces = 2;
 	}
 	return var;
 }

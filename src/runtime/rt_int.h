@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <elfutils/libdw.h>
 #include <gelf.h>
 
 #include <gs/error.h>
@@ -57,51 +56,6 @@ int rt_reader_wake_on(struct gs_reader *r, int fd, struct gs_error *err);
 struct gs_plan;
 bool rt_plan_holds_dlopen(const struct gs_plan *p);
 
-/* Where a function's body starts: the first line-table entry of [low, high)
- * flagged prologue_end, else the first whose line differs from the line at
- * low (gdb's "second line"), else low. */
-uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high);
-
-/* A function DIE's entry pc and the end of the range holding it. */
-bool rt_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end);
-
-/* Where gdb's `break file:line` stops when the line's address is in a
- * function's prologue (the line of its `{` or signature: its entry). */
-struct rt_line_move {
-	uint64_t entry;  /* the function's entry */
-	uint64_t body;   /* after its prologue: rt_skip_prologue's answer */
-	int body_line;   /* the line there, or 0 */
-};
-
-/* true and *out when addr (a DWARF address) lies before the end of the
- * prologue of the out-of-line function holding it; false: it stays. */
-bool rt_line_past_prologue(Dwarf *dw, uint64_t addr, struct rt_line_move *out);
-
-/* Every location the DWARF of a module gives function `name` (resolve.c):
- * each definition (its body past the prologue, or its entry with entry)
- * and each inline instance, + bias, in the order of a walk of every unit;
- * *declared: a DIE of that name exists, code or not. The DIEs come from
- * the module's function index x, or (x NULL, or x not of this DWARF) from
- * that walk itself: both give the same answer, which tests check. 0 or
- * -ENOMEM; free each location's function and *locs. */
-struct uw_funcindex;
-struct gs_location;
-int rt_dwarf_function_locs(Dwarf *dw, const struct uw_funcindex *x, uint64_t bias,
-			   const char *name, bool entry, struct gs_location **locs, size_t *n,
-			   bool *declared);
-
-/* The source file and line of a DWARF address (the line-table row
- * holding it); false when no row does. */
-bool rt_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line);
-
-/* Statement-start addresses of `file:line` (the file matched by path
- * suffix); *used_line is the line they belong to: `line`, or the next line
- * with code when it has none. 0 with the addresses (malloc'd, sorted,
- * unique), -ENOENT with a message naming `input` and the module when the
- * file or the line is not there. */
-int rt_line_addrs(Dwarf *dw, const char *module, const char *input, const char *file, int line,
-		  uint64_t **addrs, size_t *n, int *used_line, struct gs_error *err);
-
 /* CLOCK_MONOTONIC in nanoseconds, for phase timings. */
 uint64_t rt_now_ns(void);
 
@@ -146,7 +100,6 @@ struct rt_dwarf_module {
 	struct gs_dwarf *d;      /* NULL: no DWARF (why says so) */
 	uint64_t cookie;
 	struct gs_error why;
-	struct rt_cfi_guard *guard; /* what libdw may run for a frame base's CFA */
 };
 
 struct rt_dwarf_cache;

@@ -75,7 +75,7 @@ static int8_t off8(const struct gs_bt_rule *r)
 
 static int grow(void **v, size_t *cap, size_t need, size_t elem, struct gs_error *err)
 {
-	if (uw_grow(v, cap, need, elem))
+	if (mf_grow(v, cap, need, elem))
 		return gs_errorf(err, -ENOMEM, "out of memory building compact unwind rows");
 	return 0;
 }

@@ -132,7 +132,7 @@ static void add_row(struct uw_cfi_builder *b, const struct gs_unwind_row *row)
 {
 	struct gs_cfi_table *t = b->t;
 
-	if (uw_grow((void **)&t->rows, &b->rows_cap, t->nrows + 1, sizeof(*t->rows))) {
+	if (mf_grow((void **)&t->rows, &b->rows_cap, t->nrows + 1, sizeof(*t->rows))) {
 		b->oom = true;
 		return;
 	}
@@ -144,7 +144,7 @@ static void add_xrow(struct uw_cfi_builder *b, const struct gs_cfi_row *row)
 {
 	struct gs_cfi_table *t = b->t;
 
-	if (uw_grow((void **)&t->xrows, &b->xrows_cap, t->nxrows + 1, sizeof(*t->xrows))) {
+	if (mf_grow((void **)&t->xrows, &b->xrows_cap, t->nxrows + 1, sizeof(*t->xrows))) {
 		b->oom = true;
 		return;
 	}
@@ -164,7 +164,7 @@ void uw_cfi_add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int 
 		t->dropped[t->ndropped - 1].pc_end = hi;
 		return;
 	}
-	if (uw_grow((void **)&t->dropped, &b->dropped_cap, t->ndropped + 1, sizeof(*t->dropped))) {
+	if (mf_grow((void **)&t->dropped, &b->dropped_cap, t->ndropped + 1, sizeof(*t->dropped))) {
 		b->oom = true;
 		return;
 	}
@@ -181,7 +181,7 @@ static void add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int 
  * the row holding addr and, through dwarf_frame_info(), where it ends.
  * libdw answers for an address with any FDE covering it, so addresses a
  * corrupt FDE covers are never asked about: dropped as corrupt. */
-static void walk_range(struct uw_cfi_builder *b, Dwarf_CFI *cfi, struct uw_fde_range range)
+static void walk_range(struct uw_cfi_builder *b, Dwarf_CFI *cfi, struct mf_fde_range range)
 {
 	uint64_t addr = range.lo;
 
@@ -193,7 +193,7 @@ static void walk_range(struct uw_cfi_builder *b, Dwarf_CFI *cfi, struct uw_fde_r
 	while (addr < range.hi && !b->oom) {
 		struct gs_unwind_row row = { 0 };
 		struct gs_cfi_row xrow = { 0 };
-		const struct uw_fde_range *zone = uw_zone_after(b->zones, b->nzones, addr);
+		const struct mf_fde_range *zone = mf_zone_after(b->zones, b->nzones, addr);
 		Dwarf_Frame *frame = NULL;
 		Dwarf_Addr start, end;
 		bool signal = false;
@@ -242,13 +242,13 @@ static void walk_range(struct uw_cfi_builder *b, Dwarf_CFI *cfi, struct uw_fde_r
 	}
 }
 
-void uw_cfi_walk(struct uw_cfi_builder *b, Dwarf_CFI *cfi, const struct uw_fde_range *v, size_t n)
+void uw_cfi_walk(struct uw_cfi_builder *b, Dwarf_CFI *cfi, const struct mf_fde_range *v, size_t n)
 {
 	for (size_t i = 0; i < n && !b->oom; i++)
 		walk_range(b, cfi, v[i]);
 }
 
-static bool overlaps(const struct uw_fde_range *v, size_t n, struct uw_fde_range r)
+static bool overlaps(const struct mf_fde_range *v, size_t n, struct mf_fde_range r)
 {
 	size_t lo = 0, hi = n;
 
@@ -266,11 +266,11 @@ static bool overlaps(const struct uw_fde_range *v, size_t n, struct uw_fde_range
 /* The ranges of a section's corrupt FDEs become zones libdw is never asked
  * about (b->zones, sorted and disjoint), each a dropped range; a refused
  * section's every range is dropped so, and nothing of it is walked. */
-static void fence(struct uw_cfi_builder *b, struct uw_fde_ranges *r)
+static void fence(struct uw_cfi_builder *b, struct mf_fde_ranges *r)
 {
 	b->t->stats.corrupt_fdes += r->ncorrupt;
 	if (r->refused && r->n) {
-		if (uw_grow((void **)&r->corrupt, &r->corrupt_cap, r->ncorrupt_v + r->n,
+		if (mf_grow((void **)&r->corrupt, &r->corrupt_cap, r->ncorrupt_v + r->n,
 			    sizeof(*r->corrupt))) {
 			b->oom = true;
 			return;
@@ -280,7 +280,7 @@ static void fence(struct uw_cfi_builder *b, struct uw_fde_ranges *r)
 		r->n = 0;
 	}
 	b->zones = r->corrupt;
-	b->nzones = uw_ranges_coalesce(r->corrupt, r->ncorrupt_v);
+	b->nzones = mf_ranges_coalesce(r->corrupt, r->ncorrupt_v);
 	for (size_t i = 0; i < b->nzones; i++) {
 		b->t->stats.rows++;
 		add_dropped(b, b->zones[i].lo, b->zones[i].hi, GS_CFI_DROP_CORRUPT);
@@ -289,29 +289,29 @@ static void fence(struct uw_cfi_builder *b, struct uw_fde_ranges *r)
 
 /* .debug_frame rows for the ranges .eh_frame does not describe (a binary
  * built with -fno-asynchronous-unwind-tables -g has only those). */
-static int add_debug_frame(struct uw_cfi_builder *b, Elf *elf, struct uw_fde_ranges *eh,
+static int add_debug_frame(struct uw_cfi_builder *b, Elf *elf, struct mf_fde_ranges *eh,
 			   struct gs_error *err)
 {
-	struct uw_fde_ranges dbg;
+	struct mf_fde_ranges dbg;
 	Dwarf *dw;
 	Dwarf_CFI *cfi;
 	size_t ncovered;
-	int rc = uw_fde_ranges_read(elf, false, &dbg, err);
+	int rc = mf_fde_ranges_read(elf, false, &dbg, err);
 
 	if (rc)
 		return rc;
 	b->t->stats.debug_frame_refused = dbg.refused;
 	fence(b, &dbg);
 	if (dbg.n == 0 || b->oom) {
-		uw_fde_ranges_free(&dbg);
+		mf_fde_ranges_free(&dbg);
 		return 0;
 	}
 	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	cfi = dw ? dwarf_getcfi(dw) : NULL;
 	b->t->stats.bad_fdes += dbg.bad;
-	ncovered = uw_ranges_coalesce(eh->v, eh->n);
+	ncovered = mf_ranges_coalesce(eh->v, eh->n);
 	if (dbg.n > 1)
-		qsort(dbg.v, dbg.n, sizeof(*dbg.v), uw_range_cmp);
+		qsort(dbg.v, dbg.n, sizeof(*dbg.v), mf_range_cmp);
 	for (size_t i = 0; cfi && i < dbg.n && !b->oom; i++) {
 		if (overlaps(eh->v, ncovered, dbg.v[i])) {
 			b->t->stats.shadowed_fdes++;
@@ -322,7 +322,7 @@ static int add_debug_frame(struct uw_cfi_builder *b, Elf *elf, struct uw_fde_ran
 	}
 	if (dw)
 		dwarf_end(dw);
-	uw_fde_ranges_free(&dbg);
+	mf_fde_ranges_free(&dbg);
 	return 0;
 }
 
@@ -420,7 +420,7 @@ int uw_cfi_table_build(Elf *elf, const struct gs_cfi_opts *opts, size_t split_mi
 		       struct gs_cfi_table *out, struct gs_error *err)
 {
 	struct uw_cfi_builder b = { .t = out };
-	struct uw_fde_ranges eh;
+	struct mf_fde_ranges eh;
 	struct gs_cfi_opts o;
 	Dwarf_CFI *cfi = NULL;
 	int rc;
@@ -434,10 +434,10 @@ int uw_cfi_table_build(Elf *elf, const struct gs_cfi_opts *opts, size_t split_mi
 		return rc;
 	/* The cache holds default tables only (merged, with .debug_frame). */
 	if (o.cache_dir && !o.no_merge && !o.no_debug_frame &&
-	    uw_elf_build_id(elf, &id, &idlen) == 0 && idlen &&
+	    mf_elf_build_id(elf, &id, &idlen) == 0 && idlen &&
 	    uw_cfi_cache_load(o.cache_dir, elf, id, idlen, out) == 0)
 		return 0;
-	rc = uw_fde_ranges_read(elf, true, &eh, err);
+	rc = mf_fde_ranges_read(elf, true, &eh, err);
 	if (rc)
 		return rc;
 	out->stats.fdes = eh.n;
@@ -450,20 +450,20 @@ int uw_cfi_table_build(Elf *elf, const struct gs_cfi_opts *opts, size_t split_mi
 	if (eh.n && !b.oom) {
 		cfi = dwarf_getcfi_elf(elf);
 		if (!cfi) {
-			uw_fde_ranges_free(&eh);
+			mf_fde_ranges_free(&eh);
 			return gs_errorf(err, -EINVAL, "libdw cannot read .eh_frame: %s",
 					 dwarf_errmsg(-1));
 		}
 	}
 	if (eh.n > 1)
-		qsort(eh.v, eh.n, sizeof(*eh.v), uw_range_cmp);
+		qsort(eh.v, eh.n, sizeof(*eh.v), mf_range_cmp);
 	if (eh.n < split_min_fdes || uw_cfi_walk_split(&b, elf, cfi, eh.v, eh.n) != 0)
 		uw_cfi_walk(&b, cfi, eh.v, eh.n);
 	if (cfi)
 		dwarf_cfi_end(cfi);
 	if (!o.no_debug_frame && !b.oom)
 		rc = add_debug_frame(&b, elf, &eh, err);
-	uw_fde_ranges_free(&eh);
+	mf_fde_ranges_free(&eh);
 	if (b.oom || rc) {
 		gs_cfi_table_free(out);
 		return rc ? rc : gs_errorf(err, -ENOMEM, "out of memory building unwind rows");
@@ -488,7 +488,7 @@ int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,
 	int fd, rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = uw_elf_open(path, &fd, &elf, err);
+	rc = mf_elf_open(path, &fd, &elf, err);
 	if (rc)
 		return rc;
 	rc = gs_cfi_table_from_elf(elf, opts, out, err);
@@ -498,7 +498,7 @@ int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,
 		memcpy(msg, err->msg, sizeof(msg));
 		gs_errorf(err, rc, "%s: %s", path, msg);
 	}
-	uw_elf_close(fd, elf);
+	mf_elf_close(fd, elf);
 	return rc;
 }
 

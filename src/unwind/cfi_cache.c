@@ -18,7 +18,7 @@
 #include "unwind_int.h"
 
 #define CACHE_MAGIC "GSCFI\0\0\1"
-#define CACHE_VERSION 4u /* 3: the content hash is uw_cache_hash; 4: corrupt FDEs */
+#define CACHE_VERSION 4u /* 3: the content hash is mf_cache_hash; 4: corrupt FDEs */
 
 struct cache_header {
 	char magic[8];
@@ -26,7 +26,7 @@ struct cache_header {
 	uint32_t row_size, xrow_size, dropped_size, stats_size;
 	uint32_t build_id_len;
 	uint8_t build_id[GS_BUILD_ID_MAX];
-	uint64_t content; /* uw_cache_content of the CFI sections */
+	uint64_t content; /* mf_cache_content of the CFI sections */
 	uint64_t nrows, nxrows, ndropped;
 	struct gs_cfi_stats stats;
 };
@@ -45,7 +45,7 @@ static void header_for(struct cache_header *h, Elf *elf, const uint8_t *id, size
 	h->stats_size = sizeof(struct gs_cfi_stats);
 	h->build_id_len = (uint32_t)len;
 	memcpy(h->build_id, id, len);
-	h->content = uw_cache_content(elf, cfi_sections, 2);
+	h->content = mf_cache_content(elf, cfi_sections, 2);
 }
 
 int uw_cfi_cache_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
@@ -57,13 +57,13 @@ int uw_cfi_cache_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 	int fd;
 
 	memset(t, 0, sizeof(*t));
-	fd = uw_cache_open(dir, id, len, ".cfi", &size);
+	fd = mf_cache_open(dir, id, len, ".cfi", &size);
 	if (fd < 0)
 		return fd;
 	header_for(&want, elf, id, len); /* hashing only when a file is there */
 	rest = size - pinned;
-	if (!uw_cache_pinned(fd, size, &want, pinned) ||
-	    !uw_cache_read(fd, (char *)&got + pinned, sizeof(got) - pinned) ||
+	if (!mf_cache_pinned(fd, size, &want, pinned) ||
+	    !mf_cache_read(fd, (char *)&got + pinned, sizeof(got) - pinned) ||
 	    got.nrows > SIZE_MAX / sizeof(*t->rows) || got.nxrows > SIZE_MAX / sizeof(*t->xrows) ||
 	    got.ndropped > SIZE_MAX / sizeof(*t->dropped) ||
 	    rest != sizeof(got) - pinned + got.nrows * sizeof(*t->rows) +
@@ -75,9 +75,9 @@ int uw_cfi_cache_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 	t->xrows = malloc(got.nxrows ? got.nxrows * sizeof(*t->xrows) : 1);
 	t->dropped = malloc(got.ndropped ? got.ndropped * sizeof(*t->dropped) : 1);
 	if (!t->rows || !t->xrows || !t->dropped ||
-	    !uw_cache_read(fd, t->rows, got.nrows * sizeof(*t->rows)) ||
-	    !uw_cache_read(fd, t->xrows, got.nxrows * sizeof(*t->xrows)) ||
-	    !uw_cache_read(fd, t->dropped, got.ndropped * sizeof(*t->dropped))) {
+	    !mf_cache_read(fd, t->rows, got.nrows * sizeof(*t->rows)) ||
+	    !mf_cache_read(fd, t->xrows, got.nxrows * sizeof(*t->xrows)) ||
+	    !mf_cache_read(fd, t->dropped, got.ndropped * sizeof(*t->dropped))) {
 		close(fd);
 		gs_cfi_table_free(t);
 		return -EINVAL;
@@ -102,7 +102,7 @@ void uw_cfi_cache_store(const char *dir, Elf *elf, const uint8_t *id, size_t len
 	h.nxrows = t->nxrows;
 	h.ndropped = t->ndropped;
 	h.stats = t->stats;
-	uw_cache_store(dir, id, len, ".cfi", (const struct uw_cache_part[]){
+	mf_cache_store(dir, id, len, ".cfi", (const struct mf_cache_part[]){
 			       { &h, sizeof(h) },
 			       { t->rows, t->nrows * sizeof(*t->rows) },
 			       { t->xrows, t->nxrows * sizeof(*t->xrows) },

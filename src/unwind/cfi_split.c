@@ -21,7 +21,7 @@
 struct half {
 	Elf *elf;
 	Dwarf_CFI *cfi;
-	const struct uw_fde_range *v;
+	const struct mf_fde_range *v;
 	size_t n;
 	struct gs_cfi_table t;
 	struct uw_cfi_builder b;
@@ -39,7 +39,7 @@ static bool append(void **dst, size_t *n, size_t *cap, const void *src, size_t m
 {
 	if (m == 0)
 		return true;
-	if (uw_grow(dst, cap, *n + m, size))
+	if (mf_grow(dst, cap, *n + m, size))
 		return false;
 	memcpy((char *)*dst + *n * size, src, m * size);
 	*n += m;
@@ -79,7 +79,7 @@ static void join(struct uw_cfi_builder *b, const struct gs_cfi_table *h)
 }
 
 int uw_cfi_walk_split(struct uw_cfi_builder *b, Elf *elf, Dwarf_CFI *cfi,
-		      const struct uw_fde_range *v, size_t n)
+		      const struct mf_fde_range *v, size_t n)
 {
 	struct half h = { 0 };
 	pthread_t thread;

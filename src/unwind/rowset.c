@@ -81,8 +81,8 @@ static int insert(struct gs_rowset *s, size_t at, uint64_t cookie, const struct 
 	if (s->nrows + nrows > UINT32_MAX)
 		return gs_errorf(err, -E2BIG, "unwind rows of module 0x%016llx: %zu rows on top of %zu pass the 2^32 row index limit",
 				 (unsigned long long)cookie, nrows, s->nrows);
-	if (uw_grow((void **)&s->rows, &s->rows_cap, s->nrows + nrows, sizeof(*s->rows)) ||
-	    uw_grow((void **)&s->modules, &s->modules_cap, s->nmodules + 1, sizeof(*s->modules)))
+	if (mf_grow((void **)&s->rows, &s->rows_cap, s->nrows + nrows, sizeof(*s->rows)) ||
+	    mf_grow((void **)&s->modules, &s->modules_cap, s->nmodules + 1, sizeof(*s->modules)))
 		return gs_errorf(err, -ENOMEM, "out of memory adding %zu unwind rows", nrows);
 
 	/* Insert the rows where the cookie order puts them, shifting later ones. */

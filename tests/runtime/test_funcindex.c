@@ -21,8 +21,9 @@
 #include <gs/runtime.h>
 
 #include "rt_fixture.h"
-#include "rt_int.h"
-#include "unwind_int.h"
+#include "dwv_int.h"     /* dwv_function_locs */
+#include "dwv_resolve.h" /* struct dwv_loc */
+#include "mf_int.h"      /* the index */
 
 /* ---- the reference: the walk itself ---------------------------------------- */
 
@@ -64,16 +65,16 @@ static int by_name(const void *a, const void *b)
 
 /* Every name's DIEs in the index are the walk's DIEs of that name, in walk
  * order, and the index has no other name. Returns how many names. */
-static size_t check_same_dies(Dwarf *dw, const struct uw_funcindex *x)
+static size_t check_same_dies(Dwarf *dw, const struct mf_funcindex *x)
 {
 	struct walk w = { 0 };
 	size_t k = 0, names = 0;
 
-	assert_int_equal(uw_funcindex_walk(dw, collect, &w), 0);
+	assert_int_equal(mf_funcindex_walk(dw, collect, &w), 0);
 	qsort(w.v, w.n, sizeof(*w.v), by_name);
 	while (k < w.n) {
 		const uint64_t *offs;
-		size_t n = uw_funcindex_find(x, w.v[k].name, &offs), i = 0;
+		size_t n = mf_funcindex_find(x, w.v[k].name, &offs), i = 0;
 
 		for (; k + i < w.n && strcmp(w.v[k + i].name, w.v[k].name) == 0; i++) {
 			if (i >= n || offs[i] != w.v[k + i].off)
@@ -85,12 +86,12 @@ static size_t check_same_dies(Dwarf *dw, const struct uw_funcindex *x)
 		names++;
 		k += i;
 	}
-	assert_int_equal(names, uw_funcindex_count(x));
+	assert_int_equal(names, mf_funcindex_count(x));
 	free(w.v);
 	return names;
 }
 
-static void free_locs(struct gs_location *v, size_t n)
+static void free_locs(struct dwv_loc *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i].function);
@@ -98,16 +99,16 @@ static void free_locs(struct gs_location *v, size_t n)
 }
 
 /* The locations of name through the index equal those of the walk. */
-static void check_same_locs(Dwarf *dw, uint64_t bias, const struct uw_funcindex *x,
+static void check_same_locs(Dwarf *dw, uint64_t bias, const struct mf_funcindex *x,
 			    const char *name)
 {
 	for (int entry = 0; entry < 2; entry++) {
-		struct gs_location *a, *b;
+		struct dwv_loc *a, *b;
 		size_t na, nb;
 		bool da, db;
 
-		assert_int_equal(rt_dwarf_function_locs(dw, x, bias, name, entry, &a, &na, &da), 0);
-		assert_int_equal(rt_dwarf_function_locs(dw, NULL, bias, name, entry, &b, &nb, &db),
+		assert_int_equal(dwv_function_locs(dw, x, bias, name, entry, &a, &na, &da), 0);
+		assert_int_equal(dwv_function_locs(dw, NULL, bias, name, entry, &b, &nb, &db),
 				 0);
 		if (na != nb || da != db)
 			fail_msg("`%s`: %zu locations through the index, %zu through the walk",
@@ -128,7 +129,7 @@ struct module {
 	struct gs_modfile *file;
 	Dwarf *dw;
 	uint64_t bias;
-	const struct uw_funcindex *x;
+	const struct mf_funcindex *x;
 	bool from_disk;
 };
 
@@ -143,7 +144,7 @@ static void open_module(const char *path, const char *cache_dir, struct module *
 		fail_msg("%s", err.msg);
 	m->dw = gs_modfile_dwarf(m->file, &m->bias);
 	assert_non_null(m->dw);
-	assert_int_equal(uw_modfile_funcs(m->file, &m->x, &m->from_disk), 0);
+	assert_int_equal(mf_modfile_funcs(m->file, &m->x, &m->from_disk), 0);
 }
 
 /* ---- fixtures ------------------------------------------------------------------ */
@@ -156,20 +157,20 @@ static void check_fixture(const char *name)
 	rt_path(name, path, sizeof(path));
 	open_module(path, NULL, &m);
 	check_same_dies(m.dw, m.x);
-	for (size_t i = 0; i < uw_funcindex_count(m.x); i++) {
+	for (size_t i = 0; i < mf_funcindex_count(m.x); i++) {
 		const uint64_t *offs;
 		size_t n;
 
-		check_same_locs(m.dw, m.bias, m.x, uw_funcindex_at(m.x, i, &offs, &n));
+		check_same_locs(m.dw, m.bias, m.x, mf_funcindex_at(m.x, i, &offs, &n));
 	}
 	gs_modfiles_free(m.files);
 }
 
-static size_t count_of(const struct uw_funcindex *x, const char *name)
+static size_t count_of(const struct mf_funcindex *x, const char *name)
 {
 	const uint64_t *offs;
 
-	return uw_funcindex_find(x, name, &offs);
+	return mf_funcindex_find(x, name, &offs);
 }
 
 static void test_index_answers_as_the_walk_on_fixtures(void **state)
@@ -236,7 +237,7 @@ static void check_large(const char *path, const char *const *extra)
 	for (size_t i = 0; i < nnames; i++) {
 		const uint64_t *offs;
 		size_t n, k = 8;
-		const char *name = uw_funcindex_at(m.x, i, &offs, &n);
+		const char *name = mf_funcindex_at(m.x, i, &offs, &n);
 
 		while (k > 0 && n > most_n[k - 1])
 			k--;
@@ -253,7 +254,7 @@ static void check_large(const char *path, const char *const *extra)
 		const uint64_t *offs;
 		size_t n;
 
-		check_same_locs(m.dw, m.bias, m.x, uw_funcindex_at(m.x, i, &offs, &n));
+		check_same_locs(m.dw, m.bias, m.x, mf_funcindex_at(m.x, i, &offs, &n));
 	}
 	for (size_t i = 0; extra[i]; i++) {
 		assert_true(count_of(m.x, extra[i]) > 0);
@@ -291,14 +292,14 @@ static void test_index_answers_as_the_walk_on_libpython_and_libc(void **state)
 
 /* ---- on disk ---------------------------------------------------------------------- */
 
-static void same_index(const struct uw_funcindex *a, const struct uw_funcindex *b)
+static void same_index(const struct mf_funcindex *a, const struct mf_funcindex *b)
 {
-	assert_int_equal(uw_funcindex_count(a), uw_funcindex_count(b));
-	for (size_t i = 0; i < uw_funcindex_count(a); i++) {
+	assert_int_equal(mf_funcindex_count(a), mf_funcindex_count(b));
+	for (size_t i = 0; i < mf_funcindex_count(a); i++) {
 		const uint64_t *oa, *ob;
 		size_t na, nb;
 
-		assert_string_equal(uw_funcindex_at(a, i, &oa, &na), uw_funcindex_at(b, i, &ob, &nb));
+		assert_string_equal(mf_funcindex_at(a, i, &oa, &na), mf_funcindex_at(b, i, &ob, &nb));
 		assert_int_equal(na, nb);
 		assert_memory_equal(oa, ob, na * sizeof(*oa));
 	}
@@ -321,16 +322,16 @@ static void run(const char *fmt, ...)
 static bool loaded_from(const char *dir, const char *path)
 {
 	struct module m, fresh;
-	struct uw_funcindex *built;
+	struct mf_funcindex *built;
 	bool from_disk;
 
 	open_module(path, dir, &m);
 	open_module(path, NULL, &fresh);
-	assert_int_equal(uw_funcindex_build(fresh.dw, &built), 0);
+	assert_int_equal(mf_funcindex_build(fresh.dw, &built), 0);
 	same_index(m.x, built);
 	same_index(fresh.x, built);
 	from_disk = m.from_disk;
-	uw_funcindex_free(built);
+	mf_funcindex_free(built);
 	gs_modfiles_free(fresh.files);
 	gs_modfiles_free(m.files);
 	return from_disk;

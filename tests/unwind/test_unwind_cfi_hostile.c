@@ -20,6 +20,7 @@
 
 #include "fixtures.h"
 #include "unwind_int.h"
+#include "mf_int.h"
 
 /* ---- the scanner, on bytes ------------------------------------------------ */
 
@@ -35,48 +36,48 @@ struct scan_case {
 
 static const struct scan_case scan_cases[] = {
 	{ "the 7-byte FDE: expression rule for 0x07ffffff",
-	  B(0x41, 0x10, 0xff, 0xff, 0xff, 0x3f, 0x00), false, UW_CFA_BAD_REGISTER },
+	  B(0x41, 0x10, 0xff, 0xff, 0xff, 0x3f, 0x00), false, MF_CFA_BAD_REGISTER },
 	{ "gcc's push rbp; mov rsp, rbp", B(0x41, 0x0e, 0x10, 0x86, 0x02, 0x43, 0x0d, 0x06),
-	  false, UW_CFA_OK },
-	{ "undefined r145 (APX r31)", B(0x07, 0x91, 0x01), false, UW_CFA_OK },
-	{ "undefined r146", B(0x07, 0x92, 0x01), false, UW_CFA_BAD_REGISTER },
-	{ "same_value r146", B(0x08, 0x92, 0x01), false, UW_CFA_BAD_REGISTER },
-	{ "restore_extended r146", B(0x06, 0x92, 0x01), false, UW_CFA_BAD_REGISTER },
-	{ "offset_extended r146", B(0x05, 0x92, 0x01, 0x01), false, UW_CFA_BAD_REGISTER },
-	{ "offset_extended_sf r146", B(0x11, 0x92, 0x01, 0x7f), false, UW_CFA_BAD_REGISTER },
-	{ "val_offset r146", B(0x14, 0x92, 0x01, 0x01), false, UW_CFA_BAD_REGISTER },
-	{ "val_offset_sf r146", B(0x15, 0x92, 0x01, 0x01), false, UW_CFA_BAD_REGISTER },
+	  false, MF_CFA_OK },
+	{ "undefined r145 (APX r31)", B(0x07, 0x91, 0x01), false, MF_CFA_OK },
+	{ "undefined r146", B(0x07, 0x92, 0x01), false, MF_CFA_BAD_REGISTER },
+	{ "same_value r146", B(0x08, 0x92, 0x01), false, MF_CFA_BAD_REGISTER },
+	{ "restore_extended r146", B(0x06, 0x92, 0x01), false, MF_CFA_BAD_REGISTER },
+	{ "offset_extended r146", B(0x05, 0x92, 0x01, 0x01), false, MF_CFA_BAD_REGISTER },
+	{ "offset_extended_sf r146", B(0x11, 0x92, 0x01, 0x7f), false, MF_CFA_BAD_REGISTER },
+	{ "val_offset r146", B(0x14, 0x92, 0x01, 0x01), false, MF_CFA_BAD_REGISTER },
+	{ "val_offset_sf r146", B(0x15, 0x92, 0x01, 0x01), false, MF_CFA_BAD_REGISTER },
 	{ "GNU_negative_offset_extended r146", B(0x2f, 0x92, 0x01, 0x01), false,
-	  UW_CFA_BAD_REGISTER },
-	{ "register rbp in r146", B(0x09, 0x06, 0x92, 0x01), false, UW_CFA_BAD_REGISTER },
-	{ "register r146 in rbp", B(0x09, 0x92, 0x01, 0x06), false, UW_CFA_BAD_REGISTER },
-	{ "val_expression r146", B(0x16, 0x92, 0x01, 0x00), false, UW_CFA_BAD_REGISTER },
-	{ "def_cfa r146", B(0x0c, 0x92, 0x01, 0x08), false, UW_CFA_BAD_REGISTER },
-	{ "def_cfa_sf r146", B(0x12, 0x92, 0x01, 0x01), false, UW_CFA_BAD_REGISTER },
-	{ "def_cfa_register r146", B(0x0d, 0x92, 0x01), false, UW_CFA_BAD_REGISTER },
+	  MF_CFA_BAD_REGISTER },
+	{ "register rbp in r146", B(0x09, 0x06, 0x92, 0x01), false, MF_CFA_BAD_REGISTER },
+	{ "register r146 in rbp", B(0x09, 0x92, 0x01, 0x06), false, MF_CFA_BAD_REGISTER },
+	{ "val_expression r146", B(0x16, 0x92, 0x01, 0x00), false, MF_CFA_BAD_REGISTER },
+	{ "def_cfa r146", B(0x0c, 0x92, 0x01, 0x08), false, MF_CFA_BAD_REGISTER },
+	{ "def_cfa_sf r146", B(0x12, 0x92, 0x01, 0x01), false, MF_CFA_BAD_REGISTER },
+	{ "def_cfa_register r146", B(0x0d, 0x92, 0x01), false, MF_CFA_BAD_REGISTER },
 	{ "a ULEB128 of 11 bytes", B(0x07, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-				    0x80, 0x01), false, UW_CFA_BAD_REGISTER },
+				    0x80, 0x01), false, MF_CFA_BAD_REGISTER },
 	/* libdw reads ten bytes of a ULEB128 and the eleventh as the next
 	 * instruction: here an expression rule for 0x0fffffff */
 	{ "a ULEB128 past ten bytes hides no instruction",
 	  B(0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10, 0xff, 0xff,
-	    0xff, 0x7f, 0x00), false, UW_CFA_BAD_REGISTER },
-	{ "DW_CFA_lo_user", B(0x1c), false, UW_CFA_BAD_OPCODE },
+	    0xff, 0x7f, 0x00), false, MF_CFA_BAD_REGISTER },
+	{ "DW_CFA_lo_user", B(0x1c), false, MF_CFA_BAD_OPCODE },
 	{ "DW_CFA_MIPS_advance_loc8", B(0x1d, 0, 0, 0, 0, 0, 0, 0, 0), false,
-	  UW_CFA_BAD_OPCODE },
-	{ "DW_CFA_GNU_window_save (SPARC)", B(0x2d), false, UW_CFA_BAD_OPCODE },
-	{ "DW_CFA_hi_user", B(0x3f), false, UW_CFA_BAD_OPCODE },
-	{ "expression without its length", B(0x10, 0x06), false, UW_CFA_TRUNCATED },
+	  MF_CFA_BAD_OPCODE },
+	{ "DW_CFA_GNU_window_save (SPARC)", B(0x2d), false, MF_CFA_BAD_OPCODE },
+	{ "DW_CFA_hi_user", B(0x3f), false, MF_CFA_BAD_OPCODE },
+	{ "expression without its length", B(0x10, 0x06), false, MF_CFA_TRUNCATED },
 	{ "expression longer than the FDE", B(0x10, 0x06, 0x08, 0x77), false,
-	  UW_CFA_TRUNCATED },
-	{ "advance_loc2 cut short", B(0x03, 0x01), false, UW_CFA_TRUNCATED },
-	{ "def_cfa without its offset", B(0x0c, 0x07), false, UW_CFA_TRUNCATED },
-	{ "set_loc of a pcrel sdata4 encoding", B(0x01, 1, 2, 3, 4), false, UW_CFA_OK },
-	{ "advance_loc in a CIE", B(0x41), true, UW_CFA_ROW_IN_CIE },
-	{ "a CIE's def_cfa and offset", B(0x0c, 0x07, 0x08, 0x90, 0x01), true, UW_CFA_OK },
-	{ "restore_state without remember_state", B(0x0b), false, UW_CFA_STATE_DEPTH },
-	{ "remember, restore", B(0x0a, 0x41, 0x0b), false, UW_CFA_OK },
-	{ "GNU_args_size, nop", B(0x2e, 0x10, 0x00), false, UW_CFA_OK },
+	  MF_CFA_TRUNCATED },
+	{ "advance_loc2 cut short", B(0x03, 0x01), false, MF_CFA_TRUNCATED },
+	{ "def_cfa without its offset", B(0x0c, 0x07), false, MF_CFA_TRUNCATED },
+	{ "set_loc of a pcrel sdata4 encoding", B(0x01, 1, 2, 3, 4), false, MF_CFA_OK },
+	{ "advance_loc in a CIE", B(0x41), true, MF_CFA_ROW_IN_CIE },
+	{ "a CIE's def_cfa and offset", B(0x0c, 0x07, 0x08, 0x90, 0x01), true, MF_CFA_OK },
+	{ "restore_state without remember_state", B(0x0b), false, MF_CFA_STATE_DEPTH },
+	{ "remember, restore", B(0x0a, 0x41, 0x0b), false, MF_CFA_OK },
+	{ "GNU_args_size, nop", B(0x2e, 0x10, 0x00), false, MF_CFA_OK },
 };
 
 static void test_scanner_verdicts(void **state)
@@ -84,14 +85,14 @@ static void test_scanner_verdicts(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(scan_cases) / sizeof(scan_cases[0]); i++) {
 		const struct scan_case *c = &scan_cases[i];
-		struct uw_cfa_scan_in in = { .cie = c->cie, .fde_encoding = DW_EH_PE_pcrel |
+		struct mf_cfa_scan_in in = { .cie = c->cie, .fde_encoding = DW_EH_PE_pcrel |
 					     DW_EH_PE_sdata4, .addr_size = 8 };
-		struct uw_cfa_scan_out out;
-		int got = uw_cfa_scan(c->bytes, c->bytes + c->len, &in, &out);
+		struct mf_cfa_scan_out out;
+		int got = mf_cfa_scan(c->bytes, c->bytes + c->len, &in, &out);
 
 		if (got != c->want)
-			fail_msg("%s: %s, want %s", c->name, uw_cfa_scan_name(got),
-				 uw_cfa_scan_name(c->want));
+			fail_msg("%s: %s, want %s", c->name, mf_cfa_scan_name(got),
+				 mf_cfa_scan_name(c->want));
 	}
 }
 
@@ -100,29 +101,29 @@ static void test_scanner_verdicts(void **state)
 static void test_expression_length_is_bounded(void **state)
 {
 	static uint8_t buf[2048];
-	struct uw_cfa_scan_in in = { .addr_size = 8 };
-	struct uw_cfa_scan_out out;
+	struct mf_cfa_scan_in in = { .addr_size = 8 };
+	struct mf_cfa_scan_out out;
 
 	(void)state;
 	memcpy(buf, (uint8_t[]){ 0x10, 0x06, 0x80, 0x08 }, 4); /* expression r6, 1024 bytes */
-	assert_int_equal(uw_cfa_scan(buf, buf + 4 + 1024, &in, &out), UW_CFA_OK);
+	assert_int_equal(mf_cfa_scan(buf, buf + 4 + 1024, &in, &out), MF_CFA_OK);
 	buf[2] = 0x81; /* 1025 */
-	assert_int_equal(uw_cfa_scan(buf, buf + 4 + 1025, &in, &out), UW_CFA_LONG_EXPRESSION);
-	assert_int_equal(uw_cfa_scan(buf, buf + 4 + 10, &in, &out), UW_CFA_TRUNCATED);
+	assert_int_equal(mf_cfa_scan(buf, buf + 4 + 1025, &in, &out), MF_CFA_LONG_EXPRESSION);
+	assert_int_equal(mf_cfa_scan(buf, buf + 4 + 10, &in, &out), MF_CFA_TRUNCATED);
 }
 
 /* The budget counts what libdw does: (rows + 1) x instructions. */
 static void test_work_budget_counts_rows_times_instructions(void **state)
 {
-	struct uw_cfa_scan_out cie = { .ops = 2 };
-	struct uw_cfa_scan_out fde = { .ops = 13361, .rows = 6677 }; /* lto1's largest */
+	struct mf_cfa_scan_out cie = { .ops = 2 };
+	struct mf_cfa_scan_out fde = { .ops = 13361, .rows = 6677 }; /* lto1's largest */
 
 	(void)state;
-	assert_int_equal(uw_cfa_scan_pair(&cie, &fde), UW_CFA_OK);
-	fde = (struct uw_cfa_scan_out){ .ops = 32800, .rows = 16400 };
-	assert_int_equal(uw_cfa_scan_pair(&cie, &fde), UW_CFA_TOO_MUCH_WORK);
-	fde = (struct uw_cfa_scan_out){ .ops = UW_CFA_MAX_OPS };
-	assert_int_equal(uw_cfa_scan_pair(&cie, &fde), UW_CFA_TOO_LONG);
+	assert_int_equal(mf_cfa_scan_pair(&cie, &fde), MF_CFA_OK);
+	fde = (struct mf_cfa_scan_out){ .ops = 32800, .rows = 16400 };
+	assert_int_equal(mf_cfa_scan_pair(&cie, &fde), MF_CFA_TOO_MUCH_WORK);
+	fde = (struct mf_cfa_scan_out){ .ops = MF_CFA_MAX_OPS };
+	assert_int_equal(mf_cfa_scan_pair(&cie, &fde), MF_CFA_TOO_LONG);
 }
 
 /* ---- a shared object with hostile FDEs ---------------------------------- */
@@ -201,19 +202,19 @@ static void test_neighbours_keep_their_rows(void **state)
 static void test_fence_keeps_libdw_away(void **state)
 {
 	struct hostile *h = *state;
-	struct uw_cfi_fence f;
+	struct mf_cfi_fence f;
 	struct gs_error err;
 	Elf *elf;
 	int fd;
 
-	assert_int_equal(uw_elf_open(h->path, &fd, &elf, &err), 0);
-	assert_int_equal(uw_cfi_fence_read(elf, true, &f, &err), 0);
-	assert_false(uw_cfi_fence_allows(&f, addr_of(h, "cfi_huge_register")));
-	assert_false(uw_cfi_fence_allows(&f, addr_of(h, "cfi_too_much_work") + 0x100));
-	assert_true(uw_cfi_fence_allows(&f, addr_of(h, "cfi_ok_before")));
-	assert_true(uw_cfi_fence_allows(&f, addr_of(h, "cfi_apx_register")));
-	uw_cfi_fence_free(&f);
-	uw_elf_close(fd, elf);
+	assert_int_equal(mf_elf_open(h->path, &fd, &elf, &err), 0);
+	assert_int_equal(mf_cfi_fence_read(elf, true, &f, &err), 0);
+	assert_false(mf_cfi_fence_allows(&f, addr_of(h, "cfi_huge_register")));
+	assert_false(mf_cfi_fence_allows(&f, addr_of(h, "cfi_too_much_work") + 0x100));
+	assert_true(mf_cfi_fence_allows(&f, addr_of(h, "cfi_ok_before")));
+	assert_true(mf_cfi_fence_allows(&f, addr_of(h, "cfi_apx_register")));
+	mf_cfi_fence_free(&f);
+	mf_elf_close(fd, elf);
 }
 
 /* A copy whose .eh_frame_hdr names an FDE 4 bytes past a real one: libdw

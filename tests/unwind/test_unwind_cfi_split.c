@@ -45,7 +45,7 @@ static size_t check_split_equals_serial(const char *path)
 	Elf *elf;
 	int fd;
 
-	assert_int_equal(uw_elf_open(path, &fd, &elf, &err), 0);
+	assert_int_equal(mf_elf_open(path, &fd, &elf, &err), 0);
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
 		struct gs_cfi_table serial, split;
 
@@ -57,7 +57,7 @@ static size_t check_split_equals_serial(const char *path)
 		gs_cfi_table_free(&serial);
 		gs_cfi_table_free(&split);
 	}
-	uw_elf_close(fd, elf);
+	mf_elf_close(fd, elf);
 	print_message("  %s: %zu FDEs, split and serial tables equal\n", path, fdes);
 	return fdes;
 }
@@ -101,8 +101,8 @@ static void test_split_joins_a_dropped_range_cut_in_two(void **state)
 {
 	struct gs_cfi_table serial = { 0 }, split = { 0 };
 	struct uw_cfi_builder bs = { .t = &serial }, bp = { .t = &split };
-	struct uw_fde_ranges eh;
-	struct uw_fde_range v[2] = { 0 };
+	struct mf_fde_ranges eh;
+	struct mf_fde_range v[2] = { 0 };
 	char path[4096];
 	uint64_t start, size;
 	Dwarf_CFI *cfi;
@@ -112,12 +112,12 @@ static void test_split_joins_a_dropped_range_cut_in_two(void **state)
 	(void)state;
 	fx_path("bt_O2_nofp", path, sizeof(path));
 	assert_true(fx_symbol(path, "_start", &start, &size));
-	assert_int_equal(uw_elf_open(path, &fd, &elf, NULL), 0);
-	assert_int_equal(uw_fde_ranges_read(elf, true, &eh, NULL), 0);
+	assert_int_equal(mf_elf_open(path, &fd, &elf, NULL), 0);
+	assert_int_equal(mf_fde_ranges_read(elf, true, &eh, NULL), 0);
 	for (size_t i = 0; i < eh.n; i++)
 		if (eh.v[i].lo == start && eh.v[i].hi - eh.v[i].lo >= 4) {
-			v[0] = (struct uw_fde_range){ eh.v[i].lo, eh.v[i].lo + 2, false };
-			v[1] = (struct uw_fde_range){ eh.v[i].lo + 2, eh.v[i].hi, false };
+			v[0] = (struct mf_fde_range){ eh.v[i].lo, eh.v[i].lo + 2, false };
+			v[1] = (struct mf_fde_range){ eh.v[i].lo + 2, eh.v[i].hi, false };
 		}
 	assert_true(v[1].hi > v[1].lo);
 	cfi = dwarf_getcfi_elf(elf);
@@ -132,7 +132,7 @@ static void test_split_joins_a_dropped_range_cut_in_two(void **state)
 	gs_cfi_table_free(&split);
 	dwarf_cfi_end(cfi);
 	free(eh.v);
-	uw_elf_close(fd, elf);
+	mf_elf_close(fd, elf);
 }
 
 #define FIXTURE_TEST(name) \

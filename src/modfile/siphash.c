@@ -6,7 +6,7 @@
 
 #include <gs/unwind.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 #define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 
@@ -48,7 +48,7 @@ static void sip_compress(struct sip *s, uint64_t m)
 	s->v0 ^= m;
 }
 
-uint64_t uw_siphash13(uint64_t k0, uint64_t k1, const void *data, size_t len)
+uint64_t mf_siphash13(uint64_t k0, uint64_t k1, const void *data, size_t len)
 {
 	struct sip s = {
 		k0 ^ 0x736f6d6570736575ULL,

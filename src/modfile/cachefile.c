@@ -26,7 +26,7 @@
 #include <gs/modfile.h>
 #include <gs/unwind.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 #define PRIME1 0x9e3779b97f4a7c15ull
 #define PRIME2 0xc2b2ae3d27d4eb4full
@@ -41,7 +41,7 @@ static inline uint64_t rotl(uint64_t x, int r)
  * (a 9 MB .debug_info in 1 ms instead of 12). What it guards against is a
  * file changed by accident, as SipHash with its public key did: neither
  * resists a forger, who could write the DWARF itself anyway. */
-uint64_t uw_cache_hash(uint64_t seed, const void *data, size_t len)
+uint64_t mf_cache_hash(uint64_t seed, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	uint64_t a = seed ^ PRIME1, b = seed ^ PRIME2, c = seed + PRIME1, d = seed - PRIME2, h;
@@ -72,7 +72,7 @@ uint64_t uw_cache_hash(uint64_t seed, const void *data, size_t len)
 	return h ^ (h >> 33);
 }
 
-uint64_t uw_cache_content(Elf *elf, const char *const *names, size_t n)
+uint64_t mf_cache_content(Elf *elf, const char *const *names, size_t n)
 {
 	uint64_t h = 0;
 	size_t shstrndx;
@@ -91,7 +91,7 @@ uint64_t uw_cache_content(Elf *elf, const char *const *names, size_t n)
 			    strcmp(s, names[i]) != 0)
 				continue;
 			d = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
-			h = uw_cache_hash(h ^ (i + 1), d && d->d_buf ? d->d_buf : "",
+			h = mf_cache_hash(h ^ (i + 1), d && d->d_buf ? d->d_buf : "",
 					  d ? d->d_size : 0);
 			break;
 		}
@@ -208,7 +208,7 @@ int gs_cache_dir_check(const char *dir, struct gs_error *err)
 	return gs_errorf(err, fd, "cache directory %s: %s; check it", dir, why);
 }
 
-bool uw_cache_read(int fd, void *buf, size_t n)
+bool mf_cache_read(int fd, void *buf, size_t n)
 {
 	uint8_t *p = buf;
 
@@ -238,7 +238,7 @@ static bool write_all(int fd, const void *buf, size_t n)
 	return true;
 }
 
-int uw_cache_open(const char *dir, const uint8_t *id, size_t len, const char *ext,
+int mf_cache_open(const char *dir, const uint8_t *id, size_t len, const char *ext,
 		  uint64_t *size)
 {
 	char name[2 * GS_BUILD_ID_MAX + 32], why[128];
@@ -265,7 +265,7 @@ int uw_cache_open(const char *dir, const uint8_t *id, size_t len, const char *ex
 	return fd;
 }
 
-bool uw_cache_pinned(int fd, uint64_t size, const void *header, size_t hsize)
+bool mf_cache_pinned(int fd, uint64_t size, const void *header, size_t hsize)
 {
 	uint8_t buf[512];
 	const uint8_t *want = header;
@@ -275,7 +275,7 @@ bool uw_cache_pinned(int fd, uint64_t size, const void *header, size_t hsize)
 	while (hsize) {
 		size_t k = hsize < sizeof(buf) ? hsize : sizeof(buf);
 
-		if (!uw_cache_read(fd, buf, k) || memcmp(buf, want, k) != 0)
+		if (!mf_cache_read(fd, buf, k) || memcmp(buf, want, k) != 0)
 			return false;
 		want += k;
 		hsize -= k;
@@ -306,8 +306,8 @@ static int temp_file(int dfd, const char *name, char *tmp, size_t size)
 	return fd;
 }
 
-void uw_cache_store(const char *dir, const uint8_t *id, size_t len, const char *ext,
-		    const struct uw_cache_part *parts, size_t nparts)
+void mf_cache_store(const char *dir, const uint8_t *id, size_t len, const char *ext,
+		    const struct mf_cache_part *parts, size_t nparts)
 {
 	char name[2 * GS_BUILD_ID_MAX + 32], tmp[sizeof(name) + 32], why[128];
 	bool ok = true;

@@ -1,8 +1,9 @@
 /* The module-file cache: each ELF file a run reads is opened once, found
  * again by the identity stat() gives (so a hit opens nothing), and keeps
  * its libdwfl module (one Dwfl per file, reported at bias 0), its layout,
- * its cookie and its CFI rows (one table per build id, whatever file
- * carries it). Opening never blocks and trusts the descriptor only. */
+ * its cookie and a slot for its CFI rows (one table per build id, whatever
+ * file carries it; the unwind layer builds them). Opening never blocks and
+ * trusts the descriptor only. */
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -15,7 +16,7 @@
 #include <gs/modfile.h>
 
 #include "../opts_int.h"
-#include "modfile_int.h"
+#include "mf_int.h"
 
 #define DEFAULT_DEBUG_DIRS "/usr/lib/debug"
 
@@ -38,7 +39,7 @@ int gs_modfiles_new(const struct gs_modfiles_opts *opts, struct gs_modfiles **ou
 	rc = OPTS_COPY(&o, opts, gs_modfiles_opts, err);
 	if (rc)
 		return rc;
-	if (o.debug_dirs && !uw_debug_dirs_valid(o.debug_dirs))
+	if (o.debug_dirs && !mf_debug_dirs_valid(o.debug_dirs))
 		return gs_errorf(err, -EINVAL, "debug-file directories `%s`: give absolute "
 				 "directories separated by ':'", o.debug_dirs);
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -54,10 +55,10 @@ int gs_modfiles_new(const struct gs_modfiles_opts *opts, struct gs_modfiles **ou
 		free(c);
 		return gs_errorf(err, -ENOMEM, "out of memory creating the module-file cache");
 	}
-	uw_prefetch_init(c);
+	mf_prefetch_init(c);
 	c->cb = (Dwfl_Callbacks){
 		.find_elf = no_elf,
-		.find_debuginfo = uw_find_debuginfo,
+		.find_debuginfo = mf_find_debuginfo,
 		.section_address = dwfl_offline_section_address,
 		.debuginfo_path = &c->debug_dirs,
 	};
@@ -69,9 +70,9 @@ void gs_modfiles_free(struct gs_modfiles *c)
 {
 	if (!c)
 		return;
-	uw_prefetch_stop(c);
+	mf_prefetch_stop(c);
 	for (size_t i = 0; i < c->n; i++) {
-		uw_funcindex_free(c->v[i]->funcs);
+		mf_funcindex_free(c->v[i]->funcs);
 		dwfl_end(c->v[i]->pre.dwfl);
 		dwfl_end(c->v[i]->dwfl);
 		free(c->v[i]->path);
@@ -79,7 +80,8 @@ void gs_modfiles_free(struct gs_modfiles *c)
 		free(c->v[i]);
 	}
 	for (size_t i = 0; i < c->ncfi; i++) {
-		gs_cfi_table_free(&c->cfi[i]->table);
+		if (c->cfi[i]->fini)
+			c->cfi[i]->fini(&c->cfi[i]->table);
 		free(c->cfi[i]);
 	}
 	free(c->v);
@@ -118,7 +120,7 @@ static int check_stat(const struct stat *st, const struct gs_modfile_src *s, con
 {
 	if (!S_ISREG(st->st_mode))
 		return gs_errorf(err, -EINVAL, "%s is %s, not a regular file; give an executable "
-				 "or a shared library", p, uw_file_kind(st->st_mode));
+				 "or a shared library", p, mf_file_kind(st->st_mode));
 	if ((s->ino && st->st_ino != s->ino) || (s->dev && st->st_dev != s->dev))
 		return gs_errorf(err, -ESTALE, "%s is not the file the process maps (inode %llu, "
 				 "expected %llu); it was replaced or is shadowed by a mount", p,
@@ -141,16 +143,16 @@ static void identify(struct gs_modfile *m)
 	m->id.dev = m->dev;
 	m->id.ino = m->ino;
 	m->id.source = GS_COOKIE_DEV_INODE;
-	m->id.cookie = uw_cookie_from_dev_ino(m->dev, m->ino);
-	if (uw_elf_build_id(m->elf, &id, &len) == 0 && len > 0 && len <= GS_BUILD_ID_MAX) {
+	m->id.cookie = mf_cookie_from_dev_ino(m->dev, m->ino);
+	if (mf_elf_build_id(m->elf, &id, &len) == 0 && len > 0 && len <= GS_BUILD_ID_MAX) {
 		m->id.source = GS_COOKIE_BUILD_ID;
 		m->id.build_id_len = (uint8_t)len;
 		memcpy(m->id.build_id, id, len);
-		m->id.cookie = uw_cookie_from_build_id(id, len);
+		m->id.cookie = mf_cookie_from_build_id(id, len);
 	}
 }
 
-int uw_modfile_dwfl_open(struct gs_modfile *m, int fd, Dwfl **dwfl, Dwfl_Module **mod)
+int mf_modfile_dwfl_open(struct gs_modfile *m, int fd, Dwfl **dwfl, Dwfl_Module **mod)
 {
 	const char *base = strrchr(m->path, '/');
 	void **userdata;
@@ -177,7 +179,7 @@ int uw_modfile_dwfl_open(struct gs_modfile *m, int fd, Dwfl **dwfl, Dwfl_Module 
 static int report(struct gs_modfile *m, int fd, const char *p, struct gs_error *err)
 {
 	GElf_Addr bias;
-	int rc = uw_modfile_dwfl_open(m, fd, &m->dwfl, &m->mod);
+	int rc = mf_modfile_dwfl_open(m, fd, &m->dwfl, &m->mod);
 
 	if (rc == -ENOMEM)
 		return gs_errorf(err, rc, "out of memory opening %s", p);
@@ -223,7 +225,7 @@ int gs_modfile_open_src(struct gs_modfiles *c, const struct gs_modfile_src *src,
 		return rc;
 	if ((*out = find_file(c, &st)))
 		return 0;
-	if (uw_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+	if (mf_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
 		return gs_errorf(err, -ENOMEM, "out of memory opening %s", p);
 	/* O_NONBLOCK: a FIFO swapped in after the stat opens at once, and
 	 * fstat on the descriptor then refuses it. */
@@ -286,61 +288,49 @@ Elf *gs_modfile_elf(struct gs_modfile *m)
 
 struct Dwfl_Module *gs_modfile_dwfl(struct gs_modfile *m)
 {
-	uw_prefetch_finish(m);
+	mf_prefetch_finish(m);
 	return m->pre.mod ? m->pre.mod : m->mod;
 }
 
-int uw_modfile_layout(struct gs_modfile *m, const struct uw_elf_layout **out,
+int mf_modfile_layout(struct gs_modfile *m, const struct mf_elf_layout **out,
 		      struct gs_error *err)
 {
 	if (!m->layout_done) {
-		m->layout_rc = uw_elf_layout_read(m->elf, &m->layout, NULL);
+		m->layout_rc = mf_elf_layout_read(m->elf, &m->layout, NULL);
 		m->layout_done = true;
 	}
 	*out = &m->layout;
 	if (m->layout_rc)
 		return gs_errorf(err, m->layout_rc, "%s: the ELF program headers are unreadable or "
-				 "unusual (over %d PT_LOAD segments)", m->path, UW_ELF_MAX_LOADS);
+				 "unusual (over %d PT_LOAD segments)", m->path, MF_ELF_MAX_LOADS);
 	return 0;
 }
 
-static struct cfi_entry *cfi_entry(struct gs_modfiles *c, struct gs_modfile *m)
+struct mf_cfi_slot *mf_modfile_cfi_slot(struct gs_modfile *m, const char **cache_dir)
 {
-	struct gs_cfi_opts co = { .sz = sizeof(co), .cache_dir = c->cfi_cache_dir };
-	struct cfi_entry *e;
-	struct gs_error why;
+	struct gs_modfiles *c = m->owner;
+	struct mf_cfi_slot *e;
 
+	*cache_dir = c->cfi_cache_dir;
+	if (m->cfi)
+		return m->cfi;
 	for (size_t i = 0; i < c->ncfi; i++)
 		if (c->cfi[i]->cookie == m->id.cookie)
-			return c->cfi[i];
-	if (uw_grow((void **)&c->cfi, &c->cfi_cap, c->ncfi + 1, sizeof(*c->cfi)))
+			return m->cfi = c->cfi[i];
+	if (mf_grow((void **)&c->cfi, &c->cfi_cap, c->ncfi + 1, sizeof(*c->cfi)))
 		return NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->cookie = m->id.cookie;
-	e->rc = gs_cfi_table_from_elf(m->elf, &co, &e->table, &why);
-	if (e->rc)
-		snprintf(e->msg, sizeof(e->msg), "%.200s: %.300s", m->path, why.msg);
 	c->cfi[c->ncfi++] = e;
-	return e;
-}
-
-int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct gs_error *err)
-{
-	*out = NULL;
-	if (!m->cfi && !(m->cfi = cfi_entry(m->owner, m)))
-		return gs_errorf(err, -ENOMEM, "out of memory reading the CFI of %s", m->path);
-	if (m->cfi->rc)
-		return gs_errorf(err, m->cfi->rc, "%s", m->cfi->msg);
-	*out = &m->cfi->table;
-	return 0;
+	return m->cfi = e;
 }
 
 struct Dwarf *gs_modfile_dwarf(struct gs_modfile *m, uint64_t *bias)
 {
 	if (!m->dwarf_done) {
-		uw_prefetch_finish(m);
+		mf_prefetch_finish(m);
 		if (m->pre.mod) {
 			m->dw = m->pre.dw;
 			m->dwbias = m->pre.bias;
@@ -354,7 +344,7 @@ struct Dwarf *gs_modfile_dwarf(struct gs_modfile *m, uint64_t *bias)
 	return m->dw;
 }
 
-int uw_modfile_funcs(struct gs_modfile *m, const struct uw_funcindex **out, bool *from_disk)
+int mf_modfile_funcs(struct gs_modfile *m, const struct mf_funcindex **out, bool *from_disk)
 {
 	const char *dir = m->owner->cfi_cache_dir;
 	Dwarf *dw;
@@ -366,12 +356,12 @@ int uw_modfile_funcs(struct gs_modfile *m, const struct uw_funcindex **out, bool
 		if (!dw)
 			m->funcs_rc = -ENOENT;
 		else if (m->id.source == GS_COOKIE_BUILD_ID && dir &&
-			 uw_funcindex_load(dir, dwarf_getelf(dw), m->id.build_id,
+			 mf_funcindex_load(dir, dwarf_getelf(dw), m->id.build_id,
 					   m->id.build_id_len, &m->funcs) == 0)
 			m->funcs_from_disk = true;
-		else if ((m->funcs_rc = uw_funcindex_build(dw, &m->funcs)) == 0 &&
+		else if ((m->funcs_rc = mf_funcindex_build(dw, &m->funcs)) == 0 &&
 			 m->id.source == GS_COOKIE_BUILD_ID && dir)
-			uw_funcindex_store(dir, dwarf_getelf(dw), m->id.build_id,
+			mf_funcindex_store(dir, dwarf_getelf(dw), m->id.build_id,
 					   m->id.build_id_len, m->funcs);
 	}
 	*out = m->funcs;

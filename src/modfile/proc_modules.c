@@ -15,7 +15,7 @@
 #include <gs/modfile.h>
 #include <gs/unwind.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 /* The file behind a mapping and the name to show it under. The mapping's
  * own link /proc/PID/map_files/START-END is that very file (root only), so
@@ -24,7 +24,7 @@
  * root, else the link. Without map_files the name is also what is opened,
  * and only the inode of the mapping can be compared: overlayfs reports
  * another device in maps than stat does (the reference accepts that too). */
-static bool locate(pid_t pid, const struct gs_maps *maps, const struct uw_maps_module *mod,
+static bool locate(pid_t pid, const struct gs_maps *maps, const struct mf_maps_module *mod,
 		   struct gs_modfile_src *src, char *mapfile, char *rooted, size_t size)
 {
 	const struct gs_map_entry *first = &maps->entries[mod->maps[0]];
@@ -55,12 +55,12 @@ static bool locate(pid_t pid, const struct gs_maps *maps, const struct uw_maps_m
 }
 
 /* Cookie, layout and offsets of one module; -errno when it is not a usable ELF. */
-static int load_module(pid_t pid, const struct gs_maps *maps, const struct uw_maps_module *mod,
+static int load_module(pid_t pid, const struct gs_maps *maps, const struct mf_maps_module *mod,
 		       struct gs_modfiles *files, struct gs_proc_module *out)
 {
 	char mapfile[96], rooted[PATH_MAX + 64];
-	struct uw_map_candidate cand[64];
-	const struct uw_elf_layout *layout;
+	struct mf_map_candidate cand[64];
+	const struct mf_elf_layout *layout;
 	struct gs_modfile_src src;
 	size_t ncand = 0;
 	int rc;
@@ -76,16 +76,16 @@ static int load_module(pid_t pid, const struct gs_maps *maps, const struct uw_ma
 		return -ENOMEM;
 	rc = gs_modfile_open_src(files, &src, &out->file, NULL);
 	if (rc == 0)
-		rc = uw_modfile_layout(out->file, &layout, NULL);
+		rc = mf_modfile_layout(out->file, &layout, NULL);
 	if (rc)
 		return rc;
 	out->id = *gs_modfile_id(out->file);
 	for (size_t i = 0; i < mod->nmaps && ncand < sizeof(cand) / sizeof(cand[0]); i++) {
 		const struct gs_map_entry *e = &maps->entries[mod->maps[i]];
 
-		cand[ncand++] = (struct uw_map_candidate){ e->start, e->end, e->offset };
+		cand[ncand++] = (struct mf_map_candidate){ e->start, e->end, e->offset };
 	}
-	return uw_module_offsets_compute(layout, cand, ncand, &out->offsets, NULL);
+	return mf_module_offsets_compute(layout, cand, ncand, &out->offsets, NULL);
 }
 
 static void module_free(struct gs_proc_module *m)
@@ -99,7 +99,7 @@ int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_mo
 {
 	struct gs_modfiles *own = NULL;
 	struct gs_maps maps;
-	struct uw_maps_module *mods = NULL;
+	struct mf_maps_module *mods = NULL;
 	size_t nmods = 0;
 	int rc;
 
@@ -111,7 +111,7 @@ int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_mo
 		gs_modfiles_free(own);
 		return rc;
 	}
-	rc = uw_maps_group(&maps, &mods, &nmods, err);
+	rc = mf_maps_group(&maps, &mods, &nmods, err);
 	if (rc)
 		goto done;
 	out->v = calloc(nmods ? nmods : 1, sizeof(*out->v));
@@ -135,7 +135,7 @@ done:
 	for (size_t i = 0; own && i < out->n; i++)
 		out->v[i].file = NULL;
 	gs_modfiles_free(own);
-	uw_maps_modules_free(mods, nmods);
+	mf_maps_modules_free(mods, nmods);
 	gs_maps_free(&maps);
 	return rc;
 }

@@ -18,7 +18,7 @@
 
 #include <gs/unwind.h>
 
-#include "unwind_int.h" /* the steps checked one by one */
+#include "mf_int.h" /* the steps checked one by one */
 
 #include "fixtures.h"
 
@@ -29,19 +29,19 @@ static void test_build_id_cookie_matches_reference_vector(void **state)
 	(void)state;
 	for (int i = 0; i < 20; i++)
 		id[i] = (uint8_t)(i + 1);
-	assert_int_equal(uw_cookie_from_build_id(id, sizeof(id)), 0xb0a6572c50f6e53aULL);
+	assert_int_equal(mf_cookie_from_build_id(id, sizeof(id)), 0xb0a6572c50f6e53aULL);
 }
 
 static void test_empty_build_id_cookie_matches_reference_vector(void **state)
 {
 	(void)state;
-	assert_int_equal(uw_cookie_from_build_id(NULL, 0), 0xbd60acb658c79e45ULL);
+	assert_int_equal(mf_cookie_from_build_id(NULL, 0), 0xbd60acb658c79e45ULL);
 }
 
 static void test_path_cookie_matches_reference_vector(void **state)
 {
 	(void)state;
-	assert_int_equal(uw_cookie_from_path("/usr/lib/libc.so.6"), 0x64781505a07d930eULL);
+	assert_int_equal(mf_cookie_from_path("/usr/lib/libc.so.6"), 0x64781505a07d930eULL);
 }
 
 /* SipHash-1-3 over every message length 0..15 crosses the 8-byte block
@@ -54,15 +54,15 @@ static void test_build_id_cookie_is_siphash_of_length_then_bytes(void **state)
 	for (size_t n = 0; n < 16; n++) {
 		msg[0] = (uint8_t)n;
 		msg[8 + n] = (uint8_t)(0xa0 + n);
-		assert_int_equal(uw_cookie_from_build_id(msg + 8, n), uw_siphash13(0, 0, msg, 8 + n));
+		assert_int_equal(mf_cookie_from_build_id(msg + 8, n), mf_siphash13(0, 0, msg, 8 + n));
 	}
-	assert_true(uw_siphash13(0, 0, "a", 1) != uw_siphash13(0, 1, "a", 1));
+	assert_true(mf_siphash13(0, 0, "a", 1) != mf_siphash13(0, 1, "a", 1));
 }
 
 static void test_dev_inode_cookie_keeps_low_32_bits_of_each(void **state)
 {
 	(void)state;
-	assert_int_equal(uw_cookie_from_dev_ino(0x1234567800000803ULL, 0xabcdef0100000042ULL),
+	assert_int_equal(mf_cookie_from_dev_ino(0x1234567800000803ULL, 0xabcdef0100000042ULL),
 			 0x0000080300000042ULL);
 }
 
@@ -91,7 +91,7 @@ static void test_fixture_cookie_equals_one_from_readelf_notes(void **state)
 	assert_int_equal(mid.source, GS_COOKIE_BUILD_ID);
 	assert_int_equal(mid.build_id_len, len);
 	assert_memory_equal(mid.build_id, id, len);
-	assert_int_equal(mid.cookie, uw_cookie_from_build_id(id, len));
+	assert_int_equal(mid.cookie, mf_cookie_from_build_id(id, len));
 }
 
 /* A readable file that is not ELF (or has no build id) is named by dev/inode. */
@@ -110,7 +110,7 @@ static void test_file_without_build_id_uses_dev_inode(void **state)
 	assert_int_equal(gs_module_identify(tmpl, &mid, NULL), 0);
 	unlink(tmpl);
 	assert_int_equal(mid.source, GS_COOKIE_DEV_INODE);
-	assert_int_equal(mid.cookie, uw_cookie_from_dev_ino(st.st_dev, st.st_ino));
+	assert_int_equal(mid.cookie, mf_cookie_from_dev_ino(st.st_dev, st.st_ino));
 }
 
 /* Unopenable, /proc, /sys and deleted files are named by their path hash,
@@ -122,7 +122,7 @@ static void test_unopenable_paths_use_normalized_path_hash(void **state)
 	(void)state;
 	assert_int_equal(gs_module_identify("/nonexistent/./lib/libx.so (deleted)", &mid, NULL), 0);
 	assert_int_equal(mid.source, GS_COOKIE_PATH_HASH);
-	assert_int_equal(mid.cookie, uw_cookie_from_path("/nonexistent/lib/libx.so"));
+	assert_int_equal(mid.cookie, mf_cookie_from_path("/nonexistent/lib/libx.so"));
 	assert_int_equal(gs_module_identify("/proc/self/exe", &mid, NULL), 0);
 	assert_int_equal(mid.source, GS_COOKIE_PATH_HASH);
 	assert_int_equal(gs_module_identify("/sys/kernel/notes", &mid, NULL), 0);
@@ -162,11 +162,11 @@ static void test_path_normalization_strips_deleted_and_dot_steps(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(uw_path_normalize(cases[i].in, out, sizeof(out)),
+		assert_int_equal(mf_path_normalize(cases[i].in, out, sizeof(out)),
 				 (int)strlen(cases[i].out));
 		assert_string_equal(out, cases[i].out);
 	}
-	assert_int_equal(uw_path_normalize("/usr/lib/libc.so.6", out, 8), -ENAMETOOLONG);
+	assert_int_equal(mf_path_normalize("/usr/lib/libc.so.6", out, 8), -ENAMETOOLONG);
 }
 
 int main(void)

@@ -8,23 +8,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
-static const char *const scan_names[UW_CFA_NREASONS] = {
-	[UW_CFA_OK] = "ok",
-	[UW_CFA_BAD_OPCODE] = "an opcode outside DWARF 5 and the GNU x86-64 ones",
-	[UW_CFA_TRUNCATED] = "an operand cut short by the end of the entry",
-	[UW_CFA_BAD_REGISTER] = "a register number outside x86-64's DWARF registers",
-	[UW_CFA_ROW_IN_CIE] = "a row-moving instruction in a CIE",
-	[UW_CFA_STATE_DEPTH] = "remember_state nested too deep, or restore_state without one",
-	[UW_CFA_LONG_EXPRESSION] = "a DWARF expression longer than any compiler writes",
-	[UW_CFA_TOO_LONG] = "more instructions than the per-FDE budget",
-	[UW_CFA_TOO_MUCH_WORK] = "more rows times instructions than the per-FDE budget",
+static const char *const scan_names[MF_CFA_NREASONS] = {
+	[MF_CFA_OK] = "ok",
+	[MF_CFA_BAD_OPCODE] = "an opcode outside DWARF 5 and the GNU x86-64 ones",
+	[MF_CFA_TRUNCATED] = "an operand cut short by the end of the entry",
+	[MF_CFA_BAD_REGISTER] = "a register number outside x86-64's DWARF registers",
+	[MF_CFA_ROW_IN_CIE] = "a row-moving instruction in a CIE",
+	[MF_CFA_STATE_DEPTH] = "remember_state nested too deep, or restore_state without one",
+	[MF_CFA_LONG_EXPRESSION] = "a DWARF expression longer than any compiler writes",
+	[MF_CFA_TOO_LONG] = "more instructions than the per-FDE budget",
+	[MF_CFA_TOO_MUCH_WORK] = "more rows times instructions than the per-FDE budget",
 };
 
-const char *uw_cfa_scan_name(int reason)
+const char *mf_cfa_scan_name(int reason)
 {
-	return reason >= 0 && reason < UW_CFA_NREASONS ? scan_names[reason] : "unknown";
+	return reason >= 0 && reason < MF_CFA_NREASONS ? scan_names[reason] : "unknown";
 }
 
 static bool skip(const uint8_t **p, const uint8_t *end, uint64_t n)
@@ -63,15 +63,15 @@ static int reg(const uint8_t **p, const uint8_t *end)
 {
 	uint64_t r;
 
-	if (!uw_read_uleb(p, end, &r))
-		return UW_CFA_TRUNCATED;
-	return r <= UW_CFA_MAX_REGISTER ? UW_CFA_OK : UW_CFA_BAD_REGISTER;
+	if (!mf_read_uleb(p, end, &r))
+		return MF_CFA_TRUNCATED;
+	return r <= MF_CFA_MAX_REGISTER ? MF_CFA_OK : MF_CFA_BAD_REGISTER;
 }
 
 /* The operands after an opcode (low six bits cleared for the primary
  * ones); rc is OK or a reason. */
 static int operands(uint8_t op, const uint8_t **p, const uint8_t *end,
-		    const struct uw_cfa_scan_in *in, struct uw_cfa_scan_out *out, unsigned *depth)
+		    const struct mf_cfa_scan_in *in, struct mf_cfa_scan_out *out, unsigned *depth)
 {
 	uint64_t v;
 	int rc, size;
@@ -83,25 +83,25 @@ static int operands(uint8_t op, const uint8_t **p, const uint8_t *end,
 	case DW_CFA_advance_loc4:
 	case DW_CFA_set_loc:
 		if (in->cie)
-			return UW_CFA_ROW_IN_CIE; /* libdw refuses it there too */
+			return MF_CFA_ROW_IN_CIE; /* libdw refuses it there too */
 		out->rows++;
 		if (op == DW_CFA_advance_loc)
-			return UW_CFA_OK;
+			return MF_CFA_OK;
 		size = op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ? 2 :
 		       op == DW_CFA_advance_loc4 ? 4 : encoded_size(in->fde_encoding, in->addr_size);
 		if (size < 0)
-			return UW_CFA_BAD_OPCODE;
+			return MF_CFA_BAD_OPCODE;
 		if (size == 0)
-			return uw_read_uleb(p, end, &v) ? UW_CFA_OK : UW_CFA_TRUNCATED;
-		return skip(p, end, (uint64_t)size) ? UW_CFA_OK : UW_CFA_TRUNCATED;
+			return mf_read_uleb(p, end, &v) ? MF_CFA_OK : MF_CFA_TRUNCATED;
+		return skip(p, end, (uint64_t)size) ? MF_CFA_OK : MF_CFA_TRUNCATED;
 	case DW_CFA_offset: /* register in the opcode: below 64 */
 	case DW_CFA_def_cfa_offset:
 	case DW_CFA_def_cfa_offset_sf: /* an SLEB128 reads as a ULEB128's bytes */
 	case DW_CFA_GNU_args_size:
-		return uw_read_uleb(p, end, &v) ? UW_CFA_OK : UW_CFA_TRUNCATED;
+		return mf_read_uleb(p, end, &v) ? MF_CFA_OK : MF_CFA_TRUNCATED;
 	case DW_CFA_restore:
 	case DW_CFA_nop:
-		return UW_CFA_OK;
+		return MF_CFA_OK;
 	case DW_CFA_restore_extended:
 	case DW_CFA_undefined:
 	case DW_CFA_same_value:
@@ -115,72 +115,72 @@ static int operands(uint8_t op, const uint8_t **p, const uint8_t *end,
 	case DW_CFA_def_cfa_sf:
 	case DW_CFA_GNU_negative_offset_extended:
 		rc = reg(p, end);
-		if (rc == UW_CFA_OK && !uw_read_uleb(p, end, &v))
-			rc = UW_CFA_TRUNCATED;
+		if (rc == MF_CFA_OK && !mf_read_uleb(p, end, &v))
+			rc = MF_CFA_TRUNCATED;
 		return rc;
 	case DW_CFA_register:
 		rc = reg(p, end);
-		return rc == UW_CFA_OK ? reg(p, end) : rc;
+		return rc == MF_CFA_OK ? reg(p, end) : rc;
 	case DW_CFA_expression:
 	case DW_CFA_val_expression:
 	case DW_CFA_def_cfa_expression:
-		if (op != DW_CFA_def_cfa_expression && (rc = reg(p, end)) != UW_CFA_OK)
+		if (op != DW_CFA_def_cfa_expression && (rc = reg(p, end)) != MF_CFA_OK)
 			return rc;
-		if (!uw_read_uleb(p, end, &v))
-			return UW_CFA_TRUNCATED;
-		if (v > UW_CFA_MAX_EXPRESSION)
-			return (uint64_t)(end - *p) < v ? UW_CFA_TRUNCATED : UW_CFA_LONG_EXPRESSION;
-		return skip(p, end, v) ? UW_CFA_OK : UW_CFA_TRUNCATED;
+		if (!mf_read_uleb(p, end, &v))
+			return MF_CFA_TRUNCATED;
+		if (v > MF_CFA_MAX_EXPRESSION)
+			return (uint64_t)(end - *p) < v ? MF_CFA_TRUNCATED : MF_CFA_LONG_EXPRESSION;
+		return skip(p, end, v) ? MF_CFA_OK : MF_CFA_TRUNCATED;
 	case DW_CFA_remember_state:
-		if (++*depth > UW_CFA_MAX_STATE_DEPTH)
-			return UW_CFA_STATE_DEPTH;
+		if (++*depth > MF_CFA_MAX_STATE_DEPTH)
+			return MF_CFA_STATE_DEPTH;
 		if (*depth > out->max_depth)
 			out->max_depth = *depth;
-		return UW_CFA_OK;
+		return MF_CFA_OK;
 	case DW_CFA_restore_state:
 		if (*depth == 0)
-			return UW_CFA_STATE_DEPTH; /* libdw: invalid CFI */
+			return MF_CFA_STATE_DEPTH; /* libdw: invalid CFI */
 		--*depth;
-		return UW_CFA_OK;
+		return MF_CFA_OK;
 	default:
 		/* DW_CFA_MIPS_advance_loc8, DW_CFA_GNU_window_save (SPARC),
 		 * vendor and unassigned opcodes: no x86-64 compiler emits them. */
-		return UW_CFA_BAD_OPCODE;
+		return MF_CFA_BAD_OPCODE;
 	}
 }
 
-int uw_cfa_scan(const uint8_t *p, const uint8_t *end, const struct uw_cfa_scan_in *in,
-		struct uw_cfa_scan_out *out)
+int mf_cfa_scan(const uint8_t *p, const uint8_t *end, const struct mf_cfa_scan_in *in,
+		struct mf_cfa_scan_out *out)
 {
 	unsigned depth = 0;
 
-	*out = (struct uw_cfa_scan_out){ 0 };
+	*out = (struct mf_cfa_scan_out){ 0 };
 	while (p < end) {
 		uint8_t op = *p++;
 		int rc;
 
-		if (++out->ops > UW_CFA_MAX_OPS)
-			return UW_CFA_TOO_LONG;
+		if (++out->ops > MF_CFA_MAX_OPS)
+			return MF_CFA_TOO_LONG;
 		/* advance_loc, offset, restore: the operand (a register below
 		 * 64, or a delta) is in the low six bits */
 		if (op & 0xc0)
 			op &= 0xc0;
 		rc = operands(op, &p, end, in, out, &depth);
-		if (rc != UW_CFA_OK)
+		if (rc != MF_CFA_OK)
 			return rc;
 	}
-	return UW_CFA_OK;
+	return MF_CFA_OK;
 }
 
-int uw_cfa_scan_pair(const struct uw_cfa_scan_out *cie, const struct uw_cfa_scan_out *fde)
+int mf_cfa_scan_pair(const struct mf_cfa_scan_out *cie, const struct mf_cfa_scan_out *fde)
 {
 	uint64_t ops = (uint64_t)cie->ops + fde->ops;
 
-	if (ops > UW_CFA_MAX_OPS)
-		return UW_CFA_TOO_LONG;
+	if (ops > MF_CFA_MAX_OPS)
+		return MF_CFA_TOO_LONG;
 	/* libdw runs the FDE's instructions from the start for each of its
 	 * rows (the CIE's once: its state is cached). */
-	if ((uint64_t)(fde->rows + 1) * fde->ops > UW_CFA_MAX_WORK)
-		return UW_CFA_TOO_MUCH_WORK;
-	return UW_CFA_OK;
+	if ((uint64_t)(fde->rows + 1) * fde->ops > MF_CFA_MAX_WORK)
+		return MF_CFA_TOO_MUCH_WORK;
+	return MF_CFA_OK;
 }

@@ -29,7 +29,7 @@
 #include <gs/modfile.h>
 
 #include "fixtures.h"
-#include "unwind_int.h"
+#include "mf_int.h"
 
 /* A function only the full symbol table has: stripped away with .symtab. */
 #define FN "hot_bt_leaf"
@@ -505,17 +505,17 @@ static uint64_t size_of(const char *path)
 static void seal_as_copy(const char *debug, const uint8_t *id, size_t len, const char *dir,
 			 const char *copy)
 {
-	uint8_t trailer[UW_DEBUGCACHE_TRAILER_SIZE];
-	struct uw_debugcache_src src;
+	uint8_t trailer[MF_DEBUGCACHE_TRAILER_SIZE];
+	struct mf_debugcache_src src;
 	char img[4096];
 	FILE *f;
 	int fd = open(debug, O_RDONLY);
 
 	assert_true(fd >= 0);
-	assert_true(uw_debugcache_src_of(fd, &src));
+	assert_true(mf_debugcache_src_of(fd, &src));
 	close(fd);
 	snprintf(img, sizeof(img), "%s/other.debug", dir);
-	uw_debugcache_seal(trailer, size_of(img), &src, id, len);
+	mf_debugcache_seal(trailer, size_of(img), &src, id, len);
 	run("cp '%s' '%s'", img, copy);
 	f = fopen(copy, "ab");
 	assert_non_null(f);

@@ -13,11 +13,11 @@
 
 #include <gs/unwind.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
-uint64_t uw_cookie_from_build_id(const void *id, size_t len)
+uint64_t mf_cookie_from_build_id(const void *id, size_t len)
 {
 	uint8_t msg[8 + 256];
 	uint64_t n = len;
@@ -28,15 +28,15 @@ uint64_t uw_cookie_from_build_id(const void *id, size_t len)
 		msg[i] = (uint8_t)(n >> (8 * i));
 	if (len)
 		memcpy(msg + 8, id, len);
-	return uw_siphash13(0, 0, msg, 8 + len);
+	return mf_siphash13(0, 0, msg, 8 + len);
 }
 
-uint64_t uw_cookie_from_dev_ino(uint64_t dev, uint64_t ino)
+uint64_t mf_cookie_from_dev_ino(uint64_t dev, uint64_t ino)
 {
 	return (dev & 0xffffffffULL) << 32 | (ino & 0xffffffffULL);
 }
 
-uint64_t uw_cookie_from_path(const char *normalized_path)
+uint64_t mf_cookie_from_path(const char *normalized_path)
 {
 	size_t n = strlen(normalized_path);
 	uint8_t stackbuf[PATH_MAX + 1], *msg = stackbuf;
@@ -49,13 +49,13 @@ uint64_t uw_cookie_from_path(const char *normalized_path)
 	}
 	memcpy(msg, normalized_path, n);
 	msg[n] = 0xff; /* Rust's Hash for str appends 0xff */
-	h = uw_siphash13(0, 0, msg, n + 1);
+	h = mf_siphash13(0, 0, msg, n + 1);
 	if (msg != stackbuf)
 		free(msg);
 	return h;
 }
 
-int uw_path_normalize(const char *path, char *out, size_t size)
+int mf_path_normalize(const char *path, char *out, size_t size)
 {
 	size_t n = strlen(path), sl = strlen(DELETED_SUFFIX), o = 0;
 
@@ -79,7 +79,7 @@ int uw_path_normalize(const char *path, char *out, size_t size)
 	return (int)o;
 }
 
-int uw_elf_build_id(Elf *elf, const uint8_t **id, size_t *len)
+int mf_elf_build_id(Elf *elf, const uint8_t **id, size_t *len)
 {
 	const void *p = NULL;
 	ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
@@ -97,7 +97,7 @@ int gs_module_identify(const char *path, struct gs_module_id *out, struct gs_err
 {
 	char norm[PATH_MAX];
 	struct stat st, fst;
-	int fd = -1, n = uw_path_normalize(path, norm, sizeof(norm));
+	int fd = -1, n = mf_path_normalize(path, norm, sizeof(norm));
 	Elf *elf;
 
 	memset(out, 0, sizeof(*out));
@@ -105,31 +105,31 @@ int gs_module_identify(const char *path, struct gs_module_id *out, struct gs_err
 		return gs_errorf(err, n, "module path too long (%zu bytes): %.64s...", strlen(path), path);
 	/* stat first and open without blocking: a FIFO is never opened for
 	 * good, and the descriptor must be the file stat saw. */
-	if (uw_path_visible(norm) && stat(norm, &st) == 0 && S_ISREG(st.st_mode))
+	if (mf_path_visible(norm) && stat(norm, &st) == 0 && S_ISREG(st.st_mode))
 		fd = open(norm, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode) || fst.st_dev != st.st_dev ||
 	    fst.st_ino != st.st_ino) {
 		if (fd >= 0)
 			close(fd);
 		out->source = GS_COOKIE_PATH_HASH;
-		out->cookie = uw_cookie_from_path(norm);
+		out->cookie = mf_cookie_from_path(norm);
 		return 0;
 	}
 	out->dev = fst.st_dev;
 	out->ino = fst.st_ino;
 	out->source = GS_COOKIE_DEV_INODE;
-	out->cookie = uw_cookie_from_dev_ino(fst.st_dev, fst.st_ino);
+	out->cookie = mf_cookie_from_dev_ino(fst.st_dev, fst.st_ino);
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		const uint8_t *id;
 		size_t len;
 
-		if (uw_elf_build_id(elf, &id, &len) == 0 && len > 0 && len <= GS_BUILD_ID_MAX) {
+		if (mf_elf_build_id(elf, &id, &len) == 0 && len > 0 && len <= GS_BUILD_ID_MAX) {
 			out->source = GS_COOKIE_BUILD_ID;
 			out->build_id_len = (uint8_t)len;
 			memcpy(out->build_id, id, len);
-			out->cookie = uw_cookie_from_build_id(id, len);
+			out->cookie = mf_cookie_from_build_id(id, len);
 		}
 	}
 	elf_end(elf);

@@ -7,7 +7,7 @@
 
 #include <gs/unwind.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 #define PAGE_MASK_4K (~(uint64_t)0xfff)
 
@@ -38,7 +38,7 @@ static bool find_anchor(Elf *elf, uint64_t *addr)
 	return false;
 }
 
-int uw_elf_layout_read(Elf *elf, struct uw_elf_layout *out, struct gs_error *err)
+int mf_elf_layout_read(Elf *elf, struct mf_elf_layout *out, struct gs_error *err)
 {
 	GElf_Ehdr eh;
 	size_t phnum;
@@ -52,10 +52,10 @@ int uw_elf_layout_read(Elf *elf, struct uw_elf_layout *out, struct gs_error *err
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (out->nloads == UW_ELF_MAX_LOADS)
+		if (out->nloads == MF_ELF_MAX_LOADS)
 			return gs_errorf(err, -E2BIG, "more than %d PT_LOAD segments; not a usual executable or library",
-					 UW_ELF_MAX_LOADS);
-		out->loads[out->nloads++] = (struct uw_elf_load){
+					 MF_ELF_MAX_LOADS);
+		out->loads[out->nloads++] = (struct mf_elf_load){
 			ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz,
 		};
 	}
@@ -66,7 +66,7 @@ int uw_elf_layout_read(Elf *elf, struct uw_elf_layout *out, struct gs_error *err
 /* Bias of a segment through a mapping that holds its first page. In
  * general form, so a segment whose p_vaddr is not page aligned (RELRO
  * data) gets the same bias as the text segment. */
-static bool segment_bias(const struct uw_elf_load *l, const struct uw_map_candidate *maps,
+static bool segment_bias(const struct mf_elf_load *l, const struct mf_map_candidate *maps,
 			 size_t n, uint64_t *bias)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -78,8 +78,8 @@ static bool segment_bias(const struct uw_elf_load *l, const struct uw_map_candid
 	return false;
 }
 
-int uw_module_offsets_compute(const struct uw_elf_layout *layout,
-			      const struct uw_map_candidate *maps, size_t n,
+int mf_module_offsets_compute(const struct mf_elf_layout *layout,
+			      const struct mf_map_candidate *maps, size_t n,
 			      struct gs_proc_module_offsets *out, struct gs_error *err)
 {
 	uint64_t base = UINT64_MAX, end = 0, bias = 0, b;
@@ -95,7 +95,7 @@ int uw_module_offsets_compute(const struct uw_elf_layout *layout,
 			end = maps[i].end;
 	}
 	for (size_t i = 0; i < layout->nloads; i++) {
-		const struct uw_elf_load *l = &layout->loads[i];
+		const struct mf_elf_load *l = &layout->loads[i];
 		bool holds_anchor = layout->has_anchor && layout->anchor >= l->vaddr &&
 				    layout->anchor - l->vaddr < (l->memsz ? l->memsz : 1);
 

@@ -19,11 +19,11 @@
 
 #include <gs/modfile.h>
 
-#include "modfile_int.h"
+#include "mf_int.h"
 
 #define CRC_CHUNK 65536
 
-bool uw_debug_dirs_valid(const char *dirs)
+bool mf_debug_dirs_valid(const char *dirs)
 {
 	const char *p = dirs;
 
@@ -35,7 +35,7 @@ bool uw_debug_dirs_valid(const char *dirs)
 	return !p;
 }
 
-const char *uw_file_kind(unsigned mode)
+const char *mf_file_kind(unsigned mode)
 {
 	return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" :
 	       S_ISBLK(mode) ? "a block device" : S_ISDIR(mode) ? "a directory" :
@@ -43,7 +43,7 @@ const char *uw_file_kind(unsigned mode)
 	       S_ISREG(mode) ? "a regular file" : "a special file";
 }
 
-bool uw_path_visible(const char *p)
+bool mf_path_visible(const char *p)
 {
 	if (strncmp(p, "/sys/", 5) == 0 || strcmp(p, "/sys") == 0)
 		return false;
@@ -114,7 +114,7 @@ static int find_beside(const struct gs_modfile *m, const char *file_name, const 
 
 	/* A link is a file name; one with a '/' would leave the directory. */
 	if (!slash || !link || !link[0] || strchr(link, '/') || strcmp(link, "..") == 0 ||
-	    !uw_path_visible(file_name))
+	    !mf_path_visible(file_name))
 		return -1;
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		char *cand = NULL;
@@ -146,7 +146,7 @@ static int inflated_copy(const struct gs_modfile *m, int fd)
 
 	if (fd < 0 || !m || !m->owner->cfi_cache_dir || !m->id.build_id_len)
 		return fd;
-	cfd = uw_debugcache_open(m->owner->cfi_cache_dir, m->id.build_id, m->id.build_id_len, fd);
+	cfd = mf_debugcache_open(m->owner->cfi_cache_dir, m->id.build_id, m->id.build_id_len, fd);
 	if (cfd < 0)
 		return fd;
 	close(fd);
@@ -173,7 +173,7 @@ static int inflated_by_build_id(const struct gs_modfile *m, char **found)
 
 		if (asprintf(&path, "%.*s/.build-id/%.2s/%s.debug", (int)n, d, hex, hex + 2) >= 0)
 			fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		cfd = fd >= 0 ? uw_debugcache_open(m->owner->cfi_cache_dir, id->build_id,
+		cfd = fd >= 0 ? mf_debugcache_open(m->owner->cfi_cache_dir, id->build_id,
 						   id->build_id_len, fd) : -1;
 		if (fd >= 0)
 			close(fd);
@@ -189,7 +189,7 @@ static int inflated_by_build_id(const struct gs_modfile *m, char **found)
 	return -1;
 }
 
-int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+int mf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		      const char *file_name, const char *debuglink, GElf_Word crc,
 		      char **debuginfo_file_name)
 {

@@ -12,7 +12,7 @@
 
 #include <gs/unwind.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 #define GS_CIE_CACHE 64
 
@@ -25,8 +25,8 @@ struct gs_cie_info {
 	bool sized;        /* 'z': an FDE's augmentation data has its length */
 	bool signal;       /* 'S' in a 'z' augmentation */
 	uint32_t aug_size; /* not 'z': bytes of an FDE's augmentation data */
-	int scan;          /* UW_CFA_* of its initial instructions */
-	struct uw_cfa_scan_out counts;
+	int scan;          /* MF_CFA_* of its initial instructions */
+	struct mf_cfa_scan_out counts;
 };
 
 #define CIE_UNUSABLE (-1) /* not a CIE, or one libdw cannot use either */
@@ -62,7 +62,7 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
-bool uw_read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+bool mf_read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	*v = 0;
 	for (unsigned i = 0; i < 10; i++) {
@@ -130,7 +130,7 @@ static bool read_encoded(const struct gs_fde_reader *r, const uint8_t **p, const
 	case DW_EH_PE_absptr:
 		return read_fixed(r, p, end, r->addr_size, false, v);
 	case DW_EH_PE_uleb128:
-		return uw_read_uleb(p, end, v);
+		return mf_read_uleb(p, end, v);
 	case DW_EH_PE_udata2:
 		return read_fixed(r, p, end, 2, false, v);
 	case DW_EH_PE_udata4:
@@ -242,9 +242,9 @@ static const struct gs_cie_info *lookup_cie(struct gs_fde_reader *r, Dwarf_Off o
 		return c;
 	cie_augmentation(r, &entry.cie, c);
 	if (c->encoding >= 0)
-		c->scan = uw_cfa_scan(entry.cie.initial_instructions,
+		c->scan = mf_cfa_scan(entry.cie.initial_instructions,
 				      entry.cie.initial_instructions_end,
-				      &(struct uw_cfa_scan_in){ .cie = true, .fde_encoding = c->encoding,
+				      &(struct mf_cfa_scan_in){ .cie = true, .fde_encoding = c->encoding,
 								.addr_size = r->addr_size },
 				      &c->counts);
 	return c;
@@ -280,12 +280,12 @@ enum fde_kind {
 
 /* The FDE's range (out->lo, hi, signal, ops) and instructions checked. */
 static enum fde_kind decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde,
-				struct uw_fde_range *out)
+				struct mf_fde_range *out)
 {
 	const struct gs_cie_info *cie = lookup_cie(r, fde->CIE_pointer);
 	const uint8_t *p = fde->start, *end = fde->end;
 	uint64_t loc, range, field_addr, len;
-	struct uw_cfa_scan_out counts;
+	struct mf_cfa_scan_out counts;
 	int enc = cie->encoding, reason;
 	bool known = true;
 
@@ -299,19 +299,19 @@ static enum fde_kind decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde,
 	if (!read_encoded(r, &p, end, enc, &loc) || !read_encoded(r, &p, end, enc & 0x0f, &range))
 		return FDE_BAD;
 	if (cie->sized) {
-		if (!uw_read_uleb(&p, end, &len) || (uint64_t)(end - p) < len)
+		if (!mf_read_uleb(&p, end, &len) || (uint64_t)(end - p) < len)
 			return FDE_BAD; /* libdw: invalid */
 		p += len;
 	} else {
 		p = (uint64_t)(end - p) < cie->aug_size ? end : p + cie->aug_size;
 	}
 	reason = cie->scan;
-	if (reason == UW_CFA_OK)
-		reason = uw_cfa_scan(p, end, &(struct uw_cfa_scan_in){ .fde_encoding = enc,
+	if (reason == MF_CFA_OK)
+		reason = mf_cfa_scan(p, end, &(struct mf_cfa_scan_in){ .fde_encoding = enc,
 								       .addr_size = r->addr_size },
 				     &counts);
-	if (reason == UW_CFA_OK)
-		reason = uw_cfa_scan_pair(&cie->counts, &counts);
+	if (reason == MF_CFA_OK)
+		reason = mf_cfa_scan_pair(&cie->counts, &counts);
 	switch (enc & 0x70) {
 	case DW_EH_PE_absptr:
 		break;
@@ -324,7 +324,7 @@ static enum fde_kind decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde,
 	if (enc & DW_EH_PE_indirect)
 		known = false;
 	if (!known)
-		return reason == UW_CFA_OK ? FDE_BAD : FDE_UNKNOWN;
+		return reason == MF_CFA_OK ? FDE_BAD : FDE_UNKNOWN;
 	if ((enc & 0x0f) == DW_EH_PE_udata4 || (enc & 0x0f) == DW_EH_PE_sdata4)
 		range &= 0xffffffffULL;
 	if (r->addr_size == 4)
@@ -332,28 +332,28 @@ static enum fde_kind decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde,
 	out->lo = loc;
 	out->hi = loc + range < loc ? UINT64_MAX : loc + range;
 	out->signal = cie->signal;
-	out->ops = reason == UW_CFA_OK ? cie->counts.ops + counts.ops : 0;
-	return reason == UW_CFA_OK ? FDE_GOOD : FDE_CORRUPT;
+	out->ops = reason == MF_CFA_OK ? cie->counts.ops + counts.ops : 0;
+	return reason == MF_CFA_OK ? FDE_GOOD : FDE_CORRUPT;
 }
 
-static int push_range(struct uw_fde_range **v, size_t *n, size_t *cap, struct uw_fde_range r)
+static int push_range(struct mf_fde_range **v, size_t *n, size_t *cap, struct mf_fde_range r)
 {
-	if (uw_grow((void **)v, cap, *n + 1, sizeof(**v)))
+	if (mf_grow((void **)v, cap, *n + 1, sizeof(**v)))
 		return -ENOMEM;
 	(*v)[(*n)++] = r;
 	return 0;
 }
 
 /* Offsets of the FDE entries met, in section order (rising). */
-static int push_off(struct uw_fde_ranges *out, size_t at)
+static int push_off(struct mf_fde_ranges *out, size_t at)
 {
-	if (uw_grow((void **)&out->offs, &out->offs_cap, out->noffs + 1, sizeof(*out->offs)))
+	if (mf_grow((void **)&out->offs, &out->offs_cap, out->noffs + 1, sizeof(*out->offs)))
 		return -ENOMEM;
 	out->offs[out->noffs++] = at;
 	return 0;
 }
 
-int uw_fde_ranges_read(Elf *elf, bool eh_frame, struct uw_fde_ranges *out, struct gs_error *err)
+int mf_fde_ranges_read(Elf *elf, bool eh_frame, struct mf_fde_ranges *out, struct gs_error *err)
 {
 	struct gs_fde_reader r = { .eh_frame = eh_frame };
 	Dwarf_Off off = 0, next;
@@ -378,7 +378,7 @@ int uw_fde_ranges_read(Elf *elf, bool eh_frame, struct uw_fde_ranges *out, struc
 
 	for (;;) {
 		Dwarf_CFI_Entry entry;
-		struct uw_fde_range range = { 0 };
+		struct mf_fde_range range = { 0 };
 		enum fde_kind kind;
 		size_t at = off;
 		int rc;
@@ -427,17 +427,17 @@ int uw_fde_ranges_read(Elf *elf, bool eh_frame, struct uw_fde_ranges *out, struc
 	}
 	/* libdw looks an address up in .eh_frame_hdr's table first */
 	if (eh_frame && !out->refused)
-		out->refused = !uw_eh_frame_hdr_matches(elf, r.sh_addr, out->offs, out->noffs);
+		out->refused = !mf_eh_frame_hdr_matches(elf, r.sh_addr, out->offs, out->noffs);
 	free(out->offs);
 	out->offs = NULL;
 	out->noffs = out->offs_cap = 0;
 	return 0;
 oom:
-	uw_fde_ranges_free(out);
+	mf_fde_ranges_free(out);
 	return gs_errorf(err, -ENOMEM, "out of memory reading FDEs");
 }
 
-void uw_fde_ranges_free(struct uw_fde_ranges *r)
+void mf_fde_ranges_free(struct mf_fde_ranges *r)
 {
 	free(r->v);
 	free(r->corrupt);
@@ -447,9 +447,9 @@ void uw_fde_ranges_free(struct uw_fde_ranges *r)
 
 int gs_signal_frame_ranges(struct Elf *elf, uint64_t **ranges, size_t *n, struct gs_error *err)
 {
-	struct uw_fde_ranges eh;
+	struct mf_fde_ranges eh;
 	size_t k = 0;
-	int rc = uw_fde_ranges_read(elf, true, &eh, err);
+	int rc = mf_fde_ranges_read(elf, true, &eh, err);
 
 	*ranges = NULL;
 	*n = 0;
@@ -461,7 +461,7 @@ int gs_signal_frame_ranges(struct Elf *elf, uint64_t **ranges, size_t *n, struct
 	if (k) {
 		*ranges = malloc(2 * k * sizeof(**ranges));
 		if (!*ranges) {
-			uw_fde_ranges_free(&eh);
+			mf_fde_ranges_free(&eh);
 			return gs_errorf(err, -ENOMEM, "out of memory listing signal frames");
 		}
 		for (size_t i = 0; i < k; i++) {
@@ -470,6 +470,6 @@ int gs_signal_frame_ranges(struct Elf *elf, uint64_t **ranges, size_t *n, struct
 		}
 		*n = k;
 	}
-	uw_fde_ranges_free(&eh);
+	mf_fde_ranges_free(&eh);
 	return 0;
 }

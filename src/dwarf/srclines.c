@@ -11,9 +11,10 @@
 
 #include <dwarf.h>
 
-#include <gs/unwind.h>
+#include <gs/modfile.h>
 
-#include "rt_int.h"
+#include "dwv_int.h"
+#include "dwv_resolve.h"
 
 /* One line-table entry, the fields the queries use. */
 struct entry {
@@ -56,7 +57,7 @@ static bool cu_at(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
 	return false;
 }
 
-uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high)
+uint64_t dwv_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high)
 {
 	Dwarf_Die cudie;
 	Dwarf_Lines *lines;
@@ -84,7 +85,7 @@ uint64_t rt_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high)
 	return second;
 }
 
-bool rt_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
+bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
 {
 	Dwarf_Addr e, base, lo, hi;
 	ptrdiff_t off = 0;
@@ -112,7 +113,7 @@ static int prologue_holds(Dwarf_Die *die, void *arg)
 	struct entry_search *s = arg;
 	uint64_t entry, end;
 
-	if (dwarf_hasattr(die, DW_AT_declaration) || !rt_die_entry(die, &entry, &end) ||
+	if (dwarf_hasattr(die, DW_AT_declaration) || !dwv_die_entry(die, &entry, &end) ||
 	    s->addr < entry || s->addr >= end)
 		return DWARF_CB_OK;
 	s->entry = entry;
@@ -141,7 +142,7 @@ static int line_at(Dwarf_Lines *lines, size_t n, uint64_t addr)
 /* gdb's skip_prologue_sal for a line's address: one before the end of the
  * prologue of the out-of-line function it lies in moves to where
  * `break FN` stops, the same skipper's answer; later ones stay. */
-bool rt_line_past_prologue(Dwarf *dw, uint64_t addr, struct rt_line_move *out)
+bool dwv_line_past_prologue(Dwarf *dw, uint64_t addr, struct dwv_line_move *out)
 {
 	struct entry_search s = { .addr = addr };
 	Dwarf_Die cudie;
@@ -155,7 +156,7 @@ bool rt_line_past_prologue(Dwarf *dw, uint64_t addr, struct rt_line_move *out)
 	dwarf_getfuncs(&cudie, prologue_holds, &s, 0);
 	if (!s.found)
 		return false;
-	body = rt_skip_prologue(dw, s.entry, s.end);
+	body = dwv_skip_prologue(dw, s.entry, s.end);
 	if (addr >= body)
 		return false;
 	out->entry = s.entry;
@@ -165,7 +166,7 @@ bool rt_line_past_prologue(Dwarf *dw, uint64_t addr, struct rt_line_move *out)
 	return true;
 }
 
-bool rt_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line)
+bool dwv_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line)
 {
 	Dwarf_Die cudie;
 	Dwarf_Line *l;
@@ -177,6 +178,14 @@ bool rt_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line)
 		return false;
 	*file = dwarf_linesrc(l, NULL, NULL);
 	return true;
+}
+
+bool dwv_modfile_line_of(struct gs_modfile *file, uint64_t addr, const char **src, int *line)
+{
+	uint64_t bias = 0;
+	Dwarf *dw = file ? gs_modfile_dwarf(file, &bias) : NULL;
+
+	return dw && dwv_line_of(dw, addr - bias, src, line);
 }
 
 /* `file` names `want`: equal, or ends with "/" want. */
@@ -271,7 +280,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int rt_line_addrs(Dwarf *dw, const char *module, const char *input, const char *file, int line,
+int dwv_line_addrs(Dwarf *dw, const char *module, const char *input, const char *file, int line,
 		  uint64_t **addrs, size_t *n, int *used_line, struct gs_error *err)
 {
 	struct line_scan s = { .want = file, .line = line, .best = __INT_MAX__, .last = 0 };

@@ -18,7 +18,7 @@
 
 #include <gs/modfile.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 #define NOBODY 65534
 #define EXT ".test"
@@ -57,22 +57,22 @@ static int cache_teardown(void **state)
 
 static void store(const char *dir)
 {
-	const struct uw_cache_part part = { body, sizeof(body) };
+	const struct mf_cache_part part = { body, sizeof(body) };
 
-	uw_cache_store(dir, id, sizeof(id), EXT, &part, 1);
+	mf_cache_store(dir, id, sizeof(id), EXT, &part, 1);
 }
 
-/* What uw_cache_open gives: the stored bytes (true), or nothing. */
+/* What mf_cache_open gives: the stored bytes (true), or nothing. */
 static bool reads_back(const char *dir)
 {
 	char buf[sizeof(body)];
 	uint64_t size = 0;
-	int fd = uw_cache_open(dir, id, sizeof(id), EXT, &size);
+	int fd = mf_cache_open(dir, id, sizeof(id), EXT, &size);
 	bool ok;
 
 	if (fd < 0)
 		return false;
-	ok = size == sizeof(body) && uw_cache_read(fd, buf, sizeof(buf)) &&
+	ok = size == sizeof(body) && mf_cache_read(fd, buf, sizeof(buf)) &&
 	     memcmp(buf, body, sizeof(body)) == 0;
 	close(fd);
 	return ok;

@@ -1,6 +1,7 @@
-/* Small helpers every file of the unwind layer needs: opening a file as an
- * ELF the same way everywhere (libelf version set once per call, messages
- * that name the path) and growing an array. */
+/* Small helpers every reader of an ELF file needs (this layer, and unwind
+ * through mf.h): opening a file as an ELF the same way everywhere (libelf
+ * version set once per call, messages that name the path) and growing an
+ * array. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -10,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
-int uw_grow(void **v, size_t *cap, size_t need, size_t size)
+int mf_grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap = *cap ? *cap : 16;
 	void *nv;
@@ -32,7 +33,7 @@ int uw_grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-int uw_elf_open(const char *path, int *fd, Elf **elf, struct gs_error *err)
+int mf_elf_open(const char *path, int *fd, Elf **elf, struct gs_error *err)
 {
 	struct stat st = { 0 };
 	int f, code;
@@ -48,7 +49,7 @@ int uw_elf_open(const char *path, int *fd, Elf **elf, struct gs_error *err)
 	}
 	if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
 		code = gs_errorf(err, -EINVAL, "%s is %s, not a regular file; give an executable or "
-				 "a shared library", path, uw_file_kind(st.st_mode));
+				 "a shared library", path, mf_file_kind(st.st_mode));
 		close(f);
 		return code;
 	}
@@ -64,7 +65,7 @@ int uw_elf_open(const char *path, int *fd, Elf **elf, struct gs_error *err)
 	return 0;
 }
 
-void uw_elf_close(int fd, Elf *elf)
+void mf_elf_close(int fd, Elf *elf)
 {
 	elf_end(elf);
 	if (fd >= 0)

@@ -19,7 +19,7 @@
 
 #include <gs/unwind.h>
 
-#include "unwind_int.h" /* the steps checked one by one */
+#include "mf_int.h" /* the steps checked one by one */
 
 #include "fixtures.h"
 
@@ -83,12 +83,12 @@ static void test_maps_parse_every_field_and_kind(void **state)
 static void test_maps_group_one_module_per_file(void **state)
 {
 	struct gs_maps m;
-	struct uw_maps_module *mods;
+	struct mf_maps_module *mods;
 	size_t n;
 
 	(void)state;
 	assert_int_equal(gs_maps_parse(sample_maps, strlen(sample_maps), &m, NULL), 0);
-	assert_int_equal(uw_maps_group(&m, &mods, &n, NULL), 0);
+	assert_int_equal(mf_maps_group(&m, &mods, &n, NULL), 0);
 	/* tool, libc, and the two plugin.so files (different inodes); no
 	 * anonymous, [pseudo], /proc or /sys entries. */
 	assert_int_equal(n, 4);
@@ -105,7 +105,7 @@ static void test_maps_group_one_module_per_file(void **state)
 	assert_string_equal(mods[3].path, "/tmp/plugin.so");
 	assert_false(mods[3].deleted);
 	assert_int_equal(mods[3].inode, 78);
-	uw_maps_modules_free(mods, n);
+	mf_maps_modules_free(mods, n);
 	gs_maps_free(&m);
 }
 
@@ -136,7 +136,7 @@ static void test_maps_malformed_line_is_rejected_with_its_number(void **state)
  * is the load address; base and size span every mapping, data included. */
 static void test_pie_bias_is_load_address(void **state)
 {
-	struct uw_elf_layout l = {
+	struct mf_elf_layout l = {
 		.type = ET_DYN, .nloads = 4, .has_anchor = true, .anchor = 0x1040,
 		.loads = {
 			{ 0x0, 0x0, 0x628, 0x628 },
@@ -145,7 +145,7 @@ static void test_pie_bias_is_load_address(void **state)
 			{ 0x2de8, 0x3de8, 0x258, 0x260 }, /* RELRO data: unaligned vaddr */
 		},
 	};
-	struct uw_map_candidate maps[] = {
+	struct mf_map_candidate maps[] = {
 		{ 0x55d0c4a00000, 0x55d0c4a01000, 0x0 },
 		{ 0x55d0c4a01000, 0x55d0c4a02000, 0x1000 },
 		{ 0x55d0c4a02000, 0x55d0c4a03000, 0x2000 },
@@ -155,7 +155,7 @@ static void test_pie_bias_is_load_address(void **state)
 	struct gs_proc_module_offsets o;
 
 	(void)state;
-	assert_int_equal(uw_module_offsets_compute(&l, maps, 5, &o, NULL), 0);
+	assert_int_equal(mf_module_offsets_compute(&l, maps, 5, &o, NULL), 0);
 	assert_int_equal(o.text, 0x55d0c4a00000ULL);
 	assert_int_equal(o.rodata, o.text);
 	assert_int_equal(o.data, o.text);
@@ -167,17 +167,17 @@ static void test_pie_bias_is_load_address(void **state)
 /* Non-PIE ET_EXEC: link addresses are runtime addresses, bias 0 is valid. */
 static void test_non_pie_bias_is_zero(void **state)
 {
-	struct uw_elf_layout l = {
+	struct mf_elf_layout l = {
 		.type = ET_EXEC, .nloads = 2, .has_anchor = true, .anchor = 0x401040,
 		.loads = { { 0x0, 0x400000, 0x600, 0x600 }, { 0x1000, 0x401000, 0x200, 0x200 } },
 	};
-	struct uw_map_candidate maps[] = {
+	struct mf_map_candidate maps[] = {
 		{ 0x400000, 0x401000, 0x0 }, { 0x401000, 0x402000, 0x1000 },
 	};
 	struct gs_proc_module_offsets o;
 
 	(void)state;
-	assert_int_equal(uw_module_offsets_compute(&l, maps, 2, &o, NULL), 0);
+	assert_int_equal(mf_module_offsets_compute(&l, maps, 2, &o, NULL), 0);
 	assert_int_equal(o.text, 0);
 	assert_int_equal(o.base, 0x400000);
 	assert_int_equal(o.size, 0x2000);
@@ -186,24 +186,24 @@ static void test_non_pie_bias_is_zero(void **state)
 /* Only the text segment's mapping is known (others unmapped): still found. */
 static void test_bias_needs_only_one_matching_segment(void **state)
 {
-	struct uw_elf_layout l = {
+	struct mf_elf_layout l = {
 		.type = ET_DYN, .nloads = 2, .has_anchor = true, .anchor = 0x28000,
 		.loads = { { 0x0, 0x0, 0x28000, 0x28000 }, { 0x28000, 0x28000, 0x195000, 0x195000 } },
 	};
-	struct uw_map_candidate maps[] = { { 0x7f1e2c028000, 0x7f1e2c1bd000, 0x28000 } };
-	struct uw_map_candidate wrong[] = { { 0x7f1e2c028000, 0x7f1e2c1bd000, 0x99000 } };
+	struct mf_map_candidate maps[] = { { 0x7f1e2c028000, 0x7f1e2c1bd000, 0x28000 } };
+	struct mf_map_candidate wrong[] = { { 0x7f1e2c028000, 0x7f1e2c1bd000, 0x99000 } };
 	struct gs_proc_module_offsets o;
 	struct gs_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(uw_module_offsets_compute(&l, maps, 1, &o, NULL), 0);
+	assert_int_equal(mf_module_offsets_compute(&l, maps, 1, &o, NULL), 0);
 	assert_int_equal(o.text, 0x7f1e2c000000ULL);
-	assert_int_equal(uw_module_offsets_compute(&l, wrong, 1, &o, &err), -ENOENT);
+	assert_int_equal(mf_module_offsets_compute(&l, wrong, 1, &o, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "PT_LOAD"));
-	assert_int_equal(uw_module_offsets_compute(&l, maps, 0, &o, NULL), -ENOENT);
+	assert_int_equal(mf_module_offsets_compute(&l, maps, 0, &o, NULL), -ENOENT);
 }
 
-static void read_layout(const char *name, struct uw_elf_layout *l)
+static void read_layout(const char *name, struct mf_elf_layout *l)
 {
 	char path[4096];
 	int fd;
@@ -215,7 +215,7 @@ static void read_layout(const char *name, struct uw_elf_layout *l)
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	assert_non_null(elf);
-	assert_int_equal(uw_elf_layout_read(elf, l, NULL), 0);
+	assert_int_equal(mf_elf_layout_read(elf, l, NULL), 0);
 	elf_end(elf);
 	close(fd);
 }
@@ -224,7 +224,7 @@ static void read_layout(const char *name, struct uw_elf_layout *l)
  * the text section as anchor, the non-PIE build is ET_EXEC at 0x400000. */
 static void test_fixture_layouts_have_type_loads_and_text_anchor(void **state)
 {
-	struct uw_elf_layout pie, nopie, lib;
+	struct mf_elf_layout pie, nopie, lib;
 	char path[4096];
 	uint64_t main_addr, size;
 

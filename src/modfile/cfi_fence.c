@@ -6,21 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
-int uw_range_cmp(const void *a, const void *b)
+int mf_range_cmp(const void *a, const void *b)
 {
-	const struct uw_fde_range *x = a, *y = b;
+	const struct mf_fde_range *x = a, *y = b;
 
 	return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
 }
 
-size_t uw_ranges_coalesce(struct uw_fde_range *v, size_t n)
+size_t mf_ranges_coalesce(struct mf_fde_range *v, size_t n)
 {
 	size_t out = 0;
 
 	if (n > 1)
-		qsort(v, n, sizeof(*v), uw_range_cmp);
+		qsort(v, n, sizeof(*v), mf_range_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (out && v[i].lo <= v[out - 1].hi) {
 			if (v[i].hi > v[out - 1].hi)
@@ -32,7 +32,7 @@ size_t uw_ranges_coalesce(struct uw_fde_range *v, size_t n)
 	return out;
 }
 
-const struct uw_fde_range *uw_zone_after(const struct uw_fde_range *zones, size_t n,
+const struct mf_fde_range *mf_zone_after(const struct mf_fde_range *zones, size_t n,
 					 uint64_t addr)
 {
 	size_t lo = 0, hi = n;
@@ -48,31 +48,31 @@ const struct uw_fde_range *uw_zone_after(const struct uw_fde_range *zones, size_
 	return lo < n ? &zones[lo] : NULL;
 }
 
-int uw_cfi_fence_read(struct Elf *elf, bool eh_frame, struct uw_cfi_fence *out,
+int mf_cfi_fence_read(struct Elf *elf, bool eh_frame, struct mf_cfi_fence *out,
 		      struct gs_error *err)
 {
-	struct uw_fde_ranges r;
-	int rc = uw_fde_ranges_read(elf, eh_frame, &r, err);
+	struct mf_fde_ranges r;
+	int rc = mf_fde_ranges_read(elf, eh_frame, &r, err);
 
 	memset(out, 0, sizeof(*out));
 	if (rc)
 		return rc;
 	out->refused = r.refused;
 	out->zones = r.corrupt;
-	out->nzones = uw_ranges_coalesce(r.corrupt, r.ncorrupt_v);
+	out->nzones = mf_ranges_coalesce(r.corrupt, r.ncorrupt_v);
 	r.corrupt = NULL;
-	uw_fde_ranges_free(&r);
+	mf_fde_ranges_free(&r);
 	return 0;
 }
 
-bool uw_cfi_fence_allows(const struct uw_cfi_fence *f, uint64_t pc)
+bool mf_cfi_fence_allows(const struct mf_cfi_fence *f, uint64_t pc)
 {
-	const struct uw_fde_range *z = uw_zone_after(f->zones, f->nzones, pc);
+	const struct mf_fde_range *z = mf_zone_after(f->zones, f->nzones, pc);
 
 	return !f->refused && !(z && z->lo <= pc);
 }
 
-void uw_cfi_fence_free(struct uw_cfi_fence *f)
+void mf_cfi_fence_free(struct mf_cfi_fence *f)
 {
 	free(f->zones);
 	memset(f, 0, sizeof(*f));

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "modfile_int.h"
+#include "mf_int.h"
 
-void uw_prefetch_init(struct gs_modfiles *c)
+void mf_prefetch_init(struct gs_modfiles *c)
 {
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->done, NULL);
@@ -39,7 +39,7 @@ static void read_ahead(struct gs_modfile *m, struct prefetch *out)
 		close(fd);
 		return;
 	}
-	if (uw_modfile_dwfl_open(m, fd, &out->dwfl, &out->mod) != 0) {
+	if (mf_modfile_dwfl_open(m, fd, &out->dwfl, &out->mod) != 0) {
 		dwfl_end(out->dwfl);
 		memset(out, 0, sizeof(*out));
 		return;
@@ -51,7 +51,7 @@ static void read_ahead(struct gs_modfile *m, struct prefetch *out)
 		const char *debug_path = NULL;
 
 		dwfl_module_info(out->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_path);
-		uw_debugcache_store(m->owner->cfi_cache_dir, m->id.build_id, m->id.build_id_len,
+		mf_debugcache_store(m->owner->cfi_cache_dir, m->id.build_id, m->id.build_id_len,
 				    dwarf_getelf(out->dw), debug_path);
 	}
 	dwfl_module_getsymtab(out->mod);
@@ -117,7 +117,7 @@ void gs_modfile_prefetch_debug(struct gs_modfile *m)
 	pthread_mutex_lock(&c->lock);
 	/* Once per file, and not when its DWARF is read already. */
 	if (m->pre.state == PREFETCH_NONE && !m->dwarf_done && !c->stop &&
-	    uw_grow((void **)&c->queue, &c->qcap, c->qend + 1, sizeof(*c->queue)) == 0) {
+	    mf_grow((void **)&c->queue, &c->qcap, c->qend + 1, sizeof(*c->queue)) == 0) {
 		if (!c->worker_started)
 			c->worker_started = pthread_create(&c->worker, NULL, worker, c) == 0;
 		if (c->worker_started) { /* else read on first use */
@@ -129,7 +129,7 @@ void gs_modfile_prefetch_debug(struct gs_modfile *m)
 	pthread_mutex_unlock(&c->lock);
 }
 
-void uw_prefetch_finish(struct gs_modfile *m)
+void mf_prefetch_finish(struct gs_modfile *m)
 {
 	struct gs_modfiles *c = m->owner;
 	struct prefetch got;
@@ -147,7 +147,7 @@ void uw_prefetch_finish(struct gs_modfile *m)
 	pthread_mutex_unlock(&c->lock);
 }
 
-void uw_prefetch_stop(struct gs_modfiles *c)
+void mf_prefetch_stop(struct gs_modfiles *c)
 {
 	pthread_mutex_lock(&c->lock);
 	c->stop = true;

@@ -8,7 +8,7 @@
 #include <gelf.h>
 #include <string.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 struct hdr {
 	const uint8_t *base, *end;
@@ -82,7 +82,7 @@ static bool has_offset(const size_t *offs, size_t n, uint64_t off)
 	return lo < n && offs[lo] == off;
 }
 
-bool uw_eh_frame_hdr_matches(Elf *elf, uint64_t eh_addr, const size_t *offs, size_t n)
+bool mf_eh_frame_hdr_matches(Elf *elf, uint64_t eh_addr, const size_t *offs, size_t n)
 {
 	size_t shstrndx, ident_size;
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, &ident_size);

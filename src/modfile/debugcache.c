@@ -17,7 +17,7 @@
 
 #include <gelf.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 #define DEBUGCACHE_MAGIC "GSDBGZ0\n"
 #define DEBUGCACHE_VERSION 1u
@@ -30,18 +30,18 @@ struct debugcache_trailer {
 	uint32_t version;
 	uint32_t trailer_size;
 	uint64_t elf_size; /* the file is the ELF image, then this trailer */
-	struct uw_debugcache_src src;
+	struct mf_debugcache_src src;
 	uint8_t build_id_len;
 	uint8_t build_id[GS_BUILD_ID_MAX];
 	uint8_t pad[7];
 };
 _Static_assert(sizeof(struct debugcache_trailer) == 128, "debug cache trailer layout");
 
-_Static_assert(sizeof(struct debugcache_trailer) == UW_DEBUGCACHE_TRAILER_SIZE,
-	       "the trailer size unwind_int.h gives");
+_Static_assert(sizeof(struct debugcache_trailer) == MF_DEBUGCACHE_TRAILER_SIZE,
+	       "the trailer size mf_int.h gives");
 
 static void trailer_make(struct debugcache_trailer *t, uint64_t elf_size,
-			 const struct uw_debugcache_src *src, const uint8_t *id, size_t len)
+			 const struct mf_debugcache_src *src, const uint8_t *id, size_t len)
 {
 	memset(t, 0, sizeof(*t));
 	memcpy(t->magic, DEBUGCACHE_MAGIC, sizeof(t->magic));
@@ -53,7 +53,7 @@ static void trailer_make(struct debugcache_trailer *t, uint64_t elf_size,
 	memcpy(t->build_id, id, len);
 }
 
-void uw_debugcache_seal(uint8_t *trailer, uint64_t image_size, const struct uw_debugcache_src *src,
+void mf_debugcache_seal(uint8_t *trailer, uint64_t image_size, const struct mf_debugcache_src *src,
 			const uint8_t *id, size_t len)
 {
 	struct debugcache_trailer t;
@@ -62,7 +62,7 @@ void uw_debugcache_seal(uint8_t *trailer, uint64_t image_size, const struct uw_d
 	memcpy(trailer, &t, sizeof(t));
 }
 
-bool uw_debugcache_src_of(int fd, struct uw_debugcache_src *out)
+bool mf_debugcache_src_of(int fd, struct mf_debugcache_src *out)
 {
 	struct stat st;
 
@@ -76,7 +76,7 @@ bool uw_debugcache_src_of(int fd, struct uw_debugcache_src *out)
 	return true;
 }
 
-bool uw_debugcache_accept(int fd, uint64_t size, const struct uw_debugcache_src *src,
+bool mf_debugcache_accept(int fd, uint64_t size, const struct mf_debugcache_src *src,
 			  const uint8_t *id, size_t len)
 {
 	struct debugcache_trailer want, got;
@@ -103,18 +103,18 @@ bool uw_debugcache_accept(int fd, uint64_t size, const struct uw_debugcache_src 
 	return ok;
 }
 
-int uw_debugcache_open(const char *dir, const uint8_t *id, size_t len, int src_fd)
+int mf_debugcache_open(const char *dir, const uint8_t *id, size_t len, int src_fd)
 {
-	struct uw_debugcache_src src;
+	struct mf_debugcache_src src;
 	uint64_t size;
 	int fd;
 
-	if (!dir || !uw_debugcache_src_of(src_fd, &src))
+	if (!dir || !mf_debugcache_src_of(src_fd, &src))
 		return -1;
-	fd = uw_cache_open(dir, id, len, DEBUGCACHE_EXT, &size);
+	fd = mf_cache_open(dir, id, len, DEBUGCACHE_EXT, &size);
 	if (fd < 0)
 		return -1;
-	if (!uw_debugcache_accept(fd, size, &src, id, len)) {
+	if (!mf_debugcache_accept(fd, size, &src, id, len)) {
 		close(fd);
 		return -1;
 	}
@@ -282,7 +282,7 @@ out:
 /* A valid copy is there already (libdwfl read the file itself). */
 static bool already(const char *dir, const uint8_t *id, size_t len, int src_fd)
 {
-	int fd = uw_debugcache_open(dir, id, len, src_fd);
+	int fd = mf_debugcache_open(dir, id, len, src_fd);
 
 	if (fd < 0)
 		return false;
@@ -290,11 +290,11 @@ static bool already(const char *dir, const uint8_t *id, size_t len, int src_fd)
 	return true;
 }
 
-void uw_debugcache_store(const char *dir, const uint8_t *id, size_t len, Elf *debug_elf,
+void mf_debugcache_store(const char *dir, const uint8_t *id, size_t len, Elf *debug_elf,
 			 const char *src_path)
 {
 	struct debugcache_trailer t;
-	struct uw_debugcache_src src;
+	struct mf_debugcache_src src;
 	uint8_t *img = NULL;
 	size_t size, raw_size;
 	int fd;
@@ -307,12 +307,12 @@ void uw_debugcache_store(const char *dir, const uint8_t *id, size_t len, Elf *de
 	fd = open(src_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	if (uw_debugcache_src_of(fd, &src) && elf_rawfile(debug_elf, &raw_size) &&
+	if (mf_debugcache_src_of(fd, &src) && elf_rawfile(debug_elf, &raw_size) &&
 	    raw_size == src.size && !already(dir, id, len, fd) && image_of(fd, src.size, debug_elf, &img, &size) == 0) {
-		struct uw_cache_part parts[2] = { { img, size }, { &t, sizeof(t) } };
+		struct mf_cache_part parts[2] = { { img, size }, { &t, sizeof(t) } };
 
 		trailer_make(&t, size, &src, id, len);
-		uw_cache_store(dir, id, len, DEBUGCACHE_EXT, parts, 2);
+		mf_cache_store(dir, id, len, DEBUGCACHE_EXT, parts, 2);
 	}
 	close(fd);
 	free(img);

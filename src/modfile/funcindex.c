@@ -14,14 +14,14 @@
 
 #include <gs/unwind.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 #define INDEX_MAGIC "GSFNX\0\0\1"
 #define INDEX_VERSION 1u
 #define INDEX_EXT ".funcs"
 
-struct uw_funcindex {
-	struct uw_funcname *names; /* sorted by strcmp of their names */
+struct mf_funcindex {
+	struct mf_funcname *names; /* sorted by strcmp of their names */
 	uint64_t *offs;            /* DIE offsets, grouped by name, walk order */
 	char *pool;                /* the names, each NUL-terminated */
 	size_t nnames, noffs, pool_size;
@@ -57,10 +57,10 @@ struct index_header {
 _Static_assert(sizeof(struct index_header) ==
 	       offsetof(struct index_header, nnames) + sizeof(struct index_counts),
 	       "the counts end the header");
-_Static_assert(sizeof(struct uw_funcname) % 8 == 0 && sizeof(struct index_counts) % 8 == 0,
+_Static_assert(sizeof(struct mf_funcname) % 8 == 0 && sizeof(struct index_counts) % 8 == 0,
 	       "the arrays after the counts stay 8-byte aligned");
 
-void uw_funcindex_free(struct uw_funcindex *x)
+void mf_funcindex_free(struct mf_funcindex *x)
 {
 	if (!x)
 		return;
@@ -95,7 +95,7 @@ static int visit(Dwarf_Die *die, void *arg)
 
 	if (!name)
 		return DWARF_CB_OK;
-	if (uw_grow((void **)&w->v, &w->cap, w->n + 1, sizeof(*w->v))) {
+	if (mf_grow((void **)&w->v, &w->cap, w->n + 1, sizeof(*w->v))) {
 		w->rc = -ENOMEM;
 		return DWARF_CB_ABORT;
 	}
@@ -112,7 +112,7 @@ static int by_name_then_walk(const void *a, const void *b)
 	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int uw_funcindex_walk(Dwarf *dw, int (*cb)(Dwarf_Die *die, void *arg), void *arg)
+int mf_funcindex_walk(Dwarf *dw, int (*cb)(Dwarf_Die *die, void *arg), void *arg)
 {
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie;
@@ -128,7 +128,7 @@ int uw_funcindex_walk(Dwarf *dw, int (*cb)(Dwarf_Die *die, void *arg), void *arg
 	return 0;
 }
 
-static int fill(struct uw_funcindex *x, struct raw *v, size_t n)
+static int fill(struct mf_funcindex *x, struct raw *v, size_t n)
 {
 	size_t pool = 0;
 
@@ -151,7 +151,7 @@ static int fill(struct uw_funcindex *x, struct raw *v, size_t n)
 		if (i == 0 || strcmp(v[i - 1].name, v[i].name) != 0) {
 			size_t len = strlen(v[i].name) + 1;
 
-			x->names[k++] = (struct uw_funcname){ .name = (uint32_t)pool,
+			x->names[k++] = (struct mf_funcname){ .name = (uint32_t)pool,
 							      .first = (uint32_t)i };
 			memcpy(x->pool + pool, v[i].name, len);
 			pool += len;
@@ -162,16 +162,16 @@ static int fill(struct uw_funcindex *x, struct raw *v, size_t n)
 	return 0;
 }
 
-int uw_funcindex_build(Dwarf *dw, struct uw_funcindex **out)
+int mf_funcindex_build(Dwarf *dw, struct mf_funcindex **out)
 {
-	struct uw_funcindex *x = calloc(1, sizeof(*x));
+	struct mf_funcindex *x = calloc(1, sizeof(*x));
 	struct walk w = { 0 };
 	int rc;
 
 	*out = NULL;
 	if (!x)
 		return -ENOMEM;
-	rc = uw_funcindex_walk(dw, visit, &w);
+	rc = mf_funcindex_walk(dw, visit, &w);
 	if (w.rc)
 		rc = w.rc;
 	if (rc == 0 && w.n)
@@ -180,7 +180,7 @@ int uw_funcindex_build(Dwarf *dw, struct uw_funcindex **out)
 		rc = fill(x, w.v, w.n);
 	free(w.v);
 	if (rc) {
-		uw_funcindex_free(x);
+		mf_funcindex_free(x);
 		return rc;
 	}
 	*out = x;
@@ -189,7 +189,7 @@ int uw_funcindex_build(Dwarf *dw, struct uw_funcindex **out)
 
 /* ---- lookups ---------------------------------------------------------------- */
 
-size_t uw_funcindex_find(const struct uw_funcindex *x, const char *name, const uint64_t **offs)
+size_t mf_funcindex_find(const struct mf_funcindex *x, const char *name, const uint64_t **offs)
 {
 	size_t lo = 0, hi = x->nnames;
 
@@ -210,12 +210,12 @@ size_t uw_funcindex_find(const struct uw_funcindex *x, const char *name, const u
 	return 0;
 }
 
-size_t uw_funcindex_count(const struct uw_funcindex *x)
+size_t mf_funcindex_count(const struct mf_funcindex *x)
 {
 	return x->nnames;
 }
 
-const char *uw_funcindex_at(const struct uw_funcindex *x, size_t i, const uint64_t **offs,
+const char *mf_funcindex_at(const struct mf_funcindex *x, size_t i, const uint64_t **offs,
 			    size_t *n)
 {
 	*offs = x->offs + x->names[i].first;
@@ -230,23 +230,23 @@ static void header_for(struct index_header *h, Elf *elf, const uint8_t *id, size
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, INDEX_MAGIC, sizeof(h->magic));
 	h->version = INDEX_VERSION;
-	h->name_size = sizeof(struct uw_funcname);
+	h->name_size = sizeof(struct mf_funcname);
 	h->build_id_len = (uint32_t)len;
 	memcpy(h->build_id, id, len);
-	h->content = uw_cache_content(elf, index_sections,
+	h->content = mf_cache_content(elf, index_sections,
 				      sizeof(index_sections) / sizeof(index_sections[0]));
 }
 
 /* Every record inside the arrays, the names in strictly increasing order
  * (binary search relies on it) and the offsets shared out in order. */
-static bool well_formed(const struct uw_funcindex *x)
+static bool well_formed(const struct mf_funcindex *x)
 {
 	uint64_t next = 0;
 
 	if (x->pool_size == 0 ? x->nnames != 0 : x->pool[x->pool_size - 1] != '\0')
 		return false;
 	for (size_t i = 0; i < x->nnames; i++) {
-		const struct uw_funcname *r = &x->names[i];
+		const struct mf_funcname *r = &x->names[i];
 
 		if (r->name >= x->pool_size || r->first != next || r->count == 0 ||
 		    r->count > x->noffs - next)
@@ -258,10 +258,10 @@ static bool well_formed(const struct uw_funcindex *x)
 	return next == x->noffs;
 }
 
-int uw_funcindex_parse(const void *body, size_t size, struct uw_funcindex **out)
+int mf_funcindex_parse(const void *body, size_t size, struct mf_funcindex **out)
 {
 	struct index_counts k;
-	struct uw_funcindex *x;
+	struct mf_funcindex *x;
 	uint8_t *blob;
 
 	*out = NULL;
@@ -269,7 +269,7 @@ int uw_funcindex_parse(const void *body, size_t size, struct uw_funcindex **out)
 		return -EINVAL;
 	memcpy(&k, body, sizeof(k));
 	if (k.nnames > UINT32_MAX || k.noffs > UINT32_MAX || k.pool_size > UINT32_MAX ||
-	    size != sizeof(k) + k.nnames * sizeof(struct uw_funcname) +
+	    size != sizeof(k) + k.nnames * sizeof(struct mf_funcname) +
 			    k.noffs * sizeof(uint64_t) + k.pool_size)
 		return -EINVAL;
 	x = calloc(1, sizeof(*x));
@@ -285,19 +285,19 @@ int uw_funcindex_parse(const void *body, size_t size, struct uw_funcindex **out)
 	x->nnames = k.nnames;
 	x->noffs = k.noffs;
 	x->pool_size = k.pool_size;
-	x->names = (struct uw_funcname *)(blob + sizeof(k));
+	x->names = (struct mf_funcname *)(blob + sizeof(k));
 	x->offs = (uint64_t *)(blob + sizeof(k) + x->nnames * sizeof(*x->names));
 	x->pool = (char *)(x->offs + x->noffs);
 	if (!well_formed(x)) {
-		uw_funcindex_free(x);
+		mf_funcindex_free(x);
 		return -EINVAL;
 	}
 	*out = x;
 	return 0;
 }
 
-int uw_funcindex_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
-		      struct uw_funcindex **out)
+int mf_funcindex_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
+		      struct mf_funcindex **out)
 {
 	const size_t pinned = offsetof(struct index_header, nnames);
 	struct index_header want;
@@ -306,21 +306,21 @@ int uw_funcindex_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 	int fd, rc = -EINVAL;
 
 	*out = NULL;
-	fd = uw_cache_open(dir, id, len, INDEX_EXT, &size);
+	fd = mf_cache_open(dir, id, len, INDEX_EXT, &size);
 	if (fd < 0)
 		return fd;
 	header_for(&want, elf, id, len);
-	if (uw_cache_pinned(fd, size, &want, pinned) && size - pinned <= SIZE_MAX &&
+	if (mf_cache_pinned(fd, size, &want, pinned) && size - pinned <= SIZE_MAX &&
 	    (body = malloc(size - pinned ? size - pinned : 1)) &&
-	    uw_cache_read(fd, body, size - pinned))
-		rc = uw_funcindex_parse(body, size - pinned, out);
+	    mf_cache_read(fd, body, size - pinned))
+		rc = mf_funcindex_parse(body, size - pinned, out);
 	free(body);
 	close(fd);
 	return rc;
 }
 
-void uw_funcindex_store(const char *dir, Elf *elf, const uint8_t *id, size_t len,
-			const struct uw_funcindex *x)
+void mf_funcindex_store(const char *dir, Elf *elf, const uint8_t *id, size_t len,
+			const struct mf_funcindex *x)
 {
 	struct index_header h;
 
@@ -330,7 +330,7 @@ void uw_funcindex_store(const char *dir, Elf *elf, const uint8_t *id, size_t len
 	h.nnames = x->nnames;
 	h.noffs = x->noffs;
 	h.pool_size = x->pool_size;
-	uw_cache_store(dir, id, len, INDEX_EXT, (const struct uw_cache_part[]){
+	mf_cache_store(dir, id, len, INDEX_EXT, (const struct mf_cache_part[]){
 			       { &h, sizeof(h) },
 			       { x->names, x->nnames * sizeof(*x->names) },
 			       { x->offs, x->noffs * sizeof(*x->offs) },

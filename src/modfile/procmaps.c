@@ -12,7 +12,7 @@
 
 #include <gs/unwind.h>
 
-#include "unwind_int.h"
+#include "mf_int.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -98,7 +98,7 @@ static int parse_line(const char *line, size_t len, struct gs_map_entry *e)
 	if (e->kind == GS_MAP_FILE) {
 		char norm[PATH_MAX];
 
-		if (uw_path_normalize(path, norm, sizeof(norm)) < 0)
+		if (mf_path_normalize(path, norm, sizeof(norm)) < 0)
 			return -ENAMETOOLONG;
 		e->path = strdup(norm);
 	} else {
@@ -124,7 +124,7 @@ int gs_maps_parse(const char *text, size_t len, struct gs_maps *out, struct gs_e
 			continue;
 		}
 		rc = parse_line(text + i, n, &e);
-		if (rc == 0 && uw_grow((void **)&out->entries, &out->cap, out->n + 1, sizeof(e)))
+		if (rc == 0 && mf_grow((void **)&out->entries, &out->cap, out->n + 1, sizeof(e)))
 			rc = -ENOMEM;
 		if (rc) {
 			free(e.path);
@@ -155,7 +155,7 @@ int gs_maps_read(pid_t pid, struct gs_maps *out, struct gs_error *err)
 	for (;;) {
 		ssize_t n;
 
-		if (uw_grow((void **)&buf, &cap, len + 65536, 1)) {
+		if (mf_grow((void **)&buf, &cap, len + 65536, 1)) {
 			rc = gs_errorf(err, -ENOMEM, "out of memory reading %s", path);
 			break;
 		}
@@ -193,7 +193,7 @@ static bool groupable(const struct gs_map_entry *e)
 	return strncmp(e->path, "/proc/", 6) != 0 && strncmp(e->path, "/sys/", 5) != 0;
 }
 
-static struct uw_maps_module *find_module(struct uw_maps_module *mods, size_t n,
+static struct mf_maps_module *find_module(struct mf_maps_module *mods, size_t n,
 					  const struct gs_map_entry *e)
 {
 	for (size_t i = 0; i < n; i++)
@@ -203,34 +203,34 @@ static struct uw_maps_module *find_module(struct uw_maps_module *mods, size_t n,
 	return NULL;
 }
 
-int uw_maps_group(const struct gs_maps *m, struct uw_maps_module **out, size_t *n,
+int mf_maps_group(const struct gs_maps *m, struct mf_maps_module **out, size_t *n,
 		  struct gs_error *err)
 {
-	struct uw_maps_module *mods = NULL;
+	struct mf_maps_module *mods = NULL;
 	size_t nmods = 0, cap = 0;
 	size_t *caps = NULL, caps_cap = 0;
 
 	for (size_t i = 0; i < m->n; i++) {
 		const struct gs_map_entry *e = &m->entries[i];
-		struct uw_maps_module *mod;
+		struct mf_maps_module *mod;
 		size_t mi;
 
 		if (!groupable(e))
 			continue;
 		mod = find_module(mods, nmods, e);
 		if (!mod) {
-			if (uw_grow((void **)&mods, &cap, nmods + 1, sizeof(*mods)) ||
-			    uw_grow((void **)&caps, &caps_cap, nmods + 1, sizeof(*caps)))
+			if (mf_grow((void **)&mods, &cap, nmods + 1, sizeof(*mods)) ||
+			    mf_grow((void **)&caps, &caps_cap, nmods + 1, sizeof(*caps)))
 				goto oom;
 			mod = &mods[nmods];
 			caps[nmods++] = 0;
-			*mod = (struct uw_maps_module){
+			*mod = (struct mf_maps_module){
 				.path = e->path, .dev_major = e->dev_major, .dev_minor = e->dev_minor,
 				.inode = e->inode, .deleted = e->deleted, .base = e->start, .end = e->end,
 			};
 		}
 		mi = (size_t)(mod - mods);
-		if (uw_grow((void **)&mod->maps, &caps[mi], mod->nmaps + 1, sizeof(*mod->maps)))
+		if (mf_grow((void **)&mod->maps, &caps[mi], mod->nmaps + 1, sizeof(*mod->maps)))
 			goto oom;
 		mod->maps[mod->nmaps++] = i;
 		if (e->start < mod->base)
@@ -244,13 +244,13 @@ int uw_maps_group(const struct gs_maps *m, struct uw_maps_module **out, size_t *
 	return 0;
 oom:
 	free(caps);
-	uw_maps_modules_free(mods, nmods);
+	mf_maps_modules_free(mods, nmods);
 	*out = NULL;
 	*n = 0;
 	return gs_errorf(err, -ENOMEM, "out of memory grouping %zu mappings", m->n);
 }
 
-void uw_maps_modules_free(struct uw_maps_module *mods, size_t n)
+void mf_maps_modules_free(struct mf_maps_module *mods, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(mods[i].maps);

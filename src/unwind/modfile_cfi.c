@@ -1,0 +1,37 @@
+/* The CFI rows of a module file (gs_modfile_cfi): built once per build id
+ * (files without one: per file) with the default options and the cache's
+ * on-disk CFI directory, and kept in the module-file cache's slot for that
+ * cookie, which frees them with itself. Rows are this layer's; the files
+ * and the slot are the modfile layer's (mf.h). */
+#include <errno.h>
+#include <stdio.h>
+
+#include <gs/modfile.h>
+
+#include "unwind_int.h"
+
+int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct gs_error *err)
+{
+	const char *dir;
+	struct mf_cfi_slot *s = mf_modfile_cfi_slot(m, &dir);
+
+	*out = NULL;
+	if (!s)
+		return gs_errorf(err, -ENOMEM, "out of memory reading the CFI of %s",
+				 gs_modfile_path(m));
+	if (!s->filled) {
+		struct gs_cfi_opts co = { .sz = sizeof(co), .cache_dir = dir };
+		struct gs_error why;
+
+		s->filled = true;
+		s->fini = gs_cfi_table_free;
+		s->rc = gs_cfi_table_from_elf(gs_modfile_elf(m), &co, &s->table, &why);
+		if (s->rc)
+			snprintf(s->msg, sizeof(s->msg), "%.200s: %.300s", gs_modfile_path(m),
+				 why.msg);
+	}
+	if (s->rc)
+		return gs_errorf(err, s->rc, "%s", s->msg);
+	*out = &s->table;
+	return 0;
+}
