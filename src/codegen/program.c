@@ -10,7 +10,7 @@
 
 #include <gs/internal/program.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "bt.h"
 
 #define PERCPU_VALUE_MAX 32768 /* the kernel's per-CPU allocation unit */

@@ -10,8 +10,8 @@
 #include <dwarf.h>
 
 #include "dwv_int.h"
-#include "dwv_resolve.h"
-#include "mf.h"
+#include <gs/internal/dwarf.h>
+#include <gs/internal/modfile.h>
 
 struct loc_list {
 	struct dwv_loc *v;

@@ -12,8 +12,9 @@
 #include <gs/modfile.h>
 
 #include "dwv_int.h"
-#include "mf.h"
-#include "dwv_resolve.h"
+#include <gs/internal/modfile.h>
+#include <gs/internal/dwarf.h>
+#include "base.h"
 
 static const char *const reg_names[GS_DWARF_REG_MAX + 1] = {
 	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
@@ -316,7 +317,7 @@ int dwv_module_functions(struct gs_dwarf *d, struct gs_modfile *file, const char
 
 		if (fnmatch(glob, name, 0) != 0)
 			continue;
-		if (mf_grow((void **)&offs, &cap, noffs + k, sizeof(*offs))) {
+		if (base_grow((void **)&offs, &cap, noffs + k, sizeof(*offs))) {
 			free(offs);
 			return gs_errorf(err, -ENOMEM, "out of memory listing functions");
 		}

@@ -13,8 +13,8 @@
 #include <gs/modfile.h>
 
 #include "dwv_int.h"
-#include "mf.h"
-#include "dwv_resolve.h"
+#include <gs/internal/modfile.h>
+#include <gs/internal/dwarf.h>
 
 /* The checks of a module's two CFI sections: .eh_frame of the module
  * file, .debug_frame of its DWARF's file (its debug file, maybe). */

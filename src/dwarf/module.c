@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "dwv_int.h"
 
 static size_t map_slot(const struct dwv_map *m, const void *key)

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "dwv_resolve.h"
+#include <gs/internal/dwarf.h>
 
 /* The SysV classes of the eightbytes of t at offset off: 1 INTEGER, 2 SSE
  * (xmm registers, which pt_regs lacks); false for long double and the like. */

@@ -14,7 +14,7 @@
 #include <gs/modfile.h>
 
 #include "dwv_int.h"
-#include "dwv_resolve.h"
+#include <gs/internal/dwarf.h>
 
 /* One line-table entry, the fields the queries use. */
 struct entry {

@@ -16,8 +16,8 @@
 #include <gs/modfile.h>
 
 #include "dwv_int.h"
-#include "mf.h"
-#include "dwv_resolve.h"
+#include <gs/internal/modfile.h>
+#include <gs/internal/dwarf.h>
 
 struct loc_list {
 	struct dwv_loc *v;

@@ -11,7 +11,7 @@
 
 #include <gs/decode.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 
 #define INVALID_EXPR_TEXT_MAX sizeof("<INVALID_EXPR_INDEX_65535>")
 

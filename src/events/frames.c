@@ -12,7 +12,7 @@
 #include <gs/frames.h>
 #include <gs/modfile.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "events_int.h"
 
 /* The module list of one process, as last read from /proc/PID/maps. */

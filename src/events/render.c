@@ -7,7 +7,7 @@
 #include <gs/format.h>
 #include <gs/render.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "ev_int.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -13,6 +13,7 @@
 #include <gs/unwind.h>
 
 #include "mf_int.h"
+#include "base.h"
 
 #define GS_CIE_CACHE 64
 
@@ -338,7 +339,7 @@ static enum fde_kind decode_fde(struct gs_fde_reader *r, const Dwarf_FDE *fde,
 
 static int push_range(struct mf_fde_range **v, size_t *n, size_t *cap, struct mf_fde_range r)
 {
-	if (mf_grow((void **)v, cap, *n + 1, sizeof(**v)))
+	if (base_grow((void **)v, cap, *n + 1, sizeof(**v)))
 		return -ENOMEM;
 	(*v)[(*n)++] = r;
 	return 0;
@@ -347,7 +348,7 @@ static int push_range(struct mf_fde_range **v, size_t *n, size_t *cap, struct mf
 /* Offsets of the FDE entries met, in section order (rising). */
 static int push_off(struct mf_fde_ranges *out, size_t at)
 {
-	if (mf_grow((void **)&out->offs, &out->offs_cap, out->noffs + 1, sizeof(*out->offs)))
+	if (base_grow((void **)&out->offs, &out->offs_cap, out->noffs + 1, sizeof(*out->offs)))
 		return -ENOMEM;
 	out->offs[out->noffs++] = at;
 	return 0;

@@ -13,26 +13,6 @@
 
 #include "mf_int.h"
 
-int mf_grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 16;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 int mf_elf_open(const char *path, int *fd, Elf **elf, struct gs_error *err)
 {
 	struct stat st = { 0 };

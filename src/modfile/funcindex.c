@@ -15,6 +15,7 @@
 #include <gs/unwind.h>
 
 #include "mf_int.h"
+#include "base.h"
 
 #define INDEX_MAGIC "GSFNX\0\0\1"
 #define INDEX_VERSION 1u
@@ -95,7 +96,7 @@ static int visit(Dwarf_Die *die, void *arg)
 
 	if (!name)
 		return DWARF_CB_OK;
-	if (mf_grow((void **)&w->v, &w->cap, w->n + 1, sizeof(*w->v))) {
+	if (base_grow((void **)&w->v, &w->cap, w->n + 1, sizeof(*w->v))) {
 		w->rc = -ENOMEM;
 		return DWARF_CB_ABORT;
 	}

@@ -14,7 +14,7 @@
 
 #include <gs/modfile.h>
 
-#include "mf.h"
+#include <gs/internal/modfile.h>
 
 /* ---- the modfile layer's private steps: checks, identity, maps, layout ---- */
 

@@ -15,8 +15,9 @@
 
 #include <gs/modfile.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "mf_int.h"
+#include "base.h"
 
 #define DEFAULT_DEBUG_DIRS "/usr/lib/debug"
 
@@ -225,7 +226,7 @@ int gs_modfile_open_src(struct gs_modfiles *c, const struct gs_modfile_src *src,
 		return rc;
 	if ((*out = find_file(c, &st)))
 		return 0;
-	if (mf_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+	if (base_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
 		return gs_errorf(err, -ENOMEM, "out of memory opening %s", p);
 	/* O_NONBLOCK: a FIFO swapped in after the stat opens at once, and
 	 * fstat on the descriptor then refuses it. */
@@ -317,7 +318,7 @@ struct mf_cfi_slot *mf_modfile_cfi_slot(struct gs_modfile *m, const char **cache
 	for (size_t i = 0; i < c->ncfi; i++)
 		if (c->cfi[i]->cookie == m->id.cookie)
 			return m->cfi = c->cfi[i];
-	if (mf_grow((void **)&c->cfi, &c->cfi_cap, c->ncfi + 1, sizeof(*c->cfi)))
+	if (base_grow((void **)&c->cfi, &c->cfi_cap, c->ncfi + 1, sizeof(*c->cfi)))
 		return NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)

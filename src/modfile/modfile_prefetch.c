@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mf_int.h"
+#include "base.h"
 
 void mf_prefetch_init(struct gs_modfiles *c)
 {
@@ -117,7 +118,7 @@ void gs_modfile_prefetch_debug(struct gs_modfile *m)
 	pthread_mutex_lock(&c->lock);
 	/* Once per file, and not when its DWARF is read already. */
 	if (m->pre.state == PREFETCH_NONE && !m->dwarf_done && !c->stop &&
-	    mf_grow((void **)&c->queue, &c->qcap, c->qend + 1, sizeof(*c->queue)) == 0) {
+	    base_grow((void **)&c->queue, &c->qcap, c->qend + 1, sizeof(*c->queue)) == 0) {
 		if (!c->worker_started)
 			c->worker_started = pthread_create(&c->worker, NULL, worker, c) == 0;
 		if (c->worker_started) { /* else read on first use */

@@ -13,6 +13,7 @@
 #include <gs/unwind.h>
 
 #include "mf_int.h"
+#include "base.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -124,7 +125,7 @@ int gs_maps_parse(const char *text, size_t len, struct gs_maps *out, struct gs_e
 			continue;
 		}
 		rc = parse_line(text + i, n, &e);
-		if (rc == 0 && mf_grow((void **)&out->entries, &out->cap, out->n + 1, sizeof(e)))
+		if (rc == 0 && base_grow((void **)&out->entries, &out->cap, out->n + 1, sizeof(e)))
 			rc = -ENOMEM;
 		if (rc) {
 			free(e.path);
@@ -155,7 +156,7 @@ int gs_maps_read(pid_t pid, struct gs_maps *out, struct gs_error *err)
 	for (;;) {
 		ssize_t n;
 
-		if (mf_grow((void **)&buf, &cap, len + 65536, 1)) {
+		if (base_grow((void **)&buf, &cap, len + 65536, 1)) {
 			rc = gs_errorf(err, -ENOMEM, "out of memory reading %s", path);
 			break;
 		}
@@ -219,8 +220,8 @@ int mf_maps_group(const struct gs_maps *m, struct mf_maps_module **out, size_t *
 			continue;
 		mod = find_module(mods, nmods, e);
 		if (!mod) {
-			if (mf_grow((void **)&mods, &cap, nmods + 1, sizeof(*mods)) ||
-			    mf_grow((void **)&caps, &caps_cap, nmods + 1, sizeof(*caps)))
+			if (base_grow((void **)&mods, &cap, nmods + 1, sizeof(*mods)) ||
+			    base_grow((void **)&caps, &caps_cap, nmods + 1, sizeof(*caps)))
 				goto oom;
 			mod = &mods[nmods];
 			caps[nmods++] = 0;
@@ -230,7 +231,7 @@ int mf_maps_group(const struct gs_maps *m, struct mf_maps_module **out, size_t *
 			};
 		}
 		mi = (size_t)(mod - mods);
-		if (mf_grow((void **)&mod->maps, &caps[mi], mod->nmaps + 1, sizeof(*mod->maps)))
+		if (base_grow((void **)&mod->maps, &caps[mi], mod->nmaps + 1, sizeof(*mod->maps)))
 			goto oom;
 		mod->maps[mod->nmaps++] = i;
 		if (e->start < mod->base)

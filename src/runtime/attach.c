@@ -26,7 +26,7 @@
 
 #include <gs/runtime.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "rt_int.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices/uprobe"

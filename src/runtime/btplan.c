@@ -11,7 +11,7 @@
 #include <gs/internal/runtime.h>
 #include <gs/runtime.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 
 /* Rows of every ELF module pid maps (a module that cannot be read is left
  * out: its frames end the walk with NoUnwindRowsForPc). */

@@ -10,7 +10,7 @@
 #include <gs/dwarf.h>
 #include <gs/modfile.h>
 
-#include "dwv_resolve.h"
+#include <gs/internal/dwarf.h>
 #include "rt_int.h"
 
 struct rt_dwarf_cache {

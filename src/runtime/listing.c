@@ -16,7 +16,7 @@
 #include <gs/runtime.h>
 #include <gs/script.h>
 
-#include "dwv_resolve.h"
+#include <gs/internal/dwarf.h>
 #include "rt_int.h"
 
 static const char *base_name(const char *path)

@@ -17,7 +17,7 @@
 #include <gs/disasm.h>
 #include <gs/runtime.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "rt_int.h"
 
 #define LICENSE "GPL" /* bpf_probe_read_user & co. are GPL-only */

@@ -13,7 +13,7 @@
 #include <gs/modfile.h>
 #include <gs/runtime.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "rt_int.h"
 
 /* The rows of one module for programs that hold their own rows. */

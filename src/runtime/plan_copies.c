@@ -15,7 +15,7 @@
 #include <gs/modfile.h>
 #include <gs/runtime.h>
 
-#include "dwv_resolve.h"
+#include <gs/internal/dwarf.h>
 #include "rt_int.h"
 
 int rt_copies_add(struct rt_copies *cs, size_t probe, struct gs_expr *node,

@@ -15,7 +15,7 @@
 #include <gs/dwarf.h>
 #include <gs/runtime.h>
 
-#include "dwv_resolve.h"
+#include <gs/internal/dwarf.h>
 #include "rt_int.h"
 
 struct chunk {

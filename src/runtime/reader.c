@@ -15,7 +15,7 @@
 
 #include <gs/runtime.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "rt_int.h"
 
 #define STOP_MARK (-ECANCELED) /* a callback asked to stop: unwinds libbpf's loop */

@@ -7,8 +7,8 @@
 
 #include <gs/runtime.h>
 
-#include "../opts_int.h"
-#include "dwv_resolve.h"
+#include "opts.h"
+#include <gs/internal/dwarf.h>
 #include "rt_int.h"
 
 static enum dwv_target_kind kind_of(enum gs_target_kind k)

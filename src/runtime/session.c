@@ -14,7 +14,7 @@
 #include <gs/internal/program.h>
 #include <gs/runtime.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "rt_int.h"
 
 #define REFRESH_INTERVAL_NS 1000000000ll

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "script_int.h"
 
 /* ---- diagnostics ------------------------------------------------------------ */

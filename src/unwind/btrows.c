@@ -10,6 +10,7 @@
 #include <gs/unwind.h>
 
 #include "unwind_int.h"
+#include "base.h"
 
 void gs_bt_rowtab_free(struct gs_bt_rowtab *t)
 {
@@ -75,7 +76,7 @@ static int8_t off8(const struct gs_bt_rule *r)
 
 static int grow(void **v, size_t *cap, size_t need, size_t elem, struct gs_error *err)
 {
-	if (mf_grow(v, cap, need, elem))
+	if (base_grow(v, cap, need, elem))
 		return gs_errorf(err, -ENOMEM, "out of memory building compact unwind rows");
 	return 0;
 }

@@ -13,8 +13,9 @@
 
 #include <gs/unwind.h>
 
-#include "../opts_int.h"
+#include "opts.h"
 #include "unwind_int.h"
+#include "base.h"
 
 enum rule_kind { RULE_UNDEFINED, RULE_SAME, RULE_AT_CFA, RULE_VAL_CFA, RULE_REGISTER, RULE_EXPR };
 
@@ -132,7 +133,7 @@ static void add_row(struct uw_cfi_builder *b, const struct gs_unwind_row *row)
 {
 	struct gs_cfi_table *t = b->t;
 
-	if (mf_grow((void **)&t->rows, &b->rows_cap, t->nrows + 1, sizeof(*t->rows))) {
+	if (base_grow((void **)&t->rows, &b->rows_cap, t->nrows + 1, sizeof(*t->rows))) {
 		b->oom = true;
 		return;
 	}
@@ -144,7 +145,7 @@ static void add_xrow(struct uw_cfi_builder *b, const struct gs_cfi_row *row)
 {
 	struct gs_cfi_table *t = b->t;
 
-	if (mf_grow((void **)&t->xrows, &b->xrows_cap, t->nxrows + 1, sizeof(*t->xrows))) {
+	if (base_grow((void **)&t->xrows, &b->xrows_cap, t->nxrows + 1, sizeof(*t->xrows))) {
 		b->oom = true;
 		return;
 	}
@@ -164,11 +165,15 @@ void uw_cfi_add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int 
 		t->dropped[t->ndropped - 1].pc_end = hi;
 		return;
 	}
-	if (mf_grow((void **)&t->dropped, &b->dropped_cap, t->ndropped + 1, sizeof(*t->dropped))) {
+	if (base_grow((void **)&t->dropped, &b->dropped_cap, t->ndropped + 1, sizeof(*t->dropped))) {
 		b->oom = true;
 		return;
 	}
-	t->dropped[t->ndropped++] = (struct gs_cfi_dropped){ lo, hi, (uint8_t)reason };
+	/* zeroed whole: the padding goes into the cache file as it is */
+	memset(&t->dropped[t->ndropped], 0, sizeof(*t->dropped));
+	t->dropped[t->ndropped].pc_start = lo;
+	t->dropped[t->ndropped].pc_end = hi;
+	t->dropped[t->ndropped++].reason = (uint8_t)reason;
 }
 
 static void add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int reason)
@@ -270,7 +275,7 @@ static void fence(struct uw_cfi_builder *b, struct mf_fde_ranges *r)
 {
 	b->t->stats.corrupt_fdes += r->ncorrupt;
 	if (r->refused && r->n) {
-		if (mf_grow((void **)&r->corrupt, &r->corrupt_cap, r->ncorrupt_v + r->n,
+		if (base_grow((void **)&r->corrupt, &r->corrupt_cap, r->ncorrupt_v + r->n,
 			    sizeof(*r->corrupt))) {
 			b->oom = true;
 			return;

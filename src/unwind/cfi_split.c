@@ -17,6 +17,7 @@
 #include <gs/unwind.h>
 
 #include "unwind_int.h"
+#include "base.h"
 
 struct half {
 	Elf *elf;
@@ -39,7 +40,7 @@ static bool append(void **dst, size_t *n, size_t *cap, const void *src, size_t m
 {
 	if (m == 0)
 		return true;
-	if (mf_grow(dst, cap, *n + m, size))
+	if (base_grow(dst, cap, *n + m, size))
 		return false;
 	memcpy((char *)*dst + *n * size, src, m * size);
 	*n += m;

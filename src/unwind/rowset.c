@@ -10,6 +10,7 @@
 #include <gs/unwind.h>
 
 #include "unwind_int.h"
+#include "base.h"
 
 const struct gs_unwind_row *gs_rows_find(const struct gs_unwind_row *rows, size_t lo, size_t hi,
 					 uint64_t pc)
@@ -81,8 +82,8 @@ static int insert(struct gs_rowset *s, size_t at, uint64_t cookie, const struct 
 	if (s->nrows + nrows > UINT32_MAX)
 		return gs_errorf(err, -E2BIG, "unwind rows of module 0x%016llx: %zu rows on top of %zu pass the 2^32 row index limit",
 				 (unsigned long long)cookie, nrows, s->nrows);
-	if (mf_grow((void **)&s->rows, &s->rows_cap, s->nrows + nrows, sizeof(*s->rows)) ||
-	    mf_grow((void **)&s->modules, &s->modules_cap, s->nmodules + 1, sizeof(*s->modules)))
+	if (base_grow((void **)&s->rows, &s->rows_cap, s->nrows + nrows, sizeof(*s->rows)) ||
+	    base_grow((void **)&s->modules, &s->modules_cap, s->nmodules + 1, sizeof(*s->modules)))
 		return gs_errorf(err, -ENOMEM, "out of memory adding %zu unwind rows", nrows);
 
 	/* Insert the rows where the cookie order puts them, shifting later ones. */

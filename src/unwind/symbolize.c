@@ -16,6 +16,7 @@
 
 #include "symbolize_int.h"
 #include "unwind_int.h"
+#include "base.h"
 
 #define GS_PARAMS_MAX 1024
 
@@ -84,7 +85,7 @@ int gs_symbolizer_modfile(struct gs_symbolizer *s, struct gs_modfile *file,
 		if (s->mods[i] == file)
 			return (int)i;
 	if (s->nmods >= 0x7fffffff ||
-	    mf_grow((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)))
+	    base_grow((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)))
 		return gs_errorf(err, -ENOMEM, "out of memory adding module %s",
 				 gs_modfile_path(file));
 	s->mods[s->nmods] = file;

@@ -13,7 +13,7 @@
 #include <gs/error.h>
 #include <gs/unwind.h>
 
-#include "mf.h"
+#include <gs/internal/modfile.h>
 
 struct Elf;
 struct Dwarf_Frame_s; /* libdw's Dwarf_Frame */

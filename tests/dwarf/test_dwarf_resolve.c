@@ -18,7 +18,7 @@
 
 #include <gs/modfile.h>
 
-#include "dwv_resolve.h"
+#include <gs/internal/dwarf.h>
 
 static char fixture[4096];
 

@@ -22,7 +22,7 @@
 
 #include "rt_fixture.h"
 #include "dwv_int.h"     /* dwv_function_locs */
-#include "dwv_resolve.h" /* struct dwv_loc */
+#include <gs/internal/dwarf.h> /* struct dwv_loc */
 #include "mf_int.h"      /* the index */
 
 /* ---- the reference: the walk itself ---------------------------------------- */

@@ -2,12 +2,12 @@
  * row walk and CFI cache, the dwarf layer's CFA checks and name search):
  * the FDE ranges of a file's CFI sections and the fence libdw stays
  * behind, files cached on disk by build id, the function-name index, and
- * the small helpers every reader of an ELF file shares (growing an array,
+ * the small helpers every reader of an ELF file shares (
  * opening an ELF, its build id, a mapped path normalized). Not installed,
  * not exported; src/runtime does not include it. The modfile layer's own
  * internals are in mf_int.h. */
-#ifndef GS_MODFILE_MF_H
-#define GS_MODFILE_MF_H
+#ifndef GS_INTERNAL_MODFILE_H
+#define GS_INTERNAL_MODFILE_H
 
 #include <elfutils/libdw.h>
 #include <stdbool.h>
@@ -149,9 +149,6 @@ int mf_modfile_funcs(struct gs_modfile *m, const struct mf_funcindex **out, bool
 
 /* ---- helpers (elf_util.c, module.c) ---- */
 
-/* Grows *v (element size `size`) so that it holds at least `need`
- * elements; 0 or -ENOMEM. */
-int mf_grow(void **v, size_t *cap, size_t need, size_t size);
 
 /* Opens path read-only as an ELF; *fd and *elf on success, else -errno
  * with a message naming the path. */
@@ -199,4 +196,4 @@ struct mf_cfi_slot {
  * of memory. *cache_dir: the cache's cfi_cache_dir (NULL: none). */
 struct mf_cfi_slot *mf_modfile_cfi_slot(struct gs_modfile *m, const char **cache_dir);
 
-#endif /* GS_MODFILE_MF_H */
+#endif /* GS_INTERNAL_MODFILE_H */

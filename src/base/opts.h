@@ -4,8 +4,8 @@
  * fields this library does not know must be zero, else the call fails
  * rather than ignore what was asked. Header-only: the layers share no
  * archive. */
-#ifndef GS_OPTS_INT_H
-#define GS_OPTS_INT_H
+#ifndef GS_BASE_OPTS_H
+#define GS_BASE_OPTS_H
 
 #include <errno.h>
 #include <stddef.h>
@@ -52,4 +52,4 @@ static inline int opts_copy(void *dst, size_t lib_sz, const void *opts, const ch
 	opts_copy(1 ? (dst) : (struct type *)0, sizeof(struct type),                  \
 		  1 ? (opts) : (const struct type *)0, #type, err)
 
-#endif /* GS_OPTS_INT_H */
+#endif /* GS_BASE_OPTS_H */

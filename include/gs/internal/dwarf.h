@@ -6,8 +6,8 @@
  * call works on files alone, so tests run it without a kernel. Not
  * installed, not exported; uses only public types. The layer's own
  * internals are in dwv_int.h. */
-#ifndef GS_DWARF_DWV_RESOLVE_H
-#define GS_DWARF_DWV_RESOLVE_H
+#ifndef GS_INTERNAL_DWARF_H
+#define GS_INTERNAL_DWARF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -100,4 +100,4 @@ int dwv_module_functions(struct gs_dwarf *d, struct gs_modfile *file, const char
 int dwv_modfile_dwarf(struct gs_modfile *file, uint64_t cookie, const char *path,
 		      struct gs_dwarf **out, struct gs_error *why, struct gs_error *err);
 
-#endif /* GS_DWARF_DWV_RESOLVE_H */
+#endif /* GS_INTERNAL_DWARF_H */
