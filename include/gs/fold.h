@@ -2,14 +2,15 @@
  * Gregg's folded form (`root;caller;leaf`, function names without
  * parameters, inline calls as frames of their own) and a table that counts
  * identical keys (folded stacks, or whole events) in userspace, listed by
- * count. What `--script-output folded`, `--flamegraph` and `--aggregate`
- * are made of; no libbpf. */
+ * count, and the flame graph drawn from folded stacks. What `--script-output
+ * folded`, `--flamegraph` and `--aggregate` are made of; no libbpf. */
 #ifndef GS_FOLD_H
 #define GS_FOLD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <gs/api.h>
 #include <gs/decode.h>
@@ -53,6 +54,14 @@ GS_API uint64_t gs_counts_total(const struct gs_counts *c); /* sum of counts */
  * array of gs_counts_size() entries pointing into c, or NULL with no
  * memory (or none to list). */
 GS_API struct gs_count *gs_counts_sorted(const struct gs_counts *c);
+
+/* An interactive flame graph of the folded stacks counted in stacks (keys
+ * `root;...;leaf`, as gs_fold_backtrace writes them; NULL: none), as one
+ * SVG written to f: plain JavaScript inside it zooms on a click and
+ * highlights a regular expression (Ctrl-F or the Search button), with
+ * nothing fetched from a network. 0, -ENOMEM, or -EIO when f reports an
+ * error. */
+GS_API int gs_flamegraph_write(const struct gs_counts *stacks, const char *title, FILE *f);
 
 #ifdef __cplusplus
 }

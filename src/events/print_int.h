@@ -1,46 +1,30 @@
-/* Shared by the output files: the renderer's state (its frame resolver,
- * gs_frames, symbolizes backtraces) for the text and JSON writers
- * (output.c, output_json.c). Not part of output.h. */
-#ifndef CLI_OUTPUT_INT_H
-#define CLI_OUTPUT_INT_H
+/* Shared by the printers (print.c, print_json.c): the printer's state, its
+ * frame resolver, frame-text cache and timestamp cache. Not part of the
+ * events API (gs/print.h). */
+#ifndef GS_EVENTS_PRINT_INT_H
+#define GS_EVENTS_PRINT_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <gs/frames.h>
+#include <gs/print.h>
 
-#include "output.h"
+#include "ev_int.h"
 
-struct out_fast;
-
-struct cli_out {
-	struct cli_out_opts opts;
-	FILE *f;
-	struct gs_frames *frames;
-	struct out_fast *fast; /* kept frame text (output_fast.c); NULL: none */
+struct gs_printer {
+	struct gs_printer_opts opts;
+	struct gs_frames *frames, *own_frames;
+	struct ev_frame_cache *cache; /* NULL: every frame rendered anew */
+	struct ev_out text, item;     /* growing: the event's text, one item's */
 	/* local timestamps: the second last formatted, and its text */
-	int64_t boot_realtime_ns;
 	int64_t cached_sec;
 	char cached_prefix[32];
 };
 
-/* Timestamp text per --script-timestamp into buf; false for `none`. */
-bool out_timestamp(struct cli_out *o, uint64_t ktime_ns, char *buf, size_t size);
+/* Timestamp text per opts.timestamp into buf; false for none. */
+bool ev_print_timestamp(struct gs_printer *p, uint64_t ktime_ns, char *buf, size_t size);
 
-/* JSON writer (output_json.c). */
-void out_json_event(struct cli_out *o, const struct gs_event *ev);
+/* print_json.c: one event as one JSON object and a newline. */
+void ev_print_json(struct gs_printer *p, const struct gs_event *ev, FILE *f);
 
-/* One frame's lines to o->f (output.c): `indent#i ...` per inline call and
- * for the function, or the raw, signal or unsymbolized form. */
-void out_put_frame(struct cli_out *o, const char *indent, unsigned i, uint8_t flags,
-		   const struct gs_backtrace_frame *fr, const struct gs_frame *r);
-
-/* The frames of a backtrace (output_fast.c): a symbolized frame's text is
- * kept per symbol, module, pc and flags and copied; the others are written
- * by out_put_frame. Returns whether the last frame's module is known. */
-int out_fast_new(struct out_fast **out);
-void out_fast_free(struct out_fast *f);
-bool out_fast_frames(struct cli_out *o, const struct gs_event *ev, const struct gs_inst *in,
-		     const char *frame_indent);
-
-#endif /* CLI_OUTPUT_INT_H */
+#endif /* GS_EVENTS_PRINT_INT_H */

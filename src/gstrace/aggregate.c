@@ -12,26 +12,37 @@
 #include <gs/runtime.h>
 
 #include "aggregate.h"
-#include "output_int.h"
 
 #define FOLD_MAX 65536
 
 struct cli_agg {
-	struct cli_out *out;
+	struct gs_frames *frames;
+	struct gs_printer *table; /* plain or json: the table's text of an event */
+	enum gs_print_format format;
 	struct gs_counts *events; /* NULL unless --aggregate */
 	struct gs_counts *stacks; /* NULL unless folded or a flame graph */
 	char *key, *fold;
 	size_t key_len, key_cap;
 };
 
-int cli_agg_new(struct cli_out *out, bool events, bool stacks, struct cli_agg **agg,
-		struct gs_error *err)
+int cli_agg_new(const struct gs_printer_opts *popts, bool events, bool stacks,
+		struct cli_agg **agg, struct gs_error *err)
 {
+	struct gs_printer_opts to = *popts;
 	struct cli_agg *a = calloc(1, sizeof(*a));
+	int rc;
 
 	*agg = NULL;
 	if (a) {
-		a->out = out;
+		a->frames = popts->frames;
+		a->format = popts->format;
+		if (to.format == GS_PRINT_PRETTY)
+			to.format = GS_PRINT_PLAIN;
+		rc = gs_printer_new(&to, &a->table, err);
+		if (rc) {
+			cli_agg_free(a);
+			return rc;
+		}
 		a->fold = malloc(FOLD_MAX);
 		a->events = events ? gs_counts_new() : NULL;
 		a->stacks = stacks ? gs_counts_new() : NULL;
@@ -50,6 +61,7 @@ void cli_agg_free(struct cli_agg *a)
 		return;
 	gs_counts_free(a->events);
 	gs_counts_free(a->stacks);
+	gs_printer_free(a->table);
 	free(a->key);
 	free(a->fold);
 	free(a);
@@ -77,14 +89,14 @@ static bool key_put(struct cli_agg *a, const void *p, size_t n)
  * file and module pc (or the raw pc when the module is unknown). */
 static bool key_backtrace(struct cli_agg *a, const struct gs_event *ev, const struct gs_inst *in)
 {
-	uint8_t head[3] = { gs_frames_status(a->out->frames, ev, in), in->backtrace.flags,
+	uint8_t head[3] = { gs_frames_status(a->frames, ev, in), in->backtrace.flags,
 			    (uint8_t)in->backtrace.requested_depth };
 	bool ok = key_put(a, head, sizeof(head));
 
 	for (unsigned i = 0; ok && i < in->backtrace.frame_count; i++) {
 		struct gs_frame r;
 
-		gs_frames_resolve(a->out->frames, ev, in, i, &r);
+		gs_frames_resolve(a->frames, ev, in, i, &r);
 		if (r.resolved && r.path)
 			ok = key_put(a, r.path, strlen(r.path) + 1);
 		else
@@ -125,20 +137,13 @@ static bool event_key(struct cli_agg *a, const struct gs_event *ev)
  * them (json: the whole object), without the header's time and thread. */
 static char *render(struct cli_agg *a, const struct gs_event *ev)
 {
-	struct cli_out *o = a->out;
-	enum cli_format format = o->opts.format;
-	FILE *saved = o->f, *mem;
+	FILE *mem;
 	char *text = NULL;
 	size_t len = 0;
 
 	if (!(mem = open_memstream(&text, &len)))
 		return NULL;
-	o->f = mem;
-	if (format != CLI_JSON)
-		o->opts.format = CLI_PLAIN;
-	cli_out_event(o, ev);
-	o->opts.format = format;
-	o->f = saved;
+	gs_print_event(a->table, ev, mem);
 	if (fclose(mem) != 0) {
 		free(text);
 		return NULL;
@@ -175,7 +180,7 @@ static int count_stacks(struct cli_agg *a, const struct gs_event *ev, uint64_t c
 
 		if (in->type != GS_INST_BACKTRACE || !in->backtrace.frame_count)
 			continue;
-		n = gs_fold_backtrace(a->out->frames, ev, in, a->fold, FOLD_MAX);
+		n = gs_fold_backtrace(a->frames, ev, in, a->fold, FOLD_MAX);
 		if (n >= FOLD_MAX)
 			n = FOLD_MAX - 1;
 		if (gs_counts_add(a->stacks, a->fold, n, count, NULL) < 0)
@@ -243,8 +248,8 @@ void cli_agg_print(struct cli_agg *a, FILE *f, double elapsed_s)
 	uint64_t total = gs_counts_total(a->events);
 	size_t n = gs_counts_size(a->events);
 	struct gs_count *v = gs_counts_sorted(a->events);
-	bool json = a->out->opts.format == CLI_JSON;
-	bool pretty = a->out->opts.format == CLI_PRETTY;
+	bool json = a->format == GS_PRINT_JSON;
+	bool pretty = a->format == GS_PRINT_PRETTY;
 
 	if (json)
 		fprintf(f, "{\"table\":{\"events\":%" PRIu64 ",\"distinct\":%zu,\"seconds\":%.3f}}\n",

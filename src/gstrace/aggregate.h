@@ -1,7 +1,8 @@
 /* --aggregate, --script-output folded and --flamegraph: events counted in
  * userspace as they are decoded, by their whole content (printed items and
  * symbolized backtraces, not time or thread) or by folded stack, and the
- * tables, folded lines and SVG flame graph made from the counts. */
+ * tables and folded lines made from the counts (the SVG flame graph is
+ * gs_flamegraph_write's, gs/fold.h). */
 #ifndef CLI_AGGREGATE_H
 #define CLI_AGGREGATE_H
 
@@ -11,15 +12,16 @@
 #include <gs/decode.h>
 #include <gs/error.h>
 #include <gs/fold.h>
-
-#include "output.h"
+#include <gs/print.h>
 
 struct cli_agg;
 
 /* events: count whole events (--aggregate); stacks: count folded stacks
- * (folded output, flame graph). Renders through out (its format). */
-int cli_agg_new(struct cli_out *out, bool events, bool stacks, struct cli_agg **agg,
-		struct gs_error *err);
+ * (folded output, flame graph). Frames are resolved through popts->frames
+ * (borrowed); the table shows events as a printer with popts shows them
+ * (pretty as plain, without the header). */
+int cli_agg_new(const struct gs_printer_opts *popts, bool events, bool stacks,
+		struct cli_agg **agg, struct gs_error *err);
 void cli_agg_free(struct cli_agg *a);
 /* Counts one event. 0, or -ENOMEM. */
 int cli_agg_event(struct cli_agg *a, const struct gs_event *ev);
@@ -40,11 +42,5 @@ void cli_agg_print(struct cli_agg *a, FILE *f, double elapsed_s);
 void cli_agg_print_folded(struct cli_agg *a, FILE *f);
 /* The folded stacks and their counts. */
 const struct gs_counts *cli_agg_stacks(const struct cli_agg *a);
-
-/* An interactive flame graph (plain JavaScript inside the SVG: click to
- * zoom, Ctrl-F or the Search button to highlight by regular expression,
- * no network) of folded stacks. 0 or -errno (the file could not be
- * written). */
-int cli_flamegraph_write(const struct gs_counts *stacks, const char *title, FILE *f);
 
 #endif /* CLI_AGGREGATE_H */

@@ -16,7 +16,6 @@
 #include "aggregate.h"
 #include "launch.h"
 #include "options.h"
-#include "output.h"
 #include "stop.h"
 
 #define EXIT_RUNTIME 1
@@ -32,7 +31,8 @@ struct cli_ctx {
 	struct gs_modfiles *files;
 	struct gs_plan *plan;
 	FILE *outf;
-	struct cli_out *out;
+	struct gs_frames *frames; /* backtraces symbolized (printer, counting) */
+	struct gs_printer *out;
 	struct cli_agg *agg;
 	FILE *flamef;
 	struct gs_session *session;
