@@ -16,13 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gs/fold.h>
 #include <gs/modfile.h>
 #include <gs/print.h>
 #include <gs/render.h>
 #include <gs/runtime.h>
 #include <gs/script.h>
 
-#include "aggregate.h"
 #include "launch.h"
 #include "list.h"
 #include "options.h"
@@ -45,7 +45,7 @@ static void on_signal(int sig)
 struct run {
 	struct gs_printer *out;
 	FILE *outf;
-	struct cli_agg *agg;  /* counting (--aggregate, folded, --flamegraph) */
+	struct gs_aggregate *agg; /* counting (--aggregate, folded, --flamegraph) */
 	bool print_events;    /* each event as it comes */
 	bool agg_failed;
 	uint64_t events, max_events; /* events that printed something */
@@ -70,7 +70,7 @@ static int on_event(void *arg, const struct gs_event *ev)
 		return 1;
 	if (r->print_events)
 		gs_print_event(r->out, ev, r->outf);
-	if (r->agg && cli_agg_event(r->agg, ev)) {
+	if (r->agg && gs_aggregate_event(r->agg, ev, 1)) {
 		r->agg_failed = true;
 		return 1;
 	}
@@ -127,7 +127,7 @@ static void teardown(struct cli_ctx *c)
 {
 	cli_teardown(c->script, c->session, &c->losses);
 	c->session = NULL;
-	cli_agg_free(c->agg);
+	gs_aggregate_free(c->agg);
 	gs_printer_free(c->out);
 	gs_frames_free(c->frames);
 	if (c->flamef)
@@ -209,6 +209,7 @@ static int make_printer(struct cli_ctx *c, pid_t pid, struct gs_printer_opts *po
 /* Session, probes, ready marker. */
 static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 {
+	struct gs_aggregate_opts ao = { .sz = sizeof(ao) };
 	struct gs_printer_opts po;
 	struct gs_session_opts so = {
 		.sz = sizeof(so), .on_event = on_event, .arg = r,
@@ -229,9 +230,10 @@ static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 	r->out = c->out;
 	r->outf = c->outf;
 	r->print_events = !c->cli.aggregate && c->cli.format != CLI_FOLDED;
-	if ((c->cli.aggregate || c->cli.format == CLI_FOLDED || c->cli.flamegraph) &&
-	    cli_agg_new(&po, c->cli.aggregate, c->cli.format == CLI_FOLDED ||
-			c->cli.flamegraph, &c->agg, &err)) {
+	ao.events = c->cli.aggregate;
+	ao.stacks = c->cli.format == CLI_FOLDED || c->cli.flamegraph;
+	ao.print = &po;
+	if ((ao.events || ao.stacks) && gs_aggregate_new(&ao, &c->agg, &err)) {
 		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;
 	}
@@ -265,6 +267,25 @@ static void drain(struct gs_session *s)
 			return;
 }
 
+static int count_from_bpf(void *arg, const struct gs_event *ev, uint64_t count)
+{
+	return gs_aggregate_event(arg, ev, count);
+}
+
+/* --count-in bpf: the counts are the session's stack_counts maps, read
+ * whole (since the start) into a cleared a. 0 or -errno with err set. */
+static int counts_from_session(struct gs_aggregate *a, const struct gs_session *s,
+			       struct gs_error *err)
+{
+	int rc = gs_aggregate_clear(a);
+
+	if (rc == 0)
+		rc = gs_session_stack_counts(s, count_from_bpf, a, err);
+	if (rc == -ENOMEM)
+		gs_errorf(err, rc, "out of memory counting the stacks counted in BPF");
+	return rc;
+}
+
 /* What counting made, once tracing ends: the --aggregate table, the folded
  * stacks, the flame graph. 0 or an exit status. */
 static int finish_counts(struct cli_ctx *c, double elapsed_s)
@@ -276,16 +297,16 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 	if (c->cli.count_in_bpf) {
 		/* every probe off first: the counts read are the final ones */
 		gs_session_detach(c->session);
-		if (cli_agg_from_session(c->agg, c->session, &err)) {
+		if (counts_from_session(c->agg, c->session, &err)) {
 			cli_say("gstrace: ", "%s", err.msg);
 			return EXIT_RUNTIME;
 		}
 	}
-	stacks = c->agg ? cli_agg_stacks(c->agg) : NULL;
+	stacks = c->agg ? gs_aggregate_stacks(c->agg) : NULL;
 	if (c->cli.aggregate)
-		cli_agg_print(c->agg, c->outf, elapsed_s);
+		gs_aggregate_print_table(c->agg, c->outf, elapsed_s);
 	if (c->cli.format == CLI_FOLDED)
-		cli_agg_print_folded(c->agg, c->outf);
+		gs_aggregate_print_folded(c->agg, c->outf);
 	flush_output(c->outf, &status);
 	if (c->flamef) {
 		char title[160];
@@ -348,13 +369,13 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 			break;
 		}
 		if (interval && now_ns() >= next_table && c->cli.count_in_bpf &&
-		    cli_agg_from_session(c->agg, c->session, &err)) {
+		    counts_from_session(c->agg, c->session, &err)) {
 			cli_say("gstrace: ", "%s", err.msg);
 			status = EXIT_RUNTIME;
 			break;
 		}
 		if (interval && now_ns() >= next_table) {
-			cli_agg_print(c->agg, c->outf, (double)(now_ns() - start) / 1e9);
+			gs_aggregate_print_table(c->agg, c->outf, (double)(now_ns() - start) / 1e9);
 			next_table += interval;
 		}
 		if (now_ns() >= next_tick) {

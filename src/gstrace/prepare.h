@@ -13,7 +13,6 @@
 #include <gs/runtime.h>
 #include <gs/script.h>
 
-#include "aggregate.h"
 #include "launch.h"
 #include "options.h"
 #include "stop.h"
@@ -33,7 +32,7 @@ struct cli_ctx {
 	FILE *outf;
 	struct gs_frames *frames; /* backtraces symbolized (printer, counting) */
 	struct gs_printer *out;
-	struct cli_agg *agg;
+	struct gs_aggregate *agg; /* counting (--aggregate, folded, --flamegraph) */
 	FILE *flamef;
 	struct gs_session *session;
 	const char *modules[2];
