@@ -52,20 +52,35 @@ void ev_put_dump(struct ev_out *o, const struct gs_value *v, char conv, uint64_t
  * continuation lines of a backtrace after `indent`. */
 void ev_put_inst(struct ev_out *o, const struct gs_inst *in, const char *indent);
 
-/* backtrace.c: the one backtrace renderer. frames NULL: the protocol-
- * default text (gs_render_inst); else symbolized through frames, each
- * frame's text from cache when it is not NULL. The first line has no
- * indent (the caller's item indent), later lines start with '\n' and
- * `indent` (the stopped line) or `frame_indent` (frames); no newline at
- * the end. */
+/* backtrace.c: the one backtrace renderer. The first line has no indent
+ * (the caller's item indent), later lines start with '\n' and `indent`
+ * (the stopped line) or `frame_indent` (frames); no newline at the end.
+ * sym NULL: the protocol-default text (gs_render_inst); else symbolized
+ * (the printers), the status and each frame's lines from sym. */
 struct ev_frame_cache;
-struct ev_bt_style {
+struct ev_bt_frames {
 	struct gs_frames *frames;
-	struct ev_frame_cache *cache;
+	struct ev_frame_cache *cache; /* NULL: every frame rendered anew */
+	/* the status shown: gs_frames_status */
+	uint8_t (*status)(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt);
+	/* frame i's lines; whether its module is known: ev_put_symbolized_frame */
+	bool (*put)(struct ev_out *o, const struct ev_bt_frames *sym, const struct gs_event *ev,
+		    const struct gs_inst *in, unsigned i, const char *indent);
+};
+struct ev_bt_style {
 	const char *indent, *frame_indent;
+	const struct ev_bt_frames *sym;
 };
 void ev_put_backtrace(struct ev_out *o, const struct ev_bt_style *st, const struct gs_event *ev,
 		      const struct gs_inst *in);
+/* `\n<indent>#<i>`: every frame line starts so. */
+void ev_put_frame_line(struct ev_out *o, const char *indent, unsigned i);
+
+/* print_frame.c: frame i of backtrace in, resolved through sym->frames,
+ * from sym->cache when it holds the frame's text (ev_bt_frames.put). */
+bool ev_put_symbolized_frame(struct ev_out *o, const struct ev_bt_frames *sym,
+			     const struct gs_event *ev, const struct gs_inst *in, unsigned i,
+			     const char *indent);
 /* One symbolized frame's lines, each `\n<indent>#<i>...`: an `.inline`
  * line per inline call, then the function; or the raw, signal or
  * unsymbolized form. */

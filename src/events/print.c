@@ -139,9 +139,12 @@ static void put_item(struct gs_printer *p, const struct gs_inst *in, const char 
 static void put_text_event(struct gs_printer *p, const struct gs_event *ev)
 {
 	bool pretty = p->opts.format == GS_PRINT_PRETTY;
-	struct ev_bt_style st = {
+	struct ev_bt_frames sym = {
 		.frames = p->frames, .cache = p->cache,
-		.indent = pretty ? "  " : "", .frame_indent = pretty ? "    " : "  ",
+		.status = gs_frames_status, .put = ev_put_symbolized_frame,
+	};
+	struct ev_bt_style st = {
+		.indent = pretty ? "  " : "", .frame_indent = pretty ? "    " : "  ", .sym = &sym,
 	};
 	size_t items = 0;
 
