@@ -97,7 +97,8 @@ static bool key_put(struct gs_aggregate *a, const void *p, size_t n)
 
 /* The backtrace part of a key: status, flags, then per frame its module
  * file and module pc (or the raw pc when the module is unknown). */
-static bool key_backtrace(struct gs_aggregate *a, const struct gs_event *ev, const struct gs_inst *in)
+static bool key_backtrace(struct gs_aggregate *a, const struct gs_event *ev,
+			  const struct gs_inst *in)
 {
 	uint8_t head[3] = { gs_frames_status(a->frames, ev, in), in->backtrace.flags,
 			    (uint8_t)in->backtrace.requested_depth };

@@ -1,7 +1,8 @@
 /* The printers of gs/print.h, gstrace's symbolized output (reference spec
  * 11): synthetic decoded events whose frames point into a fixture library
- * this test loads, rendered pretty, plain and json, against addr2line for the source lines (columns
- * and directories are not compared: addr2line prints neither the same way).
+ * this test loads, rendered pretty, plain and json, against addr2line for
+ * the source lines (columns and directories are not compared: addr2line
+ * prints neither the same way).
  * Also raw frames, unknown modules, the cookie fallback, stopped lines, the
  * `_start` status override, timestamps and JSON escaping. */
 #define _GNU_SOURCE /* dladdr1, gettid */
@@ -252,7 +253,7 @@ static char *render_with(const struct gs_printer_opts *oo, const struct gs_event
 
 static char *render(enum gs_print_format format, const struct gs_event *ev)
 {
-	struct gs_printer_opts oo = { .sz = sizeof(oo), .format = format, .timestamp = GS_PRINT_TIME_NONE };
+	GS_OPTS(gs_printer_opts, oo, .format = format, .timestamp = GS_PRINT_TIME_NONE);
 
 	return render_with(&oo, ev);
 }
@@ -438,7 +439,7 @@ static void test_unknown_module_shows_the_frame_pc(void **state)
 /* Events through one output, each as its own string. */
 static void render_all(const struct gs_event *evs, size_t n, char **out)
 {
-	struct gs_printer_opts oo = { .sz = sizeof(oo), .format = GS_PRINT_PRETTY, .timestamp = GS_PRINT_TIME_NONE };
+	GS_OPTS(gs_printer_opts, oo, .format = GS_PRINT_PRETTY, .timestamp = GS_PRINT_TIME_NONE);
 	char *text = NULL;
 	size_t len = 0, at[8] = { 0 };
 	FILE *f = open_memstream(&text, &len);
@@ -543,7 +544,7 @@ static void test_timestamp_styles(void **state)
 {
 	struct gs_inst in[2] = { str_inst("x"), end_inst() };
 	struct gs_event ev = event_of(in, 2);
-	struct gs_printer_opts oo = { .sz = sizeof(oo), .format = GS_PRINT_PRETTY, .timestamp = GS_PRINT_TIME_BOOT };
+	GS_OPTS(gs_printer_opts, oo, .format = GS_PRINT_PRETTY, .timestamp = GS_PRINT_TIME_BOOT);
 	char want[256], *got;
 
 	(void)state;
