@@ -16,7 +16,7 @@
 
 #include <gs/fold.h>
 
-#include "aggregate.h"
+#include <gs/fold.h>
 
 #ifndef GS_BENCH_GSTRACE
 #define GS_BENCH_GSTRACE "gstrace"
@@ -52,7 +52,7 @@ static void bench_flamegraph(void)
 	for (int run = 0; f && c && run < 5; run++) {
 		double t0 = now_ms();
 
-		cli_flamegraph_write(c, "bench", f);
+		gs_flamegraph_write(c, "bench", f);
 		if (now_ms() - t0 < best)
 			best = now_ms() - t0;
 	}

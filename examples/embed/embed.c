@@ -1,32 +1,22 @@
-/* Embedding libgs: trace FUNCTION in process PID and print each hit's
- * backtrace symbolized as gstrace does, COUNT times (default 1). Build:
- * cc embed.c $(pkg-config --cflags --libs libgs) */
-#include <inttypes.h>
+/* Embedding libgs: trace FUNCTION in process PID and print each hit, its
+ * backtrace symbolized, exactly as gstrace prints it, COUNT times (default
+ * 1). Build: cc embed.c $(pkg-config --cflags --libs libgs) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <gs/frames.h>
+#include <gs/print.h>
 #include <gs/runtime.h>
 #include <gs/version.h>
 
-struct run { struct gs_frames *frames; int hits, want; };
+struct run { struct gs_frames *frames; struct gs_printer *out; int hits, want; };
 
 static int on_event(void *arg, const struct gs_event *ev)
 {
 	struct run *r = arg;
 
-	printf("hit %d: pid %u tid %u\n", ++r->hits, ev->pid, ev->tid);
-	for (const struct gs_inst *in = ev->insts; in < ev->insts + ev->ninsts; in++)
-		for (unsigned k = 0; in->type == GS_INST_BACKTRACE &&
-				     k < in->backtrace.frame_count; k++) {
-			struct gs_frame f;
-
-			gs_frames_resolve(r->frames, ev, in, k, &f);
-			printf("  #%u %s at %s:%d [%s+0x%" PRIx64 "]\n", k,
-			       f.sym && f.sym->function ? f.sym->function : "??",
-			       f.sym && f.sym->file ? f.sym->file : "??", f.sym ? f.sym->line : 0,
-			       f.resolved ? f.module : "?", f.pc);
-		}
+	r->hits++;
+	gs_print_event(r->out, ev, stdout); /* gstrace's pretty layout */
 	return r->hits >= r->want; /* non-zero ends the poll */
 }
 
@@ -57,6 +47,10 @@ int main(int argc, char **argv)
 		fopts.files = gs_plan_modfiles(plan); /* the files (and debug files) it read */
 		rc = gs_frames_new(&fopts, &r.frames, &err);
 	}
+	if (!rc) {
+		GS_OPTS(gs_printer_opts, pr, .frames = r.frames);
+		rc = gs_printer_new(&pr, &r.out, &err);
+	}
 	if (!rc)
 		rc = gs_session_new(&sopts, &session, &err);
 	if (!rc && (rc = gs_session_start(session, plan, &err)) > 0)
@@ -66,6 +60,7 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		fprintf(stderr, "embed: %s\n", err.msg);
 	gs_session_free(session);
+	gs_printer_free(r.out);
 	gs_frames_free(r.frames);
 	gs_plan_free(plan);
 	gs_script_free(script);

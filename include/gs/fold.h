@@ -2,18 +2,21 @@
  * Gregg's folded form (`root;caller;leaf`, function names without
  * parameters, inline calls as frames of their own) and a table that counts
  * identical keys (folded stacks, or whole events) in userspace, listed by
- * count. What `--script-output folded`, `--flamegraph` and `--aggregate`
- * are made of; no libbpf. */
+ * count, and the flame graph drawn from folded stacks. What `--script-output
+ * folded`, `--flamegraph` and `--aggregate` are made of; no libbpf. */
 #ifndef GS_FOLD_H
 #define GS_FOLD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <gs/api.h>
 #include <gs/decode.h>
+#include <gs/error.h>
 #include <gs/frames.h>
+#include <gs/print.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,6 +56,57 @@ GS_API uint64_t gs_counts_total(const struct gs_counts *c); /* sum of counts */
  * array of gs_counts_size() entries pointing into c, or NULL with no
  * memory (or none to list). */
 GS_API struct gs_count *gs_counts_sorted(const struct gs_counts *c);
+
+/* An interactive flame graph of the folded stacks counted in stacks (keys
+ * `root;...;leaf`, as gs_fold_backtrace writes them; NULL: none), as one
+ * SVG written to f: plain JavaScript inside it zooms on a click and
+ * highlights a regular expression (Ctrl-F or the Search button), with
+ * nothing fetched from a network. 0, -ENOMEM, or -EIO when f reports an
+ * error. */
+GS_API int gs_flamegraph_write(const struct gs_counts *stacks, const char *title, FILE *f);
+
+/* Events counted as they are decoded (gstrace --aggregate, --script-output
+ * folded, --flamegraph): by their whole content, or by folded stack, or
+ * both. An event's key is what it shows once symbolized: its trace, each
+ * printed item's text, and per backtrace the status and each frame's
+ * module file and module pc (the same stack in two processes of one
+ * binary, at other load addresses, counts once); not its time or thread. */
+struct gs_aggregate;
+
+/* Options (GS_OPTS); zero is the default of every field. */
+struct gs_aggregate_opts {
+	size_t sz;
+	bool events; /* count whole events (the table) */
+	bool stacks; /* count the folded stack of each backtrace */
+	/* How the table shows an event (borrowed for the call): its format
+	 * (pretty shows as plain, indented under the count; json as the whole
+	 * object), timestamp style, boot clock, and the frame resolver keys
+	 * and stacks are made with (borrowed: it outlives the aggregate).
+	 * NULL: plain, and a resolver of the aggregate's own. */
+	const struct gs_printer_opts *print;
+};
+
+GS_API int gs_aggregate_new(const struct gs_aggregate_opts *opts, struct gs_aggregate **out,
+			    struct gs_error *err);
+GS_API void gs_aggregate_free(struct gs_aggregate *a);
+/* Counts ev n times (1 as it arrives; more for counts made in BPF). 0, or
+ * -ENOMEM. */
+GS_API int gs_aggregate_event(struct gs_aggregate *a, const struct gs_event *ev, uint64_t n);
+/* Forgets every count. 0, or -ENOMEM. */
+GS_API int gs_aggregate_clear(struct gs_aggregate *a);
+/* The table so far, by count: in the text formats
+ *   @ <total> events, <distinct> distinct, in <seconds> s
+ *   <count> (<share>%) TraceID:<id>
+ *   <the event's items as plain output shows them, pretty: indented two>
+ * in json one object per line, {"table":{"events":..,"distinct":..,
+ * "seconds":..}}, then {"count":..,"total":..,"event":<the event's object>}
+ * per distinct event. */
+GS_API void gs_aggregate_print_table(const struct gs_aggregate *a, FILE *f, double elapsed_s);
+/* `root;...;leaf count` per distinct stack, by count (--script-output
+ * folded, the input of flamegraph.pl and speedscope). */
+GS_API void gs_aggregate_print_folded(const struct gs_aggregate *a, FILE *f);
+/* The folded stacks and their counts (NULL unless opts.stacks). */
+GS_API const struct gs_counts *gs_aggregate_stacks(const struct gs_aggregate *a);
 
 #ifdef __cplusplus
 }

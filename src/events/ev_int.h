@@ -8,13 +8,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gs/frames.h>
 #include <gs/render.h>
 
-/* Counts everything put, stores what fits (and a NUL at done). */
+/* Counts everything put, stores what fits (and a NUL at done). A growing
+ * sink (grow: buf is malloc'd, or NULL) reallocates to hold everything;
+ * only when memory runs out does it keep what fits. */
 struct ev_out {
 	char *buf;
 	size_t size;
 	size_t len;
+	bool grow;
 };
 
 void ev_put(struct ev_out *o, const char *s, size_t n);
@@ -43,5 +47,54 @@ void ev_put_value(struct ev_out *o, const struct gs_value *v, char conv);
 /* The bytes of a dump ({:x.N}, {:s.N}, with a run-time length): the first
  * n of v's data, as hex pairs (conv 'x' / 'X') or as text (conv 's'). */
 void ev_put_dump(struct ev_out *o, const struct gs_value *v, char conv, uint64_t n);
+
+/* render.c: one instruction in normal rendering (gs_render_inst),
+ * continuation lines of a backtrace after `indent`. */
+void ev_put_inst(struct ev_out *o, const struct gs_inst *in, const char *indent);
+
+/* backtrace.c: the one backtrace renderer. The first line has no indent
+ * (the caller's item indent), later lines start with '\n' and `indent`
+ * (the stopped line) or `frame_indent` (frames); no newline at the end.
+ * sym NULL: the protocol-default text (gs_render_inst); else symbolized
+ * (the printers), the status and each frame's lines from sym. */
+struct ev_frame_cache;
+struct ev_bt_frames {
+	struct gs_frames *frames;
+	struct ev_frame_cache *cache; /* NULL: every frame rendered anew */
+	/* the status shown: gs_frames_status */
+	uint8_t (*status)(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt);
+	/* frame i's lines; whether its module is known: ev_put_symbolized_frame */
+	bool (*put)(struct ev_out *o, const struct ev_bt_frames *sym, const struct gs_event *ev,
+		    const struct gs_inst *in, unsigned i, const char *indent);
+};
+struct ev_bt_style {
+	const char *indent, *frame_indent;
+	const struct ev_bt_frames *sym;
+};
+void ev_put_backtrace(struct ev_out *o, const struct ev_bt_style *st, const struct gs_event *ev,
+		      const struct gs_inst *in);
+/* `\n<indent>#<i>`: every frame line starts so. */
+void ev_put_frame_line(struct ev_out *o, const char *indent, unsigned i);
+
+/* print_frame.c: frame i of backtrace in, resolved through sym->frames,
+ * from sym->cache when it holds the frame's text (ev_bt_frames.put). */
+bool ev_put_symbolized_frame(struct ev_out *o, const struct ev_bt_frames *sym,
+			     const struct gs_event *ev, const struct gs_inst *in, unsigned i,
+			     const char *indent);
+/* One symbolized frame's lines, each `\n<indent>#<i>...`: an `.inline`
+ * line per inline call, then the function; or the raw, signal or
+ * unsymbolized form. */
+void ev_put_frame(struct ev_out *o, struct gs_frames *frames, const char *indent, unsigned i,
+		  uint8_t flags, const struct gs_backtrace_frame *fr, const struct gs_frame *r);
+
+/* print_cache.c: the text of symbolized frames, kept per symbol, module,
+ * pc and flags. ev_frame_cache_put writes frame i as ev_put_frame does,
+ * from the cache (rendered and kept first when new); false when it cannot
+ * keep the frame (then the caller renders it). */
+int ev_frame_cache_new(struct ev_frame_cache **out);
+void ev_frame_cache_free(struct ev_frame_cache *c);
+bool ev_frame_cache_put(struct ev_out *o, struct ev_frame_cache *c, struct gs_frames *frames,
+			const char *indent, unsigned i, uint8_t flags,
+			const struct gs_backtrace_frame *fr, const struct gs_frame *r);
 
 #endif /* GS_EVENTS_EV_INT_H */

@@ -9,8 +9,26 @@
 
 #include "ev_int.h"
 
+/* Room for need bytes and a NUL in a growing sink; false without memory. */
+static bool grow(struct ev_out *o, size_t need)
+{
+	size_t cap = o->size ? o->size : 256;
+	char *nb;
+
+	while (cap < need + 1)
+		cap *= 2;
+	nb = realloc(o->buf, cap);
+	if (!nb)
+		return false;
+	o->buf = nb;
+	o->size = cap;
+	return true;
+}
+
 void ev_put(struct ev_out *o, const char *s, size_t n)
 {
+	if (o->grow && o->len + n + 1 > o->size)
+		grow(o, o->len + n);
 	if (o->len + 1 < o->size) {
 		size_t room = o->size - 1 - o->len;
 

@@ -1,6 +1,7 @@
-/* Plain text of decoded events, no symbolization (spec 10, 11.4): values by
- * type kind, format placeholders, the protocol-default backtrace text, and
- * the pretty and plain layouts. Wording is documented in gs/render.h. */
+/* Plain text of decoded events, no symbolization (spec 10, 11.4): labels,
+ * format placeholders, instructions (the protocol-default backtrace text
+ * through backtrace.c's renderer), and the pretty and plain layouts.
+ * Wording is documented in gs/render.h. */
 #include <stdio.h>
 #include <string.h>
 
@@ -148,53 +149,15 @@ static void put_format(struct ev_out *o, const struct gs_inst *in, const char *i
 	}
 }
 
-/* Continuation lines start with `indent`. */
+/* The protocol-default text (backtrace.c); frame and stopped lines two
+ * spaces past `indent`. */
 static void put_backtrace(struct ev_out *o, const struct gs_inst *in, const char *indent)
 {
-	uint8_t status = in->backtrace.status;
-	uint16_t code = in->backtrace.error_code;
+	char more[16];
+	struct ev_bt_style st = { .indent = more, .frame_indent = more };
 
-	ev_put_str(o, "backtrace(max_depth=");
-	ev_put_udec(o, in->backtrace.requested_depth);
-	ev_put_str(o, ", frames=");
-	ev_put_udec(o, in->backtrace.frame_count);
-	ev_put_str(o, ", status=");
-	ev_put_str(o, gs_bt_status_label(status));
-	ev_put_char(o, ')');
-	for (unsigned i = 0; i < in->backtrace.frame_count; i++) {
-		const struct gs_backtrace_frame *f = &in->backtrace.frames[i];
-
-		ev_put_char(o, '\n');
-		ev_put_str(o, indent);
-		ev_put(o, "  #", 3);
-		ev_put_udec(o, i);
-		ev_put_str(o, " cookie=0x");
-		ev_put_hex(o, f->module_cookie, false, 16);
-		ev_put_str(o, " pc=");
-		ev_put_0x(o, f->pc);
-		ev_put_str(o, " raw=");
-		ev_put_0x(o, f->raw_ip);
-		if (f->flags) {
-			ev_put_str(o, " flags=");
-			ev_put_0x(o, f->flags);
-		}
-	}
-	if (status == GS_BT_COMPLETE)
-		return;
-	ev_put_char(o, '\n');
-	ev_put_str(o, indent);
-	ev_put_str(o, "  stopped: ");
-	ev_put_str(o, gs_bt_status_label(status));
-	if (code == GS_BT_ERROR_NONE)
-		return;
-	ev_put(o, " (", 2);
-	if (code < ARRAY_SIZE(bt_error_labels)) {
-		ev_put_str(o, bt_error_labels[code]);
-		ev_put(o, ", ", 2);
-	}
-	ev_put_str(o, "code=");
-	ev_put_udec(o, code);
-	ev_put_char(o, ')');
+	snprintf(more, sizeof(more), "%s  ", indent);
+	ev_put_backtrace(o, &st, NULL, in);
 }
 
 static void put_expr_error(struct ev_out *o, const struct gs_inst *in, const char *indent)
@@ -261,7 +224,7 @@ static void (*const put_by_type[256])(struct ev_out *o, const struct gs_inst *in
 	[GS_INST_EXPR_ERROR] = put_expr_error,
 };
 
-static void put_inst(struct ev_out *o, const struct gs_inst *in, const char *indent)
+void ev_put_inst(struct ev_out *o, const struct gs_inst *in, const char *indent)
 {
 	if (put_by_type[in->type])
 		put_by_type[in->type](o, in, indent);
@@ -311,7 +274,7 @@ size_t gs_render_event(const struct gs_event *ev, const struct gs_render_opts *o
 		if (in->type == GS_INST_END)
 			put_end(&o, in);
 		else
-			put_inst(&o, in, indent);
+			ev_put_inst(&o, in, indent);
 		ev_put_char(&o, '\n');
 	}
 	return ev_done(&o);
@@ -329,7 +292,7 @@ size_t gs_render_inst(const struct gs_inst *in, char *buf, size_t size)
 {
 	struct ev_out o = { buf, size, 0 };
 
-	put_inst(&o, in, "");
+	ev_put_inst(&o, in, "");
 	return ev_done(&o);
 }
 

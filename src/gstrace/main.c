@@ -16,16 +16,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gs/fold.h>
 #include <gs/modfile.h>
+#include <gs/print.h>
 #include <gs/render.h>
 #include <gs/runtime.h>
 #include <gs/script.h>
 
-#include "aggregate.h"
 #include "launch.h"
 #include "list.h"
 #include "options.h"
-#include "output.h"
 #include "prepare.h"
 #include "say.h"
 #include "stop.h"
@@ -43,8 +43,9 @@ static void on_signal(int sig)
 
 /* What the event callback needs. */
 struct run {
-	struct cli_out *out;
-	struct cli_agg *agg;  /* counting (--aggregate, folded, --flamegraph) */
+	struct gs_printer *out;
+	FILE *outf;
+	struct gs_aggregate *agg; /* counting (--aggregate, folded, --flamegraph) */
 	bool print_events;    /* each event as it comes */
 	bool agg_failed;
 	uint64_t events, max_events; /* events that printed something */
@@ -68,8 +69,8 @@ static int on_event(void *arg, const struct gs_event *ev)
 	if (r->max_events && r->events >= r->max_events)
 		return 1;
 	if (r->print_events)
-		cli_out_event(r->out, ev);
-	if (r->agg && cli_agg_event(r->agg, ev)) {
+		gs_print_event(r->out, ev, r->outf);
+	if (r->agg && gs_aggregate_event(r->agg, ev, 1)) {
 		r->agg_failed = true;
 		return 1;
 	}
@@ -126,8 +127,9 @@ static void teardown(struct cli_ctx *c)
 {
 	cli_teardown(c->script, c->session, &c->losses);
 	c->session = NULL;
-	cli_agg_free(c->agg);
-	cli_out_free(c->out);
+	gs_aggregate_free(c->agg);
+	gs_printer_free(c->out);
+	gs_frames_free(c->frames);
 	if (c->flamef)
 		fclose(c->flamef);
 	if (c->outf && c->outf != stdout)
@@ -167,14 +169,48 @@ static bool env_flag(const char *name)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* The frame resolver and the printer of --script-output and
+ * --script-timestamp (the table of --aggregate prints with the same). */
+static int make_printer(struct cli_ctx *c, pid_t pid, struct gs_printer_opts *po,
+			struct gs_error *err)
+{
+	static const enum gs_print_format formats[] = {
+		[CLI_PRETTY] = GS_PRINT_PRETTY, [CLI_PLAIN] = GS_PRINT_PLAIN,
+		[CLI_JSON] = GS_PRINT_JSON, [CLI_FOLDED] = GS_PRINT_PLAIN,
+	};
+	static const enum gs_print_time times[] = {
+		[CLI_TS_LOCAL] = GS_PRINT_TIME_LOCAL, [CLI_TS_BOOT] = GS_PRINT_TIME_BOOT,
+		[CLI_TS_NONE] = GS_PRINT_TIME_NONE,
+	};
+	struct gs_frames_opts fo = {
+		.sz = sizeof(fo), .pid = pid, .modules = c->modules, .nmodules = c->nmodules,
+		.files = c->files, .no_demangle = c->cli.no_demangle,
+	};
+	int rc = gs_frames_new(&fo, &c->frames, err);
+
+	if (rc)
+		return rc;
+	*po = (struct gs_printer_opts){
+		.sz = sizeof(*po), .format = formats[c->cli.format],
+		.timestamp = times[c->cli.timestamp], .frames = c->frames,
+		.boot_realtime_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC),
+	};
+	return gs_printer_new(po, &c->out, err);
+}
+
 /* Session, probes, ready marker. */
 static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 {
-	struct cli_out_opts oo = {
-		.format = c->cli.format, .timestamp = c->cli.timestamp, .pid = pid,
-		.modules = c->modules, .nmodules = c->nmodules, .files = c->files,
-		.no_demangle = c->cli.no_demangle,
-	};
+	struct gs_aggregate_opts ao = { .sz = sizeof(ao) };
+	struct gs_printer_opts po;
 	struct gs_session_opts so = {
 		.sz = sizeof(so), .on_event = on_event, .arg = r,
 		.force_tracefs = env_flag("GSTRACE_FORCE_TRACEFS"),
@@ -187,21 +223,23 @@ static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;
 	}
-	if (cli_out_new(&oo, c->outf, &c->out, &err) || gs_session_new(&so, &c->session, &err)) {
+	if (make_printer(c, pid, &po, &err) || gs_session_new(&so, &c->session, &err)) {
 		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;
 	}
 	r->out = c->out;
+	r->outf = c->outf;
 	r->print_events = !c->cli.aggregate && c->cli.format != CLI_FOLDED;
-	if ((c->cli.aggregate || c->cli.format == CLI_FOLDED || c->cli.flamegraph) &&
-	    cli_agg_new(c->out, c->cli.aggregate, c->cli.format == CLI_FOLDED ||
-			c->cli.flamegraph, &c->agg, &err)) {
+	ao.events = c->cli.aggregate;
+	ao.stacks = c->cli.format == CLI_FOLDED || c->cli.flamegraph;
+	ao.print = &po;
+	if ((ao.events || ao.stacks) && gs_aggregate_new(&ao, &c->agg, &err)) {
 		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;
 	}
 	r->agg = c->agg;
 	if (pid > 0)
-		cli_out_preload(c->out, pid);
+		gs_frames_preload(c->frames, pid);
 	if (stop_signal)
 		return 0;
 	if (gs_session_start(c->session, c->plan, &err) < 0) {
@@ -229,6 +267,25 @@ static void drain(struct gs_session *s)
 			return;
 }
 
+static int count_from_bpf(void *arg, const struct gs_event *ev, uint64_t count)
+{
+	return gs_aggregate_event(arg, ev, count);
+}
+
+/* --count-in bpf: the counts are the session's stack_counts maps, read
+ * whole (since the start) into a cleared a. 0 or -errno with err set. */
+static int counts_from_session(struct gs_aggregate *a, const struct gs_session *s,
+			       struct gs_error *err)
+{
+	int rc = gs_aggregate_clear(a);
+
+	if (rc == 0)
+		rc = gs_session_stack_counts(s, count_from_bpf, a, err);
+	if (rc == -ENOMEM)
+		gs_errorf(err, rc, "out of memory counting the stacks counted in BPF");
+	return rc;
+}
+
 /* What counting made, once tracing ends: the --aggregate table, the folded
  * stacks, the flame graph. 0 or an exit status. */
 static int finish_counts(struct cli_ctx *c, double elapsed_s)
@@ -240,23 +297,23 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 	if (c->cli.count_in_bpf) {
 		/* every probe off first: the counts read are the final ones */
 		gs_session_detach(c->session);
-		if (cli_agg_from_session(c->agg, c->session, &err)) {
+		if (counts_from_session(c->agg, c->session, &err)) {
 			cli_say("gstrace: ", "%s", err.msg);
 			return EXIT_RUNTIME;
 		}
 	}
-	stacks = c->agg ? cli_agg_stacks(c->agg) : NULL;
+	stacks = c->agg ? gs_aggregate_stacks(c->agg) : NULL;
 	if (c->cli.aggregate)
-		cli_agg_print(c->agg, c->outf, elapsed_s);
+		gs_aggregate_print_table(c->agg, c->outf, elapsed_s);
 	if (c->cli.format == CLI_FOLDED)
-		cli_agg_print_folded(c->agg, c->outf);
+		gs_aggregate_print_folded(c->agg, c->outf);
 	flush_output(c->outf, &status);
 	if (c->flamef) {
 		char title[160];
 
 		snprintf(title, sizeof(title), "gstrace: %" PRIu64 " stacks, %.1f s",
 			 gs_counts_total(stacks), elapsed_s);
-		if (cli_flamegraph_write(stacks, title, c->flamef) || fclose(c->flamef)) {
+		if (gs_flamegraph_write(stacks, title, c->flamef) || fclose(c->flamef)) {
 			fprintf(stderr, "gstrace: cannot write the flame graph %s: %s\n",
 				c->cli.flamegraph, strerror(errno));
 			status = EXIT_RUNTIME;
@@ -312,13 +369,13 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 			break;
 		}
 		if (interval && now_ns() >= next_table && c->cli.count_in_bpf &&
-		    cli_agg_from_session(c->agg, c->session, &err)) {
+		    counts_from_session(c->agg, c->session, &err)) {
 			cli_say("gstrace: ", "%s", err.msg);
 			status = EXIT_RUNTIME;
 			break;
 		}
 		if (interval && now_ns() >= next_table) {
-			cli_agg_print(c->agg, c->outf, (double)(now_ns() - start) / 1e9);
+			gs_aggregate_print_table(c->agg, c->outf, (double)(now_ns() - start) / 1e9);
 			next_table += interval;
 		}
 		if (now_ns() >= next_tick) {

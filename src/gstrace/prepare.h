@@ -13,10 +13,8 @@
 #include <gs/runtime.h>
 #include <gs/script.h>
 
-#include "aggregate.h"
 #include "launch.h"
 #include "options.h"
-#include "output.h"
 #include "stop.h"
 
 #define EXIT_RUNTIME 1
@@ -32,8 +30,9 @@ struct cli_ctx {
 	struct gs_modfiles *files;
 	struct gs_plan *plan;
 	FILE *outf;
-	struct cli_out *out;
-	struct cli_agg *agg;
+	struct gs_frames *frames; /* backtraces symbolized (printer, counting) */
+	struct gs_printer *out;
+	struct gs_aggregate *agg; /* counting (--aggregate, folded, --flamegraph) */
 	FILE *flamef;
 	struct gs_session *session;
 	const char *modules[2];

@@ -1,17 +1,18 @@
-/* --script-output json: one object per event per line. Literal strings are
- * strings; values, formats, expression errors and backtraces are objects
- * with a "kind". A value is typed: numbers, strings (char arrays, enums by
- * name, pointers in hex), objects for structs and unions, arrays, and
- * {"status": ...} when there is none (optimized out, read errors). Strings
- * are escaped here (RFC 8259), and bytes that are not UTF-8 become U+FFFD,
- * so every line parses whatever the target's memory held. */
+/* The JSON printer (gs/print.h, --script-output json): one object per
+ * event per line. Literal strings are strings; values, formats, expression
+ * errors and backtraces are objects with a "kind". A value is typed:
+ * numbers, strings (char arrays, enums by name, pointers in hex), objects
+ * for structs and unions, arrays, and {"status": ...} when there is none
+ * (optimized out, read errors). Strings are escaped here (RFC 8259), and
+ * bytes that are not UTF-8 become U+FFFD, so every line parses whatever the
+ * target's memory held. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gs/render.h>
 
-#include "output_int.h"
+#include "print_int.h"
 
 static void json_strn(FILE *f, const char *str, size_t n)
 {
@@ -376,10 +377,9 @@ static void json_line(FILE *f, bool *first, const char *file, int line, int col)
 		fputs("null", f);
 }
 
-static void json_frame(struct cli_out *o, unsigned i, uint8_t flags,
+static void json_frame(struct gs_printer *o, FILE *f, unsigned i, uint8_t flags,
 		       const struct gs_backtrace_frame *fr, const struct gs_frame *r)
 {
-	FILE *f = o->f;
 	const struct gs_sym_info *s = r->sym;
 	bool first = true;
 
@@ -425,90 +425,91 @@ static void json_frame(struct cli_out *o, unsigned i, uint8_t flags,
 	fputs("]}", f);
 }
 
-static void json_backtrace(struct cli_out *o, const struct gs_event *ev, const struct gs_inst *in)
+static void json_backtrace(struct gs_printer *o, FILE *f, const struct gs_event *ev,
+			   const struct gs_inst *in)
 {
 	uint8_t status = gs_frames_status(o->frames, ev, in);
 	const char *code_label = gs_bt_error_label(in->backtrace.error_code);
 	bool first = true;
 
-	fputc('{', o->f);
-	json_key(o->f, &first, "kind");
-	json_str(o->f, "backtrace");
-	json_key(o->f, &first, "status");
-	json_str(o->f, gs_bt_status_label(status));
-	json_key(o->f, &first, "error");
-	json_str(o->f, code_label);
-	json_key(o->f, &first, "error_code");
-	fprintf(o->f, "%u", in->backtrace.error_code);
-	json_key(o->f, &first, "max_depth");
-	fprintf(o->f, "%u", in->backtrace.requested_depth);
-	json_key(o->f, &first, "raw");
-	fputs(in->backtrace.flags & GS_BT_FLAG_RAW ? "true" : "false", o->f);
-	json_key(o->f, &first, "frames");
-	fputc('[', o->f);
+	fputc('{', f);
+	json_key(f, &first, "kind");
+	json_str(f, "backtrace");
+	json_key(f, &first, "status");
+	json_str(f, gs_bt_status_label(status));
+	json_key(f, &first, "error");
+	json_str(f, code_label);
+	json_key(f, &first, "error_code");
+	fprintf(f, "%u", in->backtrace.error_code);
+	json_key(f, &first, "max_depth");
+	fprintf(f, "%u", in->backtrace.requested_depth);
+	json_key(f, &first, "raw");
+	fputs(in->backtrace.flags & GS_BT_FLAG_RAW ? "true" : "false", f);
+	json_key(f, &first, "frames");
+	fputc('[', f);
 	for (unsigned i = 0; i < in->backtrace.frame_count; i++) {
 		struct gs_frame r;
 
 		gs_frames_resolve(o->frames, ev, in, i, &r);
 		if (i)
-			fputc(',', o->f);
-		json_frame(o, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
+			fputc(',', f);
+		json_frame(o, f, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
 	}
-	fputs("]}", o->f);
+	fputs("]}", f);
 }
 
-void out_json_event(struct cli_out *o, const struct gs_event *ev)
+void ev_print_json(struct gs_printer *o, const struct gs_event *ev, FILE *f)
 {
 	bool first = true, first_item = true;
 	char ts[64];
 
-	fputc('{', o->f);
-	json_key(o->f, &first, "trace_id");
-	fprintf(o->f, "%" PRIu64, ev->trace_id);
-	json_key(o->f, &first, "timestamp_ns");
-	fprintf(o->f, "%" PRIu64, ev->timestamp);
-	json_key(o->f, &first, "timestamp");
-	json_str(o->f, out_timestamp(o, ev->timestamp, ts, sizeof(ts)) ? ts : NULL);
-	json_key(o->f, &first, "pid");
-	fprintf(o->f, "%" PRIu32, ev->pid);
-	json_key(o->f, &first, "tid");
-	fprintf(o->f, "%" PRIu32, ev->tid);
-	json_key(o->f, &first, "items");
-	fputc('[', o->f);
+	fputc('{', f);
+	json_key(f, &first, "trace_id");
+	fprintf(f, "%" PRIu64, ev->trace_id);
+	json_key(f, &first, "timestamp_ns");
+	fprintf(f, "%" PRIu64, ev->timestamp);
+	json_key(f, &first, "timestamp");
+	json_str(f, ev_print_timestamp(o, ev->timestamp, ts, sizeof(ts)) ? ts : NULL);
+	json_key(f, &first, "pid");
+	fprintf(f, "%" PRIu32, ev->pid);
+	json_key(f, &first, "tid");
+	fprintf(f, "%" PRIu32, ev->tid);
+	json_key(f, &first, "items");
+	fputc('[', f);
 	for (size_t i = 0; i < ev->ninsts; i++) {
 		const struct gs_inst *in = &ev->insts[i];
 
 		if (in->type == GS_INST_END)
 			continue;
 		if (!first_item)
-			fputc(',', o->f);
+			fputc(',', f);
 		first_item = false;
 		switch (in->type) {
 		case GS_INST_BACKTRACE:
-			json_backtrace(o, ev, in);
+			json_backtrace(o, f, ev, in);
 			break;
 		case GS_INST_PRINT_COMPLEX_VARIABLE:
 		case GS_INST_PRINT_VARIABLE_INDEX:
-			json_value(o->f, &in->variable);
+			json_value(f, &in->variable);
 			break;
 		case GS_INST_PRINT_COMPLEX_FORMAT:
-			json_format(o->f, in);
+			json_format(f, in);
 			break;
 		case GS_INST_EXPR_ERROR: {
 			bool efirst = true;
 
-			fputc('{', o->f);
-			json_key(o->f, &efirst, "kind");
-			json_str(o->f, "expr_error");
-			json_key(o->f, &efirst, "text");
-			json_item_text(o->f, in);
-			fputc('}', o->f);
+			fputc('{', f);
+			json_key(f, &efirst, "kind");
+			json_str(f, "expr_error");
+			json_key(f, &efirst, "text");
+			json_item_text(f, in);
+			fputc('}', f);
 			break;
 		}
 		default:
-			json_item_text(o->f, in);
+			json_item_text(f, in);
 			break;
 		}
 	}
-	fputs("]}\n", o->f);
+	fputs("]}\n", f);
 }

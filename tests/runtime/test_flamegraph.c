@@ -15,8 +15,6 @@
 
 #include <gs/fold.h>
 
-#include "aggregate.h"
-
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static void add(struct gs_counts *c, const char *stack, uint64_t n)
@@ -101,7 +99,7 @@ static void test_flamegraph_of_a_known_profile(void **state)
 	fd = mkstemps(path, 4);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w+");
-	assert_int_equal(cli_flamegraph_write(c, "a <known> & profile", f), 0);
+	assert_int_equal(gs_flamegraph_write(c, "a <known> & profile", f), 0);
 	rewind(f);
 	assert_int_not_equal(getdelim(&svg, &len, '\0', f), -1);
 	fclose(f);
@@ -147,7 +145,7 @@ static void test_flamegraph_of_nothing_is_still_an_svg(void **state)
 	FILE *f = open_memstream(&text, &len);
 
 	(void)state;
-	assert_int_equal(cli_flamegraph_write(NULL, "empty", f), 0);
+	assert_int_equal(gs_flamegraph_write(NULL, "empty", f), 0);
 	fclose(f);
 	assert_non_null(strstr(text, "</svg>"));
 	assert_int_equal(count(text, "<g class=\"f\""), 0);

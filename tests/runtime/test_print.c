@@ -1,7 +1,8 @@
-/* gstrace's symbolized output (reference spec 11): synthetic decoded events
- * whose frames point into a fixture library this test loads, rendered
- * pretty, plain and json, against addr2line for the source lines (columns
- * and directories are not compared: addr2line prints neither the same way).
+/* The printers of gs/print.h, gstrace's symbolized output (reference spec
+ * 11): synthetic decoded events whose frames point into a fixture library
+ * this test loads, rendered pretty, plain and json, against addr2line for
+ * the source lines (columns and directories are not compared: addr2line
+ * prints neither the same way).
  * Also raw frames, unknown modules, the cookie fallback, stopped lines, the
  * `_start` status override, timestamps and JSON escaping. */
 #define _GNU_SOURCE /* dladdr1, gettid */
@@ -20,10 +21,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <gs/print.h>
 #include <gs/render.h>
 #include <gs/unwind.h>
 
-#include "output.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define FIXTURE "libgs_out_fixture.so"
@@ -76,14 +77,14 @@ static uint64_t find_inline_pc(uint64_t start, size_t size)
 
 static int setup(void **state)
 {
-	const char *dir = getenv("GS_CLI_FIXTURES");
+	const char *dir = getenv("GS_PRINT_FIXTURES");
 	struct gs_module_id id;
 	void *h;
 	size_t leaf_size;
 
 	(void)state;
 	if (!dir)
-		fail_msg("GS_CLI_FIXTURES is not set (meson sets it)");
+		fail_msg("GS_PRINT_FIXTURES is not set (meson sets it)");
 	snprintf(fx.path, sizeof(fx.path), "%s/" FIXTURE, dir);
 	h = dlopen(fx.path, RTLD_NOW);
 	if (!h)
@@ -235,24 +236,24 @@ static struct gs_event event_of(const struct gs_inst *insts, size_t n)
 	return ev;
 }
 
-static char *render_with(const struct cli_out_opts *oo, const struct gs_event *ev)
+static char *render_with(const struct gs_printer_opts *oo, const struct gs_event *ev)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	struct cli_out *o;
+	struct gs_printer *o;
 
 	assert_non_null(f);
-	assert_int_equal(cli_out_new(oo, f, &o, NULL), 0);
-	assert_int_equal(cli_out_event(o, ev), 0);
-	cli_out_free(o);
+	assert_int_equal(gs_printer_new(oo, &o, NULL), 0);
+	assert_int_equal(gs_print_event(o, ev, f), 0);
+	gs_printer_free(o);
 	fclose(f);
 	return text;
 }
 
-static char *render(enum cli_format format, const struct gs_event *ev)
+static char *render(enum gs_print_format format, const struct gs_event *ev)
 {
-	struct cli_out_opts oo = { .format = format, .timestamp = CLI_TS_NONE };
+	GS_OPTS(gs_printer_opts, oo, .format = format, .timestamp = GS_PRINT_TIME_NONE);
 
 	return render_with(&oo, ev);
 }
@@ -327,7 +328,7 @@ static void test_pretty_backtrace_matches_addr2line(void **state)
 		 "%s%s%s"
 		 "  stopped: truncated\n", ev.pid, ev.tid, f0, f1, f2);
 	assert_non_null(strstr(f0, "#0.inline out_inl_add at "));
-	got = render(CLI_PRETTY, &ev);
+	got = render(GS_PRINT_PRETTY, &ev);
 	norm = normalize(got);
 	assert_text(norm, want);
 	/* the column follows the line */
@@ -357,7 +358,7 @@ static void test_plain_layout_indents_frames_two_and_nothing_else(void **state)
 		 "backtrace: read error, 3 frames (max 5)\n"
 		 "%s%s%s"
 		 "stopped: read error (return-address-read-failed, code=1)\n", f0, f1, f2);
-	got = render(CLI_PLAIN, &ev);
+	got = render(GS_PRINT_PLAIN, &ev);
 	norm = normalize(got);
 	assert_text(norm, want);
 	free(norm);
@@ -375,7 +376,7 @@ static void test_noinline_shows_no_pseudo_frames(void **state)
 	expect_frame(f0, sizeof(f0), "  ", 0, fx.leaf_inline, "long unsigned int value", false);
 	snprintf(want, sizeof(want), "backtrace: truncated, 1 frame (max 1)\n%sstopped: truncated\n",
 		 f0);
-	got = render(CLI_PLAIN, &ev);
+	got = render(GS_PRINT_PLAIN, &ev);
 	norm = normalize(got);
 	assert_text(norm, want);
 	assert_null(strstr(got, ".inline"));
@@ -401,7 +402,7 @@ static void test_raw_frames_show_offset_raw_ip_and_cookie(void **state)
 		 "stopped: truncated\n",
 		 fx.leaf, fx.leaf, fx.base + fx.leaf, fx.cookie,
 		 fx.mid + 8, fx.mid + 8, fx.base + fx.mid + 8, fx.cookie);
-	got = render(CLI_PLAIN, &ev);
+	got = render(GS_PRINT_PLAIN, &ev);
 	assert_text(got, want);
 	free(got);
 }
@@ -423,7 +424,7 @@ static void test_unknown_module_shows_the_frame_pc(void **state)
 	in[1] = bt_inst(f + 1, 1, 4, GS_BT_FLAG_RAW, GS_BT_INVALID_FRAME, 99);
 	in[2] = end_inst();
 	ev = event_of(in, 3);
-	got = render(CLI_PLAIN, &ev);
+	got = render(GS_PRINT_PLAIN, &ev);
 	assert_text(got,
 		    "backtrace: no unwind rows for PC, 1 frame (max 4)\n"
 		    "  #0 0x10 [0x10]\n"
@@ -438,20 +439,20 @@ static void test_unknown_module_shows_the_frame_pc(void **state)
 /* Events through one output, each as its own string. */
 static void render_all(const struct gs_event *evs, size_t n, char **out)
 {
-	struct cli_out_opts oo = { .format = CLI_PRETTY, .timestamp = CLI_TS_NONE };
+	GS_OPTS(gs_printer_opts, oo, .format = GS_PRINT_PRETTY, .timestamp = GS_PRINT_TIME_NONE);
 	char *text = NULL;
 	size_t len = 0, at[8] = { 0 };
 	FILE *f = open_memstream(&text, &len);
-	struct cli_out *o;
+	struct gs_printer *o;
 
 	assert_true(f && n < 8);
-	assert_int_equal(cli_out_new(&oo, f, &o, NULL), 0);
+	assert_int_equal(gs_printer_new(&oo, &o, NULL), 0);
 	for (size_t i = 0; i < n; i++) {
-		assert_int_equal(cli_out_event(o, &evs[i]), 0);
+		assert_int_equal(gs_print_event(o, &evs[i], f), 0);
 		fflush(f);
 		at[i + 1] = len;
 	}
-	cli_out_free(o);
+	gs_printer_free(o);
 	fclose(f);
 	for (size_t i = 0; i < n; i++)
 		out[i] = strndup(text + at[i], at[i + 1] - at[i]);
@@ -480,7 +481,7 @@ static void test_frames_print_alike_from_the_kept_text(void **state)
 	evs[1] = event_of(ib, 2);
 	render_all(evs, 3, got);
 	assert_text(got[2], got[0]);
-	fresh = render(CLI_PRETTY, &evs[1]);
+	fresh = render(GS_PRINT_PRETTY, &evs[1]);
 	assert_text(got[1], fresh);
 	assert_non_null(strstr(got[1], "    #1 0x0 [" FIXTURE "+0x0]\n    #2 out_mid("));
 	for (int i = 0; i < 3; i++)
@@ -502,7 +503,7 @@ static void test_unmapped_raw_ip_resolves_by_cookie(void **state)
 		 "backtrace: truncated, 1 frame (max 1)\n"
 		 "  #0 0x%" PRIx64 " [" FIXTURE "+0x%" PRIx64 "] raw=0x20 cookie=0x%016" PRIx64 "\n"
 		 "stopped: truncated\n", fx.mid + 8, fx.mid + 8, fx.cookie);
-	got = render(CLI_PLAIN, &ev);
+	got = render(GS_PRINT_PLAIN, &ev);
 	assert_text(got, want);
 	free(got);
 }
@@ -517,24 +518,24 @@ static void test_walk_ending_at_start_shows_complete(void **state)
 
 	(void)state;
 	/* The last frame elsewhere: the status stays. */
-	got = render(CLI_PLAIN, &ev);
+	got = render(GS_PRINT_PLAIN, &ev);
 	assert_non_null(strstr(got, "backtrace: unsupported CFI, 2 frames (max 8)\n"));
 	assert_non_null(strstr(got, "stopped: unsupported CFI\n"));
 	free(got);
 	/* The last frame just past this executable's _start: a full walk. */
 	f[1].raw_ip = (uintptr_t)_start + 0x20;
 	f[1].pc = 0;
-	got = render(CLI_PLAIN, &ev);
+	got = render(GS_PRINT_PLAIN, &ev);
 	assert_non_null(strstr(got, "backtrace: complete, 2 frames (max 8)\n"));
 	assert_null(strstr(got, "stopped:"));
 	free(got);
 	in[0].backtrace.status = GS_BT_NO_UNWIND_ROWS_FOR_PC;
-	got = render(CLI_PLAIN, &ev);
+	got = render(GS_PRINT_PLAIN, &ev);
 	assert_non_null(strstr(got, "backtrace: complete, 2 frames (max 8)\n"));
 	free(got);
 	/* Only those two statuses are overridden. */
 	in[0].backtrace.status = GS_BT_INVALID_FRAME;
-	got = render(CLI_PLAIN, &ev);
+	got = render(GS_PRINT_PLAIN, &ev);
 	assert_non_null(strstr(got, "backtrace: invalid frame, 2 frames (max 8)\n"));
 	free(got);
 }
@@ -543,7 +544,7 @@ static void test_timestamp_styles(void **state)
 {
 	struct gs_inst in[2] = { str_inst("x"), end_inst() };
 	struct gs_event ev = event_of(in, 2);
-	struct cli_out_opts oo = { .format = CLI_PRETTY, .timestamp = CLI_TS_BOOT };
+	GS_OPTS(gs_printer_opts, oo, .format = GS_PRINT_PRETTY, .timestamp = GS_PRINT_TIME_BOOT);
 	char want[256], *got;
 
 	(void)state;
@@ -554,7 +555,7 @@ static void test_timestamp_styles(void **state)
 
 	setenv("TZ", "UTC", 1);
 	tzset();
-	oo.timestamp = CLI_TS_LOCAL;
+	oo.timestamp = GS_PRINT_TIME_LOCAL;
 	oo.boot_realtime_ns = 1700000000ll * 1000000000ll; /* 2023-11-14 22:13:20 UTC */
 	snprintf(want, sizeof(want), "[2023-11-14 22:13:21.234] TraceID:3 PID:%u TID:%u\n  x\n",
 		 ev.pid, ev.tid);
@@ -562,7 +563,7 @@ static void test_timestamp_styles(void **state)
 	assert_text(got, want);
 	free(got);
 
-	oo.timestamp = CLI_TS_NONE;
+	oo.timestamp = GS_PRINT_TIME_NONE;
 	snprintf(want, sizeof(want), "TraceID:3 PID:%u TID:%u\n  x\n", ev.pid, ev.tid);
 	got = render_with(&oo, &ev);
 	assert_text(got, want);
@@ -576,16 +577,16 @@ static void test_event_without_items_prints_no_text(void **state)
 	char want[256], *got;
 
 	(void)state;
-	got = render(CLI_PRETTY, &ev);
+	got = render(GS_PRINT_PRETTY, &ev);
 	assert_text(got, "");
 	free(got);
-	got = render(CLI_PLAIN, &ev);
+	got = render(GS_PRINT_PLAIN, &ev);
 	assert_text(got, "");
 	free(got);
 	/* json still reports the hit */
 	snprintf(want, sizeof(want), "{\"trace_id\":3,\"timestamp_ns\":1234567890,\"timestamp\":null,"
 		 "\"pid\":%u,\"tid\":%u,\"items\":[]}\n", ev.pid, ev.tid);
-	got = render(CLI_JSON, &ev);
+	got = render(GS_PRINT_JSON, &ev);
 	assert_text(got, want);
 	free(got);
 }
@@ -632,7 +633,7 @@ static void test_json_event_items_and_escaping(void **state)
 		 "\"cookie\":\"0x0000000000000077\",\"inline\":[]}]},"
 		 "\"after\"]}\n",
 		 ev.pid, ev.tid, fx.leaf, fx.leaf, fx.base + fx.leaf, fx.cookie);
-	got = render(CLI_JSON, &ev);
+	got = render(GS_PRINT_JSON, &ev);
 	assert_text(got, want);
 	free(got);
 }
@@ -698,7 +699,7 @@ static void test_json_values_are_typed(void **state)
 	in[2].format.args = args;
 	in[3] = end_inst();
 	ev = event_of(in, 4);
-	got = render(CLI_JSON, &ev);
+	got = render(GS_PRINT_JSON, &ev);
 	assert_non_null(strstr(got, "\"value\":{\"name\":\"a\\n\",\"v\":[7,-7],\"s\":\"ON\","
 			       "\"lo\":3,\"p\":\"0x2010\",\"d\":1.5},\"text\":\"{name = \\\"a\\\\n\\\", "
 			       "v = {7, -7}, s = ON, {lo = 3}, p = 0x2010, d = 1.5}\"}"));
@@ -725,7 +726,7 @@ static void test_json_symbolized_frames_carry_source_and_inlines(void **state)
 
 	(void)state;
 	a2l(fx.leaf_inline, &r);
-	got = render(CLI_JSON, &ev);
+	got = render(GS_PRINT_JSON, &ev);
 	assert_non_null(strstr(got, "\"function\":\"out_leaf\",\"params\":\"long unsigned int value\","
 			       "\"file\":\""));
 	assert_non_null(strstr(got, "out_fixture.c\",\"line\":"));

@@ -1,15 +1,16 @@
-/* --flamegraph FILE.svg: folded stacks merged into a tree (root "all", each
- * frame's width its share of the samples) and drawn as Brendan Gregg's
- * flame graphs are: one <g class="f"> with a title, a rect and a label per
- * frame, root at the bottom, warm colours stable per name. The SVG is self
- * contained: a small script inside it zooms on a click and highlights a
- * regular expression search (Ctrl-F), with nothing fetched from a network. */
+/* Flame graphs (gs/fold.h; gstrace --flamegraph FILE.svg): folded stacks
+ * merged into a tree (root "all", each frame's width its share of the
+ * samples) and drawn as Brendan Gregg's flame graphs are: one <g class="f">
+ * with a title, a rect and a label per frame, root at the bottom, warm
+ * colours stable per name. The SVG is self contained: a small script inside
+ * it zooms on a click and highlights a regular expression search (Ctrl-F),
+ * with nothing fetched from a network. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
+#include <gs/fold.h>
 
 #define IMAGE_WIDTH 1200
 #define XPAD 10
@@ -244,7 +245,7 @@ static void header(FILE *f, unsigned height, const char *title)
 		height - 17, XPAD, height - 17);
 }
 
-int cli_flamegraph_write(const struct gs_counts *stacks, const char *title, FILE *f)
+int gs_flamegraph_write(const struct gs_counts *stacks, const char *title, FILE *f)
 {
 	size_t n = stacks ? gs_counts_size(stacks) : 0;
 	struct gs_count *v = n ? gs_counts_sorted(stacks) : NULL;

@@ -1,61 +1,83 @@
-/* Userspace counting of decoded events. A key is what an event shows once
- * symbolized: its trace, each printed item's text, and per backtrace the
- * status and each frame's module and module pc (so the same stack in two
- * processes of one binary, at other load addresses, counts once). The
- * first event of a key is rendered and kept for the table. */
+/* Userspace counting of decoded events (gs_aggregate, gs/fold.h) and what
+ * is printed from the counts: the --aggregate table and the folded lines.
+ * A key is what an event shows once symbolized: its trace, each printed
+ * item's text, and per backtrace the status and each frame's module and
+ * module pc (so the same stack in two processes of one binary, at other
+ * load addresses, counts once). The first event of a key is rendered by
+ * the table's printer and kept for the table. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/fold.h>
 #include <gs/render.h>
-#include <gs/runtime.h>
 
-#include "aggregate.h"
-#include "output_int.h"
+#include "opts.h"
 
 #define FOLD_MAX 65536
 
-struct cli_agg {
-	struct cli_out *out;
-	struct gs_counts *events; /* NULL unless --aggregate */
-	struct gs_counts *stacks; /* NULL unless folded or a flame graph */
+struct gs_aggregate {
+	struct gs_frames *frames;
+	struct gs_printer *table; /* plain or json: the table's text of an event */
+	enum gs_print_format format; /* the table's, as asked */
+	struct gs_counts *events; /* NULL unless opts.events (--aggregate) */
+	struct gs_counts *stacks; /* NULL unless opts.stacks (folded, flame graph) */
 	char *key, *fold;
 	size_t key_len, key_cap;
 };
 
-int cli_agg_new(struct cli_out *out, bool events, bool stacks, struct cli_agg **agg,
-		struct gs_error *err)
+int gs_aggregate_new(const struct gs_aggregate_opts *opts, struct gs_aggregate **out,
+		     struct gs_error *err)
 {
-	struct cli_agg *a = calloc(1, sizeof(*a));
+	struct gs_aggregate_opts ao;
+	struct gs_printer_opts to;
+	struct gs_aggregate *a;
+	int rc;
 
-	*agg = NULL;
-	if (a) {
-		a->out = out;
-		a->fold = malloc(FOLD_MAX);
-		a->events = events ? gs_counts_new() : NULL;
-		a->stacks = stacks ? gs_counts_new() : NULL;
+	*out = NULL;
+	rc = OPTS_COPY(&ao, opts, gs_aggregate_opts, err);
+	if (rc == 0 && ao.print)
+		rc = OPTS_COPY(&to, ao.print, gs_printer_opts, err);
+	else if (rc == 0)
+		to = (struct gs_printer_opts){ .sz = sizeof(to), .format = GS_PRINT_PLAIN };
+	if (rc)
+		return rc;
+	if (!(a = calloc(1, sizeof(*a))))
+		return gs_errorf(err, -ENOMEM, "out of memory for the event counts");
+	a->format = to.format;
+	if (to.format == GS_PRINT_PRETTY)
+		to.format = GS_PRINT_PLAIN;
+	rc = gs_printer_new(&to, &a->table, err);
+	if (rc) {
+		gs_aggregate_free(a);
+		return rc;
 	}
-	if (!a || !a->fold || (events && !a->events) || (stacks && !a->stacks)) {
-		cli_agg_free(a);
+	a->frames = gs_printer_frames(a->table);
+	a->fold = malloc(FOLD_MAX);
+	a->events = ao.events ? gs_counts_new() : NULL;
+	a->stacks = ao.stacks ? gs_counts_new() : NULL;
+	if (!a->fold || (ao.events && !a->events) || (ao.stacks && !a->stacks)) {
+		gs_aggregate_free(a);
 		return gs_errorf(err, -ENOMEM, "out of memory for the event counts");
 	}
-	*agg = a;
+	*out = a;
 	return 0;
 }
 
-void cli_agg_free(struct cli_agg *a)
+void gs_aggregate_free(struct gs_aggregate *a)
 {
 	if (!a)
 		return;
 	gs_counts_free(a->events);
 	gs_counts_free(a->stacks);
+	gs_printer_free(a->table);
 	free(a->key);
 	free(a->fold);
 	free(a);
 }
 
-static bool key_put(struct cli_agg *a, const void *p, size_t n)
+static bool key_put(struct gs_aggregate *a, const void *p, size_t n)
 {
 	if (a->key_len + n > a->key_cap) {
 		size_t cap = a->key_cap ? a->key_cap : 1024;
@@ -75,16 +97,17 @@ static bool key_put(struct cli_agg *a, const void *p, size_t n)
 
 /* The backtrace part of a key: status, flags, then per frame its module
  * file and module pc (or the raw pc when the module is unknown). */
-static bool key_backtrace(struct cli_agg *a, const struct gs_event *ev, const struct gs_inst *in)
+static bool key_backtrace(struct gs_aggregate *a, const struct gs_event *ev,
+			  const struct gs_inst *in)
 {
-	uint8_t head[3] = { gs_frames_status(a->out->frames, ev, in), in->backtrace.flags,
+	uint8_t head[3] = { gs_frames_status(a->frames, ev, in), in->backtrace.flags,
 			    (uint8_t)in->backtrace.requested_depth };
 	bool ok = key_put(a, head, sizeof(head));
 
 	for (unsigned i = 0; ok && i < in->backtrace.frame_count; i++) {
 		struct gs_frame r;
 
-		gs_frames_resolve(a->out->frames, ev, in, i, &r);
+		gs_frames_resolve(a->frames, ev, in, i, &r);
 		if (r.resolved && r.path)
 			ok = key_put(a, r.path, strlen(r.path) + 1);
 		else
@@ -94,7 +117,7 @@ static bool key_backtrace(struct cli_agg *a, const struct gs_event *ev, const st
 	return ok;
 }
 
-static bool event_key(struct cli_agg *a, const struct gs_event *ev)
+static bool event_key(struct gs_aggregate *a, const struct gs_event *ev)
 {
 	char small[1024];
 	bool ok;
@@ -123,22 +146,15 @@ static bool event_key(struct cli_agg *a, const struct gs_event *ev)
 
 /* The text the table shows for an event: its items as plain output shows
  * them (json: the whole object), without the header's time and thread. */
-static char *render(struct cli_agg *a, const struct gs_event *ev)
+static char *render(struct gs_aggregate *a, const struct gs_event *ev)
 {
-	struct cli_out *o = a->out;
-	enum cli_format format = o->opts.format;
-	FILE *saved = o->f, *mem;
+	FILE *mem;
 	char *text = NULL;
 	size_t len = 0;
 
 	if (!(mem = open_memstream(&text, &len)))
 		return NULL;
-	o->f = mem;
-	if (format != CLI_JSON)
-		o->opts.format = CLI_PLAIN;
-	cli_out_event(o, ev);
-	o->opts.format = format;
-	o->f = saved;
+	gs_print_event(a->table, ev, mem);
 	if (fclose(mem) != 0) {
 		free(text);
 		return NULL;
@@ -146,7 +162,7 @@ static char *render(struct cli_agg *a, const struct gs_event *ev)
 	return text;
 }
 
-static int count_event(struct cli_agg *a, const struct gs_event *ev, uint64_t n)
+static int count_event(struct gs_aggregate *a, const struct gs_event *ev, uint64_t n)
 {
 	bool is_new;
 	long idx;
@@ -167,7 +183,7 @@ static int count_event(struct cli_agg *a, const struct gs_event *ev, uint64_t n)
 	return rc;
 }
 
-static int count_stacks(struct cli_agg *a, const struct gs_event *ev, uint64_t count)
+static int count_stacks(struct gs_aggregate *a, const struct gs_event *ev, uint64_t count)
 {
 	for (size_t i = 0; i < ev->ninsts; i++) {
 		const struct gs_inst *in = &ev->insts[i];
@@ -175,7 +191,7 @@ static int count_stacks(struct cli_agg *a, const struct gs_event *ev, uint64_t c
 
 		if (in->type != GS_INST_BACKTRACE || !in->backtrace.frame_count)
 			continue;
-		n = gs_fold_backtrace(a->out->frames, ev, in, a->fold, FOLD_MAX);
+		n = gs_fold_backtrace(a->frames, ev, in, a->fold, FOLD_MAX);
 		if (n >= FOLD_MAX)
 			n = FOLD_MAX - 1;
 		if (gs_counts_add(a->stacks, a->fold, n, count, NULL) < 0)
@@ -184,7 +200,7 @@ static int count_stacks(struct cli_agg *a, const struct gs_event *ev, uint64_t c
 	return 0;
 }
 
-int cli_agg_event_n(struct cli_agg *a, const struct gs_event *ev, uint64_t n)
+int gs_aggregate_event(struct gs_aggregate *a, const struct gs_event *ev, uint64_t n)
 {
 	int rc = 0;
 
@@ -195,12 +211,7 @@ int cli_agg_event_n(struct cli_agg *a, const struct gs_event *ev, uint64_t n)
 	return rc;
 }
 
-int cli_agg_event(struct cli_agg *a, const struct gs_event *ev)
-{
-	return cli_agg_event_n(a, ev, 1);
-}
-
-int cli_agg_clear(struct cli_agg *a)
+int gs_aggregate_clear(struct gs_aggregate *a)
 {
 	bool events = a->events != NULL, stacks = a->stacks != NULL;
 
@@ -209,22 +220,6 @@ int cli_agg_clear(struct cli_agg *a)
 	a->events = events ? gs_counts_new() : NULL;
 	a->stacks = stacks ? gs_counts_new() : NULL;
 	return (events && !a->events) || (stacks && !a->stacks) ? -ENOMEM : 0;
-}
-
-static int count_from_bpf(void *arg, const struct gs_event *ev, uint64_t count)
-{
-	return cli_agg_event_n(arg, ev, count);
-}
-
-int cli_agg_from_session(struct cli_agg *a, const struct gs_session *s, struct gs_error *err)
-{
-	int rc = cli_agg_clear(a);
-
-	if (rc == 0)
-		rc = gs_session_stack_counts(s, count_from_bpf, a, err);
-	if (rc == -ENOMEM)
-		gs_errorf(err, rc, "out of memory counting the stacks counted in BPF");
-	return rc;
 }
 
 static void json_count(FILE *f, const struct gs_count *e, uint64_t total)
@@ -238,13 +233,13 @@ static void json_count(FILE *f, const struct gs_count *e, uint64_t total)
 		total, (int)n, t);
 }
 
-void cli_agg_print(struct cli_agg *a, FILE *f, double elapsed_s)
+void gs_aggregate_print_table(const struct gs_aggregate *a, FILE *f, double elapsed_s)
 {
 	uint64_t total = gs_counts_total(a->events);
 	size_t n = gs_counts_size(a->events);
 	struct gs_count *v = gs_counts_sorted(a->events);
-	bool json = a->out->opts.format == CLI_JSON;
-	bool pretty = a->out->opts.format == CLI_PRETTY;
+	bool json = a->format == GS_PRINT_JSON;
+	bool pretty = a->format == GS_PRINT_PRETTY;
 
 	if (json)
 		fprintf(f, "{\"table\":{\"events\":%" PRIu64 ",\"distinct\":%zu,\"seconds\":%.3f}}\n",
@@ -274,7 +269,7 @@ void cli_agg_print(struct cli_agg *a, FILE *f, double elapsed_s)
 	free(v);
 }
 
-void cli_agg_print_folded(struct cli_agg *a, FILE *f)
+void gs_aggregate_print_folded(const struct gs_aggregate *a, FILE *f)
 {
 	size_t n = gs_counts_size(a->stacks);
 	struct gs_count *v = gs_counts_sorted(a->stacks);
@@ -284,7 +279,7 @@ void cli_agg_print_folded(struct cli_agg *a, FILE *f)
 	free(v);
 }
 
-const struct gs_counts *cli_agg_stacks(const struct cli_agg *a)
+const struct gs_counts *gs_aggregate_stacks(const struct gs_aggregate *a)
 {
 	return a->stacks;
 }

@@ -1,0 +1,191 @@
+/* The printer of gs/print.h: events as gstrace prints them. The text
+ * layouts of reference 11.4, pretty (event header, items indented two
+ * spaces, frames four) and plain (items verbatim, frames two), with
+ * backtraces symbolized by the one backtrace renderer (backtrace.c) and
+ * everything else in the runtime's own item text (gs_render_inst); JSON is
+ * print_json.c's. Also the printer's life cycle and the timestamp styles. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "opts.h"
+#include "print_int.h"
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+int gs_printer_new(const struct gs_printer_opts *opts, struct gs_printer **out,
+		   struct gs_error *err)
+{
+	struct gs_printer_opts po;
+	struct gs_printer *p;
+	int rc;
+
+	*out = NULL;
+	rc = OPTS_COPY(&po, opts, gs_printer_opts, err);
+	if (rc)
+		return rc;
+	if ((unsigned)po.format > GS_PRINT_JSON || (unsigned)po.timestamp > GS_PRINT_TIME_NONE)
+		return gs_errorf(err, -EINVAL, "gs_printer_opts: format %u or timestamp %u is not "
+				 "one of enum gs_print_format / gs_print_time",
+				 (unsigned)po.format, (unsigned)po.timestamp);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return gs_errorf(err, -ENOMEM, "out of memory creating the printer");
+	p->opts = po;
+	p->cached_sec = -1;
+	p->text.grow = p->item.grow = true;
+	if (!p->opts.boot_realtime_ns)
+		p->opts.boot_realtime_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	p->frames = po.frames;
+	if (!p->frames) {
+		rc = gs_frames_new(NULL, &p->own_frames, err);
+		if (rc) {
+			gs_printer_free(p);
+			return rc;
+		}
+		p->frames = p->own_frames;
+	}
+	if (ev_frame_cache_new(&p->cache)) /* without it, every frame the normal way */
+		p->cache = NULL;
+	*out = p;
+	return 0;
+}
+
+void gs_printer_free(struct gs_printer *p)
+{
+	if (!p)
+		return;
+	ev_frame_cache_free(p->cache);
+	gs_frames_free(p->own_frames);
+	free(p->text.buf);
+	free(p->item.buf);
+	free(p);
+}
+
+struct gs_frames *gs_printer_frames(const struct gs_printer *p)
+{
+	return p->frames;
+}
+
+/* ---- timestamps -------------------------------------------------------------- */
+
+bool ev_print_timestamp(struct gs_printer *p, uint64_t ktime_ns, char *buf, size_t size)
+{
+	int64_t wall, sec;
+	struct tm tm;
+
+	switch (p->opts.timestamp) {
+	case GS_PRINT_TIME_NONE:
+		return false;
+	case GS_PRINT_TIME_BOOT:
+		snprintf(buf, size, "boot+%" PRIu64 ".%03" PRIu64 "s", ktime_ns / 1000000000u,
+			 ktime_ns / 1000000u % 1000u);
+		return true;
+	case GS_PRINT_TIME_LOCAL:
+		break;
+	}
+	wall = p->opts.boot_realtime_ns + (int64_t)ktime_ns;
+	sec = wall / 1000000000ll;
+	if (sec != p->cached_sec) {
+		time_t t = (time_t)sec;
+
+		if (!localtime_r(&t, &tm) ||
+		    !strftime(p->cached_prefix, sizeof(p->cached_prefix), "%Y-%m-%d %H:%M:%S", &tm))
+			snprintf(p->cached_prefix, sizeof(p->cached_prefix), "%" PRId64, sec);
+		p->cached_sec = sec;
+	}
+	snprintf(buf, size, "%s.%03d", p->cached_prefix, (int)(wall / 1000000 % 1000));
+	return true;
+}
+
+/* ---- text items -------------------------------------------------------------- */
+
+/* An item in the runtime's wording (anything but a backtrace), its first
+ * line after `first`, later lines after `more`, each ending in '\n'. */
+static void put_item(struct gs_printer *p, const struct gs_inst *in, const char *first,
+		     const char *more)
+{
+	const char *text, *indent = first;
+
+	p->item.len = 0;
+	ev_put_inst(&p->item, in, "");
+	ev_done(&p->item);
+	for (text = p->item.buf ? p->item.buf : "";;) {
+		const char *nl = strchr(text, '\n');
+		size_t n = nl ? (size_t)(nl - text) : strlen(text);
+
+		ev_put_str(&p->text, indent);
+		ev_put(&p->text, text, n);
+		ev_put_char(&p->text, '\n');
+		if (!nl)
+			return;
+		text = nl + 1;
+		indent = more;
+	}
+}
+
+/* ---- events ---------------------------------------------------------------------- */
+
+static void put_text_event(struct gs_printer *p, const struct gs_event *ev)
+{
+	bool pretty = p->opts.format == GS_PRINT_PRETTY;
+	struct ev_bt_frames sym = {
+		.frames = p->frames, .cache = p->cache,
+		.status = gs_frames_status, .put = ev_put_symbolized_frame,
+	};
+	struct ev_bt_style st = {
+		.indent = pretty ? "  " : "", .frame_indent = pretty ? "    " : "  ", .sym = &sym,
+	};
+	size_t items = 0;
+
+	for (size_t i = 0; i < ev->ninsts; i++)
+		items += ev->insts[i].type != GS_INST_END;
+	/* An event that printed nothing shows nothing (reference 11.4). */
+	if (!items)
+		return;
+	if (pretty) {
+		char ts[64], header[160];
+
+		gs_render_header(ev, ev_print_timestamp(p, ev->timestamp, ts, sizeof(ts)) ? ts : NULL,
+				 header, sizeof(header));
+		ev_put_str(&p->text, header);
+		ev_put_char(&p->text, '\n');
+	}
+	for (size_t i = 0; i < ev->ninsts; i++) {
+		const struct gs_inst *in = &ev->insts[i];
+
+		if (in->type == GS_INST_END)
+			continue;
+		if (in->type == GS_INST_BACKTRACE) {
+			ev_put_str(&p->text, st.indent);
+			ev_put_backtrace(&p->text, &st, ev, in);
+			ev_put_char(&p->text, '\n');
+		} else {
+			put_item(p, in, st.indent, pretty ? "    " : "");
+		}
+	}
+}
+
+int gs_print_event(struct gs_printer *p, const struct gs_event *ev, FILE *f)
+{
+	if (p->opts.format == GS_PRINT_JSON) {
+		ev_print_json(p, ev, f);
+	} else {
+		p->text.len = 0;
+		put_text_event(p, ev);
+		if (p->text.len)
+			fwrite(p->text.buf, 1, p->text.len < p->text.size ? p->text.len :
+			       p->text.size ? p->text.size - 1 : 0, f);
+	}
+	return ferror(f) ? -EIO : 0;
+}
