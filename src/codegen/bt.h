@@ -102,7 +102,7 @@ void bt_store_frame(struct bt_gen *g, int frame, uint8_t dyn_reg);
 void bt_advance(struct bt_gen *g);
 
 /* backtrace.c */
-void cg_bt_prepare(struct gs_cg *cg);
+void cg_bt_prepare(struct gs_asm *a, struct cg_tail_walker *w);
 void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s);
 void cg_bt_dispatch(struct gs_cg *cg);
 

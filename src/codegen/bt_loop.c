@@ -90,7 +90,7 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R0, W(depth), (int32_t)depth));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R0, W(module_slots), (int32_t)slots));
 	gs_asm_note(a, "bt: r0 = gs_bt_walk() (1: a user read failed)");
-	gs_asm_call_label(a, cg->bt_walk);
+	gs_asm_call_label(a, cg->loop->walk);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, no_fail);
 	cg_mark_fail(cg);
 	gs_asm_bind(a, no_fail);
@@ -327,12 +327,12 @@ void cg_bt_loop_subprogs(struct gs_cg *cg)
 			      .inst_size = cg_bt_loop_inst_size(cg->bt_depth) };
 	struct gs_label frame_cb = gs_asm_label(a, "gs_bt_frame");
 
-	gs_asm_func_begin(a, cg->bt_btf_walk);
-	gs_asm_bind(a, cg->bt_walk);
+	gs_asm_func_begin(a, cg->loop->btf_walk);
+	gs_asm_bind(a, cg->loop->walk);
 	g.key = gs_asm_slot(a, "walk_key", 8, 8);
 	g.ctx = gs_asm_slot(a, "walk_ctx", 16, 8);
 	emit_walker(&g, frame_cb);
-	gs_asm_func_begin(a, cg->bt_btf_frame);
+	gs_asm_func_begin(a, cg->loop->btf_frame);
 	gs_asm_bind(a, frame_cb);
 	bt_loop_frame_callback(&g);
 	gs_asm_note(a, NULL);

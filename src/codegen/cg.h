@@ -73,56 +73,17 @@ struct cg_place {
 	uint16_t bit_offset, bit_size;
 };
 
-struct gs_cg {
-	struct gs_asm *a;
-	struct gs_program *prog;
-	const struct gs_trace_spec *spec;
-	struct gs_program_opts opts; /* with defaults filled in */
-	struct gs_error *err;
-	uint32_t max_size;           /* max_trace_event_size in force */
-	struct gs_typed *typed;      /* the C type of every expression (spec/ctype.c) */
+/* The parts of a program context each program kind owns. A part is
+ * there (its pointer in struct gs_cg not NULL) only in the program that
+ * needs it: the step program has none of them. */
 
-	/* stack slots */
-	int16_t key_slot;    /* u32 0: key of the one-entry maps */
-	/* The accumulation buffer's address: the first reservation (the
-	 * prologue's, before every other) looks it up and keeps it here, the
-	 * others load it. A lookup per reservation, as the reference does,
-	 * is a helper call each, and each one the kernel inlines after the
-	 * verifier: 200 conditions loaded in 4.5 s instead of 1.1 s. */
-	int16_t accum_slot;
-	bool accum_saved;        /* the prologue's reservation has been emitted */
-	int16_t offset_slot; /* u32 event_offset: the accumulation cursor */
-	int16_t flags_slot;  /* u8 any_fail @0, u8 any_success @1 */
-	int16_t nsinfo_slot; /* struct bpf_pidns_info, allocated on first use */
-	/* fault-in reads (fault.c; opts.fault_in only) */
-	int16_t gen_slot;    /* u64: read_fault_gen when this hit began */
-	int16_t fault_slot;  /* 16 bytes: address @0, length @8 */
-	struct gs_label fault_fn; /* the gs_fault_in subprogram ... */
-	bool fault_called;        /* ... called by some read (else not emitted) */
-	uint32_t fault_btf;       /* its BTF FUNC type */
-	int16_t *var_slots;  /* one u64 per `let` variable */
-
-	/* The expression being compiled, and the one the first error is
-	 * about (gs_program_build_at). */
-	const struct gs_expr *cur_expr, *fail_at;
-
-	uint32_t stmt_no;         /* statements begun: each one's label scope "s<n>" */
-	struct gs_label exit0;    /* return 0 */
-	struct gs_label overflow; /* event too large: drop it, count a loss, return 0 */
-
-	/* The event's byte budget, known at build time because every
-	 * reservation has a constant size: `used` is the cursor on the
-	 * longest path emitted so far, `after` the least the statements
-	 * still to come need (their fixed parts, each value at its
-	 * smallest slot). A value is captured to what is left between them,
-	 * with the Truncated status, so that the event fits. */
-	uint32_t used, after;
-
-	int type_i64, type_u64, type_bool; /* context type indices, -1 until used */
-
-	/* source-level values (value.c) */
-	int16_t value_addr_slot;           /* 24 bytes, see struct cg_place */
-	bool has_values;                   /* the trace reads source-level values */
+/* Source-level values (value*.c, pointer.c, context_type.c): where they
+ * are at run time (the address slot, each module's bias and TLS block),
+ * the types made for them (pointer arithmetic's "pointer to t") and the
+ * context type table entries already added for them. */
+struct cg_values {
+	int16_t addr_slot;                 /* 24 bytes, see struct cg_place */
+	bool any;                          /* the trace reads source-level values */
 	uint32_t nbias;                    /* modules whose globals are read */
 	uint64_t bias_cookie[CG_MAX_MODULES];
 	int16_t bias_slot[CG_MAX_MODULES]; /* u64 bias @0, u64 found @8 */
@@ -135,22 +96,98 @@ struct gs_cg {
 	const struct gs_type *added_from[64]; /* types copied into the context ... */
 	int added_index[64];                 /* ... and their indices */
 	uint32_t nadded;
+	/* context types of computed values, -1 until used */
 	int type_deref[2][4];              /* [signed][log2 size] */
-
-	/* backtrace (backtrace.c) */
-	uint32_t bt_depth;       /* requested depth, 1..512 (1..128 tail-call walker) */
-	bool bt_tail;            /* depth > 5 with rows: the step program exists */
-	uint32_t bt_next_slot;   /* bt_state slot of the next tail-mode `bt` */
-	struct bt_loc bt_st;     /* the walk state, in stack slots */
-	struct bt_scratch bt_sc;
-	int16_t bt_tail_enabled; /* u8: some slot was linked in this event */
-	int16_t bt_tail_last;    /* u8: the last linked slot */
-	int16_t bt_inst_offset;  /* u32: event_offset before the bt reservation */
-	/* the bpf_loop walker (bt_loop.c) */
-	bool bt_loop;            /* `bt` calls the gs_bt_walk subprogram */
-	struct gs_label bt_walk; /* its entry */
-	uint32_t bt_btf_walk, bt_btf_frame; /* BTF FUNC types of the subprograms */
+	int type_i64, type_u64, type_bool;
 };
+
+/* Fault-in reads (fault.c, fault_subprog.c): the main program's, with
+ * opts.fault_in only. Apart from the values because every user read
+ * (emit.c) asks it whether to retry. */
+struct cg_fault {
+	int16_t gen_slot;    /* u64: read_fault_gen when this hit began */
+	int16_t read_slot;   /* 16 bytes: address @0, length @8 */
+	struct gs_label fn;  /* the gs_fault_in subprogram ... */
+	bool called;         /* ... called by some read (else not emitted) */
+	uint32_t btf;        /* its BTF FUNC type */
+};
+
+/* The unrolled walker in the main program (backtrace.c): its state and
+ * scratch in stack slots, and past depth 5 the chain of bt_state slots
+ * handed to the step program (bt_step.c builds its own, smaller). */
+struct cg_tail_walker {
+	bool step;            /* depth > 5 with rows: the step program exists */
+	uint32_t next_slot;   /* bt_state slot of the next `bt` */
+	struct bt_loc st;     /* the walk state, in stack slots */
+	struct bt_scratch sc;
+	int16_t enabled;      /* u8: some slot was linked in this event */
+	int16_t last;         /* u8: the last linked slot */
+	int16_t inst_offset;  /* u32: event_offset before the bt reservation */
+};
+
+/* The bpf_loop walker (bt_loop.c): `bt` calls its subprogram. */
+struct cg_loop_walker {
+	struct gs_label walk;          /* gs_bt_walk's entry */
+	uint32_t btf_walk, btf_frame;  /* BTF FUNC types of the subprograms */
+};
+
+/* The base every emitter gets: the program being written, the spec and
+ * options it is written from, the first error, the shared exits; in the
+ * main program also the event's framing slots, its byte budget and the
+ * statement being compiled. */
+struct gs_cg {
+	struct gs_asm *a;
+	struct gs_program *prog;
+	const struct gs_trace_spec *spec;
+	struct gs_program_opts opts; /* with defaults filled in */
+	struct gs_error *err;
+	uint32_t max_size;           /* max_trace_event_size in force */
+	uint32_t bt_depth;           /* requested depth, 1..512 (1..128 tail-call walker) */
+
+	/* The expression being compiled, and the one the first error is
+	 * about (gs_program_build_at). */
+	const struct gs_expr *cur_expr, *fail_at;
+
+	int16_t key_slot;         /* u32 0: key of the one-entry maps */
+	struct gs_label exit0;    /* return 0 */
+
+	/* the event (main program: event.c) */
+	/* The accumulation buffer's address: the first reservation (the
+	 * prologue's, before every other) looks it up and keeps it here, the
+	 * others load it. A lookup per reservation, as the reference does,
+	 * is a helper call each, and each one the kernel inlines after the
+	 * verifier: 200 conditions loaded in 4.5 s instead of 1.1 s. */
+	int16_t accum_slot;
+	bool accum_saved;        /* the prologue's reservation has been emitted */
+	int16_t offset_slot; /* u32 event_offset: the accumulation cursor */
+	int16_t flags_slot;  /* u8 any_fail @0, u8 any_success @1 */
+	int16_t nsinfo_slot; /* struct bpf_pidns_info, allocated on first use */
+	struct gs_label overflow; /* event too large: drop it, count a loss, return 0 */
+	/* The event's byte budget, known at build time because every
+	 * reservation has a constant size: `used` is the cursor on the
+	 * longest path emitted so far, `after` the least the statements
+	 * still to come need (their fixed parts, each value at its
+	 * smallest slot). A value is captured to what is left between them,
+	 * with the Truncated status, so that the event fits. */
+	uint32_t used, after;
+
+	/* the statements (main program: stmt.c, expr.c) */
+	struct gs_typed *typed;   /* the C type of every expression (spec/ctype.c) */
+	int16_t *var_slots;       /* one u64 per `let` variable */
+	uint32_t stmt_no;         /* statements begun: each one's label scope "s<n>" */
+
+	/* the parts, NULL where this program has none */
+	struct cg_values *values;
+	struct cg_fault *fault;
+	struct cg_tail_walker *tail;
+	struct cg_loop_walker *loop;
+};
+
+/* Whether the main program hands long walks to the step program. */
+static inline bool cg_has_step(const struct gs_cg *cg)
+{
+	return cg->tail && cg->tail->step;
+}
 
 /* emit.c: the emitters every statement kind shares */
 /* r0 = bpf_map_lookup_elem(&map of map_kind, key_base + key_off) (key_off 0:
@@ -201,8 +238,9 @@ void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r);
 /* fault.c: reads that fault pages in, in sleepable programs */
 /* read_fault_gen += 1, this hit's number kept in gen_slot (fault_in only). */
 void cg_fault_prologue(struct gs_cg *cg);
-/* Whether r is done again after a fault (opts.fault_in, not resident). */
-bool cg_fault_read(const struct gs_cg *cg, const struct cg_user_read *r);
+/* Whether r is done again after a fault (f: the program's fault-in
+ * part, NULL without opts.fault_in; r not resident). */
+bool cg_fault_read(const struct cg_fault *f, const struct cg_user_read *r);
 /* Before the first try: keeps r3 (and r2 when len_in_r2) in fault_slot. */
 void cg_fault_save(struct gs_cg *cg, const struct cg_user_read *r);
 /* After the first try (r0 its result): on failure, faults the pages in

@@ -37,7 +37,7 @@ void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t co
 void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 {
 	struct gs_asm *a = cg->a;
-	bool fault = cg_fault_read(cg, r);
+	bool fault = cg_fault_read(cg->fault, r);
 	struct gs_label ok;
 
 	if (r->save_addr)

@@ -68,7 +68,7 @@ void cg_prologue(struct gs_cg *cg)
 	gs_asm_note(a, "r6 = ctx");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
 	pid_filter(cg);
-	if (cg->bt_loop) {
+	if (cg->loop) {
 		/* The runtime attaches before it writes the unwind maps and
 		 * opens this gate once they are in place: no event before, so
 		 * none has a backtrace cut short by missing rows. */
@@ -82,10 +82,10 @@ void cg_prologue(struct gs_cg *cg)
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->key_slot, 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));
 	cg_fault_prologue(cg);
-	if (cg->bt_tail) {
+	if (cg_has_step(cg)) {
 		gs_asm_note(a, "bt: no step program slot linked yet");
-		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 0));
-		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_last, GS_BT_NO_NEXT_SLOT));
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->tail->enabled, 0));
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->tail->last, GS_BT_NO_NEXT_SLOT));
 	}
 
 	gs_asm_note(a, "message: r7 = ktime, r8 = pid_tgid");
@@ -171,7 +171,7 @@ void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
 	gs_asm_emit(a, GS_STX_MEM(CG_BPF_SIZE(sizeof(struct gs_end_instruction)), GS_R9, GS_R3,
 				  CG_PAYLOAD));
 
-	if (cg->bt_tail)
+	if (cg_has_step(cg))
 		cg_bt_dispatch(cg);
 	cg_emit_event(cg, GS_FP, cg->offset_slot);
 }

@@ -594,7 +594,7 @@ int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size)
 					 e->size == 8)) {
 		int lg = e->size == 8 ? 3 : e->size == 4 ? 2 : e->size == 2 ? 1 : 0;
 
-		slot = &cg->type_deref[e->is_signed][lg];
+		slot = &cg->values->type_deref[e->is_signed][lg];
 		*size = e->size;
 		if (*slot < 0)
 			*slot = gs_context_type(ctx, deref_kinds[e->is_signed][lg], e->size,
@@ -605,19 +605,19 @@ int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size)
 					   e->op == GS_OP_LOR)) ||
 	    (e->kind == GS_EXPR_UNARY && e->op == '!')) {
 		*size = 1;
-		if (cg->type_bool < 0)
-			cg->type_bool = gs_context_type(ctx, GS_TYPE_BOOL, 1, "bool", cg->err);
-		return cg->type_bool;
+		if (cg->values->type_bool < 0)
+			cg->values->type_bool = gs_context_type(ctx, GS_TYPE_BOOL, 1, "bool", cg->err);
+		return cg->values->type_bool;
 	}
 	*size = 8;
 	/* A computed value is shown as the 64-bit integer of its C type's
 	 * signedness: the register holds its value, extended as C says. */
 	if (!cg_ctype(cg, e).is_signed) {
-		if (cg->type_u64 < 0)
-			cg->type_u64 = gs_context_type(ctx, GS_TYPE_U64, 8, "u64", cg->err);
-		return cg->type_u64;
+		if (cg->values->type_u64 < 0)
+			cg->values->type_u64 = gs_context_type(ctx, GS_TYPE_U64, 8, "u64", cg->err);
+		return cg->values->type_u64;
 	}
-	if (cg->type_i64 < 0)
-		cg->type_i64 = gs_context_type(ctx, GS_TYPE_I64, 8, "i64", cg->err);
-	return cg->type_i64;
+	if (cg->values->type_i64 < 0)
+		cg->values->type_i64 = gs_context_type(ctx, GS_TYPE_I64, 8, "i64", cg->err);
+	return cg->values->type_i64;
 }

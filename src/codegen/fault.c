@@ -26,35 +26,35 @@ void cg_fault_prologue(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
 
-	if (!cg->opts.fault_in)
+	if (!cg->fault)
 		return;
 	gs_asm_note(a, "fault-in reads: this hit's number on its CPU (read_fault_gen += 1)");
 	cg_lookup_key0(cg, GS_MAP_READ_GEN);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
 	gs_asm_emit(a, GS_ATOMIC_FETCH_ADD(BPF_DW, GS_R0, GS_R1, 0));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, cg->gen_slot));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, cg->fault->gen_slot));
 }
 
-bool cg_fault_read(const struct gs_cg *cg, const struct cg_user_read *r)
+bool cg_fault_read(const struct cg_fault *f, const struct cg_user_read *r)
 {
-	return cg->opts.fault_in && !r->resident;
+	return f && !r->resident;
 }
 
 void cg_fault_save(struct gs_cg *cg, const struct cg_user_read *r)
 {
 	struct gs_asm *a = cg->a;
 
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, cg->fault_slot + FAULT_ADDR));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, cg->fault->read_slot + FAULT_ADDR));
 	if (r->len_in_r2)
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, cg->fault_slot + FAULT_LEN));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, cg->fault->read_slot + FAULT_LEN));
 }
 
 /* r2 = the length of the read. */
 static void load_len(struct gs_cg *cg, const struct cg_user_read *r)
 {
 	if (r->len_in_r2)
-		gs_asm_emit(cg->a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->fault_slot + FAULT_LEN));
+		gs_asm_emit(cg->a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->fault->read_slot + FAULT_LEN));
 	else
 		gs_asm_emit(cg->a, GS_MOV64_IMM(GS_R2, (int32_t)r->len));
 }
@@ -69,17 +69,17 @@ void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r)
 	gs_asm_jmp_imm(a, r->str ? BPF_JSGE : BPF_JEQ, GS_R0, 0, done);
 	prev = gs_asm_note(a, "read failed without faults: fault its pages in (may sleep); "
 			   "another hit began on this CPU meanwhile: the buffer is not ours");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, cg->fault_slot + FAULT_ADDR));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, cg->fault->read_slot + FAULT_ADDR));
 	load_len(cg, r);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, cg->gen_slot));
-	gs_asm_call_label(a, cg->fault_fn);
-	cg->fault_called = true;
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, cg->fault->gen_slot));
+	gs_asm_call_label(a, cg->fault->fn);
+	cg->fault->called = true;
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, cg->overflow);
 	gs_asm_note(a, "read again, without sleeping");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R1, r->dst_base));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, r->dst_off));
 	load_len(cg, r);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, cg->fault_slot + FAULT_ADDR));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, cg->fault->read_slot + FAULT_ADDR));
 	gs_asm_call(a, r->str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user);
 	gs_asm_bind(a, done);
 	gs_asm_note(a, prev);
@@ -99,8 +99,8 @@ void cg_fault_subprog(struct gs_cg *cg)
 	struct gs_label shared = gs_asm_label(a, "fault_cpu_shared");
 	int16_t addr, end, gen, key, byte;
 
-	gs_asm_func_begin(a, cg->fault_btf);
-	gs_asm_bind(a, cg->fault_fn);
+	gs_asm_func_begin(a, cg->fault->btf);
+	gs_asm_bind(a, cg->fault->fn);
 	addr = gs_asm_slot(a, "fault_addr", 8, 8);
 	end = gs_asm_slot(a, "fault_end", 8, 8);
 	gen = gs_asm_slot(a, "fault_gen", 8, 8);

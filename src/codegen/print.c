@@ -308,7 +308,7 @@ static void string_end(struct gs_cg *cg, const struct capture *c, int16_t off, i
 	gs_asm_jmp_imm(a, BPF_JLT, GS_R0, (int32_t)c->len, whole);
 	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = last, .len = 1,
 						 .load_src = true, .src_base = GS_FP,
-						 .src_off = cg->value_addr_slot + 8,
+						 .src_off = cg->values->addr_slot + 8,
 						 .src_add = (int32_t)(c->len - 1) });
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R9, last));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, last, 0));
@@ -368,7 +368,7 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 		}
 	} else {
 		cg_value_address(cg, &p, &rec, fail);
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, cg->value_addr_slot + 8));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, cg->values->addr_slot + 8));
 		if (c->dyn)
 			dyn_length(cg, c, status_off, done);
 		bool terminated = c->kind == CAPTURE_STRING && !c->exact;
@@ -377,7 +377,7 @@ static void store_capture(struct gs_cg *cg, const struct gs_expr *e, const struc
 		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = off,
 							 .len = c->len, .len_in_r2 = c->dyn,
 							 .str = terminated,
-							 .addr_slot = cg->value_addr_slot + 8,
+							 .addr_slot = cg->values->addr_slot + 8,
 							 .rec = &rec, .fail = &fail,
 							 .ok_name = "capture_read_ok" });
 		if (terminated)
@@ -485,9 +485,9 @@ static int plan_length(struct gs_cg *cg, const struct gs_expr *e, struct capture
 	c->kind = CAPTURE_SCALAR;
 	c->len = 8;
 	c->slot = slot_size(e, 8);
-	if (cg->type_i64 < 0)
-		cg->type_i64 = gs_context_type(&cg->prog->ctx, GS_TYPE_I64, 8, "i64", cg->err);
-	c->type = cg->type_i64;
+	if (cg->values->type_i64 < 0)
+		cg->values->type_i64 = gs_context_type(&cg->prog->ctx, GS_TYPE_I64, 8, "i64", cg->err);
+	c->type = cg->values->type_i64;
 	c->is_length = true;
 	return c->type < 0 ? c->type : 0;
 }

@@ -17,12 +17,11 @@ static const char *text(const struct gs_expr *e)
 
 /* ---- run time: where the value is ---------------------------------------- */
 
-/* r0 = bpf_map_lookup_elem(&map, r10 + key). */
 /* The load bias of a module, computed once per event (cg_values_prologue). */
-static int bias_index(struct gs_cg *cg, uint64_t cookie)
+static int bias_index(const struct cg_values *v, uint64_t cookie)
 {
-	for (uint32_t i = 0; i < cg->nbias; i++)
-		if (cg->bias_cookie[i] == cookie)
+	for (uint32_t i = 0; i < v->nbias; i++)
+		if (v->bias_cookie[i] == cookie)
 			return (int)i;
 	return -1;
 }
@@ -39,7 +38,7 @@ static enum gs_visit collect_cookies(struct gs_visitor *v, const struct gs_expr 
 {
 	struct gs_cg *cg = v->arg;
 
-	cg->has_values |= gs_expr_is_value(e) || e->kind == GS_EXPR_BUILTIN;
+	cg->values->any |= gs_expr_is_value(e) || e->kind == GS_EXPR_BUILTIN;
 	if (e->kind == GS_EXPR_NAME && e->dvar) {
 		const struct gs_var_loc *l = &e->dvar->loc;
 
@@ -48,13 +47,13 @@ static enum gs_visit collect_cookies(struct gs_visitor *v, const struct gs_expr 
 			    cg_tls_add(cg, l->cookie, text(e)))
 				return GS_VISIT_STOP;
 		for (uint32_t i = 0; i < l->npieces; i++)
-			if (needs_bias(&l->pieces[i]) && bias_index(cg, l->cookie) < 0) {
-				if (cg->nbias == CG_MAX_MODULES) {
+			if (needs_bias(&l->pieces[i]) && bias_index(cg->values, l->cookie) < 0) {
+				if (cg->values->nbias == CG_MAX_MODULES) {
 					cg_fail(cg, -E2BIG, "%s: a trace reads globals of at most %d "
 						"modules", text(e), CG_MAX_MODULES);
 					return GS_VISIT_STOP;
 				}
-				cg->bias_cookie[cg->nbias++] = l->cookie;
+				cg->values->bias_cookie[cg->values->nbias++] = l->cookie;
 			}
 	}
 	return GS_VISIT_CONTINUE;
@@ -71,17 +70,17 @@ int cg_context_type(struct gs_cg *cg, const struct gs_type *t)
 {
 	int idx;
 
-	for (uint32_t i = 0; i < cg->nadded; i++)
-		if (cg->added_from[i] == t)
-			return cg->added_index[i];
+	for (uint32_t i = 0; i < cg->values->nadded; i++)
+		if (cg->values->added_from[i] == t)
+			return cg->values->added_index[i];
 	idx = gs_context_add_type(&cg->prog->ctx, t, cg->err);
 	if (idx < 0) {
 		cg_fail(cg, idx, "%s", cg->err ? cg->err->msg : "cannot add a type");
 		return idx;
 	}
-	if (cg->nadded < sizeof(cg->added_from) / sizeof(cg->added_from[0])) {
-		cg->added_from[cg->nadded] = t;
-		cg->added_index[cg->nadded++] = idx;
+	if (cg->values->nadded < sizeof(cg->values->added_from) / sizeof(cg->values->added_from[0])) {
+		cg->values->added_from[cg->values->nadded] = t;
+		cg->values->added_index[cg->values->nadded++] = idx;
 	}
 	return idx;
 }
@@ -93,11 +92,11 @@ void cg_values_prologue(struct gs_cg *cg)
 	struct gs_asm *a = cg->a;
 	int16_t key;
 
-	if (!cg->nbias && !cg->ntls)
+	if (!cg->values->nbias && !cg->values->ntls)
 		return;
 	key = gs_asm_slot(a, "module_key", 16, 8);
-	for (uint32_t i = 0; i < cg->nbias; i++)
-		cg->bias_slot[i] = gs_asm_slot(a, "module_bias", 16, 8);
+	for (uint32_t i = 0; i < cg->values->nbias; i++)
+		cg->values->bias_slot[i] = gs_asm_slot(a, "module_bias", 16, 8);
 	gs_asm_note(a, "globals: pid key = pid_aliases[tgid] ?: tgid");
 	gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, 32));
@@ -112,21 +111,21 @@ void cg_values_prologue(struct gs_cg *cg)
 		gs_asm_bind(a, plain);
 	}
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + 4, 0));
-	for (uint32_t i = 0; i < cg->nbias; i++) {
+	for (uint32_t i = 0; i < cg->values->nbias; i++) {
 		struct gs_label missing = gs_asm_label(a, "module_offsets_missing");
-		uint64_t c = cg->bias_cookie[i];
+		uint64_t c = cg->values->bias_cookie[i];
 
 		gs_asm_notef(a, "globals: bias of module %016llx = proc_module_offsets[{pid, "
 			     "cookie}]", (unsigned long long)c);
 		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + 8, (int32_t)(uint32_t)c));
 		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + 12, (int32_t)(uint32_t)(c >> 32)));
-		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->bias_slot[i], 0));
-		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->bias_slot[i] + 8, 0));
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->values->bias_slot[i], 0));
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->values->bias_slot[i] + 8, 0));
 		cg_map_lookup(cg, GS_MAP_PROC_OFFSETS, key);
 		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, missing);
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, cg->bias_slot[i]));
-		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->bias_slot[i] + 8, 1));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, cg->values->bias_slot[i]));
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->values->bias_slot[i] + 8, 1));
 		gs_asm_bind(a, missing);
 	}
 	gs_asm_note(a, NULL);
@@ -149,7 +148,7 @@ void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
 	} else if (base == GS_LOC_BASE_TLS) {
 		cg_tls_block(cg, cookie, dst, rec, fail);
 	} else if (base == GS_LOC_BASE_MODULE) {
-		int i = bias_index(cg, cookie);
+		int i = bias_index(cg->values, cookie);
 		struct gs_label found = gs_asm_label(a, "module_offsets_found");
 
 		if (i < 0) {
@@ -157,11 +156,11 @@ void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
 				"prepared", (unsigned long long)cookie);
 			return;
 		}
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->bias_slot[i] + 8));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->values->bias_slot[i] + 8));
 		gs_asm_jmp_imm(a, BPF_JNE, dst, 0, found);
 		cg_error_tail(cg, rec, GS_VAR_OFFSETS_UNAVAILABLE, false, 0, &fail);
 		gs_asm_bind(a, found);
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->bias_slot[i]));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->values->bias_slot[i]));
 	} else {
 		gs_asm_emit(a, GS_MOV64_IMM(dst, 0));
 	}
@@ -266,7 +265,7 @@ static void place_init(struct gs_cg *cg, struct cg_place *p, const struct gs_typ
 {
 	memset(p, 0, sizeof(*p));
 	p->type = t;
-	p->addr_slot = cg->value_addr_slot;
+	p->addr_slot = cg->values->addr_slot;
 }
 
 /* Loads a non-value expression (a script integer) as a scalar place. */
@@ -274,14 +273,14 @@ static void scalar_from_expr(struct gs_cg *cg, const struct gs_expr *e, const st
 			     const struct cg_err_record *rec, struct cg_place *p)
 {
 	cg_expr(cg, e, rec);
-	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->value_addr_slot + 8));
+	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->values->addr_slot + 8));
 	place_init(cg, p, t);
 	p->kind = CG_PLACE_SCALAR;
 }
 
 static void scalar_from_r0(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t)
 {
-	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->value_addr_slot + 8));
+	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->values->addr_slot + 8));
 	p->kind = CG_PLACE_SCALAR;
 	p->type = t;
 	p->bit_size = p->bit_offset = 0;

@@ -16,12 +16,14 @@ static const char *text(const struct gs_expr *e)
 	return e->text ? e->text : e->name ? e->name : "expression";
 }
 
-/* A type codegen makes (`&x`, a cast of a script value), owned by cg. */
+/* A type codegen makes (`&x`, a cast of a script value), owned by the
+ * values' part. */
 static struct gs_type *synth(struct gs_cg *cg)
 {
+	struct cg_values *v = cg->values;
 	struct gs_type *t;
 
-	if (cg->nsynth == CG_MAX_SYNTH_TYPES) {
+	if (v->nsynth == CG_MAX_SYNTH_TYPES) {
 		cg_fail(cg, -E2BIG, "too many address-of and cast expressions in one trace "
 			"(at most %d)", CG_MAX_SYNTH_TYPES);
 		return NULL;
@@ -31,19 +33,20 @@ static struct gs_type *synth(struct gs_cg *cg)
 		cg_fail(cg, -ENOMEM, "out of memory typing an expression");
 		return NULL;
 	}
-	cg->synth[cg->nsynth++] = t;
+	v->synth[v->nsynth++] = t;
 	return t;
 }
 
 const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t)
 {
+	struct cg_values *v = cg->values;
 	struct gs_type *p;
 	size_t n = strlen(t->name);
 
 	/* one per pointee: the typed pass and the emitters both ask */
-	for (uint32_t i = 0; i < cg->nsynth; i++)
-		if (cg->synth[i]->kind == GS_TYPE_POINTER && cg->synth[i]->target == t)
-			return cg->synth[i];
+	for (uint32_t i = 0; i < v->nsynth; i++)
+		if (v->synth[i]->kind == GS_TYPE_POINTER && v->synth[i]->target == t)
+			return v->synth[i];
 	p = synth(cg);
 	if (!p)
 		return NULL;
@@ -51,8 +54,8 @@ const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t)
 	p->size = 8;
 	p->byte_size = 8;
 	p->target = t;
-	p->name = cg->synth_names[cg->nsynth - 1];
-	snprintf(cg->synth_names[cg->nsynth - 1], sizeof(cg->synth_names[0]), "%s%s*", t->name,
+	p->name = v->synth_names[v->nsynth - 1];
+	snprintf(v->synth_names[v->nsynth - 1], sizeof(v->synth_names[0]), "%s%s*", t->name,
 		 n && t->name[n - 1] == '*' ? "" : " ");
 	return p;
 }
