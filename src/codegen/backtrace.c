@@ -225,6 +225,14 @@ void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)
 		tail_stmt(cg, s);
 }
 
+/* In the prologue: this event has linked no bt_state slot yet. */
+void cg_bt_chain_prologue(struct gs_asm *a, const struct cg_tail_walker *w)
+{
+	gs_asm_note(a, "bt: no step program slot linked yet");
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, w->enabled, 0));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, w->last, GS_BT_NO_NEXT_SLOT));
+}
+
 /* After EndInstruction: if a slot was linked, record the event's size in
  * the chain head's state and tail-call the step program; it emits the
  * event. A failed tail call falls through to the normal emission. */

@@ -45,6 +45,15 @@ struct cg_err_slot {
 };
 #define CG_ERR(field) ((int16_t)offsetof(struct cg_err_slot, field))
 
+/* The flags any_fail and any_success hold CG_FLAG_NO or CG_FLAG_YES, never 0:
+ * the verifier keeps a store of 0 into a byte that is not 8-byte aligned
+ * as a known zero, and of anything else as "some byte". With 0 for "no",
+ * the states after an `if` whose branches read differently would differ
+ * by these bytes and not prune; with two nonzero values every path holds
+ * "some byte" in both (docs/cli.md, "Conditions"). */
+#define CG_FLAG_NO 1
+#define CG_FLAG_YES 2
+
 #define CG_MAX_SYNTH_TYPES 32
 #define CG_MAX_MODULES 8
 #define CG_MAX_MATERIALIZE 64 /* bytes of a register-held value taken apart */
@@ -199,8 +208,11 @@ static inline void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key)
 }
 /* r0 = entry 0 of a one-entry map; on NULL, return 0 (cg->exit0). */
 void cg_lookup_key0(struct gs_cg *cg, int map_kind);
+/* Whether a jump to l was emitted since the fixup count was fixup_mark (a
+ * failure path nothing jumps to must not be emitted: dead code). */
+bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l);
 
-/* A failure's tail: r1 = errno (the helper's r0, or 0), r2 = the address
+/* status.c: a failure's tail: r1 = errno (the helper's r0, or 0), r2 = the address
  * (the u64 at r10 + addr_slot, or 0 when addr_slot is 0), the first error
  * recorded in rec as `code` (cg_record_error), then a jump to *fail, or
  * on to the caller's code when fail is NULL. Clobbers r1-r3. */
@@ -242,7 +254,7 @@ void cg_fault_prologue(struct gs_cg *cg);
  * part, NULL without opts.fault_in; r not resident). */
 bool cg_fault_read(const struct cg_fault *f, const struct cg_user_read *r);
 /* Before the first try: keeps r3 (and r2 when len_in_r2) in fault_slot. */
-void cg_fault_save(struct gs_cg *cg, const struct cg_user_read *r);
+void cg_fault_save(struct gs_asm *a, const struct cg_fault *f, const struct cg_user_read *r);
 /* After the first try (r0 its result): on failure, faults the pages in
  * (gs_fault_in), drops the event when another hit began on this CPU
  * meanwhile (jumps to cg->overflow), and reads again; r0 is then the
@@ -262,14 +274,23 @@ void cg_tls_prologue(struct gs_cg *cg, int16_t key);
 void cg_tls_block(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct cg_err_record *rec,
 		  struct gs_label fail);
 
-/* event.c: prologue, reservations, EndInstruction, emission */
+/* event.c: prologue, reservations, EndInstruction, emission. The
+ * prologue is in two halves: cg_prologue (ctx, filters, key and cursor),
+ * then the parts' own (fault-in, the walker's chain: program.c calls
+ * them), then cg_event_begin (header and message). */
 void cg_prologue(struct gs_cg *cg);
+void cg_event_begin(struct gs_cg *cg);
 void cg_reserve(struct gs_cg *cg, uint32_t size);
-void cg_end_and_emit(struct gs_cg *cg, uint16_t total_instructions);
+void cg_end_instruction(struct gs_cg *cg, uint16_t total_instructions);
 void cg_emit_event(struct gs_cg *cg, uint8_t size_base, int16_t size_off);
 void cg_epilogue(struct gs_cg *cg);
+/* status.c: the any_fail / any_success flags and error records */
 void cg_mark_fail(struct gs_cg *cg);
 void cg_mark_success(struct gs_cg *cg);
+void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec);
+/* Marks any_fail; records code, errno r1 and address r2 when rec has no
+ * error yet (clobbers r3). */
+void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code);
 
 /* expr.c: evaluation into r0 */
 bool cg_expr_reads_memory(const struct gs_expr *e);
@@ -280,10 +301,6 @@ void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_reco
 struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e);
 void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to);
 void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to);
-void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec);
-/* Marks any_fail; records code, errno r1 and address r2 when rec has no
- * error yet (clobbers r3). */
-void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code);
 
 /* value_type.c: the static types of source-level values */
 const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e);
@@ -323,9 +340,6 @@ void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uin
 		    const struct cg_err_record *rec, struct gs_label fail);
 void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
 		      struct gs_label fail);
-/* Whether a jump to l was emitted since the fixup count was fixup_mark (a
- * failure path nothing jumps to must not be emitted: dead code). */
-bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l);
 void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 /* r0 = the address of e, a value in memory (an array: what it is in an
  * expression); 0 when a read on the way failed (status in rec). */
@@ -369,8 +383,8 @@ uint32_t cg_budget_min_size(const struct gs_cg *cg, const struct gs_stmt *body, 
 uint32_t cg_print_format_min_size(size_t nargs);
 uint32_t cg_bt_inst_size(const struct gs_cg *cg);
 
-/* Records a build error (the first one is kept), about the expression
- * being compiled (cg_fail) or about e (cg_fail_at). */
+/* fail.c: records a build error (the first one is kept), about the
+ * expression being compiled (cg_fail) or about e (cg_fail_at). */
 __attribute__((format(printf, 3, 4)))
 void cg_fail(struct gs_cg *cg, int code, const char *fmt, ...);
 __attribute__((format(printf, 4, 5)))

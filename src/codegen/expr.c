@@ -159,31 +159,7 @@ static void special(struct gs_cg *cg, const struct gs_expr *e)
 	}
 }
 
-/* All of code, pad and errno at once: a store of the whole 8 bytes ends
- * the verifier's interest in what the slot held, so the states after an
- * `if` do not differ by the last condition's error (docs/cli.md). */
-void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec)
-{
-	if (rec)
-		gs_asm_emit(cg->a, GS_ST_MEM(BPF_DW, GS_FP, rec->slot, 0));
-}
 
-/* First error wins: code (and errno in r1, addr in r2) only when none yet. */
-void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code)
-{
-	struct gs_asm *a = cg->a;
-	struct gs_label kept = gs_asm_label(a, "first_error_kept");
-
-	cg_mark_fail(cg);
-	if (!rec)
-		return;
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R3, GS_FP, rec->slot + CG_ERR(code)));
-	gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, kept);
-	CG_ST_FIELD(a, GS_FP, rec->slot, struct cg_err_slot, code, code);
-	CG_STX_FIELD(a, GS_FP, rec->slot, struct cg_err_slot, err, GS_R1);
-	CG_STX_FIELD(a, GS_FP, rec->slot, struct cg_err_slot, addr, GS_R2);
-	gs_asm_bind(a, kept);
-}
 
 /* *(size *)(addr): NULL -> NullDeref, helper error -> ReadError with its
  * errno and the address; either way the value is 0 and any_fail is set. */

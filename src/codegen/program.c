@@ -3,7 +3,6 @@
  * shared exits. The result is checked by gs_asm_check() so a code
  * generation bug is reported here, not by the verifier. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,19 +13,6 @@
 #include "bt.h"
 
 #define PERCPU_VALUE_MAX 32768 /* the kernel's per-CPU allocation unit */
-
-void cg_fail(struct gs_cg *cg, int code, const char *fmt, ...)
-{
-	char msg[GS_ERROR_MSG_MAX];
-	va_list ap;
-
-	if (!gs_asm_failed(cg->a) && !cg->fail_at)
-		cg->fail_at = cg->cur_expr;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	gs_asm_fail(cg->a, code, "%s", msg);
-}
 
 static int resolve_opts(const struct gs_program_opts *in, struct gs_program_opts *o,
 			uint32_t *max_size, struct gs_error *err)
@@ -240,12 +226,20 @@ static void build(struct gs_cg *cg)
 	cg->prog->total_instructions = (uint16_t)total;
 
 	cg_prologue(cg);
+	cg_fault_prologue(cg);
+	if (cg_has_step(cg))
+		cg_bt_chain_prologue(a, cg->tail);
+	cg_event_begin(cg);
 	cg_values_prologue(cg);
 	cg_stmts(cg, spec->body, spec->nbody);
-	if (cg->opts.count_stacks)
+	if (cg->opts.count_stacks) {
 		cg_count_stack(cg);
-	else
-		cg_end_and_emit(cg, (uint16_t)total);
+	} else {
+		cg_end_instruction(cg, (uint16_t)total);
+		if (cg_has_step(cg))
+			cg_bt_dispatch(cg);
+		cg_emit_event(cg, GS_FP, cg->offset_slot);
+	}
 	cg_epilogue(cg);
 	if (cg->loop)
 		cg_bt_loop_subprogs(cg);
@@ -253,18 +247,6 @@ static void build(struct gs_cg *cg)
 		cg_fault_subprog(cg);
 }
 
-void cg_fail_at(struct gs_cg *cg, const struct gs_expr *e, int code, const char *fmt, ...)
-{
-	char msg[GS_ERROR_MSG_MAX];
-	va_list ap;
-
-	if (!gs_asm_failed(cg->a) && !cg->fail_at)
-		cg->fail_at = e;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cg_fail(cg, code, "%s", msg);
-}
 
 /* The typed pass's question about a source-level value: its DWARF type
  * (NULL after failing the build with the reason). */

@@ -550,11 +550,3 @@ void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_
 	}
 	cg_mem_address(cg, p, GS_R3, rec, fail);
 }
-
-bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l)
-{
-	for (size_t i = fixup_mark; i < a->nfixups; i++)
-		if (a->fixups[i].label == l.id)
-			return true;
-	return false;
-}
