@@ -108,7 +108,11 @@ void cg_bt_chain_prologue(struct gs_asm *a, const struct cg_tail_walker *w);
 void cg_bt_dispatch(struct gs_cg *cg);
 
 /* bt_loop.c */
-uint32_t cg_bt_loop_slots(uint32_t depth);
+/* The instruction's module table entries at this depth. */
+static inline uint32_t cg_bt_loop_slots(uint32_t depth)
+{
+	return depth < GS_BT_WIRE_MODULES ? depth : GS_BT_WIRE_MODULES;
+}
 uint32_t cg_bt_loop_inst_size(uint32_t depth);
 void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s);
 

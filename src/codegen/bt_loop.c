@@ -12,7 +12,6 @@
  * bt_walk state, r9 the instruction, r7/r8 values kept across helpers. */
 #include "bt_loop.h"
 
-
 #define WINDOW_MIN (GS_BT_WINDOW / 8)
 #define WINDOW_BYTES_PER_FRAME 64 /* what a shallow walk reads: 8 frames, 512 bytes */
 
@@ -27,20 +26,9 @@ static uint32_t first_window(uint32_t depth)
 	return size;
 }
 
-
-uint32_t cg_bt_loop_slots(uint32_t depth)
-{
-	return depth < GS_BT_WIRE_MODULES ? depth : GS_BT_WIRE_MODULES;
-}
-
 uint32_t cg_bt_loop_inst_size(uint32_t depth)
 {
 	return INST_DATA + (uint32_t)GS_BT_COMPACT_SIZE(depth, cg_bt_loop_slots(depth));
-}
-
-int16_t bt_loop_frames_off(uint32_t depth)
-{
-	return (int16_t)(TABLE_OFF + 16 * cg_bt_loop_slots(depth));
 }
 
 /* ---- the statement, in the main program ---------------------------------- */
@@ -96,7 +84,6 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	gs_asm_bind(a, no_fail);
 	gs_asm_note(a, NULL);
 }
-
 
 /* ---- gs_bt_walk: the global subprogram ------------------------------------ */
 
