@@ -294,10 +294,30 @@ void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t 
 
 /* expr.c: evaluation into r0 */
 bool cg_expr_reads_memory(const struct gs_expr *e);
-int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
 void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-/* The typed pass's C type of e, and the conversions between such types
- * of a value in a register (expr.c). */
+/* Whether e is evaluated without a helper call (a literal, a register, a
+ * `let` variable, $pc $sp $retval), and its value into reg. */
+bool cg_expr_is_simple(const struct gs_expr *e);
+void cg_simple_into(struct gs_cg *cg, const struct gs_expr *e, uint8_t reg);
+static inline bool cg_fits_imm(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+static inline bool cg_op_is_compare(int op)
+{
+	return op >= GS_OP_EQ && op <= GS_OP_GE;
+}
+/* context_type.c: the context type index of a value of e's type (*size:
+ * its byte size), and of a source-level type t. */
+int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
+int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
+/* The context type index of a 64-bit integer, signed (i64) or not (u64). */
+int cg_context_int64(struct gs_cg *cg, bool is_signed);
+/* operators.c: r0 = e, a binary or unary operator; the typed pass's C
+ * type of e, and the conversions between such types of a value in a
+ * register. */
+void cg_binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+void cg_unary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e);
 void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to);
 void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to);
@@ -344,7 +364,6 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 /* r0 = the address of e, a value in memory (an array: what it is in an
  * expression); 0 when a read on the way failed (status in rec). */
 void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
 
 /* pointer.c: pointer arithmetic */
 /* Whether e is a source-level value: gs_expr_is_value, or p + n / p - n

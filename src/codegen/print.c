@@ -485,9 +485,7 @@ static int plan_length(struct gs_cg *cg, const struct gs_expr *e, struct capture
 	c->kind = CAPTURE_SCALAR;
 	c->len = 8;
 	c->slot = slot_size(e, 8);
-	if (cg->values->type_i64 < 0)
-		cg->values->type_i64 = gs_context_type(&cg->prog->ctx, GS_TYPE_I64, 8, "i64", cg->err);
-	c->type = cg->values->type_i64;
+	c->type = cg_context_int64(cg, true);
 	c->is_length = true;
 	return c->type < 0 ? c->type : 0;
 }

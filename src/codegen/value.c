@@ -66,24 +66,6 @@ void cg_values_scan(struct gs_cg *cg)
 	gs_visit_stmts(&v, cg->spec->body, cg->spec->nbody);
 }
 
-int cg_context_type(struct gs_cg *cg, const struct gs_type *t)
-{
-	int idx;
-
-	for (uint32_t i = 0; i < cg->values->nadded; i++)
-		if (cg->values->added_from[i] == t)
-			return cg->values->added_index[i];
-	idx = gs_context_add_type(&cg->prog->ctx, t, cg->err);
-	if (idx < 0) {
-		cg_fail(cg, idx, "%s", cg->err ? cg->err->msg : "cannot add a type");
-		return idx;
-	}
-	if (cg->values->nadded < sizeof(cg->values->added_from) / sizeof(cg->values->added_from[0])) {
-		cg->values->added_from[cg->values->nadded] = t;
-		cg->values->added_index[cg->values->nadded++] = idx;
-	}
-	return idx;
-}
 
 /* pid key = pid_aliases[tgid] ?: tgid; then each module's bias (0 and
  * found = 0 when the process's offsets were not written: reference 5.11). */
