@@ -329,13 +329,19 @@ bool cg_value_unavailable(const struct gs_expr *e);
  * 0 from outside); *off accumulates its offset. */
 const struct gs_type_member *cg_find_member(const struct gs_type *t, const char *name,
 					     uint32_t *off, unsigned depth);
+/* A value's source text, for messages (the name when it has none). */
+static inline const char *cg_text(const struct gs_expr *e)
+{
+	return e->text ? e->text : e->name ? e->name : "expression";
+}
 static inline bool cg_is_aggregate(const struct gs_type *t)
 {
 	return t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION;
 }
 
-/* value.c, value_read.c: where source-level values are at run time */
-/* Finds the modules whose bias the values need, and whether any exist. */
+/* value_base.c: where source-level values start. cg_values_scan finds
+ * the modules whose bias or TLS block the values need, and whether any
+ * values exist. */
 void cg_values_scan(struct gs_cg *cg);
 void cg_values_prologue(struct gs_cg *cg);
 void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
