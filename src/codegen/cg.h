@@ -1,4 +1,7 @@
-/* State shared by the emitters of one program, and their entry points.
+/* The context of the program being written (a base, struct gs_cg, and
+ * the parts each program kind owns), and the emitters' entry points. The
+ * bottom every emitter may call and that calls no emitter: fail.c,
+ * status.c, emit.c (with fault.c's retry); the top: program.c.
  * Register convention of every generated program: r6 = ctx (struct pt_regs *)
  * for the whole program; r9 = destination of the instruction being written
  * (set by cg_reserve, survives helper calls); r7 and r8 hold values an
@@ -121,9 +124,10 @@ struct cg_fault {
 	uint32_t btf;        /* its BTF FUNC type */
 };
 
-/* The unrolled walker in the main program (backtrace.c): its state and
- * scratch in stack slots, and past depth 5 the chain of bt_state slots
- * handed to the step program (bt_step.c builds its own, smaller). */
+/* The unrolled walker in the main program (backtrace.c; the tail-call
+ * walker of the reference): its state and scratch in stack slots, and
+ * past depth 5 the chain of bt_state slots handed to the step program
+ * (bt_step.c, whose walk state is a bt_state value, in its bt_gen). */
 struct cg_tail_walker {
 	bool step;            /* depth > 5 with rows: the step program exists */
 	uint32_t next_slot;   /* bt_state slot of the next `bt` */
@@ -212,10 +216,11 @@ void cg_lookup_key0(struct gs_cg *cg, int map_kind);
  * failure path nothing jumps to must not be emitted: dead code). */
 bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l);
 
-/* status.c: a failure's tail: r1 = errno (the helper's r0, or 0), r2 = the address
- * (the u64 at r10 + addr_slot, or 0 when addr_slot is 0), the first error
- * recorded in rec as `code` (cg_record_error), then a jump to *fail, or
- * on to the caller's code when fail is NULL. Clobbers r1-r3. */
+/* status.c: a failure's tail: r1 = errno (the helper's r0, or 0), r2 =
+ * the address (the u64 at r10 + addr_slot, or 0 when addr_slot is 0),
+ * the first error recorded in rec as `code` (cg_record_error), then a
+ * jump to *fail, or on to the caller's code when fail is NULL. Clobbers
+ * r1-r3. */
 void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code,
 		   bool errno_in_r0, int16_t addr_slot, const struct gs_label *fail);
 /* bpf_probe_read_user(_str)(r1 = dst_base + dst_off, r2 = len, r3 = the
@@ -247,21 +252,24 @@ struct cg_user_read {
 };
 void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r);
 
-/* fault.c: reads that fault pages in, in sleepable programs */
-/* read_fault_gen += 1, this hit's number kept in gen_slot (fault_in only). */
-void cg_fault_prologue(struct gs_cg *cg);
+/* fault.c: a read's second try after its pages are faulted in, in
+ * sleepable programs (called by cg_read_user only) */
 /* Whether r is done again after a fault (f: the program's fault-in
  * part, NULL without opts.fault_in; r not resident). */
 bool cg_fault_read(const struct cg_fault *f, const struct cg_user_read *r);
-/* Before the first try: keeps r3 (and r2 when len_in_r2) in fault_slot. */
+/* Before the first try: keeps r3 (and r2 when len_in_r2) in the fault
+ * part's read slot. */
 void cg_fault_save(struct gs_asm *a, const struct cg_fault *f, const struct cg_user_read *r);
 /* After the first try (r0 its result): on failure, faults the pages in
  * (gs_fault_in), drops the event when another hit began on this CPU
  * meanwhile (jumps to cg->overflow), and reads again; r0 is then the
  * second try's result. */
 void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r);
-/* The global subprogram gs_fault_in(addr, len, gen), verified once for
- * every read: emitted after the main program. */
+/* fault_subprog.c: read_fault_gen += 1, this hit's number kept in the
+ * fault part's gen_slot (nothing without it); the global subprogram
+ * gs_fault_in(addr, len, gen), verified once for every read: emitted
+ * after the main program. */
+void cg_fault_prologue(struct gs_cg *cg);
 void cg_fault_subprog(struct gs_cg *cg);
 /* value_tls.c: thread-locals. cg_tls_add: a module whose TLS a trace
  * reads (name: the variable, for the message); cg_tls_prologue: each
