@@ -9,7 +9,7 @@
 
 static struct bt_gen gen_for(struct gs_cg *cg)
 {
-	return (struct bt_gen){ .cg = cg, .st = cg->bt_st, .sc = cg->bt_sc,
+	return (struct bt_gen){ .cg = cg, .st = cg->tail->st, .sc = cg->tail->sc,
 				.stop = gs_asm_label(cg->a, "bt_done") };
 }
 
@@ -62,9 +62,10 @@ static void keep_frame(struct bt_gen *g, int k)
 static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 {
 	struct gs_cg *cg = g->cg;
+	struct cg_tail_walker *w = cg->tail;
 	struct gs_asm *a = cg->a;
 	const struct bt_loc *st = &g->st;
-	uint32_t slot = cg->bt_next_slot++;
+	uint32_t slot = w->next_slot++;
 	int16_t key = g->sc.key;
 	struct gs_label have_state = gs_asm_label(a, "bt_state_found");
 	struct gs_label chain = gs_asm_label(a, "bt_chain_after_last");
@@ -79,7 +80,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, have_state);
 	BT_ST(a, status, GS_BT_INTERNAL_ERROR);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 0));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, w->enabled, 0));
 	gs_asm_ja(a, g->stop);
 	gs_asm_bind(a, have_state);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
@@ -87,7 +88,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, from[i]));
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R1, to[i]));
 	}
-	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->bt_inst_offset));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, w->inst_offset));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_R7, GS_R1, TS(inst_offset)));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R7, TS(event_size), 0));
 	/* frame_count 5, requested_depth, offsets_found (below), tail_calls 1 */
@@ -115,20 +116,20 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, g->stop);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R8, GS_R0));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_enabled));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, w->enabled));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, chain);
 	gs_asm_bind(a, head);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R8, TS(active_slot), (int32_t)slot));
 	gs_asm_ja(a, linked);
 	gs_asm_bind(a, chain);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_last));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, w->last));
 	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
 	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, head);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R0, TS(next_slot), (int32_t)slot));
 	gs_asm_bind(a, linked);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_last, (int32_t)slot));
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 1));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, w->last, (int32_t)slot));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, w->enabled, 1));
 }
 
 static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
@@ -144,10 +145,10 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	struct bt_row runtime_row = { .constant = NULL };
 	uint32_t scope; /* the statement's; each frame's labels read "f<k>.name" */
 
-	if (cg->bt_tail) {
+	if (cg_has_step(cg)) {
 		gs_asm_note(a, "bt: remember where the instruction starts");
 		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, cg->offset_slot));
-		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, cg->bt_inst_offset));
+		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, cg->tail->inst_offset));
 	}
 	cg_reserve(cg, GS_INST_HEADER_SIZE + payload);
 	gs_asm_notef(a, "Backtrace: depth %u, flags 0x%x", depth, s->bt_flags);
@@ -169,13 +170,13 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	gs_asm_scope_set(a, scope);
 	if (depth == 1)
 		bt_set_final(&g, GS_BT_TRUNCATED, true);
-	else if (cg->bt_tail && bt->nrows == 0)
+	else if (cg_has_step(cg) && bt->nrows == 0)
 		bt_set_final(&g, GS_BT_NO_UNWIND_ROWS_FOR_PC, true);
 	else if (bt->first_row_kind == GS_BT_ROW_MISSING)
 		bt_set_final(&g, GS_BT_NO_UNWIND_ROWS_FOR_PC, true);
 	else if (bt->first_row_kind == GS_BT_ROW_UNSUPPORTED)
 		bt_set_final(&g, GS_BT_UNSUPPORTED_CFI, true);
-	if (depth == 1 || (cg->bt_tail && bt->nrows == 0) ||
+	if (depth == 1 || (cg_has_step(cg) && bt->nrows == 0) ||
 	    bt->first_row_kind != GS_BT_ROW_USABLE) {
 		gs_asm_bind(a, g.stop);
 		return;
@@ -197,7 +198,7 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 			keep_frame(&g, (int)k);
 			gs_asm_scope_set(a, scope);
 		}
-		if (cg->bt_tail)
+		if (cg_has_step(cg))
 			link_tail_slot(&g, s->bt_flags);
 		gs_asm_ja(a, g.stop);
 		gs_asm_bind(a, no_row);
@@ -210,7 +211,7 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 
 uint32_t cg_bt_inst_size(const struct gs_cg *cg)
 {
-	if (cg->bt_loop)
+	if (cg->loop)
 		return cg_bt_loop_inst_size(cg->bt_depth);
 	return GS_INST_HEADER_SIZE + sizeof(struct gs_backtrace_data) +
 	       (uint32_t)sizeof(struct gs_backtrace_frame) * cg->bt_depth;
@@ -218,10 +219,18 @@ uint32_t cg_bt_inst_size(const struct gs_cg *cg)
 
 void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)
 {
-	if (cg->bt_loop)
+	if (cg->loop)
 		cg_bt_loop_stmt(cg, s);
 	else
 		tail_stmt(cg, s);
+}
+
+/* In the prologue: this event has linked no bt_state slot yet. */
+void cg_bt_chain_prologue(struct gs_asm *a, const struct cg_tail_walker *w)
+{
+	gs_asm_note(a, "bt: no step program slot linked yet");
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, w->enabled, 0));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, w->last, GS_BT_NO_NEXT_SLOT));
 }
 
 /* After EndInstruction: if a slot was linked, record the event's size in
@@ -230,11 +239,12 @@ void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)
 void cg_bt_dispatch(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
+	struct cg_tail_walker *w = cg->tail;
 	struct gs_label out = gs_asm_label(a, "bt_no_dispatch");
-	int16_t key = cg->bt_sc.key;
+	int16_t key = w->sc.key;
 
 	gs_asm_note(a, "bt: hand the event to the step program");
-	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->bt_tail_enabled));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, w->enabled));
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, out);
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
 	cg_map_lookup(cg, GS_MAP_BT_STATE, key);
@@ -254,10 +264,9 @@ void cg_bt_dispatch(struct gs_cg *cg)
 
 /* Stack slots of the walk, taken once per program: the state, the scratch
  * of one frame, and (past depth 5) the chain bookkeeping. */
-void cg_bt_prepare(struct gs_cg *cg)
+void cg_bt_prepare(struct gs_asm *a, struct cg_tail_walker *w)
 {
-	struct gs_asm *a = cg->a;
-	struct bt_loc *st = &cg->bt_st;
+	struct bt_loc *st = &w->st;
 
 	st->base = GS_FP;
 	st->ip = gs_asm_slot(a, "bt_ip", 8, 8);
@@ -268,11 +277,11 @@ void cg_bt_prepare(struct gs_cg *cg)
 	st->mod_base = gs_asm_slot(a, "bt_module_base", 8, 8);
 	st->mod_end = gs_asm_slot(a, "bt_module_end", 8, 8);
 	st->found = gs_asm_slot(a, "bt_found", 1, 1);
-	bt_alloc_scratch(a, &cg->bt_sc);
-	if (cg->bt_tail) {
-		cg->bt_inst_offset = gs_asm_slot(a, "bt_inst_offset", 4, 4);
-		cg->bt_tail_enabled = gs_asm_slot(a, "bt_tail_enabled", 1, 1);
-		cg->bt_tail_last = gs_asm_slot(a, "bt_tail_last", 1, 1);
+	bt_alloc_scratch(a, &w->sc);
+	if (w->step) {
+		w->inst_offset = gs_asm_slot(a, "bt_inst_offset", 4, 4);
+		w->enabled = gs_asm_slot(a, "bt_tail_enabled", 1, 1);
+		w->last = gs_asm_slot(a, "bt_tail_last", 1, 1);
 	}
 }
 

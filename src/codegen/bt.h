@@ -102,12 +102,17 @@ void bt_store_frame(struct bt_gen *g, int frame, uint8_t dyn_reg);
 void bt_advance(struct bt_gen *g);
 
 /* backtrace.c */
-void cg_bt_prepare(struct gs_cg *cg);
+void cg_bt_prepare(struct gs_asm *a, struct cg_tail_walker *w);
 void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s);
+void cg_bt_chain_prologue(struct gs_asm *a, const struct cg_tail_walker *w);
 void cg_bt_dispatch(struct gs_cg *cg);
 
 /* bt_loop.c */
-uint32_t cg_bt_loop_slots(uint32_t depth);
+/* The instruction's module table entries at this depth. */
+static inline uint32_t cg_bt_loop_slots(uint32_t depth)
+{
+	return depth < GS_BT_WIRE_MODULES ? depth : GS_BT_WIRE_MODULES;
+}
 uint32_t cg_bt_loop_inst_size(uint32_t depth);
 void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s);
 
@@ -115,7 +120,8 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s);
  * cannot count in BPF under o (a sentence), or NULL when it can. */
 const char *cg_count_unqualified(const struct gs_trace_spec *spec, const struct gs_program_opts *o);
 uint32_t cg_count_key_size(uint32_t depth);
-/* stack_counts[the event's stack] += 1, in place of cg_end_and_emit. */
+/* stack_counts[the event's stack] += 1, in place of EndInstruction and
+ * the event's emission. */
 void cg_count_stack(struct gs_cg *cg);
 void cg_bt_loop_subprogs(struct gs_cg *cg);
 

@@ -12,7 +12,6 @@
  * bt_walk state, r9 the instruction, r7/r8 values kept across helpers. */
 #include "bt_loop.h"
 
-
 #define WINDOW_MIN (GS_BT_WINDOW / 8)
 #define WINDOW_BYTES_PER_FRAME 64 /* what a shallow walk reads: 8 frames, 512 bytes */
 
@@ -27,20 +26,9 @@ static uint32_t first_window(uint32_t depth)
 	return size;
 }
 
-
-uint32_t cg_bt_loop_slots(uint32_t depth)
-{
-	return depth < GS_BT_WIRE_MODULES ? depth : GS_BT_WIRE_MODULES;
-}
-
 uint32_t cg_bt_loop_inst_size(uint32_t depth)
 {
 	return INST_DATA + (uint32_t)GS_BT_COMPACT_SIZE(depth, cg_bt_loop_slots(depth));
-}
-
-int16_t bt_loop_frames_off(uint32_t depth)
-{
-	return (int16_t)(TABLE_OFF + 16 * cg_bt_loop_slots(depth));
 }
 
 /* ---- the statement, in the main program ---------------------------------- */
@@ -90,13 +78,12 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R0, W(depth), (int32_t)depth));
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R0, W(module_slots), (int32_t)slots));
 	gs_asm_note(a, "bt: r0 = gs_bt_walk() (1: a user read failed)");
-	gs_asm_call_label(a, cg->bt_walk);
+	gs_asm_call_label(a, cg->loop->walk);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, no_fail);
 	cg_mark_fail(cg);
 	gs_asm_bind(a, no_fail);
 	gs_asm_note(a, NULL);
 }
-
 
 /* ---- gs_bt_walk: the global subprogram ------------------------------------ */
 
@@ -327,12 +314,12 @@ void cg_bt_loop_subprogs(struct gs_cg *cg)
 			      .inst_size = cg_bt_loop_inst_size(cg->bt_depth) };
 	struct gs_label frame_cb = gs_asm_label(a, "gs_bt_frame");
 
-	gs_asm_func_begin(a, cg->bt_btf_walk);
-	gs_asm_bind(a, cg->bt_walk);
+	gs_asm_func_begin(a, cg->loop->btf_walk);
+	gs_asm_bind(a, cg->loop->walk);
 	g.key = gs_asm_slot(a, "walk_key", 8, 8);
 	g.ctx = gs_asm_slot(a, "walk_ctx", 16, 8);
 	emit_walker(&g, frame_cb);
-	gs_asm_func_begin(a, cg->bt_btf_frame);
+	gs_asm_func_begin(a, cg->loop->btf_frame);
 	gs_asm_bind(a, frame_cb);
 	bt_loop_frame_callback(&g);
 	gs_asm_note(a, NULL);

@@ -1,6 +1,7 @@
-/* Shared by the two files of the bpf_loop walker: bt_loop.c (the `bt`
- * statement and the gs_bt_walk subprogram) and bt_loop_frame.c (the
- * gs_bt_frame callback, one frame per iteration). Offsets into the per-CPU
+/* Shared by the files of the bpf_loop walker: bt_loop.c (the `bt`
+ * statement and the gs_bt_walk subprogram), bt_loop_frame.c (the
+ * gs_bt_frame callback, one frame per iteration), bt_loop_row.c (its
+ * row) and bt_loop_module.c (its module). Offsets into the per-CPU
  * walk state and the compact instruction come from offsetof(). */
 #ifndef GS_CODEGEN_BT_LOOP_H
 #define GS_CODEGEN_BT_LOOP_H
@@ -41,8 +42,42 @@ struct loop_gen {
 #define CTX_INST 8
 
 /* Offset of frame 0 in an instruction of this depth. */
-int16_t bt_loop_frames_off(uint32_t depth);
+static inline int16_t bt_loop_frames_off(uint32_t depth)
+{
+	return (int16_t)(TABLE_OFF + 16 * cg_bt_loop_slots(depth));
+}
+
+/* ---- gs_bt_frame: one frame per bpf_loop iteration ----------------------- */
+
+/* A decoded rule in bt_walk.rules. */
+#define RULE(field) ((int16_t)(W(rules) + offsetof(struct gs_bt_rules, field)))
+#define R_OFF 0  /* offsetof(struct gs_bt_rule, off) */
+#define R_KIND ((int16_t)offsetof(struct gs_bt_rule, kind))
+#define R_REG ((int16_t)offsetof(struct gs_bt_rule, reg))
+
+/* Stack slots of the callback. */
+struct loop_frame_slots {
+	int16_t lo, hi, found, mid; /* u32 */
+	int16_t pc, err;
+};
+
+/* The walk stops with `status`. */
+static inline void bt_loop_stop(struct loop_gen *g, uint8_t status)
+{
+	gs_asm_emit(g->a, GS_ST_MEM(BPF_B, GS_R6, W(status), status));
+	gs_asm_ja(g->a, g->ret);
+}
+
 /* The body of gs_bt_frame (bt_loop_frame.c). */
 void bt_loop_frame_callback(struct loop_gen *g);
+/* bt_loop_row.c: r7 = the current pc's row (in the row cache), then its
+ * rules decoded into bt_walk.rules; either stops the walk when there is
+ * no row or its CFA is not one the walker evaluates. */
+void bt_loop_find_row(struct loop_gen *g, const struct loop_frame_slots *sl);
+void bt_loop_decode_row(struct loop_gen *g);
+/* bt_loop_module.c: the current frame's module and its wire index;
+ * jumps to done. */
+void bt_loop_resolve_module(struct loop_gen *g, const struct loop_frame_slots *sl,
+			    struct gs_label done);
 
 #endif /* GS_CODEGEN_BT_LOOP_H */

@@ -91,15 +91,15 @@ static void finalize(struct bt_gen *g, int16_t event_size)
 	cg_emit_event(cg, GS_FP, event_size);
 }
 
-/* The step program's own context, built for it: the program's maps, spec,
- * options and depth; none of the main program's stack slots, labels,
- * flags or statement state. */
+/* The step program's own context, built for it: the base only (the
+ * program's maps, spec, options and depth); none of the main program's
+ * parts, stack slots, labels, flags or statement state. Its walk state
+ * and scratch are in its struct bt_gen. */
 static struct gs_cg step_context(const struct gs_cg *main_cg, struct gs_asm *a)
 {
 	return (struct gs_cg){ .a = a, .prog = main_cg->prog, .spec = main_cg->spec,
 			       .opts = main_cg->opts, .err = main_cg->err,
-			       .max_size = main_cg->max_size, .bt_depth = main_cg->bt_depth,
-			       .bt_tail = true, .type_i64 = -1, .type_u64 = -1, .type_bool = -1 };
+			       .max_size = main_cg->max_size, .bt_depth = main_cg->bt_depth };
 }
 
 void cg_bt_step_program(const struct gs_cg *main_cg, struct gs_asm *step)

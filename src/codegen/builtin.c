@@ -39,7 +39,7 @@ static void read_operand(struct gs_cg *cg, const struct gs_expr *x, int16_t buf,
 						 .len = str ? n + 1 : n, .len_in_r2 = n_slot != 0,
 						 .str = str,
 						 .save_addr = true,
-						 .addr_slot = cg->value_addr_slot + 8, .rec = rec,
+						 .addr_slot = cg->values->addr_slot + 8, .rec = rec,
 						 .fail = &fail, .ok_name = "operand_read_ok" });
 }
 

@@ -1,4 +1,7 @@
-/* State shared by the emitters of one program, and their entry points.
+/* The context of the program being written (a base, struct gs_cg, and
+ * the parts each program kind owns), and the emitters' entry points. The
+ * bottom every emitter may call and that calls no emitter: fail.c,
+ * status.c, emit.c (with fault.c's retry); the top: program.c.
  * Register convention of every generated program: r6 = ctx (struct pt_regs *)
  * for the whole program; r9 = destination of the instruction being written
  * (set by cg_reserve, survives helper calls); r7 and r8 hold values an
@@ -45,6 +48,15 @@ struct cg_err_slot {
 };
 #define CG_ERR(field) ((int16_t)offsetof(struct cg_err_slot, field))
 
+/* The flags any_fail and any_success hold CG_FLAG_NO or CG_FLAG_YES, never 0:
+ * the verifier keeps a store of 0 into a byte that is not 8-byte aligned
+ * as a known zero, and of anything else as "some byte". With 0 for "no",
+ * the states after an `if` whose branches read differently would differ
+ * by these bytes and not prune; with two nonzero values every path holds
+ * "some byte" in both (docs/cli.md, "Conditions"). */
+#define CG_FLAG_NO 1
+#define CG_FLAG_YES 2
+
 #define CG_MAX_SYNTH_TYPES 32
 #define CG_MAX_MODULES 8
 #define CG_MAX_MATERIALIZE 64 /* bytes of a register-held value taken apart */
@@ -73,56 +85,17 @@ struct cg_place {
 	uint16_t bit_offset, bit_size;
 };
 
-struct gs_cg {
-	struct gs_asm *a;
-	struct gs_program *prog;
-	const struct gs_trace_spec *spec;
-	struct gs_program_opts opts; /* with defaults filled in */
-	struct gs_error *err;
-	uint32_t max_size;           /* max_trace_event_size in force */
-	struct gs_typed *typed;      /* the C type of every expression (spec/ctype.c) */
+/* The parts of a program context each program kind owns. A part is
+ * there (its pointer in struct gs_cg not NULL) only in the program that
+ * needs it: the step program has none of them. */
 
-	/* stack slots */
-	int16_t key_slot;    /* u32 0: key of the one-entry maps */
-	/* The accumulation buffer's address: the first reservation (the
-	 * prologue's, before every other) looks it up and keeps it here, the
-	 * others load it. A lookup per reservation, as the reference does,
-	 * is a helper call each, and each one the kernel inlines after the
-	 * verifier: 200 conditions loaded in 4.5 s instead of 1.1 s. */
-	int16_t accum_slot;
-	bool accum_saved;        /* the prologue's reservation has been emitted */
-	int16_t offset_slot; /* u32 event_offset: the accumulation cursor */
-	int16_t flags_slot;  /* u8 any_fail @0, u8 any_success @1 */
-	int16_t nsinfo_slot; /* struct bpf_pidns_info, allocated on first use */
-	/* fault-in reads (fault.c; opts.fault_in only) */
-	int16_t gen_slot;    /* u64: read_fault_gen when this hit began */
-	int16_t fault_slot;  /* 16 bytes: address @0, length @8 */
-	struct gs_label fault_fn; /* the gs_fault_in subprogram ... */
-	bool fault_called;        /* ... called by some read (else not emitted) */
-	uint32_t fault_btf;       /* its BTF FUNC type */
-	int16_t *var_slots;  /* one u64 per `let` variable */
-
-	/* The expression being compiled, and the one the first error is
-	 * about (gs_program_build_at). */
-	const struct gs_expr *cur_expr, *fail_at;
-
-	uint32_t stmt_no;         /* statements begun: each one's label scope "s<n>" */
-	struct gs_label exit0;    /* return 0 */
-	struct gs_label overflow; /* event too large: drop it, count a loss, return 0 */
-
-	/* The event's byte budget, known at build time because every
-	 * reservation has a constant size: `used` is the cursor on the
-	 * longest path emitted so far, `after` the least the statements
-	 * still to come need (their fixed parts, each value at its
-	 * smallest slot). A value is captured to what is left between them,
-	 * with the Truncated status, so that the event fits. */
-	uint32_t used, after;
-
-	int type_i64, type_u64, type_bool; /* context type indices, -1 until used */
-
-	/* source-level values (value.c) */
-	int16_t value_addr_slot;           /* 24 bytes, see struct cg_place */
-	bool has_values;                   /* the trace reads source-level values */
+/* Source-level values (value*.c, pointer.c, context_type.c): where they
+ * are at run time (the address slot, each module's bias and TLS block),
+ * the types made for them (pointer arithmetic's "pointer to t") and the
+ * context type table entries already added for them. */
+struct cg_values {
+	int16_t addr_slot;                 /* 24 bytes, see struct cg_place */
+	bool any;                          /* the trace reads source-level values */
 	uint32_t nbias;                    /* modules whose globals are read */
 	uint64_t bias_cookie[CG_MAX_MODULES];
 	int16_t bias_slot[CG_MAX_MODULES]; /* u64 bias @0, u64 found @8 */
@@ -135,22 +108,99 @@ struct gs_cg {
 	const struct gs_type *added_from[64]; /* types copied into the context ... */
 	int added_index[64];                 /* ... and their indices */
 	uint32_t nadded;
+	/* context types of computed values, -1 until used */
 	int type_deref[2][4];              /* [signed][log2 size] */
-
-	/* backtrace (backtrace.c) */
-	uint32_t bt_depth;       /* requested depth, 1..512 (1..128 tail-call walker) */
-	bool bt_tail;            /* depth > 5 with rows: the step program exists */
-	uint32_t bt_next_slot;   /* bt_state slot of the next tail-mode `bt` */
-	struct bt_loc bt_st;     /* the walk state, in stack slots */
-	struct bt_scratch bt_sc;
-	int16_t bt_tail_enabled; /* u8: some slot was linked in this event */
-	int16_t bt_tail_last;    /* u8: the last linked slot */
-	int16_t bt_inst_offset;  /* u32: event_offset before the bt reservation */
-	/* the bpf_loop walker (bt_loop.c) */
-	bool bt_loop;            /* `bt` calls the gs_bt_walk subprogram */
-	struct gs_label bt_walk; /* its entry */
-	uint32_t bt_btf_walk, bt_btf_frame; /* BTF FUNC types of the subprograms */
+	int type_i64, type_u64, type_bool;
 };
+
+/* Fault-in reads (fault.c, fault_subprog.c): the main program's, with
+ * opts.fault_in only. Apart from the values because every user read
+ * (emit.c) asks it whether to retry. */
+struct cg_fault {
+	int16_t gen_slot;    /* u64: read_fault_gen when this hit began */
+	int16_t read_slot;   /* 16 bytes: address @0, length @8 */
+	struct gs_label fn;  /* the gs_fault_in subprogram ... */
+	bool called;         /* ... called by some read (else not emitted) */
+	uint32_t btf;        /* its BTF FUNC type */
+};
+
+/* The unrolled walker in the main program (backtrace.c; the tail-call
+ * walker of the reference): its state and scratch in stack slots, and
+ * past depth 5 the chain of bt_state slots handed to the step program
+ * (bt_step.c, whose walk state is a bt_state value, in its bt_gen). */
+struct cg_tail_walker {
+	bool step;            /* depth > 5 with rows: the step program exists */
+	uint32_t next_slot;   /* bt_state slot of the next `bt` */
+	struct bt_loc st;     /* the walk state, in stack slots */
+	struct bt_scratch sc;
+	int16_t enabled;      /* u8: some slot was linked in this event */
+	int16_t last;         /* u8: the last linked slot */
+	int16_t inst_offset;  /* u32: event_offset before the bt reservation */
+};
+
+/* The bpf_loop walker (bt_loop.c): `bt` calls its subprogram. */
+struct cg_loop_walker {
+	struct gs_label walk;          /* gs_bt_walk's entry */
+	uint32_t btf_walk, btf_frame;  /* BTF FUNC types of the subprograms */
+};
+
+/* The base every emitter gets: the program being written, the spec and
+ * options it is written from, the first error, the shared exits; in the
+ * main program also the event's framing slots, its byte budget and the
+ * statement being compiled. */
+struct gs_cg {
+	struct gs_asm *a;
+	struct gs_program *prog;
+	const struct gs_trace_spec *spec;
+	struct gs_program_opts opts; /* with defaults filled in */
+	struct gs_error *err;
+	uint32_t max_size;           /* max_trace_event_size in force */
+	uint32_t bt_depth;           /* requested depth, 1..512 (1..128 tail-call walker) */
+
+	/* The expression being compiled, and the one the first error is
+	 * about (gs_program_build_at). */
+	const struct gs_expr *cur_expr, *fail_at;
+
+	int16_t key_slot;         /* u32 0: key of the one-entry maps */
+	struct gs_label exit0;    /* return 0 */
+
+	/* the event (main program: event.c) */
+	/* The accumulation buffer's address: the first reservation (the
+	 * prologue's, before every other) looks it up and keeps it here, the
+	 * others load it. A lookup per reservation, as the reference does,
+	 * is a helper call each, and each one the kernel inlines after the
+	 * verifier: 200 conditions loaded in 4.5 s instead of 1.1 s. */
+	int16_t accum_slot;
+	bool accum_saved;        /* the prologue's reservation has been emitted */
+	int16_t offset_slot; /* u32 event_offset: the accumulation cursor */
+	int16_t flags_slot;  /* u8 any_fail @0, u8 any_success @1 */
+	int16_t nsinfo_slot; /* struct bpf_pidns_info, allocated on first use */
+	struct gs_label overflow; /* event too large: drop it, count a loss, return 0 */
+	/* The event's byte budget, known at build time because every
+	 * reservation has a constant size: `used` is the cursor on the
+	 * longest path emitted so far, `after` the least the statements
+	 * still to come need (their fixed parts, each value at its
+	 * smallest slot). A value is captured to what is left between them,
+	 * with the Truncated status, so that the event fits. */
+	uint32_t used, after;
+
+	/* the statements (main program: stmt.c, expr.c) */
+	struct gs_typed *typed;   /* the C type of every expression (spec/ctype.c) */
+	int16_t *var_slots;       /* one u64 per `let` variable */
+	uint32_t stmt_no;         /* statements begun: each one's label scope "s<n>" */
+
+	/* the parts, NULL where this program has none */
+	struct cg_values *values;
+	struct cg_fault *fault;
+	struct cg_tail_walker *tail;
+	struct cg_loop_walker *loop;
+};
+
+/* Whether the main program hands long walks to the step program. */
+static inline bool cg_has_step(const struct gs_cg *cg)
+{
+	return cg->tail && cg->tail->step;
+}
 
 /* emit.c: the emitters every statement kind shares */
 /* r0 = bpf_map_lookup_elem(&map of map_kind, key_base + key_off) (key_off 0:
@@ -162,11 +212,15 @@ static inline void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key)
 }
 /* r0 = entry 0 of a one-entry map; on NULL, return 0 (cg->exit0). */
 void cg_lookup_key0(struct gs_cg *cg, int map_kind);
+/* Whether a jump to l was emitted since the fixup count was fixup_mark (a
+ * failure path nothing jumps to must not be emitted: dead code). */
+bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l);
 
-/* A failure's tail: r1 = errno (the helper's r0, or 0), r2 = the address
- * (the u64 at r10 + addr_slot, or 0 when addr_slot is 0), the first error
- * recorded in rec as `code` (cg_record_error), then a jump to *fail, or
- * on to the caller's code when fail is NULL. Clobbers r1-r3. */
+/* status.c: a failure's tail: r1 = errno (the helper's r0, or 0), r2 =
+ * the address (the u64 at r10 + addr_slot, or 0 when addr_slot is 0),
+ * the first error recorded in rec as `code` (cg_record_error), then a
+ * jump to *fail, or on to the caller's code when fail is NULL. Clobbers
+ * r1-r3. */
 void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code,
 		   bool errno_in_r0, int16_t addr_slot, const struct gs_label *fail);
 /* bpf_probe_read_user(_str)(r1 = dst_base + dst_off, r2 = len, r3 = the
@@ -198,20 +252,24 @@ struct cg_user_read {
 };
 void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r);
 
-/* fault.c: reads that fault pages in, in sleepable programs */
-/* read_fault_gen += 1, this hit's number kept in gen_slot (fault_in only). */
-void cg_fault_prologue(struct gs_cg *cg);
-/* Whether r is done again after a fault (opts.fault_in, not resident). */
-bool cg_fault_read(const struct gs_cg *cg, const struct cg_user_read *r);
-/* Before the first try: keeps r3 (and r2 when len_in_r2) in fault_slot. */
-void cg_fault_save(struct gs_cg *cg, const struct cg_user_read *r);
+/* fault.c: a read's second try after its pages are faulted in, in
+ * sleepable programs (called by cg_read_user only) */
+/* Whether r is done again after a fault (f: the program's fault-in
+ * part, NULL without opts.fault_in; r not resident). */
+bool cg_fault_read(const struct cg_fault *f, const struct cg_user_read *r);
+/* Before the first try: keeps r3 (and r2 when len_in_r2) in the fault
+ * part's read slot. */
+void cg_fault_save(struct gs_asm *a, const struct cg_fault *f, const struct cg_user_read *r);
 /* After the first try (r0 its result): on failure, faults the pages in
  * (gs_fault_in), drops the event when another hit began on this CPU
  * meanwhile (jumps to cg->overflow), and reads again; r0 is then the
  * second try's result. */
 void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r);
-/* The global subprogram gs_fault_in(addr, len, gen), verified once for
- * every read: emitted after the main program. */
+/* fault_subprog.c: read_fault_gen += 1, this hit's number kept in the
+ * fault part's gen_slot (nothing without it); the global subprogram
+ * gs_fault_in(addr, len, gen), verified once for every read: emitted
+ * after the main program. */
+void cg_fault_prologue(struct gs_cg *cg);
 void cg_fault_subprog(struct gs_cg *cg);
 /* value_tls.c: thread-locals. cg_tls_add: a module whose TLS a trace
  * reads (name: the variable, for the message); cg_tls_prologue: each
@@ -224,28 +282,53 @@ void cg_tls_prologue(struct gs_cg *cg, int16_t key);
 void cg_tls_block(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct cg_err_record *rec,
 		  struct gs_label fail);
 
-/* event.c: prologue, reservations, EndInstruction, emission */
+/* event.c: prologue, reservations, EndInstruction, emission. The
+ * prologue is in two halves: cg_prologue (ctx, filters, key and cursor),
+ * then the parts' own (fault-in, the walker's chain: program.c calls
+ * them), then cg_event_begin (header and message). */
 void cg_prologue(struct gs_cg *cg);
+void cg_event_begin(struct gs_cg *cg);
 void cg_reserve(struct gs_cg *cg, uint32_t size);
-void cg_end_and_emit(struct gs_cg *cg, uint16_t total_instructions);
+void cg_end_instruction(struct gs_cg *cg, uint16_t total_instructions);
 void cg_emit_event(struct gs_cg *cg, uint8_t size_base, int16_t size_off);
 void cg_epilogue(struct gs_cg *cg);
+/* status.c: the any_fail / any_success flags and error records */
 void cg_mark_fail(struct gs_cg *cg);
 void cg_mark_success(struct gs_cg *cg);
-
-/* expr.c: evaluation into r0 */
-bool cg_expr_reads_memory(const struct gs_expr *e);
-int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
-void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-/* The typed pass's C type of e, and the conversions between such types
- * of a value in a register (expr.c). */
-struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e);
-void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to);
-void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to);
 void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec);
 /* Marks any_fail; records code, errno r1 and address r2 when rec has no
  * error yet (clobbers r3). */
 void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code);
+
+/* expr.c: evaluation into r0 */
+bool cg_expr_reads_memory(const struct gs_expr *e);
+void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+/* Whether e is evaluated without a helper call (a literal, a register, a
+ * `let` variable, $pc $sp $retval), and its value into reg. */
+bool cg_expr_is_simple(const struct gs_expr *e);
+void cg_simple_into(struct gs_cg *cg, const struct gs_expr *e, uint8_t reg);
+static inline bool cg_fits_imm(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+static inline bool cg_op_is_compare(int op)
+{
+	return op >= GS_OP_EQ && op <= GS_OP_GE;
+}
+/* context_type.c: the context type index of a value of e's type (*size:
+ * its byte size), and of a source-level type t. */
+int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
+int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
+/* The context type index of a 64-bit integer, signed (i64) or not (u64). */
+int cg_context_int64(struct gs_cg *cg, bool is_signed);
+/* operators.c: r0 = e, a binary or unary operator; the typed pass's C
+ * type of e, and the conversions between such types of a value in a
+ * register. */
+void cg_binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+void cg_unary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e);
+void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to);
+void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to);
 
 /* value_type.c: the static types of source-level values */
 const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e);
@@ -254,13 +337,19 @@ bool cg_value_unavailable(const struct gs_expr *e);
  * 0 from outside); *off accumulates its offset. */
 const struct gs_type_member *cg_find_member(const struct gs_type *t, const char *name,
 					     uint32_t *off, unsigned depth);
+/* A value's source text, for messages (the name when it has none). */
+static inline const char *cg_text(const struct gs_expr *e)
+{
+	return e->text ? e->text : e->name ? e->name : "expression";
+}
 static inline bool cg_is_aggregate(const struct gs_type *t)
 {
 	return t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION;
 }
 
-/* value.c, value_read.c: where source-level values are at run time */
-/* Finds the modules whose bias the values need, and whether any exist. */
+/* value_base.c: where source-level values start. cg_values_scan finds
+ * the modules whose bias or TLS block the values need, and whether any
+ * values exist. */
 void cg_values_scan(struct gs_cg *cg);
 void cg_values_prologue(struct gs_cg *cg);
 void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
@@ -285,14 +374,10 @@ void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uin
 		    const struct cg_err_record *rec, struct gs_label fail);
 void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
 		      struct gs_label fail);
-/* Whether a jump to l was emitted since the fixup count was fixup_mark (a
- * failure path nothing jumps to must not be emitted: dead code). */
-bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l);
 void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 /* r0 = the address of e, a value in memory (an array: what it is in an
  * expression); 0 when a read on the way failed (status in rec). */
 void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
 
 /* pointer.c: pointer arithmetic */
 /* Whether e is a source-level value: gs_expr_is_value, or p + n / p - n
@@ -331,8 +416,8 @@ uint32_t cg_budget_min_size(const struct gs_cg *cg, const struct gs_stmt *body, 
 uint32_t cg_print_format_min_size(size_t nargs);
 uint32_t cg_bt_inst_size(const struct gs_cg *cg);
 
-/* Records a build error (the first one is kept), about the expression
- * being compiled (cg_fail) or about e (cg_fail_at). */
+/* fail.c: records a build error (the first one is kept), about the
+ * expression being compiled (cg_fail) or about e (cg_fail_at). */
 __attribute__((format(printf, 3, 4)))
 void cg_fail(struct gs_cg *cg, int code, const char *fmt, ...);
 __attribute__((format(printf, 4, 5)))

@@ -1,7 +1,8 @@
 /* The emitters every kind of statement shares, one each: a map lookup,
- * a read of user memory (its second try after a fault: fault.c), the tail
- * that records a failed read. Each keeps the exact instructions its
- * callers emitted by hand before. */
+ * a read of user memory (its second try after a fault: fault.c; a failed
+ * one recorded by status.c). Each keeps the exact instructions its
+ * callers emitted by hand before. With fail.c and status.c, the bottom
+ * of the code generator: no emitter of a statement is called from here. */
 #include "cg.h"
 
 void cg_map_lookup_at(struct gs_cg *cg, int map_kind, uint8_t key_base, int16_t key_off)
@@ -21,23 +22,11 @@ void cg_lookup_key0(struct gs_cg *cg, int map_kind)
 	gs_asm_jmp_imm(cg->a, BPF_JEQ, GS_R0, 0, cg->exit0);
 }
 
-void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code,
-		   bool errno_in_r0, int16_t addr_slot, const struct gs_label *fail)
-{
-	struct gs_asm *a = cg->a;
-
-	gs_asm_emit(a, errno_in_r0 ? GS_MOV64_REG(GS_R1, GS_R0) : GS_MOV64_IMM(GS_R1, 0));
-	gs_asm_emit(a, addr_slot ? GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, addr_slot) :
-			  GS_MOV64_IMM(GS_R2, 0));
-	cg_record_error(cg, rec, code);
-	if (fail)
-		gs_asm_ja(a, *fail);
-}
 
 void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 {
 	struct gs_asm *a = cg->a;
-	bool fault = cg_fault_read(cg, r);
+	bool fault = cg_fault_read(cg->fault, r);
 	struct gs_label ok;
 
 	if (r->save_addr)
@@ -52,7 +41,7 @@ void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 			gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, r->src_add));
 	}
 	if (fault)
-		cg_fault_save(cg, r);
+		cg_fault_save(a, cg->fault, r);
 	gs_asm_call(a, r->str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user);
 	if (fault)
 		cg_fault_retry(cg, r);
@@ -86,4 +75,12 @@ void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, u
 		gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, tmp, tmp2));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_XOR, dst, tmp));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, dst, tmp));
+}
+
+bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l)
+{
+	for (size_t i = fixup_mark; i < a->nfixups; i++)
+		if (a->fixups[i].label == l.id)
+			return true;
+	return false;
 }

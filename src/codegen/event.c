@@ -7,28 +7,11 @@
  * partial is ever emitted, nothing vanishes uncounted. */
 #include <errno.h>
 
-#include "bt.h"
+#include "cg.h"
 
 #define MESSAGE ((int16_t)sizeof(struct gs_event_header)) /* where the message starts */
 
-/* The flags any_fail and any_success hold FLAG_NO or FLAG_YES, never 0:
- * the verifier keeps a store of 0 into a byte that is not 8-byte aligned
- * as a known zero, and of anything else as "some byte". With 0 for "no",
- * the states after an `if` whose branches read differently would differ
- * by these bytes and not prune; with two nonzero values every path holds
- * "some byte" in both (docs/cli.md, "Conditions"). */
-#define FLAG_NO 1
-#define FLAG_YES 2
 
-void cg_mark_fail(struct gs_cg *cg)
-{
-	gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, cg->flags_slot, FLAG_YES));
-}
-
-void cg_mark_success(struct gs_cg *cg)
-{
-	gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_FP, cg->flags_slot + 1, FLAG_YES));
-}
 
 /* Host filter: the TGID from bpf_get_current_pid_tgid(). Namespace filter:
  * the TGID the target's PID namespace sees (helper 120); a failed helper
@@ -68,7 +51,7 @@ void cg_prologue(struct gs_cg *cg)
 	gs_asm_note(a, "r6 = ctx");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
 	pid_filter(cg);
-	if (cg->bt_loop) {
+	if (cg->loop) {
 		/* The runtime attaches before it writes the unwind maps and
 		 * opens this gate once they are in place: no event before, so
 		 * none has a backtrace cut short by missing rows. */
@@ -81,12 +64,12 @@ void cg_prologue(struct gs_cg *cg)
 	gs_asm_note(a, "key0 = 0, event_offset = 0");
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->key_slot, 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));
-	cg_fault_prologue(cg);
-	if (cg->bt_tail) {
-		gs_asm_note(a, "bt: no step program slot linked yet");
-		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_enabled, 0));
-		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, cg->bt_tail_last, GS_BT_NO_NEXT_SLOT));
-	}
+}
+
+/* Header and message, after the parts' prologues (program.c). */
+void cg_event_begin(struct gs_cg *cg)
+{
+	struct gs_asm *a = cg->a;
 
 	gs_asm_note(a, "message: r7 = ktime, r8 = pid_tgid");
 	gs_asm_call(a, BPF_FUNC_ktime_get_ns);
@@ -109,7 +92,7 @@ void cg_prologue(struct gs_cg *cg)
 	else
 		CG_STX_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, tid, GS_R8);
 	gs_asm_note(a, "any_fail = any_success = no");
-	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_FP, cg->flags_slot, FLAG_NO | FLAG_NO << 8));
+	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_FP, cg->flags_slot, CG_FLAG_NO | CG_FLAG_NO << 8));
 }
 
 void cg_reserve(struct gs_cg *cg, uint32_t size)
@@ -146,8 +129,9 @@ void cg_reserve(struct gs_cg *cg, uint32_t size)
 }
 
 /* EndInstruction: status 2 when reads failed and none succeeded, 1 when
- * both happened, else 0. Then the whole event goes out in one record. */
-void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
+ * both happened, else 0. cg_emit_event then sends the whole event in
+ * one record (after the step program's dispatch, when there is one). */
+void cg_end_instruction(struct gs_cg *cg, uint16_t total)
 {
 	struct gs_asm *a = cg->a;
 	struct gs_label store = gs_asm_label(a, "end_status_ready");
@@ -158,9 +142,9 @@ void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_FP, cg->flags_slot));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R2, GS_FP, cg->flags_slot + 1));
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_SUCCESS));
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, FLAG_NO, store);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, CG_FLAG_NO, store);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_COMPLETE_FAILURE));
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, FLAG_NO, store);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, CG_FLAG_NO, store);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, GS_EXEC_PARTIAL_FAILURE));
 	gs_asm_bind(a, store);
 	/* total_instructions, execution_status, reserved 0: one u32 */
@@ -170,10 +154,6 @@ void cg_end_and_emit(struct gs_cg *cg, uint16_t total)
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_OR, GS_R3, total));
 	gs_asm_emit(a, GS_STX_MEM(CG_BPF_SIZE(sizeof(struct gs_end_instruction)), GS_R9, GS_R3,
 				  CG_PAYLOAD));
-
-	if (cg->bt_tail)
-		cg_bt_dispatch(cg);
-	cg_emit_event(cg, GS_FP, cg->offset_slot);
 }
 
 /* Sends the accumulation buffer, size = min(the u32 at size_base +

@@ -3,7 +3,6 @@
  * shared exits. The result is checked by gs_asm_check() so a code
  * generation bug is reported here, not by the verifier. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,19 +13,6 @@
 #include "bt.h"
 
 #define PERCPU_VALUE_MAX 32768 /* the kernel's per-CPU allocation unit */
-
-void cg_fail(struct gs_cg *cg, int code, const char *fmt, ...)
-{
-	char msg[GS_ERROR_MSG_MAX];
-	va_list ap;
-
-	if (!gs_asm_failed(cg->a) && !cg->fail_at)
-		cg->fail_at = cg->cur_expr;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	gs_asm_fail(cg->a, code, "%s", msg);
-}
 
 static int resolve_opts(const struct gs_program_opts *in, struct gs_program_opts *o,
 			uint32_t *max_size, struct gs_error *err)
@@ -121,16 +107,16 @@ static uint32_t declare_btf(struct gs_cg *cg)
 	uint32_t main_proto = gs_btf_func_proto(b, t_int, &t_ptr, (const char *const[]){ "ctx" }, 1);
 	uint32_t main_fn = gs_btf_func(b, cg->prog->name, main_proto, GS_BTF_GLOBAL);
 
-	if (cg->bt_loop) {
-		cg->bt_btf_walk = gs_btf_func(b, "gs_bt_walk",
+	if (cg->loop) {
+		cg->loop->btf_walk = gs_btf_func(b, "gs_bt_walk",
 					      gs_btf_func_proto(b, t_int, NULL, NULL, 0),
 					      GS_BTF_GLOBAL);
-		cg->bt_btf_frame = gs_btf_func(b, "gs_bt_frame",
+		cg->loop->btf_frame = gs_btf_func(b, "gs_bt_frame",
 					       gs_btf_func_proto(b, t_u64, cb_params, cb_names, 2),
 					       GS_BTF_STATIC);
 	}
-	if (cg->opts.fault_in)
-		cg->fault_btf = gs_btf_func(b, "gs_fault_in",
+	if (cg->fault)
+		cg->fault->btf = gs_btf_func(b, "gs_fault_in",
 					    gs_btf_func_proto(b, t_int, fault_params, fault_names, 3),
 					    GS_BTF_GLOBAL);
 	return main_fn;
@@ -157,17 +143,17 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 	add_map(p, GS_MAP_ACCUM, GS_MAP_ACCUM, cg->max_size, 1);
 	if (o->fault_in)
 		add_map(p, GS_MAP_READ_GEN, GS_MAP_READ_GEN, 0, 1);
-	if (cg->ntls)
+	if (cg->values->ntls)
 		add_map(p, GS_MAP_PROC_TLS, GS_MAP_PROC_TLS, 0, mods);
 	if (!nbt || !bt) {
-		if (!cg->nbias && !cg->ntls)
+		if (!cg->values->nbias && !cg->values->ntls)
 			return 0;
 		/* Globals only: the maps of reference 5.11, nothing of bt. */
 		add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
 		add_map(p, GS_MAP_PID_ALIASES, GS_MAP_PID_ALIASES, 0, mods);
 		return 0;
 	}
-	if (cg->bt_loop) {
+	if (cg->loop) {
 		declare_loop_maps(cg);
 		if (o->count_stacks) {
 			add_map(p, GS_MAP_STACK_COUNTS, GS_MAP_STACK_COUNTS, 0,
@@ -189,7 +175,7 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 		add_map(p, GS_MAP_RANGES, GS_MAP_RANGES, 0, 2 * mods);
 	}
 	add_map(p, GS_MAP_BT_STATE, GS_MAP_BT_STATE, 0, p->bt_slots);
-	if (cg->bt_tail)
+	if (cg_has_step(cg))
 		add_map(p, GS_MAP_BT_PROGS, GS_MAP_BT_PROGS, 0, 1);
 	return 0;
 }
@@ -200,12 +186,12 @@ static void build(struct gs_cg *cg)
 	const struct gs_trace_spec *spec = cg->spec;
 	uint32_t total = cg_count_instructions(spec->body, spec->nbody);
 
-	if (cg->bt_loop || cg->opts.fault_in)
+	if (cg->loop || cg->fault)
 		gs_asm_func_begin(a, declare_btf(cg));
-	if (cg->bt_loop)
-		cg->bt_walk = gs_asm_label(a, "gs_bt_walk");
-	if (cg->opts.fault_in)
-		cg->fault_fn = gs_asm_label(a, "gs_fault_in");
+	if (cg->loop)
+		cg->loop->walk = gs_asm_label(a, "gs_bt_walk");
+	if (cg->fault)
+		cg->fault->fn = gs_asm_label(a, "gs_fault_in");
 	/* The cursor first, at r10 - 4: the verifier keeps the value of a
 	 * store only at an 8-byte aligned stack offset, so each reservation
 	 * reads the cursor back as a number it knows only by the reserve
@@ -224,14 +210,14 @@ static void build(struct gs_cg *cg)
 		cg->nsinfo_slot = gs_asm_slot(a, "pidns_info", 8, 8);
 	for (uint32_t i = 0; i < spec->nvars; i++)
 		cg->var_slots[i] = gs_asm_slot(a, "let_variable", 8, 8);
-	if (cg->has_values)
-		cg->value_addr_slot = gs_asm_slot(a, "value_address", 24, 8);
-	if (cg->opts.fault_in) {
-		cg->gen_slot = gs_asm_slot(a, "read_fault_gen", 8, 8);
-		cg->fault_slot = gs_asm_slot(a, "fault_read", 16, 8);
+	if (cg->values->any)
+		cg->values->addr_slot = gs_asm_slot(a, "value_address", 24, 8);
+	if (cg->fault) {
+		cg->fault->gen_slot = gs_asm_slot(a, "read_fault_gen", 8, 8);
+		cg->fault->read_slot = gs_asm_slot(a, "fault_read", 16, 8);
 	}
-	if (spec->bt && gs_stmts_count_bt(spec->body, spec->nbody) && !cg->bt_loop)
-		cg_bt_prepare(cg);
+	if (spec->bt && cg->tail)
+		cg_bt_prepare(a, cg->tail);
 	cg->exit0 = gs_asm_label(a, "exit");
 	cg->overflow = gs_asm_label(a, "reserve_overflow");
 	if (total > UINT16_MAX)
@@ -240,31 +226,27 @@ static void build(struct gs_cg *cg)
 	cg->prog->total_instructions = (uint16_t)total;
 
 	cg_prologue(cg);
+	cg_fault_prologue(cg);
+	if (cg_has_step(cg))
+		cg_bt_chain_prologue(a, cg->tail);
+	cg_event_begin(cg);
 	cg_values_prologue(cg);
 	cg_stmts(cg, spec->body, spec->nbody);
-	if (cg->opts.count_stacks)
+	if (cg->opts.count_stacks) {
 		cg_count_stack(cg);
-	else
-		cg_end_and_emit(cg, (uint16_t)total);
+	} else {
+		cg_end_instruction(cg, (uint16_t)total);
+		if (cg_has_step(cg))
+			cg_bt_dispatch(cg);
+		cg_emit_event(cg, GS_FP, cg->offset_slot);
+	}
 	cg_epilogue(cg);
-	if (cg->bt_loop)
+	if (cg->loop)
 		cg_bt_loop_subprogs(cg);
-	if (cg->fault_called)
+	if (cg->fault && cg->fault->called)
 		cg_fault_subprog(cg);
 }
 
-void cg_fail_at(struct gs_cg *cg, const struct gs_expr *e, int code, const char *fmt, ...)
-{
-	char msg[GS_ERROR_MSG_MAX];
-	va_list ap;
-
-	if (!gs_asm_failed(cg->a) && !cg->fail_at)
-		cg->fail_at = e;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cg_fail(cg, code, "%s", msg);
-}
 
 /* The typed pass's question about a source-level value: its DWARF type
  * (NULL after failing the build with the reason). */
@@ -282,8 +264,12 @@ int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_o
 int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
 			struct gs_program **out, const struct gs_expr **at, struct gs_error *err)
 {
-	struct gs_cg cg = { .spec = spec, .err = err, .type_i64 = -1, .type_u64 = -1,
-			    .type_bool = -1 };
+	/* The parts the main program may own; cg points at those it does. */
+	struct cg_values values = { .type_i64 = -1, .type_u64 = -1, .type_bool = -1 };
+	struct cg_fault fault = { 0 };
+	struct cg_tail_walker tail = { 0 };
+	struct cg_loop_walker loop = { 0 };
+	struct gs_cg cg = { .spec = spec, .err = err, .values = &values };
 	struct gs_error check;
 	struct gs_program *p;
 	struct gs_map_spec *shrunk;
@@ -299,7 +285,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	rc = resolve_opts(opts, &cg.opts, &cg.max_size, err);
 	if (rc)
 		return rc;
-	memset(cg.type_deref, 0xff, sizeof(cg.type_deref));
+	memset(values.type_deref, 0xff, sizeof(values.type_deref));
 	if (!cg.opts.max_string_len)
 		cg.opts.max_string_len = GS_DEFAULT_MAX_STRING_LEN;
 	if (!cg.opts.compare_cap)
@@ -322,9 +308,11 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	nbt = gs_stmts_count_bt(spec->body, spec->nbody);
 	cg_values_scan(&cg);
 	cg.bt_depth = cg.opts.backtrace_depth;
-	cg.bt_loop = cg.opts.unwinder == GS_UNWINDER_LOOP && nbt && spec->bt;
-	cg.bt_tail = !cg.bt_loop && spec->bt && spec->bt->nrows && nbt &&
-		     cg.bt_depth > BT_INLINE_FRAMES;
+	if (cg.opts.unwinder == GS_UNWINDER_LOOP && nbt && spec->bt)
+		cg.loop = &loop;
+	else if (nbt)
+		cg.tail = &tail;
+	tail.step = cg.tail && spec->bt && spec->bt->nrows && cg.bt_depth > BT_INLINE_FRAMES;
 	if (cg.opts.count_stacks) {
 		const char *why = cg_count_unqualified(spec, &cg.opts);
 
@@ -334,11 +322,11 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			goto fail;
 		}
 	}
-	if (cg.opts.fault_in && (cg.opts.output == GS_OUTPUT_PERF || cg.bt_tail)) {
+	if (cg.opts.fault_in && (cg.opts.output == GS_OUTPUT_PERF || tail.step)) {
 		rc = gs_errorf(err, -EINVAL, "trace %u cannot fault pages in: the kernel refuses "
 			       "%s in a sleepable program; use the ring buffer and the loop "
 			       "unwinder, or read without faults", spec->trace_id,
-			       cg.bt_tail ? "the tail-call unwinder's program array" :
+			       tail.step ? "the tail-call unwinder's program array" :
 			       "the perf event array");
 		goto fail;
 	}
@@ -347,12 +335,14 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	 * without the generation map, the BTF and the sleepable load. */
 	if (cg.opts.fault_in && !gs_stmts_read_user_memory(spec->body, spec->nbody))
 		cg.opts.fault_in = false;
+	if (cg.opts.fault_in)
+		cg.fault = &fault;
 	p->sleepable = cg.opts.fault_in;
 	p->backtrace_depth = cg.bt_depth;
 	p->unwinder = cg.opts.unwinder;
-	p->bt_slots = !cg.bt_tail ? 1 : nbt > 255 ? 255 : nbt;
-	if (((cg.bt_loop || cg.opts.fault_in) && !(p->btf = calloc(1, sizeof(*p->btf)))) ||
-	    (cg.bt_tail && !(p->step = calloc(1, sizeof(*p->step))))) {
+	p->bt_slots = !tail.step ? 1 : nbt > 255 ? 255 : nbt;
+	if (((cg.loop || cg.fault) && !(p->btf = calloc(1, sizeof(*p->btf)))) ||
+	    (tail.step && !(p->step = calloc(1, sizeof(*p->step))))) {
 		rc = gs_errorf(err, -ENOMEM, "out of memory building trace %u", spec->trace_id);
 		goto fail;
 	}
@@ -386,7 +376,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			       "check (please report it): %s", spec->trace_id, check.msg);
 		goto fail;
 	}
-	if (cg.bt_tail) {
+	if (tail.step) {
 		p->has_step = true;
 		cg_bt_step_program(&cg, p->step);
 		rc = gs_asm_finish(p->step, err);
@@ -398,8 +388,8 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			goto fail;
 	}
 	free(cg.var_slots);
-	for (uint32_t i = 0; i < cg.nsynth; i++)
-		free(cg.synth[i]);
+	for (uint32_t i = 0; i < values.nsynth; i++)
+		free(values.synth[i]);
 	gs_typed_free(cg.typed);
 	*out = p;
 	return 0;
@@ -407,8 +397,8 @@ fail:
 	if (at)
 		*at = cg.fail_at;
 	free(cg.var_slots);
-	for (uint32_t i = 0; i < cg.nsynth; i++)
-		free(cg.synth[i]);
+	for (uint32_t i = 0; i < values.nsynth; i++)
+		free(values.synth[i]);
 	gs_typed_free(cg.typed);
 	gs_program_free(p);
 	return rc;

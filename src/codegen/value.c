@@ -10,172 +10,6 @@
 
 #include "cg.h"
 
-static const char *text(const struct gs_expr *e)
-{
-	return e->text ? e->text : e->name ? e->name : "expression";
-}
-
-/* ---- run time: where the value is ---------------------------------------- */
-
-/* r0 = bpf_map_lookup_elem(&map, r10 + key). */
-/* The load bias of a module, computed once per event (cg_values_prologue). */
-static int bias_index(struct gs_cg *cg, uint64_t cookie)
-{
-	for (uint32_t i = 0; i < cg->nbias; i++)
-		if (cg->bias_cookie[i] == cookie)
-			return (int)i;
-	return -1;
-}
-
-static bool needs_bias(const struct gs_loc_piece *p)
-{
-	if (p->kind == GS_LOC_REGISTER)
-		return false;
-	return p->base == GS_LOC_BASE_MODULE ||
-	       (p->base == GS_LOC_BASE_PROGRAM && p->prog && p->prog->has_module);
-}
-
-static enum gs_visit collect_cookies(struct gs_visitor *v, const struct gs_expr *e)
-{
-	struct gs_cg *cg = v->arg;
-
-	cg->has_values |= gs_expr_is_value(e) || e->kind == GS_EXPR_BUILTIN;
-	if (e->kind == GS_EXPR_NAME && e->dvar) {
-		const struct gs_var_loc *l = &e->dvar->loc;
-
-		for (uint32_t i = 0; i < l->npieces; i++)
-			if (l->pieces[i].base == GS_LOC_BASE_TLS && l->pieces[i].kind != GS_LOC_REGISTER &&
-			    cg_tls_add(cg, l->cookie, text(e)))
-				return GS_VISIT_STOP;
-		for (uint32_t i = 0; i < l->npieces; i++)
-			if (needs_bias(&l->pieces[i]) && bias_index(cg, l->cookie) < 0) {
-				if (cg->nbias == CG_MAX_MODULES) {
-					cg_fail(cg, -E2BIG, "%s: a trace reads globals of at most %d "
-						"modules", text(e), CG_MAX_MODULES);
-					return GS_VISIT_STOP;
-				}
-				cg->bias_cookie[cg->nbias++] = l->cookie;
-			}
-	}
-	return GS_VISIT_CONTINUE;
-}
-
-void cg_values_scan(struct gs_cg *cg)
-{
-	struct gs_visitor v = { .expr = collect_cookies, .arg = cg };
-
-	gs_visit_stmts(&v, cg->spec->body, cg->spec->nbody);
-}
-
-int cg_context_type(struct gs_cg *cg, const struct gs_type *t)
-{
-	int idx;
-
-	for (uint32_t i = 0; i < cg->nadded; i++)
-		if (cg->added_from[i] == t)
-			return cg->added_index[i];
-	idx = gs_context_add_type(&cg->prog->ctx, t, cg->err);
-	if (idx < 0) {
-		cg_fail(cg, idx, "%s", cg->err ? cg->err->msg : "cannot add a type");
-		return idx;
-	}
-	if (cg->nadded < sizeof(cg->added_from) / sizeof(cg->added_from[0])) {
-		cg->added_from[cg->nadded] = t;
-		cg->added_index[cg->nadded++] = idx;
-	}
-	return idx;
-}
-
-/* pid key = pid_aliases[tgid] ?: tgid; then each module's bias (0 and
- * found = 0 when the process's offsets were not written: reference 5.11). */
-void cg_values_prologue(struct gs_cg *cg)
-{
-	struct gs_asm *a = cg->a;
-	int16_t key;
-
-	if (!cg->nbias && !cg->ntls)
-		return;
-	key = gs_asm_slot(a, "module_key", 16, 8);
-	for (uint32_t i = 0; i < cg->nbias; i++)
-		cg->bias_slot[i] = gs_asm_slot(a, "module_bias", 16, 8);
-	gs_asm_note(a, "globals: pid key = pid_aliases[tgid] ?: tgid");
-	gs_asm_call(a, BPF_FUNC_get_current_pid_tgid);
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, 32));
-	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R0, key));
-	cg_map_lookup(cg, GS_MAP_PID_ALIASES, key);
-	{
-		struct gs_label plain = gs_asm_label(a, "globals_pid_not_aliased");
-
-		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, plain);
-		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R0, 0));
-		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, key));
-		gs_asm_bind(a, plain);
-	}
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + 4, 0));
-	for (uint32_t i = 0; i < cg->nbias; i++) {
-		struct gs_label missing = gs_asm_label(a, "module_offsets_missing");
-		uint64_t c = cg->bias_cookie[i];
-
-		gs_asm_notef(a, "globals: bias of module %016llx = proc_module_offsets[{pid, "
-			     "cookie}]", (unsigned long long)c);
-		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + 8, (int32_t)(uint32_t)c));
-		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + 12, (int32_t)(uint32_t)(c >> 32)));
-		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->bias_slot[i], 0));
-		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->bias_slot[i] + 8, 0));
-		cg_map_lookup(cg, GS_MAP_PROC_OFFSETS, key);
-		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, missing);
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, cg->bias_slot[i]));
-		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->bias_slot[i] + 8, 1));
-		gs_asm_bind(a, missing);
-	}
-	gs_asm_note(a, NULL);
-	cg_tls_prologue(cg, key);
-}
-
-/* r<dst> = the run-time address (or value) base + offset of a static base;
- * a module base whose offsets are missing records OffsetsUnavailable and
- * jumps to fail. */
-void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
-		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
-		     const struct cg_err_record *rec, struct gs_label fail)
-{
-	struct gs_asm *a = cg->a;
-
-	if (base == GS_LOC_BASE_PROGRAM) {
-		cg_loc_program(cg, prog, cookie, dst, rec, fail);
-	} else if (base == GS_LOC_BASE_REG) {
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_R6, gs_dwarf_reg_pt_regs_offset[reg]));
-	} else if (base == GS_LOC_BASE_TLS) {
-		cg_tls_block(cg, cookie, dst, rec, fail);
-	} else if (base == GS_LOC_BASE_MODULE) {
-		int i = bias_index(cg, cookie);
-		struct gs_label found = gs_asm_label(a, "module_offsets_found");
-
-		if (i < 0) {
-			cg_fail(cg, -EINVAL, "internal error: module %016llx's bias was not "
-				"prepared", (unsigned long long)cookie);
-			return;
-		}
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->bias_slot[i] + 8));
-		gs_asm_jmp_imm(a, BPF_JNE, dst, 0, found);
-		cg_error_tail(cg, rec, GS_VAR_OFFSETS_UNAVAILABLE, false, 0, &fail);
-		gs_asm_bind(a, found);
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->bias_slot[i]));
-	} else {
-		gs_asm_emit(a, GS_MOV64_IMM(dst, 0));
-	}
-	if (offset >= INT32_MIN && offset <= INT32_MAX) {
-		if (offset)
-			gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, dst, (int32_t)offset));
-	} else {
-		uint8_t tmp = dst == GS_R5 ? GS_R4 : GS_R5;
-
-		gs_asm_ld_imm64(a, tmp, (uint64_t)offset);
-		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, dst, tmp));
-	}
-}
-
 /* r<dst> = the address of a MEM place. */
 void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
 			const struct cg_err_record *rec, struct gs_label fail)
@@ -266,7 +100,7 @@ static void place_init(struct gs_cg *cg, struct cg_place *p, const struct gs_typ
 {
 	memset(p, 0, sizeof(*p));
 	p->type = t;
-	p->addr_slot = cg->value_addr_slot;
+	p->addr_slot = cg->values->addr_slot;
 }
 
 /* Loads a non-value expression (a script integer) as a scalar place. */
@@ -274,14 +108,14 @@ static void scalar_from_expr(struct gs_cg *cg, const struct gs_expr *e, const st
 			     const struct cg_err_record *rec, struct cg_place *p)
 {
 	cg_expr(cg, e, rec);
-	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->value_addr_slot + 8));
+	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->values->addr_slot + 8));
 	place_init(cg, p, t);
 	p->kind = CG_PLACE_SCALAR;
 }
 
 static void scalar_from_r0(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t)
 {
-	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->value_addr_slot + 8));
+	gs_asm_emit(cg->a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->values->addr_slot + 8));
 	p->kind = CG_PLACE_SCALAR;
 	p->type = t;
 	p->bit_size = p->bit_offset = 0;
@@ -313,7 +147,7 @@ static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_pla
 		int64_t off = e->rhs->value * (int64_t)stride;
 
 		if (p->kind == CG_PLACE_BUF && (off < 0 || off + stride > CG_MAX_MATERIALIZE)) {
-			cg_fail_at(cg, e, -EINVAL, "%s: index %lld is outside the value", text(e),
+			cg_fail_at(cg, e, -EINVAL, "%s: index %lld is outside the value", cg_text(e),
 				(long long)e->rhs->value);
 			return;
 		}
@@ -322,11 +156,11 @@ static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_pla
 	}
 	if (p->kind != CG_PLACE_MEM) {
 		cg_fail_at(cg, e, -EINVAL, "%s: a computed index needs the array in memory; %s lives in "
-			"registers here (use a constant index)", text(e), text(e->lhs));
+			"registers here (use a constant index)", cg_text(e), cg_text(e->lhs));
 		return;
 	}
 	make_dyn(cg, p, rec, fail);
-	gs_asm_notef(a, "index: address += (%s) * %u", text(e->rhs), stride);
+	gs_asm_notef(a, "index: address += (%s) * %u", cg_text(e->rhs), stride);
 	if (cg_expr_reads_memory(e->rhs)) {
 		/* the index's own values go through the address slot: keep the
 		 * base apart while it is computed */
@@ -411,8 +245,8 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 		cg_place(cg, e->lhs, rec, fail, p);
 		if (p->kind != CG_PLACE_MEM) {
 			if (!gs_asm_failed(cg->a))
-				cg_fail_at(cg, e, -EINVAL, "%s: %s has no address here (it is %s)", text(e),
-					text(e->lhs), p->kind == CG_PLACE_NONE ? "optimized out" :
+				cg_fail_at(cg, e, -EINVAL, "%s: %s has no address here (it is %s)", cg_text(e),
+					cg_text(e->lhs), p->kind == CG_PLACE_NONE ? "optimized out" :
 					"held in registers or computed");
 			return;
 		}
@@ -441,7 +275,7 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 		p->bit_offset = m->bit_offset;
 		p->bit_size = m->bit_size;
 		if (p->kind == CG_PLACE_BUF && p->offset + m->type->byte_size > CG_MAX_MATERIALIZE)
-			cg_fail_at(cg, e, -EINVAL, "%s: member outside the copied value", text(e));
+			cg_fail_at(cg, e, -EINVAL, "%s: member outside the copied value", cg_text(e));
 		break;
 	case GS_EXPR_INDEX:
 		index_place(cg, e, p, rec, fail);
@@ -470,7 +304,7 @@ void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct c
 		return;
 	if (p.kind != CG_PLACE_MEM) {
 		cg_fail_at(cg, e, -EINVAL, "%s: the %s has no address here (it is %s), so it "
-			"cannot be used as a pointer", text(e), p.type && p.type->kind == GS_TYPE_ARRAY ?
+			"cannot be used as a pointer", cg_text(e), p.type && p.type->kind == GS_TYPE_ARRAY ?
 			"array" : "value", p.kind == CG_PLACE_NONE ?
 			"optimized out" : "held in registers or computed");
 		return;
@@ -503,7 +337,7 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 	if (cg_is_aggregate(t) || t->byte_size > 8 ||
 	    t->kind == GS_TYPE_F32 || t->kind == GS_TYPE_F64) {
 		cg_fail_at(cg, e, -EINVAL, "%s is a %s: only integers, enums, bools, chars and pointers "
-			"can be computed with (print it instead)", text(e), t->name);
+			"can be computed with (print it instead)", cg_text(e), t->name);
 		return;
 	}
 	size_t fixups = a->nfixups;
@@ -550,12 +384,4 @@ void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_
 		return;
 	}
 	cg_mem_address(cg, p, GS_R3, rec, fail);
-}
-
-bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l)
-{
-	for (size_t i = fixup_mark; i < a->nfixups; i++)
-		if (a->fixups[i].label == l.id)
-			return true;
-	return false;
 }

@@ -70,7 +70,7 @@ static void store_piece(struct gs_cg *cg, const struct gs_var_loc *l,
 	case GS_LOC_MEMORY:
 		cg_static_value(cg, pc->base, pc->reg, pc->prog, l->cookie, pc->offset, GS_R3, rec,
 				fail);
-		read_user(cg, GS_R9, off, len, cg->value_addr_slot + 8, rec, fail);
+		read_user(cg, GS_R9, off, len, cg->values->addr_slot + 8, rec, fail);
 		break;
 	default:
 		break;

@@ -30,24 +30,24 @@
 #define TLS_LINK_MAP 80 /* the link_map the runtime read there */
 #define TLS_SCRATCH_SIZE 88
 
-static int tls_index(const struct gs_cg *cg, uint64_t cookie)
+static int tls_index(const struct cg_values *v, uint64_t cookie)
 {
-	for (uint32_t i = 0; i < cg->ntls; i++)
-		if (cg->tls_cookie[i] == cookie)
+	for (uint32_t i = 0; i < v->ntls; i++)
+		if (v->tls_cookie[i] == cookie)
 			return (int)i;
 	return -1;
 }
 
 int cg_tls_add(struct gs_cg *cg, uint64_t cookie, const char *name)
 {
-	if (tls_index(cg, cookie) >= 0)
+	if (tls_index(cg->values, cookie) >= 0)
 		return 0;
-	if (cg->ntls == CG_MAX_MODULES) {
+	if (cg->values->ntls == CG_MAX_MODULES) {
 		cg_fail(cg, -E2BIG, "%s: a trace reads thread-locals of at most %d modules", name,
 			CG_MAX_MODULES);
 		return -E2BIG;
 	}
-	cg->tls_cookie[cg->ntls++] = cookie;
+	cg->values->tls_cookie[cg->values->ntls++] = cookie;
 	return 0;
 }
 
@@ -175,21 +175,21 @@ void cg_tls_prologue(struct gs_cg *cg, int16_t key)
 	struct gs_asm *a = cg->a;
 	int16_t tp, sc;
 
-	if (!cg->ntls)
+	if (!cg->values->ntls)
 		return;
 	if (!cg->opts.task_fsbase_offset) {
 		/* the kernel's BTF does not say where the thread pointer is */
-		for (uint32_t i = 0; i < cg->ntls; i++) {
-			cg->tls_slot[i] = gs_asm_slot(a, "tls_block", TLS_SLOT_SIZE, 8);
-			gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->tls_slot[i] + TLS_STATUS,
+		for (uint32_t i = 0; i < cg->values->ntls; i++) {
+			cg->values->tls_slot[i] = gs_asm_slot(a, "tls_block", TLS_SLOT_SIZE, 8);
+			gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, cg->values->tls_slot[i] + TLS_STATUS,
 						 GS_VAR_OFFSETS_UNAVAILABLE));
 		}
 		return;
 	}
 	tp = gs_asm_slot(a, "thread_pointer", 8, 8);
 	sc = gs_asm_slot(a, "tls_scratch", TLS_SCRATCH_SIZE, 8);
-	for (uint32_t i = 0; i < cg->ntls; i++)
-		cg->tls_slot[i] = gs_asm_slot(a, "tls_block", TLS_SLOT_SIZE, 8);
+	for (uint32_t i = 0; i < cg->values->ntls; i++)
+		cg->values->tls_slot[i] = gs_asm_slot(a, "tls_block", TLS_SLOT_SIZE, 8);
 	gs_asm_note(a, "tls: thread pointer = current task's thread.fsbase");
 	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, tp, 0));
 	gs_asm_call(a, BPF_FUNC_get_current_task);
@@ -200,9 +200,9 @@ void cg_tls_prologue(struct gs_cg *cg, int16_t key)
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, 8));
 	/* bpf_probe_read: a kernel address on x86-64, on every kernel with uprobes */
 	gs_asm_call(a, BPF_FUNC_probe_read);
-	for (uint32_t i = 0; i < cg->ntls; i++) {
-		uint64_t c = cg->tls_cookie[i];
-		int16_t slot = cg->tls_slot[i];
+	for (uint32_t i = 0; i < cg->values->ntls; i++) {
+		uint64_t c = cg->values->tls_cookie[i];
+		int16_t slot = cg->values->tls_slot[i];
 
 		gs_asm_notef(a, "tls: module %016llx = proc_module_tls[{pid, cookie}]",
 			     (unsigned long long)c);
@@ -220,7 +220,7 @@ void cg_tls_block(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct c
 		  struct gs_label fail)
 {
 	struct gs_asm *a = cg->a;
-	int i = tls_index(cg, cookie);
+	int i = tls_index(cg->values, cookie);
 	struct gs_label found = gs_asm_label(a, "tls_found");
 	struct gs_label unavailable = gs_asm_label(a, "tls_offsets_unavailable");
 	struct gs_label unallocated = gs_asm_label(a, "tls_not_allocated");
@@ -231,7 +231,7 @@ void cg_tls_block(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct c
 			"prepared", (unsigned long long)cookie);
 		return;
 	}
-	slot = cg->tls_slot[i];
+	slot = cg->values->tls_slot[i];
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, slot + TLS_STATUS));
 	gs_asm_jmp_imm(a, BPF_JEQ, dst, GS_VAR_OK, found);
 	gs_asm_jmp_imm(a, BPF_JEQ, dst, GS_VAR_OFFSETS_UNAVAILABLE, unavailable);

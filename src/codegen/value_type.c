@@ -10,18 +10,14 @@
 
 #include "cg.h"
 
-
-static const char *text(const struct gs_expr *e)
-{
-	return e->text ? e->text : e->name ? e->name : "expression";
-}
-
-/* A type codegen makes (`&x`, a cast of a script value), owned by cg. */
+/* A type codegen makes (`&x`, a cast of a script value), owned by the
+ * values' part. */
 static struct gs_type *synth(struct gs_cg *cg)
 {
+	struct cg_values *v = cg->values;
 	struct gs_type *t;
 
-	if (cg->nsynth == CG_MAX_SYNTH_TYPES) {
+	if (v->nsynth == CG_MAX_SYNTH_TYPES) {
 		cg_fail(cg, -E2BIG, "too many address-of and cast expressions in one trace "
 			"(at most %d)", CG_MAX_SYNTH_TYPES);
 		return NULL;
@@ -31,19 +27,20 @@ static struct gs_type *synth(struct gs_cg *cg)
 		cg_fail(cg, -ENOMEM, "out of memory typing an expression");
 		return NULL;
 	}
-	cg->synth[cg->nsynth++] = t;
+	v->synth[v->nsynth++] = t;
 	return t;
 }
 
 const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t)
 {
+	struct cg_values *v = cg->values;
 	struct gs_type *p;
 	size_t n = strlen(t->name);
 
 	/* one per pointee: the typed pass and the emitters both ask */
-	for (uint32_t i = 0; i < cg->nsynth; i++)
-		if (cg->synth[i]->kind == GS_TYPE_POINTER && cg->synth[i]->target == t)
-			return cg->synth[i];
+	for (uint32_t i = 0; i < v->nsynth; i++)
+		if (v->synth[i]->kind == GS_TYPE_POINTER && v->synth[i]->target == t)
+			return v->synth[i];
 	p = synth(cg);
 	if (!p)
 		return NULL;
@@ -51,8 +48,8 @@ const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t)
 	p->size = 8;
 	p->byte_size = 8;
 	p->target = t;
-	p->name = cg->synth_names[cg->nsynth - 1];
-	snprintf(cg->synth_names[cg->nsynth - 1], sizeof(cg->synth_names[0]), "%s%s*", t->name,
+	p->name = v->synth_names[v->nsynth - 1];
+	snprintf(v->synth_names[v->nsynth - 1], sizeof(v->synth_names[0]), "%s%s*", t->name,
 		 n && t->name[n - 1] == '*' ? "" : " ");
 	return p;
 }
@@ -92,14 +89,14 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 	case GS_EXPR_NAME:
 		if (!e->dvar || !e->dvar->type) {
 			cg_fail_at(cg, e, -EINVAL, "%s: the name was not resolved against the probe's "
-				"DWARF before the build", text(e));
+				"DWARF before the build", cg_text(e));
 			return NULL;
 		}
 		return e->dvar->type;
 	case GS_EXPR_CAST:
 		if (!e->cast_type) {
 			cg_fail_at(cg, e, -EINVAL, "%s: the type \"%s\" was not resolved against the "
-				"probe's DWARF before the build", text(e),
+				"probe's DWARF before the build", cg_text(e),
 				e->type_name ? e->type_name : "?");
 			return NULL;
 		}
@@ -109,7 +106,7 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 	case GS_EXPR_ADDR:
 		if (!gs_expr_is_value(e->lhs)) {
 			cg_fail_at(cg, e, -EINVAL, "%s: & takes a variable, a member or an element",
-				text(e));
+				cg_text(e));
 			return NULL;
 		}
 		t = cg_value_type(cg, e->lhs);
@@ -122,21 +119,21 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 		break;
 	}
 	if (!e->lhs) {
-		cg_fail_at(cg, e, -EINVAL, "%s: an operand is missing", text(e));
+		cg_fail_at(cg, e, -EINVAL, "%s: an operand is missing", cg_text(e));
 		return NULL;
 	}
 	t = cg_is_value(cg, e->lhs) ? cg_value_type(cg, e->lhs) : NULL;
 	if (!t) {
 		if (!gs_asm_failed(cg->a))
 			cg_fail_at(cg, e, -EINVAL, "%s: %s is a script value, not a source-level one: "
-				"cast() it to a pointer type first", text(e), text(e->lhs));
+				"cast() it to a pointer type first", cg_text(e), cg_text(e->lhs));
 		return NULL;
 	}
 	if (t->kind == GS_TYPE_OPTIMIZED_OUT) {
 		/* a placeholder the dwarf layer made (an implicit pointer, a
 		 * member in a missing piece): nothing there to follow */
 		cg_fail_at(cg, e, -EINVAL, "%s: %s (%s) has no value here to follow: it is %s",
-			   text(e), text(e->lhs), t->name, t->flags & GS_TYPEF_SYNTHETIC ?
+			   cg_text(e), cg_text(e->lhs), t->name, t->flags & GS_TYPEF_SYNTHETIC ?
 			   "<synthetic pointer> (DW_OP_implicit_pointer, or past the DWARF pieces)" :
 			   "<optimized out> (a DWARF piece without a location)");
 		return NULL;
@@ -147,12 +144,12 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 			t = t->target;
 		if (!cg_is_aggregate(t)) {
 			cg_fail_at(cg, e, -EINVAL, "%s: %s is a %s, not a struct or union (or a pointer to "
-				"one)", text(e), text(e->lhs), t->name);
+				"one)", cg_text(e), cg_text(e->lhs), t->name);
 			return NULL;
 		}
 		m = cg_find_member(t, e->name ? e->name : "", &off, 0);
 		if (!m) {
-			cg_fail_at(cg, e, -EINVAL, "%s: %s has no member named '%s'", text(e), t->name,
+			cg_fail_at(cg, e, -EINVAL, "%s: %s has no member named '%s'", cg_text(e), t->name,
 				e->name ? e->name : "");
 			return NULL;
 		}
@@ -162,11 +159,11 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 		if ((t->kind == GS_TYPE_POINTER || t->kind == GS_TYPE_ARRAY) && t->target)
 			return t->target;
 		cg_fail_at(cg, e, -EINVAL, "%s: %s is a %s: only arrays and (non-void) pointers can be "
-			"%s", text(e), text(e->lhs), t->name,
+			"%s", cg_text(e), cg_text(e->lhs), t->name,
 			e->kind == GS_EXPR_INDEX ? "indexed" : "dereferenced");
 		return NULL;
 	default:
-		cg_fail_at(cg, e, -EINVAL, "%s: not a source-level value", text(e));
+		cg_fail_at(cg, e, -EINVAL, "%s: not a source-level value", cg_text(e));
 		return NULL;
 	}
 }
