@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/unwind.h>
+#include <gs/internal/unwind.h>
 
 #include "mf_int.h"     /* the steps checked one by one */
 #include "unwind_int.h" /* uw_ranges_build */

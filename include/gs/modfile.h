@@ -22,7 +22,7 @@
 
 #include <gs/api.h>
 #include <gs/error.h>
-#include <gs/unwind.h>
+#include <gs/protocol.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +30,30 @@ extern "C" {
 
 struct Dwarf;       /* libdw */
 struct Dwfl_Module; /* libdwfl */
+
+/* ---- module identity (module.c, siphash.c) -------------------------------- */
+
+enum gs_cookie_source {
+	GS_COOKIE_BUILD_ID,
+	GS_COOKIE_DEV_INODE,
+	GS_COOKIE_PATH_HASH,
+};
+
+#define GS_BUILD_ID_MAX 64
+
+struct gs_module_id {
+	uint64_t cookie;
+	uint8_t source; /* enum gs_cookie_source */
+	uint8_t build_id_len;
+	uint8_t build_id[GS_BUILD_ID_MAX];
+	uint64_t dev, ino; /* 0 when the file could not be opened */
+};
+
+/* Cookie of the file at `path` (normalized first), reference 8.1: build id,
+ * else dev/inode, else the path hash. Paths under /proc and /sys (other than
+ * /proc/<pid>/root/...) and non-regular files count as unopenable. Never
+ * fails for a bad file; -ENAMETOOLONG for an overlong path. */
+GS_API int gs_module_identify(const char *path, struct gs_module_id *out, struct gs_error *err);
 
 /* Options (GS_OPTS); zero is the default of every field. */
 struct gs_modfiles_opts {
@@ -104,10 +128,6 @@ GS_API const char *gs_modfile_path(const struct gs_modfile *m);
 GS_API const struct gs_module_id *gs_modfile_id(const struct gs_modfile *m);
 /* The file's ELF (libdwfl's handle: do not end it). */
 GS_API struct Elf *gs_modfile_elf(struct gs_modfile *m);
-/* The CFI rows (reference 7), built once per build id (files without one:
- * per file) with the default options. */
-GS_API int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out,
-			  struct gs_error *err);
 /* The DWARF of the file, found on first use in the file itself or in its
  * debug file; NULL when there is none. *bias (may be NULL) is what to add
  * to a DWARF address to get the file's own (link-time) address: 0 unless a
@@ -148,6 +168,92 @@ GS_API size_t gs_modfile_symbols_named(struct gs_modfile *m, const char *name, u
 GS_API const char *gs_modfile_function_at(struct gs_modfile *m, uint64_t addr);
 /* A symbol at addr is an IFUNC (STT_GNU_IFUNC: addr is its resolver). */
 GS_API bool gs_modfile_is_ifunc(struct gs_modfile *m, uint64_t addr);
+
+/* ---- signal frames (cfi_fde.c) ------------------------------------------ */
+
+struct Elf;
+/* The FDEs of .eh_frame whose CIE says 'S' (signal trampolines such as
+ * libc's __restore_rt): *n pairs [lo, hi) in *ranges (malloc'd, link-time). */
+GS_API int gs_signal_frame_ranges(struct Elf *elf, uint64_t **ranges, size_t *n,
+				  struct gs_error *err);
+
+/* ---- /proc/PID/maps (procmaps.c) ------------------------------------------- */
+
+enum gs_map_kind {
+	GS_MAP_ANON,   /* no path */
+	GS_MAP_FILE,   /* a path starting with '/' */
+	GS_MAP_PSEUDO, /* [heap], [stack], [vdso], [vvar], anything else */
+};
+
+struct gs_map_entry {
+	uint64_t start, end, offset;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	char perms[5];
+	uint8_t kind;  /* enum gs_map_kind */
+	bool deleted;  /* the path had a " (deleted)" suffix */
+	char *path;    /* normalized; NULL for GS_MAP_ANON */
+};
+
+struct gs_maps {
+	struct gs_map_entry *entries;
+	size_t n, cap;
+};
+
+/* Parses maps text (len bytes, need not end in NUL or newline). A malformed
+ * line fails with -EINVAL naming the line number. */
+GS_API int gs_maps_parse(const char *text, size_t len, struct gs_maps *out, struct gs_error *err);
+/* Reads and parses /proc/<pid>/maps. */
+GS_API int gs_maps_read(pid_t pid, struct gs_maps *out, struct gs_error *err);
+
+/* What /proc/<pid>/stat says about a process (procstat.c). */
+struct gs_proc_stat {
+	char comm[64];            /* its name, raw: escape it to print it */
+	char state;               /* 'R', 'S', 'Z', ... */
+	pid_t ppid;
+	unsigned long flags;      /* PF_* (PF_KTHREAD 0x00200000: a kernel thread) */
+	unsigned long long start_time; /* clock ticks after boot: pid + this names it */
+};
+
+/* Parses len bytes of a stat line (the name may hold ')' and spaces: the
+ * fields follow the last ')'). -EINVAL with a message when malformed. */
+GS_API int gs_proc_stat_parse(const char *text, size_t len, struct gs_proc_stat *out,
+			      struct gs_error *err);
+/* Reads /proc/<pid>/stat (pid <= 0: this process). -ENOENT when gone. */
+GS_API int gs_proc_stat_read(pid_t pid, struct gs_proc_stat *out, struct gs_error *err);
+/* The process (thread group) that thread `pid` belongs to, from
+ * /proc/<pid>/status; pid itself when that cannot be read. */
+GS_API pid_t gs_proc_tgid(pid_t pid);
+GS_API void gs_maps_free(struct gs_maps *m);
+
+/* A module of a live process: identity, its file and its offsets. */
+struct gs_proc_module {
+	char *path;      /* as mapped (normalized) */
+	char *open_path; /* the path, /proc/<pid>/root<path>, or (deleted or
+			  * unreachable) /proc/<pid>/map_files/<range> */
+	struct gs_module_id id;
+	struct gs_proc_module_offsets offsets;
+	struct gs_modfile *file; /* in the cache given to the load; NULL without */
+};
+
+struct gs_proc_modules {
+	struct gs_proc_module *v;
+	size_t n;
+	size_t skipped; /* mapped files that were not usable ELF modules */
+};
+
+/* Every ELF module mapped by pid, with cookie and offsets (reference
+ * 8.1-8.3), each file read through `files` (opened once per cache; NULL:
+ * a cache for this call, and no file pointers kept). A file is opened
+ * through /proc/PID/map_files where permitted, else by its path, and must
+ * be a regular file with the mapping's inode. Files that cannot be read as
+ * ELF are skipped and counted. */
+GS_API int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_modules *out,
+				struct gs_error *err);
+GS_API void gs_proc_modules_free(struct gs_proc_modules *m);
+/* The module whose [base, base + size) holds ip, or NULL. */
+GS_API const struct gs_proc_module *gs_proc_modules_find(const struct gs_proc_modules *m,
+							 uint64_t ip);
 
 #ifdef __cplusplus
 }

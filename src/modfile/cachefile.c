@@ -24,7 +24,7 @@
 #include <gelf.h>
 
 #include <gs/modfile.h>
-#include <gs/unwind.h>
+#include <gs/modfile.h>
 
 #include "mf_int.h"
 

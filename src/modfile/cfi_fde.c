@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/unwind.h>
+#include <gs/modfile.h>
 
 #include "mf_int.h"
 #include "base.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <gs/unwind.h>
+#include <gs/modfile.h>
 
 #include "mf_int.h"
 #include "base.h"

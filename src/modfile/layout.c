@@ -5,7 +5,7 @@
 #include <gelf.h>
 #include <string.h>
 
-#include <gs/unwind.h>
+#include <gs/modfile.h>
 
 #include "mf_int.h"
 

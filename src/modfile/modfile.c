@@ -82,7 +82,7 @@ void gs_modfiles_free(struct gs_modfiles *c)
 	}
 	for (size_t i = 0; i < c->ncfi; i++) {
 		if (c->cfi[i]->fini)
-			c->cfi[i]->fini(&c->cfi[i]->table);
+			c->cfi[i]->fini(c->cfi[i]->table);
 		free(c->cfi[i]);
 	}
 	free(c->v);

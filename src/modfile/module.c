@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <gs/unwind.h>
+#include <gs/modfile.h>
 
 #include "mf_int.h"
 

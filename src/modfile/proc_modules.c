@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include <gs/modfile.h>
-#include <gs/unwind.h>
+#include <gs/modfile.h>
 
 #include "mf_int.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <gs/unwind.h>
+#include <gs/modfile.h>
 
 /* The next space-separated field after *p (advanced past it), or NULL. */
 static const char *field(const char **p, const char *end)

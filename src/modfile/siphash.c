@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <gs/unwind.h>
+#include <gs/modfile.h>
 
 #include "mf_int.h"
 

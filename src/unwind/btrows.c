@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/unwind.h>
+#include <gs/internal/unwind.h>
 
 #include "unwind_int.h"
 #include "base.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/unwind.h>
+#include <gs/internal/unwind.h>
 
 #include "opts.h"
 #include "unwind_int.h"

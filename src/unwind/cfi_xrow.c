@@ -9,7 +9,7 @@
 #include <elfutils/libdw.h>
 #include <string.h>
 
-#include <gs/unwind.h>
+#include <gs/internal/unwind.h>
 
 #include "unwind_int.h"
 

@@ -2,13 +2,20 @@
  * (files without one: per file) with the default options and the cache's
  * on-disk CFI directory, and kept in the module-file cache's slot for that
  * cookie, which frees them with itself. Rows are this layer's; the files
- * and the slot are the modfile layer's (mf.h). */
+ * and the slot are the modfile layer's (gs/internal/modfile.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <gs/modfile.h>
 
 #include "unwind_int.h"
+
+static void table_free(void *table)
+{
+	gs_cfi_table_free(table);
+	free(table);
+}
 
 int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct gs_error *err)
 {
@@ -24,14 +31,21 @@ int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct
 		struct gs_error why;
 
 		s->filled = true;
-		s->fini = gs_cfi_table_free;
-		s->rc = gs_cfi_table_from_elf(gs_modfile_elf(m), &co, &s->table, &why);
+		s->table = calloc(1, sizeof(struct gs_cfi_table));
+		if (!s->table) {
+			s->rc = -ENOMEM;
+			snprintf(s->msg, sizeof(s->msg), "out of memory reading the CFI of %.200s",
+				 gs_modfile_path(m));
+			return gs_errorf(err, s->rc, "%s", s->msg);
+		}
+		s->fini = table_free;
+		s->rc = gs_cfi_table_from_elf(gs_modfile_elf(m), &co, s->table, &why);
 		if (s->rc)
 			snprintf(s->msg, sizeof(s->msg), "%.200s: %.300s", gs_modfile_path(m),
 				 why.msg);
 	}
 	if (s->rc)
 		return gs_errorf(err, s->rc, "%s", s->msg);
-	*out = &s->table;
+	*out = s->table;
 	return 0;
 }

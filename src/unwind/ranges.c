@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/unwind.h>
+#include <gs/internal/unwind.h>
 
 #include "unwind_int.h"
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include <gs/error.h>
-#include <gs/unwind.h>
+#include <gs/internal/unwind.h>
 
 #include <gs/internal/modfile.h>
 

@@ -4,6 +4,7 @@
 #ifndef GS_TEST_CG_SPECS_H
 #define GS_TEST_CG_SPECS_H
 
+#include <gs/internal/unwind.h>
 #include <gs/program.h>
 
 struct gs_cg_case {

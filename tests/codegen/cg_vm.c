@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <gs/internal/unwind.h>
 #include <gs/internal/program.h>
 #include "cg_vm.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <gs/internal/unwind.h>
 #include <gs/internal/program.h>
 #include <gs/decode.h>
 

@@ -27,6 +27,7 @@
 #include <gelf.h>
 
 #include <gs/modfile.h>
+#include <gs/unwind.h>
 
 #include "fixtures.h"
 #include "mf_int.h"

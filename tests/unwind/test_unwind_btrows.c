@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <gs/unwind.h>
+#include <gs/internal/unwind.h>
 
 #include "fixtures.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gs/unwind.h>
+#include <gs/internal/unwind.h>
 
 #include "fixtures.h"
 #include "readelf_frames.h"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include <gs/unwind.h>
+#include <gs/internal/unwind.h>
 
 #include "fixtures.h"
 #include "unwind_int.h"

@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <gs/unwind.h>
+#include <gs/internal/unwind.h>
 
 #include "unwind_int.h" /* the steps checked one by one */
 

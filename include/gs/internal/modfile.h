@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include <gs/error.h>
-#include <gs/unwind.h>
+#include <gs/modfile.h>
 
 struct Elf;
 struct gs_modfile;
@@ -182,14 +182,15 @@ bool mf_ifunc_selected(struct gs_modfile *file, const char *path, pid_t pid, uin
 
 /* The rows of every file of a cache with one cookie (build id), kept by
  * the cache and filled by unwind's gs_modfile_cfi (modfile_cfi.c there):
- * rc and msg its answer, fini what frees the table with the cache. */
+ * rc and msg its answer, table what unwind built (this layer does not
+ * know its type), fini what frees it with the cache. */
 struct mf_cfi_slot {
 	uint64_t cookie;
 	bool filled;
 	int rc;
 	char msg[GS_ERROR_MSG_MAX];
-	struct gs_cfi_table table;
-	void (*fini)(struct gs_cfi_table *t);
+	void *table;
+	void (*fini)(void *table);
 };
 
 /* m's slot, created empty on the first ask for its cookie; NULL when out

@@ -8,6 +8,7 @@
 #define GS_INTERNAL_RUNTIME_H
 
 #include <gs/internal/program.h>
+#include <gs/internal/unwind.h>
 #include <gs/runtime.h>
 
 #ifdef __cplusplus
