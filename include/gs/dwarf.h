@@ -96,12 +96,6 @@ GS_API int gs_dwarf_find_type(struct gs_dwarf *d, const struct gs_dwarf_scope *s
 			      const char *spelling, const struct gs_type **out,
 			      struct gs_error *err);
 
-/* The type the function holding pc (out of line: a return probe's entry)
- * returns: 0 and *out, NULL for void; *function (may be NULL) its name.
- * -ENOENT when no DWARF function covers pc. */
-int gs_dwarf_return_type(struct gs_dwarf *d, uint64_t pc, const struct gs_type **out,
-			 const char **function, struct gs_error *err);
-
 /* ---- listings -------------------------------------------------------------- */
 
 struct gs_dwarf_function {

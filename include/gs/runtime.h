@@ -134,14 +134,14 @@ struct gs_list_opts {
 /* The functions whose names match glob (fnmatch), by module: name,
  * file:line from DWARF, and address (or "inlined only"); ELF symbols DWARF
  * does not name too. -ENOENT when none matches. */
-int gs_list_functions(const char *glob, const struct gs_list_opts *o, FILE *f,
-		      struct gs_error *err);
+GS_API int gs_list_functions(const char *glob, const struct gs_list_opts *o, FILE *f,
+			     struct gs_error *err);
 /* For each address the trace target resolves to (gs_target_resolve): the
  * variables visible there, innermost first, each with its scope (param,
  * local, static, global), type and where it lives (register, stack,
  * global, optimized out). */
-int gs_list_vars(const char *target, const struct gs_list_opts *o, FILE *f,
-		 struct gs_error *err);
+GS_API int gs_list_vars(const char *target, const struct gs_list_opts *o, FILE *f,
+			struct gs_error *err);
 
 /* ---- uprobes (attach.c) -------------------------------------------------- */
 

@@ -95,14 +95,14 @@ __attribute__((format(printf, 5, 6)))
 GS_API int gs_script_trace_errorf(const struct gs_script *s, const struct gs_script_trace *t,
 				  struct gs_error *err, int code, const char *fmt, ...);
 
-#ifdef __cplusplus
-}
-#endif
-
 /* The same about an expression of s's traces (an unknown name, a member a
  * type lacks): at the expression's pos, with its source line and caret. */
 __attribute__((format(printf, 5, 6)))
-int gs_script_expr_errorf(const struct gs_script *s, const struct gs_expr *e,
-			  struct gs_error *err, int code, const char *fmt, ...);
+GS_API int gs_script_expr_errorf(const struct gs_script *s, const struct gs_expr *e,
+				 struct gs_error *err, int code, const char *fmt, ...);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_SCRIPT_H */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/internal/dwarf.h>
+
 #include "dwv_int.h"
 
 struct collect {

@@ -12,6 +12,9 @@ import subprocess
 import sys
 
 
+UNMARKED = []
+
+
 def documented(include_dir):
     """Names declared after GS_API in include_dir/gs/*.h."""
     names = {}
@@ -22,6 +25,11 @@ def documented(include_dir):
         text = open(os.path.join(gs, h)).read()
         text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)   # comments
         text = re.sub(r'^\s*#.*?(?<!\\)$', ' ', text, flags=re.M | re.S)  # directives
+        # a function declared at file scope without GS_API cannot be linked
+        # by an embedder although the header shows it
+        for m in re.finditer(r'^(?!GS_API|static|typedef|extern|struct|enum|union)'
+                             r'[A-Za-z_][\w \t*]*?\b(gs_\w+)\s*\(', text, re.M):
+            UNMARKED.append('%s: %s' % (h, m.group(1)))
         for decl in re.findall(r'\bGS_API\b([^;{]*)', text):
             # the declarator: the identifier before the first '(' or '['
             m = re.match(r'[^(\[]*?\b([A-Za-z_]\w*)\s*[(\[]', decl)
@@ -58,8 +66,11 @@ def main():
         sys.exit(__doc__)
     api = documented(sys.argv[1])
     versions = exported(sys.argv[2])
+    for where in UNMARKED:
+        print('declared in an installed header without GS_API (mark it, or move it to '
+              'include/gs/internal): %s' % where)
     syms = set(versions)
-    bad = 0
+    bad = len(UNMARKED)
     for name in sorted(n for n, v in versions.items() if not v.startswith('LIBGS_')):
         print('exported without a LIBGS_ version (src/libgs/libgs.map): %s %s' %
               (name, versions[name] or '(unversioned)'))

@@ -100,4 +100,12 @@ int dwv_module_functions(struct gs_dwarf *d, struct gs_modfile *file, const char
 int dwv_modfile_dwarf(struct gs_modfile *file, uint64_t cookie, const char *path,
 		      struct gs_dwarf **out, struct gs_error *why, struct gs_error *err);
 
+/* ---- return types (scope.c) ---------------------------------------------- */
+
+/* The type the function holding pc (out of line: a return probe's entry)
+ * returns: 0 and *out, NULL for void; *function (may be NULL) its name.
+ * -ENOENT when no DWARF function covers pc. */
+int gs_dwarf_return_type(struct gs_dwarf *d, uint64_t pc, const struct gs_type **out,
+			 const char **function, struct gs_error *err);
+
 #endif /* GS_INTERNAL_DWARF_H */
