@@ -1,7 +1,7 @@
 /* Small helpers every reader of an ELF file needs (this layer, and unwind
- * through mf.h): opening a file as an ELF the same way everywhere (libelf
- * version set once per call, messages that name the path) and growing an
- * array. */
+ * through gs/internal/modfile.h): opening a file as an ELF the same way
+ * everywhere (libelf version set once per call, messages that name the
+ * path). */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>

@@ -3,8 +3,8 @@
  * reading a file's debug information ahead of time on a worker thread),
  * and the steps behind the public module and /proc calls (CFA checks,
  * cookies, maps grouping, load bias, debug-file caches), which tests and
- * fuzz targets check one by one. What the layers above use is in mf.h. Not
- * part of the API. */
+ * fuzz targets check one by one. What the layers above use is in
+ * gs/internal/modfile.h. Not part of the API. */
 #ifndef GS_MODFILE_MF_INT_H
 #define GS_MODFILE_MF_INT_H
 

@@ -1,6 +1,7 @@
 /* Internals shared by the files of src/unwind: the CFI table being built
  * from a module's FDE ranges (the ranges and the fence come from the
- * modfile layer, mf.h), the loop walker's row conversion, CFI tables cached
+ * modfile layer, gs/internal/modfile.h), the loop walker's row
+ * conversion, CFI tables cached
  * on disk, and the per-process range snapshot. Tests and fuzz targets
  * check these steps one by one. Not part of the public API. */
 #ifndef GS_UNWIND_INT_H

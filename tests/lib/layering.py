@@ -41,7 +41,7 @@ def closure(layers, name, seen=None):
 
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
-MESON_REF = re.compile(r'\bgs_([a-z]+?)_(dep|lib|int_inc)\b')
+MESON_REF = re.compile(r'\bgs_([a-z]+?)_(dep|lib|\w*inc)\b')
 
 
 def self_test():
@@ -77,6 +77,8 @@ def self_test():
         'src/high/d.c': ('#include "low_int.h"\n', 'a private header of low'),
         'src/low/meson.build': ('deps = [gs_high_dep]\n', 'depends on high'),
         'src/extra/e.c': ('\n', 'does not list'),
+        'src/high/meson.build': ('deps = [gs_low_dep]\ninc = gs_low_extra_inc\n',
+                                 "uses low's private headers"),
     }
     def run(tree):
         root = tempfile.mkdtemp()
@@ -139,9 +141,9 @@ def main():
                 for layer, kind in set(MESON_REF.findall(text)):
                     if layer not in layers or layer == name:
                         continue
-                    if kind == 'int_inc':
-                        bad.append("%s: uses %s's private headers (gs_%s_int_inc)"
-                                   % (where, layer, layer))
+                    if kind.endswith('inc'):
+                        bad.append("%s: uses %s's private headers (gs_%s_%s)"
+                                   % (where, layer, layer, kind))
                     elif layer not in allowed:
                         bad.append('%s: depends on %s, above or beside %s (may use: %s)'
                                    % (where, layer, name, ', '.join(sorted(allowed - {name}))))
