@@ -388,8 +388,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			goto fail;
 	}
 	free(cg.var_slots);
-	for (uint32_t i = 0; i < values.nsynth; i++)
-		free(values.synth[i]);
+	base_arena_free(&values.synth_arena);
 	gs_typed_free(cg.typed);
 	*out = p;
 	return 0;
@@ -397,8 +396,7 @@ fail:
 	if (at)
 		*at = cg.fail_at;
 	free(cg.var_slots);
-	for (uint32_t i = 0; i < values.nsynth; i++)
-		free(values.synth[i]);
+	base_arena_free(&values.synth_arena);
 	gs_typed_free(cg.typed);
 	gs_program_free(p);
 	return rc;
