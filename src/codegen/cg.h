@@ -102,9 +102,10 @@ struct cg_values {
 	uint32_t ntls;                     /* modules whose thread-locals are read */
 	uint64_t tls_cookie[CG_MAX_MODULES];
 	int16_t tls_slot[CG_MAX_MODULES];  /* value_tls.c */
-	struct gs_type *synth[CG_MAX_SYNTH_TYPES];
+	struct gs_type *synth[CG_MAX_SYNTH_TYPES]; /* in synth_arena: the build's */
 	char synth_names[CG_MAX_SYNTH_TYPES][128];
 	uint32_t nsynth;
+	struct gs_arena *synth_arena;
 	const struct gs_type *added_from[64]; /* types copied into the context ... */
 	int added_index[64];                 /* ... and their indices */
 	uint32_t nadded;

@@ -9,8 +9,9 @@
 
 #include <gs/internal/program.h>
 
-#include "opts.h"
+#include "base.h"
 #include "bt.h"
+#include "opts.h"
 
 #define PERCPU_VALUE_MAX 32768 /* the kernel's per-CPU allocation unit */
 
@@ -272,7 +273,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	struct gs_cg cg = { .spec = spec, .err = err, .values = &values };
 	struct gs_error check;
 	struct gs_program *p;
-	struct gs_map_spec *shrunk;
+	size_t maps_room = GS_MAP_KINDS; /* declare_maps makes room for every kind */
 	uint32_t nbt;
 	int rc;
 
@@ -356,8 +357,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 		goto fail;
 	}
 	/* room was made for every kind: a plan keeps one list per probe */
-	if (p->nmaps && (shrunk = realloc(p->maps, p->nmaps * sizeof(*p->maps))))
-		p->maps = shrunk;
+	base_shrink((void **)&p->maps, &maps_room, p->nmaps, sizeof(*p->maps));
 	if (!(cg.typed = gs_typed_new()) ||
 	    gs_typed_body(cg.typed, spec->body, spec->nbody, value_type, &cg)) {
 		rc = gs_errorf(err, -ENOMEM, "out of memory typing trace %u", spec->trace_id);
@@ -388,8 +388,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			goto fail;
 	}
 	free(cg.var_slots);
-	for (uint32_t i = 0; i < values.nsynth; i++)
-		free(values.synth[i]);
+	base_arena_free(&values.synth_arena);
 	gs_typed_free(cg.typed);
 	*out = p;
 	return 0;
@@ -397,8 +396,7 @@ fail:
 	if (at)
 		*at = cg.fail_at;
 	free(cg.var_slots);
-	for (uint32_t i = 0; i < values.nsynth; i++)
-		free(values.synth[i]);
+	base_arena_free(&values.synth_arena);
 	gs_typed_free(cg.typed);
 	gs_program_free(p);
 	return rc;

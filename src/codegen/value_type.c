@@ -5,13 +5,14 @@
  * where the value is at run time). */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "cg.h"
 
 /* A type codegen makes (`&x`, a cast of a script value), owned by the
- * values' part. */
+ * values' part: it lives as long as the build (the trace context keeps
+ * copies of the types it needs). */
 static struct gs_type *synth(struct gs_cg *cg)
 {
 	struct cg_values *v = cg->values;
@@ -22,7 +23,7 @@ static struct gs_type *synth(struct gs_cg *cg)
 			"(at most %d)", CG_MAX_SYNTH_TYPES);
 		return NULL;
 	}
-	t = calloc(1, sizeof(*t));
+	t = base_arena_alloc(&v->synth_arena, sizeof(*t));
 	if (!t) {
 		cg_fail(cg, -ENOMEM, "out of memory typing an expression");
 		return NULL;

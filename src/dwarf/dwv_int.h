@@ -48,7 +48,7 @@ struct dwv_names {
 struct dwv_fixups {
 	struct gs_type **t;
 	const struct gs_type **from;
-	size_t n, cap;
+	size_t n, t_cap, from_cap; /* t and from grow apart: either may fail */
 };
 
 struct gs_dwarf {

@@ -23,15 +23,8 @@ static int loc_add(struct loc_list *l, uint64_t addr, bool inlined)
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i].addr == addr)
 			return 0;
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? 2 * l->cap : 8;
-		struct dwv_loc *nv = realloc(l->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		l->v = nv;
-		l->cap = ncap;
-	}
+	if (base_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return -ENOMEM;
 	l->v[l->n++] = (struct dwv_loc){ .addr = addr, .inlined = inlined, .from_dwarf = true };
 	return 0;
 }

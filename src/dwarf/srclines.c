@@ -237,15 +237,8 @@ static int scan_cu(struct line_scan *s, Dwarf_Lines *lines, size_t n, bool colle
 			continue;
 		if (!prev.end && prev.line == e.line && prev.file && strcmp(prev.file, e.file) == 0)
 			continue;
-		if (s->n == s->cap) {
-			size_t ncap = s->cap ? 2 * s->cap : 16;
-			uint64_t *nv = realloc(s->addrs, ncap * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			s->addrs = nv;
-			s->cap = ncap;
-		}
+		if (base_grow((void **)&s->addrs, &s->cap, s->n + 1, sizeof(*s->addrs)))
+			return -ENOMEM;
 		s->addrs[s->n++] = e.addr;
 	}
 	return 0;

@@ -34,19 +34,9 @@ static void fixup_add(struct gs_dwarf *d, struct gs_type *t, const struct gs_typ
 {
 	struct dwv_fixups *f = &d->fixups;
 
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 64;
-		struct gs_type **nt = realloc(f->t, cap * sizeof(*nt));
-		const struct gs_type **nf;
-
-		if (nt)
-			f->t = nt;
-		nf = nt ? realloc(f->from, cap * sizeof(*nf)) : NULL;
-		if (!nf)
-			return; /* the copy made now stays (out of memory) */
-		f->from = nf;
-		f->cap = cap;
-	}
+	if (base_grow((void **)&f->t, &f->t_cap, f->n + 1, sizeof(*f->t)) ||
+	    base_grow((void **)&f->from, &f->from_cap, f->n + 1, sizeof(*f->from)))
+		return; /* the copy made now stays (out of memory) */
 	f->t[f->n] = t;
 	f->from[f->n++] = from;
 }

@@ -13,6 +13,7 @@
 #include <gs/fold.h>
 #include <gs/render.h>
 
+#include "base.h"
 #include "opts.h"
 
 #define FOLD_MAX 65536
@@ -79,17 +80,8 @@ void gs_aggregate_free(struct gs_aggregate *a)
 
 static bool key_put(struct gs_aggregate *a, const void *p, size_t n)
 {
-	if (a->key_len + n > a->key_cap) {
-		size_t cap = a->key_cap ? a->key_cap : 1024;
-		char *k;
-
-		while (cap < a->key_len + n)
-			cap *= 2;
-		if (!(k = realloc(a->key, cap)))
-			return false;
-		a->key = k;
-		a->key_cap = cap;
-	}
+	if (base_grow((void **)&a->key, &a->key_cap, a->key_len + n, 1))
+		return false;
 	memcpy(a->key + a->key_len, p, n);
 	a->key_len += n;
 	return true;

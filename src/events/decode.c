@@ -13,6 +13,7 @@
 
 #include <gs/decode.h>
 
+#include "base.h"
 #include "decode_int.h"
 #include "opts.h"
 
@@ -32,24 +33,6 @@ int ev_decode_bad(struct gs_decoder *d, struct gs_error *err, uint64_t at, uint6
 			 "malformed trace stream at offset %llu: %s; the event at offset %llu "
 			 "is dropped", (unsigned long long)at, reason,
 			 (unsigned long long)event_at);
-}
-
-/* Makes room for `need` elements; 0 or -ENOMEM. */
-static int reserve(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*v, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
 }
 
 /* ---- framing -------------------------------------------------------------- */
@@ -166,11 +149,11 @@ static int decode_event(struct gs_decoder *d, const uint8_t *p, size_t size, uin
 		return ev_decode_bad(d, err, base + sizeof(struct gs_event_header), base,
 				     "no trace context for trace id %llu",
 				     (unsigned long long)w.trace_id);
-	if (reserve((void **)&d->insts, &d->insts_cap, d->fr.ninsts, sizeof(*d->insts)) ||
-	    reserve((void **)&d->values, &d->values_cap, size / GS_FORMAT_ARG_FIXED_HEADER_LEN,
-		    sizeof(*d->values)) ||
-	    reserve((void **)&d->text, &d->text_cap, d->fr.nexprs * INVALID_EXPR_TEXT_MAX, 1) ||
-	    reserve((void **)&d->frames, &d->frames_cap, size / 8, sizeof(*d->frames)))
+	if (base_grow((void **)&d->insts, &d->insts_cap, d->fr.ninsts, sizeof(*d->insts)) ||
+	    base_grow((void **)&d->values, &d->values_cap, size / GS_FORMAT_ARG_FIXED_HEADER_LEN,
+		      sizeof(*d->values)) ||
+	    base_grow((void **)&d->text, &d->text_cap, d->fr.nexprs * INVALID_EXPR_TEXT_MAX, 1) ||
+	    base_grow((void **)&d->frames, &d->frames_cap, size / 8, sizeof(*d->frames)))
 		return gs_errorf(err, -ENOMEM, "out of memory decoding a %zu-byte event", size);
 
 	for (size_t i = 0; i < d->fr.ninsts; i++) {
@@ -290,7 +273,7 @@ static int next_in_chunk(struct gs_decoder *d, const struct gs_event **ev, struc
 	if (r == 0) {
 		if (d->opts.mode == GS_DECODE_PERF)
 			return fail(d, truncated(d, p, avail, base, "record", err));
-		if (reserve((void **)&d->partial, &d->partial_cap, d->fr.need, 1))
+		if (base_grow((void **)&d->partial, &d->partial_cap, d->fr.need, 1))
 			return fail(d, gs_errorf(err, -ENOMEM, "out of memory keeping a %zu-byte "
 						 "partial event", d->fr.need));
 		memcpy(d->partial, p, avail);
@@ -316,7 +299,7 @@ static int next_partial(struct gs_decoder *d, const struct gs_event **ev, struct
 		int r;
 
 		take = want < d->chunk_len - d->chunk_pos ? want : d->chunk_len - d->chunk_pos;
-		if (reserve((void **)&d->partial, &d->partial_cap, d->fr.need, 1))
+		if (base_grow((void **)&d->partial, &d->partial_cap, d->fr.need, 1))
 			return fail(d, gs_errorf(err, -ENOMEM, "out of memory keeping a %zu-byte "
 						 "partial event", d->fr.need));
 		if (!take)

@@ -10,6 +10,8 @@
 
 #include <gs/fold.h>
 
+#include "base.h"
+
 /* ---- folding -------------------------------------------------------------- */
 
 struct sink {
@@ -163,15 +165,8 @@ long gs_counts_add(struct gs_counts *c, const void *key, size_t len, uint64_t n,
 			return c->slots[i].entry - 1;
 		}
 	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		struct entry *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (base_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+		return -ENOMEM;
 	if (2 * (c->n + 1) > c->nslots && grow(c))
 		return -ENOMEM;
 	e = &c->v[c->n];

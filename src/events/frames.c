@@ -12,8 +12,9 @@
 #include <gs/frames.h>
 #include <gs/modfile.h>
 
-#include "opts.h"
+#include "base.h"
 #include "events_int.h"
+#include "opts.h"
 
 /* The module list of one process, as last read from /proc/PID/maps. */
 struct frames_pid {
@@ -53,9 +54,9 @@ struct gs_frames {
 	struct gs_modfiles *files, *own_files;
 	struct gs_symbolizer *sym;
 	struct frames_pid *pids;
-	size_t npids;
+	size_t npids, pids_cap;
 	struct frames_module **mods; /* each allocated once: callers keep pointers */
-	size_t nmods;
+	size_t nmods, mods_cap;
 	struct frames_static *statics;
 	size_t nstatics;
 	bool no_demangle;
@@ -122,10 +123,8 @@ static struct frames_pid *pid_get(struct gs_frames *o, pid_t pid)
 		p = &o->pids[oldest];
 		pid_clear(p);
 	} else {
-		p = realloc(o->pids, (o->npids + 1) * sizeof(*p));
-		if (!p)
+		if (base_grow((void **)&o->pids, &o->pids_cap, o->npids + 1, sizeof(*o->pids)))
 			return NULL;
-		o->pids = p;
 		p = &o->pids[o->npids++];
 	}
 	memset(p, 0, sizeof(*p));
@@ -159,17 +158,15 @@ static const char *base_name(const char *path)
 static int module_index(struct gs_frames *o, const char *path, const char *mapped,
 			struct gs_modfile *file)
 {
-	struct frames_module *m, **v;
+	struct frames_module *m;
 
 	if (!file && gs_modfile_open(o->files, path, &file, NULL) != 0)
 		file = NULL;
 	for (size_t i = 0; i < o->nmods; i++)
 		if (file ? o->mods[i]->file == file : strcmp(o->mods[i]->path, path) == 0)
 			return (int)i;
-	v = realloc(o->mods, (o->nmods + 1) * sizeof(*v));
-	if (!v)
+	if (base_grow((void **)&o->mods, &o->mods_cap, o->nmods + 1, sizeof(*o->mods)))
 		return -1;
-	o->mods = v;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -1;

@@ -7,22 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "ev_int.h"
 
-/* Room for need bytes and a NUL in a growing sink; false without memory. */
+/* Room for need bytes and a NUL in a growing sink (256 bytes at first,
+ * then doubling); false without memory. */
 static bool grow(struct ev_out *o, size_t need)
 {
-	size_t cap = o->size ? o->size : 256;
-	char *nb;
+	size_t want = !o->size && need + 1 < 256 ? 256 : need + 1;
 
-	while (cap < need + 1)
-		cap *= 2;
-	nb = realloc(o->buf, cap);
-	if (!nb)
-		return false;
-	o->buf = nb;
-	o->size = cap;
-	return true;
+	return base_grow((void **)&o->buf, &o->size, want, 1) == 0;
 }
 
 void ev_put(struct ev_out *o, const char *s, size_t n)

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "launch.h"
 
 #define AT_ENTRY_TYPE 9
@@ -48,15 +49,8 @@ static struct tracee *find(struct follow *f, pid_t pid)
 
 static struct tracee *add(struct follow *f, pid_t pid)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 8;
-		struct tracee *v = realloc(f->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		f->v = v;
-		f->cap = cap;
-	}
+	if (base_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)))
+		return NULL;
 	f->v[f->n] = (struct tracee){ .pid = pid };
 	return &f->v[f->n++];
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "cachedir.h"
 #include "outfile.h"
 #include "prepare.h"
@@ -31,16 +32,12 @@ static char *read_file(const char *path, size_t *len, struct gs_error *err)
 	for (;;) {
 		size_t got;
 
-		if (cap - n < 4096) {
-			char *nt = cap < SCRIPT_FILE_MAX ? realloc(text, cap ? 2 * cap : 8192) : NULL;
-
-			if (!nt) {
-				gs_errorf(err, -EFBIG, "script file %s is too large (over %u bytes)",
-					  path, SCRIPT_FILE_MAX);
-				break;
-			}
-			text = nt;
-			cap = cap ? 2 * cap : 8192;
+		/* 8 KiB, then doubling, up to SCRIPT_FILE_MAX. */
+		if (cap - n < 4096 &&
+		    (cap >= SCRIPT_FILE_MAX || base_grow((void **)&text, &cap, n + 8192, 1))) {
+			gs_errorf(err, -EFBIG, "script file %s is too large (over %u bytes)", path,
+				  SCRIPT_FILE_MAX);
+			break;
 		}
 		got = fread(text + n, 1, cap - n - 1, f);
 		n += got;

@@ -17,6 +17,7 @@
 
 #include <gelf.h>
 
+#include "base.h"
 #include "mf_int.h"
 
 #define DEBUGCACHE_MAGIC "GSDBGZ0\n"
@@ -140,21 +141,15 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
+/* Room for need bytes (1 MiB at first, then doubling), the new room
+ * zeroed. */
 static bool grow(uint8_t **buf, size_t *cap, size_t need)
 {
-	size_t n = *cap ? *cap : 1 << 20;
-	uint8_t *nb;
+	size_t old = *cap;
 
-	while (n < need)
-		n *= 2;
-	if (n == *cap)
-		return true;
-	nb = realloc(*buf, n);
-	if (!nb)
+	if (base_grow((void **)buf, cap, !old && need < (1u << 20) ? 1u << 20 : need, 1))
 		return false;
-	memset(nb + *cap, 0, n - *cap);
-	*buf = nb;
-	*cap = n;
+	memset(*buf + old, 0, *cap - old);
 	return true;
 }
 

@@ -11,12 +11,13 @@
 #include <gs/modfile.h>
 
 #include <gs/internal/dwarf.h>
+#include "base.h"
 #include "rt_int.h"
 
 struct rt_dwarf_cache {
 	struct gs_modfiles *files, *own_files;
 	struct rt_dwarf_module **v; /* never move: callers keep pointers */
-	size_t n;
+	size_t n, cap;
 };
 
 struct rt_dwarf_cache *rt_dwarf_cache_new(struct gs_modfiles *files)
@@ -67,7 +68,7 @@ static int module_open(struct gs_modfiles *files, const char *path, uint64_t coo
 int rt_dwarf_module(struct rt_dwarf_cache *c, const char *path, uint64_t cookie,
 		    const struct rt_dwarf_module **out, struct gs_error *err)
 {
-	struct rt_dwarf_module *m, **nv;
+	struct rt_dwarf_module *m = NULL;
 	int rc;
 
 	*out = NULL;
@@ -76,11 +77,8 @@ int rt_dwarf_module(struct rt_dwarf_cache *c, const char *path, uint64_t cookie,
 			*out = c->v[i];
 			return 0;
 		}
-	m = calloc(1, sizeof(*m));
-	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (nv)
-		c->v = nv;
-	if (!m || !nv || !(m->path = strdup(path))) {
+	if (base_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)) ||
+	    !(m = calloc(1, sizeof(*m))) || !(m->path = strdup(path))) {
 		free(m);
 		return gs_errorf(err, -ENOMEM, "out of memory opening %s", path);
 	}

@@ -17,6 +17,7 @@
 #include <gs/internal/program.h>
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "rt_int.h"
 
 #define BATCH_CHUNK 8192u   /* elements per bpf_map_update_batch call */
@@ -26,7 +27,8 @@
 struct gs_bpf_batch {
 	size_t map;
 	uint32_t first_key;
-	size_t n, cap;     /* elements held, room */
+	size_t n;          /* elements held */
+	size_t cap;        /* room in values, in bytes: the maps' value sizes differ */
 	uint8_t *values;
 	bool no_batch;     /* the kernel refused batch updates once */
 	struct gs_error err;
@@ -76,11 +78,8 @@ static bool same_shape(const struct gs_bpf_map *a, const struct gs_bpf_map *b)
 
 static int add_to(struct gs_bpf_maps *m, const struct gs_bpf_map *map, struct gs_error *err)
 {
-	struct gs_bpf_map *nv = realloc(m->v, (m->n + 1) * sizeof(*nv));
-
-	if (!nv)
+	if (base_grow((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
 		return gs_errorf(err, -ENOMEM, "out of memory recording map %s", map->name);
-	m->v = nv;
 	m->v[m->n++] = *map;
 	return 0;
 }
@@ -150,6 +149,7 @@ int gs_bpf_maps_create(const struct gs_program *p, struct gs_bpf_maps *pool,
 	if (!out->v)
 		return gs_errorf(err, -ENOMEM, "out of memory for the %zu maps of %s", p->nmaps,
 				 p->name);
+	out->cap = p->nmaps ? p->nmaps : 1;
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct gs_map_spec *s = &p->maps[i];
 		struct gs_bpf_map *m = &out->v[i];
@@ -313,15 +313,8 @@ static int hold(struct gs_bpf_maps *m, struct gs_bpf_map *map, const void *key, 
 	}
 	if (b->n && (b->map != idx || k != b->first_key + b->n))
 		return 0;
-	if (b->n == b->cap) {
-		size_t ncap = b->cap ? 2 * b->cap : 1024;
-		uint8_t *nv = realloc(b->values, ncap * map->value_size);
-
-		if (!nv)
-			return -ENOMEM;
-		b->values = nv;
-		b->cap = ncap;
-	}
+	if (base_grow((void **)&b->values, &b->cap, (b->n + 1) * map->value_size, 1))
+		return -ENOMEM;
 	if (b->n == 0) {
 		b->map = idx;
 		b->first_key = k;

@@ -13,6 +13,7 @@
 #include <gs/modfile.h>
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "opts.h"
 #include "rt_int.h"
 
@@ -39,7 +40,7 @@ struct gs_plan {
 	struct gs_rowset shared;
 	pid_t rows_pid;
 	struct own_rows **own; /* never move: probes point at their rows */
-	size_t nown;
+	size_t nown, own_cap;
 	struct rt_values *values; /* DWARF names, open until the build */
 	bool built;
 	/* Trace i resolved pattern text `index[j].key`: later traces with the
@@ -47,7 +48,7 @@ struct gs_plan {
 	struct memo_target { const char *key; size_t trace; } *resolved;
 	size_t nresolved, resolved_cap; /* open addressing, cap a power of 2 */
 	struct memo_rows_pid *rows_pids;
-	size_t nrows_pids;
+	size_t nrows_pids, rows_pids_cap;
 };
 
 int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, struct gs_error *err)
@@ -121,7 +122,6 @@ static pid_t rows_pid_for(struct gs_plan *p, const char *module)
 {
 	struct gs_error ignored;
 	pid_t *pids = NULL, pid = 0;
-	struct memo_rows_pid *nv;
 	size_t n = 0;
 
 	if (p->opts.pid > 0)
@@ -133,12 +133,13 @@ static pid_t rows_pid_for(struct gs_plan *p, const char *module)
 	if (gs_pids_mapping(module, &pids, &n, &ignored) == 0 && n > 0)
 		pid = pids[0];
 	free(pids);
-	nv = realloc(p->rows_pids, (p->nrows_pids + 1) * sizeof(*nv));
-	if (nv) {
-		p->rows_pids = nv;
-		nv[p->nrows_pids].module = strdup(module);
-		nv[p->nrows_pids].pid = pid;
-		p->nrows_pids += nv[p->nrows_pids].module != NULL;
+	if (base_grow((void **)&p->rows_pids, &p->rows_pids_cap, p->nrows_pids + 1,
+		      sizeof(*p->rows_pids)) == 0) {
+		struct memo_rows_pid *m = &p->rows_pids[p->nrows_pids];
+
+		m->module = strdup(module);
+		m->pid = pid;
+		p->nrows_pids += m->module != NULL;
 	}
 	return pid;
 }
@@ -264,17 +265,13 @@ static int share_rows(struct gs_plan *p, struct gs_rowset *rows, struct gs_error
 static const struct gs_rowset *own_rows(struct gs_plan *p, struct gs_bt_plan *bp,
 					struct gs_error *err)
 {
-	struct own_rows **nv, *o;
+	struct own_rows *o;
 
 	for (size_t i = 0; i < p->nown; i++)
 		if (p->own[i]->cookie == bp->probe.cookie)
 			return &p->own[i]->rows;
-	nv = realloc(p->own, (p->nown + 1) * sizeof(*nv));
-	o = calloc(1, sizeof(*o));
-	if (nv)
-		p->own = nv;
-	if (!nv || !o) {
-		free(o);
+	if (base_grow((void **)&p->own, &p->own_cap, p->nown + 1, sizeof(*p->own)) ||
+	    !(o = calloc(1, sizeof(*o)))) {
 		gs_errorf(err, -ENOMEM, "out of memory planning the backtrace");
 		return NULL;
 	}
@@ -359,16 +356,9 @@ static int plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 		return gs_errorf(err, -EINVAL, "bt in a return probe is not supported: the "
 				 "unwind starts from the probe's own row; take the backtrace in "
 				 "`trace %s { bt; }` at the entry", target->name);
-	if (p->ntraces == p->traces_cap) {
-		size_t ncap = p->traces_cap ? 2 * p->traces_cap : 8;
-		struct gs_plan_trace *nv = realloc(p->traces, ncap * sizeof(*nv));
-
-		if (!nv)
-			return gs_errorf(err, -ENOMEM, "out of memory adding trace `%s`",
-					 target->text ? target->text : "");
-		p->traces = nv;
-		p->traces_cap = ncap;
-	}
+	if (base_grow((void **)&p->traces, &p->traces_cap, p->ntraces + 1, sizeof(*p->traces)))
+		return gs_errorf(err, -ENOMEM, "out of memory adding trace `%s`",
+				 target->text ? target->text : "");
 	t = &p->traces[p->ntraces];
 	memset(t, 0, sizeof(*t));
 	t->id = spec->trace_id;

@@ -16,20 +16,14 @@
 #include <gs/runtime.h>
 
 #include <gs/internal/dwarf.h>
+#include "base.h"
 #include "rt_int.h"
 
 int rt_copies_add(struct rt_copies *cs, size_t probe, struct gs_expr *node,
 		  const struct gs_error *why)
 {
-	if (cs->n == cs->cap) {
-		size_t ncap = cs->cap ? 2 * cs->cap : 8;
-		struct rt_missing *nv = realloc(cs->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		cs->v = nv;
-		cs->cap = ncap;
-	}
+	if (base_grow((void **)&cs->v, &cs->cap, cs->n + 1, sizeof(*cs->v)))
+		return -ENOMEM;
 	cs->v[cs->n++] = (struct rt_missing){ .probe = probe, .node = node, .why = *why };
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "rt_int.h"
 
 #define SIG_FIELDS 4 /* start, end, offset, inode per file mapping */
@@ -479,19 +480,12 @@ int gs_pids_mapping(const char *path, pid_t **pids, size_t *n, struct gs_error *
 		/* We map the modules we read (the module-file cache): not a target. */
 		if (pid == self || !maps_inode(pid, st.st_ino))
 			continue;
-		if (*n == cap) {
-			size_t ncap = cap ? 2 * cap : 16;
-			pid_t *nv = realloc(*pids, ncap * sizeof(*nv));
-
-			if (!nv) {
-				closedir(proc);
-				free(*pids);
-				*pids = NULL;
-				*n = 0;
-				return gs_errorf(err, -ENOMEM, "out of memory listing processes");
-			}
-			*pids = nv;
-			cap = ncap;
+		if (base_grow((void **)pids, &cap, *n + 1, sizeof(**pids))) {
+			closedir(proc);
+			free(*pids);
+			*pids = NULL;
+			*n = 0;
+			return gs_errorf(err, -ENOMEM, "out of memory listing processes");
 		}
 		(*pids)[(*n)++] = pid;
 	}

@@ -19,6 +19,7 @@
 #include <gs/modfile.h>
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "rt_int.h"
 
 #define MAX_LISTS 64        /* slotinfo lists followed (each holds 64+ ids) */
@@ -145,17 +146,14 @@ static void add_entry(int fd, const struct layout *l, const struct gs_proc_modul
 {
 	uint64_t hdr[3], lm_modid, lm_off;
 	const struct gs_proc_module *m;
-	struct rt_tls_module *nv;
 
 	/* link_map's public head: l_addr, l_name, l_ld */
 	if (!read_mem(fd, map, hdr, sizeof(hdr)) || !read_u64(fd, map + l->off[D_LM_MODID], &lm_modid) ||
 	    !read_u64(fd, map + l->off[D_LM_OFFSET], &lm_off) || lm_modid != modid ||
 	    !(m = module_of(mods, hdr[0], hdr[2])))
 		return;
-	nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
-	if (!nv)
+	if (base_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)))
 		return;
-	t->v = nv;
 	t->v[t->n++] = (struct rt_tls_module){
 		.cookie = m->id.cookie,
 		.tls = { .modid = modid, .gen = gen, .slotinfo = slot, .link_map = map,

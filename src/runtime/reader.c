@@ -15,6 +15,7 @@
 
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "opts.h"
 #include "rt_int.h"
 
@@ -51,7 +52,7 @@ struct gs_reader {
 	struct gs_decoder_opts decoder; /* opts.decoder's copy (opts.decoder is NULL) */
 	int epfd;
 	struct source **v;
-	size_t n;
+	size_t n, cap;
 	int stop;       /* the non-zero value on_event returned */
 	int delivered;  /* in the current poll */
 	bool any;       /* an event was delivered */
@@ -178,20 +179,15 @@ int gs_reader_add_decoding(struct gs_reader *r, const struct gs_bpf_map *output,
 		dopts.lookup_arg = decoder->lookup_arg;
 	}
 	struct epoll_event ev = { .events = EPOLLIN };
-	struct source *s, **nv;
+	struct source *s;
 	int rc, fd;
 
 	if (output->type != BPF_MAP_TYPE_RINGBUF && output->type != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
 		return gs_errorf(err, -EINVAL, "map %s is neither a ring buffer nor a perf event "
 				 "array; give the program's output map", output->name);
-	nv = realloc(r->v, (r->n + 1) * sizeof(*nv));
-	s = calloc(1, sizeof(*s));
-	if (nv)
-		r->v = nv;
-	if (!nv || !s) {
-		free(s);
+	if (base_grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)) ||
+	    !(s = calloc(1, sizeof(*s))))
 		return gs_errorf(err, -ENOMEM, "out of memory reading %s", output->name);
-	}
 	s->r = r;
 	dopts.mode = output->type == BPF_MAP_TYPE_RINGBUF ? GS_DECODE_RINGBUF : GS_DECODE_PERF;
 	rc = gs_decoder_new(&dopts, &s->dec, err);

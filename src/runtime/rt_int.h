@@ -139,7 +139,7 @@ struct rt_tls_module {
 
 struct rt_tls_table {
 	struct rt_tls_module *v;
-	size_t n;
+	size_t n, cap;
 	bool found; /* the loader's tables were found (glibc with libthread_db's
 		     * descriptors) */
 };

@@ -14,6 +14,7 @@
 #include <gs/internal/program.h>
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "opts.h"
 #include "rt_int.h"
 
@@ -37,9 +38,9 @@ struct gs_session {
 	/* Processes whose modules the pool holds: the pid, or in target mode
 	 * every process mapping one of bt_modules (bt or globals). */
 	struct gs_procfill *fills;
-	size_t nfills;
+	size_t nfills, fills_cap;
 	char **bt_modules;
-	size_t nbt_modules;
+	size_t nbt_modules, bt_modules_cap;
 	struct gs_reader *reader;
 	struct session_trace *v;
 	size_t n;
@@ -120,16 +121,13 @@ static void trace_close(struct session_trace *t)
 /* Fills the pool with pid's modules, once per pid. */
 static int fill_pid(struct gs_session *s, pid_t pid, struct gs_error *err)
 {
-	struct gs_procfill *nv;
 	int rc;
 
 	for (size_t i = 0; i < s->nfills; i++)
 		if (s->fills[i].pid == pid)
 			return 0;
-	nv = realloc(s->fills, (s->nfills + 1) * sizeof(*nv));
-	if (!nv)
+	if (base_grow((void **)&s->fills, &s->fills_cap, s->nfills + 1, sizeof(*s->fills)))
 		return gs_errorf(err, -ENOMEM, "out of memory filling the maps of pid %d", (int)pid);
-	s->fills = nv;
 	gs_procfill_init(&s->fills[s->nfills], pid, s->files);
 	/* -p: rows of every module first, then where they are (target mode
 	 * writes the plan's rows only). */
@@ -170,18 +168,13 @@ static int fill_target_processes(struct gs_session *s, struct gs_error *err)
 
 static int note_bt_module(struct gs_session *s, const char *module, struct gs_error *err)
 {
-	char **nv;
-
 	for (size_t i = 0; i < s->nbt_modules; i++)
 		if (strcmp(s->bt_modules[i], module) == 0)
 			return 0;
-	nv = realloc(s->bt_modules, (s->nbt_modules + 1) * sizeof(*nv));
-	if (!nv || !(nv[s->nbt_modules] = strdup(module))) {
-		if (nv)
-			s->bt_modules = nv;
+	if (base_grow((void **)&s->bt_modules, &s->bt_modules_cap, s->nbt_modules + 1,
+		      sizeof(*s->bt_modules)) ||
+	    !(s->bt_modules[s->nbt_modules] = strdup(module)))
 		return gs_errorf(err, -ENOMEM, "out of memory");
-	}
-	s->bt_modules = nv;
 	s->nbt_modules++;
 	return 0;
 }

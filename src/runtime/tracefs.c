@@ -19,6 +19,7 @@
 
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "rt_int.h"
 
 #define TRACEFS_MOUNT "/sys/kernel/tracing"
@@ -152,14 +153,10 @@ static char *read_all(const char *path)
 	for (;;) {
 		ssize_t got;
 
-		if (cap - len < 4096) {
-			char *nt = cap < EVENTS_MAX ? realloc(text, cap ? 2 * cap : 16384) : NULL;
-
-			if (!nt)
-				break;
-			text = nt;
-			cap = cap ? 2 * cap : 16384;
-		}
+		/* 16 KiB, then doubling, up to EVENTS_MAX. */
+		if (cap - len < 4096 &&
+		    (cap >= EVENTS_MAX || base_grow((void **)&text, &cap, len + 16384, 1)))
+			break;
 		got = read(fd, text + len, cap - len - 1);
 		if (got <= 0) {
 			close(fd);

@@ -9,6 +9,8 @@
 #include <gs/context.h>
 #include <gs/spec.h>
 
+#include "base.h"
+
 /* ---- the rules ------------------------------------------------------------- */
 
 static struct gs_ctype make(uint8_t kind, uint8_t size, bool is_signed, uint8_t value)
@@ -153,7 +155,7 @@ struct gs_typed {
 	struct slot *slots;
 	size_t nslots, n; /* nslots: a power of two, or 0 */
 	struct gs_ctype *vars;
-	size_t nvars;
+	size_t nvars, vars_cap; /* nvars: past the highest variable let so far */
 	/* the pass in progress */
 	struct gs_visitor v;
 	const struct gs_type *(*value_type)(const struct gs_expr *e, void *arg);
@@ -311,15 +313,13 @@ static enum gs_visit type_let(struct gs_visitor *v, const struct gs_stmt *s)
 		return GS_VISIT_CONTINUE;
 	if (s->var >= t->nvars) {
 		size_t n = s->var + 1;
-		struct gs_ctype *vars = realloc(t->vars, n * sizeof(*vars));
 
-		if (!vars) {
+		if (base_grow((void **)&t->vars, &t->vars_cap, n, sizeof(*t->vars))) {
 			t->rc = -ENOMEM;
 			return GS_VISIT_STOP;
 		}
 		for (size_t i = t->nvars; i < n; i++)
-			vars[i] = GS_CTYPE_LONG;
-		t->vars = vars;
+			t->vars[i] = GS_CTYPE_LONG;
 		t->nvars = n;
 	}
 	t->vars[s->var] = gs_typed_get(t, s->expr);

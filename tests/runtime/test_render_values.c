@@ -231,28 +231,30 @@ static void check_format(const char *fmt, const struct gs_value *args, uint8_t n
 		fail_msg("format \"%s\": expected %s\n    got %s", fmt, want, buf);
 }
 
+/* For automatic arrays only: type_.kind is no constant expression (gcc
+ * accepts it in a static initializer, clang does not). */
 #define ARG(type_, bytes_, status_) { .type = &type_, .kind = type_.kind, \
 	.data = (const uint8_t *)bytes_, .data_len = sizeof(bytes_) - 1, .status = status_ }
 
 static void test_strings_and_dumps(void **state)
 {
-	static const struct gs_value str[] = { ARG(t_cstr, "GET /\x1b[1m\0junkjunkjun", 0) };
-	static const struct gs_value dump[] = {
+	const struct gs_value str[] = { ARG(t_cstr, "GET /\x1b[1m\0junkjunkjun", 0) };
+	const struct gs_value dump[] = {
 		ARG(t_dump, "\xde\xad\xbe\xef\x00\x41\x42\x43\0\0\0\0\0\0\0\0", 0),
 	};
-	static const struct gs_value len_dump[] = {
+	const struct gs_value len_dump[] = {
 		ARG(t_i64, "\x03\0\0\0\0\0\0\0", 0),
 		ARG(t_dump, "\xde\xad\xbe\xef\x00\x41\x42\x43\0\0\0\0\0\0\0\0", 0),
 	};
-	static const struct gs_value zero_len[] = {
+	const struct gs_value zero_len[] = {
 		ARG(t_i64, "\xff\xff\xff\xff\xff\xff\xff\xff", 0),
 		ARG(t_dump, "", GS_VAR_ZERO_LENGTH),
 	};
-	static const struct gs_value bad_len[] = {
+	const struct gs_value bad_len[] = {
 		ARG(t_i64, "", GS_VAR_NULL_DEREF),
 		ARG(t_dump, "", GS_VAR_ZERO_LENGTH),
 	};
-	static const struct gs_value bad_dump[] = {
+	const struct gs_value bad_dump[] = {
 		ARG(t_i64, "\x04\0\0\0\0\0\0\0", 0),
 		ARG(t_dump, "\xf2\xff\xff\xff\x10\0\0\0\0\0\0\0", GS_VAR_READ_ERROR),
 	};

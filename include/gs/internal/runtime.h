@@ -33,7 +33,7 @@ struct gs_bpf_batch; /* array updates the map writer holds back (maps.c) */
  * what relocations to map i need), or a pool of shared maps. */
 struct gs_bpf_maps {
 	struct gs_bpf_map *v;
-	size_t n;
+	size_t n, cap; /* cap: room in v (a pool grows; 0 when v is not malloc'd) */
 	struct gs_bpf_batch *batch;
 };
 /* Creates p's maps. A PERF_EVENT_ARRAY declared with 0 entries gets one per
