@@ -90,6 +90,15 @@ static inline const char *dwv_strdup(struct gs_dwarf *d, const char *s)
 	return base_arena_strdup(&d->arena, s);
 }
 
+/* funcs.c: resolved locations, distinct by address, for the target
+ * resolver (target.c) and the function search (funcs.c). */
+struct dwv_loc_list {
+	struct dwv_loc *v;
+	size_t n, cap;
+};
+
+int dwv_loc_add(struct dwv_loc_list *l, uint64_t addr, bool inlined, bool from_dwarf, int line);
+
 /* module.c */
 void *dwv_map_get(const struct dwv_map *m, const void *key);
 int dwv_map_put(struct dwv_map *m, const void *key, void *value);

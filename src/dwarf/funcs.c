@@ -13,19 +13,15 @@
 #include <gs/internal/dwarf.h>
 #include <gs/internal/modfile.h>
 
-struct loc_list {
-	struct dwv_loc *v;
-	size_t n, cap;
-};
-
-static int loc_add(struct loc_list *l, uint64_t addr, bool inlined)
+int dwv_loc_add(struct dwv_loc_list *l, uint64_t addr, bool inlined, bool from_dwarf, int line)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i].addr == addr)
 			return 0;
 	if (base_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
 		return -ENOMEM;
-	l->v[l->n++] = (struct dwv_loc){ .addr = addr, .inlined = inlined, .from_dwarf = true };
+	l->v[l->n++] = (struct dwv_loc){ .addr = addr, .inlined = inlined,
+					     .from_dwarf = from_dwarf, .line = line };
 	return 0;
 }
 
@@ -33,7 +29,7 @@ struct func_search {
 	const char *name;
 	Dwarf *dw;
 	uint64_t bias; /* DWARF address + bias = the module's address */
-	struct loc_list *out;
+	struct dwv_loc_list *out;
 	int rc;
 	bool declared; /* a DIE of that name exists, with or without code */
 	bool entry;    /* the entry itself, no inline copies (return probes) */
@@ -44,7 +40,7 @@ static int inline_instance(Dwarf_Die *inst, void *arg)
 	struct func_search *s = arg;
 	uint64_t entry, end;
 
-	if (dwv_die_entry(inst, &entry, &end) && loc_add(s->out, entry + s->bias, true))
+	if (dwv_die_entry(inst, &entry, &end) && dwv_loc_add(s->out, entry + s->bias, true, true, 0))
 		s->rc = -ENOMEM;
 	return DWARF_CB_OK;
 }
@@ -61,8 +57,8 @@ static int visit_func(Dwarf_Die *die, void *arg)
 	if (dwarf_func_inline(die) && !s->entry)
 		dwarf_func_inline_instances(die, inline_instance, s);
 	if (!dwarf_hasattr(die, DW_AT_declaration) && dwv_die_entry(die, &entry, &end) &&
-	    loc_add(s->out, (s->entry ? entry : dwv_skip_prologue(s->dw, entry, end)) + s->bias,
-		    false))
+	    dwv_loc_add(s->out, (s->entry ? entry : dwv_skip_prologue(s->dw, entry, end)) + s->bias,
+			false, true, 0))
 		s->rc = -ENOMEM;
 	return DWARF_CB_OK;
 }
@@ -92,7 +88,7 @@ int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
 		      const char *name, bool entry, struct dwv_loc **locs, size_t *n,
 		      bool *declared)
 {
-	struct loc_list l = { 0 };
+	struct dwv_loc_list l = { 0 };
 	struct func_search s = { .name = name, .dw = dw, .bias = bias, .out = &l,
 				 .entry = entry };
 

@@ -19,26 +19,9 @@
 #include <gs/internal/modfile.h>
 #include <gs/internal/dwarf.h>
 
-struct loc_list {
-	struct dwv_loc *v;
-	size_t n, cap;
-};
-
-static int loc_add(struct loc_list *l, uint64_t addr, bool inlined, bool from_dwarf, int line)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].addr == addr)
-			return 0;
-	if (base_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
-		return -ENOMEM;
-	l->v[l->n++] = (struct dwv_loc){ .addr = addr, .inlined = inlined,
-					     .from_dwarf = from_dwarf, .line = line };
-	return 0;
-}
-
 /* The location at addr probes after the prologue of the function entered
  * at `entry` (a file:line on its `{` or signature line). */
-static void loc_moved(struct loc_list *l, uint64_t addr, uint64_t entry, int body_line)
+static void loc_moved(struct dwv_loc_list *l, uint64_t addr, uint64_t entry, int body_line)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i].addr == addr) {
@@ -47,7 +30,7 @@ static void loc_moved(struct loc_list *l, uint64_t addr, uint64_t entry, int bod
 		}
 }
 
-static void loc_list_free(struct loc_list *l)
+static void loc_list_free(struct dwv_loc_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i].function);
@@ -63,7 +46,7 @@ struct resolve_ctx {
 	struct gs_modfile *file;
 	Dwarf *dw;               /* from the file or its debug file; NULL: none */
 	uint64_t bias;           /* DWARF address + bias = the file's address */
-	struct loc_list locs;
+	struct dwv_loc_list locs;
 	struct gs_error *err;
 	bool entry; /* functions at their entry (dwv_target_req.entry) */
 	pid_t pid;  /* the traced process, or 0 */
@@ -92,7 +75,7 @@ static int resolve_ifunc(struct resolve_ctx *c, const char *name, uint64_t resol
 	}
 	if (n < 0)
 		c->note = NULL;
-	if (loc_add(&c->locs, resolver, false, false, 0))
+	if (dwv_loc_add(&c->locs, resolver, false, false, 0))
 		return gs_errorf(c->err, -ENOMEM, "out of memory resolving `%s`", c->input);
 	return 0;
 }
@@ -128,7 +111,7 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 		uint64_t at = c->dw && !c->entry ? dwv_skip_prologue(c->dw, lo, lo + size[i]) + c->bias
 						 : addr[i];
 
-		if (loc_add(&c->locs, at, false, false, 0))
+		if (dwv_loc_add(&c->locs, at, false, false, 0))
 			return gs_errorf(c->err, -ENOMEM, "out of memory resolving `%s`", c->input);
 	}
 	if (c->locs.n)
@@ -160,7 +143,7 @@ static int resolve_line(struct resolve_ctx *c, const char *file, int line)
 		struct dwv_line_move mv;
 		bool moved = dwv_line_past_prologue(c->dw, addrs[i], &mv);
 
-		rc = loc_add(&c->locs, (moved ? mv.body : addrs[i]) + c->bias, false, true, used);
+		rc = dwv_loc_add(&c->locs, (moved ? mv.body : addrs[i]) + c->bias, false, true, used);
 		if (rc == 0 && moved)
 			loc_moved(&c->locs, mv.body + c->bias, mv.entry + c->bias, mv.body_line);
 	}
@@ -245,7 +228,7 @@ static int resolve_in(const struct dwv_target_req *p, const char *path, struct g
 		rc = resolve_line(&c, p->name, (int)p->line);
 		break;
 	default:
-		rc = loc_add(&c.locs, p->address, false, false, 0);
+		rc = dwv_loc_add(&c.locs, p->address, false, false, 0);
 		break;
 	}
 	if (rc == 0)

@@ -17,40 +17,6 @@
 #include "opts.h"
 #include "rt_int.h"
 
-/* The rows of one module for programs that hold their own rows. */
-struct own_rows {
-	uint64_t cookie;
-	struct gs_rowset rows;
-};
-
-/* Work done once per distinct input, however many traces repeat it. */
-struct memo_rows_pid {
-	char *module;
-	pid_t pid;
-};
-
-struct gs_plan {
-	struct gs_plan_opts opts;
-	char *module;
-	struct gs_program_opts program;
-	struct gs_plan_trace *traces;
-	size_t ntraces, traces_cap, nprobes;
-	struct gs_modfiles *files, *own_files;
-	struct gs_phase_times times;
-	struct gs_rowset shared;
-	pid_t rows_pid;
-	struct own_rows **own; /* never move: probes point at their rows */
-	size_t nown, own_cap;
-	struct rt_values *values; /* DWARF names, open until the build */
-	bool built;
-	/* Trace i resolved pattern text `index[j].key`: later traces with the
-	 * same pattern copy its target instead of resolving again. */
-	struct memo_target { const char *key; size_t trace; } *resolved;
-	size_t nresolved, resolved_cap; /* open addressing, cap a power of 2 */
-	struct memo_rows_pid *rows_pids;
-	size_t nrows_pids, rows_pids_cap;
-};
-
 int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, struct gs_error *err)
 {
 	struct gs_plan *p = calloc(1, sizeof(*p));
@@ -540,73 +506,6 @@ int gs_plan_from_script(const struct gs_script *s, const struct gs_plan_opts *op
 	}
 	*out = p;
 	return 0;
-}
-
-size_t gs_plan_trace_count(const struct gs_plan *p)
-{
-	return p->ntraces;
-}
-
-const struct gs_plan_trace *gs_plan_trace_at(const struct gs_plan *p, size_t i)
-{
-	return i < p->ntraces ? &p->traces[i] : NULL;
-}
-
-size_t gs_plan_probe_count(const struct gs_plan *p)
-{
-	return p->nprobes;
-}
-
-const struct gs_program_opts *gs_plan_program_opts(const struct gs_plan *p)
-{
-	return &p->program;
-}
-
-const struct gs_rowset *gs_plan_shared_rows(const struct gs_plan *p)
-{
-	return &p->shared;
-}
-
-pid_t gs_plan_rows_pid(const struct gs_plan *p)
-{
-	return p->rows_pid;
-}
-
-pid_t gs_plan_pid(const struct gs_plan *p)
-{
-	return p->opts.pid;
-}
-
-bool rt_plan_holds_dlopen(const struct gs_plan *p)
-{
-	return p->opts.hold_on_dlopen;
-}
-
-struct gs_modfiles *gs_plan_modfiles(const struct gs_plan *p)
-{
-	return p->files;
-}
-
-void gs_plan_phase_times(const struct gs_plan *p, struct gs_phase_times *t)
-{
-	for (int i = 0; i < GS_PHASE_COUNT; i++)
-		t->ns[i] += p->times.ns[i];
-}
-
-const char *gs_phase_name(enum gs_phase phase)
-{
-	static const char *const names[GS_PHASE_COUNT] = {
-		[GS_PHASE_RESOLVE] = "resolve",
-		[GS_PHASE_PLAN_ROWS] = "plan rows",
-		[GS_PHASE_VALUES] = "values",
-		[GS_PHASE_BUILD] = "build",
-		[GS_PHASE_CREATE_MAPS] = "create maps",
-		[GS_PHASE_WRITE_ROWS] = "write rows",
-		[GS_PHASE_LOAD] = "load/verify",
-		[GS_PHASE_ATTACH] = "attach",
-	};
-
-	return (unsigned)phase < GS_PHASE_COUNT ? names[phase] : "unknown";
 }
 
 uint64_t rt_now_ns(void)

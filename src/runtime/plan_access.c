@@ -1,5 +1,6 @@
-/* A plan's traces as an embedder reads them: accessors over the layout that
- * stays inside libgs (<gs/internal/runtime.h>). */
+/* A plan as its readers see it (the session, the dry run, an embedder):
+ * accessors over the layouts that stay inside libgs (rt_int.h,
+ * <gs/internal/runtime.h>). plan.c builds the plan. */
 #include "rt_int.h"
 
 uint32_t gs_plan_trace_id(const struct gs_plan_trace *t)
@@ -35,4 +36,71 @@ size_t gs_plan_trace_probe_count(const struct gs_plan_trace *t)
 const struct gs_program *gs_plan_trace_program(const struct gs_plan_trace *t, size_t i)
 {
 	return i < t->nprobes ? t->probes[i].prog : NULL;
+}
+
+size_t gs_plan_trace_count(const struct gs_plan *p)
+{
+	return p->ntraces;
+}
+
+const struct gs_plan_trace *gs_plan_trace_at(const struct gs_plan *p, size_t i)
+{
+	return i < p->ntraces ? &p->traces[i] : NULL;
+}
+
+size_t gs_plan_probe_count(const struct gs_plan *p)
+{
+	return p->nprobes;
+}
+
+const struct gs_program_opts *gs_plan_program_opts(const struct gs_plan *p)
+{
+	return &p->program;
+}
+
+const struct gs_rowset *gs_plan_shared_rows(const struct gs_plan *p)
+{
+	return &p->shared;
+}
+
+pid_t gs_plan_rows_pid(const struct gs_plan *p)
+{
+	return p->rows_pid;
+}
+
+pid_t gs_plan_pid(const struct gs_plan *p)
+{
+	return p->opts.pid;
+}
+
+bool rt_plan_holds_dlopen(const struct gs_plan *p)
+{
+	return p->opts.hold_on_dlopen;
+}
+
+struct gs_modfiles *gs_plan_modfiles(const struct gs_plan *p)
+{
+	return p->files;
+}
+
+void gs_plan_phase_times(const struct gs_plan *p, struct gs_phase_times *t)
+{
+	for (int i = 0; i < GS_PHASE_COUNT; i++)
+		t->ns[i] += p->times.ns[i];
+}
+
+const char *gs_phase_name(enum gs_phase phase)
+{
+	static const char *const names[GS_PHASE_COUNT] = {
+		[GS_PHASE_RESOLVE] = "resolve",
+		[GS_PHASE_PLAN_ROWS] = "plan rows",
+		[GS_PHASE_VALUES] = "values",
+		[GS_PHASE_BUILD] = "build",
+		[GS_PHASE_CREATE_MAPS] = "create maps",
+		[GS_PHASE_WRITE_ROWS] = "write rows",
+		[GS_PHASE_LOAD] = "load/verify",
+		[GS_PHASE_ATTACH] = "attach",
+	};
+
+	return (unsigned)phase < GS_PHASE_COUNT ? names[phase] : "unknown";
 }

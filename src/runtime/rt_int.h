@@ -224,4 +224,40 @@ int rt_copies_finish(struct rt_copies *cs, struct gs_plan_trace *t, struct gs_dw
 		     void *(*alloc)(void *arg, size_t n), void *arg, const struct gs_expr **at,
 		     struct gs_error *err);
 
+/* ---- the plan (plan.c builds it, plan_access.c reads it) -------------- */
+
+/* The rows of one module for programs that hold their own rows. */
+struct own_rows {
+	uint64_t cookie;
+	struct gs_rowset rows;
+};
+
+/* Work done once per distinct input, however many traces repeat it. */
+struct memo_rows_pid {
+	char *module;
+	pid_t pid;
+};
+
+struct gs_plan {
+	struct gs_plan_opts opts;
+	char *module;
+	struct gs_program_opts program;
+	struct gs_plan_trace *traces;
+	size_t ntraces, traces_cap, nprobes;
+	struct gs_modfiles *files, *own_files;
+	struct gs_phase_times times;
+	struct gs_rowset shared;
+	pid_t rows_pid;
+	struct own_rows **own; /* never move: probes point at their rows */
+	size_t nown, own_cap;
+	struct rt_values *values; /* DWARF names, open until the build */
+	bool built;
+	/* Trace i resolved pattern text `index[j].key`: later traces with the
+	 * same pattern copy its target instead of resolving again. */
+	struct memo_target { const char *key; size_t trace; } *resolved;
+	size_t nresolved, resolved_cap; /* open addressing, cap a power of 2 */
+	struct memo_rows_pid *rows_pids;
+	size_t nrows_pids, rows_pids_cap;
+};
+
 #endif /* GS_RT_INT_H */
