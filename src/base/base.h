@@ -35,7 +35,7 @@ int base_arena_grow(struct gs_arena **a, void *v, size_t *cap, size_t n, size_t 
 void base_arena_free(struct gs_arena **a);
 
 /* The growable array: room for `need` elements of `elem` bytes in *v
- * (capacity *cap), doubling from 4. 0, or -ENOMEM with *v and *cap as
+ * (capacity *cap), doubling from 16. 0, or -ENOMEM with *v and *cap as
  * they were. */
 int base_grow(void **v, size_t *cap, size_t need, size_t elem);
 /* Gives back the room past n elements (n > 0; nothing on ENOMEM). */

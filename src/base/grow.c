@@ -15,7 +15,7 @@ int base_grow(void **v, size_t *cap, size_t need, size_t elem)
 		return 0;
 	if (!elem)
 		return -EINVAL;
-	ncap = *cap ? *cap : 4;
+	ncap = *cap ? *cap : 16;
 	while (ncap < need) {
 		if (ncap > SIZE_MAX / 2 / elem)
 			return -ENOMEM;

@@ -99,11 +99,11 @@ static void test_grow_doubles_and_refuses_overflow(void **state)
 
 	(void)state;
 	assert_int_equal(base_grow((void **)&v, &cap, 1, sizeof(*v)), 0);
-	assert_int_equal(cap, 4);
-	assert_int_equal(base_grow((void **)&v, &cap, 4, sizeof(*v)), 0);
-	assert_int_equal(cap, 4);
-	assert_int_equal(base_grow((void **)&v, &cap, 5, sizeof(*v)), 0);
-	assert_int_equal(cap, 8);
+	assert_int_equal(cap, 16);
+	assert_int_equal(base_grow((void **)&v, &cap, 16, sizeof(*v)), 0);
+	assert_int_equal(cap, 16);
+	assert_int_equal(base_grow((void **)&v, &cap, 17, sizeof(*v)), 0);
+	assert_int_equal(cap, 32);
 	assert_int_equal(base_grow((void **)&v, &cap, 33, sizeof(*v)), 0);
 	assert_int_equal(cap, 64);
 	v[32] = 7;
