@@ -68,6 +68,20 @@ static inline void bt_loop_stop(struct loop_gen *g, uint8_t status)
 	gs_asm_ja(g->a, g->ret);
 }
 
+/* One step of a binary search over the slots [lo, hi): to `done` when the
+ * range is empty, else r1 = mid = (lo + hi) / 2, stored in the mid slot
+ * (the module search and the row search). */
+static inline void bt_loop_search_mid(struct gs_asm *a, const struct loop_frame_slots *sl,
+				      struct gs_label done)
+{
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, sl->lo));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_FP, sl->hi));
+	gs_asm_jmp_reg(a, BPF_JGE, GS_R1, GS_R2, done);
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R2));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 1));
+	gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, sl->mid));
+}
+
 /* The body of gs_bt_frame (bt_loop_frame.c). */
 void bt_loop_frame_callback(struct loop_gen *g);
 /* bt_loop_row.c: r7 = the current pc's row (in the row cache), then its

@@ -71,12 +71,7 @@ void bt_loop_resolve_module(struct loop_gen *g, const struct loop_frame_slots *s
 		struct gs_label above = gs_asm_label(a, "walk_module_not_below");
 		struct gs_label next = gs_asm_label(a, "walk_module_next");
 
-		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_FP, sl->lo));
-		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_FP, sl->hi));
-		gs_asm_jmp_reg(a, BPF_JGE, GS_R1, GS_R2, done);
-		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R2));
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 1));
-		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, sl->mid));
+		bt_loop_search_mid(a, sl, done);
 		gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R2, GS_R6, W(mods_first)));
 		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R2));
 		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, g->key));
