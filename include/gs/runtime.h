@@ -185,6 +185,9 @@ struct gs_plan_opts {
 	 * from its first hit, as under gdb. For a process the caller started
 	 * (launch mode): a shell with job control would report the stop. */
 	bool hold_on_dlopen;
+	/* The id gs_plan_add_script gives the script's first trace (the
+	 * others follow it): a live session numbers traces across scripts. */
+	uint32_t first_trace_id;
 };
 
 /* One trace of a plan: opaque, read through the accessors below. */
@@ -199,9 +202,9 @@ GS_API int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, st
  * naming the target and the fix (-ENOENT, -EINVAL: bad input). */
 GS_API int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 		       const struct gs_trace_spec *spec, struct gs_error *err);
-/* gs_plan_add() for every trace of a parsed script (trace id = its index);
- * errors show the trace's position, source line and caret. s must outlive
- * the plan. */
+/* gs_plan_add() for every trace of a parsed script (trace id =
+ * first_trace_id + its index); errors show the trace's position, source
+ * line and caret. s must outlive the plan. */
 GS_API int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, struct gs_error *err);
 /* Sizes the maps programs share (room for the shared rows twice over: later
  * dlopens append) and builds every probe's program. */

@@ -392,7 +392,7 @@ int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, struct gs_e
 
 		const struct gs_expr *at = NULL;
 
-		gs_script_trace_spec(st, (uint32_t)i, &spec);
+		gs_script_trace_spec(st, p->opts.first_trace_id + (uint32_t)i, &spec);
 		rc = plan_add(p, &st->target, &spec, &at, &why);
 		if (rc && at && rc != -ENOMEM)
 			return gs_script_expr_errorf(s, at, err, rc, "%s", why.msg);
