@@ -96,8 +96,9 @@ GS_API int gs_live_trace_info(const struct gs_live *l, size_t i, struct gs_live_
 GS_API const char *gs_live_trace_note(const struct gs_live *l, uint32_t id, size_t i);
 
 /* Reads every enabled trace's events (and refreshes their unwind maps as
- * gs_session_poll does): waits up to timeout_ms for the first. The number
- * of events, or -errno. */
+ * gs_session_poll does): waits up to timeout_ms (-1: forever) for the
+ * first. The number of events, the first non-zero on_event value (which
+ * ends the poll), or -errno. */
 GS_API int gs_live_poll(struct gs_live *l, int timeout_ms, struct gs_error *err);
 /* Readable when events wait; stays the same descriptor while traces come
  * and go. */
@@ -106,9 +107,10 @@ GS_API int gs_live_fd(const struct gs_live *l);
 GS_API int gs_live_lost(const struct gs_live *l, uint64_t *total, struct gs_error *err);
 /* The verifier report of the last rejected load, or NULL. */
 GS_API const char *gs_live_report(const struct gs_live *l);
-/* Writes every trace as one script gstrace --script-file reads back
- * (disabled ones too, each preceded by a `# disabled` comment line, so
- * reading it back enables every trace). 0 or -errno. */
+/* Writes every trace as one script gstrace --script-file reads back, a
+ * blank line between traces (disabled ones too, each preceded by a
+ * `// disabled: trace N` comment line, so reading it back enables every
+ * trace). 0 or -errno. */
 GS_API int gs_live_save(const struct gs_live *l, FILE *f);
 /* The module-file cache (its own or the options'). */
 GS_API struct gs_modfiles *gs_live_modfiles(const struct gs_live *l);
