@@ -128,9 +128,9 @@ static int trace_make(struct gs_live *l, uint32_t id, const char *pad, const cha
 	}
 	free(padded);
 	if (rc == 0 && t->script->ntraces != 1)
-		rc = gs_errorf(err, -EINVAL, "trace #%u: one trace is edited at a time, and the "
-			       "text has %zu; edit them one by one, or add the others as new "
-			       "traces", id, t->script->ntraces);
+		rc = gs_errorf(err, -EINVAL, "trace #%u: an edit takes one trace, and the text "
+			       "has %zu; edit one trace at a time, and add the others as new "
+			       "traces (gs_live_add)", id, t->script->ntraces);
 	if (rc == 0)
 		rc = plan_trace(l, t, err);
 	if (rc) {
@@ -434,7 +434,6 @@ int gs_live_edit(struct gs_live *l, uint32_t id, const char *text, size_t len,
 	rc = trace_make(l, id, "", text, len, name, &nt, err);
 	if (rc)
 		return rc;
-	nt->hits = old->hits;
 	if (old->session) {
 		trace_stop(old, true);
 		rc = trace_start(nt, &why);
@@ -450,6 +449,7 @@ int gs_live_edit(struct gs_live *l, uint32_t id, const char *text, size_t len,
 			return gs_errorf(err, rc, "%s", why.msg);
 		}
 	}
+	nt->hits = old->hits; /* counted through the drain */
 	l->v[at] = nt;
 	trace_free(old);
 	return 0;
