@@ -210,10 +210,21 @@ static void move(struct tui_srcview *v, long delta, bool window_too)
 {
 	size_t d = (size_t)(delta < 0 ? -delta : delta);
 
-	if (window_too)
+	size_t c = delta < 0 ? (v->cursor > d ? v->cursor - d : 0) : v->cursor + d;
+
+	if (window_too) {
+		/* The window moves, and the margin moves the cursor (as vim's
+		 * scrolloff does), not the window back. */
+		size_t m = margin(v), h = v->height ? v->height : 1;
+
 		v->top = delta < 0 ? (v->top > d ? v->top - d : 0)
 				   : (v->top + d > max_top(v) ? max_top(v) : v->top + d);
-	set_cursor(v, delta < 0 ? (v->cursor > d ? v->cursor - d : 0) : v->cursor + d);
+		if (v->top > 0 && c < v->top + m)
+			c = v->top + m;
+		if (v->top < max_top(v) && c + m >= v->top + h)
+			c = v->top + h - 1 - m;
+	}
+	set_cursor(v, c);
 }
 
 /* H, M, L: a line of the window, margin lines in from an edge unless the
