@@ -73,8 +73,8 @@ static int unresolved(char *msg, size_t size, const struct cmd_def *defs, size_t
 	if (!*level)
 		return fail(msg, size, "unknown command '%s': type help for the list (%s)", word,
 			    list);
-	return fail(msg, size, "unknown command '%s%s': %s is followed by one of %s", level, word,
-		    level, list);
+	return fail(msg, size, "unknown command '%s%s': %.*s is followed by one of %s", level, word,
+		    (int)strlen(level) - 1, level, list);
 }
 
 /* A trace number: 1..2^32-1, or "all" (0) when all_ok. */

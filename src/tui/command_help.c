@@ -7,6 +7,16 @@
 
 static char listing[4096];
 
+/* One line of the listing for d: its usage, what it does. */
+static size_t list_one(size_t used, const struct cmd_def *d)
+{
+	if (used >= sizeof(listing))
+		return used;
+	return used + (size_t)snprintf(listing + used, sizeof(listing) - used, "  %-28s %s\n",
+				       d->usage, d->summary);
+}
+
+/* Every command, those with subcommands as one line each. */
 static const char *list_all(void)
 {
 	size_t used;
@@ -15,9 +25,16 @@ static const char *list_all(void)
 		return listing;
 	used = (size_t)snprintf(listing, sizeof(listing),
 				"Commands (any unambiguous prefix will do: i f main):\n");
-	for (size_t i = 0; i < tui_cmd_ntop && used < sizeof(listing); i++)
-		used += (size_t)snprintf(listing + used, sizeof(listing) - used, "  %-44s %s\n",
-					 tui_cmd_top[i].usage, tui_cmd_top[i].summary);
+	for (size_t i = 0; i < tui_cmd_ntop; i++) {
+		const struct cmd_def *d = &tui_cmd_top[i];
+
+		if (!d->sub)
+			used = list_one(used, d);
+		if (d->bare)
+			used = list_one(used, d->bare);
+		for (size_t k = 0; k < d->nsub; k++)
+			used = list_one(used, &d->sub[k]);
+	}
 	if (used < sizeof(listing))
 		snprintf(listing + used, sizeof(listing) - used,
 			 "help COMMAND tells more (help info line).\n");

@@ -38,7 +38,7 @@ static const struct cmd_def info_sub[] = {
 static const struct cmd_def save_sub[] = {
 	CMD("traces", NULL, TUI_CMD_SAVE_TRACES, CMD_ARGS_ONE, TUI_COMPLETE_FILE,
 	    "save traces FILE", "save traces session.gs",
-	    "Write every trace as a script that `source` or `gstrace -f` reads back."),
+	    "Write every trace as a script that `source` or gstrace --script-file reads back."),
 	CMD("output", NULL, TUI_CMD_SAVE_OUTPUT, CMD_ARGS_ONE, TUI_COMPLETE_FILE,
 	    "save output FILE", "save output run.log", "Write the output panel's history."),
 };
