@@ -52,18 +52,19 @@ static void test_multibyte_characters_move_and_delete_whole(void **state)
 static void test_control_bytes_and_long_lines_are_refused(void **state)
 {
 	struct tui_lineedit e;
-	char big[TUI_LINE_MAX + 1];
+	char big[TUI_LINE_MAX + 2];
 
 	(void)state;
 	tui_lineedit_init(&e, 0);
 	type(&e, "a\x1b[2J\tb\n\xff");
 	assert_string_equal(e.buf, "a[2Jb");
-	memset(big, 'x', sizeof(big));
+	memset(big, 'x', TUI_LINE_MAX + 1);
+	big[TUI_LINE_MAX + 1] = '\0';
 	assert_false(tui_lineedit_insert(&e, big, TUI_LINE_MAX));
 	assert_string_equal(e.buf, "a[2Jb");
 	assert_true(tui_lineedit_insert(&e, big, TUI_LINE_MAX - 5));
 	assert_int_equal(e.len, TUI_LINE_MAX);
-	tui_lineedit_set(&e, big + 1); /* too long: cut */
+	tui_lineedit_set(&e, big); /* one byte too long: cut */
 	assert_int_equal(e.len, TUI_LINE_MAX);
 	tui_lineedit_fini(&e);
 }
