@@ -208,6 +208,17 @@ void tui_editor_key(struct tui_editor *e, unsigned key)
 	}
 }
 
+void tui_editor_scroll(struct tui_editor *e, size_t height)
+{
+	size_t line, col;
+
+	tui_editor_cursor(e, &line, &col);
+	if (line < e->top)
+		e->top = line;
+	else if (height && line >= e->top + height)
+		e->top = line + 1 - height;
+}
+
 void tui_editor_cursor(const struct tui_editor *e, size_t *line, size_t *col)
 {
 	size_t l = 0;

@@ -139,6 +139,25 @@ static void test_set_clamps_the_cursor(void **state)
 	tui_editor_fini(&e);
 }
 
+static void test_scroll_keeps_the_cursor_line_shown(void **state)
+{
+	struct tui_editor e;
+
+	(void)state;
+	tui_editor_init(&e);
+	assert_int_equal(tui_editor_set(&e, "0\n1\n2\n3\n4\n5\n6", 12), 0);
+	tui_editor_scroll(&e, 3);
+	assert_int_equal(e.top, 4); /* line 6 at the bottom */
+	tui_editor_key(&e, TUI_KEY_UP);
+	tui_editor_scroll(&e, 3);
+	assert_int_equal(e.top, 4);
+	for (int i = 0; i < 5; i++)
+		tui_editor_key(&e, TUI_KEY_UP);
+	tui_editor_scroll(&e, 3);
+	assert_int_equal(e.top, 0);
+	tui_editor_fini(&e);
+}
+
 static void test_message_points_at_line_and_column(void **state)
 {
 	static const struct {
@@ -176,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_arrows_keep_the_display_column),
 		cmocka_unit_test(test_insert_filters_and_is_bounded),
 		cmocka_unit_test(test_set_clamps_the_cursor),
+		cmocka_unit_test(test_scroll_keeps_the_cursor_line_shown),
 		cmocka_unit_test(test_message_points_at_line_and_column),
 	};
 
