@@ -52,8 +52,9 @@ void tui_outbuf_clear(struct tui_outbuf *o);
 void tui_outbuf_set_filter(struct tui_outbuf *o, uint32_t trace_id);
 uint32_t tui_outbuf_filter(const struct tui_outbuf *o);
 
-/* Following: the window ends at the newest line. Scrolling stops
- * following; tui_outbuf_follow(o, true) (End, G) starts again. */
+/* Following: the window ends at the newest line. Scrolling and search
+ * stop following; tui_outbuf_follow(o, true) (End, G) starts again, and
+ * ends a pause. */
 void tui_outbuf_follow(struct tui_outbuf *o, bool follow);
 bool tui_outbuf_following(const struct tui_outbuf *o);
 /* Paused: the window stays on the lines it shows while new ones arrive
