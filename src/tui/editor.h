@@ -27,8 +27,11 @@ int tui_editor_set(struct tui_editor *e, const char *text, size_t cursor);
  * false when the script would pass TUI_EDITOR_MAX. */
 bool tui_editor_insert(struct tui_editor *e, const char *text, size_t len);
 /* Keys: TUI_KEY_UP/DOWN/LEFT/RIGHT/HOME/END of srcview.h, '\b' (backspace),
- * 0x7f (delete), '\n' (a new line, indented as the one above). */
+ * 0x7f (delete), '\n' (a new line, indented as the one above); any other
+ * key from ' ' (or '\t') to U+10FFFF is a character typed, inserted. */
 void tui_editor_key(struct tui_editor *e, unsigned key);
+/* Moves top so the cursor's line is in a window of height lines. */
+void tui_editor_scroll(struct tui_editor *e, size_t height);
 /* The cursor's line and display column, 0-based. */
 void tui_editor_cursor(const struct tui_editor *e, size_t *line, size_t *col);
 size_t tui_editor_lines(const struct tui_editor *e);

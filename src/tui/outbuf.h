@@ -45,12 +45,16 @@ size_t tui_outbuf_count(const struct tui_outbuf *o);
 const struct tui_line *tui_outbuf_line(const struct tui_outbuf *o, size_t i);
 void tui_outbuf_clear(struct tui_outbuf *o);
 
-/* Only the lines of trace_id (and messages) from now on; 0: every line. */
+/* Only the lines of trace_id (and messages) from now on; 0: every line.
+ * The filter applies to the lines held too (they stay, hidden). With a
+ * filter a draw may walk the history past hidden lines: O(history) at
+ * worst; without one it costs O(height). */
 void tui_outbuf_set_filter(struct tui_outbuf *o, uint32_t trace_id);
 uint32_t tui_outbuf_filter(const struct tui_outbuf *o);
 
-/* Following: the window ends at the newest line. Scrolling stops
- * following; tui_outbuf_follow(o, true) (End, G) starts again. */
+/* Following: the window ends at the newest line. Scrolling and search
+ * stop following; tui_outbuf_follow(o, true) (End, G) starts again, and
+ * ends a pause. */
 void tui_outbuf_follow(struct tui_outbuf *o, bool follow);
 bool tui_outbuf_following(const struct tui_outbuf *o);
 /* Paused: the window stays on the lines it shows while new ones arrive

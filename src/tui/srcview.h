@@ -54,7 +54,12 @@ void tui_srcview_set_height(struct tui_srcview *v, size_t height);
 /* A key of the panel: 'j' 'k' 'h'... as the characters, and these for the
  * others. Digits build a count; "gg", "G", "NG" go to the first, last, N-th
  * line; 'n'/'N' repeat the last search forward/backward. true when the key
- * was the panel's (the view redraws), false when not. */
+ * was the panel's (the view redraws), false when not (then a pending count
+ * or 'g' is forgotten). The panel's: j k Down Up (N lines), Ctrl-D Ctrl-U
+ * (half a page), Ctrl-F Ctrl-B PgDn PgUp (N pages), gg Home, G End, NG,
+ * Ngg, H M L, n N, digits; not h l Left Right (no column to move). The
+ * window keeps 3 lines between the cursor and its edges where the file
+ * allows; a jump out of the window centres its target. */
 enum {
 	TUI_KEY_UP = 0x110000, TUI_KEY_DOWN, TUI_KEY_PGUP, TUI_KEY_PGDN,
 	TUI_KEY_HOME, TUI_KEY_END, TUI_KEY_LEFT, TUI_KEY_RIGHT,
@@ -67,7 +72,8 @@ void tui_srcview_goto(struct tui_srcview *v, size_t line1); /* 1-based, clamped 
 bool tui_srcview_search(struct tui_srcview *v, const char *needle, bool backward);
 /* The identifier (C/C++/Rust: letters, digits, '_', "::") under the cursor
  * at byte column col of the cursor line, or at the line's first identifier
- * followed by '(' when col is past the end: malloc'd, or NULL. */
+ * followed by '(' when col is past the end: malloc'd, or NULL. col counts
+ * bytes of lines[cursor] as shown (tabs expanded, escapes in). */
 char *tui_srcview_word_at(const struct tui_srcview *v, size_t col);
 
 #endif /* TUI_SRCVIEW_H */
