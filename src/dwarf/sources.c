@@ -318,7 +318,8 @@ int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
 			return gs_errorf(err, rc, "out of memory adding the source files of %s",
 					 path);
 	}
-	qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
+	if (s->nfiles)
+		qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
 	if (got < 0 && units == 0)
 		return gs_errorf(err, -EINVAL, "%s: its DWARF does not read (%s); rebuild it "
 				 "or install its debug file again", path, dwarf_errmsg(-1));
