@@ -439,7 +439,7 @@ struct decl {
 };
 
 struct def {
-	Dwarf_Off off;
+	Dwarf_Die die; /* of the unit's Dwarf or its split unit's */
 	const char *qualified; /* from its own scopes, or NULL */
 };
 
@@ -498,7 +498,7 @@ static int walk(struct unit_funcs *w, Dwarf_Die *parent, const char *prefix, uns
 		} else if (tag == DW_TAG_subprogram && has_code(&c)) {
 			if (base_grow((void **)&w->defs, &w->defs_cap, w->ndefs + 1, sizeof(*w->defs)))
 				return -ENOMEM;
-			w->defs[w->ndefs++] = (struct def){ dwarf_dieoffset(&c),
+			w->defs[w->ndefs++] = (struct def){ c,
 							    qualify(w->arena, prefix, &c) };
 			rc = walk(w, &c, prefix, depth + 1); /* nested functions */
 		} else if (tag == DW_TAG_subprogram && prefix) {
@@ -553,16 +553,13 @@ static const char *linkage_name(struct gs_arena **a, Dwarf_Die *die)
 /* A definition's name: qualified by its own scopes or those of the
  * declaration it completes, else its DWARF name, else its linkage name
  * demangled. */
-static const char *def_name(const struct unit_funcs *w, Dwarf *dw, const struct def *d)
+static const char *def_name(const struct unit_funcs *w, const struct def *d)
 {
-	Dwarf_Die die, next;
+	Dwarf_Die die = d->die, next = die;
 	const char *name;
 
 	if (d->qualified)
 		return d->qualified;
-	if (!dwarf_offdie(dw, d->off, &die))
-		return NULL;
-	next = die;
 	for (unsigned k = 0; k < MAX_LINKS; k++) {
 		Dwarf_Attribute at;
 
@@ -648,21 +645,34 @@ static void funcs_unique(struct src_file *f)
 	f->nfuncs = k;
 }
 
-static int unit_funcs(struct gs_sources *s, struct src_file *f, size_t *cap, Dwarf *dw,
+/* The DIE whose children are the unit's functions: a skeleton unit's
+ * split unit (its .dwo), else the unit's own. */
+static Dwarf_Die unit_root(const struct unit *u)
+{
+	Dwarf_Die sub = { 0 };
+	uint8_t type;
+
+	if (dwarf_cu_info(u->die.cu, NULL, &type, NULL, &sub, NULL, NULL, NULL) == 0 &&
+	    type == DW_UT_skeleton && sub.addr)
+		return sub;
+	return u->die;
+}
+
+static int unit_funcs(struct gs_sources *s, struct src_file *f, size_t *cap,
 		      const struct unit *u, const struct file_rows *rows)
 {
 	struct unit_funcs w = { .arena = &s->arena };
-	int rc = walk(&w, (Dwarf_Die *)&u->die, NULL, 0);
+	Dwarf_Die root = unit_root(u);
+	int rc = walk(&w, &root, NULL, 0);
 
 	if (w.ndecls)
 		qsort(w.decls, w.ndecls, sizeof(*w.decls), cmp_decl);
 	for (size_t i = 0; i < w.ndefs && !rc; i++) {
-		Dwarf_Die die;
 		uint32_t first, last;
 		const char *name;
 
-		if (!dwarf_offdie(dw, w.defs[i].off, &die) || !def_span(&die, rows, &first, &last) ||
-		    !(name = def_name(&w, dw, &w.defs[i])))
+		if (!def_span(&w.defs[i].die, rows, &first, &last) ||
+		    !(name = def_name(&w, &w.defs[i])))
 			continue;
 		rc = add_func(f, cap, name, first, last);
 	}
@@ -684,7 +694,7 @@ static int read_funcs(struct gs_sources *s, struct src_file *f)
 		if (!unit_open(m->dw, f->refs[r].cu, &u) || (rc = rows_of(&u, f->path, &rows)) ||
 		    !rows.n)
 			continue;
-		rc = unit_funcs(s, f, &cap, m->dw, &u, &rows);
+		rc = unit_funcs(s, f, &cap, &u, &rows);
 	}
 	free(rows.v);
 	funcs_unique(f);
