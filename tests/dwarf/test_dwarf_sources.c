@@ -3,8 +3,8 @@
  * name; its lines with code are exactly the statement rows objdump's own
  * DWARF reader decodes for it (no libdw); a line inside a function gives
  * that function and its span; a C++ method is named with its namespace and
- * class; a header with code is a file; a module without DWARF adds
- * nothing. */
+ * class; a header with code is a file; split DWARF gives its functions;
+ * a module without DWARF adds nothing. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,9 +21,22 @@
 
 #include "dwv_int.h"
 
-/* The variants checked: gcc unoptimized and optimized, DWARF 4 and 5,
- * and clang (skipped when the build found no clang). */
-static const char *const variants[] = { "vals_gcc_O0_dw5", "vals_gcc_O2_dw4", "vals_clang_O2_dw5" };
+/* The variants checked: every one the build made (tests/dwarf/meson.build:
+ * gcc -O0 to -O3 and clang -O2, DWARF 4 and 5, a .debug_types section). */
+static const char *variants[32];
+static size_t nvariants;
+
+static int setup(void **state)
+{
+	static char buf[1024];
+	const char *env = getenv("GS_DWARF_VARIANTS");
+
+	(void)state;
+	snprintf(buf, sizeof(buf), "%s", env ? env : "");
+	for (char *v = strtok(buf, " "); v && nvariants < 32; v = strtok(NULL, " "))
+		variants[nvariants++] = v;
+	return nvariants ? 0 : -1;
+}
 
 struct loaded {
 	struct gs_modfiles *files;
@@ -139,7 +152,7 @@ static void test_fixture_source_is_listed_by_its_compiled_path(void **state)
 	(void)state;
 	snprintf(want, sizeof(want), "%s/tests/dwarf/fixtures/vals.c", getenv("GS_SOURCE_DIR"));
 	assert_non_null(realpath(want, real));
-	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+	for (size_t v = 0; v < nvariants; v++) {
 		struct loaded l;
 		long i;
 
@@ -164,7 +177,7 @@ static void test_lines_are_the_statement_rows_objdump_decodes(void **state)
 
 	(void)state;
 	assert_true(call > 0);
-	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+	for (size_t v = 0; v < nvariants; v++) {
 		const uint32_t *lines;
 		uint32_t *want;
 		struct loaded l;
@@ -193,7 +206,7 @@ static void test_line_gives_the_function_it_is_in(void **state)
 	uint32_t end = line_of("vals.c", "return total + s_points[1].y;") + 1;
 
 	(void)state;
-	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+	for (size_t v = 0; v < nvariants; v++) {
 		uint32_t first = 0, last = 0;
 		struct loaded l;
 		const char *fn;
@@ -210,6 +223,24 @@ static void test_line_gives_the_function_it_is_in(void **state)
 		assert_null(gs_sources_function_at(l.s, (size_t)i, 1, &first, &last));
 		unload(&l);
 	}
+}
+
+static void test_split_dwarf_functions_are_read_from_the_dwo(void **state)
+{
+	uint32_t call = line_of("vals.c", "sink(r, total);"), first, last;
+	const uint32_t *lines;
+	struct loaded l;
+	size_t n;
+	long i;
+
+	(void)state;
+	assert_true(load(&l, "vals_split"));
+	assert_true((i = gs_sources_find(l.s, "vals.c")) >= 0);
+	assert_int_equal(gs_sources_lines(l.s, (size_t)i, &lines, &n, NULL), 0);
+	assert_non_null(bsearch(&call, lines, n, sizeof(*lines), cmp_u32));
+	assert_string_equal(gs_sources_function_at(l.s, (size_t)i, call, &first, &last),
+			    "use_record");
+	unload(&l);
 }
 
 static void test_cpp_method_is_qualified_and_header_code_is_a_file(void **state)
@@ -301,11 +332,12 @@ int main(void)
 		cmocka_unit_test(test_fixture_source_is_listed_by_its_compiled_path),
 		cmocka_unit_test(test_lines_are_the_statement_rows_objdump_decodes),
 		cmocka_unit_test(test_line_gives_the_function_it_is_in),
+		cmocka_unit_test(test_split_dwarf_functions_are_read_from_the_dwo),
 		cmocka_unit_test(test_cpp_method_is_qualified_and_header_code_is_a_file),
 		cmocka_unit_test(test_paths_join_comp_dir_and_normalize),
 		cmocka_unit_test(test_module_without_dwarf_adds_nothing),
 		cmocka_unit_test(test_two_modules_share_a_file_once),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, NULL);
 }
