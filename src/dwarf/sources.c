@@ -177,6 +177,21 @@ static bool unit_open(Dwarf *dw, Dwarf_Off off, struct unit *u)
 	return true;
 }
 
+/* The path of a file name libdw gives a row, into buf. libdw has joined
+ * a relative name with its directory, comp_dir for directory 0: a name
+ * still relative comes from a relative directory, relative to comp_dir;
+ * a name that starts with a relative comp_dir (glibc's "./malloc") has it
+ * already. */
+static int row_path(const struct unit *u, const char *name, char *buf, size_t size)
+{
+	const char *dir = u->comp_dir;
+	size_t n = dir ? strlen(dir) : 0;
+
+	if (dir && dir[0] != '/' && strncmp(name, dir, n) == 0 && name[n] == '/')
+		dir = NULL;
+	return dwv_src_path(dir, name, buf, size);
+}
+
 /* A row with code: not a sequence's end, a statement, a line. */
 struct row {
 	uint64_t addr;
@@ -213,7 +228,7 @@ static bool file_is(struct file_match *m, const struct unit *u, const char *file
 
 	if (file != m->last) {
 		m->last = file;
-		m->is = dwv_src_path(u->comp_dir, file, buf, sizeof(buf)) >= 0 &&
+		m->is = row_path(u, file, buf, sizeof(buf)) >= 0 &&
 			strcmp(buf, m->path) == 0;
 	}
 	return m->is;
@@ -267,7 +282,7 @@ static int add_unit(struct gs_sources *s, const struct unit *u, struct src_ref r
 			break;
 		}
 		seen[nseen++] = r.file;
-		if (dwv_src_path(u->comp_dir, r.file, buf, sizeof(buf)) < 0)
+		if (row_path(u, r.file, buf, sizeof(buf)) < 0)
 			continue; /* longer than a path can be: not a file to browse */
 		f = file_of(s, buf);
 		rc = f ? add_ref(s, f, ref) : -ENOMEM;
