@@ -365,17 +365,40 @@ const char *gs_sources_module(const struct gs_sources *s, size_t i)
 	return s->mods[s->files[i]->refs[0].module].path;
 }
 
+/* The index of the file whose path is path, or -1 (the list is sorted). */
+static long find_exact(const struct gs_sources *s, const char *path)
+{
+	size_t lo = 0, hi = s->nfiles;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->files[mid]->path, path);
+
+		if (c == 0)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 long gs_sources_find(const struct gs_sources *s, const char *path)
 {
-	long best = -1;
+	long best = find_exact(s, path);
+	size_t best_len = SIZE_MAX;
 
+	if (best >= 0)
+		return best;
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const char *p = s->files[i]->path;
+		size_t len = strlen(p);
 
-		if (strcmp(p, path) == 0)
-			return (long)i;
-		if (dwv_path_names(p, path) && (best < 0 || strlen(p) < strlen(s->files[best]->path)))
+		if (len < best_len && dwv_path_names(p, path)) {
 			best = (long)i;
+			best_len = len;
+		}
 	}
 	return best;
 }
