@@ -303,24 +303,20 @@ static int add_module_entry(struct gs_sources *s, Dwarf *dw, const char *path, u
 	return 0;
 }
 
-int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
-			  struct gs_error *err)
+/* The units of module mod: 0, -ENOMEM, or -EINVAL when the first unit's
+ * header does not read. A unit that does not read adds nothing; reading
+ * stops at the first header that does not parse (libdw cannot find the
+ * next one). */
+static int add_units(struct gs_sources *s, Dwarf *dw, uint32_t mod)
 {
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie;
 	Dwarf_Half version;
 	uint8_t type;
-	uint32_t mod;
 	unsigned units = 0;
-	int got, rc;
+	int got = 0, rc = 0;
 
-	if (!dw)
-		return 0;
-	if (add_module_entry(s, dw, path, &mod))
-		return gs_errorf(err, -ENOMEM, "out of memory adding the source files of %s", path);
-	/* A unit that does not read adds nothing; reading stops at the first
-	 * header that does not parse (libdw cannot find the next one). */
-	while ((got = dwarf_get_units(dw, cu, &next, &version, &type, &cudie, NULL)) == 0 &&
+	while (!rc && (got = dwarf_get_units(dw, cu, &next, &version, &type, &cudie, NULL)) == 0 &&
 	       units++ < MAX_UNITS) {
 		struct unit u;
 
@@ -329,15 +325,28 @@ int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
 		    !unit_open(dw, dwarf_dieoffset(&cudie), &u))
 			continue;
 		rc = add_unit(s, &u, (struct src_ref){ mod, dwarf_dieoffset(&cudie) });
-		if (rc)
-			return gs_errorf(err, rc, "out of memory adding the source files of %s",
-					 path);
 	}
+	return rc ? rc : got < 0 && units == 0 ? -EINVAL : 0;
+}
+
+int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
+			  struct gs_error *err)
+{
+	uint32_t mod;
+	int rc;
+
+	if (!dw)
+		return 0;
+	if (add_module_entry(s, dw, path, &mod))
+		return gs_errorf(err, -ENOMEM, "out of memory adding the source files of %s", path);
+	rc = add_units(s, dw, mod);
 	if (s->nfiles)
 		qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
-	if (got < 0 && units == 0)
-		return gs_errorf(err, -EINVAL, "%s: its DWARF does not read (%s); rebuild it "
-				 "or install its debug file again", path, dwarf_errmsg(-1));
+	if (rc == -EINVAL)
+		return gs_errorf(err, rc, "%s: its DWARF does not read (%s); rebuild it or "
+				 "install its debug file again", path, dwarf_errmsg(-1));
+	if (rc)
+		return gs_errorf(err, rc, "out of memory adding the source files of %s", path);
 	return 0;
 }
 
