@@ -4,7 +4,8 @@
  * DWARF reader decodes for it (no libdw); a line inside a function gives
  * that function and its span; a C++ method is named with its namespace and
  * class; a header with code is a file; split DWARF gives its functions;
- * a module without DWARF adds nothing. */
+ * a module without DWARF adds nothing, and one whose DWARF does not read
+ * is an error that names it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
 
 #include <gs/sources.h>
 
@@ -293,6 +297,63 @@ static void test_paths_join_comp_dir_and_normalize(void **state)
 	assert_int_equal(dwv_src_path("/a", "bcdef", out, 4), -ENAMETOOLONG);
 }
 
+/* A fixture's bytes with the version of its first unit's header made
+ * one no reader knows. */
+static char *image_with_bad_unit(const char *name, size_t *len)
+{
+	char path[PATH_MAX];
+	Elf_Scn *scn = NULL;
+	char *img;
+	FILE *f;
+	Elf *elf;
+
+	fixture_path(path, sizeof(path), name);
+	assert_non_null(f = fopen(path, "rb"));
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	assert_non_null(img = malloc(*len));
+	assert_int_equal(fread(img, 1, *len, f), *len);
+	fclose(f);
+	elf_version(EV_CURRENT);
+	assert_non_null(elf = elf_memory(img, *len));
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		size_t shstrndx;
+		const char *sname;
+
+		assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+		if (gelf_getshdr(scn, &sh) && (sname = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    strcmp(sname, ".debug_info") == 0) {
+			img[sh.sh_offset + 4] = 0x7f; /* after the 32-bit unit length */
+			img[sh.sh_offset + 5] = 0;
+		}
+	}
+	elf_end(elf);
+	return img;
+}
+
+static void test_dwarf_that_does_not_read_is_einval_naming_the_module(void **state)
+{
+	struct gs_sources *s;
+	struct gs_error err;
+	size_t len;
+	char *img = image_with_bad_unit("vals_gcc_O0_dw5", &len);
+	Elf *elf = elf_memory(img, len);
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+
+	(void)state;
+	assert_non_null(dw);
+	assert_int_equal(gs_sources_new(&s, NULL), 0);
+	assert_int_equal(dwv_sources_add_dwarf(s, dw, "/x/broken.so", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "/x/broken.so"));
+	assert_int_equal(gs_sources_count(s), 0);
+	gs_sources_free(s);
+	dwarf_end(dw);
+	elf_end(elf);
+	free(img);
+}
+
 static void test_module_without_dwarf_adds_nothing(void **state)
 {
 	struct loaded l;
@@ -336,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_cpp_method_is_qualified_and_header_code_is_a_file),
 		cmocka_unit_test(test_paths_join_comp_dir_and_normalize),
 		cmocka_unit_test(test_module_without_dwarf_adds_nothing),
+		cmocka_unit_test(test_dwarf_that_does_not_read_is_einval_naming_the_module),
 		cmocka_unit_test(test_two_modules_share_a_file_once),
 	};
 
