@@ -212,6 +212,23 @@ int dwv_line_addrs(Dwarf *dw, const char *module, const char *input, const char 
  * holding it); false when no row does. */
 bool dwv_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line);
 
+/* ---- source paths (srcpath.c) and the source-file index (sources.c) ---- */
+
+/* `file` names `want`: equal, or ends with "/" want. */
+bool dwv_path_names(const char *file, const char *want);
+/* name joined with comp_dir (when name is relative and comp_dir not NULL)
+ * and normalized ("." and empty components dropped, ".." applied, kept
+ * only where a relative path starts above its directory) into out: its
+ * length, or -ENAMETOOLONG when out (size bytes) is too small. */
+int dwv_src_path(const char *comp_dir, const char *name, char *out, size_t size);
+
+/* gs_sources_add_module on a Dwarf handle (NULL: no DWARF) read for the
+ * module `path`: what the fuzz target calls on an image in memory. dw
+ * outlives s. */
+struct gs_sources;
+int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
+			  struct gs_error *err);
+
 /* Every location the DWARF of a module gives function `name`: each
  * definition (its body past the prologue, or its entry with entry) and
  * each inline instance, + bias, in the order of a walk of every unit;

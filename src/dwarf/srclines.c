@@ -188,20 +188,6 @@ bool dwv_modfile_line_of(struct gs_modfile *file, uint64_t addr, const char **sr
 	return dw && dwv_line_of(dw, addr - bias, src, line);
 }
 
-/* `file` names `want`: equal, or ends with "/" want. */
-static bool file_matches(const char *file, const char *want)
-{
-	size_t fl, wl;
-
-	if (!file)
-		return false;
-	if (strcmp(file, want) == 0)
-		return true;
-	fl = strlen(file);
-	wl = strlen(want);
-	return fl > wl && file[fl - wl - 1] == '/' && strcmp(file + fl - wl, want) == 0;
-}
-
 struct line_scan {
 	const char *want;
 	int line;        /* asked */
@@ -223,7 +209,7 @@ static int scan_cu(struct line_scan *s, Dwarf_Lines *lines, size_t n, bool colle
 			e = (struct entry){ .end = true };
 			continue;
 		}
-		if (e.end || !e.stmt || !file_matches(e.file, s->want))
+		if (e.end || !e.stmt || !dwv_path_names(e.file, s->want))
 			continue;
 		s->file_seen = true;
 		if (e.line > s->last)
