@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gs/runtime.h>
+
 #include "base.h"
 #include "cachedir.h"
 #include "outfile.h"
@@ -253,3 +255,96 @@ int cli_dry_run(struct cli_ctx *c)
 	return 0;
 }
 
+/* Starts the command and stops the process to trace at its entry point:
+ * the command itself, or what its wrappers run. 0 or an exit status. */
+int cli_launch_target(struct cli_ctx *c)
+{
+	struct gs_error err = { 0 };
+	char *exe = NULL;
+
+	int rc;
+
+	c->pick = (struct cli_pick){ .cmd_path = c->cmd_path, .target = c->cli.target,
+				     .script = c->script };
+	rc = cli_launch_start_follow(c->cmd_path, c->cli.command, cli_pick_image, &c->pick,
+				    &c->launch, &err);
+
+	if (rc == -ECANCELED) { /* the command's own image lacks the targets */
+		cli_say("", "%s", c->pick.first_miss.msg);
+		return EXIT_USAGE;
+	}
+	if (rc) {
+		if (err.code == -ESRCH && c->pick.first_miss.msg[0])
+			cli_say("", "%s\ngstrace: %s", c->pick.first_miss.msg, err.msg);
+		else
+			cli_say("gstrace: ", "%s", err.msg);
+		/* ended before its entry: its own status; else we could not start it */
+		return err.code == -ECHILD ? cli_launch_exit_code(&c->launch) : EXIT_USAGE;
+	}
+	if (!c->launch.followed)
+		return 0;
+	/* frames fall back on the traced image, not the wrapper */
+	if (gs_proc_exe(c->launch.traced_pid, &exe, NULL) == 0) {
+		for (size_t i = 0; i < c->nmodules; i++)
+			if (c->modules[i] == c->cmd_path)
+				c->modules[i] = exe;
+		free(c->cmd_path);
+		c->cmd_path = exe;
+	}
+	cli_say("gstrace: ", "tracing pid %d (%s), started by %s (pid %d)",
+		(int)c->launch.traced_pid, c->cmd_path, c->cli.command[0], (int)c->launch.pid);
+	return 0;
+}
+
+/* Whether reads fault pages in (--fault-in): where the kernel loads
+ * sleepable uprobe programs, and the output and the unwinder can be in one. */
+static int fault_in(const struct cli_ctx *c, struct gs_program_opts *popts)
+{
+	bool kernel = gs_sleepable_uprobe_supported();
+
+	if (c->cli.fault_in == CLI_FAULT_ON && !kernel) {
+		cli_say("gstrace: ", "--fault-in on: this kernel does not load sleepable uprobe "
+			"programs (Linux 6.0+), which fault pages in; drop --fault-in on (a page "
+			"the process never touched then reads as <read error>)");
+		return EXIT_USAGE;
+	}
+	popts->fault_in = c->cli.fault_in != CLI_FAULT_OFF && kernel &&
+			  popts->output == GS_OUTPUT_RINGBUF && popts->unwinder == GS_UNWINDER_LOOP;
+	if (c->cli.verbose)
+		cli_say("gstrace: ", "user memory: %s", popts->fault_in ?
+			"reads fault pages in (sleepable uprobe programs: bpf_copy_from_user "
+			"after a failed bpf_probe_read_user)" :
+			c->cli.fault_in == CLI_FAULT_OFF ? "reads never fault (--fault-in off)" :
+			!kernel ? "reads never fault (this kernel has no sleepable uprobes, "
+			"Linux 6.0+)" : "reads never fault (sleepable programs need the ring "
+			"buffer and the loop unwinder)");
+	return 0;
+}
+
+/* The program options the flags give: output buffer, unwinder, sizes,
+ * whether reads fault pages in. 0 or an exit status. */
+int cli_program_opts(struct cli_ctx *c, struct gs_program_opts *popts)
+{
+	*popts = (struct gs_program_opts){
+		.sz = sizeof(*popts),
+		.output = c->cli.force_perf || !gs_ringbuf_supported() ? GS_OUTPUT_PERF
+								  : GS_OUTPUT_RINGBUF,
+		.backtrace_depth = c->cli.backtrace_depth,
+		.unwinder = c->cli.unwinder >= 0 ? (enum gs_unwinder)c->cli.unwinder :
+			    gs_bpf_loop_supported() ? GS_UNWINDER_LOOP : GS_UNWINDER_TAILCALL,
+		.ringbuf_size = c->cli.ringbuf_size,
+		.perf_page_count = c->cli.perf_pages,
+		.max_string_len = c->cli.max_string_len,
+		.count_stacks = c->cli.count_in_bpf,
+	};
+	if (!c->cli.force_perf && popts->output == GS_OUTPUT_PERF) {
+		if (c->cli.ringbuf_size) {
+			cli_say("gstrace: ", "--ringbuf-size: this kernel has no BPF ring buffer "
+				"(Linux 5.8+); size the perf buffers with --perf-pages N instead");
+			return EXIT_USAGE;
+		}
+		cli_say("gstrace: ", "this kernel has no BPF ring buffer (Linux 5.8+): events "
+			"go through perf buffers (--force-perf-event-array)");
+	}
+	return fault_in(c, popts);
+}

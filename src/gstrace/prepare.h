@@ -50,5 +50,13 @@ int cli_open_files(struct cli_ctx *c);
 void cli_prefetch_debug(struct cli_ctx *c, pid_t pid);
 int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid);
 int cli_dry_run(struct cli_ctx *c);
+/* The program options the flags give (output buffer, unwinder, sizes,
+ * fault-in). */
+int cli_program_opts(struct cli_ctx *c, struct gs_program_opts *popts);
+/* Launch mode: starts the command and stops the process to trace at its
+ * entry point (the command itself, or what its wrappers run). */
+int cli_launch_target(struct cli_ctx *c);
+/* --tui (tui_mode.c): the interactive mode over the same target forms. */
+int cli_tui(struct cli_ctx *c);
 
 #endif /* GS_CLI_PREPARE_H */
