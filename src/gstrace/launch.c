@@ -226,6 +226,14 @@ static int run_to_entry(struct cli_launch *l, const char *path, struct gs_error 
 }
 #endif
 
+static int stdio_in = -1, stdio_out = -1;
+
+void cli_launch_stdio(int in_fd, int out_fd)
+{
+	stdio_in = in_fd;
+	stdio_out = out_fd;
+}
+
 int cli_launch_exec(const char *path, char *const *argv, struct cli_launch *l,
 		    struct gs_error *err)
 {
@@ -250,6 +258,10 @@ int cli_launch_exec(const char *path, char *const *argv, struct cli_launch *l,
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		close(fds[0]);
+		if ((stdio_in >= 0 && dup2(stdio_in, STDIN_FILENO) < 0) ||
+		    (stdio_out >= 0 && (dup2(stdio_out, STDOUT_FILENO) < 0 ||
+					dup2(stdio_out, STDERR_FILENO) < 0)))
+			_exit(127);
 		/* The sync pipe is close-on-exec already: nothing of ours is
 		 * passed on, not even a descriptor some library opened without
 		 * O_CLOEXEC (an unprivileged command writing into root's -o). */

@@ -61,6 +61,10 @@ void cli_fds_cloexec(bool try_close_range);
 /* pid maps the file at path (same device and inode). */
 bool cli_maps_file(pid_t pid, const char *path);
 
+/* The launched command's stdin and its stdout and stderr from now on
+ * (the interactive mode's: the terminal is the screen's); -1: ours. */
+void cli_launch_stdio(int in_fd, int out_fd);
+
 /* Lets the stopped child run (ends the ptrace). */
 int cli_launch_resume(struct cli_launch *l, struct gs_error *err);
 /* true once the child has ended (reaps it without waiting). */
