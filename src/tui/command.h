@@ -19,6 +19,7 @@ enum tui_cmd_kind {
 	TUI_CMD_INFO_SCOPE,    /* info scope LOCATION: arg */
 	TUI_CMD_INFO_SOURCE,   /* info source */
 	TUI_CMD_INFO_SHARE,    /* info share */
+	TUI_CMD_INFO_STATS,    /* info stats */
 	TUI_CMD_ENABLE,        /* enable N|all: id (0: all) */
 	TUI_CMD_DISABLE,
 	TUI_CMD_DELETE,

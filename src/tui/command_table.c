@@ -33,6 +33,9 @@ static const struct cmd_def info_sub[] = {
 	    "info source", "info source", "Show the file in the source panel and where it was read."),
 	CMD("share", NULL, TUI_CMD_INFO_SHARE, CMD_ARGS_NONE, TUI_COMPLETE_NOTHING,
 	    "info share", "info share", "List the shared libraries the target has loaded."),
+	CMD("stats", NULL, TUI_CMD_INFO_STATS, CMD_ARGS_NONE, TUI_COMPLETE_NOTHING,
+	    "info stats", "info stats",
+	    "Show events delivered, lost and not shown, events and redraws a second, the history."),
 };
 
 static const struct cmd_def save_sub[] = {
@@ -59,9 +62,9 @@ const struct cmd_def tui_cmd_top[] = {
 	CMD("trace", NULL, TUI_CMD_TRACE, CMD_ARGS_ONE, TUI_COMPLETE_LOCATION,
 	    "trace LOCATION", "trace main.c:42",
 	    "Trace a function, a FILE:LINE or an address; the script editor opens."),
-	{ .word = "info", .kind = TUI_CMD_NONE, .usage = "info trace|function|line|address|scope|source|share",
+	{ .word = "info", .kind = TUI_CMD_NONE, .usage = "info trace|function|line|address|scope|source|share|stats",
 	  .example = "info function main", .summary = "Show what the target and the traces hold.",
-	  .help = "usage: info trace|function|line|address|scope|source|share\n"
+	  .help = "usage: info trace|function|line|address|scope|source|share|stats\n"
 		  "Show what the target and the traces hold; help info SUBCOMMAND for each.\n"
 		  "for example: info function main\n",
 	  .sub = info_sub, .nsub = N(info_sub) },

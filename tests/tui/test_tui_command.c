@@ -109,7 +109,7 @@ static const struct bad bad[] = {
 	{ "info bogus", "unknown command 'info bogus': info is followed by one of trace, "
 			"function, line, address, scope, source, share" },
 	{ "info", "info needs a subcommand; usage: info trace|function|line|address|scope|"
-		  "source|share (for example: info function main)" },
+		  "source|share|stats (for example: info function main)" },
 	{ "save", "save needs a subcommand" },
 	{ "info line main.c", "info line: the argument is not FILE:LINE; usage: info line "
 			      "FILE:LINE (for example: info line main.c:42)" },
@@ -180,8 +180,8 @@ static const struct completion completions[] = {
 	{ "d", TUI_COMPLETE_WORDS, "disable delete" },
 	{ "in", TUI_COMPLETE_WORDS, "info" },
 	{ "x", TUI_COMPLETE_WORDS, "" },
-	{ "info ", TUI_COMPLETE_WORDS, "trace function line address scope source share" },
-	{ "i s", TUI_COMPLETE_WORDS, "scope source share" },
+	{ "info ", TUI_COMPLETE_WORDS, "trace function line address scope source share stats" },
+	{ "i s", TUI_COMPLETE_WORDS, "scope source share stats" },
 	{ "save ", TUI_COMPLETE_WORDS, "traces output" },
 	{ "srcpath ", TUI_COMPLETE_WORDS, "map add" },
 	{ "help ", TUI_COMPLETE_WORDS, "trace info enable disable delete edit save source "

@@ -1,0 +1,711 @@
+/* The interactive mode's loop: one poll over the terminal, the live
+ * session's events, the signals and the launched command's output; keys
+ * first, then events within a time budget, then a redraw at most 30 times
+ * a second. Events are always delivered and counted; under load only
+ * their rendering is skipped (the history holds the newest anyway). */
+#define _GNU_SOURCE /* asprintf */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+
+#include <gs/frames.h>
+#include <gs/internal/tui.h>
+#include <gs/modfile.h>
+#include <gs/runtime.h>
+#include <gs/script.h>
+
+#include "app.h"
+#include "fuzzy.h"
+
+#define DRAW_INTERVAL_NS 33000000ll     /* at most 30 redraws a second */
+#define RENDER_WINDOW_NS 100000000ll    /* rendering may take ... */
+#define RENDER_BUDGET_NS 40000000ll     /* ... this much of each 100 ms */
+#define EVENTS_BUDGET_NS 50000000ll     /* reading events, per loop turn */
+#define INT_AGAIN_NS 2000000000ll       /* Ctrl-C twice within this quits */
+#define SOURCE_MAX (64u << 20)
+
+static int signal_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	unsigned char c = (unsigned char)sig;
+	int saved = errno;
+
+	if (write(signal_pipe[1], &c, 1) < 0) {
+		/* full: a signal is waiting already */
+	}
+	errno = saved;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+void tui_app_notice(struct tui_app *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->notice, sizeof(a->notice), fmt, ap);
+	va_end(ap);
+	a->dirty = true;
+}
+
+void tui_app_answer_text(struct tui_app *a, enum tui_line_kind kind, const char *text,
+			 size_t len)
+{
+	if (tui_outbuf_add(a->answers, 0, kind, text, len))
+		tui_app_notice(a, "out of memory showing an answer");
+	tui_outbuf_follow(a->answers, true);
+	a->dirty = true;
+}
+
+void tui_app_answer(struct tui_app *a, enum tui_line_kind kind, const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	tui_app_answer_text(a, kind, s, (size_t)n);
+	free(s);
+}
+
+/* The first event of a trace just added or edited: its time from Enter. */
+static void note_first_event(struct tui_app *a, uint32_t id, int64_t now)
+{
+	for (size_t i = 0; i < a->nadds && i < TUI_ADDS_MAX; i++) {
+		struct tui_add *d = &a->adds[i];
+
+		if (d->id == id && d->first_ms < 0) {
+			d->first_ms = (double)(now - d->enter_ns) / 1e6;
+			a->adds_pending--;
+		}
+	}
+}
+
+static void note_add(struct tui_app *a, uint32_t id, int64_t enter_ns)
+{
+	struct tui_add *d = &a->adds[a->nadds++ % TUI_ADDS_MAX];
+
+	if (a->nadds > TUI_ADDS_MAX && d->first_ms < 0)
+		a->adds_pending--;
+	*d = (struct tui_add){ id, enter_ns, -1 };
+	a->adds_pending++;
+}
+
+double tui_app_first_event_ms(const struct tui_app *a, uint32_t id)
+{
+	double ms = -1;
+
+	for (size_t i = 0; i < a->nadds && i < TUI_ADDS_MAX; i++)
+		if (a->adds[i].id == id)
+			ms = a->adds[i].first_ms;
+	return ms;
+}
+
+/* Every event counts; it is rendered while rendering stays within its
+ * budget of the current window. */
+static int on_event(void *arg, const struct gs_event *ev)
+{
+	struct tui_app *a = arg;
+	int64_t t0 = now_ns();
+	long len;
+
+	a->events++;
+	a->rate_events++;
+	if (a->adds_pending)
+		note_first_event(a, (uint32_t)ev->trace_id, t0);
+	if (t0 - a->render_window_ns >= RENDER_WINDOW_NS) {
+		a->render_window_ns = t0;
+		a->render_spent_ns = 0;
+	}
+	if (a->render_spent_ns >= RENDER_BUDGET_NS) {
+		a->unrendered++;
+		return 0;
+	}
+	rewind(a->render);
+	gs_print_event(a->printer, ev, a->render);
+	fflush(a->render);
+	len = ftell(a->render);
+	if (len > 0 && tui_outbuf_add(a->out, (uint32_t)ev->trace_id, TUI_LINE_HEADER,
+				      a->render_buf, (size_t)len))
+		a->unrendered++;
+	a->render_spent_ns += now_ns() - t0;
+	a->dirty = true;
+	return 0;
+}
+
+/* ---- sources ----------------------------------------------------------- */
+
+static int read_text(const char *path, char **text, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if ((uint64_t)st.st_size > SOURCE_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size &&
+	       (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	if (got < (size_t)st.st_size && errno)
+		rc = -errno;
+	close(fd);
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	return rc;
+}
+
+void tui_app_open_file(struct tui_app *a, long i)
+{
+	const char *path = gs_sources_path(a->sources, (size_t)i);
+	char *found = tui_srcpath_find(&a->srcpath, path, NULL), *text = NULL;
+	const uint32_t *lines = NULL;
+	struct gs_error err = { 0 };
+	size_t len = 0, nlines = 0;
+	int rc = found ? read_text(found, &text, &len) : -ENOENT;
+
+	a->src_file = i;
+	if (rc == 0)
+		rc = tui_srcview_load(&a->src, path, found, text, len);
+	if (rc)
+		tui_srcview_absent(&a->src, path);
+	if (rc && rc != -ENOENT)
+		tui_app_notice(a, "cannot read %s: %s", found, strerror(-rc));
+	else if (rc)
+		tui_app_notice(a, "%s is not on this machine: map its directory with "
+			       "`srcpath map FROM TO` or `srcpath add DIR`", path);
+	else
+		tui_app_notice(a, "%s", found);
+	free(found);
+	free(text);
+	if (gs_sources_lines(a->sources, (size_t)i, &lines, &nlines, &err) == 0)
+		tui_srcview_set_code(&a->src, lines, nlines);
+	tui_app_mark_traces(a);
+	a->dirty = true;
+}
+
+/* The line in the shown file a trace's target names: FILE:LINE whose file
+ * is this one, or a function whose code is in it (its first line). */
+static uint32_t trace_line(struct tui_app *a, const char *target)
+{
+	struct gs_target_pattern *p;
+	struct gs_error err;
+	uint32_t line = 0, first, last;
+	const uint32_t *code;
+	size_t ncode;
+
+	if (a->src_file < 0 || gs_target_pattern_parse(target, &p, &err))
+		return 0;
+	if (p->kind == GS_TARGET_FILE_LINE &&
+	    gs_sources_find(a->sources, p->name) == a->src_file) {
+		line = p->line;
+	} else if (p->kind == GS_TARGET_FUNCTION &&
+		   gs_sources_lines(a->sources, (size_t)a->src_file, &code, &ncode, &err) == 0) {
+		for (size_t k = 0; k < ncode && !line; k++) {
+			const char *fn = gs_sources_function_at(a->sources, (size_t)a->src_file,
+								code[k], &first, &last);
+
+			if (fn && strcmp(fn, p->name) == 0)
+				line = first;
+			while (fn && k + 1 < ncode && code[k + 1] <= last)
+				k++;
+		}
+	}
+	free(p);
+	return line;
+}
+
+void tui_app_mark_traces(struct tui_app *a)
+{
+	size_t n = gs_live_count(a->live);
+
+	tui_srcview_clear_marks(&a->src);
+	for (size_t i = 0; i < n; i++) {
+		struct gs_live_trace_info ti;
+		uint32_t line;
+
+		if (gs_live_trace_info(a->live, i, &ti) || !(line = trace_line(a, ti.target)))
+			continue;
+		tui_srcview_mark(&a->src, line, ti.state == GS_LIVE_ENABLED ? TUI_MARK_ENABLED :
+				 TUI_MARK_DISABLED);
+	}
+	a->dirty = true;
+}
+
+/* The file shown first: the executable's, one named main.* or with
+ * "main" in its name if there is one. */
+static long first_file(struct tui_app *a)
+{
+	size_t n = gs_sources_count(a->sources);
+	const char *exe = a->opts->module ? a->opts->module : a->opts->exe;
+	long best = -1, score = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = gs_sources_path(a->sources, i), *base = strrchr(p, '/');
+		const char *mod = gs_sources_module(a->sources, i);
+		long s = 0;
+
+		base = base ? base + 1 : p;
+		if (exe && mod && strcmp(mod, exe) == 0)
+			s += 4;
+		if (strstr(base, "main"))
+			s += 2;
+		if (strstr(base, ".h") == NULL)
+			s += 1;
+		if (s > score) {
+			score = s;
+			best = (long)i;
+		}
+	}
+	return best;
+}
+
+/* The source files of every module of the process (or of -t's module). */
+static void load_sources(struct tui_app *a)
+{
+	struct gs_proc_modules mods = { 0 };
+	struct gs_modfile *m;
+	struct gs_error err = { 0 };
+
+	if (gs_sources_new(&a->sources, &err))
+		return;
+	if (a->opts->module && gs_modfile_open(a->opts->files, a->opts->module, &m, &err) == 0)
+		gs_sources_add_module(a->sources, m, &err);
+	if (a->opts->pid > 0 && gs_proc_modules_load(a->opts->pid, a->opts->files, &mods,
+						     &err) == 0) {
+		for (size_t i = 0; i < mods.n; i++)
+			if (mods.v[i].file)
+				gs_sources_add_module(a->sources, mods.v[i].file, &err);
+		gs_proc_modules_free(&mods);
+	}
+}
+
+/* ---- traces ------------------------------------------------------------ */
+
+void tui_app_edit(struct tui_app *a, const char *text, size_t cursor, uint32_t edit_id)
+{
+	tui_editor_set(&a->editor, text, cursor);
+	tui_editor_set_message(&a->editor, NULL);
+	a->editor.edit_id = edit_id;
+	a->overlay = TUI_OVERLAY_EDITOR;
+	a->dirty = true;
+}
+
+static void show_report(struct tui_app *a)
+{
+	const char *report = gs_live_report(a->live);
+
+	if (report && report[0])
+		tui_app_answer_text(a, TUI_LINE_ERROR, report, strlen(report));
+}
+
+void tui_app_submit(struct tui_app *a)
+{
+	struct gs_error err = { 0 };
+	uint32_t id = a->editor.edit_id;
+	int64_t enter = now_ns();
+	size_t n = 0;
+	int rc;
+
+	if (id)
+		rc = gs_live_edit(a->live, id, a->editor.text, a->editor.len, &err);
+	else
+		rc = gs_live_add(a->live, a->editor.text, a->editor.len, "trace", false, &id, 1,
+				 &n, &err);
+	if (rc) {
+		tui_editor_set_message(&a->editor, err.msg);
+		show_report(a);
+		a->dirty = true;
+		return;
+	}
+	a->overlay = TUI_OVERLAY_NONE;
+	note_add(a, id, enter);
+	if (a->editor.edit_id)
+		tui_app_notice(a, "trace #%u changed", id);
+	else
+		tui_app_notice(a, "trace #%u attached%s", id, n > 1 ? " (and the others)" : "");
+	tui_app_mark_traces(a);
+}
+
+int tui_app_source_file(struct tui_app *a, const char *path)
+{
+	struct gs_error err = { 0 };
+	char *text = NULL;
+	size_t len = 0, n = 0;
+	int rc = read_text(path, &text, &len);
+
+	if (rc) {
+		tui_app_answer(a, TUI_LINE_ERROR, "source %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = gs_live_add(a->live, text, len, path, false, NULL, 0, &n, &err);
+	free(text);
+	if (rc) {
+		tui_app_answer(a, TUI_LINE_ERROR, "%s", err.msg);
+		show_report(a);
+		return rc;
+	}
+	tui_app_answer(a, TUI_LINE_MESSAGE, "%zu trace%s added from %s", n, n == 1 ? "" : "s",
+		       path);
+	tui_app_mark_traces(a);
+	return 0;
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+static void quit_or_warn(struct tui_app *a)
+{
+	int64_t now = now_ns();
+
+	if (a->last_int_ns && now - a->last_int_ns < INT_AGAIN_NS) {
+		a->quit = true;
+		return;
+	}
+	a->last_int_ns = now;
+	tui_app_notice(a, "press Ctrl-C again to quit (or type quit)");
+}
+
+static void handle_signals(struct tui_app *a)
+{
+	unsigned char sigs[16];
+	ssize_t n = read(signal_pipe[0], sigs, sizeof(sigs));
+
+	for (ssize_t i = 0; i < n; i++) {
+		if (sigs[i] == SIGINT)
+			quit_or_warn(a);
+		else if (sigs[i] == SIGTERM || sigs[i] == SIGHUP)
+			a->quit = true;
+	}
+}
+
+static void handle_keys(struct tui_app *a)
+{
+	wint_t wc;
+	int r;
+
+	while ((r = get_wch(&wc)) != ERR) {
+		if (r == OK && wc == 3) { /* Ctrl-C in raw mode */
+			quit_or_warn(a);
+			continue;
+		}
+		tui_keys_handle(a, (int)wc, r == OK);
+		a->dirty = true;
+	}
+}
+
+/* The launched command's output, a line at a time. */
+static void read_command_output(struct tui_app *a, int *fd)
+{
+	char buf[4096];
+	ssize_t n = read(*fd, buf, sizeof(buf));
+
+	if (n > 0) {
+		tui_outbuf_add(a->out, 0, TUI_LINE_MESSAGE, buf, (size_t)n);
+		a->dirty = true;
+	} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+static void read_events(struct tui_app *a)
+{
+	int64_t until = now_ns() + EVENTS_BUDGET_NS;
+	struct gs_error err = { 0 };
+	int n;
+
+	do {
+		n = gs_live_poll(a->live, 0, &err);
+	} while (n > 0 && now_ns() < until);
+	if (n < 0 && n != -EINTR) {
+		snprintf(a->fatal, sizeof(a->fatal), "reading events failed: %.400s", err.msg);
+		a->status = 1;
+		a->quit = true;
+	}
+}
+
+/* Once a second: the rate, the losses, whether the target is still there. */
+static void tick(struct tui_app *a, int64_t now)
+{
+	struct gs_error err;
+	uint64_t lost;
+	char why[256];
+
+	if (now - a->rate_since_ns < 1000000000ll)
+		return;
+	a->rate = (double)a->rate_events * 1e9 / (double)(now - a->rate_since_ns);
+	a->redraw_rate = (double)(a->redraws - a->rate_redraws) * 1e9 /
+			 (double)(now - a->rate_since_ns);
+	a->rate_redraws = a->redraws;
+	a->rate_events = 0;
+	a->rate_since_ns = now;
+	if (gs_live_lost(a->live, &lost, &err) == 0)
+		a->lost = lost;
+	a->dirty = true;
+	if (a->target_ended || !a->opts->target_ended ||
+	    !a->opts->target_ended(a->opts->arg, why, sizeof(why)))
+		return;
+	a->target_ended = true;
+	read_events(a);
+	for (size_t i = 0; i < gs_live_count(a->live); i++) {
+		struct gs_live_trace_info ti;
+
+		if (gs_live_trace_info(a->live, i, &ti) == 0 && ti.state == GS_LIVE_ENABLED)
+			gs_live_enable(a->live, ti.id, false, &err);
+	}
+	tui_app_mark_traces(a);
+	tui_outbuf_add(a->out, 0, TUI_LINE_ERROR, why, strlen(why));
+	tui_app_answer(a, TUI_LINE_ERROR, "%s: every trace is detached; the output stays "
+		       "(save output FILE), quit with `quit`", why);
+}
+
+static void run_loop(struct tui_app *a, int cmd_fd)
+{
+	int64_t last_draw = 0;
+
+	while (!a->quit) {
+		struct pollfd fds[4] = {
+			{ .fd = STDIN_FILENO, .events = POLLIN },
+			{ .fd = signal_pipe[0], .events = POLLIN },
+			{ .fd = gs_live_fd(a->live), .events = POLLIN },
+			{ .fd = cmd_fd, .events = POLLIN },
+		};
+		int64_t now = now_ns();
+		int timeout = 100;
+
+		if (a->dirty) {
+			int64_t wait = last_draw + DRAW_INTERVAL_NS - now;
+
+			timeout = wait > 0 ? (int)(wait / 1000000) + 1 : 0;
+		}
+		poll(fds, cmd_fd >= 0 ? 4 : 3, timeout);
+		if (fds[1].revents & POLLIN)
+			handle_signals(a);
+		handle_keys(a);
+		if (a->quit)
+			break;
+		read_events(a);
+		if (cmd_fd >= 0 && (fds[3].revents & (POLLIN | POLLHUP)))
+			read_command_output(a, &cmd_fd);
+		now = now_ns();
+		tick(a, now);
+		if (a->dirty && now - last_draw >= DRAW_INTERVAL_NS) {
+			tui_view_draw(a);
+			a->redraws++;
+			a->dirty = false;
+			last_draw = now_ns();
+		}
+	}
+}
+
+/* ---- setup and teardown ------------------------------------------------ */
+
+static int install_signals(void)
+{
+	struct sigaction sa;
+
+	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static int make_printer(struct tui_app *a, struct gs_error *err)
+{
+	const char *modules[1] = { a->opts->module ? a->opts->module : a->opts->exe };
+	struct gs_frames_opts fo = {
+		.sz = sizeof(fo), .pid = a->opts->pid, .modules = modules,
+		.nmodules = modules[0] ? 1 : 0, .files = a->opts->files,
+		.no_demangle = a->opts->no_demangle,
+	};
+	struct gs_printer_opts po = {
+		.sz = sizeof(po), .format = GS_PRINT_PRETTY, .timestamp = GS_PRINT_TIME_LOCAL,
+		.boot_realtime_ns = 0,
+	};
+	struct timespec mono;
+	int rc = gs_frames_new(&fo, &a->frames, err);
+
+	if (rc)
+		return rc;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	po.boot_realtime_ns = realtime_ns() - ((int64_t)mono.tv_sec * 1000000000ll + mono.tv_nsec);
+	po.frames = a->frames;
+	rc = gs_printer_new(&po, &a->printer, err);
+	if (rc)
+		return rc;
+	a->render = open_memstream(&a->render_buf, &a->render_size);
+	return a->render ? 0 : gs_errorf(err, -ENOMEM, "out of memory rendering events");
+}
+
+static int make_live(struct tui_app *a, struct gs_error *err)
+{
+	struct gs_live_opts lo = {
+		.sz = sizeof(lo), .pid = a->opts->pid, .module = a->opts->module,
+		.program = a->opts->program, .files = a->opts->files,
+		.force_tracefs = a->opts->force_tracefs, .no_multi_link = a->opts->no_multi_link,
+		.on_event = on_event, .arg = a,
+	};
+
+	return gs_live_new(&lo, &a->live, err);
+}
+
+static void app_free(struct tui_app *a)
+{
+	gs_live_free(a->live);
+	if (a->render)
+		fclose(a->render);
+	free(a->render_buf);
+	gs_printer_free(a->printer);
+	gs_frames_free(a->frames);
+	gs_sources_free(a->sources);
+	tui_srcpath_fini(&a->srcpath);
+	tui_outbuf_free(a->out);
+	tui_outbuf_free(a->answers);
+	tui_srcview_fini(&a->src);
+	tui_lineedit_fini(&a->cmd);
+	tui_lineedit_fini(&a->prompt);
+	tui_editor_fini(&a->editor);
+}
+
+/* Everything before the screen opens: a wrong script or flag is said on
+ * stderr, as the line mode says it (exit 2). */
+static int prepare(struct tui_app *a, const struct gs_tui_opts *o)
+{
+	struct gs_error err = { 0 };
+	const char *report;
+
+	a->opts = o;
+	a->src_file = -1;
+	a->no_color = getenv("NO_COLOR") && getenv("NO_COLOR")[0];
+	a->rate_since_ns = now_ns();
+	tui_srcview_init(&a->src);
+	tui_lineedit_init(&a->cmd, 0);
+	tui_lineedit_init(&a->prompt, 50);
+	tui_editor_init(&a->editor);
+	tui_srcpath_init(&a->srcpath);
+	a->out = tui_outbuf_new(o->history);
+	a->answers = tui_outbuf_new(1000);
+	if (!a->out || !a->answers) {
+		fprintf(stderr, "gstrace: out of memory starting the interactive mode\n");
+		return 1;
+	}
+	for (size_t i = 0; i < o->nsrcpaths; i++)
+		if (tui_srcpath_arg(&a->srcpath, o->srcpaths[i])) {
+			fprintf(stderr, "gstrace: --srcpath %s: give absolute paths (FROM=TO or "
+				"DIR)\n", o->srcpaths[i]);
+			return 2;
+		}
+	if (make_printer(a, &err) || make_live(a, &err)) {
+		fprintf(stderr, "gstrace: %s\n", err.msg);
+		return 1;
+	}
+	if (o->script && gs_live_add(a->live, o->script, o->script_len, o->script_name, false,
+				     NULL, 0, NULL, &err)) {
+		fprintf(stderr, "%s%s\n", strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ",
+			err.msg);
+		report = gs_live_report(a->live);
+		if (report && report[0])
+			fprintf(stderr, "%s\n", report);
+		return err.code == -EINVAL || err.code == -ENOENT ? 2 : 1;
+	}
+	if (o->started && o->started(o->arg, &err)) {
+		fprintf(stderr, "gstrace: %s\n", err.msg);
+		return 1;
+	}
+	load_sources(a);
+	return 0;
+}
+
+int gs_tui_run(const struct gs_tui_opts *o)
+{
+	struct tui_app a;
+	char msg[256];
+	int rc, cmd_fd = o->command_output_fd;
+
+	memset(&a, 0, sizeof(a));
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "gstrace: --tui needs a terminal on stdin and stdout; run it in "
+			"one (or drop --tui and print events as lines)\n");
+		return 2;
+	}
+	rc = install_signals();
+	if (rc == 0)
+		rc = prepare(&a, o);
+	if (rc) {
+		app_free(&a);
+		return rc < 0 ? 1 : rc;
+	}
+	if (cmd_fd >= 0)
+		fcntl(cmd_fd, F_SETFL, fcntl(cmd_fd, F_GETFL) | O_NONBLOCK);
+	if (tui_view_init(&a, msg, sizeof(msg))) {
+		app_free(&a);
+		fprintf(stderr, "gstrace: %s\n", msg);
+		return 2;
+	}
+	if (gs_sources_count(a.sources))
+		tui_app_open_file(&a, first_file(&a));
+	tui_app_answer(&a, TUI_LINE_MESSAGE, "gstrace %s: `help` lists the commands, F1 the "
+		       "keys; %zu source files", o->exe ? o->exe : "", gs_sources_count(a.sources));
+	a.dirty = true;
+	run_loop(&a, cmd_fd);
+	tui_view_fini();
+	if (a.fatal[0])
+		fprintf(stderr, "gstrace: %s\n", a.fatal);
+	app_free(&a);
+	if (cmd_fd >= 0)
+		close(cmd_fd);
+	return a.status;
+}
