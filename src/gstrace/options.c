@@ -23,7 +23,7 @@ enum opt_id {
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
 	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE, O_COUNT_IN,
 	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
-	O_MAX_STRING_LEN, O_NO_DEMANGLE, O_FAULT_IN,
+	O_MAX_STRING_LEN, O_NO_DEMANGLE, O_FAULT_IN, O_TUI, O_TUI_HISTORY, O_SRCPATH,
 };
 
 struct opt {
@@ -63,6 +63,9 @@ static const struct opt opts[] = {
 	{ "list", 'l', "PATTERN", O_LIST },
 	{ "list-vars", 0, "TARGET", O_LIST_VARS },
 	{ "max-string-len", 0, "N", O_MAX_STRING_LEN },
+	{ "tui", 0, NULL, O_TUI },
+	{ "tui-history", 0, "LINES", O_TUI_HISTORY },
+	{ "srcpath", 0, "FROM=TO|DIR", O_SRCPATH },
 	{ "help", 'h', NULL, O_HELP },
 	{ "version", 0, NULL, O_VERSION },
 };
@@ -356,6 +359,27 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 					   GS_DEFAULT_MAX_STRING_LEN, GS_DEFAULT_MAX_TRACE_EVENT_SIZE);
 		c->max_string_len = (uint32_t)n;
 		break;
+	case O_TUI:
+		c->tui = true;
+		break;
+	case O_TUI_HISTORY:
+		if (!parse_uint(v, 100, 10000000, &n))
+			return usage_error(msg, size, "%s '%s' is out of range; give the lines the "
+					   "output panel keeps, 100 to 10000000 (default 10000)", flag, v);
+		c->tui_history = (size_t)n;
+		break;
+	case O_SRCPATH:
+		if (!*v || *v == '=' || (strchr(v, '=') && !strchr(v, '=')[1]))
+			return usage_error(msg, size, "%s '%s' is not a source path; give "
+					   "FROM=TO (a build-time prefix and where those sources are "
+					   "now) or a DIR to search (e.g. %s /build/src=/home/me/src)",
+					   flag, v, flag);
+		if (c->nsrcpaths == CLI_MAX_SRCPATHS)
+			return usage_error(msg, size, "more than %d %s flags; give at most %d "
+					   "(add more with `srcpath` in the interactive mode)",
+					   CLI_MAX_SRCPATHS, flag, CLI_MAX_SRCPATHS);
+		c->srcpaths[c->nsrcpaths++] = v;
+		break;
 	case O_HELP:
 		c->action = CLI_HELP;
 		break;
@@ -382,6 +406,33 @@ static const struct opt *find_short(char letter)
 	return NULL;
 }
 
+/* --tui: a script is optional (traces are added on screen), and the
+ * flags of printing, counting and stopping belong to the line mode. */
+static int check_tui(const struct cli *c, bool dashdash, char *msg, size_t size)
+{
+	const char *line_only = c->dry_run ? "--dry-run" : c->dump_insns ? "--dump-insns" :
+				c->aggregate ? "--aggregate" : c->count_in_bpf ? "--count-in" :
+				c->flamegraph ? "--flamegraph" : c->output ? "--output" :
+				c->format != CLI_PRETTY ? "--script-output" :
+				c->max_events ? "--max-events" : c->ready_marker ?
+				"--emit-ready-marker" : NULL;
+
+	if (line_only)
+		return usage_error(msg, size, "%s is a flag of the line mode; the interactive "
+				   "mode (--tui) prints events in its output panel (`save output "
+				   "FILE` writes them): drop %s or --tui", line_only, line_only);
+	if (dashdash && !c->ncommand)
+		return usage_error(msg, size, "nothing after --; give the command to launch "
+				   "(e.g. -- ./prog arg)");
+	if (c->ncommand && c->pid)
+		return usage_error(msg, size, "-p and a command after -- both given; trace a "
+				   "running process (-p PID) or launch one (-- CMD), not both");
+	if (!c->pid && !c->target && !c->ncommand)
+		return usage_error(msg, size, "--tui needs a target; give -p PID, -t PATH or "
+				   "-- CMD [ARGS...]");
+	return 0;
+}
+
 /* The combination rules, once every flag is read. */
 static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 {
@@ -401,6 +452,11 @@ static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 	if (c->script && c->script_file)
 		return usage_error(msg, size, "-s and --script-file both given; give the script "
 				   "one way only");
+	if ((c->tui_history || c->nsrcpaths) && !c->tui)
+		return usage_error(msg, size, "%s is a setting of the interactive mode; add --tui",
+				   c->tui_history ? "--tui-history" : "--srcpath");
+	if (c->tui)
+		return check_tui(c, dashdash, msg, size);
 	if (!c->script && !c->script_file)
 		return usage_error(msg, size, "no script; give one with -s SCRIPT or "
 				   "--script-file FILE (e.g. -s 'trace main { bt; }')");
@@ -516,6 +572,7 @@ void cli_usage(FILE *f)
 	      "       gstrace [options] -t PATH (-s SCRIPT | --script-file FILE)\n"
 	      "       gstrace [options] -p PID -t PATH (-s SCRIPT | --script-file FILE)\n"
 	      "       gstrace [options] (-s SCRIPT | --script-file FILE) -- CMD [ARGS...]\n"
+	      "       gstrace --tui [options] (-p PID | -t PATH | -- CMD [ARGS...])\n"
 	      "       gstrace (-l PATTERN | --list-vars TARGET) (-p PID | -t PATH)\n"
 	      "\n"
 	      "Attaches uprobes to functions of running programs and prints, per hit, what\n"
@@ -552,6 +609,13 @@ void cli_usage(FILE *f)
 	      "      --fault-in auto|on|off  reads of user memory fault pages in as gdb's do\n"
 	      "                             (sleepable uprobes, Linux 6.0+): auto (default)\n"
 	      "                             where the kernel can, on (require it) or off\n"
+	      "interactive:\n"
+	      "      --tui                  browse the sources, add, edit, disable traces\n"
+	      "                             while events arrive (docs/tui.md); -s and\n"
+	      "                             --script-file are optional\n"
+	      "      --tui-history LINES    output lines kept (default 10000)\n"
+	      "      --srcpath FROM=TO|DIR  where the sources are now: a build prefix mapped,\n"
+	      "                             or a directory searched (repeatable)\n"
 	      "listing (trace nothing):\n"
 	      "  -l, --list PATTERN         functions matching a glob, with file:line, in\n"
 	      "                             -t PATH or every module of -p PID\n"

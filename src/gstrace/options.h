@@ -18,6 +18,8 @@
  * unless --max-probes says otherwise. */
 #define CLI_MAX_PROBES 4096
 #define CLI_MAX_PROBES_LIMIT 1000000
+/* --srcpath flags one run takes */
+#define CLI_MAX_SRCPATHS 16
 
 enum cli_action {
 	CLI_RUN,
@@ -79,6 +81,12 @@ struct cli {
 	const char *list_functions; /* -l PATTERN: list, trace nothing */
 	const char *list_vars;    /* --list-vars TARGET: list, trace nothing */
 	uint32_t max_string_len;  /* --max-string-len; 0: the default (256) */
+	bool tui;                 /* --tui: the interactive mode (docs/tui.md) */
+	size_t tui_history;       /* --tui-history LINES; 0: the default */
+	/* --srcpath FROM=TO (a build path prefix mapped) or DIR (a directory
+	 * searched), in the order given */
+	const char *srcpaths[CLI_MAX_SRCPATHS];
+	size_t nsrcpaths;
 };
 
 /* Parses argv (argv[argc] must be NULL, as main gets it). 0 and *out, or

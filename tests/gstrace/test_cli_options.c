@@ -122,6 +122,23 @@ static void test_listing_and_string_cap(void **state)
 	assert_int_equal(c.max_string_len, 0);
 }
 
+static void test_tui_takes_no_script_and_its_own_flags(void **state)
+{
+	struct cli c = parse_ok("--tui -p 12");
+
+	(void)state;
+	assert_true(c.tui);
+	assert_null(c.script);
+	assert_int_equal(c.tui_history, 0);
+	c = parse_ok("--tui --tui-history 500 --srcpath /b=/s --srcpath /d -t /bin/true");
+	assert_int_equal(c.tui_history, 500);
+	assert_int_equal(c.nsrcpaths, 2);
+	assert_string_equal(c.srcpaths[0], "/b=/s");
+	assert_string_equal(c.srcpaths[1], "/d");
+	c = parse_ok("--tui -s x -- /bin/true");
+	assert_int_equal(c.ncommand, 1);
+}
+
 static void test_long_short_attached_and_equals_spellings_agree(void **state)
 {
 	static const char *const lines[] = {
@@ -199,6 +216,14 @@ static const struct bad_case bad_cases[] = {
 	{ "-p 1 -s x --max-string-len 0", { "--max-string-len '0'", "1 to 32768" } },
 	{ "-p 1 -s x --max-string-len 40000", { "--max-string-len '40000'", "1 to 32768" } },
 	{ "-l", { "-l needs a value" } },
+	{ "--tui", { "--tui needs a target", "-p PID" } },
+	{ "--tui -p 1 --dry-run", { "--dry-run is a flag of the line mode", "save output" } },
+	{ "--tui -p 1 --script-output json", { "--script-output is a flag of the line mode" } },
+	{ "--tui -p 1 --tui-history 5", { "--tui-history '5'", "100 to 10000000" } },
+	{ "-p 1 -s x --tui-history 500", { "--tui-history is a setting of the interactive",
+					   "add --tui" } },
+	{ "--tui -p 1 --srcpath =/x", { "--srcpath '=/x' is not a source path", "FROM=TO" } },
+	{ "--tui -p 1 -- /bin/true", { "-p and a command after -- both given" } },
 	{ "-l main", { "-l needs where to look", "-p PID or -t PATH" } },
 	{ "--list-vars main", { "--list-vars needs where to look" } },
 	{ "-l main -t /x -s x", { "-l lists and traces nothing", "alone" } },
@@ -464,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_are_the_documented_ones),
 		cmocka_unit_test(test_every_flag_sets_its_field),
 		cmocka_unit_test(test_listing_and_string_cap),
+		cmocka_unit_test(test_tui_takes_no_script_and_its_own_flags),
 		cmocka_unit_test(test_long_short_attached_and_equals_spellings_agree),
 		cmocka_unit_test(test_keywords_and_ranges_at_their_edges),
 		cmocka_unit_test(test_command_after_dashdash_is_launch_mode),
