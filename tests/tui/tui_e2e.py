@@ -1,0 +1,434 @@
+#!/usr/bin/env python3
+"""gstrace --tui in a real terminal: tmux runs it against the fixture
+(tui_target.c), send-keys types as a user does, capture-pane reads the
+screen. Each scenario checks what the issue asks of the interactive mode:
+a file opened by fuzzy search, a trace set on a line and on a function,
+info commands, disable/enable/delete, an edit while another trace prints
+(none of its events lost), save traces read back by --script-file,
+srcpath for moved sources, resize, and every way out (quit, Ctrl-C twice,
+SIGTERM, the target's exit) leaving the terminal as it was (stty -a) and
+nothing attached.
+
+usage: tui_e2e.py GSTRACE FIXTURE_BINARY FIXTURE_SOURCE [SCENARIO...]
+"""
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+GSTRACE, FIXTURE, FIXTURE_SRC = (os.path.abspath(a) for a in sys.argv[1:4])
+ONLY = sys.argv[4:]
+SOURCE = open(FIXTURE_SRC).read().split("\n")
+
+
+def line_of(text):
+    """1-based line of the fixture source holding text."""
+    for i, l in enumerate(SOURCE):
+        if text in l:
+            return i + 1
+    raise AssertionError("fixture has no line with %r" % text)
+
+
+def skip(why):
+    print("SKIP: " + why)
+    sys.exit(77)
+
+
+class Fail(Exception):
+    pass
+
+
+class Term:
+    """One tmux server and session running a shell command in 120x40."""
+
+    def __init__(self, name, cmd, tmp, cols=120, rows=40):
+        self.sock = "gstui-%d-%s" % (os.getpid(), name)
+        self.tmp = tmp
+        self.rc_file = os.path.join(tmp, name + ".rc")
+        self.before = os.path.join(tmp, name + ".stty-before")
+        self.after = os.path.join(tmp, name + ".stty-after")
+        self.pid_file = os.path.join(tmp, name + ".pid")
+        runner = os.path.join(tmp, name + ".sh")
+        with open(runner, "w") as f:
+            # the shell stays to take the terminal back and describe it
+            f.write("stty -a > %s\n" % shlex.quote(self.before))
+            f.write("sh -c 'echo $$ > %s; exec \"$0\" \"$@\"' env LANG=C.UTF-8 %s\n" %
+                    (shlex.quote(self.pid_file), cmd))
+            f.write("echo $? > %s\n" % shlex.quote(self.rc_file))
+            f.write("stty -a > %s\n" % shlex.quote(self.after))
+            f.write("sleep 600\n")
+        shell = "sh " + shlex.quote(runner)
+        self.tmux("new-session", "-d", "-s", "t", "-x", str(cols), "-y", str(rows), shell)
+
+    def tmux(self, *args, check=True):
+        return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null"] + list(args),
+                              check=check, capture_output=True, text=True).stdout
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", "t", *keys)
+
+    def type(self, text):
+        # tmux ends a command at an argument's final ';': escape it
+        if text.endswith(";"):
+            text = text[:-1] + "\\;"
+        self.tmux("send-keys", "-t", "t", "-l", text)
+
+    def screen(self):
+        return self.tmux("capture-pane", "-p", "-t", "t")
+
+    def wait(self, pattern, timeout=15, absent=False):
+        deadline = time.time() + timeout
+        while True:
+            s = self.screen()
+            found = re.search(pattern, s, re.M)
+            if bool(found) != absent:
+                return found if found else s
+            if time.time() > deadline:
+                raise Fail("screen %s /%s/ after %ds:\n%s" %
+                           ("still has" if absent else "never showed", pattern, timeout, s))
+            time.sleep(0.1)
+
+    def gstrace_pid(self):
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            try:
+                return int(open(self.pid_file).read())
+            except (OSError, ValueError):
+                time.sleep(0.05)
+        raise Fail("gstrace never started")
+
+    def ended(self, timeout=15):
+        """gstrace's exit status, once the shell wrote it and stty -a after it."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if os.path.exists(self.after) and os.path.getsize(self.after) > 0:
+                time.sleep(0.1)
+                return int(open(self.rc_file).read())
+            time.sleep(0.1)
+        raise Fail("gstrace did not end:\n" + self.screen())
+
+    def check_restored(self):
+        b, a = open(self.before).read(), open(self.after).read()
+        if b != a:
+            raise Fail("the terminal was not restored:\nbefore: %s\nafter:  %s" % (b, a))
+
+    def close(self):
+        self.tmux("kill-server", check=False)
+
+
+def bpf_attachments(pid):
+    """Links and perf events gstrace pid holds (what keeps a probe on)."""
+    n = 0
+    try:
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                t = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            except OSError:
+                continue
+            n += "bpf_link" in t or "perf_event" in t
+    except OSError:
+        return 0
+    return n
+
+
+def start_fixture(*args, binary=FIXTURE):
+    p = subprocess.Popen([binary] + [str(a) for a in args], stdout=subprocess.DEVNULL)
+    time.sleep(0.2)
+    return p
+
+
+def command(t, line):
+    t.keys(":")
+    t.type(line)
+    t.keys("Enter")
+
+
+def hits(t, trace_id):
+    m = re.search(r"#%d(\(off\))?: (\d+)" % trace_id, t.screen())
+    return int(m.group(2)) if m else None
+
+
+# ---- scenarios -------------------------------------------------------------
+
+def scenario_main(tmp):
+    """Fuzzy open, a line trace, info commands, a function trace, disable,
+    enable, an edit while the other prints, save traces and output, delete,
+    quit."""
+    fx = start_fixture(200)
+    t = Term("main", "%s --tui --tui-history 200000 -p %d" % (GSTRACE, fx.pid), tmp)
+    try:
+        t.wait(r"Source:")
+        t.keys("o")
+        t.wait(r"Open a source file")
+        t.type("tuitarg")
+        t.wait(r"tui_target\.c")
+        t.keys("Enter")
+        t.wait(r"Source: \S*tui_target\.c")
+        line_a = line_of("sink += n;")
+        t.type("%dG" % line_a)
+        t.wait(r"\[%d/" % line_a)
+        t.wait(r"in tick_a\(\)")
+        t.keys("Space")
+        t.wait(r"New trace")
+        t.wait(r"trace tui_target\.c:%d \{" % line_a)
+        t.type('print "A n={} banner={:s}", n, banner;')
+        t.keys("Enter")
+        t.wait(r"A n=\d+")
+        # the target's escape sequence and bell show as text
+        t.wait(r"banner=.*\\x1b\[2J")
+        t.wait(r"●")
+        command(t, "info function tick_*")
+        t.wait(r"tick_b")
+        command(t, "info line tui_target.c:%d" % line_of("p->x +="))
+        t.wait(r"Line %d of \"tui_target.c\" is at address 0x[0-9a-f]+" % line_of("p->x +="))
+        command(t, "info address tick_b")
+        t.wait(r'Symbol "tick_b" is a function at address 0x[0-9a-f]+')
+        command(t, "info scope tick_b")
+        t.wait(r"\bp\b.*struct point")
+        command(t, "info share")
+        t.wait(r"libc\.so")
+        command(t, "trace tick_b")
+        t.wait(r"New trace")
+        t.type('print "B n={} x={}", n, p->x;')
+        t.keys("Enter")
+        t.wait(r"B n=\d+ x=")
+        t.wait(r"#2: \d+")
+        command(t, "disable 2")
+        t.wait(r"#2\(off\):")
+        time.sleep(0.5)
+        h = hits(t, 2)
+        time.sleep(1.0)
+        if hits(t, 2) != h:
+            raise Fail("trace #2 kept counting while disabled:\n" + t.screen())
+        command(t, "enable 2")
+        t.wait(r"#2: ")
+        time.sleep(0.6)
+        if hits(t, 2) <= h:
+            raise Fail("trace #2 did not come back after enable:\n" + t.screen())
+        # edit #2 while #1 prints: the editor opens on its script
+        command(t, "edit 2")
+        t.wait(r"Edit trace #2")
+        t.keys("Up", "Home")
+        t.type('print "B2 edited"; ')
+        t.keys("Enter")
+        t.wait(r"B2 edited")
+        # a wrong edit: the message and its caret in the editor, #2 unchanged
+        command(t, "edit 2")
+        t.wait(r"Edit trace #2")
+        t.keys("Up", "Home")
+        t.type("print nosuchvar; ")
+        t.keys("Enter")
+        t.wait(r"nosuchvar")
+        t.wait(r"\^")
+        t.keys("Escape")
+        t.wait(r"Edit trace #2", absent=True)
+        time.sleep(0.5)
+        out = os.path.join(tmp, "output.txt")
+        command(t, "save output " + out)
+        t.wait(r"lines saved to")
+        saved = os.path.join(tmp, "saved.gs")
+        command(t, "save traces " + saved)
+        t.wait(r"traces saved to")
+        command(t, "delete 2")
+        t.wait(r"#2: ", absent=True)
+        command(t, "info trace")
+        t.wait(r"#1 enabled")
+        command(t, "quit")
+        rc = t.ended()
+        if rc != 0:
+            raise Fail("quit: exit status %d" % rc)
+        t.check_restored()
+    finally:
+        t.close()
+        fx.kill()
+        fx.wait()
+    # every event of trace #1 was delivered: its n runs without a gap
+    ns = [int(m) for m in re.findall(r"A n=(\d+)", open(out).read())]
+    if len(ns) < 50:
+        raise Fail("only %d events of trace #1" % len(ns))
+    gaps = [(a, b) for a, b in zip(ns, ns[1:]) if b != a + 1]
+    if gaps:
+        raise Fail("trace #1 lost events across the other's changes: %s" % gaps[:5])
+    # the saved traces are a script the line mode reads back
+    fx = start_fixture(200)
+    try:
+        r = subprocess.run([GSTRACE, "--dry-run", "-p", str(fx.pid), "--script-file", saved],
+                           capture_output=True, text=True, timeout=60)
+    finally:
+        fx.kill()
+        fx.wait()
+    text = open(saved).read()
+    if r.returncode != 0 or "tui_target.c:%d" % line_a not in text or "tick_b" not in text:
+        raise Fail("save traces: --script-file read back gave %d:\n%s\n%s" %
+                   (r.returncode, r.stderr, text))
+
+
+def scenario_sigterm_and_exit(tmp):
+    """The target's exit detaches everything and says so; SIGTERM then
+    ends gstrace with the terminal restored."""
+    fx = start_fixture(100, 300)
+    t = Term("exit", "%s --tui -p %d -s 'trace tick_a { print \"n={}\", n; }'" %
+             (GSTRACE, fx.pid), tmp)
+    try:
+        t.wait(r"n=\d+")
+        gpid = t.gstrace_pid()
+        if bpf_attachments(gpid) == 0:
+            raise Fail("no probe attached while tracing")
+        fx.wait(timeout=30)
+        t.wait(r"process %d exited" % fx.pid)
+        if bpf_attachments(gpid):
+            raise Fail("probes still attached after the target exited")
+        os.kill(gpid, signal.SIGTERM)
+        rc = t.ended()
+        t.check_restored()
+        if rc != 0:
+            raise Fail("SIGTERM: exit status %d" % rc)
+    finally:
+        t.close()
+        fx.kill()
+        fx.wait()
+
+
+def scenario_ctrl_c(tmp):
+    """Ctrl-C once warns; twice quits, the terminal restored."""
+    fx = start_fixture(50)
+    t = Term("ctrlc", "%s --tui -p %d" % (GSTRACE, fx.pid), tmp)
+    try:
+        t.wait(r"Source:")
+        gpid = t.gstrace_pid()
+        t.keys("C-c")
+        t.wait(r"press Ctrl-C again")
+        t.keys("C-c")
+        t.ended()
+        t.check_restored()
+        # SIGINT from outside, twice, ends it too
+        t2 = Term("sigint", "%s --tui -p %d" % (GSTRACE, fx.pid), tmp)
+        try:
+            t2.wait(r"Source:")
+            gpid = t2.gstrace_pid()
+            os.kill(gpid, signal.SIGINT)
+            t2.wait(r"press Ctrl-C again")
+            os.kill(gpid, signal.SIGINT)
+            t2.ended()
+            t2.check_restored()
+        finally:
+            t2.close()
+    finally:
+        t.close()
+        fx.kill()
+        fx.wait()
+
+
+def scenario_srcpath(tmp):
+    """Sources moved after the build: not found, then found through
+    `srcpath map` (and --srcpath)."""
+    build = os.path.join(tmp, "build", "src")
+    moved = os.path.join(tmp, "moved")
+    os.makedirs(build)
+    src = os.path.join(build, "tui_target.c")
+    shutil.copy(FIXTURE_SRC, src)
+    binary = os.path.join(tmp, "tui_moved")
+    subprocess.run(["gcc", "-g", "-O0", "-o", binary, src], check=True)
+    shutil.move(build, moved)
+    fx = start_fixture(50, binary=binary)
+    t = Term("srcpath", "%s --tui -p %d" % (GSTRACE, fx.pid), tmp)
+    try:
+        t.wait(r"Source: \S*tui_target\.c")
+        t.wait(r"not found on this machine")
+        command(t, "srcpath map %s %s" % (build, moved))
+        t.wait(r"The interactive mode's fixture")
+        command(t, "info source")
+        t.wait(r"Read from %s" % re.escape(os.path.join(moved, "tui_target.c")))
+        command(t, "quit")
+        t.ended()
+        t.check_restored()
+        t2 = Term("srcpath2", "%s --tui --srcpath %s=%s -p %d" %
+                  (GSTRACE, build, moved, fx.pid), tmp)
+        try:
+            t2.wait(r"The interactive mode's fixture")
+            command(t2, "quit")
+            t2.ended()
+        finally:
+            t2.close()
+    finally:
+        t.close()
+        fx.kill()
+        fx.wait()
+
+
+def scenario_resize(tmp):
+    """Below 80x24 a message says so; back above, the panels return."""
+    fx = start_fixture(50)
+    t = Term("resize", "%s --tui -p %d" % (GSTRACE, fx.pid), tmp)
+    try:
+        t.wait(r"Source:")
+        t.tmux("resize-window", "-t", "t", "-x", "70", "-y", "20")
+        t.wait(r"needs a terminal of at least 80x24")
+        t.tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
+        t.wait(r"Source:")
+        command(t, "quit")
+        t.ended()
+    finally:
+        t.close()
+        fx.kill()
+        fx.wait()
+
+
+def scenario_launch(tmp):
+    """-- CMD: the command runs once the traces are attached, its end is
+    said, and the first call is traced."""
+    t = Term("launch", "%s --tui -s 'trace tick_a { print \"L n={}\", n; }' -- %s 200 100" %
+             (GSTRACE, FIXTURE), tmp)
+    try:
+        t.wait(r"the command \(pid \d+\) ended with status 0", timeout=20)
+        out = os.path.join(tmp, "launch.txt")
+        command(t, "save output " + out)
+        t.wait(r"lines saved to")
+        ns = [int(m) for m in re.findall(r"L n=(\d+)", open(out).read())]
+        if ns != list(range(1, 101)):
+            raise Fail("launch: calls traced %s, want 1..100" % ns[:10])
+        command(t, "quit")
+        t.ended()
+        t.check_restored()
+    finally:
+        t.close()
+
+
+SCENARIOS = {
+    "main": scenario_main,
+    "exit": scenario_sigterm_and_exit,
+    "ctrl-c": scenario_ctrl_c,
+    "srcpath": scenario_srcpath,
+    "resize": scenario_resize,
+    "launch": scenario_launch,
+}
+
+
+def main():
+    if not shutil.which("tmux"):
+        skip("tmux is not installed (scripts/deps installs it)")
+    if os.geteuid() != 0:
+        skip("tracing needs root (bpf and uprobes)")
+    failed = 0
+    for name, fn in SCENARIOS.items():
+        if ONLY and name not in ONLY:
+            continue
+        tmp = tempfile.mkdtemp(prefix="gstui-")
+        t0 = time.time()
+        try:
+            fn(tmp)
+            print("ok   %s (%.1f s)" % (name, time.time() - t0))
+        except (Fail, subprocess.SubprocessError, OSError) as e:
+            failed += 1
+            print("FAIL %s: %s" % (name, e))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    sys.exit(1 if failed else 0)
+
+
+main()
