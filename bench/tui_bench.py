@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Benchmarks of the interactive mode, through a real terminal (tmux), as a
+user meets them (docs/tui.md, "Under load"):
+
+  tui.trace_add_ms          Enter in the editor to the new trace's first
+                            event, on a fixture calling it 1,000 times a
+                            second (gstrace measures both ends: `info trace`)
+  tui.redraw_fps.100k       redraws a second while 100,000 events/s arrive
+                            (`info stats`)
+  tui.key_latency_ms.100k   a key sent (tmux send-keys) to the screen showing
+                            its effect (capture-pane), under the same load:
+                            median and worst of 15
+  tui.rss_mb.1m_events      gstrace's resident memory after a million events
+                            with the default history
+
+usage: tui_bench.py GSTRACE FIXTURE_SOURCE
+"""
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+GSTRACE = os.path.abspath(sys.argv[1])
+FIXTURE_SRC = os.path.abspath(sys.argv[2])
+
+
+def bench(metric, value, unit):
+    print("BENCH %s %s %s" % (metric, value, unit), flush=True)
+
+
+class Term:
+    def __init__(self, tmp, cmd):
+        self.sock = "gstui-bench-%d" % os.getpid()
+        self.pid_file = os.path.join(tmp, "pid")
+        runner = os.path.join(tmp, "run.sh")
+        with open(runner, "w") as f:
+            f.write("sh -c 'echo $$ > %s; exec \"$0\" \"$@\"' env LANG=C.UTF-8 %s\n"
+                    "sleep 600\n" % (self.pid_file, cmd))
+        self.tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", "sh " + runner)
+
+    def tmux(self, *args, check=True):
+        return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null"] + list(args),
+                              check=check, capture_output=True, text=True).stdout
+
+    def keys(self, *k):
+        self.tmux("send-keys", "-t", "t", *k)
+
+    def type(self, text):
+        # tmux ends a command at an argument's final ';': escape it
+        if text.endswith(";"):
+            text = text[:-1] + "\\;"
+        self.tmux("send-keys", "-t", "t", "-l", text)
+
+    def screen(self):
+        return self.tmux("capture-pane", "-p", "-t", "t")
+
+    def wait(self, pattern, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            m = re.search(pattern, self.screen(), re.M)
+            if m:
+                return m
+            time.sleep(0.02)
+        raise RuntimeError("never showed /%s/:\n%s" % (pattern, self.screen()))
+
+    def command(self, line):
+        self.keys(":")
+        self.type(line)
+        self.keys("Enter")
+
+    def pid(self):
+        for _ in range(100):
+            try:
+                return int(open(self.pid_file).read())
+            except (OSError, ValueError):
+                time.sleep(0.05)
+        raise RuntimeError("gstrace did not start")
+
+    def close(self):
+        self.tmux("kill-server", check=False)
+
+
+def rss_mb(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+def trace_add(tmp, fixture):
+    fx = subprocess.Popen([fixture, "1000"])
+    t = Term(tmp, "%s --tui -p %d -s 'trace tick_a { print \"a {}\", n; }'" %
+             (GSTRACE, fx.pid))
+    try:
+        t.wait(r"a \d+")
+        samples = []
+        for i in range(5):
+            t.command("trace tick_b")
+            t.wait(r"New trace")
+            t.type('print "b%d {}", n;' % i)
+            t.keys("Enter")
+            t.wait(r"b%d \d+" % i)
+            time.sleep(0.3)
+            t.command("info trace %d" % (i + 2))
+            m = t.wait(r"first event ([\d.]+) ms after Enter")
+            samples.append(float(m.group(1)))
+            t.command("delete %d" % (i + 2))
+        bench("tui.trace_add_ms", "%.1f" % statistics.median(samples), "ms")
+        print("# tui.trace_add_ms samples: %s" % " ".join("%.1f" % s for s in samples))
+    finally:
+        t.close()
+        fx.kill()
+        fx.wait()
+
+
+def under_load(tmp, fixture):
+    fx = subprocess.Popen([fixture, "50000"])
+    t = Term(tmp, "%s --tui -p %d -s 'trace tick_a { print \"a {}\", n; } "
+             "trace tick_b { print \"b {}\", n; }'" % (GSTRACE, fx.pid))
+    try:
+        t.wait(r"a \d+")
+        time.sleep(3)
+        t.command("info stats")
+        m = t.wait(r"redraws ([\d.]+)/s.*events ([\d.]+)/s")
+        bench("tui.redraw_fps.100k", m.group(1), "fps")
+        print("# events/s offered 100000, delivered %s" % m.group(2))
+        # focus the source panel, then move its cursor: the title's line
+        # number changes when the screen shows the key's effect
+        t.keys("Escape")
+        lat = []
+        for _ in range(15):
+            before = re.search(r"\[(\d+)/\d+\]", t.screen())
+            cur = int(before.group(1)) if before else 0
+            key = "j" if cur < 5 else "k"
+            want = cur + 1 if key == "j" else cur - 1
+            t0 = time.time()
+            t.keys(key)
+            t.wait(r"\[%d/\d+\]" % want, timeout=5)
+            lat.append((time.time() - t0) * 1000)
+            time.sleep(0.05)
+        bench("tui.key_latency_ms.100k", "%.1f" % statistics.median(lat), "ms")
+        bench("tui.key_latency_ms.100k.max", "%.1f" % max(lat), "ms")
+        # a million events
+        gpid = t.pid()
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            t.command("info stats")
+            m = t.wait(r"events (\d+) delivered")
+            if int(m.group(1)) >= 1000000:
+                break
+            time.sleep(1)
+        bench("tui.rss_mb.1m_events", "%.1f" % rss_mb(gpid), "MB")
+    finally:
+        t.close()
+        fx.kill()
+        fx.wait()
+
+
+def main():
+    if not shutil.which("tmux") or os.geteuid() != 0:
+        print("# skipped: tui.*: needs tmux and root")
+        return
+    tmp = tempfile.mkdtemp(prefix="gstui-bench-")
+    try:
+        fixture = os.path.join(tmp, "tui_target")
+        subprocess.run(["gcc", "-g", "-O0", "-o", fixture, FIXTURE_SRC], check=True)
+        trace_add(tmp, fixture)
+        under_load(tmp, fixture)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+main()
