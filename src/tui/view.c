@@ -233,27 +233,63 @@ static struct box centered(int h, int w)
 	return b;
 }
 
+/* The check's message as display rows: its first line (the sentence)
+ * wrapped at spaces to width, the rest (the source line and its caret)
+ * kept whole so the caret stays under its column. Up to max rows into
+ * starts/lens; the number of rows. */
+static size_t message_rows(const char *m, size_t width, const char **starts, size_t *lens,
+			   size_t max)
+{
+	size_t n = 0;
+	bool first = true;
+
+	while (*m && n < max) {
+		const char *nl = strchr(m, '\n');
+		size_t len = nl ? (size_t)(nl - m) : strlen(m);
+
+		while (first && len > width && n < max) {
+			size_t cut = width, skip;
+
+			while (cut > width / 2 && m[cut] != ' ')
+				cut--;
+			if (m[cut] != ' ')
+				cut = width;
+			skip = m[cut] == ' ';
+			starts[n] = m;
+			lens[n++] = cut;
+			m += cut + skip;
+			len -= cut + skip;
+		}
+		if (n < max) {
+			starts[n] = m;
+			lens[n++] = len;
+		}
+		first = false;
+		m += len + (nl != NULL);
+	}
+	return n;
+}
+
 /* The editor: its lines, then the check's message (its own caret lines). */
 static void draw_editor(struct tui_app *a, int *cy, int *cx)
 {
 	struct tui_editor *e = &a->editor;
 	struct box b = centered(LINES * 2 / 3, COLS - 10);
-	size_t line, col, n = tui_editor_lines(e), msg_rows = 0;
+	const char *starts[16];
+	size_t line, col, n = tui_editor_lines(e), lens[16], msg_rows = 0;
 	int text_rows, top;
 	char title[128];
 
-	for (const char *m = e->message; m && *m; m++)
-		msg_rows += *m == '\n';
 	if (e->message)
-		msg_rows++;
-	if (msg_rows > (size_t)b.h / 2)
-		msg_rows = (size_t)b.h / 2;
+		msg_rows = message_rows(e->message, (size_t)b.w - 4, starts, lens,
+					(size_t)b.h / 2 < 16 ? (size_t)b.h / 2 : 16);
 	text_rows = b.h - 3 - (int)msg_rows;
-	snprintf(title, sizeof(title), " %s  Enter: %s  Ctrl-J: new line  Esc: cancel ",
-		 e->edit_id ? "Edit trace" : "New trace", e->edit_id ? "apply" : "add");
 	if (e->edit_id)
 		snprintf(title, sizeof(title), " Edit trace #%u  Enter: apply  Ctrl-J: new line  "
 			 "Esc: cancel ", e->edit_id);
+	else
+		snprintf(title, sizeof(title), " New trace  Enter: add  Ctrl-J: new line  "
+			 "Esc: cancel ");
 	put_clipped(b.y, b.x + 2, title, b.w - 4, A_BOLD);
 	tui_editor_cursor(e, &line, &col);
 	if (line < e->top)
@@ -271,19 +307,16 @@ static void draw_editor(struct tui_app *a, int *cy, int *cx)
 			top + r + 1);
 		put_clipped(b.y + 1 + r, b.x + 5, buf, b.w - 7, 0);
 	}
-	if (e->message) {
-		const char *m = e->message;
-		int r = b.h - 1 - (int)msg_rows;
+	if (msg_rows) {
+		int r0 = b.y + b.h - 1 - (int)msg_rows;
 
-		mvhline(r - 1, b.x + 1, ACS_HLINE, b.w - 2);
-		for (; *m && r < b.h - 1 + b.y; r++) {
-			const char *nl = strchr(m, '\n');
-			size_t len = nl ? (size_t)(nl - m) : strlen(m);
+		mvhline(r0 - 1, b.x + 1, ACS_HLINE, b.w - 2);
+		for (size_t k = 0; k < msg_rows; k++) {
 			char buf[1024];
 
-			snprintf(buf, sizeof(buf), "%.*s", (int)(len < 1000 ? len : 1000), m);
-			put_clipped(b.y + r, b.x + 2, buf, b.w - 4, pair_attr(PAIR_ERROR, A_BOLD));
-			m += len + (nl != NULL);
+			snprintf(buf, sizeof(buf), "%.*s", (int)(lens[k] < 1000 ? lens[k] : 1000),
+				 starts[k]);
+			put_clipped(r0 + (int)k, b.x + 2, buf, b.w - 4, pair_attr(PAIR_ERROR, A_BOLD));
 		}
 	}
 	*cy = b.y + 1 + (int)(line - e->top);
@@ -372,7 +405,8 @@ static void layout(struct tui_app *a, struct box *src, struct box *out, struct b
 	if (a->layout == TUI_LAYOUT_SIDE) {
 		*src = (struct box){ 1, 0, panes, COLS / 2 };
 		*out = (struct box){ 1, COLS / 2 + 1, panes, COLS - COLS / 2 - 1 };
-		mvvline(1, COLS / 2, ACS_VLINE, panes);
+		if (!a->zoom)
+			mvvline(1, COLS / 2, ACS_VLINE, panes);
 	} else {
 		*src = (struct box){ 1, 0, panes / 2, COLS };
 		*out = (struct box){ 1 + panes / 2, 0, panes - panes / 2, COLS };

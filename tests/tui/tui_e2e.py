@@ -399,6 +399,32 @@ def scenario_launch(tmp):
         t.close()
 
 
+def scenario_no_color(tmp):
+    """Colours by default, none with NO_COLOR; wide characters take two
+    columns and show whole."""
+    fx = start_fixture(50)
+    colors = {}
+    try:
+        for name, env in (("color", ""), ("nocolor", "env NO_COLOR=1 ")):
+            t = Term(name, "%s%s --tui -p %d" % (env, GSTRACE, fx.pid), tmp)
+            try:
+                t.wait(r"Source:")
+                t.wait(r"幅広い文字")
+                # the line holding them ends where its columns say
+                raw = t.tmux("capture-pane", "-p", "-e", "-t", "t")
+                colors[name] = bool(re.search(r"\x1b\[[0-9;]*(3[0-7]|4[0-7]|38;|48;)", raw))
+                command(t, "quit")
+                t.ended()
+                t.check_restored()
+            finally:
+                t.close()
+    finally:
+        fx.kill()
+        fx.wait()
+    if not colors["color"] or colors["nocolor"]:
+        raise Fail("colours: default %s, NO_COLOR %s" % (colors["color"], colors["nocolor"]))
+
+
 SCENARIOS = {
     "main": scenario_main,
     "exit": scenario_sigterm_and_exit,
@@ -406,6 +432,7 @@ SCENARIOS = {
     "srcpath": scenario_srcpath,
     "resize": scenario_resize,
     "launch": scenario_launch,
+    "no-color": scenario_no_color,
 }
 
 
