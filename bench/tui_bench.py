@@ -17,7 +17,6 @@ usage: tui_bench.py GSTRACE FIXTURE_SOURCE
 """
 import os
 import re
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -25,64 +24,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "tests", "tui"))
+from tmux_term import Term  # noqa: E402  (the tests' terminal)
+
 GSTRACE = os.path.abspath(sys.argv[1])
 FIXTURE_SRC = os.path.abspath(sys.argv[2])
 
 
 def bench(metric, value, unit):
     print("BENCH %s %s %s" % (metric, value, unit), flush=True)
-
-
-class Term:
-    def __init__(self, tmp, cmd):
-        self.sock = "gstui-bench-%d" % os.getpid()
-        self.pid_file = os.path.join(tmp, "pid")
-        runner = os.path.join(tmp, "run.sh")
-        with open(runner, "w") as f:
-            f.write("sh -c 'echo $$ > %s; exec \"$0\" \"$@\"' env LANG=C.UTF-8 %s\n"
-                    "sleep 600\n" % (self.pid_file, cmd))
-        self.tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", "sh " + runner)
-
-    def tmux(self, *args, check=True):
-        return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null"] + list(args),
-                              check=check, capture_output=True, text=True).stdout
-
-    def keys(self, *k):
-        self.tmux("send-keys", "-t", "t", *k)
-
-    def type(self, text):
-        # tmux ends a command at an argument's final ';': escape it
-        if text.endswith(";"):
-            text = text[:-1] + "\\;"
-        self.tmux("send-keys", "-t", "t", "-l", text)
-
-    def screen(self):
-        return self.tmux("capture-pane", "-p", "-t", "t")
-
-    def wait(self, pattern, timeout=20):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            m = re.search(pattern, self.screen(), re.M)
-            if m:
-                return m
-            time.sleep(0.02)
-        raise RuntimeError("never showed /%s/:\n%s" % (pattern, self.screen()))
-
-    def command(self, line):
-        self.keys(":")
-        self.type(line)
-        self.keys("Enter")
-
-    def pid(self):
-        for _ in range(100):
-            try:
-                return int(open(self.pid_file).read())
-            except (OSError, ValueError):
-                time.sleep(0.05)
-        raise RuntimeError("gstrace did not start")
-
-    def close(self):
-        self.tmux("kill-server", check=False)
 
 
 def rss_mb(pid):
@@ -94,8 +45,8 @@ def rss_mb(pid):
 
 def trace_add(tmp, fixture):
     fx = subprocess.Popen([fixture, "1000"])
-    t = Term(tmp, "%s --tui -p %d -s 'trace tick_a { print \"a {}\", n; }'" %
-             (GSTRACE, fx.pid))
+    t = Term("add", "%s --tui -p %d -s 'trace tick_a { print \"a {}\", n; }'" %
+             (GSTRACE, fx.pid), tmp)
     try:
         t.wait(r"a \d+")
         samples = []
@@ -120,8 +71,8 @@ def trace_add(tmp, fixture):
 
 def under_load(tmp, fixture):
     fx = subprocess.Popen([fixture, "50000"])
-    t = Term(tmp, "%s --tui -p %d -s 'trace tick_a { print \"a {}\", n; } "
-             "trace tick_b { print \"b {}\", n; }'" % (GSTRACE, fx.pid))
+    t = Term("load", "%s --tui -p %d -s 'trace tick_a { print \"a {}\", n; } "
+             "trace tick_b { print \"b {}\", n; }'" % (GSTRACE, fx.pid), tmp)
     try:
         t.wait(r"a \d+")
         time.sleep(3)
@@ -143,13 +94,13 @@ def under_load(tmp, fixture):
             want = cur + 1 if key == "j" else cur - 1
             t0 = time.time()
             t.keys(key)
-            t.wait(r"\[%d/\d+\]" % want, timeout=5)
+            t.wait(r"\[%d/\d+\]" % want, timeout=5, poll=0.005)
             lat.append((time.time() - t0) * 1000)
             time.sleep(0.05)
         bench("tui.key_latency_ms.100k", "%.1f" % statistics.median(lat), "ms")
         bench("tui.key_latency_ms.100k.max", "%.1f" % max(lat), "ms")
         # a million events
-        gpid = t.pid()
+        gpid = t.gstrace_pid()
         deadline = time.time() + 60
         while time.time() < deadline:
             t.command("info stats")

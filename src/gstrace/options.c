@@ -406,6 +406,22 @@ static const struct opt *find_short(char letter)
 	return NULL;
 }
 
+/* The target forms of a run: -p PID, -t PATH, or -- CMD, one process at
+ * most. */
+static int check_targets(const struct cli *c, bool dashdash, char *msg, size_t size)
+{
+	if (dashdash && !c->ncommand)
+		return usage_error(msg, size, "nothing after --; give the command to launch "
+				   "(e.g. -- ./prog arg)");
+	if (c->ncommand && c->pid)
+		return usage_error(msg, size, "-p and a command after -- both given; trace a "
+				   "running process (-p PID) or launch one (-- CMD), not both");
+	if (!c->pid && !c->target && !c->ncommand)
+		return usage_error(msg, size, "%s; give -p PID, -t PATH or -- CMD [ARGS...]",
+				   c->tui ? "--tui needs a target" : "no target");
+	return 0;
+}
+
 /* --tui: a script is optional (traces are added on screen), and the
  * flags of printing, counting and stopping belong to the line mode. */
 static int check_tui(const struct cli *c, bool dashdash, char *msg, size_t size)
@@ -421,21 +437,14 @@ static int check_tui(const struct cli *c, bool dashdash, char *msg, size_t size)
 		return usage_error(msg, size, "%s is a flag of the line mode; the interactive "
 				   "mode (--tui) prints events in its output panel (`save output "
 				   "FILE` writes them): drop %s or --tui", line_only, line_only);
-	if (dashdash && !c->ncommand)
-		return usage_error(msg, size, "nothing after --; give the command to launch "
-				   "(e.g. -- ./prog arg)");
-	if (c->ncommand && c->pid)
-		return usage_error(msg, size, "-p and a command after -- both given; trace a "
-				   "running process (-p PID) or launch one (-- CMD), not both");
-	if (!c->pid && !c->target && !c->ncommand)
-		return usage_error(msg, size, "--tui needs a target; give -p PID, -t PATH or "
-				   "-- CMD [ARGS...]");
-	return 0;
+	return check_targets(c, dashdash, msg, size);
 }
 
 /* The combination rules, once every flag is read. */
 static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 {
+	int rc;
+
 	if (c->list_functions || c->list_vars) {
 		if (c->list_functions && c->list_vars)
 			return usage_error(msg, size, "-l and --list-vars both given; list functions "
@@ -460,14 +469,9 @@ static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 	if (!c->script && !c->script_file)
 		return usage_error(msg, size, "no script; give one with -s SCRIPT or "
 				   "--script-file FILE (e.g. -s 'trace main { bt; }')");
-	if (dashdash && !c->ncommand)
-		return usage_error(msg, size, "nothing after --; give the command to launch "
-				   "(e.g. -- ./prog arg)");
-	if (c->ncommand && c->pid)
-		return usage_error(msg, size, "-p and a command after -- both given; trace a "
-				   "running process (-p PID) or launch one (-- CMD), not both");
-	if (!c->pid && !c->target && !c->ncommand)
-		return usage_error(msg, size, "no target; give -p PID, -t PATH or -- CMD [ARGS...]");
+	rc = check_targets(c, dashdash, msg, size);
+	if (rc)
+		return rc;
 	if (c->ringbuf_size && c->force_perf)
 		return usage_error(msg, size, "--ringbuf-size sizes the ring buffer, and "
 				   "--force-perf-event-array uses perf buffers instead; size those "

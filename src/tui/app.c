@@ -34,7 +34,6 @@
 #define RENDER_BUDGET_NS 40000000ll     /* ... this much of each 100 ms */
 #define EVENTS_BUDGET_NS 50000000ll     /* reading events, per loop turn */
 #define INT_AGAIN_NS 2000000000ll       /* Ctrl-C twice within this quits */
-#define SOURCE_MAX (64u << 20)
 
 static int signal_pipe[2] = { -1, -1 };
 
@@ -49,7 +48,7 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static int64_t now_ns(void)
+int64_t tui_now_ns(void)
 {
 	struct timespec ts;
 
@@ -99,51 +98,18 @@ void tui_app_answer(struct tui_app *a, enum tui_line_kind kind, const char *fmt,
 	free(s);
 }
 
-/* The first event of a trace just added or edited: its time from Enter. */
-static void note_first_event(struct tui_app *a, uint32_t id, int64_t now)
-{
-	for (size_t i = 0; i < a->nadds && i < TUI_ADDS_MAX; i++) {
-		struct tui_add *d = &a->adds[i];
-
-		if (d->id == id && d->first_ms < 0) {
-			d->first_ms = (double)(now - d->enter_ns) / 1e6;
-			a->adds_pending--;
-		}
-	}
-}
-
-static void note_add(struct tui_app *a, uint32_t id, int64_t enter_ns)
-{
-	struct tui_add *d = &a->adds[a->nadds++ % TUI_ADDS_MAX];
-
-	if (a->nadds > TUI_ADDS_MAX && d->first_ms < 0)
-		a->adds_pending--;
-	*d = (struct tui_add){ id, enter_ns, -1 };
-	a->adds_pending++;
-}
-
-double tui_app_first_event_ms(const struct tui_app *a, uint32_t id)
-{
-	double ms = -1;
-
-	for (size_t i = 0; i < a->nadds && i < TUI_ADDS_MAX; i++)
-		if (a->adds[i].id == id)
-			ms = a->adds[i].first_ms;
-	return ms;
-}
-
 /* Every event counts; it is rendered while rendering stays within its
  * budget of the current window. */
 static int on_event(void *arg, const struct gs_event *ev)
 {
 	struct tui_app *a = arg;
-	int64_t t0 = now_ns();
+	int64_t t0 = tui_now_ns();
 	long len;
 
 	a->events++;
 	a->rate_events++;
 	if (a->adds_pending)
-		note_first_event(a, (uint32_t)ev->trace_id, t0);
+		tui_app_note_event(a, (uint32_t)ev->trace_id, t0);
 	if (t0 - a->render_window_ns >= RENDER_WINDOW_NS) {
 		a->render_window_ns = t0;
 		a->render_spent_ns = 0;
@@ -159,241 +125,8 @@ static int on_event(void *arg, const struct gs_event *ev)
 	if (len > 0 && tui_outbuf_add(a->out, (uint32_t)ev->trace_id, TUI_LINE_HEADER,
 				      a->render_buf, (size_t)len))
 		a->unrendered++;
-	a->render_spent_ns += now_ns() - t0;
+	a->render_spent_ns += tui_now_ns() - t0;
 	a->dirty = true;
-	return 0;
-}
-
-/* ---- sources ----------------------------------------------------------- */
-
-static int read_text(const char *path, char **text, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	if ((uint64_t)st.st_size > SOURCE_MAX) {
-		close(fd);
-		return -EFBIG;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)n;
-	if (got < (size_t)st.st_size && errno)
-		rc = -errno;
-	close(fd);
-	buf[got] = '\0';
-	*text = buf;
-	*len = got;
-	return rc;
-}
-
-void tui_app_open_file(struct tui_app *a, long i)
-{
-	const char *path = gs_sources_path(a->sources, (size_t)i);
-	char *found = tui_srcpath_find(&a->srcpath, path, NULL), *text = NULL;
-	const uint32_t *lines = NULL;
-	struct gs_error err = { 0 };
-	size_t len = 0, nlines = 0;
-	int rc = found ? read_text(found, &text, &len) : -ENOENT;
-
-	a->src_file = i;
-	if (rc == 0)
-		rc = tui_srcview_load(&a->src, path, found, text, len);
-	if (rc)
-		tui_srcview_absent(&a->src, path);
-	if (rc && rc != -ENOENT)
-		tui_app_notice(a, "cannot read %s: %s", found, strerror(-rc));
-	else if (rc)
-		tui_app_notice(a, "%s is not on this machine: map its directory with "
-			       "`srcpath map FROM TO` or `srcpath add DIR`", path);
-	else
-		tui_app_notice(a, "%s", found);
-	free(found);
-	free(text);
-	if (gs_sources_lines(a->sources, (size_t)i, &lines, &nlines, &err) == 0)
-		tui_srcview_set_code(&a->src, lines, nlines);
-	tui_app_mark_traces(a);
-	a->dirty = true;
-}
-
-/* The line in the shown file a trace's target names: FILE:LINE whose file
- * is this one, or a function whose code is in it (its first line). */
-static uint32_t trace_line(struct tui_app *a, const char *target)
-{
-	struct gs_target_pattern *p;
-	struct gs_error err;
-	uint32_t line = 0, first, last;
-	const uint32_t *code;
-	size_t ncode;
-
-	if (a->src_file < 0 || gs_target_pattern_parse(target, &p, &err))
-		return 0;
-	if (p->kind == GS_TARGET_FILE_LINE &&
-	    gs_sources_find(a->sources, p->name) == a->src_file) {
-		line = p->line;
-	} else if (p->kind == GS_TARGET_FUNCTION &&
-		   gs_sources_lines(a->sources, (size_t)a->src_file, &code, &ncode, &err) == 0) {
-		for (size_t k = 0; k < ncode && !line; k++) {
-			const char *fn = gs_sources_function_at(a->sources, (size_t)a->src_file,
-								code[k], &first, &last);
-
-			if (fn && strcmp(fn, p->name) == 0)
-				line = first;
-			while (fn && k + 1 < ncode && code[k + 1] <= last)
-				k++;
-		}
-	}
-	free(p);
-	return line;
-}
-
-void tui_app_mark_traces(struct tui_app *a)
-{
-	size_t n = gs_live_count(a->live);
-
-	tui_srcview_clear_marks(&a->src);
-	for (size_t i = 0; i < n; i++) {
-		struct gs_live_trace_info ti;
-		uint32_t line;
-
-		if (gs_live_trace_info(a->live, i, &ti) || !(line = trace_line(a, ti.target)))
-			continue;
-		tui_srcview_mark(&a->src, line, ti.state == GS_LIVE_ENABLED ? TUI_MARK_ENABLED :
-				 TUI_MARK_DISABLED);
-	}
-	a->dirty = true;
-}
-
-/* The file shown first: the executable's, one named main.* or with
- * "main" in its name if there is one. */
-static long first_file(struct tui_app *a)
-{
-	size_t n = gs_sources_count(a->sources);
-	const char *exe = a->opts->module ? a->opts->module : a->opts->exe;
-	long best = -1, score = -1;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *p = gs_sources_path(a->sources, i), *base = strrchr(p, '/');
-		const char *mod = gs_sources_module(a->sources, i);
-		long s = 0;
-
-		base = base ? base + 1 : p;
-		if (exe && mod && strcmp(mod, exe) == 0)
-			s += 4;
-		if (strstr(base, "main"))
-			s += 2;
-		if (strstr(base, ".h") == NULL)
-			s += 1;
-		if (s > score) {
-			score = s;
-			best = (long)i;
-		}
-	}
-	return best;
-}
-
-/* The source files of every module of the process (or of -t's module). */
-static void load_sources(struct tui_app *a)
-{
-	struct gs_proc_modules mods = { 0 };
-	struct gs_modfile *m;
-	struct gs_error err = { 0 };
-
-	if (gs_sources_new(&a->sources, &err))
-		return;
-	if (a->opts->module && gs_modfile_open(a->opts->files, a->opts->module, &m, &err) == 0)
-		gs_sources_add_module(a->sources, m, &err);
-	if (a->opts->pid > 0 && gs_proc_modules_load(a->opts->pid, a->opts->files, &mods,
-						     &err) == 0) {
-		for (size_t i = 0; i < mods.n; i++)
-			if (mods.v[i].file)
-				gs_sources_add_module(a->sources, mods.v[i].file, &err);
-		gs_proc_modules_free(&mods);
-	}
-}
-
-/* ---- traces ------------------------------------------------------------ */
-
-void tui_app_edit(struct tui_app *a, const char *text, size_t cursor, uint32_t edit_id)
-{
-	tui_editor_set(&a->editor, text, cursor);
-	tui_editor_set_message(&a->editor, NULL);
-	a->editor.edit_id = edit_id;
-	a->overlay = TUI_OVERLAY_EDITOR;
-	a->dirty = true;
-}
-
-static void show_report(struct tui_app *a)
-{
-	const char *report = gs_live_report(a->live);
-
-	if (report && report[0])
-		tui_app_answer_text(a, TUI_LINE_ERROR, report, strlen(report));
-}
-
-void tui_app_submit(struct tui_app *a)
-{
-	struct gs_error err = { 0 };
-	uint32_t id = a->editor.edit_id;
-	int64_t enter = now_ns();
-	size_t n = 0;
-	int rc;
-
-	if (id)
-		rc = gs_live_edit(a->live, id, a->editor.text, a->editor.len, &err);
-	else
-		rc = gs_live_add(a->live, a->editor.text, a->editor.len, "trace", false, &id, 1,
-				 &n, &err);
-	if (rc) {
-		tui_editor_set_message(&a->editor, err.msg);
-		show_report(a);
-		a->dirty = true;
-		return;
-	}
-	a->overlay = TUI_OVERLAY_NONE;
-	note_add(a, id, enter);
-	if (a->editor.edit_id)
-		tui_app_notice(a, "trace #%u changed", id);
-	else
-		tui_app_notice(a, "trace #%u attached%s", id, n > 1 ? " (and the others)" : "");
-	tui_app_mark_traces(a);
-}
-
-int tui_app_source_file(struct tui_app *a, const char *path)
-{
-	struct gs_error err = { 0 };
-	char *text = NULL;
-	size_t len = 0, n = 0;
-	int rc = read_text(path, &text, &len);
-
-	if (rc) {
-		tui_app_answer(a, TUI_LINE_ERROR, "source %s: %s", path, strerror(-rc));
-		return rc;
-	}
-	rc = gs_live_add(a->live, text, len, path, false, NULL, 0, &n, &err);
-	free(text);
-	if (rc) {
-		tui_app_answer(a, TUI_LINE_ERROR, "%s", err.msg);
-		show_report(a);
-		return rc;
-	}
-	tui_app_answer(a, TUI_LINE_MESSAGE, "%zu trace%s added from %s", n, n == 1 ? "" : "s",
-		       path);
-	tui_app_mark_traces(a);
 	return 0;
 }
 
@@ -401,7 +134,7 @@ int tui_app_source_file(struct tui_app *a, const char *path)
 
 static void quit_or_warn(struct tui_app *a)
 {
-	int64_t now = now_ns();
+	int64_t now = tui_now_ns();
 
 	if (a->last_int_ns && now - a->last_int_ns < INT_AGAIN_NS) {
 		a->quit = true;
@@ -456,13 +189,13 @@ static void read_command_output(struct tui_app *a, int *fd)
 
 static void read_events(struct tui_app *a)
 {
-	int64_t until = now_ns() + EVENTS_BUDGET_NS;
+	int64_t until = tui_now_ns() + EVENTS_BUDGET_NS;
 	struct gs_error err = { 0 };
 	int n;
 
 	do {
 		n = gs_live_poll(a->live, 0, &err);
-	} while (n > 0 && now_ns() < until);
+	} while (n > 0 && tui_now_ns() < until);
 	if (n < 0 && n != -EINTR) {
 		snprintf(a->fatal, sizeof(a->fatal), "reading events failed: %.400s", err.msg);
 		a->status = 1;
@@ -516,7 +249,7 @@ static void run_loop(struct tui_app *a, int cmd_fd)
 			{ .fd = gs_live_fd(a->live), .events = POLLIN },
 			{ .fd = cmd_fd, .events = POLLIN },
 		};
-		int64_t now = now_ns();
+		int64_t now = tui_now_ns();
 		int timeout = 100;
 
 		if (a->dirty) {
@@ -533,13 +266,13 @@ static void run_loop(struct tui_app *a, int cmd_fd)
 		read_events(a);
 		if (cmd_fd >= 0 && (fds[3].revents & (POLLIN | POLLHUP)))
 			read_command_output(a, &cmd_fd);
-		now = now_ns();
+		now = tui_now_ns();
 		tick(a, now);
 		if (a->dirty && now - last_draw >= DRAW_INTERVAL_NS) {
 			tui_view_draw(a);
 			a->redraws++;
 			a->dirty = false;
-			last_draw = now_ns();
+			last_draw = tui_now_ns();
 		}
 	}
 }
@@ -630,7 +363,7 @@ static int prepare(struct tui_app *a, const struct gs_tui_opts *o)
 	a->opts = o;
 	a->src_file = -1;
 	a->no_color = getenv("NO_COLOR") && getenv("NO_COLOR")[0];
-	a->rate_since_ns = now_ns();
+	a->rate_since_ns = tui_now_ns();
 	tui_srcview_init(&a->src);
 	tui_lineedit_init(&a->cmd, 0);
 	tui_lineedit_init(&a->prompt, 50);
@@ -665,7 +398,7 @@ static int prepare(struct tui_app *a, const struct gs_tui_opts *o)
 		fprintf(stderr, "gstrace: %s\n", err.msg);
 		return 1;
 	}
-	load_sources(a);
+	tui_app_load_sources(a);
 	return 0;
 }
 
@@ -696,7 +429,7 @@ int gs_tui_run(const struct gs_tui_opts *o)
 		return 2;
 	}
 	if (gs_sources_count(a.sources))
-		tui_app_open_file(&a, first_file(&a));
+		tui_app_open_file(&a, tui_app_first_file(&a));
 	tui_app_answer(&a, TUI_LINE_MESSAGE, "gstrace %s: `help` lists the commands, F1 the "
 		       "keys; %zu source files", o->exe ? o->exe : "", gs_sources_count(a.sources));
 	a.dirty = true;

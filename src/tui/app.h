@@ -103,17 +103,28 @@ struct tui_app {
 };
 
 /* app.c */
+int64_t tui_now_ns(void);
 void tui_app_notice(struct tui_app *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tui_app_answer(struct tui_app *a, enum tui_line_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void tui_app_answer_text(struct tui_app *a, enum tui_line_kind kind, const char *text,
 			 size_t len);
+/* appsrc.c: reads a file whole (at most 64 MiB): 0, or -errno. */
+int tui_read_file(const char *path, char **text, size_t *len);
+/* The source files of every module of the process (or -t's module). */
+void tui_app_load_sources(struct tui_app *a);
+/* The file shown first: the executable's, one named main.* or with "main"
+ * in its name if there is one; -1 when there are none. */
+long tui_app_first_file(struct tui_app *a);
 /* Opens file i of the sources in the source panel (its text through
  * srcpath), and marks its lines. */
 void tui_app_open_file(struct tui_app *a, long i);
 /* The trace marks of the shown file again (after any trace change). */
 void tui_app_mark_traces(struct tui_app *a);
+/* apptrace.c: an event of trace id came at now (the first after an add
+ * or an edit is timed). */
+void tui_app_note_event(struct tui_app *a, uint32_t id, int64_t now);
 /* Opens the editor on text (a new trace when edit_id is 0), cursor at
  * cursor. */
 void tui_app_edit(struct tui_app *a, const char *text, size_t cursor, uint32_t edit_id);

@@ -5,41 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/render.h>
+
 #include "base.h"
 #include "text.h"
 
+/* Validity is the renderers' rule (gs_render_utf8_len), so the panels
+ * and the printed events agree on what a character is. */
 size_t tui_utf8_decode(const char *str, size_t len, uint32_t *cp)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-	size_t n;
+	static const uint8_t lead_bits[5] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	const uint8_t *s = (const uint8_t *)str;
+	size_t n = len ? gs_render_utf8_len(s, len) : 0;
 	uint32_t c;
 
-	if (!len)
+	if (!n)
 		return 0;
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (n > len)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
+	c = s[0] & lead_bits[n];
+	for (size_t i = 1; i < n; i++)
 		c = c << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and code points past Unicode are not
-	 * characters: a terminal may read them in ways we cannot predict. */
-	if (c < min[n] || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
 	*cp = c;
 	return n;
 }
@@ -130,59 +114,33 @@ size_t tui_utf8_next(const char *s, size_t len, size_t pos)
 	return pos + (n ? n : 1);
 }
 
-static bool is_control(uint32_t cp)
-{
-	return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f);
-}
-
-/* Room for one more piece of at most 8 bytes, and the NUL. */
-static int reserve(char **out, size_t *cap, size_t used)
-{
-	return base_grow((void **)out, cap, used + 9, 1);
-}
-
+/* The renderers' escaping (gs_render_escaped: the one place that decides
+ * what of the target's text reaches a terminal), tab by tab. */
 char *tui_escape(const char *s, size_t len, bool tab8)
 {
-	static const char hex[] = "0123456789abcdef";
 	char *out = NULL;
 	size_t cap = 0, o = 0, col = 0;
 
-	if (reserve(&out, &cap, 0))
-		return NULL;
-	for (size_t i = 0; i < len;) {
-		uint32_t cp = 0;
-		size_t n = tui_utf8_decode(s + i, len - i, &cp);
+	for (;;) {
+		const char *tab = tab8 ? memchr(s, '\t', len) : NULL;
+		size_t piece = tab ? (size_t)(tab - s) : len;
+		size_t need = gs_render_escaped(s, piece, 0, NULL, 0);
 
-		if (reserve(&out, &cap, o)) {
+		/* the piece, a tab's 8 spaces at most, the NUL */
+		if (base_grow((void **)&out, &cap, o + need + 9, 1)) {
 			free(out);
 			return NULL;
 		}
-		if (tab8 && n && cp == '\t') {
-			do
-				out[o++] = ' ';
-			while (++col % 8);
-			i++;
-			continue;
-		}
-		if (n && !is_control(cp)) {
-			memcpy(out + o, s + i, n);
-			o += n;
-			col += tui_char_width(cp);
-			i += n;
-			continue;
-		}
-		/* A control character, whole (a C1 is two bytes), or one
-		 * invalid byte: visible hex each. */
-		for (size_t k = 0; k < (n ? n : 1); k++) {
-			unsigned char b = (unsigned char)s[i + k];
-
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[b >> 4];
-			out[o++] = hex[b & 15];
-			col += 4;
-		}
-		i += n ? n : 1;
+		gs_render_escaped(s, piece, 0, out + o, need + 1);
+		col += tui_text_width(out + o, need);
+		o += need;
+		if (!tab)
+			break;
+		do
+			out[o++] = ' ';
+		while (++col % 8);
+		s += piece + 1;
+		len -= piece + 1;
 	}
 	out[o] = '\0';
 	return out;

@@ -13,13 +13,14 @@ usage: tui_e2e.py GSTRACE FIXTURE_BINARY FIXTURE_SOURCE [SCENARIO...]
 """
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+from tmux_term import Fail, Term
 
 GSTRACE, FIXTURE, FIXTURE_SRC = (os.path.abspath(a) for a in sys.argv[1:4])
 ONLY = sys.argv[4:]
@@ -37,88 +38,6 @@ def line_of(text):
 def skip(why):
     print("SKIP: " + why)
     sys.exit(77)
-
-
-class Fail(Exception):
-    pass
-
-
-class Term:
-    """One tmux server and session running a shell command in 120x40."""
-
-    def __init__(self, name, cmd, tmp, cols=120, rows=40):
-        self.sock = "gstui-%d-%s" % (os.getpid(), name)
-        self.tmp = tmp
-        self.rc_file = os.path.join(tmp, name + ".rc")
-        self.before = os.path.join(tmp, name + ".stty-before")
-        self.after = os.path.join(tmp, name + ".stty-after")
-        self.pid_file = os.path.join(tmp, name + ".pid")
-        runner = os.path.join(tmp, name + ".sh")
-        with open(runner, "w") as f:
-            # the shell stays to take the terminal back and describe it
-            f.write("stty -a > %s\n" % shlex.quote(self.before))
-            f.write("sh -c 'echo $$ > %s; exec \"$0\" \"$@\"' env LANG=C.UTF-8 %s\n" %
-                    (shlex.quote(self.pid_file), cmd))
-            f.write("echo $? > %s\n" % shlex.quote(self.rc_file))
-            f.write("stty -a > %s\n" % shlex.quote(self.after))
-            f.write("sleep 600\n")
-        shell = "sh " + shlex.quote(runner)
-        self.tmux("new-session", "-d", "-s", "t", "-x", str(cols), "-y", str(rows), shell)
-
-    def tmux(self, *args, check=True):
-        return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null"] + list(args),
-                              check=check, capture_output=True, text=True).stdout
-
-    def keys(self, *keys):
-        self.tmux("send-keys", "-t", "t", *keys)
-
-    def type(self, text):
-        # tmux ends a command at an argument's final ';': escape it
-        if text.endswith(";"):
-            text = text[:-1] + "\\;"
-        self.tmux("send-keys", "-t", "t", "-l", text)
-
-    def screen(self):
-        return self.tmux("capture-pane", "-p", "-t", "t")
-
-    def wait(self, pattern, timeout=15, absent=False):
-        deadline = time.time() + timeout
-        while True:
-            s = self.screen()
-            found = re.search(pattern, s, re.M)
-            if bool(found) != absent:
-                return found if found else s
-            if time.time() > deadline:
-                raise Fail("screen %s /%s/ after %ds:\n%s" %
-                           ("still has" if absent else "never showed", pattern, timeout, s))
-            time.sleep(0.1)
-
-    def gstrace_pid(self):
-        deadline = time.time() + 5
-        while time.time() < deadline:
-            try:
-                return int(open(self.pid_file).read())
-            except (OSError, ValueError):
-                time.sleep(0.05)
-        raise Fail("gstrace never started")
-
-    def ended(self, timeout=15):
-        """gstrace's exit status, once the shell wrote it and stty -a after it."""
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if os.path.exists(self.after) and os.path.getsize(self.after) > 0:
-                time.sleep(0.1)
-                return int(open(self.rc_file).read())
-            time.sleep(0.1)
-        raise Fail("gstrace did not end:\n" + self.screen())
-
-    def check_restored(self):
-        b, a = open(self.before).read(), open(self.after).read()
-        if b != a:
-            raise Fail("the terminal was not restored:\nbefore: %s\nafter:  %s" % (b, a))
-
-    def close(self):
-        self.tmux("kill-server", check=False)
 
 
 def bpf_attachments(pid):
@@ -143,9 +62,7 @@ def start_fixture(*args, binary=FIXTURE):
 
 
 def command(t, line):
-    t.keys(":")
-    t.type(line)
-    t.keys("Enter")
+    t.command(line)
 
 
 def hits(t, trace_id):
