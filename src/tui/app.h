@@ -75,6 +75,7 @@ struct tui_app {
 	enum tui_focus search_in;    /* the panel a search is for */
 	enum tui_layout layout;
 	bool zoom;                   /* the focused panel alone on screen */
+	size_t out_height;           /* the output panel's lines, as last drawn */
 	size_t picker_hits[TUI_PICKER_MAX];
 	size_t npicker_hits, picker_sel;
 

@@ -190,13 +190,18 @@ static void each_trace(struct tui_app *a, enum tui_cmd_kind kind, uint32_t id)
 	static const char *const done[] = { [TUI_CMD_ENABLE] = "enabled",
 					    [TUI_CMD_DISABLE] = "disabled",
 					    [TUI_CMD_DELETE] = "deleted" };
-	uint32_t ids[256];
-	size_t n = 0, ok = 0;
+	size_t n = 0, ok = 0, count = gs_live_count(a->live);
+	/* the ids first: deleting changes the positions */
+	uint32_t *ids = malloc((count ? count : 1) * sizeof(*ids));
 
+	if (!ids) {
+		tui_app_answer(a, TUI_LINE_ERROR, "out of memory");
+		return;
+	}
 	if (id) {
 		ids[n++] = id;
 	} else {
-		for (size_t i = 0; i < gs_live_count(a->live) && n < 256; i++) {
+		for (size_t i = 0; i < count; i++) {
 			struct gs_live_trace_info ti;
 
 			if (gs_live_trace_info(a->live, i, &ti) == 0)
@@ -216,6 +221,7 @@ static void each_trace(struct tui_app *a, enum tui_cmd_kind kind, uint32_t id)
 		else
 			ok++;
 	}
+	free(ids);
 	if (ok)
 		tui_app_answer(a, TUI_LINE_MESSAGE, "%s %s", id ? "trace" : "traces:",
 			       done[kind]);

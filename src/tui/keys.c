@@ -208,9 +208,10 @@ static void open_search(struct tui_app *a, enum tui_focus in)
 	a->overlay = TUI_OVERLAY_SEARCH;
 }
 
-static size_t output_height(void)
+/* The output panel's height as last drawn (the scroll and search step). */
+static size_t output_height(const struct tui_app *a)
 {
-	return LINES > 10 ? (size_t)LINES / 3 : 3;
+	return a->out_height ? a->out_height : 10;
 }
 
 static void search_key(struct tui_app *a, int key, bool is_wchar)
@@ -229,7 +230,7 @@ static void search_key(struct tui_app *a, int key, bool is_wchar)
 	if (a->search_in == TUI_FOCUS_SOURCE)
 		found = tui_srcview_search(&a->src, a->prompt.buf, false);
 	else
-		found = tui_outbuf_search(a->out, a->prompt.buf, true, output_height());
+		found = tui_outbuf_search(a->out, a->prompt.buf, true, output_height(a));
 	if (!found)
 		tui_app_notice(a, "not found: %s", a->prompt.buf);
 }
@@ -333,7 +334,7 @@ static void next_filter(struct tui_app *a)
 
 static void output_key(struct tui_app *a, int key, bool is_wchar)
 {
-	size_t h = output_height();
+	size_t h = output_height(a);
 
 	if ((!is_wchar && key == KEY_UP) || (is_wchar && key == 'k'))
 		tui_outbuf_scroll(a->out, -1, h);

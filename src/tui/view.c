@@ -186,6 +186,7 @@ static void draw_output(struct tui_app *a, struct box b)
 	else
 		snprintf(title, sizeof(title), "Output  %s", state);
 	panel_title(a, b, TUI_FOCUS_OUTPUT, title);
+	a->out_height = (size_t)(b.h - 1);
 	draw_lines(a->out, (struct box){ b.y + 1, b.x, b.h - 1, b.w });
 }
 
