@@ -147,7 +147,7 @@ static void cu_vars(struct collect *c, Dwarf_Die *cudie, uint16_t depth)
 
 /* The out-of-line function of the CU whose ranges hold pc (with a frame
  * base), searching nested scopes of C++ namespaces and classes too. */
-static bool outer_function(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *out)
+static bool outer_function(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *out, Dwarf_Die *holder)
 {
 	Dwarf_Die ch;
 
@@ -159,10 +159,11 @@ static bool outer_function(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *out)
 		if (tag == DW_TAG_subprogram && dwarf_hasattr(&ch, DW_AT_frame_base) &&
 		    dwarf_haspc(&ch, pc) > 0) {
 			*out = ch;
+			*holder = *parent;
 			return true;
 		}
 		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-		     tag == DW_TAG_structure_type) && outer_function(&ch, pc, out))
+		     tag == DW_TAG_structure_type) && outer_function(&ch, pc, out, holder))
 			return true;
 	} while (dwarf_siblingof(&ch, &ch) == 0);
 	return false;
@@ -250,7 +251,7 @@ static int build(struct gs_dwarf *d, uint64_t pc, const char *function,
 		 struct gs_dwarf_scope *s, struct gs_error *err)
 {
 	struct collect c = { .d = d, .pc = pc };
-	Dwarf_Die cudie, outer, *scopes = NULL, *fn = NULL;
+	Dwarf_Die cudie, outer, holder, *scopes = NULL, *fn = NULL;
 	int n;
 	uint16_t depth = 0;
 
@@ -271,8 +272,23 @@ static int build(struct gs_dwarf *d, uint64_t pc, const char *function,
 			fn = &scopes[i];
 			break;
 		}
-	if (!fn && outer_function(&cudie, pc, &outer))
+	if (!fn && outer_function(&cudie, pc, &outer, &holder)) {
 		fn = &outer;
+		/* libdw's walk from the CU does not enter a namespace (Rust's
+		 * crate::module, C++'s ns): the scopes from the one holding
+		 * the function */
+		if (n <= 0 && dwarf_tag(&holder) != DW_TAG_compile_unit) {
+			free(scopes);
+			scopes = NULL;
+			n = dwarf_getscopes(&holder, pc, &scopes);
+			for (int i = 0; i < n; i++)
+				if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
+				    dwarf_hasattr(&scopes[i], DW_AT_frame_base)) {
+					fn = &scopes[i];
+					break;
+				}
+		}
+	}
 	c.scope_fn = fn;
 	if (function) {
 		int fd = frame_vars(&c, s, fn, function);
