@@ -10,6 +10,7 @@
 
 #include <gs/api.h>
 #include <gs/error.h>
+#include <gs/view.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +66,8 @@ struct gs_type {
 	uint32_t nmembers;
 	const struct gs_type_enumerator *enumerators; /* ENUM */
 	uint32_t nenumerators;
+	const struct gs_view *view; /* a recognized standard-library type (gs/view.h),
+				     * or NULL */
 };
 
 struct gs_arena;
@@ -81,6 +84,8 @@ struct gs_trace_context {
 	const struct gs_type **types;
 	size_t ntypes, types_cap;
 	struct gs_arena *arena; /* every type node, member and name copied */
+	struct gs_view_caps view_caps; /* what views read (gs/view.h), set by the
+					* code generator; zero: the defaults */
 };
 
 GS_API void gs_context_init(struct gs_trace_context *c);

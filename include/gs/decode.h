@@ -41,6 +41,8 @@ struct gs_value {
 	uint8_t status; /* enum gs_var_status */
 	uint8_t kind;   /* enum gs_type_kind to render by: the type's kind, the
 			 * legacy type_encoding, or GS_TYPE_UNKNOWN */
+	const struct gs_view_caps *view_caps; /* the trace context's: how the
+					       * views' extension is laid out */
 };
 
 /* One decoded instruction; `type` (enum gs_inst_type) selects the member. */

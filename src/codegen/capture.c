@@ -216,6 +216,12 @@ int cg_plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, uint32
 		c->len = room;
 		c->truncated = true;
 	}
+	/* What its views read comes after its bytes, when all of it fits
+	 * (else the decoder shows the views as not read). */
+	c->ext = gs_view_ext_size(&cg->prog->ctx.view_caps, t, 0);
+	if (c->truncated || c->ext > GS_VIEW_MAX_EXT || c->ext > room - c->len)
+		c->ext = 0;
+	c->len += c->ext;
 	c->slot = (uint16_t)(c->len < 12 ? 12 : c->len);
 	c->type = cg_context_type(cg, t);
 	return c->type < 0 ? c->type : 0;
@@ -335,7 +341,9 @@ void cg_store_capture(struct gs_cg *cg, const struct gs_expr *e, const struct ca
 		if (p.kind == CG_PLACE_NONE) {
 			cg_error_tail(cg, &rec, GS_VAR_ACCESS_ERROR, false, 0, &fail);
 		} else {
-			cg_place_store(cg, &p, off, c->len, &rec, fail);
+			cg_place_store(cg, &p, off, c->len - c->ext, &rec, fail);
+			if (c->ext)
+				cg_capture_views(cg, cg_value_type(cg, e), off);
 		}
 	} else {
 		cg_value_address(cg, &p, &rec, fail);

@@ -21,6 +21,8 @@ struct capture {
 	uint8_t kind;
 	int type;         /* context type index */
 	uint32_t len;     /* bytes captured (at most) */
+	uint32_t ext;     /* CAPTURE_VALUE: of len, the bytes its views read
+			   * (gs/view.h), after the value's own */
 	uint16_t slot;    /* bytes reserved */
 	bool truncated;   /* CAPTURE_VALUE, CAPTURE_DUMP: less than asked for fits */
 	bool exact;       /* CAPTURE_STRING: a whole char array, read as it is */
@@ -45,5 +47,9 @@ int cg_plan_length(struct gs_cg *cg, const struct gs_expr *e, struct capture *c)
  * length). */
 void cg_store_capture(struct gs_cg *cg, const struct gs_expr *e, const struct capture *c,
 		      int16_t off, int16_t status_off, int16_t data_len_off);
+
+/* capture_view.c: after the bytes of a value of type t at r9 + off, the
+ * reads of its views into the extension after them. */
+void cg_capture_views(struct gs_cg *cg, const struct gs_type *t, int16_t off);
 
 #endif /* GS_CODEGEN_CAPTURE_H */

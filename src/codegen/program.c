@@ -300,6 +300,13 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	}
 	gs_asm_init(&p->main);
 	gs_context_init(&p->ctx);
+	p->ctx.view_caps = (struct gs_view_caps){
+		.string_bytes = cg.opts.max_string_len,
+		.elements = cg.opts.max_elements ? cg.opts.max_elements : GS_VIEW_DEFAULT_ELEMENTS,
+		.depth = cg.opts.max_view_depth ? cg.opts.max_view_depth : GS_VIEW_DEFAULT_DEPTH,
+	};
+	p->ctx.view_caps.nested = p->ctx.view_caps.elements < GS_VIEW_DEFAULT_NESTED ?
+		p->ctx.view_caps.elements : GS_VIEW_DEFAULT_NESTED;
 	p->trace_id = spec->trace_id;
 	p->max_trace_event_size = cg.max_size;
 	snprintf(p->name, sizeof(p->name), "gs_trace%u", spec->trace_id);

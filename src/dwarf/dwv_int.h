@@ -131,6 +131,10 @@ const char *dwv_die_name(Dwarf_Die *die);
 /* snprintf(fmt, a, b) into the arena (NULL arguments as ""). */
 const char *dwv_spell(struct gs_dwarf *d, const char *fmt, const char *a, const char *b);
 
+/* views.c: the view (gs/view.h) of a C++ or Rust standard-library type,
+ * attached to t when its members validate the layout. */
+void dwv_view_attach(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t);
+
 /* types_alias.c: a chain of typedef and cv-qualifier DIEs from die, each
  * a copy of the type it names with its own spelling, followed in a loop
  * up to 1024 links (then GS_TYPEF_TOO_DEEP); a chain that comes back to

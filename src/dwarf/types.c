@@ -396,6 +396,8 @@ static void build(struct gs_dwarf *d, Dwarf_Die *die, int tag, struct gs_type *t
 				      tag == DW_TAG_class_type ? "class" : "struct", die);
 		set_size(t, attr_udata(die, DW_AT_byte_size, 0));
 		aggregate(d, die, t);
+		if (tag != DW_TAG_union_type)
+			dwv_view_attach(d, die, t);
 		break;
 	case DW_TAG_enumeration_type:
 		t->kind = GS_TYPE_ENUM;

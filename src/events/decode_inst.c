@@ -25,6 +25,7 @@ static void set_value(struct walk *w, struct gs_value *v, const struct gs_format
 	v->name = gs_context_get_var_name(w->ctx, v->var_name_index);
 	v->type = gs_context_get_type(w->ctx, v->type_index);
 	v->kind = v->type ? v->type->kind : GS_TYPE_UNKNOWN;
+	v->view_caps = &w->ctx->view_caps;
 	v->access_path = (const char *)path;
 	v->data = data;
 	v->data_len = data_len;

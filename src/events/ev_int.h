@@ -44,6 +44,28 @@ void ev_put_text(struct ev_out *o, const uint8_t *s, size_t n, char quote, unsig
 /* value.c: one captured value as `{}` (conv 0), `{:x}`, `{:X}`, `{:p}` or
  * `{:s}` render it; statuses replace it (render.h). */
 void ev_put_value(struct ev_out *o, const struct gs_value *v, char conv);
+
+/* What a value's views read (gs/view.h), after its bytes: the part of it
+ * that belongs to the value being shown (p NULL: not captured; the views
+ * then show what their own bytes hold), at view depth `depth`. */
+struct ev_ext {
+	const uint8_t *p;
+	size_t n;
+	unsigned depth;
+	const struct gs_view_caps *caps;
+};
+
+/* Moves x past the extension of a value of type t (value.c). */
+void ev_ext_skip(struct ev_ext *x, const struct gs_type *t);
+/* The extension of a part of the value (x at depth + 1 when `inner`). */
+struct ev_ext ev_ext_sub(const struct ev_ext *x, size_t off, const struct gs_type *t, bool inner);
+/* t's value from data[0, len) with the extension x. */
+void ev_put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
+		  unsigned depth, struct ev_ext x);
+/* view.c: t's view as its debugger shows it; false when t's view is
+ * shown as the plain value (not recognized here). */
+bool ev_put_view(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
+		 unsigned depth, struct ev_ext x);
 /* The bytes of a dump ({:x.N}, {:s.N}, with a run-time length): the first
  * n of v's data, as hex pairs (conv 'x' / 'X') or as text (conv 's'). */
 void ev_put_dump(struct ev_out *o, const struct gs_value *v, char conv, uint64_t n);

@@ -102,6 +102,38 @@ bool gs_value_scalar(const struct gs_type *t, const uint8_t *data, size_t len,
 	return true;
 }
 
+void ev_ext_skip(struct ev_ext *x, const struct gs_type *t)
+{
+	size_t n = gs_view_ext_size(x->caps, t, x->depth);
+
+	if (!x->p)
+		return;
+	if (n > x->n) {
+		x->p = NULL;
+		x->n = 0;
+		return;
+	}
+	x->p += n;
+	x->n -= n;
+}
+
+struct ev_ext ev_ext_sub(const struct ev_ext *x, size_t off, const struct gs_type *t, bool inner)
+{
+	struct ev_ext s = *x;
+	size_t n;
+
+	s.depth += inner;
+	n = gs_view_ext_size(x->caps, t, s.depth);
+	if (!x->p || off > x->n || n > x->n - off) {
+		s.p = NULL;
+		s.n = 0;
+	} else {
+		s.p = x->p + off;
+		s.n = n;
+	}
+	return s;
+}
+
 /* The value's bytes, no more than its type has (a slot may be longer). */
 static void put_raw(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len)
 {
@@ -181,8 +213,6 @@ static void put_chars(struct ev_out *o, const uint8_t *data, size_t n, bool quot
 		ev_put_char(o, '"');
 }
 
-static void put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
-		      unsigned depth);
 
 /* Why a type has no value to show, or NULL. */
 static const char *type_problem(const struct gs_type *t)
@@ -197,8 +227,10 @@ static const char *type_problem(const struct gs_type *t)
 }
 
 static void put_members(struct ev_out *o, const struct gs_type *t, const uint8_t *data,
-			size_t len, unsigned depth)
+			size_t len, unsigned depth, struct ev_ext x)
 {
+	struct ev_ext mx = x;
+
 	ev_put_char(o, '{');
 	for (uint32_t i = 0; i < t->nmembers; i++) {
 		const struct gs_type_member *m = &t->members[i];
@@ -229,13 +261,14 @@ static void put_members(struct ev_out *o, const struct gs_type *t, const uint8_t
 							 m->bit_offset, m->bit_size, &s))
 			put_scalar(o, &s);
 		else
-			put_typed(o, m->type, data + m->offset, len - m->offset, depth + 1);
+			ev_put_typed(o, m->type, data + m->offset, len - m->offset, depth + 1, mx);
+		ev_ext_skip(&mx, m->type);
 	}
 	ev_put_char(o, '}');
 }
 
 static void put_array(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
-		      unsigned depth)
+		      unsigned depth, struct ev_ext x)
 {
 	const struct gs_type *el = t->target;
 	size_t stride = el ? el->byte_size : 0;
@@ -257,13 +290,14 @@ static void put_array(struct ev_out *o, const struct gs_type *t, const uint8_t *
 			ev_put(o, "...", 3);
 			break;
 		}
-		put_typed(o, el, data + i * stride, stride, depth + 1);
+		ev_put_typed(o, el, data + i * stride, stride, depth + 1, x);
+		ev_ext_skip(&x, el);
 	}
 	ev_put_char(o, '}');
 }
 
-static void put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
-		      unsigned depth)
+void ev_put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
+		  unsigned depth, struct ev_ext x)
 {
 	struct gs_scalar s;
 
@@ -275,16 +309,18 @@ static void put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *
 		ev_put_str(o, type_problem(t));
 		return;
 	}
+	if (t->view && ev_put_view(o, t, data, len, depth, x))
+		return;
 	switch (t->kind) {
 	case GS_TYPE_STRUCT:
 	case GS_TYPE_UNION:
 		if (t->nmembers)
-			put_members(o, t, data, len, depth);
+			put_members(o, t, data, len, depth, x);
 		else
 			put_raw(o, t, data, len);
 		return;
 	case GS_TYPE_ARRAY:
-		put_array(o, t, data, len, depth);
+		put_array(o, t, data, len, depth, x);
 		return;
 	case GS_TYPE_CSTRING:
 	case GS_TYPE_STRING:
@@ -302,6 +338,23 @@ static void put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *
 			put_raw(o, t, data, len);
 		return;
 	}
+}
+
+/* A value with the extension its views read after its bytes (when the
+ * capture holds all of it). */
+static void put_typed_value(struct ev_out *o, const struct gs_type *t, const struct gs_value *v)
+{
+	static const struct gs_view_caps dflt;
+	struct ev_ext x = { .caps = v->view_caps ? v->view_caps : &dflt };
+	uint32_t ext = gs_view_ext_size(x.caps, t, 0);
+	size_t len = v->data_len;
+
+	if (ext && t->byte_size && len == (size_t)t->byte_size + ext) {
+		x.p = v->data + t->byte_size;
+		x.n = ext;
+		len = t->byte_size;
+	}
+	ev_put_typed(o, t, v->data, len, 0, x);
 }
 
 static void put_status(struct ev_out *o, const struct gs_value *v)
@@ -376,7 +429,7 @@ void ev_put_value(struct ev_out *o, const struct gs_value *v, char conv)
 	} else if (conv == 'x' || conv == 'X') {
 		ev_put_dump(o, v, conv, v->data_len);
 	} else {
-		put_typed(o, t, v->data, v->data_len, 0);
+		put_typed_value(o, t, v);
 	}
 	if (truncated)
 		ev_put_str(o, " <truncated>");

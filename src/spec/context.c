@@ -193,6 +193,39 @@ static int memo_put(struct copy_memo *m, const struct gs_type *from, struct gs_t
 	return 0;
 }
 
+static struct gs_type *copy_tree(struct gs_trace_context *c, struct copy_memo *m,
+				 const struct gs_type *t, unsigned depth);
+
+static struct gs_view *copy_view(struct gs_trace_context *c, struct copy_memo *m,
+				 const struct gs_view *v, unsigned depth)
+{
+	struct gs_view *n = arena_alloc(c, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	*n = *v;
+	n->fields = NULL;
+	if (v->name && !(n->name = arena_str(c, v->name)))
+		return NULL;
+	if (v->elem && !(n->elem = copy_tree(c, m, v->elem, depth + 1)))
+		return NULL;
+	if (v->nfields) {
+		struct gs_view_field *fv = arena_alloc(c, v->nfields * sizeof(*fv));
+
+		if (!fv)
+			return NULL;
+		for (uint32_t i = 0; i < v->nfields; i++) {
+			fv[i] = v->fields[i];
+			if (fv[i].name && !(fv[i].name = arena_str(c, fv[i].name)))
+				return NULL;
+			if (fv[i].type && !(fv[i].type = copy_tree(c, m, fv[i].type, depth + 1)))
+				return NULL;
+		}
+		n->fields = fv;
+	}
+	return n;
+}
+
 /* Depth-first copy; a node seen before (a cycle through a pointer, a type
  * shared by two members) is linked, not copied again. */
 static struct gs_type *copy_tree(struct gs_trace_context *c, struct copy_memo *m,
@@ -213,7 +246,10 @@ static struct gs_type *copy_tree(struct gs_trace_context *c, struct copy_memo *m
 	n->target = NULL;
 	n->members = NULL;
 	n->enumerators = NULL;
+	n->view = NULL;
 	if (!n->name)
+		return NULL;
+	if (t->view && !(n->view = copy_view(c, m, t->view, depth)))
 		return NULL;
 	if (t->target && !(n->target = copy_tree(c, m, t->target, depth + 1)))
 		return NULL;

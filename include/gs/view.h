@@ -1,0 +1,138 @@
+/* Standard-library values as their own debuggers show them (issue 21,
+ * docs/values.md "C++ and Rust standard types"): a view on a gs_type
+ * says how a value of a recognized type (std::string, std::vector<T>,
+ * Rust's String, Vec<T>, Option<T>, ...) is read and shown.
+ *
+ * The dwarf layer attaches a view only when the members DWARF gives
+ * validate the layout it describes (names, offsets, sizes, template
+ * parameters); any other value keeps its plain DWARF rendering. A view
+ * holds offsets into the value's own bytes, never a version table.
+ *
+ * What a view reads past the value's own bytes is its extension. The
+ * extension of a value is laid out in one order the code generator writes
+ * and the decoder reads, computed here alone (gs_view_ext_size): a
+ * value's bytes are followed by the extensions of everything in it, depth
+ * first, in member and element order. A view's own extension is a status
+ * byte (enum gs_var_status) and the bytes it read: */
+#ifndef GS_VIEW_H
+#define GS_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <gs/api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gs_type;
+
+enum gs_view_kind {
+	GS_VIEW_INLINE = 0, /* nothing read: shown from its own bytes (optional,
+			     * variant, tuple, Cell, RefCell, unique_ptr, Box, enums) */
+	GS_VIEW_STRING,     /* text: len bytes at ptr; extension: status, cap bytes */
+	GS_VIEW_SEQ,        /* len elements of elem at ptr; extension: status,
+			     * cap elements, then the cap elements' extensions */
+	GS_VIEW_BOX,        /* one elem at ptr (Rc, Arc, shared_ptr's counts);
+			     * extension: status, elem's bytes, elem's extension */
+	GS_VIEW_RING,       /* VecDeque: len elements from index head of a
+			     * buffer of cap2 elements at ptr, wrapping;
+			     * extension as SEQ, in logical order */
+};
+
+/* How a sequence's or string's length is found in the value's bytes. */
+enum gs_view_len {
+	GS_VLEN_FIELD = 0, /* the u64 at len_off */
+	GS_VLEN_END,       /* (the pointer at len_off - ptr) / elem size */
+};
+
+/* How a value is shown: the spelling of its debugger (gdb's libstdc++
+ * printers, rust-gdb). */
+enum gs_view_style {
+	GS_VSTYLE_NONE = 0,
+	GS_VSTYLE_CPP_STRING,     /* "text" */
+	GS_VSTYLE_CPP_VECTOR,     /* std::vector of length 3, capacity 4 = {1, 2, 3} */
+	GS_VSTYLE_CPP_SPAN,       /* std::span of length 3 = {1, 2, 3} */
+	GS_VSTYLE_CPP_UNIQUE_PTR, /* std::unique_ptr<int> = {get() = 0x...} */
+	GS_VSTYLE_CPP_SHARED_PTR, /* std::shared_ptr<int> (use count 1, weak count 0) = {get() = 0x...} */
+	GS_VSTYLE_CPP_WEAK_PTR,   /* std::weak_ptr<int> (use count 1, weak count 1) = {get() = 0x...} */
+	GS_VSTYLE_CPP_OPTIONAL,   /* std::optional<int> = {[contained value] = 7} */
+	GS_VSTYLE_CPP_VARIANT,    /* std::variant<int, std::string> [index 1] = {"hi"} */
+	GS_VSTYLE_CPP_TUPLE,      /* std::tuple containing = {[1] = 1, [2] = 2.5} */
+	GS_VSTYLE_RUST_STR,       /* "text" (&str, String, Box<str>, OsString, PathBuf) */
+	GS_VSTYLE_RUST_VEC,       /* Vec(size=3) = {1, 2, 3} */
+	GS_VSTYLE_RUST_SLICE,     /* &[i32](size=3) = {1, 2, 3} */
+	GS_VSTYLE_RUST_DEQUE,     /* VecDeque(size=2) = {2, 3} */
+	GS_VSTYLE_RUST_RC,        /* Rc(strong=2, weak=0) = {value = 5, strong = 2, weak = 0} */
+	GS_VSTYLE_RUST_ARC,       /* Arc(strong=2, weak=0) = {...} */
+	GS_VSTYLE_RUST_CELL,      /* Cell = {value = 4} */
+	GS_VSTYLE_RUST_REFCELL,   /* RefCell(borrow=0) = {value = 6, borrow = 0} */
+	GS_VSTYLE_RUST_ENUM,      /* core::option::Option<i32>::Some(7) */
+	GS_VSTYLE_RUST_TUPLE,     /* (1, "x") */
+	GS_VSTYLE_RUST_STRUCT,    /* path::S {x: 1, y: 2}; a tuple struct path::P (1, 2) */
+	GS_VSTYLE_RUST_NONZERO,   /* 5 */
+	GS_VSTYLE_RUST_BOX,       /* (*mut i32) 0x... */
+};
+
+/* A member the rendering shows, found by the recognizer: its offset in
+ * the value's bytes and its type (a Rust enum's variant, a tuple's field,
+ * an optional's payload, a count). */
+struct gs_view_field {
+	const char *name;          /* the spelling shown, or NULL */
+	const struct gs_type *type;
+	uint32_t offset;
+	int64_t discr;             /* RUST_ENUM: the discriminant value selecting it */
+	bool is_default;           /* RUST_ENUM: the variant of any other value */
+};
+
+struct gs_view {
+	uint8_t kind;              /* enum gs_view_kind */
+	uint8_t style;             /* enum gs_view_style */
+	uint8_t len_how;           /* enum gs_view_len */
+	uint8_t discr_size;        /* RUST_ENUM, CPP_VARIANT: bytes of the
+				    * discriminant (0: one variant, no discriminant) */
+	uint32_t ptr_off;          /* STRING, SEQ, BOX, RING: the pointer */
+	uint32_t len_off;          /* the length (or the end pointer) */
+	uint32_t cap_off;          /* CPP_VECTOR: the end of storage pointer;
+				    * RUST_VEC: the capacity; RING: the buffer's
+				    * capacity (cap2) */
+	uint32_t head_off;         /* RING: the first element's index */
+	uint32_t discr_off;        /* RUST_ENUM, CPP_VARIANT, CPP_OPTIONAL: the
+				    * discriminant or engaged flag */
+	const struct gs_type *elem; /* element, pointee, byte type */
+	const char *name;          /* the spelling shown before the value:
+				    * "std::unique_ptr<int>", "core::option::Option<i32>" */
+	const struct gs_view_field *fields; /* inline parts, by style */
+	uint32_t nfields;
+};
+
+/* Caps of what the code generator reads for views (gs_program_opts):
+ * strings, elements, nesting. */
+struct gs_view_caps {
+	uint32_t string_bytes; /* a view's text, at most */
+	uint32_t elements;     /* a sequence's elements, at most */
+	uint32_t nested;       /* elements of a sequence whose elements have views */
+	uint32_t depth;        /* views inside views, at most (4) */
+};
+
+#define GS_VIEW_DEFAULT_ELEMENTS 64
+#define GS_VIEW_DEFAULT_NESTED 16
+#define GS_VIEW_DEFAULT_DEPTH 4
+#define GS_VIEW_MAX_EXT 24576 /* a value's extension, at most */
+
+/* The elements a sequence view reads at most at this depth. */
+GS_API uint32_t gs_view_cap(const struct gs_view_caps *caps, const struct gs_view *v);
+/* Bytes of t's extension at view depth `depth` (0 for a value with no view
+ * inside), saturated at GS_VIEW_MAX_EXT + 1. */
+GS_API uint32_t gs_view_ext_size(const struct gs_view_caps *caps, const struct gs_type *t,
+				 unsigned depth);
+/* The view of t when depth still allows one, else NULL. */
+GS_API const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct gs_type *t,
+					unsigned depth);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GS_VIEW_H */

@@ -1,0 +1,152 @@
+/* The reads of views (gs/view.h) after a value's bytes are captured: each
+ * string, sequence and box the value holds is read from the pointers in
+ * the bytes just captured, into the extension after them, in the order
+ * gs_view_ext_size lays out and the decoder reads. Each view's status
+ * byte says how its read went; a failed one never fails the value. */
+#include "capture.h"
+
+#define STATUS_OK 0
+
+static void expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int32_t ext,
+		   unsigned depth);
+
+/* r2 = the number of elements (or bytes) of v, whose value is at r9 +
+ * raw, at most cap. Clobbers r1. */
+static void length(struct gs_cg *cg, const struct gs_view *v, int32_t raw, uint32_t cap)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label ok = gs_asm_label(a, "view_len_ok");
+	uint32_t size = v->elem && v->elem->byte_size ? v->elem->byte_size : 1;
+
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R9, (int16_t)(raw + (int32_t)v->len_off)));
+	if (v->len_how == GS_VLEN_END) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R9, (int16_t)(raw + (int32_t)v->ptr_off)));
+		gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R2, GS_R1));
+		if (size > 1)
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_DIV, GS_R2, (int32_t)size));
+	}
+	gs_asm_jmp_imm(a, BPF_JLE, GS_R2, (int32_t)cap, ok);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)cap));
+	gs_asm_bind(a, ok);
+}
+
+/* Reads r2 bytes (1..max) from the pointer at r9 + src into r9 + dst;
+ * the status byte at r9 + status says how it went. -> skip when it failed. */
+static void read_into(struct gs_cg *cg, int32_t src, int32_t dst, uint32_t max, int32_t status,
+		      struct gs_label skip)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label ok = gs_asm_label(a, "view_read_ok");
+
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)src));
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = (int16_t)dst,
+						 .len = max, .len_in_r2 = true });
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)status, GS_VAR_READ_ERROR));
+	gs_asm_ja(a, skip);
+	gs_asm_bind(a, ok);
+}
+
+/* A string or a sequence: its length, its elements, then each element's
+ * own views, as many as were read. */
+static void seq(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		unsigned depth)
+{
+	struct gs_asm *a = cg->a;
+	const struct gs_view_caps *caps = &cg->prog->ctx.view_caps;
+	uint32_t cap = gs_view_cap(caps, v);
+	uint32_t size = v->kind == GS_VIEW_STRING ? 1 : v->elem->byte_size;
+	uint32_t inner = v->kind == GS_VIEW_STRING ? 0 : gs_view_ext_size(caps, v->elem, depth + 1);
+	struct gs_label done = gs_asm_label(a, "view_done");
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t count = 0;
+
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, STATUS_OK));
+	length(cg, v, raw, cap);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, done);
+	if (inner) {
+		count = gs_asm_slot(a, "view_count", 8, 8);
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, count));
+	}
+	if (size > 1)
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R2, (int32_t)size));
+	read_into(cg, raw + (int32_t)v->ptr_off, ext + 1, cap * size, ext, done);
+	for (uint32_t i = 0; inner && i < cap; i++) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, count));
+		gs_asm_jmp_imm(a, BPF_JLE, GS_R1, (int32_t)i, done);
+		expand(cg, v->elem, ext + 1 + (int32_t)(i * size),
+		       ext + 1 + (int32_t)(cap * size + i * inner), depth + 1);
+	}
+	gs_asm_bind(a, done);
+	gs_asm_stack_release(a, mark);
+}
+
+/* One pointee, read whole (NULL: NullDeref), then its views. */
+static void box(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		unsigned depth)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label done = gs_asm_label(a, "view_done");
+	struct gs_label set = gs_asm_label(a, "view_ptr_set");
+	uint32_t size = v->elem->byte_size;
+
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, STATUS_OK));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(raw + (int32_t)v->ptr_off)));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R3, 0, set);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_NULL_DEREF));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, set);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)size));
+	read_into(cg, raw + (int32_t)v->ptr_off, ext + 1, size, ext, done);
+	expand(cg, v->elem, ext + 1, ext + 1 + (int32_t)size, depth + 1);
+	gs_asm_bind(a, done);
+}
+
+static void expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int32_t ext,
+		   unsigned depth)
+{
+	const struct gs_view_caps *caps = &cg->prog->ctx.view_caps;
+	const struct gs_view *v = gs_view_at(caps, t, depth);
+
+	if (!gs_view_ext_size(caps, t, depth))
+		return;
+	if (v && (v->kind == GS_VIEW_STRING || v->kind == GS_VIEW_SEQ)) {
+		seq(cg, v, raw, ext, depth);
+		return;
+	}
+	if (v && v->kind == GS_VIEW_BOX) {
+		box(cg, v, raw, ext, depth);
+		return;
+	}
+	if (v && v->nfields) {
+		for (uint32_t i = 0; i < v->nfields; i++) {
+			const struct gs_view_field *f = &v->fields[i];
+
+			expand(cg, f->type, raw + (int32_t)f->offset, ext, depth + 1);
+			ext += (int32_t)gs_view_ext_size(caps, f->type, depth + 1);
+		}
+		return;
+	}
+	if (t->kind == GS_TYPE_STRUCT) {
+		for (uint32_t i = 0; i < t->nmembers; i++) {
+			const struct gs_type_member *m = &t->members[i];
+
+			expand(cg, m->type, raw + (int32_t)m->offset, ext, depth);
+			ext += (int32_t)gs_view_ext_size(caps, m->type, depth);
+		}
+	} else if (t->kind == GS_TYPE_ARRAY && t->target) {
+		uint32_t inner = gs_view_ext_size(caps, t->target, depth);
+
+		for (uint32_t i = 0; i < t->count; i++)
+			expand(cg, t->target, raw + (int32_t)(i * t->target->byte_size),
+			       ext + (int32_t)(i * inner), depth);
+	}
+}
+
+void cg_capture_views(struct gs_cg *cg, const struct gs_type *t, int16_t off)
+{
+	const char *prev = gs_asm_notef(cg->a, "views of %.60s", t->name);
+
+	expand(cg, t, off, off + (int32_t)t->byte_size, 0);
+	gs_asm_note(cg->a, prev);
+}

@@ -1,0 +1,340 @@
+/* C++ standard-library types (libstdc++, and libc++ where its members
+ * match): which view a class gets, from its name and the members DWARF
+ * gives it. Shown as gdb's libstdc++ printers show them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "views_int.h"
+
+/* A template argument as gdb's printers spell it: "int", "std::string",
+ * "ns::Type". */
+static const char *arg_name(struct gs_dwarf *d, Dwarf_Die *t)
+{
+	Dwarf_Die p;
+	const char *n;
+
+	switch (dwarf_tag(t)) {
+	case DW_TAG_base_type:
+		n = dwv_die_name(t);
+		return n ? n : "?";
+	case DW_TAG_pointer_type:
+		return dwv_spell(d, "%s *", vw_type_of(t, &p) ? arg_name(d, &p) : "void", NULL);
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		n = vw_qualified(d, t);
+		if (!strncmp(n, "std::__cxx11::basic_string<char,", 32) ||
+		    !strncmp(n, "std::basic_string<char,", 23))
+			return "std::string";
+		return n;
+	default:
+		n = dwv_die_name(t);
+		return n ? n : "?";
+	}
+}
+
+/* "std::unique_ptr<int>" from the template's first argument. */
+static const char *named(struct gs_dwarf *d, const char *tmpl, Dwarf_Die *die, unsigned nargs)
+{
+	char buf[512];
+	size_t len = (size_t)snprintf(buf, sizeof(buf), "%s<", tmpl);
+
+	for (unsigned i = 0; i < nargs && len < sizeof(buf); i++) {
+		Dwarf_Die a;
+
+		if (!vw_template_arg(die, i, &a))
+			break;
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : "",
+					arg_name(d, &a));
+	}
+	if (len < sizeof(buf))
+		snprintf(buf + len, sizeof(buf) - len, ">");
+	return dwv_strdup(d, buf);
+}
+
+/* Template arguments (through packs) of die. */
+static unsigned count_args(Dwarf_Die *die)
+{
+	Dwarf_Die a;
+	unsigned n = 0;
+
+	while (n < 64 && vw_template_arg(die, n, &a))
+		n++;
+	return n;
+}
+
+/* A pointer member at path whose pointee is the element type (its size
+ * known): the element's DIE in *elem. */
+static bool ptr_member(Dwarf_Die *s, const char *path, uint32_t *off, Dwarf_Die *elem)
+{
+	Dwarf_Die p;
+
+	return vw_path(s, path, off, &p) && vw_pointee(&p, elem);
+}
+
+/* basic_string<char>: _M_dataplus._M_p and _M_string_length. */
+static const struct gs_view *string_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die el, len;
+	uint32_t p, l;
+	struct gs_view *v;
+
+	if (!ptr_member(die, "_M_dataplus._M_p", &p, &el) || vw_size(&el) != 1 ||
+	    !vw_path(die, "_M_string_length", &l, &len) || !vw_is_uint(&len, 8) ||
+	    !(v = vw_new(d, GS_VIEW_STRING, GS_VSTYLE_CPP_STRING)))
+		return NULL;
+	v->ptr_off = p;
+	v->len_off = l;
+	v->elem = vw_type(d, &el);
+	return v;
+}
+
+/* basic_string_view<char>: _M_len, _M_str. */
+static const struct gs_view *string_view_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die el, len;
+	uint32_t p, l;
+	struct gs_view *v;
+
+	if (!ptr_member(die, "_M_str", &p, &el) || vw_size(&el) != 1 ||
+	    !vw_path(die, "_M_len", &l, &len) || !vw_is_uint(&len, 8) ||
+	    !(v = vw_new(d, GS_VIEW_STRING, GS_VSTYLE_CPP_STRING)))
+		return NULL;
+	v->ptr_off = p;
+	v->len_off = l;
+	v->elem = vw_type(d, &el);
+	return v;
+}
+
+/* vector<T> (not vector<bool>): _M_impl._M_start, _M_finish,
+ * _M_end_of_storage, three T *. */
+static const struct gs_view *vector_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die el, el2, el3;
+	uint32_t s, f, e;
+	struct gs_view *v;
+
+	if (!ptr_member(die, "_M_impl._M_start", &s, &el) ||
+	    !ptr_member(die, "_M_impl._M_finish", &f, &el2) ||
+	    !ptr_member(die, "_M_impl._M_end_of_storage", &e, &el3) || !vw_size(&el) ||
+	    el.addr != el2.addr || el.addr != el3.addr ||
+	    !(v = vw_new(d, GS_VIEW_SEQ, GS_VSTYLE_CPP_VECTOR)))
+		return NULL;
+	v->ptr_off = s;
+	v->len_how = GS_VLEN_END;
+	v->len_off = f;
+	v->cap_off = e;
+	v->elem = vw_type(d, &el);
+	return v;
+}
+
+/* span<T, dynamic_extent>: _M_ptr and _M_extent._M_extent_value. */
+static const struct gs_view *span_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die el, n;
+	uint32_t p, l;
+	struct gs_view *v;
+
+	if (!ptr_member(die, "_M_ptr", &p, &el) || !vw_size(&el) ||
+	    !vw_path(die, "_M_extent._M_extent_value", &l, &n) || !vw_is_uint(&n, 8) ||
+	    !(v = vw_new(d, GS_VIEW_SEQ, GS_VSTYLE_CPP_SPAN)))
+		return NULL;
+	v->ptr_off = p;
+	v->len_off = l;
+	v->elem = vw_type(d, &el);
+	return v;
+}
+
+/* unique_ptr<T>: its one pointer (tuple<T *, deleter>'s _M_head_impl). */
+static const struct gs_view *unique_ptr_view(struct gs_dwarf *d, Dwarf_Die *die,
+					     const struct gs_type *t)
+{
+	Dwarf_Die p;
+	uint32_t off;
+	struct gs_view *v;
+	struct gs_view_field *f;
+
+	if (t->byte_size != 8 || !vw_find(die, "_M_head_impl", &off, &p) || !vw_is_pointer(&p) ||
+	    off != 0 || !(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_CPP_UNIQUE_PTR)) ||
+	    !(f = dwv_alloc(d, sizeof(*f))))
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	f->type = dwv_type_ref(d, &p, false);
+	f->offset = off;
+	v->fields = f;
+	v->nfields = 1;
+	v->name = named(d, "std::unique_ptr", die, 1);
+	return v;
+}
+
+/* shared_ptr<T> and weak_ptr<T>: _M_ptr, and _M_refcount._M_pi, the
+ * control block read for its _M_use_count and _M_weak_count. */
+static const struct gs_view *shared_ptr_view(struct gs_dwarf *d, Dwarf_Die *die, bool weak)
+{
+	Dwarf_Die p, base, cnt;
+	uint32_t off, pi, use, wk;
+	struct gs_view *v;
+	struct gs_view_field *f;
+
+	if (!vw_path(die, "_M_ptr", &off, &p) || !vw_is_pointer(&p) ||
+	    !ptr_member(die, "_M_refcount._M_pi", &pi, &base) ||
+	    !vw_path(&base, "_M_use_count", &use, &cnt) || !vw_is_uint(&cnt, 4) ||
+	    !vw_path(&base, "_M_weak_count", &wk, &cnt) || !vw_is_uint(&cnt, 4) ||
+	    use != 8 || wk != 12 || vw_size(&base) < 16 ||
+	    !(v = vw_new(d, GS_VIEW_BOX, weak ? GS_VSTYLE_CPP_WEAK_PTR : GS_VSTYLE_CPP_SHARED_PTR)) ||
+	    !(f = dwv_alloc(d, sizeof(*f))))
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	f->type = dwv_type_ref(d, &p, false);
+	f->offset = off;
+	v->fields = f;
+	v->nfields = 1;
+	v->ptr_off = pi;
+	v->elem = vw_type(d, &base);
+	v->name = named(d, weak ? "std::weak_ptr" : "std::shared_ptr", die, 1);
+	return v;
+}
+
+/* optional<T>: _M_payload's _M_engaged flag and _M_payload._M_value. */
+static const struct gs_view *optional_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die e, val, arg;
+	uint32_t eo, vo;
+	struct gs_view *v;
+	struct gs_view_field *f;
+
+	if (!vw_find(die, "_M_engaged", &eo, &e) || !vw_is_uint(&e, 1) ||
+	    !vw_find(die, "_M_value", &vo, &val) || !vw_template_arg(die, 0, &arg) ||
+	    vw_size(&val) != vw_size(&arg) || !(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_CPP_OPTIONAL)) ||
+	    !(f = dwv_alloc(d, sizeof(*f))))
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	f->name = "[contained value]";
+	f->type = dwv_type_ref(d, &val, true);
+	f->offset = vo;
+	v->discr_off = eo;
+	v->discr_size = 1;
+	v->fields = f;
+	v->nfields = 1;
+	v->name = named(d, "std::optional", die, 1);
+	return v;
+}
+
+/* variant<Ts...>: _M_index and the alternatives, each at _M_u's start. */
+static const struct gs_view *variant_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die ix, u;
+	uint32_t io, uo;
+	unsigned n = count_args(die);
+	struct gs_view *v;
+	struct gs_view_field *f;
+
+	if (!n || !vw_find(die, "_M_index", &io, &ix) || vw_size(&ix) < 1 || vw_size(&ix) > 4 ||
+	    !vw_is_uint(&ix, vw_size(&ix)) || !vw_find(die, "_M_u", &uo, &u) ||
+	    !(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_CPP_VARIANT)) ||
+	    !(f = dwv_alloc(d, n * sizeof(*f))))
+		return NULL;
+	for (unsigned i = 0; i < n; i++) {
+		Dwarf_Die a;
+
+		memset(&f[i], 0, sizeof(f[i]));
+		if (!vw_template_arg(die, i, &a) || vw_size(&a) > vw_size(&u))
+			return NULL;
+		f[i].type = dwv_type_ref(d, &a, true);
+		f[i].offset = uo;
+		f[i].discr = i;
+	}
+	v->discr_off = io;
+	v->discr_size = (uint8_t)vw_size(&ix);
+	v->fields = f;
+	v->nfields = n;
+	v->name = named(d, "std::variant", die, n);
+	return v;
+}
+
+/* The _Head_base<I, T> bases of a tuple, each element's offset by I. */
+static bool tuple_heads(Dwarf_Die *s, uint32_t base, struct gs_view_field *f, unsigned n,
+			unsigned *found, struct gs_dwarf *d, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 64 || dwarf_child(s, &c) != 0)
+		return true;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Word o;
+		Dwarf_Die bt, h;
+		unsigned idx;
+		uint32_t ho;
+
+		if (dwarf_tag(&c) != DW_TAG_inheritance || !dwarf_attr(&c, DW_AT_data_member_location, &a) ||
+		    dwarf_formudata(&a, &o) != 0 || !vw_type_of(&c, &bt))
+			continue;
+		if (vw_name_starts(&bt, "_Head_base<")) {
+			if (sscanf(dwv_die_name(&bt) + 11, "%u", &idx) != 1 || idx >= n ||
+			    !vw_path(&bt, "_M_head_impl", &ho, &h))
+				return false;
+			f[idx].type = dwv_type_ref(d, &h, true);
+			f[idx].offset = base + (uint32_t)o + ho;
+			(*found)++;
+		} else if (!tuple_heads(&bt, base + (uint32_t)o, f, n, found, d, depth + 1)) {
+			return false;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return true;
+}
+
+static const struct gs_view *tuple_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	unsigned n = count_args(die), found = 0;
+	struct gs_view *v;
+	struct gs_view_field *f;
+
+	if (!n || !(f = dwv_alloc(d, n * sizeof(*f))))
+		return NULL;
+	memset(f, 0, n * sizeof(*f));
+	if (!tuple_heads(die, 0, f, n, &found, d, 0) || found != n ||
+	    !(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_CPP_TUPLE)))
+		return NULL;
+	for (unsigned i = 0; i < n; i++)
+		f[i].discr = i + 1; /* shown as [1], [2], ... */
+	v->fields = f;
+	v->nfields = n;
+	return v;
+}
+
+const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const struct gs_type *t)
+{
+	const char *n = dwv_die_name(die);
+	const char *q;
+
+	if (!n || strchr(n, '<') == NULL)
+		return NULL;
+	q = vw_qualified(d, die);
+	if (strncmp(q, "std::", 5) != 0)
+		return NULL;
+	if (!strncmp(n, "basic_string<char,", 18))
+		return string_view(d, die);
+	if (!strncmp(n, "basic_string_view<char,", 23))
+		return string_view_view(d, die);
+	if (!strncmp(n, "vector<bool,", 12))
+		return NULL;
+	if (!strncmp(n, "vector<", 7))
+		return vector_view(d, die);
+	if (!strncmp(n, "span<", 5))
+		return span_view(d, die);
+	if (!strncmp(n, "unique_ptr<", 11))
+		return unique_ptr_view(d, die, t);
+	if (!strncmp(n, "shared_ptr<", 11))
+		return shared_ptr_view(d, die, false);
+	if (!strncmp(n, "weak_ptr<", 9))
+		return shared_ptr_view(d, die, true);
+	if (!strncmp(n, "optional<", 9))
+		return optional_view(d, die);
+	if (!strncmp(n, "variant<", 8))
+		return variant_view(d, die);
+	if (!strncmp(n, "tuple<", 6))
+		return tuple_view(d, die);
+	return NULL;
+}

@@ -1,0 +1,358 @@
+/* Rust types: which view a struct gets, from its path and the members
+ * DWARF gives it, across rustc's layouts (Vec's buffer is RawVec{ptr, cap}
+ * in older compilers and RawVec{inner: RawVecInner{ptr: Unique<u8>, cap:
+ * Cap}} in newer ones: members are followed by name, never by version).
+ * Enums are read from DW_TAG_variant_part. Shown as rust-gdb shows them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "views_int.h"
+
+#define MAX_VARIANTS 256
+
+/* Through one-member wrappers (Unique, NonNull, Cell, UnsafeCell, Cap,
+ * AtomicUsize...) down to a pointer or an integer: the offset of what is
+ * there, added to *off. */
+static bool unwrap(Dwarf_Die *t, uint32_t *off, bool want_pointer)
+{
+	for (int i = 0; i < 8; i++) {
+		Dwarf_Die c, inner;
+		uint32_t o = 0;
+		int n = 0;
+
+		if (want_pointer ? vw_is_pointer(t) : dwarf_tag(t) == DW_TAG_base_type)
+			return true;
+		if (dwarf_tag(t) != DW_TAG_structure_type || dwarf_child(t, &c) != 0)
+			return false;
+		do
+			if (dwarf_tag(&c) == DW_TAG_member && vw_size(t) &&
+			    vw_type_of(&c, &inner) && vw_size(&inner) == vw_size(t)) {
+				Dwarf_Attribute a;
+				Dwarf_Word w = 0;
+
+				if (dwarf_attr(&c, DW_AT_data_member_location, &a) &&
+				    dwarf_formudata(&a, &w) != 0)
+					return false;
+				o = (uint32_t)w;
+				*t = inner;
+				n++;
+				break;
+			}
+		while (dwarf_siblingof(&c, &c) == 0);
+		if (!n)
+			return false;
+		*off += o;
+	}
+	return false;
+}
+
+/* Vec<T>: its buffer's pointer, its len, its capacity. */
+static bool vec_parts(Dwarf_Die *die, uint32_t *ptr, uint32_t *len, uint32_t *cap, Dwarf_Die *elem)
+{
+	Dwarf_Die buf, p, l, c;
+	uint32_t bo, po, co;
+
+	if (!vw_path(die, "len", len, &l) || !vw_is_uint(&l, 8) || !vw_path(die, "buf", &bo, &buf) ||
+	    !vw_template_arg(die, 0, elem) || !vw_size(elem))
+		return false;
+	if (!vw_find(&buf, "ptr", &po, &p) || !unwrap(&p, &po, true))
+		return false;
+	if (!vw_find(&buf, "cap", &co, &c) || !unwrap(&c, &co, false) || vw_size(&c) != 8)
+		return false;
+	*ptr = bo + po;
+	*cap = bo + co;
+	return true;
+}
+
+static const struct gs_view *vec_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die el;
+	uint32_t p, l, c;
+	struct gs_view *v;
+
+	if (!vec_parts(die, &p, &l, &c, &el) || !(v = vw_new(d, GS_VIEW_SEQ, GS_VSTYLE_RUST_VEC)))
+		return NULL;
+	v->ptr_off = p;
+	v->len_off = l;
+	v->cap_off = c;
+	v->elem = vw_type(d, &el);
+	return v;
+}
+
+/* String, OsString (and their Buf): one member after another down to a
+ * Vec<u8>. */
+static const struct gs_view *string_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die t = *die, el;
+	uint32_t base = 0, p, l, c;
+	struct gs_view *v;
+
+	for (int i = 0; i < 4 && !vw_name_starts(&t, "Vec<"); i++) {
+		Dwarf_Die m;
+		uint32_t o;
+
+		if (!vw_path(&t, "vec", &o, &m) && !vw_path(&t, "inner", &o, &m))
+			return NULL;
+		base += o;
+		t = m;
+	}
+	if (!vw_name_starts(&t, "Vec<") || !vec_parts(&t, &p, &l, &c, &el) || vw_size(&el) != 1 ||
+	    !(v = vw_new(d, GS_VIEW_STRING, GS_VSTYLE_RUST_STR)))
+		return NULL;
+	v->ptr_off = base + p;
+	v->len_off = base + l;
+	v->elem = vw_type(d, &el);
+	return v;
+}
+
+/* &str, &[T], Box<str>, Box<[T]>: data_ptr and length. */
+static const struct gs_view *slice_view(struct gs_dwarf *d, Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die p, el, l;
+	uint32_t po, lo;
+	bool str;
+	struct gs_view *v;
+
+	if (!vw_path(die, "data_ptr", &po, &p) || !vw_pointee(&p, &el) ||
+	    !vw_path(die, "length", &lo, &l) || !vw_is_uint(&l, 8) || !vw_size(&el))
+		return NULL;
+	str = strstr(name, "str") && vw_size(&el) == 1;
+	if (!(v = vw_new(d, str ? GS_VIEW_STRING : GS_VIEW_SEQ,
+			 str ? GS_VSTYLE_RUST_STR : GS_VSTYLE_RUST_SLICE)))
+		return NULL;
+	v->ptr_off = po;
+	v->len_off = lo;
+	v->elem = vw_type(d, &el);
+	v->name = dwv_strdup(d, name);
+	return v;
+}
+
+/* A count of Rc's or Arc's inner block: strong or weak, through Cell or
+ * AtomicUsize to the integer. */
+static bool count_field(struct gs_dwarf *d, Dwarf_Die *inner, const char *name,
+			struct gs_view_field *f)
+{
+	Dwarf_Die t;
+	uint32_t o;
+
+	if (!vw_path(inner, name, &o, &t) || !unwrap(&t, &o, false) || !vw_is_uint(&t, 8))
+		return false;
+	f->name = name;
+	f->type = dwv_type_ref(d, &t, true);
+	f->offset = o;
+	return true;
+}
+
+/* Rc<T>, Arc<T>: the pointer to RcBox/RcInner/ArcInner {strong, weak,
+ * value or data}, read whole. */
+static const struct gs_view *rc_view(struct gs_dwarf *d, Dwarf_Die *die, bool arc)
+{
+	Dwarf_Die p, inner, val;
+	uint32_t po, vo;
+	struct gs_view *v;
+	struct gs_view_field *f;
+
+	if (!vw_path(die, "ptr", &po, &p) || !unwrap(&p, &po, true) || !vw_pointee(&p, &inner) ||
+	    !(f = dwv_alloc(d, 3 * sizeof(*f))))
+		return NULL;
+	memset(f, 0, 3 * sizeof(*f));
+	if ((!vw_path(&inner, "value", &vo, &val) && !vw_path(&inner, "data", &vo, &val)) ||
+	    !count_field(d, &inner, "strong", &f[1]) || !count_field(d, &inner, "weak", &f[2]) ||
+	    !(v = vw_new(d, GS_VIEW_BOX, arc ? GS_VSTYLE_RUST_ARC : GS_VSTYLE_RUST_RC)))
+		return NULL;
+	f[0].name = "value";
+	f[0].type = vw_type(d, &val);
+	f[0].offset = vo;
+	v->ptr_off = po;
+	v->elem = vw_type(d, &inner);
+	v->fields = f;
+	v->nfields = 3;
+	return v;
+}
+
+/* Cell<T> {value: UnsafeCell<T>{value}}, RefCell<T> {borrow, value}. */
+static const struct gs_view *cell_view(struct gs_dwarf *d, Dwarf_Die *die, bool ref)
+{
+	Dwarf_Die val, b;
+	uint32_t vo, bo;
+	struct gs_view *v;
+	struct gs_view_field *f;
+
+	if (!vw_path(die, "value.value", &vo, &val) || !(f = dwv_alloc(d, 2 * sizeof(*f))))
+		return NULL;
+	memset(f, 0, 2 * sizeof(*f));
+	f[0].name = "value";
+	f[0].type = dwv_type_ref(d, &val, true);
+	f[0].offset = vo;
+	if (ref) {
+		if (!vw_path(die, "borrow", &bo, &b) || !unwrap(&b, &bo, false) || !vw_is_uint(&b, 8))
+			return NULL;
+		f[1].name = "borrow";
+		f[1].type = dwv_type_ref(d, &b, true);
+		f[1].offset = bo;
+	}
+	if (!(v = vw_new(d, GS_VIEW_INLINE, ref ? GS_VSTYLE_RUST_REFCELL : GS_VSTYLE_RUST_CELL)))
+		return NULL;
+	v->fields = f;
+	v->nfields = ref ? 2 : 1;
+	return v;
+}
+
+/* NonZero<T> (newer compilers): the integer inside. */
+static const struct gs_view *nonzero_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die t = *die;
+	uint32_t o = 0;
+	struct gs_view *v;
+	struct gs_view_field *f;
+
+	if (!unwrap(&t, &o, false) || !(f = dwv_alloc(d, sizeof(*f))) ||
+	    !(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_RUST_NONZERO)))
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	f->type = dwv_type_ref(d, &t, true);
+	f->offset = o;
+	v->fields = f;
+	v->nfields = 1;
+	return v;
+}
+
+static bool attr_sdata(Dwarf_Die *die, unsigned name, int64_t *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word u;
+
+	if (!dwarf_attr(die, name, &a))
+		return false;
+	if (a.form == DW_FORM_sdata || a.form == DW_FORM_implicit_const) {
+		Dwarf_Sword s;
+
+		if (dwarf_formsdata(&a, &s) != 0)
+			return false;
+		*out = s;
+		return true;
+	}
+	if (dwarf_formudata(&a, &u) != 0)
+		return false;
+	*out = (int64_t)u;
+	return true;
+}
+
+/* An enum: DW_TAG_variant_part with its discriminant member (DW_AT_discr;
+ * none for a one-variant enum), each DW_TAG_variant one member whose type
+ * is the variant's struct. */
+static const struct gs_view *enum_view(struct gs_dwarf *d, Dwarf_Die *die, Dwarf_Die *part)
+{
+	Dwarf_Die c, dm, dt;
+	Dwarf_Attribute a;
+	struct gs_view_field *f;
+	struct gs_view *v;
+	uint32_t n = 0, dofs = 0;
+	uint8_t dsize = 0;
+
+	if (dwarf_attr(part, DW_AT_discr, &a)) {
+		Dwarf_Word o = 0;
+		Dwarf_Attribute la;
+
+		if (!dwarf_formref_die(&a, &dm) || !vw_type_of(&dm, &dt) ||
+		    !vw_is_uint(&dt, vw_size(&dt)) || vw_size(&dt) > 8 ||
+		    (dwarf_attr(&dm, DW_AT_data_member_location, &la) && dwarf_formudata(&la, &o) != 0))
+			return NULL;
+		dofs = (uint32_t)o;
+		dsize = (uint8_t)vw_size(&dt);
+	}
+	if (!(f = dwv_alloc(d, MAX_VARIANTS * sizeof(*f))) || dwarf_child(part, &c) != 0)
+		return NULL;
+	do {
+		Dwarf_Die m, mt;
+		Dwarf_Attribute la;
+		Dwarf_Word o = 0;
+
+		if (dwarf_tag(&c) != DW_TAG_variant)
+			continue;
+		if (n == MAX_VARIANTS || dwarf_child(&c, &m) != 0)
+			return NULL;
+		while (dwarf_tag(&m) != DW_TAG_member)
+			if (dwarf_siblingof(&m, &m) != 0)
+				return NULL;
+		if (!vw_type_of(&m, &mt) ||
+		    (dwarf_attr(&m, DW_AT_data_member_location, &la) && dwarf_formudata(&la, &o) != 0))
+			return NULL;
+		memset(&f[n], 0, sizeof(f[n]));
+		f[n].name = dwv_die_name(&m);
+		f[n].type = dwv_type_ref(d, &mt, true);
+		f[n].offset = (uint32_t)o;
+		f[n].is_default = !attr_sdata(&c, DW_AT_discr_value, &f[n].discr);
+		if (dwarf_hasattr(&c, DW_AT_discr_list))
+			return NULL; /* ranges: not produced by rustc */
+		n++;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	if (!n || (!dsize && n != 1) || !(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_RUST_ENUM)))
+		return NULL;
+	v->discr_off = dofs;
+	v->discr_size = dsize;
+	v->fields = f;
+	v->nfields = n;
+	v->name = vw_qualified(d, die);
+	return v;
+}
+
+static bool variant_part(Dwarf_Die *die, Dwarf_Die *out)
+{
+	if (dwarf_child(die, out) != 0)
+		return false;
+	do
+		if (dwarf_tag(out) == DW_TAG_variant_part)
+			return true;
+	while (dwarf_siblingof(out, out) == 0);
+	return false;
+}
+
+/* Any other struct: shown with its path, {x: 1} or (1, 2). */
+static const struct gs_view *struct_view(struct gs_dwarf *d, Dwarf_Die *die, const char *name)
+{
+	struct gs_view *v = vw_new(d, GS_VIEW_INLINE, name[0] == '(' ? GS_VSTYLE_RUST_TUPLE :
+				   GS_VSTYLE_RUST_STRUCT);
+
+	if (v)
+		v->name = name[0] == '(' ? NULL : vw_qualified(d, die);
+	return v;
+}
+
+const struct gs_view *dwv_view_rust(struct gs_dwarf *d, Dwarf_Die *die, const struct gs_type *t)
+{
+	const char *n = dwv_die_name(die);
+	const char *q;
+	Dwarf_Die part;
+	const struct gs_view *v = NULL;
+
+	(void)t;
+	if (!n || dwarf_tag(die) == DW_TAG_union_type)
+		return NULL;
+	if (variant_part(die, &part))
+		return enum_view(d, die, &part);
+	if (n[0] == '&' || !strncmp(n, "*const [", 8) || !strncmp(n, "*mut [", 6) ||
+	    !strncmp(n, "Box<str", 7) || !strncmp(n, "Box<[", 5))
+		v = slice_view(d, die, n);
+	else if (n[0] == '(')
+		return struct_view(d, die, n);
+	q = v ? NULL : vw_qualified(d, die);
+	if (v)
+		return v;
+	if (!strncmp(q, "alloc::vec::Vec<", 16))
+		v = vec_view(d, die);
+	else if (!strcmp(q, "alloc::string::String") || !strcmp(q, "std::ffi::os_str::OsString") ||
+		 !strcmp(q, "std::sys::unix::os_str::Buf") || !strncmp(q, "std::sys::os_str::", 18))
+		v = string_view(d, die);
+	else if (!strncmp(q, "alloc::rc::Rc<", 14))
+		v = rc_view(d, die, false);
+	else if (!strncmp(q, "alloc::sync::Arc<", 17))
+		v = rc_view(d, die, true);
+	else if (!strncmp(q, "core::cell::Cell<", 17))
+		v = cell_view(d, die, false);
+	else if (!strncmp(q, "core::cell::RefCell<", 20))
+		v = cell_view(d, die, true);
+	else if (!strncmp(q, "core::num::nonzero::NonZero<", 28))
+		v = nonzero_view(d, die);
+	return v ? v : struct_view(d, die, q);
+}

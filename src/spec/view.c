@@ -1,0 +1,109 @@
+/* The extension layout of views (gs/view.h): how many bytes a value's
+ * views read past its own, in the one order the code generator writes
+ * them and the decoder reads them. */
+#include <gs/context.h>
+#include <gs/view.h>
+#include <gs/wire.h>
+
+#define MAX_NEST 64 /* plain structs and arrays inside each other */
+
+static uint32_t sat_add(uint32_t a, uint64_t b)
+{
+	uint64_t s = (uint64_t)a + b;
+
+	return s > GS_VIEW_MAX_EXT ? GS_VIEW_MAX_EXT + 1 : (uint32_t)s;
+}
+
+static uint32_t caps_or(uint32_t v, uint32_t dflt)
+{
+	return v ? v : dflt;
+}
+
+const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct gs_type *t,
+				 unsigned depth)
+{
+	if (!t || !t->view)
+		return NULL;
+	/* a plain Rust struct's view reads nothing: any depth shows it */
+	if (t->view->kind == GS_VIEW_INLINE && !t->view->nfields)
+		return t->view;
+	return depth < caps_or(caps->depth, GS_VIEW_DEFAULT_DEPTH) ? t->view : NULL;
+}
+
+static uint32_t ext(const struct gs_view_caps *caps, const struct gs_type *t, unsigned depth,
+		    unsigned nest);
+
+uint32_t gs_view_cap(const struct gs_view_caps *caps, const struct gs_view *v)
+{
+	uint32_t n = caps_or(caps->elements, GS_VIEW_DEFAULT_ELEMENTS);
+	uint32_t nested = caps_or(caps->nested, GS_VIEW_DEFAULT_NESTED);
+
+	if (v->kind == GS_VIEW_STRING)
+		return caps_or(caps->string_bytes, 256);
+	/* a sequence whose elements read more: fewer of them */
+	if (v->elem && ext(caps, v->elem, 1, 0) && nested < n)
+		n = nested;
+	return n;
+}
+
+/* The extension of the view itself (its status, what it read, and the
+ * extensions of that). */
+static uint32_t view_ext(const struct gs_view_caps *caps, const struct gs_view *v, unsigned depth)
+{
+	uint32_t size = v->elem ? v->elem->byte_size : 0;
+	uint32_t n, inner;
+
+	switch (v->kind) {
+	case GS_VIEW_STRING:
+		return sat_add(1, gs_view_cap(caps, v));
+	case GS_VIEW_SEQ:
+	case GS_VIEW_RING:
+		n = gs_view_cap(caps, v);
+		inner = ext(caps, v->elem, depth + 1, 0);
+		return sat_add(1, (uint64_t)n * size + (uint64_t)n * inner);
+	case GS_VIEW_BOX:
+		return sat_add(1, (uint64_t)size + ext(caps, v->elem, depth + 1, 0));
+	default:
+		return 0;
+	}
+}
+
+static uint32_t ext(const struct gs_view_caps *caps, const struct gs_type *t, unsigned depth,
+		    unsigned nest)
+{
+	const struct gs_view *v;
+	uint32_t total = 0;
+
+	if (!t || nest > MAX_NEST)
+		return 0;
+	if ((v = gs_view_at(caps, t, depth)) && v->kind != GS_VIEW_INLINE)
+		return view_ext(caps, v, depth);
+	if (t->view && !v)
+		return 0; /* too deep: shown as {...} */
+	if (v && v->nfields) {
+		/* an inline view's parts: every variant of an enum, in order */
+		for (uint32_t i = 0; i < v->nfields; i++)
+			total = sat_add(total, ext(caps, v->fields[i].type, depth + 1, nest + 1));
+		return total;
+	}
+	switch (t->kind) {
+	case GS_TYPE_STRUCT:
+		for (uint32_t i = 0; i < t->nmembers; i++)
+			total = sat_add(total, ext(caps, t->members[i].type, depth, nest + 1));
+		return total;
+	case GS_TYPE_ARRAY:
+		if (!t->count)
+			return 0;
+		return sat_add(0, (uint64_t)t->count * ext(caps, t->target, depth, nest + 1));
+	default:
+		/* unions (a Rust enum's variants are in its fields, inline),
+		 * pointers and scalars read nothing more */
+		return 0;
+	}
+}
+
+uint32_t gs_view_ext_size(const struct gs_view_caps *caps, const struct gs_type *t,
+			  unsigned depth)
+{
+	return ext(caps, t, depth, 0);
+}
