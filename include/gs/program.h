@@ -84,9 +84,10 @@ struct gs_program_opts {
 	 * and every thread-local is OffsetsUnavailable (docs/tls.md). */
 	uint32_t task_fsbase_offset;
 	/* Standard-library values (gs/view.h, docs/values.md): the elements
-	 * of a container read at most (0: 64; 16 for containers whose
-	 * elements read more, such as a vector of strings), and views inside
-	 * views (0: 4). Strings are capped by max_string_len. */
+	 * of a container and the characters of a string read at most, as
+	 * gdb's `print elements` (0: 200; 16 for containers whose elements
+	 * read more, such as a vector of strings), and views inside views
+	 * (0: 4). */
 	uint32_t max_elements;
 	uint32_t max_view_depth;
 };

@@ -37,14 +37,35 @@ enum gs_view_kind {
 	GS_VIEW_BOX,        /* one elem at ptr (Rc, Arc, shared_ptr's counts);
 			     * extension: status, elem's bytes, elem's extension */
 	GS_VIEW_RING,       /* VecDeque: len elements from index head of a
-			     * buffer of cap2 elements at ptr, wrapping;
-			     * extension as SEQ, in logical order */
+			     * buffer of cap elements at ptr, wrapping;
+			     * extension: status, 2 * cap element slots (the
+			     * elements in order from the first), their
+			     * extensions */
+	GS_VIEW_LIST,       /* len nodes linked from the pointer at ptr by the
+			     * pointer at next_off of each (std::list,
+			     * unordered_map/set); extension: status, cap nodes
+			     * of node_size bytes, their values' extensions */
+	GS_VIEW_HASH,       /* hashbrown's table: control bytes at ptr, buckets
+			     * (bucket_mask at cap_off + 1) of elem before them,
+			     * items at len_off; extension: status, cap control
+			     * bytes, cap buckets (bucket i at slot cap-1-i),
+			     * their extensions */
+	GS_VIEW_TREE,       /* a red-black tree (std::map, set): the root at
+			     * ptr, len at len_off, each node's children at
+			     * left_off and right_off and its value at
+			     * value_off; extension: status, the nodes' count
+			     * (u32), N node addresses, N nodes of node_size
+			     * bytes (depth first, left first), the stack
+			     * (gs_view_tree_slots(N)), the values' extensions;
+			     * N = gs_view_tree_nodes */
 };
 
 /* How a sequence's or string's length is found in the value's bytes. */
 enum gs_view_len {
 	GS_VLEN_FIELD = 0, /* the u64 at len_off */
 	GS_VLEN_END,       /* (the pointer at len_off - ptr) / elem size */
+	GS_VLEN_MASKED,    /* RING: (the u64 at len_off - the one at head_off)
+			    * & (cap - 1): an older VecDeque's head and tail */
 };
 
 /* How a value is shown: the spelling of its debugger (gdb's libstdc++
@@ -73,6 +94,10 @@ enum gs_view_style {
 	GS_VSTYLE_RUST_STRUCT,    /* path::S {x: 1, y: 2}; a tuple struct path::P (1, 2) */
 	GS_VSTYLE_RUST_NONZERO,   /* 5 */
 	GS_VSTYLE_RUST_BOX,       /* (*mut i32) 0x... */
+	GS_VSTYLE_CPP_LIST,       /* std::__cxx11::list = {[0] = 1, [1] = 2} */
+	GS_VSTYLE_CPP_UNORDERED,  /* std::unordered_map with 1 element = {[1] = 2} */
+	GS_VSTYLE_CPP_TREE,       /* std::map with 2 elements = {[1] = "a", [2] = "b"} */
+	GS_VSTYLE_RUST_HASH,      /* HashMap(size=1) = {[1] = 2}; HashSet(size=1) = {1} */
 };
 
 /* A member the rendering shows, found by the recognizer: its offset in
@@ -97,7 +122,15 @@ struct gs_view {
 	uint32_t cap_off;          /* CPP_VECTOR: the end of storage pointer;
 				    * RUST_VEC: the capacity; RING: the buffer's
 				    * capacity (cap2) */
-	uint32_t head_off;         /* RING: the first element's index */
+	uint32_t head_off;         /* RING: the first element's index (the
+				    * tail, GS_VLEN_MASKED) */
+	uint32_t next_off;         /* LIST: the next node's pointer in a node;
+				    * TREE: the left child's */
+	uint32_t right_off;        /* TREE: the right child's pointer in a node */
+	uint32_t value_off;        /* LIST, TREE: the value in a node */
+	uint32_t node_size;        /* LIST, TREE: bytes read of each node */
+	bool pairs;                /* LIST, HASH, TREE: elements are key-value
+				    * pairs, shown [key] = value */
 	uint32_t discr_off;        /* RUST_ENUM, CPP_VARIANT, CPP_OPTIONAL: the
 				    * discriminant or engaged flag */
 	const struct gs_type *elem; /* element, pointee, byte type */
@@ -116,7 +149,7 @@ struct gs_view_caps {
 	uint32_t depth;        /* views inside views, at most (4) */
 };
 
-#define GS_VIEW_DEFAULT_ELEMENTS 64
+#define GS_VIEW_DEFAULT_ELEMENTS 200 /* gdb's `print elements` */
 #define GS_VIEW_DEFAULT_NESTED 16
 #define GS_VIEW_DEFAULT_DEPTH 4
 #define GS_VIEW_MAX_EXT 24576 /* a value's extension, at most */
@@ -127,6 +160,12 @@ GS_API uint32_t gs_view_cap(const struct gs_view_caps *caps, const struct gs_vie
  * inside), saturated at GS_VIEW_MAX_EXT + 1. */
 GS_API uint32_t gs_view_ext_size(const struct gs_view_caps *caps, const struct gs_type *t,
 				 unsigned depth);
+/* The nodes a tree view reads: its cap, and room for the ancestors of the
+ * first cap in key order when its elements read nothing more. */
+GS_API uint32_t gs_view_tree_nodes(const struct gs_view_caps *caps, const struct gs_view *v);
+/* A tree view's stack slots for cap nodes: a power of two above cap + 1
+ * (the walk masks its depth with it). */
+GS_API uint32_t gs_view_tree_slots(uint32_t cap);
 /* The view of t when depth still allows one, else NULL. */
 GS_API const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct gs_type *t,
 					unsigned depth);

@@ -51,5 +51,26 @@ void cg_store_capture(struct gs_cg *cg, const struct gs_expr *e, const struct ca
 /* capture_view.c: after the bytes of a value of type t at r9 + off, the
  * reads of its views into the extension after them. */
 void cg_capture_views(struct gs_cg *cg, const struct gs_type *t, int16_t off);
+/* The views of t at view depth `depth`, its bytes at r9 + raw, its
+ * extension from r9 + ext (gs_view_ext_size's layout). */
+void cg_view_expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int32_t ext,
+		    unsigned depth);
+/* r2 = v's length (its value at r9 + raw), at most cap; clobbers r1. */
+void cg_view_length(struct gs_cg *cg, const struct gs_view *v, int32_t raw, uint32_t cap);
+/* Reads r2 bytes (at most max) from the pointer at r9 + src into r9 +
+ * dst; a failure sets the status byte at r9 + status and goes to skip. */
+void cg_view_read_into(struct gs_cg *cg, int32_t src, int32_t dst, uint32_t max, int32_t status,
+		       struct gs_label skip);
+/* The views of the first r10[count] of cap elements at r9 + first (stride
+ * bytes apart, the value at `value` in each), their extensions from r9 +
+ * ext; -> done after the last. */
+void cg_view_elements(struct gs_cg *cg, const struct gs_view *v, uint32_t cap, int16_t count,
+		      int32_t first, uint32_t stride, uint32_t value, int32_t ext, unsigned depth,
+		      struct gs_label done);
+/* capture_walk.c: VecDeque's ring, and a red-black tree walked depth first. */
+void cg_view_ring(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		  unsigned depth);
+void cg_view_tree(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		  unsigned depth);
 
 #endif /* GS_CODEGEN_CAPTURE_H */

@@ -7,12 +7,10 @@
 
 #define STATUS_OK 0
 
-static void expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int32_t ext,
-		   unsigned depth);
 
 /* r2 = the number of elements (or bytes) of v, whose value is at r9 +
  * raw, at most cap. Clobbers r1. */
-static void length(struct gs_cg *cg, const struct gs_view *v, int32_t raw, uint32_t cap)
+void cg_view_length(struct gs_cg *cg, const struct gs_view *v, int32_t raw, uint32_t cap)
 {
 	struct gs_asm *a = cg->a;
 	struct gs_label ok = gs_asm_label(a, "view_len_ok");
@@ -32,7 +30,7 @@ static void length(struct gs_cg *cg, const struct gs_view *v, int32_t raw, uint3
 
 /* Reads r2 bytes (1..max) from the pointer at r9 + src into r9 + dst;
  * the status byte at r9 + status says how it went. -> skip when it failed. */
-static void read_into(struct gs_cg *cg, int32_t src, int32_t dst, uint32_t max, int32_t status,
+void cg_view_read_into(struct gs_cg *cg, int32_t src, int32_t dst, uint32_t max, int32_t status,
 		      struct gs_label skip)
 {
 	struct gs_asm *a = cg->a;
@@ -62,7 +60,7 @@ static void seq(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t 
 	int16_t count = 0;
 
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, STATUS_OK));
-	length(cg, v, raw, cap);
+	cg_view_length(cg, v, raw, cap);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, done);
 	if (inner) {
 		count = gs_asm_slot(a, "view_count", 8, 8);
@@ -70,13 +68,10 @@ static void seq(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t 
 	}
 	if (size > 1)
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R2, (int32_t)size));
-	read_into(cg, raw + (int32_t)v->ptr_off, ext + 1, cap * size, ext, done);
-	for (uint32_t i = 0; inner && i < cap; i++) {
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, count));
-		gs_asm_jmp_imm(a, BPF_JLE, GS_R1, (int32_t)i, done);
-		expand(cg, v->elem, ext + 1 + (int32_t)(i * size),
-		       ext + 1 + (int32_t)(cap * size + i * inner), depth + 1);
-	}
+	cg_view_read_into(cg, raw + (int32_t)v->ptr_off, ext + 1, cap * size, ext, done);
+	if (inner)
+		cg_view_elements(cg, v, cap, count, ext + 1, size, 0, ext + 1 + (int32_t)(cap * size),
+				 depth, done);
 	gs_asm_bind(a, done);
 	gs_asm_stack_release(a, mark);
 }
@@ -97,13 +92,142 @@ static void box(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t 
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, set);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)size));
-	read_into(cg, raw + (int32_t)v->ptr_off, ext + 1, size, ext, done);
-	expand(cg, v->elem, ext + 1, ext + 1 + (int32_t)size, depth + 1);
+	cg_view_read_into(cg, raw + (int32_t)v->ptr_off, ext + 1, size, ext, done);
+	cg_view_expand(cg, v->elem, ext + 1, ext + 1 + (int32_t)size, depth + 1);
 	gs_asm_bind(a, done);
 }
 
-static void expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int32_t ext,
-		   unsigned depth)
+/* Each element's own views, for the first `count` (kept at r10 + count)
+ * of cap elements of `stride` bytes at r9 + first, the value at `value`
+ * in each; their extensions from r9 + ext. */
+void cg_view_elements(struct gs_cg *cg, const struct gs_view *v, uint32_t cap, int16_t count,
+		     int32_t first, uint32_t stride, uint32_t value, int32_t ext, unsigned depth,
+		     struct gs_label done)
+{
+	struct gs_asm *a = cg->a;
+	uint32_t inner = gs_view_ext_size(&cg->prog->ctx.view_caps, v->elem, depth + 1);
+
+	for (uint32_t i = 0; inner && i < cap; i++) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, count));
+		gs_asm_jmp_imm(a, BPF_JLE, GS_R1, (int32_t)i, done);
+		cg_view_expand(cg, v->elem, first + (int32_t)(i * stride + value),
+		       ext + (int32_t)(i * inner), depth + 1);
+	}
+}
+
+/* std::list, unordered_map/set: node after node from the first pointer,
+ * each read whole into its slot, as many as the length says (at most
+ * cap), stopping at a NULL link. */
+static void list(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		 unsigned depth)
+{
+	struct gs_asm *a = cg->a;
+	uint32_t cap = gs_view_cap(&cg->prog->ctx.view_caps, v);
+	struct gs_label walked = gs_asm_label(a, "list_walked");
+	struct gs_label done = gs_asm_label(a, "view_done");
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t count = gs_asm_slot(a, "list_count", 8, 8);
+	int16_t want = gs_asm_slot(a, "list_len", 8, 8);
+	int32_t nodes = ext + 1;
+
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, STATUS_OK));
+	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, count, 0));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R9, (int16_t)(raw + (int32_t)v->len_off)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, want));
+	for (uint32_t i = 0; i < cap; i++) {
+		int32_t slot = nodes + (int32_t)(i * v->node_size);
+
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, want));
+		gs_asm_jmp_imm(a, BPF_JLE, GS_R1, (int32_t)i, walked);
+		/* the link: the value's first pointer, then the last node's */
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(i ? slot - (int32_t)v->node_size +
+							       (int32_t)v->next_off :
+							       raw + (int32_t)v->ptr_off)));
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R3, 0, walked);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)v->node_size));
+		{
+			struct gs_label ok = gs_asm_label(a, "list_node_ok");
+
+			cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9,
+								 .dst_off = (int16_t)slot,
+								 .len = v->node_size,
+								 .len_in_r2 = true });
+			gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
+			gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));
+			gs_asm_ja(a, walked);
+			gs_asm_bind(a, ok);
+		}
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, count, (int32_t)i + 1));
+	}
+	gs_asm_bind(a, walked);
+	cg_view_elements(cg, v, cap, count, nodes, v->node_size, v->value_off,
+		 nodes + (int32_t)(cap * v->node_size), depth, done);
+	gs_asm_bind(a, done);
+	gs_asm_stack_release(a, mark);
+}
+
+/* hashbrown's table: min(buckets, cap) control bytes from ctrl, and the
+ * buckets before ctrl (bucket i at ctrl - (i + 1) * size), read so that
+ * bucket i lands in slot cap - 1 - i; then the full buckets' views. */
+static void hash(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		 unsigned depth)
+{
+	struct gs_asm *a = cg->a;
+	uint32_t cap = gs_view_cap(&cg->prog->ctx.view_caps, v);
+	uint32_t size = v->elem->byte_size;
+	uint32_t inner = gs_view_ext_size(&cg->prog->ctx.view_caps, v->elem, depth + 1);
+	struct gs_label done = gs_asm_label(a, "view_done");
+	struct gs_label fits = gs_asm_label(a, "hash_fits");
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t nb = gs_asm_slot(a, "hash_buckets", 8, 8);
+	int32_t ctrl = ext + 1, slots = ctrl + (int32_t)cap;
+
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, STATUS_OK));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(raw + (int32_t)v->ptr_off)));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R3, 0, done);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R9, (int16_t)(raw + (int32_t)v->cap_off)));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R2, 1));
+	gs_asm_jmp_imm(a, BPF_JLE, GS_R2, (int32_t)cap, fits);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)cap));
+	gs_asm_bind(a, fits);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, done);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, nb));
+	cg_view_read_into(cg, raw + (int32_t)v->ptr_off, ctrl, cap, ext, done);
+	/* the buckets: nb * size bytes ending at ctrl, into the last nb slots */
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, nb));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R2, (int32_t)size));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(raw + (int32_t)v->ptr_off)));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R3, GS_R2));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, (int32_t)(cap * size)));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R1, GS_R2));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R9));
+	{
+		struct gs_label ok = gs_asm_label(a, "hash_read_ok");
+
+		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R1, .dst_off = (int16_t)slots,
+							 .len = cap * size, .len_in_r2 = true });
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));
+		gs_asm_ja(a, done);
+		gs_asm_bind(a, ok);
+	}
+	for (uint32_t i = 0; inner && i < cap; i++) {
+		struct gs_label empty = gs_asm_label(a, "hash_bucket_empty");
+
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, nb));
+		gs_asm_jmp_imm(a, BPF_JLE, GS_R1, (int32_t)i, done);
+		gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R9, (int16_t)(ctrl + (int32_t)i)));
+		gs_asm_jmp_imm(a, BPF_JSET, GS_R1, 0x80, empty);
+		cg_view_expand(cg, v->elem, slots + (int32_t)((cap - 1 - i) * size),
+		       slots + (int32_t)(2 * cap * size + i * inner), depth + 1);
+		gs_asm_bind(a, empty);
+	}
+	gs_asm_bind(a, done);
+	gs_asm_stack_release(a, mark);
+}
+
+void cg_view_expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int32_t ext,
+	    unsigned depth)
 {
 	const struct gs_view_caps *caps = &cg->prog->ctx.view_caps;
 	const struct gs_view *v = gs_view_at(caps, t, depth);
@@ -118,11 +242,27 @@ static void expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int32
 		box(cg, v, raw, ext, depth);
 		return;
 	}
+	if (v && v->kind == GS_VIEW_LIST) {
+		list(cg, v, raw, ext, depth);
+		return;
+	}
+	if (v && v->kind == GS_VIEW_HASH) {
+		hash(cg, v, raw, ext, depth);
+		return;
+	}
+	if (v && v->kind == GS_VIEW_TREE) {
+		cg_view_tree(cg, v, raw, ext, depth);
+		return;
+	}
+	if (v && v->kind == GS_VIEW_RING) {
+		cg_view_ring(cg, v, raw, ext, depth);
+		return;
+	}
 	if (v && v->nfields) {
 		for (uint32_t i = 0; i < v->nfields; i++) {
 			const struct gs_view_field *f = &v->fields[i];
 
-			expand(cg, f->type, raw + (int32_t)f->offset, ext, depth + 1);
+			cg_view_expand(cg, f->type, raw + (int32_t)f->offset, ext, depth + 1);
 			ext += (int32_t)gs_view_ext_size(caps, f->type, depth + 1);
 		}
 		return;
@@ -131,14 +271,14 @@ static void expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int32
 		for (uint32_t i = 0; i < t->nmembers; i++) {
 			const struct gs_type_member *m = &t->members[i];
 
-			expand(cg, m->type, raw + (int32_t)m->offset, ext, depth);
+			cg_view_expand(cg, m->type, raw + (int32_t)m->offset, ext, depth);
 			ext += (int32_t)gs_view_ext_size(caps, m->type, depth);
 		}
 	} else if (t->kind == GS_TYPE_ARRAY && t->target) {
 		uint32_t inner = gs_view_ext_size(caps, t->target, depth);
 
 		for (uint32_t i = 0; i < t->count; i++)
-			expand(cg, t->target, raw + (int32_t)(i * t->target->byte_size),
+			cg_view_expand(cg, t->target, raw + (int32_t)(i * t->target->byte_size),
 			       ext + (int32_t)(i * inner), depth);
 	}
 }
@@ -147,6 +287,6 @@ void cg_capture_views(struct gs_cg *cg, const struct gs_type *t, int16_t off)
 {
 	const char *prev = gs_asm_notef(cg->a, "views of %.60s", t->name);
 
-	expand(cg, t, off, off + (int32_t)t->byte_size, 0);
+	cg_view_expand(cg, t, off, off + (int32_t)t->byte_size, 0);
 	gs_asm_note(cg->a, prev);
 }

@@ -300,8 +300,10 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	}
 	gs_asm_init(&p->main);
 	gs_context_init(&p->ctx);
+	/* as gdb's `print elements`: the characters of a string and the
+	 * elements of a container alike */
 	p->ctx.view_caps = (struct gs_view_caps){
-		.string_bytes = cg.opts.max_string_len,
+		.string_bytes = cg.opts.max_elements ? cg.opts.max_elements : GS_VIEW_DEFAULT_ELEMENTS,
 		.elements = cg.opts.max_elements ? cg.opts.max_elements : GS_VIEW_DEFAULT_ELEMENTS,
 		.depth = cg.opts.max_view_depth ? cg.opts.max_view_depth : GS_VIEW_DEFAULT_DEPTH,
 	};

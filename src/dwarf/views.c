@@ -238,6 +238,17 @@ static int language(Dwarf_Die *die)
 	return dwarf_diecu(die, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
 }
 
+const char *vw_strndup(struct gs_dwarf *d, const char *s, size_t n)
+{
+	char buf[512];
+
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return dwv_strdup(d, buf);
+}
+
 bool vw_name_starts(Dwarf_Die *die, const char *prefix)
 {
 	const char *n = dwv_die_name(die);

@@ -304,6 +304,110 @@ static const struct gs_view *tuple_view(struct gs_dwarf *d, Dwarf_Die *die)
 	return v;
 }
 
+/* The template's name as gdb's printers say it: "std::__cxx11::list". */
+static const char *template_name(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	const char *q = vw_qualified(d, die);
+	const char *lt = strchr(q, '<');
+
+	return lt ? vw_strndup(d, q, (size_t)(lt - q)) : q;
+}
+
+/* Offset of a member of a node base type (_List_node_base, _Rb_tree_node_base...),
+ * a pointer. */
+static bool node_link(Dwarf_Die *base, const char *name, uint32_t *off)
+{
+	Dwarf_Die t;
+
+	return vw_path(base, name, off, &t) && vw_is_pointer(&t);
+}
+
+/* The offset of a value of type v after a node base of `base` bytes. */
+static uint32_t after(uint64_t base, Dwarf_Die *v)
+{
+	uint64_t size = vw_size(v), align = size >= 8 ? 8 : size >= 4 ? 4 : size >= 2 ? 2 : 1;
+
+	return (uint32_t)((base + align - 1) / align * align);
+}
+
+static struct gs_view *list_like(struct gs_dwarf *d, uint8_t kind, uint8_t style, uint32_t ptr,
+				 uint32_t len, Dwarf_Die *elem)
+{
+	struct gs_view *v = vw_new(d, kind, style);
+
+	if (!v)
+		return NULL;
+	v->ptr_off = ptr;
+	v->len_off = len;
+	v->elem = vw_type(d, elem);
+	return v;
+}
+
+/* std::list<T>: _M_impl._M_node (_M_next, _M_size), nodes of
+ * _List_node_base then the T. */
+static const struct gs_view *list_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die base, sz, el;
+	uint32_t p, l, next;
+	struct gs_view *v;
+
+	if (!ptr_member(die, "_M_impl._M_node._M_next", &p, &base) ||
+	    !vw_path(die, "_M_impl._M_node._M_size", &l, &sz) || !vw_is_uint(&sz, 8) ||
+	    !node_link(&base, "_M_next", &next) || !vw_template_arg(die, 0, &el) || !vw_size(&el) ||
+	    !(v = list_like(d, GS_VIEW_LIST, GS_VSTYLE_CPP_LIST, p, l, &el)))
+		return NULL;
+	v->next_off = next;
+	v->value_off = after(vw_size(&base), &el);
+	v->node_size = v->value_off + (uint32_t)vw_size(&el);
+	v->name = template_name(d, die);
+	return v;
+}
+
+/* unordered_map/set: _M_h's _M_before_begin._M_nxt and _M_element_count;
+ * each node a _Hash_node_base (_M_nxt) then the value. */
+static const struct gs_view *unordered_view(struct gs_dwarf *d, Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die h, base, cnt, el;
+	uint32_t ho, p, l, next;
+	struct gs_view *v;
+
+	if (!vw_path(die, "_M_h", &ho, &h) || !ptr_member(&h, "_M_before_begin._M_nxt", &p, &base) ||
+	    !vw_path(&h, "_M_element_count", &l, &cnt) || !vw_is_uint(&cnt, 8) ||
+	    !node_link(&base, "_M_nxt", &next) || !vw_template_arg(&h, 1, &el) || !vw_size(&el) ||
+	    !(v = list_like(d, GS_VIEW_LIST, GS_VSTYLE_CPP_UNORDERED, ho + p, ho + l, &el)))
+		return NULL;
+	v->next_off = next;
+	v->value_off = after(vw_size(&base), &el);
+	v->node_size = v->value_off + (uint32_t)vw_size(&el);
+	v->pairs = strstr(name, "map") != NULL;
+	v->name = dwv_spell(d, "std::%s", name, NULL);
+	return v;
+}
+
+/* map, set, multimap, multiset: _M_t._M_impl's header (_M_parent: the
+ * root) and _M_node_count; each node a _Rb_tree_node_base (_M_left,
+ * _M_right) then the value. */
+static const struct gs_view *tree_view(struct gs_dwarf *d, Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die t, base, cnt, el;
+	uint32_t to, p, l, left, right;
+	struct gs_view *v;
+
+	if (!vw_path(die, "_M_t", &to, &t) || !ptr_member(&t, "_M_impl._M_header._M_parent", &p, &base) ||
+	    !vw_path(&t, "_M_impl._M_node_count", &l, &cnt) || !vw_is_uint(&cnt, 8) ||
+	    !node_link(&base, "_M_left", &left) || !node_link(&base, "_M_right", &right) ||
+	    !vw_template_arg(&t, 1, &el) || !vw_size(&el) ||
+	    !(v = list_like(d, GS_VIEW_TREE, GS_VSTYLE_CPP_TREE, to + p, to + l, &el)))
+		return NULL;
+	v->next_off = left;
+	v->right_off = right;
+	v->value_off = after(vw_size(&base), &el);
+	v->node_size = v->value_off + (uint32_t)vw_size(&el);
+	v->pairs = strstr(name, "map") != NULL;
+	v->name = dwv_spell(d, "std::%s", name, NULL);
+	return v;
+}
+
 const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const struct gs_type *t)
 {
 	const char *n = dwv_die_name(die);
@@ -336,5 +440,13 @@ const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const str
 		return variant_view(d, die);
 	if (!strncmp(n, "tuple<", 6))
 		return tuple_view(d, die);
+	if (!strncmp(n, "list<", 5))
+		return list_view(d, die);
+	if (!strncmp(n, "unordered_map<", 14) || !strncmp(n, "unordered_set<", 14) ||
+	    !strncmp(n, "unordered_multimap<", 19) || !strncmp(n, "unordered_multiset<", 19))
+		return unordered_view(d, die, vw_strndup(d, n, (size_t)(strchr(n, '<') - n)));
+	if (!strncmp(n, "map<", 4) || !strncmp(n, "set<", 4) || !strncmp(n, "multimap<", 9) ||
+	    !strncmp(n, "multiset<", 9))
+		return tree_view(d, die, vw_strndup(d, n, (size_t)(strchr(n, '<') - n)));
 	return NULL;
 }

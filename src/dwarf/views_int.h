@@ -26,6 +26,8 @@ bool vw_template_arg(Dwarf_Die *s, unsigned index, Dwarf_Die *out);
 /* "ns::Type<...>": the namespaces and types around die, and its name. */
 const char *vw_qualified(struct gs_dwarf *d, Dwarf_Die *die);
 bool vw_name_starts(Dwarf_Die *die, const char *prefix);
+/* The first n bytes of s, in the handle's arena. */
+const char *vw_strndup(struct gs_dwarf *d, const char *s, size_t n);
 struct gs_view *vw_new(struct gs_dwarf *d, uint8_t kind, uint8_t style);
 /* The gs_type of a type a view reads through a pointer. */
 const struct gs_type *vw_type(struct gs_dwarf *d, Dwarf_Die *t);

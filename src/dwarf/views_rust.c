@@ -217,6 +217,57 @@ static const struct gs_view *nonzero_view(struct gs_dwarf *d, Dwarf_Die *die)
 	return v;
 }
 
+/* HashMap, HashSet: hashbrown's RawTable<T> (T the (K, V) tuple) and
+ * its RawTableInner's bucket_mask, ctrl and items. */
+static const struct gs_view *hash_view(struct gs_dwarf *d, Dwarf_Die *die, bool set)
+{
+	Dwarf_Die raw, el, t;
+	uint32_t ro, mo, co, io;
+	struct gs_view *v;
+
+	if (!vw_find(die, "table", &ro, &raw) || !vw_template_arg(&raw, 0, &el) || !vw_size(&el) ||
+	    !vw_find(&raw, "bucket_mask", &mo, &t) || !vw_is_uint(&t, 8) ||
+	    !vw_find(&raw, "items", &io, &t) || !vw_is_uint(&t, 8) ||
+	    !vw_find(&raw, "ctrl", &co, &t) || !unwrap(&t, &co, true) ||
+	    !(v = vw_new(d, GS_VIEW_HASH, GS_VSTYLE_RUST_HASH)))
+		return NULL;
+	v->ptr_off = ro + co;
+	v->cap_off = ro + mo;
+	v->len_off = ro + io;
+	v->elem = vw_type(d, &el);
+	v->pairs = !set;
+	v->name = set ? "HashSet" : "HashMap";
+	return v;
+}
+
+/* VecDeque<T>: {head, len, buf} in newer compilers, {tail, head, buf}
+ * (len = (head - tail) & (cap - 1)) in older ones. */
+static const struct gs_view *deque_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die buf, p, c, el, t, t2;
+	uint32_t bo, po, co, ho, lo;
+	bool old = vw_path(die, "tail", &ho, &t);
+	struct gs_view *v;
+
+	if (!vw_path(die, "buf", &bo, &buf) || !vw_template_arg(die, 0, &el) || !vw_size(&el) ||
+	    !vw_find(&buf, "ptr", &po, &p) || !unwrap(&p, &po, true) ||
+	    !vw_find(&buf, "cap", &co, &c) || !unwrap(&c, &co, false) || vw_size(&c) != 8)
+		return NULL;
+	if (old ? !vw_path(die, "head", &lo, &t2) :
+	    (!vw_path(die, "head", &ho, &t) || !vw_path(die, "len", &lo, &t2)))
+		return NULL;
+	if (!vw_is_uint(&t, 8) || !vw_is_uint(&t2, 8) ||
+	    !(v = vw_new(d, GS_VIEW_RING, GS_VSTYLE_RUST_DEQUE)))
+		return NULL;
+	v->ptr_off = bo + po;
+	v->cap_off = bo + co;
+	v->head_off = ho;
+	v->len_off = lo;
+	v->len_how = old ? GS_VLEN_MASKED : GS_VLEN_FIELD;
+	v->elem = vw_type(d, &el);
+	return v;
+}
+
 static bool attr_sdata(Dwarf_Die *die, unsigned name, int64_t *out)
 {
 	Dwarf_Attribute a;
@@ -354,5 +405,11 @@ const struct gs_view *dwv_view_rust(struct gs_dwarf *d, Dwarf_Die *die, const st
 		v = cell_view(d, die, true);
 	else if (!strncmp(q, "core::num::nonzero::NonZero<", 28))
 		v = nonzero_view(d, die);
+	else if (!strncmp(q, "std::collections::hash::map::HashMap<", 37))
+		v = hash_view(d, die, false);
+	else if (!strncmp(q, "std::collections::hash::set::HashSet<", 37))
+		v = hash_view(d, die, true);
+	else if (!strncmp(q, "alloc::collections::vec_deque::VecDeque<", 40))
+		v = deque_view(d, die);
 	return v ? v : struct_view(d, die, q);
 }

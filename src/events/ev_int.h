@@ -66,6 +66,10 @@ void ev_put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data
  * shown as the plain value (not recognized here). */
 bool ev_put_view(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
 		 unsigned depth, struct ev_ext x);
+/* view_walk.c: the views read by walking (lists, hash tables, trees,
+ * rings); false for the others. */
+bool ev_put_walked(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
+		   unsigned depth, const struct ev_ext *x);
 /* The bytes of a dump ({:x.N}, {:s.N}, with a run-time length): the first
  * n of v's data, as hex pairs (conv 'x' / 'X') or as text (conv 's'). */
 void ev_put_dump(struct ev_out *o, const struct gs_value *v, char conv, uint64_t n);

@@ -435,6 +435,6 @@ bool ev_put_view(struct ev_out *o, const struct gs_type *t, const uint8_t *data,
 		put_inline(o, t, v, data, len, depth, &x);
 		return true;
 	default:
-		return false;
+		return ev_put_walked(o, v, data, len, depth, &x);
 	}
 }

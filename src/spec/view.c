@@ -33,6 +33,24 @@ const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct g
 static uint32_t ext(const struct gs_view_caps *caps, const struct gs_type *t, unsigned depth,
 		    unsigned nest);
 
+uint32_t gs_view_tree_slots(uint32_t cap)
+{
+	uint32_t n = 1;
+
+	while (n < cap + 2 && n < (1u << 30))
+		n <<= 1;
+	return n;
+}
+
+uint32_t gs_view_tree_nodes(const struct gs_view_caps *caps, const struct gs_view *v)
+{
+	uint32_t n = gs_view_cap(caps, v);
+
+	/* the in-order first n need their ancestors read too: up to a red-black
+	 * tree's height more, for elements that read nothing more */
+	return v->elem && ext(caps, v->elem, 1, 0) ? n : n + 32;
+}
+
 uint32_t gs_view_cap(const struct gs_view_caps *caps, const struct gs_view *v)
 {
 	uint32_t n = caps_or(caps->elements, GS_VIEW_DEFAULT_ELEMENTS);
@@ -57,10 +75,31 @@ static uint32_t view_ext(const struct gs_view_caps *caps, const struct gs_view *
 	case GS_VIEW_STRING:
 		return sat_add(1, gs_view_cap(caps, v));
 	case GS_VIEW_SEQ:
-	case GS_VIEW_RING:
 		n = gs_view_cap(caps, v);
 		inner = ext(caps, v->elem, depth + 1, 0);
 		return sat_add(1, (uint64_t)n * size + (uint64_t)n * inner);
+	case GS_VIEW_RING:
+		/* twice the elements' room: the second part of the ring is read
+		 * after the first at a run-time offset, and the verifier bounds
+		 * the two apart */
+		n = gs_view_cap(caps, v);
+		inner = ext(caps, v->elem, depth + 1, 0);
+		return sat_add(1, (uint64_t)n * 2 * size + (uint64_t)n * inner);
+	case GS_VIEW_LIST:
+		n = gs_view_cap(caps, v);
+		inner = ext(caps, v->elem, depth + 1, 0);
+		return sat_add(1, (uint64_t)n * v->node_size + (uint64_t)n * inner);
+	case GS_VIEW_HASH:
+		n = gs_view_cap(caps, v);
+		inner = ext(caps, v->elem, depth + 1, 0);
+		/* the buckets are read to end at the last slot: twice the room,
+		 * as for the ring */
+		return sat_add(1, (uint64_t)n * (1 + 2 * size + inner));
+	case GS_VIEW_TREE:
+		n = gs_view_tree_nodes(caps, v);
+		inner = ext(caps, v->elem, depth + 1, 0);
+		return sat_add(1 + 4, (uint64_t)n * (8 + v->node_size + inner) +
+			       8ull * gs_view_tree_slots(n));
 	case GS_VIEW_BOX:
 		return sat_add(1, (uint64_t)size + ext(caps, v->elem, depth + 1, 0));
 	default:

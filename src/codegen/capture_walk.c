@@ -1,0 +1,169 @@
+/* The views that walk: VecDeque's ring (two reads, the part from the
+ * first element to the buffer's end, then the part from its start), and
+ * a red-black tree (std::map, set) walked depth first, left first, its
+ * pending nodes on a stack kept in the extension, each node read whole. */
+#include "capture.h"
+
+#define STATUS_OK 0
+
+/* r<dst> = min(r<dst>, r<lim>, max) (unsigned): the constant again, so
+ * that the verifier knows the bound on every path. */
+static void umin(struct gs_asm *a, uint8_t dst, uint8_t lim, uint32_t max)
+{
+	struct gs_label ok = gs_asm_label(a, "umin_ok");
+	struct gs_label capped = gs_asm_label(a, "umin_capped");
+
+	gs_asm_jmp_reg(a, BPF_JLE, dst, lim, ok);
+	gs_asm_emit(a, GS_MOV64_REG(dst, lim));
+	gs_asm_bind(a, ok);
+	gs_asm_jmp_imm(a, BPF_JLE, dst, (int32_t)max, capped);
+	gs_asm_emit(a, GS_MOV64_IMM(dst, (int32_t)max));
+	gs_asm_bind(a, capped);
+}
+
+void cg_view_ring(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		  unsigned depth)
+{
+	struct gs_asm *a = cg->a;
+	uint32_t cap = gs_view_cap(&cg->prog->ctx.view_caps, v);
+	uint32_t size = v->elem->byte_size;
+	struct gs_label done = gs_asm_label(a, "view_done");
+	struct gs_label bad = gs_asm_label(a, "ring_bad");
+	struct gs_label one = gs_asm_label(a, "ring_one_part");
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t count = gs_asm_slot(a, "ring_count", 8, 8);
+	int16_t first = gs_asm_slot(a, "ring_first", 8, 8);
+	int32_t data = ext + 1;
+
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, STATUS_OK));
+	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, count, 0));
+	/* r4 = the buffer's capacity, r5 = the first element's index */
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R4, GS_R9, (int16_t)(raw + (int32_t)v->cap_off)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R5, GS_R9, (int16_t)(raw + (int32_t)v->head_off)));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R4, 0, done);
+	gs_asm_jmp_reg(a, BPF_JGE, GS_R5, GS_R4, bad);
+	/* r2 = the length, at most cap */
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R9, (int16_t)(raw + (int32_t)v->len_off)));
+	if (v->len_how == GS_VLEN_MASKED) {
+		gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R2, GS_R5));
+		gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R4));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_SUB, GS_R1, 1));
+		gs_asm_emit(a, GS_ALU64_REG(BPF_AND, GS_R2, GS_R1));
+	}
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, (int32_t)cap));
+	umin(a, GS_R2, GS_R1, cap);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, done);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, count));
+	/* the first part: min(len, capacity - first) elements from the first */
+	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R4));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R1, GS_R5));
+	umin(a, GS_R2, GS_R1, cap);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, first));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R2, (int32_t)size));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(raw + (int32_t)v->ptr_off)));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R5, (int32_t)size));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R3, GS_R5));
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = (int16_t)data,
+						 .len = cap * size, .len_in_r2 = true });
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, bad);
+	/* the rest, from the buffer's start, after the first part */
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, count));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, first));
+	gs_asm_jmp_reg(a, BPF_JGE, GS_R1, GS_R2, one);
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R2, GS_R1));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, (int32_t)cap));
+	umin(a, GS_R2, GS_R3, cap);
+	umin(a, GS_R1, GS_R3, cap);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R2, (int32_t)size));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R1, (int32_t)size));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R9));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(raw + (int32_t)v->ptr_off)));
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R1, .dst_off = (int16_t)data,
+						 .len = cap * size, .len_in_r2 = true });
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, one);
+	gs_asm_bind(a, bad);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, one);
+	cg_view_elements(cg, v, cap, count, data, size, 0, data + (int32_t)(2 * cap * size), depth,
+			 done);
+	gs_asm_bind(a, done);
+	gs_asm_stack_release(a, mark);
+}
+
+/* Pushes the child pointer at r9 + at on the stack at r9 + stack, its
+ * depth kept at r10 + sp: without a branch (the depth goes up by one when
+ * the child is not NULL; a NULL one is written and overwritten later), so
+ * that the verifier sees one state whatever the tree's shape. The depth
+ * is masked to the stack's slots (a power of two), which the walk never
+ * outgrows: each node read pops one and pushes at most two. */
+static void push(struct gs_asm *a, int32_t at, int32_t stack, int16_t sp, uint32_t mask)
+{
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)at));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sp));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, (int32_t)mask));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R1));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R2, 3));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R9));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R2, GS_R3, (int16_t)stack));
+	/* r1 += (r3 != 0): the sign bit of r3 | -r3 */
+	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R3));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_NEG, GS_R2, 0));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_OR, GS_R2, GS_R3));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R2, 63));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R2));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sp));
+}
+
+void cg_view_tree(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		  unsigned depth)
+{
+	struct gs_asm *a = cg->a;
+	uint32_t cap = gs_view_tree_nodes(&cg->prog->ctx.view_caps, v);
+	struct gs_label walked = gs_asm_label(a, "tree_walked");
+	struct gs_label done = gs_asm_label(a, "view_done");
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t count = gs_asm_slot(a, "tree_count", 8, 8);
+	int16_t sp = gs_asm_slot(a, "tree_sp", 8, 8);
+	int32_t nread = ext + 1, addrs = nread + 4, nodes = addrs + (int32_t)(8 * cap);
+	int32_t stack = nodes + (int32_t)(cap * v->node_size);
+	uint32_t mask = gs_view_tree_slots(cap) - 1;
+
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, STATUS_OK));
+	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, (int16_t)nread, 0));
+	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, count, 0));
+	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, sp, 0));
+	push(a, raw + (int32_t)v->ptr_off, stack, sp, mask);
+	for (uint32_t k = 0; k < cap; k++) {
+		int32_t node = nodes + (int32_t)(k * v->node_size);
+		struct gs_label ok = gs_asm_label(a, "tree_node_ok");
+
+		/* pop */
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sp));
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, walked);
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_SUB, GS_R1, 1));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, (int32_t)mask));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sp));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R1, 3));
+		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R9));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R1, (int16_t)stack));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R3, (int16_t)(addrs + (int32_t)(8 * k))));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)v->node_size));
+		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = (int16_t)node,
+							 .len = v->node_size, .len_in_r2 = true });
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
+		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));
+		gs_asm_ja(a, walked);
+		gs_asm_bind(a, ok);
+		gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_R9, (int16_t)nread, (int32_t)k + 1));
+		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, count, (int32_t)k + 1));
+		/* right first, so that the left is walked first */
+		push(a, node + (int32_t)v->right_off, stack, sp, mask);
+		push(a, node + (int32_t)v->next_off, stack, sp, mask);
+	}
+	gs_asm_bind(a, walked);
+	cg_view_elements(cg, v, cap, count, nodes, v->node_size, v->value_off,
+			 stack + (int32_t)(8 * (mask + 1)), depth, done);
+	gs_asm_bind(a, done);
+	gs_asm_stack_release(a, mark);
+}
