@@ -271,8 +271,21 @@ static int build(struct gs_dwarf *d, uint64_t pc, const char *function,
 			fn = &scopes[i];
 			break;
 		}
-	if (!fn && outer_function(&cudie, pc, &outer))
+	if (!fn && outer_function(&cudie, pc, &outer)) {
 		fn = &outer;
+		/* libdw prunes a namespace without ranges, and Rust nests its
+		 * definitions in them: the scopes are fn's, innermost first. */
+		if (n <= 0) {
+			Dwarf_Die chain[CHAIN_MAX];
+			int k = concrete_chain(fn, pc, chain, CHAIN_MAX);
+
+			free(scopes);
+			scopes = malloc((size_t)k * sizeof(*scopes));
+			n = scopes ? k : 0;
+			for (int i = 0; i < n; i++)
+				scopes[i] = chain[k - 1 - i];
+		}
+	}
 	c.scope_fn = fn;
 	if (function) {
 		int fd = frame_vars(&c, s, fn, function);
