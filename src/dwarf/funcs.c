@@ -29,7 +29,7 @@ int dwv_loc_add(struct dwv_loc_list *l, uint64_t addr, bool inlined, bool from_d
 struct func_search {
 	const char *name;        /* the DW_AT_name searched */
 	const struct dwv_qname *q; /* a qualified name: which of them, or NULL */
-	size_t stem;             /* q: name's bytes before its '<' */
+	size_t stem;             /* q: name's bytes before its '<' (or "::<") */
 	Dwarf *dw;
 	uint64_t bias; /* DWARF address + bias = the module's address */
 	struct dwv_loc_list *out;
@@ -127,7 +127,7 @@ int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
 			return -ENOMEM;
 		s.q = &q;
 		s.name = q.base;
-		s.stem = strcspn(q.base, "<");
+		s.stem = strcspn(q.base, "<:");
 	}
 	if (!x || !visit_indexed(x, &s))
 		mf_funcindex_walk(dw, visit_func, &s);
@@ -171,7 +171,7 @@ static int visit_near(Dwarf_Die *die, void *arg)
 void dwv_qname_near(Dwarf *dw, const struct mf_funcindex *x, const struct dwv_qname *q,
 		    char *buf, size_t size)
 {
-	struct near_search s = { .fit = { .name = q->base, .q = q, .stem = strcspn(q->base, "<") },
+	struct near_search s = { .fit = { .name = q->base, .q = q, .stem = strcspn(q->base, "<:") },
 				 .buf = buf, .size = size };
 	const uint64_t *offs;
 	Dwarf_Die die;

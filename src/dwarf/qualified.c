@@ -89,6 +89,12 @@ int dwv_qname_parse(const char *input, struct dwv_qname *q)
 		if (depth == 0 && c[0] == ':' && c[1] == ':')
 			base = c + 2;
 	}
+	/* Rust's turbofish (f::<u64>, v0's demangling): DWARF names it f<u64> */
+	if (base[0] == '<' && base > q->path + 2) {
+		base -= 2;
+		while (base > q->path && base[-1] != ':')
+			base--;
+	}
 	q->base = base;
 	return 0;
 }

@@ -198,7 +198,7 @@ static int concrete_chain(Dwarf_Die *fn, uint64_t pc, Dwarf_Die *out, int max)
 }
 
 /* A function DIE named by `function` as a trace names it: the same, or a
- * qualified name ending in ::name. */
+ * qualified name ending in ::name (a parameter list after it aside). */
 static bool names_function(Dwarf_Die *die, const char *function)
 {
 	const char *name = dwarf_diename(die);
@@ -206,10 +206,10 @@ static bool names_function(Dwarf_Die *die, const char *function)
 
 	if (!name || !function)
 		return false;
-	fl = strlen(function);
+	fl = strcspn(function, "(");
 	nl = strlen(name);
-	return strcmp(name, function) == 0 ||
-	       (fl > nl + 2 && strcmp(function + fl - nl, name) == 0 &&
+	return (fl == nl && strncmp(name, function, nl) == 0) ||
+	       (fl > nl + 2 && strncmp(function + fl - nl, name, nl) == 0 &&
 		function[fl - nl - 1] == ':' && function[fl - nl - 2] == ':');
 }
 

@@ -94,8 +94,8 @@ static int unknown_qualified(struct resolve_ctx *c, const char *name)
 	dwv_qname_near(c->dw, rc ? NULL : x, &q, near, sizeof(near));
 	if (near[0])
 		rc = gs_errorf(c->err, -ENOENT, "unknown function `%s` in %s: the functions named "
-			       "`%s` there are %s; write one of these (with its parameter list to "
-			       "pick one overload)", name, c->path, q.base, near);
+			       "`%s` there are %s; write one of these (a C++ overload with its "
+			       "parameter list)", name, c->path, q.base, near);
 	else
 		rc = gs_errorf(c->err, -ENOENT, "unknown function `%s`: no function of %s is "
 			       "named `%s` in its DWARF; `nm -C %s | grep '%s'` lists the names it "

@@ -103,11 +103,14 @@ static bool qualified_name(const char *s, size_t n, struct sp_target *out,
 	while (i < n) {
 		size_t start = i + (s[i] == '~');
 		int depth = 0;
+		bool turbofish;
 
 		i = start;
 		while (i < n && sp_ident_char((unsigned char)s[i]))
 			i++;
-		if (i == start || !sp_ident_start((unsigned char)s[start]))
+		/* Rust's turbofish, as v0 demangling writes it: f::<u64> */
+		turbofish = i == start && start > 0 && s[i] == '<';
+		if (!turbofish && (i == start || !sp_ident_start((unsigned char)s[start])))
 			return fail(e, start, "invalid qualified name '%.*s': each part between "
 				    "'::' is an identifier; write " QUALIFIED_FORM, (int)n, s);
 		for (; i < n && (depth > 0 || s[i] == '<'); i++) {

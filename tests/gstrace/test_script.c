@@ -573,6 +573,8 @@ static void test_target_pattern_parse_matches_the_parser(void **state)
 		  "ns::maxof<std::pair<int, long>>", 0, 0 },
 		{ "ns::C::~C", GS_TARGET_FUNCTION, "ns::C::~C", 0, 0 },
 		{ "f(int)", GS_TARGET_FUNCTION, "f(int)", 0, 0 },
+		{ "mycrate::inner::ident::<u64>", GS_TARGET_FUNCTION,
+		  "mycrate::inner::ident::<u64>", 0, 0 },
 		{ "mycrate::inner::lv_path_probe", GS_TARGET_FUNCTION,
 		  "mycrate::inner::lv_path_probe", 0, 0 },
 	};
