@@ -3,8 +3,8 @@
  * instance, and a bare member name read through `this`, on names_cxx_program
  * (g++ -O0); a Rust module function on names_rust_program (Debian's rustc,
  * legacy mangling). Once traced, the C++ fixture runs 5 loops, each calling
- * scale(int), scale(double), maxof<int>(3, 4), maxof<long> and sum(1) on
- * Point{7, 11} once; the Rust one calls lv_path_probe(i) with its loop
+ * scale(int), scale(double), maxof<int>(3, 4), maxof<long>, sum(1) and
+ * shifted(100) (its parameter x hides the member) on Point{7, 11} once; the Rust one calls lv_path_probe(i) with its loop
  * counter i. */
 #include <signal.h>
 #include <stdio.h>
@@ -52,7 +52,7 @@ static bool started(struct e2e_ctx *c, const char *fixture, const char *why_miss
 	return f->pid > 0;
 }
 
-/* The fixture's 5 loops, started once every trace is attached: 25 events
+/* The fixture's 5 loops, started once every trace is attached: 30 events
  * (the traces' events may come in any order). */
 static void s_names_cxx(struct e2e_ctx *c)
 {
@@ -60,7 +60,8 @@ static void s_names_cxx(struct e2e_ctx *c)
 		"trace geo::Point::scale { print \"scale\"; }\n"
 		"trace geo::Point::scale(double) { print f; }\n"
 		"trace geo::maxof<int> { print a; print b; }\n"
-		"trace geo::Point::sum { print this->x; print x; print y + k; print *this; }\n";
+		"trace geo::Point::sum { print this->x; print x; print y + k; print *this; }\n"
+		"trace geo::Point::shifted { print x; print this->x; print y; }\n";
 	static const struct {
 		const char *line;
 		size_t n;
@@ -69,8 +70,9 @@ static void s_names_cxx(struct e2e_ctx *c)
 		{ "\n  f = 0.5\n", 5 },
 		{ "\n  a = 3\n  b = 4\n", 5 },
 		{ "\n  this->x = 7\n  x = 7\n  y + k = 12\n  *this = {x = 7, y = 11}\n", 5 },
+		{ "\n  x = 100\n  this->x = 7\n  y = 11\n", 5 },
 	};
-	struct e2e_trace t = { .script = script, .max_events = 25 };
+	struct e2e_trace t = { .script = script, .max_events = 30 };
 	struct e2e_fixture f;
 	struct e2e_output parsed;
 	struct e2e_run r;
