@@ -153,8 +153,10 @@ static char *scope_chain(Dwarf_Die *die)
 		if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
 		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type)
 			continue;
-		len += (size_t)snprintf(buf + len, len < sizeof(buf) ? sizeof(buf) - len : 0, "%s::",
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s::",
 					s ? s : "(anonymous namespace)");
+		if (len >= sizeof(buf))
+			break;
 	}
 	free(scopes);
 	if (len + strlen(name) >= sizeof(buf))

@@ -140,7 +140,12 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 	}
 	if (c->locs.n)
 		return 0;
-	if (!declared && c->dw && dwv_qname_is_qualified(name))
+	if (!c->dw && dwv_qname_is_qualified(name))
+		return gs_errorf(c->err, -ENOENT, "`%s`: %s has no DWARF (no debug file found for "
+				 "it), and qualified C++ and Rust names are read from DWARF; install "
+				 "its debug file, or give the mangled name (`nm %s | c++filt` pairs "
+				 "them)", name, c->path, c->path);
+	if (!declared && dwv_qname_is_qualified(name))
 		return unknown_qualified(c, name);
 	if (declared)
 		return gs_errorf(c->err, -ENOENT, "function `%s` has no code in %s (declared in its "
