@@ -234,8 +234,10 @@ int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
  * each inline instance, + bias, in the order of a walk of every unit;
  * *declared: a DIE of that name exists, code or not. The DIEs come from
  * the module's function index x, or (x NULL, or x not of this DWARF) from
- * that walk itself: both give the same answer, which tests check. 0 or
- * -ENOMEM; free *locs (no location has a function name yet). */
+ * that walk itself: both give the same answer, which tests check. A
+ * qualified C++ or Rust name (dwv_qname_is_qualified) gives every function
+ * it names (qualified.c). 0 or -ENOMEM; free *locs (no location has a
+ * function name yet). */
 struct mf_funcindex;
 struct dwv_loc;
 int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
