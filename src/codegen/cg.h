@@ -334,10 +334,6 @@ void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to);
 /* value_type.c: the static types of source-level values */
 const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e);
 bool cg_value_unavailable(const struct gs_expr *e);
-/* The member `name` of aggregate t, looking into anonymous members (depth:
- * 0 from outside); *off accumulates its offset. */
-const struct gs_type_member *cg_find_member(const struct gs_type *t, const char *name,
-					     uint32_t *off, unsigned depth);
 /* A value's source text, for messages (the name when it has none). */
 static inline const char *cg_text(const struct gs_expr *e)
 {

@@ -269,7 +269,7 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 			follow(cg, p, p->type->target, rec, fail);
 		else if (p->kind == CG_PLACE_LOC || p->kind == CG_PLACE_SCALAR)
 			materialize(cg, p, rec, fail);
-		m = cg_find_member(p->type, e->name, &off, 0);
+		m = gs_type_find_member(p->type, e->name, &off, 0);
 		p->offset += off;
 		p->type = m->type;
 		p->bit_offset = m->bit_offset;

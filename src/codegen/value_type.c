@@ -57,8 +57,8 @@ const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t)
 
 /* The member `name` of aggregate t, looking into anonymous members;
  * *off accumulates its offset. */
-const struct gs_type_member *cg_find_member(const struct gs_type *t, const char *name,
-					     uint32_t *off, unsigned depth)
+const struct gs_type_member *gs_type_find_member(const struct gs_type *t, const char *name,
+						 uint32_t *off, unsigned depth)
 {
 	for (uint32_t i = 0; depth < 8 && i < t->nmembers; i++) {
 		const struct gs_type_member *m = &t->members[i];
@@ -69,7 +69,7 @@ const struct gs_type_member *cg_find_member(const struct gs_type *t, const char 
 		}
 		if (!m->name && (m->type->kind == GS_TYPE_STRUCT || m->type->kind == GS_TYPE_UNION)) {
 			uint32_t inner = *off + m->offset;
-			const struct gs_type_member *f = cg_find_member(m->type, name, &inner, depth + 1);
+			const struct gs_type_member *f = gs_type_find_member(m->type, name, &inner, depth + 1);
 
 			if (f) {
 				*off = inner;
@@ -148,7 +148,7 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 				"one)", cg_text(e), cg_text(e->lhs), t->name);
 			return NULL;
 		}
-		m = cg_find_member(t, e->name ? e->name : "", &off, 0);
+		m = gs_type_find_member(t, e->name ? e->name : "", &off, 0);
 		if (!m) {
 			cg_fail_at(cg, e, -EINVAL, "%s: %s has no member named '%s'", cg_text(e), t->name,
 				e->name ? e->name : "");

@@ -238,13 +238,41 @@ int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
  * each inline instance, + bias, in the order of a walk of every unit;
  * *declared: a DIE of that name exists, code or not. The DIEs come from
  * the module's function index x, or (x NULL, or x not of this DWARF) from
- * that walk itself: both give the same answer, which tests check. 0 or
- * -ENOMEM; free *locs (no location has a function name yet). */
+ * that walk itself: both give the same answer, which tests check. A
+ * qualified C++ or Rust name (dwv_qname_is_qualified) gives every function
+ * it names (qualified.c). 0 or -ENOMEM; free *locs (no location has a
+ * function name yet). */
 struct mf_funcindex;
 struct dwv_loc;
 int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
 		      const char *name, bool entry, struct dwv_loc **locs, size_t *n,
 		      bool *declared);
+
+/* A C++ or Rust qualified name as a trace names it (qualified.c): path
+ * is the name without its parameter list, base its last part (what
+ * DW_AT_name holds, the function index's key), full the whole text when
+ * it has a parameter list; all in canonical spelling (dwv_name_canon). */
+struct dwv_qname {
+	char *path;
+	const char *base;
+	char *full;
+};
+/* Whether a function name is qualified ("::" or a parameter list). */
+bool dwv_qname_is_qualified(const char *name);
+int dwv_qname_parse(const char *input, struct dwv_qname *q);
+void dwv_qname_free(struct dwv_qname *q);
+/* Whether the function die is named q: its linkage name demangled, or its
+ * namespaces and classes, is q->path, and its demangled signature q->full. */
+bool dwv_qname_matches(Dwarf_Die *die, const struct dwv_qname *q);
+/* die's qualified name (params: with its parameter list), malloc'd. */
+char *dwv_qname_of(Dwarf_Die *die, bool params);
+/* s (n bytes) with spaces only before a word after a word, ) > * or &,
+ * as the demangler and DWARF spell C++ names; malloc'd. */
+char *dwv_name_canon(const char *s, size_t n);
+/* Up to a buffer of the qualified names (with parameters) of the
+ * functions whose last part is q->base: what a trace could have meant. */
+void dwv_qname_near(Dwarf *dw, const struct mf_funcindex *x, const struct dwv_qname *q,
+		    char *buf, size_t size);
 
 /* The CFI checks a gs_dwarf opened over a module file owns
  * (modfile_dwarf.c): freed with it. */

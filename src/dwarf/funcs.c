@@ -2,7 +2,8 @@
  * subprogram's body past its prologue (or its entry, for return probes)
  * and each inline instance's entry, found through the module's function
  * index when it has one for this DWARF, else by a walk of every unit (the
- * same answer, in the same order). */
+ * same answer, in the same order). A qualified C++ or Rust name finds the
+ * DIEs of its last part, then keeps those qualified as it is. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,9 @@ int dwv_loc_add(struct dwv_loc_list *l, uint64_t addr, bool inlined, bool from_d
 }
 
 struct func_search {
-	const char *name;
+	const char *name;        /* the DW_AT_name searched */
+	const struct dwv_qname *q; /* a qualified name: which of them, or NULL */
+	size_t stem;             /* q: name's bytes before its '<' (or "::<") */
 	Dwarf *dw;
 	uint64_t bias; /* DWARF address + bias = the module's address */
 	struct dwv_loc_list *out;
@@ -34,6 +37,16 @@ struct func_search {
 	bool declared; /* a DIE of that name exists, with or without code */
 	bool entry;    /* the entry itself, no inline copies (return probes) */
 };
+
+/* name is s->name, or (qualified) an instance of the template s->name
+ * names without or with other spellings of its arguments: DWARF writes
+ * `maxof<long int>` and Rust `ident<u64>`, the demangler `maxof<long>`
+ * and `ident`; the qualified match decides. */
+static bool name_fits(const struct func_search *s, const char *name)
+{
+	return strcmp(name, s->name) == 0 ||
+	       (s->q && strncmp(name, s->name, s->stem) == 0 && name[s->stem] == '<');
+}
 
 static int inline_instance(Dwarf_Die *inst, void *arg)
 {
@@ -51,7 +64,7 @@ static int visit_func(Dwarf_Die *die, void *arg)
 	const char *name = dwarf_diename(die);
 	uint64_t entry, end;
 
-	if (!name || strcmp(name, s->name) != 0)
+	if (!name || !name_fits(s, name) || (s->q && !dwv_qname_matches(die, s->q)))
 		return DWARF_CB_OK;
 	s->declared = true;
 	if (dwarf_func_inline(die) && !s->entry)
@@ -63,24 +76,40 @@ static int visit_func(Dwarf_Die *die, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* The index's DIEs of s->name, visited as the walk would visit them; false
- * (nothing visited) when one is not a definition of that name: the index
+/* The index's DIEs at offs (n), visited as the walk would visit them;
+ * false (nothing visited) when one is not a definition s names: the index
  * is not of this DWARF, and the caller walks instead. */
-static bool visit_indexed(const struct mf_funcindex *x, struct func_search *s)
+static bool visit_offs(struct func_search *s, const uint64_t *offs, size_t n)
 {
-	const uint64_t *offs;
-	size_t n = mf_funcindex_find(x, s->name, &offs);
 	Dwarf_Die die;
 	const char *name;
 
 	for (size_t i = 0; i < n; i++)
 		if (!dwarf_offdie(s->dw, offs[i], &die) || dwarf_tag(&die) != DW_TAG_subprogram ||
 		    dwarf_hasattr(&die, DW_AT_declaration) || !(name = dwarf_diename(&die)) ||
-		    strcmp(name, s->name) != 0)
+		    !name_fits(s, name))
 			return false;
 	for (size_t i = 0; i < n && s->rc == 0; i++)
 		if (dwarf_offdie(s->dw, offs[i], &die))
 			visit_func(&die, s);
+	return true;
+}
+
+/* The index's DIEs of s->name (qualified: of every name it fits, in the
+ * index's order of names). */
+static bool visit_indexed(const struct mf_funcindex *x, struct func_search *s)
+{
+	const uint64_t *offs;
+	size_t n;
+
+	if (!s->q)
+		return (n = mf_funcindex_find(x, s->name, &offs)) == 0 || visit_offs(s, offs, n);
+	for (size_t i = 0; i < mf_funcindex_count(x); i++) {
+		const char *name = mf_funcindex_at(x, i, &offs, &n);
+
+		if (name_fits(s, name) && !visit_offs(s, offs, n))
+			return false;
+	}
 	return true;
 }
 
@@ -91,9 +120,19 @@ int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
 	struct dwv_loc_list l = { 0 };
 	struct func_search s = { .name = name, .dw = dw, .bias = bias, .out = &l,
 				 .entry = entry };
+	struct dwv_qname q;
 
+	if (dwv_qname_is_qualified(name)) {
+		if (dwv_qname_parse(name, &q))
+			return -ENOMEM;
+		s.q = &q;
+		s.name = q.base;
+		s.stem = strcspn(q.base, "<:");
+	}
 	if (!x || !visit_indexed(x, &s))
 		mf_funcindex_walk(dw, visit_func, &s);
+	if (s.q)
+		dwv_qname_free(&q);
 	*declared = s.declared;
 	if (s.rc) {
 		free(l.v);
@@ -104,3 +143,46 @@ int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
 	return 0;
 }
 
+
+/* ---- what a qualified name could have meant ---------------------------------- */
+
+struct near_search {
+	struct func_search fit;
+	char *buf;
+	size_t size, used;
+	unsigned n;
+};
+
+static int visit_near(Dwarf_Die *die, void *arg)
+{
+	struct near_search *s = arg;
+	const char *name = dwarf_diename(die);
+	char *q;
+
+	if (!name || !name_fits(&s->fit, name) || s->n >= 4 || !(q = dwv_qname_of(die, true)))
+		return DWARF_CB_OK;
+	if (!strstr(s->buf, q) && s->used < s->size)
+		s->used += (size_t)snprintf(s->buf + s->used, s->size - s->used, "%s%s",
+					    s->n++ ? ", " : "", q);
+	free(q);
+	return DWARF_CB_OK;
+}
+
+void dwv_qname_near(Dwarf *dw, const struct mf_funcindex *x, const struct dwv_qname *q,
+		    char *buf, size_t size)
+{
+	struct near_search s = { .fit = { .name = q->base, .q = q, .stem = strcspn(q->base, "<:") },
+				 .buf = buf, .size = size };
+	const uint64_t *offs;
+	Dwarf_Die die;
+	size_t n;
+
+	buf[0] = '\0';
+	for (size_t i = 0; x && i < mf_funcindex_count(x); i++)
+		if (name_fits(&s.fit, mf_funcindex_at(x, i, &offs, &n)))
+			for (size_t k = 0; k < n; k++)
+				if (dwarf_offdie(dw, offs[k], &die))
+					visit_near(&die, &s);
+	if (!x)
+		mf_funcindex_walk(dw, visit_near, &s);
+}

@@ -147,7 +147,7 @@ static void cu_vars(struct collect *c, Dwarf_Die *cudie, uint16_t depth)
 
 /* The out-of-line function of the CU whose ranges hold pc (with a frame
  * base), searching nested scopes of C++ namespaces and classes too. */
-static bool outer_function(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *out, Dwarf_Die *holder)
+static bool outer_function(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *out)
 {
 	Dwarf_Die ch;
 
@@ -159,11 +159,10 @@ static bool outer_function(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *out, Dwarf
 		if (tag == DW_TAG_subprogram && dwarf_hasattr(&ch, DW_AT_frame_base) &&
 		    dwarf_haspc(&ch, pc) > 0) {
 			*out = ch;
-			*holder = *parent;
 			return true;
 		}
 		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-		     tag == DW_TAG_structure_type) && outer_function(&ch, pc, out, holder))
+		     tag == DW_TAG_structure_type) && outer_function(&ch, pc, out))
 			return true;
 	} while (dwarf_siblingof(&ch, &ch) == 0);
 	return false;
@@ -199,7 +198,7 @@ static int concrete_chain(Dwarf_Die *fn, uint64_t pc, Dwarf_Die *out, int max)
 }
 
 /* A function DIE named by `function` as a trace names it: the same, or a
- * qualified name ending in ::name. */
+ * qualified name ending in ::name (a parameter list after it aside). */
 static bool names_function(Dwarf_Die *die, const char *function)
 {
 	const char *name = dwarf_diename(die);
@@ -207,10 +206,10 @@ static bool names_function(Dwarf_Die *die, const char *function)
 
 	if (!name || !function)
 		return false;
-	fl = strlen(function);
+	fl = strcspn(function, "(");
 	nl = strlen(name);
-	return strcmp(name, function) == 0 ||
-	       (fl > nl + 2 && strcmp(function + fl - nl, name) == 0 &&
+	return (fl == nl && strncmp(name, function, nl) == 0) ||
+	       (fl > nl + 2 && strncmp(function + fl - nl, name, nl) == 0 &&
 		function[fl - nl - 1] == ':' && function[fl - nl - 2] == ':');
 }
 
@@ -251,7 +250,7 @@ static int build(struct gs_dwarf *d, uint64_t pc, const char *function,
 		 struct gs_dwarf_scope *s, struct gs_error *err)
 {
 	struct collect c = { .d = d, .pc = pc };
-	Dwarf_Die cudie, outer, holder, *scopes = NULL, *fn = NULL;
+	Dwarf_Die cudie, outer, *scopes = NULL, *fn = NULL;
 	int n;
 	uint16_t depth = 0;
 
@@ -272,21 +271,19 @@ static int build(struct gs_dwarf *d, uint64_t pc, const char *function,
 			fn = &scopes[i];
 			break;
 		}
-	if (!fn && outer_function(&cudie, pc, &outer, &holder)) {
+	if (!fn && outer_function(&cudie, pc, &outer)) {
 		fn = &outer;
-		/* libdw's walk from the CU does not enter a namespace (Rust's
-		 * crate::module, C++'s ns): the scopes from the one holding
-		 * the function */
-		if (n <= 0 && dwarf_tag(&holder) != DW_TAG_compile_unit) {
+		/* libdw prunes a namespace without ranges, and Rust nests its
+		 * definitions in them: the scopes are fn's, innermost first. */
+		if (n <= 0) {
+			Dwarf_Die chain[CHAIN_MAX];
+			int k = concrete_chain(fn, pc, chain, CHAIN_MAX);
+
 			free(scopes);
-			scopes = NULL;
-			n = dwarf_getscopes(&holder, pc, &scopes);
+			scopes = malloc((size_t)k * sizeof(*scopes));
+			n = scopes ? k : 0;
 			for (int i = 0; i < n; i++)
-				if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
-				    dwarf_hasattr(&scopes[i], DW_AT_frame_base)) {
-					fn = &scopes[i];
-					break;
-				}
+				scopes[i] = chain[k - 1 - i];
 		}
 	}
 	c.scope_fn = fn;

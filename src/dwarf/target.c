@@ -80,6 +80,30 @@ static int resolve_ifunc(struct resolve_ctx *c, const char *name, uint64_t resol
 	return 0;
 }
 
+/* A C++ or Rust name no function of the module has: say which functions
+ * of that last part it has, or how to list names. */
+static int unknown_qualified(struct resolve_ctx *c, const char *name)
+{
+	const struct mf_funcindex *x = NULL;
+	struct dwv_qname q;
+	char near[512];
+	int rc = mf_modfile_funcs(c->file, &x, NULL);
+
+	if ((rc && rc != -ENOENT) || dwv_qname_parse(name, &q))
+		return gs_errorf(c->err, -ENOMEM, "out of memory resolving `%s`", c->input);
+	dwv_qname_near(c->dw, rc ? NULL : x, &q, near, sizeof(near));
+	if (near[0])
+		rc = gs_errorf(c->err, -ENOENT, "unknown function `%s` in %s: the functions named "
+			       "`%s` there are %s; write one of these (a C++ overload with its "
+			       "parameter list)", name, c->path, q.base, near);
+	else
+		rc = gs_errorf(c->err, -ENOENT, "unknown function `%s`: no function of %s is "
+			       "named `%s` in its DWARF; `nm -C %s | grep '%s'` lists the names it "
+			       "has", name, c->path, q.base, c->path, q.base);
+	dwv_qname_free(&q);
+	return rc;
+}
+
 /* Function name: DWARF definitions and inline instances; else symbols. */
 static int resolve_function(struct resolve_ctx *c, const char *name)
 {
@@ -116,6 +140,13 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 	}
 	if (c->locs.n)
 		return 0;
+	if (!c->dw && dwv_qname_is_qualified(name))
+		return gs_errorf(c->err, -ENOENT, "`%s`: %s has no DWARF (no debug file found for "
+				 "it), and qualified C++ and Rust names are read from DWARF; install "
+				 "its debug file, or give the mangled name (`nm %s | c++filt` pairs "
+				 "them)", name, c->path, c->path);
+	if (!declared && dwv_qname_is_qualified(name))
+		return unknown_qualified(c, name);
 	if (declared)
 		return gs_errorf(c->err, -ENOENT, "function `%s` has no code in %s (declared in its "
 				 "DWARF, but inlined away or optimized out); probe a caller or a "

@@ -16,6 +16,7 @@
 #include <gs/runtime.h>
 
 #include <gs/internal/dwarf.h>
+#include <gs/internal/program.h>
 #include "rt_int.h"
 
 struct chunk {
@@ -48,6 +49,16 @@ struct probe_ctx {
 	size_t probe;                    /* which copy */
 	struct gs_error *err;
 	int rc;
+	struct this_member *members;     /* names read as this->name, once copied */
+};
+
+/* A bare name of a C++ member function read through `this`: the copy's
+ * node becomes this->name once the copy is done (the copier sets lhs
+ * after the node's own visit). */
+struct this_member {
+	struct gs_expr *node;
+	struct gs_expr *self;
+	struct this_member *next;
 };
 
 int rt_values_new(pid_t pid, struct gs_modfiles *files, struct rt_values **out)
@@ -335,6 +346,54 @@ static const struct gs_type *cast_type(struct probe_ctx *c, const struct gs_expr
 	return NULL;
 }
 
+/* gdb's rule for a bare name in a C++ member function: parameters and
+ * locals first, then the members of *this, then statics and globals. The
+ * `this` parameter when name is a member of *this that no parameter or
+ * local hides, else NULL. */
+static const struct gs_var *this_holding(const struct gs_dwarf_scope *s, const char *name)
+{
+	const struct gs_var *self = NULL;
+	const struct gs_type *t;
+	uint32_t off = 0;
+
+	if (!s || strcmp(name, "this") == 0)
+		return NULL;
+	for (size_t i = 0; i < s->nlocals; i++) {
+		if (strcmp(s->vars[i].name, name) == 0)
+			return NULL;
+		if (!self && strcmp(s->vars[i].name, "this") == 0)
+			self = &s->vars[i];
+	}
+	if (!self || !(t = self->type) || t->kind != GS_TYPE_POINTER || !(t = t->target) ||
+	    (t->kind != GS_TYPE_STRUCT && t->kind != GS_TYPE_UNION))
+		return NULL;
+	return gs_type_find_member(t, name, &off, 0) ? self : NULL;
+}
+
+/* n (a bare name) as this->name: its `this` node is attached after the
+ * copy (this_members_attach). */
+static void read_through_this(struct probe_ctx *c, struct gs_expr *n, const struct gs_var *self)
+{
+	struct this_member *m = alloc(c, sizeof(*m));
+	struct gs_expr *lhs = alloc(c, sizeof(*lhs));
+
+	if (!m || !lhs)
+		return;
+	*lhs = (struct gs_expr){ .kind = GS_EXPR_NAME, .text = "this", .name = "this",
+				 .dvar = self, .pos = n->pos };
+	n->kind = GS_EXPR_MEMBER;
+	n->dvar = NULL;
+	*m = (struct this_member){ .node = n, .self = lhs, .next = c->members };
+	c->members = m;
+}
+
+static void this_members_attach(struct probe_ctx *c)
+{
+	for (struct this_member *m = c->members; m; m = m->next)
+		m->node->lhs = m->self;
+	c->members = NULL;
+}
+
 /* ---- $retval ---------------------------------------------------------------------- */
 
 /* $retval of the function at c->pc as a variable in rax (and rdx), or in
@@ -371,10 +430,14 @@ static const struct gs_var *typed_retval(struct probe_ctx *c, const struct gs_ex
 static int resolve(struct gs_spec_copier *copier, struct gs_expr *n)
 {
 	struct probe_ctx *c = copier->arg;
+	const struct gs_var *self;
 
 	switch (n->kind) {
 	case GS_EXPR_NAME:
-		n->dvar = tls_checked(c, lookup(c, n));
+		if (!c->t->spec.retprobe && (self = this_holding(c->scope, n->name)))
+			read_through_this(c, n, self);
+		else
+			n->dvar = tls_checked(c, lookup(c, n));
 		break;
 	case GS_EXPR_CAST:
 		n->cast_type = cast_type(c, n);
@@ -460,6 +523,7 @@ int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct
 		struct gs_spec_copier copier = { .alloc = copy_alloc, .expr = resolve, .arg = &c };
 
 		t->probes[i].body = gs_spec_copy_body(&copier, t->spec.body, t->spec.nbody);
+		this_members_attach(&c);
 		rc = c.rc;
 		if (rc == 0 && i + 1 == t->nprobes)
 			rc = rt_copies_finish(&copies, t, m->d, m->file, scopes, var_alloc, &c, at,

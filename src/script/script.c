@@ -163,11 +163,10 @@ static bool parse_target(struct parser *p, struct gs_script_trace *t)
 	if (!sp_lex_skip(p, &off))
 		return false;
 	s = p->src + off;
-	while (off + n < p->len && sp_target_char((unsigned char)s[n])) {
-		if (s[n] == '/' && off + n + 1 < p->len && (s[n + 1] == '/' || s[n + 1] == '*'))
-			break; /* a comment right after the target */
-		n++;
-	}
+	n = sp_target_span(s, p->len - off);
+	/* a space after a qualified name's closing bracket ends the target */
+	while (n && s[n - 1] == ' ')
+		n--;
 	if (n == 0) {
 		struct token tok;
 		char desc[64];

@@ -159,8 +159,11 @@ struct sp_target_error {
 	char msg[320];
 };
 
-/* Characters a pattern is made of: file paths (alnum _ / . - +), ':', '*'. */
+/* Characters a pattern is made of: file paths (alnum _ / . - +), ':', '*',
+ * and what opens a qualified name's brackets ('<', '('). */
 bool sp_target_char(int c);
+/* The bytes of s a target spans (inside brackets, C++ type spellings). */
+size_t sp_target_span(const char *s, size_t n);
 /* Classifies the n bytes at s: true and *out, or false and *e. */
 bool sp_target_classify(const char *s, size_t n, struct sp_target *out,
 			struct sp_target_error *e);

@@ -1,7 +1,9 @@
 /* Trace targets as written after `trace` (reference 12.1): one classifier
- * of the four forms, used by the script parser (which reports errors with
+ * of the four forms (a function name qualified as C++ and Rust write it,
+ * `ns::Class::f(int)`, `ns::maxof<int>`, `crate::module::f`, included), used by the script parser (which reports errors with
  * line, column and caret) and by gs_target_pattern_parse() (a target given
  * alone, e.g. by an embedder), so both read a pattern by the same rules. */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include "script_int.h"
 
 #define TARGET_FORMS "a function name, 0xADDR, module:0xADDR or file:line"
+#define QUALIFIED_FORM "ns::Class::f, ns::f(int), ns::maxof<int> or crate::module::f"
 
 static bool is_digit(int c)
 {
@@ -25,7 +28,35 @@ static bool is_hex(int c)
 bool sp_target_char(int c)
 {
 	return sp_ident_char(c) || c == '/' || c == '.' || c == '-' || c == '+' || c == ':' ||
-	       c == '*';
+	       c == '*' || c == '<' || c == '(' || c == '~';
+}
+
+/* Inside a qualified name's <template arguments> or (parameters): what C++
+ * types are spelled with, spaces included. */
+static bool bracketed_char(int c)
+{
+	return sp_target_char(c) || c == '>' || c == ')' || c == ',' || c == ' ' || c == '&' ||
+	       c == '[' || c == ']';
+}
+
+/* How many bytes of s (n) a target spans: target characters, and inside
+ * brackets opened by '<' or '(' the characters of C++ types too. */
+size_t sp_target_span(const char *s, size_t n)
+{
+	size_t i = 0;
+	int depth = 0;
+
+	for (; i < n; i++) {
+		int c = (unsigned char)s[i];
+
+		if (depth == 0 ? !sp_target_char(c) : !bracketed_char(c))
+			break;
+		if (c == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*'))
+			break; /* a comment right after the target */
+		depth += c == '<' || c == '(';
+		depth -= depth > 0 && (c == '>' || c == ')');
+	}
+	return i;
 }
 
 static bool all_of(const char *s, size_t n, bool (*pred)(int))
@@ -60,6 +91,68 @@ static bool fail(struct sp_target_error *e, size_t at, const char *fmt, ...)
 	return false;
 }
 
+/* A name C++ or Rust qualifies (it has "::", or a parameter list): parts
+ * joined by "::", each an identifier (a destructor's '~' first) with
+ * balanced <template arguments>, then at most one (parameter list). The
+ * characters of the brackets are left to the demangler to compare. */
+static bool qualified_name(const char *s, size_t n, struct sp_target *out,
+			   struct sp_target_error *e)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t start = i + (s[i] == '~');
+		int depth = 0;
+		bool turbofish;
+
+		i = start;
+		while (i < n && sp_ident_char((unsigned char)s[i]))
+			i++;
+		/* Rust's turbofish, as v0 demangling writes it: f::<u64> */
+		turbofish = i == start && start > 0 && s[i] == '<';
+		if (!turbofish && (i == start || !sp_ident_start((unsigned char)s[start])))
+			return fail(e, start, "invalid qualified name '%.*s': each part between "
+				    "'::' is an identifier; write " QUALIFIED_FORM, (int)n, s);
+		for (; i < n && (depth > 0 || s[i] == '<'); i++) {
+			depth += s[i] == '<' || s[i] == '(';
+			depth -= s[i] == '>' || s[i] == ')';
+			if (depth < 0 || (s[i] == ':' && depth == 0))
+				break;
+		}
+		if (depth != 0)
+			return fail(e, i, "unbalanced '<' in qualified name '%.*s': close every "
+				    "template argument list", (int)n, s);
+		if (i < n && s[i] == '(') {
+			size_t open = i;
+
+			for (depth = 0; i < n; i++) {
+				depth += s[i] == '(' || s[i] == '<';
+				depth -= s[i] == ')' || s[i] == '>';
+				if (depth == 0)
+					break;
+			}
+			if (i + 1 != n)
+				return fail(e, open, "the parameter list of '%.*s' must close it and "
+					    "end the target: write ns::f(int, char const*)",
+					    (int)n, s);
+			break;
+		}
+		if (i == n)
+			break;
+		if (n - i < 2 || s[i] != ':' || s[i + 1] != ':')
+			return fail(e, i, "invalid qualified name '%.*s': parts are joined by '::' "
+				    "(a module or file is never qualified); write " QUALIFIED_FORM,
+				    (int)n, s);
+		i += 2;
+		if (i == n)
+			return fail(e, i, "invalid qualified name '%.*s': each part between '::' "
+				    "is an identifier; write " QUALIFIED_FORM, (int)n, s);
+	}
+	out->kind = GS_TARGET_FUNCTION;
+	out->name_len = n;
+	return true;
+}
+
 /* "0x..." at s (at offset `at` of the pattern). */
 static bool hex_address(const char *s, size_t n, size_t at, uint64_t *out,
 			struct sp_target_error *e)
@@ -89,24 +182,31 @@ static bool hex_address(const char *s, size_t n, size_t at, uint64_t *out,
 bool sp_target_classify(const char *s, size_t n, struct sp_target *out, struct sp_target_error *e)
 {
 	const char *colon = memchr(s, ':', n);
+	size_t head = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (n == 0)
 		return fail(e, 0, "empty trace target: write " TARGET_FORMS);
-	for (size_t i = 0; i < n; i++)
-		if (!sp_target_char((unsigned char)s[i]))
-			return fail(e, i, "invalid character in trace target '%.*s': write "
-				    TARGET_FORMS, (int)n, s);
-	if (memchr(s, '*', n)) {
+	if (sp_target_span(s, n) != n)
+		return fail(e, sp_target_span(s, n), "invalid character in trace target '%.*s': "
+			    "write " TARGET_FORMS, (int)n, s);
+	/* '*' of a pointer parameter or template argument is no wildcard */
+	while (head < n && s[head] != '(' && s[head] != '<')
+		head++;
+	if (memchr(s, '*', head)) {
 		if (s[n - 1] == '*' && is_identifier(s, n - 1))
 			return fail(e, 0, "wildcard trace patterns ('%.*s') are not supported yet: "
 				    "name one function", (int)n, s);
 		return fail(e, 0, "invalid trace target '%.*s': write " TARGET_FORMS, (int)n, s);
 	}
+	/* A module or file name never holds "::" nor '(': such a target is a
+	 * C++ or Rust name. */
+	if (memmem(s, n, "::", 2) || memchr(s, '(', n) || memchr(s, '<', n))
+		return qualified_name(s, n, out, e);
 	if (colon && memchr(colon + 1, ':', n - (size_t)(colon - s) - 1))
 		return fail(e, 0, "invalid trace target '%.*s': only one ':' may separate a module "
-			    "or file from its 0xADDR or line (C++ qualified names are not supported "
-			    "yet)", (int)n, s);
+			    "or file from its 0xADDR or line; a C++ or Rust name is joined by '::'",
+			    (int)n, s);
 	if (colon) {
 		size_t at = (size_t)(colon - s) + 1, nafter = n - at;
 		const char *after = s + at;

@@ -3,7 +3,9 @@
  * past the prologue (its entry for return probes), a static inline function
  * its inline instances, file:line the statements of that line, an IFUNC
  * its resolver with a note saying so, and an unknown name -ENOENT with a
- * message that says what to do. Return values are placed by the x86-64
+ * message that says what to do; a C++ qualified name every function it
+ * names (overloads, template instances), one by its signature, and an
+ * unknown one the functions of its last part. Return values are placed by the x86-64
  * ABI: rax and rdx, the memory rax points to, or refused (SSE). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,12 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gs/modfile.h>
 
 #include <gs/internal/dwarf.h>
 
-static char fixture[4096];
+static char fixture[4096], names_fixture[4096];
 
 static int setup(void **state)
 {
@@ -28,6 +31,7 @@ static int setup(void **state)
 
 	(void)state;
 	snprintf(fixture, sizeof(fixture), "%s/resolve_fix", dir ? dir : ".");
+	snprintf(names_fixture, sizeof(names_fixture), "%s/names_cxx_fix", dir ? dir : ".");
 	return 0;
 }
 
@@ -40,18 +44,23 @@ static int resolve(enum dwv_target_kind kind, const char *input, const char *nam
 	return dwv_target_resolve(&req, res, err);
 }
 
-/* The address nm gives a symbol of the fixture, through the module file. */
-static uint64_t symbol(const char *name, uint64_t *size)
+/* The address nm gives a symbol of a fixture, through the module file. */
+static uint64_t symbol_in(const char *path, const char *name, uint64_t *size)
 {
 	struct gs_modfiles *files;
 	struct gs_modfile *m;
 	uint64_t addr = 0;
 
 	assert_int_equal(gs_modfiles_new(NULL, &files, NULL), 0);
-	assert_int_equal(gs_modfile_open(files, fixture, &m, NULL), 0);
+	assert_int_equal(gs_modfile_open(files, path, &m, NULL), 0);
 	assert_int_equal(gs_modfile_symbols_named(m, name, &addr, size, 1), 1);
 	gs_modfiles_free(files);
 	return addr;
+}
+
+static uint64_t symbol(const char *name, uint64_t *size)
+{
+	return symbol_in(fixture, name, size);
 }
 
 static void test_function_resolves_past_its_prologue_or_at_its_entry(void **state)
@@ -154,6 +163,81 @@ static void test_unknown_function_is_enoent_with_the_fix(void **state)
 	assert_non_null(strstr(err.msg, "nm -D"));
 }
 
+/* ---- C++ qualified names ------------------------------------------------------ */
+
+/* The entries a qualified name resolves to in names_cxx_fix, as the
+ * mangled symbols of the functions it should name. */
+static void expect_entries(const char *name, const char *const *mangled, size_t n)
+{
+	struct dwv_target_req req = { .kind = DWV_TARGET_FUNCTION, .input = name, .name = name,
+				      .module = names_fixture, .entry = true };
+	struct dwv_target_res res;
+	struct gs_error err;
+	uint64_t size;
+
+	if (access(names_fixture, R_OK) != 0)
+		skip(); /* built only with g++ */
+	assert_int_equal(dwv_target_resolve(&req, &res, &err), 0);
+	assert_int_equal(res.nlocs, n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr = symbol_in(names_fixture, mangled[i], &size);
+		bool found = false;
+
+		for (size_t k = 0; k < res.nlocs; k++)
+			found |= res.locs[k].addr == addr;
+		assert_true(found);
+	}
+	dwv_target_res_free(&res);
+}
+
+static void test_qualified_name_traces_every_overload_and_instance(void **state)
+{
+	(void)state;
+	expect_entries("geo::Point::scale", (const char *const[]){ "_ZN3geo5Point5scaleEi",
+								   "_ZN3geo5Point5scaleEd" }, 2);
+	expect_entries("geo::Point::sum", (const char *const[]){ "_ZNK3geo5Point3sumEi" }, 1);
+	/* a template without arguments: every instance */
+	expect_entries("geo::maxof", (const char *const[]){ "_ZN3geo5maxofIiEET_S1_S1_",
+							    "_ZN3geo5maxofIlEET_S1_S1_" }, 2);
+	/* DWARF spells it maxof<long int>, the demangler maxof<long> */
+	expect_entries("geo::maxof<long>", (const char *const[]){ "_ZN3geo5maxofIlEET_S1_S1_" },
+		       1);
+}
+
+static void test_signature_picks_one_overload(void **state)
+{
+	(void)state;
+	expect_entries("geo::Point::scale(double)",
+		       (const char *const[]){ "_ZN3geo5Point5scaleEd" }, 1);
+	expect_entries("geo::Point::scale( int )", (const char *const[]){ "_ZN3geo5Point5scaleEi" },
+		       1);
+	/* a const member function: " const" may be left out */
+	expect_entries("geo::Point::sum(int)", (const char *const[]){ "_ZNK3geo5Point3sumEi" }, 1);
+	/* a template's return type comes first in the demangled signature */
+	expect_entries("geo::maxof<int>(int,int)",
+		       (const char *const[]){ "_ZN3geo5maxofIiEET_S1_S1_" }, 1);
+}
+
+static void test_unknown_qualified_name_lists_the_functions_of_its_last_part(void **state)
+{
+	struct dwv_target_req req = { .kind = DWV_TARGET_FUNCTION, .module = names_fixture };
+	struct dwv_target_res res;
+	struct gs_error err;
+
+	(void)state;
+	if (access(names_fixture, R_OK) != 0)
+		skip();
+	req.input = req.name = "geo::Point::scale(char)";
+	assert_int_equal(dwv_target_resolve(&req, &res, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "unknown function `geo::Point::scale(char)`"));
+	assert_non_null(strstr(err.msg, "geo::Point::scale(int)"));
+	assert_non_null(strstr(err.msg, "geo::Point::scale(double)"));
+	req.input = req.name = "geo::nope";
+	assert_int_equal(dwv_target_resolve(&req, &res, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "no function of"));
+	assert_non_null(strstr(err.msg, "nm -C"));
+}
+
 static const struct gs_type t_long = { .kind = GS_TYPE_I64, .size = 8, .name = "long",
 				       .byte_size = 8 };
 static const struct gs_type t_double = { .kind = GS_TYPE_F64, .size = 8, .name = "double",
@@ -214,6 +298,9 @@ int main(void)
 		cmocka_unit_test(test_file_line_resolves_to_the_statements_of_that_line),
 		cmocka_unit_test(test_ifunc_without_a_process_resolves_to_its_resolver_with_a_note),
 		cmocka_unit_test(test_unknown_function_is_enoent_with_the_fix),
+		cmocka_unit_test(test_qualified_name_traces_every_overload_and_instance),
+		cmocka_unit_test(test_signature_picks_one_overload),
+		cmocka_unit_test(test_unknown_qualified_name_lists_the_functions_of_its_last_part),
 		cmocka_unit_test(test_retval_of_two_longs_is_rax_then_rdx),
 		cmocka_unit_test(test_retval_over_16_bytes_is_the_memory_rax_points_to),
 		cmocka_unit_test(test_retval_in_xmm0_is_refused_with_the_register),

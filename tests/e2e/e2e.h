@@ -322,6 +322,8 @@ extern const struct e2e_scenario e2e_copies_scenarios[];
 extern const size_t e2e_copies_nscenarios;
 extern const struct e2e_scenario e2e_scriptvals_scenarios[];
 extern const size_t e2e_scriptvals_nscenarios;
+extern const struct e2e_scenario e2e_names_scenarios[];
+extern const size_t e2e_names_nscenarios;
 extern const struct e2e_scenario e2e_exprs_scenarios[];
 extern const size_t e2e_exprs_nscenarios;
 extern const struct e2e_scenario e2e_conditions_scenarios[];

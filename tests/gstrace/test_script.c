@@ -566,8 +566,20 @@ static void test_target_pattern_parse_matches_the_parser(void **state)
 		{ "0x1139", GS_TARGET_ADDRESS, NULL, 0x1139, 0 },
 		{ "/lib/libc.so.6:0xAB", GS_TARGET_MODULE_ADDRESS, "/lib/libc.so.6", 0xab, 0 },
 		{ "demo.c:43", GS_TARGET_FILE_LINE, "demo.c", 0, 43 },
+		/* C++ and Rust names: a module or file never holds "::" */
+		{ "ns::Class::method", GS_TARGET_FUNCTION, "ns::Class::method", 0, 0 },
+		{ "ns::f(int, char const*)", GS_TARGET_FUNCTION, "ns::f(int, char const*)", 0, 0 },
+		{ "ns::maxof<std::pair<int, long>>", GS_TARGET_FUNCTION,
+		  "ns::maxof<std::pair<int, long>>", 0, 0 },
+		{ "ns::C::~C", GS_TARGET_FUNCTION, "ns::C::~C", 0, 0 },
+		{ "f(int)", GS_TARGET_FUNCTION, "f(int)", 0, 0 },
+		{ "mycrate::inner::ident::<u64>", GS_TARGET_FUNCTION,
+		  "mycrate::inner::ident::<u64>", 0, 0 },
+		{ "mycrate::inner::lv_path_probe", GS_TARGET_FUNCTION,
+		  "mycrate::inner::lv_path_probe", 0, 0 },
 	};
-	static const char *const bad[] = { "", "12", "a::b", ":0x1", "f*", "x y", "a.c:0" };
+	static const char *const bad[] = { "", "12", "a::", "a:::b", ":0x1", "f*", "x y", "a.c:0",
+					   "a.so:1:2", "ns::f(int", "ns::f<int" };
 	struct gs_target_pattern *p;
 	struct gs_error err;
 

@@ -137,6 +137,7 @@ static void test_lexical_errors(void **state)
 }
 
 #define FORMS "write a function name, 0xADDR, module:0xADDR or file:line"
+#define QUALIFIED "ns::Class::f, ns::f(int), ns::maxof<int> or crate::module::f"
 
 static void test_target_errors(void **state)
 {
@@ -152,9 +153,19 @@ static void test_target_errors(void **state)
 		{ "trace foo* { }", "script:1:7: wildcard trace patterns ('foo*') are not supported "
 		  "yet: name one function" },
 		{ "trace f*o { }", "script:1:7: invalid trace target 'f*o': " FORMS },
-		{ "trace a::b { }", "script:1:7: invalid trace target 'a::b': only one ':' may "
-		  "separate a module or file from its 0xADDR or line (C++ qualified names are not "
-		  "supported yet)" },
+		{ "trace a.so:1:2 { }", "script:1:7: invalid trace target 'a.so:1:2': only one ':' "
+		  "may separate a module or file from its 0xADDR or line; a C++ or Rust name is "
+		  "joined by '::'" },
+		{ "trace ns::3f { }", "script:1:11: invalid qualified name 'ns::3f': each part "
+		  "between '::' is an identifier; write " QUALIFIED },
+		{ "trace ns:: { }", "script:1:11: invalid qualified name 'ns::': each part "
+		  "between '::' is an identifier; write " QUALIFIED },
+		{ "trace lib.so::f { }", "script:1:10: invalid qualified name 'lib.so::f': parts "
+		  "are joined by '::' (a module or file is never qualified); write " QUALIFIED },
+		{ "trace ns::max<int { }", "script:1:18: unbalanced '<' in qualified name "
+		  "'ns::max<int': close every template argument list" },
+		{ "trace ns::f(int)::g { }", "script:1:12: the parameter list of 'ns::f(int)::g' "
+		  "must close it and end the target: write ns::f(int, char const*)" },
 		{ "trace :0x10 { }", "script:1:7: missing module or file before ':' in trace "
 		  "target ':0x10'" },
 		{ "trace a.c:0 { }", "script:1:11: line number 0 is out of range (1..4294967295)" },

@@ -44,6 +44,12 @@ struct gs_program {
 	bool sleepable;              /* load with BPF_F_SLEEPABLE (gs_program_opts.fault_in) */
 };
 
+/* The member `name` of aggregate t, looking into anonymous members (depth:
+ * 0 from outside); *off accumulates its offset. What `a.name` reads, and
+ * what a bare name of a C++ member function finds in *this. */
+const struct gs_type_member *gs_type_find_member(const struct gs_type *t, const char *name,
+						 uint32_t *off, unsigned depth);
+
 #ifdef __cplusplus
 }
 #endif
