@@ -1,0 +1,527 @@
+/* Standard-library values (gs/view.h) rendered from hand-built type trees
+ * with views, bytes laid out as gs_view_ext_size says: the text as gdb's
+ * libstdc++ printers and rust-gdb print it, and the JSON the printer
+ * writes (docs/values.md "Standard-library values in JSON"). Then every
+ * length of random bytes for each of these types, which must render
+ * without a fault (the CI's ASan build checks the reads). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <gs/print.h>
+#include <gs/render.h>
+#include <gs/view.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Small caps, so truncation shows: 8 bytes of text, 4 elements, 2 of a
+ * sequence whose elements read more. */
+static const struct gs_view_caps caps = { .string_bytes = 8, .elements = 4, .nested = 2,
+					  .depth = 4 };
+
+static const struct gs_type t_int = { .kind = GS_TYPE_I32, .size = 4, .name = "int",
+				      .flags = GS_TYPEF_SIGNED, .byte_size = 4 };
+static const struct gs_type t_u64 = { .kind = GS_TYPE_U64, .size = 8, .name = "usize",
+				      .byte_size = 8 };
+static const struct gs_type t_char = { .kind = GS_TYPE_CHAR, .size = 1, .name = "char",
+				       .flags = GS_TYPEF_SIGNED | GS_TYPEF_CHAR, .byte_size = 1 };
+static const struct gs_type t_int_ptr = { .kind = GS_TYPE_POINTER, .size = 8, .name = "int *",
+					  .byte_size = 8, .target = &t_int };
+static const struct gs_type t_char_ptr = { .kind = GS_TYPE_POINTER, .size = 8,
+					   .name = "char *", .byte_size = 8, .target = &t_char };
+
+/* std::string: _M_p, _M_string_length, the local buffer */
+static const struct gs_view v_string = { .kind = GS_VIEW_STRING, .style = GS_VSTYLE_CPP_STRING,
+					 .ptr_off = 0, .len_off = 8, .elem = &t_char };
+static const struct gs_type_member string_m[] = { { "_M_p", &t_char_ptr, 0 },
+						   { "_M_string_length", &t_u64, 8 } };
+static const struct gs_type t_string = { .kind = GS_TYPE_STRUCT, .name = "std::string",
+					 .byte_size = 32, .members = string_m, .nmembers = 2,
+					 .view = &v_string };
+
+/* std::vector<int>: _M_start, _M_finish, _M_end_of_storage */
+static const struct gs_view v_vector = { .kind = GS_VIEW_SEQ, .style = GS_VSTYLE_CPP_VECTOR,
+					 .len_how = GS_VLEN_END, .ptr_off = 0, .len_off = 8,
+					 .cap_off = 16, .elem = &t_int };
+static const struct gs_type_member vector_m[] = { { "_M_start", &t_int_ptr, 0 },
+						   { "_M_finish", &t_int_ptr, 8 },
+						   { "_M_end_of_storage", &t_int_ptr, 16 } };
+static const struct gs_type t_vector = { .kind = GS_TYPE_STRUCT, .name = "std::vector<int>",
+					 .byte_size = 24, .members = vector_m, .nmembers = 3,
+					 .view = &v_vector };
+
+/* Rust's String and Vec<String>: ptr, cap, len */
+static const struct gs_view v_rstring = { .kind = GS_VIEW_STRING, .style = GS_VSTYLE_RUST_STR,
+					  .ptr_off = 0, .len_off = 16, .elem = &t_char };
+static const struct gs_type_member rvec_m[] = { { "ptr", &t_char_ptr, 0 }, { "cap", &t_u64, 8 },
+						 { "len", &t_u64, 16 } };
+static const struct gs_type t_rstring = { .kind = GS_TYPE_STRUCT, .name = "alloc::string::String",
+					  .byte_size = 24, .members = rvec_m, .nmembers = 3,
+					  .view = &v_rstring };
+static const struct gs_view v_rvec = { .kind = GS_VIEW_SEQ, .style = GS_VSTYLE_RUST_VEC,
+				       .ptr_off = 0, .len_off = 16, .cap_off = 8,
+				       .elem = &t_rstring };
+static const struct gs_type t_rvec = { .kind = GS_TYPE_STRUCT,
+				       .name = "alloc::vec::Vec<alloc::string::String>",
+				       .byte_size = 24, .members = rvec_m, .nmembers = 3,
+				       .view = &v_rvec };
+
+/* core::option::Option<i32>: a u32 discriminant, Some's payload at 4 */
+static const struct gs_type t_none = { .kind = GS_TYPE_STRUCT, .name = "None", .byte_size = 8 };
+static const struct gs_type_member some_m[] = { { "__0", &t_int, 4 } };
+static const struct gs_type t_some = { .kind = GS_TYPE_STRUCT, .name = "Some", .byte_size = 8,
+				       .members = some_m, .nmembers = 1 };
+static const struct gs_view_field option_f[] = { { "None", &t_none, 0, 0, false },
+						  { "Some", &t_some, 0, 1, false } };
+static const struct gs_view v_option = { .kind = GS_VIEW_INLINE, .style = GS_VSTYLE_RUST_ENUM,
+					 .discr_size = 4, .discr_off = 0,
+					 .name = "core::option::Option<i32>", .fields = option_f,
+					 .nfields = 2 };
+static const struct gs_type t_option = { .kind = GS_TYPE_UNION,
+					 .name = "core::option::Option<i32>", .byte_size = 8,
+					 .view = &v_option };
+
+/* core::option::Option<&i32>: the niche, 0 is None, any other is Some */
+static const struct gs_type t_none8 = { .kind = GS_TYPE_STRUCT, .name = "None", .byte_size = 8 };
+static const struct gs_type_member some_ref_m[] = { { "__0", &t_int_ptr, 0 } };
+static const struct gs_type t_some_ref = { .kind = GS_TYPE_STRUCT, .name = "Some",
+					   .byte_size = 8, .members = some_ref_m, .nmembers = 1 };
+static const struct gs_view_field option_ref_f[] = { { "None", &t_none8, 0, 0, false },
+						      { "Some", &t_some_ref, 0, 0, true } };
+static const struct gs_view v_option_ref = { .kind = GS_VIEW_INLINE,
+					     .style = GS_VSTYLE_RUST_ENUM, .discr_size = 8,
+					     .discr_off = 0, .name = "core::option::Option<&i32>",
+					     .fields = option_ref_f, .nfields = 2 };
+static const struct gs_type t_option_ref = { .kind = GS_TYPE_UNION,
+					     .name = "core::option::Option<&i32>", .byte_size = 8,
+					     .view = &v_option_ref };
+
+/* Rc<i32>: a pointer to RcBox { strong, weak, value } */
+static const struct gs_type_member rcbox_m[] = { { "strong", &t_u64, 0 }, { "weak", &t_u64, 8 },
+						  { "value", &t_int, 16 } };
+static const struct gs_type t_rcbox = { .kind = GS_TYPE_STRUCT, .name = "RcBox<i32>",
+					.byte_size = 24, .members = rcbox_m, .nmembers = 3 };
+static const struct gs_view_field rc_f[] = { { "value", &t_int, 16 }, { "strong", &t_u64, 0 },
+					      { "weak", &t_u64, 8 } };
+static const struct gs_view v_rc = { .kind = GS_VIEW_BOX, .style = GS_VSTYLE_RUST_RC,
+				     .ptr_off = 0, .elem = &t_rcbox, .fields = rc_f, .nfields = 3 };
+static const struct gs_type_member rc_m[] = { { "ptr", &t_int_ptr, 0 } };
+static const struct gs_type t_rc = { .kind = GS_TYPE_STRUCT, .name = "alloc::rc::Rc<i32>",
+				     .byte_size = 8, .members = rc_m, .nmembers = 1,
+				     .view = &v_rc };
+
+/* std::shared_ptr<int>: _M_ptr, _M_refcount._M_pi (vptr, use, weak) */
+static const struct gs_type_member block_m[] = { { "_vptr", &t_int_ptr, 0 },
+						  { "_M_use_count", &t_int, 8 },
+						  { "_M_weak_count", &t_int, 12 } };
+static const struct gs_type t_block = { .kind = GS_TYPE_STRUCT, .name = "_Sp_counted_base",
+					.byte_size = 16, .members = block_m, .nmembers = 3 };
+static const struct gs_view_field shared_f[] = { { "get", &t_int_ptr, 0 } };
+static const struct gs_view v_shared = { .kind = GS_VIEW_BOX, .style = GS_VSTYLE_CPP_SHARED_PTR,
+					 .ptr_off = 8, .elem = &t_block,
+					 .name = "std::shared_ptr<int>", .fields = shared_f,
+					 .nfields = 1 };
+static const struct gs_type_member shared_m[] = { { "_M_ptr", &t_int_ptr, 0 },
+						   { "_M_pi", &t_int_ptr, 8 } };
+static const struct gs_type t_shared = { .kind = GS_TYPE_STRUCT, .name = "std::shared_ptr<int>",
+					 .byte_size = 16, .members = shared_m, .nmembers = 2,
+					 .view = &v_shared };
+
+/* std::optional<int>: the payload, then _M_engaged */
+static const struct gs_view_field optional_f[] = { { NULL, &t_int, 0 } };
+static const struct gs_view v_optional = { .kind = GS_VIEW_INLINE,
+					   .style = GS_VSTYLE_CPP_OPTIONAL, .discr_off = 4,
+					   .name = "std::optional<int>", .fields = optional_f,
+					   .nfields = 1 };
+static const struct gs_type t_optional = { .kind = GS_TYPE_STRUCT, .name = "std::optional<int>",
+					   .byte_size = 8, .view = &v_optional };
+
+/* A plain struct holding views: their extensions follow in member order. */
+static const struct gs_type_member person_m[] = { { "name", &t_string, 0 },
+						   { "ids", &t_vector, 32 } };
+static const struct gs_type t_person = { .kind = GS_TYPE_STRUCT, .name = "struct person",
+					 .byte_size = 56, .members = person_m, .nmembers = 2 };
+
+/* ---- bytes --------------------------------------------------------------- */
+
+struct buf {
+	uint8_t b[512];
+	size_t n;
+};
+
+static void put_le(struct buf *b, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		b->b[b->n++] = (uint8_t)(v >> 8 * i);
+}
+
+static void put_bytes(struct buf *b, const void *p, size_t n)
+{
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+static void put_zeros(struct buf *b, size_t n)
+{
+	memset(b->b + b->n, 0, n);
+	b->n += n;
+}
+
+/* A string's bytes (ptr, len at len_off, room to size), for layouts. */
+static void cpp_string(struct buf *b, uint64_t ptr, uint64_t len)
+{
+	put_le(b, ptr, 8);
+	put_le(b, len, 8);
+	put_zeros(b, 16);
+}
+
+/* A string view's extension: status and cap (8) bytes of text. */
+static void string_ext(struct buf *b, uint8_t status, const char *text)
+{
+	char room[8] = { 0 };
+
+	memcpy(room, text, strnlen(text, sizeof(room)));
+	put_le(b, status, 1);
+	put_bytes(b, room, sizeof(room));
+}
+
+static void vector(struct buf *b, uint64_t start, uint64_t n, uint64_t cap)
+{
+	put_le(b, start, 8);
+	put_le(b, start + 4 * n, 8);
+	put_le(b, start + 4 * cap, 8);
+}
+
+/* A vector<int>'s extension: status and 4 ints. */
+static void ints_ext(struct buf *b, uint8_t status, int a, int b2, int c, int d)
+{
+	put_le(b, status, 1);
+	put_le(b, (uint32_t)a, 4);
+	put_le(b, (uint32_t)b2, 4);
+	put_le(b, (uint32_t)c, 4);
+	put_le(b, (uint32_t)d, 4);
+}
+
+/* ---- rendering ----------------------------------------------------------- */
+
+static struct gs_value value_of(const struct gs_type *t, const uint8_t *data, size_t len)
+{
+	return (struct gs_value){ .name = "v", .type = t, .kind = t->kind, .data = data,
+				  .data_len = (uint16_t)len, .view_caps = &caps };
+}
+
+static void text_of(const struct gs_type *t, const struct buf *b, char *out, size_t size)
+{
+	struct gs_value v = value_of(t, b->b, b->n);
+
+	gs_render_value(&v, 0, out, size);
+}
+
+/* The "value" of the JSON line the printer writes for the value. */
+static char *json_of(const struct gs_type *t, const uint8_t *data, size_t len)
+{
+	GS_OPTS(gs_printer_opts, oo, .format = GS_PRINT_JSON, .timestamp = GS_PRINT_TIME_NONE);
+	struct gs_inst in[2];
+	struct gs_event ev;
+	struct gs_printer *p;
+	char *text = NULL, *v, *end;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	assert_non_null(f);
+	memset(in, 0, sizeof(in));
+	memset(&ev, 0, sizeof(ev));
+	in[0].type = GS_INST_PRINT_COMPLEX_VARIABLE;
+	in[0].variable = value_of(t, data, len);
+	in[1].type = GS_INST_END;
+	ev.insts = in;
+	ev.ninsts = 2;
+	assert_int_equal(gs_printer_new(&oo, &p, NULL), 0);
+	assert_int_equal(gs_print_event(p, &ev, f), 0);
+	gs_printer_free(p);
+	fclose(f);
+	v = strstr(text, ",\"value\":");
+	end = v ? strstr(v, ",\"text\":") : NULL;
+	assert_non_null(end);
+	memmove(text, v + 9, (size_t)(end - v - 9));
+	text[end - v - 9] = '\0';
+	return text;
+}
+
+struct view_case {
+	const char *what;
+	const struct gs_type *type;
+	struct buf bytes;
+	const char *text, *json;
+};
+
+static size_t check(const struct view_case *c)
+{
+	char text[1024], *json;
+	size_t failures = 0;
+
+	text_of(c->type, &c->bytes, text, sizeof(text));
+	if (strcmp(text, c->text)) {
+		print_message("%s: text\n  expected %s\n  got      %s\n", c->what, c->text, text);
+		failures++;
+	}
+	json = json_of(c->type, c->bytes.b, c->bytes.n);
+	if (strcmp(json, c->json)) {
+		print_message("%s: json\n  expected %s\n  got      %s\n", c->what, c->json, json);
+		failures++;
+	}
+	free(json);
+	return failures;
+}
+
+/* ---- the cases ------------------------------------------------------------- */
+
+static void test_ext_size_is_what_the_bytes_need(void **state)
+{
+	(void)state;
+	assert_int_equal(gs_view_ext_size(&caps, &t_string, 0), 1 + 8);
+	assert_int_equal(gs_view_ext_size(&caps, &t_vector, 0), 1 + 4 * 4);
+	/* nested: 2 strings, then each one's status and 8 bytes */
+	assert_int_equal(gs_view_ext_size(&caps, &t_rvec, 0), 1 + 2 * 24 + 2 * (1 + 8));
+	assert_int_equal(gs_view_ext_size(&caps, &t_option, 0), 0);
+	assert_int_equal(gs_view_ext_size(&caps, &t_option_ref, 0), 0);
+	assert_int_equal(gs_view_ext_size(&caps, &t_rc, 0), 1 + 24);
+	assert_int_equal(gs_view_ext_size(&caps, &t_shared, 0), 1 + 16);
+	assert_int_equal(gs_view_ext_size(&caps, &t_optional, 0), 0);
+	assert_int_equal(gs_view_ext_size(&caps, &t_person, 0), (1 + 8) + (1 + 16));
+}
+
+static void test_cpp_strings_and_vectors_as_gdb_prints_them(void **state)
+{
+	struct view_case c[6] = {
+		{ "string", &t_string, .text = "\"alice\"", .json = "\"alice\"" },
+		{ "string longer than read", &t_string, .text = "\"abcdefgh\"...",
+		  .json = "{\"truncated\":true,\"length\":12,\"value\":\"abcdefgh\"}" },
+		{ "string not readable", &t_string,
+		  .text = "<error: Cannot access memory at address 0x5000>",
+		  .json = "{\"error\":\"Cannot access memory at address 0x5000\"}" },
+		{ "vector", &t_vector, .text = "std::vector of length 3, capacity 4 = {1, 2, 3}",
+		  .json = "[1,2,3]" },
+		{ "vector longer than read", &t_vector,
+		  .text = "std::vector of length 6, capacity 8 = {1, 2, 3, 4...}",
+		  .json = "{\"truncated\":true,\"length\":6,\"elements\":[1,2,3,4]}" },
+		{ "vector at NULL", &t_vector,
+		  .text = "std::vector of length 3, capacity 3 = "
+			  "{<error: Cannot access memory at address 0x0>}",
+		  .json = "{\"error\":\"Cannot access memory at address 0x0\"}" },
+	};
+	size_t failures = 0;
+
+	(void)state;
+	cpp_string(&c[0].bytes, 0x5000, 5);
+	string_ext(&c[0].bytes, GS_VAR_OK, "alice");
+	cpp_string(&c[1].bytes, 0x5000, 12);
+	string_ext(&c[1].bytes, GS_VAR_OK, "abcdefgh");
+	cpp_string(&c[2].bytes, 0x5000, 3);
+	string_ext(&c[2].bytes, GS_VAR_READ_ERROR, "");
+	vector(&c[3].bytes, 0x1000, 3, 4);
+	ints_ext(&c[3].bytes, GS_VAR_OK, 1, 2, 3, 0);
+	vector(&c[4].bytes, 0x1000, 6, 8);
+	ints_ext(&c[4].bytes, GS_VAR_OK, 1, 2, 3, 4);
+	vector(&c[5].bytes, 0, 3, 3);
+	ints_ext(&c[5].bytes, GS_VAR_NULL_DEREF, 0, 0, 0, 0);
+	for (size_t i = 0; i < N(c); i++)
+		failures += check(&c[i]);
+	assert_int_equal(failures, 0);
+}
+
+/* A value captured without its extension (data_len is its bytes alone). */
+static void test_views_without_extension_say_so(void **state)
+{
+	struct view_case c[2] = {
+		{ "string", &t_string, .text = "<not read: the event has no room>",
+		  .json = "{\"error\":\"not read: the event has no room\"}" },
+		{ "vector", &t_vector,
+		  .text = "std::vector of length 2, capacity 2 = {<not read: the event has no room>}",
+		  .json = "{\"error\":\"not read: the event has no room\"}" },
+	};
+	size_t failures = 0;
+
+	(void)state;
+	cpp_string(&c[0].bytes, 0x5000, 5);
+	vector(&c[1].bytes, 0x1000, 2, 2);
+	for (size_t i = 0; i < N(c); i++)
+		failures += check(&c[i]);
+	assert_int_equal(failures, 0);
+}
+
+static void rust_string(struct buf *b, uint64_t ptr, uint64_t len)
+{
+	put_le(b, ptr, 8);
+	put_le(b, len, 8);
+	put_le(b, len, 8);
+}
+
+/* A Vec<String>'s extension: status, 2 Strings, then each String's own. */
+static void test_nested_extensions_in_element_order(void **state)
+{
+	struct view_case c[2] = {
+		{ "Vec<String>", &t_rvec, .text = "Vec(size=2) = {\"ab\", \"xyz\"}",
+		  .json = "[\"ab\",\"xyz\"]" },
+		{ "struct person", &t_person,
+		  .text = "{name = \"bob\", ids = std::vector of length 2, capacity 2 = {7, 8}}",
+		  .json = "{\"name\":\"bob\",\"ids\":[7,8]}" },
+	};
+	size_t failures = 0;
+
+	(void)state;
+	put_le(&c[0].bytes, 0x2000, 8); /* ptr */
+	put_le(&c[0].bytes, 2, 8);      /* cap */
+	put_le(&c[0].bytes, 2, 8);      /* len */
+	put_le(&c[0].bytes, GS_VAR_OK, 1);
+	rust_string(&c[0].bytes, 0x3000, 2);
+	rust_string(&c[0].bytes, 0x3100, 3);
+	string_ext(&c[0].bytes, GS_VAR_OK, "ab");
+	string_ext(&c[0].bytes, GS_VAR_OK, "xyz");
+	cpp_string(&c[1].bytes, 0x5000, 3);
+	vector(&c[1].bytes, 0x1000, 2, 2);
+	string_ext(&c[1].bytes, GS_VAR_OK, "bob");
+	ints_ext(&c[1].bytes, GS_VAR_OK, 7, 8, 0, 0);
+	for (size_t i = 0; i < N(c); i++)
+		failures += check(&c[i]);
+	assert_int_equal(failures, 0);
+}
+
+static void test_rust_enums_pick_their_variant(void **state)
+{
+	struct view_case c[5] = {
+		{ "Some", &t_option, .text = "core::option::Option<i32>::Some(7)",
+		  .json = "{\"variant\":\"Some\",\"fields\":[7]}" },
+		{ "None", &t_option, .text = "core::option::Option<i32>::None",
+		  .json = "{\"variant\":\"None\"}" },
+		{ "bad discriminant", &t_option,
+		  .text = "core::option::Option<i32>::<invalid discriminant 5>",
+		  .json = "{\"error\":\"invalid discriminant 5\"}" },
+		{ "niche Some", &t_option_ref, .text = "core::option::Option<&i32>::Some(0x1234)",
+		  .json = "{\"variant\":\"Some\",\"fields\":[\"0x1234\"]}" },
+		{ "niche None", &t_option_ref, .text = "core::option::Option<&i32>::None",
+		  .json = "{\"variant\":\"None\"}" },
+	};
+	size_t failures = 0;
+
+	(void)state;
+	put_le(&c[0].bytes, 1, 4);
+	put_le(&c[0].bytes, 7, 4);
+	put_le(&c[1].bytes, 0, 4);
+	put_le(&c[1].bytes, 99, 4);
+	put_le(&c[2].bytes, 5, 4);
+	put_le(&c[2].bytes, 0, 4);
+	put_le(&c[3].bytes, 0x1234, 8);
+	put_le(&c[4].bytes, 0, 8);
+	for (size_t i = 0; i < N(c); i++)
+		failures += check(&c[i]);
+	assert_int_equal(failures, 0);
+}
+
+static void test_counted_pointers_show_their_counts(void **state)
+{
+	struct view_case c[5] = {
+		{ "Rc", &t_rc, .text = "Rc(strong=2, weak=0) = {value = 5, strong = 2, weak = 0}",
+		  .json = "{\"value\":5,\"strong\":2,\"weak\":0}" },
+		{ "shared_ptr", &t_shared,
+		  .text = "std::shared_ptr<int> (use count 1, weak count 0) = {get() = 0x1000}",
+		  .json = "{\"get\":\"0x1000\",\"use_count\":1,\"weak_count\":0}" },
+		{ "empty shared_ptr", &t_shared,
+		  .text = "std::shared_ptr<int> (empty) = {get() = 0x0}",
+		  .json = "{\"get\":\"0x0\",\"use_count\":0,\"weak_count\":0}" },
+		{ "shared_ptr block not read", &t_shared,
+		  .text = "std::shared_ptr<int> (<error: Cannot access memory at address 0x7000>) = "
+			  "{get() = 0x1000}",
+		  .json = "{\"get\":\"0x1000\",\"error\":\"Cannot access memory at address "
+			  "0x7000\"}" },
+		{ "optional", &t_optional, .text = "std::optional<int> = {[contained value] = 7}",
+		  .json = "7" },
+	};
+	size_t failures = 0;
+
+	(void)state;
+	put_le(&c[0].bytes, 0x4000, 8);
+	put_le(&c[0].bytes, GS_VAR_OK, 1);
+	put_le(&c[0].bytes, 2, 8);
+	put_le(&c[0].bytes, 1, 8);
+	put_le(&c[0].bytes, 5, 4);
+	put_zeros(&c[0].bytes, 4);
+	put_le(&c[1].bytes, 0x1000, 8);
+	put_le(&c[1].bytes, 0x7000, 8);
+	put_le(&c[1].bytes, GS_VAR_OK, 1);
+	put_le(&c[1].bytes, 0xdead, 8);
+	put_le(&c[1].bytes, 1, 4);
+	put_le(&c[1].bytes, 1, 4);
+	put_zeros(&c[2].bytes, 16 + 17);
+	put_le(&c[3].bytes, 0x1000, 8);
+	put_le(&c[3].bytes, 0x7000, 8);
+	put_le(&c[3].bytes, GS_VAR_READ_ERROR, 1);
+	put_zeros(&c[3].bytes, 16);
+	put_le(&c[4].bytes, 7, 4);
+	put_le(&c[4].bytes, 1, 1);
+	put_zeros(&c[4].bytes, 3);
+	for (size_t i = 0; i < N(c); i++)
+		failures += check(&c[i]);
+	assert_int_equal(failures, 0);
+	c[4].bytes.b[4] = 0;
+	c[4].text = "std::optional<int> [no contained value]";
+	c[4].json = "null";
+	assert_int_equal(check(&c[4]), 0);
+}
+
+/* Every length of random bytes (and of all-zero, all-one bytes) renders,
+ * as text and as JSON, without reading past them. */
+static void test_random_bytes_of_every_length_render(void **state)
+{
+	static const struct gs_type *const types[] = {
+		&t_string, &t_vector, &t_rstring, &t_rvec, &t_option, &t_option_ref,
+		&t_rc, &t_shared, &t_optional, &t_person,
+	};
+	uint32_t seed = 0x9e3779b9;
+
+	(void)state;
+	for (size_t k = 0; k < N(types); k++) {
+		size_t whole = types[k]->byte_size + gs_view_ext_size(&caps, types[k], 0);
+
+		for (size_t len = 0; len <= whole + 8; len++) {
+			for (int round = 0; round < 6; round++) {
+				uint8_t *data = malloc(len ? len : 1);
+				struct gs_value v = value_of(types[k], data, len);
+				char text[256];
+
+				for (size_t i = 0; i < len; i++) {
+					seed = seed * 1664525u + 1013904223u;
+					data[i] = round == 0 ? 0 : round == 1 ? 0xff :
+						  (uint8_t)(seed >> 24);
+					/* small lengths and OK statuses now and then, so
+					 * elements are reached */
+					if (round >= 4 && data[i] > 8)
+						data[i] &= 3;
+				}
+				gs_render_value(&v, 0, text, sizeof(text));
+				free(json_of(types[k], data, len));
+				free(data);
+			}
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ext_size_is_what_the_bytes_need),
+		cmocka_unit_test(test_cpp_strings_and_vectors_as_gdb_prints_them),
+		cmocka_unit_test(test_views_without_extension_say_so),
+		cmocka_unit_test(test_nested_extensions_in_element_order),
+		cmocka_unit_test(test_rust_enums_pick_their_variant),
+		cmocka_unit_test(test_counted_pointers_show_their_counts),
+		cmocka_unit_test(test_random_bytes_of_every_length_render),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
