@@ -251,17 +251,27 @@ static bool json_ext_problem(FILE *f, const struct ev_ext *x, uint64_t addr)
 	}
 }
 
-/* The head of a value longer than what was read, before its "value" or
- * "elements" key. */
-static void json_truncated_head(FILE *f, const struct ev_seq *s)
+/* A value longer than what was read opens {"truncated": true, "length":
+ * N, key: ...}; whether it did (json_truncated_close ends it). */
+static bool json_truncated_open(FILE *f, const struct ev_seq *s, const char *key)
 {
-	fprintf(f, "{\"truncated\":true,\"length\":%" PRId64 ",", s->n);
+	if (s->n <= (int64_t)s->cap)
+		return false;
+	fprintf(f, "{\"truncated\":true,\"length\":%" PRId64 ",\"%s\":", s->n, key);
+	return true;
+}
+
+static void json_truncated_close(FILE *f, bool open)
+{
+	if (open)
+		fputc('}', f);
 }
 
 static void json_view_string(FILE *f, const struct gs_view *v, const uint8_t *data, size_t len,
 			     const struct ev_ext *x)
 {
 	struct ev_seq s;
+	bool open;
 
 	if (!ev_view_seq(v, data, len, x, &s)) {
 		fputs("null", f);
@@ -273,19 +283,16 @@ static void json_view_string(FILE *f, const struct gs_view *v, const uint8_t *da
 	}
 	if (json_ext_problem(f, x, s.ptr))
 		return;
-	if (s.n > (int64_t)s.cap) {
-		json_truncated_head(f, &s);
-		fputs("\"value\":", f);
-	}
+	open = json_truncated_open(f, &s, "value");
 	json_strn(f, (const char *)x->p + 1, (size_t)s.shown);
-	if (s.n > (int64_t)s.cap)
-		fputc('}', f);
+	json_truncated_close(f, open);
 }
 
 static void json_view_seq(FILE *f, const struct gs_view *v, const uint8_t *data, size_t len,
 			  unsigned depth, const struct ev_ext *x)
 {
 	struct ev_seq s;
+	bool open;
 
 	if (!ev_view_seq(v, data, len, x, &s)) {
 		fputs("null", f);
@@ -301,10 +308,7 @@ static void json_view_seq(FILE *f, const struct gs_view *v, const uint8_t *data,
 	}
 	if (json_ext_problem(f, x, s.ptr))
 		return;
-	if (s.n > (int64_t)s.cap) {
-		json_truncated_head(f, &s);
-		fputs("\"elements\":", f);
-	}
+	open = json_truncated_open(f, &s, "elements");
 	fputc('[', f);
 	for (uint64_t i = 0; i < s.shown; i++) {
 		struct ev_ext ex;
@@ -315,8 +319,7 @@ static void json_view_seq(FILE *f, const struct gs_view *v, const uint8_t *data,
 		json_typed(f, v->elem, el, v->elem->byte_size, depth + 1, ex);
 	}
 	fputc(']', f);
-	if (s.n > (int64_t)s.cap)
-		fputc('}', f);
+	json_truncated_close(f, open);
 }
 
 /* Field i of an inline view, with its part of the extension. */
