@@ -348,6 +348,49 @@ static void test_counted_pointers_show_their_counts(void **state)
 	assert_int_equal(check(&c[4]), 0);
 }
 
+/* Values shown from their own bytes (and their fields' extensions). */
+static void test_inline_views_show_their_fields(void **state)
+{
+	struct view_case c[7] = {
+		{ "variant", &t_variant, .text = "std::variant<int, double> [index 1] = {2.5}",
+		  .json = "{\"index\":1,\"value\":2.5}" },
+		{ "tuple", &t_tuple, .text = "std::tuple containing = {[1] = 1, [2] = \"hi\"}",
+		  .json = "[1,\"hi\"]" },
+		{ "unique_ptr", &t_unique, .text = "std::unique_ptr<int> = {get() = 0x1000}",
+		  .json = "{\"get\":\"0x1000\"}" },
+		{ "RefCell borrowed mutably", &t_refcell,
+		  .text = "RefCell(borrow_mut=1) = {value = 6, borrow = -1}",
+		  .json = "{\"value\":6,\"borrow\":-1}" },
+		{ "struct", &t_rstruct_s, .text = "path::S {x: 1, y: 2}",
+		  .json = "{\"x\":1,\"y\":2}" },
+		{ "tuple struct", &t_rstruct_p, .text = "path::P (1, 2)", .json = "[1,2]" },
+		{ "tuple", &t_rtuple, .text = "(3, \"x\")", .json = "[3,\"x\"]" },
+	};
+	size_t failures = 0;
+
+	(void)state;
+	assert_int_equal(gs_view_ext_size(&vt_caps, &t_tuple, 0), 1 + 8);
+	assert_int_equal(gs_view_ext_size(&vt_caps, &t_rtuple, 0), 1 + 8);
+	put_le(&c[0].bytes, 0x4004000000000000ull, 8); /* 2.5 */
+	put_le(&c[0].bytes, 1, 8);
+	cpp_string(&c[1].bytes, 0x5000, 2);
+	put_le(&c[1].bytes, 1, 8);
+	string_ext(&c[1].bytes, GS_VAR_OK, "hi");
+	put_le(&c[2].bytes, 0x1000, 8);
+	put_le(&c[3].bytes, (uint64_t)-1, 8);
+	put_le(&c[3].bytes, 6, 8);
+	put_le(&c[4].bytes, 1, 4);
+	put_le(&c[4].bytes, 2, 4);
+	put_le(&c[5].bytes, 1, 4);
+	put_le(&c[5].bytes, 2, 4);
+	rust_string(&c[6].bytes, 0x3000, 1);
+	put_le(&c[6].bytes, 3, 8);
+	string_ext(&c[6].bytes, GS_VAR_OK, "x");
+	for (size_t i = 0; i < N(c); i++)
+		failures += check(&c[i]);
+	assert_int_equal(failures, 0);
+}
+
 /* Every length of random bytes (and of all-zero, all-one bytes) renders,
  * as text and as JSON, without reading past them. */
 static void test_random_bytes_of_every_length_render(void **state)
@@ -390,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_nested_extensions_in_element_order),
 		cmocka_unit_test(test_rust_enums_pick_their_variant),
 		cmocka_unit_test(test_counted_pointers_show_their_counts),
+		cmocka_unit_test(test_inline_views_show_their_fields),
 		cmocka_unit_test(test_random_bytes_of_every_length_render),
 	};
 

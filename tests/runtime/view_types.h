@@ -2,7 +2,8 @@
  * builds them for libstdc++ and Rust's standard library: std::string,
  * std::vector<int>, String, Vec<String>, Option<i32> (a discriminant) and
  * Option<&i32> (a niche), Rc<i32>, std::shared_ptr<int>,
- * std::optional<int>, and a struct holding views. Shared by the rendering
+ * std::optional<int>, a struct holding views, std::variant, std::tuple,
+ * std::unique_ptr, RefCell, Rust structs, tuple structs and tuples. Shared by the rendering
  * test (tests/runtime/test_render_views.c) and the decoder's fuzz target
  * (fuzz/fuzz_decode.c). */
 #ifndef GS_TESTS_VIEW_TYPES_H
@@ -139,10 +140,74 @@ static const struct gs_type_member person_m[] = { { "name", &t_string, 0 },
 static const struct gs_type t_person = { .kind = GS_TYPE_STRUCT, .name = "struct person",
 					 .byte_size = 56, .members = person_m, .nmembers = 2 };
 
+/* std::variant<int, double>: the storage, then _M_index */
+static const struct gs_type t_double = { .kind = GS_TYPE_F64, .size = 8, .name = "double",
+					 .byte_size = 8 };
+static const struct gs_view_field variant_f[] = { { NULL, &t_int, 0 }, { NULL, &t_double, 0 } };
+static const struct gs_view v_variant = { .kind = GS_VIEW_INLINE, .style = GS_VSTYLE_CPP_VARIANT,
+					  .discr_size = 1, .discr_off = 8,
+					  .name = "std::variant<int, double>", .fields = variant_f,
+					  .nfields = 2 };
+static const struct gs_type t_variant = { .kind = GS_TYPE_STRUCT,
+					  .name = "std::variant<int, double>", .byte_size = 16,
+					  .view = &v_variant };
+
+/* std::tuple<int, std::string>: libstdc++ stores the last element first;
+ * the fields' extensions follow in field order */
+static const struct gs_view_field tuple_f[] = { { NULL, &t_int, 32 }, { NULL, &t_string, 0 } };
+static const struct gs_view v_tuple = { .kind = GS_VIEW_INLINE, .style = GS_VSTYLE_CPP_TUPLE,
+					.fields = tuple_f, .nfields = 2 };
+static const struct gs_type t_tuple = { .kind = GS_TYPE_STRUCT,
+					.name = "std::tuple<int, std::string>", .byte_size = 40,
+					.view = &v_tuple };
+
+/* std::unique_ptr<int> */
+static const struct gs_view_field unique_f[] = { { "get", &t_int_ptr, 0 } };
+static const struct gs_view v_unique = { .kind = GS_VIEW_INLINE,
+					 .style = GS_VSTYLE_CPP_UNIQUE_PTR,
+					 .name = "std::unique_ptr<int>", .fields = unique_f,
+					 .nfields = 1 };
+static const struct gs_type t_unique = { .kind = GS_TYPE_STRUCT, .name = "std::unique_ptr<int>",
+					 .byte_size = 8, .view = &v_unique };
+
+/* core::cell::RefCell<i32>: borrow (isize), then value */
+static const struct gs_type t_isize = { .kind = GS_TYPE_I64, .size = 8, .name = "isize",
+					.flags = GS_TYPEF_SIGNED, .byte_size = 8 };
+static const struct gs_view_field refcell_f[] = { { "value", &t_int, 8 },
+						   { "borrow", &t_isize, 0 } };
+static const struct gs_view v_refcell = { .kind = GS_VIEW_INLINE,
+					  .style = GS_VSTYLE_RUST_REFCELL, .fields = refcell_f,
+					  .nfields = 2 };
+static const struct gs_type t_refcell = { .kind = GS_TYPE_STRUCT,
+					  .name = "core::cell::RefCell<i32>", .byte_size = 16,
+					  .view = &v_refcell };
+
+/* Rust structs: path::S {x, y}, the tuple struct path::P (i32, i32), and
+ * the tuple (i32, String) whose second member has an extension */
+static const struct gs_view v_rstruct_s = { .kind = GS_VIEW_INLINE,
+					    .style = GS_VSTYLE_RUST_STRUCT, .name = "path::S" };
+static const struct gs_type_member s_m[] = { { "x", &t_int, 0 }, { "y", &t_int, 4 } };
+static const struct gs_type t_rstruct_s = { .kind = GS_TYPE_STRUCT, .name = "path::S",
+					    .byte_size = 8, .members = s_m, .nmembers = 2,
+					    .view = &v_rstruct_s };
+static const struct gs_view v_rstruct_p = { .kind = GS_VIEW_INLINE,
+					    .style = GS_VSTYLE_RUST_STRUCT, .name = "path::P" };
+static const struct gs_type_member p_m[] = { { "__0", &t_int, 0 }, { "__1", &t_int, 4 } };
+static const struct gs_type t_rstruct_p = { .kind = GS_TYPE_STRUCT, .name = "path::P",
+					    .byte_size = 8, .members = p_m, .nmembers = 2,
+					    .view = &v_rstruct_p };
+static const struct gs_view v_rtuple = { .kind = GS_VIEW_INLINE, .style = GS_VSTYLE_RUST_TUPLE };
+static const struct gs_type_member rtuple_m[] = { { "__0", &t_int, 24 },
+						   { "__1", &t_rstring, 0 } };
+static const struct gs_type t_rtuple = { .kind = GS_TYPE_STRUCT,
+					 .name = "(i32, alloc::string::String)", .byte_size = 32,
+					 .members = rtuple_m, .nmembers = 2, .view = &v_rtuple };
+
 /* Every tree above with a view, for tables. */
 static const struct gs_type *const vt_types[] = {
 	&t_string, &t_vector, &t_rstring, &t_rvec, &t_option, &t_option_ref,
-	&t_rc, &t_shared, &t_optional, &t_person,
+	&t_rc, &t_shared, &t_optional, &t_person, &t_variant, &t_tuple, &t_unique,
+	&t_refcell, &t_rstruct_s, &t_rstruct_p, &t_rtuple,
 };
 
 #endif /* GS_TESTS_VIEW_TYPES_H */
