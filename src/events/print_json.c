@@ -222,12 +222,13 @@ static void json_array(FILE *f, const struct gs_type *t, const uint8_t *data, si
 
 /* ---- standard-library values (gs/view.h) ----------------------------------
  * As a program reading the JSON expects them, read through view_parts.h
- * as the text renderer reads them (docs/values.md "JSON"): strings as
- * strings, sequences and tuples as arrays, a longer one than was read as
- * {"truncated": true, "length": N, "value"/"elements": ...}; a
- * std::optional as its value or null, a variant as {"index", "value"}, a
- * Rust enum as {"variant", "fields"}, pointers' counts by name, a read
- * that failed as {"error": "Cannot access memory at address 0x..."}. */
+ * as the text renderer reads them (docs/values.md, "C++ and Rust standard
+ * types"): strings as strings, sequences and tuples as arrays, a longer
+ * one than was read as {"truncated": true, "length": N, "value" or
+ * "elements": ...}; a std::optional as its value or null, a variant as
+ * {"index", "value"}, a Rust enum as {"variant", "fields"}, pointers'
+ * counts by name, a read that failed as {"error": "Cannot access memory
+ * at address 0x..."}. */
 
 static void json_error_at(FILE *f, uint64_t addr)
 {

@@ -1,7 +1,7 @@
 /* Standard-library values (gs/view.h) rendered from hand-built type trees
  * with views, bytes laid out as gs_view_ext_size says: the text as gdb's
  * libstdc++ printers and rust-gdb print it, and the JSON the printer
- * writes (docs/values.md "Standard-library values in JSON"). Then every
+ * writes (docs/values.md, "C++ and Rust standard types"). Then every
  * length of random bytes for each of these types, which must render
  * without a fault (the CI's ASan build checks the reads). */
 #include <stdarg.h>
