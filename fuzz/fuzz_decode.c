@@ -4,19 +4,28 @@
  * stream is decoded in ring buffer mode whole, split at a data-derived
  * point, and in small chunks, which must agree up to the first error (same
  * events, same error offset); then as perf records. Every event is rendered
- * into a large and a data-sized buffer. Nothing may crash, over-read or leak. */
+ * into a large and a data-sized buffer, and printed as JSON. The contexts
+ * also hold standard-library types with views (tests/runtime/view_types.h),
+ * one context with small caps, so values reach the views' renderers with
+ * their extensions whole, cut or garbled. Nothing may crash, over-read or
+ * leak. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gs/decode.h>
+#include <gs/print.h>
 #include <gs/render.h>
 
 #include "smoke.h"
+#include "view_types.h"
 
 #define STREAM_MAX 65536
 #define TEXT_MAX (1 << 18)
+#define FLAT_TYPES 9 /* build_context's flat types; the view types follow */
+#define TYPES (FLAT_TYPES + sizeof(vt_types) / sizeof(vt_types[0]))
 
 /* ---- the shaped stream ------------------------------------------------- */
 
@@ -71,11 +80,22 @@ static void put_inst(struct stream *s, uint8_t type, uint16_t len)
 static void put_value(struct stream *s, struct reader *r, bool is_arg)
 {
 	uint8_t path = rd8(r) % 4, data = rd8(r) % 17;
+	size_t status_at = SIZE_MAX;
 	struct gs_print_complex_variable v = {
-		.var_name_index = rd8(r) % 3, .type_index = rd8(r) % 10,
+		.var_name_index = rd8(r) % 3, .type_index = rd8(r) % (TYPES + 1),
 		.access_path_len = (uint8_t)skew(r, path), .status = rd8(r) % 8,
-		.data_len = skew(r, data),
 	};
+
+	/* a view's value: its bytes and its extension (at the small caps),
+	 * or fewer */
+	if (v.type_index >= FLAT_TYPES && v.type_index < TYPES) {
+		const struct gs_type *t = vt_types[v.type_index - FLAT_TYPES];
+		uint32_t whole = t->byte_size + gs_view_ext_size(&vt_caps, t, 0);
+
+		data = (uint8_t)(rd8(r) < 192 ? whole : rd8(r) % (whole + 1));
+		status_at = t->byte_size;
+	}
+	v.data_len = skew(r, data);
 
 	if (!is_arg) {
 		put_inst(s, GS_INST_PRINT_COMPLEX_VARIABLE, skew(r, sizeof(v) + path + data));
@@ -86,7 +106,14 @@ static void put_value(struct stream *s, struct reader *r, bool is_arg)
 		put_fill(s, r, path);
 		put(s, &v.data_len, sizeof(v.data_len));
 	}
-	put_fill(s, r, data);
+	/* the extension's status mostly Ok, so the views show what they read */
+	for (size_t i = 0; i < data; i++) {
+		uint8_t b = rd8(r);
+
+		if (i == status_at && b < 192)
+			b = GS_VAR_OK;
+		put(s, &b, 1);
+	}
 }
 
 static void put_format(struct stream *s, struct reader *r)
@@ -190,6 +217,22 @@ struct run {
 	size_t small; /* size of the truncated rendering */
 };
 
+/* The JSON printer on the same event, into nothing. */
+static void print_json(const struct gs_event *ev)
+{
+	GS_OPTS(gs_printer_opts, po, .format = GS_PRINT_JSON, .timestamp = GS_PRINT_TIME_NONE);
+	struct gs_printer *p;
+	FILE *f = fopen("/dev/null", "w");
+
+	if (!f)
+		abort();
+	if (gs_printer_new(&po, &p, NULL) == 0) {
+		gs_print_event(p, ev, f);
+		gs_printer_free(p);
+	}
+	fclose(f);
+}
+
 static int on_event(void *arg, const struct gs_event *ev)
 {
 	struct run *run = arg;
@@ -208,6 +251,7 @@ static int on_event(void *arg, const struct gs_event *ev)
 		abort();
 	opts.style = GS_RENDER_PLAIN;
 	gs_render_event(ev, &opts, run->text, TEXT_MAX);
+	print_json(ev);
 	run->out.events++;
 	return 0;
 }
@@ -255,7 +299,7 @@ static bool same(const struct outcome *a, const struct outcome *b)
 	       a->err_off == b->err_off;
 }
 
-static void build_context(struct gs_trace_context *c)
+static void build_context(struct gs_trace_context *c, bool small_caps)
 {
 	static const char *const strings[] = {
 		"hello", "x={} hex={:x}", "{:p} {:X} {{}} }} {", "{:s} {} {:x} {:X}", "", "expr",
@@ -266,6 +310,7 @@ static void build_context(struct gs_trace_context *c)
 		{ GS_TYPE_STRUCT, 16, "st" }, { GS_TYPE_CHAR, 1, "c" }, { GS_TYPE_F32, 0, "f" },
 	};
 
+	_Static_assert(sizeof(types) / sizeof(types[0]) == FLAT_TYPES, "FLAT_TYPES counts them");
 	gs_context_init(c);
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		gs_context_string(c, strings[i], NULL);
@@ -273,6 +318,10 @@ static void build_context(struct gs_trace_context *c)
 	gs_context_var_name(c, "b", NULL);
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		gs_context_type(c, types[i].kind, types[i].size, types[i].name, NULL);
+	for (size_t i = 0; i < sizeof(vt_types) / sizeof(vt_types[0]); i++)
+		gs_context_add_type(c, vt_types[i], NULL);
+	if (small_caps)
+		c->view_caps = vt_caps;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -288,8 +337,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!s.p || !text)
 		abort();
-	build_context(&ctx[0]);
-	build_context(&ctx[1]);
+	build_context(&ctx[0], false);
+	build_context(&ctx[1], true);
 	if (ctl & 1) {
 		shape(&s, data + !!size, size - !!size);
 	} else {

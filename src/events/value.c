@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ev_int.h"
+#include "view_parts.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_DEPTH 32
@@ -340,20 +341,12 @@ void ev_put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data
 	}
 }
 
-/* A value with the extension its views read after its bytes (when the
- * capture holds all of it). */
+/* A value with the extension its views read after its bytes. */
 static void put_typed_value(struct ev_out *o, const struct gs_type *t, const struct gs_value *v)
 {
-	static const struct gs_view_caps dflt;
-	struct ev_ext x = { .caps = v->view_caps ? v->view_caps : &dflt };
-	uint32_t ext = gs_view_ext_size(x.caps, t, 0);
-	size_t len = v->data_len;
+	size_t len;
+	struct ev_ext x = ev_value_ext(t, v, &len);
 
-	if (ext && t->byte_size && len == (size_t)t->byte_size + ext) {
-		x.p = v->data + t->byte_size;
-		x.n = ext;
-		len = t->byte_size;
-	}
 	ev_put_typed(o, t, v->data, len, 0, x);
 }
 

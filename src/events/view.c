@@ -7,27 +7,9 @@
  * does. */
 #include <string.h>
 
-#include "ev_int.h"
+#include "view_parts.h"
 
 #define MAX_DEPTH 32
-
-static uint64_t le(const uint8_t *p, size_t n)
-{
-	uint64_t v = 0;
-
-	for (size_t i = n; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/* The u64 at off of the value, or false past what was captured. */
-static bool field(const uint8_t *data, size_t len, uint32_t off, size_t n, uint64_t *out)
-{
-	if (off > len || n > len - off)
-		return false;
-	*out = le(data + off, n);
-	return true;
-}
 
 static void put_name(struct ev_out *o, const char *s)
 {
@@ -42,92 +24,60 @@ static void cannot_access(struct ev_out *o, uint64_t addr)
 	ev_put_char(o, '>');
 }
 
-/* The length a string or sequence view holds (signed: garbage in a
- * vector's pointers can make it negative, and gdb shows it so). */
-static bool view_len(const struct gs_view *v, const uint8_t *data, size_t len, int64_t *out)
-{
-	uint64_t n, p;
-	uint32_t size = v->elem && v->elem->byte_size ? v->elem->byte_size : 1;
-
-	if (!field(data, len, v->len_off, 8, &n))
-		return false;
-	if (v->len_how == GS_VLEN_END) {
-		if (!field(data, len, v->ptr_off, 8, &p))
-			return false;
-		*out = (int64_t)(n - p) / (int64_t)size;
-		return true;
-	}
-	*out = (int64_t)n;
-	return true;
-}
-
 /* Why the extension has nothing to show, written; or false when it has. */
 static bool ext_problem(struct ev_out *o, const struct ev_ext *x, uint64_t addr)
 {
-	if (!x->p || !x->n) {
+	uint64_t fault = 0;
+
+	switch (ev_ext_state(x, addr, &fault)) {
+	case EV_EXT_NO_ROOM:
 		ev_put_str(o, "<not read: the event has no room>");
 		return true;
-	}
-	if (x->p[0] == GS_VAR_NULL_DEREF) {
-		cannot_access(o, 0);
+	case EV_EXT_FAILED:
+		cannot_access(o, fault);
 		return true;
+	default:
+		return false;
 	}
-	if (x->p[0] != GS_VAR_OK) {
-		cannot_access(o, addr);
-		return true;
-	}
-	return false;
 }
 
 static void put_string(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
 		       const struct ev_ext *x)
 {
-	int64_t n;
-	uint64_t ptr = 0;
-	uint32_t cap = gs_view_cap(x->caps, v);
+	struct ev_seq s;
 
-	if (!view_len(v, data, len, &n) || !field(data, len, v->ptr_off, 8, &ptr)) {
+	if (!ev_view_seq(v, data, len, x, &s)) {
 		ev_put_str(o, "...");
 		return;
 	}
-	if (n > 0 && ext_problem(o, x, ptr))
+	if (s.n > 0 && ext_problem(o, x, s.ptr))
 		return;
 	ev_put_char(o, '"');
-	if (n > 0)
-		ev_put_text(o, x->p + 1, (uint64_t)n < cap ? (size_t)n : cap, '"', 0);
+	if (s.n > 0)
+		ev_put_text(o, x->p + 1, (size_t)s.shown, '"', 0);
 	ev_put_char(o, '"');
-	if (n > (int64_t)cap)
+	if (s.n > (int64_t)s.cap)
 		ev_put_str(o, "...");
 }
 
-/* {e0, e1, ...} of a sequence read into x, n long (cap of them read). */
-static void put_elements(struct ev_out *o, const struct gs_view *v, int64_t n, uint64_t ptr,
-			 const struct ev_ext *x, unsigned depth, bool with_index)
+/* {e0, e1, ...} of a sequence read into x (s->shown of them read). */
+static void put_elements(struct ev_out *o, const struct gs_view *v, const struct ev_seq *s,
+			 const struct ev_ext *x, unsigned depth)
 {
-	uint32_t cap = gs_view_cap(x->caps, v);
-	uint32_t size = v->elem->byte_size;
-	uint32_t inner = gs_view_ext_size(x->caps, v->elem, x->depth + 1);
-	uint64_t shown = n > (int64_t)cap ? cap : (uint64_t)n;
-
 	ev_put(o, " = {", 4);
-	if (ext_problem(o, x, ptr)) {
+	if (ext_problem(o, x, s->ptr)) {
 		ev_put_char(o, '}');
 		return;
 	}
-	for (uint64_t i = 0; i < shown; i++) {
-		struct ev_ext ex = ev_ext_sub(x, 1 + (size_t)cap * size + (size_t)i * inner, v->elem,
-					      true);
+	for (uint64_t i = 0; i < s->shown; i++) {
+		struct ev_ext ex;
+		const uint8_t *el = ev_seq_elem(v, x, i, &ex);
 
 		if (i)
 			ev_put(o, ", ", 2);
-		if (with_index) {
-			ev_put_char(o, '[');
-			ev_put_udec(o, i);
-			ev_put(o, "] = ", 4);
-		}
-		ev_put_typed(o, v->elem, x->p + 1 + i * size, size, depth + 1, ex);
+		ev_put_typed(o, v->elem, el, v->elem->byte_size, depth + 1, ex);
 	}
-	if ((uint64_t)n > shown)
+	if ((uint64_t)s->n > s->shown)
 		ev_put(o, "...", 3);
 	ev_put_char(o, '}');
 }
@@ -135,25 +85,25 @@ static void put_elements(struct ev_out *o, const struct gs_view *v, int64_t n, u
 static void put_seq(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
 		    unsigned depth, const struct ev_ext *x)
 {
-	int64_t n;
-	uint64_t ptr = 0, cap = 0;
+	struct ev_seq s;
+	uint64_t cap = 0;
 
-	if (!view_len(v, data, len, &n) || !field(data, len, v->ptr_off, 8, &ptr)) {
+	if (!ev_view_seq(v, data, len, x, &s)) {
 		ev_put_str(o, "...");
 		return;
 	}
 	switch (v->style) {
 	case GS_VSTYLE_CPP_VECTOR:
-		if (!field(data, len, v->cap_off, 8, &cap))
+		if (!ev_view_u(data, len, v->cap_off, 8, &cap))
 			return;
 		ev_put_str(o, "std::vector of length ");
-		ev_put_sdec(o, n);
+		ev_put_sdec(o, s.n);
 		ev_put_str(o, ", capacity ");
-		ev_put_sdec(o, (int64_t)(cap - ptr) / (int64_t)v->elem->byte_size);
+		ev_put_sdec(o, (int64_t)(cap - s.ptr) / (int64_t)v->elem->byte_size);
 		break;
 	case GS_VSTYLE_CPP_SPAN:
 		ev_put_str(o, "std::span of length ");
-		ev_put_sdec(o, n);
+		ev_put_sdec(o, s.n);
 		break;
 	case GS_VSTYLE_RUST_SLICE:
 		put_name(o, v->name);
@@ -162,22 +112,12 @@ static void put_seq(struct ev_out *o, const struct gs_view *v, const uint8_t *da
 		if (v->style == GS_VSTYLE_RUST_VEC)
 			ev_put_str(o, "Vec");
 		ev_put_str(o, "(size=");
-		ev_put_sdec(o, n);
+		ev_put_sdec(o, s.n);
 		ev_put_char(o, ')');
 		break;
 	}
-	if (n > 0)
-		put_elements(o, v, n, ptr, x, depth, false);
-}
-
-/* The extension of field i of an inline view. */
-static struct ev_ext field_ext(const struct gs_view *v, uint32_t i, const struct ev_ext *x)
-{
-	size_t off = 0;
-
-	for (uint32_t j = 0; j < i; j++)
-		off += gs_view_ext_size(x->caps, v->fields[j].type, x->depth + 1);
-	return ev_ext_sub(x, off, v->fields[i].type, true);
+	if (s.n > 0)
+		put_elements(o, v, &s, x, depth);
 }
 
 /* Field i of an inline view, with its part of the extension. */
@@ -190,7 +130,7 @@ static void put_field(struct ev_out *o, const struct gs_view *v, uint32_t i, con
 		ev_put(o, "...", 3);
 		return;
 	}
-	ev_put_typed(o, f->type, data + f->offset, len - f->offset, depth + 1, field_ext(v, i, x));
+	ev_put_typed(o, f->type, data + f->offset, len - f->offset, depth + 1, ev_view_field_ext(v, i, x));
 }
 
 static void put_count(struct ev_out *o, const char *label, int64_t v)
@@ -202,26 +142,28 @@ static void put_count(struct ev_out *o, const char *label, int64_t v)
 static void put_shared(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
 		       unsigned depth, const struct ev_ext *x)
 {
-	uint64_t pi = 0;
+	struct ev_counts c;
 
 	put_name(o, v->name);
-	if (!field(data, len, v->ptr_off, 8, &pi))
+	switch (ev_view_shared(v, data, len, x, &c)) {
+	case EV_SHARED_UNCAPTURED:
 		return;
-	if (!pi) {
+	case EV_SHARED_EMPTY:
 		ev_put_str(o, " (empty)");
-	} else if (!x->p || x->n < 17 || x->p[0] != GS_VAR_OK) {
+		break;
+	case EV_SHARED_UNREAD:
 		ev_put_str(o, " (");
-		cannot_access(o, pi);
+		cannot_access(o, c.ptr);
 		ev_put_char(o, ')');
-	} else {
-		int64_t use = (int32_t)le(x->p + 1 + 8, 4), weak = (int32_t)le(x->p + 1 + 12, 4) - 1;
-
-		if (use)
-			put_count(o, " (use count ", use);
+		break;
+	case EV_SHARED_COUNTS:
+		if (c.use)
+			put_count(o, " (use count ", c.use);
 		else
 			ev_put_str(o, " (expired");
-		put_count(o, ", weak count ", weak);
+		put_count(o, ", weak count ", c.weak);
 		ev_put_char(o, ')');
+		break;
 	}
 	ev_put_str(o, " = {get() = ");
 	put_field(o, v, 0, data, len, depth, x);
@@ -232,28 +174,25 @@ static void put_shared(struct ev_out *o, const struct gs_view *v, const uint8_t 
 static void put_rc(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
 		   unsigned depth, const struct ev_ext *x)
 {
-	uint64_t ptr = 0, strong, weak;
-	size_t size = v->elem->byte_size;
-	const struct gs_view_field *f = &v->fields[0];
+	uint64_t ptr = 0;
+	struct ev_rc rc;
 
 	ev_put_str(o, v->style == GS_VSTYLE_RUST_ARC ? "Arc" : "Rc");
-	if (!field(data, len, v->ptr_off, 8, &ptr) || ext_problem(o, x, ptr) || x->n < 1 + size ||
-	    !field(x->p + 1, size, v->fields[1].offset, 8, &strong) ||
-	    !field(x->p + 1, size, v->fields[2].offset, 8, &weak))
+	if (!ev_view_u(data, len, v->ptr_off, 8, &ptr) || ext_problem(o, x, ptr) ||
+	    !ev_view_rc(v, x, &rc))
 		return;
 	ev_put_str(o, "(strong=");
-	ev_put_udec(o, strong);
+	ev_put_udec(o, rc.strong);
 	ev_put_str(o, ", weak=");
-	ev_put_sdec(o, (int64_t)weak - 1);
+	ev_put_sdec(o, rc.weak);
 	ev_put_str(o, ") = {value = ");
 	/* the value inside the block, with the block's extension */
-	if (f->offset <= size)
-		ev_put_typed(o, f->type, x->p + 1 + f->offset, size - f->offset, depth + 1,
-			     ev_ext_sub(x, 1 + size, v->elem, true));
+	if (rc.value)
+		ev_put_typed(o, v->fields[0].type, rc.value, rc.value_len, depth + 1, rc.value_ext);
 	ev_put_str(o, ", strong = ");
-	ev_put_udec(o, strong);
+	ev_put_udec(o, rc.strong);
 	ev_put_str(o, ", weak = ");
-	ev_put_sdec(o, (int64_t)weak - 1);
+	ev_put_sdec(o, rc.weak);
 	ev_put_char(o, '}');
 }
 
@@ -265,25 +204,14 @@ static void put_rust_members(struct ev_out *o, const struct gs_type *t, const ui
 static void put_enum(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
 		     unsigned depth, const struct ev_ext *x)
 {
-	uint64_t d = 0;
-	uint32_t pick = v->nfields;
+	uint64_t d;
+	uint32_t pick;
 	const struct gs_view_field *f;
 
-	if (v->discr_size && !field(data, len, v->discr_off, v->discr_size, &d)) {
+	if (!ev_view_enum_pick(v, data, len, &d, &pick)) {
 		ev_put_str(o, "...");
 		return;
 	}
-	for (uint32_t i = 0; i < v->nfields && pick == v->nfields; i++) {
-		uint64_t want = (uint64_t)v->fields[i].discr;
-
-		if (v->discr_size < 8)
-			want &= (1ull << 8 * v->discr_size) - 1;
-		if (!v->discr_size || (!v->fields[i].is_default && want == d))
-			pick = i;
-	}
-	for (uint32_t i = 0; i < v->nfields && pick == v->nfields; i++)
-		if (v->fields[i].is_default)
-			pick = i;
 	put_name(o, v->name);
 	if (pick == v->nfields) {
 		ev_put_str(o, "::<invalid discriminant ");
@@ -296,7 +224,7 @@ static void put_enum(struct ev_out *o, const struct gs_view *v, const uint8_t *d
 	f = &v->fields[pick];
 	if (f->type && f->offset <= len)
 		put_rust_members(o, f->type, data + f->offset, len - f->offset, depth,
-				 field_ext(v, pick, x), false);
+				 ev_view_field_ext(v, pick, x), false);
 }
 
 /* A Rust struct's members: {x: 1, y: 2}, or (1, 2) when they are __0,
@@ -344,7 +272,7 @@ static void put_inline(struct ev_out *o, const struct gs_type *t, const struct g
 		return;
 	case GS_VSTYLE_CPP_OPTIONAL:
 		put_name(o, v->name);
-		if (!field(data, len, v->discr_off, 1, &d) || !d) {
+		if (!ev_view_engaged(v, data, len)) {
 			ev_put_str(o, " [no contained value]");
 			return;
 		}
@@ -354,7 +282,7 @@ static void put_inline(struct ev_out *o, const struct gs_type *t, const struct g
 		return;
 	case GS_VSTYLE_CPP_VARIANT:
 		put_name(o, v->name);
-		if (!field(data, len, v->discr_off, v->discr_size, &d) || d >= v->nfields) {
+		if (!ev_view_variant(v, data, len, &d)) {
 			ev_put_str(o, " [no contained value]");
 			return;
 		}
@@ -379,7 +307,7 @@ static void put_inline(struct ev_out *o, const struct gs_type *t, const struct g
 		if (v->style == GS_VSTYLE_RUST_CELL) {
 			ev_put_str(o, "Cell");
 		} else {
-			int64_t b = field(data, len, v->fields[1].offset, 8, &d) ? (int64_t)d : 0;
+			int64_t b = ev_view_borrow(v, data, len);
 
 			ev_put_str(o, b < 0 ? "RefCell(borrow_mut=" : "RefCell(borrow=");
 			ev_put_sdec(o, b < 0 ? -b : b);
