@@ -15,7 +15,8 @@ has one.
 
 usage: stdvals_e2e.py GSTRACE KIND VARIANT BINARY SOURCE [--gdb-seen FILE]
   KIND: cpp (gdb with libstdc++'s printers) or rust:PATH-TO-RUST-GDB
-  --gdb-seen FILE: also write what gdb printed for every name to FILE
+  --gdb-seen FILE: also write what gdb printed for every name to FILE,
+                  with the printers and without
 Exit status: 0 all EQUAL (or a known spelling difference), 1 a DIFF,
 77 skipped (the variant's compiler is missing: BINARY is absent).
 """
@@ -224,7 +225,10 @@ def main():
     fx = subprocess.Popen([binary], stdout=subprocess.DEVNULL)
     try:
         time.sleep(0.3)
-        gdb = run_gdb(gdb_argv, fx.pid, probes, fake_plain)
+        # With --gdb-seen every name is printed raw too: the layouts behind
+        # the printers, per compiler, for whoever writes the renderer.
+        raw = list(probes) if gdb_seen_out else fake_plain
+        gdb = run_gdb(gdb_argv, fx.pid, probes, raw)
         pretty = run_gstrace(gstrace, fx.pid, probes, "pretty")
         js = run_gstrace(gstrace, fx.pid, probes, "json")
     finally:
@@ -238,7 +242,7 @@ def main():
             for fn, names in probes.items():
                 for n in names:
                     f.write("%s = %s\n" % (n, gdb.get((fn, n), "<not printed>")))
-                    if fn in fake_plain:
+                    if (fn, n, "plain") in gdb:
                         f.write("%s [printers disabled] = %s\n"
                                 % (n, gdb.get((fn, n, "plain"), "<not printed>")))
             f.write("\n")
