@@ -139,8 +139,7 @@ def run_gstrace(gstrace, pid, probes, fmt):
     r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        timeout=60)
     if r.returncode != 0:
-        print("gstrace exited %d: %s" % (r.returncode, " ".join(argv)))
-        print(r.stderr)
+        print("gstrace (%s) exited %d:\n%s" % (fmt, r.returncode, r.stderr.rstrip()))
     return r.stdout
 
 
@@ -257,12 +256,15 @@ def main():
             verdict = "EQUAL" if want == have else ("KNOWN" if known else "DIFF")
             rows.append((n, verdict, want, have, known))
 
+    def cell(text):
+        return text.replace("\n", "\\n")
+
     width = max(len(r[0]) for r in rows)
     print("stdvals %s: gdb (%s) against gstrace, same process" % (variant, " ".join(gdb_argv)))
     for n, verdict, want, have, known in rows:
-        print("%-*s  %-5s  gdb: %s" % (width, n, verdict, want))
+        print("%-*s  %-5s  gdb:     %s" % (width, n, verdict, cell(want)))
         if verdict != "EQUAL":
-            print("%-*s         gstrace: %s" % (width, "", have))
+            print("%-*s         gstrace: %s" % (width, "", cell(have)))
         if known:
             print("%-*s         (known: %s)" % (width, "", known))
     problems = check_json(js, probes)
