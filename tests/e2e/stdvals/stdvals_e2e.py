@@ -134,8 +134,9 @@ def gstrace_script(probes):
 
 def run_gstrace(gstrace, pid, probes, fmt):
     events = 2 * len(probes) + 1
+    # --duration: a probe that never fires ends the pass, not the test's time
     argv = [gstrace, "-p", str(pid), "-s", gstrace_script(probes), "--max-events", str(events),
-            "--script-output", fmt]
+            "--duration", "10", "--script-output", fmt]
     r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        timeout=60)
     if r.returncode != 0:
