@@ -48,7 +48,11 @@ int cg_plan_length(struct gs_cg *cg, const struct gs_expr *e, struct capture *c)
 void cg_store_capture(struct gs_cg *cg, const struct gs_expr *e, const struct capture *c,
 		      int16_t off, int16_t status_off, int16_t data_len_off);
 
-/* capture_view.c: after the bytes of a value of type t at r9 + off, the
+/* capture_view.c: fewer elements for the views of the trace when what
+ * it prints with them would not fit in its events (before any capture is
+ * planned: the caps are the trace's, in its context). */
+void cg_views_fit(struct gs_cg *cg, const struct gs_stmt *body, size_t n);
+/* After the bytes of a value of type t at r9 + off, the
  * reads of its views into the extension after them. */
 void cg_capture_views(struct gs_cg *cg, const struct gs_type *t, int16_t off);
 /* The views of t at view depth `depth`, its bytes at r9 + raw, its
@@ -61,6 +65,9 @@ void cg_view_length(struct gs_cg *cg, const struct gs_view *v, int32_t raw, uint
  * dst; a failure sets the status byte at r9 + status and goes to skip. */
 void cg_view_read_into(struct gs_cg *cg, int32_t src, int32_t dst, uint32_t max, int32_t status,
 		       struct gs_label skip);
+/* Reads r2 bytes (at most max) from r3 into r1 + off, r1 a run-time
+ * place in the event (r9 + something); r0 the helper's result. */
+void cg_view_read_at(struct gs_cg *cg, uint32_t max, int32_t off);
 /* The views of the first r10[count] of cap elements at r9 + first (stride
  * bytes apart, the value at `value` in each), their extensions from r9 +
  * ext; -> done after the last. */

@@ -45,6 +45,20 @@ void cg_view_read_into(struct gs_cg *cg, int32_t src, int32_t dst, uint32_t max,
 	gs_asm_bind(a, ok);
 }
 
+void cg_view_read_at(struct gs_cg *cg, uint32_t max, int32_t off)
+{
+	struct gs_asm *a = cg->a;
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t dst = gs_asm_slot(a, "view_dst", 8, 8);
+
+	/* kept on the stack: the read's second try after a fault needs it
+	 * after the helper call has clobbered r1 */
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, dst));
+	cg_read_user(cg, &(struct cg_user_read){ .dst_slot = dst, .dst_off = (int16_t)off,
+						 .len = max, .len_in_r2 = true });
+	gs_asm_stack_release(a, mark);
+}
+
 /* A string or a sequence: its length, its elements, then each element's
  * own views, as many as were read. */
 static void seq(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
@@ -204,8 +218,7 @@ static void hash(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t
 	{
 		struct gs_label ok = gs_asm_label(a, "hash_read_ok");
 
-		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R1, .dst_off = (int16_t)slots,
-							 .len = cap * size, .len_in_r2 = true });
+		cg_view_read_at(cg, cap * size, slots);
 		gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, ok);
 		gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));
 		gs_asm_ja(a, done);
@@ -280,6 +293,45 @@ void cg_view_expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int3
 		for (uint32_t i = 0; i < t->count; i++)
 			cg_view_expand(cg, t->target, raw + (int32_t)(i * t->target->byte_size),
 			       ext + (int32_t)(i * inner), depth);
+	}
+}
+
+/* Bytes a printed value takes with its views, at the trace's caps. */
+static uint64_t value_cost(struct gs_cg *cg, const struct gs_expr *e)
+{
+	const struct gs_type *t;
+
+	if (!e || !cg_is_value(cg, e) || cg_value_unavailable(e) || !(t = cg_value_type(cg, e)))
+		return 0;
+	return (uint64_t)t->byte_size + gs_view_ext_size(&cg->prog->ctx.view_caps, t, 0);
+}
+
+static uint64_t print_cost(const struct gs_stmt *s, void *arg)
+{
+	struct gs_cg *cg = arg;
+	uint64_t n = 0;
+
+	if (s->kind == GS_STMT_PRINT_EXPR)
+		return value_cost(cg, s->expr);
+	if (s->kind == GS_STMT_PRINT_FORMAT)
+		for (size_t i = 0; i < s->nargs; i++)
+			n += value_cost(cg, s->args[i]);
+	return n;
+}
+
+void cg_views_fit(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
+{
+	struct gs_view_caps *caps = &cg->prog->ctx.view_caps;
+	uint64_t room = cg->max_size / 4 * 3;
+
+	/* fewer elements for every view of the trace, until what its costliest
+	 * path prints fits in three quarters of the event (the rest for
+	 * everything else), down to 8 */
+	while (caps->elements > 8 && gs_spec_path_max(body, n, print_cost, cg) > room) {
+		caps->elements /= 2;
+		caps->string_bytes = caps->elements;
+		if (caps->nested > caps->elements)
+			caps->nested = caps->elements;
 	}
 }
 

@@ -78,8 +78,7 @@ void cg_view_ring(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R1, (int32_t)size));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R9));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(raw + (int32_t)v->ptr_off)));
-	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R1, .dst_off = (int16_t)data,
-						 .len = cap * size, .len_in_r2 = true });
+	cg_view_read_at(cg, cap * size, data);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, one);
 	gs_asm_bind(a, bad);
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));

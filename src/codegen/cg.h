@@ -231,6 +231,9 @@ void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t co
 struct cg_user_read {
 	uint8_t dst_base;
 	int16_t dst_off;
+	int16_t dst_slot;    /* non-zero: the destination is the pointer kept at
+			      * r10 + dst_slot (a run-time place in the event),
+			      * plus dst_off, instead of dst_base + dst_off */
 	uint32_t len;        /* the bytes to read (0 reads none, as the helper allows) */
 	bool len_in_r2;      /* r2 holds the length already, at most len */
 	bool str;            /* NUL-terminated (probe_read_user_str) */

@@ -31,7 +31,10 @@ void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 
 	if (r->save_addr)
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, r->addr_slot));
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, r->dst_base));
+	if (r->dst_slot)
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, r->dst_slot));
+	else
+		gs_asm_emit(a, GS_MOV64_REG(GS_R1, r->dst_base));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, r->dst_off));
 	if (!r->len_in_r2)
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)r->len));

@@ -64,7 +64,10 @@ void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r)
 	f->called = true;
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, cg->overflow);
 	gs_asm_note(a, "read again, without sleeping");
-	gs_asm_emit(a, GS_MOV64_REG(GS_R1, r->dst_base));
+	if (r->dst_slot)
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, r->dst_slot));
+	else
+		gs_asm_emit(a, GS_MOV64_REG(GS_R1, r->dst_base));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, r->dst_off));
 	load_len(a, f, r);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_FP, f->read_slot + FAULT_ADDR));

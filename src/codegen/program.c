@@ -11,6 +11,7 @@
 
 #include "base.h"
 #include "bt.h"
+#include "capture.h"
 #include "opts.h"
 
 #define PERCPU_VALUE_MAX 32768 /* the kernel's per-CPU allocation unit */
@@ -372,6 +373,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 		rc = gs_errorf(err, -ENOMEM, "out of memory typing trace %u", spec->trace_id);
 		goto fail;
 	}
+	cg_views_fit(&cg, spec->body, spec->nbody);
 	build(&cg);
 	rc = gs_asm_finish(&p->main, err);
 	if (rc == 0 && p->btf && p->btf->error.code)

@@ -115,9 +115,10 @@ bool vw_path(Dwarf_Die *s, const char *path, uint32_t *off, Dwarf_Die *out)
 	return true;
 }
 
-/* Depth first through members and bases: the first member named name. */
+/* Depth first through members and bases: the first member named name
+ * (a pointer when `pointer`). */
 static bool find_in(Dwarf_Die *s, const char *name, uint32_t base, uint32_t *off,
-		    Dwarf_Die *out, int depth)
+		    Dwarf_Die *out, int depth, bool pointer)
 {
 	Dwarf_Die c;
 
@@ -133,14 +134,14 @@ static bool find_in(Dwarf_Die *s, const char *name, uint32_t base, uint32_t *off
 		    dwarf_hasattr(&c, DW_AT_external) || dwarf_hasattr(&c, DW_AT_declaration) ||
 		    !member_offset(&c, &o) || !vw_type_of(&c, &t))
 			continue;
-		if (tag == DW_TAG_member && cn && !strcmp(cn, name)) {
+		if (tag == DW_TAG_member && cn && !strcmp(cn, name) && (!pointer || vw_is_pointer(&t))) {
 			*off = base + o;
 			*out = t;
 			return true;
 		}
 		if ((dwarf_tag(&t) == DW_TAG_structure_type || dwarf_tag(&t) == DW_TAG_class_type ||
 		     dwarf_tag(&t) == DW_TAG_union_type) &&
-		    find_in(&t, name, base + o, off, out, depth + 1))
+		    find_in(&t, name, base + o, off, out, depth + 1, pointer))
 			return true;
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return false;
@@ -148,7 +149,12 @@ static bool find_in(Dwarf_Die *s, const char *name, uint32_t base, uint32_t *off
 
 bool vw_find(Dwarf_Die *s, const char *name, uint32_t *off, Dwarf_Die *out)
 {
-	return find_in(s, name, 0, off, out, 0);
+	return find_in(s, name, 0, off, out, 0, false);
+}
+
+bool vw_find_pointer(Dwarf_Die *s, const char *name, uint32_t *off, Dwarf_Die *out)
+{
+	return find_in(s, name, 0, off, out, 0, true);
 }
 
 bool vw_is_pointer(Dwarf_Die *t)

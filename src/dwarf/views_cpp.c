@@ -6,6 +6,8 @@
 
 #include "views_int.h"
 
+#define MAX_TUPLE 64
+
 /* A template argument as gdb's printers spell it: "int", "std::string",
  * "ns::Type". */
 static const char *arg_name(struct gs_dwarf *d, Dwarf_Die *t)
@@ -155,8 +157,7 @@ static const struct gs_view *unique_ptr_view(struct gs_dwarf *d, Dwarf_Die *die,
 	struct gs_view *v;
 	struct gs_view_field *f;
 
-	if (t->byte_size != 8 || !vw_find(die, "_M_head_impl", &off, &p) || !vw_is_pointer(&p) ||
-	    off != 0 || !(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_CPP_UNIQUE_PTR)) ||
+	if (t->byte_size != 8 || !vw_find_pointer(die, "_M_head_impl", &off, &p) || off != 0 || !(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_CPP_UNIQUE_PTR)) ||
 	    !(f = dwv_alloc(d, sizeof(*f))))
 		return NULL;
 	memset(f, 0, sizeof(*f));
@@ -285,17 +286,24 @@ static bool tuple_heads(Dwarf_Die *s, uint32_t base, struct gs_view_field *f, un
 	return true;
 }
 
+/* tuple<Ts...>: its elements from its _Head_base<I, T> bases (GCC may
+ * leave the tuple's own parameter pack empty). */
 static const struct gs_view *tuple_view(struct gs_dwarf *d, Dwarf_Die *die)
 {
-	unsigned n = count_args(die), found = 0;
+	unsigned n = MAX_TUPLE, found = 0;
 	struct gs_view *v;
 	struct gs_view_field *f;
 
-	if (!n || !(f = dwv_alloc(d, n * sizeof(*f))))
+	if (!(f = dwv_alloc(d, n * sizeof(*f))))
 		return NULL;
 	memset(f, 0, n * sizeof(*f));
-	if (!tuple_heads(die, 0, f, n, &found, d, 0) || found != n ||
-	    !(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_CPP_TUPLE)))
+	if (!tuple_heads(die, 0, f, n, &found, d, 0) || !found)
+		return NULL;
+	n = found;
+	for (unsigned i = 0; i < n; i++)
+		if (!f[i].type)
+			return NULL; /* the indexes are not 0..n-1 */
+	if (!(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_CPP_TUPLE)))
 		return NULL;
 	for (unsigned i = 0; i < n; i++)
 		f[i].discr = i + 1; /* shown as [1], [2], ... */

@@ -17,6 +17,8 @@ uint64_t vw_size(Dwarf_Die *t);
 bool vw_path(Dwarf_Die *s, const char *path, uint32_t *off, Dwarf_Die *out);
 /* The first member named `name` anywhere in s, depth first. */
 bool vw_find(Dwarf_Die *s, const char *name, uint32_t *off, Dwarf_Die *out);
+/* The same, the first that is a pointer. */
+bool vw_find_pointer(Dwarf_Die *s, const char *name, uint32_t *off, Dwarf_Die *out);
 bool vw_is_pointer(Dwarf_Die *t);
 bool vw_pointee(Dwarf_Die *p, Dwarf_Die *out);
 /* An integer (or bool, char) base type of `size` bytes. */
