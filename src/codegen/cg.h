@@ -407,9 +407,12 @@ void cg_view_bounds(struct gs_cg *cg, const struct cg_place *p, const struct gs_
 /* r0 = len(e->lhs): a sequence's or string's length in elements (0 when
  * a read failed, status in rec), a C array's bound. */
 void cg_len(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-/* The place of x, a value with a sequence or string view or a reference to
- * one, its data pointer and length into the slots (cg_view_bounds); the
- * view, or NULL after failing the build. */
+/* p (the place of x), a value with a sequence or string view or a
+ * reference to one: its data pointer and length into the slots
+ * (cg_view_bounds); the view, or NULL after failing the build. */
+const struct gs_view *cg_view_bounds_of(struct gs_cg *cg, struct cg_place *p, int16_t ptr_slot,
+				       int16_t len_slot, const struct cg_err_record *rec,
+				       struct gs_label fail);
 const struct gs_view *cg_view_place_bounds(struct gs_cg *cg, const struct gs_expr *x,
 					   int16_t ptr_slot, int16_t len_slot,
 					   const struct cg_err_record *rec, struct gs_label fail);

@@ -79,24 +79,32 @@ void cg_view_bounds(struct gs_cg *cg, const struct cg_place *p, const struct gs_
 	gs_asm_note(a, prev);
 }
 
+const struct gs_view *cg_view_bounds_of(struct gs_cg *cg, struct cg_place *p, int16_t ptr_slot,
+				       int16_t len_slot, const struct cg_err_record *rec,
+				       struct gs_label fail)
+{
+	const struct gs_type *c = cg_seq_container(p->type);
+
+	if (gs_asm_failed(cg->a) || !c)
+		return NULL;
+	if (p->kind == CG_PLACE_NONE) {
+		cg_error_tail(cg, rec, GS_VAR_ACCESS_ERROR, false, 0, &fail);
+		return c->view;
+	}
+	cg_place_reach(cg, p, c, rec, fail);
+	p->type = c;
+	cg_view_bounds(cg, p, c->view, ptr_slot, len_slot, rec, fail);
+	return c->view;
+}
+
 const struct gs_view *cg_view_place_bounds(struct gs_cg *cg, const struct gs_expr *x,
 					   int16_t ptr_slot, int16_t len_slot,
 					   const struct cg_err_record *rec, struct gs_label fail)
 {
-	const struct gs_type *c = cg_seq_container(cg_value_type(cg, x));
 	struct cg_place p;
 
 	cg_place(cg, x, rec, fail, &p);
-	if (gs_asm_failed(cg->a) || !c)
-		return NULL;
-	if (p.kind == CG_PLACE_NONE) {
-		cg_error_tail(cg, rec, GS_VAR_ACCESS_ERROR, false, 0, &fail);
-		return c->view;
-	}
-	cg_place_reach(cg, &p, c, rec, fail);
-	p.type = c;
-	cg_view_bounds(cg, &p, c->view, ptr_slot, len_slot, rec, fail);
-	return c->view;
+	return cg_view_bounds_of(cg, &p, ptr_slot, len_slot, rec, fail);
 }
 
 void cg_len(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)

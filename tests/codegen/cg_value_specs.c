@@ -501,6 +501,7 @@ static const struct gs_trace_spec val_dwarf_expr = {
  *   if str == "alice" { print "yes"; }
  *   print vs[1][0]; print vs[1]; print len(str);
  *   print up->x; print (*up).y; print len(r->values);
+ *   print "{:s} {:s}", str, vs[1];
  * } */
 static const struct gs_view view_vec_int = {
 	.kind = GS_VIEW_SEQ, .style = GS_VSTYLE_CPP_VECTOR, .len_how = GS_VLEN_END,
@@ -570,6 +571,7 @@ static const struct gs_expr vw_star_up = { .kind = GS_EXPR_DEREF, .lhs = &vw_up,
 static const struct gs_expr vw_star_up_y = MEMBER(&vw_star_up, "y", "(*up).y");
 static const struct gs_expr vw_len_values = LEN(&r_values, "len(r->values)");
 static const struct gs_expr *const vw_args[] = { &vw_vn, &vw_len_v };
+static const struct gs_expr *const vw_text_args[] = { &vw_str, &vw_vs1 };
 static const struct gs_stmt vw_yes[] = { { .kind = GS_STMT_PRINT_STRING, .text = "yes" } };
 static const struct gs_stmt views_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_v1 },
@@ -581,6 +583,7 @@ static const struct gs_stmt views_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_up_x },
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_star_up_y },
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_len_values },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{:s} {:s}", .args = vw_text_args, .nargs = 2 },
 };
 static const struct gs_trace_spec val_views = {
 	.trace_id = 36, .target = "val_views", .body = views_body, .nbody = N(views_body),

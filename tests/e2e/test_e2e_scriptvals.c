@@ -152,6 +152,7 @@ static const char views_script[] =
 	"  print vs[2] == \"a string longer than the small buffer\";\n"
 	"  print len(s);\n"
 	"  print \"{} {} {}\", v[2], len(vs), v[1] + v[2];\n"
+	"  print \"[{:s}] [{:s}] [{:s}]\", s, vs[2], vs[0];\n"
 	"}\n";
 
 static const char *const views_expected[] = {
@@ -163,6 +164,7 @@ static const char *const views_expected[] = {
 	"  vs[2] == \"a string longer than the small buffer\" = true\n",
 	"  len(s) = 5\n",
 	"  3 3 5\n",
+	"  [alice] [a string longer than the small buffer] [zero]\n",
 };
 
 static void s_views_exprs(struct e2e_ctx *c)
@@ -196,7 +198,7 @@ static void s_views_exprs(struct e2e_ctx *c)
 	 * shows as gdb's printer does) */
 	if (!strstr(out, "  *up = std::unique_ptr<S")) {
 		e2e_note(c, "the dwarf layer gave this g++'s std::unique_ptr<S> no view: up->x "
-			 "is not checked");
+			 "is not checked\n");
 	} else {
 		e2e_output_free(&parsed);
 		e2e_run_free(&r);
