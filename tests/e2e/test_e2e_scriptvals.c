@@ -136,8 +136,8 @@ static void s_cast_two_modules(struct e2e_ctx *c)
 
 /* Standard-library values in expressions (issue 21 item 4) at view_probe
  * of views_exprs_program (g++ -O0 -std=c++20): v = {1, 2, 3}, s =
- * "alice", up = {42, -7}, vs = {"zero", "one", a long string}, all by
- * reference. An index past the length is the value's error, as a read
+ * "alice", up = {42, -7}, vs = {"zero", "one", a long string}, sp = {5,
+ * 6}, vp = {{1, 10}, {2, 20}}, all by reference. An index past the length is the value's error, as a read
  * that failed. */
 static const char views_script[] =
 	"trace view_probe {\n"
@@ -153,6 +153,10 @@ static const char views_script[] =
 	"  print len(s);\n"
 	"  print \"{} {} {}\", v[2], len(vs), v[1] + v[2];\n"
 	"  print \"[{:s}] [{:s}] [{:s}]\", s, vs[2], vs[0];\n"
+	"  print sp->y;\n"
+	"  print (*sp).x;\n"
+	"  print vp[1].y;\n"
+	"  if len(vp) == 2 && vp[0].x == 1 { print \"two\"; }\n"
 	"}\n";
 
 static const char *const views_expected[] = {
@@ -165,6 +169,10 @@ static const char *const views_expected[] = {
 	"  len(s) = 5\n",
 	"  3 3 5\n",
 	"  [alice] [a string longer than the small buffer] [zero]\n",
+	"  sp->y = 6\n",
+	"  (*sp).x = 5\n",
+	"  vp[1].y = 20\n",
+	"  two\n",
 };
 
 static void s_views_exprs(struct e2e_ctx *c)
