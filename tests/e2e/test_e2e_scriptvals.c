@@ -221,6 +221,67 @@ static void s_views_exprs(struct e2e_ctx *c)
 	e2e_fixture_stop(&f);
 }
 
+/* The same in Rust (views_exprs_rust.rs, rustc -g -C opt-level=0): v =
+ * vec![1, 2, 3], s = "alice", t = "bob" (a &str into the binary's
+ * read-only data, no NUL after it), sl = [7, 8, 9], b = Box(S {4, 5}),
+ * all by reference (a Box is a plain pointer in DWARF). */
+static const char rust_script[] =
+	"trace view_probe {\n"
+	"  print v[1];\n"
+	"  print v[5];\n"
+	"  print len(v);\n"
+	"  print s == \"alice\";\n"
+	"  print t == \"bob\";\n"
+	"  print t != \"bo\";\n"
+	"  print sl[2];\n"
+	"  print len(sl);\n"
+	"  print (*b).x;\n"
+	"  print (*b)->y;\n"
+	"  print \"[{:s}] [{:s}]\", s, t;\n"
+	"}\n";
+
+static const char *const rust_expected[] = {
+	"  v[1] = 2\n",
+	"  v[5] = <address computation failed>\n",
+	"  len(v) = 3\n",
+	"  s == \"alice\" = true\n",
+	"  t == \"bob\" = true\n",
+	"  t != \"bo\" = true\n",
+	"  sl[2] = 9\n",
+	"  len(sl) = 3\n",
+	"  (*b).x = 4\n",
+	"  (*b)->y = 5\n",
+	"  [alice] [bob]\n",
+};
+
+static void s_views_exprs_rust(struct e2e_ctx *c)
+{
+	struct e2e_fixture f;
+	struct e2e_trace t = { .script = rust_script, .max_events = 1 };
+	struct e2e_output parsed;
+	struct e2e_run r;
+	const char *out;
+
+	if (access(e2e_fixture_path("views_exprs_rust"), X_OK) != 0) {
+		c->skip = "the Rust fixture needs rustc, which this machine lacks";
+		return;
+	}
+	if (!e2e_fixture_start(&f, "views_exprs_rust")) {
+		e2e_expect(c, false, "fixture views_exprs_rust did not start");
+		return;
+	}
+	t.pid = f.pid;
+	e2e_trace_run(c, &t, &r, &parsed);
+	out = e2e_buf_str(&r.out);
+	e2e_expect(c, e2e_run_exit_code(&r) == 0, "gstrace exited %d", e2e_run_exit_code(&r));
+	for (size_t i = 0; i < ARRAY_SIZE(rust_expected); i++)
+		e2e_expect(c, strstr(out, rust_expected[i]) != NULL, "missing line: %s",
+			   rust_expected[i]);
+	e2e_output_free(&parsed);
+	e2e_run_free(&r);
+	e2e_fixture_stop(&f);
+}
+
 #define NEEDS E2E_NEED_TRACING
 
 const struct e2e_scenario e2e_scriptvals_scenarios[] = {
@@ -228,5 +289,6 @@ const struct e2e_scenario e2e_scriptvals_scenarios[] = {
 	{ "script-values-clang-O2-dw5", s_script_values, NEEDS },
 	{ "cast-type-two-modules", s_cast_two_modules, NEEDS },
 	{ "views-exprs", s_views_exprs, NEEDS },
+	{ "views-exprs-rust", s_views_exprs_rust, NEEDS },
 };
 const size_t e2e_scriptvals_nscenarios = ARRAY_SIZE(e2e_scriptvals_scenarios);
