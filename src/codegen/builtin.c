@@ -137,6 +137,26 @@ static void compare_bytes(struct gs_cg *cg, int16_t bx, const struct gs_expr *y,
  * more byte are read into our stack. */
 #define STRING_EQ_MAX 254
 
+/* The end of an equality: r0 = eq here, !eq at differ, 0 at fail (a read
+ * failed); the note `note` again and the comparison's stack released. */
+static void equality_result(struct gs_cg *cg, bool eq, struct gs_label differ,
+			    struct gs_label fail, struct gs_label done, const char *note,
+			    size_t mark)
+{
+	struct gs_asm *a = cg->a;
+
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, eq));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, differ);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, !eq));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, fail);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_bind(a, done);
+	gs_asm_note(a, note);
+	gs_asm_stack_release(a, mark);
+}
+
 /* s == "lit" on a standard-library string (std::string, string_view,
  * Rust String, &str): the lengths are equal, then the len bytes at its data
  * pointer are the literal's. */
@@ -175,16 +195,7 @@ static void view_string_equal(struct gs_cg *cg, const struct gs_expr *e, const s
 							 .ok_name = "string_read_ok" });
 		compare_bytes(cg, buf, lit, 0, n, differ);
 	}
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, eq));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, differ);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, !eq));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, fail);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
-	gs_asm_bind(a, done);
-	gs_asm_note(a, prev);
-	gs_asm_stack_release(a, mark);
+	equality_result(cg, eq, differ, fail, done, prev, mark);
 }
 
 void cg_string_equal(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
@@ -235,16 +246,7 @@ void cg_string_equal(struct gs_cg *cg, const struct gs_expr *e, const struct cg_
 	buf = gs_asm_slot(a, "string_eq", (uint16_t)((n + 1 + 7) & ~7u), 8);
 	read_operand(cg, x, buf, n, !array, 0, rec, fail);
 	compare_bytes(cg, buf, lit, 0, n, differ);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, eq));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, differ);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, !eq));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, fail);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
-	gs_asm_bind(a, done);
-	gs_asm_note(a, NULL);
-	gs_asm_stack_release(a, mark);
+	equality_result(cg, eq, differ, fail, done, NULL, mark);
 }
 
 void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)

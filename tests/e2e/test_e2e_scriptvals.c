@@ -175,6 +175,33 @@ static const char *const views_expected[] = {
 	"  two\n",
 };
 
+/* Starts `fixture` (c->skip = why_missing when it was not built), traces
+ * it with t for one event and expects each of the n lines; the run stays
+ * in *r and *parsed (and the process in *f) for more checks. False when
+ * nothing ran. */
+static bool traced_lines(struct e2e_ctx *c, struct e2e_fixture *f, const char *fixture,
+			 const char *why_missing, struct e2e_trace *t, const char *const *lines,
+			 size_t n, struct e2e_run *r, struct e2e_output *parsed)
+{
+	const char *out;
+
+	if (access(e2e_fixture_path(fixture), X_OK) != 0) {
+		c->skip = why_missing;
+		return false;
+	}
+	if (!e2e_fixture_start(f, fixture)) {
+		e2e_expect(c, false, "fixture %s did not start", fixture);
+		return false;
+	}
+	t->pid = f->pid;
+	e2e_trace_run(c, t, r, parsed);
+	out = e2e_buf_str(&r->out);
+	e2e_expect(c, e2e_run_exit_code(r) == 0, "gstrace exited %d", e2e_run_exit_code(r));
+	for (size_t i = 0; i < n; i++)
+		e2e_expect(c, strstr(out, lines[i]) != NULL, "missing line: %s", lines[i]);
+	return true;
+}
+
 static void s_views_exprs(struct e2e_ctx *c)
 {
 	struct e2e_fixture f;
@@ -183,21 +210,11 @@ static void s_views_exprs(struct e2e_ctx *c)
 	struct e2e_run r;
 	const char *out;
 
-	if (access(e2e_fixture_path("views_exprs_program"), X_OK) != 0) {
-		c->skip = "the C++ fixture needs g++, which this machine lacks";
+	if (!traced_lines(c, &f, "views_exprs_program", "the C++ fixture needs g++, which this "
+			  "machine lacks", &t, views_expected, ARRAY_SIZE(views_expected), &r,
+			  &parsed))
 		return;
-	}
-	if (!e2e_fixture_start(&f, "views_exprs_program")) {
-		e2e_expect(c, false, "fixture views_exprs_program did not start");
-		return;
-	}
-	t.pid = f.pid;
-	e2e_trace_run(c, &t, &r, &parsed);
 	out = e2e_buf_str(&r.out);
-	e2e_expect(c, e2e_run_exit_code(&r) == 0, "gstrace exited %d", e2e_run_exit_code(&r));
-	for (size_t i = 0; i < ARRAY_SIZE(views_expected); i++)
-		e2e_expect(c, strstr(out, views_expected[i]) != NULL, "missing line: %s",
-			   views_expected[i]);
 	e2e_expect(c, !strstr(out, "prefix only"), "\"alic\" matched \"alice\"");
 	/* out of range: the value's error, as a failed read shows it */
 	e2e_expect(c, strstr(out, "  v[9] = <address computation failed>\n") != NULL,
@@ -260,23 +277,10 @@ static void s_views_exprs_rust(struct e2e_ctx *c)
 	struct e2e_trace t = { .script = rust_script, .max_events = 1 };
 	struct e2e_output parsed;
 	struct e2e_run r;
-	const char *out;
 
-	if (access(e2e_fixture_path("views_exprs_rust"), X_OK) != 0) {
-		c->skip = "the Rust fixture needs rustc, which this machine lacks";
+	if (!traced_lines(c, &f, "views_exprs_rust", "the Rust fixture needs rustc, which this "
+			  "machine lacks", &t, rust_expected, ARRAY_SIZE(rust_expected), &r, &parsed))
 		return;
-	}
-	if (!e2e_fixture_start(&f, "views_exprs_rust")) {
-		e2e_expect(c, false, "fixture views_exprs_rust did not start");
-		return;
-	}
-	t.pid = f.pid;
-	e2e_trace_run(c, &t, &r, &parsed);
-	out = e2e_buf_str(&r.out);
-	e2e_expect(c, e2e_run_exit_code(&r) == 0, "gstrace exited %d", e2e_run_exit_code(&r));
-	for (size_t i = 0; i < ARRAY_SIZE(rust_expected); i++)
-		e2e_expect(c, strstr(out, rust_expected[i]) != NULL, "missing line: %s",
-			   rust_expected[i]);
 	e2e_output_free(&parsed);
 	e2e_run_free(&r);
 	e2e_fixture_stop(&f);
