@@ -156,6 +156,8 @@ static const char views_script[] =
 	"  print sp->y;\n"
 	"  print (*sp).x;\n"
 	"  print vp[1].y;\n"
+	"  if v[9] == 0 { print \"zero\"; }\n"
+	"  print vs[len(vs) - 1][0];\n"
 	"  if len(vp) == 2 && vp[0].x == 1 { print \"two\"; }\n"
 	"}\n";
 
@@ -172,6 +174,8 @@ static const char *const views_expected[] = {
 	"  sp->y = 6\n",
 	"  (*sp).x = 5\n",
 	"  vp[1].y = 20\n",
+	"  ExprError: v[9] == 0 (access error at 0x0000000000000009)\n",
+	"  vs[len(vs) - 1][0] = 97 'a'\n",
 	"  two\n",
 };
 
