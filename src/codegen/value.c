@@ -342,7 +342,9 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 	switch (e->kind) {
 	case GS_EXPR_MEMBER:
 		cg_place_reach(cg, p, p->type->kind == GS_TYPE_POINTER ? p->type->target : p->type, rec, fail);
-		while (cg_through_smart_pointers(p->type, e->name) != p->type)
+		/* as many hops as cg_through_smart_pointers takes (at most 4) */
+		for (const struct gs_type *to = cg_through_smart_pointers(p->type, e->name);
+		     p->type != to && cg_smart_pointer(p->type);)
 			through_smart_pointer(cg, p, rec, fail);
 		m = cg_find_member(p->type, e->name, &off, 0);
 		p->offset += off;

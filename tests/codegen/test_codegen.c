@@ -233,9 +233,7 @@ static void test_undefined_variable_is_refused(void **state)
 	assert_non_null(strstr(err.msg, "variable y"));
 }
 
-/* len() takes a standard-library sequence or string (or a C array of
- * known bound), and a plain struct is not indexed as one: both fail the
- * build naming what the value is. */
+/* An int and a plain struct for the test below. */
 static const struct gs_type t_int = { .kind = GS_TYPE_I32, .size = 4, .name = "int",
 				      .flags = GS_TYPEF_SIGNED, .byte_size = 4 };
 static const struct gs_type t_s = { .kind = GS_TYPE_STRUCT, .name = "struct s",
@@ -258,6 +256,9 @@ static const struct gs_expr len_n = { .kind = GS_EXPR_BUILTIN, .builtin = GS_BUI
 				      .lhs = &n, .text = "len(n)" };
 static const struct gs_expr s1 = { .kind = GS_EXPR_INDEX, .lhs = &sv, .rhs = &one,
 				   .text = "s[1]" };
+/* len() takes a standard-library sequence or string (or a C array of
+ * known bound), and a plain struct is not indexed as one: both fail the
+ * build naming what the value is. */
 static void test_len_and_index_of_non_containers_are_refused(void **state)
 {
 	struct gs_stmt st = { .kind = GS_STMT_PRINT_EXPR, .expr = &len_n };
