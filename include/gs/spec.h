@@ -41,7 +41,7 @@ enum gs_expr_kind {
 	GS_EXPR_INDEX,   /* lhs[rhs]: an array element, or p[i] through a pointer */
 	GS_EXPR_ADDR,    /* &lhs */
 	GS_EXPR_CAST,    /* cast(lhs, "type_name"): cast_type */
-	GS_EXPR_BUILTIN, /* builtin(lhs, rhs[, len]) */
+	GS_EXPR_BUILTIN, /* builtin(lhs, rhs[, len]); len(lhs) */
 	GS_EXPR_BYTES,   /* hex("de ad") or a "string" operand of a builtin: bytes */
 };
 
@@ -49,6 +49,9 @@ enum gs_builtin {
 	GS_BUILTIN_MEMCMP,      /* memcmp(a, b, len): 1 when the len bytes are equal */
 	GS_BUILTIN_STRNCMP,     /* strncmp(a, "lit", len): 1 when equal, as C's == 0 */
 	GS_BUILTIN_STARTS_WITH, /* starts_with(a, "lit") */
+	GS_BUILTIN_LEN,         /* len(a): the elements of a standard-library sequence
+				 * or string (a view, gs/view.h), or of a C array;
+				 * an unsigned long */
 };
 
 enum gs_special {

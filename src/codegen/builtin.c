@@ -137,6 +137,67 @@ static void compare_bytes(struct gs_cg *cg, int16_t bx, const struct gs_expr *y,
  * more byte are read into our stack. */
 #define STRING_EQ_MAX 254
 
+/* The end of an equality: r0 = eq here, !eq at differ, 0 at fail (a read
+ * failed); the note `note` again and the comparison's stack released. */
+static void equality_result(struct gs_cg *cg, bool eq, struct gs_label differ,
+			    struct gs_label fail, struct gs_label done, const char *note,
+			    size_t mark)
+{
+	struct gs_asm *a = cg->a;
+
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, eq));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, differ);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, !eq));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, fail);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_bind(a, done);
+	gs_asm_note(a, note);
+	gs_asm_stack_release(a, mark);
+}
+
+/* s == "lit" on a standard-library string (std::string, string_view,
+ * Rust String, &str): the lengths are equal, then the len bytes at its data
+ * pointer are the literal's. */
+static void view_string_equal(struct gs_cg *cg, const struct gs_expr *e, const struct gs_expr *x,
+			      const struct gs_expr *lit, const struct cg_err_record *rec)
+{
+	struct gs_asm *a = cg->a;
+	bool eq = e->op == GS_OP_EQ;
+	uint32_t n = lit->nbytes;
+	size_t mark = gs_asm_stack_mark(a);
+	struct gs_label differ = gs_asm_label(a, "string_differs");
+	struct gs_label fail = gs_asm_label(a, "string_failed");
+	struct gs_label done = gs_asm_label(a, "string_done");
+	int16_t ptr, len, buf = 0;
+	const char *prev;
+
+	if (n > STRING_EQ_MAX) {
+		cg_fail_at(cg, e, -EINVAL, "%s: the literal has %u bytes, more than a comparison "
+			"reads (%d)", text(e), n, STRING_EQ_MAX);
+		return;
+	}
+	ptr = gs_asm_slot(a, "view_data", 8, 8);
+	len = gs_asm_slot(a, "view_length", 8, 8);
+	if (n)
+		buf = gs_asm_slot(a, "string_eq", (uint16_t)((n + 7) & ~7u), 8);
+	prev = gs_asm_notef(a, "%s %s a literal of %u bytes: lengths, then bytes", text(x),
+			    eq ? "==" : "!=", n);
+	cg_view_place_bounds(cg, x, ptr, len, rec, fail);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, len));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, (int32_t)n, differ);
+	if (n) {
+		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_FP, .dst_off = buf, .len = n,
+							 .load_src = true, .src_base = GS_FP,
+							 .src_off = ptr, .addr_slot = ptr,
+							 .rec = rec, .fail = &fail,
+							 .ok_name = "string_read_ok" });
+		compare_bytes(cg, buf, lit, 0, n, differ);
+	}
+	equality_result(cg, eq, differ, fail, done, prev, mark);
+}
+
 void cg_string_equal(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
 {
 	struct gs_asm *a = cg->a;
@@ -154,6 +215,10 @@ void cg_string_equal(struct gs_cg *cg, const struct gs_expr *e, const struct cg_
 
 	if (gs_asm_failed(a))
 		return;
+	if (cg_seq_container(t) && cg_seq_container(t)->view->kind == GS_VIEW_STRING) {
+		view_string_equal(cg, e, x, lit, rec);
+		return;
+	}
 	if (!t || (t->kind != GS_TYPE_POINTER && t->kind != GS_TYPE_ARRAY) || !el ||
 	    !(el->flags & GS_TYPEF_CHAR || el->byte_size == 1)) {
 		cg_fail_at(cg, e, -EINVAL, "%s: a string literal compares with a char * or a char "
@@ -181,16 +246,7 @@ void cg_string_equal(struct gs_cg *cg, const struct gs_expr *e, const struct cg_
 	buf = gs_asm_slot(a, "string_eq", (uint16_t)((n + 1 + 7) & ~7u), 8);
 	read_operand(cg, x, buf, n, !array, 0, rec, fail);
 	compare_bytes(cg, buf, lit, 0, n, differ);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, eq));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, differ);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, !eq));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, fail);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
-	gs_asm_bind(a, done);
-	gs_asm_note(a, NULL);
-	gs_asm_stack_release(a, mark);
+	equality_result(cg, eq, differ, fail, done, NULL, mark);
 }
 
 void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)
@@ -206,6 +262,10 @@ void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_r
 	struct gs_label done = gs_asm_label(a, "compare_done");
 	int16_t bx, by = 0;
 
+	if (e->builtin == GS_BUILTIN_LEN) {
+		cg_len(cg, e, rec);
+		return;
+	}
 	if (e->builtin > GS_BUILTIN_STARTS_WITH || !x || !y) {
 		cg_fail_at(cg, e, -EINVAL, "%s: unknown builtin or missing operand", text(e));
 		return;

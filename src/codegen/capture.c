@@ -187,6 +187,19 @@ int cg_plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, uint32
 				    conv == 's' ? "char[]" : "u8[]");
 		return c->type < 0 ? c->type : 0;
 	}
+	if (conv == 's' && cg_seq_container(t) &&
+	    cg_seq_container(t)->view->kind == GS_VIEW_STRING) {
+		/* std::string, string_view, String, &str: no NUL to stop at
+		 * (a str points into a longer buffer), the length says where
+		 * the text ends */
+		c->kind = CAPTURE_VIEW_TEXT;
+		if (cap >= room)
+			cap = room - 1;
+		c->len = cap + 1;
+		c->slot = (uint16_t)(c->len < CG_MIN_SLOT ? CG_MIN_SLOT : c->len);
+		c->type = flat_type(cg, GS_TYPE_CSTRING, c->len, GS_TYPEF_CHAR, t->name);
+		return c->type < 0 ? c->type : 0;
+	}
 	if (conv == 's') {
 		const struct gs_type *el = t->target;
 
@@ -297,6 +310,44 @@ static void string_end(struct gs_cg *cg, const struct capture *c, int16_t off, i
 	gs_asm_note(a, prev);
 }
 
+/* {:s} of a standard-library string into r9 + off: min(its length, cap)
+ * bytes from its data pointer (a longer text is Truncated), then a NUL. */
+static void view_text(struct gs_cg *cg, const struct gs_expr *e, struct cg_place *p,
+		      const struct capture *c, int16_t off, int16_t status_off,
+		      const struct cg_err_record *rec, struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+	uint32_t cap = c->len - 1;
+	int16_t ptr = gs_asm_slot(a, "view_data", 8, 8);
+	int16_t len = gs_asm_slot(a, "view_length", 8, 8);
+	struct gs_label fits = gs_asm_label(a, "view_text_fits");
+	struct gs_label ended = gs_asm_label(a, "view_text_ended");
+	const char *prev = gs_asm_notef(a, "{:s} of %s: its length's bytes, at most %u",
+					cg_text(e), cap);
+
+	cg_view_bounds_of(cg, p, ptr, len, rec, fail);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, len));
+	gs_asm_jmp_imm(a, BPF_JLE, GS_R2, (int32_t)cap, fits);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)cap));
+	gs_asm_emit(a, GS_ST_MEM(STATUS, GS_R9, status_off, GS_VAR_TRUNCATED));
+	cg_mark_fail(cg);
+	gs_asm_bind(a, fits);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, len));
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = off, .len = cap,
+						 .len_in_r2 = true, .load_src = true,
+						 .src_base = GS_FP, .src_off = ptr, .addr_slot = ptr,
+						 .rec = rec, .fail = &fail,
+						 .ok_name = "view_text_read_ok" });
+	/* the NUL after the text; the bound again for the verifier */
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, len));
+	gs_asm_jmp_imm(a, BPF_JGT, GS_R1, (int32_t)cap, ended);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R9));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R1));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R2, off, 0));
+	gs_asm_bind(a, ended);
+	gs_asm_note(a, prev);
+}
+
 /* Captures a source-level value into r9 + off (data_len at data_len_off
  * when >= 0: PrintComplexVariable's exact length). */
 void cg_store_capture(struct gs_cg *cg, const struct gs_expr *e, const struct capture *c,
@@ -337,6 +388,8 @@ void cg_store_capture(struct gs_cg *cg, const struct gs_expr *e, const struct ca
 			gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R9, GS_R1, off + (int16_t)i));
 			gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 8));
 		}
+	} else if (c->kind == CAPTURE_VIEW_TEXT) {
+		view_text(cg, e, &p, c, off, status_off, &rec, fail);
 	} else if (c->kind == CAPTURE_VALUE) {
 		if (p.kind == CG_PLACE_NONE) {
 			cg_error_tail(cg, &rec, GS_VAR_ACCESS_ERROR, false, 0, &fail);

@@ -15,6 +15,8 @@ enum capture_kind {
 	CAPTURE_STRING,   /* {:s}: NUL-terminated, capped */
 	CAPTURE_DUMP,     /* {:x.N} / {:s.N}: N bytes from the value's address */
 	CAPTURE_LITERAL,  /* a string of the script (let s = "A"): its bytes */
+	CAPTURE_VIEW_TEXT, /* {:s} of a standard-library string: its length's
+			    * bytes at its data pointer, capped, then a NUL */
 };
 
 struct capture {

@@ -368,6 +368,10 @@ void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
 		    const struct cg_err_record *rec, struct gs_label fail);
 void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
 	      struct gs_label fail, struct cg_place *p);
+/* Makes p, a pointer to a t or a t in registers, a place whose bytes are
+ * t's in memory or on our stack, where its fields are offsets. */
+void cg_place_reach(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t,
+		    const struct cg_err_record *rec, struct gs_label fail);
 void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_err_record *rec,
 		   struct gs_label fail);
 void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uint32_t len,
@@ -378,6 +382,39 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 /* r0 = the address of e, a value in memory (an array: what it is in an
  * expression); 0 when a read on the way failed (status in rec). */
 void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+
+/* view_expr.c: standard-library values in expressions (gs/view.h) */
+/* t's view when it is a sequence or a string with a sized element, else NULL. */
+const struct gs_view *cg_seq_view(const struct gs_type *t);
+/* The container `x[i]`, `len(x)` and `x == "lit"` see in a value of type t:
+ * t itself, or what t points to (a C++ reference is a pointer in DWARF),
+ * when that has a sequence or string view; else NULL. */
+const struct gs_type *cg_seq_container(const struct gs_type *t);
+/* The pointer a std::unique_ptr or std::shared_ptr of type t holds (its
+ * offset in t's bytes and its pointer type), or NULL. */
+const struct gs_view_field *cg_smart_pointer(const struct gs_type *t);
+/* What `x->member` reaches in a value of type t (pointer already
+ * followed): t, or the pointee of its smart pointers when t has no such
+ * member (`up->x` on a std::unique_ptr<S>). */
+const struct gs_type *cg_through_smart_pointers(const struct gs_type *t, const char *member);
+/* The data pointer of p, a value with view v, into the u64 at r10 +
+ * ptr_slot and its length in elements into the u64 at r10 + len_slot (p is
+ * in memory or on our stack; clobbers r0-r5). */
+void cg_view_bounds(struct gs_cg *cg, const struct cg_place *p, const struct gs_view *v,
+		    int16_t ptr_slot, int16_t len_slot, const struct cg_err_record *rec,
+		    struct gs_label fail);
+/* r0 = len(e->lhs): a sequence's or string's length in elements (0 when
+ * a read failed, status in rec), a C array's bound. */
+void cg_len(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+/* p (the place of x), a value with a sequence or string view or a
+ * reference to one: its data pointer and length into the slots
+ * (cg_view_bounds); the view, or NULL after failing the build. */
+const struct gs_view *cg_view_bounds_of(struct gs_cg *cg, struct cg_place *p, int16_t ptr_slot,
+				       int16_t len_slot, const struct cg_err_record *rec,
+				       struct gs_label fail);
+const struct gs_view *cg_view_place_bounds(struct gs_cg *cg, const struct gs_expr *x,
+					   int16_t ptr_slot, int16_t len_slot,
+					   const struct cg_err_record *rec, struct gs_label fail);
 
 /* pointer.c: pointer arithmetic */
 /* Whether e is a source-level value: gs_expr_is_value, or p + n / p - n

@@ -129,15 +129,80 @@ static void to_bool(struct gs_cg *cg, const struct gs_expr *e, const struct gs_t
 		cg_convert(cg, GS_R0, cg_ctype(cg, e->lhs), gs_ctype_of_type(t));
 }
 
+void cg_place_reach(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t,
+		  const struct cg_err_record *rec, struct gs_label fail)
+{
+	if (p->type->kind == GS_TYPE_POINTER)
+		follow(cg, p, t, rec, fail);
+	else if (p->kind == CG_PLACE_LOC || p->kind == CG_PLACE_SCALAR)
+		materialize(cg, p, rec, fail);
+}
+
+/* x[i] on a sequence or string view c (x itself, or a reference to it):
+ * the element at data + i * its size, i checked against the length at
+ * run time (outside it: AccessError, the index kept as its address). */
+static void view_index(struct gs_cg *cg, const struct gs_expr *e, struct cg_place *p,
+		       const struct gs_type *c, const struct cg_err_record *rec,
+		       struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+	const struct gs_view *v = c->view;
+	uint32_t stride = v->elem->byte_size;
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t ptr = gs_asm_slot(a, "view_data", 8, 8);
+	int16_t len = gs_asm_slot(a, "view_length", 8, 8);
+	int16_t idx = gs_asm_slot(a, "view_index", 8, 8);
+	struct gs_label in_range = gs_asm_label(a, "view_index_in_range");
+	const char *prev;
+
+	if (stride > INT32_MAX) {
+		cg_fail_at(cg, e, -EINVAL, "%s: elements of %u bytes are too large to index",
+			cg_text(e), stride);
+		return;
+	}
+	cg_place_reach(cg, p, c, rec, fail);
+	if (gs_asm_failed(a))
+		return;
+	p->type = c;
+	cg_view_bounds(cg, p, v, ptr, len, rec, fail);
+	prev = gs_asm_notef(a, "%s: (%s) < the length, address = data + (%s) * %u", cg_text(e),
+			    cg_text(e->rhs), cg_text(e->rhs), stride);
+	cg_expr(cg, e->rhs, rec);
+	cg_convert(cg, GS_R0, cg_ctype(cg, e->rhs), GS_CTYPE_LONG);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, len));
+	gs_asm_jmp_reg(a, BPF_JLT, GS_R0, GS_R1, in_range);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, idx));
+	cg_error_tail(cg, rec, GS_VAR_ACCESS_ERROR, false, idx, &fail);
+	gs_asm_bind(a, in_range);
+	if (stride != 1)
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R0, (int32_t)stride));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, ptr));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R0));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, p->addr_slot));
+	p->kind = CG_PLACE_MEM;
+	p->dyn = true;
+	p->offset = 0;
+	p->type = v->elem;
+	p->bit_size = p->bit_offset = 0;
+	gs_asm_note(a, prev);
+	gs_asm_stack_release(a, mark);
+}
+
 static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_place *p,
 			const struct cg_err_record *rec, struct gs_label fail)
 {
 	struct gs_asm *a = cg->a;
 	const struct gs_type *elem = p->type->target;
-	uint32_t stride = elem->byte_size;
-	size_t mark = gs_asm_stack_mark(a);
+	uint32_t stride;
+	size_t mark;
 	int16_t base = p->addr_slot;
 
+	if (cg_seq_container(p->type)) {
+		view_index(cg, e, p, cg_seq_container(p->type), rec, fail);
+		return;
+	}
+	stride = elem->byte_size;
+	mark = gs_asm_stack_mark(a);
 	if (p->type->kind == GS_TYPE_POINTER)
 		follow(cg, p, p->type->target, rec, fail);
 	else if (p->kind == CG_PLACE_LOC || p->kind == CG_PLACE_SCALAR)
@@ -175,6 +240,17 @@ static void index_place(struct gs_cg *cg, const struct gs_expr *e, struct cg_pla
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R0));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, p->addr_slot));
 	gs_asm_stack_release(a, mark);
+}
+
+/* p, a smart pointer in memory or on our stack: the object it points to. */
+static void through_smart_pointer(struct gs_cg *cg, struct cg_place *p,
+				  const struct cg_err_record *rec, struct gs_label fail)
+{
+	const struct gs_view_field *f = cg_smart_pointer(p->type);
+
+	p->offset += f->offset;
+	p->type = f->type;
+	follow(cg, p, f->type->target, rec, fail);
 }
 
 void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
@@ -265,10 +341,11 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 	}
 	switch (e->kind) {
 	case GS_EXPR_MEMBER:
-		if (p->type->kind == GS_TYPE_POINTER)
-			follow(cg, p, p->type->target, rec, fail);
-		else if (p->kind == CG_PLACE_LOC || p->kind == CG_PLACE_SCALAR)
-			materialize(cg, p, rec, fail);
+		cg_place_reach(cg, p, p->type->kind == GS_TYPE_POINTER ? p->type->target : p->type, rec, fail);
+		/* as many hops as cg_through_smart_pointers takes (at most 4) */
+		for (const struct gs_type *to = cg_through_smart_pointers(p->type, e->name);
+		     p->type != to && cg_smart_pointer(p->type);)
+			through_smart_pointer(cg, p, rec, fail);
 		m = gs_type_find_member(p->type, e->name, &off, 0);
 		p->offset += off;
 		p->type = m->type;
@@ -281,8 +358,12 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 		index_place(cg, e, p, rec, fail);
 		break;
 	case GS_EXPR_DEREF:
-		if (p->type->kind == GS_TYPE_POINTER)
+		if (p->type->kind == GS_TYPE_POINTER) {
 			follow(cg, p, t, rec, fail);
+		} else if (cg_smart_pointer(p->type)) {
+			cg_place_reach(cg, p, p->type, rec, fail);
+			through_smart_pointer(cg, p, rec, fail);
+		}
 		else
 			p->type = t; /* *array: its first element */
 		break;

@@ -143,6 +143,7 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 	case GS_EXPR_MEMBER:
 		if (t->kind == GS_TYPE_POINTER && t->target)
 			t = t->target;
+		t = cg_through_smart_pointers(t, e->name ? e->name : "");
 		if (!cg_is_aggregate(t)) {
 			cg_fail_at(cg, e, -EINVAL, "%s: %s is a %s, not a struct or union (or a pointer to "
 				"one)", cg_text(e), cg_text(e->lhs), t->name);
@@ -157,11 +158,17 @@ const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
 		return m->type;
 	case GS_EXPR_INDEX:
 	case GS_EXPR_DEREF:
+		if (e->kind == GS_EXPR_INDEX && cg_seq_container(t))
+			return cg_seq_container(t)->view->elem;
+		if (e->kind == GS_EXPR_DEREF && cg_smart_pointer(t))
+			return cg_smart_pointer(t)->type->target;
 		if ((t->kind == GS_TYPE_POINTER || t->kind == GS_TYPE_ARRAY) && t->target)
 			return t->target;
 		cg_fail_at(cg, e, -EINVAL, "%s: %s is a %s: only arrays and (non-void) pointers can be "
-			"%s", cg_text(e), cg_text(e->lhs), t->name,
-			e->kind == GS_EXPR_INDEX ? "indexed" : "dereferenced");
+			"%s%s", cg_text(e), cg_text(e->lhs), t->name,
+			e->kind == GS_EXPR_INDEX ? "indexed" : "dereferenced",
+			e->kind == GS_EXPR_INDEX ? " (and standard-library sequences and strings: "
+			"vector, span, string, Vec, slices, str)" : "");
 		return NULL;
 	default:
 		cg_fail_at(cg, e, -EINVAL, "%s: not a source-level value", cg_text(e));

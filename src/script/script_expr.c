@@ -216,6 +216,9 @@ static struct gs_expr *identifier(struct parser *p, const struct token *t)
 	}
 	if (in_list(s, n, builtins, N_OF(builtins)))
 		return sp_builtin(p, t);
+	/* len(x); without the call, `len` stays a name of the target */
+	if (name_eq(s, n, "len") && sp_peek2(p).kind == T_LPAREN)
+		return sp_len(p, t);
 	reg = find_register(s, n);
 	var = sp_scope_find(p, s, n);
 	if (var && var->alias)
@@ -231,7 +234,7 @@ static struct gs_expr *identifier(struct parser *p, const struct token *t)
 	}
 	if (sp_peek2(p).kind == T_LPAREN) {
 		sp_err(p, off, "function calls are not supported: '%.*s' cannot be called (the "
-		       "builtins are cast, memcmp, strncmp, starts_with and hex)", (int)n, s);
+		       "builtins are cast, len, memcmp, strncmp, starts_with and hex)", (int)n, s);
 		return NULL;
 	}
 	/* A DWARF name: resolved per probe address by the runtime. */

@@ -143,6 +143,8 @@ struct gs_expr *sp_address_of(struct parser *p, size_t start);
 struct gs_expr *sp_alias(struct parser *p, const struct scope_var *v, const struct token *t);
 /* cast(), memcmp(), strncmp(), starts_with(), hex(): t is the name. */
 struct gs_expr *sp_builtin(struct parser *p, const struct token *t);
+/* len(x) at t, the name `len` before its '(' */
+struct gs_expr *sp_len(struct parser *p, const struct token *t);
 
 /* ---- trace targets (target.c) ----------------------------------------------- */
 

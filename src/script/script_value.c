@@ -1,7 +1,7 @@
 /* Source-level values in expressions (reference 12.3): the postfix chains
  * a.b, p->b, a[i] over DWARF names, `*p` and `&x`, cast(expr, "TYPE"), the
  * comparison builtins memcmp / strncmp / starts_with with string and
- * hex("de ad") operands, and `let` aliases of such values. Names are not
+ * hex("de ad") operands, len(x) of a container or an array, and `let` aliases of such values. Names are not
  * known here (no DWARF): the runtime resolves them per probe address, and
  * messages about them point at the node's `pos`. */
 #include <stdio.h>
@@ -427,6 +427,30 @@ struct gs_expr *sp_builtin(struct parser *p, const struct token *t)
 	e->lhs = a;
 	e->rhs = b;
 	e->len = n;
+	e->pos = (uint32_t)t->off;
+	return e;
+}
+
+/* len(x): the elements of a standard-library container or a C array; the
+ * code generator checks x's type against DWARF. */
+struct gs_expr *sp_len(struct parser *p, const struct token *t)
+{
+	const struct gs_expr *x;
+	struct gs_expr *e;
+	size_t at;
+
+	sp_next(p);
+	sp_next(p); /* ( */
+	at = sp_peek(p)->off;
+	x = sp_expr(p);
+	if (!x || !sp_expect(p, T_RPAREN, "')'", "to close len(value)") ||
+	    !check_base(p, x, at, "length"))
+		return NULL;
+	e = sp_node(p, GS_EXPR_BUILTIN, t->off, sp_depth(x) + 1);
+	if (!e)
+		return NULL;
+	e->builtin = GS_BUILTIN_LEN;
+	e->lhs = x;
 	e->pos = (uint32_t)t->off;
 	return e;
 }

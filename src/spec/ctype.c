@@ -278,7 +278,7 @@ static struct gs_ctype typed(struct gs_typed *t, const struct gs_expr *e)
 	case GS_EXPR_BINARY:
 		return gs_ctype_binary(e->op, gs_typed_get(t, e->lhs), gs_typed_get(t, e->rhs)).result;
 	case GS_EXPR_BUILTIN:
-		return GS_CTYPE_INT;
+		return e->builtin == GS_BUILTIN_LEN ? GS_CTYPE_ULONG : GS_CTYPE_INT;
 	case GS_EXPR_BYTES:
 		return make(GS_CT_OTHER, 8, false, GS_VK_CONSTANT);
 	case GS_EXPR_DEREF:

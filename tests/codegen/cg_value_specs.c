@@ -492,6 +492,103 @@ static const struct gs_trace_spec val_dwarf_expr = {
 	.trace_id = 35, .target = "val_dwarf_expr", .body = dwexpr_body, .nbody = N(dwexpr_body),
 };
 
+/* Standard-library values in expressions (issue 21, gs/view.h), typed as
+ * the dwarf layer types libstdc++'s: std::vector<int> &v in rsi,
+ * std::string &str in rdx, std::unique_ptr<point> &up in rcx, and a
+ * std::vector<std::string> vs on the stack (a reference is a pointer).
+ * trace f {
+ *   print v[1]; print "{} {}", v[n], len(v);
+ *   if str == "alice" { print "yes"; }
+ *   print vs[1][0]; print vs[1]; print len(str);
+ *   print up->x; print (*up).y; print len(r->values);
+ *   print "{:s} {:s}", str, vs[1];
+ * } */
+static const struct gs_view view_vec_int = {
+	.kind = GS_VIEW_SEQ, .style = GS_VSTYLE_CPP_VECTOR, .len_how = GS_VLEN_END,
+	.ptr_off = 0, .len_off = 8, .cap_off = 16, .elem = &t_int,
+};
+static const struct gs_type t_vec_int = { .kind = GS_TYPE_STRUCT, .name = "std::vector<int>",
+					  .byte_size = 24, .view = &view_vec_int };
+static const struct gs_type t_vec_int_ref = { .kind = GS_TYPE_POINTER, .size = 8,
+					      .name = "std::vector<int> &", .byte_size = 8,
+					      .target = &t_vec_int };
+static const struct gs_view view_string = {
+	.kind = GS_VIEW_STRING, .style = GS_VSTYLE_CPP_STRING, .len_how = GS_VLEN_FIELD,
+	.ptr_off = 0, .len_off = 8, .elem = &t_char,
+};
+static const struct gs_type t_string = { .kind = GS_TYPE_STRUCT, .name = "std::string",
+					 .byte_size = 32, .view = &view_string };
+static const struct gs_type t_string_ref = { .kind = GS_TYPE_POINTER, .size = 8,
+					     .name = "std::string &", .byte_size = 8,
+					     .target = &t_string };
+static const struct gs_view view_vec_string = {
+	.kind = GS_VIEW_SEQ, .style = GS_VSTYLE_CPP_VECTOR, .len_how = GS_VLEN_END,
+	.ptr_off = 0, .len_off = 8, .cap_off = 16, .elem = &t_string,
+};
+static const struct gs_type t_vec_string = { .kind = GS_TYPE_STRUCT,
+					     .name = "std::vector<std::string>", .byte_size = 24,
+					     .view = &view_vec_string };
+static const struct gs_type t_point_p = { .kind = GS_TYPE_POINTER, .size = 8,
+					  .name = "struct point *", .byte_size = 8,
+					  .target = &t_point };
+static const struct gs_view view_unique_point = {
+	.kind = GS_VIEW_INLINE, .style = GS_VSTYLE_CPP_UNIQUE_PTR,
+	.fields = (const struct gs_view_field[]){ { .type = &t_point_p, .offset = 0 } },
+	.nfields = 1, .name = "std::unique_ptr<point>",
+};
+static const struct gs_type t_unique_point = { .kind = GS_TYPE_STRUCT,
+					       .name = "std::unique_ptr<point>", .byte_size = 8,
+					       .view = &view_unique_point };
+static const struct gs_type t_unique_point_ref = { .kind = GS_TYPE_POINTER, .size = 8,
+						   .name = "std::unique_ptr<point> &",
+						   .byte_size = 8, .target = &t_unique_point };
+static const struct gs_var v_v = { .name = "v", .type = &t_vec_int_ref, .scope = GS_SCOPE_PARAM,
+				   .loc = LOC1(GS_LOC_REGISTER, 0, 4, 0) };
+static const struct gs_var v_str = { .name = "str", .type = &t_string_ref,
+				     .scope = GS_SCOPE_PARAM, .loc = LOC1(GS_LOC_REGISTER, 0, 1, 0) };
+static const struct gs_var v_up = { .name = "up", .type = &t_unique_point_ref,
+				    .scope = GS_SCOPE_PARAM, .loc = LOC1(GS_LOC_REGISTER, 0, 2, 0) };
+static const struct gs_var v_vs = {
+	.name = "vs", .type = &t_vec_string, .scope = GS_SCOPE_LOCAL,
+	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_MEMORY,
+		 .base = GS_LOC_BASE_REG, .reg = GS_DWARF_REG_RSP, .offset = 16 - 48 } },
+		 .npieces = 1, .cfa_relative = true },
+};
+static const struct gs_expr vw_v = NAME(v_v, "v"), vw_str = NAME(v_str, "str"),
+			    vw_up = NAME(v_up, "up"), vw_vs = NAME(v_vs, "vs");
+#define LEN(x, t) { .kind = GS_EXPR_BUILTIN, .builtin = GS_BUILTIN_LEN, .lhs = (x), .text = (t) }
+static const struct gs_expr vw_v1 = INDEX(&vw_v, &c1, "v[1]");
+static const struct gs_expr vw_vn = INDEX(&vw_v, &n, "v[n]");
+static const struct gs_expr vw_len_v = LEN(&vw_v, "len(v)");
+static const struct gs_expr vw_alice = { .kind = GS_EXPR_BYTES, .bytes = (const uint8_t *)"alice",
+					 .nbytes = 5, .text = "\"alice\"" };
+static const struct gs_expr vw_is_alice = CBIN(GS_OP_EQ, &vw_str, &vw_alice, "str == \"alice\"");
+static const struct gs_expr vw_vs1 = INDEX(&vw_vs, &c1, "vs[1]");
+static const struct gs_expr vw_vs10 = INDEX(&vw_vs1, &c0, "vs[1][0]");
+static const struct gs_expr vw_len_str = LEN(&vw_str, "len(str)");
+static const struct gs_expr vw_up_x = MEMBER(&vw_up, "x", "up->x");
+static const struct gs_expr vw_star_up = { .kind = GS_EXPR_DEREF, .lhs = &vw_up, .text = "*up" };
+static const struct gs_expr vw_star_up_y = MEMBER(&vw_star_up, "y", "(*up).y");
+static const struct gs_expr vw_len_values = LEN(&r_values, "len(r->values)");
+static const struct gs_expr *const vw_args[] = { &vw_vn, &vw_len_v };
+static const struct gs_expr *const vw_text_args[] = { &vw_str, &vw_vs1 };
+static const struct gs_stmt vw_yes[] = { { .kind = GS_STMT_PRINT_STRING, .text = "yes" } };
+static const struct gs_stmt views_body[] = {
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_v1 },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {}", .args = vw_args, .nargs = 2 },
+	{ .kind = GS_STMT_IF, .expr = &vw_is_alice, .then_body = vw_yes, .nthen = 1 },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_vs10 },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_vs1 },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_len_str },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_up_x },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_star_up_y },
+	{ .kind = GS_STMT_PRINT_EXPR, .expr = &vw_len_values },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{:s} {:s}", .args = vw_text_args, .nargs = 2 },
+};
+static const struct gs_trace_spec val_views = {
+	.trace_id = 36, .target = "val_views", .body = views_body, .nbody = N(views_body),
+};
+
 const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_register", &val_register, { 0 } },
 	{ "val_stack_cfa", &val_stack_cfa, { 0 } },
@@ -510,5 +607,6 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_tls", &val_tls, { .task_fsbase_offset = 5000 } },
 	{ "val_ptr_strings", &val_ptr_strings, { 0 } },
 	{ "val_dwarf_expr", &val_dwarf_expr, { 0 } },
+	{ "val_views", &val_views, { 0 } },
 };
 const size_t gs_cg_value_ncases = N(gs_cg_value_cases);

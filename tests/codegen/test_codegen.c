@@ -233,6 +233,47 @@ static void test_undefined_variable_is_refused(void **state)
 	assert_non_null(strstr(err.msg, "variable y"));
 }
 
+/* An int and a plain struct for the test below. */
+static const struct gs_type t_int = { .kind = GS_TYPE_I32, .size = 4, .name = "int",
+				      .flags = GS_TYPEF_SIGNED, .byte_size = 4 };
+static const struct gs_type t_s = { .kind = GS_TYPE_STRUCT, .name = "struct s",
+				    .byte_size = 24 };
+static const struct gs_var v_n = {
+	.name = "n", .type = &t_int, .scope = GS_SCOPE_PARAM,
+	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_REGISTER,
+		 .reg = 5 } }, .npieces = 1 } };
+static const struct gs_var v_s = {
+	.name = "s", .type = &t_s, .scope = GS_SCOPE_LOCAL,
+	.loc = { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_MEMORY,
+		 .base = GS_LOC_BASE_REG, .reg = GS_DWARF_REG_RSP, .offset = 8 } },
+		 .npieces = 1 } };
+static const struct gs_expr n = { .kind = GS_EXPR_NAME, .name = "n", .dvar = &v_n,
+				  .text = "n" };
+static const struct gs_expr sv = { .kind = GS_EXPR_NAME, .name = "s", .dvar = &v_s,
+				   .text = "s" };
+static const struct gs_expr one = { .kind = GS_EXPR_INT, .value = 1, .text = "1" };
+static const struct gs_expr len_n = { .kind = GS_EXPR_BUILTIN, .builtin = GS_BUILTIN_LEN,
+				      .lhs = &n, .text = "len(n)" };
+static const struct gs_expr s1 = { .kind = GS_EXPR_INDEX, .lhs = &sv, .rhs = &one,
+				   .text = "s[1]" };
+/* len() takes a standard-library sequence or string (or a C array of
+ * known bound), and a plain struct is not indexed as one: both fail the
+ * build naming what the value is. */
+static void test_len_and_index_of_non_containers_are_refused(void **state)
+{
+	struct gs_stmt st = { .kind = GS_STMT_PRINT_EXPR, .expr = &len_n };
+	struct gs_error err;
+
+	(void)state;
+	assert_int_equal(build_one(&st, 1, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "len(n): len() measures a std::vector"));
+	assert_non_null(strstr(err.msg, "n is a int"));
+	st.expr = &s1;
+	assert_int_equal(build_one(&st, 1, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "s[1]: s is a struct s: only arrays and (non-void) "
+			       "pointers can be indexed (and standard-library sequences"));
+}
+
 /* Counting in BPF is exact only for a body of one `bt` on the loop
  * walker: anything else fails the build, naming why; a qualifying trace
  * has the two counting maps and no EndInstruction store. */
@@ -288,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_backtrace_without_dwarf_needs_no_unwind_maps),
 		cmocka_unit_test(test_constant_shift_counts_are_masked_like_register_ones),
 		cmocka_unit_test(test_undefined_variable_is_refused),
+		cmocka_unit_test(test_len_and_index_of_non_containers_are_refused),
 		cmocka_unit_test(test_count_stacks_takes_one_bt_on_the_loop_walker),
 	};
 

@@ -106,6 +106,12 @@ static void expr(struct out *o, const struct gs_expr *e)
 		put(o, " \"%s\")", e->type_name);
 		break;
 	case GS_EXPR_BUILTIN:
+		if (e->builtin == GS_BUILTIN_LEN) {
+			put(o, "(len ");
+			expr(o, e->lhs);
+			put(o, ")");
+			break;
+		}
 		put(o, "(%s ", e->builtin == GS_BUILTIN_MEMCMP ? "memcmp" :
 		    e->builtin == GS_BUILTIN_STRNCMP ? "strncmp" : "starts_with");
 		expr(o, e->lhs);

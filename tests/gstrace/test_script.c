@@ -147,6 +147,8 @@ static void test_source_values_give_their_trees(void **state)
 		  "fn f { fmt \"{:s.n$}\" (. p len), (. p buf); }" },
 		{ "trace f { print \"{:s} {:x.16} {:X.0x10} {:s.0o20} {:x.0b1}\", a, a, a, a, a; }",
 		  "fn f { fmt \"{:s} {:x.16} {:X.0x10} {:s.0o20} {:x.0b1}\" a, a, a, a, a; }" },
+		{ "trace f { print len(v) + len; print len(vs[1]); if len(s) > 2 { } }",
+		  "fn f { print (+ (len v) len); print (len ([] vs 1)); if (> (len s) 2) { } }" },
 		{ "trace f return { print $retval.x; print *$retval; }",
 		  "fn f return { print (. $retval x); print (* $retval); }" },
 	};

@@ -360,7 +360,7 @@ static void test_if_and_expression_errors(void **state)
 		  "script:1:24: expected '{' or 'if' after 'else', found 'print'" },
 		{ "trace f { if 1 { } else if { } }", "script:1:28: expected a condition after 'if'" },
 		{ "trace f { print foo(1); }", "script:1:17: function calls are not supported: "
-		  "'foo' cannot be called (the builtins are cast, memcmp, strncmp, starts_with and "
+		  "'foo' cannot be called (the builtins are cast, len, memcmp, strncmp, starts_with and "
 		  "hex)" },
 		{ "trace f { print 1 + \"a\"; }", "script:1:21: a string is not a number: compare it "
 		  "with == or != (C string equality: p == \"GET\"), pass it to memcmp, strncmp or "
