@@ -152,6 +152,8 @@ struct gs_view_caps {
 #define GS_VIEW_DEFAULT_ELEMENTS 200 /* gdb's `print elements` */
 #define GS_VIEW_DEFAULT_NESTED 16
 #define GS_VIEW_DEFAULT_DEPTH 4
+#define GS_VIEW_MAX_ELEMENTS 4096
+#define GS_VIEW_MAX_DEPTH 8
 #define GS_VIEW_MAX_EXT 24576 /* a value's extension, at most */
 
 /* The elements a sequence view reads at most at this depth. */

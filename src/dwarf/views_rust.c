@@ -374,16 +374,17 @@ const struct gs_view *dwv_view_rust(struct gs_dwarf *d, Dwarf_Die *die, const st
 {
 	const char *n = dwv_die_name(die);
 	const char *q;
-	Dwarf_Die part;
+	Dwarf_Die part, dp;
 	const struct gs_view *v = NULL;
+	uint32_t po;
 
 	(void)t;
 	if (!n || dwarf_tag(die) == DW_TAG_union_type)
 		return NULL;
 	if (variant_part(die, &part))
 		return enum_view(d, die, &part);
-	if (n[0] == '&' || !strncmp(n, "*const [", 8) || !strncmp(n, "*mut [", 6) ||
-	    !strncmp(n, "Box<str", 7) || !strncmp(n, "Box<[", 5))
+	/* fat pointers: &str, &[T], Box<str>, Box<[T]>, *const [T] */
+	if (vw_path(die, "data_ptr", &po, &dp) && vw_path(die, "length", &po, &dp))
 		v = slice_view(d, die, n);
 	else if (n[0] == '(')
 		return struct_view(d, die, n);
