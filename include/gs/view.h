@@ -41,6 +41,10 @@ enum gs_view_kind {
 			     * extension: status, 2 * cap element slots (the
 			     * elements in order from the first), their
 			     * extensions */
+	GS_VIEW_BITS,       /* vector<bool>: bits from the words at ptr, the
+			     * last word at len_off and the bit in it at
+			     * head_off (u32); extension: status, the words
+			     * (cap bits) */
 	GS_VIEW_LIST,       /* len nodes linked from the pointer at ptr by the
 			     * pointer at next_off of each (std::list,
 			     * unordered_map/set); extension: status, cap nodes
@@ -94,6 +98,7 @@ enum gs_view_style {
 	GS_VSTYLE_RUST_STRUCT,    /* path::S {x: 1, y: 2}; a tuple struct path::P (1, 2) */
 	GS_VSTYLE_RUST_NONZERO,   /* 5 */
 	GS_VSTYLE_RUST_BOX,       /* (*mut i32) 0x... */
+	GS_VSTYLE_CPP_VECTOR_BOOL, /* std::vector<bool> of length 3, capacity 64 = {true, ...} */
 	GS_VSTYLE_CPP_LIST,       /* std::__cxx11::list = {[0] = 1, [1] = 2} */
 	GS_VSTYLE_CPP_UNORDERED,  /* std::unordered_map with 1 element = {[1] = 2} */
 	GS_VSTYLE_CPP_TREE,       /* std::map with 2 elements = {[1] = "a", [2] = "b"} */
@@ -165,6 +170,8 @@ GS_API uint32_t gs_view_ext_size(const struct gs_view_caps *caps, const struct g
 /* The nodes a tree view reads: its cap, and room for the ancestors of the
  * first cap in key order when its elements read nothing more. */
 GS_API uint32_t gs_view_tree_nodes(const struct gs_view_caps *caps, const struct gs_view *v);
+/* The 64-bit words a bits view reads: its elements cap, in words. */
+GS_API uint32_t gs_view_bits_words(const struct gs_view_caps *caps);
 /* A tree view's stack slots for cap nodes: a power of two above cap + 1
  * (the walk masks its depth with it). */
 GS_API uint32_t gs_view_tree_slots(uint32_t cap);

@@ -131,6 +131,29 @@ static const struct gs_view *vector_view(struct gs_dwarf *d, Dwarf_Die *die)
 	return v;
 }
 
+/* vector<bool>: _M_impl's _M_start (_M_p, _M_offset), _M_finish and
+ * _M_end_of_storage, words of 64 bits. */
+static const struct gs_view *bitvector_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die w, w2, w3, o;
+	uint32_t s, so, f, fo, e;
+	struct gs_view *v;
+
+	if (!ptr_member(die, "_M_impl._M_start._M_p", &s, &w) || vw_size(&w) != 8 ||
+	    !vw_path(die, "_M_impl._M_start._M_offset", &so, &o) || !vw_is_uint(&o, 4) ||
+	    !ptr_member(die, "_M_impl._M_finish._M_p", &f, &w2) ||
+	    !vw_path(die, "_M_impl._M_finish._M_offset", &fo, &o) || !vw_is_uint(&o, 4) ||
+	    !ptr_member(die, "_M_impl._M_end_of_storage", &e, &w3) ||
+	    !(v = vw_new(d, GS_VIEW_BITS, GS_VSTYLE_CPP_VECTOR_BOOL)))
+		return NULL;
+	v->ptr_off = s;
+	v->len_off = f;
+	v->head_off = fo;
+	v->cap_off = e;
+	v->elem = vw_type(d, &w);
+	return v;
+}
+
 /* span<T, dynamic_extent>: _M_ptr and _M_extent._M_extent_value. */
 static const struct gs_view *span_view(struct gs_dwarf *d, Dwarf_Die *die)
 {
@@ -431,7 +454,7 @@ const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const str
 	if (!strncmp(n, "basic_string_view<char,", 23))
 		return string_view_view(d, die);
 	if (!strncmp(n, "vector<bool,", 12))
-		return NULL;
+		return bitvector_view(d, die);
 	if (!strncmp(n, "vector<", 7))
 		return vector_view(d, die);
 	if (!strncmp(n, "span<", 5))

@@ -272,6 +272,33 @@ static void json_view_inline(FILE *f, const struct gs_type *t, const struct gs_v
 	}
 }
 
+/* vector<bool>: an array of booleans. */
+static void json_view_bits(FILE *f, const struct gs_view *v, const uint8_t *data, size_t len,
+			   const struct ev_ext *x)
+{
+	struct ev_bits b;
+	struct ev_seq s;
+	bool open;
+
+	if (!ev_view_bits(v, data, len, x, &b)) {
+		fputs("null", f);
+		return;
+	}
+	if (b.n <= 0) {
+		fputs("[]", f);
+		return;
+	}
+	if (json_ext_problem(f, x, b.ptr))
+		return;
+	s = (struct ev_seq){ .n = b.n, .cap = (uint32_t)b.shown };
+	open = json_truncated_open(f, &s, "elements");
+	fputc('[', f);
+	for (uint64_t i = 0; i < b.shown; i++)
+		fputs(i ? (ev_bit(x, i) ? ",true" : ",false") : (ev_bit(x, i) ? "true" : "false"), f);
+	fputc(']', f);
+	json_truncated_close(f, open);
+}
+
 struct json_elems {
 	FILE *f;
 	unsigned depth;
@@ -377,6 +404,9 @@ bool ev_json_view(FILE *f, const struct gs_type *t, const uint8_t *data, size_t 
 		return true;
 	case GS_VIEW_INLINE:
 		json_view_inline(f, t, v, data, len, depth, x);
+		return true;
+	case GS_VIEW_BITS:
+		json_view_bits(f, v, data, len, x);
 		return true;
 	default:
 		return json_walked(f, v, data, len, depth, x);

@@ -86,6 +86,17 @@ struct ev_rc {
 };
 bool ev_view_rc(const struct gs_view *v, const struct ev_ext *x, struct ev_rc *rc);
 
+/* vector<bool>: its length and capacity in bits, the bits read (shown),
+ * false when its pointers are past what was captured. */
+struct ev_bits {
+	int64_t n, cap;
+	uint64_t ptr, shown;
+};
+bool ev_view_bits(const struct gs_view *v, const uint8_t *data, size_t len,
+		  const struct ev_ext *x, struct ev_bits *b);
+/* Bit i of the words read (i < shown, the extension OK). */
+bool ev_bit(const struct ev_ext *x, uint64_t i);
+
 /* The walked views (lists, hash tables, trees, rings; view_walk.c): their
  * length, and their elements read, in order. */
 struct ev_walk {
