@@ -45,6 +45,13 @@ enum gs_view_kind {
 			     * last word at len_off and the bit in it at
 			     * head_off (u32); extension: status, the words
 			     * (cap bits) */
+	GS_VIEW_DEQUE,      /* std::deque: the iterators at ptr_off (start) and
+			     * len_off (finish), each with its cur, first,
+			     * last and node pointers at head_off, cap_off,
+			     * next_off and right_off; node_size elements a
+			     * buffer; extension: status, the node pointers
+			     * (gs_view_deque_nodes), 2 * cap element slots
+			     * (the elements in order), their extensions */
 	GS_VIEW_LIST,       /* len nodes linked from the pointer at ptr by the
 			     * pointer at next_off of each (std::list,
 			     * unordered_map/set); extension: status, cap nodes
@@ -99,6 +106,7 @@ enum gs_view_style {
 	GS_VSTYLE_RUST_NONZERO,   /* 5 */
 	GS_VSTYLE_RUST_BOX,       /* (*mut i32) 0x... */
 	GS_VSTYLE_CPP_VECTOR_BOOL, /* std::vector<bool> of length 3, capacity 64 = {true, ...} */
+	GS_VSTYLE_CPP_DEQUE,      /* std::deque with 3 elements = {4, 5, 6} */
 	GS_VSTYLE_CPP_LIST,       /* std::__cxx11::list = {[0] = 1, [1] = 2} */
 	GS_VSTYLE_CPP_UNORDERED,  /* std::unordered_map with 1 element = {[1] = 2} */
 	GS_VSTYLE_CPP_TREE,       /* std::map with 2 elements = {[1] = "a", [2] = "b"} */
@@ -170,6 +178,9 @@ GS_API uint32_t gs_view_ext_size(const struct gs_view_caps *caps, const struct g
 /* The nodes a tree view reads: its cap, and room for the ancestors of the
  * first cap in key order when its elements read nothing more. */
 GS_API uint32_t gs_view_tree_nodes(const struct gs_view_caps *caps, const struct gs_view *v);
+/* The buffers a deque view reads at most: enough for cap elements
+ * from anywhere in the first one. */
+GS_API uint32_t gs_view_deque_nodes(const struct gs_view_caps *caps, const struct gs_view *v);
 /* The 64-bit words a bits view reads: its elements cap, in words. */
 GS_API uint32_t gs_view_bits_words(const struct gs_view_caps *caps);
 /* A tree view's stack slots for cap nodes: a power of two above cap + 1

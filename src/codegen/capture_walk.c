@@ -90,6 +90,100 @@ void cg_view_ring(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_
 	gs_asm_stack_release(a, mark);
 }
 
+/* r<dst> = (the pointer at r9 + a - the one at r9 + b) / size. */
+static void span_of(struct gs_asm *a, uint8_t dst, int32_t at, int32_t bt, uint32_t size)
+{
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_R9, (int16_t)at));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R0, GS_R9, (int16_t)bt));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, dst, GS_R0));
+	if (size > 1)
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_DIV, dst, (int32_t)size));
+}
+
+void cg_view_deque(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		   unsigned depth)
+{
+	struct gs_asm *a = cg->a;
+	uint32_t cap = gs_view_cap(&cg->prog->ctx.view_caps, v);
+	uint32_t nodes = gs_view_deque_nodes(&cg->prog->ctx.view_caps, v);
+	uint32_t size = v->elem->byte_size, per = v->node_size;
+	int32_t st = raw + (int32_t)v->ptr_off, fin = raw + (int32_t)v->len_off;
+	int32_t ptrs = ext + 1, data = ptrs + (int32_t)(8 * nodes);
+	struct gs_label done = gs_asm_label(a, "view_done");
+	struct gs_label walked = gs_asm_label(a, "deque_walked");
+	struct gs_label bad = gs_asm_label(a, "deque_bad");
+	struct gs_label last = gs_asm_label(a, "deque_no_finish_node");
+	size_t mark = gs_asm_stack_mark(a);
+	int16_t count = gs_asm_slot(a, "deque_count", 8, 8);
+	int16_t left = gs_asm_slot(a, "deque_left", 8, 8);
+	int16_t off = gs_asm_slot(a, "deque_off", 8, 8);
+
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, STATUS_OK));
+	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, count, 0));
+	/* the length, as libstdc++'s iterator difference */
+	span_of(a, GS_R2, fin + (int32_t)v->right_off, st + (int32_t)v->right_off, 8);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R9, (int16_t)(fin + (int32_t)v->right_off)));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, last);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_SUB, GS_R2, 1));
+	gs_asm_bind(a, last);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R2, (int32_t)per));
+	span_of(a, GS_R1, fin + (int32_t)v->head_off, fin + (int32_t)v->cap_off, size);
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R1));
+	span_of(a, GS_R1, st + (int32_t)v->next_off, st + (int32_t)v->head_off, size);
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R1));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, (int32_t)cap));
+	umin(a, GS_R2, GS_R1, cap);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, done);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, count));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, left));
+	/* the buffers' pointers, from the first's */
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)(8 * nodes)));
+	cg_view_read_into(cg, st + (int32_t)v->right_off, ptrs, 8 * nodes, ext, done);
+	/* the first buffer: from the first element to the buffer's end */
+	span_of(a, GS_R2, st + (int32_t)v->next_off, st + (int32_t)v->head_off, size);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, left));
+	umin(a, GS_R2, GS_R1, cap);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, left));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R1, GS_R2));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, left));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R2, (int32_t)size));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R2, off));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(st + (int32_t)v->head_off)));
+	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = (int16_t)data,
+						 .len = cap * size, .len_in_r2 = true });
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, bad);
+	/* then whole buffers (the last one in part) */
+	for (uint32_t j = 1; j < nodes; j++) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, left));
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, walked);
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, (int32_t)per));
+		umin(a, GS_R2, GS_R1, per < cap ? per : cap);
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, left));
+		gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R1, GS_R2));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, left));
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_MUL, GS_R2, (int32_t)size));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, off));
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R3, (int32_t)(cap * size)));
+		umin(a, GS_R1, GS_R3, cap * size);
+		gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R1));
+		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R3, GS_R2));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, off));
+		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R9));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(ptrs + (int32_t)(8 * j))));
+		cg_view_read_at(cg, cap * size, data);
+		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, bad);
+	}
+	gs_asm_ja(a, walked);
+	gs_asm_bind(a, bad);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, walked);
+	cg_view_elements(cg, v, cap, count, data, size, 0, data + (int32_t)(2 * cap * size), depth,
+			 done);
+	gs_asm_bind(a, done);
+	gs_asm_stack_release(a, mark);
+}
+
 /* Pushes the child pointer at r9 + at on the stack at r9 + stack, its
  * depth kept at r10 + sp: without a branch (the depth goes up by one when
  * the child is not NULL; a NULL one is written and overwritten later), so

@@ -345,10 +345,9 @@ static bool json_walked(FILE *f, const struct gs_view *v, const uint8_t *data, s
 	size_t size = 0;
 	FILE *mem;
 
+	if (!ev_walked(v))
+		return false;
 	if (!ev_walk(v, data, len, &(struct ev_ext){ .caps = x->caps }, &head, NULL, NULL)) {
-		if (v->kind != GS_VIEW_LIST && v->kind != GS_VIEW_HASH && v->kind != GS_VIEW_RING &&
-		    v->kind != GS_VIEW_TREE)
-			return false;
 		fputs("null", f);
 		return true;
 	}

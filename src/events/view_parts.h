@@ -110,6 +110,8 @@ struct ev_walk {
 /* Element i: its value (elem's bytes) and its own extension. */
 typedef void (*ev_walk_fn)(void *arg, const struct gs_view *v, const uint8_t *value,
 			   struct ev_ext ex, uint64_t i);
+/* Whether v is one of them. */
+bool ev_walked(const struct gs_view *v);
 /* Fills *w and calls each (when not NULL) for the elements read; false
  * when the value's own bytes lack the length or the pointer, or v is not a
  * walked view. */

@@ -1,7 +1,7 @@
 /* The views that were walked (gs/view.h): std::list, unordered_map/set
  * (linked nodes), std::map/set (a red-black tree read depth first, given
- * in key order), Rust's HashMap/HashSet (hashbrown's buckets) and
- * VecDeque (a ring). ev_walk gives their elements in order to the text
+ * in key order), std::deque (its buffers), Rust's HashMap/HashSet
+ * (hashbrown's buckets) and VecDeque (a ring). ev_walk gives their elements in order to the text
  * renderer below and to the JSON printer (view_json.c) alike; only what
  * was read is given, and a tree cut short stops at the first node not
  * read. The text is gdb's and rust-gdb's. */
@@ -79,6 +79,37 @@ static void walk_ring(struct walker *k)
 		give(k, k->x->p + 1 + i * size, 1 + (size_t)2 * max * size + (size_t)i * inner);
 }
 
+static void walk_deque(struct walker *k)
+{
+	uint32_t max = gs_view_cap(k->x->caps, k->v);
+	uint32_t size = k->v->elem->byte_size;
+	uint32_t inner = gs_view_ext_size(k->x->caps, k->v->elem, k->x->depth + 1);
+	size_t data = 1 + 8 * (size_t)gs_view_deque_nodes(k->x->caps, k->v);
+
+	for (uint64_t i = 0; i < (uint64_t)k->w->n && i < max; i++)
+		give(k, k->x->p + data + i * size, data + (size_t)2 * max * size + (size_t)i * inner);
+}
+
+/* std::deque's length, as libstdc++'s iterator difference. */
+static bool deque_len(const struct gs_view *v, const uint8_t *data, size_t len, int64_t *n,
+		      uint64_t *first)
+{
+	uint64_t sn, fnode, fcur, ffirst, slast, scur;
+	uint64_t size = v->elem->byte_size ? v->elem->byte_size : 1;
+
+	if (!ev_view_u(data, len, v->ptr_off + v->right_off, 8, &sn) ||
+	    !ev_view_u(data, len, v->len_off + v->right_off, 8, &fnode) ||
+	    !ev_view_u(data, len, v->len_off + v->head_off, 8, &fcur) ||
+	    !ev_view_u(data, len, v->len_off + v->cap_off, 8, &ffirst) ||
+	    !ev_view_u(data, len, v->ptr_off + v->next_off, 8, &slast) ||
+	    !ev_view_u(data, len, v->ptr_off + v->head_off, 8, &scur))
+		return false;
+	*n = (int64_t)v->node_size * ((int64_t)(fnode - sn) / 8 - (fnode != 0)) +
+	     (int64_t)(fcur - ffirst) / (int64_t)size + (int64_t)(slast - scur) / (int64_t)size;
+	*first = sn;
+	return true;
+}
+
 struct tree {
 	const uint8_t *addrs, *nodes;
 	uint32_t nread, inner;
@@ -133,6 +164,12 @@ static void walk_tree(struct walker *k, uint64_t root)
 	tree_walk(k, &t, root, 0);
 }
 
+bool ev_walked(const struct gs_view *v)
+{
+	return v->kind == GS_VIEW_LIST || v->kind == GS_VIEW_HASH || v->kind == GS_VIEW_RING ||
+	       v->kind == GS_VIEW_TREE || v->kind == GS_VIEW_DEQUE;
+}
+
 bool ev_walk(const struct gs_view *v, const uint8_t *data, size_t len, const struct ev_ext *x,
 	     struct ev_walk *w, ev_walk_fn each, void *arg)
 {
@@ -145,6 +182,10 @@ bool ev_walk(const struct gs_view *v, const uint8_t *data, size_t len, const str
 	w->n = (int64_t)n;
 	w->addr = a;
 	switch (v->kind) {
+	case GS_VIEW_DEQUE:
+		if (!deque_len(v, data, len, &w->n, &a))
+			return false;
+		break;
 	case GS_VIEW_HASH: /* a: ctrl, b: bucket_mask */
 		if (!ev_view_u(data, len, v->cap_off, 8, &b))
 			return false;
@@ -174,6 +215,8 @@ bool ev_walk(const struct gs_view *v, const uint8_t *data, size_t len, const str
 		walk_hash(&k, b + 1);
 	else if (v->kind == GS_VIEW_RING)
 		walk_ring(&k);
+	else if (v->kind == GS_VIEW_DEQUE)
+		walk_deque(&k);
 	else
 		walk_tree(&k, a);
 	return true;
@@ -226,21 +269,23 @@ static void put_element(void *arg, const struct gs_view *v, const uint8_t *value
  * rust-gdb's "HashMap(size=2)"; false when nothing follows it. */
 static bool put_header(struct ev_out *o, const struct gs_view *v, int64_t n)
 {
+	const char *name = v->name ? v->name : "?";
+
 	switch (v->style) {
 	case GS_VSTYLE_CPP_LIST:
 		if (n <= 0)
 			ev_put_str(o, "empty ");
-		ev_put_str(o, v->name);
+		ev_put_str(o, name);
 		break;
 	case GS_VSTYLE_RUST_HASH:
 	case GS_VSTYLE_RUST_DEQUE:
-		ev_put_str(o, v->style == GS_VSTYLE_RUST_DEQUE ? "VecDeque" : v->name);
+		ev_put_str(o, v->style == GS_VSTYLE_RUST_DEQUE ? "VecDeque" : name);
 		ev_put_str(o, "(size=");
 		ev_put_sdec(o, n);
 		ev_put_char(o, ')');
 		break;
 	default:
-		ev_put_str(o, v->name);
+		ev_put_str(o, name);
 		ev_put_str(o, " with ");
 		ev_put_sdec(o, n);
 		ev_put_str(o, n == 1 ? " element" : " elements");
@@ -252,12 +297,14 @@ static bool put_header(struct ev_out *o, const struct gs_view *v, int64_t n)
 bool ev_put_walked(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
 		   unsigned depth, const struct ev_ext *x)
 {
+	/* gdb's printers number a list's and a set's elements */
 	struct text tx = { .o = o, .depth = depth,
-			   .indexed = v->style == GS_VSTYLE_CPP_LIST || !v->pairs };
+			   .indexed = v->style == GS_VSTYLE_CPP_LIST ||
+				      ((v->style == GS_VSTYLE_CPP_TREE ||
+					v->style == GS_VSTYLE_CPP_UNORDERED) && !v->pairs) };
 	struct ev_walk w, head;
 
-	if (v->kind != GS_VIEW_LIST && v->kind != GS_VIEW_HASH && v->kind != GS_VIEW_RING &&
-	    v->kind != GS_VIEW_TREE)
+	if (!ev_walked(v))
 		return false;
 	/* the header first, from the value's own bytes */
 	if (!ev_walk(v, data, len, &(struct ev_ext){ .caps = x->caps }, &head, NULL, NULL)) {

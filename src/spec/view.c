@@ -33,6 +33,13 @@ const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct g
 static uint32_t ext(const struct gs_view_caps *caps, const struct gs_type *t, unsigned depth,
 		    unsigned nest);
 
+uint32_t gs_view_deque_nodes(const struct gs_view_caps *caps, const struct gs_view *v)
+{
+	uint32_t per = v->node_size ? v->node_size : 1;
+
+	return gs_view_cap(caps, v) / per + 2;
+}
+
 uint32_t gs_view_bits_words(const struct gs_view_caps *caps)
 {
 	return (caps_or(caps->elements, GS_VIEW_DEFAULT_ELEMENTS) + 63) / 64;
@@ -90,6 +97,11 @@ static uint32_t view_ext(const struct gs_view_caps *caps, const struct gs_view *
 		n = gs_view_cap(caps, v);
 		inner = ext(caps, v->elem, depth + 1, 0);
 		return sat_add(1, (uint64_t)n * 2 * size + (uint64_t)n * inner);
+	case GS_VIEW_DEQUE:
+		n = gs_view_cap(caps, v);
+		inner = ext(caps, v->elem, depth + 1, 0);
+		return sat_add(1, 8ull * gs_view_deque_nodes(caps, v) + (uint64_t)n * 2 * size +
+			       (uint64_t)n * inner);
 	case GS_VIEW_BITS:
 		return sat_add(1, gs_view_bits_words(caps) * 8ull);
 	case GS_VIEW_LIST:
