@@ -52,6 +52,18 @@ enum gs_view_kind {
 			     * buffer; extension: status, the node pointers
 			     * (gs_view_deque_nodes), 2 * cap element slots
 			     * (the elements in order), their extensions */
+	GS_VIEW_BTREE,      /* Rust's BTreeMap/BTreeSet: the root node at
+			     * ptr, its height at head_off, len at len_off;
+			     * in each node the count (u16) at cap_off, the
+			     * keys (elem) at next_off, the values
+			     * (fields[0].type) at value_off, the children at
+			     * right_off (internal nodes, node_size bytes;
+			     * leaves, right_off bytes); extension: status, the
+			     * nodes' count (u32), N packed addresses
+			     * (height << 56 | address), N nodes of node_size,
+			     * the stack (GS_VIEW_BTREE_SLOTS), each
+			     * node's keys' and values' extensions;
+			     * N = gs_view_btree_nodes */
 	GS_VIEW_LIST,       /* len nodes linked from the pointer at ptr by the
 			     * pointer at next_off of each (std::list,
 			     * unordered_map/set); extension: status, cap nodes
@@ -110,6 +122,7 @@ enum gs_view_style {
 	GS_VSTYLE_CPP_LIST,       /* std::__cxx11::list = {[0] = 1, [1] = 2} */
 	GS_VSTYLE_CPP_UNORDERED,  /* std::unordered_map with 1 element = {[1] = 2} */
 	GS_VSTYLE_CPP_TREE,       /* std::map with 2 elements = {[1] = "a", [2] = "b"} */
+	GS_VSTYLE_RUST_BTREE,     /* BTreeMap(size=2) = {[1] = "one", [2] = "two"}; BTreeSet(size=3) = {1, 2, 3} */
 	GS_VSTYLE_RUST_HASH,      /* HashMap(size=1) = {[1] = 2}; HashSet(size=1) = {1} */
 };
 
@@ -142,8 +155,9 @@ struct gs_view {
 	uint32_t right_off;        /* TREE: the right child's pointer in a node */
 	uint32_t value_off;        /* LIST, TREE: the value in a node */
 	uint32_t node_size;        /* LIST, TREE: bytes read of each node */
-	bool pairs;                /* LIST, HASH, TREE: elements are key-value
-				    * pairs, shown [key] = value */
+	bool pairs;                /* LIST, HASH, TREE, BTREE: elements are
+				    * key-value pairs, shown [key] = value */
+	uint8_t node_keys;         /* BTREE: keys a node holds at most (11) */
 	uint32_t discr_off;        /* RUST_ENUM, CPP_VARIANT, CPP_OPTIONAL: the
 				    * discriminant or engaged flag */
 	const struct gs_type *elem; /* element, pointee, byte type */
@@ -167,6 +181,8 @@ struct gs_view_caps {
 #define GS_VIEW_DEFAULT_DEPTH 4
 #define GS_VIEW_MAX_ELEMENTS 4096
 #define GS_VIEW_MAX_DEPTH 8
+#define GS_VIEW_BTREE_SLOTS 128 /* a B-tree walk's stack: 12 children a level,
+				 * 8 levels (11^8 keys) and the root */
 #define GS_VIEW_MAX_EXT 24576 /* a value's extension, at most */
 
 /* The elements a sequence view reads at most at this depth. */
@@ -181,6 +197,9 @@ GS_API uint32_t gs_view_tree_nodes(const struct gs_view_caps *caps, const struct
 /* The buffers a deque view reads at most: enough for cap elements
  * from anywhere in the first one. */
 GS_API uint32_t gs_view_deque_nodes(const struct gs_view_caps *caps, const struct gs_view *v);
+/* The nodes a B-tree view reads: those of the first cap keys in order
+ * (each node but the root holds 5 keys at least) and their ancestors. */
+GS_API uint32_t gs_view_btree_nodes(const struct gs_view_caps *caps, const struct gs_view *v);
 /* The 64-bit words a bits view reads: its elements cap, in words. */
 GS_API uint32_t gs_view_bits_words(const struct gs_view_caps *caps);
 /* A tree view's stack slots for cap nodes: a power of two above cap + 1

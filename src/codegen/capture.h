@@ -82,6 +82,8 @@ void cg_view_ring(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_
 		  unsigned depth);
 void cg_view_deque(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
 		   unsigned depth);
+void cg_view_btree(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		   unsigned depth);
 void cg_view_tree(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
 		  unsigned depth);
 

@@ -281,6 +281,10 @@ void cg_view_expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int3
 		box(cg, v, raw, ext, depth);
 		return;
 	}
+	if (v && v->kind == GS_VIEW_BTREE) {
+		cg_view_btree(cg, v, raw, ext, depth);
+		return;
+	}
 	if (v && v->kind == GS_VIEW_DEQUE) {
 		cg_view_deque(cg, v, raw, ext, depth);
 		return;

@@ -306,15 +306,29 @@ struct json_elems {
 
 /* An element of a walked view: a map's as [key, value], a Rust set's
  * (T, ()) as its T, else the value. */
-static void json_element(void *arg, const struct gs_view *v, const uint8_t *value,
-			 struct ev_ext ex, uint64_t i)
+static void json_element(void *arg, const struct gs_view *v, const struct ev_elem *e,
+			 uint64_t i)
 {
 	struct json_elems *je = arg;
 	const struct gs_type *t = v->elem;
+	const uint8_t *value = e->value;
+	struct ev_ext ex = e->ex;
 	bool rust_set = v->style == GS_VSTYLE_RUST_HASH && !v->pairs;
 
 	if (i)
 		fputc(',', je->f);
+	if (e->val) { /* a B-tree's key, and its value for a map */
+		if (v->pairs)
+			fputc('[', je->f);
+		ev_json_typed(je->f, t, value, t->byte_size, je->depth + 1, ex);
+		if (!v->pairs)
+			return;
+		fputc(',', je->f);
+		ev_json_typed(je->f, v->fields[0].type, e->val, v->fields[0].type->byte_size,
+			      je->depth + 1, e->vex);
+		fputc(']', je->f);
+		return;
+	}
 	if ((v->pairs || rust_set) && t->nmembers >= 2) {
 		const struct gs_type_member *key = &t->members[0], *val = &t->members[1];
 

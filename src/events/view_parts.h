@@ -107,9 +107,17 @@ struct ev_walk {
 	uint64_t shown;          /* elements given */
 	bool cut;                /* a tree's node not read: the elements stop there */
 };
-/* Element i: its value (elem's bytes) and its own extension. */
-typedef void (*ev_walk_fn)(void *arg, const struct gs_view *v, const uint8_t *value,
-			   struct ev_ext ex, uint64_t i);
+/* One element: its value (elem's bytes) and its own extension; a B-tree's
+ * its key there and its value apart (val NULL for the others). */
+struct ev_elem {
+	const uint8_t *value;
+	struct ev_ext ex;
+	const uint8_t *val;
+	struct ev_ext vex;
+};
+/* Element i. */
+typedef void (*ev_walk_fn)(void *arg, const struct gs_view *v, const struct ev_elem *e,
+			   uint64_t i);
 /* Whether v is one of them. */
 bool ev_walked(const struct gs_view *v);
 /* Fills *w and calls each (when not NULL) for the elements read; false

@@ -1,7 +1,8 @@
 /* The views that were walked (gs/view.h): std::list, unordered_map/set
  * (linked nodes), std::map/set (a red-black tree read depth first, given
  * in key order), std::deque (its buffers), Rust's HashMap/HashSet
- * (hashbrown's buckets) and VecDeque (a ring). ev_walk gives their elements in order to the text
+ * (hashbrown's buckets), BTreeMap/BTreeSet (nodes read depth first,
+ * given in key order) and VecDeque (a ring). ev_walk gives their elements in order to the text
  * renderer below and to the JSON printer (view_json.c) alike; only what
  * was read is given, and a tree cut short stops at the first node not
  * read. The text is gdb's and rust-gdb's. */
@@ -31,9 +32,12 @@ static uint64_t le64(const uint8_t *p)
 
 static void give(struct walker *k, const uint8_t *value, size_t inner_off)
 {
-	if (k->each)
-		k->each(k->arg, k->v, value, ev_ext_sub(k->x, inner_off, k->v->elem, true),
-			k->w->shown);
+	struct ev_elem e = { .value = value };
+
+	if (k->each) {
+		e.ex = ev_ext_sub(k->x, inner_off, k->v->elem, true);
+		k->each(k->arg, k->v, &e, k->w->shown);
+	}
 	k->w->shown++;
 }
 
@@ -144,6 +148,86 @@ static void tree_walk(struct walker *k, const struct tree *t, uint64_t addr, uns
 	tree_walk(k, t, le64(node + k->v->right_off), depth + 1);
 }
 
+struct btree {
+	const uint8_t *addrs, *nodes;
+	uint32_t nread, kin, vin;
+	size_t inner_at;
+};
+
+#define BTREE_ADDR(e) ((e) & ((1ull << 56) - 1))
+
+static int64_t btree_slot(const struct btree *t, uint64_t addr)
+{
+	for (uint32_t k = 0; k < t->nread; k++)
+		if (BTREE_ADDR(le64(t->addrs + 8 * k)) == addr)
+			return k;
+	return -1;
+}
+
+/* In order: edge 0, key 0, edge 1, key 1, ..., edge len. */
+static void btree_walk(struct walker *k, const struct btree *t, uint64_t addr, uint64_t height,
+		       unsigned depth)
+{
+	const struct gs_view *v = k->v;
+	int64_t slot;
+	const uint8_t *node;
+	uint64_t len;
+
+	if (k->w->cut || !addr)
+		return;
+	if (depth > TREE_MAX_DEPTH || (slot = btree_slot(t, addr)) < 0) {
+		k->w->cut = true;
+		return;
+	}
+	node = t->nodes + (size_t)slot * v->node_size;
+	len = node[v->cap_off] | (uint64_t)node[v->cap_off + 1] << 8;
+	if (len > v->node_keys)
+		len = v->node_keys;
+	for (uint64_t i = 0; i <= len && !k->w->cut; i++) {
+		if (height)
+			btree_walk(k, t, le64(node + v->right_off + 8 * i), height - 1, depth + 1);
+		if (i == len || k->w->cut)
+			break;
+		if (k->w->shown >= k->max) {
+			k->w->cut = true;
+			break;
+		}
+		if (k->each) {
+			size_t at = t->inner_at + ((size_t)slot * v->node_keys + i) * (t->kin + t->vin);
+			struct ev_elem e = {
+				.value = node + v->next_off + i * v->elem->byte_size,
+				.ex = ev_ext_sub(k->x, at, v->elem, true),
+				.val = node + v->value_off + i * v->fields[0].type->byte_size,
+				.vex = ev_ext_sub(k->x, at + t->kin, v->fields[0].type, true),
+			};
+
+			k->each(k->arg, v, &e, k->w->shown);
+		}
+		k->w->shown++;
+	}
+}
+
+static void walk_btree(struct walker *k, uint64_t root, uint64_t height)
+{
+	const struct gs_view *v = k->v;
+	uint32_t n = gs_view_btree_nodes(k->x->caps, v);
+	struct btree t = {
+		.addrs = k->x->p + 5,
+		.kin = gs_view_ext_size(k->x->caps, v->elem, k->x->depth + 1),
+		.vin = gs_view_ext_size(k->x->caps, v->fields[0].type, k->x->depth + 1),
+		.inner_at = 5 + (size_t)n * (8 + v->node_size) + 8 * (size_t)GS_VIEW_BTREE_SLOTS,
+	};
+
+	if (k->x->n < 5)
+		return;
+	t.nread = (uint32_t)(k->x->p[1] | k->x->p[2] << 8 | k->x->p[3] << 16 |
+			     (uint32_t)k->x->p[4] << 24);
+	if (t.nread > n)
+		t.nread = n;
+	t.nodes = t.addrs + 8 * (size_t)n;
+	btree_walk(k, &t, root, height, 0);
+}
+
 static void walk_tree(struct walker *k, uint64_t root)
 {
 	const struct gs_view *v = k->v;
@@ -167,7 +251,7 @@ static void walk_tree(struct walker *k, uint64_t root)
 bool ev_walked(const struct gs_view *v)
 {
 	return v->kind == GS_VIEW_LIST || v->kind == GS_VIEW_HASH || v->kind == GS_VIEW_RING ||
-	       v->kind == GS_VIEW_TREE || v->kind == GS_VIEW_DEQUE;
+	       v->kind == GS_VIEW_TREE || v->kind == GS_VIEW_DEQUE || v->kind == GS_VIEW_BTREE;
 }
 
 bool ev_walk(const struct gs_view *v, const uint8_t *data, size_t len, const struct ev_ext *x,
@@ -197,6 +281,10 @@ bool ev_walk(const struct gs_view *v, const uint8_t *data, size_t len, const str
 		if (v->len_how == GS_VLEN_MASKED)
 			w->n = b ? (int64_t)((n - head) & (b - 1)) : 0;
 		break;
+	case GS_VIEW_BTREE: /* head: the root's height */
+		if (!v->nfields || !ev_view_u(data, len, v->head_off, 8, &head))
+			return false;
+		break;
 	case GS_VIEW_LIST:
 	case GS_VIEW_TREE:
 		break;
@@ -217,6 +305,8 @@ bool ev_walk(const struct gs_view *v, const uint8_t *data, size_t len, const str
 		walk_ring(&k);
 	else if (v->kind == GS_VIEW_DEQUE)
 		walk_deque(&k);
+	else if (v->kind == GS_VIEW_BTREE)
+		walk_btree(&k, a, head);
 	else
 		walk_tree(&k, a);
 	return true;
@@ -233,15 +323,28 @@ struct text {
 /* One element: `[key] = value` for pairs (C++ pair's first and second, a
  * Rust (K, V) tuple's __0 and __1), a Rust set's (T, ()) its T alone,
  * `[i] = value` when indexed, else the value. */
-static void put_element(void *arg, const struct gs_view *v, const uint8_t *value,
-			struct ev_ext ex, uint64_t i)
+static void put_element(void *arg, const struct gs_view *v, const struct ev_elem *e,
+			uint64_t i)
 {
 	struct text *tx = arg;
 	const struct gs_type *t = v->elem;
+	const uint8_t *value = e->value;
+	struct ev_ext ex = e->ex;
 	bool rust_set = v->style == GS_VSTYLE_RUST_HASH && !v->pairs;
 
 	if (i)
 		ev_put(tx->o, ", ", 2);
+	if (e->val) { /* a B-tree's key, and its value for a map */
+		if (v->pairs)
+			ev_put_char(tx->o, '[');
+		ev_put_typed(tx->o, t, value, t->byte_size, tx->depth + 1, ex);
+		if (!v->pairs)
+			return;
+		ev_put(tx->o, "] = ", 4);
+		ev_put_typed(tx->o, v->fields[0].type, e->val, v->fields[0].type->byte_size,
+			     tx->depth + 1, e->vex);
+		return;
+	}
 	if ((v->pairs || rust_set) && t->nmembers >= 2) {
 		const struct gs_type_member *key = &t->members[0], *val = &t->members[1];
 
@@ -278,6 +381,7 @@ static bool put_header(struct ev_out *o, const struct gs_view *v, int64_t n)
 		ev_put_str(o, name);
 		break;
 	case GS_VSTYLE_RUST_HASH:
+	case GS_VSTYLE_RUST_BTREE:
 	case GS_VSTYLE_RUST_DEQUE:
 		ev_put_str(o, v->style == GS_VSTYLE_RUST_DEQUE ? "VecDeque" : name);
 		ev_put_str(o, "(size=");
