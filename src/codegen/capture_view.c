@@ -360,11 +360,11 @@ static uint64_t print_cost(const struct gs_stmt *s, void *arg)
 void cg_views_fit(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 {
 	struct gs_view_caps *caps = &cg->prog->ctx.view_caps;
-	uint64_t room = cg->max_size / 4 * 3;
+	uint64_t room = cg->max_size > 2048 ? cg->max_size - 1024 : cg->max_size / 2;
 
 	/* fewer elements for every view of the trace, until what its costliest
-	 * path prints fits in three quarters of the event (the rest for
-	 * everything else), down to 8 */
+	 * path prints fits in the event with a kilobyte to spare for the rest
+	 * (headers, strings, a backtrace's share is planned apart), down to 8 */
 	while (caps->elements > 8 && gs_spec_path_max(body, n, print_cost, cg) > room) {
 		caps->elements /= 2;
 		caps->string_bytes = caps->elements;

@@ -75,6 +75,9 @@ uint32_t gs_view_cap(const struct gs_view_caps *caps, const struct gs_view *v)
 
 	if (v->kind == GS_VIEW_STRING)
 		return caps_or(caps->string_bytes, 256);
+	/* a map's key and value count as two elements, as for gdb's printers */
+	if (v->pairs && n > 1)
+		n /= 2;
 	/* a sequence whose elements read more: fewer of them */
 	if (((v->elem && ext(caps, v->elem, 1, 0)) ||
 	     (v->kind == GS_VIEW_BTREE && v->nfields && ext(caps, v->fields[0].type, 1, 0))) &&

@@ -28,7 +28,7 @@ import sys
 import time
 
 ELEMENTS = 200
-CHUNK = 4
+CHUNK = 2
 
 # Differences of spelling only, accepted: (variant or "*", name) -> why.
 # Start empty; every entry says why gdb's text is not the one to match.
