@@ -64,7 +64,7 @@ uint64_t dwv_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high)
 	size_t n;
 	struct entry e;
 	int entry_line = -1;
-	uint64_t second = low;
+	uint64_t second = low, next_row = low;
 	bool have_second = false;
 
 	if (!dw || !cu_at(dw, low, &cudie) || dwarf_getsrclines(&cudie, &lines, &n) != 0)
@@ -81,8 +81,14 @@ uint64_t dwv_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high)
 			second = e.addr;
 			have_second = true;
 		}
+		if (next_row == low && e.addr > low && e.line != 0)
+			next_row = e.addr;
 	}
-	return second;
+	/* A function on one line (`int f(int v) { return v + 1; }`): its rows
+	 * all say that line, and the prologue ends where its second row
+	 * starts, as gdb's skip_prologue_using_sal finds (the end of the
+	 * entry's row) */
+	return have_second ? second : next_row;
 }
 
 bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
