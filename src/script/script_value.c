@@ -60,6 +60,35 @@ static bool check_base(struct parser *p, const struct gs_expr *e, size_t at, con
 
 /* ---- postfix: a.b  p->b  a[i] ------------------------------------------------ */
 
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return n > 0 && n < 10;
+}
+
+/* value.0: a Rust tuple's or tuple struct's field, its member __0 in
+ * DWARF. */
+static struct gs_expr *tuple_field(struct parser *p, struct gs_expr *base, size_t start,
+				   const struct token *name)
+{
+	struct gs_expr *e;
+	char field[16];
+
+	sp_next(p);
+	snprintf(field, sizeof(field), "__%.*s", (int)name->len, p->src + name->off);
+	e = sp_node(p, GS_EXPR_MEMBER, start, sp_depth(base) + 1);
+	if (!e)
+		return NULL;
+	e->lhs = base;
+	e->name = base_arena_strndup(p->arena, field, strlen(field));
+	e->pos = (uint32_t)name->off;
+	if (!e->name)
+		sp_nomem(p);
+	return p->code ? NULL : e;
+}
+
 static struct gs_expr *member(struct parser *p, struct gs_expr *base, size_t start)
 {
 	struct token op = *sp_peek(p), name;
@@ -70,6 +99,8 @@ static struct gs_expr *member(struct parser *p, struct gs_expr *base, size_t sta
 		return NULL;
 	sp_next(p);
 	name = *sp_peek(p);
+	if (name.kind == T_INT && all_digits(p->src + name.off, name.len))
+		return tuple_field(p, base, start, &name);
 	if (name.kind != T_IDENT) {
 		if (!p->code) {
 			sp_tok_describe(p, &name, desc, sizeof(desc));

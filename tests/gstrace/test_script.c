@@ -120,6 +120,9 @@ static void test_source_values_give_their_trees(void **state)
 		{ "trace f { print x; print g_counter; }", "fn f { print x; print g_counter; }" },
 		{ "trace f { print a.b.c; print p->x; print p.x; }",
 		  "fn f { print (. (. a b) c); print (. p x); print (. p x); }" },
+		/* a Rust tuple's field: its member __N */
+		{ "trace f { print t.0; print p.1.x; print (t.0).12; }",
+		  "fn f { print (. t __0); print (. (. p __1) x); print (. (. t __0) __12); }" },
 		{ "trace f { print a[1]; print a[i + 1].f; print m[1][2]; }",
 		  "fn f { print ([] a 1); print (. ([] a (+ i 1)) f); print ([] ([] m 1) 2); }" },
 		{ "trace f { print *p; print *p.next; print (*p).next; print **pp; }",
