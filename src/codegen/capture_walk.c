@@ -21,6 +21,25 @@ static void umin(struct gs_asm *a, uint8_t dst, uint8_t lim, uint32_t max)
 	gs_asm_bind(a, capped);
 }
 
+/* The end of a walk's reads: at `bad`, a failed read's status, and at
+ * `ok` the views of the count (r10 + count) elements read in order at r9 +
+ * data (their extensions after 2 * cap slots); then `done`. */
+static void walk_end(struct gs_cg *cg, const struct gs_view *v, int32_t ext, struct gs_label bad,
+		     struct gs_label ok, struct gs_label done, uint32_t cap, int16_t count,
+		     int32_t data, unsigned depth)
+{
+	struct gs_asm *a = cg->a;
+	uint32_t size = v->elem->byte_size;
+
+	gs_asm_bind(a, bad);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, ok);
+	cg_view_elements(cg, v, cap, count, data, size, 0, data + (int32_t)(2 * cap * size), depth,
+			 done);
+	gs_asm_bind(a, done);
+}
+
 void cg_view_ring(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
 		  unsigned depth)
 {
@@ -80,13 +99,7 @@ void cg_view_ring(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(raw + (int32_t)v->ptr_off)));
 	cg_view_read_at(cg, cap * size, data);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, one);
-	gs_asm_bind(a, bad);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, one);
-	cg_view_elements(cg, v, cap, count, data, size, 0, data + (int32_t)(2 * cap * size), depth,
-			 done);
-	gs_asm_bind(a, done);
+	walk_end(cg, v, ext, bad, one, done, cap, count, data, depth);
 	gs_asm_stack_release(a, mark);
 }
 
@@ -174,14 +187,32 @@ void cg_view_deque(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32
 		gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, bad);
 	}
 	gs_asm_ja(a, walked);
-	gs_asm_bind(a, bad);
-	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));
-	gs_asm_ja(a, done);
-	gs_asm_bind(a, walked);
-	cg_view_elements(cg, v, cap, count, data, size, 0, data + (int32_t)(2 * cap * size), depth,
-			 done);
-	gs_asm_bind(a, done);
+	walk_end(cg, v, ext, bad, walked, done, cap, count, data, depth);
 	gs_asm_stack_release(a, mark);
+}
+
+/* stack[r10[sp] & mask] = r3, r1 = that slot's index. */
+static void stack_put(struct gs_asm *a, int32_t stack, int16_t sp, uint32_t mask)
+{
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sp));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, (int32_t)mask));
+	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R1));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R2, 3));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R9));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R2, GS_R3, (int16_t)stack));
+}
+
+/* r3 = the entry on top of the stack, popped; -> empty when there is none. */
+static void pop(struct gs_asm *a, int32_t stack, int16_t sp, uint32_t mask, struct gs_label empty)
+{
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sp));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, empty);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_SUB, GS_R1, 1));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, (int32_t)mask));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sp));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R1, 3));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R9));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R1, (int16_t)stack));
 }
 
 /* Pushes the child pointer at r9 + at on the stack at r9 + stack, its
@@ -193,12 +224,7 @@ void cg_view_deque(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32
 static void push(struct gs_asm *a, int32_t at, int32_t stack, int16_t sp, uint32_t mask)
 {
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)at));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sp));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, (int32_t)mask));
-	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R1));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R2, 3));
-	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R9));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R2, GS_R3, (int16_t)stack));
+	stack_put(a, stack, sp, mask);
 	/* r1 += (r3 != 0): the sign bit of r3 | -r3 */
 	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R3));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_NEG, GS_R2, 0));
@@ -231,15 +257,7 @@ void cg_view_tree(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_
 		int32_t node = nodes + (int32_t)(k * v->node_size);
 		struct gs_label ok = gs_asm_label(a, "tree_node_ok");
 
-		/* pop */
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sp));
-		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, walked);
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_SUB, GS_R1, 1));
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, (int32_t)mask));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sp));
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R1, 3));
-		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R9));
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R1, (int16_t)stack));
+		pop(a, stack, sp, mask, walked);
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R3, (int16_t)(addrs + (int32_t)(8 * k))));
 		gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)v->node_size));
 		cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_R9, .dst_off = (int16_t)node,
@@ -271,12 +289,7 @@ static void push_edge(struct gs_asm *a, int32_t at, uint32_t c, int16_t nkeys, i
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)at));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, up));
 	gs_asm_emit(a, GS_ALU64_REG(BPF_OR, GS_R3, GS_R2));
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sp));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, (int32_t)mask));
-	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R1));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R2, 3));
-	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R9));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R2, GS_R3, (int16_t)stack));
+	stack_put(a, stack, sp, mask);
 	/* r1 += (c <= count): 1 + ((count - c) >> 63, arithmetic) */
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, nkeys));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_SUB, GS_R2, (int32_t)c));
@@ -324,15 +337,7 @@ void cg_view_btree(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32
 		struct gs_label read = gs_asm_label(a, "btree_read");
 		struct gs_label leaf_done = gs_asm_label(a, "btree_no_children");
 
-		/* pop */
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sp));
-		gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, walked);
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_SUB, GS_R1, 1));
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R1, (int32_t)mask));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, sp));
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_LSH, GS_R1, 3));
-		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R1, GS_R9));
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R1, (int16_t)stack));
+		pop(a, stack, sp, mask, walked);
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R9, GS_R3, (int16_t)(addrs + (int32_t)(8 * k))));
 		/* the children's height, shifted, for their entries */
 		gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R3));

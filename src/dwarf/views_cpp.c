@@ -75,33 +75,19 @@ static bool ptr_member(Dwarf_Die *s, const char *path, uint32_t *off, Dwarf_Die 
 	return vw_path(s, path, off, &p) && vw_pointee(&p, elem);
 }
 
-/* basic_string<char>: _M_dataplus._M_p and _M_string_length. */
-static const struct gs_view *string_view(struct gs_dwarf *d, Dwarf_Die *die)
+/* A pointer and a count: basic_string<char> (_M_dataplus._M_p,
+ * _M_string_length), basic_string_view<char> (_M_str, _M_len), span<T>
+ * (_M_ptr, _M_extent._M_extent_value). Text has one-byte elements. */
+static const struct gs_view *counted(struct gs_dwarf *d, Dwarf_Die *die, const char *ptr_path,
+				     const char *len_path, uint8_t kind, uint8_t style)
 {
 	Dwarf_Die el, len;
 	uint32_t p, l;
 	struct gs_view *v;
 
-	if (!ptr_member(die, "_M_dataplus._M_p", &p, &el) || vw_size(&el) != 1 ||
-	    !vw_path(die, "_M_string_length", &l, &len) || !vw_is_uint(&len, 8) ||
-	    !(v = vw_new(d, GS_VIEW_STRING, GS_VSTYLE_CPP_STRING)))
-		return NULL;
-	v->ptr_off = p;
-	v->len_off = l;
-	v->elem = vw_type(d, &el);
-	return v;
-}
-
-/* basic_string_view<char>: _M_len, _M_str. */
-static const struct gs_view *string_view_view(struct gs_dwarf *d, Dwarf_Die *die)
-{
-	Dwarf_Die el, len;
-	uint32_t p, l;
-	struct gs_view *v;
-
-	if (!ptr_member(die, "_M_str", &p, &el) || vw_size(&el) != 1 ||
-	    !vw_path(die, "_M_len", &l, &len) || !vw_is_uint(&len, 8) ||
-	    !(v = vw_new(d, GS_VIEW_STRING, GS_VSTYLE_CPP_STRING)))
+	if (!ptr_member(die, ptr_path, &p, &el) || !vw_size(&el) ||
+	    (kind == GS_VIEW_STRING && vw_size(&el) != 1) || !vw_path(die, len_path, &l, &len) ||
+	    !vw_is_uint(&len, 8) || !(v = vw_new(d, kind, style)))
 		return NULL;
 	v->ptr_off = p;
 	v->len_off = l;
@@ -179,23 +165,6 @@ static const struct gs_view *deque_view(struct gs_dwarf *d, Dwarf_Die *die)
 	v->node_size = size < 512 ? (uint32_t)(512 / size) : 1;
 	v->elem = vw_type(d, &el);
 	v->name = "std::deque";
-	return v;
-}
-
-/* span<T, dynamic_extent>: _M_ptr and _M_extent._M_extent_value. */
-static const struct gs_view *span_view(struct gs_dwarf *d, Dwarf_Die *die)
-{
-	Dwarf_Die el, n;
-	uint32_t p, l;
-	struct gs_view *v;
-
-	if (!ptr_member(die, "_M_ptr", &p, &el) || !vw_size(&el) ||
-	    !vw_path(die, "_M_extent._M_extent_value", &l, &n) || !vw_is_uint(&n, 8) ||
-	    !(v = vw_new(d, GS_VIEW_SEQ, GS_VSTYLE_CPP_SPAN)))
-		return NULL;
-	v->ptr_off = p;
-	v->len_off = l;
-	v->elem = vw_type(d, &el);
 	return v;
 }
 
@@ -478,15 +447,17 @@ const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const str
 	if (strncmp(q, "std::", 5) != 0)
 		return NULL;
 	if (!strncmp(n, "basic_string<char,", 18))
-		return string_view(d, die);
+		return counted(d, die, "_M_dataplus._M_p", "_M_string_length", GS_VIEW_STRING,
+			       GS_VSTYLE_CPP_STRING);
 	if (!strncmp(n, "basic_string_view<char,", 23))
-		return string_view_view(d, die);
+		return counted(d, die, "_M_str", "_M_len", GS_VIEW_STRING, GS_VSTYLE_CPP_STRING);
 	if (!strncmp(n, "vector<bool,", 12))
 		return bitvector_view(d, die);
 	if (!strncmp(n, "vector<", 7))
 		return vector_view(d, die);
-	if (!strncmp(n, "span<", 5))
-		return span_view(d, die);
+	if (!strncmp(n, "span<", 5)) /* a dynamic extent's (a static one has no member) */
+		return counted(d, die, "_M_ptr", "_M_extent._M_extent_value", GS_VIEW_SEQ,
+			       GS_VSTYLE_CPP_SPAN);
 	if (!strncmp(n, "unique_ptr<", 11))
 		return unique_ptr_view(d, die, t);
 	if (!strncmp(n, "shared_ptr<", 11))

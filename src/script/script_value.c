@@ -99,7 +99,7 @@ static struct gs_expr *member(struct parser *p, struct gs_expr *base, size_t sta
 		return NULL;
 	sp_next(p);
 	name = *sp_peek(p);
-	if (name.kind == T_INT && all_digits(p->src + name.off, name.len))
+	if (op.kind == T_DOT && name.kind == T_INT && all_digits(p->src + name.off, name.len))
 		return tuple_field(p, base, start, &name);
 	if (name.kind != T_IDENT) {
 		if (!p->code) {
