@@ -185,7 +185,9 @@ static void bench_view_run_ns(const char *metric, pid_t pid, const char *script,
 	bench_print_ns(metric, median(ours, n_ours));
 	if (!peer)
 		return;
-	snprintf(peer_metric, sizeof(peer_metric), "peer.bpftrace.%s", metric);
+	/* bpf.run_ns.X -> peer.bpftrace.run_ns.X, as print_vars5's */
+	snprintf(peer_metric, sizeof(peer_metric), "peer.bpftrace.%s",
+		 strncmp(metric, "bpf.", 4) ? metric : metric + 4);
 	if (bpftrace)
 		bench_print_ns(peer_metric, median(theirs, n_theirs));
 	else
