@@ -41,6 +41,29 @@ enum gs_view_kind {
 			     * extension: status, 2 * cap element slots (the
 			     * elements in order from the first), their
 			     * extensions */
+	GS_VIEW_BITS,       /* vector<bool>: bits from the words at ptr, the
+			     * last word at len_off and the bit in it at
+			     * head_off (u32); extension: status, the words
+			     * (cap bits) */
+	GS_VIEW_DEQUE,      /* std::deque: the iterators at ptr_off (start) and
+			     * len_off (finish), each with its cur, first,
+			     * last and node pointers at head_off, cap_off,
+			     * next_off and right_off; node_size elements a
+			     * buffer; extension: status, the node pointers
+			     * (gs_view_deque_nodes), 2 * cap element slots
+			     * (the elements in order), their extensions */
+	GS_VIEW_BTREE,      /* Rust's BTreeMap/BTreeSet: the root node at
+			     * ptr, its height at head_off, len at len_off;
+			     * in each node the count (u16) at cap_off, the
+			     * keys (elem) at next_off, the values
+			     * (fields[0].type) at value_off, the children at
+			     * right_off (internal nodes, node_size bytes;
+			     * leaves, right_off bytes); extension: status, the
+			     * nodes' count (u32), N packed addresses
+			     * (height << 56 | address), N nodes of node_size,
+			     * the stack (GS_VIEW_BTREE_SLOTS), each
+			     * node's keys' and values' extensions;
+			     * N = gs_view_btree_nodes */
 	GS_VIEW_LIST,       /* len nodes linked from the pointer at ptr by the
 			     * pointer at next_off of each (std::list,
 			     * unordered_map/set); extension: status, cap nodes
@@ -94,9 +117,12 @@ enum gs_view_style {
 	GS_VSTYLE_RUST_STRUCT,    /* path::S {x: 1, y: 2}; a tuple struct path::P (1, 2) */
 	GS_VSTYLE_RUST_NONZERO,   /* 5 */
 	GS_VSTYLE_RUST_BOX,       /* (*mut i32) 0x... */
+	GS_VSTYLE_CPP_VECTOR_BOOL, /* std::vector<bool> of length 3, capacity 64 = {true, ...} */
+	GS_VSTYLE_CPP_DEQUE,      /* std::deque with 3 elements = {4, 5, 6} */
 	GS_VSTYLE_CPP_LIST,       /* std::__cxx11::list = {[0] = 1, [1] = 2} */
 	GS_VSTYLE_CPP_UNORDERED,  /* std::unordered_map with 1 element = {[1] = 2} */
 	GS_VSTYLE_CPP_TREE,       /* std::map with 2 elements = {[1] = "a", [2] = "b"} */
+	GS_VSTYLE_RUST_BTREE,     /* BTreeMap(size=2) = {[1] = "one", [2] = "two"}; BTreeSet(size=3) = {1, 2, 3} */
 	GS_VSTYLE_RUST_HASH,      /* HashMap(size=1) = {[1] = 2}; HashSet(size=1) = {1} */
 };
 
@@ -129,8 +155,9 @@ struct gs_view {
 	uint32_t right_off;        /* TREE: the right child's pointer in a node */
 	uint32_t value_off;        /* LIST, TREE: the value in a node */
 	uint32_t node_size;        /* LIST, TREE: bytes read of each node */
-	bool pairs;                /* LIST, HASH, TREE: elements are key-value
-				    * pairs, shown [key] = value */
+	bool pairs;                /* LIST, HASH, TREE, BTREE: elements are
+				    * key-value pairs, shown [key] = value */
+	uint8_t node_keys;         /* BTREE: keys a node holds at most (11) */
 	uint32_t discr_off;        /* RUST_ENUM, CPP_VARIANT, CPP_OPTIONAL: the
 				    * discriminant or engaged flag */
 	const struct gs_type *elem; /* element, pointee, byte type */
@@ -152,6 +179,10 @@ struct gs_view_caps {
 #define GS_VIEW_DEFAULT_ELEMENTS 200 /* gdb's `print elements` */
 #define GS_VIEW_DEFAULT_NESTED 16
 #define GS_VIEW_DEFAULT_DEPTH 4
+#define GS_VIEW_MAX_ELEMENTS 4096
+#define GS_VIEW_MAX_DEPTH 8
+#define GS_VIEW_BTREE_SLOTS 128 /* a B-tree walk's stack: 12 children a level,
+				 * 8 levels (11^8 keys) and the root */
 #define GS_VIEW_MAX_EXT 24576 /* a value's extension, at most */
 
 /* The elements a sequence view reads at most at this depth. */
@@ -163,6 +194,14 @@ GS_API uint32_t gs_view_ext_size(const struct gs_view_caps *caps, const struct g
 /* The nodes a tree view reads: its cap, and room for the ancestors of the
  * first cap in key order when its elements read nothing more. */
 GS_API uint32_t gs_view_tree_nodes(const struct gs_view_caps *caps, const struct gs_view *v);
+/* The buffers a deque view reads at most: enough for cap elements
+ * from anywhere in the first one. */
+GS_API uint32_t gs_view_deque_nodes(const struct gs_view_caps *caps, const struct gs_view *v);
+/* The nodes a B-tree view reads: those of the first cap keys in order
+ * (each node but the root holds 5 keys at least) and their ancestors. */
+GS_API uint32_t gs_view_btree_nodes(const struct gs_view_caps *caps, const struct gs_view *v);
+/* The 64-bit words a bits view reads: its elements cap, in words. */
+GS_API uint32_t gs_view_bits_words(const struct gs_view_caps *caps);
 /* A tree view's stack slots for cap nodes: a power of two above cap + 1
  * (the walk masks its depth with it). */
 GS_API uint32_t gs_view_tree_slots(uint32_t cap);

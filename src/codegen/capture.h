@@ -76,9 +76,14 @@ void cg_view_read_at(struct gs_cg *cg, uint32_t max, int32_t off);
 void cg_view_elements(struct gs_cg *cg, const struct gs_view *v, uint32_t cap, int16_t count,
 		      int32_t first, uint32_t stride, uint32_t value, int32_t ext, unsigned depth,
 		      struct gs_label done);
-/* capture_walk.c: VecDeque's ring, and a red-black tree walked depth first. */
+/* capture_walk.c: VecDeque's ring, std::deque's buffers, and a red-black
+ * tree walked depth first. */
 void cg_view_ring(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
 		  unsigned depth);
+void cg_view_deque(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		   unsigned depth);
+void cg_view_btree(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		   unsigned depth);
 void cg_view_tree(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
 		  unsigned depth);
 

@@ -90,6 +90,32 @@ static void seq(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t 
 	gs_asm_stack_release(a, mark);
 }
 
+/* vector<bool>: the words from the first to the last one used, at most
+ * the cap's. */
+static void bits(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext)
+{
+	struct gs_asm *a = cg->a;
+	uint32_t max = 8 * gs_view_bits_words(&cg->prog->ctx.view_caps);
+	struct gs_label done = gs_asm_label(a, "view_done");
+	struct gs_label whole = gs_asm_label(a, "bits_whole_words");
+	struct gs_label ok = gs_asm_label(a, "view_len_ok");
+
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, STATUS_OK));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R9, (int16_t)(raw + (int32_t)v->len_off)));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R9, (int16_t)(raw + (int32_t)v->ptr_off)));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R2, GS_R1));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_W, GS_R1, GS_R9, (int16_t)(raw + (int32_t)v->head_off)));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, whole);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R2, 8));
+	gs_asm_bind(a, whole);
+	gs_asm_jmp_imm(a, BPF_JLE, GS_R2, (int32_t)max, ok);
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)max));
+	gs_asm_bind(a, ok);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, done);
+	cg_view_read_into(cg, raw + (int32_t)v->ptr_off, ext + 1, max, ext, done);
+	gs_asm_bind(a, done);
+}
+
 /* One pointee, read whole (NULL: NullDeref), then its views. */
 static void box(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
 		unsigned depth)
@@ -253,6 +279,18 @@ void cg_view_expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int3
 	}
 	if (v && v->kind == GS_VIEW_BOX) {
 		box(cg, v, raw, ext, depth);
+		return;
+	}
+	if (v && v->kind == GS_VIEW_BTREE) {
+		cg_view_btree(cg, v, raw, ext, depth);
+		return;
+	}
+	if (v && v->kind == GS_VIEW_DEQUE) {
+		cg_view_deque(cg, v, raw, ext, depth);
+		return;
+	}
+	if (v && v->kind == GS_VIEW_BITS) {
+		bits(cg, v, raw, ext);
 		return;
 	}
 	if (v && v->kind == GS_VIEW_LIST) {

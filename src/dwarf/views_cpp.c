@@ -131,6 +131,57 @@ static const struct gs_view *vector_view(struct gs_dwarf *d, Dwarf_Die *die)
 	return v;
 }
 
+/* vector<bool>: _M_impl's _M_start (_M_p, _M_offset), _M_finish and
+ * _M_end_of_storage, words of 64 bits. */
+static const struct gs_view *bitvector_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die w, w2, w3, o;
+	uint32_t s, so, f, fo, e;
+	struct gs_view *v;
+
+	if (!ptr_member(die, "_M_impl._M_start._M_p", &s, &w) || vw_size(&w) != 8 ||
+	    !vw_path(die, "_M_impl._M_start._M_offset", &so, &o) || !vw_is_uint(&o, 4) ||
+	    !ptr_member(die, "_M_impl._M_finish._M_p", &f, &w2) ||
+	    !vw_path(die, "_M_impl._M_finish._M_offset", &fo, &o) || !vw_is_uint(&o, 4) ||
+	    !ptr_member(die, "_M_impl._M_end_of_storage", &e, &w3) ||
+	    !(v = vw_new(d, GS_VIEW_BITS, GS_VSTYLE_CPP_VECTOR_BOOL)))
+		return NULL;
+	v->ptr_off = s;
+	v->len_off = f;
+	v->head_off = fo;
+	v->cap_off = e;
+	v->elem = vw_type(d, &w);
+	return v;
+}
+
+/* deque<T>: _M_impl's _M_start and _M_finish iterators (_M_cur,
+ * _M_first, _M_last, _M_node), buffers of 512 bytes (one element when
+ * larger, as libstdc++'s __deque_buf_size). */
+static const struct gs_view *deque_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die it, el, t, node;
+	uint32_t s, f, cur, first, last, nd;
+	struct gs_view *v;
+	uint64_t size;
+
+	if (!vw_path(die, "_M_impl._M_start", &s, &it) || !vw_path(die, "_M_impl._M_finish", &f, &t) ||
+	    it.addr != t.addr || !ptr_member(&it, "_M_cur", &cur, &el) || !(size = vw_size(&el)) ||
+	    !ptr_member(&it, "_M_first", &first, &t) || !ptr_member(&it, "_M_last", &last, &t) ||
+	    !ptr_member(&it, "_M_node", &nd, &node) || !vw_is_pointer(&node) ||
+	    !(v = vw_new(d, GS_VIEW_DEQUE, GS_VSTYLE_CPP_DEQUE)))
+		return NULL;
+	v->ptr_off = s;
+	v->len_off = f;
+	v->head_off = cur;
+	v->cap_off = first;
+	v->next_off = last;
+	v->right_off = nd;
+	v->node_size = size < 512 ? (uint32_t)(512 / size) : 1;
+	v->elem = vw_type(d, &el);
+	v->name = "std::deque";
+	return v;
+}
+
 /* span<T, dynamic_extent>: _M_ptr and _M_extent._M_extent_value. */
 static const struct gs_view *span_view(struct gs_dwarf *d, Dwarf_Die *die)
 {
@@ -431,7 +482,7 @@ const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const str
 	if (!strncmp(n, "basic_string_view<char,", 23))
 		return string_view_view(d, die);
 	if (!strncmp(n, "vector<bool,", 12))
-		return NULL;
+		return bitvector_view(d, die);
 	if (!strncmp(n, "vector<", 7))
 		return vector_view(d, die);
 	if (!strncmp(n, "span<", 5))
@@ -448,6 +499,8 @@ const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const str
 		return variant_view(d, die);
 	if (!strncmp(n, "tuple<", 6))
 		return tuple_view(d, die);
+	if (!strncmp(n, "deque<", 6))
+		return deque_view(d, die);
 	if (!strncmp(n, "list<", 5))
 		return list_view(d, die);
 	if (!strncmp(n, "unordered_map<", 14) || !strncmp(n, "unordered_set<", 14) ||

@@ -268,6 +268,100 @@ static const struct gs_view *deque_view(struct gs_dwarf *d, Dwarf_Die *die)
 	return v;
 }
 
+static bool variant_part(Dwarf_Die *die, Dwarf_Die *out);
+
+/* An Option's Some payload (its __0): offset and type. */
+static bool some_payload(Dwarf_Die *opt, uint32_t *off, Dwarf_Die *out)
+{
+	Dwarf_Die part, c, m, st;
+
+	if (!variant_part(opt, &part) || dwarf_child(&part, &c) != 0)
+		return false;
+	do {
+		uint32_t mo = 0, po = 0;
+
+		if (dwarf_tag(&c) != DW_TAG_variant || dwarf_child(&c, &m) != 0)
+			continue;
+		do {
+			const char *n = dwv_die_name(&m);
+			Dwarf_Attribute a;
+			Dwarf_Word w = 0;
+
+			if (dwarf_tag(&m) != DW_TAG_member || !n || strcmp(n, "Some") != 0 ||
+			    !vw_type_of(&m, &st))
+				continue;
+			if (dwarf_attr(&m, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &w) != 0)
+				return false;
+			mo = (uint32_t)w;
+			if (!vw_path(&st, "__0", &po, out))
+				return false;
+			*off = mo + po;
+			return true;
+		} while (dwarf_siblingof(&m, &m) == 0);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* BTreeMap<K, V>: root (an Option<NodeRef> whose None is a NULL node)
+ * with height and node, length; LeafNode's len, keys and vals arrays;
+ * an internal node is the leaf and its edges after it. */
+static const struct gs_view *btree_view(struct gs_dwarf *d, Dwarf_Die *die, bool set)
+{
+	Dwarf_Die m, opt, nref, t, leaf, keys, vals, kt, vt, karr;
+	uint32_t base = 0, ro, po, ho, no, lo, nlo, ko, vo;
+	struct gs_view *v;
+	struct gs_view_field *f;
+	uint64_t nkeys = 0, leaf_size, edges;
+	Dwarf_Die c;
+
+	if (set) {
+		if (!vw_path(die, "map", &base, &m))
+			return NULL;
+		die = &m;
+	}
+	if (!vw_path(die, "root", &ro, &opt) || !some_payload(&opt, &po, &nref) || po != 0 ||
+	    vw_size(&opt) != vw_size(&nref) || !vw_path(&nref, "height", &ho, &t) ||
+	    !vw_is_uint(&t, 8) || !vw_path(&nref, "node", &no, &t) || !unwrap(&t, &no, true) ||
+	    !vw_pointee(&t, &leaf) || !vw_path(die, "length", &lo, &t) || !vw_is_uint(&t, 8) ||
+	    !vw_path(&leaf, "len", &nlo, &t) || !vw_is_uint(&t, 2) ||
+	    !vw_path(&leaf, "keys", &ko, &keys) || dwarf_tag(&keys) != DW_TAG_array_type ||
+	    !vw_path(&leaf, "vals", &vo, &vals) || dwarf_tag(&vals) != DW_TAG_array_type ||
+	    !vw_template_arg(die, 0, &kt) || !vw_template_arg(die, 1, &vt) || !vw_size(&kt) ||
+	    !vw_type_of(&keys, &karr) || vw_size(&karr) != vw_size(&kt))
+		return NULL;
+	if (dwarf_child(&keys, &c) == 0 && dwarf_tag(&c) == DW_TAG_subrange_type) {
+		Dwarf_Attribute a;
+		Dwarf_Word w;
+
+		if (dwarf_attr(&c, DW_AT_count, &a) && dwarf_formudata(&a, &w) == 0)
+			nkeys = w;
+		else if (dwarf_attr(&c, DW_AT_upper_bound, &a) && dwarf_formudata(&a, &w) == 0)
+			nkeys = w + 1;
+	}
+	leaf_size = vw_size(&leaf);
+	edges = (leaf_size + 7) / 8 * 8;
+	if (!nkeys || nkeys > 64 || !leaf_size || !(f = dwv_alloc(d, sizeof(*f))) ||
+	    !(v = vw_new(d, GS_VIEW_BTREE, GS_VSTYLE_RUST_BTREE)))
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	f->type = vw_type(d, &vt);
+	v->fields = f;
+	v->nfields = 1;
+	v->ptr_off = base + ro + no;
+	v->head_off = base + ro + ho;
+	v->len_off = base + lo;
+	v->cap_off = nlo;
+	v->next_off = ko;
+	v->value_off = vo;
+	v->right_off = (uint32_t)edges;
+	v->node_size = (uint32_t)(edges + (nkeys + 1) * 8);
+	v->node_keys = (uint8_t)nkeys;
+	v->elem = vw_type(d, &kt);
+	v->pairs = !set;
+	v->name = set ? "BTreeSet" : "BTreeMap";
+	return v;
+}
+
 static bool attr_sdata(Dwarf_Die *die, unsigned name, int64_t *out)
 {
 	Dwarf_Attribute a;
@@ -374,16 +468,17 @@ const struct gs_view *dwv_view_rust(struct gs_dwarf *d, Dwarf_Die *die, const st
 {
 	const char *n = dwv_die_name(die);
 	const char *q;
-	Dwarf_Die part;
+	Dwarf_Die part, dp;
 	const struct gs_view *v = NULL;
+	uint32_t po;
 
 	(void)t;
 	if (!n || dwarf_tag(die) == DW_TAG_union_type)
 		return NULL;
 	if (variant_part(die, &part))
 		return enum_view(d, die, &part);
-	if (n[0] == '&' || !strncmp(n, "*const [", 8) || !strncmp(n, "*mut [", 6) ||
-	    !strncmp(n, "Box<str", 7) || !strncmp(n, "Box<[", 5))
+	/* fat pointers: &str, &[T], Box<str>, Box<[T]>, *const [T] */
+	if (vw_path(die, "data_ptr", &po, &dp) && vw_path(die, "length", &po, &dp))
 		v = slice_view(d, die, n);
 	else if (n[0] == '(')
 		return struct_view(d, die, n);
@@ -411,5 +506,9 @@ const struct gs_view *dwv_view_rust(struct gs_dwarf *d, Dwarf_Die *die, const st
 		v = hash_view(d, die, true);
 	else if (!strncmp(q, "alloc::collections::vec_deque::VecDeque<", 40))
 		v = deque_view(d, die);
+	else if (!strncmp(q, "alloc::collections::btree::map::BTreeMap<", 41))
+		v = btree_view(d, die, false);
+	else if (!strncmp(q, "alloc::collections::btree::set::BTreeSet<", 41))
+		v = btree_view(d, die, true);
 	return v ? v : struct_view(d, die, q);
 }

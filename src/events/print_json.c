@@ -13,9 +13,10 @@
 #include <gs/render.h>
 
 #include "print_int.h"
+#include "json_int.h"
 #include "view_parts.h"
 
-static void json_strn(FILE *f, const char *str, size_t n)
+void ev_json_strn(FILE *f, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
@@ -55,20 +56,20 @@ static void json_strn(FILE *f, const char *str, size_t n)
 }
 
 /* A string, or null. */
-static void json_str(FILE *f, const char *s)
+void ev_json_str(FILE *f, const char *s)
 {
 	if (s)
-		json_strn(f, s, strlen(s));
+		ev_json_strn(f, s, strlen(s));
 	else
 		fputs("null", f);
 }
 
-static void json_key(FILE *f, bool *first, const char *key)
+void ev_json_key(FILE *f, bool *first, const char *key)
 {
 	if (!*first)
 		fputc(',', f);
 	*first = false;
-	json_str(f, key);
+	ev_json_str(f, key);
 	fputc(':', f);
 }
 
@@ -82,14 +83,13 @@ static void json_item_text(FILE *f, const struct gs_inst *in)
 		gs_render_inst(in, text, n + 1);
 	if (!text)
 		text = small;
-	json_str(f, text);
+	ev_json_str(f, text);
 	if (text != small)
 		free(text);
 }
 
 /* ---- typed values ---------------------------------------------------------- */
 
-#define JSON_MAX_DEPTH 32
 
 static const char *const status_keys[] = {
 	"ok", "null_deref", "read_error", "access_error", "truncated", "offsets_unavailable",
@@ -112,7 +112,7 @@ static void json_chars(FILE *f, const uint8_t *data, size_t len)
 {
 	const uint8_t *nul = memchr(data, 0, len);
 
-	json_strn(f, (const char *)data, nul ? (size_t)(nul - data) : len);
+	ev_json_strn(f, (const char *)data, nul ? (size_t)(nul - data) : len);
 }
 
 static void json_scalar(FILE *f, const struct gs_scalar *s)
@@ -132,7 +132,7 @@ static void json_scalar(FILE *f, const struct gs_scalar *s)
 		return;
 	case GS_TYPE_ENUM:
 		if (s->enumerator) {
-			json_str(f, s->enumerator);
+			ev_json_str(f, s->enumerator);
 			return;
 		}
 		break;
@@ -155,13 +155,11 @@ static void json_float(FILE *f, const struct gs_type *t, const uint8_t *data, si
 
 	gs_render_value(&v, 0, text, sizeof(text));
 	if (strchr(text, 'n'))
-		json_str(f, text);
+		ev_json_str(f, text);
 	else
 		fputs(text, f);
 }
 
-static void json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len,
-		       unsigned depth, struct ev_ext x);
 
 /* The members of an aggregate as keys of the object being written; an
  * anonymous struct or union lends its members to it, as in C. */
@@ -185,12 +183,12 @@ static void json_members(FILE *f, const struct gs_type *t, const uint8_t *data, 
 				     x);
 			continue;
 		}
-		json_key(f, first, m->name ? m->name : "");
+		ev_json_key(f, first, m->name ? m->name : "");
 		if (m->bit_size && gs_value_scalar(m->type, data + m->offset, len - m->offset,
 						   m->bit_offset, m->bit_size, &s))
 			json_scalar(f, &s);
 		else
-			json_typed(f, m->type, data + m->offset, len - m->offset, depth + 1, *x);
+			ev_json_typed(f, m->type, data + m->offset, len - m->offset, depth + 1, *x);
 		ev_ext_skip(x, m->type);
 	}
 }
@@ -214,312 +212,13 @@ static void json_array(FILE *f, const struct gs_type *t, const uint8_t *data, si
 	for (size_t i = 0; i < count && stride <= len && i * stride <= len - stride; i++) {
 		if (i)
 			fputc(',', f);
-		json_typed(f, el, data + i * stride, stride, depth + 1, x);
+		ev_json_typed(f, el, data + i * stride, stride, depth + 1, x);
 		ev_ext_skip(&x, el);
 	}
 	fputc(']', f);
 }
 
-/* ---- standard-library values (gs/view.h) ----------------------------------
- * As a program reading the JSON expects them, read through view_parts.h
- * as the text renderer reads them (docs/values.md, "C++ and Rust standard
- * types"): strings as strings, sequences and tuples as arrays, a longer
- * one than was read as {"truncated": true, "length": N, "value" or
- * "elements": ...}; a std::optional as its value or null, a variant as
- * {"index", "value"}, a Rust enum as {"variant", "fields"}, pointers'
- * counts by name, a read that failed as {"error": "Cannot access memory
- * at address 0x..."}. */
-
-static void json_error_at(FILE *f, uint64_t addr)
-{
-	fprintf(f, "{\"error\":\"Cannot access memory at address 0x%" PRIx64 "\"}", addr);
-}
-
-/* Writes why the extension has nothing to show; false when it has. */
-static bool json_ext_problem(FILE *f, const struct ev_ext *x, uint64_t addr)
-{
-	uint64_t fault = 0;
-
-	switch (ev_ext_state(x, addr, &fault)) {
-	case EV_EXT_NO_ROOM:
-		fputs("{\"error\":\"not read: the event has no room\"}", f);
-		return true;
-	case EV_EXT_FAILED:
-		json_error_at(f, fault);
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* A value longer than what was read opens {"truncated": true, "length":
- * N, key: ...}; whether it did (json_truncated_close ends it). */
-static bool json_truncated_open(FILE *f, const struct ev_seq *s, const char *key)
-{
-	if (s->n <= (int64_t)s->cap)
-		return false;
-	fprintf(f, "{\"truncated\":true,\"length\":%" PRId64 ",\"%s\":", s->n, key);
-	return true;
-}
-
-static void json_truncated_close(FILE *f, bool open)
-{
-	if (open)
-		fputc('}', f);
-}
-
-static void json_view_string(FILE *f, const struct gs_view *v, const uint8_t *data, size_t len,
-			     const struct ev_ext *x)
-{
-	struct ev_seq s;
-	bool open;
-
-	if (!ev_view_seq(v, data, len, x, &s)) {
-		fputs("null", f);
-		return;
-	}
-	if (s.n <= 0) {
-		fputs("\"\"", f);
-		return;
-	}
-	if (json_ext_problem(f, x, s.ptr))
-		return;
-	open = json_truncated_open(f, &s, "value");
-	json_strn(f, (const char *)x->p + 1, (size_t)s.shown);
-	json_truncated_close(f, open);
-}
-
-static void json_view_seq(FILE *f, const struct gs_view *v, const uint8_t *data, size_t len,
-			  unsigned depth, const struct ev_ext *x)
-{
-	struct ev_seq s;
-	bool open;
-
-	if (!ev_view_seq(v, data, len, x, &s)) {
-		fputs("null", f);
-		return;
-	}
-	if (s.n < 0) {
-		fprintf(f, "{\"error\":\"invalid length %" PRId64 "\"}", s.n);
-		return;
-	}
-	if (!s.n) {
-		fputs("[]", f);
-		return;
-	}
-	if (json_ext_problem(f, x, s.ptr))
-		return;
-	open = json_truncated_open(f, &s, "elements");
-	fputc('[', f);
-	for (uint64_t i = 0; i < s.shown; i++) {
-		struct ev_ext ex;
-		const uint8_t *el = ev_seq_elem(v, x, i, &ex);
-
-		if (i)
-			fputc(',', f);
-		json_typed(f, v->elem, el, v->elem->byte_size, depth + 1, ex);
-	}
-	fputc(']', f);
-	json_truncated_close(f, open);
-}
-
-/* Field i of an inline view, with its part of the extension. */
-static void json_view_field(FILE *f, const struct gs_view *v, uint32_t i, const uint8_t *data,
-			    size_t len, unsigned depth, const struct ev_ext *x)
-{
-	const struct gs_view_field *fl = &v->fields[i];
-
-	if (i >= v->nfields || !fl->type || fl->offset > len) {
-		fputs("null", f);
-		return;
-	}
-	json_typed(f, fl->type, data + fl->offset, len - fl->offset, depth + 1,
-		   ev_view_field_ext(v, i, x));
-}
-
-static void json_view_shared(FILE *f, const struct gs_view *v, const uint8_t *data, size_t len,
-			     unsigned depth, const struct ev_ext *x)
-{
-	struct ev_counts c;
-	enum ev_shared_state st = ev_view_shared(v, data, len, x, &c);
-
-	if (st == EV_SHARED_UNCAPTURED) {
-		fputs("null", f);
-		return;
-	}
-	fputs("{\"get\":", f);
-	json_view_field(f, v, 0, data, len, depth, x);
-	if (st == EV_SHARED_UNREAD)
-		fprintf(f, ",\"error\":\"Cannot access memory at address 0x%" PRIx64 "\"}", c.ptr);
-	else
-		fprintf(f, ",\"use_count\":%" PRId64 ",\"weak_count\":%" PRId64 "}", c.use, c.weak);
-}
-
-static void json_view_rc(FILE *f, const struct gs_view *v, const uint8_t *data, size_t len,
-			 unsigned depth, const struct ev_ext *x)
-{
-	uint64_t ptr = 0;
-	struct ev_rc rc;
-
-	if (!ev_view_u(data, len, v->ptr_off, 8, &ptr)) {
-		fputs("null", f);
-		return;
-	}
-	if (json_ext_problem(f, x, ptr))
-		return;
-	if (!ev_view_rc(v, x, &rc)) {
-		fputs("{\"error\":\"counts not read\"}", f);
-		return;
-	}
-	fputs("{\"value\":", f);
-	if (rc.value)
-		json_typed(f, v->fields[0].type, rc.value, rc.value_len, depth + 1, rc.value_ext);
-	else
-		fputs("null", f);
-	fprintf(f, ",\"strong\":%" PRIu64 ",\"weak\":%" PRId64 "}", rc.strong, rc.weak);
-}
-
-/* Whether a Rust aggregate is a tuple (members __0, __1, ...). */
-static bool rust_tuple(const struct gs_type *t)
-{
-	return t->nmembers && t->members[0].name && !strncmp(t->members[0].name, "__", 2);
-}
-
-/* A Rust struct's members: an object, or an array for a tuple struct. */
-static void json_rust_members(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len,
-			      unsigned depth, struct ev_ext x)
-{
-	bool tuple = rust_tuple(t), first = true;
-
-	fputc(tuple ? '[' : '{', f);
-	for (uint32_t i = 0; i < t->nmembers; i++) {
-		const struct gs_type_member *m = &t->members[i];
-
-		if (!m->type || m->offset > len || m->type->byte_size > len - m->offset)
-			break; /* past the captured bytes */
-		if (tuple) {
-			if (i)
-				fputc(',', f);
-		} else {
-			json_key(f, &first, m->name ? m->name : "");
-		}
-		json_typed(f, m->type, data + m->offset, len - m->offset, depth + 1, x);
-		ev_ext_skip(&x, m->type);
-	}
-	fputc(tuple ? ']' : '}', f);
-}
-
-static void json_view_enum(FILE *f, const struct gs_view *v, const uint8_t *data, size_t len,
-			   unsigned depth, const struct ev_ext *x)
-{
-	uint64_t d;
-	uint32_t pick;
-	const struct gs_view_field *fl;
-
-	if (!ev_view_enum_pick(v, data, len, &d, &pick)) {
-		fputs("null", f);
-		return;
-	}
-	if (pick == v->nfields) {
-		fprintf(f, "{\"error\":\"invalid discriminant %" PRIu64 "\"}", d);
-		return;
-	}
-	fl = &v->fields[pick];
-	fputs("{\"variant\":", f);
-	json_str(f, fl->name);
-	if (fl->type && fl->type->nmembers && fl->offset <= len) {
-		fputs(",\"fields\":", f);
-		json_rust_members(f, fl->type, data + fl->offset, len - fl->offset, depth,
-				  ev_view_field_ext(v, pick, x));
-	}
-	fputc('}', f);
-}
-
-static void json_view_inline(FILE *f, const struct gs_type *t, const struct gs_view *v,
-			     const uint8_t *data, size_t len, unsigned depth, const struct ev_ext *x)
-{
-	uint64_t d = 0;
-
-	switch (v->style) {
-	case GS_VSTYLE_CPP_UNIQUE_PTR:
-		fputs("{\"get\":", f);
-		json_view_field(f, v, 0, data, len, depth, x);
-		fputc('}', f);
-		return;
-	case GS_VSTYLE_CPP_OPTIONAL:
-		if (ev_view_engaged(v, data, len))
-			json_view_field(f, v, 0, data, len, depth, x);
-		else
-			fputs("null", f);
-		return;
-	case GS_VSTYLE_CPP_VARIANT:
-		if (!ev_view_variant(v, data, len, &d)) {
-			fputs("null", f);
-			return;
-		}
-		fprintf(f, "{\"index\":%" PRIu64 ",\"value\":", d);
-		json_view_field(f, v, (uint32_t)d, data, len, depth, x);
-		fputc('}', f);
-		return;
-	case GS_VSTYLE_CPP_TUPLE:
-		fputc('[', f);
-		for (uint32_t i = 0; i < v->nfields; i++) {
-			if (i)
-				fputc(',', f);
-			json_view_field(f, v, i, data, len, depth, x);
-		}
-		fputc(']', f);
-		return;
-	case GS_VSTYLE_RUST_REFCELL:
-		fputs("{\"value\":", f);
-		json_view_field(f, v, 0, data, len, depth, x);
-		fprintf(f, ",\"borrow\":%" PRId64 "}", ev_view_borrow(v, data, len));
-		return;
-	case GS_VSTYLE_RUST_CELL:
-	case GS_VSTYLE_RUST_NONZERO:
-		json_view_field(f, v, 0, data, len, depth, x);
-		return;
-	case GS_VSTYLE_RUST_ENUM:
-		json_view_enum(f, v, data, len, depth, x);
-		return;
-	default: /* GS_VSTYLE_RUST_TUPLE, GS_VSTYLE_RUST_STRUCT */
-		json_rust_members(f, t, data, len, depth, *x);
-		return;
-	}
-}
-
-/* t's view as JSON; false when t's view is shown as the plain value. */
-static bool json_view(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len,
-		      unsigned depth, const struct ev_ext *x)
-{
-	const struct gs_view *v = gs_view_at(x->caps, t, x->depth);
-
-	if (!v) {
-		fputs("null", f); /* deeper than the views read */
-		return true;
-	}
-	switch (v->kind) {
-	case GS_VIEW_STRING:
-		json_view_string(f, v, data, len, x);
-		return true;
-	case GS_VIEW_SEQ:
-		json_view_seq(f, v, data, len, depth, x);
-		return true;
-	case GS_VIEW_BOX:
-		if (v->style == GS_VSTYLE_RUST_RC || v->style == GS_VSTYLE_RUST_ARC)
-			json_view_rc(f, v, data, len, depth, x);
-		else
-			json_view_shared(f, v, data, len, depth, x);
-		return true;
-	case GS_VIEW_INLINE:
-		json_view_inline(f, t, v, data, len, depth, x);
-		return true;
-	default:
-		return false;
-	}
-}
-
-static void json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len,
+void ev_json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len,
 		       unsigned depth, struct ev_ext x)
 {
 	struct gs_scalar s;
@@ -529,7 +228,7 @@ static void json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, si
 		fputs("null", f);
 		return;
 	}
-	if (t->view && json_view(f, t, data, len, depth, &x))
+	if (t->view && ev_json_view(f, t, data, len, depth, &x))
 		return;
 	switch (t->kind) {
 	case GS_TYPE_STRUCT:
@@ -586,19 +285,19 @@ static void json_value_of(FILE *f, const struct gs_value *v)
 		size_t len;
 		struct ev_ext x = ev_value_ext(t, v, &len);
 
-		json_typed(f, t, v->data, len, 0, x);
+		ev_json_typed(f, t, v->data, len, 0, x);
 		return;
 	}
 	fputc('{', f);
-	json_key(f, &first, "status");
-	json_str(f, v->status < sizeof(status_keys) / sizeof(status_keys[0]) ?
+	ev_json_key(f, &first, "status");
+	ev_json_str(f, v->status < sizeof(status_keys) / sizeof(status_keys[0]) ?
 		 status_keys[v->status] : "error");
 	if (v->status == GS_VAR_READ_ERROR && v->data_len >= sizeof(struct gs_read_error_payload)) {
 		const struct gs_read_error_payload *e = (const void *)v->data;
 
-		json_key(f, &first, "errno");
+		ev_json_key(f, &first, "errno");
 		fprintf(f, "%d", e->errno_value);
-		json_key(f, &first, "addr");
+		ev_json_key(f, &first, "addr");
 		fprintf(f, "\"0x%" PRIx64 "\"", e->addr);
 	}
 	fputc('}', f);
@@ -607,18 +306,18 @@ static void json_value_of(FILE *f, const struct gs_value *v)
 /* The fields every value item and format argument has. */
 static void json_value_fields(FILE *f, bool *first, const struct gs_value *v)
 {
-	json_key(f, first, "name");
-	json_str(f, v->name);
+	ev_json_key(f, first, "name");
+	ev_json_str(f, v->name);
 	if (v->access_path_len) {
-		json_key(f, first, "path");
-		json_strn(f, v->access_path, v->access_path_len);
+		ev_json_key(f, first, "path");
+		ev_json_strn(f, v->access_path, v->access_path_len);
 	}
-	json_key(f, first, "type");
-	json_str(f, v->type ? v->type->name : NULL);
-	json_key(f, first, "status");
-	json_str(f, v->status < sizeof(status_keys) / sizeof(status_keys[0]) ?
+	ev_json_key(f, first, "type");
+	ev_json_str(f, v->type ? v->type->name : NULL);
+	ev_json_key(f, first, "status");
+	ev_json_str(f, v->status < sizeof(status_keys) / sizeof(status_keys[0]) ?
 		 status_keys[v->status] : "error");
-	json_key(f, first, "value");
+	ev_json_key(f, first, "value");
 	json_value_of(f, v);
 }
 
@@ -633,11 +332,11 @@ static void json_value(FILE *f, const struct gs_value *v)
 	if (!text)
 		text = small;
 	fputc('{', f);
-	json_key(f, &first, "kind");
-	json_str(f, "value");
+	ev_json_key(f, &first, "kind");
+	ev_json_str(f, "value");
 	json_value_fields(f, &first, v);
-	json_key(f, &first, "text");
-	json_str(f, text);
+	ev_json_key(f, &first, "text");
+	ev_json_str(f, text);
 	fputc('}', f);
 	if (text != small)
 		free(text);
@@ -649,13 +348,13 @@ static void json_format(FILE *f, const struct gs_inst *in)
 	bool first = true;
 
 	fputc('{', f);
-	json_key(f, &first, "kind");
-	json_str(f, "format");
-	json_key(f, &first, "text");
+	ev_json_key(f, &first, "kind");
+	ev_json_str(f, "format");
+	ev_json_key(f, &first, "text");
 	json_item_text(f, in);
-	json_key(f, &first, "format");
-	json_str(f, in->format.format);
-	json_key(f, &first, "args");
+	ev_json_key(f, &first, "format");
+	ev_json_str(f, in->format.format);
+	ev_json_key(f, &first, "args");
 	fputc('[', f);
 	for (unsigned i = 0; i < in->format.arg_count; i++) {
 		bool afirst = true;
@@ -671,14 +370,14 @@ static void json_format(FILE *f, const struct gs_inst *in)
 
 static void json_line(FILE *f, bool *first, const char *file, int line, int col)
 {
-	json_key(f, first, "file");
-	json_str(f, file);
-	json_key(f, first, "line");
+	ev_json_key(f, first, "file");
+	ev_json_str(f, file);
+	ev_json_key(f, first, "line");
 	if (file && line > 0)
 		fprintf(f, "%d", line);
 	else
 		fputs("null", f);
-	json_key(f, first, "column");
+	ev_json_key(f, first, "column");
 	if (file && col > 0)
 		fprintf(f, "%d", col);
 	else
@@ -692,30 +391,30 @@ static void json_frame(struct gs_printer *o, FILE *f, unsigned i, uint8_t flags,
 	bool first = true;
 
 	fputc('{', f);
-	json_key(f, &first, "index");
+	ev_json_key(f, &first, "index");
 	fprintf(f, "%u", i);
-	json_key(f, &first, "function");
+	ev_json_key(f, &first, "function");
 	if (r->signal_frame)
-		json_str(f, GS_FRAME_SIGNAL_NAME);
+		ev_json_str(f, GS_FRAME_SIGNAL_NAME);
 	else
-		json_str(f, s ? (r->function ? r->function : "<unknown function>") : NULL);
-	json_key(f, &first, "params");
-	json_str(f, s && s->from_dwarf ? s->params : NULL);
+		ev_json_str(f, s ? (r->function ? r->function : "<unknown function>") : NULL);
+	ev_json_key(f, &first, "params");
+	ev_json_str(f, s && s->from_dwarf ? s->params : NULL);
 	json_line(f, &first, s ? s->file : NULL, s ? s->line : 0, s ? s->col : 0);
-	json_key(f, &first, "module");
-	json_str(f, r->resolved ? r->module : NULL);
-	json_key(f, &first, "offset");
+	ev_json_key(f, &first, "module");
+	ev_json_str(f, r->resolved ? r->module : NULL);
+	ev_json_key(f, &first, "offset");
 	if (r->resolved)
 		fprintf(f, "%" PRIu64, r->pc);
 	else
 		fputs("null", f);
-	json_key(f, &first, "pc");
+	ev_json_key(f, &first, "pc");
 	fprintf(f, "%" PRIu64, fr->pc);
-	json_key(f, &first, "raw_ip");
+	ev_json_key(f, &first, "raw_ip");
 	fprintf(f, "%" PRIu64, fr->raw_ip);
-	json_key(f, &first, "cookie");
+	ev_json_key(f, &first, "cookie");
 	fprintf(f, "\"0x%016" PRIx64 "\"", r->cookie);
-	json_key(f, &first, "inline");
+	ev_json_key(f, &first, "inline");
 	fputc('[', f);
 	for (size_t k = 0; s && s->from_dwarf && (flags & GS_BT_FLAG_INLINE) && k < s->ninlines;
 	     k++) {
@@ -725,8 +424,8 @@ static void json_frame(struct gs_printer *o, FILE *f, unsigned i, uint8_t flags,
 		if (k)
 			fputc(',', f);
 		fputc('{', f);
-		json_key(f, &ifirst, "function");
-		json_str(f, gs_frames_name(o->frames, in->name));
+		ev_json_key(f, &ifirst, "function");
+		ev_json_str(f, gs_frames_name(o->frames, in->name));
 		json_line(f, &ifirst, in->call_file, in->call_line, in->call_col);
 		fputc('}', f);
 	}
@@ -741,19 +440,19 @@ static void json_backtrace(struct gs_printer *o, FILE *f, const struct gs_event 
 	bool first = true;
 
 	fputc('{', f);
-	json_key(f, &first, "kind");
-	json_str(f, "backtrace");
-	json_key(f, &first, "status");
-	json_str(f, gs_bt_status_label(status));
-	json_key(f, &first, "error");
-	json_str(f, code_label);
-	json_key(f, &first, "error_code");
+	ev_json_key(f, &first, "kind");
+	ev_json_str(f, "backtrace");
+	ev_json_key(f, &first, "status");
+	ev_json_str(f, gs_bt_status_label(status));
+	ev_json_key(f, &first, "error");
+	ev_json_str(f, code_label);
+	ev_json_key(f, &first, "error_code");
 	fprintf(f, "%u", in->backtrace.error_code);
-	json_key(f, &first, "max_depth");
+	ev_json_key(f, &first, "max_depth");
 	fprintf(f, "%u", in->backtrace.requested_depth);
-	json_key(f, &first, "raw");
+	ev_json_key(f, &first, "raw");
 	fputs(in->backtrace.flags & GS_BT_FLAG_RAW ? "true" : "false", f);
-	json_key(f, &first, "frames");
+	ev_json_key(f, &first, "frames");
 	fputc('[', f);
 	for (unsigned i = 0; i < in->backtrace.frame_count; i++) {
 		struct gs_frame r;
@@ -772,17 +471,17 @@ void ev_print_json(struct gs_printer *o, const struct gs_event *ev, FILE *f)
 	char ts[64];
 
 	fputc('{', f);
-	json_key(f, &first, "trace_id");
+	ev_json_key(f, &first, "trace_id");
 	fprintf(f, "%" PRIu64, ev->trace_id);
-	json_key(f, &first, "timestamp_ns");
+	ev_json_key(f, &first, "timestamp_ns");
 	fprintf(f, "%" PRIu64, ev->timestamp);
-	json_key(f, &first, "timestamp");
-	json_str(f, ev_print_timestamp(o, ev->timestamp, ts, sizeof(ts)) ? ts : NULL);
-	json_key(f, &first, "pid");
+	ev_json_key(f, &first, "timestamp");
+	ev_json_str(f, ev_print_timestamp(o, ev->timestamp, ts, sizeof(ts)) ? ts : NULL);
+	ev_json_key(f, &first, "pid");
 	fprintf(f, "%" PRIu32, ev->pid);
-	json_key(f, &first, "tid");
+	ev_json_key(f, &first, "tid");
 	fprintf(f, "%" PRIu32, ev->tid);
-	json_key(f, &first, "items");
+	ev_json_key(f, &first, "items");
 	fputc('[', f);
 	for (size_t i = 0; i < ev->ninsts; i++) {
 		const struct gs_inst *in = &ev->insts[i];
@@ -807,9 +506,9 @@ void ev_print_json(struct gs_printer *o, const struct gs_event *ev, FILE *f)
 			bool efirst = true;
 
 			fputc('{', f);
-			json_key(f, &efirst, "kind");
-			json_str(f, "expr_error");
-			json_key(f, &efirst, "text");
+			ev_json_key(f, &efirst, "kind");
+			ev_json_str(f, "expr_error");
+			ev_json_key(f, &efirst, "text");
 			json_item_text(f, in);
 			fputc('}', f);
 			break;

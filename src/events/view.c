@@ -337,6 +337,34 @@ static void put_inline(struct ev_out *o, const struct gs_type *t, const struct g
 	}
 }
 
+static void put_bits(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
+		     const struct ev_ext *x)
+{
+	struct ev_bits b;
+
+	if (!ev_view_bits(v, data, len, x, &b)) {
+		ev_put_str(o, "...");
+		return;
+	}
+	ev_put_str(o, "std::vector<bool> of length ");
+	ev_put_sdec(o, b.n);
+	ev_put_str(o, ", capacity ");
+	ev_put_sdec(o, b.cap);
+	if (b.n <= 0)
+		return;
+	ev_put(o, " = {", 4);
+	if (!ext_problem(o, x, b.ptr)) {
+		for (uint64_t i = 0; i < b.shown; i++) {
+			if (i)
+				ev_put(o, ", ", 2);
+			ev_put_str(o, ev_bit(x, i) ? "true" : "false");
+		}
+		if ((uint64_t)b.n > b.shown)
+			ev_put(o, "...", 3);
+	}
+	ev_put_char(o, '}');
+}
+
 bool ev_put_view(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
 		 unsigned depth, struct ev_ext x)
 {
@@ -361,6 +389,9 @@ bool ev_put_view(struct ev_out *o, const struct gs_type *t, const uint8_t *data,
 		return true;
 	case GS_VIEW_INLINE:
 		put_inline(o, t, v, data, len, depth, &x);
+		return true;
+	case GS_VIEW_BITS:
+		put_bits(o, v, data, len, &x);
 		return true;
 	default:
 		return ev_put_walked(o, v, data, len, depth, &x);

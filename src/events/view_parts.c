@@ -172,3 +172,28 @@ bool ev_view_rc(const struct gs_view *v, const struct ev_ext *x, struct ev_rc *r
 	}
 	return true;
 }
+
+bool ev_view_bits(const struct gs_view *v, const uint8_t *data, size_t len,
+		  const struct ev_ext *x, struct ev_bits *b)
+{
+	uint64_t start, finish, bit, eos, max = 64 * (uint64_t)gs_view_bits_words(x->caps);
+
+	memset(b, 0, sizeof(*b));
+	if (!ev_view_u(data, len, v->ptr_off, 8, &start) ||
+	    !ev_view_u(data, len, v->len_off, 8, &finish) ||
+	    !ev_view_u(data, len, v->head_off, 4, &bit) || !ev_view_u(data, len, v->cap_off, 8, &eos))
+		return false;
+	b->ptr = start;
+	b->n = (int64_t)(finish - start) / 8 * 64 + (int64_t)bit;
+	b->cap = (int64_t)(eos - start) / 8 * 64;
+	if (b->n > 0)
+		b->shown = (uint64_t)b->n < max ? (uint64_t)b->n : max;
+	if (b->shown > gs_view_cap(x->caps, v))
+		b->shown = gs_view_cap(x->caps, v);
+	return true;
+}
+
+bool ev_bit(const struct ev_ext *x, uint64_t i)
+{
+	return (x->p[1 + i / 8] >> (i % 8)) & 1;
+}

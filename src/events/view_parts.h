@@ -86,4 +86,44 @@ struct ev_rc {
 };
 bool ev_view_rc(const struct gs_view *v, const struct ev_ext *x, struct ev_rc *rc);
 
+/* vector<bool>: its length and capacity in bits, the bits read (shown),
+ * false when its pointers are past what was captured. */
+struct ev_bits {
+	int64_t n, cap;
+	uint64_t ptr, shown;
+};
+bool ev_view_bits(const struct gs_view *v, const uint8_t *data, size_t len,
+		  const struct ev_ext *x, struct ev_bits *b);
+/* Bit i of the words read (i < shown, the extension OK). */
+bool ev_bit(const struct ev_ext *x, uint64_t i);
+
+/* The walked views (lists, hash tables, trees, rings; view_walk.c): their
+ * length, and their elements read, in order. */
+struct ev_walk {
+	int64_t n;               /* the container's length */
+	enum ev_ext_state state; /* of the extension (when n > 0) */
+	uint64_t addr;           /* the container's first node or buffer; where
+				  * the read failed (EV_EXT_FAILED) */
+	uint64_t shown;          /* elements given */
+	bool cut;                /* a tree's node not read: the elements stop there */
+};
+/* One element: its value (elem's bytes) and its own extension; a B-tree's
+ * its key there and its value apart (val NULL for the others). */
+struct ev_elem {
+	const uint8_t *value;
+	struct ev_ext ex;
+	const uint8_t *val;
+	struct ev_ext vex;
+};
+/* Element i. */
+typedef void (*ev_walk_fn)(void *arg, const struct gs_view *v, const struct ev_elem *e,
+			   uint64_t i);
+/* Whether v is one of them. */
+bool ev_walked(const struct gs_view *v);
+/* Fills *w and calls each (when not NULL) for the elements read; false
+ * when the value's own bytes lack the length or the pointer, or v is not a
+ * walked view. */
+bool ev_walk(const struct gs_view *v, const uint8_t *data, size_t len, const struct ev_ext *x,
+	     struct ev_walk *w, ev_walk_fn each, void *arg);
+
 #endif /* GS_EVENTS_VIEW_PARTS_H */

@@ -1,218 +1,122 @@
 /* The views that were walked (gs/view.h): std::list, unordered_map/set
- * (linked nodes), std::map/set (a red-black tree read depth first, shown
- * in key order), Rust's HashMap/HashSet (hashbrown's buckets) and
- * VecDeque (a ring), in gdb's and rust-gdb's spellings. Only what was read
- * is shown; a tree cut short shows the keys in order up to the first node
- * not read, then "...". */
+ * (linked nodes), std::map/set (a red-black tree read depth first, given
+ * in key order), std::deque (its buffers), Rust's HashMap/HashSet
+ * (hashbrown's buckets), BTreeMap/BTreeSet (nodes read depth first,
+ * given in key order) and VecDeque (a ring). ev_walk gives their elements in order to the text
+ * renderer below and to the JSON printer (view_json.c) alike; only what
+ * was read is given, and a tree cut short stops at the first node not
+ * read. The text is gdb's and rust-gdb's. */
 #include <string.h>
 
-#include "ev_int.h"
+#include "view_parts.h"
 
 #define TREE_MAX_DEPTH 64
 
-static uint64_t le(const uint8_t *p, size_t n)
+struct walker {
+	const struct gs_view *v;
+	const struct ev_ext *x;
+	struct ev_walk *w;
+	ev_walk_fn each;
+	void *arg;
+	uint64_t max;
+};
+
+static uint64_t le64(const uint8_t *p)
 {
 	uint64_t v = 0;
 
-	for (size_t i = n; i-- > 0;)
+	for (size_t i = 8; i-- > 0;)
 		v = v << 8 | p[i];
 	return v;
 }
 
-static bool field(const uint8_t *data, size_t len, uint32_t off, size_t n, uint64_t *out)
+static void give(struct walker *k, const uint8_t *value, size_t inner_off)
 {
-	if (off > len || n > len - off)
-		return false;
-	*out = le(data + off, n);
-	return true;
-}
+	struct ev_elem e = { .value = value };
 
-/* One element: `[key] = value` for pairs (C++ pair's first and second, a
- * Rust (K, V) tuple's __0 and __1; a Rust set's (T, ()) its T alone),
- * `[i] = value` when indexed, else the value. */
-struct walk_out {
-	struct ev_out *o;
-	const struct gs_view *v;
-	const struct ev_ext *x;
-	unsigned depth;
-	uint64_t shown;   /* elements written */
-	uint64_t max;     /* elements to write at most */
-	bool indexed;
-	bool stopped;     /* a part not read, or max reached */
-};
-
-static void put_element(struct walk_out *w, const uint8_t *value, size_t inner_off)
-{
-	const struct gs_type *t = w->v->elem;
-	struct ev_ext ex = ev_ext_sub(w->x, inner_off, t, true);
-	bool rust_set = w->v->style == GS_VSTYLE_RUST_HASH && !w->v->pairs;
-
-	if (w->shown)
-		ev_put(w->o, ", ", 2);
-	if ((w->v->pairs || rust_set) && t->nmembers >= 2) {
-		const struct gs_type_member *k = &t->members[0], *val = &t->members[1];
-		struct ev_ext kx = ex;
-
-		if (!rust_set)
-			ev_put_char(w->o, '[');
-		ev_put_typed(w->o, k->type, value + k->offset, t->byte_size - k->offset,
-			     w->depth + 1, kx);
-		if (!rust_set) {
-			ev_ext_skip(&kx, k->type);
-			ev_put(w->o, "] = ", 4);
-			ev_put_typed(w->o, val->type, value + val->offset, t->byte_size - val->offset,
-				     w->depth + 1, kx);
-		}
-	} else {
-		if (w->indexed) {
-			ev_put_char(w->o, '[');
-			ev_put_udec(w->o, w->shown);
-			ev_put(w->o, "] = ", 4);
-		}
-		ev_put_typed(w->o, t, value, t->byte_size, w->depth + 1, ex);
+	if (k->each) {
+		e.ex = ev_ext_sub(k->x, inner_off, k->v->elem, true);
+		k->each(k->arg, k->v, &e, k->w->shown);
 	}
-	w->shown++;
+	k->w->shown++;
 }
 
-static void put_count(struct ev_out *o, const char *name, uint64_t n)
+static void walk_list(struct walker *k)
 {
-	ev_put_str(o, name);
-	ev_put_str(o, " with ");
-	ev_put_udec(o, n);
-	ev_put_str(o, n == 1 ? " element" : " elements");
-}
+	const struct gs_view *v = k->v;
+	uint32_t cap = gs_view_cap(k->x->caps, v);
+	uint32_t inner = gs_view_ext_size(k->x->caps, v->elem, k->x->depth + 1);
 
-static void read_error(struct ev_out *o, uint64_t addr)
-{
-	ev_put_str(o, "<error: Cannot access memory at address ");
-	ev_put_0x(o, addr);
-	ev_put_char(o, '>');
-}
+	for (uint64_t i = 0; i < (uint64_t)k->w->n && i < cap; i++) {
+		const uint8_t *node = k->x->p + 1 + i * v->node_size;
 
-/* The extension's header for a walked view: false (and why written) when
- * it has nothing to show. */
-static bool ext_ok(struct ev_out *o, const struct ev_ext *x, uint64_t addr)
-{
-	if (!x->p || !x->n) {
-		ev_put_str(o, "<not read: the event has no room>");
-		return false;
+		/* a node not read: the walk ended at a NULL link */
+		if (i && !le64(node - v->node_size + v->next_off))
+			break;
+		give(k, node + v->value_off, 1 + (size_t)cap * v->node_size + (size_t)i * inner);
 	}
-	if (x->p[0] != GS_VAR_OK) {
-		read_error(o, addr);
-		return false;
-	}
-	return true;
 }
 
-static void put_list(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
-		     unsigned depth, const struct ev_ext *x)
+static void walk_hash(struct walker *k, uint64_t buckets)
 {
-	uint64_t n = 0, first = 0;
-	uint32_t cap = gs_view_cap(x->caps, v);
-	uint32_t inner = gs_view_ext_size(x->caps, v->elem, x->depth + 1);
-	struct walk_out w = { .o = o, .v = v, .x = x, .depth = depth,
-			      .indexed = v->style == GS_VSTYLE_CPP_LIST || !v->pairs };
-
-	if (!field(data, len, v->len_off, 8, &n) || !field(data, len, v->ptr_off, 8, &first))
-		return;
-	if (v->style == GS_VSTYLE_CPP_LIST) {
-		if (!n) {
-			ev_put_str(o, "empty ");
-			ev_put_str(o, v->name);
-			return;
-		}
-		ev_put_str(o, v->name);
-	} else {
-		put_count(o, v->name, n);
-		if (!n)
-			return;
-	}
-	ev_put(o, " = {", 4);
-	if (ext_ok(o, x, first)) {
-		for (uint64_t i = 0; i < n && i < cap; i++) {
-			const uint8_t *node = x->p + 1 + i * v->node_size;
-
-			/* a node not read: the walk ended (a NULL link) */
-			if (i && !le(node - v->node_size + v->next_off, 8))
-				break;
-			put_element(&w, node + v->value_off,
-				    1 + (size_t)cap * v->node_size + (size_t)i * inner);
-		}
-		if (n > w.shown)
-			ev_put(o, "...", 3);
-	}
-	ev_put_char(o, '}');
-}
-
-static void put_hash(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
-		     unsigned depth, const struct ev_ext *x)
-{
-	uint64_t items = 0, mask = 0, ctrl = 0;
-	uint32_t cap = gs_view_cap(x->caps, v);
+	const struct gs_view *v = k->v;
+	uint32_t cap = gs_view_cap(k->x->caps, v);
 	uint32_t size = v->elem->byte_size;
-	uint32_t inner = gs_view_ext_size(x->caps, v->elem, x->depth + 1);
-	struct walk_out w = { .o = o, .v = v, .x = x, .depth = depth };
+	uint32_t inner = gs_view_ext_size(k->x->caps, v->elem, k->x->depth + 1);
+	const uint8_t *slots = k->x->p + 1 + cap;
 
-	if (!field(data, len, v->len_off, 8, &items) || !field(data, len, v->cap_off, 8, &mask) ||
-	    !field(data, len, v->ptr_off, 8, &ctrl))
-		return;
-	ev_put_str(o, v->name);
-	ev_put_str(o, "(size=");
-	ev_put_udec(o, items);
-	ev_put_char(o, ')');
-	if (!items)
-		return;
-	ev_put(o, " = {", 4);
-	if (ext_ok(o, x, ctrl)) {
-		uint64_t buckets = mask + 1 < cap ? mask + 1 : cap;
-		const uint8_t *slots = x->p + 1 + cap;
-
-		for (uint64_t i = 0; i < buckets && w.shown < items; i++) {
-			if (x->p[1 + i] & 0x80)
-				continue; /* empty or deleted */
-			put_element(&w, slots + (cap - 1 - i) * size,
-				    1 + cap + (size_t)2 * cap * size + (size_t)i * inner);
-		}
-		if (items > w.shown)
-			ev_put(o, "...", 3);
-	}
-	ev_put_char(o, '}');
+	if (buckets > cap)
+		buckets = cap;
+	for (uint64_t i = 0; i < buckets && k->w->shown < (uint64_t)k->w->n; i++)
+		if (!(k->x->p[1 + i] & 0x80)) /* full: not empty nor deleted */
+			give(k, slots + (cap - 1 - i) * size,
+			     1 + cap + (size_t)2 * cap * size + (size_t)i * inner);
 }
 
-static void put_ring(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
-		     unsigned depth, const struct ev_ext *x)
+static void walk_ring(struct walker *k)
 {
-	uint64_t n = 0, head = 0, cap = 0, ptr = 0;
-	uint32_t max = gs_view_cap(x->caps, v);
-	uint32_t size = v->elem->byte_size;
-	uint32_t inner = gs_view_ext_size(x->caps, v->elem, x->depth + 1);
-	struct walk_out w = { .o = o, .v = v, .x = x, .depth = depth };
+	uint32_t max = gs_view_cap(k->x->caps, k->v);
+	uint32_t size = k->v->elem->byte_size;
+	uint32_t inner = gs_view_ext_size(k->x->caps, k->v->elem, k->x->depth + 1);
 
-	if (!field(data, len, v->len_off, 8, &n) || !field(data, len, v->head_off, 8, &head) ||
-	    !field(data, len, v->cap_off, 8, &cap) || !field(data, len, v->ptr_off, 8, &ptr))
-		return;
-	if (v->len_how == GS_VLEN_MASKED)
-		n = cap ? (n - head) & (cap - 1) : 0;
-	ev_put_str(o, "VecDeque(size=");
-	ev_put_udec(o, n);
-	ev_put_char(o, ')');
-	if (!n)
-		return;
-	ev_put(o, " = {", 4);
-	if (ext_ok(o, x, ptr)) {
-		for (uint64_t i = 0; i < n && i < max; i++)
-			put_element(&w, x->p + 1 + i * size, 1 + (size_t)2 * max * size +
-				    (size_t)i * inner);
-		if (n > w.shown)
-			ev_put(o, "...", 3);
-	}
-	ev_put_char(o, '}');
+	for (uint64_t i = 0; i < (uint64_t)k->w->n && i < max; i++)
+		give(k, k->x->p + 1 + i * size, 1 + (size_t)2 * max * size + (size_t)i * inner);
+}
+
+static void walk_deque(struct walker *k)
+{
+	uint32_t max = gs_view_cap(k->x->caps, k->v);
+	uint32_t size = k->v->elem->byte_size;
+	uint32_t inner = gs_view_ext_size(k->x->caps, k->v->elem, k->x->depth + 1);
+	size_t data = 1 + 8 * (size_t)gs_view_deque_nodes(k->x->caps, k->v);
+
+	for (uint64_t i = 0; i < (uint64_t)k->w->n && i < max; i++)
+		give(k, k->x->p + data + i * size, data + (size_t)2 * max * size + (size_t)i * inner);
+}
+
+/* std::deque's length, as libstdc++'s iterator difference. */
+static bool deque_len(const struct gs_view *v, const uint8_t *data, size_t len, int64_t *n,
+		      uint64_t *first)
+{
+	uint64_t sn, fnode, fcur, ffirst, slast, scur;
+	uint64_t size = v->elem->byte_size ? v->elem->byte_size : 1;
+
+	if (!ev_view_u(data, len, v->ptr_off + v->right_off, 8, &sn) ||
+	    !ev_view_u(data, len, v->len_off + v->right_off, 8, &fnode) ||
+	    !ev_view_u(data, len, v->len_off + v->head_off, 8, &fcur) ||
+	    !ev_view_u(data, len, v->len_off + v->cap_off, 8, &ffirst) ||
+	    !ev_view_u(data, len, v->ptr_off + v->next_off, 8, &slast) ||
+	    !ev_view_u(data, len, v->ptr_off + v->head_off, 8, &scur))
+		return false;
+	*n = (int64_t)v->node_size * ((int64_t)(fnode - sn) / 8 - (fnode != 0)) +
+	     (int64_t)(fcur - ffirst) / (int64_t)size + (int64_t)(slast - scur) / (int64_t)size;
+	*first = sn;
+	return true;
 }
 
 struct tree {
-	const struct gs_view *v;
 	const uint8_t *addrs, *nodes;
-	uint32_t nread, cap, inner;
+	uint32_t nread, inner;
 	size_t inner_at;
 };
 
@@ -220,79 +124,310 @@ struct tree {
 static int64_t tree_slot(const struct tree *t, uint64_t addr)
 {
 	for (uint32_t k = 0; k < t->nread; k++)
-		if (le(t->addrs + 8 * k, 8) == addr)
+		if (le64(t->addrs + 8 * k) == addr)
 			return k;
 	return -1;
 }
 
-static void tree_walk(struct walk_out *w, const struct tree *t, uint64_t addr, unsigned depth)
+static void tree_walk(struct walker *k, const struct tree *t, uint64_t addr, unsigned depth)
 {
-	int64_t k;
+	int64_t slot;
 	const uint8_t *node;
 
-	if (w->stopped || !addr)
+	if (k->w->cut || !addr)
 		return;
-	if (depth > TREE_MAX_DEPTH || w->shown >= w->max || (k = tree_slot(t, addr)) < 0) {
-		w->stopped = true;
+	if (depth > TREE_MAX_DEPTH || k->w->shown >= k->max || (slot = tree_slot(t, addr)) < 0) {
+		k->w->cut = true;
 		return;
 	}
-	node = t->nodes + (size_t)k * t->v->node_size;
-	tree_walk(w, t, le(node + t->v->next_off, 8), depth + 1);
-	if (w->stopped)
+	node = t->nodes + (size_t)slot * k->v->node_size;
+	tree_walk(k, t, le64(node + k->v->next_off), depth + 1);
+	if (k->w->cut)
 		return;
-	put_element(w, node + t->v->value_off, t->inner_at + (size_t)k * t->inner);
-	tree_walk(w, t, le(node + t->v->right_off, 8), depth + 1);
+	give(k, node + k->v->value_off, t->inner_at + (size_t)slot * t->inner);
+	tree_walk(k, t, le64(node + k->v->right_off), depth + 1);
 }
 
-static void put_tree(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
-		     unsigned depth, const struct ev_ext *x)
-{
-	uint64_t n = 0, root = 0;
-	uint32_t cap = gs_view_tree_nodes(x->caps, v), shown = gs_view_cap(x->caps, v);
-	struct walk_out w = { .o = o, .v = v, .x = x, .depth = depth, .indexed = !v->pairs };
-	struct tree t = { .v = v, .cap = cap };
+struct btree {
+	const uint8_t *addrs, *nodes;
+	uint32_t nread, kin, vin;
+	size_t inner_at;
+};
 
-	if (!field(data, len, v->len_off, 8, &n) || !field(data, len, v->ptr_off, 8, &root))
+#define BTREE_ADDR(e) ((e) & ((1ull << 56) - 1))
+
+static int64_t btree_slot(const struct btree *t, uint64_t addr)
+{
+	for (uint32_t k = 0; k < t->nread; k++)
+		if (BTREE_ADDR(le64(t->addrs + 8 * k)) == addr)
+			return k;
+	return -1;
+}
+
+/* In order: edge 0, key 0, edge 1, key 1, ..., edge len. */
+static void btree_walk(struct walker *k, const struct btree *t, uint64_t addr, uint64_t height,
+		       unsigned depth)
+{
+	const struct gs_view *v = k->v;
+	int64_t slot;
+	const uint8_t *node;
+	uint64_t len;
+
+	if (k->w->cut || !addr)
 		return;
-	put_count(o, v->name, n);
-	if (!n)
+	if (depth > TREE_MAX_DEPTH || (slot = btree_slot(t, addr)) < 0) {
+		k->w->cut = true;
 		return;
-	ev_put(o, " = {", 4);
-	if (x->p && x->n >= 5) {
-		t.nread = (uint32_t)le(x->p + 1, 4);
-		if (t.nread > cap)
-			t.nread = cap;
-		t.addrs = x->p + 5;
-		t.nodes = t.addrs + 8 * (size_t)cap;
-		t.inner = gs_view_ext_size(x->caps, v->elem, x->depth + 1);
-		t.inner_at = 5 + (size_t)cap * (8 + v->node_size) + 8 * (size_t)gs_view_tree_slots(cap);
-		w.max = n < shown ? n : shown;
 	}
-	if (ext_ok(o, x, root)) {
-		tree_walk(&w, &t, root, 0);
-		if (n > w.shown)
-			ev_put(o, "...", 3);
+	node = t->nodes + (size_t)slot * v->node_size;
+	len = node[v->cap_off] | (uint64_t)node[v->cap_off + 1] << 8;
+	if (len > v->node_keys)
+		len = v->node_keys;
+	for (uint64_t i = 0; i <= len && !k->w->cut; i++) {
+		if (height)
+			btree_walk(k, t, le64(node + v->right_off + 8 * i), height - 1, depth + 1);
+		if (i == len || k->w->cut)
+			break;
+		if (k->w->shown >= k->max) {
+			k->w->cut = true;
+			break;
+		}
+		if (k->each) {
+			size_t at = t->inner_at + ((size_t)slot * v->node_keys + i) * (t->kin + t->vin);
+			struct ev_elem e = {
+				.value = node + v->next_off + i * v->elem->byte_size,
+				.ex = ev_ext_sub(k->x, at, v->elem, true),
+				.val = node + v->value_off + i * v->fields[0].type->byte_size,
+				.vex = ev_ext_sub(k->x, at + t->kin, v->fields[0].type, true),
+			};
+
+			k->each(k->arg, v, &e, k->w->shown);
+		}
+		k->w->shown++;
 	}
-	ev_put_char(o, '}');
+}
+
+static void walk_btree(struct walker *k, uint64_t root, uint64_t height)
+{
+	const struct gs_view *v = k->v;
+	uint32_t n = gs_view_btree_nodes(k->x->caps, v);
+	struct btree t = {
+		.addrs = k->x->p + 5,
+		.kin = gs_view_ext_size(k->x->caps, v->elem, k->x->depth + 1),
+		.vin = gs_view_ext_size(k->x->caps, v->fields[0].type, k->x->depth + 1),
+		.inner_at = 5 + (size_t)n * (8 + v->node_size) + 8 * (size_t)GS_VIEW_BTREE_SLOTS,
+	};
+
+	if (k->x->n < 5)
+		return;
+	t.nread = (uint32_t)(k->x->p[1] | k->x->p[2] << 8 | k->x->p[3] << 16 |
+			     (uint32_t)k->x->p[4] << 24);
+	if (t.nread > n)
+		t.nread = n;
+	t.nodes = t.addrs + 8 * (size_t)n;
+	btree_walk(k, &t, root, height, 0);
+}
+
+static void walk_tree(struct walker *k, uint64_t root)
+{
+	const struct gs_view *v = k->v;
+	uint32_t nodes = gs_view_tree_nodes(k->x->caps, v);
+	struct tree t = {
+		.addrs = k->x->p + 5,
+		.inner = gs_view_ext_size(k->x->caps, v->elem, k->x->depth + 1),
+		.inner_at = 5 + (size_t)nodes * (8 + v->node_size) + 8 * (size_t)gs_view_tree_slots(nodes),
+	};
+
+	if (k->x->n < 5)
+		return;
+	t.nread = (uint32_t)le64((const uint8_t[8]){ k->x->p[1], k->x->p[2], k->x->p[3],
+						     k->x->p[4] });
+	if (t.nread > nodes)
+		t.nread = nodes;
+	t.nodes = t.addrs + 8 * (size_t)nodes;
+	tree_walk(k, &t, root, 0);
+}
+
+bool ev_walked(const struct gs_view *v)
+{
+	return v->kind == GS_VIEW_LIST || v->kind == GS_VIEW_HASH || v->kind == GS_VIEW_RING ||
+	       v->kind == GS_VIEW_TREE || v->kind == GS_VIEW_DEQUE || v->kind == GS_VIEW_BTREE;
+}
+
+bool ev_walk(const struct gs_view *v, const uint8_t *data, size_t len, const struct ev_ext *x,
+	     struct ev_walk *w, ev_walk_fn each, void *arg)
+{
+	uint64_t n = 0, a = 0, b = 0, head = 0;
+	struct walker k = { .v = v, .x = x, .w = w, .each = each, .arg = arg };
+
+	memset(w, 0, sizeof(*w));
+	if (!ev_view_u(data, len, v->len_off, 8, &n) || !ev_view_u(data, len, v->ptr_off, 8, &a))
+		return false;
+	w->n = (int64_t)n;
+	w->addr = a;
+	switch (v->kind) {
+	case GS_VIEW_DEQUE:
+		if (!deque_len(v, data, len, &w->n, &a))
+			return false;
+		break;
+	case GS_VIEW_HASH: /* a: ctrl, b: bucket_mask */
+		if (!ev_view_u(data, len, v->cap_off, 8, &b))
+			return false;
+		break;
+	case GS_VIEW_RING: /* b: the buffer's capacity, head: the first's index */
+		if (!ev_view_u(data, len, v->cap_off, 8, &b) ||
+		    !ev_view_u(data, len, v->head_off, 8, &head))
+			return false;
+		if (v->len_how == GS_VLEN_MASKED)
+			w->n = b ? (int64_t)((n - head) & (b - 1)) : 0;
+		break;
+	case GS_VIEW_BTREE: /* head: the root's height */
+		if (!v->nfields || !ev_view_u(data, len, v->head_off, 8, &head))
+			return false;
+		break;
+	case GS_VIEW_LIST:
+	case GS_VIEW_TREE:
+		break;
+	default:
+		return false;
+	}
+	if (w->n <= 0)
+		return true;
+	w->state = ev_ext_state(x, a, &w->addr);
+	if (w->state != EV_EXT_OK)
+		return true;
+	k.max = gs_view_cap(x->caps, v);
+	if (v->kind == GS_VIEW_LIST)
+		walk_list(&k);
+	else if (v->kind == GS_VIEW_HASH)
+		walk_hash(&k, b + 1);
+	else if (v->kind == GS_VIEW_RING)
+		walk_ring(&k);
+	else if (v->kind == GS_VIEW_DEQUE)
+		walk_deque(&k);
+	else if (v->kind == GS_VIEW_BTREE)
+		walk_btree(&k, a, head);
+	else
+		walk_tree(&k, a);
+	return true;
+}
+
+/* ---- the text -------------------------------------------------------- */
+
+struct text {
+	struct ev_out *o;
+	unsigned depth;
+	bool indexed;
+};
+
+/* One element: `[key] = value` for pairs (C++ pair's first and second, a
+ * Rust (K, V) tuple's __0 and __1), a Rust set's (T, ()) its T alone,
+ * `[i] = value` when indexed, else the value. */
+static void put_element(void *arg, const struct gs_view *v, const struct ev_elem *e,
+			uint64_t i)
+{
+	struct text *tx = arg;
+	const struct gs_type *t = v->elem;
+	const uint8_t *value = e->value;
+	struct ev_ext ex = e->ex;
+	bool rust_set = v->style == GS_VSTYLE_RUST_HASH && !v->pairs;
+
+	if (i)
+		ev_put(tx->o, ", ", 2);
+	if (e->val) { /* a B-tree's key, and its value for a map */
+		if (v->pairs)
+			ev_put_char(tx->o, '[');
+		ev_put_typed(tx->o, t, value, t->byte_size, tx->depth + 1, ex);
+		if (!v->pairs)
+			return;
+		ev_put(tx->o, "] = ", 4);
+		ev_put_typed(tx->o, v->fields[0].type, e->val, v->fields[0].type->byte_size,
+			     tx->depth + 1, e->vex);
+		return;
+	}
+	if ((v->pairs || rust_set) && t->nmembers >= 2) {
+		const struct gs_type_member *key = &t->members[0], *val = &t->members[1];
+
+		if (!rust_set)
+			ev_put_char(tx->o, '[');
+		ev_put_typed(tx->o, key->type, value + key->offset, t->byte_size - key->offset,
+			     tx->depth + 1, ex);
+		if (rust_set)
+			return;
+		ev_ext_skip(&ex, key->type);
+		ev_put(tx->o, "] = ", 4);
+		ev_put_typed(tx->o, val->type, value + val->offset, t->byte_size - val->offset,
+			     tx->depth + 1, ex);
+		return;
+	}
+	if (tx->indexed) {
+		ev_put_char(tx->o, '[');
+		ev_put_udec(tx->o, i);
+		ev_put(tx->o, "] = ", 4);
+	}
+	ev_put_typed(tx->o, t, value, t->byte_size, tx->depth + 1, ex);
+}
+
+/* The header: gdb's "std::map with 2 elements", "empty std::__cxx11::list",
+ * rust-gdb's "HashMap(size=2)"; false when nothing follows it. */
+static bool put_header(struct ev_out *o, const struct gs_view *v, int64_t n)
+{
+	const char *name = v->name ? v->name : "?";
+
+	switch (v->style) {
+	case GS_VSTYLE_CPP_LIST:
+		if (n <= 0)
+			ev_put_str(o, "empty ");
+		ev_put_str(o, name);
+		break;
+	case GS_VSTYLE_RUST_HASH:
+	case GS_VSTYLE_RUST_BTREE:
+	case GS_VSTYLE_RUST_DEQUE:
+		ev_put_str(o, v->style == GS_VSTYLE_RUST_DEQUE ? "VecDeque" : name);
+		ev_put_str(o, "(size=");
+		ev_put_sdec(o, n);
+		ev_put_char(o, ')');
+		break;
+	default:
+		ev_put_str(o, name);
+		ev_put_str(o, " with ");
+		ev_put_sdec(o, n);
+		ev_put_str(o, n == 1 ? " element" : " elements");
+		break;
+	}
+	return n > 0;
 }
 
 bool ev_put_walked(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
 		   unsigned depth, const struct ev_ext *x)
 {
-	switch (v->kind) {
-	case GS_VIEW_LIST:
-		put_list(o, v, data, len, depth, x);
-		return true;
-	case GS_VIEW_HASH:
-		put_hash(o, v, data, len, depth, x);
-		return true;
-	case GS_VIEW_RING:
-		put_ring(o, v, data, len, depth, x);
-		return true;
-	case GS_VIEW_TREE:
-		put_tree(o, v, data, len, depth, x);
-		return true;
-	default:
+	/* gdb's printers number a list's and a set's elements */
+	struct text tx = { .o = o, .depth = depth,
+			   .indexed = v->style == GS_VSTYLE_CPP_LIST ||
+				      ((v->style == GS_VSTYLE_CPP_TREE ||
+					v->style == GS_VSTYLE_CPP_UNORDERED) && !v->pairs) };
+	struct ev_walk w, head;
+
+	if (!ev_walked(v))
 		return false;
+	/* the header first, from the value's own bytes */
+	if (!ev_walk(v, data, len, &(struct ev_ext){ .caps = x->caps }, &head, NULL, NULL)) {
+		ev_put(o, "...", 3);
+		return true;
 	}
+	if (!put_header(o, v, head.n))
+		return true;
+	ev_put(o, " = {", 4);
+	ev_walk(v, data, len, x, &w, put_element, &tx);
+	if (w.state == EV_EXT_NO_ROOM) {
+		ev_put_str(o, "<not read: the event has no room>");
+	} else if (w.state == EV_EXT_FAILED) {
+		ev_put_str(o, "<error: Cannot access memory at address ");
+		ev_put_0x(o, w.addr);
+		ev_put_char(o, '>');
+	} else if ((uint64_t)w.n > w.shown) {
+		ev_put(o, "...", 3);
+	}
+	ev_put_char(o, '}');
+	return true;
 }

@@ -23,7 +23,7 @@ enum opt_id {
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
 	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE, O_COUNT_IN,
 	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
-	O_MAX_STRING_LEN, O_NO_DEMANGLE, O_FAULT_IN, O_TUI, O_TUI_HISTORY, O_SRCPATH,
+	O_MAX_STRING_LEN, O_MAX_ELEMENTS, O_MAX_NESTING, O_NO_DEMANGLE, O_FAULT_IN, O_TUI, O_TUI_HISTORY, O_SRCPATH,
 };
 
 struct opt {
@@ -63,6 +63,8 @@ static const struct opt opts[] = {
 	{ "list", 'l', "PATTERN", O_LIST },
 	{ "list-vars", 0, "TARGET", O_LIST_VARS },
 	{ "max-string-len", 0, "N", O_MAX_STRING_LEN },
+	{ "max-elements", 0, "N", O_MAX_ELEMENTS },
+	{ "max-nesting", 0, "N", O_MAX_NESTING },
 	{ "tui", 0, NULL, O_TUI },
 	{ "tui-history", 0, "LINES", O_TUI_HISTORY },
 	{ "srcpath", 0, "FROM=TO|DIR", O_SRCPATH },
@@ -359,6 +361,22 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 					   GS_DEFAULT_MAX_STRING_LEN, GS_DEFAULT_MAX_TRACE_EVENT_SIZE);
 		c->max_string_len = (uint32_t)n;
 		break;
+	case O_MAX_ELEMENTS:
+		if (!parse_uint(v, 1, GS_VIEW_MAX_ELEMENTS, &n))
+			return usage_error(msg, size, "%s '%s' is out of range; give the elements of "
+					   "a container (and characters of a string) to show, 1 to "
+					   "%d (default %d, as gdb's print elements)", flag, v,
+					   GS_VIEW_MAX_ELEMENTS, GS_VIEW_DEFAULT_ELEMENTS);
+		c->max_elements = (uint32_t)n;
+		break;
+	case O_MAX_NESTING:
+		if (!parse_uint(v, 1, GS_VIEW_MAX_DEPTH, &n))
+			return usage_error(msg, size, "%s '%s' is out of range; give how many "
+					   "standard-library values inside each other are read, 1 "
+					   "to %d (default %d)", flag, v, GS_VIEW_MAX_DEPTH,
+					   GS_VIEW_DEFAULT_DEPTH);
+		c->max_nesting = (uint32_t)n;
+		break;
 	case O_TUI:
 		c->tui = true;
 		break;
@@ -610,6 +628,11 @@ void cli_usage(FILE *f)
 	      "                             the default where the kernel has it) or tailcall\n"
 	      "      --max-string-len N     bytes a {:s} string or a {:x.N} dump keeps, at\n"
 	      "                             most (default 256, bounded by the event size)\n"
+	      "      --max-elements N       elements of a C++ or Rust container and\n"
+	      "                             characters of its strings shown (default 200,\n"
+	      "                             as gdb's print elements; fewer when a trace's\n"
+	      "                             values would not fit its events)\n"
+	      "      --max-nesting N        containers inside containers read (default 4)\n"
 	      "      --fault-in auto|on|off  reads of user memory fault pages in as gdb's do\n"
 	      "                             (sleepable uprobes, Linux 6.0+): auto (default)\n"
 	      "                             where the kernel can, on (require it) or off\n"

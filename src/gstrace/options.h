@@ -81,6 +81,8 @@ struct cli {
 	const char *list_functions; /* -l PATTERN: list, trace nothing */
 	const char *list_vars;    /* --list-vars TARGET: list, trace nothing */
 	uint32_t max_string_len;  /* --max-string-len; 0: the default (256) */
+	uint32_t max_elements;    /* --max-elements; 0: the default (200) */
+	uint32_t max_nesting;     /* --max-nesting; 0: the default (4) */
 	bool tui;                 /* --tui: the interactive mode (docs/tui.md) */
 	size_t tui_history;       /* --tui-history LINES; 0: the default */
 	/* --srcpath FROM=TO (a build path prefix mapped) or DIR (a directory

@@ -335,6 +335,8 @@ int cli_program_opts(struct cli_ctx *c, struct gs_program_opts *popts)
 		.ringbuf_size = c->cli.ringbuf_size,
 		.perf_page_count = c->cli.perf_pages,
 		.max_string_len = c->cli.max_string_len,
+		.max_elements = c->cli.max_elements,
+		.max_view_depth = c->cli.max_nesting,
 		.count_stacks = c->cli.count_in_bpf,
 	};
 	if (!c->cli.force_perf && popts->output == GS_OUTPUT_PERF) {

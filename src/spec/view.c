@@ -33,6 +33,23 @@ const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct g
 static uint32_t ext(const struct gs_view_caps *caps, const struct gs_type *t, unsigned depth,
 		    unsigned nest);
 
+uint32_t gs_view_deque_nodes(const struct gs_view_caps *caps, const struct gs_view *v)
+{
+	uint32_t per = v->node_size ? v->node_size : 1;
+
+	return gs_view_cap(caps, v) / per + 2;
+}
+
+uint32_t gs_view_btree_nodes(const struct gs_view_caps *caps, const struct gs_view *v)
+{
+	return gs_view_cap(caps, v) / 5 + 3;
+}
+
+uint32_t gs_view_bits_words(const struct gs_view_caps *caps)
+{
+	return (caps_or(caps->elements, GS_VIEW_DEFAULT_ELEMENTS) + 63) / 64;
+}
+
 uint32_t gs_view_tree_slots(uint32_t cap)
 {
 	uint32_t n = 1;
@@ -59,7 +76,9 @@ uint32_t gs_view_cap(const struct gs_view_caps *caps, const struct gs_view *v)
 	if (v->kind == GS_VIEW_STRING)
 		return caps_or(caps->string_bytes, 256);
 	/* a sequence whose elements read more: fewer of them */
-	if (v->elem && ext(caps, v->elem, 1, 0) && nested < n)
+	if (((v->elem && ext(caps, v->elem, 1, 0)) ||
+	     (v->kind == GS_VIEW_BTREE && v->nfields && ext(caps, v->fields[0].type, 1, 0))) &&
+	    nested < n)
 		n = nested;
 	return n;
 }
@@ -85,6 +104,21 @@ static uint32_t view_ext(const struct gs_view_caps *caps, const struct gs_view *
 		n = gs_view_cap(caps, v);
 		inner = ext(caps, v->elem, depth + 1, 0);
 		return sat_add(1, (uint64_t)n * 2 * size + (uint64_t)n * inner);
+	case GS_VIEW_DEQUE:
+		n = gs_view_cap(caps, v);
+		inner = ext(caps, v->elem, depth + 1, 0);
+		return sat_add(1, 8ull * gs_view_deque_nodes(caps, v) + (uint64_t)n * 2 * size +
+			       (uint64_t)n * inner);
+	case GS_VIEW_BTREE:
+		n = gs_view_btree_nodes(caps, v);
+		inner = ext(caps, v->elem, depth + 1, 0);
+		if (v->nfields)
+			inner += ext(caps, v->fields[0].type, depth + 1, 0);
+		return sat_add(1 + 4, (uint64_t)n * (8 + v->node_size) +
+			       8ull * GS_VIEW_BTREE_SLOTS +
+			       (uint64_t)n * v->node_keys * inner);
+	case GS_VIEW_BITS:
+		return sat_add(1, gs_view_bits_words(caps) * 8ull);
 	case GS_VIEW_LIST:
 		n = gs_view_cap(caps, v);
 		inner = ext(caps, v->elem, depth + 1, 0);

@@ -148,7 +148,9 @@ def gstrace_script(probes):
 
 
 def run_gstrace(gstrace, pid, probes, fmt):
-    events = 2 * len(chunks(probes)) + 1
+    # the traces attach one after the other while the fixture runs: the
+    # first ones print meanwhile, so room for every trace's first event
+    events = 60 * len(chunks(probes))
     # --duration: a probe that never fires ends the pass, not the test's time
     argv = [gstrace, "-p", str(pid), "-s", gstrace_script(probes), "--max-events", str(events),
             "--duration", "10", "--script-output", fmt]
