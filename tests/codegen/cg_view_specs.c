@@ -1,13 +1,14 @@
 /* Standard-library values printed whole (issue 21, gs/view.h), one
  * print per shape the code generator reads: every view kind (STRING,
  * SEQ of flat elements and of elements with views, BOX, INLINE, RING by
- * length field and masked, LIST, HASH, TREE), typed by hand as the dwarf
- * layer types libstdc++'s and Rust's, with the default caps. The tree,
- * the largest reader (200 nodes, gdb's `print elements`), has a case of
- * its own, and every kind over elements with views of their own
- * (strings) a third: a trace's caps are lowered until what it prints
- * fits its events, and each case here keeps the defaults. Part of
- * gs_cg_value_cases (golden, kernel). */
+ * length field and masked, BITS, DEQUE, LIST, HASH, TREE, BTREE), typed
+ * by hand as the dwarf layer types libstdc++'s and Rust's. A trace's
+ * caps are lowered until what it prints fits its events; so that each
+ * case keeps the defaults, the trees (200 nodes, gdb's `print elements`)
+ * have a case each, vector<bool> and deque one, and every kind over
+ * elements with views of their own (strings, the nested cap of 16)
+ * another. Part of gs_cg_value_cases
+ * (golden, kernel). */
 #include "cg_specs.h"
 #include "runtime/view_types.h"
 
@@ -101,6 +102,37 @@ static const struct gs_view v_map = { .kind = GS_VIEW_TREE, .style = GS_VSTYLE_C
 				      .pairs = true, .elem = &t_pair, .name = "std::map" };
 static const struct gs_type t_map = { .kind = GS_TYPE_STRUCT, .name = "std::map<int, int>",
 				      .byte_size = 48, .view = &v_map };
+
+/* std::vector<bool>: _M_impl's _M_start {_M_p, _M_offset}, _M_finish
+ * {_M_p, _M_offset}, _M_end_of_storage; words of 64 bits */
+static const struct gs_view v_bits = { .kind = GS_VIEW_BITS, .style = GS_VSTYLE_CPP_VECTOR_BOOL,
+				       .ptr_off = 0, .len_off = 16, .head_off = 24, .cap_off = 32,
+				       .elem = &t_u64 };
+static const struct gs_type t_bits = { .kind = GS_TYPE_STRUCT, .name = "std::vector<bool>",
+				       .byte_size = 40, .view = &v_bits };
+
+/* std::deque<int>: _M_impl {_M_map, _M_map_size, _M_start, _M_finish},
+ * each iterator {_M_cur, _M_first, _M_last, _M_node}; 128 ints a buffer */
+static const struct gs_view v_cdeque = { .kind = GS_VIEW_DEQUE, .style = GS_VSTYLE_CPP_DEQUE,
+					 .ptr_off = 16, .len_off = 48, .head_off = 0,
+					 .cap_off = 8, .next_off = 16, .right_off = 24,
+					 .node_size = 128, .elem = &t_int, .name = "std::deque" };
+static const struct gs_type t_cdeque = { .kind = GS_TYPE_STRUCT, .name = "std::deque<int>",
+					 .byte_size = 80, .view = &v_cdeque };
+
+/* BTreeMap<i32, i32>: root {height, node}, length; LeafNode {parent,
+ * keys [i32; 11], vals [i32; 11], parent_idx, len}, an internal node's
+ * 12 edges after it */
+static const struct gs_view_field btree_f[] = { { NULL, &t_int, 0 } };
+static const struct gs_view v_btree = { .kind = GS_VIEW_BTREE, .style = GS_VSTYLE_RUST_BTREE,
+					.ptr_off = 8, .head_off = 0, .len_off = 16, .cap_off = 98,
+					.next_off = 8, .value_off = 52, .right_off = 104,
+					.node_size = 104 + 12 * 8, .node_keys = 11, .pairs = true,
+					.elem = &t_int, .fields = btree_f, .nfields = 1,
+					.name = "BTreeMap" };
+static const struct gs_type t_btree = { .kind = GS_TYPE_STRUCT,
+					.name = "alloc::collections::btree::map::BTreeMap<i32, i32>",
+					.byte_size = 24, .view = &v_btree };
 
 /* ---- the same kinds over elements with views of their own ---- */
 
@@ -198,6 +230,28 @@ static const struct gs_type t_option_s = { .kind = GS_TYPE_UNION,
 					   .name = "core::option::Option<alloc::string::String>",
 					   .byte_size = 24, .view = &v_option_s };
 
+/* std::deque<std::string>: 16 strings a buffer */
+static const struct gs_view v_cdeque_s = { .kind = GS_VIEW_DEQUE, .style = GS_VSTYLE_CPP_DEQUE,
+					   .ptr_off = 16, .len_off = 48, .head_off = 0,
+					   .cap_off = 8, .next_off = 16, .right_off = 24,
+					   .node_size = 16, .elem = &t_string, .name = "std::deque" };
+static const struct gs_type t_cdeque_s = { .kind = GS_TYPE_STRUCT,
+					   .name = "std::deque<std::string>", .byte_size = 80,
+					   .view = &v_cdeque_s };
+/* BTreeMap<i32, String>: LeafNode {parent, vals [String; 11], keys
+ * [i32; 11], parent_idx, len} */
+static const struct gs_view_field btree_s_f[] = { { NULL, &t_rstring, 0 } };
+static const struct gs_view v_btree_s = { .kind = GS_VIEW_BTREE, .style = GS_VSTYLE_RUST_BTREE,
+					  .ptr_off = 8, .head_off = 0, .len_off = 16,
+					  .cap_off = 318, .next_off = 272, .value_off = 8,
+					  .right_off = 320, .node_size = 320 + 12 * 8,
+					  .node_keys = 11, .pairs = true, .elem = &t_int,
+					  .fields = btree_s_f, .nfields = 1, .name = "BTreeMap" };
+static const struct gs_type t_btree_s = { .kind = GS_TYPE_STRUCT,
+					  .name = "alloc::collections::btree::map::BTreeMap<i32, "
+						  "alloc::string::String>",
+					  .byte_size = 24, .view = &v_btree_s };
+
 /* ---- trace f { print s; print v; ... }: one local of each ---- */
 static const struct gs_var l_s = LOCAL("s", t_string, 64);
 static const struct gs_var l_rs = LOCAL("rs", t_rstring, 96);
@@ -224,6 +278,11 @@ static const struct gs_var l_dqs = LOCAL("dqs", t_deque_s, 992);
 static const struct gs_var l_rcs = LOCAL("rcs", t_rc_s, 1024);
 static const struct gs_var l_opts = LOCAL("opts", t_optional_s, 1088);
 static const struct gs_var l_ropts = LOCAL("ropts", t_option_s, 1120);
+static const struct gs_var l_vb = LOCAL("vb", t_bits, 1184);
+static const struct gs_var l_cdq = LOCAL("cdq", t_cdeque, 1280);
+static const struct gs_var l_bt = LOCAL("bt", t_btree, 1312);
+static const struct gs_var l_cdqs = LOCAL("cdqs", t_cdeque_s, 1408);
+static const struct gs_var l_bts = LOCAL("bts", t_btree_s, 1440);
 
 static const struct gs_expr e_s = NAME(l_s, "s"), e_rs = NAME(l_rs, "rs"),
 			    e_v = NAME(l_v, "v"), e_rv = NAME(l_rv, "rv"),
@@ -236,7 +295,10 @@ static const struct gs_expr e_s = NAME(l_s, "s"), e_rs = NAME(l_rs, "rs"),
 			    e_ms = NAME(l_ms, "ms"), e_lis = NAME(l_lis, "lis"),
 			    e_ums = NAME(l_ums, "ums"), e_hms = NAME(l_hms, "hms"),
 			    e_dqs = NAME(l_dqs, "dqs"), e_rcs = NAME(l_rcs, "rcs"),
-			    e_opts = NAME(l_opts, "opts"), e_ropts = NAME(l_ropts, "ropts");
+			    e_opts = NAME(l_opts, "opts"), e_ropts = NAME(l_ropts, "ropts"),
+			    e_vb = NAME(l_vb, "vb"), e_cdq = NAME(l_cdq, "cdq"),
+			    e_bt = NAME(l_bt, "bt"), e_cdqs = NAME(l_cdqs, "cdqs"),
+			    e_bts = NAME(l_bts, "bts");
 
 #define PRINT(e) { .kind = GS_STMT_PRINT_EXPR, .expr = &(e) }
 static const struct gs_stmt walk_body[] = {
@@ -258,13 +320,28 @@ const struct gs_trace_spec gs_cgv_views_tree = {
 	.trace_id = 38, .target = "val_views_tree", .body = tree_body, .nbody = N(tree_body),
 };
 
+/* std::vector<bool> and std::deque<int> (BITS, DEQUE): beside the walk
+ * case's, their 200 elements would lower its caps. */
+static const struct gs_stmt deque_body[] = { PRINT(e_vb), PRINT(e_cdq) };
+const struct gs_trace_spec gs_cgv_views_deque = {
+	.trace_id = 41, .target = "val_views_deque", .body = deque_body,
+	.nbody = N(deque_body),
+};
+
+/* Rust's B-tree, at its default cap of 200 too. */
+static const struct gs_stmt btree_body[] = { PRINT(e_bt) };
+const struct gs_trace_spec gs_cgv_views_btree = {
+	.trace_id = 40, .target = "val_views_btree", .body = btree_body,
+	.nbody = N(btree_body),
+};
+
 /* Every kind over strings (the nested cap, 16): map<int, std::string>,
  * list<std::string>, unordered_map<int, std::string>, HashMap<i32,
  * String>, VecDeque<String>, Rc<String>, optional<std::string>,
- * Option<String>. */
+ * Option<String>, deque<std::string>, BTreeMap<i32, String>. */
 static const struct gs_stmt nested_body[] = {
 	PRINT(e_ms), PRINT(e_lis), PRINT(e_ums), PRINT(e_hms), PRINT(e_dqs),
-	PRINT(e_rcs), PRINT(e_opts), PRINT(e_ropts),
+	PRINT(e_rcs), PRINT(e_opts), PRINT(e_ropts), PRINT(e_cdqs), PRINT(e_bts),
 };
 const struct gs_trace_spec gs_cgv_views_nested = {
 	.trace_id = 39, .target = "val_views_nested", .body = nested_body,
