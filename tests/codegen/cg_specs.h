@@ -44,6 +44,15 @@ extern const size_t gs_cg_value_ncases;
 #define GS_CGV_REC_SIZE 64
 /* struct rec *r, in rsi at the probe (what the specs above print). */
 extern const struct gs_var *const gs_cgv_rec_ptr;
+/* Standard-library values printed whole (cg_view_specs.c): one of each
+ * view kind; std::map and BTreeMap, each alone at the default cap of
+ * 200; vector<bool> and deque; each kind over elements with views of
+ * their own. */
+extern const struct gs_trace_spec gs_cgv_views_walk;
+extern const struct gs_trace_spec gs_cgv_views_tree;
+extern const struct gs_trace_spec gs_cgv_views_btree;
+extern const struct gs_trace_spec gs_cgv_views_deque;
+extern const struct gs_trace_spec gs_cgv_views_nested;
 
 /* trace f { if (...) { print ...; } ... } with n conditions over
  * dereferences of r (cg_many_ifs.c): the trace that has to load whatever
