@@ -104,6 +104,7 @@ enum gs_view_style {
 	GS_VSTYLE_CPP_OPTIONAL,   /* std::optional<int> = {[contained value] = 7} */
 	GS_VSTYLE_CPP_VARIANT,    /* std::variant<int, std::string> [index 1] = {"hi"} */
 	GS_VSTYLE_CPP_TUPLE,      /* std::tuple containing = {[1] = 1, [2] = 2.5} */
+	GS_VSTYLE_CPP_PAIR,       /* {first = 1, second = "one"} (its empty base unshown) */
 	GS_VSTYLE_RUST_STR,       /* "text" (&str, String, Box<str>, OsString, PathBuf) */
 	GS_VSTYLE_RUST_VEC,       /* Vec(size=3) = {1, 2, 3} */
 	GS_VSTYLE_RUST_SLICE,     /* &[i32](size=3) = {1, 2, 3} */

@@ -67,7 +67,10 @@ const struct gs_type_member *gs_type_find_member(const struct gs_type *t, const 
 			*off += m->offset;
 			return m;
 		}
-		if (!m->name && (m->type->kind == GS_TYPE_STRUCT || m->type->kind == GS_TYPE_UNION)) {
+		/* an anonymous struct or union, or a C++ base class (<Base>),
+		 * lends its members */
+		if ((!m->name || m->name[0] == '<') &&
+		    (m->type->kind == GS_TYPE_STRUCT || m->type->kind == GS_TYPE_UNION)) {
 			uint32_t inner = *off + m->offset;
 			const struct gs_type_member *f = gs_type_find_member(m->type, name, &inner, depth + 1);
 

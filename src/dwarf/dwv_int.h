@@ -131,6 +131,9 @@ const char *dwv_die_name(Dwarf_Die *die);
 /* snprintf(fmt, a, b) into the arena (NULL arguments as ""). */
 const char *dwv_spell(struct gs_dwarf *d, const char *fmt, const char *a, const char *b);
 
+/* views.c: "ns::Type<...>": the namespaces and types around die, and its
+ * name (a C++ base class's, a Rust type's path). */
+const char *dwv_qualified_name(struct gs_dwarf *d, Dwarf_Die *die);
 /* views.c: the view (gs/view.h) of a C++ or Rust standard-library type,
  * attached to t when its members validate the layout. */
 void dwv_view_attach(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t);

@@ -174,6 +174,17 @@ static void member_place(Dwarf_Die *m, struct gs_type_member *out)
 	out->bit_size = (uint16_t)bits;
 }
 
+/* A C++ base class at a constant offset (a virtual base's offset is a
+ * location expression read from the vtable: not followed). */
+static bool is_base(Dwarf_Die *c)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	return dwarf_tag(c) == DW_TAG_inheritance &&
+	       dwarf_attr(c, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &w) == 0;
+}
+
 static void aggregate(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
 {
 	Dwarf_Die c;
@@ -183,7 +194,7 @@ static void aggregate(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
 	if (dwarf_child(die, &c) != 0)
 		return;
 	do
-		n += dwarf_tag(&c) == DW_TAG_member;
+		n += dwarf_tag(&c) == DW_TAG_member || is_base(&c);
 	while (dwarf_siblingof(&c, &c) == 0);
 	if (!n || !(mv = dwv_alloc(d, n * sizeof(*mv))))
 		return;
@@ -192,10 +203,14 @@ static void aggregate(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
 		Dwarf_Die mt;
 		const char *name;
 
-		if (dwarf_tag(&c) != DW_TAG_member || i == n)
+		if ((dwarf_tag(&c) != DW_TAG_member && !is_base(&c)) || i == n)
 			continue;
 		name = dwv_die_name(&c);
 		mv[i].name = name ? dwv_strdup(d, name) : NULL;
+		/* a C++ base class: a member named as gdb shows it, <ns::Base> */
+		if (dwarf_tag(&c) == DW_TAG_inheritance)
+			mv[i].name = type_of(&c, &mt) ? dwv_spell(d, "<%s>", dwv_qualified_name(d, &mt),
+								   NULL) : "<?>";
 		/* a static member (C++) is not stored in the object */
 		mv[i].type = type_of(&c, &mt) ? dwv_type_ref(d, &mt, !dwarf_hasattr(&c,
 							    DW_AT_declaration)) : &void_type;

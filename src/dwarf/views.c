@@ -208,7 +208,7 @@ bool vw_template_arg(Dwarf_Die *s, unsigned index, Dwarf_Die *out)
 }
 
 /* "a::b::name" from the namespaces and types holding die. */
-const char *vw_qualified(struct gs_dwarf *d, Dwarf_Die *die)
+const char *dwv_qualified_name(struct gs_dwarf *d, Dwarf_Die *die)
 {
 	Dwarf_Die *scopes = NULL;
 	int n = dwarf_getscopes_die(die, &scopes);

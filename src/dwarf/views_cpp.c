@@ -25,7 +25,7 @@ static const char *arg_name(struct gs_dwarf *d, Dwarf_Die *t)
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type:
-		n = vw_qualified(d, t);
+		n = dwv_qualified_name(d, t);
 		if (!strncmp(n, "std::__cxx11::basic_string<char,", 32) ||
 		    !strncmp(n, "std::basic_string<char,", 23))
 			return "std::string";
@@ -306,6 +306,32 @@ static bool tuple_heads(Dwarf_Die *s, uint32_t base, struct gs_view_field *f, un
 	return true;
 }
 
+/* pair<T1, T2>: first and second, shown without its empty base as gdb's
+ * printers show it. */
+static const struct gs_view *pair_view(struct gs_dwarf *d, Dwarf_Die *die)
+{
+	static const char *const names[2] = { "first", "second" };
+	struct gs_view_field *f;
+	struct gs_view *v;
+
+	if (!(f = dwv_alloc(d, 2 * sizeof(*f))))
+		return NULL;
+	memset(f, 0, 2 * sizeof(*f));
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Die t;
+
+		if (!vw_path(die, names[i], &f[i].offset, &t))
+			return NULL;
+		f[i].name = names[i];
+		f[i].type = dwv_type_ref(d, &t, true);
+	}
+	if (!(v = vw_new(d, GS_VIEW_INLINE, GS_VSTYLE_CPP_PAIR)))
+		return NULL;
+	v->fields = f;
+	v->nfields = 2;
+	return v;
+}
+
 /* tuple<Ts...>: its elements from its _Head_base<I, T> bases (GCC may
  * leave the tuple's own parameter pack empty). */
 static const struct gs_view *tuple_view(struct gs_dwarf *d, Dwarf_Die *die)
@@ -335,7 +361,7 @@ static const struct gs_view *tuple_view(struct gs_dwarf *d, Dwarf_Die *die)
 /* The template's name as gdb's printers say it: "std::__cxx11::list". */
 static const char *template_name(struct gs_dwarf *d, Dwarf_Die *die)
 {
-	const char *q = vw_qualified(d, die);
+	const char *q = dwv_qualified_name(d, die);
 	const char *lt = strchr(q, '<');
 
 	return lt ? vw_strndup(d, q, (size_t)(lt - q)) : q;
@@ -443,7 +469,7 @@ const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const str
 
 	if (!n || strchr(n, '<') == NULL)
 		return NULL;
-	q = vw_qualified(d, die);
+	q = dwv_qualified_name(d, die);
 	if (strncmp(q, "std::", 5) != 0)
 		return NULL;
 	if (!strncmp(n, "basic_string<char,", 18))
@@ -470,6 +496,8 @@ const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const str
 		return variant_view(d, die);
 	if (!strncmp(n, "tuple<", 6))
 		return tuple_view(d, die);
+	if (!strncmp(n, "pair<", 5))
+		return pair_view(d, die);
 	if (!strncmp(n, "deque<", 6))
 		return deque_view(d, die);
 	if (!strncmp(n, "list<", 5))

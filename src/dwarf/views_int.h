@@ -25,8 +25,6 @@ bool vw_pointee(Dwarf_Die *p, Dwarf_Die *out);
 bool vw_is_uint(Dwarf_Die *t, uint64_t size);
 /* The index-th template type argument (through parameter packs). */
 bool vw_template_arg(Dwarf_Die *s, unsigned index, Dwarf_Die *out);
-/* "ns::Type<...>": the namespaces and types around die, and its name. */
-const char *vw_qualified(struct gs_dwarf *d, Dwarf_Die *die);
 bool vw_name_starts(Dwarf_Die *die, const char *prefix);
 /* The first n bytes of s, in the handle's arena. */
 const char *vw_strndup(struct gs_dwarf *d, const char *s, size_t n);

@@ -438,7 +438,7 @@ static const struct gs_view *enum_view(struct gs_dwarf *d, Dwarf_Die *die, Dwarf
 	v->discr_size = dsize;
 	v->fields = f;
 	v->nfields = n;
-	v->name = vw_qualified(d, die);
+	v->name = dwv_qualified_name(d, die);
 	return v;
 }
 
@@ -460,7 +460,7 @@ static const struct gs_view *struct_view(struct gs_dwarf *d, Dwarf_Die *die, con
 				   GS_VSTYLE_RUST_STRUCT);
 
 	if (v)
-		v->name = name[0] == '(' ? NULL : vw_qualified(d, die);
+		v->name = name[0] == '(' ? NULL : dwv_qualified_name(d, die);
 	return v;
 }
 
@@ -482,7 +482,7 @@ const struct gs_view *dwv_view_rust(struct gs_dwarf *d, Dwarf_Die *die, const st
 		v = slice_view(d, die, n);
 	else if (n[0] == '(')
 		return struct_view(d, die, n);
-	q = v ? NULL : vw_qualified(d, die);
+	q = v ? NULL : dwv_qualified_name(d, die);
 	if (v)
 		return v;
 	if (!strncmp(q, "alloc::vec::Vec<", 16))

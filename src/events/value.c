@@ -265,6 +265,10 @@ static void put_members(struct ev_out *o, const struct gs_type *t, const uint8_t
 			ev_put_typed(o, m->type, data + m->offset, len - m->offset, depth + 1, mx);
 		ev_ext_skip(&mx, m->type);
 	}
+	/* a C++ class of base classes alone: gdb says so after them */
+	if (t->nmembers && t->members[t->nmembers - 1].name &&
+	    t->members[t->nmembers - 1].name[0] == '<')
+		ev_put_str(o, ", <No data fields>");
 	ev_put_char(o, '}');
 }
 
@@ -317,6 +321,8 @@ void ev_put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data
 	case GS_TYPE_UNION:
 		if (t->nmembers)
 			put_members(o, t, data, len, depth, x);
+		else if (t->byte_size == 1 && t->kind == GS_TYPE_STRUCT)
+			ev_put_str(o, "{<No data fields>}"); /* an empty C++ class, as gdb */
 		else
 			put_raw(o, t, data, len);
 		return;

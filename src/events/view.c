@@ -292,6 +292,15 @@ static void put_inline(struct ev_out *o, const struct gs_type *t, const struct g
 		put_field(o, v, (uint32_t)d, data, len, depth, x);
 		ev_put_char(o, '}');
 		return;
+	case GS_VSTYLE_CPP_PAIR:
+		for (uint32_t i = 0; i < v->nfields; i++) {
+			ev_put_str(o, i ? ", " : "{");
+			put_name(o, v->fields[i].name);
+			ev_put(o, " = ", 3);
+			put_field(o, v, i, data, len, depth, x);
+		}
+		ev_put_char(o, '}');
+		return;
 	case GS_VSTYLE_CPP_TUPLE:
 		ev_put_str(o, "std::tuple containing = {");
 		for (uint32_t i = 0; i < v->nfields; i++) {

@@ -245,6 +245,17 @@ static void json_view_inline(FILE *f, const struct gs_type *t, const struct gs_v
 		json_view_field(f, v, (uint32_t)d, data, len, depth, x);
 		fputc('}', f);
 		return;
+	case GS_VSTYLE_CPP_PAIR: {
+		bool first = true;
+
+		fputc('{', f);
+		for (uint32_t i = 0; i < v->nfields; i++) {
+			ev_json_key(f, &first, v->fields[i].name ? v->fields[i].name : "");
+			json_view_field(f, v, i, data, len, depth, x);
+		}
+		fputc('}', f);
+		return;
+	}
 	case GS_VSTYLE_CPP_TUPLE:
 		fputc('[', f);
 		for (uint32_t i = 0; i < v->nfields; i++) {
@@ -314,6 +325,7 @@ static void json_element(void *arg, const struct gs_view *v, const struct ev_ele
 	const uint8_t *value = e->value;
 	struct ev_ext ex = e->ex;
 	bool rust_set = v->style == GS_VSTYLE_RUST_HASH && !v->pairs;
+	struct ev_part key, val;
 
 	if (i)
 		fputc(',', je->f);
@@ -329,19 +341,17 @@ static void json_element(void *arg, const struct gs_view *v, const struct ev_ele
 		fputc(']', je->f);
 		return;
 	}
-	if ((v->pairs || rust_set) && t->nmembers >= 2) {
-		const struct gs_type_member *key = &t->members[0], *val = &t->members[1];
-
+	if ((v->pairs || rust_set) && ev_pair(t, &ex, &key, &val) &&
+	    key.offset <= t->byte_size && val.offset <= t->byte_size) {
 		if (!rust_set)
 			fputc('[', je->f);
-		ev_json_typed(je->f, key->type, value + key->offset, t->byte_size - key->offset,
-			      je->depth + 1, ex);
+		ev_json_typed(je->f, key.type, value + key.offset, t->byte_size - key.offset,
+			      je->depth + 1, key.ext);
 		if (rust_set)
 			return;
-		ev_ext_skip(&ex, key->type);
 		fputc(',', je->f);
-		ev_json_typed(je->f, val->type, value + val->offset, t->byte_size - val->offset,
-			      je->depth + 1, ex);
+		ev_json_typed(je->f, val.type, value + val.offset, t->byte_size - val.offset,
+			      je->depth + 1, val.ext);
 		fputc(']', je->f);
 		return;
 	}

@@ -197,3 +197,29 @@ bool ev_bit(const struct ev_ext *x, uint64_t i)
 {
 	return (x->p[1 + i / 8] >> (i % 8)) & 1;
 }
+
+bool ev_pair(const struct gs_type *t, const struct ev_ext *ex, struct ev_part *key,
+	     struct ev_part *val)
+{
+	const struct gs_view *v = t->view;
+	const struct gs_type_member *m[2];
+	uint32_t n = 0;
+
+	if (v && v->style == GS_VSTYLE_CPP_PAIR && v->nfields == 2) {
+		*key = (struct ev_part){ v->fields[0].type, v->fields[0].offset,
+					 ev_view_field_ext(v, 0, ex) };
+		*val = (struct ev_part){ v->fields[1].type, v->fields[1].offset,
+					 ev_view_field_ext(v, 1, ex) };
+		return key->type && val->type;
+	}
+	/* the first two members that are not base classes */
+	for (uint32_t i = 0; i < t->nmembers && n < 2; i++)
+		if (t->members[i].type && (!t->members[i].name || t->members[i].name[0] != '<'))
+			m[n++] = &t->members[i];
+	if (n < 2)
+		return false;
+	*key = (struct ev_part){ m[0]->type, m[0]->offset, *ex };
+	*val = (struct ev_part){ m[1]->type, m[1]->offset, *ex };
+	ev_ext_skip(&val->ext, m[0]->type);
+	return true;
+}

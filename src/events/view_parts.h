@@ -97,6 +97,17 @@ bool ev_view_bits(const struct gs_view *v, const uint8_t *data, size_t len,
 /* Bit i of the words read (i < shown, the extension OK). */
 bool ev_bit(const struct ev_ext *x, uint64_t i);
 
+/* A map element's key and value: a C++ pair's first and second (through
+ * its view), a Rust (K, V)'s __0 and __1; each with its extension.
+ * False when t is not such a pair. */
+struct ev_part {
+	const struct gs_type *type;
+	uint32_t offset;
+	struct ev_ext ext;
+};
+bool ev_pair(const struct gs_type *t, const struct ev_ext *ex, struct ev_part *key,
+	     struct ev_part *val);
+
 /* The walked views (lists, hash tables, trees, rings; view_walk.c): their
  * length, and their elements read, in order. */
 struct ev_walk {

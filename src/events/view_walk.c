@@ -331,6 +331,7 @@ static void put_element(void *arg, const struct gs_view *v, const struct ev_elem
 	const uint8_t *value = e->value;
 	struct ev_ext ex = e->ex;
 	bool rust_set = v->style == GS_VSTYLE_RUST_HASH && !v->pairs;
+	struct ev_part key, val;
 
 	if (i)
 		ev_put(tx->o, ", ", 2);
@@ -345,19 +346,17 @@ static void put_element(void *arg, const struct gs_view *v, const struct ev_elem
 			     tx->depth + 1, e->vex);
 		return;
 	}
-	if ((v->pairs || rust_set) && t->nmembers >= 2) {
-		const struct gs_type_member *key = &t->members[0], *val = &t->members[1];
-
+	if ((v->pairs || rust_set) && ev_pair(t, &ex, &key, &val) &&
+	    key.offset <= t->byte_size && val.offset <= t->byte_size) {
 		if (!rust_set)
 			ev_put_char(tx->o, '[');
-		ev_put_typed(tx->o, key->type, value + key->offset, t->byte_size - key->offset,
-			     tx->depth + 1, ex);
+		ev_put_typed(tx->o, key.type, value + key.offset, t->byte_size - key.offset,
+			     tx->depth + 1, key.ext);
 		if (rust_set)
 			return;
-		ev_ext_skip(&ex, key->type);
 		ev_put(tx->o, "] = ", 4);
-		ev_put_typed(tx->o, val->type, value + val->offset, t->byte_size - val->offset,
-			     tx->depth + 1, ex);
+		ev_put_typed(tx->o, val.type, value + val.offset, t->byte_size - val.offset,
+			     tx->depth + 1, val.ext);
 		return;
 	}
 	if (tx->indexed) {
