@@ -315,47 +315,25 @@ struct json_elems {
 	unsigned depth;
 };
 
-/* An element of a walked view: a map's as [key, value], a Rust set's
- * (T, ()) as its T, else the value. */
+/* An element of a walked view: a map's as [key, value], else its value. */
 static void json_element(void *arg, const struct gs_view *v, const struct ev_elem *e,
 			 uint64_t i)
 {
 	struct json_elems *je = arg;
-	const struct gs_type *t = v->elem;
-	const uint8_t *value = e->value;
-	struct ev_ext ex = e->ex;
-	bool rust_set = v->style == GS_VSTYLE_RUST_HASH && !v->pairs;
-	struct ev_part key, val;
+	struct ev_shown key, val;
+	int n = ev_elem_parts(v, e, &key, &val);
 
 	if (i)
 		fputc(',', je->f);
-	if (e->val) { /* a B-tree's key, and its value for a map */
-		if (v->pairs)
-			fputc('[', je->f);
-		ev_json_typed(je->f, t, value, t->byte_size, je->depth + 1, ex);
-		if (!v->pairs)
-			return;
+	if (n == 2)
+		fputc('[', je->f);
+	ev_json_typed(je->f, key.type, key.data, key.type->byte_size, je->depth + 1, key.ext);
+	if (n == 2) {
 		fputc(',', je->f);
-		ev_json_typed(je->f, v->fields[0].type, e->val, v->fields[0].type->byte_size,
-			      je->depth + 1, e->vex);
+		ev_json_typed(je->f, val.type, val.data, val.type->byte_size, je->depth + 1,
+			      val.ext);
 		fputc(']', je->f);
-		return;
 	}
-	if ((v->pairs || rust_set) && ev_pair(t, &ex, &key, &val) &&
-	    key.offset <= t->byte_size && val.offset <= t->byte_size) {
-		if (!rust_set)
-			fputc('[', je->f);
-		ev_json_typed(je->f, key.type, value + key.offset, t->byte_size - key.offset,
-			      je->depth + 1, key.ext);
-		if (rust_set)
-			return;
-		fputc(',', je->f);
-		ev_json_typed(je->f, val.type, value + val.offset, t->byte_size - val.offset,
-			      je->depth + 1, val.ext);
-		fputc(']', je->f);
-		return;
-	}
-	ev_json_typed(je->f, t, value, t->byte_size, je->depth + 1, ex);
 }
 
 /* Lists, sets, maps, hash tables, deques: arrays (of [key, value] for

@@ -129,6 +129,17 @@ struct ev_elem {
 /* Element i. */
 typedef void (*ev_walk_fn)(void *arg, const struct gs_view *v, const struct ev_elem *e,
 			   uint64_t i);
+/* What an element of v shows: its key and value (a map's: *val set,
+ * 2), or the one value (1): a B-tree's key and value, a pair's first and
+ * second, a Rust set's (T, ()) its T, else the element. Each part's bytes
+ * are at data + offset, type->byte_size of them at most. */
+struct ev_shown {
+	const uint8_t *data;
+	const struct gs_type *type;
+	struct ev_ext ext;
+};
+int ev_elem_parts(const struct gs_view *v, const struct ev_elem *e, struct ev_shown *key,
+		  struct ev_shown *val);
 /* Whether v is one of them. */
 bool ev_walked(const struct gs_view *v);
 /* Fills *w and calls each (when not NULL) for the elements read; false

@@ -248,6 +248,28 @@ static void walk_tree(struct walker *k, uint64_t root)
 	tree_walk(k, &t, root, 0);
 }
 
+int ev_elem_parts(const struct gs_view *v, const struct ev_elem *e, struct ev_shown *key,
+		  struct ev_shown *val)
+{
+	const struct gs_type *t = v->elem;
+	bool rust_set = v->style == GS_VSTYLE_RUST_HASH && !v->pairs;
+	struct ev_part k, w;
+
+	*key = (struct ev_shown){ e->value, t, e->ex };
+	if (e->val) { /* a B-tree's key, and its value for a map */
+		*val = (struct ev_shown){ e->val, v->fields[0].type, e->vex };
+		return v->pairs ? 2 : 1;
+	}
+	if ((v->pairs || rust_set) && ev_pair(t, &e->ex, &k, &w) && k.offset <= t->byte_size &&
+	    w.offset <= t->byte_size && k.type->byte_size <= t->byte_size - k.offset &&
+	    w.type->byte_size <= t->byte_size - w.offset) {
+		*key = (struct ev_shown){ e->value + k.offset, k.type, k.ext };
+		*val = (struct ev_shown){ e->value + w.offset, w.type, w.ext };
+		return rust_set ? 1 : 2;
+	}
+	return 1;
+}
+
 bool ev_walked(const struct gs_view *v)
 {
 	return v->kind == GS_VIEW_LIST || v->kind == GS_VIEW_HASH || v->kind == GS_VIEW_RING ||
@@ -327,36 +349,16 @@ static void put_element(void *arg, const struct gs_view *v, const struct ev_elem
 			uint64_t i)
 {
 	struct text *tx = arg;
-	const struct gs_type *t = v->elem;
-	const uint8_t *value = e->value;
-	struct ev_ext ex = e->ex;
-	bool rust_set = v->style == GS_VSTYLE_RUST_HASH && !v->pairs;
-	struct ev_part key, val;
+	struct ev_shown key, val;
+	int n = ev_elem_parts(v, e, &key, &val);
 
 	if (i)
 		ev_put(tx->o, ", ", 2);
-	if (e->val) { /* a B-tree's key, and its value for a map */
-		if (v->pairs)
-			ev_put_char(tx->o, '[');
-		ev_put_typed(tx->o, t, value, t->byte_size, tx->depth + 1, ex);
-		if (!v->pairs)
-			return;
+	if (n == 2) {
+		ev_put_char(tx->o, '[');
+		ev_put_typed(tx->o, key.type, key.data, key.type->byte_size, tx->depth + 1, key.ext);
 		ev_put(tx->o, "] = ", 4);
-		ev_put_typed(tx->o, v->fields[0].type, e->val, v->fields[0].type->byte_size,
-			     tx->depth + 1, e->vex);
-		return;
-	}
-	if ((v->pairs || rust_set) && ev_pair(t, &ex, &key, &val) &&
-	    key.offset <= t->byte_size && val.offset <= t->byte_size) {
-		if (!rust_set)
-			ev_put_char(tx->o, '[');
-		ev_put_typed(tx->o, key.type, value + key.offset, t->byte_size - key.offset,
-			     tx->depth + 1, key.ext);
-		if (rust_set)
-			return;
-		ev_put(tx->o, "] = ", 4);
-		ev_put_typed(tx->o, val.type, value + val.offset, t->byte_size - val.offset,
-			     tx->depth + 1, val.ext);
+		ev_put_typed(tx->o, val.type, val.data, val.type->byte_size, tx->depth + 1, val.ext);
 		return;
 	}
 	if (tx->indexed) {
@@ -364,7 +366,7 @@ static void put_element(void *arg, const struct gs_view *v, const struct ev_elem
 		ev_put_udec(tx->o, i);
 		ev_put(tx->o, "] = ", 4);
 	}
-	ev_put_typed(tx->o, t, value, t->byte_size, tx->depth + 1, ex);
+	ev_put_typed(tx->o, key.type, key.data, key.type->byte_size, tx->depth + 1, key.ext);
 }
 
 /* The header: gdb's "std::map with 2 elements", "empty std::__cxx11::list",
