@@ -30,7 +30,8 @@ struct gs_type;
 
 enum gs_view_kind {
 	GS_VIEW_INLINE = 0, /* nothing read: shown from its own bytes (optional,
-			     * variant, tuple, Cell, RefCell, unique_ptr, Box, enums) */
+			     * variant, pair, tuple, Cell, RefCell, unique_ptr,
+			     * enums, Rust structs) */
 	GS_VIEW_STRING,     /* text: len bytes at ptr; extension: status, cap bytes */
 	GS_VIEW_SEQ,        /* len elements of elem at ptr; extension: status,
 			     * cap elements, then the cap elements' extensions */
@@ -117,7 +118,6 @@ enum gs_view_style {
 	GS_VSTYLE_RUST_TUPLE,     /* (1, "x") */
 	GS_VSTYLE_RUST_STRUCT,    /* path::S {x: 1, y: 2}; a tuple struct path::P (1, 2) */
 	GS_VSTYLE_RUST_NONZERO,   /* 5 */
-	GS_VSTYLE_RUST_BOX,       /* (*mut i32) 0x... */
 	GS_VSTYLE_CPP_VECTOR_BOOL, /* std::vector<bool> of length 3, capacity 64 = {true, ...} */
 	GS_VSTYLE_CPP_DEQUE,      /* std::deque with 3 elements = {4, 5, 6} */
 	GS_VSTYLE_CPP_LIST,       /* std::__cxx11::list = {[0] = 1, [1] = 2} */

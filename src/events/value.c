@@ -105,10 +105,13 @@ bool gs_value_scalar(const struct gs_type *t, const uint8_t *data, size_t len,
 
 void ev_ext_skip(struct ev_ext *x, const struct gs_type *t)
 {
-	size_t n = gs_view_ext_size(x->caps, t, x->depth);
+	size_t n;
 
+	/* a value without views (every C value) has nothing to skip: no
+	 * walk of its type's tree for each member and element shown */
 	if (!x->p)
 		return;
+	n = gs_view_ext_size(x->caps, t, x->depth);
 	if (n > x->n) {
 		x->p = NULL;
 		x->n = 0;
@@ -121,10 +124,11 @@ void ev_ext_skip(struct ev_ext *x, const struct gs_type *t)
 struct ev_ext ev_ext_sub(const struct ev_ext *x, size_t off, const struct gs_type *t, bool inner)
 {
 	struct ev_ext s = *x;
-	size_t n;
+	size_t n = 0;
 
 	s.depth += inner;
-	n = gs_view_ext_size(x->caps, t, s.depth);
+	if (x->p)
+		n = gs_view_ext_size(x->caps, t, s.depth);
 	if (!x->p || off > x->n || n > x->n - off) {
 		s.p = NULL;
 		s.n = 0;

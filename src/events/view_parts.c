@@ -3,7 +3,7 @@
  * printer (print_json.c) both show, read here once. */
 #include "view_parts.h"
 
-static uint64_t le(const uint8_t *p, size_t n)
+uint64_t ev_le(const uint8_t *p, size_t n)
 {
 	uint64_t v = 0;
 
@@ -16,7 +16,7 @@ bool ev_view_u(const uint8_t *data, size_t len, uint32_t off, size_t n, uint64_t
 {
 	if (off > len || n > len - off)
 		return false;
-	*out = le(data + off, n);
+	*out = ev_le(data + off, n);
 	return true;
 }
 
@@ -147,8 +147,8 @@ enum ev_shared_state ev_view_shared(const struct gs_view *v, const uint8_t *data
 	/* the control block: vtable, _M_use_count, _M_weak_count */
 	if (!x->p || x->n < 17 || x->p[0] != GS_VAR_OK)
 		return EV_SHARED_UNREAD;
-	c->use = (int32_t)le(x->p + 1 + 8, 4);
-	c->weak = (int32_t)le(x->p + 1 + 12, 4) - 1;
+	c->use = (int32_t)ev_le(x->p + 1 + 8, 4);
+	c->weak = (int32_t)ev_le(x->p + 1 + 12, 4) - 1;
 	return EV_SHARED_COUNTS;
 }
 

@@ -13,6 +13,8 @@
 
 #include "ev_int.h"
 
+/* The n-byte (at most 8) little-endian number at p. */
+uint64_t ev_le(const uint8_t *p, size_t n);
 /* The n-byte little-endian number at off of data[0, len), or false past
  * what was captured. */
 bool ev_view_u(const uint8_t *data, size_t len, uint32_t off, size_t n, uint64_t *out);

@@ -6,6 +6,7 @@
  * renderer below and to the JSON printer (view_json.c) alike; only what
  * was read is given, and a tree cut short stops at the first node not
  * read. The text is gdb's and rust-gdb's. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "view_parts.h"
@@ -23,11 +24,7 @@ struct walker {
 
 static uint64_t le64(const uint8_t *p)
 {
-	uint64_t v = 0;
-
-	for (size_t i = 8; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
+	return ev_le(p, 8);
 }
 
 static void give(struct walker *k, const uint8_t *value, size_t inner_off)
@@ -114,73 +111,123 @@ static bool deque_len(const struct gs_view *v, const uint8_t *data, size_t len, 
 	return true;
 }
 
+/* The nodes a tree walk read: their addresses (a B-tree's packed with
+ * its height above ADDR_MASK) and bytes, found by address through an
+ * index sorted once per value, not by a scan per node. */
+#define ADDR_MASK ((1ull << 56) - 1)
+
+struct read_node {
+	uint64_t addr;
+	uint32_t slot;
+};
+
+struct nodes {
+	const uint8_t *addrs, *bytes;
+	uint32_t nread, size;
+	struct read_node *index; /* NULL: out of memory, found by a scan */
+};
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct read_node *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The nodes of the extension x: nread (the u32 at 1), at most n, their
+ * addresses from 5 and their bytes after n addresses. */
+static void nodes_open(struct nodes *t, const struct ev_ext *x, uint32_t n, uint32_t size)
+{
+	t->nread = (uint32_t)ev_le(x->p + 1, 4);
+	if (t->nread > n)
+		t->nread = n;
+	t->addrs = x->p + 5;
+	t->bytes = t->addrs + 8 * (size_t)n;
+	t->size = size;
+	t->index = t->nread ? malloc(t->nread * sizeof(*t->index)) : NULL;
+	if (!t->index)
+		return;
+	for (uint32_t k = 0; k < t->nread; k++)
+		t->index[k] = (struct read_node){ le64(t->addrs + 8 * k) & ADDR_MASK, k };
+	qsort(t->index, t->nread, sizeof(*t->index), by_addr);
+}
+
+/* The bytes of the node read at addr, or NULL. */
+static const uint8_t *nodes_find(const struct nodes *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nread;
+
+	if (!t->index) {
+		for (uint32_t k = 0; k < t->nread; k++)
+			if ((le64(t->addrs + 8 * k) & ADDR_MASK) == addr)
+				return t->bytes + (size_t)k * t->size;
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->index[mid].addr == addr)
+			return t->bytes + (size_t)t->index[mid].slot * t->size;
+		if (t->index[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The slot of a node's bytes. */
+static size_t nodes_slot(const struct nodes *t, const uint8_t *node)
+{
+	return (size_t)(node - t->bytes) / t->size;
+}
+
 struct tree {
-	const uint8_t *addrs, *nodes;
-	uint32_t nread, inner;
+	struct nodes n;
+	uint32_t inner;
 	size_t inner_at;
 };
 
-/* The slot a node at addr was read into, or -1. */
-static int64_t tree_slot(const struct tree *t, uint64_t addr)
-{
-	for (uint32_t k = 0; k < t->nread; k++)
-		if (le64(t->addrs + 8 * k) == addr)
-			return k;
-	return -1;
-}
-
 static void tree_walk(struct walker *k, const struct tree *t, uint64_t addr, unsigned depth)
 {
-	int64_t slot;
 	const uint8_t *node;
 
 	if (k->w->cut || !addr)
 		return;
-	if (depth > TREE_MAX_DEPTH || k->w->shown >= k->max || (slot = tree_slot(t, addr)) < 0) {
+	if (depth > TREE_MAX_DEPTH || k->w->shown >= k->max || !(node = nodes_find(&t->n, addr))) {
 		k->w->cut = true;
 		return;
 	}
-	node = t->nodes + (size_t)slot * k->v->node_size;
 	tree_walk(k, t, le64(node + k->v->next_off), depth + 1);
 	if (k->w->cut)
 		return;
-	give(k, node + k->v->value_off, t->inner_at + (size_t)slot * t->inner);
+	give(k, node + k->v->value_off, t->inner_at + nodes_slot(&t->n, node) * t->inner);
 	tree_walk(k, t, le64(node + k->v->right_off), depth + 1);
 }
 
 struct btree {
-	const uint8_t *addrs, *nodes;
-	uint32_t nread, kin, vin;
+	struct nodes n;
+	uint32_t kin, vin;
 	size_t inner_at;
 };
-
-#define BTREE_ADDR(e) ((e) & ((1ull << 56) - 1))
-
-static int64_t btree_slot(const struct btree *t, uint64_t addr)
-{
-	for (uint32_t k = 0; k < t->nread; k++)
-		if (BTREE_ADDR(le64(t->addrs + 8 * k)) == addr)
-			return k;
-	return -1;
-}
 
 /* In order: edge 0, key 0, edge 1, key 1, ..., edge len. */
 static void btree_walk(struct walker *k, const struct btree *t, uint64_t addr, uint64_t height,
 		       unsigned depth)
 {
 	const struct gs_view *v = k->v;
-	int64_t slot;
+	size_t slot;
 	const uint8_t *node;
 	uint64_t len;
 
 	if (k->w->cut || !addr)
 		return;
-	if (depth > TREE_MAX_DEPTH || (slot = btree_slot(t, addr)) < 0) {
+	if (depth > TREE_MAX_DEPTH || !(node = nodes_find(&t->n, addr))) {
 		k->w->cut = true;
 		return;
 	}
-	node = t->nodes + (size_t)slot * v->node_size;
-	len = node[v->cap_off] | (uint64_t)node[v->cap_off + 1] << 8;
+	slot = nodes_slot(&t->n, node);
+	len = ev_le(node + v->cap_off, 2);
 	if (len > v->node_keys)
 		len = v->node_keys;
 	for (uint64_t i = 0; i <= len && !k->w->cut; i++) {
@@ -193,7 +240,7 @@ static void btree_walk(struct walker *k, const struct btree *t, uint64_t addr, u
 			break;
 		}
 		if (k->each) {
-			size_t at = t->inner_at + ((size_t)slot * v->node_keys + i) * (t->kin + t->vin);
+			size_t at = t->inner_at + (slot * v->node_keys + i) * (t->kin + t->vin);
 			struct ev_elem e = {
 				.value = node + v->next_off + i * v->elem->byte_size,
 				.ex = ev_ext_sub(k->x, at, v->elem, true),
@@ -212,7 +259,6 @@ static void walk_btree(struct walker *k, uint64_t root, uint64_t height)
 	const struct gs_view *v = k->v;
 	uint32_t n = gs_view_btree_nodes(k->x->caps, v);
 	struct btree t = {
-		.addrs = k->x->p + 5,
 		.kin = gs_view_ext_size(k->x->caps, v->elem, k->x->depth + 1),
 		.vin = gs_view_ext_size(k->x->caps, v->fields[0].type, k->x->depth + 1),
 		.inner_at = 5 + (size_t)n * (8 + v->node_size) + 8 * (size_t)GS_VIEW_BTREE_SLOTS,
@@ -220,12 +266,9 @@ static void walk_btree(struct walker *k, uint64_t root, uint64_t height)
 
 	if (k->x->n < 5)
 		return;
-	t.nread = (uint32_t)(k->x->p[1] | k->x->p[2] << 8 | k->x->p[3] << 16 |
-			     (uint32_t)k->x->p[4] << 24);
-	if (t.nread > n)
-		t.nread = n;
-	t.nodes = t.addrs + 8 * (size_t)n;
+	nodes_open(&t.n, k->x, n, v->node_size);
 	btree_walk(k, &t, root, height, 0);
+	free(t.n.index);
 }
 
 static void walk_tree(struct walker *k, uint64_t root)
@@ -233,19 +276,15 @@ static void walk_tree(struct walker *k, uint64_t root)
 	const struct gs_view *v = k->v;
 	uint32_t nodes = gs_view_tree_nodes(k->x->caps, v);
 	struct tree t = {
-		.addrs = k->x->p + 5,
 		.inner = gs_view_ext_size(k->x->caps, v->elem, k->x->depth + 1),
 		.inner_at = 5 + (size_t)nodes * (8 + v->node_size) + 8 * (size_t)gs_view_tree_slots(nodes),
 	};
 
 	if (k->x->n < 5)
 		return;
-	t.nread = (uint32_t)le64((const uint8_t[8]){ k->x->p[1], k->x->p[2], k->x->p[3],
-						     k->x->p[4] });
-	if (t.nread > nodes)
-		t.nread = nodes;
-	t.nodes = t.addrs + 8 * (size_t)nodes;
+	nodes_open(&t.n, k->x, nodes, v->node_size);
 	tree_walk(k, &t, root, 0);
+	free(t.n.index);
 }
 
 int ev_elem_parts(const struct gs_view *v, const struct ev_elem *e, struct ev_shown *key,
