@@ -73,6 +73,9 @@ struct gs_load_opts {
 	 * gs_program_opts.fault_in. gs_program_load sets it for the main
 	 * program from gs_program.sleepable. */
 	bool sleepable;
+	/* enum bpf_prog_type; 0: BPF_PROG_TYPE_KPROBE (a uprobe's).
+	 * gs_program_load sets it from gs_program.prog_type. */
+	uint32_t prog_type;
 };
 struct gs_loaded {
 	int main_fd, step_fd; /* -1 when absent */
