@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include <gs/frames.h>
+#include <gs/internal/modfile.h>
 #include <gs/modfile.h>
 
 #include "base.h"
@@ -62,6 +63,8 @@ struct gs_frames {
 	bool no_demangle;
 	struct frames_name *names; /* open addressing, by pointer */
 	size_t names_cap, nnames;
+	struct gs_kallsyms *ksyms; /* read at the first kernel frame */
+	bool ksyms_tried;
 };
 
 /* An address in no known module re-reads the module list, at most this often. */
@@ -453,6 +456,16 @@ int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
 	return 0;
 }
 
+const char *gs_frames_kernel_symbol(struct gs_frames *f, uint64_t addr, uint64_t *off)
+{
+	if (!f->ksyms_tried) {
+		f->ksyms_tried = true;
+		if (gs_kallsyms_load(NULL, &f->ksyms, NULL))
+			f->ksyms = NULL;
+	}
+	return gs_kallsyms_find(f->ksyms, addr, off);
+}
+
 void gs_frames_free(struct gs_frames *f)
 {
 	if (!f)
@@ -472,6 +485,7 @@ void gs_frames_free(struct gs_frames *f)
 	free(f->mods);
 	free(f->statics);
 	gs_symbolizer_free(f->sym);
+	gs_kallsyms_free(f->ksyms);
 	gs_modfiles_free(f->own_files);
 	free(f);
 }

@@ -294,6 +294,16 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 	struct gs_error err = { 0 };
 	int status = 0;
 
+	if (c->cli.profile_hz && c->cli.verbose) {
+		struct gs_sample_stats st;
+
+		if (gs_session_sample_stats(c->session, &st, &err) == 0)
+			cli_say("gstrace: ", "profile: %zu processes, %zu modules, %" PRIu64 " unwind "
+				"rows (%" PRIu64 " bytes of maps, room for %" PRIu64 " rows)%s",
+				st.processes, st.modules, st.rows, st.map_bytes, st.rows_capacity,
+				st.modules_without_rows ? "; some modules got no rows: the maps "
+				"were full (raise --unwind-memory)" : "");
+	}
 	if (c->cli.count_in_bpf) {
 		/* every probe off first: the counts read are the final ones */
 		gs_session_detach(c->session);
