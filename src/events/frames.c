@@ -370,6 +370,15 @@ const char *gs_frames_name(struct gs_frames *o, const char *name)
 	return o->names[k].shown ? o->names[k].shown : name;
 }
 
+struct gs_modfile *gs_frames_modfile(struct gs_frames *o, const struct gs_frame *r)
+{
+	/* r->path is the module's own string: the pointer names it */
+	for (size_t i = 0; r->resolved && r->path && i < o->nmods; i++)
+		if (o->mods[i]->path == r->path)
+			return o->mods[i]->file;
+	return NULL;
+}
+
 /* e_entry, `_start` and the signal trampolines of a module file, once. */
 /* e_entry of an ELF, 0 when unreadable (apart: GCC 12 at -O3 takes the
  * header gelf_getehdr fills for a pointer that outlives it). */
