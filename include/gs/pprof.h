@@ -49,7 +49,7 @@ GS_API int gs_pprof_new(const struct gs_pprof_opts *opts, struct gs_pprof **out,
 GS_API void gs_pprof_free(struct gs_pprof *p);
 /* Adds every backtrace instruction of ev, n times (1 as an event arrives;
  * more for counts made in BPF). Samples with the same stack and the same
- * labels merge. The labels: `pid` and `tid` (numbers; tid when not 0: stacks
+ * labels merge. The labels: `pid` and `tid` (numbers, when not 0; stacks
  * counted in BPF merge a process's threads) and `trace` (the trace id,
  * in decimal as a string label: proto3 cannot tell a number 0 from none). A frame whose module is known keeps
  * its module address (the return address minus one in callers: the call

@@ -419,8 +419,10 @@ static bool msgs_samples(struct gs_pprof *p, struct pp_msgs *m)
 		d->value = &m->values[i];
 		for (int k = 0; k < 3; k++)
 			perftools__profiles__label__init(&l[k]);
-		l[nl].key = p->label_pid;
-		l[nl++].num = h.pid;
+		if (h.pid) {
+			l[nl].key = p->label_pid;
+			l[nl++].num = h.pid;
+		}
 		if (h.tid) {
 			l[nl].key = p->label_tid;
 			l[nl++].num = h.tid;
