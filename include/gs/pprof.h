@@ -49,12 +49,13 @@ GS_API int gs_pprof_new(const struct gs_pprof_opts *opts, struct gs_pprof **out,
 GS_API void gs_pprof_free(struct gs_pprof *p);
 /* Adds every backtrace instruction of ev, n times (1 as an event arrives;
  * more for counts made in BPF). Samples with the same stack and the same
- * labels merge. The labels: `pid` and `tid` (numbers, when not 0; stacks
- * counted in BPF merge a process's threads) and `trace` (the trace id,
- * in decimal as a string label: proto3 cannot tell a number 0 from none). A frame whose module is known keeps
- * its module address (the return address minus one in callers: the call
- * being made) and mapping even without a symbol; one whose module is not
- * known keeps its raw address, without mapping. 0, or -ENOMEM. */
+ * labels merge. The labels: `pid` and `tid` (numbers, each when not 0:
+ * stacks counted in BPF merge a process's threads) and `trace` (the trace
+ * id in decimal, a string label: proto3 cannot tell a number 0 from
+ * none). A frame whose module is known keeps its module address (in a
+ * caller, the return address minus one: the call being made) and its
+ * mapping even without a symbol; one whose module is not known keeps its
+ * raw address, without a mapping. 0, or -ENOMEM. */
 GS_API int gs_pprof_add(struct gs_pprof *p, const struct gs_event *ev, uint64_t n);
 /* Forgets every sample (the tables of names, mappings and locations stay). */
 GS_API void gs_pprof_clear_samples(struct gs_pprof *p);
