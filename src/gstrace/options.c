@@ -659,7 +659,7 @@ void cli_usage(FILE *f)
 	      "                             values) and print them by count at exit\n"
 	      "      --interval SECONDS     with --aggregate: also print the counts so far\n"
 	      "                             every SECONDS\n"
-	      "      --count-in bpf|user    where --aggregate and folded count: user\n"
+	      "      --count-in bpf|user    where --aggregate, folded and --pprof count: user\n"
 	      "                             (default) or bpf (a trace of one bt; only)\n"
 	      "      --flamegraph FILE.svg  write an interactive flame graph of the\n"
 	      "                             backtraces at exit\n"
