@@ -624,7 +624,9 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 		if (out->action != CLI_RUN)
 			return 0;
 	}
-	if (!out->tui && (rc = settle_pprof(out, msg, size)))
+	/* the line mode's outputs only: -l -o and --tui keep their own */
+	if (!out->tui && !out->list_functions && !out->list_vars &&
+	    (rc = settle_pprof(out, msg, size)))
 		return rc;
 	return check(out, dashdash, msg, size);
 }

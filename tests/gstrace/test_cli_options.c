@@ -357,6 +357,10 @@ static void test_pprof_output_choices(void **state)
 	assert_int_equal(c.format, CLI_PLAIN);
 	assert_string_equal(c.output, "out.pb.gz");
 	assert_null(c.pprof);
+	/* a listing's -o is the listing's file, whatever its name */
+	c = parse_ok("-l main -p 1 -o list.pb.gz");
+	assert_string_equal(c.output, "list.pb.gz");
+	assert_null(c.pprof);
 }
 
 static void test_bad_usage_names_the_flag_and_the_fix(void **state)
