@@ -48,6 +48,7 @@ struct frames_name {
 struct frames_static {
 	const char *path;
 	uint64_t cookie;
+	int mod; /* index into gs_frames.mods once used; -1 before */
 };
 
 struct gs_frames {
@@ -189,11 +190,12 @@ static int module_index(struct gs_frames *o, const char *path, const char *mappe
 	return (int)o->nmods++;
 }
 
-static struct frames_module *module_get(struct gs_frames *o, const char *path)
+/* The module of a binary known up front, looked up (a stat) once. */
+static struct frames_module *module_static(struct gs_frames *o, struct frames_static *st)
 {
-	int i = module_index(o, path, path, NULL);
-
-	return i < 0 ? NULL : o->mods[i];
+	if (st->mod < 0)
+		st->mod = module_index(o, st->path, st->path, NULL);
+	return st->mod < 0 ? NULL : o->mods[st->mod];
 }
 
 /* Reference 11.1 in one module list: by raw_ip, else by cookie when the
@@ -271,7 +273,7 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 	}
 	for (size_t s = 0; normalized && s < o->nstatics; s++) {
 		if (o->statics[s].cookie == f->module_cookie) {
-			struct frames_module *mod = module_get(o, o->statics[s].path);
+			struct frames_module *mod = module_static(o, &o->statics[s]);
 
 			if (!mod)
 				return NULL;
@@ -373,6 +375,15 @@ const char *gs_frames_name(struct gs_frames *o, const char *name)
 	return o->names[k].shown ? o->names[k].shown : name;
 }
 
+struct gs_modfile *gs_frames_modfile(struct gs_frames *o, const struct gs_frame *r)
+{
+	/* r->path is the module's own string: the pointer names it */
+	for (size_t i = 0; r->resolved && r->path && i < o->nmods; i++)
+		if (o->mods[i]->path == r->path)
+			return o->mods[i]->file;
+	return NULL;
+}
+
 /* e_entry, `_start` and the signal trampolines of a module file, once. */
 /* e_entry of an ELF, 0 when unreadable (apart: GCC 12 at -O3 takes the
  * header gelf_getehdr fills for a pointer that outlives it). */
@@ -448,6 +459,7 @@ int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
 		struct gs_modfile *file;
 
 		if (gs_modfile_open(f->files, o.modules[i], &file, NULL) == 0) {
+			f->statics[f->nstatics].mod = -1;
 			f->statics[f->nstatics].path = o.modules[i];
 			f->statics[f->nstatics++].cookie = gs_modfile_id(file)->cookie;
 		}
