@@ -6,7 +6,9 @@
  * pprof_location, the one door for frames of any source. */
 #include <errno.h>
 #include <gelf.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gs/modfile.h>
 
@@ -89,12 +91,39 @@ static uint64_t frame_location(struct gs_pprof *p, const struct gs_frame *r, boo
 	return pprof_location(p, &m, addr, lines, n);
 }
 
+/* A CPU sample's kernel frames (KernelStack), innermost first: each its
+ * kallsyms function, in the mapping of the kernel's text. */
+static size_t add_kernel_frames(struct gs_pprof *p, const struct gs_inst *ks, uint64_t *locs)
+{
+	static const struct pprof_map kernel = { .file = "[kernel.kallsyms]", .build_id = "",
+						 .start = 0xffff800000000000ull,
+						 .limit = UINT64_MAX };
+	size_t n = 0;
+
+	for (unsigned i = 0; ks && i < ks->kernel_stack.frame_count; i++) {
+		struct pprof_line line = { 0 };
+		uint64_t addr, off;
+
+		memcpy(&addr, ks->kernel_stack.addrs + 8u * i, 8);
+		line.name = line.system_name = gs_frames_kernel_symbol(pprof_frames(p), addr, &off);
+		if (!(locs[n] = pprof_location(p, addr >= kernel.start ? &kernel : NULL, addr, &line,
+					       line.name ? 1 : 0)))
+			return SIZE_MAX;
+		n++;
+	}
+	return n;
+}
+
 static int add_backtrace(struct gs_pprof *p, const struct gs_event *ev, const struct gs_inst *bt,
-			 uint64_t *locs, uint64_t n)
+			 const struct gs_inst *ks, uint64_t *locs, uint64_t n)
 {
 	bool after_signal = false;
+	size_t nk = add_kernel_frames(p, ks, locs);
 	unsigned count = bt->backtrace.frame_count;
 
+	if (nk == SIZE_MAX)
+		return -ENOMEM;
+	locs += nk;
 	for (unsigned i = 0; i < count; i++) {
 		struct gs_frame r;
 
@@ -104,7 +133,7 @@ static int add_backtrace(struct gs_pprof *p, const struct gs_event *ev, const st
 			return -ENOMEM;
 		after_signal = r.signal_frame;
 	}
-	return pprof_sample(p, locs, count, ev->pid, ev->tid, ev->trace_id, n);
+	return pprof_sample(p, locs - nk, count + nk, ev->pid, ev->tid, ev->trace_id, n);
 }
 
 int gs_pprof_add(struct gs_pprof *p, const struct gs_event *ev, uint64_t n)
@@ -113,13 +142,17 @@ int gs_pprof_add(struct gs_pprof *p, const struct gs_event *ev, uint64_t n)
 
 	for (size_t i = 0; rc == 0 && i < ev->ninsts; i++) {
 		const struct gs_inst *in = &ev->insts[i];
+		/* a CPU sample's kernel stack sits above its user stack */
+		const struct gs_inst *ks = i + 1 < ev->ninsts &&
+			ev->insts[i + 1].type == GS_INST_KERNEL_STACK ? &ev->insts[i + 1] : NULL;
+		size_t nk = ks ? ks->kernel_stack.frame_count : 0;
 		uint64_t *locs;
 
-		if (in->type != GS_INST_BACKTRACE || !in->backtrace.frame_count)
+		if (in->type != GS_INST_BACKTRACE || !(in->backtrace.frame_count + nk))
 			continue;
-		if (!(locs = malloc(in->backtrace.frame_count * sizeof(*locs))))
+		if (!(locs = malloc((in->backtrace.frame_count + nk) * sizeof(*locs))))
 			return -ENOMEM;
-		rc = add_backtrace(p, ev, in, locs, n);
+		rc = add_backtrace(p, ev, in, ks, locs, n);
 		free(locs);
 	}
 	return rc;

@@ -219,6 +219,13 @@ static int make_pprof(struct cli_ctx *c, struct gs_error *err)
 		.sz = sizeof(o), .frames = c->frames, .time_ns = clock_ns(CLOCK_REALTIME),
 	};
 
+	/* CPU samples: each stands for 1/HZ s of one CPU */
+	if (c->cli.profile_hz) {
+		o.period_type = "cpu";
+		o.period_unit = "nanoseconds";
+		o.period = 1000000000ll / c->cli.profile_hz;
+	}
+
 	return gs_pprof_new(&o, &c->pprof, err);
 }
 
