@@ -16,7 +16,7 @@
 /* Host filter: the TGID from bpf_get_current_pid_tgid(). Namespace filter:
  * the TGID the target's PID namespace sees (helper 120); a failed helper
  * means "not our process". */
-static void pid_filter(struct gs_cg *cg)
+void cg_pid_filter(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
 	const struct gs_program_opts *o = &cg->opts;
@@ -50,7 +50,7 @@ void cg_prologue(struct gs_cg *cg)
 
 	gs_asm_note(a, "r6 = ctx");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
-	pid_filter(cg);
+	cg_pid_filter(cg);
 	if (cg->loop) {
 		/* The runtime attaches before it writes the unwind maps and
 		 * opens this gate once they are in place: no event before, so
@@ -214,12 +214,16 @@ void cg_epilogue(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
 
+	/* Without an event, only an ExprError reserves (and may overflow). */
+	if (cg->quiet && !cg_label_used(a, 0, cg->overflow))
+		goto out;
 	gs_asm_bind(a, cg->overflow);
 	gs_asm_note(a, "overflow: drop the whole event, event_loss_counters[0] += 1");
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));
 	cg_lookup_key0(cg, GS_MAP_LOSS);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
 	gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, 0));
+out:
 	gs_asm_bind(a, cg->exit0);
 	gs_asm_note(a, "return 0");
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));

@@ -75,6 +75,7 @@ struct cli {
 	bool aggregate;           /* --aggregate: count identical events */
 	bool count_in_bpf;        /* --count-in bpf: stacks counted in a BPF map */
 	uint64_t interval_ms;     /* --interval: print the counts this often */
+	uint32_t max_keys;        /* --max-keys: gs_aggs entries; 0: the default */
 	const char *flamegraph;   /* --flamegraph FILE.svg */
 	bool verbose;             /* phase timings on stderr */
 	const char *debug_dirs;   /* --debug-file-directory; NULL: the default */
