@@ -324,6 +324,8 @@ extern const struct e2e_scenario e2e_scriptvals_scenarios[];
 extern const size_t e2e_scriptvals_nscenarios;
 extern const struct e2e_scenario e2e_names_scenarios[];
 extern const size_t e2e_names_nscenarios;
+extern const struct e2e_scenario e2e_latency_scenarios[];
+extern const size_t e2e_latency_nscenarios;
 extern const struct e2e_scenario e2e_exprs_scenarios[];
 extern const size_t e2e_exprs_nscenarios;
 extern const struct e2e_scenario e2e_conditions_scenarios[];
