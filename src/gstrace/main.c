@@ -341,6 +341,44 @@ static int write_pprof(struct cli_ctx *c, double elapsed_s)
 	return 0;
 }
 
+/* Whether the script updates @aggregations (docs/cli.md, "Aggregations"). */
+static bool script_aggregates(const struct gs_script *s)
+{
+	for (size_t i = 0; s && i < s->ntraces; i++)
+		if (gs_stmts_aggregate(s->traces[i].body, s->traces[i].nbody))
+			return true;
+	return false;
+}
+
+static int print_agg_table(void *arg, const struct gs_agg_table *t)
+{
+	struct cli_ctx *c = arg;
+
+	return c->cli.format == CLI_JSON ? gs_agg_print_json(c->outf, t) :
+					   gs_agg_print_text(c->outf, t);
+}
+
+/* The @aggregations as they are now: at exit and every --interval. 0 or
+ * an exit status. */
+static int print_aggregations(struct cli_ctx *c)
+{
+	struct gs_error err = { 0 };
+	uint64_t dropped = 0;
+
+	if (!script_aggregates(c->script))
+		return 0;
+	if (gs_session_aggregations(c->session, print_agg_table, c, &dropped, &err)) {
+		cli_say("gstrace: ", "reading the aggregations failed: %s", err.msg);
+		return EXIT_RUNTIME;
+	}
+	if (dropped)
+		cli_say("gstrace: ", "%" PRIu64 " aggregation update%s found the map full (%u "
+			"entries) and %s not counted: raise --max-keys", dropped,
+			dropped == 1 ? "" : "s", c->cli.max_keys ? c->cli.max_keys :
+			GS_AGG_DEFAULT_MAX_KEYS, dropped == 1 ? "was" : "were");
+	return 0;
+}
+
 /* What counting made, once tracing ends: the --aggregate table, the folded
  * stacks, the flame graph. 0 or an exit status. */
 static int finish_counts(struct cli_ctx *c, double elapsed_s)
@@ -358,6 +396,12 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 				st.processes, st.modules, st.rows, st.map_bytes, st.rows_capacity,
 				st.modules_without_rows ? "; some modules got no rows: the maps "
 				"were full (raise --unwind-memory)" : "");
+	}
+	if (script_aggregates(c->script)) {
+		/* every probe off first: the values read are the final ones */
+		gs_session_detach(c->session);
+		if ((status = print_aggregations(c)))
+			return status;
 	}
 	if (c->cli.count_in_bpf) {
 		/* every probe off first: the counts read are the final ones */
@@ -442,7 +486,11 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 			break;
 		}
 		if (interval && now_ns() >= next_table) {
-			gs_aggregate_print_table(c->agg, c->outf, (double)(now_ns() - start) / 1e9);
+			if (c->agg && c->cli.aggregate)
+				gs_aggregate_print_table(c->agg, c->outf,
+							 (double)(now_ns() - start) / 1e9);
+			if ((status = print_aggregations(c)))
+				break;
 			next_table += interval;
 		}
 		if (now_ns() >= next_tick) {
@@ -484,6 +532,12 @@ static int run(struct cli_ctx *c)
 		return rc;
 	if ((rc = cli_load_script(c)) || (rc = cli_check_inputs(c)))
 		return rc;
+	if (c->cli.interval_ms && !c->cli.aggregate && !script_aggregates(c->script)) {
+		cli_say("gstrace: ", "--interval prints the counts of --aggregate or of the "
+			"script's @aggregations, and there are none: add --aggregate or an "
+			"aggregation (or drop --interval)");
+		return EXIT_USAGE;
+	}
 	/* A dry run of a command plans with the process the live run would
 	 * have: started and stopped at its entry point, then killed. */
 	if (c->cli.ncommand) {

@@ -25,6 +25,7 @@ enum opt_id {
 	O_INTERVAL, O_FLAMEGRAPH, O_PPROF, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
 	O_MAX_STRING_LEN, O_MAX_ELEMENTS, O_MAX_NESTING, O_NO_DEMANGLE, O_FAULT_IN, O_TUI, O_TUI_HISTORY, O_SRCPATH,
 	O_PROFILE, O_ALL, O_KERNEL_STACKS, O_UNWIND_MEMORY,
+	O_MAX_KEYS,
 };
 
 struct opt {
@@ -70,6 +71,7 @@ static const struct opt opts[] = {
 	{ "list", 'l', "PATTERN", O_LIST },
 	{ "list-vars", 0, "TARGET", O_LIST_VARS },
 	{ "max-string-len", 0, "N", O_MAX_STRING_LEN },
+	{ "max-keys", 0, "N", O_MAX_KEYS },
 	{ "max-elements", 0, "N", O_MAX_ELEMENTS },
 	{ "max-nesting", 0, "N", O_MAX_NESTING },
 	{ "tui", 0, NULL, O_TUI },
@@ -376,6 +378,13 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 					   GS_DEFAULT_MAX_STRING_LEN, GS_DEFAULT_MAX_TRACE_EVENT_SIZE);
 		c->max_string_len = (uint32_t)n;
 		break;
+	case O_MAX_KEYS:
+		if (!parse_uint(v, 1, 1u << 24, &n))
+			return usage_error(msg, size, "%s '%s' is out of range; give the entries "
+					   "the aggregations' map holds, 1 to %u (default %d)", flag,
+					   v, 1u << 24, GS_AGG_DEFAULT_MAX_KEYS);
+		c->max_keys = (uint32_t)n;
+		break;
 	case O_MAX_ELEMENTS:
 		if (!parse_uint(v, 1, GS_VIEW_MAX_ELEMENTS, &n))
 			return usage_error(msg, size, "%s '%s' is out of range; give the elements of "
@@ -528,6 +537,13 @@ static int check_profile(const struct cli *c, bool dashdash, char *msg, size_t s
 }
 
 /* The combination rules, once every flag is read. */
+/* Whether the script may hold @aggregations (a file is read later: the
+ * run checks it then, cli_check_interval). */
+static bool cli_script_may_aggregate(const struct cli *c)
+{
+	return c->script_file || (c->script && strchr(c->script, '@'));
+}
+
 static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 {
 	int rc;
@@ -574,7 +590,7 @@ static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 		return usage_error(msg, size, "--perf-pages sizes the perf buffers of "
 				   "--force-perf-event-array; the ring buffer in use is sized with "
 				   "--ringbuf-size BYTES");
-	if (c->interval_ms && !c->aggregate)
+	if (c->interval_ms && !c->aggregate && !cli_script_may_aggregate(c))
 		return usage_error(msg, size, "--interval prints the counts of --aggregate; add "
 				   "--aggregate (or drop --interval)");
 	if (c->count_in_bpf && !c->aggregate && c->format != CLI_FOLDED && !c->pprof)
@@ -747,7 +763,8 @@ void cli_usage(FILE *f)
 	      "                             alone picks it); --output-format is the same\n"
 	      "      --aggregate            count identical events (backtraces, printed\n"
 	      "                             values) and print them by count at exit\n"
-	      "      --interval SECONDS     with --aggregate: also print the counts so far\n"
+	      "      --interval SECONDS     with --aggregate or @aggregations: also print\n"
+	      "                             the counts so far\n"
 	      "                             every SECONDS\n"
 	      "      --count-in bpf|user    where --aggregate, folded and --pprof count: user\n"
 	      "                             (default) or bpf (a trace of one bt; only)\n"
@@ -761,6 +778,8 @@ void cli_usage(FILE *f)
 	      "                             128 with the tail-call unwinder)\n"
 	      "      --unwinder loop|tailcall  backtrace walker: loop (bpf_loop, Linux 5.17+,\n"
 	      "                             the default where the kernel has it) or tailcall\n"
+	      "      --max-keys N           entries of the aggregations' map (@name[keys]:\n"
+	      "                             one per key and histogram bucket; default 4096)\n"
 	      "      --max-string-len N     bytes a {:s} string or a {:x.N} dump keeps, at\n"
 	      "                             most (default 256, bounded by the event size)\n"
 	      "      --max-elements N       elements of a C++ or Rust container and\n"

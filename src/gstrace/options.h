@@ -84,6 +84,7 @@ struct cli {
 	bool count_in_bpf;        /* --count-in bpf: stacks counted in a BPF map */
 	bool count_in_given;      /* --count-in was given (--profile counts in BPF without) */
 	uint64_t interval_ms;     /* --interval: print the counts this often */
+	uint32_t max_keys;        /* --max-keys: gs_aggs entries; 0: the default */
 	const char *flamegraph;   /* --flamegraph FILE.svg */
 	const char *pprof;        /* --pprof FILE, or -o FILE of --script-output pprof */
 	bool verbose;             /* phase timings on stderr */

@@ -382,6 +382,7 @@ int cli_program_opts(struct cli_ctx *c, struct gs_program_opts *popts)
 		.max_elements = c->cli.max_elements,
 		.max_view_depth = c->cli.max_nesting,
 		.count_stacks = c->cli.count_in_bpf,
+		.agg_max_keys = c->cli.max_keys,
 	};
 	if (!c->cli.force_perf && popts->output == GS_OUTPUT_PERF) {
 		if (c->cli.ringbuf_size) {

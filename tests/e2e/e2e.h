@@ -326,6 +326,8 @@ extern const struct e2e_scenario e2e_names_scenarios[];
 extern const size_t e2e_names_nscenarios;
 extern const struct e2e_scenario e2e_pprof_scenarios[];
 extern const size_t e2e_pprof_nscenarios;
+extern const struct e2e_scenario e2e_latency_scenarios[];
+extern const size_t e2e_latency_nscenarios;
 extern const struct e2e_scenario e2e_exprs_scenarios[];
 extern const size_t e2e_exprs_nscenarios;
 extern const struct e2e_scenario e2e_conditions_scenarios[];
