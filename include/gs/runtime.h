@@ -209,6 +209,28 @@ GS_API int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, stru
 /* Sizes the maps programs share (room for the shared rows twice over: later
  * dlopens append) and builds every probe's program. */
 GS_API int gs_plan_build(struct gs_plan *p, struct gs_error *err);
+/* CPU samples (gstrace --profile): every CPU's clock runs a perf_event
+ * program frequency times a second that walks the user stack of the task
+ * it interrupted, in BPF with the loop unwinder, and (kernel_stacks) keeps
+ * the kernel stack above it. Which tasks: the plan's process (pid), the
+ * processes mapping its module (module: every process running it, picked
+ * up as they start), or every process (neither); never the idle task.
+ * With gs_program_opts.count_stacks the stacks are counted in BPF
+ * (gs_session_stack_counts), else each sample is an event. Needs Linux
+ * 5.17+ (bpf_loop, bpf_task_pt_regs). 0 or -errno. */
+struct gs_sample_opts {
+	size_t sz;
+	uint32_t trace_id;
+	uint32_t frequency; /* samples a second on each CPU; 0: 99 */
+	bool kernel_stacks;
+};
+#define GS_SAMPLE_DEFAULT_FREQUENCY 99
+GS_API int gs_plan_add_samples(struct gs_plan *p, const struct gs_sample_opts *opts,
+			       struct gs_error *err);
+/* Whether trace t samples CPUs (gs_plan_add_samples) rather than probing
+ * addresses. */
+GS_API bool gs_plan_trace_samples(const struct gs_plan_trace *t);
+
 /* gs_plan_new + gs_plan_add_script + gs_plan_build. */
 GS_API int gs_plan_from_script(const struct gs_script *s, const struct gs_plan_opts *opts,
 			       struct gs_plan **out, struct gs_error *err);
@@ -320,6 +342,20 @@ GS_API int gs_session_lost(const struct gs_session *s, uint64_t *total, struct g
  * first non-zero value of fn, or -errno. */
 typedef int (*gs_stack_count_fn)(void *arg, const struct gs_event *ev, uint64_t count);
 GS_API int gs_session_stack_counts(const struct gs_session *s, gs_stack_count_fn fn, void *arg,
+				   struct gs_error *err);
+/* What CPU samples (gs_plan_add_samples) keep in memory: the processes
+ * whose modules are in the maps, the modules with unwind rows, the rows in
+ * use and the most the maps hold (gs_program_opts.unwind_rows_max), the
+ * bytes of every map the programs share (what the kernel allocated for
+ * them), and the modules left without rows because the maps were full. */
+struct gs_sample_stats {
+	size_t processes;
+	size_t modules;
+	uint64_t rows, rows_capacity;
+	uint64_t map_bytes;
+	uint64_t modules_without_rows;
+};
+GS_API int gs_session_sample_stats(const struct gs_session *s, struct gs_sample_stats *st,
 				   struct gs_error *err);
 /* Probes attached so far. */
 GS_API size_t gs_session_probe_count(const struct gs_session *s);

@@ -215,6 +215,20 @@ struct gs_trace_spec {
 	 * $retval is rax as a signed 64-bit integer. Hook for DWARF types:
 	 * the function's DW_AT_type will give $retval its type here. */
 	bool retprobe;
+	/* A CPU sample instead of a probe (gstrace --profile): enum
+	 * gs_sample_scope. The program is a perf_event program run by every
+	 * CPU's clock; its one `bt` walks the interrupted task's user
+	 * registers (bpf_task_pt_regs: Linux 5.15+, and the loop walker needs
+	 * 5.17), and bt->cookie is 0: each frame's module is found at run
+	 * time. Samples of the idle task are never counted. */
+	uint8_t sample;
+};
+
+enum gs_sample_scope {
+	GS_SAMPLE_NONE = 0,  /* a uprobe's program */
+	GS_SAMPLE_PID = 1,   /* the process gs_program_opts.filter_pid names */
+	GS_SAMPLE_KNOWN = 2, /* processes the runtime has filled the module maps of (-t) */
+	GS_SAMPLE_ALL = 3,   /* every process (--all) */
 };
 
 /* ---- walks ---------------------------------------------------------------- */

@@ -74,6 +74,7 @@ enum gs_inst_type {
 	GS_INST_PRINT_COMPLEX_FORMAT = 0x05,
 	GS_INST_BACKTRACE = 0x10,
 	GS_INST_BACKTRACE_COMPACT = 0x11, /* the bpf_loop walker's frames (1.8b) */
+	GS_INST_KERNEL_STACK = 0x12,      /* a sample's kernel frames (1.8c) */
 	GS_INST_EXPR_ERROR = 0x20,
 	GS_INST_END = 0xFF,
 };
@@ -241,6 +242,9 @@ GS_ASSERT_LAYOUT(struct gs_backtrace_frame, flags, 24);
 #define GS_BT_FLAG_RAW 0x01
 #define GS_BT_FLAG_FULL 0x02
 #define GS_BT_FLAG_INLINE 0x04
+/* A CPU sample's `bt` (gs_trace_spec.sample): the interrupted task's kernel
+ * stack follows the backtrace as a KernelStack instruction. */
+#define GS_BT_FLAG_KERNEL 0x08
 #define GS_BT_MAX_DEPTH 128       /* the tail-call walker (GS_INST_BACKTRACE) */
 #define GS_BT_DEFAULT_DEPTH 128
 #define GS_BT_LOOP_MAX_DEPTH 512  /* the bpf_loop walker (GS_INST_BACKTRACE_COMPACT) */
@@ -308,6 +312,23 @@ GS_ASSERT_LAYOUT(struct gs_bt_wire_module, bias, 8);
 #define GS_BT_COMPACT_SIZE(depth, slots) \
 	(sizeof(struct gs_backtrace_compact) + 16u * (slots) + 8u * (depth))
 
+/* ---- 1.8c: kernel stack (docs/protocol.md "kernel stack") ---------------
+
+ * What bpf_get_stack() gives for the sampled task's kernel side, innermost
+ * first: followed by requested_depth u64 kernel addresses (all reserved;
+ * only frame_count are meaningful, the rest zero). data_length = 8 + 8 *
+ * requested_depth. A sample taken in user mode has none (frame_count 0). */
+struct gs_kernel_stack {
+	uint16_t requested_depth; /* GS_KSTACK_DEPTH */
+	uint16_t frame_count;
+	uint32_t reserved;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_kernel_stack, 8);
+GS_ASSERT_LAYOUT(struct gs_kernel_stack, frame_count, 2);
+
+#define GS_KSTACK_DEPTH 64 /* kernel frames kept per sample */
+#define GS_KSTACK_SIZE (sizeof(struct gs_kernel_stack) + 8u * GS_KSTACK_DEPTH)
+
 /* Counting in BPF (gs_program_opts.count_stacks, map stack_counts): a
  * trace whose body is one `bt` counts each distinct stack in a HASH map
  * instead of emitting the event. The key is the event's bytes from the
@@ -323,6 +344,9 @@ struct gs_stack_count_key {
 GS_ASSERT_SIZE(struct gs_stack_count_key, 12);
 #define GS_STACK_COUNT_KEY_SIZE(depth, slots) \
 	(sizeof(struct gs_stack_count_key) + GS_BT_COMPACT_SIZE(depth, slots))
+/* With GS_BT_FLAG_KERNEL the key goes on with the KernelStack instruction
+ * (its 4-byte header, then GS_KSTACK_SIZE bytes). */
+#define GS_STACK_COUNT_KSTACK_SIZE (4u + GS_KSTACK_SIZE)
 
 /* ---- 1.9: type kinds (legacy PrintVariableIndex) ------------------------ */
 

@@ -223,6 +223,13 @@ void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)
 		cg_bt_loop_stmt(cg, s);
 	else
 		tail_stmt(cg, s);
+	if (s->bt_flags & GS_BT_FLAG_KERNEL) {
+		if (!cg->spec->sample)
+			cg_fail(cg, -EINVAL, "a kernel stack is a CPU sample's only: at a uprobe "
+				"it is the probe's own trap");
+		else
+			cg_kernel_stack(cg);
+	}
 }
 
 /* In the prologue: this event has linked no bt_state slot yet. */

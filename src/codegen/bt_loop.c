@@ -39,6 +39,7 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	uint32_t depth = cg->bt_depth, slots = cg_bt_loop_slots(depth);
 	uint32_t size = cg_bt_loop_inst_size(depth);
 	struct gs_label no_fail = gs_asm_label(a, "bt_walk_reads_ok");
+	struct gs_label no_user = gs_asm_label(a, "bt_no_user_regs");
 
 	cg_reserve(cg, size);
 	gs_asm_notef(a, "Backtrace (compact): depth %u, flags 0x%x", depth, s->bt_flags);
@@ -63,8 +64,14 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	}
 	gs_asm_note(a, "bt: the probe's registers into bt_walk");
 	cg_lookup_key0(cg, GS_MAP_BT_WALK);
+	if (cg->sample_regs_slot) {
+		/* A sample's: the task's user registers, when it has any. */
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, cg->sample_regs_slot));
+		gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, no_user);
+	}
 	for (int r = 0; r <= GS_DWARF_REG_MAX; r++) {
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, gs_dwarf_reg_pt_regs_offset[r]));
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, cg->sample_regs_slot ? GS_R2 : GS_R6,
+					  gs_dwarf_reg_pt_regs_offset[r]));
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, REG(r)));
 	}
 	gs_asm_note(a, "bt: the probe's module and pc: frame 0's module even before a snapshot has it");
@@ -81,6 +88,14 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	gs_asm_call_label(a, cg->loop->walk);
 	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, no_fail);
 	cg_mark_fail(cg);
+	if (cg->sample_regs_slot) {
+		gs_asm_ja(a, no_fail);
+		gs_asm_bind(a, no_user);
+		gs_asm_note(a, "bt: a kernel thread's user stack: empty, and complete");
+		COMPACT_ST(a, flags, error_code,
+			   CG_PACK(struct gs_backtrace_compact, flags, flags, s->bt_flags) |
+			   CG_PACK(struct gs_backtrace_compact, flags, status, GS_BT_COMPLETE));
+	}
 	gs_asm_bind(a, no_fail);
 	gs_asm_note(a, NULL);
 }

@@ -195,6 +195,10 @@ struct gs_cg {
 	struct cg_fault *fault;
 	struct cg_tail_walker *tail;
 	struct cg_loop_walker *loop;
+	/* A CPU sample's user registers (sample.c): a stack slot holding
+	 * the pt_regs pointer, or 0 for a task without a user side; 0 (no
+	 * slot) in a probe's program, whose registers are its ctx. */
+	int16_t sample_regs_slot;
 };
 
 /* Whether the main program hands long walks to the step program. */
@@ -213,6 +217,14 @@ static inline void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key)
 }
 /* r0 = entry 0 of a one-entry map; on NULL, return 0 (cg->exit0). */
 void cg_lookup_key0(struct gs_cg *cg, int map_kind);
+/* event.c: exit unless the process is gs_program_opts.filter_pid's. */
+void cg_pid_filter(struct gs_cg *cg);
+/* sample.c: CPU samples (gs_trace_spec.sample) */
+const char *cg_sample_unqualified(const struct gs_trace_spec *spec, const struct gs_program_opts *o);
+bool cg_sample_kernel_stack(const struct gs_trace_spec *spec);
+void cg_sample_prologue(struct gs_cg *cg);
+uint32_t cg_kernel_stack_size(void);
+void cg_kernel_stack(struct gs_cg *cg);
 /* Whether a jump to l was emitted since the fixup count was fixup_mark (a
  * failure path nothing jumps to must not be emitted: dead code). */
 bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l);

@@ -16,7 +16,7 @@
 /* Host filter: the TGID from bpf_get_current_pid_tgid(). Namespace filter:
  * the TGID the target's PID namespace sees (helper 120); a failed helper
  * means "not our process". */
-static void pid_filter(struct gs_cg *cg)
+void cg_pid_filter(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
 	const struct gs_program_opts *o = &cg->opts;
@@ -50,7 +50,10 @@ void cg_prologue(struct gs_cg *cg)
 
 	gs_asm_note(a, "r6 = ctx");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
-	pid_filter(cg);
+	if (cg->spec->sample)
+		cg_sample_prologue(cg);
+	else
+		cg_pid_filter(cg);
 	if (cg->loop) {
 		/* The runtime attaches before it writes the unwind maps and
 		 * opens this gate once they are in place: no event before, so

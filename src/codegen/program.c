@@ -162,7 +162,8 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 				o->stack_counts_max ? o->stack_counts_max :
 				GS_DEFAULT_STACK_COUNTS_MAX);
 			p->maps[p->map_index[GS_MAP_STACK_COUNTS]].key_size =
-				cg_count_key_size(cg->bt_depth);
+				cg_count_key_size(cg->bt_depth) +
+				(cg_sample_kernel_stack(cg->spec) ? GS_STACK_COUNT_KSTACK_SIZE : 0);
 			add_map(p, GS_MAP_STACK_DROPS, GS_MAP_STACK_DROPS, 0, 1);
 		}
 		return 0;
@@ -324,6 +325,16 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	else if (nbt)
 		cg.tail = &tail;
 	tail.step = cg.tail && spec->bt && spec->bt->nrows && cg.bt_depth > BT_INLINE_FRAMES;
+	if (spec->sample) {
+		const char *why = cg_sample_unqualified(spec, &cg.opts);
+
+		if (why) {
+			rc = gs_errorf(err, -EINVAL, "trace %u cannot sample: %s", spec->trace_id,
+				       why);
+			goto fail;
+		}
+		p->prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	}
 	if (cg.opts.count_stacks) {
 		const char *why = cg_count_unqualified(spec, &cg.opts);
 

@@ -151,6 +151,8 @@ static uint64_t instructions(const struct gs_stmt *s, void *arg)
 		return cg_expr_reads_memory(s->expr);
 	case GS_STMT_IF: /* its branches: gs_spec_path_max takes the larger */
 		return 0;
+	case GS_STMT_BACKTRACE: /* and a sample's KernelStack */
+		return (s->bt_flags & GS_BT_FLAG_KERNEL) ? 2 : 1;
 	default:
 		return 1;
 	}

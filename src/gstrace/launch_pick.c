@@ -54,7 +54,7 @@ int cli_pick_image(void *arg, pid_t pid)
 	if (c->target) {
 		ok = cli_maps_file(pid, c->target);
 	} else {
-		for (size_t i = 0; ok && i < c->script->ntraces; i++) {
+		for (size_t i = 0; ok && c->script && i < c->script->ntraces; i++) {
 			struct gs_target t;
 			struct gs_error why;
 

@@ -24,6 +24,7 @@ enum opt_id {
 	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE, O_COUNT_IN,
 	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
 	O_MAX_STRING_LEN, O_MAX_ELEMENTS, O_MAX_NESTING, O_NO_DEMANGLE, O_FAULT_IN, O_TUI, O_TUI_HISTORY, O_SRCPATH,
+	O_PROFILE, O_ALL, O_KERNEL_STACKS, O_UNWIND_MEMORY,
 };
 
 struct opt {
@@ -37,6 +38,10 @@ static const struct opt opts[] = {
 	{ "pid", 'p', "PID", O_PID },
 	{ "target", 't', "PATH", O_TARGET },
 	{ "script", 's', "SCRIPT", O_SCRIPT },
+	{ "profile", 0, NULL, O_PROFILE }, /* an optional HZ: cli_parse */
+	{ "all", 0, NULL, O_ALL },
+	{ "kernel-stacks", 0, NULL, O_KERNEL_STACKS },
+	{ "unwind-memory", 0, "MB", O_UNWIND_MEMORY },
 	{ "script-file", 0, "FILE", O_SCRIPT_FILE },
 	{ "backtrace-depth", 0, "N (1..512)", O_DEPTH },
 	{ "unwinder", 0, "loop|tailcall", O_UNWINDER },
@@ -319,6 +324,7 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 			return usage_error(msg, size, "%s '%s' is not where to count; give bpf or "
 					   "user", flag, v);
 		c->count_in_bpf = k == 1;
+		c->count_in_given = true;
 		break;
 	case O_INTERVAL:
 		if (!parse_seconds(v, &c->interval_ms))
@@ -398,6 +404,29 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 					   CLI_MAX_SRCPATHS, flag, CLI_MAX_SRCPATHS);
 		c->srcpaths[c->nsrcpaths++] = v;
 		break;
+	case O_PROFILE:
+		if (!v)
+			c->profile_hz = PROFILE_DEFAULT_HZ;
+		else if (!parse_uint(v, 1, PROFILE_MAX_HZ, &n))
+			return usage_error(msg, size, "%s '%s' is not a sampling frequency; give "
+					   "samples a second per CPU, 1 to %d (e.g. %s 99)", flag, v,
+					   PROFILE_MAX_HZ, flag);
+		else
+			c->profile_hz = (uint32_t)n;
+		break;
+	case O_ALL:
+		c->all = true;
+		break;
+	case O_KERNEL_STACKS:
+		c->kernel_stacks = true;
+		break;
+	case O_UNWIND_MEMORY:
+		if (!parse_uint(v, 1, 65536, &n))
+			return usage_error(msg, size, "%s '%s' is out of range; give the megabytes "
+					   "the unwind rows of the profiled processes may take, 1 to "
+					   "65536 (default %d)", flag, v, PROFILE_DEFAULT_UNWIND_MB);
+		c->unwind_memory_mb = (uint32_t)n;
+		break;
 	case O_HELP:
 		c->action = CLI_HELP;
 		break;
@@ -458,10 +487,47 @@ static int check_tui(const struct cli *c, bool dashdash, char *msg, size_t size)
 	return check_targets(c, dashdash, msg, size);
 }
 
+/* --profile: CPU samples of one target, counted as stacks. */
+static int check_profile(const struct cli *c, bool dashdash, char *msg, size_t size)
+{
+	int targets = !!c->pid + !!c->target + !!c->all + !!dashdash;
+
+	if (c->script || c->script_file)
+		return usage_error(msg, size, "--profile samples CPUs and takes no script: drop "
+				   "%s, or trace functions without --profile",
+				   c->script ? "-s" : "--script-file");
+	if (c->tui)
+		return usage_error(msg, size, "--profile is a flag of the line mode; drop --tui");
+	if (targets != 1)
+		return usage_error(msg, size, "%s; give one of -p PID, -t PATH (every process "
+				   "running it), --all (every process) or -- CMD [ARGS...]",
+				   targets ? "--profile samples one target" : "--profile needs a target");
+	if (dashdash && !c->ncommand)
+		return usage_error(msg, size, "nothing after --; give the command to launch "
+				   "(e.g. -- ./prog arg)");
+	if (c->unwinder == GS_UNWINDER_TAILCALL)
+		return usage_error(msg, size, "--profile unwinds with the loop unwinder only: "
+				   "drop --unwinder tailcall");
+	if (c->max_events)
+		return usage_error(msg, size, "--profile counts samples and sees no events to stop "
+				   "after: drop --max-events (--duration SECONDS ends the run)");
+	if (c->aggregate && c->format == CLI_FOLDED)
+		return usage_error(msg, size, "--aggregate and --script-output folded both print "
+				   "the samples; give one");
+	return 0;
+}
+
 /* The combination rules, once every flag is read. */
 static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 {
 	int rc;
+
+	if ((c->all || c->kernel_stacks || c->unwind_memory_mb) && !c->profile_hz)
+		return usage_error(msg, size, "%s is a flag of CPU profiles; add --profile [HZ]",
+				   c->all ? "--all" : c->kernel_stacks ? "--kernel-stacks" :
+				   "--unwind-memory");
+	if (c->profile_hz)
+		return check_profile(c, dashdash, msg, size);
 
 	if (c->list_functions || c->list_vars) {
 		if (c->list_functions && c->list_vars)
@@ -573,6 +639,10 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 			return usage_error(msg, size, "unexpected argument '%s'; a command to launch "
 					   "goes after -- (gstrace -s SCRIPT -- CMD ARGS)", a);
 		}
+		/* --profile's frequency is optional: a number after it. */
+		if (o->id == O_PROFILE && !value && i + 1 < argc && argv[i + 1][0] >= '0' &&
+		    argv[i + 1][0] <= '9')
+			value = argv[++i];
 		if (o->value && !value) {
 			if (i + 1 >= argc)
 				return usage_error(msg, size, "%s needs a value: %s %s", flag, flag,
@@ -585,7 +655,15 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 		if (out->action != CLI_RUN)
 			return 0;
 	}
-	return check(out, dashdash, msg, size);
+	rc = check(out, dashdash, msg, size);
+	/* A profile counts in BPF and prints the table unless told otherwise. */
+	if (rc == 0 && out->profile_hz) {
+		if (!out->count_in_given)
+			out->count_in_bpf = true;
+		if (out->format != CLI_FOLDED)
+			out->aggregate = true;
+	}
+	return rc;
 }
 
 void cli_usage(FILE *f)
@@ -596,6 +674,7 @@ void cli_usage(FILE *f)
 	      "       gstrace [options] (-s SCRIPT | --script-file FILE) -- CMD [ARGS...]\n"
 	      "       gstrace --tui [options] (-p PID | -t PATH | -- CMD [ARGS...])\n"
 	      "       gstrace (-l PATTERN | --list-vars TARGET) (-p PID | -t PATH)\n"
+	      "       gstrace --profile [HZ] (-p PID | -t PATH | --all | -- CMD [ARGS...])\n"
 	      "\n"
 	      "Attaches uprobes to functions of running programs and prints, per hit, what\n"
 	      "the script asks for: values and DWARF-unwound user backtraces.\n"
@@ -609,6 +688,14 @@ void cli_usage(FILE *f)
 	      "script:\n"
 	      "  -s, --script SCRIPT        e.g. 'trace foo { print \"x={}\", $pid; bt; }'\n"
 	      "      --script-file FILE     read the script from FILE\n"
+	      "CPU profiles:\n"
+	      "      --profile [HZ]         sample the target's CPUs HZ times a second\n"
+	      "                             (default 99) and count the user stacks in BPF,\n"
+	      "                             unwound with the DWARF unwinder\n"
+	      "      --all                  with --profile: every process\n"
+	      "      --kernel-stacks        with --profile: the kernel stack above each\n"
+	      "      --unwind-memory MB     with --profile -t or --all: what the unwind\n"
+	      "                             rows may take (default 64)\n"
 	      "output:\n"
 	      "      --script-output FMT    pretty (default), plain, json, or folded\n"
 	      "                             (stacks and counts at exit, for flame graphs)\n"

@@ -18,6 +18,12 @@
  * unless --max-probes says otherwise. */
 #define CLI_MAX_PROBES 4096
 #define CLI_MAX_PROBES_LIMIT 1000000
+/* --profile: samples a second per CPU by default and at most (the
+ * kernel's perf_event_max_sample_rate may allow fewer), and what the unwind
+ * rows of -t / --all may take by default. */
+#define PROFILE_DEFAULT_HZ 99
+#define PROFILE_MAX_HZ 100000
+#define PROFILE_DEFAULT_UNWIND_MB 64
 /* --srcpath flags one run takes */
 #define CLI_MAX_SRCPATHS 16
 
@@ -74,9 +80,14 @@ struct cli {
 	uint32_t perf_pages;      /* --perf-pages; 0: the default */
 	bool aggregate;           /* --aggregate: count identical events */
 	bool count_in_bpf;        /* --count-in bpf: stacks counted in a BPF map */
+	bool count_in_given;      /* --count-in was given (--profile counts in BPF without) */
 	uint64_t interval_ms;     /* --interval: print the counts this often */
 	const char *flamegraph;   /* --flamegraph FILE.svg */
 	bool verbose;             /* phase timings on stderr */
+	uint32_t profile_hz;      /* --profile [HZ]: CPU samples, no script; 0: none */
+	bool all;                 /* --all: every process (--profile) */
+	bool kernel_stacks;       /* --kernel-stacks: the kernel stack above (--profile) */
+	uint32_t unwind_memory_mb; /* --unwind-memory MB: rows of --all / -t (--profile) */
 	const char *debug_dirs;   /* --debug-file-directory; NULL: the default */
 	const char *list_functions; /* -l PATTERN: list, trace nothing */
 	const char *list_vars;    /* --list-vars TARGET: list, trace nothing */

@@ -61,7 +61,7 @@ static char *read_file(const char *path, size_t *len, struct gs_error *err)
 	return NULL;
 }
 
-int cli_load_script(struct cli_ctx *c)
+static int load_script(struct cli_ctx *c)
 {
 	struct gs_script_opts so = { .sz = sizeof(so), .input_pid = (uint32_t)c->cli.pid };
 	struct gs_error err = { 0 };
@@ -93,6 +93,11 @@ int cli_load_script(struct cli_ctx *c)
 	return 0;
 }
 
+int cli_load_script(struct cli_ctx *c)
+{
+	return c->cli.profile_hz ? 0 : load_script(c); /* CPU samples take no script */
+}
+
 static bool script_has_bt(const struct gs_script *s)
 {
 	for (size_t i = 0; i < s->ntraces; i++)
@@ -109,7 +114,8 @@ int cli_check_inputs(struct cli_ctx *c)
 	enum cli_verdict v;
 	char msg[1024];
 
-	if ((c->cli.format == CLI_FOLDED || c->cli.flamegraph) && !script_has_bt(c->script)) {
+	if ((c->cli.format == CLI_FOLDED || c->cli.flamegraph) && c->script &&
+	    !script_has_bt(c->script)) {
 		fprintf(stderr, "gstrace: %s counts backtraces, and the script takes none; add "
 			"bt; to a trace (e.g. trace FN { bt; })\n", c->cli.flamegraph ?
 			"--flamegraph" : "--script-output folded");
@@ -195,7 +201,8 @@ void cli_prefetch_debug(struct cli_ctx *c, pid_t pid)
 	struct gs_proc_modules mods;
 	bool wanted = false;
 
-	for (size_t i = 0; i < c->script->ntraces && !wanted; i++)
+	wanted = !c->script; /* CPU samples: their stacks are symbolized */
+	for (size_t i = 0; c->script && i < c->script->ntraces && !wanted; i++)
 		wanted = gs_stmts_count_bt_symbolized(c->script->traces[i].body,
 						      c->script->traces[i].nbody) > 0;
 	if (!wanted || pid <= 0 || cli_open_files(c) || gs_proc_modules_load(pid, c->files, &mods, NULL))
@@ -204,6 +211,35 @@ void cli_prefetch_debug(struct cli_ctx *c, pid_t pid)
 		if (mods.v[i].file)
 			gs_modfile_prefetch_debug(mods.v[i].file);
 	gs_proc_modules_free(&mods);
+}
+
+/* --profile: the plan of CPU samples, its rows bounded by --unwind-memory
+ * where processes come and go (-t, --all). */
+static int plan_samples(struct cli_ctx *c, struct gs_plan_opts *po)
+{
+	struct gs_program_opts popts = *po->program;
+	struct gs_sample_opts so = { .sz = sizeof(so), .frequency = c->cli.profile_hz,
+				     .kernel_stacks = c->cli.kernel_stacks };
+	uint64_t mb = c->cli.unwind_memory_mb ? c->cli.unwind_memory_mb :
+		      PROFILE_DEFAULT_UNWIND_MB;
+	struct gs_error err = { 0 };
+	int rc;
+
+	/* a row, its share of the page index and of the large rules */
+	if (po->pid <= 0)
+		popts.unwind_rows_max = (uint32_t)((mb << 20) / (sizeof(struct gs_bt_row) + 1 +
+						   sizeof(struct gs_bt_rules) / 16));
+	po->program = &popts;
+	po->module = c->cli.all ? NULL : po->module;
+	rc = gs_plan_new(po, &c->plan, &err);
+	if (rc == 0)
+		rc = gs_plan_add_samples(c->plan, &so, &err);
+	if (rc == 0)
+		rc = gs_plan_build(c->plan, &err);
+	if (rc == 0)
+		return 0;
+	cli_say("gstrace: ", "%s", err.msg);
+	return err.code == -ENOMEM || err.code == -EFAULT ? EXIT_RUNTIME : EXIT_USAGE;
 }
 
 /* The one trace plan of the run: every target resolved, `bt` planned and
@@ -226,6 +262,8 @@ int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid)
 	/* A command not launched (dry run without a pid) is the default module. */
 	if (!po.module && pid <= 0)
 		po.module = c->cmd_path;
+	if (c->cli.profile_hz)
+		return plan_samples(c, &po);
 	if (gs_plan_from_script(c->script, &po, &c->plan, &err) == 0) {
 		notice_moved_lines(c->plan);
 		for (size_t i = 0; i < gs_plan_trace_count(c->plan); i++) {

@@ -22,6 +22,10 @@
  * counts losses of every trace together. */
 static void put_traces(const struct gs_script *s)
 {
+	if (!s) {
+		fputs("the CPU samples", stderr);
+		return;
+	}
 	if (s->ntraces == 1) {
 		fputs("trace #0 (", stderr);
 		gs_render_fputs(stderr, s->traces[0].target.text, 0);

@@ -30,6 +30,7 @@ struct load_opts {
 	unsigned log_lines;
 	uint32_t expected_attach_type;
 	uint32_t prog_flags;
+	enum bpf_prog_type type;
 };
 
 static int resolve_opts(const struct gs_load_opts *in, struct load_opts *out,
@@ -41,8 +42,9 @@ static int resolve_opts(const struct gs_load_opts *in, struct load_opts *out,
 	*out = (struct load_opts){
 		.log_size = o.log_size >= 128 ? o.log_size : DEFAULT_LOG_SIZE,
 		.log_lines = o.log_lines ? o.log_lines : DEFAULT_LOG_LINES,
-		.expected_attach_type = o.uprobe_multi ? RT_TRACE_UPROBE_MULTI : 0,
+		.expected_attach_type = o.uprobe_multi && !o.prog_type ? RT_TRACE_UPROBE_MULTI : 0,
 		.prog_flags = o.sleepable ? BPF_F_SLEEPABLE : 0,
+		.type = o.prog_type ? (enum bpf_prog_type)o.prog_type : BPF_PROG_TYPE_KPROBE,
 	};
 	return rc;
 }
@@ -288,7 +290,7 @@ int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 			    .expected_attach_type = (enum bpf_attach_type)o.expected_attach_type,
 			    .prog_flags = o.prog_flags);
 
-		first = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, &quiet);
+		first = bpf_prog_load(o.type, name, LICENSE, insns, a->len, &quiet);
 	}
 	if (first >= 0) {
 		*fd = first;
@@ -309,7 +311,7 @@ int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 			    .expected_attach_type = (enum bpf_attach_type)o.expected_attach_type,
 			    .prog_flags = o.prog_flags);
 
-		rc = bpf_prog_load(BPF_PROG_TYPE_KPROBE, name, LICENSE, insns, a->len, &verbose);
+		rc = bpf_prog_load(o.type, name, LICENSE, insns, a->len, &verbose);
 	}
 	if (rc >= 0) { /* accepted the second time (a transient failure) */
 		*fd = rc;
@@ -374,6 +376,7 @@ int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
 	}
 	rc = OPTS_COPY(&main_opts, opts, gs_load_opts, err);
 	main_opts.sleepable = p->sleepable;
+	main_opts.prog_type = p->prog_type;
 	if (rc == 0)
 		rc = gs_asm_load_btf(&p->main, p->btf, p->name, maps, &main_opts, &out->main_fd,
 				     report, err);

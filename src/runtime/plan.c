@@ -464,6 +464,8 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 			spec.target = t->pattern.text;
 			if (pr->body)
 				spec.body = pr->body;
+			if (spec.sample)
+				spec.body = &t->sample_bt;
 			if (t->bt) {
 				if (pr->bt_probe.module_ranges)
 					pr->bt_probe.nrows = (uint32_t)rows;

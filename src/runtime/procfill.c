@@ -306,8 +306,8 @@ int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
 
 /* The loop walker's: rows of the modules of mods that bt_module_rows
  * lacks. */
-static int add_new_compact_rows(const struct gs_proc_modules *mods, struct gs_bpf_maps *maps,
-				struct gs_error *err)
+static int add_new_compact_rows(struct gs_procfill *f, const struct gs_proc_modules *mods,
+				struct gs_bpf_maps *maps, struct gs_error *err)
 {
 	const struct gs_bpf_map *mrows = gs_bpf_maps_find(maps, GS_MAP_NAME_BT_MODULE_ROWS);
 	struct gs_bt_table_caps caps = table_caps(maps);
@@ -330,6 +330,10 @@ static int add_new_compact_rows(const struct gs_proc_modules *mods, struct gs_bp
 		if (rc == 0)
 			rc = gs_bt_rowtab_write(&w, m->id.cookie, &tab, &caps, err);
 		gs_bt_rowtab_free(&tab);
+		if (rc == -ENOSPC && f->skip_full) {
+			f->rows_skipped++;
+			rc = 0;
+		}
 	}
 	return rc ? rc : gs_bpf_maps_flush(maps, err);
 }
@@ -337,11 +341,11 @@ static int add_new_compact_rows(const struct gs_proc_modules *mods, struct gs_bp
 /* Rows of the modules of mods that the row maps lack, written before any
  * map says where those modules are: BPF never finds a module without its
  * rows. */
-static int add_new_rows(const struct gs_proc_modules *mods, struct gs_bpf_maps *maps,
-			struct gs_error *err)
+static int add_new_rows(struct gs_procfill *f, const struct gs_proc_modules *mods,
+			struct gs_bpf_maps *maps, struct gs_error *err)
 {
 	if (gs_bpf_maps_find(maps, GS_MAP_NAME_BT_MODULE_ROWS))
-		return add_new_compact_rows(mods, maps, err);
+		return add_new_compact_rows(f, mods, maps, err);
 	{
 	const struct gs_bpf_map *ranges = gs_bpf_maps_find(maps, GS_MAP_BT_MODULE_ROW_RANGES);
 	struct gs_rowset rows;
@@ -388,7 +392,7 @@ int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct 
 		return rc;
 	}
 	if (f->add_rows)
-		rc = add_new_rows(&mods, maps, err);
+		rc = add_new_rows(f, &mods, maps, err);
 	if (rc == 0)
 		rc = write_modules(f, maps, &mods, err);
 	if (rc == 0)
@@ -446,6 +450,13 @@ static bool maps_inode(pid_t pid, uint64_t ino)
 		found = maps.entries[i].kind == GS_MAP_FILE && maps.entries[i].inode == ino;
 	gs_maps_free(&maps);
 	return found;
+}
+
+bool rt_pid_maps_file(pid_t pid, const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && maps_inode(pid, (uint64_t)st.st_ino);
 }
 
 static int cmp_pid(const void *a, const void *b)

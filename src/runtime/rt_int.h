@@ -56,6 +56,15 @@ int rt_reader_wake_on(struct gs_reader *r, int fd, struct gs_error *err);
 struct gs_plan;
 bool rt_plan_holds_dlopen(const struct gs_plan *p);
 
+/* The clock of CPU samples (sampling.c): a cpu-clock perf event per online
+ * CPU at hz, each running prog_fd; freeing closes them (detaches). */
+struct rt_sampler;
+int rt_sampler_attach(int prog_fd, uint32_t hz, struct rt_sampler **out, struct gs_error *err);
+void rt_sampler_free(struct rt_sampler *s);
+
+/* Whether pid maps the file at path now (procfill.c). */
+bool rt_pid_maps_file(pid_t pid, const char *path);
+
 /* CLOCK_MONOTONIC in nanoseconds, for phase timings. */
 uint64_t rt_now_ns(void);
 

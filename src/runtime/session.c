@@ -3,11 +3,14 @@
  * load, attach) for every probe, one reader over all outputs, a periodic
  * refresh when a process maps new files, and a teardown that detaches
  * every probe at once. It never resolves or builds: the plan did. */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -19,12 +22,16 @@
 #include "rt_int.h"
 
 #define REFRESH_INTERVAL_NS 1000000000ll
+/* CPU samples of a module's or of every process: how often /proc is looked
+ * at for processes that started (their modules then reach the maps). */
+#define SCAN_INTERVAL_NS 100000000ll
 
 struct session_trace {
 	const struct gs_program *prog; /* the plan's */
 	struct gs_bpf_maps maps;
 	struct gs_loaded loaded;
 	struct gs_uprobe *probe;
+	struct rt_sampler *sampler; /* CPU samples: the clock, not a probe */
 };
 
 struct gs_session {
@@ -51,6 +58,13 @@ struct gs_session {
 	bool multi;    /* programs load for, and attach through, uprobe_multi links */
 	bool gate_open; /* bt_snapshot_gen.open is set: loop-walker programs emit */
 	bool detached; /* gs_session_detach() ran */
+	/* CPU samples (gs_plan_add_samples): their scope, and the processes
+	 * already looked at by the quick scan for new ones. */
+	uint8_t sample_scope;
+	int64_t last_scan_ns;
+	pid_t *seen;
+	size_t nseen, seen_cap;
+	uint32_t rows_skipped; /* modules without rows: the row maps were full */
 };
 
 static int64_t monotonic_ns(void)
@@ -112,6 +126,7 @@ int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
 
 static void trace_close(struct session_trace *t)
 {
+	rt_sampler_free(t->sampler);
 	gs_uprobe_detach(t->probe);
 	gs_loaded_close(&t->loaded);
 	gs_bpf_maps_close(&t->maps);
@@ -131,7 +146,8 @@ static int fill_pid(struct gs_session *s, pid_t pid, struct gs_error *err)
 	gs_procfill_init(&s->fills[s->nfills], pid, s->files);
 	/* -p: rows of every module first, then where they are (target mode
 	 * writes the plan's rows only). */
-	s->fills[s->nfills].add_rows = s->pid > 0;
+	s->fills[s->nfills].add_rows = s->pid > 0 || s->sample_scope;
+	s->fills[s->nfills].skip_full = s->sample_scope != GS_SAMPLE_NONE;
 	rc = gs_procfill_offsets(&s->fills[s->nfills], &s->pool, err);
 	if (rc) {
 		gs_procfill_fini(&s->fills[s->nfills]);
@@ -164,6 +180,95 @@ static int fill_target_processes(struct gs_session *s, struct gs_error *err)
 		free(pids);
 	}
 	return 0;
+}
+
+/* ---- CPU samples of a module's or of every process ---- */
+
+static bool seen(const struct gs_session *s, pid_t pid)
+{
+	size_t lo = 0, hi = s->nseen;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->seen[mid] == pid)
+			return true;
+		if (s->seen[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static int see(struct gs_session *s, pid_t pid)
+{
+	size_t at = 0;
+
+	if (base_grow((void **)&s->seen, &s->seen_cap, s->nseen + 1, sizeof(*s->seen)))
+		return -ENOMEM;
+	while (at < s->nseen && s->seen[at] < pid)
+		at++;
+	memmove(s->seen + at + 1, s->seen + at, (s->nseen - at) * sizeof(*s->seen));
+	s->seen[at] = pid;
+	s->nseen++;
+	return 0;
+}
+
+static bool filled(const struct gs_session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nfills; i++)
+		if (s->fills[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* A process of the sample scope: a user process (a kernel thread has no
+ * executable), and for a module's samples one that maps it. */
+static bool in_scope(const struct gs_session *s, pid_t pid)
+{
+	char path[64], exe[8];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (readlink(path, exe, sizeof(exe)) <= 0)
+		return false;
+	return s->sample_scope == GS_SAMPLE_ALL ||
+	       rt_pid_maps_file(pid, gs_plan_trace_at(s->plan, 0)->target.module);
+}
+
+/* Processes that started since the last look: each new pid of /proc once
+ * (a pid looked at and left out is looked at again after the next full
+ * refresh, which forgets them). One that exits meanwhile is skipped. */
+static int scan_processes(struct gs_session *s, struct gs_error *err)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	int rc = 0;
+
+	if (!proc)
+		return gs_errorf(err, -errno, "cannot list /proc: %s", strerror(errno));
+	while (rc == 0 && (de = readdir(proc))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct gs_error gone;
+
+		/* gstrace maps the module files it reads: never one of -t's */
+		if (*end || pid <= 0 || seen(s, (pid_t)pid) || filled(s, (pid_t)pid) ||
+		    (s->sample_scope == GS_SAMPLE_KNOWN && pid == getpid()))
+			continue;
+		if (!in_scope(s, (pid_t)pid)) {
+			rc = see(s, (pid_t)pid) ? gs_errorf(err, -ENOMEM, "out of memory") : 0;
+			continue;
+		}
+		rc = fill_pid(s, (pid_t)pid, &gone);
+		if (rc == -ENOMEM)
+			rc = gs_errorf(err, rc, "%s", gone.msg);
+		else
+			rc = 0;
+	}
+	closedir(proc);
+	s->last_scan_ns = monotonic_ns();
+	return rc;
 }
 
 static int note_bt_module(struct gs_session *s, const char *module, struct gs_error *err)
@@ -211,8 +316,10 @@ static int fill_maps(struct gs_session *s, const struct gs_plan_trace *t,
 
 	if (offsets && s->pid > 0)
 		rc = fill_pid(s, s->pid, err);
-	if (rc == 0 && offsets && s->pid <= 0 &&
-	    (rc = note_bt_module(s, t->target.module, err)) == 0)
+	if (rc == 0 && offsets && s->pid <= 0 && s->sample_scope == GS_SAMPLE_ALL)
+		rc = scan_processes(s, err);
+	else if (rc == 0 && offsets && s->pid <= 0 &&
+		 (rc = note_bt_module(s, t->target.module, err)) == 0)
 		rc = fill_target_processes(s, err);
 	if (rc == 0 && t->bt)
 		rc = write_rows(s, pr, &out->maps, err);
@@ -370,6 +477,44 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	return rc;
 }
 
+/* CPU samples: maps created and written for the scope's processes, the
+ * program loaded, then the clock started on every CPU. */
+static int start_sample(struct gs_session *s, const struct gs_plan_trace *t,
+			const struct gs_plan_probe *pr, struct session_trace *out,
+			struct gs_error *err)
+{
+	struct gs_load_opts lo = { .sz = sizeof(lo) };
+	uint64_t *ns = s->times.ns, t0 = rt_now_ns(), t1;
+	int rc;
+
+	out->loaded.main_fd = out->loaded.step_fd = -1;
+	out->prog = pr->prog;
+	s->sample_scope = t->spec.sample;
+	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
+	ns[GS_PHASE_CREATE_MAPS] += rt_now_ns() - t0;
+	if (rc == 0)
+		rc = write_maps(s, t, pr, out, true, err);
+	t0 = rt_now_ns();
+	free(s->report);
+	s->report = NULL;
+	if (rc == 0)
+		rc = gs_program_load(pr->prog, &out->maps, &lo, &out->loaded, &s->report, err);
+	if (rc == 0) {
+		GS_OPTS(gs_decoder_opts, dec, .lookup = program_context,
+			.lookup_arg = (void *)pr->prog);
+
+		rc = gs_reader_add_decoding(s->reader,
+					    &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
+					    gs_plan_program_opts(s->plan)->perf_page_count, &dec, err);
+	}
+	t1 = rt_now_ns();
+	ns[GS_PHASE_LOAD] += t1 - t0;
+	if (rc == 0)
+		rc = rt_sampler_attach(out->loaded.main_fd, t->sample_hz, &out->sampler, err);
+	ns[GS_PHASE_ATTACH] += rt_now_ns() - t1;
+	return rc;
+}
+
 int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs_error *err)
 {
 	size_t ntraces = gs_plan_trace_count(plan), nprobes = gs_plan_probe_count(plan);
@@ -401,7 +546,9 @@ int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs
 			if (!t->probes[k].prog)
 				return gs_errorf(err, -EINVAL, "the trace plan is not built: call "
 						 "gs_plan_build() before gs_session_start()");
-			rc = start_probe(s, t, &t->probes[k], st, &why);
+			rc = gs_plan_trace_samples(t) ?
+				start_sample(s, t, &t->probes[k], st, &why) :
+				start_probe(s, t, &t->probes[k], st, &why);
 			if (rc) {
 				trace_close(st);
 				/* at the trace's place in the script, when there is one */
@@ -441,20 +588,26 @@ static int refresh(struct gs_session *s, int64_t now, struct gs_error *err)
 	/* A process that is gone just stops producing events; in target
 	 * mode it is forgotten, so a new one with its pid is filled. */
 	for (size_t i = 0; i < s->nfills;) {
-		rc = gs_procfill_refresh(&s->fills[i], &s->pool, s->pid > 0, err);
+		rc = gs_procfill_refresh(&s->fills[i], &s->pool, s->pid > 0 || s->sample_scope,
+					 err);
 		if (rc < 0 && rc != -ENOENT && rc != -ESRCH)
 			break;
 		if (rc < 0 && s->pid <= 0) {
 			gs_procfill_forget(&s->fills[i], &s->pool);
 			gs_procfill_fini(&s->fills[i]);
 			s->fills[i] = s->fills[--s->nfills];
+			rc = 0; /* gone: not an error, even as the last one */
 			continue;
 		}
 		rc = 0;
 		i++;
 	}
 	rt_dlhook_release(s->dlhook);
-	if (rc == 0 && s->pid <= 0)
+	/* The quick scan looks at every process again (a pid reused). */
+	s->nseen = 0;
+	if (rc == 0 && s->pid <= 0 && s->sample_scope == GS_SAMPLE_ALL)
+		rc = scan_processes(s, err);
+	else if (rc == 0 && s->pid <= 0)
 		rc = fill_target_processes(s, err);
 	return rc;
 }
@@ -474,6 +627,9 @@ int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 			return rc;
 	if (s->nfills && (changed || now - s->last_refresh_ns >= REFRESH_INTERVAL_NS) &&
 	    (rc = refresh(s, now, err)))
+		return rc;
+	if (s->sample_scope >= GS_SAMPLE_KNOWN && now - s->last_scan_ns >= SCAN_INTERVAL_NS &&
+	    (rc = scan_processes(s, err)))
 		return rc;
 	n = gs_reader_poll(s->reader, timeout_ms, err);
 	/* A held process waits for its refresh, not for the next poll. */
@@ -522,6 +678,43 @@ const struct gs_program *rt_session_trace(const struct gs_session *s, size_t i,
 	return s->v[i].prog;
 }
 
+int gs_session_sample_stats(const struct gs_session *s, struct gs_sample_stats *st,
+			    struct gs_error *err)
+{
+	const struct gs_bpf_map *mrows = gs_bpf_maps_find(&s->pool, GS_MAP_NAME_BT_MODULE_ROWS);
+	uint64_t key, next;
+	bool first = true;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->processes = s->nfills;
+	for (size_t i = 0; i < s->nfills; i++)
+		st->modules_without_rows += s->fills[i].rows_skipped;
+	for (size_t m = 0; m < s->pool.n; m++) {
+		const struct gs_bpf_map *map = &s->pool.v[m];
+
+		st->map_bytes += (uint64_t)(map->key_size + map->value_size) * map->max_entries;
+		if (strcmp(map->name, GS_MAP_NAME_BT_CROWS) == 0)
+			st->rows_capacity = map->max_entries;
+	}
+	if (!mrows)
+		return 0;
+	while ((rc = bpf_map_get_next_key(mrows->fd, first ? NULL : &key, &next)) == 0) {
+		struct gs_bt_module_rows r;
+
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(mrows->fd, &key, &r) != 0)
+			continue;
+		if (key == 0)
+			st->rows = r.row_lo; /* the allocator's entry: rows in use */
+		else
+			st->modules++;
+	}
+	return rc == -ENOENT ? 0 : gs_errorf(err, rc, "cannot list %s: %s", mrows->name,
+					     strerror(-rc));
+}
+
 size_t gs_session_probe_count(const struct gs_session *s)
 {
 	return s->n;
@@ -537,6 +730,8 @@ void gs_session_detach(struct gs_session *s)
 	/* All at once, on threads; one at a time when memory is short. */
 	probes = calloc(s->n ? s->n : 1, sizeof(*probes));
 	for (size_t i = 0; i < s->n; i++) {
+		rt_sampler_free(s->v[i].sampler);
+		s->v[i].sampler = NULL;
 		if (probes) {
 			probes[i] = s->v[i].probe;
 		} else {
@@ -567,6 +762,7 @@ void gs_session_free(struct gs_session *s)
 	for (size_t i = 0; i < s->nbt_modules; i++)
 		free(s->bt_modules[i]);
 	free(s->bt_modules);
+	free(s->seen);
 	free(s->report);
 	free(s);
 }

@@ -202,6 +202,60 @@ static void test_stack_counting_program_passes_the_verifier(void **state)
 	}
 }
 
+/* CPU samples (gs_trace_spec.sample): the perf_event program of each
+ * scope, with and without the kernel stack, counting in BPF and emitting,
+ * at the default depth and the deepest. */
+static void test_sampling_programs_pass_the_verifier(void **state)
+{
+	static const uint8_t scopes[] = { GS_SAMPLE_PID, GS_SAMPLE_KNOWN, GS_SAMPLE_ALL };
+	static const struct gs_bt_probe anywhere = { .module_ranges = true, .nrows = 1000 };
+	const struct gs_error *no_bpf = *state;
+
+	if (no_bpf) {
+		print_message("skipped: %s\n", no_bpf->msg);
+		skip();
+	}
+	for (size_t i = 0; i < 3 * 2 * 2 * 2; i++) {
+		uint8_t scope = scopes[i % 3];
+		bool kernel = (i / 3) % 2, count = (i / 6) % 2;
+		uint32_t depth = (i / 12) % 2 ? GS_BT_LOOP_MAX_DEPTH : GS_BT_DEFAULT_DEPTH;
+		struct gs_stmt bt = { .kind = GS_STMT_BACKTRACE,
+				      .bt_flags = kernel ? GS_BT_FLAG_KERNEL : 0 };
+		struct gs_trace_spec spec = { .trace_id = 1, .target = "profile", .body = &bt,
+					      .nbody = 1, .bt = &anywhere, .sample = scope };
+		struct gs_program_opts o = { .sz = sizeof(o), .unwinder = GS_UNWINDER_LOOP,
+					     .backtrace_depth = depth, .count_stacks = count,
+					     .filter_pid = scope == GS_SAMPLE_PID ? 4242 : 0 };
+		struct gs_program *p;
+		struct gs_kload k;
+		struct gs_kload_desc d;
+		struct gs_error err;
+
+		if (gs_program_build(&spec, &o, &p, &err))
+			fail_msg("%s", err.msg);
+		assert_int_equal(p->prog_type, BPF_PROG_TYPE_PERF_EVENT);
+		if (count)
+			assert_int_equal(p->maps[p->map_index[GS_MAP_STACK_COUNTS]].key_size,
+					 12 + 12 + 16 * 32 + 8 * depth +
+					 (kernel ? 4 + 8 + 8 * GS_KSTACK_DEPTH : 0));
+		d = (struct gs_kload_desc){ .name = p->name, .type = BPF_PROG_TYPE_PERF_EVENT,
+					    .maps = p->maps, .nmaps = p->nmaps, .btf = p->btf };
+		gs_kload_init(&k);
+		if (gs_kload_create_maps(&k, &d, &err) || gs_kload_prog(&k, &d, &p->main, &err)) {
+			if (k.log)
+				fprintf(stderr, "%s\n", gs_kload_log_tail(k.log, LOG_TAIL_LINES));
+			fail_msg("sample scope %u kernel %d count %d depth %u: %s", scope, kernel,
+				 count, depth, err.msg);
+		}
+		printf("verified_insns cg_sample_scope%u%s%s_depth%u.loop %zu %u\n", scope,
+		       kernel ? "_kstack" : "", count ? "_count" : "", depth, p->main.len,
+		       k.verified_insns);
+		fflush(stdout);
+		gs_kload_fini(&k);
+		gs_program_free(p);
+	}
+}
+
 /* The tail-call generator builds any number of bt statements: jumps past
  * 16 bits are widened (its verification cost still grows per statement). */
 static void test_twenty_bt_statements_build_with_the_tail_call_walker(void **state)
@@ -256,6 +310,8 @@ int main(void)
 						  no_bpf ? &bpf_err : NULL),
 			cmocka_unit_test(test_twenty_bt_statements_build_with_the_tail_call_walker),
 			cmocka_unit_test_prestate(test_stack_counting_program_passes_the_verifier,
+						  no_bpf ? &bpf_err : NULL),
+			cmocka_unit_test_prestate(test_sampling_programs_pass_the_verifier,
 						  no_bpf ? &bpf_err : NULL),
 		};
 

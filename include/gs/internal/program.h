@@ -42,6 +42,9 @@ struct gs_program {
 	enum gs_unwinder unwinder;   /* in force */
 	uint32_t bt_slots;           /* bt_state entries */
 	bool sleepable;              /* load with BPF_F_SLEEPABLE (gs_program_opts.fault_in) */
+	/* enum bpf_prog_type to load as: 0 for a uprobe's (BPF_PROG_TYPE_KPROBE),
+	 * BPF_PROG_TYPE_PERF_EVENT for a CPU sample's (gs_trace_spec.sample). */
+	uint32_t prog_type;
 };
 
 /* The member `name` of aggregate t, looking into anonymous members (depth:

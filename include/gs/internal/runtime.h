@@ -73,6 +73,9 @@ struct gs_load_opts {
 	 * gs_program_opts.fault_in. gs_program_load sets it for the main
 	 * program from gs_program.sleepable. */
 	bool sleepable;
+	/* enum bpf_prog_type; 0: BPF_PROG_TYPE_KPROBE (a uprobe's).
+	 * gs_program_load sets it from gs_program.prog_type. */
+	uint32_t prog_type;
 };
 struct gs_loaded {
 	int main_fd, step_fd; /* -1 when absent */
@@ -231,6 +234,11 @@ struct gs_procfill {
 	/* Every fill first writes the rows of modules the row maps lack, then
 	 * the offsets and snapshot that point at them. */
 	bool add_rows;
+	/* A module whose rows the full row maps cannot take is left without
+	 * rows (its frames end the walk) and counted in rows_skipped, rather
+	 * than failing the fill: CPU samples of many processes. */
+	bool skip_full;
+	uint32_t rows_skipped;
 	/* A module with TLS is mapped that the loader has not registered yet:
 	 * each poll reads proc_module_tls again (docs/tls.md), at most
 	 * RT_TLS_MAX_TRIES reads in a row. */
@@ -293,6 +301,11 @@ struct gs_plan_trace {
 	struct gs_plan_probe *probes;   /* one per address of target */
 	size_t nprobes;
 	bool bt;                        /* the body has a bt: unwind maps are filled */
+	/* CPU samples (gs_plan_add_samples): spec.sample is the scope, the
+	 * body is sample_bt, and the one probe is every CPU's clock at
+	 * sample_hz, not an address. */
+	struct gs_stmt sample_bt;
+	uint32_t sample_hz;
 	/* Copies of a function traced by name (inline instances, same-named
 	 * statics) that lack names the body reads, which print <optimized
 	 * out> there: "'a' is not visible in 1 of 3 copies (inlined in main at
