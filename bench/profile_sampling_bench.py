@@ -28,9 +28,12 @@ pointers):
                                         thread's start (`_start`), gstrace;
   profile.{bpftrace,perf_fp,perf_dwarf}.complete_pct  the peers'
   profile.overhead_pct.999hz            the fixture's loops per second of its
-                                        CPU time, without and with gstrace
-                                        sampling it at 999 Hz: median slowdown
-                                        of alternating pairs
+                                        CPU time in windows without and with
+                                        gstrace sampling it at 999 Hz,
+                                        alternating: the median slowdown
+  profile.bpftrace.overhead_pct.999hz   the same under bpftrace's profile probe
+                                        with ustack (the floor of sampling at
+                                        999 Hz on this machine, nearly)
   profile.all.rss_mb                    gstrace --profile --all's peak RSS
   profile.all.rows                      unwind rows --all kept (--verbose)
 
@@ -45,10 +48,12 @@ import os
 import re
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
@@ -267,35 +272,86 @@ def complete_pct(fx, tmp):
             show(metric, stacks)
 
 
-def overhead():
-    """The fixture's loops per CPU second alone and under gstrace at 999 Hz,
-    alternating: gstrace -t FIXTURE is ready before the fixture starts, so
-    the fixture's whole run is sampled."""
+WINDOW_S = 1.5
+PAIRS = 6
+
+
+def overhead(metric, start):
+    """One fixture process printing its work every 100 ms; windows of
+    WINDOW_S seconds without a tracer and with start(pid) sampling it at
+    999 Hz (from its ready line to its stop), alternating. A window's
+    rate is loops per second of the thread's CPU time (the sampling's
+    interrupts are charged to it); each sampled window is compared with
+    the mean of the windows either side; the median of those slowdowns."""
+    fx = subprocess.Popen([FIXTURE, "--ticks", "100"], stdout=subprocess.PIPE, text=True)
+    ticks = []
+
+    def read_ticks():
+        for line in fx.stdout:
+            m = re.match(r"tick (\d+) cpu_ns (\d+) wall_ns (\d+)", line)
+            if m:
+                ticks.append(tuple(int(x) for x in m.groups()))
+
+    reader = threading.Thread(target=read_ticks, daemon=True)
+    reader.start()
+    windows = []  # (sampled, start ns, end ns)
+    try:
+        time.sleep(0.5)
+        for _ in range(PAIRS):
+            t0 = time.monotonic_ns()
+            time.sleep(WINDOW_S)
+            windows.append((False, t0, time.monotonic_ns()))
+            t = start(fx.pid)
+            if not t.ready:
+                t.proc.kill()
+                t.proc.communicate()
+                skipped(metric, "the tracer did not start")
+                return
+            t0 = time.monotonic_ns()
+            time.sleep(WINDOW_S)
+            windows.append((True, t0, time.monotonic_ns()))
+            t.stop()
+        t0 = time.monotonic_ns()
+        time.sleep(WINDOW_S)
+        windows.append((False, t0, time.monotonic_ns()))
+    finally:
+        fx.send_signal(signal.SIGUSR1)
+        fx.wait(timeout=30)
+        reader.join(timeout=5)
+
+    def rate(start, end):
+        inside = [t for t in ticks if start <= t[2] <= end]
+        if len(inside) < 2 or inside[-1][1] == inside[0][1]:
+            return None
+        return (inside[-1][0] - inside[0][0]) * 1e9 / (inside[-1][1] - inside[0][1])
+
+    rates = [(on, rate(a, b)) for on, a, b in windows]
     slow = []
-    if not have_profile():
-        skipped("profile.overhead_pct.999hz", "this gstrace has no --profile")
-        return
-    for _ in range(5):
-        alone = L.Fixture([FIXTURE, "--seconds", "3"]).finish()
-        t = Tracer(gstrace_argv(["-t", FIXTURE]), True, READY)
-        if not t.ready:
-            t.proc.kill()
-            t.proc.communicate()
-            skipped("profile.overhead_pct.999hz", "gstrace --profile -t did not start")
-            return
-        sampled = L.Fixture([FIXTURE, "--seconds", "3"]).finish()
-        out, _ = t.stop()
-        n = sum(c for _, c in L.parse_folded(out))
-        if not alone or not sampled:
-            continue
-        s = 100.0 * (1.0 - sampled["per_cpu_s"] / alone["per_cpu_s"])
-        print("# overhead: alone %d loops/s, sampled %d loops/s (%d samples): %.2f %%" %
-              (alone["per_cpu_s"], sampled["per_cpu_s"], n, s))
-        slow.append(s)
+    for i in range(1, len(rates) - 1, 2):
+        before, on, after = rates[i - 1][1], rates[i][1], rates[i + 1][1]
+        if before and on and after:
+            s = 100.0 * (1.0 - on / ((before + after) / 2))
+            print("# overhead: %.3g loops/s without, %.3g with, %.3g without: %.2f %%" %
+                  (before, on, after, s))
+            slow.append(s)
     if slow:
-        bench("profile.overhead_pct.999hz", "%.2f" % statistics.median(slow), "%")
+        bench(metric, "%.2f" % statistics.median(slow), "%")
     else:
-        skipped("profile.overhead_pct.999hz", "the fixture printed no work line")
+        skipped(metric, "the fixture printed too few work lines")
+
+
+def overheads():
+    if have_profile():
+        overhead("profile.overhead_pct.999hz",
+                 lambda pid: Tracer(gstrace_argv(["-p", str(pid)]), True, READY))
+    else:
+        skipped("profile.overhead_pct.999hz", "this gstrace has no --profile")
+    if shutil.which("bpftrace"):
+        prog = "profile:hz:%d /pid == %%d/ { @[ustack] = count(); }" % HZ
+        overhead("profile.bpftrace.overhead_pct.999hz",
+                 lambda pid: Tracer(["bpftrace", "-e", prog % pid], False, "Attaching"))
+    else:
+        skipped("profile.bpftrace.overhead_pct.999hz", "bpftrace is not installed")
 
 
 def all_memory():
@@ -353,7 +409,7 @@ def main():
             complete_pct(fx, tmp)
         finally:
             fx.finish()
-        overhead()
+        overheads()
     finally:
         open(stats_path, "w").write(stats_was)
         shutil.rmtree(tmp, ignore_errors=True)

@@ -190,8 +190,8 @@ def scenario_target_path():
         bg = Background(999, ["-t", path], 5)
         time.sleep(0.5)
         late = L.Fixture([path, "--thread", "--seconds", "2.5"])
+        late.finish(wait=True)
         stacks, _ = bg.finish()
-        late.finish()
     finally:
         first.finish()
         other.finish()
@@ -261,10 +261,10 @@ def scenario_all():
     short = 0
     while short < 6:
         f = L.Fixture([binary("profile_split_O2_nofp"), "--seconds", "0.3"])
-        f.finish(timeout=10)
+        f.finish(timeout=10, wait=True)
         short += 1
     for f in started:
-        f.finish(timeout=10)
+        f.finish(timeout=10, wait=True)
     stacks, err = bg.finish()
     total = sum(n for _, n in stacks)
     print("--all: %d samples in %d stacks" % (total, len(stacks)))

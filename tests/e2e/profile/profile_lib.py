@@ -50,10 +50,11 @@ class Fixture:
             raise RuntimeError("%s did not print its ready line (%r)" % (argv[0], line))
         self.pid = self.proc.pid
 
-    def finish(self, timeout=30):
-        """Ends it (SIGUSR1 unless it has exited already) and returns its
-        work line as a dict (profile_split), or {}."""
-        if self.proc.poll() is None:
+    def finish(self, timeout=30, wait=False):
+        """Ends it (SIGUSR1 unless it has exited already, or with wait
+        until it exits by itself) and returns its work line as a dict
+        (profile_split), or {}."""
+        if not wait and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGUSR1)
         try:
             out, _ = self.proc.communicate(timeout=timeout)
