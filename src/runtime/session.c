@@ -406,6 +406,28 @@ static int write_maps(struct gs_session *s, const struct gs_plan_trace *t,
 	return rc;
 }
 
+/* The probe's program loaded (a rejection's report kept), and its output
+ * given to the reader before the first hit: a perf event array without a
+ * buffer on a CPU would lose it. Each probe's events are decoded with its
+ * own program's context: the copies of one function may differ (a value
+ * one copy lacks). */
+static int load_and_read(struct gs_session *s, const struct gs_plan_probe *pr,
+			 struct session_trace *out, const struct gs_load_opts *lo,
+			 struct gs_error *err)
+{
+	GS_OPTS(gs_decoder_opts, dec, .lookup = program_context, .lookup_arg = (void *)pr->prog);
+	int rc;
+
+	free(s->report);
+	s->report = NULL;
+	rc = gs_program_load(pr->prog, &out->maps, lo, &out->loaded, &s->report, err);
+	if (rc == 0)
+		rc = gs_reader_add_decoding(s->reader,
+					    &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
+					    gs_plan_program_opts(s->plan)->perf_page_count, &dec, err);
+	return rc;
+}
+
 /* One probe of the plan, through to attached. The first loop-walker
  * program of a session attaches while its unwind maps are written: it is
  * gated on them. */
@@ -437,24 +459,10 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	if (rc == 0 && !gated)
 		rc = write_maps(s, t, pr, out, offsets, err);
 	t0 = rt_now_ns();
-	free(s->report);
-	s->report = NULL;
 	if (rc == 0)
-		rc = gs_program_load(pr->prog, &out->maps, &lo, &out->loaded, &s->report, err);
+		rc = load_and_read(s, pr, out, &lo, err);
 	t1 = rt_now_ns();
 	ns[GS_PHASE_LOAD] += t1 - t0;
-	/* The reader knows the buffer before the first hit: a perf event
-	 * array without a buffer on a CPU would lose it. */
-	/* Each probe's events decoded with its own program's context: the
-	 * copies of one function may differ (a value one copy lacks). */
-	if (rc == 0) {
-		GS_OPTS(gs_decoder_opts, dec, .lookup = program_context,
-			.lookup_arg = (void *)pr->prog);
-
-		rc = gs_reader_add_decoding(s->reader,
-					    &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
-					    gs_plan_program_opts(s->plan)->perf_page_count, &dec, err);
-	}
 	if (rc)
 		return rc;
 	job.prog_fd = out->loaded.main_fd;
@@ -506,18 +514,8 @@ static int start_sample(struct gs_session *s, const struct gs_plan_trace *t,
 	if (rc == 0)
 		rc = write_maps(s, t, pr, out, true, err);
 	t0 = rt_now_ns();
-	free(s->report);
-	s->report = NULL;
 	if (rc == 0)
-		rc = gs_program_load(pr->prog, &out->maps, &lo, &out->loaded, &s->report, err);
-	if (rc == 0) {
-		GS_OPTS(gs_decoder_opts, dec, .lookup = program_context,
-			.lookup_arg = (void *)pr->prog);
-
-		rc = gs_reader_add_decoding(s->reader,
-					    &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
-					    gs_plan_program_opts(s->plan)->perf_page_count, &dec, err);
-	}
+		rc = load_and_read(s, pr, out, &lo, err);
 	t1 = rt_now_ns();
 	ns[GS_PHASE_LOAD] += t1 - t0;
 	if (rc == 0)
