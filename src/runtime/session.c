@@ -240,12 +240,21 @@ static bool in_scope(const struct gs_session *s, pid_t pid)
 
 /* Processes that started since the last look: each new pid of /proc once
  * (a pid looked at and left out is looked at again after the next full
- * refresh, which forgets them). One that exits meanwhile is skipped. */
+ * refresh, which forgets them). One that exits meanwhile is skipped. A
+ * process filled before that has exec'd since (a shell's child, filled
+ * as the shell) is filled again now: its stacks are in the new program. */
 static int scan_processes(struct gs_session *s, struct gs_error *err)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *de;
 	int rc = 0;
+
+	for (size_t i = 0; proc && i < s->nfills && rc == 0; i++)
+		if (gs_procfill_execd(&s->fills[i]) &&
+		    (rc = gs_procfill_refresh(&s->fills[i], &s->pool, true, err)) < 0)
+			rc = rc == -ENOENT || rc == -ESRCH ? 0 : rc;
+		else
+			rc = 0;
 
 	if (!proc)
 		return gs_errorf(err, -errno, "cannot list /proc: %s", strerror(errno));
