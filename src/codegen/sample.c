@@ -93,6 +93,7 @@ void cg_sample_prologue(struct gs_cg *cg)
 		gs_asm_ja(a, done);
 	}
 	gs_asm_bind(a, user);
+	gs_asm_note(a, "sample: a user task: its registers for bt");
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, cg->sample_regs_slot));
 	gs_asm_bind(a, done);
 	gs_asm_note(a, NULL);

@@ -220,6 +220,28 @@ static const struct gs_trace_spec bt_rows = {
 static const struct gs_trace_spec bt_ranges = {
 	.trace_id = 11, .target = "bt", .body = bt_body, .nbody = N(bt_body), .bt = &bt_modules,
 };
+/* CPU samples (gstrace --profile): one `bt`, every frame's module found
+ * at run time; a process's (the pid filter), the known processes' counted
+ * with their kernel stacks, and every process's counted. */
+static const struct gs_bt_probe bt_sample = {
+	.first_row_kind = GS_BT_ROW_USABLE, .nrows = GS_CG_BT_ROWS, .module_ranges = true,
+};
+static const struct gs_stmt sample_body[] = { { .kind = GS_STMT_BACKTRACE } };
+static const struct gs_stmt sample_kernel_body[] = {
+	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_KERNEL },
+};
+static const struct gs_trace_spec sample_pid = {
+	.trace_id = 40, .target = "profile", .body = sample_body, .nbody = 1, .bt = &bt_sample,
+	.sample = GS_SAMPLE_PID,
+};
+static const struct gs_trace_spec sample_known_kernel = {
+	.trace_id = 41, .target = "profile", .body = sample_kernel_body, .nbody = 1,
+	.bt = &bt_sample, .sample = GS_SAMPLE_KNOWN,
+};
+static const struct gs_trace_spec sample_all = {
+	.trace_id = 42, .target = "profile", .body = sample_body, .nbody = 1, .bt = &bt_sample,
+	.sample = GS_SAMPLE_ALL,
+};
 static const struct gs_trace_spec bt_missing_rows = {
 	.trace_id = 12, .target = "bt", .body = bt_body, .nbody = N(bt_body), .bt = &bt_no_rows,
 };
@@ -291,6 +313,14 @@ const struct gs_cg_case gs_cg_cases[] = {
 	{ "bt_loop_no_dwarf", &bt_no_dwarf, { .unwinder = GS_UNWINDER_LOOP,
 					      .backtrace_depth = 5 } },
 	{ "bt_loop_if_else", &bt_if, { .unwinder = GS_UNWINDER_LOOP } },
+	/* CPU samples: perf_event programs */
+	{ "sample_pid", &sample_pid, { .unwinder = GS_UNWINDER_LOOP,
+				       .filter_pid = GS_CG_FILTER_PID } },
+	{ "sample_known_kernel_count", &sample_known_kernel, { .unwinder = GS_UNWINDER_LOOP,
+							       .count_stacks = true,
+							       .backtrace_depth = 32 } },
+	{ "sample_all_count", &sample_all, { .unwinder = GS_UNWINDER_LOOP, .count_stacks = true,
+					     .backtrace_depth = 32 } },
 };
 const size_t gs_cg_ncases = N(gs_cg_cases);
 

@@ -66,7 +66,8 @@ static void test_generated_program_passes_the_verifier(void **state)
 	 * built as an ordinary program even when faults are asked for. */
 	assert_int_equal(p->sleepable, kc->sleepable &&
 			 gs_stmts_read_user_memory(kc->c->spec->body, kc->c->spec->nbody));
-	d = (struct gs_kload_desc){ .name = p->name, .type = BPF_PROG_TYPE_KPROBE,
+	d = (struct gs_kload_desc){ .name = p->name,
+				    .type = p->prog_type ? p->prog_type : BPF_PROG_TYPE_KPROBE,
 				    .maps = p->maps, .nmaps = p->nmaps, .btf = p->btf,
 				    .prog_flags = p->sleepable ? BPF_F_SLEEPABLE : 0 };
 	gs_kload_init(&k);
