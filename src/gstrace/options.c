@@ -679,7 +679,7 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 			if (!o)
 				return usage_error(msg, size, "unknown option '--%.*s'; see gstrace "
 						   "--help", (int)len, a + 2);
-			if (eq && !o->value)
+			if (eq && !o->value && o->id != O_PROFILE)
 				return usage_error(msg, size, "--%s takes no value; write it alone",
 						   o->name);
 			value = eq ? eq + 1 : NULL;

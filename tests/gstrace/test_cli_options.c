@@ -305,6 +305,18 @@ static const struct bad_case bad_cases[] = {
 	{ "-s x", { "no target", "-p PID, -t PATH or -- CMD" } },
 	{ "-s x --", { "nothing after --" } },
 	{ "-p 1 -s x -- ./prog", { "-p and a command after -- both given" } },
+	{ "--profile", { "--profile needs a target", "--all" } },
+	{ "--profile -p 1 -t /bin/true", { "--profile samples one target" } },
+	{ "--profile -p 1 --all", { "--profile samples one target" } },
+	{ "--profile -p 1 -s x", { "takes no script", "drop -s" } },
+	{ "--profile 0 -p 1", { "--profile '0'", "1 to 100000" } },
+	{ "--profile=1000001 -p 1", { "--profile '1000001'", "1 to 100000" } },
+	{ "--profile -p 1 --unwinder tailcall", { "loop unwinder" } },
+	{ "--profile -p 1 --max-events 3", { "--max-events", "--duration" } },
+	{ "--profile -p 1 --tui", { "line mode", "--tui" } },
+	{ "--all -p 1 -s x", { "--all", "add --profile" } },
+	{ "-p 1 -s x --kernel-stacks", { "--kernel-stacks", "add --profile" } },
+	{ "--profile --all --unwind-memory 0", { "--unwind-memory '0'", "1 to 65536" } },
 };
 
 /* Sizes the kernel takes for a ring buffer (a power of two, a multiple of
@@ -361,6 +373,37 @@ static void test_pprof_output_choices(void **state)
 	c = parse_ok("-l main -p 1 -o list.pb.gz");
 	assert_string_equal(c.output, "list.pb.gz");
 	assert_null(c.pprof);
+}
+
+/* --profile: an optional frequency, one target, and what it prints. */
+static void test_profile_choices(void **state)
+{
+	struct cli c;
+
+	(void)state;
+	c = parse_ok("--profile -p 7");
+	assert_int_equal(c.profile_hz, 99);
+	assert_true(c.count_in_bpf);
+	assert_true(c.aggregate); /* the table by default */
+	c = parse_ok("--profile 999 --all --script-output folded --kernel-stacks");
+	assert_int_equal(c.profile_hz, 999);
+	assert_true(c.all);
+	assert_true(c.kernel_stacks);
+	assert_false(c.aggregate);
+	assert_int_equal(c.format, CLI_FOLDED);
+	c = parse_ok("--profile=50 -t /bin/true --unwind-memory 16");
+	assert_int_equal(c.profile_hz, 50);
+	assert_int_equal(c.unwind_memory_mb, 16);
+	/* a number after it is its frequency, a word is not */
+	c = parse_ok("--profile -p 3 --count-in user");
+	assert_int_equal(c.profile_hz, 99);
+	assert_false(c.count_in_bpf);
+	c = parse_ok("--profile -- ./prog 5");
+	assert_int_equal(c.profile_hz, 99);
+	assert_int_equal(c.ncommand, 2);
+	c = parse_ok("--profile -p 1 -o cpu.pb.gz");
+	assert_int_equal(c.format, CLI_PPROF);
+	assert_false(c.aggregate);
 }
 
 static void test_bad_usage_names_the_flag_and_the_fix(void **state)
@@ -537,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_buffer_sizes_follow_the_kernels_rules),
 		cmocka_unit_test(test_bad_usage_names_the_flag_and_the_fix),
 		cmocka_unit_test(test_pprof_output_choices),
+		cmocka_unit_test(test_profile_choices),
 		cmocka_unit_test(test_binary_exits_2_with_one_line_on_bad_usage),
 		cmocka_unit_test(test_binary_bad_input_exits_2_naming_it),
 		cmocka_unit_test(test_binary_script_error_shows_position_and_caret),
