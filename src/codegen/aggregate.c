@@ -17,8 +17,17 @@
 /* A key's kind from its C type, or a string for a char array or char *. */
 static int key_kind(struct gs_cg *cg, const struct gs_expr *e)
 {
-	const struct gs_type *t = cg_is_value(cg, e) ? cg_value_type(cg, e) : NULL;
+	const struct gs_type *t;
 	struct gs_ctype c;
+
+	if (e->kind == GS_EXPR_BYTES) { /* a "literal" */
+		if (e->nbytes < GS_AGG_STRING_MAX)
+			return GS_AGG_KEY_STRING;
+		cg_fail_at(cg, e, -E2BIG, "a string key holds at most %d bytes, and %s has %u",
+			   GS_AGG_STRING_MAX - 1, cg_text(e), e->nbytes);
+		return -1;
+	}
+	t = cg_is_value(cg, e) ? cg_value_type(cg, e) : NULL;
 
 	if (t && (t->kind == GS_TYPE_POINTER || t->kind == GS_TYPE_ARRAY) && t->target &&
 	    (t->target->flags & GS_TYPEF_CHAR || t->target->kind == GS_TYPE_CHAR))
@@ -143,6 +152,11 @@ static void key_part(struct gs_cg *cg, const struct gs_expr *e, uint8_t kind, in
 	const struct gs_type *t;
 
 	cg->cur_expr = e;
+	if (e->kind == GS_EXPR_BYTES) { /* the key is zeroed: the bytes alone */
+		for (uint32_t i = 0; i < e->nbytes; i++)
+			gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, at + (int16_t)i, (int8_t)e->bytes[i]));
+		return;
+	}
 	if (kind != GS_AGG_KEY_STRING) {
 		cg_expr(cg, e, rec);
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, at));

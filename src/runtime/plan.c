@@ -428,6 +428,33 @@ static int build_failed(const struct gs_plan_trace *t, const struct gs_plan_prob
 			 ": %s", t->id, t->pattern.text, t->target.module, pr->loc->addr, msg);
 }
 
+/* An aggregation updated by several programs is one table: each keeps
+ * the key types of the first program that updates it. */
+static int same_aggregations(const struct gs_plan *p, const struct gs_program *prog,
+			     struct gs_error *err)
+{
+	for (size_t i = 0; i < p->ntraces; i++) {
+		for (size_t k = 0; k < p->traces[i].nprobes; k++) {
+			const struct gs_program *o = p->traces[i].probes[k].prog;
+
+			if (o == prog)
+				return 0;
+			for (size_t a = 0; o && a < prog->naggs; a++)
+				for (size_t b = 0; b < o->naggs; b++)
+					if (o->aggs[b].id == prog->aggs[a].id &&
+					    memcmp(o->aggs[b].key_kind, prog->aggs[a].key_kind,
+						   sizeof(o->aggs[b].key_kind)))
+						return gs_errorf(err, -EINVAL, "%s is keyed by "
+								 "other types here than in trace "
+								 "#%u (%s): keep each key's type",
+								 prog->aggs[a].name,
+								 p->traces[i].id,
+								 p->traces[i].pattern.text);
+		}
+	}
+	return 0;
+}
+
 int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 {
 	size_t rows = p->shared.nrows, xrows = 0;
@@ -475,6 +502,8 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 			if (rc && at && t->script)
 				return gs_script_expr_errorf(t->script, at, err, rc, "%s", why.msg);
 			if (rc)
+				return build_failed(t, pr, rc, &why, err);
+			if ((rc = same_aggregations(p, pr->prog, &why)))
 				return build_failed(t, pr, rc, &why, err);
 		}
 	}
