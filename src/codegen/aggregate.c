@@ -14,6 +14,13 @@
 #define KEY(field) ((int16_t)offsetof(struct gs_agg_key, field))
 #define VAL(field) ((int16_t)offsetof(struct gs_agg_value, field))
 
+uint32_t cg_agg_key_bytes(const struct gs_cg *cg)
+{
+	uint32_t n = cg->opts.agg_key_bytes;
+
+	return n && n < GS_AGG_KEY_MAX ? (n + 7) & ~7u : GS_AGG_KEY_MAX;
+}
+
 /* A key's kind from its C type, or a string for a char array or char *. */
 static int key_kind(struct gs_cg *cg, const struct gs_expr *e)
 {
@@ -73,10 +80,10 @@ static const struct gs_agg_desc *describe(struct gs_cg *cg, const struct gs_stmt
 		d.key_off[i] = (uint16_t)off;
 		off += k == GS_AGG_KEY_STRING ? GS_AGG_STRING_MAX : 8;
 	}
-	if (off > GS_AGG_KEY_MAX) {
-		cg_fail_at(cg, s->args[0], -E2BIG, "the keys of %s take %u bytes, more than %d "
+	if (off > cg_agg_key_bytes(cg)) {
+		cg_fail_at(cg, s->args[0], -E2BIG, "the keys of %s take %u bytes, more than %u "
 			   "(a string key takes %d, an integer 8): key by fewer strings", d.name,
-			   off, GS_AGG_KEY_MAX, GS_AGG_STRING_MAX);
+			   off, cg_agg_key_bytes(cg), GS_AGG_STRING_MAX);
 		return NULL;
 	}
 	for (size_t i = 0; i < p->naggs; i++) {
@@ -196,7 +203,7 @@ void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
 	for (size_t i = 0; i < s->nargs; i++)
 		reads = reads || cg_expr_reads_memory(s->args[i]) ||
 			d->key_kind[i] == GS_AGG_KEY_STRING;
-	key = gs_asm_slot(a, "agg_key", sizeof(struct gs_agg_key), 8);
+	key = gs_asm_slot(a, "agg_key", (uint16_t)(KEY(keys) + cg_agg_key_bytes(cg)), 8);
 	zero = gs_asm_slot(a, "agg_zero", sizeof(struct gs_agg_value), 8);
 	x = gs_asm_slot(a, "agg_x", 8, 8);
 	if (reads) {
@@ -204,7 +211,7 @@ void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
 		cg_err_record_reset(cg, &rec);
 	}
 	gs_asm_notef(a, "%s: key = { id %u }, zeroed", g->name, g->id);
-	for (int16_t off = 0; off < (int16_t)sizeof(struct gs_agg_key); off += 8)
+	for (int16_t off = 0; off < KEY(keys) + (int16_t)cg_agg_key_bytes(cg); off += 8)
 		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, key + off, 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + KEY(id), (int32_t)g->id));
 	if (s->expr) {
