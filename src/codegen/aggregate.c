@@ -55,6 +55,19 @@ static int key_kind(struct gs_cg *cg, const struct gs_expr *e)
 	}
 }
 
+/* The context's copy of e's enum type, or NULL (not an enum). */
+static const struct gs_type *key_enum(struct gs_cg *cg, const struct gs_expr *e)
+{
+	const struct gs_type *t = e->kind != GS_EXPR_BYTES && cg_is_value(cg, e) ?
+				  cg_value_type(cg, e) : NULL;
+	int idx;
+
+	if (!t || t->kind != GS_TYPE_ENUM)
+		return NULL;
+	idx = cg_context_type(cg, t);
+	return idx < 0 ? NULL : cg->prog->ctx.types[idx];
+}
+
 /* The description of s's aggregation, its key layout from the typed pass;
  * the same @name compiled twice in one trace is described once. */
 static const struct gs_agg_desc *describe(struct gs_cg *cg, const struct gs_stmt *s)
@@ -78,6 +91,7 @@ static const struct gs_agg_desc *describe(struct gs_cg *cg, const struct gs_stmt
 			return NULL;
 		d.key_kind[i] = (uint8_t)k;
 		d.key_off[i] = (uint16_t)off;
+		d.key_enum[i] = key_enum(cg, s->args[i]);
 		off += k == GS_AGG_KEY_STRING ? GS_AGG_STRING_MAX : 8;
 	}
 	if (off > cg_agg_key_bytes(cg)) {

@@ -20,7 +20,7 @@
 
 #define SCRIPT                                                                              \
 	"trace work return { @n[$retval] = count(); @avg[$retval] = avg($duration); "       \
-	"@h[$retval] = hist($duration / 1000); }\n"                                         \
+	"@h[$retval] = hist($duration / 1000); @ph[g_phase] = count(); }\n"                 \
 	"trace recurse return { @rn[$retval] = count(); @rec[$retval] = avg($duration); }"
 
 /* What the fixture measured: per function and argument, each call's ns. */
@@ -161,6 +161,10 @@ static void check(struct e2e_ctx *c, const char *text, const struct truth *t, si
 		e2e_expect(c, total_ok == (double)x->n, "@h[%d] holds %lld samples, not %zu",
 			   x->arg, total, x->n);
 	}
+	/* an enum key by its enumerator's name: 10 + 6 + 4 calls, 3 threads x 4, 1 */
+	e2e_expect(c, strstr(text, "\n@ph[PHASE_LAST]: 1\n@ph[PHASE_THREADS]: 12\n"
+			     "@ph[PHASE_SINGLE]: 20\n") != NULL, "@ph by g_phase is not 1, 12, 20 "
+		   "calls by name");
 	/* the cancelled thread's work(1000) never returned */
 	e2e_expect(c, value_of(text, "@n", 1000) < 0 && value_of(text, "@avg", 1000) < 0,
 		   "the call of the cancelled thread was counted: no return, no duration");
