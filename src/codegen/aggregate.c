@@ -165,9 +165,10 @@ static void lhist_bucket(struct gs_asm *a, const struct gs_agg_stmt *g)
 }
 
 /* The key's part i: an integer as 8 bytes, a string read up to
- * GS_AGG_STRING_MAX bytes (a failed read leaves it empty). */
+ * GS_AGG_STRING_MAX bytes (a failed read records its error in rec and
+ * jumps to fail: no update). */
 static void key_part(struct gs_cg *cg, const struct gs_expr *e, uint8_t kind, int16_t at,
-		     const struct cg_err_record *rec)
+		     const struct cg_err_record *rec, const struct gs_label *fail)
 {
 	struct gs_asm *a = cg->a;
 	const struct gs_type *t;
@@ -190,7 +191,9 @@ static void key_part(struct gs_cg *cg, const struct gs_expr *e, uint8_t kind, in
 		cg_expr(cg, e, rec);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R0));
 	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_FP, .dst_off = at,
-						 .len = GS_AGG_STRING_MAX, .str = true });
+						 .len = GS_AGG_STRING_MAX, .str = true,
+						 .rec = rec, .fail = fail,
+						 .ok_name = "agg_key_read_ok" });
 }
 
 void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
@@ -216,7 +219,7 @@ void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
 	reads = s->expr && cg_expr_reads_memory(s->expr);
 	for (size_t i = 0; i < s->nargs; i++)
 		reads = reads || cg_expr_reads_memory(s->args[i]) ||
-			d->key_kind[i] == GS_AGG_KEY_STRING;
+			(d->key_kind[i] == GS_AGG_KEY_STRING && s->args[i]->kind != GS_EXPR_BYTES);
 	key = gs_asm_slot(a, "agg_key", (uint16_t)(KEY(keys) + cg_agg_key_bytes(cg)), 8);
 	zero = gs_asm_slot(a, "agg_zero", sizeof(struct gs_agg_value), 8);
 	x = gs_asm_slot(a, "agg_x", 8, 8);
@@ -239,7 +242,7 @@ void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
 	for (size_t i = 0; i < s->nargs; i++) {
 		gs_asm_notef(a, "%s: key %zu = %.40s", g->name, i, cg_text(s->args[i]));
 		key_part(cg, s->args[i], d->key_kind[i], key + KEY(keys) + d->key_off[i],
-			 reads ? &rec : NULL);
+			 reads ? &rec : NULL, &end);
 	}
 	if (reads) {
 		gs_asm_note(a, "a read failed: no update");
