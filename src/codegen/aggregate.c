@@ -284,11 +284,12 @@ void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R2, VAL(min)));
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R2, VAL(max)));
 		gs_asm_bind(a, not_first);
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, VAL(count)));
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R0, VAL(sum)));
-		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R3, GS_R2));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R3, VAL(sum)));
+		/* Atomic: a program preempted on this CPU (sleepable, or a
+		 * preemptible kernel) by another hit loses no count; min and
+		 * max may then miss a sample. */
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
+		gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, VAL(count)));
+		gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R2, VAL(sum)));
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R0, VAL(min)));
 		gs_asm_jmp_reg(a, BPF_JSGE, GS_R2, GS_R3, min_kept);
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R2, VAL(min)));
