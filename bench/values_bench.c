@@ -9,7 +9,9 @@
  * DWARF) with the interpreter running, cold (no cache: every unit of its
  * DWARF walked for the function index) and warm (the index a first run
  * left on disk), next to bpftrace's uprobe printing arg0 (it has no DWARF
- * locals). Needs root for the BPF figures. */
+ * locals); the BPF time per call of `@h = hist($duration)` in a return
+ * probe (its entry program included) next to bpftrace's @start/hist pair.
+ * Needs root for the BPF figures. */
 #include <errno.h>
 #include <glob.h>
 #include <signal.h>
@@ -153,6 +155,48 @@ static void bench_run_ns(pid_t fixture, const char *bpftrace)
 		bench_print_ns("peer.bpftrace.run_ns.print_vars5", median(peer, n_peer));
 	else
 		printf("# skipped: peer.bpftrace.run_ns.print_vars5: bpftrace not installed\n");
+	bench_bpf_stats_restore(f, old);
+}
+
+/* ---- BPF run time of latency: an entry and a return per call ------------ */
+
+/* Issue 22: `@h = hist($duration)` in a return probe is two programs per
+ * call, the entry's (the time kept by thread and sp) and the return's (it
+ * found, removed, the histogram updated): their run time together per
+ * call, next to bpftrace's @start[tid] / hist / delete pair. */
+static void bench_latency_run_ns(pid_t fixture, const char *bpftrace)
+{
+	char pid[16], old[16] = "0", prog[1024];
+	FILE *f = bench_bpf_stats_on(old, sizeof(old));
+	char *gs[] = { GS_BENCH_GSTRACE, "-p", pid, "--emit-ready-marker", READY_MARKER, "-s",
+		       "trace vb_probe return { @h = hist($duration); }", NULL };
+	char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
+	double ours[STATS_RUNS], peer[STATS_RUNS];
+	int n_ours = 0, n_peer = 0;
+
+	if (!f) {
+		printf("# skipped: latency.bpf.run_ns.entry_return: no kernel.bpf_stats_enabled\n");
+		return;
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)fixture);
+	snprintf(prog, sizeof(prog), "uprobe:%s:vb_probe /pid == %d/ { @start[tid] = nsecs; } "
+		 "uretprobe:%s:vb_probe /pid == %d && @start[tid]/ { "
+		 "@h = hist(nsecs - @start[tid]); delete(@start[tid]); }",
+		 GS_BENCH_VALUES_FIXTURE, (int)fixture, GS_BENCH_VALUES_FIXTURE, (int)fixture);
+	for (int i = 0; i < STATS_RUNS; i++) {
+		struct run_stats st;
+
+		/* both gs_trace0 (the return) and gs_trace0_entry, per return */
+		if (bench_run_stats(gs, true, READY_MARKER, "gs_trace", "gs_trace0", &st) == 0)
+			ours[n_ours++] = (double)st.time_ns / (double)st.main_cnt;
+		if (bpftrace && bench_run_stats(bt, false, "Attaching", "", NULL, &st) == 0)
+			peer[n_peer++] = (double)st.time_ns / (double)st.main_cnt;
+	}
+	bench_print_ns("latency.bpf.run_ns.entry_return", median(ours, n_ours));
+	if (bpftrace)
+		bench_print_ns("latency.bpftrace.run_ns.entry_return", median(peer, n_peer));
+	else
+		printf("# skipped: latency.bpftrace.run_ns.entry_return: bpftrace not installed\n");
 	bench_bpf_stats_restore(f, old);
 }
 
@@ -387,6 +431,7 @@ int main(void)
 	} else {
 		usleep(100000);
 		bench_run_ns(c.pid, have_bpftrace ? bpftrace : NULL);
+		bench_latency_run_ns(c.pid, have_bpftrace ? bpftrace : NULL);
 		bench_finish(&c, SIGKILL, NULL);
 	}
 	bench_views_run_ns(have_bpftrace ? bpftrace : NULL);

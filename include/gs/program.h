@@ -94,6 +94,13 @@ struct gs_program_opts {
 	 * (one per key, and per bucket of a histogram's key); 0:
 	 * GS_AGG_DEFAULT_MAX_KEYS. */
 	uint32_t agg_max_keys;
+	/* Bytes of gs_agg_key.keys the programs use (the map's key is 8 more),
+	 * a multiple of 8; 0: GS_AGG_KEY_MAX. Every program sharing gs_aggs
+	 * must have the same: the runtime's plan sets the most its
+	 * aggregations need, so that the key hashed per update is no longer
+	 * than it must be. An aggregation whose keys need more fails the
+	 * build. */
+	uint32_t agg_key_bytes;
 };
 
 /* ---- the result ----------------------------------------------------------- */

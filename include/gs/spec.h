@@ -286,6 +286,9 @@ struct gs_agg_desc {
 	uint8_t key_kind[GS_AGG_MAX_KEYS];  /* enum gs_agg_key_kind */
 	uint16_t key_off[GS_AGG_MAX_KEYS];  /* in gs_agg_key.keys */
 	int64_t lmin, lmax, lstep;          /* GS_AGG_LHIST */
+	/* An enum key's type (its enumerators name its values), else NULL:
+	 * the program's own copy, valid while the program is. */
+	const struct gs_type *key_enum[GS_AGG_MAX_KEYS];
 };
 
 /* ---- walks ---------------------------------------------------------------- */

@@ -14,11 +14,27 @@
 #define KEY(field) ((int16_t)offsetof(struct gs_agg_key, field))
 #define VAL(field) ((int16_t)offsetof(struct gs_agg_value, field))
 
+uint32_t cg_agg_key_bytes(const struct gs_cg *cg)
+{
+	uint32_t n = cg->opts.agg_key_bytes;
+
+	return n && n < GS_AGG_KEY_MAX ? (n + 7) & ~7u : GS_AGG_KEY_MAX;
+}
+
 /* A key's kind from its C type, or a string for a char array or char *. */
 static int key_kind(struct gs_cg *cg, const struct gs_expr *e)
 {
-	const struct gs_type *t = cg_is_value(cg, e) ? cg_value_type(cg, e) : NULL;
+	const struct gs_type *t;
 	struct gs_ctype c;
+
+	if (e->kind == GS_EXPR_BYTES) { /* a "literal" */
+		if (e->nbytes < GS_AGG_STRING_MAX)
+			return GS_AGG_KEY_STRING;
+		cg_fail_at(cg, e, -E2BIG, "a string key holds at most %d bytes, and %s has %u",
+			   GS_AGG_STRING_MAX - 1, cg_text(e), e->nbytes);
+		return -1;
+	}
+	t = cg_is_value(cg, e) ? cg_value_type(cg, e) : NULL;
 
 	if (t && (t->kind == GS_TYPE_POINTER || t->kind == GS_TYPE_ARRAY) && t->target &&
 	    (t->target->flags & GS_TYPEF_CHAR || t->target->kind == GS_TYPE_CHAR))
@@ -37,6 +53,19 @@ static int key_kind(struct gs_cg *cg, const struct gs_expr *e)
 			   t && t->name ? t->name : "not a scalar");
 		return -1;
 	}
+}
+
+/* The context's copy of e's enum type, or NULL (not an enum). */
+static const struct gs_type *key_enum(struct gs_cg *cg, const struct gs_expr *e)
+{
+	const struct gs_type *t = e->kind != GS_EXPR_BYTES && cg_is_value(cg, e) ?
+				  cg_value_type(cg, e) : NULL;
+	int idx;
+
+	if (!t || t->kind != GS_TYPE_ENUM)
+		return NULL;
+	idx = cg_context_type(cg, t);
+	return idx < 0 ? NULL : cg->prog->ctx.types[idx];
 }
 
 /* The description of s's aggregation, its key layout from the typed pass;
@@ -62,12 +91,13 @@ static const struct gs_agg_desc *describe(struct gs_cg *cg, const struct gs_stmt
 			return NULL;
 		d.key_kind[i] = (uint8_t)k;
 		d.key_off[i] = (uint16_t)off;
+		d.key_enum[i] = key_enum(cg, s->args[i]);
 		off += k == GS_AGG_KEY_STRING ? GS_AGG_STRING_MAX : 8;
 	}
-	if (off > GS_AGG_KEY_MAX) {
-		cg_fail_at(cg, s->args[0], -E2BIG, "the keys of %s take %u bytes, more than %d "
+	if (off > cg_agg_key_bytes(cg)) {
+		cg_fail_at(cg, s->args[0], -E2BIG, "the keys of %s take %u bytes, more than %u "
 			   "(a string key takes %d, an integer 8): key by fewer strings", d.name,
-			   off, GS_AGG_KEY_MAX, GS_AGG_STRING_MAX);
+			   off, cg_agg_key_bytes(cg), GS_AGG_STRING_MAX);
 		return NULL;
 	}
 	for (size_t i = 0; i < p->naggs; i++) {
@@ -135,14 +165,20 @@ static void lhist_bucket(struct gs_asm *a, const struct gs_agg_stmt *g)
 }
 
 /* The key's part i: an integer as 8 bytes, a string read up to
- * GS_AGG_STRING_MAX bytes (a failed read leaves it empty). */
+ * GS_AGG_STRING_MAX bytes (a failed read records its error in rec and
+ * jumps to fail: no update). */
 static void key_part(struct gs_cg *cg, const struct gs_expr *e, uint8_t kind, int16_t at,
-		     const struct cg_err_record *rec)
+		     const struct cg_err_record *rec, const struct gs_label *fail)
 {
 	struct gs_asm *a = cg->a;
 	const struct gs_type *t;
 
 	cg->cur_expr = e;
+	if (e->kind == GS_EXPR_BYTES) { /* the key is zeroed: the bytes alone */
+		for (uint32_t i = 0; i < e->nbytes; i++)
+			gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_FP, at + (int16_t)i, (int8_t)e->bytes[i]));
+		return;
+	}
 	if (kind != GS_AGG_KEY_STRING) {
 		cg_expr(cg, e, rec);
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, at));
@@ -155,7 +191,9 @@ static void key_part(struct gs_cg *cg, const struct gs_expr *e, uint8_t kind, in
 		cg_expr(cg, e, rec);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R0));
 	cg_read_user(cg, &(struct cg_user_read){ .dst_base = GS_FP, .dst_off = at,
-						 .len = GS_AGG_STRING_MAX, .str = true });
+						 .len = GS_AGG_STRING_MAX, .str = true,
+						 .rec = rec, .fail = fail,
+						 .ok_name = "agg_key_read_ok" });
 }
 
 void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
@@ -181,8 +219,8 @@ void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
 	reads = s->expr && cg_expr_reads_memory(s->expr);
 	for (size_t i = 0; i < s->nargs; i++)
 		reads = reads || cg_expr_reads_memory(s->args[i]) ||
-			d->key_kind[i] == GS_AGG_KEY_STRING;
-	key = gs_asm_slot(a, "agg_key", sizeof(struct gs_agg_key), 8);
+			(d->key_kind[i] == GS_AGG_KEY_STRING && s->args[i]->kind != GS_EXPR_BYTES);
+	key = gs_asm_slot(a, "agg_key", (uint16_t)(KEY(keys) + cg_agg_key_bytes(cg)), 8);
 	zero = gs_asm_slot(a, "agg_zero", sizeof(struct gs_agg_value), 8);
 	x = gs_asm_slot(a, "agg_x", 8, 8);
 	if (reads) {
@@ -190,7 +228,7 @@ void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
 		cg_err_record_reset(cg, &rec);
 	}
 	gs_asm_notef(a, "%s: key = { id %u }, zeroed", g->name, g->id);
-	for (int16_t off = 0; off < (int16_t)sizeof(struct gs_agg_key); off += 8)
+	for (int16_t off = 0; off < KEY(keys) + (int16_t)cg_agg_key_bytes(cg); off += 8)
 		gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, key + off, 0));
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key + KEY(id), (int32_t)g->id));
 	if (s->expr) {
@@ -204,7 +242,7 @@ void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
 	for (size_t i = 0; i < s->nargs; i++) {
 		gs_asm_notef(a, "%s: key %zu = %.40s", g->name, i, cg_text(s->args[i]));
 		key_part(cg, s->args[i], d->key_kind[i], key + KEY(keys) + d->key_off[i],
-			 reads ? &rec : NULL);
+			 reads ? &rec : NULL, &end);
 	}
 	if (reads) {
 		gs_asm_note(a, "a read failed: no update");
@@ -246,11 +284,12 @@ void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R2, VAL(min)));
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R2, VAL(max)));
 		gs_asm_bind(a, not_first);
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, VAL(count)));
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R0, VAL(sum)));
-		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R3, GS_R2));
-		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R3, VAL(sum)));
+		/* Atomic: a program preempted on this CPU (sleepable, or a
+		 * preemptible kernel) by another hit loses no count; min and
+		 * max may then miss a sample. */
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
+		gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, VAL(count)));
+		gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R2, VAL(sum)));
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R0, VAL(min)));
 		gs_asm_jmp_reg(a, BPF_JSGE, GS_R2, GS_R3, min_kept);
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R2, VAL(min)));

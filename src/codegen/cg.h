@@ -457,6 +457,8 @@ void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_recor
 /* aggregate.c: `@name[keys] = fn(x);` (describes the aggregation in
  * prog->aggs) */
 void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s);
+/* The bytes of gs_agg_key.keys in use (gs_program_opts.agg_key_bytes). */
+uint32_t cg_agg_key_bytes(const struct gs_cg *cg);
 /* duration.c: $duration. cg_duration_prologue (main program of a return
  * probe using it): the entry's time found and removed, the difference
  * kept in duration_slot; a return whose entry was not seen ends the

@@ -150,6 +150,8 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 	if (gs_stmts_aggregate(cg->spec->body, cg->spec->nbody)) {
 		add_map(p, GS_MAP_AGGS, GS_MAP_AGGS, 0,
 			o->agg_max_keys ? o->agg_max_keys : GS_AGG_DEFAULT_MAX_KEYS);
+		p->maps[p->map_index[GS_MAP_AGGS]].key_size =
+			(uint32_t)offsetof(struct gs_agg_key, keys) + cg_agg_key_bytes(cg);
 		add_map(p, GS_MAP_AGG_DROPS, GS_MAP_AGG_DROPS, 0, 1);
 	}
 	if (gs_stmts_use_duration(cg->spec->body, cg->spec->nbody))

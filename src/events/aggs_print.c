@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <gs/aggs.h>
+#include <gs/context.h>
 
 #define BAR_WIDTH 52
 
@@ -84,6 +85,14 @@ static void put_key(FILE *f, const struct gs_agg_desc *d, const uint8_t *keys, u
 	int64_t v;
 
 	memcpy(&v, k, sizeof(v));
+	for (uint32_t e = 0; d->key_enum[i] && e < d->key_enum[i]->nenumerators; e++) {
+		if (d->key_enum[i]->enumerators[e].value != v)
+			continue;
+		fputs(json ? "\"" : "", f);
+		put_string(f, (const uint8_t *)d->key_enum[i]->enumerators[e].name, json);
+		fputs(json ? "\"" : "", f);
+		return;
+	}
 	switch (d->key_kind[i]) {
 	case GS_AGG_KEY_STRING:
 		fputs(json ? "\"" : "", f);

@@ -354,13 +354,15 @@ static int print_agg_table(void *arg, const struct gs_agg_table *t)
 {
 	struct cli_ctx *c = arg;
 
+	if (!t->n) /* nothing counted yet */
+		return 0;
 	return c->cli.format == CLI_JSON ? gs_agg_print_json(c->outf, t) :
 					   gs_agg_print_text(c->outf, t);
 }
 
-/* The @aggregations as they are now: at exit and every --interval. 0 or
- * an exit status. */
-static int print_aggregations(struct cli_ctx *c)
+/* The @aggregations as they are now: at exit (final: with the updates a
+ * full map dropped) and every --interval. 0 or an exit status. */
+static int print_aggregations(struct cli_ctx *c, bool final)
 {
 	struct gs_error err = { 0 };
 	uint64_t dropped = 0;
@@ -371,7 +373,7 @@ static int print_aggregations(struct cli_ctx *c)
 		cli_say("gstrace: ", "reading the aggregations failed: %s", err.msg);
 		return EXIT_RUNTIME;
 	}
-	if (dropped)
+	if (dropped && final)
 		cli_say("gstrace: ", "%" PRIu64 " aggregation update%s found the map full (%u "
 			"entries) and %s not counted: raise --max-keys", dropped,
 			dropped == 1 ? "" : "s", c->cli.max_keys ? c->cli.max_keys :
@@ -400,7 +402,7 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 	if (script_aggregates(c->script)) {
 		/* every probe off first: the values read are the final ones */
 		gs_session_detach(c->session);
-		if ((status = print_aggregations(c)))
+		if ((status = print_aggregations(c, true)))
 			return status;
 	}
 	if (c->cli.count_in_bpf) {
@@ -489,7 +491,7 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 			if (c->agg && c->cli.aggregate)
 				gs_aggregate_print_table(c->agg, c->outf,
 							 (double)(now_ns() - start) / 1e9);
-			if ((status = print_aggregations(c)))
+			if ((status = print_aggregations(c, false)))
 				break;
 			next_table += interval;
 		}

@@ -49,7 +49,9 @@ static int read_records(int fd, struct record **out, size_t *n, struct gs_error 
 	struct gs_agg_value *percpu;
 	struct record *v = NULL;
 	size_t cap = 0;
-	struct gs_agg_key key, next;
+	/* a map's key may be shorter than the struct (agg_key_bytes): the
+	 * rest stays 0 */
+	struct gs_agg_key key = { 0 }, next = { 0 };
 	bool first = true;
 
 	*n = 0;

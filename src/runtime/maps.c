@@ -114,6 +114,14 @@ static int open_map(const struct gs_program *p, const struct gs_map_spec *spec,
 				    want->max_entries, &mo);
 		want->flags = fd >= 0 ? BPF_F_MMAPABLE : 0;
 	}
+	/* $duration's entry times: an LRU list per CPU, not one behind a
+	 * lock that every entry and return of every CPU takes. */
+	if (want->type == BPF_MAP_TYPE_LRU_HASH) {
+		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_COMMON_LRU);
+
+		fd = bpf_map_create(want->type, want->name, want->key_size, want->value_size,
+				    want->max_entries, &mo);
+	}
 	if (fd == -EINVAL)
 		fd = bpf_map_create(want->type, want->name, want->key_size, want->value_size,
 				    want->max_entries, NULL);

@@ -428,29 +428,36 @@ static int build_failed(const struct gs_plan_trace *t, const struct gs_plan_prob
 			 ": %s", t->id, t->pattern.text, t->target.module, pr->loc->addr, msg);
 }
 
-int gs_plan_build(struct gs_plan *p, struct gs_error *err)
+/* An aggregation updated by several programs is one table: each keeps
+ * the key types of the first program that updates it. */
+static int same_aggregations(const struct gs_plan *p, const struct gs_program *prog,
+			     struct gs_error *err)
 {
-	size_t rows = p->shared.nrows, xrows = 0;
-	uint64_t t0 = rt_now_ns();
-	uint32_t want;
+	for (size_t i = 0; i < p->ntraces; i++) {
+		for (size_t k = 0; k < p->traces[i].nprobes; k++) {
+			const struct gs_program *o = p->traces[i].probes[k].prog;
 
-	/* The loop walker's rows are more (rules of rbx, r12-r15): size by them. */
-	for (size_t i = 0; i < p->shared.nmodules; i++)
-		xrows += p->shared.modules[i].nxrows;
-	if (xrows > rows)
-		rows = xrows;
-	want = rows > UINT32_MAX / 2 ? UINT32_MAX : (uint32_t)(2 * rows);
+			if (o == prog)
+				return 0;
+			for (size_t a = 0; o && a < prog->naggs; a++)
+				for (size_t b = 0; b < o->naggs; b++)
+					if (o->aggs[b].id == prog->aggs[a].id &&
+					    memcmp(o->aggs[b].key_kind, prog->aggs[a].key_kind,
+						   sizeof(o->aggs[b].key_kind)))
+						return gs_errorf(err, -EINVAL, "%s is keyed by "
+								 "other types here than in trace "
+								 "#%u (%s): keep each key's type",
+								 prog->aggs[a].name,
+								 p->traces[i].id,
+								 p->traces[i].pattern.text);
+		}
+	}
+	return 0;
+}
 
-	if (p->built)
-		return gs_errorf(err, -EBUSY, "the trace plan is built already");
-	/* Programs share bt_unwind_rows only when its shape is the same in
-	 * each: one size for all, with room for modules mapped later. */
-	if (want > p->program.unwind_rows_max && want > GS_DEFAULT_UNWIND_ROWS_MAX)
-		p->program.unwind_rows_max = want;
-	/* Thread-locals start from the thread pointer, where the kernel's BTF
-	 * says; without it they read as OffsetsUnavailable (docs/tls.md). */
-	if (!p->program.task_fsbase_offset)
-		p->program.task_fsbase_offset = rt_values_task_fsbase(p->values);
+/* Every probe's program built (again, freeing an earlier build). */
+static int build_all(struct gs_plan *p, size_t rows, uint64_t *t0, struct gs_error *err)
+{
 	for (size_t i = 0; i < p->ntraces; i++) {
 		struct gs_plan_trace *t = &p->traces[i];
 
@@ -471,15 +478,80 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 					pr->bt_probe.nrows = (uint32_t)rows;
 				spec.bt = &pr->bt_probe;
 			}
+			gs_program_free(pr->prog);
+			pr->prog = NULL;
 			rc = gs_program_build_at(&spec, &p->program, &pr->prog, &at, &why);
-			p->times.ns[GS_PHASE_BUILD] += rt_now_ns() - t0;
-			t0 = rt_now_ns();
+			p->times.ns[GS_PHASE_BUILD] += rt_now_ns() - *t0;
+			*t0 = rt_now_ns();
 			if (rc && at && t->script)
 				return gs_script_expr_errorf(t->script, at, err, rc, "%s", why.msg);
 			if (rc)
 				return build_failed(t, pr, rc, &why, err);
+			if ((rc = same_aggregations(p, pr->prog, &why)))
+				return build_failed(t, pr, rc, &why, err);
 		}
 	}
+	return 0;
+}
+
+/* The bytes of keys the plan's aggregations need at most (GS_AGG_KEY_MAX
+ * when there are none). */
+static uint32_t agg_key_bytes(const struct gs_plan *p)
+{
+	uint32_t most = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < p->ntraces; i++) {
+		for (size_t k = 0; k < p->traces[i].nprobes; k++) {
+			const struct gs_program *prog = p->traces[i].probes[k].prog;
+
+			for (size_t a = 0; prog && a < prog->naggs; a++) {
+				const struct gs_agg_desc *d = &prog->aggs[a];
+				uint32_t n = d->nkeys ? d->key_off[d->nkeys - 1] +
+					(d->key_kind[d->nkeys - 1] == GS_AGG_KEY_STRING ?
+					 GS_AGG_STRING_MAX : 8) : 0;
+
+				any = true;
+				most = n > most ? n : most;
+			}
+		}
+	}
+	return any ? most : GS_AGG_KEY_MAX;
+}
+
+int gs_plan_build(struct gs_plan *p, struct gs_error *err)
+{
+	size_t rows = p->shared.nrows, xrows = 0;
+	uint64_t t0 = rt_now_ns();
+	uint32_t want, need;
+	int rc;
+
+	/* The loop walker's rows are more (rules of rbx, r12-r15): size by them. */
+	for (size_t i = 0; i < p->shared.nmodules; i++)
+		xrows += p->shared.modules[i].nxrows;
+	if (xrows > rows)
+		rows = xrows;
+	want = rows > UINT32_MAX / 2 ? UINT32_MAX : (uint32_t)(2 * rows);
+
+	if (p->built)
+		return gs_errorf(err, -EBUSY, "the trace plan is built already");
+	/* Programs share bt_unwind_rows only when its shape is the same in
+	 * each: one size for all, with room for modules mapped later. */
+	if (want > p->program.unwind_rows_max && want > GS_DEFAULT_UNWIND_ROWS_MAX)
+		p->program.unwind_rows_max = want;
+	/* Thread-locals start from the thread pointer, where the kernel's BTF
+	 * says; without it they read as OffsetsUnavailable (docs/tls.md). */
+	if (!p->program.task_fsbase_offset)
+		p->program.task_fsbase_offset = rt_values_task_fsbase(p->values);
+	rc = build_all(p, rows, &t0, err);
+	/* The aggregations' keys hashed no longer than they need: built again
+	 * with the most any of them takes (the map is one for all). */
+	if (rc == 0 && (need = agg_key_bytes(p)) < GS_AGG_KEY_MAX) {
+		p->program.agg_key_bytes = need ? need : 8;
+		rc = build_all(p, rows, &t0, err);
+	}
+	if (rc)
+		return rc;
 	/* The programs hold their own copies of the types: DWARF can go. */
 	for (size_t i = 0; i < p->ntraces; i++)
 		for (size_t k = 0; k < p->traces[i].nprobes; k++)

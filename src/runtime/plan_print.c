@@ -31,6 +31,9 @@ static bool referenced(const struct gs_program *prog, size_t m)
 	for (size_t i = 0; prog->has_step && i < prog->step->nrelocs; i++)
 		if (prog->step->relocs[i].map == m)
 			return true;
+	for (size_t i = 0; prog->entry && i < prog->entry->nrelocs; i++)
+		if (prog->entry->relocs[i].map == m)
+			return true;
 	return false;
 }
 
@@ -86,6 +89,10 @@ static void summary(const struct gs_plan *p, const struct gs_plan_trace *t,
 	if (prog->has_step)
 		fprintf(f, "  step program %s: %zu instructions, stack %d bytes\n",
 			prog->step_name, prog->step->len, prog->step->stack_max);
+	if (prog->entry)
+		fprintf(f, "  entry program %s ($duration, at the function's entry): %zu "
+			"instructions, stack %d bytes\n", prog->entry_name, prog->entry->len,
+			prog->entry->stack_max);
 	fprintf(f, "  user memory: %s\n", prog->sleepable ?
 		"faults pages in (sleepable: bpf_copy_from_user after a failed "
 		"bpf_probe_read_user)" : "never faults (bpf_probe_read_user alone)");
@@ -112,6 +119,10 @@ static void listing(const struct gs_plan_trace *t, const struct gs_plan_probe *p
 	if (prog->has_step) {
 		fprintf(f, "\n; step program %s\n", prog->step_name);
 		gs_asm_dump(prog->step, f);
+	}
+	if (prog->entry) {
+		fprintf(f, "\n; entry program %s\n", prog->entry_name);
+		gs_asm_dump(prog->entry, f);
 	}
 	fputc('\n', f);
 }

@@ -649,7 +649,7 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	/* aggregations (cg_agg_specs.c): a quiet trace, $duration with its
 	 * entry program, string keys beside an event */
 	{ "val_agg_count", &gs_cga_count, { 0 } },
-	{ "val_agg_latency", &gs_cga_latency, { .agg_max_keys = 256 } },
+	{ "val_agg_latency", &gs_cga_latency, { .agg_max_keys = 256, .agg_key_bytes = 8 } },
 	{ "val_agg_values", &val_aggs, { 0 } },
 };
 const size_t gs_cg_value_ncases = N(gs_cg_value_cases);

@@ -20,7 +20,7 @@
 
 #define SCRIPT                                                                              \
 	"trace work return { @n[$retval] = count(); @avg[$retval] = avg($duration); "       \
-	"@h[$retval] = hist($duration / 1000); }\n"                                         \
+	"@h[$retval] = hist($duration / 1000); @ph[g_phase] = count(); }\n"                 \
 	"trace recurse return { @rn[$retval] = count(); @rec[$retval] = avg($duration); }"
 
 /* What the fixture measured: per function and argument, each call's ns. */
@@ -161,71 +161,141 @@ static void check(struct e2e_ctx *c, const char *text, const struct truth *t, si
 		e2e_expect(c, total_ok == (double)x->n, "@h[%d] holds %lld samples, not %zu",
 			   x->arg, total, x->n);
 	}
+	/* an enum key by its enumerator's name: 10 + 6 + 4 calls, 3 threads x 4, 1 */
+	e2e_expect(c, strstr(text, "\n@ph[PHASE_LAST]: 1\n@ph[PHASE_THREADS]: 12\n"
+			     "@ph[PHASE_SINGLE]: 20\n") != NULL, "@ph by g_phase is not 1, 12, 20 "
+		   "calls by name");
 	/* the cancelled thread's work(1000) never returned */
 	e2e_expect(c, value_of(text, "@n", 1000) < 0 && value_of(text, "@avg", 1000) < 0,
 		   "the call of the cancelled thread was counted: no return, no duration");
 }
 
+/* Runs latency_program under gstrace -s script (extra: more options,
+ * NULL-terminated): the fixture started, gstrace attached, the fixture
+ * told to work and both finished. Its truth file is dir/truth. */
+static bool traced_run(struct e2e_ctx *c, const char *script, char *const *extra,
+		       const char *dir, struct e2e_run *gs)
+{
+	char truth_path[64], pid_s[16];
+	struct e2e_run fx = { 0 };
+	char *argv[16] = { (char *)e2e_gstrace_path(), "-p", pid_s, "-s", (char *)script,
+			   "--emit-ready-marker", "GS_READY" };
+	size_t n = 7;
+	bool ok = false;
+
+	for (; extra && *extra && n < 15; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	snprintf(truth_path, sizeof(truth_path), "%s/truth", dir);
+	{
+		char *fargv[] = { (char *)e2e_fixture_path(FIXTURE), truth_path, NULL };
+
+		if (e2e_run_start(&fx, fargv) || !e2e_run_wait_for(&fx, "ready", true, 10000)) {
+			e2e_expect(c, false, "%s did not start", FIXTURE);
+			goto out;
+		}
+	}
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)fx.pid);
+	if (e2e_run_start(gs, argv) || !e2e_run_wait_for(gs, "GS_READY", false, 30000)) {
+		e2e_expect(c, false, "gstrace did not attach: %s", e2e_buf_str(&gs->err));
+		goto out;
+	}
+	kill(fx.pid, SIGUSR1);
+	e2e_expect(c, e2e_run_finish(&fx, 60000) && e2e_run_exit_code(&fx) == 0,
+		   "%s did not finish by itself (exit %d)", FIXTURE, e2e_run_exit_code(&fx));
+	/* the traced process is gone: gstrace prints the aggregations and ends */
+	e2e_expect(c, e2e_run_finish(gs, 20000) && e2e_run_exit_code(gs) == 0,
+		   "gstrace exited with %d: %s", e2e_run_exit_code(gs), e2e_buf_str(&gs->err));
+	e2e_note(c, "gstrace printed:\n%s\n%s\n", e2e_buf_str(&gs->out), e2e_buf_str(&gs->err));
+	ok = true;
+out:
+	if (fx.pid > 0 && !fx.exited)
+		kill(fx.pid, SIGKILL);
+	e2e_run_finish(&fx, 1000);
+	e2e_run_free(&fx);
+	return ok;
+}
+
+/* "\n" + text: value_of looks for "\n@name[", the first line too. */
+static char *lines(const struct e2e_run *gs)
+{
+	const char *out = e2e_buf_str(&gs->out);
+	size_t len = strlen(out);
+	char *text = malloc(len + 2);
+
+	if (text) {
+		text[0] = '\n';
+		memcpy(text + 1, out, len + 1);
+	}
+	return text;
+}
+
 static void s_latency(struct e2e_ctx *c)
 {
-	char dir[] = "/tmp/gs-latency-XXXXXX", truth_path[64], pid_s[16];
-	struct e2e_run fx = { 0 }, gs = { 0 };
+	char dir[] = "/tmp/gs-latency-XXXXXX", truth_path[64];
+	struct e2e_run gs = { 0 };
 	struct truth t[16];
 	size_t nt;
-	const char *out;
+	char *text;
 
 	if (!mkdtemp(dir)) {
 		e2e_expect(c, false, "cannot make a temporary directory: %s", strerror(errno));
 		return;
 	}
 	snprintf(truth_path, sizeof(truth_path), "%s/truth", dir);
-	{
-		char *argv[] = { (char *)e2e_fixture_path(FIXTURE), truth_path, NULL };
-
-		if (e2e_run_start(&fx, argv) || !e2e_run_wait_for(&fx, "ready", true, 10000)) {
-			e2e_expect(c, false, "%s did not start", FIXTURE);
-			goto out;
-		}
-	}
-	snprintf(pid_s, sizeof(pid_s), "%d", (int)fx.pid);
-	{
-		char *argv[] = { (char *)e2e_gstrace_path(), "-p", pid_s, "-s", SCRIPT,
-				 "--emit-ready-marker", "GS_READY", NULL };
-
-		if (e2e_run_start(&gs, argv) || !e2e_run_wait_for(&gs, "GS_READY", false, 30000)) {
-			e2e_expect(c, false, "gstrace did not attach: %s", e2e_buf_str(&gs.err));
-			goto out;
-		}
-	}
-	kill(fx.pid, SIGUSR1);
-	e2e_expect(c, e2e_run_finish(&fx, 60000) && e2e_run_exit_code(&fx) == 0,
-		   "%s did not finish by itself (exit %d)", FIXTURE, e2e_run_exit_code(&fx));
-	/* the traced process is gone: gstrace prints the aggregations and ends */
-	e2e_expect(c, e2e_run_finish(&gs, 20000) && e2e_run_exit_code(&gs) == 0,
-		   "gstrace exited with %d: %s", e2e_run_exit_code(&gs), e2e_buf_str(&gs.err));
-	out = e2e_buf_str(&gs.out);
-	e2e_note(c, "gstrace printed:\n%s\n", out);
-	nt = read_truth(truth_path, t, 16);
-	e2e_expect(c, nt == 9, "the truth file has %zu function/argument pairs, not 9 "
-		   "(work 1 3 5 7 20, recurse 1..4)", nt);
-	{
-		/* value_of looks for "\n@name[": the first line too */
-		size_t len = strlen(out);
-		char *text = malloc(len + 2);
-
-		if (text) {
-			text[0] = '\n';
-			memcpy(text + 1, out, len + 1);
+	if (traced_run(c, SCRIPT, NULL, dir, &gs)) {
+		nt = read_truth(truth_path, t, 16);
+		e2e_expect(c, nt == 9, "the truth file has %zu function/argument pairs, not 9 "
+			   "(work 1 3 5 7 20, recurse 1..4)", nt);
+		if ((text = lines(&gs)))
 			check(c, text, t, nt);
-			free(text);
-		}
+		free(text);
 	}
-out:
-	if (fx.pid > 0 && !fx.exited)
-		kill(fx.pid, SIGKILL);
-	e2e_run_finish(&fx, 1000);
-	e2e_run_finish(&gs, 1000);
-	e2e_run_free(&fx);
+	e2e_run_free(&gs);
+	unlink(truth_path);
+	rmdir(dir);
+}
+
+/* A map too small for the keys: those it holds are counted right, the
+ * rest are said at exit, through the perf-event attach (the fallback). */
+static void s_latency_full_map(struct e2e_ctx *c)
+{
+	char dir[] = "/tmp/gs-latency-XXXXXX", truth_path[64], want[128];
+	char *extra[] = { "--max-keys", "3", NULL };
+	struct e2e_run gs = { 0 };
+	struct truth t[16];
+	size_t nt, kept = 0;
+	long long counted = 0, made = 0;
+	char *text;
+
+	if (!mkdtemp(dir)) {
+		e2e_expect(c, false, "cannot make a temporary directory: %s", strerror(errno));
+		return;
+	}
+	snprintf(truth_path, sizeof(truth_path), "%s/truth", dir);
+	setenv("GSTRACE_NO_UPROBE_MULTI", "1", 1);
+	if (traced_run(c, "trace work return { @n[$retval] = count(); }", extra, dir, &gs) &&
+	    (text = lines(&gs))) {
+		nt = read_truth(truth_path, t, 16);
+		for (size_t i = 0; i < nt; i++) {
+			long long n = strcmp(t[i].fn, "work") ? -1 : value_of(text, "@n", t[i].arg);
+
+			made += strcmp(t[i].fn, "work") ? 0 : (long long)t[i].n;
+			if (n < 0)
+				continue;
+			kept++;
+			counted += n;
+			e2e_expect(c, n == (long long)t[i].n, "work(%d): %lld calls counted, the "
+				   "fixture made %zu", t[i].arg, n, t[i].n);
+		}
+		e2e_expect(c, kept == 3, "%zu keys kept in a map of 3", kept);
+		snprintf(want, sizeof(want), "gstrace: %lld aggregation updates found the map full "
+			 "(3 entries) and were not counted: raise --max-keys", made - counted);
+		e2e_expect(c, strstr(e2e_buf_str(&gs.err), want) != NULL, "stderr lacks '%s'",
+			   want);
+		free(text);
+	}
+	unsetenv("GSTRACE_NO_UPROBE_MULTI");
 	e2e_run_free(&gs);
 	unlink(truth_path);
 	rmdir(dir);
@@ -233,6 +303,7 @@ out:
 
 const struct e2e_scenario e2e_latency_scenarios[] = {
 	{ "latency", s_latency, E2E_NEED_TRACING },
+	{ "latency-full-map", s_latency_full_map, E2E_NEED_TRACING },
 };
 const size_t e2e_latency_nscenarios = sizeof(e2e_latency_scenarios) /
 				      sizeof(e2e_latency_scenarios[0]);

@@ -135,6 +135,58 @@ static void test_dump_insns_prints_main_then_step_program(void **state)
 	ran_free(&r);
 }
 
+/* $duration: the return probe's program has an entry program beside it,
+ * in the summary and in the listing; aggregations share their maps. */
+static void test_duration_adds_an_entry_program(void **state)
+{
+	char *argv[] = { NULL, "--dry-run", "-t", fixture("libgs_out_fixture.so"), "-s",
+			 "trace out_leaf return { @lat[$tid] = hist($duration); }", "--max-keys",
+			 "100", NULL };
+	char *dump[] = { NULL, "--dump-insns", "-t", fixture("libgs_out_fixture.so"), "-s",
+			 "trace out_leaf return { @lat = avg($duration); }", NULL };
+	struct ran r;
+
+	(void)state;
+	run(argv, &r);
+	if (r.status != 0)
+		fail_msg("status %d, stderr: %s", r.status, r.err);
+	assert_non_null(strstr(r.out, "  entry program gs_trace0_entry ($duration, at the "
+			       "function's entry): "));
+	assert_non_null(strstr(r.out, "gs_aggs[100], gs_agg_drops[1], gs_entry_times[16384]"));
+	ran_free(&r);
+	run(dump, &r);
+	if (r.status != 0)
+		fail_msg("status %d, stderr: %s", r.status, r.err);
+	assert_non_null(strstr(r.out, "\n; entry program gs_trace0_entry\n"));
+	assert_non_null(strstr(r.out, "bpf_map_update_elem"));
+	ran_free(&r);
+}
+
+/* One @name in two traces is one table: keyed alike, or refused at the
+ * second trace (exit 2). */
+static void test_aggregation_keys_agree_across_traces(void **state)
+{
+	char *argv[] = { NULL, "--dry-run", "-t", fixture("libgs_out_fixture.so"), "-s",
+			 "trace out_leaf { @n[1] = count(); }\ntrace out_mid { @n[\"x\"] = count(); }",
+			 NULL };
+	char *same[] = { NULL, "--dry-run", "-t", fixture("libgs_out_fixture.so"), "-s",
+			 "trace out_leaf { @n[1] = count(); }\ntrace out_mid { @n[2] = count(); }",
+			 NULL };
+	struct ran r;
+
+	(void)state;
+	run(argv, &r);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.err, "script:2:7: @n is keyed by other types here than in trace "
+			    "#0 (out_leaf): keep each key's type\n"
+			    " 2 | trace out_mid { @n[\"x\"] = count(); }\n"
+			    "   |       ^\n");
+	ran_free(&r);
+	run(same, &r);
+	assert_int_equal(r.status, 0);
+	ran_free(&r);
+}
+
 static void test_unknown_function_points_at_the_trace(void **state)
 {
 	char *argv[] = { NULL, "--dry-run", "-t", fixture("libgs_out_fixture.so"), "-s",
@@ -177,6 +229,8 @@ int main(void)
 		cmocka_unit_test(test_dry_run_summarizes_without_loading),
 		cmocka_unit_test(test_dump_insns_prints_main_then_step_program),
 		cmocka_unit_test(test_unknown_function_points_at_the_trace),
+		cmocka_unit_test(test_duration_adds_an_entry_program),
+		cmocka_unit_test(test_aggregation_keys_agree_across_traces),
 		cmocka_unit_test(test_bt_without_cfi_is_refused_before_loading),
 	};
 

@@ -242,6 +242,8 @@ static const struct bad_case bad_cases[] = {
 	{ "-p 1 -s x --force-perf-event-array --perf-pages 0", { "--perf-pages '0'" } },
 	{ "-p 1 -s x --interval 1", { "--interval", "--aggregate" } },
 	{ "-p 1 -s x --aggregate --interval 0", { "--interval '0'", "duration" } },
+	{ "-p 1 -s x --max-keys 0", { "--max-keys '0'", "1 to 16777216", "default 4096" } },
+	{ "-p 1 -s x --max-keys many", { "--max-keys 'many'" } },
 	{ "-p 1 -s x --aggregate --script-output folded", { "--aggregate", "folded" } },
 	{ "-p 1 -s x --count-in kernel", { "--count-in 'kernel'", "bpf or user" } },
 	{ "-p 1 -s x --count-in bpf", { "--count-in bpf", "--aggregate", "folded" } },
@@ -340,6 +342,11 @@ static void test_buffer_sizes_follow_the_kernels_rules(void **state)
 	assert_true(parse_ok("-p 1 -s x --script-output folded --count-in bpf").count_in_bpf);
 	assert_false(parse_ok("-p 1 -s x --aggregate --count-in user").count_in_bpf);
 	assert_int_equal(parse_ok("-p 1 -s x --aggregate --interval 0.5").interval_ms, 500);
+	/* aggregations in the script print every interval too (a script file
+	 * is checked once read) */
+	assert_int_equal(parse_ok("-p 1 -s @n=count(); --interval 2").interval_ms, 2000);
+	assert_int_equal(parse_ok("-p 1 --script-file f --interval 1").interval_ms, 1000);
+	assert_int_equal(parse_ok("-p 1 -s x --max-keys 100").max_keys, 100);
 	assert_int_equal(parse_ok("-p 1 -s x --script-output folded").format, CLI_FOLDED);
 	assert_string_equal(parse_ok("-p 1 -s x --flamegraph out.svg").flamegraph, "out.svg");
 }

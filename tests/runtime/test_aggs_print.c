@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <gs/aggs.h>
+#include <gs/context.h>
 
 #define BAR "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@"
 #define NOBAR "                                                    "
@@ -283,6 +284,37 @@ static void test_keyed_hists_sort_by_total(void **state)
 	free(e[1].buckets);
 }
 
+/* An enum key by its enumerator's name; a value none names as a number. */
+static void test_enum_keys_by_name(void **state)
+{
+	static const struct gs_type_enumerator colors[] = { { "RED", 0 }, { "GREEN", 7 } };
+	static const struct gs_type t_color = { .kind = GS_TYPE_ENUM, .size = 4,
+						.name = "enum color", .byte_size = 4,
+						.enumerators = colors, .nenumerators = 2 };
+	static const int64_t one[] = { 1 }, two[] = { 1, 1 }, three[] = { 1, 1, 1 };
+	struct gs_agg_desc d = { .name = "@c", .fn = GS_AGG_COUNT, .nkeys = 1,
+				 .key_kind = { GS_AGG_KEY_UINT }, .key_enum = { &t_color } };
+	struct gs_agg_entry e[3] = { 0 };
+	struct gs_agg_table t = { &d, e, 3 };
+	char *got;
+
+	(void)state;
+	put_int(&e[0], &d, 0, 7);
+	sample(&e[0], &d, two, 2);
+	put_int(&e[1], &d, 0, 0);
+	sample(&e[1], &d, one, 1);
+	put_int(&e[2], &d, 0, 5);
+	sample(&e[2], &d, three, 3);
+	got = render(&t, false);
+	assert_string_equal(got, "@c[RED]: 1\n@c[GREEN]: 2\n@c[5]: 3\n\n");
+	free(got);
+	got = render(&t, true);
+	assert_string_equal(got, "{\"type\":\"aggregation\",\"name\":\"@c\",\"function\":\"count\","
+			    "\"entries\":[{\"keys\":[\"RED\"],\"value\":1},{\"keys\":[\"GREEN\"],"
+			    "\"value\":2},{\"keys\":[5],\"value\":3}]}\n");
+	free(got);
+}
+
 static void test_json_shape(void **state)
 {
 	static const int64_t v[] = { 0, 5, 5 }, w[] = { 3 };
@@ -332,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_value_maps_sort_by_value),
 		cmocka_unit_test(test_stats_min_max_sum),
 		cmocka_unit_test(test_keyed_hists_sort_by_total),
+		cmocka_unit_test(test_enum_keys_by_name),
 		cmocka_unit_test(test_json_shape),
 	};
 
