@@ -1,7 +1,9 @@
 /* Stack profiles: counting of bt depth-16 events under --aggregate at a
  * fixed hit rate, in userspace and in BPF (--count-in; events counted per
  * second, events lost or stacks dropped at that rate, gstrace's CPU per
- * event), and the flame graph of 10k distinct stacks.
+ * event), the flame graph of 10k distinct stacks, and the pprof profile
+ * of 10k distinct stacks of the fixture's frames (symbolized, then packed
+ * and gzipped).
  * The live part needs root; it says why when it skips. */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -15,8 +17,8 @@
 #include <unistd.h>
 
 #include <gs/fold.h>
-
-#include <gs/fold.h>
+#include <gs/modfile.h>
+#include <gs/pprof.h>
 
 #ifndef GS_BENCH_GSTRACE
 #define GS_BENCH_GSTRACE "gstrace"
@@ -60,6 +62,67 @@ static void bench_flamegraph(void)
 	if (f)
 		fclose(f);
 	gs_counts_free(c);
+}
+
+/* 10k distinct depth-16 stacks of pcs in the fixture's main, resolved by
+ * cookie (their process gone): the time to add them (symbolizing each pc
+ * once) and the best of five writes. */
+static void bench_pprof(void)
+{
+	const char *modules[] = { GS_BENCH_PROFILE_FIXTURE };
+	GS_OPTS(gs_frames_opts, fo, .modules = modules, .nmodules = 1);
+	struct gs_backtrace_frame frames[16];
+	struct gs_inst insts[2] = { { .type = GS_INST_BACKTRACE }, { .type = GS_INST_END } };
+	struct gs_event ev = { .pid = 0x7ffffff0u, .insts = insts, .ninsts = 2 };
+	struct gs_modfiles *files = NULL;
+	struct gs_modfile *m = NULL;
+	struct gs_frames *fr = NULL;
+	struct gs_pprof *p = NULL;
+	uint64_t main_pc = 0, main_size = 0;
+	double t0, add_ms, best = 1e9;
+	FILE *f = fopen("/dev/null", "w");
+
+	if (gs_modfiles_new(NULL, &files, NULL) || gs_modfile_open(files, modules[0], &m, NULL) ||
+	    gs_modfile_symbols_named(m, "main", &main_pc, &main_size, 1) != 1 || main_size < 64 ||
+	    gs_frames_new(&fo, &fr, NULL) || !f) {
+		printf("BENCH pprof skipped: %s has no main to put frames in\n", modules[0]);
+		goto out;
+	}
+	{
+		GS_OPTS(gs_pprof_opts, po, .frames = fr);
+
+		if (gs_pprof_new(&po, &p, NULL))
+			goto out;
+	}
+	insts[0].backtrace.frame_count = insts[0].backtrace.requested_depth = 16;
+	insts[0].backtrace.frames = frames;
+	srand(2);
+	t0 = now_ms();
+	for (int i = 0; i < 10000; i++) {
+		for (int d = 0; d < 16; d++) {
+			uint64_t pc = main_pc + 1 + (uint64_t)(rand() % 64) * (main_size - 1) / 64;
+
+			frames[d] = (struct gs_backtrace_frame){
+				.module_cookie = gs_modfile_id(m)->cookie, .pc = pc, .raw_ip = pc };
+		}
+		gs_pprof_add(p, &ev, 1 + (uint64_t)(rand() % 100));
+	}
+	add_ms = now_ms() - t0;
+	for (int run = 0; run < 5; run++) {
+		t0 = now_ms();
+		gs_pprof_write(p, f, NULL);
+		if (now_ms() - t0 < best)
+			best = now_ms() - t0;
+	}
+	printf("BENCH pprof.add_ms.10k_stacks %.1f ms (%zu distinct samples)\n", add_ms,
+	       gs_pprof_samples(p));
+	printf("BENCH pprof.write_ms.10k_stacks %.1f ms\n", best);
+out:
+	gs_pprof_free(p);
+	gs_frames_free(fr);
+	gs_modfiles_free(files);
+	if (f)
+		fclose(f);
 }
 
 /* gstrace --aggregate on the fixture at `rate` hits/s for 3 s, counting
@@ -152,6 +215,7 @@ static void bench_aggregate(long rate, bool bpf)
 int main(int argc, char **argv)
 {
 	bench_flamegraph();
+	bench_pprof();
 	bench_aggregate(argc > 1 ? atol(argv[1]) : 100000, false);
 	bench_aggregate(argc > 1 ? atol(argv[1]) : 100000, true);
 	return 0;

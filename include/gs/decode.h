@@ -74,6 +74,13 @@ struct gs_inst {
 			      * entry's cookie, raw ip - bias, raw ip; cookie 0
 			      * and pc = raw ip when the module is unknown) */
 		struct {
+			uint16_t requested_depth;
+			uint16_t frame_count;
+			/* frame_count little-endian u64 kernel addresses,
+			 * innermost first (unaligned: read with memcpy) */
+			const uint8_t *addrs;
+		} kernel_stack; /* GS_INST_KERNEL_STACK */
+		struct {
 			uint16_t string_index;
 			uint8_t error_code; /* enum gs_var_status numbering */
 			uint8_t flags;      /* GS_EXPR_ERR_* */

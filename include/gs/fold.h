@@ -31,6 +31,13 @@ extern "C" {
 GS_API size_t gs_fold_backtrace(struct gs_frames *f, const struct gs_event *ev,
 				const struct gs_inst *bt, char *buf, size_t size);
 
+/* Writes the KernelStack instruction ks (a CPU sample's, gs/wire.h 1.8c),
+ * outermost first, each frame its kernel function (f's kallsyms; NULL f:
+ * none) or its address, suffixed `_[k]` as flame graphs mark kernel
+ * frames: what follows the user stack's leaf in a folded line. Returns the
+ * length the whole text needs. */
+GS_API size_t gs_fold_kernel_stack(struct gs_frames *f, const struct gs_inst *ks, char *buf,
+				   size_t size);
 /* A counting table of byte keys, each with an optional text. */
 struct gs_counts;
 

@@ -78,6 +78,14 @@ GS_API void gs_frames_resolve(struct gs_frames *f, const struct gs_event *ev,
 /* A name of the symbolizer's (a function or an inline call) as shown:
  * demangled unless no_demangle; valid until the resolver is freed. */
 GS_API const char *gs_frames_name(struct gs_frames *f, const char *name);
+/* The kernel function at addr (a KernelStack frame) and *off from it, from
+ * /proc/kallsyms read at the first call; NULL when unknown (addresses
+ * hidden by kptr_restrict, or none at or below addr). */
+GS_API const char *gs_frames_kernel_symbol(struct gs_frames *f, uint64_t addr, uint64_t *off);
+/* The module file a resolved frame was read from (the file of r->path:
+ * its build id, its ELF), or NULL when r is unresolved or the file is
+ * unreadable; valid until the resolver is freed. */
+GS_API struct gs_modfile *gs_frames_modfile(struct gs_frames *f, const struct gs_frame *r);
 /* The status to show (reference 11.3): UnsupportedCfi / NoUnwindRowsForPc
  * read as complete when the last frame is at the process entry. */
 GS_API uint8_t gs_frames_status(struct gs_frames *f, const struct gs_event *ev,

@@ -454,6 +454,10 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 #define GS_MAP_NAME_STACK_DROPS "stack_count_drops"
 /* reads that fault pages in (gs_program_opts.fault_in) */
 #define GS_MAP_NAME_READ_GEN "read_fault_gen"
+/* aggregations and $duration (docs/cli.md, "Aggregations") */
+#define GS_MAP_NAME_AGGS "gs_aggs"
+#define GS_MAP_NAME_AGG_DROPS "gs_agg_drops"
+#define GS_MAP_NAME_ENTRY_TIMES "gs_entry_times"
 
 /* The maps a program may use, by slot. The first three always exist at
  * these indices of gs_program.maps; the others only when the trace has a
@@ -486,9 +490,51 @@ enum gs_map_slot {
 	/* sleepable programs (gs_program_opts.fault_in) */
 	GS_MAP_READ_GEN,        /* PERCPU_ARRAY[1] u64: invocations begun on this CPU */
 	GS_MAP_PROC_TLS,        /* HASH: gs_proc_module_key -> gs_proc_module_tls */
+	/* aggregations: one map for every @name of a session */
+	GS_MAP_AGGS,            /* PERCPU_HASH: struct gs_agg_key -> struct gs_agg_value */
+	GS_MAP_AGG_DROPS,       /* PERCPU_ARRAY[1] u64: updates a full map could not take */
+	GS_MAP_ENTRY_TIMES,     /* LRU_HASH: struct gs_entry_key -> u64 ktime of the entry */
 	GS_MAP_KINDS,
 	GS_MAP_OUTPUT_PERF = GS_MAP_KINDS, /* gs_map_defs only: the perf variant */
 };
+
+/* ---- aggregations (docs/cli.md, "Aggregations") -------------------------- */
+
+#define GS_AGG_KEY_MAX 128      /* bytes of an aggregation's keys, all of them */
+#define GS_AGG_STRING_MAX 64    /* bytes of one string key (NUL included) */
+#define GS_AGG_MAX_KEYS 8       /* keys of one aggregation */
+#define GS_AGG_DEFAULT_MAX_KEYS 4096 /* gs_aggs entries */
+#define GS_AGG_HIST_BUCKETS 65  /* hist(): negatives, 0, then [2^k, 2^(k+1)) k = 0..62 */
+#define GS_AGG_LHIST_MAX_BUCKETS 1000 /* lhist(): (max - min) / step at most */
+#define GS_DEFAULT_ENTRY_TIMES_MAX 16384 /* gs_entry_times entries (threads x depth) */
+
+/* A key of gs_aggs: which @name (its script index), which bucket of a
+ * histogram (0 for the others), and its keys, each integer as 8 bytes
+ * and each string as GS_AGG_STRING_MAX, in order; unused bytes are 0. */
+struct gs_agg_key {
+	uint32_t id;
+	uint32_t bucket;
+	uint8_t keys[GS_AGG_KEY_MAX];
+};
+GS_ASSERT_SIZE(struct gs_agg_key, 136);
+
+/* One CPU's value of a gs_aggs entry: every function updates all four
+ * (min and max are meaningful once count > 0); userspace adds the CPUs'
+ * counts and sums and takes the least min and greatest max. */
+struct gs_agg_value {
+	int64_t count, sum, min, max;
+};
+GS_ASSERT_SIZE(struct gs_agg_value, 32);
+
+/* A key of gs_entry_times: the entry of a call of the function a trace
+ * returns from, by thread and stack pointer at the entry (distinct for
+ * each level of a recursion). */
+struct gs_entry_key {
+	uint32_t tid;
+	uint32_t trace_id;
+	uint64_t sp;
+};
+GS_ASSERT_SIZE(struct gs_entry_key, 16);
 
 /* Who holds a map: each program its own, or one per session that every
  * program shares (the reference pins these); the row maps are shared only

@@ -90,6 +90,10 @@ struct gs_program_opts {
 	 * (0: 4). */
 	uint32_t max_elements;
 	uint32_t max_view_depth;
+	/* Entries of gs_aggs, the map every aggregation of a session shares
+	 * (one per key, and per bucket of a histogram's key); 0:
+	 * GS_AGG_DEFAULT_MAX_KEYS. */
+	uint32_t agg_max_keys;
 };
 
 /* ---- the result ----------------------------------------------------------- */
@@ -116,6 +120,12 @@ GS_API void gs_program_free(struct gs_program *p);
  * gs_asm_insns(), gs_asm_dump() and the like. */
 GS_API const struct gs_asm *gs_program_main(const struct gs_program *p);
 GS_API const struct gs_asm *gs_program_step(const struct gs_program *p);
+/* The program at the function's entry that keeps the time $duration
+ * measures from (a return probe reading $duration), or NULL: the runtime
+ * attaches it where the return probe is, with the same maps. */
+GS_API const struct gs_asm *gs_program_entry(const struct gs_program *p);
+/* The aggregations the program updates (*n of them), or NULL. */
+GS_API const struct gs_agg_desc *gs_program_aggregations(const struct gs_program *p, size_t *n);
 /* The program's name for the kernel, and the trace it was built for. */
 GS_API const char *gs_program_name(const struct gs_program *p);
 GS_API uint32_t gs_program_trace_id(const struct gs_program *p);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <gs/aggs.h>
 #include <gs/api.h>
 #include <gs/btf.h>
 #include <gs/decode.h>
@@ -357,6 +358,15 @@ struct gs_sample_stats {
 };
 GS_API int gs_session_sample_stats(const struct gs_session *s, struct gs_sample_stats *st,
 				   struct gs_error *err);
+/* The aggregations of the session's traces (docs/cli.md, "Aggregations"),
+ * read from their map as they are now (at exit, or every --interval):
+ * fn gets one table per @name in script order (the table is valid during
+ * the call only). *dropped (when not NULL): updates a full map could not
+ * take (raise gs_program_opts.agg_max_keys). 0, fn's first non-zero
+ * value, or -errno. */
+typedef int (*gs_agg_table_fn)(void *arg, const struct gs_agg_table *t);
+GS_API int gs_session_aggregations(const struct gs_session *s, gs_agg_table_fn fn, void *arg,
+				   uint64_t *dropped, struct gs_error *err);
 /* Probes attached so far. */
 GS_API size_t gs_session_probe_count(const struct gs_session *s);
 /* Detaches every probe, concurrently; maps, counters and buffers stay, so

@@ -62,6 +62,8 @@ enum gs_special {
 	GS_SPECIAL_PC,        /* pt_regs ip */
 	GS_SPECIAL_SP,        /* pt_regs sp */
 	GS_SPECIAL_RETVAL,    /* return probes: pt_regs ax, a 64-bit integer */
+	GS_SPECIAL_DURATION,  /* return probes: nanoseconds since the same thread's
+			       * entry of this call (an unsigned long) */
 };
 
 enum gs_binop {
@@ -152,6 +154,29 @@ enum gs_stmt_kind {
 	GS_STMT_LET,          /* let name = expr; (var = its index) */
 	GS_STMT_IF,           /* if cond { then } else { otherwise } */
 	GS_STMT_BACKTRACE,    /* bt [raw|full|inline|noinline]; */
+	GS_STMT_AGGREGATE,    /* @name[args...] = agg_fn(expr[, min, max, step]); */
+};
+
+/* What an aggregation keeps per key (docs/cli.md, "Aggregations"). */
+enum gs_agg_fn {
+	GS_AGG_COUNT, /* count(): the hits */
+	GS_AGG_SUM,   /* sum(x) */
+	GS_AGG_MIN,   /* min(x) */
+	GS_AGG_MAX,   /* max(x) */
+	GS_AGG_AVG,   /* avg(x): sum / count, an integer */
+	GS_AGG_STATS, /* stats(x): count, average and total */
+	GS_AGG_HIST,  /* hist(x): power-of-two buckets */
+	GS_AGG_LHIST, /* lhist(x, min, max, step): linear buckets */
+};
+
+/* An aggregation statement's own part: which aggregation of the script
+ * (one id per @name, shared by every trace that updates it), what it
+ * keeps, and lhist's constant bounds. */
+struct gs_agg_stmt {
+	const char *name;  /* "@name", as written */
+	uint32_t id;       /* the script's index of @name */
+	uint8_t fn;        /* enum gs_agg_fn */
+	int64_t lmin, lmax, lstep; /* GS_AGG_LHIST */
 };
 
 struct gs_stmt {
@@ -166,6 +191,9 @@ struct gs_stmt {
 	const struct gs_stmt *else_body; /* an else-if is one GS_STMT_IF here */
 	size_t nelse;
 	uint8_t bt_flags;              /* GS_BT_FLAG_* */
+	/* GS_STMT_AGGREGATE: the keys are args (none: one value), the
+	 * aggregated value expr (NULL for count()) */
+	const struct gs_agg_stmt *agg;
 };
 
 /* The number of `bt` statements in body (the branches of ifs included):
@@ -177,6 +205,14 @@ GS_API uint32_t gs_stmts_count_bt_symbolized(const struct gs_stmt *body, size_t 
  * source-level value, a `*(T *)addr` or a comparison builtin (the one
  * answer to "is there anything to fault in"). */
 GS_API bool gs_stmts_read_user_memory(const struct gs_stmt *body, size_t n);
+/* Whether body updates an @aggregation. */
+GS_API bool gs_stmts_aggregate(const struct gs_stmt *body, size_t n);
+/* Whether body shows something per hit (a print or a `bt`): a body of
+ * aggregations (and lets and ifs) alone sends no event. */
+GS_API bool gs_stmts_emit_events(const struct gs_stmt *body, size_t n);
+/* Whether body reads $duration: its return probe then needs the entry's
+ * time, kept by a program at the function's entry. */
+GS_API bool gs_stmts_use_duration(const struct gs_stmt *body, size_t n);
 
 /* What `bt` knows at compile time about the probe (reference 6.3-6.5),
  * filled in by the caller from the unwind layer: codegen and unwind meet
@@ -229,6 +265,27 @@ enum gs_sample_scope {
 	GS_SAMPLE_PID = 1,   /* the process gs_program_opts.filter_pid names */
 	GS_SAMPLE_KNOWN = 2, /* processes the runtime has filled the module maps of (-t) */
 	GS_SAMPLE_ALL = 3,   /* every process (--all) */
+};
+
+/* What an aggregation's keys are, as userspace reads them from a
+ * struct gs_agg_key: the code generator writes one per aggregation it
+ * compiles (from the typed pass), the renderer reads the keys by it. */
+enum gs_agg_key_kind {
+	GS_AGG_KEY_INT,    /* 8 bytes, signed */
+	GS_AGG_KEY_UINT,   /* 8 bytes, unsigned (pointers: shown in hex) */
+	GS_AGG_KEY_BOOL,   /* 8 bytes, 0 or 1 */
+	GS_AGG_KEY_POINTER,
+	GS_AGG_KEY_STRING, /* GS_AGG_STRING_MAX bytes, NUL-terminated or cut */
+};
+
+struct gs_agg_desc {
+	const char *name; /* "@name" */
+	uint32_t id;
+	uint8_t fn;       /* enum gs_agg_fn */
+	uint8_t nkeys;
+	uint8_t key_kind[GS_AGG_MAX_KEYS];  /* enum gs_agg_key_kind */
+	uint16_t key_off[GS_AGG_MAX_KEYS];  /* in gs_agg_key.keys */
+	int64_t lmin, lmax, lstep;          /* GS_AGG_LHIST */
 };
 
 /* ---- walks ---------------------------------------------------------------- */

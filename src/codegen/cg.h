@@ -189,6 +189,10 @@ struct gs_cg {
 	struct gs_typed *typed;   /* the C type of every expression (spec/ctype.c) */
 	int16_t *var_slots;       /* one u64 per `let` variable */
 	uint32_t stmt_no;         /* statements begun: each one's label scope "s<n>" */
+	/* $duration: the u64 the prologue computed (duration.c), or 0 */
+	int16_t duration_slot;
+	/* No event: the body only aggregates (gs_stmts_emit_events false). */
+	bool quiet;
 
 	/* the parts, NULL where this program has none */
 	struct cg_values *values;
@@ -449,6 +453,19 @@ void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_r
 void cg_string_equal(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s);
 void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_record *rec);
+
+/* aggregate.c: `@name[keys] = fn(x);` (describes the aggregation in
+ * prog->aggs) */
+void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s);
+/* duration.c: $duration. cg_duration_prologue (main program of a return
+ * probe using it): the entry's time found and removed, the difference
+ * kept in duration_slot; a return whose entry was not seen ends the
+ * program. cg_entry_program: the program at the function's entry that
+ * keeps the time, with main_cg's maps and PID filter. */
+void cg_duration_prologue(struct gs_cg *cg);
+void cg_entry_program(const struct gs_cg *main_cg, struct gs_asm *a);
+/* event.c: the PID filter of the options (return 0 when not ours) */
+void cg_pid_filter(struct gs_cg *cg);
 
 /* stmt.c: statements and their instruction count */
 void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n);

@@ -217,12 +217,16 @@ void cg_epilogue(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
 
+	/* Without an event, only an ExprError reserves (and may overflow). */
+	if (cg->quiet && !cg_label_used(a, 0, cg->overflow))
+		goto out;
 	gs_asm_bind(a, cg->overflow);
 	gs_asm_note(a, "overflow: drop the whole event, event_loss_counters[0] += 1");
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));
 	cg_lookup_key0(cg, GS_MAP_LOSS);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
 	gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, 0));
+out:
 	gs_asm_bind(a, cg->exit0);
 	gs_asm_note(a, "return 0");
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));

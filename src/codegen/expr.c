@@ -16,7 +16,7 @@ bool cg_expr_is_simple(const struct gs_expr *e)
 		return true;
 	case GS_EXPR_SPECIAL:
 		return e->special == GS_SPECIAL_PC || e->special == GS_SPECIAL_SP ||
-		       e->special == GS_SPECIAL_RETVAL;
+		       e->special == GS_SPECIAL_RETVAL || e->special == GS_SPECIAL_DURATION;
 	default:
 		return false;
 	}
@@ -90,6 +90,16 @@ void cg_simple_into(struct gs_cg *cg, const struct gs_expr *e, uint8_t reg)
 		}
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, reg, GS_FP, cg->var_slots[e->var]));
 		break;
+	case GS_EXPR_SPECIAL:
+		if (e->special == GS_SPECIAL_DURATION) {
+			if (!cg->duration_slot) {
+				cg_fail(cg, -EINVAL, "$duration is known only in a return probe");
+				break;
+			}
+			gs_asm_emit(a, GS_LDX_MEM(BPF_DW, reg, GS_FP, cg->duration_slot));
+			break;
+		}
+		/* fall through */
 	default: /* $pc, $sp, $retval */
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, reg, GS_R6, e->special == GS_SPECIAL_PC ?
 					  GS_PT_REGS_IP : e->special == GS_SPECIAL_SP ?

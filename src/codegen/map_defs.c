@@ -53,4 +53,10 @@ const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 	[GS_MAP_PROC_TLS] = { GS_MAP_PROC_MODULE_TLS, BPF_MAP_TYPE_HASH,
 			      sizeof(struct gs_proc_module_key), sizeof(struct gs_proc_module_tls),
 			      GS_MAP_PER_SESSION },
+	[GS_MAP_AGGS] = { GS_MAP_NAME_AGGS, BPF_MAP_TYPE_PERCPU_HASH, sizeof(struct gs_agg_key),
+			  sizeof(struct gs_agg_value), GS_MAP_PER_SESSION },
+	[GS_MAP_AGG_DROPS] = { GS_MAP_NAME_AGG_DROPS, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+			       sizeof(uint64_t), GS_MAP_PER_SESSION },
+	[GS_MAP_ENTRY_TIMES] = { GS_MAP_NAME_ENTRY_TIMES, BPF_MAP_TYPE_LRU_HASH,
+				 sizeof(struct gs_entry_key), sizeof(uint64_t), GS_MAP_PER_SESSION },
 };

@@ -147,6 +147,13 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 		add_map(p, GS_MAP_READ_GEN, GS_MAP_READ_GEN, 0, 1);
 	if (cg->values->ntls)
 		add_map(p, GS_MAP_PROC_TLS, GS_MAP_PROC_TLS, 0, mods);
+	if (gs_stmts_aggregate(cg->spec->body, cg->spec->nbody)) {
+		add_map(p, GS_MAP_AGGS, GS_MAP_AGGS, 0,
+			o->agg_max_keys ? o->agg_max_keys : GS_AGG_DEFAULT_MAX_KEYS);
+		add_map(p, GS_MAP_AGG_DROPS, GS_MAP_AGG_DROPS, 0, 1);
+	}
+	if (gs_stmts_use_duration(cg->spec->body, cg->spec->nbody))
+		add_map(p, GS_MAP_ENTRY_TIMES, GS_MAP_ENTRY_TIMES, 0, GS_DEFAULT_ENTRY_TIMES_MAX);
 	if (!nbt || !bt) {
 		if (!cg->values->nbias && !cg->values->ntls)
 			return 0;
@@ -215,6 +222,8 @@ static void build(struct gs_cg *cg)
 		cg->var_slots[i] = gs_asm_slot(a, "let_variable", 8, 8);
 	if (cg->values->any)
 		cg->values->addr_slot = gs_asm_slot(a, "value_address", 24, 8);
+	if (gs_stmts_use_duration(spec->body, spec->nbody))
+		cg->duration_slot = gs_asm_slot(a, "duration", 8, 8);
 	if (cg->fault) {
 		cg->fault->gen_slot = gs_asm_slot(a, "read_fault_gen", 8, 8);
 		cg->fault->read_slot = gs_asm_slot(a, "fault_read", 16, 8);
@@ -229,13 +238,22 @@ static void build(struct gs_cg *cg)
 	cg->prog->total_instructions = (uint16_t)total;
 
 	cg_prologue(cg);
+	cg_duration_prologue(cg);
 	cg_fault_prologue(cg);
 	if (cg_has_step(cg))
 		cg_bt_chain_prologue(a, cg->tail);
-	cg_event_begin(cg);
+	if (cg->quiet) {
+		gs_asm_note(a, "no event (aggregations only): any_fail = any_success = no");
+		gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_FP, cg->flags_slot,
+					 CG_FLAG_NO | CG_FLAG_NO << 8));
+	} else {
+		cg_event_begin(cg);
+	}
 	cg_values_prologue(cg);
 	cg_stmts(cg, spec->body, spec->nbody);
-	if (cg->opts.count_stacks) {
+	if (cg->quiet) {
+		gs_asm_ja(a, cg->exit0);
+	} else if (cg->opts.count_stacks) {
 		cg_count_stack(cg);
 	} else {
 		cg_end_instruction(cg, (uint16_t)total);
@@ -344,6 +362,13 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			goto fail;
 		}
 	}
+	if (gs_stmts_use_duration(spec->body, spec->nbody) && !spec->retprobe) {
+		rc = gs_errorf(err, -EINVAL, "trace %u reads $duration, known only in a return "
+			       "probe", spec->trace_id);
+		goto fail;
+	}
+	cg.quiet = !cg.opts.count_stacks && gs_stmts_aggregate(spec->body, spec->nbody) &&
+		   !gs_stmts_emit_events(spec->body, spec->nbody);
 	if (cg.opts.fault_in && (cg.opts.output == GS_OUTPUT_PERF || tail.step)) {
 		rc = gs_errorf(err, -EINVAL, "trace %u cannot fault pages in: the kernel refuses "
 			       "%s in a sleepable program; use the ring buffer and the loop "
@@ -398,6 +423,23 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			       "check (please report it): %s", spec->trace_id, check.msg);
 		goto fail;
 	}
+	if (cg.duration_slot) {
+		snprintf(p->entry_name, sizeof(p->entry_name), "gs_trace%u_entry", spec->trace_id);
+		if (!(p->entry = calloc(1, sizeof(*p->entry)))) {
+			rc = gs_errorf(err, -ENOMEM, "out of memory building trace %u",
+				       spec->trace_id);
+			goto fail;
+		}
+		gs_asm_init(p->entry);
+		cg_entry_program(&cg, p->entry);
+		rc = gs_asm_finish(p->entry, err);
+		if (!rc && !cg.opts.skip_check && (rc = gs_asm_check(p->entry, &check)))
+			rc = gs_errorf(err, rc, "internal error: trace %u's entry program fails "
+				       "the static check (please report it): %s",
+				       spec->trace_id, check.msg);
+		if (rc)
+			goto fail;
+	}
 	if (tail.step) {
 		p->has_step = true;
 		cg_bt_step_program(&cg, p->step);
@@ -432,6 +474,10 @@ void gs_program_free(struct gs_program *p)
 	if (p->step)
 		gs_asm_fini(p->step);
 	free(p->step);
+	if (p->entry)
+		gs_asm_fini(p->entry);
+	free(p->entry);
+	free(p->aggs);
 	if (p->btf)
 		gs_btf_fini(p->btf);
 	free(p->btf);

@@ -31,3 +31,14 @@ bool gs_program_sleepable(const struct gs_program *p)
 {
 	return p->sleepable;
 }
+
+const struct gs_asm *gs_program_entry(const struct gs_program *p)
+{
+	return p->entry;
+}
+
+const struct gs_agg_desc *gs_program_aggregations(const struct gs_program *p, size_t *n)
+{
+	*n = p->naggs;
+	return p->aggs;
+}

@@ -130,6 +130,9 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 		case GS_STMT_BACKTRACE:
 			cg_backtrace(cg, s);
 			break;
+		case GS_STMT_AGGREGATE:
+			cg_aggregate(cg, s);
+			break;
 		default:
 			cg_fail(cg, -EINVAL, "statement %zu has unknown kind %d", i, s->kind);
 			break;
@@ -150,6 +153,7 @@ static uint64_t instructions(const struct gs_stmt *s, void *arg)
 	case GS_STMT_LET: /* nothing, or ExprError when its value fails */
 		return cg_expr_reads_memory(s->expr);
 	case GS_STMT_IF: /* its branches: gs_spec_path_max takes the larger */
+	case GS_STMT_AGGREGATE: /* nothing in the event */
 		return 0;
 	case GS_STMT_BACKTRACE: /* and a sample's KernelStack */
 		return (s->bt_flags & GS_BT_FLAG_KERNEL) ? 2 : 1;

@@ -181,11 +181,23 @@ static int count_stacks(struct gs_aggregate *a, const struct gs_event *ev, uint6
 		const struct gs_inst *in = &ev->insts[i];
 		size_t n;
 
-		if (in->type != GS_INST_BACKTRACE || !in->backtrace.frame_count)
+		const struct gs_inst *ks = i + 1 < ev->ninsts &&
+			ev->insts[i + 1].type == GS_INST_KERNEL_STACK ? &ev->insts[i + 1] : NULL;
+
+		if (in->type != GS_INST_BACKTRACE ||
+		    (!in->backtrace.frame_count && (!ks || !ks->kernel_stack.frame_count)))
 			continue;
 		n = gs_fold_backtrace(a->frames, ev, in, a->fold, FOLD_MAX);
 		if (n >= FOLD_MAX)
 			n = FOLD_MAX - 1;
+		/* a sample's kernel frames go on from its user leaf */
+		if (ks && ks->kernel_stack.frame_count && n + 2 < FOLD_MAX) {
+			if (n)
+				a->fold[n++] = ';';
+			n += gs_fold_kernel_stack(a->frames, ks, a->fold + n, FOLD_MAX - n);
+			if (n >= FOLD_MAX)
+				n = FOLD_MAX - 1;
+		}
 		if (gs_counts_add(a->stacks, a->fold, n, count, NULL) < 0)
 			return -ENOMEM;
 	}

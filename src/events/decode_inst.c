@@ -237,6 +237,24 @@ static int decode_expr_error(struct walk *w, size_t off, uint16_t len, struct gs
 	return 0;
 }
 
+/* A CPU sample's kernel stack (protocol.h 1.8c). */
+static int decode_kernel_stack(struct walk *w, size_t off, uint16_t len, struct gs_inst *in)
+{
+	const struct gs_kernel_stack *h = (const void *)(w->p + off);
+
+	in->kernel_stack.requested_depth = h->requested_depth;
+	in->kernel_stack.frame_count = h->frame_count;
+	in->kernel_stack.addrs = w->p + off + sizeof(*h);
+	if (h->frame_count > h->requested_depth)
+		return WBAD(w, off + offsetof(struct gs_kernel_stack, frame_count),
+			    "KernelStack: frame_count %u exceeds requested_depth %u",
+			    h->frame_count, h->requested_depth);
+	if ((size_t)h->frame_count * 8 > len - sizeof(*h))
+		return WBAD(w, off + offsetof(struct gs_kernel_stack, frame_count),
+			    "KernelStack: %u frames run past data_length %u", h->frame_count, len);
+	return 0;
+}
+
 static int decode_end(struct walk *w, size_t off, uint16_t len, struct gs_inst *in)
 {
 	const struct gs_end_instruction *h = (const void *)(w->p + off);
@@ -260,6 +278,8 @@ const struct inst_kind ev_inst_kinds[256] = {
 		sizeof(struct gs_backtrace_data), false, decode_backtrace },
 	[GS_INST_BACKTRACE_COMPACT] = { "Backtrace",
 		sizeof(struct gs_backtrace_compact), false, decode_backtrace_compact },
+	[GS_INST_KERNEL_STACK] = { "KernelStack",
+		sizeof(struct gs_kernel_stack), false, decode_kernel_stack },
 	[GS_INST_EXPR_ERROR] = { "ExprError",
 		sizeof(struct gs_expr_error), false, decode_expr_error },
 	[GS_INST_END] = { "EndInstruction",

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <gs/frames.h>
 #include <gs/render.h>
@@ -31,6 +32,11 @@ void ev_put_hex(struct ev_out *o, uint64_t v, bool upper, size_t digits);
 void ev_put_0x(struct ev_out *o, uint64_t v);
 /* Shortest decimal that reads back as the same double (float when is_float). */
 void ev_put_float(struct ev_out *o, double v, bool is_float);
+/* kstack.c: a KernelStack instruction as text (f NULL: addresses only) and
+ * as a JSON object. */
+void ev_put_kernel_stack(struct ev_out *o, struct gs_frames *f, const struct gs_inst *in,
+			 const char *indent);
+void ev_json_kernel_stack(FILE *out, struct gs_frames *f, const struct gs_inst *in);
 /* NUL-terminates the buffer; the length the whole text has. */
 size_t ev_done(struct ev_out *o);
 

@@ -65,6 +65,28 @@ size_t gs_fold_backtrace(struct gs_frames *f, const struct gs_event *ev, const s
 	return s.len;
 }
 
+size_t gs_fold_kernel_stack(struct gs_frames *f, const struct gs_inst *ks, char *buf, size_t size)
+{
+	struct sink s = { .buf = buf, .size = size };
+
+	for (unsigned k = ks->kernel_stack.frame_count; k-- > 0;) {
+		char name[128];
+		uint64_t addr, off;
+		const char *fn;
+
+		memcpy(&addr, ks->kernel_stack.addrs + 8u * k, 8);
+		fn = f ? gs_frames_kernel_symbol(f, addr, &off) : NULL;
+		if (fn)
+			snprintf(name, sizeof(name), "%.100s_[k]", fn);
+		else
+			snprintf(name, sizeof(name), "0x%" PRIx64 "_[k]", addr);
+		put_name(&s, name);
+	}
+	if (size)
+		buf[s.len < size ? s.len : size - 1] = '\0';
+	return s.len;
+}
+
 /* ---- counting ------------------------------------------------------------- */
 
 struct slot {

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include <gs/frames.h>
+#include <gs/internal/modfile.h>
 #include <gs/modfile.h>
 
 #include "base.h"
@@ -47,6 +48,7 @@ struct frames_name {
 struct frames_static {
 	const char *path;
 	uint64_t cookie;
+	int mod; /* index into gs_frames.mods once used; -1 before */
 };
 
 struct gs_frames {
@@ -62,6 +64,8 @@ struct gs_frames {
 	bool no_demangle;
 	struct frames_name *names; /* open addressing, by pointer */
 	size_t names_cap, nnames;
+	struct gs_kallsyms *ksyms; /* read at the first kernel frame */
+	bool ksyms_tried;
 };
 
 /* An address in no known module re-reads the module list, at most this often. */
@@ -186,11 +190,12 @@ static int module_index(struct gs_frames *o, const char *path, const char *mappe
 	return (int)o->nmods++;
 }
 
-static struct frames_module *module_get(struct gs_frames *o, const char *path)
+/* The module of a binary known up front, looked up (a stat) once. */
+static struct frames_module *module_static(struct gs_frames *o, struct frames_static *st)
 {
-	int i = module_index(o, path, path, NULL);
-
-	return i < 0 ? NULL : o->mods[i];
+	if (st->mod < 0)
+		st->mod = module_index(o, st->path, st->path, NULL);
+	return st->mod < 0 ? NULL : o->mods[st->mod];
 }
 
 /* Reference 11.1 in one module list: by raw_ip, else by cookie when the
@@ -268,7 +273,7 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 	}
 	for (size_t s = 0; normalized && s < o->nstatics; s++) {
 		if (o->statics[s].cookie == f->module_cookie) {
-			struct frames_module *mod = module_get(o, o->statics[s].path);
+			struct frames_module *mod = module_static(o, &o->statics[s]);
 
 			if (!mod)
 				return NULL;
@@ -370,6 +375,15 @@ const char *gs_frames_name(struct gs_frames *o, const char *name)
 	return o->names[k].shown ? o->names[k].shown : name;
 }
 
+struct gs_modfile *gs_frames_modfile(struct gs_frames *o, const struct gs_frame *r)
+{
+	/* r->path is the module's own string: the pointer names it */
+	for (size_t i = 0; r->resolved && r->path && i < o->nmods; i++)
+		if (o->mods[i]->path == r->path)
+			return o->mods[i]->file;
+	return NULL;
+}
+
 /* e_entry, `_start` and the signal trampolines of a module file, once. */
 /* e_entry of an ELF, 0 when unreadable (apart: GCC 12 at -O3 takes the
  * header gelf_getehdr fills for a pointer that outlives it). */
@@ -445,12 +459,23 @@ int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
 		struct gs_modfile *file;
 
 		if (gs_modfile_open(f->files, o.modules[i], &file, NULL) == 0) {
+			f->statics[f->nstatics].mod = -1;
 			f->statics[f->nstatics].path = o.modules[i];
 			f->statics[f->nstatics++].cookie = gs_modfile_id(file)->cookie;
 		}
 	}
 	*out = f;
 	return 0;
+}
+
+const char *gs_frames_kernel_symbol(struct gs_frames *f, uint64_t addr, uint64_t *off)
+{
+	if (!f->ksyms_tried) {
+		f->ksyms_tried = true;
+		if (gs_kallsyms_load(NULL, &f->ksyms, NULL))
+			f->ksyms = NULL;
+	}
+	return gs_kallsyms_find(f->ksyms, addr, off);
 }
 
 void gs_frames_free(struct gs_frames *f)
@@ -472,6 +497,7 @@ void gs_frames_free(struct gs_frames *f)
 	free(f->mods);
 	free(f->statics);
 	gs_symbolizer_free(f->sym);
+	gs_kallsyms_free(f->ksyms);
 	gs_modfiles_free(f->own_files);
 	free(f);
 }

@@ -170,6 +170,10 @@ static void put_text_event(struct gs_printer *p, const struct gs_event *ev)
 			ev_put_str(&p->text, st.indent);
 			ev_put_backtrace(&p->text, &st, ev, in);
 			ev_put_char(&p->text, '\n');
+		} else if (in->type == GS_INST_KERNEL_STACK) {
+			ev_put_str(&p->text, st.indent);
+			ev_put_kernel_stack(&p->text, p->frames, in, st.indent);
+			ev_put_char(&p->text, '\n');
 		} else {
 			put_item(p, in, st.indent, pretty ? "    " : "");
 		}

@@ -495,6 +495,9 @@ void ev_print_json(struct gs_printer *o, const struct gs_event *ev, FILE *f)
 		case GS_INST_BACKTRACE:
 			json_backtrace(o, f, ev, in);
 			break;
+		case GS_INST_KERNEL_STACK:
+			ev_json_kernel_stack(f, o->frames, in);
+			break;
 		case GS_INST_PRINT_COMPLEX_VARIABLE:
 		case GS_INST_PRINT_VARIABLE_INDEX:
 			json_value(f, &in->variable);

@@ -213,6 +213,11 @@ static void put_variable_inst(struct ev_out *o, const struct gs_inst *in, const 
 	put_variable(o, &in->variable);
 }
 
+static void put_kernel_stack(struct ev_out *o, const struct gs_inst *in, const char *indent)
+{
+	ev_put_kernel_stack(o, NULL, in, indent);
+}
+
 /* Normal rendering by instruction type; none for GS_INST_END. */
 static void (*const put_by_type[256])(struct ev_out *o, const struct gs_inst *in,
 				       const char *indent) = {
@@ -221,6 +226,7 @@ static void (*const put_by_type[256])(struct ev_out *o, const struct gs_inst *in
 	[GS_INST_PRINT_COMPLEX_VARIABLE] = put_variable_inst,
 	[GS_INST_PRINT_COMPLEX_FORMAT] = put_format,
 	[GS_INST_BACKTRACE] = put_backtrace,
+	[GS_INST_KERNEL_STACK] = put_kernel_stack,
 	[GS_INST_EXPR_ERROR] = put_expr_error,
 };
 

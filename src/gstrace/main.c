@@ -46,6 +46,7 @@ struct run {
 	struct gs_printer *out;
 	FILE *outf;
 	struct gs_aggregate *agg; /* counting (--aggregate, folded, --flamegraph) */
+	struct gs_pprof *pprof;   /* --pprof */
 	bool print_events;    /* each event as it comes */
 	bool agg_failed;
 	uint64_t events, max_events; /* events that printed something */
@@ -70,7 +71,8 @@ static int on_event(void *arg, const struct gs_event *ev)
 		return 1;
 	if (r->print_events)
 		gs_print_event(r->out, ev, r->outf);
-	if (r->agg && gs_aggregate_event(r->agg, ev, 1)) {
+	if ((r->agg && gs_aggregate_event(r->agg, ev, 1)) ||
+	    (r->pprof && gs_pprof_add(r->pprof, ev, 1))) {
 		r->agg_failed = true;
 		return 1;
 	}
@@ -128,10 +130,13 @@ static void teardown(struct cli_ctx *c)
 	cli_teardown(c->script, c->session, &c->losses);
 	c->session = NULL;
 	gs_aggregate_free(c->agg);
+	gs_pprof_free(c->pprof);
 	gs_printer_free(c->out);
 	gs_frames_free(c->frames);
 	if (c->flamef)
 		fclose(c->flamef);
+	if (c->pproff)
+		fclose(c->pproff);
 	if (c->outf && c->outf != stdout)
 		fclose(c->outf);
 	gs_plan_free(c->plan);
@@ -185,6 +190,7 @@ static int make_printer(struct cli_ctx *c, pid_t pid, struct gs_printer_opts *po
 	static const enum gs_print_format formats[] = {
 		[CLI_PRETTY] = GS_PRINT_PRETTY, [CLI_PLAIN] = GS_PRINT_PLAIN,
 		[CLI_JSON] = GS_PRINT_JSON, [CLI_FOLDED] = GS_PRINT_PLAIN,
+		[CLI_PPROF] = GS_PRINT_PLAIN,
 	};
 	static const enum gs_print_time times[] = {
 		[CLI_TS_LOCAL] = GS_PRINT_TIME_LOCAL, [CLI_TS_BOOT] = GS_PRINT_TIME_BOOT,
@@ -204,6 +210,23 @@ static int make_printer(struct cli_ctx *c, pid_t pid, struct gs_printer_opts *po
 		.boot_realtime_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC),
 	};
 	return gs_printer_new(po, &c->out, err);
+}
+
+/* The profile of --pprof, its frames named by the printer's resolver. */
+static int make_pprof(struct cli_ctx *c, struct gs_error *err)
+{
+	struct gs_pprof_opts o = {
+		.sz = sizeof(o), .frames = c->frames, .time_ns = clock_ns(CLOCK_REALTIME),
+	};
+
+	/* CPU samples: each stands for 1/HZ s of one CPU */
+	if (c->cli.profile_hz) {
+		o.period_type = "cpu";
+		o.period_unit = "nanoseconds";
+		o.period = 1000000000ll / c->cli.profile_hz;
+	}
+
+	return gs_pprof_new(&o, &c->pprof, err);
 }
 
 /* Session, probes, ready marker. */
@@ -229,7 +252,8 @@ static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 	}
 	r->out = c->out;
 	r->outf = c->outf;
-	r->print_events = !c->cli.aggregate && c->cli.format != CLI_FOLDED;
+	r->print_events = !c->cli.aggregate && c->cli.format != CLI_FOLDED &&
+			  c->cli.format != CLI_PPROF;
 	ao.events = c->cli.aggregate;
 	ao.stacks = c->cli.format == CLI_FOLDED || c->cli.flamegraph;
 	ao.print = &po;
@@ -238,6 +262,11 @@ static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 		return EXIT_RUNTIME;
 	}
 	r->agg = c->agg;
+	if (c->cli.pprof && make_pprof(c, &err)) {
+		cli_say("gstrace: ", "%s", err.msg);
+		return EXIT_RUNTIME;
+	}
+	r->pprof = c->pprof;
 	if (pid > 0)
 		gs_frames_preload(c->frames, pid);
 	if (stop_signal)
@@ -269,21 +298,85 @@ static void drain(struct gs_session *s)
 
 static int count_from_bpf(void *arg, const struct gs_event *ev, uint64_t count)
 {
-	return gs_aggregate_event(arg, ev, count);
+	struct cli_ctx *c = arg;
+	int rc = c->agg ? gs_aggregate_event(c->agg, ev, count) : 0;
+
+	return rc == 0 && c->pprof ? gs_pprof_add(c->pprof, ev, count) : rc;
 }
 
 /* --count-in bpf: the counts are the session's stack_counts maps, read
- * whole (since the start) into a cleared a. 0 or -errno with err set. */
-static int counts_from_session(struct gs_aggregate *a, const struct gs_session *s,
-			       struct gs_error *err)
+ * whole (since the start) into the cleared counts and profile. 0 or
+ * -errno with err set. */
+static int counts_from_session(struct cli_ctx *c, struct gs_error *err)
 {
-	int rc = gs_aggregate_clear(a);
+	int rc = c->agg ? gs_aggregate_clear(c->agg) : 0;
 
+	if (c->pprof)
+		gs_pprof_clear_samples(c->pprof);
 	if (rc == 0)
-		rc = gs_session_stack_counts(s, count_from_bpf, a, err);
+		rc = gs_session_stack_counts(c->session, count_from_bpf, c, err);
 	if (rc == -ENOMEM)
 		gs_errorf(err, rc, "out of memory counting the stacks counted in BPF");
 	return rc;
+}
+
+/* The profile into its file, once tracing ends. 0 or -errno, said. */
+static int write_pprof(struct cli_ctx *c, double elapsed_s)
+{
+	struct gs_error err = { 0 };
+	int rc;
+
+	gs_pprof_set_duration(c->pprof, (uint64_t)(elapsed_s * 1e9));
+	rc = gs_pprof_write(c->pprof, c->pproff, &err);
+	if (fclose(c->pproff) != 0 && rc == 0)
+		rc = gs_errorf(&err, -EIO, "%s", strerror(errno));
+	c->pproff = NULL;
+	if (rc) {
+		cli_say("gstrace: ", "cannot write the profile %s: %s", c->cli.pprof, err.msg);
+		return rc;
+	}
+	fprintf(stderr, "gstrace: pprof profile of %" PRIu64 " stacks (%zu distinct samples) "
+		"written to %s\n", gs_pprof_total(c->pprof), gs_pprof_samples(c->pprof),
+		c->cli.pprof);
+	return 0;
+}
+
+/* Whether the script updates @aggregations (docs/cli.md, "Aggregations"). */
+static bool script_aggregates(const struct gs_script *s)
+{
+	for (size_t i = 0; s && i < s->ntraces; i++)
+		if (gs_stmts_aggregate(s->traces[i].body, s->traces[i].nbody))
+			return true;
+	return false;
+}
+
+static int print_agg_table(void *arg, const struct gs_agg_table *t)
+{
+	struct cli_ctx *c = arg;
+
+	return c->cli.format == CLI_JSON ? gs_agg_print_json(c->outf, t) :
+					   gs_agg_print_text(c->outf, t);
+}
+
+/* The @aggregations as they are now: at exit and every --interval. 0 or
+ * an exit status. */
+static int print_aggregations(struct cli_ctx *c)
+{
+	struct gs_error err = { 0 };
+	uint64_t dropped = 0;
+
+	if (!script_aggregates(c->script))
+		return 0;
+	if (gs_session_aggregations(c->session, print_agg_table, c, &dropped, &err)) {
+		cli_say("gstrace: ", "reading the aggregations failed: %s", err.msg);
+		return EXIT_RUNTIME;
+	}
+	if (dropped)
+		cli_say("gstrace: ", "%" PRIu64 " aggregation update%s found the map full (%u "
+			"entries) and %s not counted: raise --max-keys", dropped,
+			dropped == 1 ? "" : "s", c->cli.max_keys ? c->cli.max_keys :
+			GS_AGG_DEFAULT_MAX_KEYS, dropped == 1 ? "was" : "were");
+	return 0;
 }
 
 /* What counting made, once tracing ends: the --aggregate table, the folded
@@ -294,10 +387,26 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 	struct gs_error err = { 0 };
 	int status = 0;
 
+	if (c->cli.profile_hz && c->cli.verbose) {
+		struct gs_sample_stats st;
+
+		if (gs_session_sample_stats(c->session, &st, &err) == 0)
+			cli_say("gstrace: ", "profile: %zu processes, %zu modules, %" PRIu64 " unwind "
+				"rows (%" PRIu64 " bytes of maps, room for %" PRIu64 " rows)%s",
+				st.processes, st.modules, st.rows, st.map_bytes, st.rows_capacity,
+				st.modules_without_rows ? "; some modules got no rows: the maps "
+				"were full (raise --unwind-memory)" : "");
+	}
+	if (script_aggregates(c->script)) {
+		/* every probe off first: the values read are the final ones */
+		gs_session_detach(c->session);
+		if ((status = print_aggregations(c)))
+			return status;
+	}
 	if (c->cli.count_in_bpf) {
 		/* every probe off first: the counts read are the final ones */
 		gs_session_detach(c->session);
-		if (counts_from_session(c->agg, c->session, &err)) {
+		if (counts_from_session(c, &err)) {
 			cli_say("gstrace: ", "%s", err.msg);
 			return EXIT_RUNTIME;
 		}
@@ -324,6 +433,8 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 		}
 		c->flamef = NULL;
 	}
+	if (c->pproff && write_pprof(c, elapsed_s))
+		status = EXIT_RUNTIME;
 	return status;
 }
 
@@ -369,13 +480,17 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 			break;
 		}
 		if (interval && now_ns() >= next_table && c->cli.count_in_bpf &&
-		    counts_from_session(c->agg, c->session, &err)) {
+		    counts_from_session(c, &err)) {
 			cli_say("gstrace: ", "%s", err.msg);
 			status = EXIT_RUNTIME;
 			break;
 		}
 		if (interval && now_ns() >= next_table) {
-			gs_aggregate_print_table(c->agg, c->outf, (double)(now_ns() - start) / 1e9);
+			if (c->agg && c->cli.aggregate)
+				gs_aggregate_print_table(c->agg, c->outf,
+							 (double)(now_ns() - start) / 1e9);
+			if ((status = print_aggregations(c)))
+				break;
 			next_table += interval;
 		}
 		if (now_ns() >= next_tick) {
@@ -417,6 +532,12 @@ static int run(struct cli_ctx *c)
 		return rc;
 	if ((rc = cli_load_script(c)) || (rc = cli_check_inputs(c)))
 		return rc;
+	if (c->cli.interval_ms && !c->cli.aggregate && !script_aggregates(c->script)) {
+		cli_say("gstrace: ", "--interval prints the counts of --aggregate or of the "
+			"script's @aggregations, and there are none: add --aggregate or an "
+			"aggregation (or drop --interval)");
+		return EXIT_USAGE;
+	}
 	/* A dry run of a command plans with the process the live run would
 	 * have: started and stopped at its entry point, then killed. */
 	if (c->cli.ncommand) {

@@ -22,9 +22,10 @@ enum opt_id {
 	O_PID, O_TARGET, O_SCRIPT, O_SCRIPT_FILE, O_DEPTH, O_FORMAT, O_TIMESTAMP,
 	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
 	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE, O_COUNT_IN,
-	O_INTERVAL, O_FLAMEGRAPH, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
+	O_INTERVAL, O_FLAMEGRAPH, O_PPROF, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
 	O_MAX_STRING_LEN, O_MAX_ELEMENTS, O_MAX_NESTING, O_NO_DEMANGLE, O_FAULT_IN, O_TUI, O_TUI_HISTORY, O_SRCPATH,
 	O_PROFILE, O_ALL, O_KERNEL_STACKS, O_UNWIND_MEMORY,
+	O_MAX_KEYS,
 };
 
 struct opt {
@@ -46,7 +47,8 @@ static const struct opt opts[] = {
 	{ "backtrace-depth", 0, "N (1..512)", O_DEPTH },
 	{ "unwinder", 0, "loop|tailcall", O_UNWINDER },
 	{ "fault-in", 0, "auto|on|off", O_FAULT_IN },
-	{ "script-output", 0, "pretty|plain|json|folded", O_FORMAT },
+	{ "script-output", 0, "pretty|plain|json|folded|pprof", O_FORMAT },
+	{ "output-format", 0, "pretty|plain|json|folded|pprof", O_FORMAT },
 	{ "script-timestamp", 0, "local|boot|none", O_TIMESTAMP },
 	{ "force-perf-event-array", 0, NULL, O_FORCE_PERF },
 	{ "no-demangle", 0, NULL, O_NO_DEMANGLE },
@@ -63,11 +65,13 @@ static const struct opt opts[] = {
 	{ "interval", 0, "SECONDS", O_INTERVAL },
 	{ "count-in", 0, "bpf|user", O_COUNT_IN },
 	{ "flamegraph", 0, "FILE.svg", O_FLAMEGRAPH },
+	{ "pprof", 0, "FILE.pb.gz", O_PPROF },
 	{ "verbose", 0, NULL, O_VERBOSE },
 	{ "debug-file-directory", 0, "DIRS", O_DEBUG_DIRS },
 	{ "list", 'l', "PATTERN", O_LIST },
 	{ "list-vars", 0, "TARGET", O_LIST_VARS },
 	{ "max-string-len", 0, "N", O_MAX_STRING_LEN },
+	{ "max-keys", 0, "N", O_MAX_KEYS },
 	{ "max-elements", 0, "N", O_MAX_ELEMENTS },
 	{ "max-nesting", 0, "N", O_MAX_NESTING },
 	{ "tui", 0, NULL, O_TUI },
@@ -89,7 +93,7 @@ static bool dir_list(const char *v)
 }
 
 /* Keyword values, in enum order. */
-static const char *const formats[] = { "pretty", "plain", "json", "folded" };
+static const char *const formats[] = { "pretty", "plain", "json", "folded", "pprof" };
 static const char *const timestamps[] = { "local", "boot", "none" };
 static const char *const unwinders[] = { "tailcall", "loop" }; /* enum gs_unwinder order */
 static const char *const count_places[] = { "user", "bpf" };
@@ -259,8 +263,9 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 	case O_FORMAT:
 		if ((k = keyword(v, formats, N_OF(formats))) < 0)
 			return usage_error(msg, size, "%s '%s' is not an output format; give "
-					   "pretty, plain, json or folded", flag, v);
+					   "pretty, plain, json, folded or pprof", flag, v);
 		c->format = (enum cli_format)k;
+		c->format_set = true;
 		break;
 	case O_TIMESTAMP:
 		if ((k = keyword(v, timestamps, N_OF(timestamps))) < 0)
@@ -337,6 +342,12 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 					   "the SVG (e.g. %s out.svg)", flag, flag);
 		c->flamegraph = v;
 		break;
+	case O_PPROF:
+		if (!*v)
+			return usage_error(msg, size, "%s needs a file name; give where to write "
+					   "the profile (e.g. %s out.pb.gz)", flag, flag);
+		c->pprof = v;
+		break;
 	case O_VERBOSE:
 		c->verbose = true;
 		break;
@@ -366,6 +377,13 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 					   "holds at most %d)", flag, v, GS_DEFAULT_MAX_TRACE_EVENT_SIZE,
 					   GS_DEFAULT_MAX_STRING_LEN, GS_DEFAULT_MAX_TRACE_EVENT_SIZE);
 		c->max_string_len = (uint32_t)n;
+		break;
+	case O_MAX_KEYS:
+		if (!parse_uint(v, 1, 1u << 24, &n))
+			return usage_error(msg, size, "%s '%s' is out of range; give the entries "
+					   "the aggregations' map holds, 1 to %u (default %d)", flag,
+					   v, 1u << 24, GS_AGG_DEFAULT_MAX_KEYS);
+		c->max_keys = (uint32_t)n;
 		break;
 	case O_MAX_ELEMENTS:
 		if (!parse_uint(v, 1, GS_VIEW_MAX_ELEMENTS, &n))
@@ -475,7 +493,8 @@ static int check_tui(const struct cli *c, bool dashdash, char *msg, size_t size)
 {
 	const char *line_only = c->dry_run ? "--dry-run" : c->dump_insns ? "--dump-insns" :
 				c->aggregate ? "--aggregate" : c->count_in_bpf ? "--count-in" :
-				c->flamegraph ? "--flamegraph" : c->output ? "--output" :
+				c->flamegraph ? "--flamegraph" : c->pprof ? "--pprof" :
+				c->output ? "--output" :
 				c->format != CLI_PRETTY ? "--script-output" :
 				c->max_events ? "--max-events" : c->ready_marker ?
 				"--emit-ready-marker" : NULL;
@@ -518,6 +537,13 @@ static int check_profile(const struct cli *c, bool dashdash, char *msg, size_t s
 }
 
 /* The combination rules, once every flag is read. */
+/* Whether the script may hold @aggregations (a file is read later: the
+ * run checks it then, cli_check_interval). */
+static bool cli_script_may_aggregate(const struct cli *c)
+{
+	return c->script_file || (c->script && strchr(c->script, '@'));
+}
+
 static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 {
 	int rc;
@@ -564,13 +590,13 @@ static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 		return usage_error(msg, size, "--perf-pages sizes the perf buffers of "
 				   "--force-perf-event-array; the ring buffer in use is sized with "
 				   "--ringbuf-size BYTES");
-	if (c->interval_ms && !c->aggregate)
+	if (c->interval_ms && !c->aggregate && !cli_script_may_aggregate(c))
 		return usage_error(msg, size, "--interval prints the counts of --aggregate; add "
 				   "--aggregate (or drop --interval)");
-	if (c->count_in_bpf && !c->aggregate && c->format != CLI_FOLDED)
+	if (c->count_in_bpf && !c->aggregate && c->format != CLI_FOLDED && !c->pprof)
 		return usage_error(msg, size, "--count-in bpf counts stacks in the kernel and "
-				   "prints no events: use it with --aggregate or --script-output "
-				   "folded (--flamegraph goes with either)");
+				   "prints no events: use it with --aggregate, --script-output "
+				   "folded or --pprof FILE (--flamegraph goes with any)");
 	if (c->count_in_bpf && c->max_events)
 		return usage_error(msg, size, "--count-in bpf sees no events to stop after: "
 				   "drop --max-events (--duration SECONDS ends the run) or count "
@@ -591,6 +617,35 @@ static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 		return usage_error(msg, size, "--aggregate and --script-output folded both count "
 				   "events; folded counts stacks only, --aggregate whole events: "
 				   "give one");
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+/* pprof as the output format: -o FILE.pb.gz picks it when no
+ * --script-output is given; it is a binary file, so it needs -o, which
+ * then names the profile (the events print nowhere). */
+static int settle_pprof(struct cli *c, char *msg, size_t size)
+{
+	if (!c->format_set && c->output && ends_with(c->output, ".pb.gz"))
+		c->format = CLI_PPROF;
+	if (c->format != CLI_PPROF)
+		return 0;
+	if (!c->output)
+		return usage_error(msg, size, "--script-output pprof writes a gzipped binary "
+				   "profile, not text: give its file with -o FILE.pb.gz (or "
+				   "--pprof FILE.pb.gz beside another output)");
+	if (c->pprof)
+		return usage_error(msg, size, "--script-output pprof writes the profile to -o "
+				   "%s and --pprof %s names another: give one", c->output,
+				   c->pprof);
+	c->pprof = c->output;
+	c->output = NULL;
 	return 0;
 }
 
@@ -655,12 +710,17 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 		if (out->action != CLI_RUN)
 			return 0;
 	}
+	/* the line mode's outputs only: -l -o and --tui keep their own */
+	if (!out->tui && !out->list_functions && !out->list_vars &&
+	    (rc = settle_pprof(out, msg, size)))
+		return rc;
 	rc = check(out, dashdash, msg, size);
-	/* A profile counts in BPF and prints the table unless told otherwise. */
+	/* A profile counts in BPF and prints the table unless told otherwise
+	 * (folded lines, or a pprof profile alone). */
 	if (rc == 0 && out->profile_hz) {
 		if (!out->count_in_given)
 			out->count_in_bpf = true;
-		if (out->format != CLI_FOLDED)
+		if (out->format != CLI_FOLDED && out->format != CLI_PPROF)
 			out->aggregate = true;
 	}
 	return rc;
@@ -697,22 +757,29 @@ void cli_usage(FILE *f)
 	      "      --unwind-memory MB     with --profile -t or --all: what the unwind\n"
 	      "                             rows may take (default 64)\n"
 	      "output:\n"
-	      "      --script-output FMT    pretty (default), plain, json, or folded\n"
-	      "                             (stacks and counts at exit, for flame graphs)\n"
+	      "      --script-output FMT    pretty (default), plain, json, folded (stacks\n"
+	      "                             and counts at exit, for flame graphs) or pprof\n"
+	      "                             (a profile into the -o file; -o FILE.pb.gz\n"
+	      "                             alone picks it); --output-format is the same\n"
 	      "      --aggregate            count identical events (backtraces, printed\n"
 	      "                             values) and print them by count at exit\n"
-	      "      --interval SECONDS     with --aggregate: also print the counts so far\n"
+	      "      --interval SECONDS     with --aggregate or @aggregations: also print\n"
+	      "                             the counts so far\n"
 	      "                             every SECONDS\n"
-	      "      --count-in bpf|user    where --aggregate and folded count: user\n"
+	      "      --count-in bpf|user    where --aggregate, folded and --pprof count: user\n"
 	      "                             (default) or bpf (a trace of one bt; only)\n"
 	      "      --flamegraph FILE.svg  write an interactive flame graph of the\n"
 	      "                             backtraces at exit\n"
+	      "      --pprof FILE.pb.gz     also write the backtraces at exit as a gzipped\n"
+	      "                             pprof profile (go tool pprof -top FILE)\n"
 	      "      --script-timestamp TS  local (default), boot or none (pretty output)\n"
 	      "  -o, --output FILE          write events to FILE instead of stdout\n"
 	      "      --backtrace-depth N    frames per backtrace, 1..512 (default 128; at most\n"
 	      "                             128 with the tail-call unwinder)\n"
 	      "      --unwinder loop|tailcall  backtrace walker: loop (bpf_loop, Linux 5.17+,\n"
 	      "                             the default where the kernel has it) or tailcall\n"
+	      "      --max-keys N           entries of the aggregations' map (@name[keys]:\n"
+	      "                             one per key and histogram bucket; default 4096)\n"
 	      "      --max-string-len N     bytes a {:s} string or a {:x.N} dump keeps, at\n"
 	      "                             most (default 256, bounded by the event size)\n"
 	      "      --max-elements N       elements of a C++ or Rust container and\n"

@@ -38,6 +38,7 @@ enum cli_format {
 	CLI_PLAIN,
 	CLI_JSON,
 	CLI_FOLDED, /* stacks and their counts at exit (aggregate.c) */
+	CLI_PPROF,  /* a pprof profile into the -o file at exit (gs/pprof.h) */
 };
 
 enum cli_timestamp {
@@ -66,6 +67,7 @@ struct cli {
 	int unwinder;             /* enum gs_unwinder, or -1: loop where the kernel has it */
 	enum cli_fault_in fault_in; /* --fault-in */
 	enum cli_format format;
+	bool format_set;          /* --script-output given (else -o FILE.pb.gz picks pprof) */
 	enum cli_timestamp timestamp;
 	bool force_perf;
 	bool dry_run;
@@ -82,7 +84,9 @@ struct cli {
 	bool count_in_bpf;        /* --count-in bpf: stacks counted in a BPF map */
 	bool count_in_given;      /* --count-in was given (--profile counts in BPF without) */
 	uint64_t interval_ms;     /* --interval: print the counts this often */
+	uint32_t max_keys;        /* --max-keys: gs_aggs entries; 0: the default */
 	const char *flamegraph;   /* --flamegraph FILE.svg */
+	const char *pprof;        /* --pprof FILE, or -o FILE of --script-output pprof */
 	bool verbose;             /* phase timings on stderr */
 	uint32_t profile_hz;      /* --profile [HZ]: CPU samples, no script; 0: none */
 	bool all;                 /* --all: every process (--profile) */

@@ -159,3 +159,17 @@ int cli_open_write(const char *flag, const char *path, FILE **out, char *msg, si
 		close(fd);
 	return rc;
 }
+
+int cli_open_binary(const char *flag, const char *path, FILE **out, char *msg, size_t size)
+{
+	int rc = cli_open_write(flag, path, out, msg, size);
+
+	if (rc == 0 && isatty(fileno(*out))) {
+		fclose(*out);
+		*out = NULL;
+		return refuse(-EINVAL, msg, size, flag, "%s is a terminal, and the profile is "
+			      "gzipped binary data; give a file (e.g. %s out.pb.gz) or a pipe",
+			      path, flag);
+	}
+	return rc;
+}

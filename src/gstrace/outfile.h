@@ -20,4 +20,7 @@
  * for a reader. 0, or -errno (the caller exits 2). */
 int cli_open_write(const char *flag, const char *path, FILE **out, char *msg, size_t size);
 
+/* cli_open_write for a binary file (--pprof): a terminal is refused too. */
+int cli_open_binary(const char *flag, const char *path, FILE **out, char *msg, size_t size);
+
 #endif /* CLI_OUTFILE_H */

@@ -114,11 +114,11 @@ int cli_check_inputs(struct cli_ctx *c)
 	enum cli_verdict v;
 	char msg[1024];
 
-	if ((c->cli.format == CLI_FOLDED || c->cli.flamegraph) && c->script &&
+	if ((c->cli.format == CLI_FOLDED || c->cli.flamegraph || c->cli.pprof) && c->script &&
 	    !script_has_bt(c->script)) {
 		fprintf(stderr, "gstrace: %s counts backtraces, and the script takes none; add "
 			"bt; to a trace (e.g. trace FN { bt; })\n", c->cli.flamegraph ?
-			"--flamegraph" : "--script-output folded");
+			"--flamegraph" : c->cli.pprof ? "--pprof" : "--script-output folded");
 		return EXIT_USAGE;
 	}
 	if (c->cli.pid && cli_check_pid(c->cli.pid, msg, sizeof(msg)) == CLI_TARGET_REFUSE) {
@@ -142,6 +142,12 @@ int cli_check_inputs(struct cli_ctx *c)
 		c->modules[c->nmodules++] = c->cmd_path;
 	if (c->cli.flamegraph && !c->cli.dry_run && !c->cli.dump_insns &&
 	    cli_open_write("--flamegraph", c->cli.flamegraph, &c->flamef, msg, sizeof(msg))) {
+		cli_say("gstrace: ", "%s", msg);
+		return EXIT_USAGE;
+	}
+	if (c->cli.pprof && !c->cli.dry_run && !c->cli.dump_insns &&
+	    cli_open_binary(c->cli.format == CLI_PPROF ? "-o" : "--pprof", c->cli.pprof,
+			    &c->pproff, msg, sizeof(msg))) {
 		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;
 	}
@@ -376,6 +382,7 @@ int cli_program_opts(struct cli_ctx *c, struct gs_program_opts *popts)
 		.max_elements = c->cli.max_elements,
 		.max_view_depth = c->cli.max_nesting,
 		.count_stacks = c->cli.count_in_bpf,
+		.agg_max_keys = c->cli.max_keys,
 	};
 	if (!c->cli.force_perf && popts->output == GS_OUTPUT_PERF) {
 		if (c->cli.ringbuf_size) {

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <gs/modfile.h>
+#include <gs/pprof.h>
 #include <gs/program.h>
 #include <gs/runtime.h>
 #include <gs/script.h>
@@ -34,6 +35,8 @@ struct cli_ctx {
 	struct gs_printer *out;
 	struct gs_aggregate *agg; /* counting (--aggregate, folded, --flamegraph) */
 	FILE *flamef;
+	struct gs_pprof *pprof;   /* --pprof, --script-output pprof */
+	FILE *pproff;
 	struct gs_session *session;
 	const char *modules[2];
 	size_t nmodules;

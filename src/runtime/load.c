@@ -351,8 +351,8 @@ int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
 	struct gs_load_opts main_opts;
 	uint32_t key = 0;
 
-	out->main_fd = out->step_fd = -1;
-	out->main_verified_insns = out->step_verified_insns = 0;
+	out->main_fd = out->step_fd = out->entry_fd = -1;
+	out->main_verified_insns = out->step_verified_insns = out->entry_verified_insns = 0;
 	if (report)
 		*report = NULL;
 	if (maps->n != p->nmaps)
@@ -385,6 +385,16 @@ int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
 		return rc;
 	}
 	out->main_verified_insns = verified_insns(out->main_fd);
+	if (p->entry) {
+		main_opts.sleepable = false;
+		rc = gs_asm_load(p->entry, p->entry_name, maps, &main_opts, &out->entry_fd, report,
+				 err);
+		if (rc) {
+			gs_loaded_close(out);
+			return rc;
+		}
+		out->entry_verified_insns = verified_insns(out->entry_fd);
+	}
 	return 0;
 }
 
@@ -394,7 +404,9 @@ void gs_loaded_close(struct gs_loaded *l)
 		close(l->main_fd);
 	if (l->step_fd >= 0)
 		close(l->step_fd);
-	l->main_fd = l->step_fd = -1;
+	if (l->entry_fd >= 0)
+		close(l->entry_fd);
+	l->main_fd = l->step_fd = l->entry_fd = -1;
 }
 
 /* Whether the kernel loads the program a builds (with b's subprogram

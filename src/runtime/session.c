@@ -32,6 +32,7 @@ struct session_trace {
 	struct gs_loaded loaded;
 	struct gs_uprobe *probe;
 	struct rt_sampler *sampler; /* CPU samples: the clock, not a probe */
+	struct gs_uprobe *entry_probe; /* the entry program's, for $duration */
 };
 
 struct gs_session {
@@ -128,6 +129,7 @@ static void trace_close(struct session_trace *t)
 {
 	rt_sampler_free(t->sampler);
 	gs_uprobe_detach(t->probe);
+	gs_uprobe_detach(t->entry_probe);
 	gs_loaded_close(&t->loaded);
 	gs_bpf_maps_close(&t->maps);
 	memset(t, 0, sizeof(*t));
@@ -428,7 +430,7 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	pthread_t th;
 	int rc;
 
-	out->loaded.main_fd = out->loaded.step_fd = -1;
+	out->loaded.main_fd = out->loaded.step_fd = out->loaded.entry_fd = -1;
 	out->prog = pr->prog;
 	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
 	ns[GS_PHASE_CREATE_MAPS] += rt_now_ns() - t0;
@@ -473,6 +475,15 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	out->probe = job.probe;
 	if (rc == 0 && job.rc)
 		rc = gs_errorf(err, job.rc, "%s", job.err.msg);
+	/* $duration's entry program: attached after the return probe, so a
+	 * call entered before it has no entry and its return is skipped. */
+	if (rc == 0 && out->loaded.entry_fd >= 0) {
+		struct gs_uprobe_opts eo = job.uo;
+
+		eo.retprobe = false;
+		rc = gs_uprobe_attach(out->loaded.entry_fd, job.path, job.offset, &eo,
+				      &out->entry_probe, err);
+	}
 	ns[GS_PHASE_ATTACH] += rt_now_ns() - t1;
 	return rc;
 }
@@ -723,24 +734,28 @@ size_t gs_session_probe_count(const struct gs_session *s)
 void gs_session_detach(struct gs_session *s)
 {
 	struct gs_uprobe **probes;
+	size_t n = 0;
 
 	if (!s || s->detached)
 		return;
 	s->detached = true;
 	/* All at once, on threads; one at a time when memory is short. */
-	probes = calloc(s->n ? s->n : 1, sizeof(*probes));
+	probes = calloc(s->n ? 2 * s->n : 1, sizeof(*probes));
 	for (size_t i = 0; i < s->n; i++) {
 		rt_sampler_free(s->v[i].sampler);
 		s->v[i].sampler = NULL;
 		if (probes) {
-			probes[i] = s->v[i].probe;
+			probes[n++] = s->v[i].probe;
+			if (s->v[i].entry_probe)
+				probes[n++] = s->v[i].entry_probe;
 		} else {
 			gs_uprobe_detach(s->v[i].probe);
+			gs_uprobe_detach(s->v[i].entry_probe);
 		}
-		s->v[i].probe = NULL;
+		s->v[i].probe = s->v[i].entry_probe = NULL;
 	}
 	if (probes)
-		gs_uprobes_detach(probes, s->n);
+		gs_uprobes_detach(probes, n);
 	free(probes);
 }
 

@@ -145,7 +145,7 @@ const struct scope_var *sp_scope_find(const struct parser *p, const char *name, 
 
 /* ---- primaries ---------------------------------------------------------------------- */
 
-#define SPECIALS "$pid $tid $host_pid $input_pid $timestamp $pc $sp $retval"
+#define SPECIALS "$pid $tid $host_pid $input_pid $timestamp $pc $sp $retval $duration"
 
 static struct gs_expr *special(struct parser *p, const struct token *t)
 {
@@ -153,7 +153,7 @@ static struct gs_expr *special(struct parser *p, const struct token *t)
 		{ "$pid", GS_SPECIAL_PID }, { "$tid", GS_SPECIAL_TID },
 		{ "$host_pid", GS_SPECIAL_HOST_PID }, { "$timestamp", GS_SPECIAL_TIMESTAMP },
 		{ "$pc", GS_SPECIAL_PC }, { "$sp", GS_SPECIAL_SP },
-		{ "$retval", GS_SPECIAL_RETVAL },
+		{ "$retval", GS_SPECIAL_RETVAL }, { "$duration", GS_SPECIAL_DURATION },
 	};
 	const char *s = p->src + t->off;
 	size_t off = t->off;
@@ -162,6 +162,11 @@ static struct gs_expr *special(struct parser *p, const struct token *t)
 	if (name_eq(s, t->len, "$retval") && !p->in_return) {
 		sp_err(p, off, "$retval is the return value, known only in a return probe: "
 		       "write trace <function> return { ... }");
+		return NULL;
+	}
+	if (name_eq(s, t->len, "$duration") && !p->in_return) {
+		sp_err(p, off, "$duration is the time since the call's entry, known only in a "
+		       "return probe: write trace <function> return { ... }");
 		return NULL;
 	}
 	if (name_eq(s, t->len, "$input_pid")) {

@@ -22,7 +22,7 @@
 /* ---- tokens ---------------------------------------------------------------- */
 
 enum tok_kind {
-	T_EOF, T_IDENT, T_INT, T_FLOAT, T_STRING, T_SPECIAL,
+	T_EOF, T_IDENT, T_INT, T_FLOAT, T_STRING, T_SPECIAL, T_AGG,
 	T_LBRACE, T_RBRACE, T_LPAREN, T_RPAREN, T_LBRACKET, T_RBRACKET,
 	T_SEMI, T_COMMA, T_DOT, T_ARROW, T_COLON, T_ASSIGN,
 	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_SHL, T_SHR,
@@ -45,6 +45,14 @@ struct scope_var {
 	/* `let p = &x;`, `let r = a->b;`: a source-level value is an alias
 	 * (reference 12.3), its expression used where the name is (no slot). */
 	const struct gs_expr *alias;
+};
+
+/* One @name of the script: what its first use said it is. */
+struct sp_agg {
+	const char *name;
+	size_t off;     /* the first use */
+	uint8_t fn;     /* enum gs_agg_fn */
+	uint8_t nkeys;
 };
 
 struct parser {
@@ -72,6 +80,10 @@ struct parser {
 	const char **var_names;
 	size_t var_names_cap;
 	uint32_t nvars;
+
+	/* the script's aggregations (@names), across its traces */
+	struct sp_agg *aggs;
+	size_t naggs, aggs_cap;
 };
 
 /* ---- diagnostics (script.c) -------------------------------------------------- */
@@ -149,6 +161,9 @@ struct gs_expr *sp_len(struct parser *p, const struct token *t);
 /* ---- trace targets (target.c) ----------------------------------------------- */
 
 /* A target pattern's form; its name is the pattern's first name_len bytes. */
+/* script_agg.c: `@name[keys] = fn(args);` into st (the '@' token next) */
+int sp_agg_stmt(struct parser *p, struct gs_stmt *st);
+
 struct sp_target {
 	enum gs_target_kind kind;
 	size_t name_len; /* 0 for GS_TARGET_ADDRESS */

@@ -315,6 +315,12 @@ void sp_lex_token(struct parser *p, size_t *pos, struct token *t)
 		lex_number(p, i, t);
 	} else if (c == '"') {
 		lex_string(p, i, t);
+	} else if (c == '@') {
+		i++;
+		while (sp_ident_char(at_char(p, i)))
+			i++;
+		t->kind = T_AGG;
+		t->len = i - t->off;
 	} else if (c == '$') {
 		i++;
 		while (sp_ident_char(at_char(p, i)))

@@ -513,6 +513,8 @@ static int statement(struct parser *p, struct stmt_vec *out)
 		return bt_stmt(p, st);
 	if (sp_tok_is(p, &t, "if"))
 		return if_stmt(p, st);
+	if (t.kind == T_AGG)
+		return sp_agg_stmt(p, st);
 	if (sp_tok_is(p, &t, "let")) {
 		int rc = let_stmt(p, st);
 

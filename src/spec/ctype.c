@@ -227,6 +227,7 @@ static struct gs_ctype special(const struct gs_expr *e)
 	case GS_SPECIAL_PC:
 	case GS_SPECIAL_SP:
 	case GS_SPECIAL_TIMESTAMP:
+	case GS_SPECIAL_DURATION:
 		t = GS_CTYPE_ULONG;
 		break;
 	default: /* $pid, $tid, $host_pid; $retval without a DWARF type */

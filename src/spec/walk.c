@@ -115,3 +115,48 @@ bool gs_stmts_read_user_memory(const struct gs_stmt *body, size_t n)
 {
 	return gs_visit_stmts(&(struct gs_visitor){ .expr = reads_user }, body, n);
 }
+
+/* ---- what a body shows per hit, and what it times ------------------------- */
+
+static enum gs_visit shows(struct gs_visitor *v, const struct gs_stmt *s)
+{
+	(void)v;
+	switch (s->kind) {
+	case GS_STMT_PRINT_STRING:
+	case GS_STMT_PRINT_FORMAT:
+	case GS_STMT_PRINT_EXPR:
+	case GS_STMT_BACKTRACE:
+		return GS_VISIT_STOP;
+	default:
+		return s->kind == GS_STMT_IF ? GS_VISIT_CONTINUE : GS_VISIT_SKIP;
+	}
+}
+
+static enum gs_visit aggregates(struct gs_visitor *v, const struct gs_stmt *s)
+{
+	(void)v;
+	return s->kind == GS_STMT_AGGREGATE ? GS_VISIT_STOP :
+	       s->kind == GS_STMT_IF ? GS_VISIT_CONTINUE : GS_VISIT_SKIP;
+}
+
+bool gs_stmts_aggregate(const struct gs_stmt *body, size_t n)
+{
+	return gs_visit_stmts(&(struct gs_visitor){ .stmt = aggregates }, body, n);
+}
+
+bool gs_stmts_emit_events(const struct gs_stmt *body, size_t n)
+{
+	return gs_visit_stmts(&(struct gs_visitor){ .stmt = shows }, body, n);
+}
+
+static enum gs_visit times(struct gs_visitor *v, const struct gs_expr *e)
+{
+	(void)v;
+	return e->kind == GS_EXPR_SPECIAL && e->special == GS_SPECIAL_DURATION ? GS_VISIT_STOP :
+		       GS_VISIT_CONTINUE;
+}
+
+bool gs_stmts_use_duration(const struct gs_stmt *body, size_t n)
+{
+	return gs_visit_stmts(&(struct gs_visitor){ .expr = times }, body, n);
+}

@@ -114,10 +114,18 @@ static void editor_check(struct tui_app *a)
 	struct gs_script *s = NULL;
 	struct gs_error err = { 0 };
 
-	if (gs_script_parse(a->editor.text, a->editor.len, &so, &s, &err))
+	if (gs_script_parse(a->editor.text, a->editor.len, &so, &s, &err)) {
 		tui_editor_set_message(&a->editor, err.msg);
-	else
-		tui_editor_set_message(&a->editor, NULL);
+	} else {
+		bool aggregates = false;
+
+		for (size_t i = 0; i < s->ntraces; i++)
+			aggregates |= gs_stmts_aggregate(s->traces[i].body, s->traces[i].nbody);
+		/* they run, but this mode has no table to show them in yet */
+		tui_editor_set_message(&a->editor, aggregates ? "note: @aggregations are counted "
+				       "but not shown here; run the script with gstrace -s to "
+				       "print their tables" : NULL);
+	}
 	gs_script_free(s);
 }
 

@@ -54,6 +54,12 @@ extern const struct gs_trace_spec gs_cgv_views_btree;
 extern const struct gs_trace_spec gs_cgv_views_deque;
 extern const struct gs_trace_spec gs_cgv_views_nested;
 
+/* Aggregations (cg_agg_specs.c): trace f { @calls[$pid] = count(); },
+ * and trace f return { @lat[$retval] = hist($duration); @us =
+ * lhist($duration / 1000, 0, 100, 10); }. */
+extern const struct gs_trace_spec gs_cga_count;
+extern const struct gs_trace_spec gs_cga_latency;
+
 /* trace f { if (...) { print ...; } ... } with n conditions over
  * dereferences of r (cg_many_ifs.c): the trace that has to load whatever
  * the number of its conditions. gs_cgv_many_ifs_free() releases it. */

@@ -589,6 +589,35 @@ static const struct gs_trace_spec val_views = {
 	.trace_id = 36, .target = "val_views", .body = views_body, .nbody = N(views_body),
 };
 
+/* trace f { print "hit"; @s[r->name, n] = sum(n); @a[g_name] = avg(n);
+ *           if n > 1 { @m = min(n); @x = max(n); @st = stats(n); } }:
+ * string keys from a char array and a char *, with an event */
+static const struct gs_expr one = { .kind = GS_EXPR_INT, .value = 1, .text = "1" };
+static const struct gs_expr n_gt_1 = { .kind = GS_EXPR_BINARY, .op = GS_OP_GT, .lhs = &n,
+				       .rhs = &one, .text = "n > 1" };
+static const struct gs_agg_stmt a_s = { "@s", 0, GS_AGG_SUM, 0, 0, 0 };
+static const struct gs_agg_stmt a_a = { "@a", 1, GS_AGG_AVG, 0, 0, 0 };
+static const struct gs_agg_stmt a_m = { "@m", 2, GS_AGG_MIN, 0, 0, 0 };
+static const struct gs_agg_stmt a_x = { "@x", 3, GS_AGG_MAX, 0, 0, 0 };
+static const struct gs_agg_stmt a_st = { "@st", 4, GS_AGG_STATS, 0, 0, 0 };
+static const struct gs_expr *const by_name_n[] = { &r_name, &n };
+static const struct gs_expr *const by_gname[] = { &g_name };
+static const struct gs_stmt agg_then[] = {
+	{ .kind = GS_STMT_AGGREGATE, .text = "@m", .expr = &n, .agg = &a_m },
+	{ .kind = GS_STMT_AGGREGATE, .text = "@x", .expr = &n, .agg = &a_x },
+	{ .kind = GS_STMT_AGGREGATE, .text = "@st", .expr = &n, .agg = &a_st },
+};
+static const struct gs_stmt agg_body[] = {
+	{ .kind = GS_STMT_PRINT_STRING, .text = "hit" },
+	{ .kind = GS_STMT_AGGREGATE, .text = "@s", .args = by_name_n, .nargs = 2, .expr = &n,
+	  .agg = &a_s },
+	{ .kind = GS_STMT_AGGREGATE, .text = "@a", .args = by_gname, .nargs = 1, .expr = &n,
+	  .agg = &a_a },
+	{ .kind = GS_STMT_IF, .expr = &n_gt_1, .then_body = agg_then, .nthen = N(agg_then) },
+};
+static const struct gs_trace_spec val_aggs = { .trace_id = 1, .target = "f", .body = agg_body,
+					       .nbody = N(agg_body) };
+
 const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_register", &val_register, { 0 } },
 	{ "val_stack_cfa", &val_stack_cfa, { 0 } },
@@ -617,5 +646,10 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_views_btree", &gs_cgv_views_btree, { .max_elements = 8 } },
 	{ "val_views_deque", &gs_cgv_views_deque, { .max_elements = 8 } },
 	{ "val_views_nested", &gs_cgv_views_nested, { .max_elements = 8 } },
+	/* aggregations (cg_agg_specs.c): a quiet trace, $duration with its
+	 * entry program, string keys beside an event */
+	{ "val_agg_count", &gs_cga_count, { 0 } },
+	{ "val_agg_latency", &gs_cga_latency, { .agg_max_keys = 256 } },
+	{ "val_agg_values", &val_aggs, { 0 } },
 };
 const size_t gs_cg_value_ncases = N(gs_cg_value_cases);

@@ -28,7 +28,8 @@ struct golden_case {
 /* The specs whose reads cover every path of the fault-in retry. */
 static const char *const sleepable_specs[] = { "user_read", "val_strings", "val_runtime_len" };
 
-/* The main program, then the backtrace step program when there is one. */
+/* The main program, then the backtrace step program and the entry
+ * program of $duration when there are. */
 static char *dump(const struct gs_program *p)
 {
 	char *text = NULL;
@@ -41,6 +42,10 @@ static char *dump(const struct gs_program *p)
 	if (p->has_step) {
 		fprintf(f, "\n; step program %s\n", p->step_name);
 		gs_asm_dump(p->step, f);
+	}
+	if (p->entry) {
+		fprintf(f, "\n; entry program %s\n", p->entry_name);
+		gs_asm_dump(p->entry, f);
 	}
 	fclose(f);
 	return text;

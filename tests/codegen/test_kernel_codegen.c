@@ -100,6 +100,23 @@ static void test_generated_program_passes_the_verifier(void **state)
 		}
 		printf("verified_insns %s %zu %u\n", step, p->step->len, k.verified_insns);
 	}
+	if (p->entry) {
+		char entry[128];
+
+		snprintf(entry, sizeof(entry), "%s.entry", kc->name);
+		d.name = p->entry_name;
+		d.prog_flags = 0;
+		if (gs_kload_prog(&k, &d, p->entry, &err)) {
+			fprintf(stderr, "%s\n--- %s ---\n", err.msg, entry);
+			gs_asm_dump(p->entry, stderr);
+			fprintf(stderr, "--- last %d lines of the verifier log ---\n%s\n",
+				LOG_TAIL_LINES, gs_kload_log_tail(k.log, LOG_TAIL_LINES));
+			gs_kload_fini(&k);
+			gs_program_free(p);
+			fail_msg("%s was not loaded", entry);
+		}
+		printf("verified_insns %s %zu %u\n", entry, p->entry->len, k.verified_insns);
+	}
 	fflush(stdout);
 	gs_kload_fini(&k);
 	gs_program_free(p);

@@ -19,6 +19,8 @@ static const struct e2e_table tables[] = {
 	{ e2e_fault_scenarios, &e2e_fault_nscenarios },
 	{ e2e_conditions_scenarios, &e2e_conditions_nscenarios },
 	{ e2e_names_scenarios, &e2e_names_nscenarios },
+	{ e2e_pprof_scenarios, &e2e_pprof_nscenarios },
+	{ e2e_latency_scenarios, &e2e_latency_nscenarios },
 };
 
 int main(int argc, char **argv)

@@ -39,6 +39,7 @@ static const char *const special_names[] = {
 	[GS_SPECIAL_PID] = "$pid", [GS_SPECIAL_TID] = "$tid",
 	[GS_SPECIAL_HOST_PID] = "$host_pid", [GS_SPECIAL_TIMESTAMP] = "$timestamp",
 	[GS_SPECIAL_PC] = "$pc", [GS_SPECIAL_SP] = "$sp", [GS_SPECIAL_RETVAL] = "$retval",
+	[GS_SPECIAL_DURATION] = "$duration",
 };
 
 static void expr(struct out *o, const struct gs_expr *e)
@@ -183,6 +184,19 @@ static void stmts(struct out *o, const struct gs_stmt *body, size_t n)
 			break;
 		case GS_STMT_BACKTRACE:
 			put(o, "bt 0x%02x;", s->bt_flags);
+			break;
+		case GS_STMT_AGGREGATE:
+			put(o, "agg %s#%u fn%u [", s->agg->name, s->agg->id, s->agg->fn);
+			for (size_t k = 0; k < s->nargs; k++) {
+				put(o, k ? ", " : "");
+				expr(o, s->args[k]);
+			}
+			put(o, "] ");
+			expr(o, s->expr);
+			if (s->agg->fn == GS_AGG_LHIST)
+				put(o, " %lld..%lld/%lld", (long long)s->agg->lmin,
+				    (long long)s->agg->lmax, (long long)s->agg->lstep);
+			put(o, ";");
 			break;
 		default:
 			put(o, "?%d;", s->kind);

@@ -2,6 +2,8 @@
  * command inherits (nothing past stderr, whichever way the kernel lets us
  * mark them), and the files it writes (never through a symbolic link, nor
  * into another user's file in a sticky directory, nor truncated first). */
+#define _GNU_SOURCE /* posix_openpt, ptsname */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -251,10 +253,37 @@ static void test_write_names_the_flag_and_the_fix(void **state)
 	expect_refused("-o", "/proc/version", "does not store what is written", NULL);
 }
 
+/* A profile is binary: a terminal is refused for it (a pty here), a
+ * regular file taken. */
+static void test_binary_output_refuses_a_terminal(void **state)
+{
+	char msg[512], path[] = "/tmp/gs_cli_bin_XXXXXX";
+	int m = posix_openpt(O_RDWR | O_NOCTTY), fd;
+	const char *tty;
+	FILE *f = NULL;
+
+	(void)state;
+	if (m < 0 || grantpt(m) || unlockpt(m) || !(tty = ptsname(m)))
+		skip(); /* no pseudo-terminals in this container */
+	assert_int_equal(cli_open_binary("--pprof", tty, &f, msg, sizeof(msg)), -EINVAL);
+	assert_null(f);
+	assert_non_null(strstr(msg, "--pprof"));
+	assert_non_null(strstr(msg, "is a terminal"));
+	assert_non_null(strstr(msg, "give a file"));
+	close(m);
+	assert_true((fd = mkstemp(path)) >= 0);
+	close(fd);
+	assert_int_equal(cli_open_binary("--pprof", path, &f, msg, sizeof(msg)), 0);
+	assert_non_null(f);
+	fclose(f);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_launch_sweep_with_close_range),
+		cmocka_unit_test(test_binary_output_refuses_a_terminal),
 		cmocka_unit_test(test_launch_sweep_without_close_range),
 		cmocka_unit_test_setup_teardown(test_write_refuses_a_symlink_and_leaves_its_target,
 						dirs_setup, dirs_teardown),

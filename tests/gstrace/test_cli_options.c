@@ -269,7 +269,16 @@ static const struct bad_case bad_cases[] = {
 	{ "-p 1 -s x --backtrace-depth five", { "--backtrace-depth 'five'", "1 to 512" } },
 	{ "-p 1 -s x --backtrace-depth", { "--backtrace-depth needs a value", "N (1..512)" } },
 	{ "-p 1 -s x --unwinder fast", { "--unwinder 'fast'", "loop or tailcall" } },
-	{ "-p 1 -s x --script-output xml", { "--script-output 'xml'", "pretty, plain, json or folded" } },
+	{ "-p 1 -s x --script-output xml", { "--script-output 'xml'",
+					       "pretty, plain, json, folded or pprof" } },
+	{ "-p 1 -s x --output-format xml", { "--output-format 'xml'", "pprof" } },
+	{ "-p 1 -s x --script-output pprof", { "--script-output pprof", "-o FILE.pb.gz" } },
+	{ "-p 1 -s x --output-format pprof", { "pprof", "-o FILE.pb.gz", "--pprof" } },
+	{ "-p 1 -s x --script-output pprof -o a.pb.gz --pprof b.pb.gz", { "-o a.pb.gz",
+									  "--pprof b.pb.gz",
+									  "give one" } },
+	{ "-p 1 -s x --pprof=", { "--pprof needs a file name", "out.pb.gz" } },
+	{ "-p 1 --tui --pprof x.pb.gz", { "--pprof", "line mode" } },
 	{ "-p 1 -s x --script-output", { "--script-output needs a value", "pretty|plain|json" } },
 	{ "-p 1 -s x --script-timestamp utc", { "--script-timestamp 'utc'", "local, boot or none" } },
 	{ "-p 1 -s x --script-timestamp", { "--script-timestamp needs a value" } },
@@ -321,6 +330,37 @@ static void test_buffer_sizes_follow_the_kernels_rules(void **state)
 	assert_int_equal(parse_ok("-p 1 -s x --aggregate --interval 0.5").interval_ms, 500);
 	assert_int_equal(parse_ok("-p 1 -s x --script-output folded").format, CLI_FOLDED);
 	assert_string_equal(parse_ok("-p 1 -s x --flamegraph out.svg").flamegraph, "out.svg");
+}
+
+/* pprof: beside any output (--pprof), or as the output into -o's file,
+ * chosen by --script-output / --output-format or by -o FILE.pb.gz. */
+static void test_pprof_output_choices(void **state)
+{
+	struct cli c;
+
+	(void)state;
+	c = parse_ok("-p 1 -s x --pprof out.pb.gz --script-output folded --count-in bpf");
+	assert_string_equal(c.pprof, "out.pb.gz");
+	assert_int_equal(c.format, CLI_FOLDED);
+	assert_true(c.count_in_bpf);
+	c = parse_ok("-p 1 -s x --pprof p --count-in bpf");
+	assert_string_equal(c.pprof, "p");
+	c = parse_ok("-p 1 -s x -o out.pb.gz");
+	assert_int_equal(c.format, CLI_PPROF);
+	assert_string_equal(c.pprof, "out.pb.gz");
+	assert_null(c.output);
+	c = parse_ok("-p 1 -s x --output-format pprof -o prof.bin --count-in bpf");
+	assert_int_equal(c.format, CLI_PPROF);
+	assert_string_equal(c.pprof, "prof.bin");
+	/* an explicit format wins over the file name */
+	c = parse_ok("-p 1 -s x --script-output plain -o out.pb.gz");
+	assert_int_equal(c.format, CLI_PLAIN);
+	assert_string_equal(c.output, "out.pb.gz");
+	assert_null(c.pprof);
+	/* a listing's -o is the listing's file, whatever its name */
+	c = parse_ok("-l main -p 1 -o list.pb.gz");
+	assert_string_equal(c.output, "list.pb.gz");
+	assert_null(c.pprof);
 }
 
 static void test_bad_usage_names_the_flag_and_the_fix(void **state)
@@ -496,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_help_and_version_win_over_missing_flags),
 		cmocka_unit_test(test_buffer_sizes_follow_the_kernels_rules),
 		cmocka_unit_test(test_bad_usage_names_the_flag_and_the_fix),
+		cmocka_unit_test(test_pprof_output_choices),
 		cmocka_unit_test(test_binary_exits_2_with_one_line_on_bad_usage),
 		cmocka_unit_test(test_binary_bad_input_exits_2_naming_it),
 		cmocka_unit_test(test_binary_script_error_shows_position_and_caret),

@@ -112,6 +112,34 @@ static void test_statements_give_their_trees(void **state)
 	check_trees(cases, N_OF(cases));
 }
 
+/* Aggregations: one id per @name across the script's traces (in the
+ * order of first use), the function, the keys in order, the value;
+ * lhist's bounds; under an if; $duration in a return probe. */
+static void test_aggregations_give_their_trees(void **state)
+{
+	static const struct tree_case cases[] = {
+		{ "trace f { @ = count(); }", "fn f { agg @#0 fn0 [] NULL; }" },
+		{ "trace f { @calls[1] = count(); } trace g { @calls[2] = count(); @s = sum(rdi); }",
+		  "fn f { agg @calls#0 fn0 [1] NULL; }\n"
+		  "fn g { agg @calls#0 fn0 [2] NULL; agg @s#1 fn1 [] reg5; }" },
+		{ "trace f { @m[$pid, $tid] = min(rdi); @x[rsi] = max(-rdi); @a = avg(rdi * 2); }",
+		  "fn f { agg @m#0 fn2 [$pid, $tid] reg5; agg @x#1 fn3 [reg4] (- reg5); "
+		  "agg @a#2 fn4 [] (* reg5 2); }" },
+		{ "trace f { @st[p->name] = stats(n); @h = hist(n / 1000); }",
+		  "fn f { agg @st#0 fn5 [(. p name)] n; agg @h#1 fn6 [] (/ n 1000); }" },
+		{ "trace f { @l = lhist(rdi, -10, 100, 5); }",
+		  "fn f { agg @l#0 fn7 [] reg5 -10..100/5; }" },
+		{ "trace f { if rdi > 2 { @big = count(); } else { @small = count(); } }",
+		  "fn f { if (> reg5 2) { agg @big#0 fn0 [] NULL; } else { agg @small#1 fn0 [] NULL; "
+		  "} }" },
+		{ "trace f return { @lat[$retval] = hist($duration); }",
+		  "fn f return { agg @lat#0 fn6 [$retval] $duration; }" },
+	};
+
+	(void)state;
+	check_trees(cases, N_OF(cases));
+}
+
 /* Source-level values: names, postfix chains (tighter than unary * and &),
  * casts, builtins with string and hex operands, aliases, run-time lengths. */
 static void test_source_values_give_their_trees(void **state)
@@ -621,6 +649,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_statements_give_their_trees),
+		cmocka_unit_test(test_aggregations_give_their_trees),
 		cmocka_unit_test(test_target_pattern_parse_matches_the_parser),
 		cmocka_unit_test(test_source_values_give_their_trees),
 		cmocka_unit_test(test_aliases_are_named_where_used),

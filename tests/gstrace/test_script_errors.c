@@ -94,7 +94,7 @@ static void test_lexical_errors(void **state)
 		  "matching '*/'" },
 		{ "trace f { print \"a\\qb\"; }",
 		  "script:1:19: unknown escape '\\q' in string: the escapes are \\n \\t \\r \\\\ \\\"" },
-		{ "trace f { print 1 @ 2; }", "script:1:19: unexpected character '@'" },
+		{ "trace f { print 1 ` 2; }", "script:1:19: unexpected character '`'" },
 		{ "trace f { print $; }", "script:1:17: expected a special variable name after '$' "
 		  "($pid, $tid, $timestamp, ...)" },
 		{ "trace f { print 0x; }", "script:1:17: hex literal '0x' has no digits" },
@@ -380,7 +380,7 @@ static void test_if_and_expression_errors(void **state)
 		{ "trace f { print u32; }", "script:1:17: 'u32' is a type: convert a value with "
 		  "cast(expr, \"u32\"), or read memory with *(u32 *)addr" },
 		{ "trace f { print $foo; }", "script:1:17: unknown special variable '$foo': the "
-		  "special variables are $pid $tid $host_pid $input_pid $timestamp $pc $sp $retval" },
+		  "special variables are $pid $tid $host_pid $input_pid $timestamp $pc $sp $retval $duration" },
 		{ "trace f { print $input_pid; }", "script:1:17: $input_pid is the PID given with "
 		  "-p, and there is none: trace with -p PID or use $pid" },
 		{ "trace f { print *rdi; }", "script:1:17: 'rdi' is a register, a 64-bit integer: a "
@@ -500,6 +500,43 @@ static void test_value_errors(void **state)
 	CHECK_ERRORS(cases);
 }
 
+/* Aggregations: the function, its arguments, the keys, and a second use
+ * of a name that differs from its first (in any trace of the script). */
+static void test_aggregation_errors(void **state)
+{
+	static const struct error_case cases[] = {
+		{ "trace f { @a = cnt(); }", "script:1:16: expected an aggregation function after "
+		  "'@a =', found 'cnt': the functions are count() sum(x) min(x) max(x) avg(x) "
+		  "stats(x) hist(x) lhist(x, min, max, step)" },
+		{ "trace f { @a = count(1); }", "script:1:22: expected ')' after count(, found '1'" },
+		{ "trace f { @a = hist(); }", "script:1:21: expected an expression, found ')'" },
+		{ "trace f { @a = sum(1) }", "script:1:22: expected ';' after the aggregation, "
+		  "found '}'" },
+		{ "trace f { @a[1 = count(); }", "script:1:15: expected ']' after the aggregation's "
+		  "keys, found '='" },
+		{ "trace f { @a = count(); @a = sum(1); }", "script:1:25: @a is count() since 1:11 "
+		  "and cannot also be sum(): use another name" },
+		{ "trace f { @a[1] = count(); }\ntrace g { @a[1, 2] = count(); }", "script:2:11: "
+		  "@a has 1 key since 1:11, not 2: every use of an aggregation has the same keys" },
+		{ "trace f { @a = lhist(x, 0, 10, 0); }", "script:1:16: lhist()'s step is 0: it must "
+		  "be 1..2147483647" },
+		{ "trace f { @a = lhist(x, 10, 0, 1); }", "script:1:16: lhist()'s bounds [10, 0) are "
+		  "empty or outside the 32-bit range: write min < max" },
+		{ "trace f { @a = lhist(x, 0, 100000, 1); }", "script:1:16: lhist() would have "
+		  "100000 buckets, more than 1000: raise the step" },
+		{ "trace f { @a = lhist(x, 0, y, 1); }", "script:1:28: lhist()'s max must be an "
+		  "integer literal: the buckets are fixed when the program is built" },
+		{ "trace f { @a[1, 2, 3, 4, 5, 6, 7, 8, 9] = count(); }", "script:1:38: @a has more "
+		  "than 8 keys" },
+		{ "trace f { @a = avg($duration); }", "script:1:20: $duration is the time since the "
+		  "call's entry, known only in a return probe: write trace <function> return "
+		  "{ ... }" },
+	};
+
+	(void)state;
+	check_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
 /* ---- the display ------------------------------------------------------------------------ */
 
 static void check_message(const char *text, size_t len, const struct gs_script_opts *o,
@@ -580,13 +617,13 @@ static void test_long_lines_are_cut_around_the_column(void **state)
 	n = (size_t)snprintf(text, sizeof(text), "trace f { print 1");
 	for (int i = 0; i < 60; i++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, " + 1");
-	n += (size_t)snprintf(text + n, sizeof(text) - n, " @; print 2; print 3; print 4; print 5; "
+	n += (size_t)snprintf(text + n, sizeof(text) - n, " `; print 2; print 3; print 4; print 5; "
 			      "print 6; print 7; print 8; print 9; }");
-	/* '@' is at offset 258 (column 259); the line shown starts 80 bytes before */
-	assert_int_equal(strchr(text, '@') - text, 258);
+	/* '`' is at offset 258 (column 259); the line shown starts 80 bytes before */
+	assert_int_equal(strchr(text, '`') - text, 258);
 	snprintf(shown, sizeof(shown), "%.100s", text + 178);
 	snprintf(want, sizeof(want),
-		 "script:1:259: unexpected character '@'\n"
+		 "script:1:259: unexpected character '`'\n"
 		 " 1 | %s\n"
 		 "   | %80s^", shown, "");
 	check_message(text, n, NULL, want);
@@ -717,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_message_names_the_script),
 		cmocka_unit_test(test_columns_count_utf8_characters),
 		cmocka_unit_test(test_crlf_and_control_bytes_are_shown_plainly),
+		cmocka_unit_test(test_aggregation_errors),
 		cmocka_unit_test(test_long_lines_are_cut_around_the_column),
 		cmocka_unit_test(test_nesting_is_limited),
 		cmocka_unit_test(test_print_takes_at_most_255_arguments),

@@ -162,6 +162,9 @@ def main():
                                    % (where, inc, owner, name))
                 elif kind == '"':
                     target = os.path.normpath(os.path.join(folder, inc))
+                    if inc.endswith('.pb-c.h') and os.path.exists(os.path.join(
+                            src_dir, folder, inc[:-len('.pb-c.h')] + '.proto')):
+                        continue  # protoc-c's output of the layer's own .proto
                     if not os.path.exists(os.path.join(src_dir, target)):
                         # found through a dependency's include path: only
                         # the base library's headers are meant to be

@@ -178,6 +178,16 @@ int mf_find_module(const char *input, const char *name, pid_t pid, struct gs_mod
 bool mf_ifunc_selected(struct gs_modfile *file, const char *path, pid_t pid, uint64_t resolver,
 		       uint64_t *impl);
 
+/* ---- the kernel's symbols (kallsyms.c) ---- */
+
+/* Text symbols of path (NULL: /proc/kallsyms), sorted by address; an
+ * empty table where addresses read as 0 (kptr_restrict). */
+struct gs_kallsyms;
+int gs_kallsyms_load(const char *path, struct gs_kallsyms **out, struct gs_error *err);
+/* The function at or below addr and *off from it, or NULL. */
+const char *gs_kallsyms_find(const struct gs_kallsyms *k, uint64_t addr, uint64_t *off);
+void gs_kallsyms_free(struct gs_kallsyms *k);
+
 /* ---- a module file's CFI rows, which the unwind layer builds ---- */
 
 /* The rows of every file of a cache with one cookie (build id), kept by

@@ -29,6 +29,10 @@ struct gs_program {
 	struct gs_btf *btf;        /* func_info types when main.nfuncs > 0, else NULL */
 	struct gs_asm *step;       /* the backtrace step program when has_step, else NULL */
 	bool has_step;
+	struct gs_asm *entry;      /* the entry program of $duration, else NULL */
+	char entry_name[64];
+	struct gs_agg_desc *aggs;  /* the aggregations it updates */
+	size_t naggs;
 	struct gs_map_spec *maps;  /* in gs_asm map-index order (both programs) */
 	size_t nmaps;
 	int map_index[GS_MAP_KINDS]; /* enum gs_map_slot -> index in maps, or -1 */

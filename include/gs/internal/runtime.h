@@ -79,7 +79,8 @@ struct gs_load_opts {
 };
 struct gs_loaded {
 	int main_fd, step_fd; /* -1 when absent */
-	uint32_t main_verified_insns, step_verified_insns;
+	int entry_fd;         /* the entry program of $duration: -1 when absent */
+	uint32_t main_verified_insns, step_verified_insns, entry_verified_insns;
 };
 /* Loads one finished program as BPF_PROG_TYPE_KPROBE, license "GPL", with
  * the fds of `maps` patched into its relocations (maps in the program's map
@@ -96,7 +97,8 @@ int gs_asm_load_btf(const struct gs_asm *a, const struct gs_btf *btf, const char
 			   char **report, struct gs_error *err);
 /* Loads p's step program (when it has one) and stores it in
  * bt_prog_array[0], then loads the main program: the order the main
- * program's tail call needs before it is attached. */
+ * program's tail call needs before it is attached; then its entry
+ * program (gs_program_entry), for the caller to attach beside it. */
 int gs_program_load(const struct gs_program *p, const struct gs_bpf_maps *maps,
 			   const struct gs_load_opts *opts, struct gs_loaded *out, char **report,
 			   struct gs_error *err);
