@@ -32,11 +32,13 @@ void ev_put_hex(struct ev_out *o, uint64_t v, bool upper, size_t digits);
 void ev_put_0x(struct ev_out *o, uint64_t v);
 /* Shortest decimal that reads back as the same double (float when is_float). */
 void ev_put_float(struct ev_out *o, double v, bool is_float);
-/* kstack.c: a KernelStack instruction as text (f NULL: addresses only) and
- * as a JSON object. */
-void ev_put_kernel_stack(struct ev_out *o, struct gs_frames *f, const struct gs_inst *in,
-			 const char *indent);
-void ev_json_kernel_stack(FILE *out, struct gs_frames *f, const struct gs_inst *in);
+/* kstack.c: a KernelStack instruction's frame i, and the instruction as
+ * text, each frame named by name(arg, addr, &off) when given (NULL:
+ * addresses only). */
+typedef const char *(*ev_kernel_namer)(void *arg, uint64_t addr, uint64_t *off);
+uint64_t ev_kernel_frame(const struct gs_inst *in, unsigned i);
+void ev_put_kernel_stack(struct ev_out *o, ev_kernel_namer name, void *arg,
+			 const struct gs_inst *in, const char *indent);
 /* NUL-terminates the buffer; the length the whole text has. */
 size_t ev_done(struct ev_out *o);
 

@@ -206,6 +206,11 @@ static const struct gs_proc_module *find_module(const struct gs_proc_modules *mo
 {
 	const struct gs_proc_module *m = gs_proc_modules_find(mods, f->raw_ip);
 
+	/* The module the walk found is the truth of the moment of the event:
+	 * a list read later (the process exec'd, or its pid was reused) may
+	 * hold another file at that address. */
+	if (m && normalized && f->module_cookie && m->id.cookie != f->module_cookie)
+		m = NULL;
 	if (m) {
 		*pc = f->raw_ip - m->offsets.text;
 		return m;

@@ -1,15 +1,15 @@
-/* A CPU sample's kernel stack (KernelStack, gs/wire.h 1.8c) as text and
- * JSON: each frame's address and, with a resolver, its kernel function
- * from kallsyms (gs_frames_kernel_symbol). The plain renderer (render.c)
- * has no resolver and shows addresses; the printer (print.c) names them. */
+/* A CPU sample's kernel stack (KernelStack, gs/wire.h 1.8c) as text: each
+ * frame's address and, given a namer, its kernel function. The plain
+ * renderer (render.c) has none and shows addresses; the printer (print.c)
+ * names them from kallsyms (gs_frames_kernel_symbol). No resolver here:
+ * a decode-only program links this without the module files. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ev_int.h"
-#include "json_int.h"
 
-static uint64_t frame_addr(const struct gs_inst *in, unsigned i)
+uint64_t ev_kernel_frame(const struct gs_inst *in, unsigned i)
 {
 	uint64_t addr;
 
@@ -17,8 +17,8 @@ static uint64_t frame_addr(const struct gs_inst *in, unsigned i)
 	return addr;
 }
 
-void ev_put_kernel_stack(struct ev_out *o, struct gs_frames *f, const struct gs_inst *in,
-			 const char *indent)
+void ev_put_kernel_stack(struct ev_out *o, ev_kernel_namer name, void *arg,
+			 const struct gs_inst *in, const char *indent)
 {
 	unsigned n = in->kernel_stack.frame_count;
 
@@ -26,8 +26,8 @@ void ev_put_kernel_stack(struct ev_out *o, struct gs_frames *f, const struct gs_
 	ev_put_udec(o, n);
 	ev_put_str(o, n == 1 ? " frame" : " frames");
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t addr = frame_addr(in, i), off = 0;
-		const char *fn = f ? gs_frames_kernel_symbol(f, addr, &off) : NULL;
+		uint64_t addr = ev_kernel_frame(in, i), off = 0;
+		const char *fn = name ? name(arg, addr, &off) : NULL;
 
 		ev_put_char(o, '\n');
 		ev_put_str(o, indent);
@@ -43,35 +43,4 @@ void ev_put_kernel_stack(struct ev_out *o, struct gs_frames *f, const struct gs_
 		}
 		ev_put_str(o, " [kernel]");
 	}
-}
-
-void ev_json_kernel_stack(FILE *out, struct gs_frames *f, const struct gs_inst *in)
-{
-	bool first = true;
-
-	fputc('{', out);
-	ev_json_key(out, &first, "kind");
-	ev_json_str(out, "kernel_stack");
-	ev_json_key(out, &first, "frames");
-	fputc('[', out);
-	for (unsigned i = 0; i < in->kernel_stack.frame_count; i++) {
-		uint64_t addr = frame_addr(in, i), off = 0;
-		const char *fn = f ? gs_frames_kernel_symbol(f, addr, &off) : NULL;
-		bool ffirst = true;
-
-		fputs(i ? ",{" : "{", out);
-		ev_json_key(out, &ffirst, "index");
-		fprintf(out, "%u", i);
-		ev_json_key(out, &ffirst, "addr");
-		fprintf(out, "\"0x%" PRIx64 "\"", addr);
-		ev_json_key(out, &ffirst, "function");
-		ev_json_str(out, fn);
-		ev_json_key(out, &ffirst, "offset");
-		if (fn)
-			fprintf(out, "%" PRIu64, off);
-		else
-			fputs("null", out);
-		fputc('}', out);
-	}
-	fputs("]}", out);
 }

@@ -136,6 +136,12 @@ static void put_item(struct gs_printer *p, const struct gs_inst *in, const char 
 
 /* ---- events ---------------------------------------------------------------------- */
 
+/* A kernel frame's name, from the printer's resolver. */
+static const char *kernel_name(void *frames, uint64_t addr, uint64_t *off)
+{
+	return gs_frames_kernel_symbol(frames, addr, off);
+}
+
 static void put_text_event(struct gs_printer *p, const struct gs_event *ev)
 {
 	bool pretty = p->opts.format == GS_PRINT_PRETTY;
@@ -172,7 +178,7 @@ static void put_text_event(struct gs_printer *p, const struct gs_event *ev)
 			ev_put_char(&p->text, '\n');
 		} else if (in->type == GS_INST_KERNEL_STACK) {
 			ev_put_str(&p->text, st.indent);
-			ev_put_kernel_stack(&p->text, p->frames, in, st.indent);
+			ev_put_kernel_stack(&p->text, kernel_name, p->frames, in, st.indent);
 			ev_put_char(&p->text, '\n');
 		} else {
 			put_item(p, in, st.indent, pretty ? "    " : "");

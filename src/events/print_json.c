@@ -465,6 +465,38 @@ static void json_backtrace(struct gs_printer *o, FILE *f, const struct gs_event 
 	fputs("]}", f);
 }
 
+/* A CPU sample's kernel stack: each frame's address and kallsyms function. */
+static void json_kernel_stack(FILE *out, struct gs_frames *f, const struct gs_inst *in)
+{
+	bool first = true;
+
+	fputc('{', out);
+	ev_json_key(out, &first, "kind");
+	ev_json_str(out, "kernel_stack");
+	ev_json_key(out, &first, "frames");
+	fputc('[', out);
+	for (unsigned i = 0; i < in->kernel_stack.frame_count; i++) {
+		uint64_t addr = ev_kernel_frame(in, i), off = 0;
+		const char *fn = f ? gs_frames_kernel_symbol(f, addr, &off) : NULL;
+		bool ffirst = true;
+
+		fputs(i ? ",{" : "{", out);
+		ev_json_key(out, &ffirst, "index");
+		fprintf(out, "%u", i);
+		ev_json_key(out, &ffirst, "addr");
+		fprintf(out, "\"0x%" PRIx64 "\"", addr);
+		ev_json_key(out, &ffirst, "function");
+		ev_json_str(out, fn);
+		ev_json_key(out, &ffirst, "offset");
+		if (fn)
+			fprintf(out, "%" PRIu64, off);
+		else
+			fputs("null", out);
+		fputc('}', out);
+	}
+	fputs("]}", out);
+}
+
 void ev_print_json(struct gs_printer *o, const struct gs_event *ev, FILE *f)
 {
 	bool first = true, first_item = true;
@@ -496,7 +528,7 @@ void ev_print_json(struct gs_printer *o, const struct gs_event *ev, FILE *f)
 			json_backtrace(o, f, ev, in);
 			break;
 		case GS_INST_KERNEL_STACK:
-			ev_json_kernel_stack(f, o->frames, in);
+			json_kernel_stack(f, o->frames, in);
 			break;
 		case GS_INST_PRINT_COMPLEX_VARIABLE:
 		case GS_INST_PRINT_VARIABLE_INDEX:

@@ -215,7 +215,7 @@ static void put_variable_inst(struct ev_out *o, const struct gs_inst *in, const 
 
 static void put_kernel_stack(struct ev_out *o, const struct gs_inst *in, const char *indent)
 {
-	ev_put_kernel_stack(o, NULL, in, indent);
+	ev_put_kernel_stack(o, NULL, NULL, in, indent);
 }
 
 /* Normal rendering by instruction type; none for GS_INST_END. */

@@ -188,6 +188,10 @@ struct mf_map_candidate {
 int mf_elf_layout_read(struct Elf *elf, struct mf_elf_layout *out, struct gs_error *err);
 /* Reference 8.3: base, size and the load bias (in all four section slots).
  * -ENOENT when no PT_LOAD matches any mapping. */
+/* The [vdso] of maps as a module (vdso.c): this process's vDSO image,
+ * identified by its build id, at that mapping. -ENOENT without one. */
+int mf_vdso_module(const struct gs_maps *maps, struct gs_modfiles *files,
+		   struct gs_proc_module *out);
 int mf_module_offsets_compute(const struct mf_elf_layout *layout,
 			      const struct mf_map_candidate *maps, size_t n,
 			      struct gs_proc_module_offsets *out, struct gs_error *err);

@@ -114,7 +114,7 @@ int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_mo
 	rc = mf_maps_group(&maps, &mods, &nmods, err);
 	if (rc)
 		goto done;
-	out->v = calloc(nmods ? nmods : 1, sizeof(*out->v));
+	out->v = calloc(nmods + 1, sizeof(*out->v)); /* and the vDSO */
 	if (!out->v) {
 		rc = gs_errorf(err, -ENOMEM, "out of memory loading %zu modules of pid %d", nmods,
 			       (int)pid);
@@ -130,6 +130,11 @@ int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_mo
 		}
 		out->n++;
 	}
+	/* the vDSO: where a sample reading a clock is */
+	if (mf_vdso_module(&maps, files ? files : own, &out->v[out->n]) == 0)
+		out->n++;
+	else
+		module_free(&out->v[out->n]);
 done:
 	/* Files of a private cache end with it. */
 	for (size_t i = 0; own && i < out->n; i++)

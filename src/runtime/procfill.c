@@ -68,6 +68,27 @@ static int read_signature(pid_t pid, uint64_t **sig, size_t *n, struct gs_error 
 	return 0;
 }
 
+/* The identity of pid's executable now; false when it has none (gone). */
+static bool exe_identity(pid_t pid, uint64_t *dev, uint64_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st) != 0)
+		return false;
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	return true;
+}
+
+bool gs_procfill_execd(const struct gs_procfill *f)
+{
+	uint64_t dev, ino;
+
+	return exe_identity(f->pid, &dev, &ino) && (dev != f->exe_dev || ino != f->exe_ino);
+}
+
 static bool has_cookie(const struct gs_proc_modules *mods, uint64_t cookie)
 {
 	for (size_t i = 0; i < mods->n; i++)
@@ -383,6 +404,7 @@ int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct 
 	if (!gs_bpf_maps_find(maps, GS_MAP_PROC_MODULE_OFFSETS))
 		return 0; /* a program without `bt` reads no module maps */
 	/* Signature first: a change racing with the read shows at the next refresh. */
+	exe_identity(f->pid, &f->exe_dev, &f->exe_ino);
 	rc = read_signature(f->pid, &sig, &nsig, err);
 	if (rc)
 		return rc;

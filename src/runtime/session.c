@@ -240,12 +240,21 @@ static bool in_scope(const struct gs_session *s, pid_t pid)
 
 /* Processes that started since the last look: each new pid of /proc once
  * (a pid looked at and left out is looked at again after the next full
- * refresh, which forgets them). One that exits meanwhile is skipped. */
+ * refresh, which forgets them). One that exits meanwhile is skipped. A
+ * process filled before that has exec'd since (a shell's child, filled
+ * as the shell) is filled again now: its stacks are in the new program. */
 static int scan_processes(struct gs_session *s, struct gs_error *err)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *de;
 	int rc = 0;
+
+	for (size_t i = 0; proc && i < s->nfills && rc == 0; i++)
+		if (gs_procfill_execd(&s->fills[i]) &&
+		    (rc = gs_procfill_refresh(&s->fills[i], &s->pool, true, err)) < 0)
+			rc = rc == -ENOENT || rc == -ESRCH ? 0 : rc;
+		else
+			rc = 0;
 
 	if (!proc)
 		return gs_errorf(err, -errno, "cannot list /proc: %s", strerror(errno));
@@ -406,6 +415,28 @@ static int write_maps(struct gs_session *s, const struct gs_plan_trace *t,
 	return rc;
 }
 
+/* The probe's program loaded (a rejection's report kept), and its output
+ * given to the reader before the first hit: a perf event array without a
+ * buffer on a CPU would lose it. Each probe's events are decoded with its
+ * own program's context: the copies of one function may differ (a value
+ * one copy lacks). */
+static int load_and_read(struct gs_session *s, const struct gs_plan_probe *pr,
+			 struct session_trace *out, const struct gs_load_opts *lo,
+			 struct gs_error *err)
+{
+	GS_OPTS(gs_decoder_opts, dec, .lookup = program_context, .lookup_arg = (void *)pr->prog);
+	int rc;
+
+	free(s->report);
+	s->report = NULL;
+	rc = gs_program_load(pr->prog, &out->maps, lo, &out->loaded, &s->report, err);
+	if (rc == 0)
+		rc = gs_reader_add_decoding(s->reader,
+					    &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
+					    gs_plan_program_opts(s->plan)->perf_page_count, &dec, err);
+	return rc;
+}
+
 /* One probe of the plan, through to attached. The first loop-walker
  * program of a session attaches while its unwind maps are written: it is
  * gated on them. */
@@ -437,24 +468,10 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	if (rc == 0 && !gated)
 		rc = write_maps(s, t, pr, out, offsets, err);
 	t0 = rt_now_ns();
-	free(s->report);
-	s->report = NULL;
 	if (rc == 0)
-		rc = gs_program_load(pr->prog, &out->maps, &lo, &out->loaded, &s->report, err);
+		rc = load_and_read(s, pr, out, &lo, err);
 	t1 = rt_now_ns();
 	ns[GS_PHASE_LOAD] += t1 - t0;
-	/* The reader knows the buffer before the first hit: a perf event
-	 * array without a buffer on a CPU would lose it. */
-	/* Each probe's events decoded with its own program's context: the
-	 * copies of one function may differ (a value one copy lacks). */
-	if (rc == 0) {
-		GS_OPTS(gs_decoder_opts, dec, .lookup = program_context,
-			.lookup_arg = (void *)pr->prog);
-
-		rc = gs_reader_add_decoding(s->reader,
-					    &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
-					    gs_plan_program_opts(s->plan)->perf_page_count, &dec, err);
-	}
 	if (rc)
 		return rc;
 	job.prog_fd = out->loaded.main_fd;
@@ -506,18 +523,8 @@ static int start_sample(struct gs_session *s, const struct gs_plan_trace *t,
 	if (rc == 0)
 		rc = write_maps(s, t, pr, out, true, err);
 	t0 = rt_now_ns();
-	free(s->report);
-	s->report = NULL;
 	if (rc == 0)
-		rc = gs_program_load(pr->prog, &out->maps, &lo, &out->loaded, &s->report, err);
-	if (rc == 0) {
-		GS_OPTS(gs_decoder_opts, dec, .lookup = program_context,
-			.lookup_arg = (void *)pr->prog);
-
-		rc = gs_reader_add_decoding(s->reader,
-					    &out->maps.v[pr->prog->map_index[GS_MAP_OUTPUT]],
-					    gs_plan_program_opts(s->plan)->perf_page_count, &dec, err);
-	}
+		rc = load_and_read(s, pr, out, &lo, err);
 	t1 = rt_now_ns();
 	ns[GS_PHASE_LOAD] += t1 - t0;
 	if (rc == 0)

@@ -231,6 +231,7 @@ struct gs_procfill {
 	pid_t pid;
 	struct gs_modfiles *files;   /* where its modules are read (borrowed) */
 	struct gs_proc_modules mods; /* the last snapshot written */
+	uint64_t exe_dev, exe_ino;   /* its /proc/PID/exe then: an exec changes it */
 	uint64_t *sig;               /* its file mappings, to notice changes */
 	size_t nsig;
 	/* Every fill first writes the rows of modules the row maps lack, then
@@ -251,6 +252,9 @@ struct gs_procfill {
  * per read). */
 void gs_procfill_init(struct gs_procfill *f, pid_t pid, struct gs_modfiles *files);
 void gs_procfill_fini(struct gs_procfill *f);
+/* Whether the process runs another program than at its last fill (an
+ * exec): one stat, cheap enough to ask of many processes often. */
+bool gs_procfill_execd(const struct gs_procfill *f);
 /* Reads /proc/PID/maps and writes proc_module_offsets for every module and,
  * when the maps have them, the range slots (reference 8.4). */
 int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps,
