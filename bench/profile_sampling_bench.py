@@ -8,6 +8,10 @@ pointers):
                                         run time (kernel.bpf_stats_enabled)
                                         per sample of the target, on stacks 32
                                         frames deep, at 999 Hz
+  profile.bpf.run_ns.filtered           per run on a sample of another process
+                                        (a run with a sleeping target), taken
+                                        out of the per-sample figure: the
+                                        program runs on every CPU's samples
   profile.bpf.run_ns.per_run            the same time per run of the program
                                         (run_cnt: every CPU's samples, the
                                         target's and the ones filtered out)
@@ -119,14 +123,23 @@ class Tracer:
         self.ready, self.head = read_until(stream, ready, 30)
         self.stats = (0, 0)
 
-    def stop(self, timeout=60):
+    def stop(self, timeout=20):
         if self.proc.poll() is None:
             try:
                 self.stats = perf_event_prog_stats(self.proc.pid)
             except OSError:
                 pass
-            self.proc.send_signal(2)  # SIGINT: both print what they counted
-        out, err = self.proc.communicate(timeout=timeout)
+            self.proc.send_signal(signal.SIGINT)  # both print what they counted
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            # a SIGINT that came while it was still attaching, ignored
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                out, err = self.proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                out, err = self.proc.communicate()
         return "".join(self.head) + out, err
 
 
@@ -159,8 +172,7 @@ def gstrace_run(fx, seconds, extra=()):
 
 
 def bpftrace_run(fx, seconds):
-    prog = "profile:hz:%d /pid == %d/ { @[ustack] = count(); }" % (HZ, fx.pid)
-    t = Tracer(["bpftrace", "-e", prog], False, "Attaching")
+    t = bpftrace_tracer(fx.pid)
     if not t.ready:
         t.proc.kill()
         t.proc.communicate()
@@ -186,8 +198,43 @@ def perf_run(fx, seconds, callgraph, tmp):
     return L.parse_perf_script(scr.stdout), cpu_rec + cpu_rep
 
 
-def per_sample_ns(stats, samples):
-    return stats[0] / samples if samples else -1
+def per_sample_ns(stats, samples, filtered_ns):
+    """BPF time per sample of the target: the runs on other processes'
+    samples (every CPU's cpu-clock fires; the program drops those) at
+    filtered_ns each taken out first."""
+    if not samples:
+        return -1
+    return (stats[0] - (stats[1] - samples) * filtered_ns) / samples
+
+
+def filtered_run_ns(argv_of_pid):
+    """BPF time per run of a tracer whose target never runs (a sleeping
+    process): every run is one the program drops."""
+    idle = subprocess.Popen(["sleep", "60"])
+    try:
+        t = argv_of_pid(idle.pid)
+        if not t.ready:
+            t.proc.kill()
+            t.proc.communicate()
+            return None
+        time.sleep(2)
+        t.stop()
+        return t.stats[0] / t.stats[1] if t.stats[1] else None
+    finally:
+        idle.kill()
+        idle.wait()
+
+
+def gstrace_tracer(pid):
+    return Tracer(gstrace_argv(["-p", str(pid)]), True, READY)
+
+
+def bpftrace_tracer(pid):
+    prog = "profile:hz:%d /pid == %d/ { @[ustack] = count(); }" % (HZ, pid)
+    return Tracer(["bpftrace", "-e", prog], False, "Attaching")
+
+
+BPFTRACE_FILTERED = [0.0]
 
 
 def bpftrace_run_ns(fx, suffix):
@@ -203,7 +250,7 @@ def bpftrace_run_ns(fx, suffix):
     depth = max((len(st) for st, _ in stacks), default=0)
     print("# bpftrace%s: %d samples, deepest stack %d frames, program runs %d" %
           (suffix, n, depth, stats[1]))
-    bench(metric, "%.0f" % per_sample_ns(stats, n), "ns")
+    bench(metric, "%.0f" % per_sample_ns(stats, n, BPFTRACE_FILTERED[0]), "ns")
     bench("profile.bpftrace.run_ns.per_run" + suffix, "%.0f" % (stats[0] / stats[1]), "ns")
 
 
@@ -218,10 +265,15 @@ def run_ns(fx_deep, fx_deep_fp, tmp):
         depth = max((len(L.user_part(st)) for st, _ in stacks), default=0)
         print("# gstrace: %d samples, deepest stack %d frames, program runs %d" %
               (n, depth, stats[1]))
-        bench("profile.bpf.run_ns.per_sample", "%.0f" % per_sample_ns(stats, n), "ns")
+        filtered = filtered_run_ns(gstrace_tracer) or 0.0
+        bench("profile.bpf.run_ns.filtered", "%.0f" % filtered, "ns")
+        bench("profile.bpf.run_ns.per_sample", "%.0f" % per_sample_ns(stats, n, filtered), "ns")
         bench("profile.bpf.run_ns.per_run", "%.0f" % (stats[0] / stats[1]), "ns")
         if n:
             bench("profile.gstrace.cpu_ns_per_sample", "%.0f" % (cpu * 1e9 / n), "ns")
+    if shutil.which("bpftrace"):
+        BPFTRACE_FILTERED[0] = filtered_run_ns(bpftrace_tracer) or 0.0
+        bench("profile.bpftrace.run_ns.filtered", "%.0f" % BPFTRACE_FILTERED[0], "ns")
     bpftrace_run_ns(fx_deep_fp, "")
     bpftrace_run_ns(fx_deep, ".nofp")
     if not shutil.which("perf"):
@@ -342,14 +394,11 @@ def overhead(metric, start):
 
 def overheads():
     if have_profile():
-        overhead("profile.overhead_pct.999hz",
-                 lambda pid: Tracer(gstrace_argv(["-p", str(pid)]), True, READY))
+        overhead("profile.overhead_pct.999hz", gstrace_tracer)
     else:
         skipped("profile.overhead_pct.999hz", "this gstrace has no --profile")
     if shutil.which("bpftrace"):
-        prog = "profile:hz:%d /pid == %%d/ { @[ustack] = count(); }" % HZ
-        overhead("profile.bpftrace.overhead_pct.999hz",
-                 lambda pid: Tracer(["bpftrace", "-e", prog % pid], False, "Attaching"))
+        overhead("profile.bpftrace.overhead_pct.999hz", bpftrace_tracer)
     else:
         skipped("profile.bpftrace.overhead_pct.999hz", "bpftrace is not installed")
 

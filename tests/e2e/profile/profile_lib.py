@@ -252,6 +252,14 @@ def run_timed(argv, timeout, **kw):
                after.children_system - before.children_system)
 
 
+def proc_cpu_seconds(pid):
+    """User + system CPU time of every thread of pid so far (/proc stat)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    # fields[0] is the state (field 3): utime and stime are fields 14, 15
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wait_for(cond, seconds, step=0.05):
     end = time.time() + seconds
     while time.time() < end:
