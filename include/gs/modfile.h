@@ -122,6 +122,9 @@ GS_API int gs_modfile_open(struct gs_modfiles *c, const char *path, struct gs_mo
 /* Files opened (not found in the cache) so far: what tests count. */
 GS_API size_t gs_modfiles_opened(const struct gs_modfiles *c);
 
+/* A file of the cache with this cookie (build id), or NULL: what names
+ * the frames of a process that is gone by the time they are shown. */
+GS_API struct gs_modfile *gs_modfiles_by_cookie(const struct gs_modfiles *c, uint64_t cookie);
 /* The name it was first opened under. */
 GS_API const char *gs_modfile_path(const struct gs_modfile *m);
 /* Cookie (build id, else device and inode), build id, device, inode. */

@@ -289,6 +289,20 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 			return mod;
 		}
 	}
+	/* A process gone before its frames are shown (a short-lived one of
+	 * a profile): the module the run read under that cookie. */
+	if (normalized && f->module_cookie) {
+		struct gs_modfile *file = gs_modfiles_by_cookie(o->files, f->module_cookie);
+		int k = file ? module_index(o, gs_modfile_path(file), gs_modfile_path(file), file) : -1;
+
+		if (k >= 0) {
+			r->resolved = true;
+			r->module = o->mods[k]->name;
+			r->path = o->mods[k]->path;
+			r->cookie = f->module_cookie;
+			return o->mods[k];
+		}
+	}
 	return NULL;
 }
 

@@ -394,7 +394,7 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 
 		if (gs_session_sample_stats(c->session, &st, &err) == 0)
 			cli_say("gstrace: ", "profile: %zu processes, %zu modules, %" PRIu64 " unwind "
-				"rows (%" PRIu64 " bytes of maps, room for %" PRIu64 " rows)%s",
+				"rows (%" PRIu64 " bytes); the maps hold %" PRIu64 " rows%s",
 				st.processes, st.modules, st.rows, st.map_bytes, st.rows_capacity,
 				st.modules_without_rows ? "; some modules got no rows: the maps "
 				"were full (raise --unwind-memory)" : "");

@@ -354,7 +354,7 @@ static int fault_in(const struct cli_ctx *c, struct gs_program_opts *popts)
 	}
 	popts->fault_in = c->cli.fault_in != CLI_FAULT_OFF && kernel &&
 			  popts->output == GS_OUTPUT_RINGBUF && popts->unwinder == GS_UNWINDER_LOOP;
-	if (c->cli.verbose)
+	if (c->cli.verbose && !c->cli.profile_hz) /* a profile reads no values */
 		cli_say("gstrace: ", "user memory: %s", popts->fault_in ?
 			"reads fault pages in (sleepable uprobe programs: bpf_copy_from_user "
 			"after a failed bpf_probe_read_user)" :

@@ -92,6 +92,14 @@ void gs_modfiles_free(struct gs_modfiles *c)
 	free(c);
 }
 
+struct gs_modfile *gs_modfiles_by_cookie(const struct gs_modfiles *c, uint64_t cookie)
+{
+	for (size_t i = 0; cookie && i < c->n; i++)
+		if (c->v[i]->id.cookie == cookie)
+			return c->v[i];
+	return NULL;
+}
+
 size_t gs_modfiles_opened(const struct gs_modfiles *c)
 {
 	return c->opened;
