@@ -82,7 +82,8 @@ int gs_kallsyms_load(const char *path, struct gs_kallsyms **out, struct gs_error
 	for (size_t i = 0; i < k->n; i++)
 		k->v[i].name = k->names + offs[i];
 	free(offs);
-	qsort(k->v, k->n, sizeof(*k->v), by_addr);
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), by_addr);
 	*out = k;
 	return 0;
 oom:
