@@ -8,9 +8,10 @@
 #include "cg_specs.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-#define AGG(a, keys, x) { .kind = GS_STMT_AGGREGATE, .text = (a).name, .args = (keys), \
+/* name again as a literal: clang takes no member of a const object as a constant */
+#define AGG(a, name, keys, x) { .kind = GS_STMT_AGGREGATE, .text = (name), .args = (keys), \
 	.nargs = N(keys), .expr = (x), .agg = &(a) }
-#define AGG0(a, x) { .kind = GS_STMT_AGGREGATE, .text = (a).name, .expr = (x), .agg = &(a) }
+#define AGG0(a, name, x) { .kind = GS_STMT_AGGREGATE, .text = (name), .expr = (x), .agg = &(a) }
 
 static const struct gs_expr pid = { .kind = GS_EXPR_SPECIAL, .special = GS_SPECIAL_PID,
 				    .text = "$pid" };
@@ -26,7 +27,7 @@ static const struct gs_expr duration_us = { .kind = GS_EXPR_BINARY, .op = GS_OP_
 /* trace f { @calls[$pid] = count(); } */
 static const struct gs_agg_stmt a_calls = { "@calls", 0, GS_AGG_COUNT, 0, 0, 0 };
 static const struct gs_expr *const by_pid[] = { &pid };
-static const struct gs_stmt count_body[] = { AGG(a_calls, by_pid, NULL) };
+static const struct gs_stmt count_body[] = { AGG(a_calls, "@calls", by_pid, NULL) };
 const struct gs_trace_spec gs_cga_count = { .trace_id = 1, .target = "f", .body = count_body,
 					    .nbody = N(count_body) };
 
@@ -36,8 +37,8 @@ static const struct gs_agg_stmt a_lat = { "@lat", 0, GS_AGG_HIST, 0, 0, 0 };
 static const struct gs_agg_stmt a_us = { "@us", 1, GS_AGG_LHIST, 0, 100, 10 };
 static const struct gs_expr *const by_retval[] = { &retval };
 static const struct gs_stmt latency_body[] = {
-	AGG(a_lat, by_retval, &duration),
-	AGG0(a_us, &duration_us),
+	AGG(a_lat, "@lat", by_retval, &duration),
+	AGG0(a_us, "@us", &duration_us),
 };
 const struct gs_trace_spec gs_cga_latency = { .trace_id = 2, .target = "f",
 					      .body = latency_body, .nbody = N(latency_body),
