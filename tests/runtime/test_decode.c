@@ -12,6 +12,8 @@
 #include <cmocka.h>
 
 #include <gs/decode.h>
+#include <gs/fold.h>
+#include <gs/render.h>
 
 #include "harness.h"
 
@@ -226,6 +228,63 @@ static void test_backtrace_keeps_only_valid_frames(void **state)
 	assert_int_equal(in->backtrace.frames[1].pc, 0x2000);
 	assert_int_equal(in->backtrace.frames[1].raw_ip, 0x555555556000ULL);
 	assert_int_equal(in->backtrace.frames[0].module_cookie, 0x1122334455667788ULL);
+	harness_fini(&h);
+	free(w);
+}
+
+/* A CPU sample's kernel stack: its frames as written, shown by address in
+ * the plain rendering (no resolver) and folded outermost first with _[k];
+ * frame_count past requested_depth is refused. */
+static void test_kernel_stack_decodes_renders_and_folds(void **state)
+{
+	static const uint64_t addrs[3] = { 0xffffffff81000010ull, 0xffffffff81000020ull,
+					   0xffffffff81000030ull };
+	struct gs_kernel_stack ks = { .requested_depth = 4, .frame_count = 3 };
+	uint64_t slots[4] = { addrs[0], addrs[1], addrs[2], 0 };
+	struct harness h;
+	struct wire *w = wire_new();
+	const struct gs_inst *in;
+	char text[512], folded[256];
+	size_t at;
+
+	(void)state;
+	harness_init(&h, GS_DECODE_RINGBUF);
+	wire_event(w, 0, 1, 2, 3);
+	wire_inst(w, GS_INST_KERNEL_STACK, sizeof(ks) + sizeof(slots));
+	wire_bytes(w, &ks, sizeof(ks));
+	wire_bytes(w, slots, sizeof(slots));
+	wire_end(w, 1, 0);
+	in = &decode_one(&h, w)->insts[0];
+	assert_int_equal(in->type, GS_INST_KERNEL_STACK);
+	assert_int_equal(in->kernel_stack.requested_depth, 4);
+	assert_int_equal(in->kernel_stack.frame_count, 3);
+	assert_memory_equal(in->kernel_stack.addrs, addrs, sizeof(addrs));
+	gs_render_inst(in, text, sizeof(text));
+	assert_string_equal(text, "kernel stack: 3 frames\n"
+			    "  #0 0xffffffff81000010 [kernel]\n"
+			    "  #1 0xffffffff81000020 [kernel]\n"
+			    "  #2 0xffffffff81000030 [kernel]");
+	gs_fold_kernel_stack(NULL, in, folded, sizeof(folded));
+	assert_string_equal(folded, "0xffffffff81000030_[k];0xffffffff81000020_[k];"
+			    "0xffffffff81000010_[k]");
+	harness_fini(&h);
+	/* more frames than the stack holds */
+	harness_init(&h, GS_DECODE_RINGBUF);
+	w->len = 0;
+	ks.frame_count = 5;
+	wire_event(w, 0, 1, 2, 3);
+	at = wire_inst(w, GS_INST_KERNEL_STACK, sizeof(ks) + sizeof(slots));
+	(void)at;
+	wire_bytes(w, &ks, sizeof(ks));
+	wire_bytes(w, slots, sizeof(slots));
+	wire_end(w, 1, 0);
+	assert_int_equal(gs_decoder_push(h.dec, w->buf, w->len, &h.err), 0);
+	{
+		const struct gs_event *ev;
+
+		assert_true(gs_decoder_next(h.dec, &ev, &h.err) < 0);
+		assert_non_null(strstr(h.err.msg, "KernelStack: frame_count 5 exceeds"));
+	}
 	harness_fini(&h);
 	free(w);
 }
@@ -532,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_variable_index_takes_kind_from_wire),
 		cmocka_unit_test(test_complex_format_walks_args),
 		cmocka_unit_test(test_backtrace_keeps_only_valid_frames),
+		cmocka_unit_test(test_kernel_stack_decodes_renders_and_folds),
 		cmocka_unit_test(test_expr_error_names_missing_index),
 		cmocka_unit_test(test_ringbuf_split_at_every_boundary_decodes_identically),
 		cmocka_unit_test(test_ringbuf_one_byte_chunks_decode_identically),
