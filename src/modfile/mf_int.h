@@ -188,6 +188,10 @@ struct mf_map_candidate {
 int mf_elf_layout_read(struct Elf *elf, struct mf_elf_layout *out, struct gs_error *err);
 /* Reference 8.3: base, size and the load bias (in all four section slots).
  * -ENOENT when no PT_LOAD matches any mapping. */
+/* A module's file opened through the cache at src, identified, and placed
+ * by its mappings (proc_modules.c). */
+int mf_module_open_at(struct gs_modfiles *files, const struct gs_modfile_src *src,
+		      const struct mf_map_candidate *cand, size_t ncand, struct gs_proc_module *out);
 /* The [vdso] of maps as a module (vdso.c): this process's vDSO image,
  * identified by its build id, at that mapping. -ENOENT without one. */
 int mf_vdso_module(const struct gs_maps *maps, struct gs_modfiles *files,

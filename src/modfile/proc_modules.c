@@ -60,10 +60,8 @@ static int load_module(pid_t pid, const struct gs_maps *maps, const struct mf_ma
 {
 	char mapfile[96], rooted[PATH_MAX + 64];
 	struct mf_map_candidate cand[64];
-	const struct mf_elf_layout *layout;
 	struct gs_modfile_src src;
 	size_t ncand = 0;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->path = strdup(mod->path);
@@ -74,17 +72,25 @@ static int load_module(pid_t pid, const struct gs_maps *maps, const struct mf_ma
 	out->open_path = strdup(src.path);
 	if (!out->open_path)
 		return -ENOMEM;
-	rc = gs_modfile_open_src(files, &src, &out->file, NULL);
-	if (rc == 0)
-		rc = mf_modfile_layout(out->file, &layout, NULL);
-	if (rc)
-		return rc;
-	out->id = *gs_modfile_id(out->file);
 	for (size_t i = 0; i < mod->nmaps && ncand < sizeof(cand) / sizeof(cand[0]); i++) {
 		const struct gs_map_entry *e = &maps->entries[mod->maps[i]];
 
 		cand[ncand++] = (struct mf_map_candidate){ e->start, e->end, e->offset };
 	}
+	return mf_module_open_at(files, &src, cand, ncand, out);
+}
+
+int mf_module_open_at(struct gs_modfiles *files, const struct gs_modfile_src *src,
+		      const struct mf_map_candidate *cand, size_t ncand, struct gs_proc_module *out)
+{
+	const struct mf_elf_layout *layout;
+	int rc = gs_modfile_open_src(files, src, &out->file, NULL);
+
+	if (rc == 0)
+		rc = mf_modfile_layout(out->file, &layout, NULL);
+	if (rc)
+		return rc;
+	out->id = *gs_modfile_id(out->file);
 	return mf_module_offsets_compute(layout, cand, ncand, &out->offsets, NULL);
 }
 

@@ -49,10 +49,8 @@ int mf_vdso_module(const struct gs_maps *maps, struct gs_modfiles *files,
 		   struct gs_proc_module *out)
 {
 	const struct gs_map_entry *e = NULL;
-	const struct mf_elf_layout *layout;
 	struct gs_modfile_src src = { .sz = sizeof(src) };
 	struct mf_map_candidate cand;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < maps->n && !e; i++)
@@ -69,12 +67,6 @@ int mf_vdso_module(const struct gs_maps *maps, struct gs_modfiles *files,
 	out->open_path = strdup(image_path);
 	if (!out->path || !out->open_path)
 		return -ENOMEM;
-	rc = gs_modfile_open_src(files, &src, &out->file, NULL);
-	if (rc == 0)
-		rc = mf_modfile_layout(out->file, &layout, NULL);
-	if (rc)
-		return rc;
-	out->id = *gs_modfile_id(out->file);
 	cand = (struct mf_map_candidate){ e->start, e->end, 0 };
-	return mf_module_offsets_compute(layout, &cand, 1, &out->offsets, NULL);
+	return mf_module_open_at(files, &src, &cand, 1, out);
 }
