@@ -225,6 +225,23 @@ static bool filled(const struct gs_session *s, pid_t pid)
 	return false;
 }
 
+/* Whether pid has lived long enough for its dynamic linker to have mapped
+ * its libraries (tens of milliseconds at most): one filled before would
+ * have frames in them the snapshot lacks until its maps are read again. */
+#define SETTLE_NS 50000000ll
+static bool settled(pid_t pid)
+{
+	struct gs_proc_stat st;
+	struct timespec now;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (gs_proc_stat_read(pid, &st, NULL) != 0 || hz <= 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+		return true;
+	return (int64_t)now.tv_sec * 1000000000ll + now.tv_nsec -
+	       (int64_t)(st.start_time * (1000000000ull / (unsigned long long)hz)) >= SETTLE_NS;
+}
+
 /* A process of the sample scope: a user process (a kernel thread has no
  * executable), and for a module's samples one that maps it. */
 static bool in_scope(const struct gs_session *s, pid_t pid)
@@ -249,8 +266,12 @@ static int scan_processes(struct gs_session *s, struct gs_error *err)
 	struct dirent *de;
 	int rc = 0;
 
+	/* A process filled within the last second may still be mapping its
+	 * libraries (the dynamic linker runs after the exec the scan saw):
+	 * its maps are compared again at each scan until then. */
 	for (size_t i = 0; proc && i < s->nfills && rc == 0; i++)
-		if (gs_procfill_execd(&s->fills[i]) &&
+		if ((gs_procfill_execd(&s->fills[i]) ||
+		     monotonic_ns() - s->fills[i].first_fill_ns < REFRESH_INTERVAL_NS) &&
 		    (rc = gs_procfill_refresh(&s->fills[i], &s->pool, true, err)) < 0)
 			rc = rc == -ENOENT || rc == -ESRCH ? 0 : rc;
 		else
@@ -265,7 +286,7 @@ static int scan_processes(struct gs_session *s, struct gs_error *err)
 
 		/* gstrace maps the module files it reads: never one of -t's */
 		if (*end || pid <= 0 || seen(s, (pid_t)pid) || filled(s, (pid_t)pid) ||
-		    (s->sample_scope == GS_SAMPLE_KNOWN && pid == getpid()))
+		    (s->sample_scope == GS_SAMPLE_KNOWN && pid == getpid()) || !settled((pid_t)pid))
 			continue;
 		if (!in_scope(s, (pid_t)pid)) {
 			rc = see(s, (pid_t)pid) ? gs_errorf(err, -ENOMEM, "out of memory") : 0;

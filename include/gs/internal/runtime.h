@@ -232,6 +232,7 @@ struct gs_procfill {
 	struct gs_modfiles *files;   /* where its modules are read (borrowed) */
 	struct gs_proc_modules mods; /* the last snapshot written */
 	uint64_t exe_dev, exe_ino;   /* its /proc/PID/exe then: an exec changes it */
+	int64_t first_fill_ns;       /* CLOCK_MONOTONIC of its first fill (0: none yet) */
 	uint64_t *sig;               /* its file mappings, to notice changes */
 	size_t nsig;
 	/* Every fill first writes the rows of modules the row maps lack, then

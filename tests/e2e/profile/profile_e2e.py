@@ -159,7 +159,18 @@ def check_stacks(label, stacks, gdb, spins=L.SPINS, shares=True, min_samples=0,
     if exiting:
         print("%s: %d samples in _exit (the process exiting), not unwound past it" %
               (label, sum(n for _, n in exiting)))
-    incomplete = [(st, n) for st, n in stacks if not L.complete(st) and (st, n) not in exiting]
+    # A sample at some pcs of the vDSO's clock code unwinds to no module:
+    # its .eh_frame (the kernel's) does not describe them. Reported; a
+    # failure only past 0.5 % of the samples.
+    in_vdso = [(st, n) for st, n in stacks if not L.complete(st) and (st, n) not in exiting
+               and L.user_part(st) and L.user_part(st)[-1].startswith("__vdso_")]
+    vdso_n = sum(n for _, n in in_vdso)
+    if in_vdso:
+        print("%s: %d samples stop in the vDSO" % (label, vdso_n))
+        if vdso_n * 200 > max(total, 1):
+            fail("%s: %d of %d samples stop in the vDSO" % (label, vdso_n, total))
+    incomplete = [(st, n) for st, n in stacks if not L.complete(st) and (st, n) not in exiting
+                  and (st, n) not in in_vdso]
     for st, n in incomplete[:5]:
         fail("%s: incomplete stack (%d samples): %s" % (label, n, ";".join(st)))
     if shares:
@@ -281,7 +292,10 @@ def scenario_kernel_stacks():
         fail("--kernel-stacks: no stack through the read system call")
 
 
-EXITING = {"_exit", "__GI__exit", "_Exit"}
+# Where a stack legitimately ends early: _exit once the kernel let go of
+# the process's memory, and crtstuff's destructor runner, which the
+# toolchain builds without CFI (no FDE covers __do_global_dtors_aux).
+EXITING = {"_exit", "__GI__exit", "_Exit", "__do_global_dtors_aux"}
 VERBOSE = re.compile(r"gstrace: profile: (\d+) processes, (\d+) modules, (\d+) unwind rows "
                      r"\((\d+) bytes\)")
 
@@ -316,7 +330,8 @@ def scenario_all():
     for st, n in sorted(stacks, key=lambda x: -x[1])[:8]:
         print("    %s %d" % (";".join(st)[:300], n))
     for k, fn in spins_lib.items():
-        mine = [(st, n) for st, n in stacks if fn in st]
+        # the busy loop's samples (one between two calls is in fn itself)
+        mine = [(st, n) for st, n in stacks if fn in st and "profspin_spin" in st]
         got = sum(n for _, n in mine)
         print("--all: %s: %d samples" % (fn, got))
         if got < 50:
