@@ -354,7 +354,7 @@ struct gs_sample_stats {
 	size_t modules;
 	uint64_t rows, rows_capacity;
 	uint64_t map_bytes;
-	uint64_t modules_without_rows;
+	uint64_t modules_without_rows; /* counted at each fill that tried them */
 };
 GS_API int gs_session_sample_stats(const struct gs_session *s, struct gs_sample_stats *st,
 				   struct gs_error *err);
