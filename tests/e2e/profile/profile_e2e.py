@@ -67,6 +67,33 @@ def binary(name):
     return os.path.join(BUILD, name)
 
 
+_plt_ranges = {}
+
+
+def in_plt_stub(frame):
+    """Whether a folded frame `module+0xoff` lies in its module's .plt or
+    .plt.got/.plt.sec (the fixtures are in BUILD)."""
+    m = re.match(r"^(.+)\+0x([0-9a-f]+)$", frame)
+    if not m:
+        return False
+    path = binary(m.group(1))
+    if path not in _plt_ranges:
+        ranges = []
+        try:
+            out = subprocess.run(["readelf", "-SW", path], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, text=True).stdout
+        except OSError:
+            out = ""
+        for line in out.splitlines():
+            f = line.replace("[ ", "[").split()
+            if len(f) > 6 and f[1] in (".plt", ".plt.got", ".plt.sec"):
+                lo, size = int(f[3], 16), int(f[5], 16)
+                ranges.append((lo, lo + size))
+        _plt_ranges[path] = ranges
+    off = int(m.group(2), 16)
+    return any(lo <= off < hi for lo, hi in _plt_ranges[path])
+
+
 def gstrace_argv(hz, target, seconds, extra=()):
     return [GSTRACE, "--profile", str(hz)] + list(target) + [
         "--duration", str(seconds), "--script-output", "folded"] + list(extra)
@@ -169,8 +196,18 @@ def check_stacks(label, stacks, gdb, spins=L.SPINS, shares=True, min_samples=0,
         print("%s: %d samples stop in the vDSO" % (label, vdso_n))
         if vdso_n * 200 > max(total, 1):
             fail("%s: %d of %d samples stop in the vDSO" % (label, vdso_n, total))
+    # A sample inside a PLT stub stops there: its FDE's CFA is an expression
+    # of rip the walker has no row for (docs: left for later). Reported; a
+    # failure only past 0.5 % of the samples.
+    in_plt = [(st, n) for st, n in stacks if not L.complete(st) and (st, n) not in exiting
+              and (st, n) not in in_vdso and L.user_part(st) and in_plt_stub(L.user_part(st)[-1])]
+    plt_n = sum(n for _, n in in_plt)
+    if in_plt:
+        print("%s: %d samples stop in a PLT stub" % (label, plt_n))
+        if plt_n * 200 > max(total, 1):
+            fail("%s: %d of %d samples stop in a PLT stub" % (label, plt_n, total))
     incomplete = [(st, n) for st, n in stacks if not L.complete(st) and (st, n) not in exiting
-                  and (st, n) not in in_vdso]
+                  and (st, n) not in in_vdso and (st, n) not in in_plt]
     for st, n in incomplete[:5]:
         fail("%s: incomplete stack (%d samples): %s" % (label, n, ";".join(st)))
     if shares:
