@@ -1,7 +1,8 @@
 /* Where a module's debug file is, the way gdb looks (build-id directories,
  * then the .gnu_debuglink name beside the module, in its .debug/ directory
- * and under each debug root, then debuginfod). libdwfl searches the debug
- * roots and debuginfod, which root owns; the two places beside the module
+ * and under each debug root, then debuginfod when a server is configured).
+ * libdwfl searches the build-id directories and debuginfod; the roots are
+ * root's own, the two places beside the module
  * belong to whoever owns the traced program, so those are opened here
  * without blocking, checked on the descriptor, and accepted only when
  * their build id and CRC match the module's. */
@@ -137,6 +138,52 @@ static int find_beside(const struct gs_modfile *m, const char *file_name, const 
 	return -1;
 }
 
+/* <root><dir>/<link> under each debug root, dir being the module's own
+ * directory (/usr/lib/debug/usr/lib/x86_64-linux-gnu/libz.so.1.debug), as
+ * gdb looks; the roots belong to root, so no other check than the link's. */
+static int find_under_roots(const struct gs_modfile *m, const char *file_name, const char *link,
+			    uint32_t crc, char **found)
+{
+	const char *slash = file_name ? strrchr(file_name, '/') : NULL;
+	const char *dirs = m->owner->debug_dirs;
+
+	if (!slash || file_name[0] != '/' || !link || !link[0] || strchr(link, '/') || !dirs)
+		return -1;
+	for (const char *d = dirs; *d;) {
+		size_t n = strcspn(d, ":");
+		char *cand = NULL;
+		struct stat st;
+		int fd = -1;
+
+		if (asprintf(&cand, "%.*s%.*s/%s", (int)n, d, (int)(slash - file_name), file_name,
+			     link) >= 0)
+			fd = open(cand, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    matches(m, fd, (uint64_t)st.st_size, crc)) {
+			*found = cand;
+			return fd;
+		}
+		if (fd >= 0)
+			close(fd);
+		free(cand);
+		d += n;
+		if (*d == ':')
+			d++;
+	}
+	return -1;
+}
+
+/* Whether a debuginfod server is configured: only then is libdwfl's own
+ * search asked, which loads the debuginfod client (libcurl, GnuTLS: 5 MB
+ * of a run's memory and milliseconds of its start) on first use even when
+ * no server is set. */
+static bool debuginfod_configured(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	return urls && urls[0];
+}
+
 /* The cached copy of the debug file fd with its sections inflated, when
  * there is a valid one (fd is closed then); the name libdwfl keeps is the
  * debug file's own (alternate files are found beside it). */
@@ -206,8 +253,15 @@ int mf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 		if (fd >= 0)
 			return inflated_copy(*userdata, fd);
 	}
-	/* The debug roots (debuginfo_path holds absolute directories only)
-	 * and, when configured, debuginfod. */
+	/* The debug roots (debuginfo_path holds absolute directories only),
+	 * then libdwfl's search, for debuginfod, when configured. */
+	if (*userdata) {
+		fd = find_under_roots(*userdata, file_name, debuglink, crc, debuginfo_file_name);
+		if (fd >= 0)
+			return inflated_copy(*userdata, fd);
+		if (!debuginfod_configured())
+			return -1;
+	}
 	errno = 0;
 	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc,
 					    debuginfo_file_name);
