@@ -14,9 +14,10 @@
 #include "opts.h"
 
 /* Rows of every ELF module pid maps (a module that cannot be read is left
- * out: its frames end the walk with NoUnwindRowsForPc). */
+ * out: its frames end the walk with NoUnwindRowsForPc); only counted when
+ * by_fill. */
 static int add_process_modules(struct gs_bt_plan *p, pid_t pid, struct gs_modfiles *files,
-			       struct gs_error *err)
+			       bool by_fill, struct gs_error *err)
 {
 	struct gs_proc_modules mods;
 	int rc = gs_proc_modules_load(pid, files, &mods, err);
@@ -28,8 +29,13 @@ static int add_process_modules(struct gs_bt_plan *p, pid_t pid, struct gs_modfil
 
 		if (gs_modfile_cfi(m->file, &t, &ignored) != 0)
 			continue;
-		rc = gs_rowset_add_x(&p->rows, m->id.cookie, t->rows, t->nrows, t->xrows,
-				     t->nxrows, err);
+		if (by_fill) {
+			p->counted_rows += t->nrows;
+			p->counted_xrows += t->nxrows;
+		} else {
+			rc = gs_rowset_add_x(&p->rows, m->id.cookie, t->rows, t->nrows, t->xrows,
+					     t->nxrows, err);
+		}
 	}
 	gs_proc_modules_free(&mods);
 	return rc;
@@ -71,19 +77,26 @@ int gs_bt_plan_build(const char *module, uint64_t pc, const struct gs_bt_plan_op
 		memset(&out->probe.first_row, 0, sizeof(out->probe.first_row));
 	rc = 0;
 	if (o.pid > 0) {
-		rc = add_process_modules(out, o.pid, files, err);
+		size_t counted;
+
+		rc = add_process_modules(out, o.pid, files, o.rows_by_fill, err);
+		counted = out->counted_rows;
 		/* The probe module may not be mapped yet (a library loaded later). */
 		if (rc == 0)
 			rc = gs_rowset_add_x(&out->rows, id.cookie, t->rows, t->nrows, t->xrows,
 					     t->nxrows, err);
 		if (rc)
 			goto out;
-		out->probe.module_ranges = out->rows.nrows > 0;
+		out->probe.module_ranges = out->rows.nrows + counted > 0;
+		if (counted > UINT32_MAX - out->rows.nrows)
+			counted = UINT32_MAX - out->rows.nrows;
+		out->probe.nrows = (uint32_t)(out->rows.nrows + counted);
 	}
 	if (out->rows.nrows == 0)
 		rc = gs_rowset_add_x(&out->rows, id.cookie, t->rows, t->nrows, t->xrows,
 					     t->nxrows, err);
-	out->probe.nrows = (uint32_t)out->rows.nrows;
+	if (!out->probe.module_ranges)
+		out->probe.nrows = (uint32_t)out->rows.nrows;
 out:
 	if (rc)
 		gs_bt_plan_fini(out);

@@ -251,7 +251,10 @@ static const struct gs_rowset *own_rows(struct gs_plan *p, struct gs_bt_plan *bp
 static int plan_bt(struct gs_plan *p, struct gs_plan_trace *t, struct gs_error *err)
 {
 	pid_t pid = rows_pid_for(p, t->target.module);
-	struct gs_bt_plan_opts po = { .sz = sizeof(po), .pid = pid, .files = p->files };
+	struct gs_bt_plan_opts po = { .sz = sizeof(po), .pid = pid, .files = p->files,
+				      /* the session's own pid: its fill writes the rows */
+				      .rows_by_fill = p->program.unwinder == GS_UNWINDER_LOOP &&
+						      p->opts.pid > 0 && pid == p->opts.pid };
 
 	for (size_t i = 0; i < t->nprobes; i++) {
 		struct gs_plan_probe *pr = &t->probes[i];
@@ -270,6 +273,10 @@ static int plan_bt(struct gs_plan *p, struct gs_plan_trace *t, struct gs_error *
 			return rc;
 		}
 		pr->bt_probe = bp.probe;
+		if (bp.counted_rows > p->fill_rows)
+			p->fill_rows = bp.counted_rows;
+		if (bp.counted_xrows > p->fill_xrows)
+			p->fill_xrows = bp.counted_xrows;
 		if (bp.probe.module_ranges) {
 			rc = share_rows(p, &bp.rows, err);
 			if (rc == 0 && !p->rows_pid)
@@ -526,9 +533,13 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 	uint32_t want, need;
 	int rc;
 
-	/* The loop walker's rows are more (rules of rbx, r12-r15): size by them. */
+	/* The loop walker's rows are more (rules of rbx, r12-r15): size by them;
+	 * a process's modules may be counted only (the loop walker's fill
+	 * writes them), the probe module among them. */
 	for (size_t i = 0; i < p->shared.nmodules; i++)
 		xrows += p->shared.modules[i].nxrows;
+	rows = p->fill_rows > rows ? p->fill_rows : rows;
+	xrows = p->fill_xrows > xrows ? p->fill_xrows : xrows;
 	if (xrows > rows)
 		rows = xrows;
 	want = rows > UINT32_MAX / 2 ? UINT32_MAX : (uint32_t)(2 * rows);

@@ -256,6 +256,9 @@ struct gs_plan {
 	struct gs_modfiles *files, *own_files;
 	struct gs_phase_times times;
 	struct gs_rowset shared;
+	/* The most rows and loop-walker rows a plan counted without holding
+	 * them (gs_bt_plan.counted_rows): the process's modules. */
+	size_t fill_rows, fill_xrows;
 	pid_t rows_pid;
 	struct own_rows **own; /* never move: probes point at their rows */
 	size_t nown, own_cap;

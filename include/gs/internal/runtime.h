@@ -111,6 +111,9 @@ void gs_loaded_close(struct gs_loaded *l);
 struct gs_bt_plan {
 	struct gs_bt_probe probe;
 	struct gs_rowset rows; /* one module, or every module of the process */
+	/* With rows_by_fill: the rows and loop-walker rows of the process's
+	 * modules, counted (the maps are sized by them), not in rows. */
+	size_t counted_rows, counted_xrows;
 };
 /* Options (GS_OPTS); zero is the default of every field. */
 struct gs_bt_plan_opts {
@@ -123,6 +126,11 @@ struct gs_bt_plan_opts {
 	/* Module files and their CFI rows, read once per cache (NULL: a
 	 * cache for this call). */
 	struct gs_modfiles *files;
+	/* The process's modules are counted, not copied: their rows reach
+	 * the maps from the module files when the process is filled (the
+	 * loop walker's bt_module_rows), so the plan holds only the probe
+	 * module's. */
+	bool rows_by_fill;
 };
 int gs_bt_plan_build(const char *module, uint64_t pc, const struct gs_bt_plan_opts *opts,
 			    struct gs_bt_plan *out, struct gs_error *err);
