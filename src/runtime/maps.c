@@ -204,25 +204,36 @@ static int update_mapped(const struct gs_bpf_map *map, const uint8_t *keys, cons
 {
 	size_t stride = ((size_t)map->value_size + 7) & ~(size_t)7;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t len = ((size_t)map->max_entries * stride + page - 1) & ~(page - 1);
+	size_t start, len;
+	uint32_t lo = UINT32_MAX, hi = 0;
 	uint8_t *mem;
 
 	if (!(map->flags & BPF_F_MMAPABLE) || map->type != BPF_MAP_TYPE_ARRAY ||
-	    map->key_size != sizeof(uint32_t) || !len)
+	    map->key_size != sizeof(uint32_t) || !map->max_entries)
 		return 1;
-	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, map->fd, 0);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k;
+
+		memcpy(&k, keys + i * sizeof(k), sizeof(k));
+		if (k >= map->max_entries)
+			return gs_errorf(err, -E2BIG, "update of %s element %u: past its %u entries",
+					 map->name, k, map->max_entries);
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	/* Only the pages the keys land in: mapping the whole array put every
+	 * page a run touched into gstrace's resident memory at once. */
+	start = (size_t)lo * stride & ~(page - 1);
+	len = (((size_t)hi + 1) * stride - start + page - 1) & ~(page - 1);
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, map->fd, (off_t)start);
 	if (mem == MAP_FAILED)
 		return 1;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t k;
 
 		memcpy(&k, keys + i * sizeof(k), sizeof(k));
-		if (k >= map->max_entries) {
-			munmap(mem, len);
-			return gs_errorf(err, -E2BIG, "update of %s element %u: past its %u entries",
-					 map->name, k, map->max_entries);
-		}
-		memcpy(mem + (size_t)k * stride, values + i * map->value_size, map->value_size);
+		memcpy(mem + (size_t)k * stride - start, values + i * map->value_size,
+		       map->value_size);
 	}
 	munmap(mem, len);
 	return 0;
@@ -319,7 +330,9 @@ static int hold(struct gs_bpf_maps *m, struct gs_bpf_map *map, const void *key, 
 		if (!b)
 			return -ENOMEM;
 	}
-	if (b->n && (b->map != idx || k != b->first_key + b->n))
+	/* A run is written out every BATCH_CHUNK elements: the buffer stays
+	 * small whatever a module's rows are (libc's: 0.5 MB). */
+	if (b->n && (b->map != idx || k != b->first_key + b->n || b->n >= BATCH_CHUNK))
 		return 0;
 	if (base_grow((void **)&b->values, &b->cap, (b->n + 1) * map->value_size, 1))
 		return -ENOMEM;

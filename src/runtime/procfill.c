@@ -351,6 +351,8 @@ static int add_new_compact_rows(struct gs_procfill *f, const struct gs_proc_modu
 		if (rc == 0)
 			rc = gs_bt_rowtab_write(&w, m->id.cookie, &tab, &caps, err);
 		gs_bt_rowtab_free(&tab);
+		if (rc == 0)
+			gs_modfile_cfi_drop(m->file); /* in the maps now */
 		if (rc == -ENOSPC && f->skip_full) {
 			f->rows_skipped++;
 			rc = 0;

@@ -422,7 +422,7 @@ static void sort_and_merge(struct gs_cfi_table *t, bool merge)
 }
 
 int uw_cfi_table_build(Elf *elf, const struct gs_cfi_opts *opts, size_t split_min_fdes,
-		       struct gs_cfi_table *out, struct gs_error *err)
+		       struct gs_cfi_table *out, struct uw_cfi_mapping *map, struct gs_error *err)
 {
 	struct uw_cfi_builder b = { .t = out };
 	struct mf_fde_ranges eh;
@@ -434,13 +434,15 @@ int uw_cfi_table_build(Elf *elf, const struct gs_cfi_opts *opts, size_t split_mi
 	size_t idlen = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (map)
+		memset(map, 0, sizeof(*map));
 	rc = OPTS_COPY(&o, opts, gs_cfi_opts, err);
 	if (rc)
 		return rc;
 	/* The cache holds default tables only (merged, with .debug_frame). */
 	if (o.cache_dir && !o.no_merge && !o.no_debug_frame &&
 	    mf_elf_build_id(elf, &id, &idlen) == 0 && idlen &&
-	    uw_cfi_cache_load(o.cache_dir, elf, id, idlen, out) == 0)
+	    uw_cfi_cache_load(o.cache_dir, elf, id, idlen, out, map) == 0)
 		return 0;
 	rc = mf_fde_ranges_read(elf, true, &eh, err);
 	if (rc)
@@ -483,7 +485,7 @@ int uw_cfi_table_build(Elf *elf, const struct gs_cfi_opts *opts, size_t split_mi
 int gs_cfi_table_from_elf(Elf *elf, const struct gs_cfi_opts *opts, struct gs_cfi_table *out,
 			  struct gs_error *err)
 {
-	return uw_cfi_table_build(elf, opts, UW_CFI_SPLIT_MIN_FDES, out, err);
+	return uw_cfi_table_build(elf, opts, UW_CFI_SPLIT_MIN_FDES, out, NULL, err);
 }
 
 int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *opts,

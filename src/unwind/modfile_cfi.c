@@ -1,7 +1,8 @@
 /* The CFI rows of a module file (gs_modfile_cfi): built once per build id
  * (files without one: per file) with the default options and the cache's
  * on-disk CFI directory, and kept in the module-file cache's slot for that
- * cookie, which frees them with itself. Rows are this layer's; the files
+ * cookie, which frees them with itself or when the rows are in the maps
+ * (gs_modfile_cfi_drop). Rows are this layer's; the files
  * and the slot are the modfile layer's (gs/internal/modfile.h). */
 #include <errno.h>
 #include <stdio.h>
@@ -11,10 +12,18 @@
 
 #include "unwind_int.h"
 
+/* A slot's table, and the cache file its arrays lie in when mapped. */
+struct slot_table {
+	struct gs_cfi_table t; /* first: the slot's table pointer is this */
+	struct uw_cfi_mapping map;
+};
+
 static void table_free(void *table)
 {
-	gs_cfi_table_free(table);
-	free(table);
+	struct slot_table *st = table;
+
+	uw_cfi_table_unmap(&st->t, &st->map);
+	free(st);
 }
 
 int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct gs_error *err)
@@ -31,7 +40,7 @@ int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct
 		struct gs_error why;
 
 		s->filled = true;
-		s->table = calloc(1, sizeof(struct gs_cfi_table));
+		s->table = calloc(1, sizeof(struct slot_table));
 		if (!s->table) {
 			s->rc = -ENOMEM;
 			snprintf(s->msg, sizeof(s->msg), "out of memory reading the CFI of %.200s",
@@ -39,7 +48,9 @@ int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct
 			return gs_errorf(err, s->rc, "%s", s->msg);
 		}
 		s->fini = table_free;
-		s->rc = gs_cfi_table_from_elf(gs_modfile_elf(m), &co, s->table, &why);
+		s->rc = uw_cfi_table_build(gs_modfile_elf(m), &co, UW_CFI_SPLIT_MIN_FDES,
+					   &((struct slot_table *)s->table)->t,
+					   &((struct slot_table *)s->table)->map, &why);
 		if (s->rc)
 			snprintf(s->msg, sizeof(s->msg), "%.200s: %.300s", gs_modfile_path(m),
 				 why.msg);
@@ -48,4 +59,17 @@ int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct
 		return gs_errorf(err, s->rc, "%s", s->msg);
 	*out = s->table;
 	return 0;
+}
+
+void gs_modfile_cfi_drop(struct gs_modfile *m)
+{
+	const char *dir;
+	struct mf_cfi_slot *s = m ? mf_modfile_cfi_slot(m, &dir) : NULL;
+
+	if (!s || !s->filled || s->rc || !s->table)
+		return; /* a failure is kept: reading again would fail again */
+	s->fini(s->table);
+	s->table = NULL;
+	s->fini = NULL;
+	s->filled = false;
 }

@@ -49,8 +49,18 @@ int uw_cfi_walk_split(struct uw_cfi_builder *b, struct Elf *elf, struct Dwarf_CF
 		      const struct mf_fde_range *v, size_t n);
 /* gs_cfi_table_from_elf with .eh_frame split from split_min_fdes FDEs
  * (tests: 0 splits whatever it can, SIZE_MAX never). */
+/* With map: a table found in the on-disk cache is mapped, not read, its
+ * arrays pointing into map (then freed by uw_cfi_table_unmap, not
+ * gs_cfi_table_free); else, and for a table computed, map->addr is NULL. */
+struct uw_cfi_mapping {
+	void *addr;
+	size_t size;
+};
 int uw_cfi_table_build(struct Elf *elf, const struct gs_cfi_opts *opts, size_t split_min_fdes,
-		       struct gs_cfi_table *out, struct gs_error *err);
+		       struct gs_cfi_table *out, struct uw_cfi_mapping *map,
+		       struct gs_error *err);
+/* Frees t whichever way it was made. */
+void uw_cfi_table_unmap(struct gs_cfi_table *t, struct uw_cfi_mapping *map);
 
 /* The loop walker's row from a libdw frame (cfi_xrow.c): fills row->rules
  * and returns -1, or returns the enum gs_cfi_drop reason it cannot. */
@@ -58,7 +68,7 @@ int uw_convert_xrow(struct Dwarf_Frame_s *frame, int ra_reg, struct gs_cfi_row *
 
 struct gs_cfi_table;
 int uw_cfi_cache_load(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
-		      struct gs_cfi_table *t);
+		      struct gs_cfi_table *t, struct uw_cfi_mapping *map);
 void uw_cfi_cache_store(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
 			const struct gs_cfi_table *t);
 

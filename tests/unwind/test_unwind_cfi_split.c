@@ -49,9 +49,9 @@ static size_t check_split_equals_serial(const char *path)
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
 		struct gs_cfi_table serial, split;
 
-		if (uw_cfi_table_build(elf, opts[i], SIZE_MAX, &serial, &err) != 0)
+		if (uw_cfi_table_build(elf, opts[i], SIZE_MAX, &serial, NULL, &err) != 0)
 			fail_msg("%s: %s", path, err.msg);
-		assert_int_equal(uw_cfi_table_build(elf, opts[i], 0, &split, &err), 0);
+		assert_int_equal(uw_cfi_table_build(elf, opts[i], 0, &split, NULL, &err), 0);
 		assert_same_table(&serial, &split);
 		fdes = serial.stats.fdes;
 		gs_cfi_table_free(&serial);

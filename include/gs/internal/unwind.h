@@ -12,6 +12,13 @@
 extern "C" {
 #endif
 
+/* ---- a module file's rows (modfile_cfi.c) -------------------------------- */
+
+/* Frees m's CFI table once its rows are in the maps (libc's: 3.6 MB the run
+ * no longer needs); a later gs_modfile_cfi reads it again. Tables pointers
+ * from gs_modfile_cfi are not to be kept across this call. */
+void gs_modfile_cfi_drop(struct gs_modfile *m);
+
 /* ---- rows for the loop walker (cfi.c, cfi_xrow.c) ------------------------- */
 
 /* The loop walker's form of a reference row (its rules as they are; rbx
