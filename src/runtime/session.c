@@ -168,6 +168,7 @@ static void start_dlhook(struct gs_session *s)
 /* An attach on its own thread: registering a uprobe waits for an RCU
  * grace period (about 10 ms) that the caller spends writing rows. */
 struct attach_job {
+	struct rt_warm *warm; /* stopped before this attach */
 	int prog_fd;
 	const char *path;
 	uint64_t offset;
@@ -181,6 +182,7 @@ static void *attach_thread(void *arg)
 {
 	struct attach_job *j = arg;
 
+	rt_warm_stop(j->warm);
 	j->rc = gs_uprobe_attach(j->prog_fd, j->path, j->offset, &j->uo, &j->probe, &j->err);
 	return NULL;
 }
@@ -231,6 +233,7 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 {
 	struct gs_load_opts lo = { .sz = sizeof(lo), .uprobe_multi = s->multi };
 	struct attach_job job = {
+		.warm = s->warm,
 		.path = t->target.module, .offset = pr->loc->file_offset,
 		.uo = { .sz = sizeof(job.uo), .pid = s->pid, .retprobe = t->spec.retprobe,
 			.force_tracefs = s->opts.force_tracefs, .multi_link = s->multi },
@@ -336,6 +339,7 @@ int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs
 	 * concurrent, perf events detach one at a time. */
 	s->multi = !s->opts.force_tracefs && !s->opts.no_multi_link &&
 		   gs_uprobe_multi_supported(NULL) == 0;
+	rt_warm_start(s);
 	s->v = calloc(nprobes ? nprobes : 1, sizeof(*s->v));
 	if (!s->v)
 		return gs_errorf(err, -ENOMEM, "out of memory starting %zu probes", nprobes);
@@ -368,6 +372,7 @@ int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs
 	}
 	if (rc == 0)
 		start_dlhook(s);
+	rt_warm_release(s);
 	return rc ? rc : (int)s->n;
 }
 
@@ -487,6 +492,7 @@ void gs_session_free(struct gs_session *s)
 	if (!s)
 		return;
 	/* Probes first: nothing fires into freed maps. */
+	rt_warm_free(s);
 	gs_session_detach(s);
 	for (size_t i = 0; i < s->n; i++)
 		trace_close(&s->v[i]);

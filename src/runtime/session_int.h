@@ -49,6 +49,7 @@ struct gs_session {
 	bool dlhook_tried;
 	char *report;
 	bool multi;    /* programs load for, and attach through, uprobe_multi links */
+	struct rt_warm *warm; /* do-nothing links made while verifying, or NULL */
 	bool gate_open; /* bt_snapshot_gen.open is set: loop-walker programs emit */
 	bool detached; /* gs_session_detach() ran */
 	/* CPU samples (gs_plan_add_samples): their scope, and the processes
@@ -70,5 +71,16 @@ int rt_session_note_module(struct gs_session *s, const char *module, struct gs_e
 int rt_session_scan(struct gs_session *s, struct gs_error *err);
 /* Every filled process's modules read again (at most once a second). */
 int rt_session_refresh(struct gs_session *s, int64_t now, struct gs_error *err);
+
+/* session_warm.c: the uprobe registration's grace period spent while the
+ * programs verify. With uprobe_multi links: a thread links a do-nothing
+ * program at the first probe's address until rt_warm_stop. */
+void rt_warm_start(struct gs_session *s);
+/* The thread stopped (before a real attach; w may be NULL). */
+void rt_warm_stop(struct rt_warm *w);
+/* Every probe attached: the do-nothing links released on a thread. */
+void rt_warm_release(struct gs_session *s);
+/* Stopped, released (waiting for it) and freed. */
+void rt_warm_free(struct gs_session *s);
 
 #endif /* GS_RUNTIME_SESSION_INT_H */
