@@ -74,6 +74,18 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 	else
 		printf("BENCH startup.first_event_ms.bt_raw %.2f ms\n", ms);
 
+	/* Variables with a cold index: the on-disk cache off, so every run
+	 * reads the fixture's DWARF afresh. */
+	char *gsvars[] = { GSTRACE, "-p", pid, "--max-events", "1",
+			   "-s", "trace hot_bt_leaf { print value; }", NULL };
+	setenv("GSTRACE_CFI_CACHE", "off", 1);
+	ms = bench_startup_ms(gsvars, bench_line_contains, "value = ", NULL);
+	unsetenv("GSTRACE_CFI_CACHE");
+	if (ms < 0)
+		printf("# skipped: startup.first_event_ms.vars.cold: no event from gstrace\n");
+	else
+		printf("BENCH startup.first_event_ms.vars.cold %.2f ms\n", ms);
+
 	if (!bpftrace) {
 		printf("# skipped: peer.bpftrace.startup.first_event_ms: bpftrace not installed\n");
 		return;
@@ -86,6 +98,85 @@ static void bench_startup(pid_t fixture, const char *bpftrace)
 		printf("# skipped: peer.bpftrace.startup.first_event_ms: no event from bpftrace\n");
 	else
 		printf("BENCH peer.bpftrace.startup.first_event_ms %.2f ms\n", ms);
+	/* bpftrace's ustack, for the bt figure's peer */
+	snprintf(prog, sizeof(prog), "uprobe:%s:hot_bt_leaf { printf(\"%%s\\n\", ustack); "
+		 "exit(); }", GS_BENCH_FIXTURE);
+	ms = bench_startup_ms(bt, bench_line_contains, "hot_bt_", NULL);
+	if (ms < 0)
+		printf("# skipped: peer.bpftrace.startup.first_event_ms.bt: no event from bpftrace\n");
+	else
+		printf("BENCH peer.bpftrace.startup.first_event_ms.bt %.2f ms\n", ms);
+}
+
+/* ---- resident memory --------------------------------------------------- */
+
+/* Peak RSS (KiB) of argv tracing for RSS_TRACE_MS after its first line
+ * holding key: the start-up, the first symbolizing and a steady state. */
+#define RSS_TRACE_MS 500
+
+static long rss_peak_kb(char *const argv[], const char *key)
+{
+	struct child c;
+	struct rusage ru;
+	int r;
+
+	if (bench_spawn(&c, argv, true, false))
+		return -1;
+	r = bench_drive(&c, bench_line_contains, NULL, (void *)key, WAIT_MS);
+	if (r == 1) {
+		double end = bench_now_ms() + RSS_TRACE_MS;
+
+		/* keep reading: a tracer blocked on a full pipe stops working */
+		while (bench_now_ms() < end &&
+		       bench_drive(&c, bench_line_contains, NULL, "\x01never", 50) == -1)
+			;
+	}
+	memset(&ru, 0, sizeof(ru));
+	bench_finish(&c, SIGINT, &ru);
+	return r == 1 ? ru.ru_maxrss : -1;
+}
+
+static void print_rss(const char *metric, long kb)
+{
+	if (kb < 0)
+		printf("# skipped: %s: no event\n", metric);
+	else
+		printf("BENCH %s %ld KiB\n", metric, kb);
+}
+
+/* gstrace's peak RSS with `print`, `bt` (symbolized: libc's debug file
+ * read when installed) and `bt raw`, beside bpftrace's printf and ustack.
+ * GS_BENCH_RSS_TAG=".static" names another build's figures. */
+static void bench_rss(pid_t fixture, const char *bpftrace)
+{
+	const char *tag = getenv("GS_BENCH_RSS_TAG") ? getenv("GS_BENCH_RSS_TAG") : "";
+	static const char *const scripts[][2] = {
+		{ "print", "trace hot_bt_leaf { print \"x\"; }" },
+		{ "bt", "trace hot_bt_leaf { bt; }" },
+		{ "bt_raw", "trace hot_bt_leaf { bt raw; }" },
+	};
+	char pid[16], metric[64], prog[512];
+
+	snprintf(pid, sizeof(pid), "%d", (int)fixture);
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+		char *gs[] = { GSTRACE, "-p", pid, "-s", (char *)scripts[i][1], NULL };
+
+		snprintf(metric, sizeof(metric), "rss.kb.%s%s", scripts[i][0], tag);
+		print_rss(metric, rss_peak_kb(gs, "TraceID:"));
+	}
+	if (*tag)
+		return;
+	if (!bpftrace) {
+		printf("# skipped: peer.bpftrace.rss.kb: bpftrace not installed\n");
+		return;
+	}
+	snprintf(prog, sizeof(prog), "uprobe:%s:hot_bt_leaf /pid == %d/ { printf(\"x\\n\"); }",
+		 GS_BENCH_FIXTURE, (int)fixture);
+	char *bt[] = { (char *)bpftrace, "-e", prog, NULL };
+	print_rss("peer.bpftrace.rss.kb.print", rss_peak_kb(bt, "x"));
+	snprintf(prog, sizeof(prog), "uprobe:%s:hot_bt_leaf /pid == %d/ { printf(\"%%s\\n\", "
+		 "ustack); }", GS_BENCH_FIXTURE, (int)fixture);
+	print_rss("peer.bpftrace.rss.kb.bt", rss_peak_kb(bt, "hot_bt_"));
 }
 
 /* ---- BPF run time ------------------------------------------------------ */
@@ -280,7 +371,8 @@ static void bench_size(void)
 	unlink(tmp);
 }
 
-/* Sections named on the command line run alone (startup, bpf, delivery). */
+/* Sections named on the command line run alone (size, startup, rss, bpf,
+ * delivery). */
 static bool wanted(int argc, char **argv, const char *section)
 {
 	if (argc < 2)
@@ -319,6 +411,8 @@ int main(int argc, char **argv)
 	fpid = fixture.pid;
 	if (wanted(argc, argv, "startup"))
 		bench_startup(fpid, peer);
+	if (wanted(argc, argv, "rss"))
+		bench_rss(fpid, peer);
 	bench_finish(&fixture, SIGUSR1, NULL);
 
 	if (!wanted(argc, argv, "bpf")) {
