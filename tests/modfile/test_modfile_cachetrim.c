@@ -313,6 +313,27 @@ static void test_an_untrusted_or_absent_directory_is_not_touched(void **state)
 	assert_int_equal(gs_cache_trim("relative/dir", 1, NULL, NULL), -EINVAL);
 }
 
+/* FIFOs under the cache's names, its lock file's among them: nothing
+ * blocks, nothing is removed, the trim says what to remove. */
+static void test_fifos_neither_block_nor_go(void **state)
+{
+	struct dir *d = *state;
+	struct gs_error err = { 0 };
+	char p[512];
+
+	path_of(d, "aa01.cfi", p, sizeof(p));
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(usage(d).total_files, 0);
+	assert_int_equal(gs_cache_clear(d->path, NULL, NULL), 0);
+	assert_true(there(d, "aa01.cfi"));
+	path_of(d, "gstrace.lock", p, sizeof(p));
+	assert_int_equal(unlink(p), 0); /* the clear made it */
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(gs_cache_trim(d->path, 1, NULL, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "gstrace.lock"));
+	assert_true(there(d, "aa01.cfi"));
+}
+
 /* The end of a run trims its cache to the cap it was given. */
 static void test_the_end_of_a_run_trims_to_its_cap(void **state)
 {
@@ -341,6 +362,7 @@ int main(void)
 		T(test_temporary_files_of_other_runs_are_left_alone),
 		T(test_clear_removes_only_the_caches_files),
 		T(test_an_untrusted_or_absent_directory_is_not_touched),
+		T(test_fifos_neither_block_nor_go),
 		T(test_the_end_of_a_run_trims_to_its_cap),
 	};
 
