@@ -35,6 +35,11 @@ static const char *human(uint64_t n, char *buf, size_t size)
 	return buf;
 }
 
+static const char *files(uint64_t n)
+{
+	return n == 1 ? "file" : "files";
+}
+
 static void when(const char *key, int64_t ns)
 {
 	time_t t = (time_t)(ns / 1000000000ll);
@@ -64,12 +69,12 @@ static int info(const struct cli_cache *k)
 		cli_say("gstrace: ", "%s", err.msg);
 		return 2;
 	}
-	printf("total: %s in %llu files\n", human(u.total_bytes, a, sizeof(a)),
-	       (unsigned long long)u.total_files);
+	printf("total: %s in %llu %s\n", human(u.total_bytes, a, sizeof(a)),
+	       (unsigned long long)u.total_files, files(u.total_files));
 	for (int i = 0; i < GS_CACHE_NKINDS; i++)
 		if (i != GS_CACHE_TEMP || u.files[i])
-			printf("%s: %llu files, %s\n", kind_names[i],
-			       (unsigned long long)u.files[i], human(u.bytes[i], a, sizeof(a)));
+			printf("%s: %llu %s, %s\n", kind_names[i], (unsigned long long)u.files[i],
+			       files(u.files[i]), human(u.bytes[i], a, sizeof(a)));
 	when("oldest use", u.oldest_ns);
 	when("newest use", u.newest_ns);
 	return 0;
@@ -86,8 +91,8 @@ static int clear(const struct cli_cache *k)
 		cli_say("gstrace: ", "%s", err.msg);
 		return rc == -EAGAIN ? 1 : 2;
 	}
-	printf("removed %llu files (%s) from %s:", (unsigned long long)u.total_files,
-	       human(u.total_bytes, a, sizeof(a)), k->dir);
+	printf("removed %llu %s (%s) from %s:", (unsigned long long)u.total_files,
+	       files(u.total_files), human(u.total_bytes, a, sizeof(a)), k->dir);
 	for (int i = 0; i < GS_CACHE_NKINDS; i++)
 		printf(" %s %llu%s", kind_names[i], (unsigned long long)u.files[i],
 		       i + 1 < GS_CACHE_NKINDS ? "," : "\n");

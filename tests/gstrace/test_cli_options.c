@@ -644,9 +644,9 @@ static void test_binary_cache_info_and_clear(void **state)
 	assert_non_null(strstr(r.out, line));
 	assert_non_null(strstr(r.out, "cap: 1.0 MiB (--cache-size)\n"));
 	assert_non_null(strstr(r.out, "total: 5.9 KiB in 3 files\n"));
-	assert_non_null(strstr(r.out, "cfi: 1 files, 1000 B\n"));
-	assert_non_null(strstr(r.out, "index: 1 files, 2.0 KiB\n"));
-	assert_non_null(strstr(r.out, "debug: 1 files, 2.9 KiB\n"));
+	assert_non_null(strstr(r.out, "cfi: 1 file, 1000 B\n"));
+	assert_non_null(strstr(r.out, "index: 1 file, 2.0 KiB\n"));
+	assert_non_null(strstr(r.out, "debug: 1 file, 2.9 KiB\n"));
 	assert_non_null(strstr(r.out, "oldest use: "));
 
 	/* the variables, and the old name's off losing to the new name */
