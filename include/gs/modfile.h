@@ -69,6 +69,9 @@ struct gs_modfiles_opts {
 	 * NULL: computed each run. Used only while gs_cache_dir_check()
 	 * accepts it. */
 	const char *cfi_cache_dir;
+	/* What that directory may hold, in bytes, when gs_modfiles_free
+	 * trims it (gs_cache_trim); 0: GS_CACHE_DEFAULT_MAX_BYTES. */
+	uint64_t cache_max_bytes;
 };
 
 /* Whether dir can hold the on-disk caches (cfi_cache_dir above,
@@ -82,6 +85,58 @@ struct gs_modfiles_opts {
  * learns why, to say it once. Only the directory itself is judged, not
  * its parents. */
 GS_API int gs_cache_dir_check(const char *dir, struct gs_error *err);
+
+/* ---- the cache's size: use, trim, clear (cachetrim.c) ---------------------
+ *
+ * A cache directory holds files named `<build id hex><ext>`, one kind per
+ * extension (GS_CACHE_CFI .cfi, GS_CACHE_INDEX .funcs, GS_CACHE_DEBUG
+ * .debug), the temporary files a store writes before its rename, and a
+ * lock file: only those are counted, trimmed or cleared; anything else
+ * (another name, a symbolic link, a directory) is left alone and never
+ * followed. A file's modification time is its last use: each read that
+ * finds it sets it (at most once a minute). Trimming removes the least
+ * recently used files until the rest fit, under an exclusive flock on the
+ * lock file, taken without waiting: a trim that finds another one under
+ * way skips (-EAGAIN). A file removed while another run reads it stays
+ * readable to that run (it holds it open); another run's temporary file
+ * is never removed while younger than GS_CACHE_TEMP_AGE_S. */
+#define GS_CACHE_DEFAULT_MAX_BYTES (256ull << 20)
+#define GS_CACHE_TEMP_AGE_S 600 /* an older temporary file is a dead run's */
+
+enum gs_cache_kind {
+	GS_CACHE_CFI,   /* unwind rows */
+	GS_CACHE_INDEX, /* function-name indexes */
+	GS_CACHE_DEBUG, /* debug files with their sections inflated */
+	GS_CACHE_TEMP,  /* a store's file before its rename */
+	GS_CACHE_NKINDS,
+};
+
+/* Files of each kind and their bytes: what is there (gs_cache_usage), or
+ * what was removed (gs_cache_trim, gs_cache_clear). */
+struct gs_cache_usage {
+	uint64_t files[GS_CACHE_NKINDS];
+	uint64_t bytes[GS_CACHE_NKINDS];
+	uint64_t total_files, total_bytes;
+	/* last use of the least and the most recently used file, in
+	 * nanoseconds since the epoch; 0 when there is none */
+	int64_t oldest_ns, newest_ns;
+};
+
+/* What dir holds. 0 (a directory that does not exist holds nothing), or
+ * the errors of gs_cache_dir_check with its message. */
+GS_API int gs_cache_usage_of(const char *dir, struct gs_cache_usage *out, struct gs_error *err);
+/* Removes the least recently used files of dir until the rest take at
+ * most max_bytes (0: GS_CACHE_DEFAULT_MAX_BYTES), and temporary files
+ * older than GS_CACHE_TEMP_AGE_S; what it removed in *removed (may be
+ * NULL). 0, -EAGAIN when another process is trimming it (nothing done),
+ * or the errors of gs_cache_dir_check. Reads at most 65536 entries. */
+GS_API int gs_cache_trim(const char *dir, uint64_t max_bytes, struct gs_cache_usage *removed,
+			 struct gs_error *err);
+/* Removes every file of dir the cache made (not temporary files younger
+ * than GS_CACHE_TEMP_AGE_S: stores under way), waiting up to two seconds
+ * for a trim under way; what it removed in *removed (may be NULL). 0,
+ * -EAGAIN (the lock stayed taken), or the errors of gs_cache_dir_check. */
+GS_API int gs_cache_clear(const char *dir, struct gs_cache_usage *removed, struct gs_error *err);
 
 struct gs_modfiles;
 struct gs_modfile;

@@ -17,12 +17,14 @@ int cli_list(const struct cli *cli)
 	struct gs_list_opts o = { .sz = sizeof(o), .pid = cli->pid, .module = cli->target };
 	struct gs_modfiles_opts mo = { .sz = sizeof(mo), .debug_dirs = cli->debug_dirs };
 	struct gs_error err = { 0 };
-	char cache[4096], msg[1024];
+	struct cli_cache cache;
+	char msg[1024];
 	FILE *f = stdout;
 	int rc;
 
 	/* the module files of the run, with the cache of function indexes */
-	mo.cfi_cache_dir = cli_cache_dir(cache, sizeof(cache));
+	mo.cfi_cache_dir = cli_cache_dir(cli, &cache);
+	mo.cache_max_bytes = cache.max_bytes;
 	if (gs_modfiles_new(&mo, &o.files, &err)) {
 		fprintf(stderr, "gstrace: %s\n", err.msg);
 		return err.code == -ENOMEM ? 1 : 2;

@@ -23,6 +23,7 @@
 #include <gs/runtime.h>
 #include <gs/script.h>
 
+#include "cachedir.h"
 #include "launch.h"
 #include "list.h"
 #include "options.h"
@@ -601,6 +602,8 @@ int main(int argc, char **argv)
 		printf("gstrace %s\n", GSTRACE_VERSION);
 		return 0;
 	}
+	if (c.cli.action == CLI_CACHE_INFO || c.cli.action == CLI_CACHE_CLEAR)
+		return cli_cache_cmd(&c.cli);
 	if (c.cli.list_functions || c.cli.list_vars)
 		return cli_list(&c.cli);
 	raise_fd_limit();

@@ -17,6 +17,7 @@
 #define MAX_DURATION_S 315360000ull /* ten years */
 #define RINGBUF_MAX (1ull << 30)      /* 1 GiB: more is kernel memory nobody reads */
 #define PERF_PAGES_MAX 65536u         /* per CPU: 256 MiB with 4 KiB pages */
+#define CACHE_SIZE_MAX (1ull << 50)   /* 1 PiB: no disk is larger, a typo is */
 
 enum opt_id {
 	O_PID, O_TARGET, O_SCRIPT, O_SCRIPT_FILE, O_DEPTH, O_FORMAT, O_TIMESTAMP,
@@ -25,7 +26,7 @@ enum opt_id {
 	O_INTERVAL, O_FLAMEGRAPH, O_PPROF, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
 	O_MAX_STRING_LEN, O_MAX_ELEMENTS, O_MAX_NESTING, O_NO_DEMANGLE, O_FAULT_IN, O_TUI, O_TUI_HISTORY, O_SRCPATH,
 	O_PROFILE, O_ALL, O_KERNEL_STACKS, O_UNWIND_MEMORY,
-	O_MAX_KEYS,
+	O_MAX_KEYS, O_CACHE_DIR, O_CACHE_SIZE, O_CACHE_INFO, O_CACHE_CLEAR,
 };
 
 struct opt {
@@ -77,6 +78,10 @@ static const struct opt opts[] = {
 	{ "tui", 0, NULL, O_TUI },
 	{ "tui-history", 0, "LINES", O_TUI_HISTORY },
 	{ "srcpath", 0, "FROM=TO|DIR", O_SRCPATH },
+	{ "cache-dir", 0, "DIR", O_CACHE_DIR },
+	{ "cache-size", 0, "SIZE|off", O_CACHE_SIZE },
+	{ "cache-info", 0, NULL, O_CACHE_INFO },
+	{ "cache-clear", 0, NULL, O_CACHE_CLEAR },
 	{ "help", 'h', NULL, O_HELP },
 	{ "version", 0, NULL, O_VERSION },
 };
@@ -167,13 +172,9 @@ static bool parse_seconds(const char *s, uint64_t *ms)
 	return *ms > 0;
 }
 
-/* Bytes as `262144`, `256K`, `4M` or `1G` (powers of 1024), checked
- * against the kernel's rule for BPF_MAP_TYPE_RINGBUF: a power of two and a
- * multiple of the page size. */
-static int parse_ringbuf_size(struct cli *c, const char *flag, const char *v, char *msg,
-			      size_t size)
+bool cli_parse_bytes(const char *v, uint64_t max, uint64_t *out)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), n, scale = 1;
+	uint64_t n, scale = 1;
 	size_t len = strlen(v);
 	char digits[24];
 
@@ -184,12 +185,25 @@ static int parse_ringbuf_size(struct cli *c, const char *flag, const char *v, ch
 		len--;
 	}
 	if (len == 0 || len >= sizeof(digits))
-		goto bad;
+		return false;
 	memcpy(digits, v, len);
 	digits[len] = '\0';
-	if (!parse_uint(digits, 1, RINGBUF_MAX, &n) || n > RINGBUF_MAX / scale)
-		goto bad;
-	n *= scale;
+	if (!parse_uint(digits, 1, max, &n) || n > max / scale)
+		return false;
+	*out = n * scale;
+	return true;
+}
+
+/* A ring buffer's size, checked against the kernel's rule for
+ * BPF_MAP_TYPE_RINGBUF: a power of two and a multiple of the page size. */
+static int parse_ringbuf_size(struct cli *c, const char *flag, const char *v, char *msg,
+			      size_t size)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), n;
+
+	if (!cli_parse_bytes(v, RINGBUF_MAX, &n))
+		return usage_error(msg, size, "%s '%s' is not a size; give bytes, a power of two up "
+				   "to 1G, as a number or with K, M or G (e.g. %s 4M)", flag, v, flag);
 	if ((n & (n - 1)) || n % page)
 		return usage_error(msg, size, "%s %s: the kernel takes a ring buffer whose size "
 				   "is a power of two and a multiple of the page size (%llu "
@@ -199,9 +213,6 @@ static int parse_ringbuf_size(struct cli *c, const char *flag, const char *v, ch
 				   flag);
 	c->ringbuf_size = (uint32_t)n;
 	return 0;
-bad:
-	return usage_error(msg, size, "%s '%s' is not a size; give bytes, a power of two up "
-			   "to 1G, as a number or with K, M or G (e.g. %s 4M)", flag, v, flag);
 }
 
 static int keyword(const char *s, const char *const *words, size_t n)
@@ -445,6 +456,26 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 					   "65536 (default %d)", flag, v, PROFILE_DEFAULT_UNWIND_MB);
 		c->unwind_memory_mb = (uint32_t)n;
 		break;
+	case O_CACHE_DIR:
+		if (v[0] != '/')
+			return usage_error(msg, size, "%s '%s' is not an absolute directory; give "
+					   "one (e.g. %s $HOME/.cache/gstrace/cfi)", flag, v, flag);
+		c->cache_dir = v;
+		break;
+	case O_CACHE_SIZE:
+		c->cache_off = strcmp(v, "off") == 0 || strcmp(v, "0") == 0;
+		if (!c->cache_off && !cli_parse_bytes(v, CACHE_SIZE_MAX, &c->cache_size))
+			return usage_error(msg, size, "%s '%s' is not a size; give bytes as a "
+					   "number or with K, M or G (e.g. %s 512M), or off", flag,
+					   v, flag);
+		break;
+	case O_CACHE_INFO:
+	case O_CACHE_CLEAR:
+		if (c->action != CLI_RUN)
+			return usage_error(msg, size, "--cache-info and --cache-clear both given; "
+					   "give one");
+		c->action = o->id == O_CACHE_INFO ? CLI_CACHE_INFO : CLI_CACHE_CLEAR;
+		break;
 	case O_HELP:
 		c->action = CLI_HELP;
 		break;
@@ -620,6 +651,24 @@ static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
 	return 0;
 }
 
+/* --cache-info, --cache-clear: the cache alone (its place, its cap);
+ * anything of a run is a mistake worth saying. */
+static int check_cache_mode(const struct cli *c, bool dashdash, char *msg, size_t size)
+{
+	const char *mode = c->action == CLI_CACHE_INFO ? "--cache-info" : "--cache-clear";
+
+	if (c->pid || c->target || c->script || c->script_file || dashdash || c->profile_hz ||
+	    c->tui || c->list_functions || c->list_vars || c->dry_run || c->output)
+		return usage_error(msg, size, "%s works on the on-disk cache and traces "
+				   "nothing; give it alone (with --cache-dir DIR or --cache-size "
+				   "SIZE at most)", mode);
+	if (c->cache_off)
+		return usage_error(msg, size, "%s with --cache-size off: no cache to %s; drop "
+				   "--cache-size off", mode, c->action == CLI_CACHE_INFO ?
+				   "show" : "clear");
+	return 0;
+}
+
 static bool ends_with(const char *s, const char *tail)
 {
 	size_t n = strlen(s), k = strlen(tail);
@@ -707,14 +756,15 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 		rc = apply(out, o, flag, value, msg, size);
 		if (rc)
 			return rc;
-		if (out->action != CLI_RUN)
+		if (out->action == CLI_HELP || out->action == CLI_VERSION)
 			return 0;
 	}
 	/* the line mode's outputs only: -l -o and --tui keep their own */
-	if (!out->tui && !out->list_functions && !out->list_vars &&
+	if (out->action == CLI_RUN && !out->tui && !out->list_functions && !out->list_vars &&
 	    (rc = settle_pprof(out, msg, size)))
 		return rc;
-	rc = check(out, dashdash, msg, size);
+	rc = out->action == CLI_RUN ? check(out, dashdash, msg, size) :
+	     check_cache_mode(out, dashdash, msg, size);
 	/* A profile counts in BPF and prints the table unless told otherwise
 	 * (folded lines, or a pprof profile alone). */
 	if (rc == 0 && out->profile_hz) {

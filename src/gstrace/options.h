@@ -31,6 +31,8 @@ enum cli_action {
 	CLI_RUN,
 	CLI_HELP,
 	CLI_VERSION,
+	CLI_CACHE_INFO,  /* --cache-info: what the on-disk cache holds */
+	CLI_CACHE_CLEAR, /* --cache-clear: remove its files */
 };
 
 enum cli_format {
@@ -104,12 +106,20 @@ struct cli {
 	 * searched), in the order given */
 	const char *srcpaths[CLI_MAX_SRCPATHS];
 	size_t nsrcpaths;
+	const char *cache_dir;    /* --cache-dir DIR; NULL: from the environment */
+	uint64_t cache_size;      /* --cache-size in bytes; 0: not given */
+	bool cache_off;           /* --cache-size off (or 0): no on-disk cache */
 };
 
 /* Parses argv (argv[argc] must be NULL, as main gets it). 0 and *out, or
  * -EINVAL with one line in msg (no newline) naming the flag or value and
- * the fix. --help and --version set the action and skip the other checks. */
+ * the fix. --help and --version set the action and skip the other checks;
+ * --cache-info and --cache-clear take only --cache-dir and --cache-size. */
 int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t size);
+
+/* Bytes as `1048576`, `256K`, `4M` or `1G` (powers of 1024), 1 to max:
+ * true and *out. */
+bool cli_parse_bytes(const char *v, uint64_t max, uint64_t *out);
 
 /* The --help text. */
 void cli_usage(FILE *f);

@@ -186,11 +186,12 @@ int cli_open_files(struct cli_ctx *c)
 {
 	struct gs_modfiles_opts mo = { .sz = sizeof(mo), .debug_dirs = c->cli.debug_dirs };
 	struct gs_error err = { 0 };
-	char cache[4096];
+	struct cli_cache cache;
 
 	if (c->files)
 		return 0;
-	mo.cfi_cache_dir = cli_cache_dir(cache, sizeof(cache));
+	mo.cfi_cache_dir = cli_cache_dir(&c->cli, &cache);
+	mo.cache_max_bytes = cache.max_bytes;
 	if (gs_modfiles_new(&mo, &c->files, &err)) {
 		cli_say("gstrace: ", "%s", err.msg);
 		return err.code == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;

@@ -24,7 +24,6 @@
 #include <gelf.h>
 
 #include <gs/modfile.h>
-#include <gs/modfile.h>
 
 #include "mf_int.h"
 
@@ -116,7 +115,7 @@ static int cache_name(const uint8_t *id, size_t len, const char *ext, char *out,
 /* Why a cache directory or file (st) cannot be trusted, or NULL: anyone
  * but the effective user who can write it could rewrite what is read back
  * (the rows a backtrace follows, the debug file a name comes from). */
-static const char *distrust(const struct stat *st, char *why, size_t size)
+const char *mf_cache_distrust(const struct stat *st, char *why, size_t size)
 {
 	if (st->st_uid != geteuid())
 		snprintf(why, size, "belongs to uid %u, not to uid %u who runs this",
@@ -152,7 +151,7 @@ static void make_dirs(const char *dir)
  * created 0700 when absent and create. -ENOENT (absent), -EPERM (not to
  * be trusted), -ELOOP (a symbolic link) or another -errno, with why. Only
  * the directory itself is judged, not its parents. */
-static int cache_dir_open(const char *dir, bool create, char *why, size_t size)
+int mf_cache_dir_open(const char *dir, bool create, char *why, size_t size)
 {
 	struct stat st;
 	int fd;
@@ -177,7 +176,7 @@ static int cache_dir_open(const char *dir, bool create, char *why, size_t size)
 		snprintf(why, size, "%s", rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
 		return rc;
 	}
-	if (fstat(fd, &st) != 0 || distrust(&st, why, size)) {
+	if (fstat(fd, &st) != 0 || mf_cache_distrust(&st, why, size)) {
 		close(fd);
 		return -EPERM;
 	}
@@ -187,7 +186,7 @@ static int cache_dir_open(const char *dir, bool create, char *why, size_t size)
 int gs_cache_dir_check(const char *dir, struct gs_error *err)
 {
 	char why[128];
-	int fd = cache_dir_open(dir, false, why, sizeof(why));
+	int fd = mf_cache_dir_open(dir, false, why, sizeof(why));
 
 	if (fd >= 0) {
 		close(fd);
@@ -247,7 +246,7 @@ int mf_cache_open(const char *dir, const uint8_t *id, size_t len, const char *ex
 
 	if (cache_name(id, len, ext, name, sizeof(name)))
 		return -ENOENT;
-	dfd = cache_dir_open(dir, false, why, sizeof(why));
+	dfd = mf_cache_dir_open(dir, false, why, sizeof(why));
 	if (dfd < 0)
 		return dfd == -EPERM || dfd == -ELOOP ? -EPERM : -ENOENT;
 	/* O_NONBLOCK: a FIFO put there never hangs the reader; refused below */
@@ -257,10 +256,16 @@ int mf_cache_open(const char *dir, const uint8_t *id, size_t len, const char *ex
 		return -ENOENT;
 	/* a file someone else could have written is not read (the next store
 	 * replaces it) */
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || distrust(&st, why, sizeof(why))) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || mf_cache_distrust(&st, why, sizeof(why))) {
 		close(fd);
 		return -EINVAL;
 	}
+	/* a hit is a use: the file's modification time is its last use, what
+	 * the trim evicts by (cachetrim.c); once a minute is precise enough
+	 * and spares an inode write per read */
+	if (time(NULL) - st.st_mtim.tv_sec > MF_CACHE_TOUCH_S)
+		futimens(fd, (const struct timespec[2]){ { .tv_nsec = UTIME_OMIT },
+							 { .tv_nsec = UTIME_NOW } });
 	*size = (uint64_t)st.st_size;
 	return fd;
 }
@@ -315,7 +320,7 @@ void mf_cache_store(const char *dir, const uint8_t *id, size_t len, const char *
 
 	if (cache_name(id, len, ext, name, sizeof(name)))
 		return;
-	dfd = cache_dir_open(dir, true, why, sizeof(why));
+	dfd = mf_cache_dir_open(dir, true, why, sizeof(why));
 	if (dfd < 0)
 		return;
 	fd = temp_file(dfd, name, tmp, sizeof(tmp));

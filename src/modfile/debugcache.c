@@ -22,7 +22,7 @@
 
 #define DEBUGCACHE_MAGIC "GSDBGZ0\n"
 #define DEBUGCACHE_VERSION 1u
-#define DEBUGCACHE_EXT ".debug"
+#define DEBUGCACHE_EXT MF_CACHE_EXT_DEBUG
 #define DEBUGCACHE_MAX_SECTIONS 4096
 #define MAX_ALIGN 65536 /* past it, a section is not moved: no copy */
 

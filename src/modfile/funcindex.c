@@ -19,7 +19,7 @@
 
 #define INDEX_MAGIC "GSFNX\0\0\1"
 #define INDEX_VERSION 1u
-#define INDEX_EXT ".funcs"
+#define INDEX_EXT MF_CACHE_EXT_INDEX
 
 struct mf_funcindex {
 	struct mf_funcname *names; /* sorted by strcmp of their names */

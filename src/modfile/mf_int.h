@@ -11,6 +11,7 @@
 #include <elfutils/libdwfl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include <gs/modfile.h>
 
@@ -83,6 +84,16 @@ int mf_cfa_scan(const uint8_t *p, const uint8_t *end, const struct mf_cfa_scan_i
 int mf_cfa_scan_pair(const struct mf_cfa_scan_out *cie, const struct mf_cfa_scan_out *fde);
 /* A phrase for a reason ("a register number outside ..."). */
 const char *mf_cfa_scan_name(int reason);
+
+/* The cache directory opened without following a link and judged on that
+ * descriptor (created 0700 when absent and create): its descriptor, or
+ * -ENOENT, -EPERM (not to be trusted), -ELOOP (a symbolic link), -errno,
+ * with why in why. */
+int mf_cache_dir_open(const char *dir, bool create, char *why, size_t size);
+/* Why a cache directory or file (st) is not to be trusted, in why, or NULL. */
+const char *mf_cache_distrust(const struct stat *st, char *why, size_t size);
+/* A hit older than this (seconds) marks its file used again (mtime). */
+#define MF_CACHE_TOUCH_S 60
 
 /* Debug files cached with their compressed sections inflated
  * (debugcache.c), `<dir>/<build id hex>.debug`: the ELF image, then a
@@ -246,6 +257,7 @@ struct gs_modfiles {
 	Dwfl_Callbacks cb;
 	char *debug_dirs;
 	char *cfi_cache_dir; /* NULL: CFI tables and function indexes not on disk */
+	uint64_t cache_max_bytes; /* what gs_modfiles_free trims it to; 0: the default */
 	struct gs_modfile **v; /* never move: handed out */
 	size_t n, cap;
 	struct mf_cfi_slot **cfi;

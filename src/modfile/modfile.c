@@ -56,6 +56,7 @@ int gs_modfiles_new(const struct gs_modfiles_opts *opts, struct gs_modfiles **ou
 		free(c);
 		return gs_errorf(err, -ENOMEM, "out of memory creating the module-file cache");
 	}
+	c->cache_max_bytes = o.cache_max_bytes;
 	mf_prefetch_init(c);
 	c->cb = (Dwfl_Callbacks){
 		.find_elf = no_elf,
@@ -72,6 +73,11 @@ void gs_modfiles_free(struct gs_modfiles *c)
 	if (!c)
 		return;
 	mf_prefetch_stop(c);
+	/* after the run's stores (the worker's among them, ended above): a
+	 * run adds at most what it stored to a cache at its cap, and removes
+	 * it at exit; skipped when another run is trimming */
+	if (c->cfi_cache_dir)
+		gs_cache_trim(c->cfi_cache_dir, c->cache_max_bytes, NULL, NULL);
 	for (size_t i = 0; i < c->n; i++) {
 		mf_funcindex_free(c->v[i]->funcs);
 		dwfl_end(c->v[i]->pre.dwfl);

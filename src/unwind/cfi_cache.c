@@ -86,7 +86,7 @@ int uw_cfi_cache_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 	memset(t, 0, sizeof(*t));
 	if (map)
 		memset(map, 0, sizeof(*map));
-	fd = mf_cache_open(dir, id, len, ".cfi", &size);
+	fd = mf_cache_open(dir, id, len, MF_CACHE_EXT_CFI, &size);
 	if (fd < 0)
 		return fd;
 	header_for(&want, elf, id, len); /* hashing only when a file is there */
@@ -139,7 +139,7 @@ void uw_cfi_cache_store(const char *dir, Elf *elf, const uint8_t *id, size_t len
 	h.nxrows = t->nxrows;
 	h.ndropped = t->ndropped;
 	h.stats = t->stats;
-	mf_cache_store(dir, id, len, ".cfi", (const struct mf_cache_part[]){
+	mf_cache_store(dir, id, len, MF_CACHE_EXT_CFI, (const struct mf_cache_part[]){
 			       { &h, sizeof(h) },
 			       { t->rows, t->nrows * sizeof(*t->rows) },
 			       { t->xrows, t->nxrows * sizeof(*t->xrows) },

@@ -232,6 +232,7 @@ static void s_cache_dir_unsafe(struct e2e_ctx *c)
 	if (!sticky_scratch(c, xdg, sizeof(xdg)))
 		return;
 	unsetenv("GSTRACE_CFI_CACHE");
+	unsetenv("GSTRACE_CACHE_DIR");
 	setenv("XDG_CACHE_HOME", xdg, 1);
 	snprintf(cfi, sizeof(cfi), "%s/gstrace", xdg);
 	mkdir(cfi, 0700);
@@ -244,7 +245,7 @@ static void s_cache_dir_unsafe(struct e2e_ctx *c)
 		e2e_expect(c, count_of(err, "notice: running without the on-disk cache") == 1,
 			   "not one notice about the cache directory");
 		e2e_expect(c, strstr(err, cfi) && strstr(err, "writable by others") &&
-			   strstr(err, "chmod 700") && strstr(err, "GSTRACE_CFI_CACHE"),
+			   strstr(err, "chmod 700") && strstr(err, "GSTRACE_CACHE_DIR"),
 			   "the notice does not name the directory, why and the fix");
 		e2e_expect(c, entries(cfi) == 0, "%zu files were written into %s", entries(cfi),
 			   cfi);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <gs/program.h>
@@ -120,6 +121,32 @@ static void test_listing_and_string_cap(void **state)
 	assert_int_equal(c.max_string_len, 1024);
 	c = parse_ok("-p 1 -s x");
 	assert_int_equal(c.max_string_len, 0);
+}
+
+/* The cache's place and cap; its two modes take nothing of a run. */
+static void test_cache_flags_and_modes(void **state)
+{
+	struct cli c = parse_ok("-p 1 -s x --cache-dir /tmp/c --cache-size 512M");
+
+	(void)state;
+	assert_string_equal(c.cache_dir, "/tmp/c");
+	assert_int_equal(c.cache_size, 512ull << 20);
+	assert_false(c.cache_off);
+	c = parse_ok("-p 1 -s x --cache-size=2G");
+	assert_int_equal(c.cache_size, 2ull << 30);
+	c = parse_ok("-p 1 -s x --cache-size 4096");
+	assert_int_equal(c.cache_size, 4096);
+	assert_true(parse_ok("-p 1 -s x --cache-size off").cache_off);
+	assert_true(parse_ok("-p 1 -s x --cache-size 0").cache_off);
+	c = parse_ok("-p 1 -s x");
+	assert_null(c.cache_dir);
+	assert_int_equal(c.cache_size, 0);
+	assert_false(c.cache_off);
+	assert_int_equal(parse_ok("--cache-info").action, CLI_CACHE_INFO);
+	c = parse_ok("--cache-clear --cache-dir /tmp/c");
+	assert_int_equal(c.action, CLI_CACHE_CLEAR);
+	assert_string_equal(c.cache_dir, "/tmp/c");
+	assert_int_equal(parse_ok("--cache-info --cache-size 1G").action, CLI_CACHE_INFO);
 }
 
 static void test_tui_takes_no_script_and_its_own_flags(void **state)
@@ -319,6 +346,18 @@ static const struct bad_case bad_cases[] = {
 	{ "--all -p 1 -s x", { "--all", "add --profile" } },
 	{ "-p 1 -s x --kernel-stacks", { "--kernel-stacks", "add --profile" } },
 	{ "--profile --all --unwind-memory 0", { "--unwind-memory '0'", "1 to 65536" } },
+	{ "-p 1 -s x --cache-size 5X", { "--cache-size '5X' is not a size", "512M", "off" } },
+	{ "-p 1 -s x --cache-size -1", { "--cache-size '-1' is not a size" } },
+	{ "-p 1 -s x --cache-size 2000000G", { "--cache-size '2000000G'" } },
+	{ "-p 1 -s x --cache-size", { "--cache-size needs a value", "SIZE|off" } },
+	{ "-p 1 -s x --cache-dir cache", { "--cache-dir 'cache' is not an absolute",
+					   "give one" } },
+	{ "--cache-info -p 1", { "--cache-info works on the on-disk cache", "alone" } },
+	{ "--cache-clear -s x", { "--cache-clear works on the on-disk cache", "alone" } },
+	{ "--cache-clear -- /bin/true", { "--cache-clear works on the on-disk cache" } },
+	{ "--cache-info --cache-clear", { "--cache-info and --cache-clear both given" } },
+	{ "--cache-info --cache-size off", { "--cache-info with --cache-size off",
+					     "drop --cache-size off" } },
 };
 
 /* Sizes the kernel takes for a ring buffer (a power of two, a multiple of
@@ -573,6 +612,83 @@ static void test_binary_help_and_version(void **state)
 	assert_string_equal(r.err, "");
 }
 
+/* A cache directory with one file of each kind and a file of someone
+ * else's: --cache-info counts the cache's, --cache-clear removes them. */
+static void test_binary_cache_info_and_clear(void **state)
+{
+	static const struct { const char *name; size_t size; } files[] = {
+		{ "aa01.cfi", 1000 }, { "bb02.funcs", 2000 }, { "cc03.debug", 3000 },
+		{ "notes.txt", 10 },
+	};
+	char root[] = "/tmp/gs-cli-cache-XXXXXX", dir[64], line[256], p[128];
+	struct ran r;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/c", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	for (size_t i = 0; i < N_OF(files); i++) {
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i].name);
+		assert_non_null(f = fopen(p, "w"));
+		for (size_t k = 0; k < files[i].size; k++)
+			fputc('x', f);
+		fclose(f);
+	}
+	snprintf(line, sizeof(line), "--cache-info --cache-dir %s --cache-size 1M", dir);
+	run_gstrace(line, &r);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	snprintf(line, sizeof(line), "directory: %s (--cache-dir)\n", dir);
+	assert_non_null(strstr(r.out, line));
+	assert_non_null(strstr(r.out, "cap: 1.0 MiB (--cache-size)\n"));
+	assert_non_null(strstr(r.out, "total: 5.9 KiB in 3 files\n"));
+	assert_non_null(strstr(r.out, "cfi: 1 file, 1000 B\n"));
+	assert_non_null(strstr(r.out, "index: 1 file, 2.0 KiB\n"));
+	assert_non_null(strstr(r.out, "debug: 1 file, 2.9 KiB\n"));
+	assert_non_null(strstr(r.out, "oldest use: "));
+
+	/* the variables, and the old name's off losing to the new name */
+	setenv("GSTRACE_CACHE_DIR", dir, 1);
+	setenv("GSTRACE_CACHE_SIZE", "64M", 1);
+	run_gstrace("--cache-info", &r);
+	assert_int_equal(r.status, 0);
+	snprintf(line, sizeof(line), "directory: %s (GSTRACE_CACHE_DIR)\n", dir);
+	assert_non_null(strstr(r.out, line));
+	assert_non_null(strstr(r.out, "cap: 64.0 MiB (GSTRACE_CACHE_SIZE)\n"));
+	setenv("GSTRACE_CACHE_SIZE", "lots", 1);
+	run_gstrace("--cache-info", &r);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "GSTRACE_CACHE_SIZE='lots' is not a size"));
+	assert_non_null(strstr(r.out, "cap: 256.0 MiB (default)\n"));
+	unsetenv("GSTRACE_CACHE_SIZE");
+	unsetenv("GSTRACE_CACHE_DIR");
+	run_gstrace("--cache-info", &r); /* the test's GSTRACE_CFI_CACHE=off */
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "no cache directory (GSTRACE_CFI_CACHE)"));
+
+	snprintf(line, sizeof(line), "--cache-clear --cache-dir %s", dir);
+	run_gstrace(line, &r);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	assert_non_null(strstr(r.out, "removed 3 files (5.9 KiB)"));
+	assert_non_null(strstr(r.out, "cfi 1, index 1, debug 1, temporary 0\n"));
+	snprintf(p, sizeof(p), "%s/notes.txt", dir);
+	assert_int_equal(access(p, F_OK), 0);
+	snprintf(line, sizeof(line), "--cache-info --cache-dir %s", dir);
+	run_gstrace(line, &r);
+	assert_non_null(strstr(r.out, "total: 0 B in 0 files\n"));
+
+	/* a directory others can write is refused, naming the fix */
+	assert_int_equal(chmod(dir, 0777), 0);
+	run_gstrace(line, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "chmod 700"));
+	snprintf(line, sizeof(line), "rm -rf %s", root);
+	assert_int_equal(system(line), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +708,8 @@ int main(void)
 		cmocka_unit_test(test_binary_bad_input_exits_2_naming_it),
 		cmocka_unit_test(test_binary_script_error_shows_position_and_caret),
 		cmocka_unit_test(test_binary_help_and_version),
+		cmocka_unit_test(test_binary_cache_info_and_clear),
+		cmocka_unit_test(test_cache_flags_and_modes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -83,6 +83,9 @@ const struct mf_fde_range *mf_zone_after(const struct mf_fde_range *zones, size_
  * each kind's file starts with a header its reader builds (magic, version,
  * struct sizes, build id, mf_cache_content of what it was computed from)
  * and must repeat exactly; the rest is the kind's own, its size checked. */
+#define MF_CACHE_EXT_CFI ".cfi"     /* unwind rows (src/unwind/cfi_cache.c) */
+#define MF_CACHE_EXT_INDEX ".funcs" /* function-name indexes (funcindex.c) */
+#define MF_CACHE_EXT_DEBUG ".debug" /* inflated debug files (debugcache.c) */
 struct mf_cache_part {
 	const void *data;
 	size_t size;
