@@ -228,14 +228,18 @@ static void say_output_size(const struct cli_ctx *c)
 	uint64_t bytes = perf ? (uint64_t)o->perf_page_count * 4096u : o->ringbuf_size;
 	size_t probes = gs_plan_probe_count(c->plan);
 	bool given = perf ? c->cli.perf_pages != 0 : c->cli.ringbuf_size != 0;
+	uint32_t largest = gs_plan_largest_event(c->plan);
 
 	if (!c->cli.verbose)
 		return;
-	fprintf(stderr, "gstrace: output: %s of %" PRIu64 " %s %s (%zu probe%s, largest event "
-		"%u bytes): ", perf ? "perf buffers" : "a ring buffer",
+	fprintf(stderr, "gstrace: output: %s of %" PRIu64 " %s %s (%zu probe%s, ",
+		perf ? "perf buffers" : "a ring buffer",
 		bytes % (1u << 20) ? bytes >> 10 : bytes >> 20, bytes % (1u << 20) ? "KiB" : "MiB",
-		perf ? "per CPU and probe" : "per probe", probes, probes == 1 ? "" : "s",
-		gs_plan_largest_event(c->plan));
+		perf ? "per CPU and probe" : "per probe", probes, probes == 1 ? "" : "s");
+	if (largest)
+		fprintf(stderr, "largest event %u bytes): ", largest);
+	else
+		fputs("no events: all counted in BPF): ", stderr);
 	if (given)
 		fprintf(stderr, "as %s says\n", perf ? "--perf-pages" : "--ringbuf-size");
 	else
