@@ -286,8 +286,8 @@ static bool delivery_err(const char *line, void *arg)
 
 /* gstrace -p on a bt_rate_fixture (16-frame backtraces, symbolized, pretty
  * output read here) for DELIVERY_SECONDS with a ring buffer of `ringbuf`
- * bytes: events printed per second and the losses gstrace reports. rate
- * "0": as fast as the fixture calls. */
+ * bytes (NULL: gstrace's default size): events printed per second and the
+ * losses gstrace reports. rate "0": as fast as the fixture calls. */
 static int delivery_run(const char *rate, const char *ringbuf, struct delivery *d, double *secs,
 			struct rusage *ru)
 {
@@ -295,11 +295,13 @@ static int delivery_run(const char *rate, const char *ringbuf, struct delivery *
 	char pid[16];
 	char *gs[] = { GSTRACE, "-p", pid, "--duration", DELIVERY_SECONDS,
 		       "--backtrace-depth", "16", "--emit-ready-marker", READY_MARKER,
-		       "--ringbuf-size", (char *)ringbuf, "-s", "trace bench_leaf { bt; }", NULL };
+		       "-s", "trace bench_leaf { bt; }", "--ringbuf-size", (char *)ringbuf, NULL };
 	struct child fixture, c;
 	int status, r = -1;
 
 	memset(d, 0, sizeof(*d));
+	if (!ringbuf)
+		gs[sizeof(gs) / sizeof(gs[0]) - 3] = NULL; /* no --ringbuf-size */
 	if (bench_spawn(&fixture, fx, true, false) ||
 	    bench_drive(&fixture, bench_line_contains, NULL, "ready", WAIT_MS) != 1)
 		goto out;
@@ -318,10 +320,11 @@ out:
 }
 
 /* As fast as the fixture calls (one thread: 100k+ hits a second with
- * optimized uprobes), with a 4 MiB ring buffer, as docs/cli.md advises for
- * a hot function (256 KiB holds 6 ms of 100k 450-byte events, less than
- * a reader may wait for a CPU on a loaded machine); then 10k/s with the
- * default buffer, which must lose nothing. */
+ * optimized uprobes), with a 4 MiB ring buffer (256 KiB holds 6 ms of 100k
+ * 450-byte events, less than a reader may wait for a CPU on a loaded
+ * machine); then 10k/s with a 256 KiB buffer, and 100k/s with the size
+ * gstrace chooses by itself (room for 8192 of the largest event: 4 MiB
+ * here), both of which must lose nothing. */
 static void bench_delivery(void)
 {
 	struct delivery d;
@@ -346,6 +349,12 @@ static void bench_delivery(void)
 	}
 	printf("BENCH delivery.events_per_s_at_10k %.0f events/s\n", (double)d.events / secs);
 	printf("BENCH delivery.lost_events_at_10k %llu events\n", (unsigned long long)d.lost);
+	if (delivery_run("100000", NULL, &d, &secs, &ru)) {
+		printf("# skipped: delivery at 100k/s with the default buffer: gstrace failed\n");
+		return;
+	}
+	printf("BENCH delivery.events_per_s.default %.0f events/s\n", (double)d.events / secs);
+	printf("BENCH delivery.lost_events.default %llu events\n", (unsigned long long)d.lost);
 }
 
 /* ---- size -------------------------------------------------------------- */

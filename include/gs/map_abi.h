@@ -417,6 +417,15 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 
 #define GS_DEFAULT_MAX_TRACE_EVENT_SIZE 32768 /* the per-CPU value limit */
 #define GS_DEFAULT_RINGBUF_SIZE 262144
+/* A trace plan's output buffers when the caller names no size
+ * (gs_output_default_size, docs/cli.md "Output buffers"): room for
+ * GS_OUTPUT_EVENTS of the largest event, a power of two between the
+ * bounds, and GS_OUTPUT_TOTAL_MAX over every buffer of the session. */
+#define GS_OUTPUT_EVENTS 8192
+#define GS_OUTPUT_MIN_SIZE GS_DEFAULT_RINGBUF_SIZE
+#define GS_OUTPUT_MAX_SIZE (16u << 20)
+#define GS_OUTPUT_TOTAL_MAX (64u << 20)
+#define GS_OUTPUT_RECORD_HEADER 8 /* BPF_RINGBUF_HDR_SZ; a perf sample's is 8 too */
 #define GS_DEFAULT_PERF_PAGE_COUNT 64
 #define GS_DEFAULT_PROC_MODULE_OFFSETS_MAX 4096
 #define GS_DEFAULT_UNWIND_ROWS_MAX 65536

@@ -42,8 +42,10 @@ struct gs_program_opts {
 	size_t sz; /* sizeof(struct gs_program_opts): lets the struct grow */
 	enum gs_output_kind output;
 	uint32_t max_trace_event_size; /* 0: 32768 (clamped to the output buffer) */
-	uint32_t ringbuf_size;         /* 0: 262144 */
-	uint32_t perf_page_count;      /* 0: 64 */
+	/* 0: 262144 here; a trace plan (gs/runtime.h) sizes a 0 by the
+	 * largest event of its programs instead (gs_output_default_size). */
+	uint32_t ringbuf_size;
+	uint32_t perf_page_count;      /* 0: 64, or as ringbuf_size in a plan */
 	/* PID filter: none when filter_pid == 0. With pid_ns_ino set, the
 	 * filter compares the TGID seen in that PID namespace (helper 120). */
 	uint32_t filter_pid;
@@ -141,6 +143,12 @@ GS_API uint32_t gs_program_trace_id(const struct gs_program *p);
 GS_API const struct gs_trace_context *gs_program_context(const struct gs_program *p);
 /* Whether it must be loaded sleepable (gs_program_opts.fault_in). */
 GS_API bool gs_program_sleepable(const struct gs_program *p);
+/* The bytes of its largest event (header through EndInstruction, a
+ * backtrace at its full depth): every reservation has a constant size,
+ * so this is the longest path's; 0 when it sends no events
+ * (aggregations only, stacks counted in BPF). What the runtime sizes the
+ * output buffer by (gs_output_default_size, gs/runtime.h). */
+GS_API uint32_t gs_program_event_size(const struct gs_program *p);
 
 #ifdef __cplusplus
 }

@@ -255,6 +255,17 @@ GS_API const struct gs_program *gs_plan_trace_program(const struct gs_plan_trace
 GS_API size_t gs_plan_probe_count(const struct gs_plan *p);
 /* The program options every program was built with (sizes decided). */
 GS_API const struct gs_program_opts *gs_plan_program_opts(const struct gs_plan *p);
+/* The largest event any of its programs sends, in bytes
+ * (gs_program_event_size); 0 when none sends events. */
+GS_API uint32_t gs_plan_largest_event(const struct gs_plan *p);
+/* The default size in bytes of one output buffer (a ring buffer, or one
+ * CPU's perf buffer) of `nbuffers` in a session whose largest event is
+ * `largest_event` bytes: room for GS_OUTPUT_EVENTS such records, rounded
+ * up to a power of two, at most GS_OUTPUT_MAX_SIZE and at most an equal
+ * share (a power of two) of GS_OUTPUT_TOTAL_MAX, at least
+ * GS_OUTPUT_MIN_SIZE (gs/map_abi.h). A plan whose program options leave
+ * ringbuf_size (or perf_page_count) 0 sizes its buffers so. */
+GS_API uint32_t gs_output_default_size(uint32_t largest_event, size_t nbuffers);
 /* The pid given in the options (0: target mode). */
 GS_API pid_t gs_plan_pid(const struct gs_plan *p);
 /* The module-file cache the plan read through (its own or the options'):

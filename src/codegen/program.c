@@ -413,6 +413,9 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	}
 	cg_views_fit(&cg, spec->body, spec->nbody);
 	build(&cg);
+	/* Every reservation is constant: the longest path is the largest event. */
+	p->event_size = cg.quiet || cg.opts.count_stacks ? 0 :
+			cg.used < cg.max_size ? cg.used : cg.max_size;
 	rc = gs_asm_finish(&p->main, err);
 	if (rc == 0 && p->btf && p->btf->error.code)
 		rc = gs_errorf(err, p->btf->error.code, "trace %u: %s", spec->trace_id,

@@ -42,3 +42,8 @@ const struct gs_agg_desc *gs_program_aggregations(const struct gs_program *p, si
 	*n = p->naggs;
 	return p->aggs;
 }
+
+uint32_t gs_program_event_size(const struct gs_program *p)
+{
+	return p->event_size;
+}

@@ -51,6 +51,8 @@ struct run {
 	bool print_events;    /* each event as it comes */
 	bool agg_failed;
 	uint64_t events, max_events; /* events that printed something */
+	struct cli_losses *tally;    /* delivered, and discarded past max_events */
+	struct gs_session *const *session;
 };
 
 /* An event whose `if`s printed nothing shows nothing, and does not count
@@ -67,9 +69,12 @@ static int on_event(void *arg, const struct gs_event *ev)
 {
 	struct run *r = arg;
 
-	/* perf buffers deliver the rest of a CPU's buffer after a stop */
+	/* After the limit (perf buffers deliver the rest of a CPU's buffer
+	 * after a stop; the teardown reads what is left to count it):
+	 * discarded, counted apart. */
+	cli_count_event(r->tally, ev->trace_id);
 	if (r->max_events && r->events >= r->max_events)
-		return 1;
+		return 0;
 	if (r->print_events)
 		gs_print_event(r->out, ev, r->outf);
 	if ((r->agg && gs_aggregate_event(r->agg, ev, 1)) ||
@@ -78,7 +83,10 @@ static int on_event(void *arg, const struct gs_event *ev)
 		return 1;
 	}
 	r->events += printed_something(ev);
-	return r->max_events && r->events >= r->max_events;
+	if (!r->max_events || r->events < r->max_events)
+		return 0;
+	cli_limit_reached(r->tally, *r->session);
+	return 1;
 }
 
 static int64_t now_ns(void)
@@ -523,7 +531,8 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 static int run(struct cli_ctx *c)
 {
 	struct gs_program_opts popts;
-	struct run r = { .max_events = c->cli.max_events };
+	struct run r = { .max_events = c->cli.max_events, .tally = &c->losses,
+			 .session = &c->session };
 	struct gs_error err = { 0 };
 	uint64_t start_ns = (uint64_t)now_ns();
 	bool dry = c->cli.dry_run || c->cli.dump_insns;
@@ -554,7 +563,11 @@ static int run(struct cli_ctx *c)
 	rc = cli_plan(c, &popts, pid);
 	if (rc == 0 && dry)
 		rc = cli_dry_run(c);
-	else if (rc == 0)
+	else if (rc == 0 && cli_losses_init(&c->losses, c->script ? c->script->ntraces : 1,
+					  c->cli.verbose, !c->cli.count_in_bpf)) {
+		cli_say("gstrace: ", "out of memory counting the events");
+		rc = EXIT_RUNTIME;
+	} else if (rc == 0)
 		rc = attach(c, &r, pid);
 	if (rc == 0 && c->cli.verbose)
 		print_phases(c, start_ns);

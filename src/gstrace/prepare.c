@@ -3,6 +3,7 @@
  * about), the output opened, the module-file cache, the debug-information
  * prefetch, and the one trace plan that the live run and --dry-run share. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,34 @@ void cli_prefetch_debug(struct cli_ctx *c, pid_t pid)
 	gs_proc_modules_free(&mods);
 }
 
+/* --verbose: the output buffers' size and where it came from. */
+static void say_output_size(const struct cli_ctx *c)
+{
+	const struct gs_program_opts *o = gs_plan_program_opts(c->plan);
+	bool perf = o->output == GS_OUTPUT_PERF;
+	uint64_t bytes = perf ? (uint64_t)o->perf_page_count * 4096u : o->ringbuf_size;
+	size_t probes = gs_plan_probe_count(c->plan);
+	bool given = perf ? c->cli.perf_pages != 0 : c->cli.ringbuf_size != 0;
+	uint32_t largest = gs_plan_largest_event(c->plan);
+
+	if (!c->cli.verbose)
+		return;
+	fprintf(stderr, "gstrace: output: %s of %" PRIu64 " %s %s (%zu probe%s, ",
+		perf ? "perf buffers" : "a ring buffer",
+		bytes % (1u << 20) ? bytes >> 10 : bytes >> 20, bytes % (1u << 20) ? "KiB" : "MiB",
+		perf ? "per CPU and probe" : "per probe", probes, probes == 1 ? "" : "s");
+	if (largest)
+		fprintf(stderr, "largest event %u bytes): ", largest);
+	else
+		fputs("no events: all counted in BPF): ", stderr);
+	if (given)
+		fprintf(stderr, "as %s says\n", perf ? "--perf-pages" : "--ringbuf-size");
+	else
+		fprintf(stderr, "room for %u of the largest event, %u KiB to %u MiB, %u MiB in "
+			"all\n", GS_OUTPUT_EVENTS, GS_OUTPUT_MIN_SIZE >> 10, GS_OUTPUT_MAX_SIZE >> 20,
+			GS_OUTPUT_TOTAL_MAX >> 20);
+}
+
 /* --profile: the plan of CPU samples, its rows bounded by --unwind-memory
  * where processes come and go (-t, --all). */
 static int plan_samples(struct cli_ctx *c, struct gs_plan_opts *po)
@@ -243,8 +272,10 @@ static int plan_samples(struct cli_ctx *c, struct gs_plan_opts *po)
 		rc = gs_plan_add_samples(c->plan, &so, &err);
 	if (rc == 0)
 		rc = gs_plan_build(c->plan, &err);
-	if (rc == 0)
+	if (rc == 0) {
+		say_output_size(c);
 		return 0;
+	}
 	cli_say("gstrace: ", "%s", err.msg);
 	return err.code == -ENOMEM || err.code == -EFAULT ? EXIT_RUNTIME : EXIT_USAGE;
 }
@@ -281,6 +312,7 @@ int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid)
 				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", gs_plan_trace_id(t),
 					gs_plan_trace_pattern(t)->text, note);
 		}
+		say_output_size(c);
 		return 0;
 	}
 	cli_say(strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", "%s", err.msg);

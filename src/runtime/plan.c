@@ -531,6 +531,7 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 	size_t rows = p->shared.nrows, xrows = 0;
 	uint64_t t0 = rt_now_ns();
 	uint32_t want, need;
+	bool again = false;
 	int rc;
 
 	/* The loop walker's rows are more (rules of rbx, r12-r15): size by them;
@@ -556,11 +557,16 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 		p->program.task_fsbase_offset = rt_values_task_fsbase(p->values);
 	rc = build_all(p, rows, &t0, err);
 	/* The aggregations' keys hashed no longer than they need: built again
-	 * with the most any of them takes (the map is one for all). */
+	 * with the most any of them takes (the map is one for all); and the
+	 * output buffers sized by the largest event (plan_output.c). */
 	if (rc == 0 && (need = agg_key_bytes(p)) < GS_AGG_KEY_MAX) {
 		p->program.agg_key_bytes = need ? need : 8;
-		rc = build_all(p, rows, &t0, err);
+		again = true;
 	}
+	if (rc == 0 && rt_plan_size_output(p))
+		again = true;
+	if (again)
+		rc = build_all(p, rows, &t0, err);
 	if (rc)
 		return rc;
 	/* The programs hold their own copies of the types: DWARF can go. */

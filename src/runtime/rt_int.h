@@ -55,6 +55,10 @@ int rt_reader_wake_on(struct gs_reader *r, int fd, struct gs_error *err);
  * (gs_plan_opts.hold_on_dlopen, plan.c). */
 struct gs_plan;
 bool rt_plan_holds_dlopen(const struct gs_plan *p);
+/* Output buffers of the size their largest event asks (plan_output.c),
+ * where the options name none: true when the programs, built with the
+ * fixed default, must be built again. */
+bool rt_plan_size_output(struct gs_plan *p);
 
 /* The clock of CPU samples (sampling.c): a cpu-clock perf event per online
  * CPU at hz, each running prog_fd; freeing closes them (detaches). */

@@ -188,6 +188,46 @@ static void test_instruction_larger_than_the_event_is_refused(void **state)
 	assert_non_null(strstr(err.msg, "max_trace_event_size"));
 }
 
+/* Every reservation is constant: the largest event is the header, each
+ * instruction on the longest path (a backtrace at its full depth) and
+ * EndInstruction; a trace that only aggregates sends none. */
+static void test_event_size_is_the_longest_path_with_bt_at_full_depth(void **state)
+{
+	struct gs_stmt s = { .kind = GS_STMT_BACKTRACE };
+	struct gs_trace_spec spec = { .trace_id = 1, .target = "t", .body = &s, .nbody = 1 };
+	struct gs_program_opts o = { .sz = sizeof(o), .unwinder = GS_UNWINDER_TAILCALL };
+	uint32_t frame = (uint32_t)sizeof(struct gs_backtrace_frame);
+	struct gs_program *p16, *p32, *agg;
+
+	(void)state;
+	o.backtrace_depth = 16;
+	assert_int_equal(gs_program_build(&spec, &o, &p16, NULL), 0);
+	o.backtrace_depth = 32;
+	assert_int_equal(gs_program_build(&spec, &o, &p32, NULL), 0);
+	assert_int_equal(gs_program_event_size(p16),
+			 GS_EVENT_PREFIX_SIZE + GS_INST_HEADER_SIZE +
+			 sizeof(struct gs_backtrace_data) + 16 * frame + GS_END_INSTRUCTION_SIZE);
+	assert_int_equal(gs_program_event_size(p32) - gs_program_event_size(p16), 16 * frame);
+	assert_int_equal(gs_program_build(&gs_cga_count, NULL, &agg, NULL), 0);
+	assert_int_equal(gs_program_event_size(agg), 0);
+	gs_program_free(p16);
+	gs_program_free(p32);
+	gs_program_free(agg);
+}
+
+static void test_if_else_event_size_counts_the_larger_branch(void **state)
+{
+	struct gs_program *p = build_ok("if_else", GS_OUTPUT_RINGBUF);
+	struct gs_program *lit = build_ok("print_literal", GS_OUTPUT_RINGBUF);
+
+	(void)state;
+	/* the else-if branch prints twice: more than one print, less than the sum */
+	assert_true(gs_program_event_size(p) > gs_program_event_size(lit));
+	assert_true(gs_program_event_size(p) <= p->max_trace_event_size);
+	gs_program_free(p);
+	gs_program_free(lit);
+}
+
 static void test_backtrace_without_dwarf_needs_no_unwind_maps(void **state)
 {
 	struct gs_stmt s = { .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_INLINE };
@@ -320,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_perf_mode_declares_the_events_array),
 		cmocka_unit_test(test_event_size_is_clamped_to_the_output_buffer),
 		cmocka_unit_test(test_event_size_past_the_per_cpu_limit_is_refused),
+		cmocka_unit_test(test_event_size_is_the_longest_path_with_bt_at_full_depth),
+		cmocka_unit_test(test_if_else_event_size_counts_the_larger_branch),
 		cmocka_unit_test(test_strings_and_names_land_in_the_context),
 		cmocka_unit_test(test_if_counts_its_larger_branch_and_let_counts_nothing),
 		cmocka_unit_test(test_every_case_passes_the_static_checker),

@@ -258,6 +258,112 @@ out:
 	e2e_unlock(lock);
 }
 
+/* ---- --max-events and losses ------------------------------------------------------------ */
+
+/* deep_program recurses 600 frames deep every 100 ms: 600 hits of
+ * deep_recurse within a millisecond, a burst no reader keeps up with. */
+#define BUSY_FIXTURE "deep_program"
+#define LOSS_LINE "events in kernel before userspace delivery"
+
+/* Runs tr on a fresh deep_program; false (and a failed expectation) when
+ * the fixture did not start. */
+static bool run_on_busy(struct e2e_ctx *c, struct e2e_trace *tr, struct e2e_run *r,
+			struct e2e_output *out)
+{
+	struct e2e_fixture f;
+
+	memset(r, 0, sizeof(*r));
+	if (!e2e_fixture_start(&f, BUSY_FIXTURE)) {
+		e2e_expect(c, false, "fixture %s did not start", BUSY_FIXTURE);
+		return false;
+	}
+	tr->pid = f.pid;
+	e2e_trace_run(c, tr, r, out);
+	e2e_fixture_stop(&f);
+	return true;
+}
+
+/* The events after --max-events' first N are discarded, not lost: no loss
+ * line, no summary; --verbose says how many were discarded, and its
+ * summary counts N delivered, 0 lost. */
+static void s_max_events_discards(struct e2e_ctx *c)
+{
+	struct e2e_trace tr = { .script = "trace deep_recurse { bt; }", .max_events = 2 };
+	struct e2e_run r;
+	struct e2e_output out = { 0 };
+	const char *err;
+	int lock = e2e_lock(BUSY_FIXTURE, false);
+
+	if (run_on_busy(c, &tr, &r, &out)) {
+		err = e2e_buf_str(&r.err);
+		e2e_expect(c, e2e_run_exit_code(&r) == 0, "exit %d", e2e_run_exit_code(&r));
+		e2e_expect(c, out.nblocks == 2, "%zu backtraces, want 2", out.nblocks);
+		e2e_expect(c, !strstr(err, LOSS_LINE), "events after the limit reported lost:\n%s",
+			   err);
+		e2e_expect(c, !strstr(err, " delivered, "), "a summary without losses:\n%s", err);
+		e2e_expect(c, !strstr(err, "discarded"), "the discarded events said without "
+			   "--verbose:\n%s", err);
+		e2e_output_free(&out);
+		e2e_run_free(&r);
+	}
+	tr.extra[0] = "--verbose";
+	if (run_on_busy(c, &tr, &r, &out)) {
+		err = e2e_buf_str(&r.err);
+		e2e_expect(c, e2e_run_exit_code(&r) == 0, "exit %d", e2e_run_exit_code(&r));
+		e2e_expect(c, !strstr(err, LOSS_LINE), "events after the limit reported lost:\n%s",
+			   err);
+		e2e_expect(c, strstr(err, "gstrace: 2 events delivered, 0 lost; per trace: #0 "
+				     "(deep_recurse) 2\n") != NULL, "no summary of 2 delivered, "
+			   "0 lost:\n%s", err);
+		/* a backtrace at depth 128 wants more than 16 MiB of room */
+		e2e_expect(c, strstr(err, "gstrace: output: a ring buffer of 16 MiB per probe "
+				     "(1 probe, largest event ") != NULL, "no default ring buffer "
+			   "sized by the largest event:\n%s", err);
+		/* the rest of the burst, and of the next ones until gstrace stopped */
+		e2e_expect(c, strstr(err, " events after the limit (--max-events) were "
+				     "discarded\n") != NULL, "no line of discarded events:\n%s", err);
+		e2e_note(c, "%s", err);
+		e2e_output_free(&out);
+		e2e_run_free(&r);
+	}
+	e2e_unlock(lock);
+}
+
+/* A 4 KiB ring buffer holds two of these backtraces: the bursts lose most
+ * of theirs, said while reading and in the summary at the end. */
+static void s_loss_summary(struct e2e_ctx *c)
+{
+	struct e2e_trace tr = { .script = "trace deep_recurse { bt; }\ntrace deep_leaf { bt; }",
+				.duration = 1, .extra = { "--ringbuf-size", "4096" } };
+	unsigned long long delivered = 0, lost = 0, recurse = 0, leaf = 0;
+	struct e2e_run r;
+	struct e2e_output out = { 0 };
+	const char *err, *sum;
+	int lock = e2e_lock(BUSY_FIXTURE, false);
+
+	if (run_on_busy(c, &tr, &r, &out)) {
+		err = e2e_buf_str(&r.err);
+		sum = strstr(err, " events delivered, ");
+		while (sum && sum > err && sum[-1] != '\n')
+			sum--;
+		e2e_expect(c, e2e_run_exit_code(&r) == 0, "exit %d", e2e_run_exit_code(&r));
+		e2e_expect(c, strstr(err, LOSS_LINE) != NULL, "no loss reported:\n%s", err);
+		e2e_expect(c, sum && sscanf(sum, "gstrace: %llu events delivered, %llu lost; per "
+					    "trace: #0 (deep_recurse) %llu, #1 (deep_leaf) %llu",
+					    &delivered, &lost, &recurse, &leaf) == 4,
+			   "no summary line:\n%s", err);
+		e2e_expect(c, lost > 0 && delivered > 0 && recurse + leaf == delivered,
+			   "summary: %llu delivered (%llu + %llu), %llu lost", delivered, recurse,
+			   leaf, lost);
+		e2e_expect(c, delivered == out.nblocks, "summary: %llu delivered, %zu printed",
+			   delivered, out.nblocks);
+		e2e_note(c, "%s", err);
+		e2e_output_free(&out);
+		e2e_run_free(&r);
+	}
+	e2e_unlock(lock);
+}
+
 /* ---- bad input: one line, exit 2 ------------------------------------------------------- */
 
 /* Runs gstrace expecting exit 2, nothing attached, nothing on stdout, and
@@ -358,6 +464,8 @@ static void s_err_syntax(struct e2e_ctx *c)
 const struct e2e_scenario e2e_cli_scenarios[] = {
 	{ "sigint-cleanup", s_sigint_cleanup, E2E_NEED_TRACING },
 	{ "target-exits", s_target_exits, E2E_NEED_TRACING },
+	{ "max-events-discards", s_max_events_discards, E2E_NEED_TRACING },
+	{ "loss-summary", s_loss_summary, E2E_NEED_TRACING },
 	{ "err-unknown-function", s_err_unknown_function, 0 },
 	{ "err-missing-binary", s_err_missing_binary, 0 },
 	{ "err-no-eh-frame", s_err_no_eh_frame, 0 },

@@ -39,6 +39,7 @@ struct gs_program {
 	struct gs_trace_context ctx;
 	uint32_t trace_id;
 	uint32_t max_trace_event_size;
+	uint32_t event_size;         /* its largest event in bytes; 0: it sends none */
 	uint16_t total_instructions; /* what EndInstruction carries */
 	char name[64];               /* program name for the kernel */
 	char step_name[64];
