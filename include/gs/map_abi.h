@@ -423,8 +423,10 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
  * bounds, and GS_OUTPUT_TOTAL_MAX over every buffer of the session. */
 #define GS_OUTPUT_EVENTS 8192
 #define GS_OUTPUT_MIN_SIZE GS_DEFAULT_RINGBUF_SIZE
-#define GS_OUTPUT_MAX_SIZE (16u << 20)
-#define GS_OUTPUT_TOTAL_MAX (64u << 20)
+/* gstrace maps the ring twice (the wrap-around view), so a full ring
+ * counts twice in its resident memory: 4 MiB is 8 MB at most. */
+#define GS_OUTPUT_MAX_SIZE (4u << 20)
+#define GS_OUTPUT_TOTAL_MAX (16u << 20)
 #define GS_OUTPUT_RECORD_HEADER 8 /* BPF_RINGBUF_HDR_SZ; a perf sample's is 8 too */
 #define GS_DEFAULT_PERF_PAGE_COUNT 64
 #define GS_DEFAULT_PROC_MODULE_OFFSETS_MAX 4096

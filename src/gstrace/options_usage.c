@@ -89,7 +89,7 @@ void cli_usage(FILE *f)
 	      "      --force-perf-event-array  use per-CPU perf buffers, not the ring buffer\n"
 	      "      --ringbuf-size BYTES   ring buffer size, a power of two of at least a\n"
 	      "                             page (e.g. 4M; default: room for 8192 of the\n"
-	      "                             largest event, 256K to 16M; --verbose says it)\n"
+	      "                             largest event, 256K to 4M; --verbose says it)\n"
 	      "      --perf-pages N         pages per CPU of the perf buffers, a power of\n"
 	      "                             two (default: sized as the ring buffer, >= 64)\n"
 	      "      --dry-run              resolve and build, print a summary, load nothing\n"

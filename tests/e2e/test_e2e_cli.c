@@ -315,8 +315,8 @@ static void s_max_events_discards(struct e2e_ctx *c)
 		e2e_expect(c, strstr(err, "gstrace: 2 events delivered, 0 lost; per trace: #0 "
 				     "(deep_recurse) 2\n") != NULL, "no summary of 2 delivered, "
 			   "0 lost:\n%s", err);
-		/* a backtrace at depth 128 wants more than 16 MiB of room */
-		e2e_expect(c, strstr(err, "gstrace: output: a ring buffer of 16 MiB per probe "
+		/* a backtrace at depth 128 wants more than the 4 MiB maximum */
+		e2e_expect(c, strstr(err, "gstrace: output: a ring buffer of 4 MiB per probe "
 				     "(1 probe, largest event ") != NULL, "no default ring buffer "
 			   "sized by the largest event:\n%s", err);
 		/* the rest of the burst, and of the next ones until gstrace stopped */

@@ -33,7 +33,10 @@ static void test_room_for_the_largest_event_rounded_to_a_power_of_two(void **sta
 	assert_int_equal(gs_output_default_size(436, 1), 4 * MiB);
 	/* 504 + 8 = 512 bytes x 8192 = 4 MiB exactly */
 	assert_int_equal(gs_output_default_size(504, 1), 4 * MiB);
-	assert_int_equal(gs_output_default_size(505, 1), 8 * MiB);
+	/* one byte more would want 8 MiB: the maximum */
+	assert_int_equal(gs_output_default_size(505, 1), GS_OUTPUT_MAX_SIZE);
+	assert_int_equal(gs_output_default_size(120, 1), 1 * MiB);
+	assert_int_equal(gs_output_default_size(248, 1), 2 * MiB);
 	for (uint32_t e = 1; e < 40000; e += 97) {
 		uint32_t size = gs_output_default_size(e, 1);
 
@@ -47,8 +50,8 @@ static void test_room_for_the_largest_event_rounded_to_a_power_of_two(void **sta
 static void test_the_largest_events_stop_at_the_maximum(void **state)
 {
 	(void)state;
-	/* a 128-frame backtrace (1588 bytes) would want 12.5 MiB -> 16 MiB */
-	assert_int_equal(gs_output_default_size(1588, 1), 16 * MiB);
+	/* a 128-frame backtrace (1588 bytes) would want 12.5 MiB: 4 MiB */
+	assert_int_equal(gs_output_default_size(1588, 1), 4 * MiB);
 	assert_int_equal(gs_output_default_size(32768, 1), GS_OUTPUT_MAX_SIZE);
 	assert_int_equal(gs_output_default_size(UINT32_MAX, 1), GS_OUTPUT_MAX_SIZE);
 }
@@ -56,14 +59,15 @@ static void test_the_largest_events_stop_at_the_maximum(void **state)
 static void test_many_buffers_share_the_total(void **state)
 {
 	(void)state;
-	assert_int_equal(gs_output_default_size(32768, 4), 16 * MiB);
-	assert_int_equal(gs_output_default_size(32768, 5), 8 * MiB);
-	assert_int_equal(gs_output_default_size(32768, 64), 1 * MiB);
+	assert_int_equal(gs_output_default_size(32768, 4), 4 * MiB);
+	assert_int_equal(gs_output_default_size(32768, 5), 2 * MiB);
+	assert_int_equal(gs_output_default_size(32768, 16), 1 * MiB);
+	assert_int_equal(gs_output_default_size(32768, 64), GS_OUTPUT_MIN_SIZE);
 	/* the share never goes under the minimum, whatever the count */
 	assert_int_equal(gs_output_default_size(32768, 100000), GS_OUTPUT_MIN_SIZE);
 	/* a share larger than the event needs changes nothing */
-	assert_int_equal(gs_output_default_size(436, 16), 4 * MiB);
-	assert_int_equal(gs_output_default_size(436, 17), 2 * MiB);
+	assert_int_equal(gs_output_default_size(436, 4), 4 * MiB);
+	assert_int_equal(gs_output_default_size(436, 5), 2 * MiB);
 }
 
 int main(void)
