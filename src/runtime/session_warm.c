@@ -98,6 +98,8 @@ void rt_warm_stop(struct rt_warm *w)
 	atomic_store(&w->stop, true);
 	pthread_join(w->th, NULL);
 	w->joined = true;
+	close(w->prog_fd); /* the links hold it until they are released */
+	w->prog_fd = -1;
 }
 
 static void *release(void *arg)
@@ -129,7 +131,6 @@ void rt_warm_free(struct gs_session *s)
 		pthread_join(w->releaser, NULL);
 	else
 		gs_uprobes_detach(w->v, w->n);
-	close(w->prog_fd);
 	free(w);
 	s->warm = NULL;
 }
