@@ -1,6 +1,6 @@
 /* Linked into the static gstrace on x86_64 hosts only (src/gstrace/meson.build):
  * definitions that keep the parts of Debian's libdw.a that gstrace cannot
- * reach out of the binary (about 300 kB of 486; docs/cli.md, "The static binary").
+ * reach out of the binary (246 kB; docs/cli.md, "The static binary").
  *
  * libdw.a holds one backend per machine (register names, ABI CFI, return
  * values, core notes, relocations, disassembler), and its backend table
