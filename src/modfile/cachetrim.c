@@ -250,7 +250,8 @@ static int sweep(const char *dir, uint64_t keep, int wait_ms, struct gs_cache_us
 	}
 	rc = scan(dfd, &v, &n);
 	if (rc == 0) {
-		qsort(v, n, sizeof(*v), by_use);
+		if (n)
+			qsort(v, n, sizeof(*v), by_use);
 		for (size_t i = 0; i < n; i++)
 			total += v[i].kind == GS_CACHE_TEMP ? 0 : v[i].bytes;
 		for (size_t i = 0; i < n; i++) {

@@ -100,14 +100,8 @@ int uw_cfi_cache_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 		close(fd);
 		return -EINVAL;
 	}
-	if (map && map_arrays(fd, size, &got, t, map) == 0) {
-		close(fd);
-		t->nrows = got.nrows;
-		t->nxrows = got.nxrows;
-		t->ndropped = got.ndropped;
-		t->stats = got.stats;
-		return 0;
-	}
+	if (map && map_arrays(fd, size, &got, t, map) == 0)
+		goto counts;
 	t->rows = malloc(got.nrows ? got.nrows * sizeof(*t->rows) : 1);
 	t->xrows = malloc(got.nxrows ? got.nxrows * sizeof(*t->xrows) : 1);
 	t->dropped = malloc(got.ndropped ? got.ndropped * sizeof(*t->dropped) : 1);
@@ -119,6 +113,7 @@ int uw_cfi_cache_load(const char *dir, Elf *elf, const uint8_t *id, size_t len,
 		gs_cfi_table_free(t);
 		return -EINVAL;
 	}
+counts:
 	close(fd);
 	t->nrows = got.nrows;
 	t->nxrows = got.nxrows;
