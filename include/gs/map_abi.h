@@ -423,8 +423,8 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
  * bounds, and GS_OUTPUT_TOTAL_MAX over every buffer of the session. */
 #define GS_OUTPUT_EVENTS 8192
 #define GS_OUTPUT_MIN_SIZE GS_DEFAULT_RINGBUF_SIZE
-/* gstrace maps the ring twice (the wrap-around view), so a full ring
- * counts twice in its resident memory: 4 MiB is 8 MB at most. */
+/* Every page of a ring counts in gstrace's resident memory (the kernel
+ * maps them all at once): 4 MiB is 4 MB of it. */
 #define GS_OUTPUT_MAX_SIZE (4u << 20)
 #define GS_OUTPUT_TOTAL_MAX (16u << 20)
 #define GS_OUTPUT_RECORD_HEADER 8 /* BPF_RINGBUF_HDR_SZ; a perf sample's is 8 too */

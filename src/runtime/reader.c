@@ -19,7 +19,7 @@
 #include "opts.h"
 #include "rt_int.h"
 
-#define STOP_MARK (-ECANCELED) /* a callback asked to stop: unwinds libbpf's loop */
+#define STOP_MARK (-ECANCELED) /* a callback asked to stop: unwinds the reading loop */
 /* Programs submit events without waking the reader (until a quarter of the
  * buffer waits), so the reader looks on its own this often: a quiet trace
  * still prints within the tick. Until the first event, and at most for
@@ -38,7 +38,7 @@ struct perf_sample_ctx;
 struct source {
 	struct gs_reader *r;
 	struct gs_decoder *dec;
-	struct ring_buffer *rb;
+	struct rt_ring *rb;
 	struct perf_buffer *pb;
 	struct perf_sample_ctx *pctx;
 };
@@ -153,7 +153,7 @@ static void source_free(struct source *s)
 {
 	if (!s)
 		return;
-	ring_buffer__free(s->rb);
+	rt_ring_free(s->rb);
 	perf_buffer__free(s->pb);
 	free(s->pctx);
 	gs_decoder_free(s->dec);
@@ -194,9 +194,9 @@ int gs_reader_add_decoding(struct gs_reader *r, const struct gs_bpf_map *output,
 	if (rc)
 		goto fail;
 	if (output->type == BPF_MAP_TYPE_RINGBUF) {
-		s->rb = ring_buffer__new(output->fd, on_ring_record, s, NULL);
-		rc = s->rb ? 0 : -errno;
-		fd = s->rb ? ring_buffer__epoll_fd(s->rb) : -1;
+		/* the map's fd polls readable when the programs wake it */
+		rc = rt_ring_open(output->fd, output->max_entries, &s->rb);
+		fd = output->fd;
 	} else {
 		/* The perf side of the same policy: wake the reader when a
 		 * quarter of a CPU's buffer is written, not per sample. */
@@ -249,7 +249,7 @@ int rt_reader_wake_on(struct gs_reader *r, int fd, struct gs_error *err)
 
 static int consume(struct source *s)
 {
-	int rc = s->rb ? ring_buffer__consume(s->rb) : perf_buffer__consume(s->pb);
+	int rc = s->rb ? rt_ring_consume(s->rb, on_ring_record, s) : perf_buffer__consume(s->pb);
 
 	return rc < 0 ? rc : 0;
 }

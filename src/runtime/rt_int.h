@@ -48,6 +48,13 @@ int rt_dlhook_changed(struct rt_dlhook *h);
 /* SIGCONT when rt_dlhook_changed saw a stop (holding only). */
 void rt_dlhook_release(struct rt_dlhook *h);
 void rt_dlhook_free(struct rt_dlhook *h);
+/* A BPF ring buffer of size bytes (the map's max_entries) mapped for
+ * reading, its data once (ringread.c); rt_ring_consume hands each record
+ * to cb until none is left or cb returns < 0 (returned then). */
+struct rt_ring;
+int rt_ring_open(int map_fd, uint32_t size, struct rt_ring **out);
+int rt_ring_consume(struct rt_ring *r, int (*cb)(void *ctx, void *data, size_t size), void *ctx);
+void rt_ring_free(struct rt_ring *r);
 /* An fd whose readiness ends gs_reader_poll (reader.c) with what it has
  * delivered so far, so the caller can act on it. */
 int rt_reader_wake_on(struct gs_reader *r, int fd, struct gs_error *err);
