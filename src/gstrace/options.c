@@ -1,6 +1,7 @@
 /* gstrace's command line: a table of flags, a parser that accepts
  * `-p 12`, `-p12`, `--pid 12` and `--pid=12`, stops at `--` (what follows
- * is the command to launch), and checks every value and combination. */
+ * is the command to launch), and checks every value; the combinations are
+ * options_rules.c's. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,8 +105,7 @@ static const char *const unwinders[] = { "tailcall", "loop" }; /* enum gs_unwind
 static const char *const count_places[] = { "user", "bpf" };
 static const char *const fault_modes[] = { "auto", "on", "off" }; /* enum cli_fault_in order */
 
-__attribute__((format(printf, 3, 4)))
-static int usage_error(char *msg, size_t size, const char *fmt, ...)
+int cli_usage_error(char *msg, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -202,10 +202,10 @@ static int parse_ringbuf_size(struct cli *c, const char *flag, const char *v, ch
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), n;
 
 	if (!cli_parse_bytes(v, RINGBUF_MAX, &n))
-		return usage_error(msg, size, "%s '%s' is not a size; give bytes, a power of two up "
+		return cli_usage_error(msg, size, "%s '%s' is not a size; give bytes, a power of two up "
 				   "to 1G, as a number or with K, M or G (e.g. %s 4M)", flag, v, flag);
 	if ((n & (n - 1)) || n % page)
-		return usage_error(msg, size, "%s %s: the kernel takes a ring buffer whose size "
+		return cli_usage_error(msg, size, "%s %s: the kernel takes a ring buffer whose size "
 				   "is a power of two and a multiple of the page size (%llu "
 				   "bytes); give e.g. %s %lluK or %s 4M", flag, v,
 				   (unsigned long long)page, flag,
@@ -234,13 +234,13 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 	switch (o->id) {
 	case O_PID:
 		if (!parse_uint(v, 1, 0x7fffffff, &n))
-			return usage_error(msg, size, "%s '%s' is not a process id; give a positive "
+			return cli_usage_error(msg, size, "%s '%s' is not a process id; give a positive "
 					   "number (e.g. %s 1234)", flag, v, flag);
 		c->pid = (pid_t)n;
 		break;
 	case O_TARGET:
 		if (!*v)
-			return usage_error(msg, size, "%s needs a path; give the executable or "
+			return cli_usage_error(msg, size, "%s needs a path; give the executable or "
 					   "library to trace (e.g. %s /usr/bin/foo)", flag, flag);
 		c->target = v;
 		break;
@@ -249,38 +249,38 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_SCRIPT_FILE:
 		if (!*v)
-			return usage_error(msg, size, "%s needs a file name; give the script "
+			return cli_usage_error(msg, size, "%s needs a file name; give the script "
 					   "file to read", flag);
 		c->script_file = v;
 		break;
 	case O_DEPTH:
 		if (!parse_uint(v, 1, GS_BT_LOOP_MAX_DEPTH, &n))
-			return usage_error(msg, size, "%s '%s' is out of range; give a number "
+			return cli_usage_error(msg, size, "%s '%s' is out of range; give a number "
 					   "from 1 to %d", flag, v, GS_BT_LOOP_MAX_DEPTH);
 		c->backtrace_depth = (uint32_t)n;
 		break;
 	case O_UNWINDER:
 		if ((k = keyword(v, unwinders, N_OF(unwinders))) < 0)
-			return usage_error(msg, size, "%s '%s' is not an unwinder; give loop or "
+			return cli_usage_error(msg, size, "%s '%s' is not an unwinder; give loop or "
 					   "tailcall", flag, v);
 		c->unwinder = k;
 		break;
 	case O_FAULT_IN:
 		if ((k = keyword(v, fault_modes, N_OF(fault_modes))) < 0)
-			return usage_error(msg, size, "%s '%s' is not a fault-in mode; give auto, "
+			return cli_usage_error(msg, size, "%s '%s' is not a fault-in mode; give auto, "
 					   "on or off", flag, v);
 		c->fault_in = (enum cli_fault_in)k;
 		break;
 	case O_FORMAT:
 		if ((k = keyword(v, formats, N_OF(formats))) < 0)
-			return usage_error(msg, size, "%s '%s' is not an output format; give "
+			return cli_usage_error(msg, size, "%s '%s' is not an output format; give "
 					   "pretty, plain, json, folded or pprof", flag, v);
 		c->format = (enum cli_format)k;
 		c->format_set = true;
 		break;
 	case O_TIMESTAMP:
 		if ((k = keyword(v, timestamps, N_OF(timestamps))) < 0)
-			return usage_error(msg, size, "%s '%s' is not a timestamp style; give "
+			return cli_usage_error(msg, size, "%s '%s' is not a timestamp style; give "
 					   "local, boot or none", flag, v);
 		c->timestamp = (enum cli_timestamp)k;
 		break;
@@ -298,18 +298,18 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_MAX_EVENTS:
 		if (!parse_uint(v, 1, UINT64_MAX / 2, &n))
-			return usage_error(msg, size, "%s '%s' is not a count; give a whole number "
+			return cli_usage_error(msg, size, "%s '%s' is not a count; give a whole number "
 					   "of events, at least 1", flag, v);
 		c->max_events = n;
 		break;
 	case O_DURATION:
 		if (!parse_seconds(v, &c->duration_ms))
-			return usage_error(msg, size, "%s '%s' is not a duration; give seconds "
+			return cli_usage_error(msg, size, "%s '%s' is not a duration; give seconds "
 					   "greater than 0 (e.g. %s 5 or %s 0.5)", flag, v, flag, flag);
 		break;
 	case O_MAX_PROBES:
 		if (!parse_uint(v, 1, CLI_MAX_PROBES_LIMIT, &n))
-			return usage_error(msg, size, "%s '%s' is out of range; give a number of "
+			return cli_usage_error(msg, size, "%s '%s' is out of range; give a number of "
 					   "probes from 1 to %u", flag, v, CLI_MAX_PROBES_LIMIT);
 		c->max_probes = (size_t)n;
 		break;
@@ -318,7 +318,7 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_OUTPUT:
 		if (!*v)
-			return usage_error(msg, size, "%s needs a file name; give where to write "
+			return cli_usage_error(msg, size, "%s needs a file name; give where to write "
 					   "the events", flag);
 		c->output = v;
 		break;
@@ -327,7 +327,7 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 	case O_PERF_PAGES:
 		/* libbpf's perf buffers, like perf -m, take a power of two */
 		if (!parse_uint(v, 1, PERF_PAGES_MAX, &n) || (n & (n - 1)))
-			return usage_error(msg, size, "%s '%s' is not a page count the kernel takes; "
+			return cli_usage_error(msg, size, "%s '%s' is not a page count the kernel takes; "
 					   "give a power of two from 1 to %u pages per CPU (e.g. "
 					   "%s 256)", flag, v, PERF_PAGES_MAX, flag);
 		c->perf_pages = (uint32_t)n;
@@ -337,25 +337,25 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_COUNT_IN:
 		if ((k = keyword(v, count_places, N_OF(count_places))) < 0)
-			return usage_error(msg, size, "%s '%s' is not where to count; give bpf or "
+			return cli_usage_error(msg, size, "%s '%s' is not where to count; give bpf or "
 					   "user", flag, v);
 		c->count_in_bpf = k == 1;
 		c->count_in_given = true;
 		break;
 	case O_INTERVAL:
 		if (!parse_seconds(v, &c->interval_ms))
-			return usage_error(msg, size, "%s '%s' is not a duration; give seconds "
+			return cli_usage_error(msg, size, "%s '%s' is not a duration; give seconds "
 					   "greater than 0 (e.g. %s 1 or %s 0.5)", flag, v, flag, flag);
 		break;
 	case O_FLAMEGRAPH:
 		if (!*v)
-			return usage_error(msg, size, "%s needs a file name; give where to write "
+			return cli_usage_error(msg, size, "%s needs a file name; give where to write "
 					   "the SVG (e.g. %s out.svg)", flag, flag);
 		c->flamegraph = v;
 		break;
 	case O_PPROF:
 		if (!*v)
-			return usage_error(msg, size, "%s needs a file name; give where to write "
+			return cli_usage_error(msg, size, "%s needs a file name; give where to write "
 					   "the profile (e.g. %s out.pb.gz)", flag, flag);
 		c->pprof = v;
 		break;
@@ -364,26 +364,26 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_DEBUG_DIRS:
 		if (!dir_list(v))
-			return usage_error(msg, size, "%s '%s' is not a list of directories; give "
+			return cli_usage_error(msg, size, "%s '%s' is not a list of directories; give "
 					   "absolute paths separated by ':' (as gdb's "
 					   "debug-file-directory)", flag, v);
 		c->debug_dirs = v;
 		break;
 	case O_LIST:
 		if (!*v)
-			return usage_error(msg, size, "%s needs a pattern; give a function name or a "
+			return cli_usage_error(msg, size, "%s needs a pattern; give a function name or a "
 					   "glob (e.g. %s 'http_*')", flag, flag);
 		c->list_functions = v;
 		break;
 	case O_LIST_VARS:
 		if (!*v)
-			return usage_error(msg, size, "%s needs a target; give a function, file:line "
+			return cli_usage_error(msg, size, "%s needs a target; give a function, file:line "
 					   "or 0xADDR (e.g. %s main)", flag, flag);
 		c->list_vars = v;
 		break;
 	case O_MAX_STRING_LEN:
 		if (!parse_uint(v, 1, GS_DEFAULT_MAX_TRACE_EVENT_SIZE, &n))
-			return usage_error(msg, size, "%s '%s' is out of range; give the bytes a "
+			return cli_usage_error(msg, size, "%s '%s' is out of range; give the bytes a "
 					   "string or dump keeps, 1 to %d (default %d; an event "
 					   "holds at most %d)", flag, v, GS_DEFAULT_MAX_TRACE_EVENT_SIZE,
 					   GS_DEFAULT_MAX_STRING_LEN, GS_DEFAULT_MAX_TRACE_EVENT_SIZE);
@@ -391,14 +391,14 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_MAX_KEYS:
 		if (!parse_uint(v, 1, 1u << 24, &n))
-			return usage_error(msg, size, "%s '%s' is out of range; give the entries "
+			return cli_usage_error(msg, size, "%s '%s' is out of range; give the entries "
 					   "the aggregations' map holds, 1 to %u (default %d)", flag,
 					   v, 1u << 24, GS_AGG_DEFAULT_MAX_KEYS);
 		c->max_keys = (uint32_t)n;
 		break;
 	case O_MAX_ELEMENTS:
 		if (!parse_uint(v, 1, GS_VIEW_MAX_ELEMENTS, &n))
-			return usage_error(msg, size, "%s '%s' is out of range; give the elements of "
+			return cli_usage_error(msg, size, "%s '%s' is out of range; give the elements of "
 					   "a container (and characters of a string) to show, 1 to "
 					   "%d (default %d, as gdb's print elements)", flag, v,
 					   GS_VIEW_MAX_ELEMENTS, GS_VIEW_DEFAULT_ELEMENTS);
@@ -406,7 +406,7 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_MAX_NESTING:
 		if (!parse_uint(v, 1, GS_VIEW_MAX_DEPTH, &n))
-			return usage_error(msg, size, "%s '%s' is out of range; give how many "
+			return cli_usage_error(msg, size, "%s '%s' is out of range; give how many "
 					   "standard-library values inside each other are read, 1 "
 					   "to %d (default %d)", flag, v, GS_VIEW_MAX_DEPTH,
 					   GS_VIEW_DEFAULT_DEPTH);
@@ -417,18 +417,18 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_TUI_HISTORY:
 		if (!parse_uint(v, 100, 10000000, &n))
-			return usage_error(msg, size, "%s '%s' is out of range; give the lines the "
+			return cli_usage_error(msg, size, "%s '%s' is out of range; give the lines the "
 					   "output panel keeps, 100 to 10000000 (default 10000)", flag, v);
 		c->tui_history = (size_t)n;
 		break;
 	case O_SRCPATH:
 		if (!*v || *v == '=' || (strchr(v, '=') && !strchr(v, '=')[1]))
-			return usage_error(msg, size, "%s '%s' is not a source path; give "
+			return cli_usage_error(msg, size, "%s '%s' is not a source path; give "
 					   "FROM=TO (a build-time prefix and where those sources are "
 					   "now) or a DIR to search (e.g. %s /build/src=/home/me/src)",
 					   flag, v, flag);
 		if (c->nsrcpaths == CLI_MAX_SRCPATHS)
-			return usage_error(msg, size, "more than %d %s flags; give at most %d "
+			return cli_usage_error(msg, size, "more than %d %s flags; give at most %d "
 					   "(add more with `srcpath` in the interactive mode)",
 					   CLI_MAX_SRCPATHS, flag, CLI_MAX_SRCPATHS);
 		c->srcpaths[c->nsrcpaths++] = v;
@@ -437,7 +437,7 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		if (!v)
 			c->profile_hz = PROFILE_DEFAULT_HZ;
 		else if (!parse_uint(v, 1, PROFILE_MAX_HZ, &n))
-			return usage_error(msg, size, "%s '%s' is not a sampling frequency; give "
+			return cli_usage_error(msg, size, "%s '%s' is not a sampling frequency; give "
 					   "samples a second per CPU, 1 to %d (e.g. %s 99)", flag, v,
 					   PROFILE_MAX_HZ, flag);
 		else
@@ -451,28 +451,28 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_UNWIND_MEMORY:
 		if (!parse_uint(v, 1, 65536, &n))
-			return usage_error(msg, size, "%s '%s' is out of range; give the megabytes "
+			return cli_usage_error(msg, size, "%s '%s' is out of range; give the megabytes "
 					   "the unwind rows of the profiled processes may take, 1 to "
 					   "65536 (default %d)", flag, v, PROFILE_DEFAULT_UNWIND_MB);
 		c->unwind_memory_mb = (uint32_t)n;
 		break;
 	case O_CACHE_DIR:
 		if (v[0] != '/')
-			return usage_error(msg, size, "%s '%s' is not an absolute directory; give "
+			return cli_usage_error(msg, size, "%s '%s' is not an absolute directory; give "
 					   "one (e.g. %s $HOME/.cache/gstrace/cfi)", flag, v, flag);
 		c->cache_dir = v;
 		break;
 	case O_CACHE_SIZE:
 		c->cache_off = strcmp(v, "off") == 0 || strcmp(v, "0") == 0;
 		if (!c->cache_off && !cli_parse_bytes(v, CACHE_SIZE_MAX, &c->cache_size))
-			return usage_error(msg, size, "%s '%s' is not a size; give bytes as a "
+			return cli_usage_error(msg, size, "%s '%s' is not a size; give bytes as a "
 					   "number or with K, M or G (e.g. %s 512M), or off", flag,
 					   v, flag);
 		break;
 	case O_CACHE_INFO:
 	case O_CACHE_CLEAR:
 		if (c->action != CLI_RUN)
-			return usage_error(msg, size, "--cache-info and --cache-clear both given; "
+			return cli_usage_error(msg, size, "--cache-info and --cache-clear both given; "
 					   "give one");
 		c->action = o->id == O_CACHE_INFO ? CLI_CACHE_INFO : CLI_CACHE_CLEAR;
 		break;
@@ -500,202 +500,6 @@ static const struct opt *find_short(char letter)
 		if (opts[i].letter && opts[i].letter == letter)
 			return &opts[i];
 	return NULL;
-}
-
-/* The target forms of a run: -p PID, -t PATH, or -- CMD, one process at
- * most. */
-static int check_targets(const struct cli *c, bool dashdash, char *msg, size_t size)
-{
-	if (dashdash && !c->ncommand)
-		return usage_error(msg, size, "nothing after --; give the command to launch "
-				   "(e.g. -- ./prog arg)");
-	if (c->ncommand && c->pid)
-		return usage_error(msg, size, "-p and a command after -- both given; trace a "
-				   "running process (-p PID) or launch one (-- CMD), not both");
-	if (!c->pid && !c->target && !c->ncommand)
-		return usage_error(msg, size, "%s; give -p PID, -t PATH or -- CMD [ARGS...]",
-				   c->tui ? "--tui needs a target" : "no target");
-	return 0;
-}
-
-/* --tui: a script is optional (traces are added on screen), and the
- * flags of printing, counting and stopping belong to the line mode. */
-static int check_tui(const struct cli *c, bool dashdash, char *msg, size_t size)
-{
-	const char *line_only = c->dry_run ? "--dry-run" : c->dump_insns ? "--dump-insns" :
-				c->aggregate ? "--aggregate" : c->count_in_bpf ? "--count-in" :
-				c->flamegraph ? "--flamegraph" : c->pprof ? "--pprof" :
-				c->output ? "--output" :
-				c->format != CLI_PRETTY ? "--script-output" :
-				c->max_events ? "--max-events" : c->ready_marker ?
-				"--emit-ready-marker" : NULL;
-
-	if (line_only)
-		return usage_error(msg, size, "%s is a flag of the line mode; the interactive "
-				   "mode (--tui) prints events in its output panel (`save output "
-				   "FILE` writes them): drop %s or --tui", line_only, line_only);
-	return check_targets(c, dashdash, msg, size);
-}
-
-/* --profile: CPU samples of one target, counted as stacks. */
-static int check_profile(const struct cli *c, bool dashdash, char *msg, size_t size)
-{
-	int targets = !!c->pid + !!c->target + !!c->all + !!dashdash;
-
-	if (c->script || c->script_file)
-		return usage_error(msg, size, "--profile samples CPUs and takes no script: drop "
-				   "%s, or trace functions without --profile",
-				   c->script ? "-s" : "--script-file");
-	if (c->tui)
-		return usage_error(msg, size, "--profile is a flag of the line mode; drop --tui");
-	if (targets != 1)
-		return usage_error(msg, size, "%s; give one of -p PID, -t PATH (every process "
-				   "running it), --all (every process) or -- CMD [ARGS...]",
-				   targets ? "--profile samples one target" : "--profile needs a target");
-	if (dashdash && !c->ncommand)
-		return usage_error(msg, size, "nothing after --; give the command to launch "
-				   "(e.g. -- ./prog arg)");
-	if (c->unwinder == GS_UNWINDER_TAILCALL)
-		return usage_error(msg, size, "--profile unwinds with the loop unwinder only: "
-				   "drop --unwinder tailcall");
-	if (c->max_events)
-		return usage_error(msg, size, "--profile counts samples and sees no events to stop "
-				   "after: drop --max-events (--duration SECONDS ends the run)");
-	if (c->aggregate && c->format == CLI_FOLDED)
-		return usage_error(msg, size, "--aggregate and --script-output folded both print "
-				   "the samples; give one");
-	return 0;
-}
-
-/* The combination rules, once every flag is read. */
-/* Whether the script may hold @aggregations (a file is read later: the
- * run checks it then, cli_check_interval). */
-static bool cli_script_may_aggregate(const struct cli *c)
-{
-	return c->script_file || (c->script && strchr(c->script, '@'));
-}
-
-static int check(const struct cli *c, bool dashdash, char *msg, size_t size)
-{
-	int rc;
-
-	if ((c->all || c->kernel_stacks || c->unwind_memory_mb) && !c->profile_hz)
-		return usage_error(msg, size, "%s is a flag of CPU profiles; add --profile [HZ]",
-				   c->all ? "--all" : c->kernel_stacks ? "--kernel-stacks" :
-				   "--unwind-memory");
-	if (c->profile_hz)
-		return check_profile(c, dashdash, msg, size);
-
-	if (c->list_functions || c->list_vars) {
-		if (c->list_functions && c->list_vars)
-			return usage_error(msg, size, "-l and --list-vars both given; list functions "
-					   "or variables, one at a time");
-		if (c->script || c->script_file || c->ncommand || dashdash)
-			return usage_error(msg, size, "%s lists and traces nothing; give it alone "
-					   "with -p PID or -t PATH, without a script or a command",
-					   c->list_functions ? "-l" : "--list-vars");
-		if (!c->pid && !c->target)
-			return usage_error(msg, size, "%s needs where to look: -p PID or -t PATH",
-					   c->list_functions ? "-l" : "--list-vars");
-		return 0;
-	}
-	if (c->script && c->script_file)
-		return usage_error(msg, size, "-s and --script-file both given; give the script "
-				   "one way only");
-	if ((c->tui_history || c->nsrcpaths) && !c->tui)
-		return usage_error(msg, size, "%s is a setting of the interactive mode; add --tui",
-				   c->tui_history ? "--tui-history" : "--srcpath");
-	if (c->tui)
-		return check_tui(c, dashdash, msg, size);
-	if (!c->script && !c->script_file)
-		return usage_error(msg, size, "no script; give one with -s SCRIPT or "
-				   "--script-file FILE (e.g. -s 'trace main { bt; }')");
-	rc = check_targets(c, dashdash, msg, size);
-	if (rc)
-		return rc;
-	if (c->ringbuf_size && c->force_perf)
-		return usage_error(msg, size, "--ringbuf-size sizes the ring buffer, and "
-				   "--force-perf-event-array uses perf buffers instead; size those "
-				   "with --perf-pages N");
-	if (c->perf_pages && !c->force_perf)
-		return usage_error(msg, size, "--perf-pages sizes the perf buffers of "
-				   "--force-perf-event-array; the ring buffer in use is sized with "
-				   "--ringbuf-size BYTES");
-	if (c->interval_ms && !c->aggregate && !cli_script_may_aggregate(c))
-		return usage_error(msg, size, "--interval prints the counts of --aggregate; add "
-				   "--aggregate (or drop --interval)");
-	if (c->count_in_bpf && !c->aggregate && c->format != CLI_FOLDED && !c->pprof)
-		return usage_error(msg, size, "--count-in bpf counts stacks in the kernel and "
-				   "prints no events: use it with --aggregate, --script-output "
-				   "folded or --pprof FILE (--flamegraph goes with any)");
-	if (c->count_in_bpf && c->max_events)
-		return usage_error(msg, size, "--count-in bpf sees no events to stop after: "
-				   "drop --max-events (--duration SECONDS ends the run) or count "
-				   "in userspace");
-	if (c->count_in_bpf && c->unwinder == GS_UNWINDER_TAILCALL)
-		return usage_error(msg, size, "--count-in bpf needs the loop unwinder (the "
-				   "tail-call walker has no counting in BPF): drop --unwinder "
-				   "tailcall or count in userspace");
-	if (c->fault_in == CLI_FAULT_ON && c->force_perf)
-		return usage_error(msg, size, "--fault-in on needs the ring buffer: the kernel "
-				   "refuses perf event arrays in the sleepable programs that fault "
-				   "pages in; drop --force-perf-event-array or --fault-in on");
-	if (c->fault_in == CLI_FAULT_ON && c->unwinder == GS_UNWINDER_TAILCALL)
-		return usage_error(msg, size, "--fault-in on needs the loop unwinder: the kernel "
-				   "refuses the tail-call unwinder's program array in sleepable "
-				   "programs; drop --unwinder tailcall or --fault-in on");
-	if (c->aggregate && c->format == CLI_FOLDED)
-		return usage_error(msg, size, "--aggregate and --script-output folded both count "
-				   "events; folded counts stacks only, --aggregate whole events: "
-				   "give one");
-	return 0;
-}
-
-/* --cache-info, --cache-clear: the cache alone (its place, its cap);
- * anything of a run is a mistake worth saying. */
-static int check_cache_mode(const struct cli *c, bool dashdash, char *msg, size_t size)
-{
-	const char *mode = c->action == CLI_CACHE_INFO ? "--cache-info" : "--cache-clear";
-
-	if (c->pid || c->target || c->script || c->script_file || dashdash || c->profile_hz ||
-	    c->tui || c->list_functions || c->list_vars || c->dry_run || c->output)
-		return usage_error(msg, size, "%s works on the on-disk cache and traces "
-				   "nothing; give it alone (with --cache-dir DIR or --cache-size "
-				   "SIZE at most)", mode);
-	if (c->cache_off)
-		return usage_error(msg, size, "%s with --cache-size off: no cache to %s; drop "
-				   "--cache-size off", mode, c->action == CLI_CACHE_INFO ?
-				   "show" : "clear");
-	return 0;
-}
-
-static bool ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), k = strlen(tail);
-
-	return n >= k && strcmp(s + n - k, tail) == 0;
-}
-
-/* pprof as the output format: -o FILE.pb.gz picks it when no
- * --script-output is given; it is a binary file, so it needs -o, which
- * then names the profile (the events print nowhere). */
-static int settle_pprof(struct cli *c, char *msg, size_t size)
-{
-	if (!c->format_set && c->output && ends_with(c->output, ".pb.gz"))
-		c->format = CLI_PPROF;
-	if (c->format != CLI_PPROF)
-		return 0;
-	if (!c->output)
-		return usage_error(msg, size, "--script-output pprof writes a gzipped binary "
-				   "profile, not text: give its file with -o FILE.pb.gz (or "
-				   "--pprof FILE.pb.gz beside another output)");
-	if (c->pprof)
-		return usage_error(msg, size, "--script-output pprof writes the profile to -o "
-				   "%s and --pprof %s names another: give one", c->output,
-				   c->pprof);
-	c->pprof = c->output;
-	c->output = NULL;
-	return 0;
 }
 
 int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t size)
@@ -726,21 +530,21 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 
 			o = find_long(a + 2, len);
 			if (!o)
-				return usage_error(msg, size, "unknown option '--%.*s'; see gstrace "
+				return cli_usage_error(msg, size, "unknown option '--%.*s'; see gstrace "
 						   "--help", (int)len, a + 2);
 			if (eq && !o->value && o->id != O_PROFILE)
-				return usage_error(msg, size, "--%s takes no value; write it alone",
+				return cli_usage_error(msg, size, "--%s takes no value; write it alone",
 						   o->name);
 			value = eq ? eq + 1 : NULL;
 			snprintf(flag, sizeof(flag), "--%s", o->name);
 		} else if (a[0] == '-' && a[1]) {
 			o = find_short(a[1]);
 			if (!o || (!o->value && a[2]))
-				return usage_error(msg, size, "unknown option '%s'; see gstrace --help", a);
+				return cli_usage_error(msg, size, "unknown option '%s'; see gstrace --help", a);
 			value = a[2] ? a + 2 : NULL;
 			snprintf(flag, sizeof(flag), "-%c", a[1]);
 		} else {
-			return usage_error(msg, size, "unexpected argument '%s'; a command to launch "
+			return cli_usage_error(msg, size, "unexpected argument '%s'; a command to launch "
 					   "goes after -- (gstrace -s SCRIPT -- CMD ARGS)", a);
 		}
 		/* --profile's frequency is optional: a number after it. */
@@ -749,7 +553,7 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 			value = argv[++i];
 		if (o->value && !value) {
 			if (i + 1 >= argc)
-				return usage_error(msg, size, "%s needs a value: %s %s", flag, flag,
+				return cli_usage_error(msg, size, "%s needs a value: %s %s", flag, flag,
 						   o->value);
 			value = argv[++i];
 		}
@@ -761,10 +565,10 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 	}
 	/* the line mode's outputs only: -l -o and --tui keep their own */
 	if (out->action == CLI_RUN && !out->tui && !out->list_functions && !out->list_vars &&
-	    (rc = settle_pprof(out, msg, size)))
+	    (rc = cli_settle_pprof(out, msg, size)))
 		return rc;
-	rc = out->action == CLI_RUN ? check(out, dashdash, msg, size) :
-	     check_cache_mode(out, dashdash, msg, size);
+	rc = out->action == CLI_RUN ? cli_check(out, dashdash, msg, size) :
+	     cli_check_cache_mode(out, dashdash, msg, size);
 	/* A profile counts in BPF and prints the table unless told otherwise
 	 * (folded lines, or a pprof profile alone). */
 	if (rc == 0 && out->profile_hz) {

@@ -124,4 +124,15 @@ bool cli_parse_bytes(const char *v, uint64_t max, uint64_t *out);
 /* The --help text. */
 void cli_usage(FILE *f);
 
+/* ---- within the parser (options.c, options_rules.c) ---- */
+
+/* msg gets the formatted line; -EINVAL. */
+__attribute__((format(printf, 3, 4)))
+int cli_usage_error(char *msg, size_t size, const char *fmt, ...);
+/* The combinations of a run's flags; of --cache-info/--cache-clear's. */
+int cli_check(const struct cli *c, bool dashdash, char *msg, size_t size);
+int cli_check_cache_mode(const struct cli *c, bool dashdash, char *msg, size_t size);
+/* -o FILE.pb.gz or --script-output pprof: the profile's file in c->pprof. */
+int cli_settle_pprof(struct cli *c, char *msg, size_t size);
+
 #endif /* CLI_OPTIONS_H */
