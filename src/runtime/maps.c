@@ -32,6 +32,11 @@ struct gs_bpf_batch {
 	uint8_t *values;
 	bool no_batch;     /* the kernel refused batch updates once */
 	struct gs_error err;
+	/* The writers' last map name (the callers pass the same constant
+	 * string for a run of updates) and its index (a pool's v may move as
+	 * it grows): one compare a row instead of a search of the maps. */
+	const char *last_name;
+	size_t last_idx;
 };
 
 /* Maps the reference pins per session (gs_map_defs says which): the same
@@ -348,12 +353,20 @@ static int hold(struct gs_bpf_maps *m, struct gs_bpf_map *map, const void *key, 
 static int writer_update(void *ctx, const char *name, const void *key, const void *value)
 {
 	struct gs_bpf_maps *m = ctx;
-	struct gs_bpf_map *map = map_named(m, name);
+	struct gs_bpf_batch *b = m->batch;
+	/* the last map, checked: a name built in a reused buffer moves on */
+	struct gs_bpf_map *map = b && b->last_name == name && b->last_idx < m->n &&
+				 strcmp(m->v[b->last_idx].name, name) == 0 ?
+				 &m->v[b->last_idx] : map_named(m, name);
 	int rc;
 
 	if (!map)
 		return -ENOENT;
 	rc = hold(m, map, key, value);
+	if (m->batch) {
+		m->batch->last_name = name;
+		m->batch->last_idx = (size_t)(map - m->v);
+	}
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	rc = flush_for_writer(m);
