@@ -302,12 +302,7 @@ void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s)
 	gs_asm_ja(a, end);
 	gs_asm_bind(a, dropped);
 	gs_asm_notef(a, "%s: the map is full: gs_agg_drops[0] += 1", g->name);
-	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, key, 0));
-	cg_map_lookup(cg, GS_MAP_AGG_DROPS, key);
-	gs_asm_jmp_imm(a, BPF_JEQ, GS_R0, 0, end);
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R0, 0));
-	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 1));
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R0, GS_R1, 0));
+	cg_count_one(cg, GS_MAP_AGG_DROPS, end);
 	gs_asm_bind(a, end);
 	gs_asm_note(a, NULL);
 	gs_asm_stack_release(a, mark);

@@ -221,6 +221,10 @@ static inline void cg_map_lookup(struct gs_cg *cg, int map_kind, int16_t key)
 }
 /* r0 = entry 0 of a one-entry map; on NULL, return 0 (cg->exit0). */
 void cg_lookup_key0(struct gs_cg *cg, int map_kind);
+/* map_kind[0] += 1 for a counter of drops or losses: an atomic add (a
+ * sleepable hit preempted on its CPU loses no count), or on to missing
+ * when the lookup fails. key0 must hold 0. */
+void cg_count_one(struct gs_cg *cg, int map_kind, struct gs_label missing);
 /* event.c: exit unless the process is gs_program_opts.filter_pid's. */
 void cg_pid_filter(struct gs_cg *cg);
 /* sample.c: CPU samples (gs_trace_spec.sample) */

@@ -72,9 +72,7 @@ void cg_count_stack(struct gs_cg *cg)
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, add);
 	gs_asm_bind(a, dropped);
 	gs_asm_note(a, "count: the map is full: stack_count_drops[0] += 1");
-	cg_lookup_key0(cg, GS_MAP_STACK_DROPS);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
-	gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, 0));
+	cg_count_one(cg, GS_MAP_STACK_DROPS, cg->exit0);
 	gs_asm_note(a, NULL);
 	gs_asm_ja(a, cg->exit0);
 }

@@ -22,6 +22,14 @@ void cg_lookup_key0(struct gs_cg *cg, int map_kind)
 	gs_asm_jmp_imm(cg->a, BPF_JEQ, GS_R0, 0, cg->exit0);
 }
 
+void cg_count_one(struct gs_cg *cg, int map_kind, struct gs_label missing)
+{
+	cg_map_lookup(cg, map_kind, cg->key_slot);
+	gs_asm_jmp_imm(cg->a, BPF_JEQ, GS_R0, 0, missing);
+	gs_asm_emit(cg->a, GS_MOV64_IMM(GS_R1, 1));
+	gs_asm_emit(cg->a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, 0));
+}
+
 
 void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 {

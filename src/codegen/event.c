@@ -204,9 +204,7 @@ void cg_emit_event(struct gs_cg *cg, uint8_t size_base, int16_t size_off)
 	}
 	gs_asm_jmp_imm(a, BPF_JSGE, GS_R0, 0, sent);
 	gs_asm_note(a, "output failed: event_loss_counters[0] += 1");
-	cg_lookup_key0(cg, GS_MAP_LOSS);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
-	gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, 0));
+	cg_count_one(cg, GS_MAP_LOSS, cg->exit0);
 	gs_asm_bind(a, sent);
 	gs_asm_note(a, NULL);
 	gs_asm_ja(a, cg->exit0);
@@ -223,9 +221,7 @@ void cg_epilogue(struct gs_cg *cg)
 	gs_asm_bind(a, cg->overflow);
 	gs_asm_note(a, "overflow: drop the whole event, event_loss_counters[0] += 1");
 	gs_asm_emit(a, GS_ST_MEM(BPF_W, GS_FP, cg->offset_slot, 0));
-	cg_lookup_key0(cg, GS_MAP_LOSS);
-	gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 1));
-	gs_asm_emit(a, GS_ATOMIC_ADD(BPF_DW, GS_R0, GS_R1, 0));
+	cg_count_one(cg, GS_MAP_LOSS, cg->exit0);
 out:
 	gs_asm_bind(a, cg->exit0);
 	gs_asm_note(a, "return 0");
