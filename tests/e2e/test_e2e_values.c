@@ -138,20 +138,31 @@ static void target_text(const struct vfixture *fx, const struct vprobe *p, char 
 		 e2e_source_line(fx->source, colon + 1));
 }
 
+/* The next line of *p into one (cut to its size, without the newline),
+ * *p moved past it; false at the end. */
+static bool next_line(const char **p, char *one, size_t size)
+{
+	size_t len = strcspn(*p, "\n");
+
+	if (!**p)
+		return false;
+	snprintf(one, size, "%.*s", (int)len, *p);
+	*p += len + ((*p)[len] == '\n');
+	return true;
+}
+
 /* "take_record at values_types_gcc_O2_dw5+0x1490 (inlined) in values_types.c:" and
  * then "  param   r   record_t *   register rdi (location list)" lines. */
 static void parse_list(struct vrun *r, const struct vprobe *p, const char *text)
 {
 	struct vaddr *cur = NULL;
+	char one[1024];
 
-	for (const char *line = text; *line;) {
-		size_t len = strcspn(line, "\n");
-		char one[1024], scope[16], name[64];
+	for (const char *line = text; next_line(&line, one, sizeof(one));) {
+		char scope[16], name[64];
 		const char *at;
 		int off = 0;
 
-		snprintf(one, sizeof(one), "%.*s", (int)len, line);
-		line += len + (line[len] == '\n');
 		at = strstr(one, " at ");
 		if (one[0] != ' ' && at && r->na < sizeof(r->a) / sizeof(r->a[0])) {
 			const char *plus = strstr(at, "+0x");
@@ -278,13 +289,9 @@ static void gdb_values(struct vrun *r)
 		struct vaddr *a = NULL;
 		bool in_info = false;
 		long v = -1;
+		char one[LINE_MAX_];
 
-		for (const char *line = out; *line;) {
-			size_t len = strcspn(line, "\n");
-			char one[LINE_MAX_];
-
-			snprintf(one, sizeof(one), "%.*s", (int)len, line);
-			line += len + (line[len] == '\n');
+		for (const char *line = out; next_line(&line, one, sizeof(one));) {
 			if (!strncmp(one, "@@ADDR ", 7)) {
 				size_t k = strtoul(one + 7, NULL, 10);
 
@@ -330,6 +337,7 @@ static void gstrace_values(struct vrun *r)
 	struct e2e_run run;
 	struct e2e_output parsed;
 	bool *seen = calloc(r->na, sizeof(*seen));
+	char one[LINE_MAX_];
 
 	for (size_t k = 0; k < r->na; k++) {
 		struct vaddr *a = &r->a[k];
@@ -348,20 +356,15 @@ static void gstrace_values(struct vrun *r)
 		   e2e_run_exit_code(&run));
 	/* Which traces sent events (`TraceID:k` headers); their values are
 	 * read at the comparison (event_values), from the output kept. */
-	for (const char *line = e2e_buf_str(&run.out); *line;) {
-		size_t len = strcspn(line, "\n");
+	for (const char *line = e2e_buf_str(&run.out); next_line(&line, one, sizeof(one));) {
 		const char *id;
 
-		char one[LINE_MAX_];
-
-		snprintf(one, sizeof(one), "%.*s", (int)len, line);
 		if (one[0] != ' ' && (id = strstr(one, "TraceID:"))) {
 			long k = strtol(id + 8, NULL, 10);
 
 			if (k >= 0 && (size_t)k < r->na)
 				seen[k] = true;
 		}
-		line += len + (line[len] == '\n');
 	}
 	free(r->out);
 	r->out = strdup(e2e_buf_str(&run.out));
@@ -391,15 +394,12 @@ static bool event_values(const char *out, size_t k, size_t nth, struct vaddr *a)
 {
 	bool in = false, found = false;
 	size_t seen = 0;
+	char one[LINE_MAX_];
 
 	memset(a->have_ours, 0, sizeof(a->have_ours));
-	for (const char *line = out ? out : ""; *line;) {
-		size_t len = strcspn(line, "\n");
-		char one[LINE_MAX_];
+	for (const char *line = out ? out : ""; next_line(&line, one, sizeof(one));) {
 		const char *id;
 
-		snprintf(one, sizeof(one), "%.*s", (int)len, line);
-		line += len + (line[len] == '\n');
 		if (one[0] != ' ' && (id = strstr(one, "TraceID:"))) {
 			if (in)
 				break; /* the nth event is read */
@@ -525,6 +525,7 @@ static void gstrace_returns(struct vrun *r, struct vret *v, size_t n)
 	struct e2e_run run;
 	struct e2e_output parsed;
 	long cur = -1;
+	char one[LINE_MAX_];
 
 	for (size_t i = 0; i < n; i++)
 		e2e_buf_printf(&script, "trace %s return { print $retval; }\n", r->fx->returns[i]);
@@ -532,13 +533,9 @@ static void gstrace_returns(struct vrun *r, struct vret *v, size_t n)
 	e2e_trace_run(r->c, &t, &run, &parsed);
 	e2e_expect(r->c, e2e_run_exit_code(&run) == 0, "gstrace (return probes) exited %d",
 		   e2e_run_exit_code(&run));
-	for (const char *line = e2e_buf_str(&run.out); *line;) {
-		size_t len = strcspn(line, "\n");
-		char one[LINE_MAX_];
+	for (const char *line = e2e_buf_str(&run.out); next_line(&line, one, sizeof(one));) {
 		const char *id;
 
-		snprintf(one, sizeof(one), "%.*s", (int)len, line);
-		line += len + (line[len] == '\n');
 		if (one[0] != ' ' && (id = strstr(one, "TraceID:"))) {
 			long k = strtol(id + 8, NULL, 10);
 
@@ -561,6 +558,7 @@ static void gdb_returns(struct vrun *r, struct vret *v, size_t n)
 	size_t a = e2e_gdb_print_argv(argv, r->pid, pid, sizeof(pid));
 	struct e2e_run run;
 	long cur = -1;
+	char one[LINE_MAX_];
 
 	for (size_t i = 0; i < n && i < 16; i++) {
 		snprintf(strs[i], sizeof(strs[i]), "tbreak %s", r->fx->returns[i]);
@@ -581,13 +579,9 @@ static void gdb_returns(struct vrun *r, struct vret *v, size_t n)
 		return;
 	}
 	e2e_run_finish(&run, 120000);
-	for (const char *line = e2e_buf_str(&run.out); *line;) {
-		size_t len = strcspn(line, "\n");
-		char one[LINE_MAX_];
+	for (const char *line = e2e_buf_str(&run.out); next_line(&line, one, sizeof(one));) {
 		const char *eq;
 
-		snprintf(one, sizeof(one), "%.*s", (int)len, line);
-		line += len + (line[len] == '\n');
 		if (!strcmp(one, "@@R")) {
 			cur++;
 		} else if (cur >= 0 && (size_t)cur < n && !strncmp(one, "Value returned is $", 19) &&

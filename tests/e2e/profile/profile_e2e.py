@@ -187,27 +187,24 @@ def check_stacks(label, stacks, gdb, spins=L.SPINS, shares=True, min_samples=0,
         print("%s: %d samples in _exit (the process exiting), not unwound past it" %
               (label, sum(n for _, n in exiting)))
     # A sample at some pcs of the vDSO's clock code unwinds to no module:
-    # its .eh_frame (the kernel's) does not describe them. Reported; a
-    # failure only past 0.5 % of the samples.
-    in_vdso = [(st, n) for st, n in stacks if not L.complete(st) and (st, n) not in exiting
-               and L.user_part(st) and L.user_part(st)[-1].startswith("__vdso_")]
-    vdso_n = sum(n for _, n in in_vdso)
-    if in_vdso:
-        print("%s: %d samples stop in the vDSO" % (label, vdso_n))
-        if vdso_n * 200 > max(total, 1):
-            fail("%s: %d of %d samples stop in the vDSO" % (label, vdso_n, total))
-    # A sample inside a PLT stub stops there: its FDE's CFA is an expression
-    # of rip the walker has no row for (docs: left for later). Reported; a
-    # failure only past 0.5 % of the samples.
-    in_plt = [(st, n) for st, n in stacks if not L.complete(st) and (st, n) not in exiting
-              and (st, n) not in in_vdso and L.user_part(st) and in_plt_stub(L.user_part(st)[-1])]
-    plt_n = sum(n for _, n in in_plt)
-    if in_plt:
-        print("%s: %d samples stop in a PLT stub" % (label, plt_n))
-        if plt_n * 200 > max(total, 1):
-            fail("%s: %d of %d samples stop in a PLT stub" % (label, plt_n, total))
+    # its .eh_frame (the kernel's) does not describe them. A sample inside
+    # a PLT stub stops there too: its FDE's CFA is an expression of rip the
+    # walker has no row for (docs: left for later). Reported; a failure
+    # only past 0.5 % of the samples, each.
+    tolerated = []
+    for where, at_leaf in (("the vDSO", lambda f: f.startswith("__vdso_")),
+                           ("a PLT stub", in_plt_stub)):
+        stopped = [(st, n) for st, n in stacks if not L.complete(st) and (st, n) not in exiting
+                   and (st, n) not in tolerated and L.user_part(st)
+                   and at_leaf(L.user_part(st)[-1])]
+        count = sum(n for _, n in stopped)
+        if stopped:
+            print("%s: %d samples stop in %s" % (label, count, where))
+            if count * 200 > max(total, 1):
+                fail("%s: %d of %d samples stop in %s" % (label, count, total, where))
+        tolerated += stopped
     incomplete = [(st, n) for st, n in stacks if not L.complete(st) and (st, n) not in exiting
-                  and (st, n) not in in_vdso and (st, n) not in in_plt]
+                  and (st, n) not in tolerated]
     for st, n in incomplete[:5]:
         fail("%s: incomplete stack (%d samples): %s" % (label, n, ";".join(st)))
     if shares:
