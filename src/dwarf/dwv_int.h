@@ -185,35 +185,26 @@ const struct gs_type *dwv_partial_type(struct gs_dwarf *d, const struct gs_type 
 int dwv_index_find_global(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
 int dwv_index_find_type(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
 
-/* ---- target resolution (funcs.c, srclines.c) ---- */
+/* ---- target resolution (funcs.c, srclines.c, breakaddr.c) ---- */
 
-/* Where a function's body starts: the first line-table entry of [low, high)
- * flagged prologue_end, else the first whose line differs from the line at
- * low (gdb's "second line"), else low. */
-uint64_t dwv_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high);
+struct gv_view;
 
-/* A function DIE's entry pc and the end of the range holding it. */
+/* A DIE's entry pc (DW_AT_entry_pc, else its low pc) and the end of the
+ * range holding it: where a return probe's call lands. */
 bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end);
 
-/* Where gdb's `break file:line` stops when the line's address is in a
- * function's prologue (the line of its `{` or signature: its entry). */
-struct dwv_line_move {
-	uint64_t entry;  /* the function's entry */
-	uint64_t body;   /* after its prologue: dwv_skip_prologue's answer */
-	int body_line;   /* the line there, or 0 */
-};
+/* The location at addr (in l) probes after the prologue of the function
+ * entered at entry: a file:line on its `{` or signature line, moved to
+ * body_line as gdb moves it. */
+void dwv_loc_moved(struct dwv_loc_list *l, uint64_t addr, uint64_t entry, int body_line);
 
-/* true and *out when addr (a DWARF address) lies before the end of the
- * prologue of the out-of-line function holding it; false: it stays. */
-bool dwv_line_past_prologue(Dwarf *dw, uint64_t addr, struct dwv_line_move *out);
-
-/* Statement-start addresses of `file:line` (the file matched by path
- * suffix); *used_line is the line they belong to: `line`, or the next line
- * with code when it has none. 0 with the addresses (malloc'd, sorted,
- * unique), -ENOENT with a message naming `input` and the module when the
- * file or the line is not there. */
-int dwv_line_addrs(Dwarf *dw, const char *module, const char *input, const char *file, int line,
-		   uint64_t **addrs, size_t *n, int *used_line, struct gs_error *err);
+/* `file:line` (the file matched by path suffix) into out (+ bias): the
+ * addresses gdb's `break file:line` stops at, of `line` or, when it has
+ * no code, of the next line with code (each loc's line says which). 0,
+ * or -ENOENT with a message naming `input` and the module when the file
+ * or the line is not there. */
+int dwv_line_locs(struct gv_view *v, uint64_t bias, const char *module, const char *input,
+		  const char *file, int line, struct dwv_loc_list *out, struct gs_error *err);
 
 /* The source file and line of a DWARF address (the line-table row
  * holding it); false when no row does. */
@@ -236,9 +227,10 @@ struct gs_sources;
 int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
 			  struct gs_error *err);
 
-/* Every location the DWARF of a module gives function `name`: each
- * definition (its body past the prologue, or its entry with entry) and
- * each inline instance, + bias, in the order of a walk of every unit;
+/* Every location the DWARF of a module gives function `name`: where
+ * gdb's `break name` stops in each definition and each inline instance
+ * (breakaddr.c; with entry, each definition's entry and no inline
+ * copies), + bias, in the order of a walk of every unit;
  * *declared: a DIE of that name exists, code or not. The DIEs come from
  * the module's function index x, or (x NULL, or x not of this DWARF) from
  * that walk itself: both give the same answer, which tests check. A
@@ -247,7 +239,7 @@ int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
  * function name yet). */
 struct mf_funcindex;
 struct dwv_loc;
-int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
+int dwv_function_locs(struct gv_view *v, const struct mf_funcindex *x, uint64_t bias,
 		      const char *name, bool entry, struct dwv_loc **locs, size_t *n,
 		      bool *declared);
 
@@ -267,6 +259,11 @@ void dwv_qname_free(struct dwv_qname *q);
 /* Whether the function die is named q: its linkage name demangled, or its
  * namespaces and classes, is q->path, and its demangled signature q->full. */
 bool dwv_qname_matches(Dwarf_Die *die, const struct dwv_qname *q);
+/* An unqualified name written with template arguments (`maxof<int>`) is
+ * the die's own name as gdb reads it: the last part of its demangled
+ * linkage name (a constructor template's `optional<int, true>` is not
+ * `optional<int>`). True without a linkage name. */
+bool dwv_own_name_matches(Dwarf_Die *die, const char *want);
 /* die's qualified name (params: with its parameter list), malloc'd. */
 char *dwv_qname_of(Dwarf_Die *die, bool params);
 /* s (n bytes) with spaces only before a word after a word, ) > * or &,

@@ -1,9 +1,10 @@
-/* The DWARF definitions of a function name in a module: each defining
- * subprogram's body past its prologue (or its entry, for return probes)
- * and each inline instance's entry, found through the module's function
- * index when it has one for this DWARF, else by a walk of every unit (the
- * same answer, in the same order). A qualified C++ or Rust name finds the
- * DIEs of its last part, then keeps those qualified as it is. */
+/* The DWARF definitions of a function name in a module: where gdb's
+ * `break NAME` stops in each defining subprogram and each inline instance
+ * (breakaddr.c), or each definition's entry for return probes, found
+ * through the module's function index when it has one for this DWARF,
+ * else by a walk of every unit (the same answer, in the same order). A
+ * qualified C++ or Rust name finds the DIEs of its last part, then keeps
+ * those qualified as it is. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <dwarf.h>
 
 #include "dwv_int.h"
+#include "gdbview.h"
 #include <gs/internal/dwarf.h>
 #include <gs/internal/modfile.h>
 
@@ -26,10 +28,20 @@ int dwv_loc_add(struct dwv_loc_list *l, uint64_t addr, bool inlined, bool from_d
 	return 0;
 }
 
+void dwv_loc_moved(struct dwv_loc_list *l, uint64_t addr, uint64_t entry, int body_line)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].addr == addr) {
+			l->v[i].entry = entry;
+			l->v[i].body_line = body_line;
+		}
+}
+
 struct func_search {
 	const char *name;        /* the DW_AT_name searched */
 	const struct dwv_qname *q; /* a qualified name: which of them, or NULL */
 	size_t stem;             /* q: name's bytes before its '<' (or "::<") */
+	struct gv_view *v;       /* the module's DWARF, as gdb reads it */
 	Dwarf *dw;
 	uint64_t bias; /* DWARF address + bias = the module's address */
 	struct dwv_loc_list *out;
@@ -38,42 +50,70 @@ struct func_search {
 	bool entry;    /* the entry itself, no inline copies (return probes) */
 };
 
-/* name is s->name, or (qualified) an instance of the template s->name
- * names without or with other spellings of its arguments: DWARF writes
- * `maxof<long int>` and Rust `ident<u64>`, the demangler `maxof<long>`
- * and `ident`; the qualified match decides. */
+/* name is s->name, or an instance of the template s->name names: gdb's
+ * `break copy` stops in `copy<int const*, int*>` too. Qualified, with
+ * other spellings of its arguments: DWARF writes `maxof<long int>` and
+ * Rust `ident<u64>`, the demangler `maxof<long>` and `ident`; the
+ * qualified match decides. */
 static bool name_fits(const struct func_search *s, const char *name)
 {
 	return strcmp(name, s->name) == 0 ||
-	       (s->q && strncmp(name, s->name, s->stem) == 0 && name[s->stem] == '<');
+	       (s->stem && strncmp(name, s->name, s->stem) == 0 && name[s->stem] == '<');
 }
 
+/* gdb makes no location of a copy without a call site or code (gcc
+ * leaves an empty one where the call folded away). */
 static int inline_instance(Dwarf_Die *inst, void *arg)
 {
 	struct func_search *s = arg;
-	uint64_t entry, end;
+	uint64_t entry;
 
-	if (dwv_die_entry(inst, &entry, &end) && dwv_loc_add(s->out, entry + s->bias, true, true, 0))
+	if (gv_inline_entry(inst, &entry) &&
+	    dwv_loc_add(s->out, gv_break_at(s->v, entry, NULL) + s->bias, true, true, 0))
 		s->rc = -ENOMEM;
 	return DWARF_CB_OK;
+}
+
+/* A definition: its entry for a return probe, else where `break` stops. */
+static bool definition_at(struct func_search *s, Dwarf_Die *die, uint64_t *at)
+{
+	uint64_t entry, end;
+
+	if (dwarf_hasattr(die, DW_AT_declaration))
+		return false;
+	if (s->entry)
+		return dwv_die_entry(die, at, &end);
+	if (!gv_func_entry(die, &entry, &end))
+		return false;
+	*at = gv_break_at(s->v, entry, NULL);
+	return true;
 }
 
 static int visit_func(Dwarf_Die *die, void *arg)
 {
 	struct func_search *s = arg;
 	const char *name = dwarf_diename(die);
-	uint64_t entry, end;
+	uint64_t at;
 
-	if (!name || !name_fits(s, name) || (s->q && !dwv_qname_matches(die, s->q)))
+	if (!name || !name_fits(s, name) || (s->q && !dwv_qname_matches(die, s->q)) ||
+	    (!s->q && !s->stem && strchr(s->name, '<') && !dwv_own_name_matches(die, s->name)))
 		return DWARF_CB_OK;
 	s->declared = true;
-	if (dwarf_func_inline(die) && !s->entry)
+	/* An abstract instance, whatever its DW_AT_inline says: gcc writes
+	 * DW_INL_not_inlined on destructors it inlined all the same, and gdb
+	 * goes by the inlined_subroutine DIEs. */
+	if (dwarf_hasattr(die, DW_AT_inline) && !s->entry)
 		dwarf_func_inline_instances(die, inline_instance, s);
-	if (!dwarf_hasattr(die, DW_AT_declaration) && dwv_die_entry(die, &entry, &end) &&
-	    dwv_loc_add(s->out, (s->entry ? entry : dwv_skip_prologue(s->dw, entry, end)) + s->bias,
-			false, true, 0))
+	if (definition_at(s, die, &at) && dwv_loc_add(s->out, at + s->bias, false, true, 0))
 		s->rc = -ENOMEM;
 	return DWARF_CB_OK;
+}
+
+static int loc_cmp(const void *a, const void *b)
+{
+	const struct dwv_loc *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /* The index's DIEs at offs (n), visited as the walk would visit them;
@@ -102,8 +142,21 @@ static bool visit_indexed(const struct mf_funcindex *x, struct func_search *s)
 	const uint64_t *offs;
 	size_t n;
 
-	if (!s->q)
-		return (n = mf_funcindex_find(x, s->name, &offs)) == 0 || visit_offs(s, offs, n);
+	if (!s->q) {
+		if ((n = mf_funcindex_find(x, s->name, &offs)) != 0 && !visit_offs(s, offs, n))
+			return false;
+		/* the template instances `name<...>`: one run of the sorted names */
+		for (size_t i = mf_funcindex_lower(x, s->name); s->stem && i < mf_funcindex_count(x);
+		     i++) {
+			const char *at = mf_funcindex_at(x, i, &offs, &n);
+
+			if (strncmp(at, s->name, s->stem) != 0)
+				break;
+			if (at[s->stem] == '<' && !visit_offs(s, offs, n))
+				return false;
+		}
+		return true;
+	}
 	for (size_t i = 0; i < mf_funcindex_count(x); i++) {
 		const char *name = mf_funcindex_at(x, i, &offs, &n);
 
@@ -113,12 +166,12 @@ static bool visit_indexed(const struct mf_funcindex *x, struct func_search *s)
 	return true;
 }
 
-int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
+int dwv_function_locs(struct gv_view *v, const struct mf_funcindex *x, uint64_t bias,
 		      const char *name, bool entry, struct dwv_loc **locs, size_t *n,
 		      bool *declared)
 {
 	struct dwv_loc_list l = { 0 };
-	struct func_search s = { .name = name, .dw = dw, .bias = bias, .out = &l,
+	struct func_search s = { .name = name, .v = v, .dw = v->dw, .bias = bias, .out = &l,
 				 .entry = entry };
 	struct dwv_qname q;
 
@@ -128,9 +181,12 @@ int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
 		s.q = &q;
 		s.name = q.base;
 		s.stem = strcspn(q.base, "<:");
+	} else if (!strchr(name, '<') || (strncmp(name, "operator", 8) == 0 &&
+					  name[strlen(name) - 1] != '<')) {
+		s.stem = strlen(name); /* any template instance of the name */
 	}
 	if (!x || !visit_indexed(x, &s))
-		mf_funcindex_walk(dw, visit_func, &s);
+		mf_funcindex_walk(v->dw, visit_func, &s);
 	if (s.q)
 		dwv_qname_free(&q);
 	*declared = s.declared;
@@ -138,6 +194,10 @@ int dwv_function_locs(Dwarf *dw, const struct mf_funcindex *x, uint64_t bias,
 		free(l.v);
 		return s.rc;
 	}
+	/* by address: the index and the walk meet a name's DIEs in other
+	 * orders once template instances join in */
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), loc_cmp);
 	*locs = l.v;
 	*n = l.n;
 	return 0;

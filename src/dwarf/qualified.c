@@ -50,12 +50,36 @@ char *dwv_name_canon(const char *s, size_t n)
 	return out;
 }
 
+/* The length of "operator" and its symbol when s (a part's start) names
+ * an operator, else 0: its '(' '<' and '>' are no brackets. */
+static size_t operator_len(const char *s)
+{
+	static const char *const ops[] = {
+		"->*", "<=>", "<<=", ">>=", "()", "[]", "->", "<<", ">>", "==", "!=", "<=",
+		">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=",
+		"+", "-", "*", "/", "%", "^", "&", "|", "~", "!", "=", "<", ">", ",",
+	};
+
+	if (strncmp(s, "operator", 8) != 0)
+		return 0;
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (strncmp(s + 8, ops[k], strlen(ops[k])) == 0)
+			return 8 + strlen(ops[k]);
+	return 0;
+}
+
 /* Where the parameter list starts ('(' outside <>), or n. */
 static size_t params_at(const char *s, size_t n)
 {
 	int depth = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		size_t op = (i == 0 || s[i - 1] == ':') ? operator_len(s + i) : 0;
+
+		if (op) {
+			i += op - 1;
+			continue;
+		}
 		depth += s[i] == '<';
 		depth -= s[i] == '>';
 		if (s[i] == '(' && depth == 0)
@@ -64,9 +88,25 @@ static size_t params_at(const char *s, size_t n)
 	return n;
 }
 
+/* "::" or a parameter list outside template arguments: `copy<a::b>` and
+ * `operator()` are a function's own name. */
 bool dwv_qname_is_qualified(const char *name)
 {
-	return strstr(name, "::") || strchr(name, '(');
+	int depth = 0;
+
+	for (const char *c = name; *c; c++) {
+		size_t op = (c == name || c[-1] == ':') ? operator_len(c) : 0;
+
+		if (op) {
+			c += op - 1;
+			continue;
+		}
+		depth += *c == '<';
+		depth -= *c == '>' && depth > 0;
+		if (depth == 0 && (*c == '(' || (c[0] == ':' && c[1] == ':')))
+			return true;
+	}
+	return false;
 }
 
 int dwv_qname_parse(const char *input, struct dwv_qname *q)
@@ -84,6 +124,12 @@ int dwv_qname_parse(const char *input, struct dwv_qname *q)
 	}
 	base = q->path;
 	for (const char *c = q->path; *c; c++) {
+		size_t op = (c == q->path || c[-1] == ':') ? operator_len(c) : 0;
+
+		if (op) {
+			c += op - 1;
+			continue;
+		}
 		depth += *c == '<';
 		depth -= *c == '>';
 		if (depth == 0 && c[0] == ':' && c[1] == ':')
@@ -196,6 +242,35 @@ static bool names_path(const char *name, const struct dwv_qname *q)
 			return i == nl - 1;
 	}
 	return false;
+}
+
+bool dwv_own_name_matches(Dwarf_Die *die, const char *want)
+{
+	char *d = demangled(die, false), *w;
+	const char *last;
+	int depth = 0;
+	bool ok;
+
+	if (!d)
+		return true; /* C, or no linkage name: DW_AT_name decided */
+	last = d;
+	for (const char *c = d; *c; c++) {
+		size_t op = (c == d || c[-1] == ':') ? operator_len(c) : 0;
+
+		if (op) {
+			c += op - 1;
+			continue;
+		}
+		depth += *c == '<';
+		depth -= *c == '>';
+		if (depth == 0 && c[0] == ':' && c[1] == ':')
+			last = c + 2;
+	}
+	w = dwv_name_canon(want, strlen(want));
+	ok = w && strcmp(last, w) == 0;
+	free(w);
+	free(d);
+	return ok;
 }
 
 bool dwv_qname_matches(Dwarf_Die *die, const struct dwv_qname *q)

@@ -1,44 +1,19 @@
-/* Line-table queries for target resolution: where a function's body starts
- * after its prologue, which addresses start the statements of a source
- * line (`trace file.c:42`), and where gdb's `break file.c:42` stops when
- * that line is a function's entry (its `{` or signature line). */
+/* Line-table queries for target resolution: the addresses of `trace
+ * file.c:42` as gdb's `break file.c:42` finds them (linespec.c's
+ * create_sals_line_offset over gdb's line tables: every statement row of
+ * the line, one per block, each moved past its function's prologue when
+ * it lies in it), and the line of an address. */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <dwarf.h>
 
 #include <gs/modfile.h>
 
 #include "dwv_int.h"
+#include "gdbview.h"
 #include <gs/internal/dwarf.h>
-
-/* One line-table entry, the fields the queries use. */
-struct entry {
-	uint64_t addr;
-	int line;
-	bool stmt, end, prologue_end;
-	const char *file;
-};
-
-static bool read_entry(Dwarf_Lines *lines, size_t i, struct entry *e)
-{
-	Dwarf_Line *l = dwarf_onesrcline(lines, i);
-	Dwarf_Addr addr;
-
-	memset(e, 0, sizeof(*e));
-	if (!l || dwarf_lineaddr(l, &addr) != 0 || dwarf_lineno(l, &e->line) != 0)
-		return false;
-	e->addr = addr;
-	dwarf_linebeginstatement(l, &e->stmt);
-	dwarf_lineendsequence(l, &e->end);
-	dwarf_lineprologueend(l, &e->prologue_end);
-	e->file = dwarf_linesrc(l, NULL, NULL);
-	return true;
-}
 
 /* The CU whose ranges hold addr: .debug_aranges, else (clang emits none)
  * each CU's own ranges. */
@@ -57,40 +32,6 @@ static bool cu_at(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
 	return false;
 }
 
-uint64_t dwv_skip_prologue(Dwarf *dw, uint64_t low, uint64_t high)
-{
-	Dwarf_Die cudie;
-	Dwarf_Lines *lines;
-	size_t n;
-	struct entry e;
-	int entry_line = -1;
-	uint64_t second = low, next_row = low;
-	bool have_second = false;
-
-	if (!dw || !cu_at(dw, low, &cudie) || dwarf_getsrclines(&cudie, &lines, &n) != 0)
-		return low;
-	/* libdw sorts the table by address, so the function's entries are a run. */
-	for (size_t i = 0; i < n; i++) {
-		if (!read_entry(lines, i, &e) || e.end || e.addr < low || e.addr >= high)
-			continue;
-		if (e.prologue_end)
-			return e.addr;
-		if (entry_line < 0)
-			entry_line = e.line;
-		else if (!have_second && e.line != entry_line && e.line != 0) {
-			second = e.addr;
-			have_second = true;
-		}
-		if (next_row == low && e.addr > low && e.line != 0)
-			next_row = e.addr;
-	}
-	/* A function on one line (`int f(int v) { return v + 1; }`): its rows
-	 * all say that line, and the prologue ends where its second row
-	 * starts, as gdb's skip_prologue_using_sal finds (the end of the
-	 * entry's row) */
-	return have_second ? second : next_row;
-}
-
 bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
 {
 	Dwarf_Addr e, base, lo, hi;
@@ -105,70 +46,6 @@ bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
 			*end = hi;
 			break;
 		}
-	return true;
-}
-
-struct entry_search {
-	uint64_t addr;
-	uint64_t entry, end; /* the function whose prologue holds addr */
-	bool found;
-};
-
-static int prologue_holds(Dwarf_Die *die, void *arg)
-{
-	struct entry_search *s = arg;
-	uint64_t entry, end;
-
-	if (dwarf_hasattr(die, DW_AT_declaration) || !dwv_die_entry(die, &entry, &end) ||
-	    s->addr < entry || s->addr >= end)
-		return DWARF_CB_OK;
-	s->entry = entry;
-	s->end = end;
-	s->found = true;
-	return DWARF_CB_ABORT;
-}
-
-/* The line of the first row at addr (a statement's first), or 0. */
-static int line_at(Dwarf_Lines *lines, size_t n, uint64_t addr)
-{
-	struct entry e;
-	int any = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!read_entry(lines, i, &e) || e.end || e.addr != addr || e.line == 0)
-			continue;
-		if (e.stmt)
-			return e.line;
-		if (!any)
-			any = e.line;
-	}
-	return any;
-}
-
-/* gdb's skip_prologue_sal for a line's address: one before the end of the
- * prologue of the out-of-line function it lies in moves to where
- * `break FN` stops, the same skipper's answer; later ones stay. */
-bool dwv_line_past_prologue(Dwarf *dw, uint64_t addr, struct dwv_line_move *out)
-{
-	struct entry_search s = { .addr = addr };
-	Dwarf_Die cudie;
-	Dwarf_Lines *lines;
-	size_t n;
-	uint64_t body;
-
-	memset(out, 0, sizeof(*out));
-	if (!dw || !cu_at(dw, addr, &cudie))
-		return false;
-	dwarf_getfuncs(&cudie, prologue_holds, &s, 0);
-	if (!s.found)
-		return false;
-	body = dwv_skip_prologue(dw, s.entry, s.end);
-	if (addr >= body)
-		return false;
-	out->entry = s.entry;
-	out->body = body;
-	if (dwarf_getsrclines(&cudie, &lines, &n) == 0)
-		out->body_line = line_at(lines, n, body);
 	return true;
 }
 
@@ -194,106 +71,145 @@ bool dwv_modfile_line_of(struct gs_modfile *file, uint64_t addr, const char **sr
 	return dw && dwv_line_of(dw, addr - bias, src, line);
 }
 
+/* ---- `break FILE:LINE` ------------------------------------------------------ */
+
 struct line_scan {
 	const char *want;
 	int line;        /* asked */
-	int best;        /* smallest line >= asked with a statement, or INT_MAX */
-	int last;        /* largest line with a statement in a matching file */
-	bool file_seen;
-	uint64_t *addrs;
-	size_t n, cap;
+	int best;        /* smallest statement line > asked, or INT_MAX */
+	int last;        /* largest statement line of a matching file */
+	bool file_seen, exact;
 };
 
-/* Pass 1 (collect false): the line to use. Pass 2: the addresses where a
- * sequence enters that line (not every row of a line's run). */
-static int scan_cu(struct line_scan *s, Dwarf_Lines *lines, size_t n, bool collect)
-{
-	struct entry e, prev = { .end = true };
-
-	for (size_t i = 0; i < n; i++, prev = e) {
-		if (!read_entry(lines, i, &e)) {
-			e = (struct entry){ .end = true };
-			continue;
-		}
-		if (e.end || !e.stmt || !dwv_path_names(e.file, s->want))
-			continue;
-		s->file_seen = true;
-		if (e.line > s->last)
-			s->last = e.line;
-		if (!collect) {
-			if (e.line >= s->line && e.line < s->best)
-				s->best = e.line;
-			continue;
-		}
-		if (e.line != s->best)
-			continue;
-		if (!prev.end && prev.line == e.line && prev.file && strcmp(prev.file, e.file) == 0)
-			continue;
-		if (base_grow((void **)&s->addrs, &s->cap, s->n + 1, sizeof(*s->addrs)))
-			return -ENOMEM;
-		s->addrs[s->n++] = e.addr;
-	}
-	return 0;
-}
-
-static int scan_all(Dwarf *dw, struct line_scan *s, bool collect)
+/* Each unit with its line tables (the unit order of the module). */
+static int each_unit(struct gv_view *v, int (*fn)(struct gv_view *, struct gv_unit *, void *),
+		     void *arg)
 {
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie;
 	uint8_t unit_type;
 	Dwarf_Half version;
-	int rc;
+	int rc = 0;
 
-	while (dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
-		Dwarf_Lines *lines;
-		size_t n;
+	while (rc == 0 && dwarf_get_units(v->dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
+		struct gv_unit *u;
 
 		cu = next;
-		if (dwarf_getsrclines(&cudie, &lines, &n) != 0)
+		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
 			continue;
-		rc = scan_cu(s, lines, n, collect);
-		if (rc)
-			return rc;
+		u = gv_unit_of(v, &cudie, &rc);
+		if (u)
+			rc = fn(v, u, arg);
+	}
+	return rc;
+}
+
+/* find_line_common over every matching file: an exact statement row of
+ * the line, else the smallest statement line after it. */
+static int scan_unit(struct gv_view *v, struct gv_unit *u, void *arg)
+{
+	struct line_scan *s = arg;
+
+	(void)v;
+	for (size_t k = 0; k < u->nfiles; k++) {
+		const struct gv_file *f = &u->files[k];
+
+		if (!dwv_path_names(f->name, s->want))
+			continue;
+		s->file_seen = true;
+		for (size_t i = 0; i < f->n; i++) {
+			int line = f->v[i].line;
+
+			if (!f->v[i].stmt || line <= 0)
+				continue;
+			if (line == s->line)
+				s->exact = true;
+			if (line > s->line && line < s->best)
+				s->best = line;
+			if (line > s->last)
+				s->last = line;
+		}
 	}
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+struct line_pick {
+	const char *want;
+	int line;
+	struct dwv_loc_list *out;
+	uint64_t bias;
+	/* the blocks a row was taken from: gdb takes one row of a block */
+	Dwarf_Off *blocks;
+	size_t nblocks, cap;
+};
 
-	return x < y ? -1 : x > y;
+static bool block_seen(const struct line_pick *p, Dwarf_Off b)
+{
+	for (size_t i = 0; i < p->nblocks; i++)
+		if (p->blocks[i] == b)
+			return true;
+	return false;
 }
 
-int dwv_line_addrs(Dwarf *dw, const char *module, const char *input, const char *file, int line,
-		  uint64_t **addrs, size_t *n, int *used_line, struct gs_error *err)
+/* One row of the line per block (a `for` split over two ranges gets one
+ * probe), each past its function's prologue when it is in it. */
+static int pick_unit(struct gv_view *v, struct gv_unit *u, void *arg)
 {
-	struct line_scan s = { .want = file, .line = line, .best = __INT_MAX__, .last = 0 };
-	size_t k = 0;
-	int rc;
+	struct line_pick *p = arg;
+	int rc = 0;
 
-	*addrs = NULL;
-	*n = 0;
-	scan_all(dw, &s, false);
+	for (size_t k = 0; k < u->nfiles && rc == 0; k++) {
+		const struct gv_file *f = &u->files[k];
+
+		if (!dwv_path_names(f->name, p->want))
+			continue;
+		for (size_t i = 0; i < f->n && rc == 0; i++) {
+			uint64_t pc = f->v[i].pc, at, entry = 0;
+			bool moved;
+			Dwarf_Off b;
+
+			if (!f->v[i].stmt || f->v[i].line != p->line)
+				continue;
+			if ((rc = gv_unit_walk(v, u)) != 0)
+				break;
+			b = gv_block_at(v, u, pc);
+			if (block_seen(p, b))
+				continue;
+			if (base_grow((void **)&p->blocks, &p->cap, p->nblocks + 1, sizeof(*p->blocks)))
+				return -ENOMEM;
+			p->blocks[p->nblocks++] = b;
+			at = gv_break_line(v, pc, &moved, &entry);
+			rc = dwv_loc_add(p->out, at + p->bias, false, true, p->line);
+			if (rc == 0 && moved)
+				dwv_loc_moved(p->out, at + p->bias, entry + p->bias,
+					      gv_find_line(u, at).line);
+		}
+	}
+	return rc;
+}
+
+int dwv_line_locs(struct gv_view *v, uint64_t bias, const char *module, const char *input,
+		  const char *file, int line, struct dwv_loc_list *out, struct gs_error *err)
+{
+	struct line_scan s = { .want = file, .line = line, .best = __INT_MAX__ };
+	struct line_pick p = { .want = file, .line = line, .out = out, .bias = bias };
+	int rc = each_unit(v, scan_unit, &s);
+
+	if (rc)
+		return gs_errorf(err, rc, "out of memory reading the line tables of %s", module);
 	if (!s.file_seen)
 		return gs_errorf(err, -ENOENT, "`%s`: no source file matching %s in the line "
 				 "tables of %s; give the file's path or a suffix of it as it "
 				 "was compiled (e.g. src/%s)", input, file, module, file);
-	if (s.best == __INT_MAX__)
+	if (!s.exact && s.best == __INT_MAX__)
 		return gs_errorf(err, -ENOENT, "`%s`: no code at or after line %d of %s in %s "
 				 "(its last line with code is %d)", input, line, file, module,
 				 s.last);
-	rc = scan_all(dw, &s, true);
-	if (rc) {
-		free(s.addrs);
+	if (!s.exact)
+		p.line = s.best;
+	rc = each_unit(v, pick_unit, &p);
+	free(p.blocks);
+	if (rc)
 		return gs_errorf(err, rc, "out of memory collecting the addresses of `%s`", input);
-	}
-	qsort(s.addrs, s.n, sizeof(*s.addrs), cmp_u64);
-	for (size_t i = 0; i < s.n; i++)
-		if (k == 0 || s.addrs[k - 1] != s.addrs[i])
-			s.addrs[k++] = s.addrs[i];
-	*addrs = s.addrs;
-	*n = k;
-	*used_line = s.best;
 	return 0;
 }

@@ -14,21 +14,12 @@
 #include <unistd.h>
 
 #include <gs/modfile.h>
+#include <libiberty/demangle.h>
 
 #include "dwv_int.h"
+#include "gdbview.h"
 #include <gs/internal/modfile.h>
 #include <gs/internal/dwarf.h>
-
-/* The location at addr probes after the prologue of the function entered
- * at `entry` (a file:line on its `{` or signature line). */
-static void loc_moved(struct dwv_loc_list *l, uint64_t addr, uint64_t entry, int body_line)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].addr == addr) {
-			l->v[i].entry = entry;
-			l->v[i].body_line = body_line;
-		}
-}
 
 static void loc_list_free(struct dwv_loc_list *l)
 {
@@ -46,6 +37,7 @@ struct resolve_ctx {
 	struct gs_modfile *file;
 	Dwarf *dw;               /* from the file or its debug file; NULL: none */
 	uint64_t bias;           /* DWARF address + bias = the file's address */
+	struct gv_view view;     /* dw as gdb reads it, with the file's code */
 	struct dwv_loc_list locs;
 	struct gs_error *err;
 	bool entry; /* functions at their entry (dwv_target_req.entry) */
@@ -118,22 +110,29 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 		return resolve_ifunc(c, name, addr[0]);
 	if (c->dw) {
 		const struct mf_funcindex *x = NULL;
+		/* A mangled C++ name is the function it demangles to, each of its
+		 * copies and constructor or destructor variants, as gdb reads it. */
+		char *plain = strncmp(name, "_Z", 2) == 0 ? cplus_demangle(name, DMGL_PARAMS |
+									  DMGL_ANSI) : NULL;
 
 		rc = mf_modfile_funcs(c->file, &x, NULL);
 		if (rc == 0 || rc == -ENOENT)
-			rc = dwv_function_locs(c->dw, x, c->bias, name, c->entry, &c->locs.v,
-					       &c->locs.n, &declared);
+			rc = dwv_function_locs(&c->view, x, c->bias, plain ? plain : name, c->entry,
+					       &c->locs.v, &c->locs.n, &declared);
+		free(plain);
 		if (rc)
 			return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
 		c->locs.cap = c->locs.n;
 	}
-	if (c->locs.n)
+	if (c->locs.n && strncmp(name, "_Z", 2) != 0)
 		return 0;
+	/* gdb's minimal symbols: its prologue rule by the symbol's range. */
 	n = gs_modfile_symbols_named(c->file, name, addr, size, GS_MODFILE_SYMS_MAX);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t lo = addr[i] - c->bias;
-		uint64_t at = c->dw && !c->entry ? dwv_skip_prologue(c->dw, lo, lo + size[i]) + c->bias
-						 : addr[i];
+		struct gv_fn sym = { .lo = lo, .hi = lo + (size[i] ? size[i] : 1), .entry = lo,
+				     .end = lo + (size[i] ? size[i] : 1) };
+		uint64_t at = c->entry ? addr[i] : gv_break_at(&c->view, lo, &sym) + c->bias;
 
 		if (dwv_loc_add(&c->locs, at, false, false, 0))
 			return gs_errorf(c->err, -ENOMEM, "out of memory resolving `%s`", c->input);
@@ -159,29 +158,11 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 
 static int resolve_line(struct resolve_ctx *c, const char *file, int line)
 {
-	uint64_t *addrs;
-	size_t n;
-	int used, rc;
-
 	if (!c->dw)
 		return gs_errorf(c->err, -ENOENT, "`%s`: %s has no DWARF line table; rebuild it "
 				 "with -g, install its debug file, or give a function or 0xADDR",
 				 c->input, c->path);
-	rc = dwv_line_addrs(c->dw, c->path, c->input, file, line, &addrs, &n, &used, c->err);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct dwv_line_move mv;
-		bool moved = dwv_line_past_prologue(c->dw, addrs[i], &mv);
-
-		rc = dwv_loc_add(&c->locs, (moved ? mv.body : addrs[i]) + c->bias, false, true, used);
-		if (rc == 0 && moved)
-			loc_moved(&c->locs, mv.body + c->bias, mv.entry + c->bias, mv.body_line);
-	}
-	free(addrs);
-	if (rc)
-		return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
-	return 0;
+	return dwv_line_locs(&c->view, c->bias, c->path, c->input, file, line, &c->locs, c->err);
 }
 
 /* File offset of every location, and the function around it. */
@@ -251,6 +232,7 @@ static int resolve_in(const struct dwv_target_req *p, const char *path, struct g
 	/* Only names need DWARF (found on first use, debug file included). */
 	if (p->kind == DWV_TARGET_FUNCTION || p->kind == DWV_TARGET_FILE_LINE)
 		c.dw = gs_modfile_dwarf(file, &c.bias);
+	gv_view_init(&c.view, c.dw, gs_modfile_elf(file), c.bias);
 	switch (p->kind) {
 	case DWV_TARGET_FUNCTION:
 		rc = resolve_function(&c, p->name);
@@ -262,6 +244,7 @@ static int resolve_in(const struct dwv_target_req *p, const char *path, struct g
 		rc = dwv_loc_add(&c.locs, p->address, false, false, 0);
 		break;
 	}
+	gv_view_free(&c.view);
 	if (rc == 0)
 		rc = place_locations(&c);
 	if (rc) {

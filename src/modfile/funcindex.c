@@ -211,6 +211,21 @@ size_t mf_funcindex_find(const struct mf_funcindex *x, const char *name, const u
 	return 0;
 }
 
+size_t mf_funcindex_lower(const struct mf_funcindex *x, const char *key)
+{
+	size_t lo = 0, hi = x->nnames;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(x->pool + x->names[mid].name, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 size_t mf_funcindex_count(const struct mf_funcindex *x)
 {
 	return x->nnames;

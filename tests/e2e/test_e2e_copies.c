@@ -273,26 +273,44 @@ static void s_copies(struct e2e_ctx *c)
 	}
 	e2e_expect(c, n >= 2 && inlined && outline, "calculate_something: %zu copies, want an "
 		   "inlined one and the out-of-line one", n);
-	e2e_expect(c, strstr(e2e_buf_str(&err), "'a' and 'b' are not visible in 1 of ") &&
-		   strstr(e2e_buf_str(&err), "(inlined in main at " SOURCE ":") &&
-		   strstr(e2e_buf_str(&err), "they print <optimized out>"),
-		   "no notice naming the inlined copy that lacks a and b");
 	live(c, fixture, f.pid, script, 8, &ev, NULL);
-	e2e_expect(c, our_value(e2e_buf_str(&ev), inlined + bias, "a", obuf, sizeof(obuf)) &&
-		   !strcmp(obuf, "<optimized out>"), "the inlined copy printed a = %s, not "
-		   "<optimized out>", obuf);
-	snprintf(brk, sizeof(brk), "break *0x%" PRIx64, outline + bias);
-	{
-		const char *cmds[] = { brk, "continue", "print a", "print b", "delete" };
+	/* Each copy prints what gdb prints where its `break` stops in it; a
+	 * copy where gdb has a and b optimized out is named in a notice. */
+	for (int copy = 0; copy < 2; copy++) {
+		uint64_t at = (copy ? inlined : outline) + bias;
+		const char *which = copy ? "inlined" : "out of line";
+		char what[64];
 
-		lock = e2e_lock(fixture, true);
-		gdb_run(c, f.pid, cmds, ARRAY_SIZE(cmds), &g);
-		e2e_unlock(lock);
+		snprintf(brk, sizeof(brk), "break *0x%" PRIx64, at);
+		{
+			const char *cmds[] = { brk, "continue", "print a", "print b", "delete" };
+
+			lock = e2e_lock(fixture, true);
+			gdb_run(c, f.pid, cmds, ARRAY_SIZE(cmds), &g);
+			e2e_unlock(lock);
+		}
+		snprintf(what, sizeof(what), "a (%s)", which);
+		vbuf[0] = obuf[0] = '\0';
+		gdb_value(e2e_buf_str(&g), 1, vbuf, sizeof(vbuf));
+		our_value(e2e_buf_str(&ev), at, "a", obuf, sizeof(obuf));
+		/* inlined, a is `round & 7`: gdb's hit is a later round */
+		if (copy && strcmp(vbuf, "<optimized out>") != 0)
+			e2e_expect(c, strlen(obuf) == 1 && obuf[0] >= '0' && obuf[0] <= '7',
+				   "a (inlined): gdb says '%s', gstrace '%s', not round & 7", vbuf,
+				   obuf);
+		else
+			expect_same(c, what, vbuf, obuf);
+		if (copy && strcmp(vbuf, "<optimized out>") == 0)
+			e2e_expect(c, strstr(e2e_buf_str(&err), "'a' and 'b' are not visible in 1 "
+					     "of ") &&
+				   strstr(e2e_buf_str(&err), "(inlined in main at " SOURCE ":") &&
+				   strstr(e2e_buf_str(&err), "they print <optimized out>"),
+				   "no notice naming the inlined copy that lacks a and b");
+		snprintf(what, sizeof(what), "b (%s)", which);
+		expect_same(c, what, gdb_value(e2e_buf_str(&g), 2, vbuf, sizeof(vbuf)),
+			    our_value(e2e_buf_str(&ev), at, "b", obuf, sizeof(obuf)));
+		e2e_buf_free(&g);
 	}
-	expect_same(c, "a (out of line)", gdb_value(e2e_buf_str(&g), 1, vbuf, sizeof(vbuf)),
-		    our_value(e2e_buf_str(&ev), outline + bias, "a", obuf, sizeof(obuf)));
-	expect_same(c, "b (out of line)", gdb_value(e2e_buf_str(&g), 2, vbuf, sizeof(vbuf)),
-		    our_value(e2e_buf_str(&ev), outline + bias, "b", obuf, sizeof(obuf)));
 	/* a name no copy has: refused, as with one copy */
 	{
 		struct e2e_trace t = { .pid = f.pid, .script = "trace calculate_something { "

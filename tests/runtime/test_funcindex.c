@@ -22,6 +22,7 @@
 
 #include "rt_fixture.h"
 #include "dwv_int.h"     /* dwv_function_locs */
+#include "gdbview.h"     /* the view it reads DWARF through */
 #include <gs/internal/dwarf.h> /* struct dwv_loc */
 #include "mf_int.h"      /* the index */
 
@@ -104,12 +105,15 @@ static void check_same_locs(Dwarf *dw, uint64_t bias, const struct mf_funcindex 
 {
 	for (int entry = 0; entry < 2; entry++) {
 		struct dwv_loc *a, *b;
+		struct gv_view v;
 		size_t na, nb;
 		bool da, db;
 
-		assert_int_equal(dwv_function_locs(dw, x, bias, name, entry, &a, &na, &da), 0);
-		assert_int_equal(dwv_function_locs(dw, NULL, bias, name, entry, &b, &nb, &db),
+		gv_view_init(&v, dw, NULL, bias);
+		assert_int_equal(dwv_function_locs(&v, x, bias, name, entry, &a, &na, &da), 0);
+		assert_int_equal(dwv_function_locs(&v, NULL, bias, name, entry, &b, &nb, &db),
 				 0);
+		gv_view_free(&v);
 		if (na != nb || da != db)
 			fail_msg("`%s`: %zu locations through the index, %zu through the walk",
 				 name, na, nb);

@@ -140,6 +140,9 @@ void mf_funcindex_free(struct mf_funcindex *x);
 /* The DIE offsets of the subprograms called name, in walk order: how many. */
 size_t mf_funcindex_find(const struct mf_funcindex *x, const char *name, const uint64_t **offs);
 /* The names, sorted (strcmp): how many, and the i-th with its DIEs. */
+/* The position of the first name not below key (names are sorted by
+ * strcmp: a prefix's names are the run from there). */
+size_t mf_funcindex_lower(const struct mf_funcindex *x, const char *key);
 size_t mf_funcindex_count(const struct mf_funcindex *x);
 const char *mf_funcindex_at(const struct mf_funcindex *x, size_t i, const uint64_t **offs,
 			    size_t *n);
