@@ -31,6 +31,34 @@ bool sp_target_char(int c)
 	       c == '*' || c == '<' || c == '(' || c == '~';
 }
 
+/* The C++ operator symbol at s (after the word "operator"): its length,
+ * 0 when none. Longest first: "->*" before "->", "<<=" before "<<". */
+static size_t operator_token(const char *s, size_t n)
+{
+	static const char *const ops[] = {
+		"->*", "<=>", "<<=", ">>=", "()", "[]", "->", "<<", ">>", "==", "!=", "<=",
+		">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=",
+		"+", "-", "*", "/", "%", "^", "&", "|", "~", "!", "=", "<", ">", ",",
+	};
+
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		size_t len = strlen(ops[k]);
+
+		if (len <= n && memcmp(s, ops[k], len) == 0)
+			return len;
+	}
+	return 0;
+}
+
+/* Where a part of a name that started at `start` is the word "operator":
+ * the length of the operator symbol following it at i, else 0. */
+static size_t operator_at(const char *s, size_t n, size_t start, size_t i)
+{
+	if (i - start != 8 || memcmp(s + start, "operator", 8) != 0)
+		return 0;
+	return operator_token(s + i, n - i);
+}
+
 /* Inside a qualified name's <template arguments> or (parameters): what C++
  * types are spelled with, spaces included. */
 static bool bracketed_char(int c)
@@ -43,12 +71,19 @@ static bool bracketed_char(int c)
  * brackets opened by '<' or '(' the characters of C++ types too. */
 size_t sp_target_span(const char *s, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, part = 0, op;
 	int depth = 0;
 
 	for (; i < n; i++) {
 		int c = (unsigned char)s[i];
 
+		/* `operator==`, `Class::operator()`: the symbol is the name's */
+		if (depth == 0 && (op = operator_at(s, n, part, i)) != 0) {
+			i += op - 1;
+			continue;
+		}
+		if (depth == 0 && c == ':')
+			part = i + 1;
 		if (depth == 0 ? !sp_target_char(c) : !bracketed_char(c))
 			break;
 		if (c == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*'))
@@ -70,6 +105,45 @@ static bool all_of(const char *s, size_t n, bool (*pred)(int))
 static bool is_identifier(const char *s, size_t n)
 {
 	return n > 0 && sp_ident_start((unsigned char)s[0]) && all_of(s, n, sp_ident_char);
+}
+
+/* `main.c` is a source file written without its line, not a function. */
+static bool source_suffix(const char *s, size_t n)
+{
+	static const char *const ext[] = { "c", "h", "cc", "cp", "cpp", "cxx", "hh", "hpp",
+					   "hxx", "rs", "go", "s", "S", "m", "mm", "f", "f90",
+					   "d", "zig", "C", "H", "inc" };
+
+	for (size_t k = 0; k < sizeof(ext) / sizeof(ext[0]); k++)
+		if (strlen(ext[k]) == n && memcmp(ext[k], s, n) == 0)
+			return true;
+	return false;
+}
+
+/* A function's own name without "::": an identifier, a destructor's
+ * `~name`, an `operator<symbol>`, or the name gcc gives a part or copy of
+ * a function (`f.cold`, `f.constprop.0.isra.0`), which only its ELF
+ * symbol carries. */
+static bool plain_name(const char *s, size_t n)
+{
+	size_t i = s[0] == '~';
+	size_t word = i;
+
+	while (i < n && sp_ident_char((unsigned char)s[i]))
+		i++;
+	if (i == word || !sp_ident_start((unsigned char)s[word]))
+		return false;
+	if (word == 0 && operator_at(s, n, 0, i) == n - i)
+		return true;
+	while (i < n && s[i] == '.' && word == 0) {
+		size_t seg = ++i;
+
+		while (i < n && sp_ident_char((unsigned char)s[i]))
+			i++;
+		if (i == seg || (i == n && source_suffix(s + seg, n - seg)))
+			return false;
+	}
+	return i == n;
 }
 
 static bool is_hex_prefix(const char *s, size_t n)
@@ -108,6 +182,7 @@ static bool qualified_name(const char *s, size_t n, struct sp_target *out,
 		i = start;
 		while (i < n && sp_ident_char((unsigned char)s[i]))
 			i++;
+		i += operator_at(s, n, start, i);
 		/* Rust's turbofish, as v0 demangling writes it: f::<u64> */
 		turbofish = i == start && start > 0 && s[i] == '<';
 		if (!turbofish && (i == start || !sp_ident_start((unsigned char)s[start])))
@@ -190,6 +265,11 @@ bool sp_target_classify(const char *s, size_t n, struct sp_target *out, struct s
 	if (sp_target_span(s, n) != n)
 		return fail(e, sp_target_span(s, n), "invalid character in trace target '%.*s': "
 			    "write " TARGET_FORMS, (int)n, s);
+	if (plain_name(s, n)) {
+		out->kind = GS_TARGET_FUNCTION;
+		out->name_len = n;
+		return true;
+	}
 	/* '*' of a pointer parameter or template argument is no wildcard */
 	while (head < n && s[head] != '(' && s[head] != '<')
 		head++;
