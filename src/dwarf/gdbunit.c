@@ -405,6 +405,7 @@ static bool has_symbols(Dwarf_Die *scope)
 /* The innermost block under scope holding pc (or scope's own offset). */
 static Dwarf_Off block_in(Dwarf_Die *scope, uint64_t pc, Dwarf_Off here, unsigned depth)
 {
+	Dwarf_Off inner;
 	Dwarf_Die c;
 	uint64_t entry;
 
@@ -421,7 +422,12 @@ static Dwarf_Off block_in(Dwarf_Die *scope, uint64_t pc, Dwarf_Off here, unsigne
 		if (tag == DW_TAG_inlined_subroutine ? gv_inline_entry(&c, &entry)
 						     : (placed && has_symbols(&c)))
 			return block_in(&c, pc, dwarf_dieoffset(&c), depth + 1);
-		return block_in(&c, pc, here, depth + 1);
+		if (placed)
+			return block_in(&c, pc, here, depth + 1);
+		/* a block without addresses: its children are its parent's */
+		inner = block_in(&c, pc, here, depth + 1);
+		if (inner != here)
+			return inner;
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return here;
 }
