@@ -288,7 +288,8 @@ static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 			if (report[strlen(report) - 1] != '\n')
 				fputc('\n', stderr);
 		}
-		return EXIT_RUNTIME;
+		/* the kernel's ENOTSUPP: an address no uprobe can take, the user's */
+		return err.code == -524 ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 	if (c->cli.ready_marker) {
 		fprintf(stderr, "%s\n", c->cli.ready_marker);

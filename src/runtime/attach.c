@@ -114,6 +114,10 @@ static int open_scoped(struct perf_event_attr *attr, pid_t pid)
 	return pid > 0 ? perf_event_open(attr, pid, -1) : perf_event_open(attr, -1, 0);
 }
 
+/* The kernel's internal ENOTSUPP, which uprobe registration returns for an
+ * instruction it will not probe (not in the libc headers). */
+#define ENOTSUPP_KERNEL 524
+
 static const char *open_hint(int code)
 {
 	switch (code) {
@@ -127,9 +131,20 @@ static const char *open_hint(int code)
 		return "; check the binary's path";
 	case -EINVAL:
 		return "; the offset must be inside the file's code";
+	case -ENOTSUPP_KERNEL:
+		return "; the kernel cannot put a uprobe on the instruction there: the address is "
+		       "not an instruction's first byte, or uprobes refuse that instruction; give "
+		       "the address of an instruction as `objdump -d` lists it";
 	default:
 		return "";
 	}
+}
+
+/* strerror, but for the kernel's own ENOTSUPP (524), which libc does not
+ * name ("Unknown error 524"). */
+static const char *attach_strerror(int code)
+{
+	return code == -ENOTSUPP_KERNEL ? "not supported (ENOTSUPP)" : strerror(-code);
 }
 
 static int attach_pmu(int prog_fd, const char *path, uint64_t offset, const struct gs_uprobe_opts *o,
@@ -148,7 +163,7 @@ static int attach_pmu(int prog_fd, const char *path, uint64_t offset, const stru
 	if (fd < 0)
 		return gs_errorf(err, fd, "cannot create a uprobe at %s+0x%llx%s: %s%s", path,
 				 (unsigned long long)offset, o->pid > 0 ? " for that pid" : "",
-				 strerror(-fd), open_hint(fd));
+				 attach_strerror(fd), open_hint(fd));
 	u->fds[u->nfds++] = fd;
 	rc = bind_program(fd, prog_fd);
 	if (rc)
@@ -266,7 +281,7 @@ static int attach_multi(int prog_fd, const char *path, const uint64_t *offsets, 
 		return gs_errorf(err, fd, "cannot create a uprobe_multi link at %s+0x%llx%s%s: %s%s",
 				 path, (unsigned long long)offsets[0],
 				 n > 1 ? " and more" : "", o->pid > 0 ? " for that pid" : "",
-				 strerror(-fd), open_hint(fd));
+				 attach_strerror(fd), open_hint(fd));
 	u->link_fd = fd;
 	return 0;
 }
