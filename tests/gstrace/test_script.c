@@ -610,9 +610,23 @@ static void test_target_pattern_parse_matches_the_parser(void **state)
 		  "mycrate::inner::ident::<u64>", 0, 0 },
 		{ "mycrate::inner::lv_path_probe", GS_TARGET_FUNCTION,
 		  "mycrate::inner::lv_path_probe", 0, 0 },
+		/* what gdb's break takes: destructors, operators, gcc's parts
+		 * and copies of a function, template instances by name */
+		{ "~vector", GS_TARGET_FUNCTION, "~vector", 0, 0 },
+		{ "operator==", GS_TARGET_FUNCTION, "operator==", 0, 0 },
+		{ "operator()", GS_TARGET_FUNCTION, "operator()", 0, 0 },
+		{ "operator<<", GS_TARGET_FUNCTION, "operator<<", 0, 0 },
+		{ "operator*", GS_TARGET_FUNCTION, "operator*", 0, 0 },
+		{ "std::vector<int>::operator[]", GS_TARGET_FUNCTION,
+		  "std::vector<int>::operator[]", 0, 0 },
+		{ "spin_sys.cold", GS_TARGET_FUNCTION, "spin_sys.cold", 0, 0 },
+		{ "halves.constprop.0.isra.0", GS_TARGET_FUNCTION, "halves.constprop.0.isra.0", 0,
+		  0 },
+		{ "copy<int const*, int*>", GS_TARGET_FUNCTION, "copy<int const*, int*>", 0, 0 },
 	};
 	static const char *const bad[] = { "", "12", "a::", "a:::b", ":0x1", "f*", "x y", "a.c:0",
-					   "a.so:1:2", "ns::f(int", "ns::f<int" };
+					   "a.so:1:2", "ns::f(int", "ns::f<int", "main.c", "f.",
+					   "~", "f..cold" };
 	struct gs_target_pattern *p;
 	struct gs_error err;
 
