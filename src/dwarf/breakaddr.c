@@ -272,6 +272,8 @@ uint64_t gv_break_at(struct gv_view *v, uint64_t entry, const struct gv_fn *symb
 		return entry;
 	/* skip_prologue_sal: the function holding the entry, by its DWARF
 	 * block, else by its symbol. */
+	if (u && gv_unit_walk(v, u))
+		return entry; /* out of memory: the entry, gdb's answer where valid */
 	fn = u ? gv_fn_at(u, entry) : NULL;
 	if (!fn && !symbol)
 		return entry;
@@ -289,7 +291,7 @@ uint64_t gv_break_line(struct gv_view *v, uint64_t addr, bool *moved, uint64_t *
 	*moved = false;
 	u = gv_unit_at(v, addr, &rc);
 	/* In assembler a line is an instruction: gdb keeps it. */
-	if (!u || u->asm_lang || !(fn = gv_fn_at(u, addr)))
+	if (!u || u->asm_lang || gv_unit_walk(v, u) || !(fn = gv_fn_at(u, addr)))
 		return addr;
 	pc = post_prologue(v, u, fn, true);
 	if (addr >= pc)

@@ -172,6 +172,23 @@ static int row_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* buildsym's stable sort by pc, line-0 rows first at a pc. The rows come
+ * in libdw's address order already, but for ties: an insertion sort is
+ * linear here where qsort took a fifth of a resolution. */
+static void sort_rows(struct gv_file *f)
+{
+	for (size_t i = 1; i < f->n; i++) {
+		struct gv_row r = f->v[i];
+		size_t k = i;
+
+		while (k > 0 && row_cmp(&f->v[k - 1], &r) > 0) {
+			f->v[k] = f->v[k - 1];
+			k--;
+		}
+		f->v[k] = r;
+	}
+}
+
 int gv_lines_build(struct gv_unit *u, Dwarf_Die *cudie)
 {
 	Dwarf_Lines *lines;
@@ -205,7 +222,7 @@ int gv_lines_build(struct gv_unit *u, Dwarf_Die *cudie)
 			seq_start(&s, first_file, first);
 	}
 	for (size_t i = 0; i < u->nfiles; i++)
-		qsort(u->files[i].v, u->files[i].n, sizeof(*u->files[i].v), row_cmp);
+		sort_rows(&u->files[i]);
 	return rc;
 }
 

@@ -153,8 +153,14 @@ static bool located_by_list(Dwarf_Die *die, unsigned version)
  * bodies too), the blocks in them, the variables it decodes the location
  * of. A function, block or inline instance without code is skipped whole,
  * as read_func_scope and read_lexical_block_scope return before its
- * children. */
-static int walk(struct gv_unit *u, Dwarf_Die *scope, unsigned depth)
+ * children. With fns false it only looks for a location list and stops at
+ * the first. */
+struct walker {
+	struct gv_unit *u;
+	bool fns;
+};
+
+static int walk(struct walker *w, Dwarf_Die *scope, unsigned depth)
 {
 	Dwarf_Die c;
 	int rc = 0;
@@ -169,9 +175,10 @@ static int walk(struct gv_unit *u, Dwarf_Die *scope, unsigned depth)
 		case DW_TAG_subprogram:
 			if (!has_name(&c) || !die_extent(&c, &e))
 				break;
-			rc = add_fn(u, &c);
+			if (w->fns)
+				rc = add_fn(w->u, &c);
 			if (rc == 0)
-				rc = walk(u, &c, depth + 1);
+				rc = walk(w, &c, depth + 1);
 			break;
 		case DW_TAG_inlined_subroutine:
 		case DW_TAG_lexical_block:
@@ -180,24 +187,24 @@ static int walk(struct gv_unit *u, Dwarf_Die *scope, unsigned depth)
 			if (die_extent(&c, &e) ||
 			    (tag == DW_TAG_lexical_block && !dwarf_hasattr(&c, DW_AT_low_pc) &&
 			     !dwarf_hasattr(&c, DW_AT_ranges)))
-				rc = walk(u, &c, depth + 1);
+				rc = walk(w, &c, depth + 1);
 			break;
 		case DW_TAG_variable:
 		case DW_TAG_formal_parameter:
-			if (located_by_list(&c, u->version))
-				u->has_loclist = true;
+			if (located_by_list(&c, w->u->version))
+				w->u->has_loclist = true;
 			break;
 		case DW_TAG_namespace:
 		case DW_TAG_module:
 		case DW_TAG_class_type:
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
-			rc = walk(u, &c, depth + 1);
+			rc = walk(w, &c, depth + 1);
 			break;
 		default:
 			break;
 		}
-	} while (rc == 0 && dwarf_siblingof(&c, &c) == 0);
+	} while (rc == 0 && (w->fns || !w->u->has_loclist) && dwarf_siblingof(&c, &c) == 0);
 	return rc;
 }
 
@@ -249,8 +256,17 @@ static int unit_build(struct gv_unit *u, Dwarf_Die *cudie)
 	return gv_lines_build(u, cudie);
 }
 
+/* gcc 4.5 fixed its prologues' location lists; before, or without any
+ * list (-O0), gdb skips the prologue (process_full_comp_unit). */
+static bool gcc_trusted(const struct gv_unit *u)
+{
+	return u->producer == GV_GCC && (u->gcc_major > 4 || (u->gcc_major == 4 &&
+							      u->gcc_minor >= 5));
+}
+
 int gv_unit_walk(struct gv_view *v, struct gv_unit *u)
 {
+	struct walker w = { .u = u, .fns = true };
 	Dwarf_Die cudie;
 	int rc;
 
@@ -258,17 +274,29 @@ int gv_unit_walk(struct gv_view *v, struct gv_unit *u)
 		return 0;
 	if (!dwarf_offdie(v->dw, u->off, &cudie))
 		return 0;
-	rc = walk(u, &cudie, 0);
+	rc = walk(&w, &cudie, 0);
 	if (rc)
 		return rc;
 	if (u->nfns)
 		qsort(u->fns, u->nfns, sizeof(*u->fns), fn_cmp);
-	/* gcc 4.5 fixed its prologues' location lists; before, or without
-	 * any list (-O0), gdb skips the prologue. */
-	u->locations_valid = u->has_loclist && u->producer == GV_GCC &&
-			     (u->gcc_major > 4 || (u->gcc_major == 4 && u->gcc_minor >= 5));
-	u->walked = true;
+	u->locations_valid = u->has_loclist && gcc_trusted(u);
+	u->walked = u->valid_known = true;
 	return 0;
+}
+
+/* Whether the unit's locations are valid, walking only as far as its
+ * first location list (the whole walk waits until a prologue is skipped). */
+static void unit_valid(struct gv_view *v, struct gv_unit *u)
+{
+	struct walker w = { .u = u };
+	Dwarf_Die cudie;
+
+	if (u->valid_known)
+		return;
+	if (gcc_trusted(u) && dwarf_offdie(v->dw, u->off, &cudie))
+		walk(&w, &cudie, 0);
+	u->locations_valid = u->has_loclist && gcc_trusted(u);
+	u->valid_known = true;
 }
 
 /* The unit whose ranges hold pc: .debug_aranges, else (clang emits none)
@@ -321,8 +349,8 @@ struct gv_unit *gv_unit_at(struct gv_view *v, uint64_t pc, int *rc)
 	*rc = 0;
 	if (!v->dw || !unit_die_at(v->dw, pc, &cudie) || !(u = gv_unit_of(v, &cudie, rc)))
 		return NULL;
-	*rc = gv_unit_walk(v, u);
-	return *rc ? NULL : u;
+	unit_valid(v, u);
+	return u;
 }
 
 const struct gv_fn *gv_fn_at(const struct gv_unit *u, uint64_t pc)

@@ -53,7 +53,8 @@ struct gv_unit {
 	bool has_loclist;    /* a variable or parameter located by a list */
 	bool locations_valid; /* gcc >= 4.5 and has_loclist: gdb does not skip prologues */
 	bool asm_lang;       /* DW_LANG_Mips_Assembler: gdb stops at the entry */
-	bool walked;         /* fns, has_loclist and locations_valid are known */
+	bool valid_known;    /* locations_valid is known */
+	bool walked;         /* fns and has_loclist are known */
 };
 
 /* The units one resolution looked at, built once each, and the code
@@ -78,13 +79,14 @@ struct gv_sal {
 void gv_view_init(struct gv_view *v, Dwarf *dw, struct Elf *code, uint64_t bias);
 void gv_view_free(struct gv_view *v);
 
-/* gdbunit.c: the unit holding DWARF address pc, built and walked on
- * first use (NULL: no unit has pc, or out of memory with *rc = -ENOMEM). */
+/* gdbunit.c: the unit holding DWARF address pc, its line tables and
+ * whether its locations are valid known (NULL: no unit has pc, or out of
+ * memory with *rc = -ENOMEM). Its functions wait for gv_unit_walk. */
 struct gv_unit *gv_unit_at(struct gv_view *v, uint64_t pc, int *rc);
 /* The unit of cudie with its line tables only (not walked yet). */
 struct gv_unit *gv_unit_of(struct gv_view *v, Dwarf_Die *cudie, int *rc);
-/* Reads the unit's functions and whether its locations are valid (a walk
- * of its DIEs, once). 0 or -ENOMEM. */
+/* Reads the unit's functions (a walk of its DIEs, once): before gv_fn_at,
+ * gv_in_inlined, gv_block_at. 0 or -ENOMEM. */
 int gv_unit_walk(struct gv_view *v, struct gv_unit *u);
 /* The function block (of u) whose range holds pc, or NULL. */
 const struct gv_fn *gv_fn_at(const struct gv_unit *u, uint64_t pc);

@@ -82,7 +82,8 @@ def dry_run(gstrace, binary, specs, tmp):
             with open(path, "w") as f:
                 for i, s in enumerate(part):
                     f.write('trace %s { print "%d"; }\n' % (s, i))
-            r = subprocess.run([gstrace, "--dry-run", "-t", binary, "--script-file", path],
+            r = subprocess.run([gstrace, "--dry-run", "--max-probes", "1000000", "-t", binary,
+                                "--script-file", path],
                                capture_output=True, text=True, timeout=600)
             if r.returncode == 0:
                 for line in r.stdout.splitlines():
