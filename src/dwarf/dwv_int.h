@@ -106,6 +106,7 @@ void dwv_map_free(struct dwv_map *m);
 uint8_t dwv_section_of(const struct gs_dwarf *d, uint64_t addr);
 /* The CU whose ranges hold pc (aranges first, then each CU's ranges). */
 bool dwv_cu_at(struct gs_dwarf *d, uint64_t pc, Dwarf_Die *out);
+bool dwv_unit_at(Dwarf *dw, uint64_t pc, Dwarf_Die *out);
 /* The CFA at pc as reg + off: 0, or -ENOENT (no row), -EOPNOTSUPP. */
 int dwv_cfa_at(struct gs_dwarf *d, uint64_t pc, uint8_t *reg, int64_t *off);
 

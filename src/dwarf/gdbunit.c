@@ -13,6 +13,7 @@
 #include <dwarf.h>
 
 #include "base.h"
+#include "dwv_int.h"
 #include "gdbview.h"
 
 void gv_view_init(struct gv_view *v, Dwarf *dw, struct Elf *code, uint64_t bias)
@@ -299,23 +300,6 @@ static void unit_valid(struct gv_view *v, struct gv_unit *u)
 	u->valid_known = true;
 }
 
-/* The unit whose ranges hold pc: .debug_aranges, else (clang emits none)
- * each unit's own ranges. */
-static bool unit_die_at(Dwarf *dw, uint64_t pc, Dwarf_Die *out)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-
-	if (dwarf_addrdie(dw, pc, out))
-		return true;
-	while (dwarf_next_unit(dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(dw, off + hsize, out) && dwarf_haspc(out, pc) > 0)
-			return true;
-		off = next;
-	}
-	return false;
-}
-
 struct gv_unit *gv_unit_of(struct gv_view *v, Dwarf_Die *cudie, int *rc)
 {
 	Dwarf_Off off = dwarf_dieoffset(cudie);
@@ -347,7 +331,7 @@ struct gv_unit *gv_unit_at(struct gv_view *v, uint64_t pc, int *rc)
 	Dwarf_Die cudie;
 
 	*rc = 0;
-	if (!v->dw || !unit_die_at(v->dw, pc, &cudie) || !(u = gv_unit_of(v, &cudie, rc)))
+	if (!v->dw || !dwv_unit_at(v->dw, pc, &cudie) || !(u = gv_unit_of(v, &cudie, rc)))
 		return NULL;
 	unit_valid(v, u);
 	return u;
@@ -363,38 +347,6 @@ const struct gv_fn *gv_fn_at(const struct gv_unit *u, uint64_t pc)
 		if (pc < u->fns[i].hi && (!best || u->fns[i].lo >= best->lo))
 			best = &u->fns[i];
 	return best;
-}
-
-/* An inline instance gdb makes a function block of, holding pc, under
- * scope (not inside another function). */
-static bool inlined_holds(Dwarf_Die *scope, uint64_t pc, unsigned depth)
-{
-	Dwarf_Die c;
-	uint64_t entry;
-
-	if (depth > 64 || dwarf_child(scope, &c) != 0)
-		return false;
-	do {
-		int tag = dwarf_tag(&c);
-
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block)
-			continue;
-		if (dwarf_haspc(&c, pc) <= 0 && (dwarf_hasattr(&c, DW_AT_low_pc) ||
-						  dwarf_hasattr(&c, DW_AT_ranges)))
-			continue;
-		if (tag == DW_TAG_inlined_subroutine && gv_inline_entry(&c, &entry))
-			return true;
-		if (inlined_holds(&c, pc, depth + 1))
-			return true;
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return false;
-}
-
-bool gv_in_inlined(struct gv_view *v, const struct gv_fn *fn, uint64_t pc)
-{
-	Dwarf_Die die;
-
-	return fn->die && dwarf_offdie(v->dw, fn->die, &die) && inlined_holds(&die, pc, 0);
 }
 
 /* read_lexical_block_scope makes a block only of a scope with symbols. */
@@ -430,8 +382,10 @@ static bool has_symbols(Dwarf_Die *scope)
 	return false;
 }
 
-/* The innermost block under scope holding pc (or scope's own offset). */
-static Dwarf_Off block_in(Dwarf_Die *scope, uint64_t pc, Dwarf_Off here, unsigned depth)
+/* The innermost block under scope holding pc (or scope's own offset);
+ * *inlined: the way there enters an inline instance. */
+static Dwarf_Off block_in(Dwarf_Die *scope, uint64_t pc, Dwarf_Off here, bool *inlined,
+			  unsigned depth)
 {
 	Dwarf_Off inner;
 	Dwarf_Die c;
@@ -447,13 +401,16 @@ static Dwarf_Off block_in(Dwarf_Die *scope, uint64_t pc, Dwarf_Off here, unsigne
 			continue;
 		if (placed && dwarf_haspc(&c, pc) <= 0)
 			continue;
-		if (tag == DW_TAG_inlined_subroutine ? gv_inline_entry(&c, &entry)
-						     : (placed && has_symbols(&c)))
-			return block_in(&c, pc, dwarf_dieoffset(&c), depth + 1);
+		if (tag == DW_TAG_inlined_subroutine && gv_inline_entry(&c, &entry)) {
+			*inlined = true;
+			return block_in(&c, pc, dwarf_dieoffset(&c), inlined, depth + 1);
+		}
+		if (placed && has_symbols(&c))
+			return block_in(&c, pc, dwarf_dieoffset(&c), inlined, depth + 1);
 		if (placed)
-			return block_in(&c, pc, here, depth + 1);
+			return block_in(&c, pc, here, inlined, depth + 1);
 		/* a block without addresses: its children are its parent's */
-		inner = block_in(&c, pc, here, depth + 1);
+		inner = block_in(&c, pc, here, inlined, depth + 1);
 		if (inner != here)
 			return inner;
 	} while (dwarf_siblingof(&c, &c) == 0);
@@ -463,9 +420,20 @@ static Dwarf_Off block_in(Dwarf_Die *scope, uint64_t pc, Dwarf_Off here, unsigne
 Dwarf_Off gv_block_at(struct gv_view *v, const struct gv_unit *u, uint64_t pc)
 {
 	const struct gv_fn *fn = gv_fn_at(u, pc);
+	bool inlined = false;
 	Dwarf_Die die;
 
 	if (!fn || !dwarf_offdie(v->dw, fn->die, &die))
 		return u->off; /* the unit's static block */
-	return block_in(&die, pc, fn->die, 0);
+	return block_in(&die, pc, fn->die, &inlined, 0);
+}
+
+bool gv_in_inlined(struct gv_view *v, const struct gv_fn *fn, uint64_t pc)
+{
+	bool inlined = false;
+	Dwarf_Die die;
+
+	if (fn->die && dwarf_offdie(v->dw, fn->die, &die))
+		block_in(&die, pc, fn->die, &inlined, 0);
+	return inlined;
 }

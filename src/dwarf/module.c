@@ -125,21 +125,25 @@ int dwv_cfa_at(struct gs_dwarf *d, uint64_t pc, uint8_t *reg, int64_t *off)
 	return -ENOENT;
 }
 
-bool dwv_cu_at(struct gs_dwarf *d, uint64_t pc, Dwarf_Die *out)
+bool dwv_unit_at(Dwarf *dw, uint64_t pc, Dwarf_Die *out)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 
-	if (dwarf_addrdie(d->dw, pc, out))
+	if (dwarf_addrdie(dw, pc, out))
 		return true;
 	/* No .debug_aranges (clang's default): ask each CU's ranges. */
-	while (dwarf_next_unit(d->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
-			       NULL) == 0) {
-		if (dwarf_offdie(d->dw, off + hsize, out) && dwarf_haspc(out, pc) > 0)
+	while (dwarf_next_unit(dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, out) && dwarf_haspc(out, pc) > 0)
 			return true;
 		off = next;
 	}
 	return false;
+}
+
+bool dwv_cu_at(struct gs_dwarf *d, uint64_t pc, Dwarf_Die *out)
+{
+	return dwv_unit_at(d->dw, pc, out);
 }
 
 int gs_dwarf_new(Dwarf *dw, const struct gs_dwarf_opts *opts, struct gs_dwarf **out,

@@ -68,9 +68,16 @@ static size_t operator_len(const char *s)
 	return 0;
 }
 
-/* Where the parameter list starts ('(' outside <>), or n. */
-static size_t params_at(const char *s, size_t n)
+/* A name's shape outside its template arguments (operators' symbols are
+ * no brackets): where its last part starts (past the last "::") and its
+ * parameter list (the first '('; n when none). */
+struct shape {
+	size_t last, params;
+};
+
+static struct shape shape_of(const char *s, size_t n)
 {
+	struct shape sh = { 0, n };
 	int depth = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -81,38 +88,32 @@ static size_t params_at(const char *s, size_t n)
 			continue;
 		}
 		depth += s[i] == '<';
-		depth -= s[i] == '>';
-		if (s[i] == '(' && depth == 0)
-			return i;
+		depth -= s[i] == '>' && depth > 0;
+		if (depth != 0)
+			continue;
+		if (s[i] == '(') {
+			sh.params = i;
+			break;
+		}
+		if (s[i] == ':' && i + 1 < n && s[i + 1] == ':')
+			sh.last = i + 2;
 	}
-	return n;
+	return sh;
 }
 
 /* "::" or a parameter list outside template arguments: `copy<a::b>` and
  * `operator()` are a function's own name. */
 bool dwv_qname_is_qualified(const char *name)
 {
-	int depth = 0;
+	size_t n = strlen(name);
+	struct shape sh = shape_of(name, n);
 
-	for (const char *c = name; *c; c++) {
-		size_t op = (c == name || c[-1] == ':') ? operator_len(c) : 0;
-
-		if (op) {
-			c += op - 1;
-			continue;
-		}
-		depth += *c == '<';
-		depth -= *c == '>' && depth > 0;
-		if (depth == 0 && (*c == '(' || (c[0] == ':' && c[1] == ':')))
-			return true;
-	}
-	return false;
+	return sh.last > 0 || sh.params < n;
 }
 
 int dwv_qname_parse(const char *input, struct dwv_qname *q)
 {
-	size_t n = strlen(input), p = params_at(input, n);
-	int depth = 0;
+	size_t n = strlen(input), p = shape_of(input, n).params;
 	const char *base;
 
 	memset(q, 0, sizeof(*q));
@@ -122,19 +123,7 @@ int dwv_qname_parse(const char *input, struct dwv_qname *q)
 		dwv_qname_free(q);
 		return -ENOMEM;
 	}
-	base = q->path;
-	for (const char *c = q->path; *c; c++) {
-		size_t op = (c == q->path || c[-1] == ':') ? operator_len(c) : 0;
-
-		if (op) {
-			c += op - 1;
-			continue;
-		}
-		depth += *c == '<';
-		depth -= *c == '>';
-		if (depth == 0 && c[0] == ':' && c[1] == ':')
-			base = c + 2;
-	}
+	base = q->path + shape_of(q->path, strlen(q->path)).last;
 	/* Rust's turbofish (f::<u64>, v0's demangling): DWARF names it f<u64> */
 	if (base[0] == '<' && base > q->path + 2) {
 		base -= 2;
@@ -247,27 +236,12 @@ static bool names_path(const char *name, const struct dwv_qname *q)
 bool dwv_own_name_matches(Dwarf_Die *die, const char *want)
 {
 	char *d = demangled(die, false), *w;
-	const char *last;
-	int depth = 0;
 	bool ok;
 
 	if (!d)
 		return true; /* C, or no linkage name: DW_AT_name decided */
-	last = d;
-	for (const char *c = d; *c; c++) {
-		size_t op = (c == d || c[-1] == ':') ? operator_len(c) : 0;
-
-		if (op) {
-			c += op - 1;
-			continue;
-		}
-		depth += *c == '<';
-		depth -= *c == '>';
-		if (depth == 0 && c[0] == ':' && c[1] == ':')
-			last = c + 2;
-	}
 	w = dwv_name_canon(want, strlen(want));
-	ok = w && strcmp(last, w) == 0;
+	ok = w && strcmp(d + shape_of(d, strlen(d)).last, w) == 0;
 	free(w);
 	free(d);
 	return ok;

@@ -15,23 +15,6 @@
 #include "gdbview.h"
 #include <gs/internal/dwarf.h>
 
-/* The CU whose ranges hold addr: .debug_aranges, else (clang emits none)
- * each CU's own ranges. */
-static bool cu_at(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-
-	if (dwarf_addrdie(dw, addr, out))
-		return true;
-	while (dwarf_next_unit(dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(dw, off + hsize, out) && dwarf_haspc(out, addr) > 0)
-			return true;
-		off = next;
-	}
-	return false;
-}
-
 bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
 {
 	Dwarf_Addr e, base, lo, hi;
@@ -56,7 +39,7 @@ bool dwv_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line)
 
 	*file = NULL;
 	*line = 0;
-	if (!dw || !cu_at(dw, addr, &cudie) || !(l = dwarf_getsrc_die(&cudie, addr)) ||
+	if (!dw || !dwv_unit_at(dw, addr, &cudie) || !(l = dwarf_getsrc_die(&cudie, addr)) ||
 	    dwarf_lineno(l, line) != 0)
 		return false;
 	*file = dwarf_linesrc(l, NULL, NULL);
