@@ -124,9 +124,9 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 			return gs_errorf(c->err, rc, "out of memory resolving `%s`", c->input);
 		c->locs.cap = c->locs.n;
 	}
-	if (c->locs.n && strncmp(name, "_Z", 2) != 0)
-		return 0;
-	/* gdb's minimal symbols: its prologue rule by the symbol's range. */
+	/* gdb's minimal symbols too, by the same rule over the symbol's range:
+	 * an out-of-line copy whose DWARF is only an abstract DIE (gcc -O3
+	 * inlined its one caller's call, kept the global) is its symbol. */
 	n = gs_modfile_symbols_named(c->file, name, addr, size, GS_MODFILE_SYMS_MAX);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t lo = addr[i] - c->bias;
