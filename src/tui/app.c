@@ -34,6 +34,7 @@
 #define RENDER_WINDOW_NS 100000000ll    /* rendering may take ... */
 #define RENDER_BUDGET_NS 40000000ll     /* ... this much of each 100 ms */
 #define INT_AGAIN_NS 2000000000ll       /* Ctrl-C twice within this quits */
+#define TICK_NS 1000000000ll            /* the rate, losses, the target's exit */
 
 static int signal_pipe[2] = { -1, -1 };
 
@@ -227,7 +228,7 @@ static void tick(struct tui_app *a, int64_t now)
 	uint64_t lost;
 	char why[256];
 
-	if (now - a->rate_since_ns < 1000000000ll)
+	if (now - a->rate_since_ns < TICK_NS)
 		return;
 	a->rate = (double)a->rate_events * 1e9 / (double)(now - a->rate_since_ns);
 	a->redraw_rate = (double)(a->redraws - a->rate_redraws) * 1e9 /
@@ -275,14 +276,14 @@ static void run_loop(struct tui_app *a, int cmd_fd)
 			{ .fd = cmd_fd, .events = POLLIN },
 		};
 		int64_t now = tui_now_ns();
-		int timeout = 100;
+		/* Events wake it through the live descriptor (readable on the
+		 * live session's tick while a trace runs); otherwise it sleeps
+		 * until a redraw or the once-a-second tick is due. */
+		int64_t wait = a->rate_since_ns + TICK_NS - now;
 
-		if (a->dirty) {
-			int64_t wait = last_draw + DRAW_INTERVAL_NS - now;
-
-			timeout = wait > 0 ? (int)(wait / 1000000) + 1 : 0;
-		}
-		poll(fds, cmd_fd >= 0 ? 4 : 3, timeout);
+		if (a->dirty && last_draw + DRAW_INTERVAL_NS - now < wait)
+			wait = last_draw + DRAW_INTERVAL_NS - now;
+		poll(fds, cmd_fd >= 0 ? 4 : 3, wait > 0 ? (int)(wait / 1000000) + 1 : 0);
 		if (fds[1].revents & POLLIN)
 			handle_signals(a);
 		/* a key's effect is not held back by the events' redraw rate */
