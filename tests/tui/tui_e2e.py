@@ -11,6 +11,7 @@ nothing attached.
 
 usage: tui_e2e.py GSTRACE FIXTURE_BINARY FIXTURE_SOURCE [SCENARIO...]
 """
+import contextlib
 import os
 import re
 import shutil
@@ -59,6 +60,23 @@ def start_fixture(*args, binary=FIXTURE):
     p = subprocess.Popen([binary] + [str(a) for a in args], stdout=subprocess.DEVNULL)
     time.sleep(0.2)
     return p
+
+
+@contextlib.contextmanager
+def tui_on_fixture(name, tmp, per_sec):
+    """gstrace --tui -p on a fixture calling per_sec times a second; the
+    scenario's body runs, then `quit` ends gstrace; both always go."""
+    fx = start_fixture(per_sec)
+    t = Term(name, "%s --tui -p %d" % (GSTRACE, fx.pid), tmp)
+    try:
+        t.wait(r"Source:")
+        yield t
+        command(t, "quit")
+        t.ended()
+    finally:
+        t.close()
+        fx.kill()
+        fx.wait()
 
 
 def command(t, line):
@@ -294,11 +312,8 @@ def scenario_first_event(tmp):
     traced to wake the loop. Without the descriptor's tick the event
     would wait for the loop's once-a-second tick, half a second on
     average: eight adds in a row would pass about once in 256 runs."""
-    fx = start_fixture(20)
-    t = Term("first", "%s --tui -p %d" % (GSTRACE, fx.pid), tmp)
     ms = []
-    try:
-        t.wait(r"Source:")
+    with tui_on_fixture("first", tmp, 20) as t:
         for i in range(FIRST_EVENT_ADDS):
             command(t, "trace tick_b")
             t.wait(r"New trace")
@@ -309,12 +324,6 @@ def scenario_first_event(tmp):
             ms.append((time.time() - t0) * 1000)
             command(t, "delete %d" % (i + 1))
             t.wait(r"#%d: " % (i + 1), absent=True)
-        command(t, "quit")
-        t.ended()
-    finally:
-        t.close()
-        fx.kill()
-        fx.wait()
     said = " ".join("%.0f" % m for m in ms)
     if max(ms) >= FIRST_EVENT_BOUND_MS:
         raise Fail("Enter to the first event on the screen: %s ms (bound %d ms)" %
@@ -324,20 +333,11 @@ def scenario_first_event(tmp):
 
 def scenario_resize(tmp):
     """Below 80x24 a message says so; back above, the panels return."""
-    fx = start_fixture(50)
-    t = Term("resize", "%s --tui -p %d" % (GSTRACE, fx.pid), tmp)
-    try:
-        t.wait(r"Source:")
+    with tui_on_fixture("resize", tmp, 50) as t:
         t.tmux("resize-window", "-t", "t", "-x", "70", "-y", "20")
         t.wait(r"needs a terminal of at least 80x24")
         t.tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
         t.wait(r"Source:")
-        command(t, "quit")
-        t.ended()
-    finally:
-        t.close()
-        fx.kill()
-        fx.wait()
 
 
 def scenario_launch(tmp):
