@@ -58,7 +58,9 @@ def trace_add(tmp, fixture):
             t.wait(r"b%d \d+" % i)
             time.sleep(0.3)
             t.command("info trace %d" % (i + 2))
-            m = t.wait(r"first event ([\d.]+) ms after Enter")
+            # this trace's answer (its script names b<i>): the previous
+            # trace's answer may still be on the screen above it
+            m = t.wait(r'"b%d \{\}", n;\n\}\n\s*first event ([\d.]+) ms after Enter' % i)
             samples.append(float(m.group(1)))
             t.command("delete %d" % (i + 2))
         bench("tui.trace_add_ms", "%.1f" % statistics.median(samples), "ms")

@@ -100,8 +100,11 @@ GS_API const char *gs_live_trace_note(const struct gs_live *l, uint32_t id, size
  * first. The number of events, the first non-zero on_event value (which
  * ends the poll), or -errno. */
 GS_API int gs_live_poll(struct gs_live *l, int timeout_ms, struct gs_error *err);
-/* Readable when events wait; stays the same descriptor while traces come
- * and go. */
+/* Readable when events may wait: the programs wake it only once a
+ * quarter of a buffer waits, so while a trace is enabled it is also
+ * readable every 5 ms (every millisecond until a new trace's first event,
+ * for at most a second); call gs_live_poll then. Stays the same
+ * descriptor while traces come and go. */
 GS_API int gs_live_fd(const struct gs_live *l);
 /* Events lost in the kernel so far, over every trace that ever ran. */
 GS_API int gs_live_lost(const struct gs_live *l, uint64_t *total, struct gs_error *err);

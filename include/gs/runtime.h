@@ -341,7 +341,11 @@ GS_API void gs_session_phase_times(const struct gs_session *s, struct gs_phase_t
  * mappings changed; in target mode, processes that started mapping a
  * traced module), then reads events as gs_reader_poll does. */
 GS_API int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err);
-/* Descriptor readable when events wait (for the caller's own poll). */
+/* Descriptor for the caller's own poll: readable when a buffer's programs
+ * wake it, which they do only once a quarter of the buffer waits (or when
+ * a dlopen's hook rings), so a caller sleeping on it also calls
+ * gs_session_poll every few milliseconds (the reader's tick is 5 ms;
+ * gs_live_fd has such a tick of its own). */
 GS_API int gs_session_fd(const struct gs_session *s);
 /* Events lost in the kernel so far: loss counters of every trace plus lost
  * perf samples. */

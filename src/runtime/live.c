@@ -16,10 +16,17 @@
 
 #include "base.h"
 #include "opts.h"
+#include "rt_int.h"
 
-/* How often a poll looks at every session while it waits: the reader's own
- * tick, since a ring buffer need not wake its descriptor for every event. */
+/* How often a poll looks at every session while it waits, and how often
+ * the live descriptor turns readable while a trace runs (live_tick.c): the
+ * reader's own tick, since a ring buffer need not wake its descriptor for
+ * every event. Until a trace's first event, for at most LIVE_FIRST_TICKS_MS
+ * after it starts, every millisecond: a new trace shows it is live as soon
+ * as its probe fires (the reader does the same). */
 #define LIVE_TICK_MS 5
+#define LIVE_FIRST_TICK_MS 1
+#define LIVE_FIRST_TICKS_MS 1000
 /* Polls that read what a session still buffers once it is detached. */
 #define LIVE_DRAIN_POLLS 64
 
@@ -31,6 +38,7 @@ struct live_trace {
 	struct gs_plan *plan;       /* built */
 	struct gs_session *session; /* NULL while disabled */
 	uint64_t hits;
+	int64_t awaits_ms; /* started then, no event since; 0: one came */
 };
 
 struct gs_live {
@@ -40,6 +48,7 @@ struct gs_live {
 	char *module;
 	struct gs_modfiles *files, *own_files;
 	int epfd;
+	struct rt_tick tick; /* in epfd: readable each tick while a trace runs */
 	struct live_trace **v; /* by id */
 	size_t n, cap;
 	uint32_t next_id;
@@ -51,12 +60,40 @@ struct gs_live {
 
 /* ---- one trace: script, plan, session ----------------------------------- */
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The live descriptor's tick as the traces need it now: none without a
+ * running trace, fast while a trace started less than LIVE_FIRST_TICKS_MS
+ * ago awaits its first event. */
+static void update_tick(struct gs_live *l)
+{
+	int64_t now = now_ms();
+	int period = 0;
+
+	for (size_t i = 0; i < l->n && period != LIVE_FIRST_TICK_MS; i++) {
+		const struct live_trace *t = l->v[i];
+
+		if (!t->session)
+			continue;
+		period = t->awaits_ms && now - t->awaits_ms < LIVE_FIRST_TICKS_MS ?
+			 LIVE_FIRST_TICK_MS : LIVE_TICK_MS;
+	}
+	rt_tick_set(&l->tick, period);
+}
+
 static int on_trace_event(void *arg, const struct gs_event *ev)
 {
 	struct live_trace *t = arg;
 	int rc;
 
 	t->hits++;
+	t->awaits_ms = 0;
 	t->l->delivered++;
 	rc = t->l->opts.on_event(t->l->opts.arg, ev);
 	if (rc)
@@ -171,6 +208,7 @@ static int trace_start(struct live_trace *t, struct gs_error *err)
 				 trace_target(t), strerror(-rc));
 	}
 	t->session = s;
+	t->awaits_ms = now_ms();
 	return 0;
 }
 
@@ -224,6 +262,7 @@ int gs_live_new(const struct gs_live_opts *opts, struct gs_live **out, struct gs
 	if (!l)
 		return gs_errorf(err, -ENOMEM, "out of memory creating the live session");
 	l->epfd = -1;
+	l->tick.fd = -1;
 	rc = OPTS_COPY(&l->opts, opts, gs_live_opts, err);
 	if (rc == 0 && !l->opts.on_event)
 		rc = gs_errorf(err, -EINVAL, "gs_live_new needs options with an on_event "
@@ -242,6 +281,8 @@ int gs_live_new(const struct gs_live_opts *opts, struct gs_live **out, struct gs
 	if (rc == 0 && (l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		rc = gs_errorf(err, -errno, "cannot create the live session's epoll descriptor: %s",
 			       strerror(errno));
+	if (rc == 0)
+		rc = rt_tick_open(&l->tick, l->epfd, &l->tick, err);
 	if (rc) {
 		gs_live_free(l);
 		return rc;
@@ -258,6 +299,7 @@ void gs_live_free(struct gs_live *l)
 	for (size_t i = 0; i < l->n; i++)
 		trace_free(l->v[i]);
 	free(l->v);
+	rt_tick_close(&l->tick);
 	if (l->epfd >= 0)
 		close(l->epfd);
 	gs_modfiles_free(l->own_files);
@@ -416,6 +458,7 @@ int gs_live_add(struct gs_live *l, const char *text, size_t len, const char *nam
 	if (nids)
 		*nids = n;
 	free(v);
+	update_tick(l);
 	return 0;
 }
 
@@ -440,9 +483,12 @@ int gs_live_edit(struct gs_live *l, uint32_t id, const char *text, size_t len,
 		/* Not loaded after all (the verifier): the old one goes back. */
 		if (rc) {
 			struct gs_error again;
+			int back;
 
 			trace_free(nt);
-			if (trace_start(old, &again))
+			back = trace_start(old, &again);
+			update_tick(l);
+			if (back)
 				return gs_errorf(err, rc, "%s\n(the old trace #%u could not be "
 						 "attached again, so it is disabled: %s)", why.msg,
 						 id, again.msg);
@@ -452,20 +498,23 @@ int gs_live_edit(struct gs_live *l, uint32_t id, const char *text, size_t len,
 	nt->hits = old->hits; /* counted through the drain */
 	l->v[at] = nt;
 	trace_free(old);
+	update_tick(l);
 	return 0;
 }
 
 int gs_live_enable(struct gs_live *l, uint32_t id, bool enable, struct gs_error *err)
 {
 	struct live_trace *t = find(l, id, NULL);
+	int rc = 0;
 
 	if (!t)
 		return unknown_id(id, err);
 	if (enable && !t->session)
-		return trace_start(t, err);
+		rc = trace_start(t, err);
 	if (!enable)
 		trace_stop(t, true);
-	return 0;
+	update_tick(l);
+	return rc;
 }
 
 int gs_live_remove(struct gs_live *l, uint32_t id, struct gs_error *err)
@@ -479,6 +528,7 @@ int gs_live_remove(struct gs_live *l, uint32_t id, struct gs_error *err)
 	trace_free(t);
 	memmove(&l->v[at], &l->v[at + 1], (l->n - at - 1) * sizeof(*l->v));
 	l->n--;
+	update_tick(l);
 	return 0;
 }
 
@@ -563,14 +613,6 @@ int gs_live_fd(const struct gs_live *l)
 	return l->epfd;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* One pass over every enabled trace, without waiting: gs_session_poll also
  * refreshes its unwind maps, so each is polled even when nothing waits. */
 static int poll_each(struct gs_live *l, struct gs_error *err)
@@ -606,7 +648,13 @@ int gs_live_poll(struct gs_live *l, int timeout_ms, struct gs_error *err)
 		if (rc < 0)
 			return gs_errorf(err, -errno, "waiting for events failed: %s",
 					 strerror(errno));
+		for (int i = 0; i < rc; i++)
+			if (evs[i].data.ptr == &l->tick)
+				rt_tick_ack(&l->tick);
 		rc = poll_each(l, err);
+		/* the fast tick ends with the first events (or its time) */
+		if (l->tick.period_ms == LIVE_FIRST_TICK_MS)
+			update_tick(l);
 		if (rc)
 			return rc;
 		if (l->stop)

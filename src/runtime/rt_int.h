@@ -58,6 +58,17 @@ void rt_ring_free(struct rt_ring *r);
 /* An fd whose readiness ends gs_reader_poll (reader.c) with what it has
  * delivered so far, so the caller can act on it. */
 int rt_reader_wake_on(struct gs_reader *r, int fd, struct gs_error *err);
+/* A periodic timer in an epoll set (live_tick.c): the set is readable
+ * every period_ms (1-999; 0 disarms) until rt_tick_ack reads the timer.
+ * mark is the epoll data the timer's readiness carries. */
+struct rt_tick {
+	int fd;
+	int period_ms;
+};
+int rt_tick_open(struct rt_tick *t, int epfd, void *mark, struct gs_error *err);
+void rt_tick_set(struct rt_tick *t, int period_ms);
+void rt_tick_ack(struct rt_tick *t);
+void rt_tick_close(struct rt_tick *t);
 /* The plan's process stops at each dlopen until its maps are refreshed
  * (gs_plan_opts.hold_on_dlopen, plan.c). */
 struct gs_plan;

@@ -1,8 +1,9 @@
 /* The interactive mode's loop: one poll over the terminal, the live
  * session's events, the signals and the launched command's output; keys
- * first, then events within a time budget, then a redraw at most 30 times
- * a second. Events are always delivered and counted; under load only
- * their rendering is skipped (the history holds the newest anyway). */
+ * first (their effect drawn at once), then events until the next redraw
+ * is due or a key waits, then a redraw at most 30 times a second. Events
+ * are always delivered and counted; under load only their rendering is
+ * skipped (the history holds the newest anyway). */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,8 +33,8 @@
 #define DRAW_INTERVAL_NS 33000000ll     /* at most 30 redraws a second */
 #define RENDER_WINDOW_NS 100000000ll    /* rendering may take ... */
 #define RENDER_BUDGET_NS 40000000ll     /* ... this much of each 100 ms */
-#define EVENTS_BUDGET_NS 50000000ll     /* reading events, per loop turn */
 #define INT_AGAIN_NS 2000000000ll       /* Ctrl-C twice within this quits */
+#define TICK_NS 1000000000ll            /* the rate, losses, the target's exit */
 
 static int signal_pipe[2] = { -1, -1 };
 
@@ -157,12 +158,15 @@ static void handle_signals(struct tui_app *a)
 	}
 }
 
-static void handle_keys(struct tui_app *a)
+/* Every key waiting; true when there was one. */
+static bool handle_keys(struct tui_app *a)
 {
+	bool any = false;
 	wint_t wc;
 	int r;
 
 	while ((r = get_wch(&wc)) != ERR) {
+		any = true;
 		if (r == OK && wc == 3) { /* Ctrl-C in raw mode */
 			quit_or_warn(a);
 			continue;
@@ -170,6 +174,18 @@ static void handle_keys(struct tui_app *a)
 		tui_keys_handle(a, (int)wc, r == OK);
 		a->dirty = true;
 	}
+	return any;
+}
+
+/* Whether a key or a signal waits: reading events gives way to it. */
+static bool input_waits(void)
+{
+	struct pollfd fds[2] = {
+		{ .fd = STDIN_FILENO, .events = POLLIN },
+		{ .fd = signal_pipe[0], .events = POLLIN },
+	};
+
+	return poll(fds, 2, 0) > 0 && ((fds[0].revents | fds[1].revents) & POLLIN);
 }
 
 /* The launched command's output, a line at a time. */
@@ -187,15 +203,17 @@ static void read_command_output(struct tui_app *a, int *fd)
 	}
 }
 
-static void read_events(struct tui_app *a)
+/* Events until none is left, a key or a signal waits, or it is `until`
+ * (the next redraw): a producer faster than the reader would otherwise
+ * keep the loop here. One pass at least, so a late turn still reads. */
+static void read_events(struct tui_app *a, int64_t until)
 {
-	int64_t until = tui_now_ns() + EVENTS_BUDGET_NS;
 	struct gs_error err = { 0 };
 	int n;
 
 	do {
 		n = gs_live_poll(a->live, 0, &err);
-	} while (n > 0 && tui_now_ns() < until);
+	} while (n > 0 && tui_now_ns() < until && !input_waits());
 	if (n < 0 && n != -EINTR) {
 		snprintf(a->fatal, sizeof(a->fatal), "reading events failed: %.400s", err.msg);
 		a->status = 1;
@@ -210,7 +228,7 @@ static void tick(struct tui_app *a, int64_t now)
 	uint64_t lost;
 	char why[256];
 
-	if (now - a->rate_since_ns < 1000000000ll)
+	if (now - a->rate_since_ns < TICK_NS)
 		return;
 	a->rate = (double)a->rate_events * 1e9 / (double)(now - a->rate_since_ns);
 	a->redraw_rate = (double)(a->redraws - a->rate_redraws) * 1e9 /
@@ -225,7 +243,7 @@ static void tick(struct tui_app *a, int64_t now)
 	    !a->opts->target_ended(a->opts->arg, why, sizeof(why)))
 		return;
 	a->target_ended = true;
-	read_events(a);
+	read_events(a, now + DRAW_INTERVAL_NS);
 	for (size_t i = 0; i < gs_live_count(a->live); i++) {
 		struct gs_live_trace_info ti;
 
@@ -236,6 +254,14 @@ static void tick(struct tui_app *a, int64_t now)
 	tui_outbuf_add(a->out, 0, TUI_LINE_ERROR, why, strlen(why));
 	tui_app_answer(a, TUI_LINE_ERROR, "%s: every trace is detached; the output stays "
 		       "(save output FILE), quit with `quit`", why);
+}
+
+static void draw(struct tui_app *a, int64_t *last_draw)
+{
+	tui_view_draw(a);
+	a->redraws++;
+	a->dirty = false;
+	*last_draw = tui_now_ns();
 }
 
 static void run_loop(struct tui_app *a, int cmd_fd)
@@ -250,30 +276,28 @@ static void run_loop(struct tui_app *a, int cmd_fd)
 			{ .fd = cmd_fd, .events = POLLIN },
 		};
 		int64_t now = tui_now_ns();
-		int timeout = 100;
+		/* Events wake it through the live descriptor (readable on the
+		 * live session's tick while a trace runs); otherwise it sleeps
+		 * until a redraw or the once-a-second tick is due. */
+		int64_t wait = a->rate_since_ns + TICK_NS - now;
 
-		if (a->dirty) {
-			int64_t wait = last_draw + DRAW_INTERVAL_NS - now;
-
-			timeout = wait > 0 ? (int)(wait / 1000000) + 1 : 0;
-		}
-		poll(fds, cmd_fd >= 0 ? 4 : 3, timeout);
+		if (a->dirty && last_draw + DRAW_INTERVAL_NS - now < wait)
+			wait = last_draw + DRAW_INTERVAL_NS - now;
+		poll(fds, cmd_fd >= 0 ? 4 : 3, wait > 0 ? (int)(wait / 1000000) + 1 : 0);
 		if (fds[1].revents & POLLIN)
 			handle_signals(a);
-		handle_keys(a);
+		/* a key's effect is not held back by the events' redraw rate */
+		if (handle_keys(a) && !a->quit)
+			draw(a, &last_draw);
 		if (a->quit)
 			break;
-		read_events(a);
+		read_events(a, last_draw + DRAW_INTERVAL_NS);
 		if (cmd_fd >= 0 && (fds[3].revents & (POLLIN | POLLHUP)))
 			read_command_output(a, &cmd_fd);
 		now = tui_now_ns();
 		tick(a, now);
-		if (a->dirty && now - last_draw >= DRAW_INTERVAL_NS) {
-			tui_view_draw(a);
-			a->redraws++;
-			a->dirty = false;
-			last_draw = tui_now_ns();
-		}
+		if (a->dirty && now - last_draw >= DRAW_INTERVAL_NS)
+			draw(a, &last_draw);
 	}
 }
 

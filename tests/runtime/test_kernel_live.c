@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include <gs/live.h>
+#include <gs/map_abi.h>
 #include <gs/render.h>
 #include <gs/runtime.h>
 #include <gs/script.h>
@@ -138,6 +140,36 @@ static enum gs_live_state state_of(const struct gs_live *l, uint32_t id)
 }
 
 /* Disabled: nothing after the drain, while A goes on; enabled again: back. */
+/* The programs write events without waking their reader until a quarter
+ * of its buffer waits, so a caller that sleeps on gs_live_fd (the
+ * interactive mode does) relies on the live session's tick: the
+ * descriptor turns readable while A's events are still few, not once a
+ * quarter of A's buffer (at least GS_OUTPUT_MIN_SIZE; A's records are
+ * under 128 bytes) has filled. */
+static void check_fd_readable_before_buffer_wakes(struct gs_live *l, struct live_seen *s)
+{
+	struct pollfd p = { .fd = gs_live_fd(l), .events = POLLIN };
+	size_t before, quarter = GS_OUTPUT_MIN_SIZE / 4 / 128;
+	struct gs_error err;
+	bool quiet = false;
+
+	/* read until nothing waits and nothing woke the descriptor */
+	for (int i = 0; i < 1000 && !quiet; i++) {
+		if (gs_live_poll(l, 0, &err) < 0)
+			fail_msg("%s", err.msg);
+		quiet = poll(&p, 1, 0) == 0;
+	}
+	assert_true(quiet);
+	before = s->n[A_ID];
+	assert_int_equal(poll(&p, 1, 30000), 1);
+	if (gs_live_poll(l, 0, &err) < 0)
+		fail_msg("%s", err.msg);
+	if (s->n[A_ID] - before >= quarter)
+		fail_msg("gs_live_fd turned readable with %zu events of trace #1 waiting: the "
+			 "buffer's own wakeup, not the live session's tick",
+			 s->n[A_ID] - before);
+}
+
 static void check_disable_enable(struct gs_live *l, struct live_seen *s, uint32_t b)
 {
 	struct gs_error err;
@@ -298,6 +330,7 @@ static void live_session_life(bool force_tracefs)
 
 	assert_int_equal(add_one(l, "trace live_a { print \"a {}\", v; }"), A_ID);
 	assert_true(wait_events(l, &s, A_ID, 20));
+	check_fd_readable_before_buffer_wakes(l, &s);
 	b = add_one(l, "trace live_b { print \"b {}\", v; }");
 	assert_int_equal(b, 2);
 	assert_true(wait_events(l, &s, b, 20));

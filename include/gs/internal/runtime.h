@@ -219,7 +219,9 @@ int gs_reader_add_decoding(struct gs_reader *r, const struct gs_bpf_map *output,
  * on_event value, or -errno (-EINTR when a signal came). Decode errors do
  * not stop reading: they are counted and the last one kept. */
 int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err);
-/* A descriptor that is readable when events wait, for a caller's own poll. */
+/* A descriptor for a caller's own poll, readable when a buffer's programs
+ * wake it: only once a quarter of the buffer waits (docs/protocol.md,
+ * "Delivery"), so the caller polls on a tick of its own too. */
 int gs_reader_fd(const struct gs_reader *r);
 struct gs_reader_stats {
 	uint64_t events;        /* delivered */
