@@ -365,6 +365,7 @@ static void pointer(struct gs_dwarf *d, Dwarf_Die *die, int tag, struct gs_type 
 {
 	Dwarf_Die target;
 	const struct gs_type *tt;
+	struct gs_view *ref;
 
 	t->kind = GS_TYPE_POINTER;
 	set_size(t, attr_udata(die, DW_AT_byte_size, 8));
@@ -384,9 +385,16 @@ static void pointer(struct gs_dwarf *d, Dwarf_Die *die, int tag, struct gs_type 
 		return;
 	}
 	/* A C++ reference is an address in DWARF; gdb shows and uses the
-	 * object it refers to */
+	 * object it refers to: the code generator follows it where it is a
+	 * value of its own, its view reads the referent where it is a part
+	 * of one (a member, an element) */
 	t->flags |= GS_TYPEF_REFERENCE;
 	t->name = pointer_name(d, tt->name, tag == DW_TAG_reference_type ? "&" : "&&");
+	if ((ref = dwv_alloc(d, sizeof(*ref)))) {
+		*ref = (struct gs_view){ .kind = GS_VIEW_BOX, .style = GS_VSTYLE_CPP_REFERENCE,
+					 .elem = tt };
+		t->view = ref;
+	}
 }
 
 static const char *tagged_name(struct gs_dwarf *d, const char *kw, Dwarf_Die *die)

@@ -228,7 +228,7 @@ void ev_json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, size_t
 		fputs("null", f);
 		return;
 	}
-	if (t->view && ev_json_view(f, t, data, len, depth, &x))
+	if (gs_type_view(t) && ev_json_view(f, t, data, len, depth, &x))
 		return;
 	switch (t->kind) {
 	case GS_TYPE_STRUCT:

@@ -128,11 +128,12 @@ def run_gdb(gdb_argv, pid, probes, fake_plain):
 
 def canon_gdb(text):
     """What only gdb shows in C's rendering, gstrace's C renderer never (the
-    rules of the C values differential, values_canon.h): the string gdb
-    prints after a char pointer's address, and the cast before a pointer
-    printed alone (`(int *) 0x...`, Rust's `(*mut i32) 0x...`)."""
-    text = re.sub(r'^\([^()]*\) (0x[0-9a-f]+)$', r"\1", text)
-    return re.sub(r'(0x[0-9a-f]+) "(?:[^"\\]|\\.)*"(\.\.\.)?', r"\1", text)
+    rules of the C values differential, values_canon.h): the cast before a
+    value printed alone (`(int *) 0x...`, `(unsigned char *) 0x... "text"`,
+    Rust's `(*mut i32) 0x...`), and a reference's `(T &) @0x...: ` prefix
+    (gstrace prints the referent, as gdb does for a pretty-printed one)."""
+    text = re.sub(r'^\([^()]*\) @0x[0-9a-f]+: ', "", text)
+    return re.sub(r'^\([^()]*\) (0x[0-9a-f]+)( "|$)', r"\1\2", text)
 
 
 # ---- gstrace -----------------------------------------------------------
