@@ -228,6 +228,18 @@ GS_API uint32_t gs_view_tree_slots(uint32_t cap);
  * their typedefs, qualified or not; not a reference): its string, as gdb
  * shows `0x... "text"`. NULL for any other type. */
 GS_API const struct gs_view *gs_type_view(const struct gs_type *t);
+/* What of the bytes a view reads of its own value a DWARF location left
+ * without a value (members the dwarf layer made placeholders of:
+ * GS_TYPE_OPTIMIZED_OUT, not GS_TYPEF_SYNTHETIC; docs/values.md "Missing
+ * pieces"). Such bytes are not a read of address 0 or of length 0: */
+enum gs_view_gap {
+	GS_VIEW_GAP_NONE = 0,
+	GS_VIEW_GAP_ELEMENTS, /* a sequence's data pointer: its header shows, its
+			       * elements are <optimized out> (nothing read) */
+	GS_VIEW_GAP_WHOLE,    /* a length, a discriminant, a box's pointer: the
+			       * value is <optimized out> */
+};
+GS_API enum gs_view_gap gs_view_gap(const struct gs_type *t);
 /* The view of t (gs_type_view) when depth still allows one, else NULL. */
 GS_API const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct gs_type *t,
 					unsigned depth);

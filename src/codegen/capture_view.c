@@ -296,6 +296,12 @@ void cg_view_expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int3
 
 	if (!gs_view_ext_size(caps, t, depth))
 		return;
+	if (v && v->kind != GS_VIEW_INLINE && gs_view_gap(t) != GS_VIEW_GAP_NONE) {
+		/* the pointer or the length is in a DWARF piece that has no
+		 * value here: nothing to follow (not address 0) */
+		gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_OPTIMIZED_OUT));
+		return;
+	}
 	if (v && (v->kind == GS_VIEW_STRING || v->kind == GS_VIEW_SEQ)) {
 		seq(cg, v, raw, ext, depth);
 		return;

@@ -248,7 +248,7 @@ void ev_json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, size_t
 		return;
 	case GS_TYPE_OPTIMIZED_OUT:
 		fputs(t->flags & GS_TYPEF_SYNTHETIC ? "{\"status\":\"synthetic_pointer\"}" :
-		      "{\"status\":\"optimized_out\"}", f);
+		      JSON_OPTIMIZED_OUT, f);
 		return;
 	case GS_TYPE_UNKNOWN: /* a type the dwarf layer gave up on says why */
 		if (t->flags & (GS_TYPEF_CYCLIC | GS_TYPEF_TOO_DEEP)) {

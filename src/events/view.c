@@ -36,6 +36,9 @@ static bool ext_problem(struct ev_out *o, const struct ev_ext *x, uint64_t addr)
 	case EV_EXT_FAILED:
 		cannot_access(o, fault);
 		return true;
+	case EV_EXT_OPTIMIZED_OUT:
+		ev_put_str(o, "<optimized out>");
+		return true;
 	default:
 		return false;
 	}
@@ -103,6 +106,9 @@ static void put_referent(struct ev_out *o, const struct gs_view *v, const uint8_
 		return;
 	case EV_EXT_FAILED:
 		cannot_access(o, r.fault);
+		return;
+	case EV_EXT_OPTIMIZED_OUT:
+		ev_put_str(o, "<optimized out>");
 		return;
 	default:
 		ev_put_char(o, '@');
@@ -434,6 +440,10 @@ bool ev_put_view(struct ev_out *o, const struct gs_type *t, const uint8_t *data,
 		return false; /* a char * too deep for its string: its address */
 	if (depth > MAX_DEPTH || !v) {
 		ev_put(o, "{...}", 5);
+		return true;
+	}
+	if (gs_view_gap(t) == GS_VIEW_GAP_WHOLE) {
+		ev_put_str(o, "<optimized out>"); /* not read as if it were 0 */
 		return true;
 	}
 	switch (v->kind) {

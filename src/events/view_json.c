@@ -31,6 +31,9 @@ static bool json_ext_problem(FILE *f, const struct ev_ext *x, uint64_t addr)
 	case EV_EXT_FAILED:
 		json_error_at(f, fault);
 		return true;
+	case EV_EXT_OPTIMIZED_OUT:
+		fputs(JSON_OPTIMIZED_OUT, f);
+		return true;
 	default:
 		return false;
 	}
@@ -372,6 +375,8 @@ static bool json_walked(FILE *f, const struct gs_view *v, const uint8_t *data, s
 		fputs("{\"error\":\"not read: the event has no room\"}", f);
 	else if (w.state == EV_EXT_FAILED)
 		json_error_at(f, w.addr);
+	else if (w.state == EV_EXT_OPTIMIZED_OUT)
+		fputs(JSON_OPTIMIZED_OUT, f);
 	else if ((uint64_t)w.n > w.shown)
 		fprintf(f, "{\"truncated\":true,\"length\":%" PRId64 ",\"elements\":%s}", w.n, buf);
 	else
@@ -437,6 +442,8 @@ static void json_view_referent(FILE *f, const struct gs_view *v, const uint8_t *
 		ev_json_typed(f, v->elem, r.value, v->elem->byte_size, depth + 1, r.ext);
 	else if (r.state == EV_EXT_FAILED)
 		json_error_at(f, r.fault);
+	else if (r.state == EV_EXT_OPTIMIZED_OUT)
+		fputs(JSON_OPTIMIZED_OUT, f);
 	else
 		fputs("null", f);
 }
@@ -453,6 +460,10 @@ bool ev_json_view(FILE *f, const struct gs_type *t, const uint8_t *data, size_t 
 	}
 	if (!v) {
 		fputs("null", f); /* deeper than the views read */
+		return true;
+	}
+	if (gs_view_gap(t) == GS_VIEW_GAP_WHOLE) {
+		fputs(JSON_OPTIMIZED_OUT, f);
 		return true;
 	}
 	switch (v->kind) {

@@ -43,6 +43,8 @@ enum ev_ext_state ev_ext_state(const struct ev_ext *x, uint64_t addr, uint64_t *
 		return EV_EXT_NO_ROOM;
 	if (x->p[0] == GS_VAR_OK)
 		return EV_EXT_OK;
+	if (x->p[0] == GS_VAR_OPTIMIZED_OUT)
+		return EV_EXT_OPTIMIZED_OUT;
 	*fault = x->p[0] == GS_VAR_NULL_DEREF ? 0 : addr;
 	return EV_EXT_FAILED;
 }

@@ -28,6 +28,7 @@ enum ev_ext_state {
 	EV_EXT_OK,
 	EV_EXT_NO_ROOM, /* not captured: "the event has no room" */
 	EV_EXT_FAILED,  /* the read failed: at *fault */
+	EV_EXT_OPTIMIZED_OUT, /* nothing to read: the pointer has no value here */
 };
 enum ev_ext_state ev_ext_state(const struct ev_ext *x, uint64_t addr, uint64_t *fault);
 

@@ -1,6 +1,8 @@
 /* The extension layout of views (gs/view.h): how many bytes a value's
  * views read past its own, in the one order the code generator writes
  * them and the decoder reads them. */
+#include <stdbool.h>
+
 #include <gs/context.h>
 #include <gs/view.h>
 #include <gs/wire.h>
@@ -39,6 +41,58 @@ const struct gs_view *gs_type_view(const struct gs_type *t)
 		return NULL;
 	return to->byte_size == 1 && (to->kind == GS_TYPE_CHAR || (to->flags & GS_TYPEF_CHAR)) ?
 		&cstring : NULL;
+}
+
+/* Whether a member placeholder of a missing piece (not bytes past the
+ * last piece: gdb reads those) overlaps [off, off + size) of t. */
+static bool missing(const struct gs_type *t, uint64_t off, uint64_t size, unsigned nest)
+{
+	if (!t || !size || nest > MAX_NEST)
+		return false;
+	if (t->kind == GS_TYPE_OPTIMIZED_OUT)
+		return !(t->flags & GS_TYPEF_SYNTHETIC);
+	if (t->kind != GS_TYPE_STRUCT && t->kind != GS_TYPE_UNION)
+		return false;
+	for (uint32_t i = 0; i < t->nmembers; i++) {
+		const struct gs_type_member *m = &t->members[i];
+		uint64_t end = (uint64_t)m->offset + (m->type ? m->type->byte_size : 0);
+
+		if (m->offset < off + size && end > off &&
+		    missing(m->type, off > m->offset ? off - m->offset : 0,
+			    off + size - (off > m->offset ? off : m->offset), nest + 1))
+			return true;
+	}
+	return false;
+}
+
+enum gs_view_gap gs_view_gap(const struct gs_type *t)
+{
+	const struct gs_view *v = t ? t->view : NULL;
+	bool header;
+
+	if (!v || t->kind == GS_TYPE_OPTIMIZED_OUT)
+		return GS_VIEW_GAP_NONE;
+	switch (v->kind) {
+	case GS_VIEW_INLINE:
+		/* its fields are typed with their own placeholders */
+		return v->discr_size && missing(t, v->discr_off, v->discr_size, 0) ?
+			GS_VIEW_GAP_WHOLE : GS_VIEW_GAP_NONE;
+	case GS_VIEW_BOX:
+	case GS_VIEW_CSTRING:
+		return missing(t, v->ptr_off, 8, 0) ? GS_VIEW_GAP_WHOLE : GS_VIEW_GAP_NONE;
+	default:
+		/* a sequence: its length (with the pointer, when the length is
+		 * the pointers' difference) and the words its header shows */
+		header = missing(t, v->len_off, 8, 0) ||
+			 (v->len_how == GS_VLEN_END && missing(t, v->ptr_off, 8, 0)) ||
+			 (v->len_how == GS_VLEN_MASKED && missing(t, v->head_off, 8, 0)) ||
+			 (v->style == GS_VSTYLE_CPP_VECTOR && missing(t, v->cap_off, 8, 0)) ||
+			 (v->kind == GS_VIEW_BITS && (missing(t, v->head_off, 4, 0) ||
+						      missing(t, v->cap_off, 8, 0)));
+		if (header)
+			return GS_VIEW_GAP_WHOLE;
+		return missing(t, v->ptr_off, 8, 0) ? GS_VIEW_GAP_ELEMENTS : GS_VIEW_GAP_NONE;
+	}
 }
 
 const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct gs_type *t,

@@ -301,6 +301,69 @@ static void test_c_strings_and_references_as_gdb_prints_them(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/* issue 32 item 5: the copies of Vec<String> and Option<i32> the dwarf
+ * layer makes for a variable some of whose DWARF pieces are empty (the
+ * members there placeholders): a missing data pointer is not a read of
+ * address 0, a missing length or discriminant not a 0. */
+static const struct gs_type t_gone_ptr = { .kind = GS_TYPE_OPTIMIZED_OUT, .name = "*const u8",
+					   .byte_size = 8 };
+static const struct gs_type t_gone_u64 = { .kind = GS_TYPE_OPTIMIZED_OUT, .name = "usize",
+					   .byte_size = 8 };
+static const struct gs_type_member rvec_no_ptr_m[] = { { "ptr", &t_gone_ptr, 0 },
+							{ "cap", &t_u64, 8 },
+							{ "len", &t_u64, 16 } };
+static const struct gs_type_member rvec_no_len_m[] = { { "ptr", &t_char_ptr, 0 },
+							{ "cap", &t_u64, 8 },
+							{ "len", &t_gone_u64, 16 } };
+static const struct gs_type t_rvec_no_ptr = { .kind = GS_TYPE_STRUCT,
+					      .name = "alloc::vec::Vec<alloc::string::String>",
+					      .byte_size = 24, .members = rvec_no_ptr_m, .nmembers = 3,
+					      .view = &v_rvec };
+static const struct gs_type t_rvec_no_len = { .kind = GS_TYPE_STRUCT,
+					      .name = "alloc::vec::Vec<alloc::string::String>",
+					      .byte_size = 24, .members = rvec_no_len_m, .nmembers = 3,
+					      .view = &v_rvec };
+static const struct gs_type t_synthetic_ptr = { .kind = GS_TYPE_OPTIMIZED_OUT,
+						.name = "*const u8", .byte_size = 8,
+						.flags = GS_TYPEF_SYNTHETIC };
+static const struct gs_type_member rvec_past_m[] = { { "ptr", &t_char_ptr, 0 },
+						      { "cap", &t_u64, 8 },
+						      { "len", &t_synthetic_ptr, 16 } };
+static const struct gs_type t_rvec_past = { .kind = GS_TYPE_STRUCT, .name = "Vec", .byte_size = 24,
+					    .members = rvec_past_m, .nmembers = 3, .view = &v_rvec };
+
+static void test_views_over_missing_pieces_are_optimized_out(void **state)
+{
+	struct view_case c[2] = {
+		{ "Vec without its pointer", &t_rvec_no_ptr, .text = "Vec(size=2) = {<optimized out>}",
+		  .json = "{\"status\":\"optimized_out\"}" },
+		{ "Vec without its length", &t_rvec_no_len, .text = "<optimized out>",
+		  .json = "{\"status\":\"optimized_out\"}" },
+	};
+	size_t failures = 0;
+
+	(void)state;
+	assert_int_equal(gs_view_gap(&t_rvec), GS_VIEW_GAP_NONE);
+	assert_int_equal(gs_view_gap(&t_rvec_no_ptr), GS_VIEW_GAP_ELEMENTS);
+	assert_int_equal(gs_view_gap(&t_rvec_no_len), GS_VIEW_GAP_WHOLE);
+	/* bytes past the last piece are there for gdb (zeros): not a gap */
+	assert_int_equal(gs_view_gap(&t_rvec_past), GS_VIEW_GAP_NONE);
+	/* the extension is laid out as ever; the code generator writes the
+	 * status optimized out in it and reads nothing */
+	assert_int_equal(gs_view_ext_size(&vt_caps, &t_rvec_no_ptr, 0),
+			 gs_view_ext_size(&vt_caps, &t_rvec, 0));
+	for (int k = 0; k < 2; k++) {
+		put_le(&c[k].bytes, 0, 8);
+		put_le(&c[k].bytes, 2, 8);
+		put_le(&c[k].bytes, k ? 0 : 2, 8);
+		put_le(&c[k].bytes, GS_VAR_OPTIMIZED_OUT, 1);
+		put_zeros(&c[k].bytes, gs_view_ext_size(&vt_caps, &t_rvec, 0) - 1);
+	}
+	for (size_t i = 0; i < N(c); i++)
+		failures += check(&c[i]);
+	assert_int_equal(failures, 0);
+}
+
 static void rust_string(struct buf *b, uint64_t ptr, uint64_t len)
 {
 	put_le(b, ptr, 8);
@@ -503,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_cpp_strings_and_vectors_as_gdb_prints_them),
 		cmocka_unit_test(test_views_without_extension_say_so),
 		cmocka_unit_test(test_c_strings_and_references_as_gdb_prints_them),
+		cmocka_unit_test(test_views_over_missing_pieces_are_optimized_out),
 		cmocka_unit_test(test_nested_extensions_in_element_order),
 		cmocka_unit_test(test_rust_enums_pick_their_variant),
 		cmocka_unit_test(test_counted_pointers_show_their_counts),
