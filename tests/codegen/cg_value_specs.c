@@ -649,6 +649,9 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	/* a char *'s string (its cap is the views' text cap: 8 here) and a
 	 * reference's referent (cg_cstring_specs.c) */
 	{ "val_cstring", &gs_cgv_cstring, { .max_elements = 8 } },
+	/* a view's pointer in an empty piece, a scalar past its last piece
+	 * (cg_pieces_specs.c) */
+	{ "val_pieces", &gs_cgv_pieces, { .max_elements = 8 } },
 	/* aggregations (cg_agg_specs.c): a quiet trace, $duration with its
 	 * entry program, string keys beside an event */
 	{ "val_agg_count", &gs_cga_count, { 0 } },

@@ -1,12 +1,16 @@
-/* C strings and C++ references on the test VM (issue 32, the programs of
- * cg_cstring_specs.c): a char *'s string read with the value and shown as
- * gdb shows it, at the views' text cap (8 here), past it, NULL and
- * unreadable; a struct reached through a reference, its char * member's
- * string with it; {:p} of the same pointer its address alone. */
+/* Values as gdb shows them on the test VM (issue 32): C strings and C++
+ * references (cg_cstring_specs.c): a char *'s string read with the value
+ * and shown as gdb shows it, at the views' text cap (8 here), past it,
+ * NULL and unreadable; a struct reached through a reference, its char *
+ * member's string with it; {:p} of the same pointer its address alone.
+ * Empty and short DWARF pieces (cg_pieces_specs.c): a Vec whose pointer
+ * has no piece is not read at address 0; a u64 a piece gives half of is
+ * that half, zeros above, whatever the event buffer held. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -105,11 +109,51 @@ static void test_reference_is_its_referent_with_its_strings(void **state)
 	vmv_teardown(h);
 }
 
+/* The event buffer as an earlier event may leave it: every byte 0xff. */
+static void stale_event_buffer(struct harness *h)
+{
+	const struct gs_map_spec *m = &h->p->maps[h->p->map_index[GS_MAP_ACCUM]];
+	uint8_t *stale = malloc(m->value_size);
+	uint32_t key = 0;
+	struct gs_error err;
+
+	assert_non_null(stale);
+	memset(stale, 0xff, m->value_size);
+	if (gs_vm_map_update(&h->vm, h->map_ids[h->p->map_index[GS_MAP_ACCUM]], &key, stale, &err))
+		fail_msg("event buffer: %s", err.msg);
+	free(stale);
+}
+
+static void test_missing_pieces_are_not_zeros_read(void **state)
+{
+	struct harness hh, *h = &hh;
+	char buf[256];
+
+	(void)state;
+	vmv_build(h, "val_pieces");
+	stale_event_buffer(h);
+	h->regs[REG(112)] = 4;                     /* rdi: v's cap */
+	h->regs[REG(104)] = 3;                     /* rsi: v's len */
+	h->regs[REG(96)] = 0xdeadbeef00000005ull;  /* rdx: n's low half, 5 */
+	vmv_run(h);
+	assert_int_equal(vmv_var(h, 0)->status, GS_VAR_OK);
+	assert_string_equal(text_of(vmv_var(h, 0), buf, sizeof(buf)),
+			    "Vec(size=3) = {<optimized out>}");
+	/* the pointer's piece is written zero, its view's status says
+	 * optimized out: nothing was read */
+	assert_int_equal(vmv_var(h, 0)->data[0], 0);
+	assert_int_equal(vmv_var(h, 0)->data[24], GS_VAR_OPTIMIZED_OUT);
+	assert_int_equal(vmv_i64(vmv_var(h, 1)), 5);
+	assert_int_equal(vmv_end_status(h), GS_EXEC_SUCCESS);
+	vmv_teardown(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_char_pointer_shows_its_string_as_gdb),
 		cmocka_unit_test(test_reference_is_its_referent_with_its_strings),
+		cmocka_unit_test(test_missing_pieces_are_not_zeros_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
