@@ -27,7 +27,10 @@ struct gs_btf {
 	char *strs;     /* string section, starting with "" */
 	size_t slen, scap;
 	uint32_t ntypes; /* type ids 1..ntypes are taken (0 is void) */
-	struct gs_error error;
+	/* the first error (code 0: none): what failed, a constant sentence
+	 * (a plan keeps a writer per program: no message's room in each) */
+	int error_code;
+	const char *error_what;
 };
 
 GS_API void gs_btf_init(struct gs_btf *b);

@@ -50,6 +50,9 @@ struct gs_type_enumerator {
 #define GS_TYPEF_SYNTHETIC 0x20 /* OPTIMIZED_OUT: shown as gdb's <synthetic pointer>:
 				 * a DW_OP_implicit_pointer, or bytes past the
 				 * last DWARF piece */
+#define GS_TYPEF_REFERENCE 0x40 /* POINTER: a C++ reference (& or &&) to target: its
+				 * value is the referent, as gdb shows it and as
+				 * members, indexing and operators see it */
 
 /* kind (enum gs_type_kind) and name are always set. size is the scalar
  * width the flat renderers use: byte_size when it is 1..8, else 0. */

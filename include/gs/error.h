@@ -11,7 +11,14 @@
 extern "C" {
 #endif
 
-#define GS_ERROR_MSG_MAX 512
+/* Room for a sentence naming a file by a path of up to PATH_MAX (4096)
+ * bytes and saying what to do, with 4 KiB to spare for a second name or
+ * an excerpt: a message is never cut by the path it names (issue 32 item
+ * 7; it was 512, and a 200-byte build directory cut the CFI refusals
+ * before their fix). Objects kept by the thousand (a plan's programs, a
+ * cache's modules) hold their messages out of line, never one of these
+ * each. */
+#define GS_ERROR_MSG_MAX 8192
 
 struct gs_error {
 	int code;                    /* 0 or a negative errno */
@@ -25,10 +32,16 @@ static inline int gs_errorf(struct gs_error *err, int code, const char *fmt, ...
 {
 	if (err) {
 		va_list ap;
+		int n;
 
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 		va_end(ap);
+		/* past the room (several names of PATH_MAX): say so at its end
+		 * rather than stop mid-word */
+		if (n >= (int)sizeof(err->msg))
+			snprintf(err->msg + sizeof(err->msg) - 32, 32, " [%d more bytes]",
+				 n - (int)sizeof(err->msg) + 32);
 		err->code = code;
 	}
 	return code;

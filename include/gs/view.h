@@ -35,7 +35,8 @@ enum gs_view_kind {
 	GS_VIEW_STRING,     /* text: len bytes at ptr; extension: status, cap bytes */
 	GS_VIEW_SEQ,        /* len elements of elem at ptr; extension: status,
 			     * cap elements, then the cap elements' extensions */
-	GS_VIEW_BOX,        /* one elem at ptr (Rc, Arc, shared_ptr's counts);
+	GS_VIEW_BOX,        /* one elem at ptr (Rc, Arc, shared_ptr's counts, a C++
+			     * reference's referent);
 			     * extension: status, elem's bytes, elem's extension */
 	GS_VIEW_RING,       /* VecDeque: len elements from index head of a
 			     * buffer of cap elements at ptr, wrapping;
@@ -82,6 +83,11 @@ enum gs_view_kind {
 			     * bytes (depth first, left first), the stack
 			     * (gs_view_tree_slots(N)), the values' extensions;
 			     * N = gs_view_tree_nodes */
+	GS_VIEW_CSTRING,    /* C's string: the NUL-terminated text at the pointer
+			     * at ptr (no dwarf view: every pointer to a
+			     * character type has it, gs_type_view);
+			     * extension: status, GS_VIEW_CSTRING_READ(cap)
+			     * bytes read up to the NUL */
 };
 
 /* How a sequence's or string's length is found in the value's bytes. */
@@ -125,6 +131,10 @@ enum gs_view_style {
 	GS_VSTYLE_CPP_TREE,       /* std::map with 2 elements = {[1] = "a", [2] = "b"} */
 	GS_VSTYLE_RUST_BTREE,     /* BTreeMap(size=2) = {[1] = "one", [2] = "two"}; BTreeSet(size=3) = {1, 2, 3} */
 	GS_VSTYLE_RUST_HASH,      /* HashMap(size=1) = {[1] = 2}; HashSet(size=1) = {1} */
+	GS_VSTYLE_C_STRING,       /* 0x5604a572703b "main_loop", as gdb shows a char * */
+	GS_VSTYLE_CPP_REFERENCE,  /* BOX: a C++ reference inside a value to a type
+				   * with a view, shown as the object it refers
+				   * to, as gdb's printers show it */
 };
 
 /* A member the rendering shows, found by the recognizer: its offset in
@@ -185,6 +195,10 @@ struct gs_view_caps {
 #define GS_VIEW_BTREE_SLOTS 128 /* a B-tree walk's stack: 12 children a level,
 				 * 8 levels (11^8 keys) and the root */
 #define GS_VIEW_MAX_EXT 24576 /* a value's extension, at most */
+/* The bytes a C string's read takes for a cap of `cap` characters shown:
+ * one more character, so that a NUL past the cap tells a longer text from
+ * one of exactly cap, and the NUL. */
+#define GS_VIEW_CSTRING_READ(cap) ((cap) + 2u)
 
 /* The elements a sequence view reads at most at this depth. */
 GS_API uint32_t gs_view_cap(const struct gs_view_caps *caps, const struct gs_view *v);
@@ -206,7 +220,27 @@ GS_API uint32_t gs_view_bits_words(const struct gs_view_caps *caps);
 /* A tree view's stack slots for cap nodes: a power of two above cap + 1
  * (the walk masks its depth with it). */
 GS_API uint32_t gs_view_tree_slots(uint32_t cap);
-/* The view of t when depth still allows one, else NULL. */
+/* The view a value of type t is read and shown by: the one the dwarf
+ * layer attached (a standard-library type; a C++ reference's when what it
+ * refers to has one: gdb shows a reference member's referent only when a
+ * printer knows it, else `@0x...`), else the one C gives every
+ * pointer to a 1-byte character type (char, signed char, unsigned char and
+ * their typedefs, qualified or not; not a reference): its string, as gdb
+ * shows `0x... "text"`. NULL for any other type. */
+GS_API const struct gs_view *gs_type_view(const struct gs_type *t);
+/* What of the bytes a view reads of its own value a DWARF location left
+ * without a value (members the dwarf layer made placeholders of:
+ * GS_TYPE_OPTIMIZED_OUT, not GS_TYPEF_SYNTHETIC; docs/values.md "Missing
+ * pieces"). Such bytes are not a read of address 0 or of length 0: */
+enum gs_view_gap {
+	GS_VIEW_GAP_NONE = 0,
+	GS_VIEW_GAP_ELEMENTS, /* a sequence's data pointer: its header shows, its
+			       * elements are <optimized out> (nothing read) */
+	GS_VIEW_GAP_WHOLE,    /* a length, a discriminant, a box's pointer: the
+			       * value is <optimized out> */
+};
+GS_API enum gs_view_gap gs_view_gap(const struct gs_type *t);
+/* The view of t (gs_type_view) when depth still allows one, else NULL. */
 GS_API const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct gs_type *t,
 					unsigned depth);
 

@@ -23,7 +23,7 @@ void gs_asm_free(struct gs_asm *a)
 
 int gs_asm_failed(const struct gs_asm *a)
 {
-	return a->error.code;
+	return a->error ? a->error->code : 0;
 }
 
 size_t gs_asm_pc(const struct gs_asm *a)

@@ -17,8 +17,19 @@ void gs_asm_init(struct gs_asm *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* The error recorded when there is no memory to record one. */
+static const struct gs_error no_memory = { -ENOMEM, "out of memory recording an assembler error" };
+
+static void drop_error(struct gs_asm *a)
+{
+	if (a->error != &no_memory)
+		free((void *)a->error);
+	a->error = NULL;
+}
+
 void gs_asm_fini(struct gs_asm *a)
 {
+	drop_error(a);
 	free(a->insns);
 	free(a->notes);
 	free(a->labels);
@@ -65,19 +76,26 @@ void gs_asm_reset(struct gs_asm *a)
 	a->note = NULL;
 	a->finished = false;
 	base_arena_free(&a->arena);
-	gs_error_clear(&a->error);
+	drop_error(a);
 }
 
 int gs_asm_fail(struct gs_asm *a, int code, const char *fmt, ...)
 {
+	struct gs_error *e;
 	va_list ap;
 
-	if (a->error.code)
-		return a->error.code;
+	if (a->error)
+		return a->error->code;
+	e = malloc(sizeof(*e));
+	if (!e) {
+		a->error = &no_memory;
+		return no_memory.code;
+	}
 	va_start(ap, fmt);
-	vsnprintf(a->error.msg, sizeof(a->error.msg), fmt, ap);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
-	a->error.code = code;
+	e->code = code;
+	a->error = e;
 	return code;
 }
 
@@ -107,7 +125,7 @@ static bool reserve(struct gs_asm *a, size_t count)
 {
 	size_t need = a->len + count, ncap;
 
-	if (a->error.code)
+	if (gs_asm_failed(a))
 		return false;
 	if (a->finished) {
 		gs_asm_fail(a, -EINVAL, "instruction emitted after gs_asm_finish() (note: %s)",
@@ -134,7 +152,7 @@ static bool reserve(struct gs_asm *a, size_t count)
 
 void gs_asm_emit(struct gs_asm *a, struct bpf_insn insn)
 {
-	if (a->len >= a->cap || a->error.code || a->finished) {
+	if (a->len >= a->cap || gs_asm_failed(a) || a->finished) {
 		if (!reserve(a, 1))
 			return;
 	}
@@ -167,7 +185,7 @@ uint32_t gs_asm_map(struct gs_asm *a, const char *name)
 {
 	const char *copy;
 
-	if (a->error.code)
+	if (gs_asm_failed(a))
 		return UINT32_MAX;
 	copy = base_arena_strndup(&a->arena, name, strlen(name));
 	if (!copy || base_grow((void **)&a->maps, &a->maps_cap, a->nmaps + 1, sizeof(*a->maps))) {
@@ -182,7 +200,7 @@ static void ld_map(struct gs_asm *a, uint8_t dst, uint32_t map, uint8_t kind, ui
 {
 	uint8_t src = kind == GS_RELOC_MAP_FD ? BPF_PSEUDO_MAP_FD : BPF_PSEUDO_MAP_VALUE;
 
-	if (a->error.code)
+	if (gs_asm_failed(a))
 		return;
 	if (map >= a->nmaps) {
 		gs_asm_fail(a, -EINVAL, "map index %u was not declared with gs_asm_map() (note: %s)",
@@ -196,7 +214,7 @@ static void ld_map(struct gs_asm *a, uint8_t dst, uint32_t map, uint8_t kind, ui
 	}
 	a->relocs[a->nrelocs] = (struct gs_reloc){ .insn = (uint32_t)a->len, .map = map, .kind = kind };
 	emit_ld_imm64(a, dst, src, (uint64_t)off << 32);
-	if (!a->error.code)
+	if (!gs_asm_failed(a))
 		a->nrelocs++;
 }
 

@@ -31,8 +31,10 @@ void gs_btf_fini(struct gs_btf *b)
 
 static void fail(struct gs_btf *b, int code, const char *what)
 {
-	if (!b->error.code)
-		gs_errorf(&b->error, code, "BTF writer: %s", what);
+	if (!b->error_code) {
+		b->error_code = code;
+		b->error_what = what;
+	}
 }
 
 /* Offset of name in the string section (0 for NULL or ""). */
@@ -41,7 +43,7 @@ static uint32_t str(struct gs_btf *b, const char *name)
 	size_t n = name ? strlen(name) : 0;
 	uint32_t off;
 
-	if (b->error.code)
+	if (b->error_code)
 		return 0;
 	if (b->slen == 0) { /* the section starts with the empty string */
 		if (base_grow((void **)&b->strs, &b->scap, 1, 1))
@@ -60,7 +62,7 @@ static uint32_t str(struct gs_btf *b, const char *name)
 
 static void put(struct gs_btf *b, const void *data, size_t n)
 {
-	if (b->error.code)
+	if (b->error_code)
 		return;
 	if (base_grow((void **)&b->types, &b->cap, b->len + n, 1))
 		return fail(b, -ENOMEM, "out of memory for the type section");
@@ -78,7 +80,7 @@ static uint32_t type(struct gs_btf *b, const char *name, uint32_t kind, uint32_t
 	};
 
 	put(b, &t, sizeof(t));
-	return b->error.code ? 0 : ++b->ntypes;
+	return b->error_code ? 0 : ++b->ntypes;
 }
 
 uint32_t gs_btf_int(struct gs_btf *b, const char *name, uint32_t bytes, bool is_signed)
@@ -89,7 +91,7 @@ uint32_t gs_btf_int(struct gs_btf *b, const char *name, uint32_t bytes, bool is_
 		return fail(b, -EINVAL, "an INT is 1, 2, 4 or 8 bytes"), 0;
 	id = type(b, name, BTF_KIND_INT, 0, bytes);
 	put(b, &enc, sizeof(enc));
-	return b->error.code ? 0 : id;
+	return b->error_code ? 0 : id;
 }
 
 uint32_t gs_btf_ptr(struct gs_btf *b, uint32_t to)
@@ -118,7 +120,7 @@ uint32_t gs_btf_func_proto(struct gs_btf *b, uint32_t ret, const uint32_t *param
 			return fail(b, -EINVAL, "FUNC_PROTO: a parameter has no type"), 0;
 		put(b, &p, sizeof(p));
 	}
-	return b->error.code ? 0 : id;
+	return b->error_code ? 0 : id;
 }
 
 uint32_t gs_btf_func(struct gs_btf *b, const char *name, uint32_t proto,
@@ -140,11 +142,8 @@ int gs_btf_finish(const struct gs_btf *b, void **blob, size_t *size, struct gs_e
 
 	*blob = NULL;
 	*size = 0;
-	if (b->error.code) {
-		if (err)
-			*err = b->error;
-		return b->error.code;
-	}
+	if (b->error_code)
+		return gs_errorf(err, b->error_code, "BTF writer: %s", b->error_what);
 	out = calloc(1, sizeof(h) + h.type_len + h.str_len);
 	if (!out)
 		return gs_errorf(err, -ENOMEM, "out of memory laying out %zu bytes of BTF", b->len);

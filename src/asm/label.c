@@ -76,7 +76,7 @@ void gs_asm_bind(struct gs_asm *a, struct gs_label l)
 {
 	struct gs_label_info *info = lookup(a, l, "bind");
 
-	if (!info || a->error.code)
+	if (!info || gs_asm_failed(a))
 		return;
 	if (info->binds++ == 0) {
 		info->pos = (int64_t)a->len;
@@ -89,7 +89,7 @@ void gs_asm_bind(struct gs_asm *a, struct gs_label l)
 
 static void jump(struct gs_asm *a, struct bpf_insn insn, struct gs_label to, uint8_t kind)
 {
-	if (!lookup(a, to, "jump") || a->error.code)
+	if (!lookup(a, to, "jump") || gs_asm_failed(a))
 		return;
 	if (base_grow((void **)&a->fixups, &a->fixups_cap, a->nfixups + 1, sizeof(*a->fixups))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory recording a jump to '%s'",
@@ -99,7 +99,7 @@ static void jump(struct gs_asm *a, struct bpf_insn insn, struct gs_label to, uin
 	a->fixups[a->nfixups] = (struct gs_fixup){ .insn = (uint32_t)a->len, .label = to.id,
 						   .kind = kind };
 	gs_asm_emit(a, insn);
-	if (!a->error.code)
+	if (!gs_asm_failed(a))
 		a->nfixups++;
 }
 
@@ -326,17 +326,17 @@ static int resolve(struct gs_asm *a, const struct gs_fixup *f)
 
 int gs_asm_finish(struct gs_asm *a, struct gs_error *err)
 {
-	if (!a->error.code && a->finished)
+	if (!gs_asm_failed(a) && a->finished)
 		gs_asm_fail(a, -EINVAL, "gs_asm_finish() called twice");
-	if (!a->error.code)
+	if (!gs_asm_failed(a))
 		relax(a);
-	for (size_t i = 0; i < a->nfixups && !a->error.code; i++)
+	for (size_t i = 0; i < a->nfixups && !gs_asm_failed(a); i++)
 		resolve(a, &a->fixups[i]);
 	a->finished = true;
-	if (a->error.code) {
+	if (gs_asm_failed(a)) {
 		if (err)
-			*err = a->error;
-		return a->error.code;
+			*err = *a->error;
+		return a->error->code;
 	}
 	asm_fit(a);
 	gs_error_clear(err);

@@ -13,7 +13,7 @@ int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t 
 	int end;
 	const char *copy;
 
-	if (a->error.code)
+	if (gs_asm_failed(a))
 		return -GS_STACK_MAX;
 	if (size == 0 || align == 0 || align > 8 || (align & (align - 1))) {
 		gs_asm_fail(a, -EINVAL, "stack slot '%s': size %u / alignment %u is invalid "
@@ -61,7 +61,7 @@ void gs_asm_stack_release(struct gs_asm *a, size_t mark)
 
 void gs_asm_func_begin(struct gs_asm *a, uint32_t btf_type_id)
 {
-	if (a->error.code)
+	if (gs_asm_failed(a))
 		return;
 	if (base_grow((void **)&a->funcs, &a->funcs_cap, a->nfuncs + 1, sizeof(*a->funcs))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory recording a subprogram");

@@ -230,8 +230,9 @@ int cg_plan_capture(struct gs_cg *cg, const struct gs_expr *e, char conv, uint32
 		c->truncated = true;
 	}
 	/* What its views read comes after its bytes, when all of it fits
-	 * (else the decoder shows the views as not read). */
-	c->ext = gs_view_ext_size(&cg->prog->ctx.view_caps, t, 0);
+	 * (else the decoder shows the views as not read); {:x} and {:p}
+	 * show the bytes alone. */
+	c->ext = conv ? 0 : gs_view_ext_size(&cg->prog->ctx.view_caps, t, 0);
 	if (c->truncated || c->ext > GS_VIEW_MAX_EXT || c->ext > room - c->len)
 		c->ext = 0;
 	c->len += c->ext;

@@ -116,14 +116,13 @@ static void bits(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t
 	gs_asm_bind(a, done);
 }
 
-/* One pointee, read whole (NULL: NullDeref), then its views. */
-static void box(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
-		unsigned depth)
+/* r3 = the pointer at r9 + raw + ptr_off of a view that reads one object
+ * there, its status OK; a NULL one is NullDeref (-> done, nothing read). */
+static void view_pointer(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+			 struct gs_label done)
 {
 	struct gs_asm *a = cg->a;
-	struct gs_label done = gs_asm_label(a, "view_done");
 	struct gs_label set = gs_asm_label(a, "view_ptr_set");
-	uint32_t size = v->elem->byte_size;
 
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, STATUS_OK));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R9, (int16_t)(raw + (int32_t)v->ptr_off)));
@@ -131,6 +130,34 @@ static void box(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t 
 	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_NULL_DEREF));
 	gs_asm_ja(a, done);
 	gs_asm_bind(a, set);
+}
+
+/* C's string: the text at the pointer, up to its NUL, GS_VIEW_CSTRING_READ
+ * bytes at most (one more character than shown and the NUL: the decoder
+ * tells a longer text by it); NULL: NullDeref, nothing read (gdb: 0x0). */
+static void cstring(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label done = gs_asm_label(a, "view_done");
+
+	view_pointer(cg, v, raw, ext, done);
+	cg_read_user(cg, &(struct cg_user_read){
+		.dst_base = GS_R9, .dst_off = (int16_t)(ext + 1), .str = true,
+		.len = GS_VIEW_CSTRING_READ(gs_view_cap(&cg->prog->ctx.view_caps, v)) });
+	gs_asm_jmp_imm(a, BPF_JSGT, GS_R0, 0, done);
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_READ_ERROR));
+	gs_asm_bind(a, done);
+}
+
+/* One pointee, read whole (NULL: NullDeref), then its views. */
+static void box(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
+		unsigned depth)
+{
+	struct gs_asm *a = cg->a;
+	struct gs_label done = gs_asm_label(a, "view_done");
+	uint32_t size = v->elem->byte_size;
+
+	view_pointer(cg, v, raw, ext, done);
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R2, (int32_t)size));
 	cg_view_read_into(cg, raw + (int32_t)v->ptr_off, ext + 1, size, ext, done);
 	cg_view_expand(cg, v->elem, ext + 1, ext + 1 + (int32_t)size, depth + 1);
@@ -273,12 +300,22 @@ void cg_view_expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int3
 
 	if (!gs_view_ext_size(caps, t, depth))
 		return;
+	if (v && v->kind != GS_VIEW_INLINE && gs_view_gap(t) != GS_VIEW_GAP_NONE) {
+		/* the pointer or the length is in a DWARF piece that has no
+		 * value here: nothing to follow (not address 0) */
+		gs_asm_emit(cg->a, GS_ST_MEM(BPF_B, GS_R9, (int16_t)ext, GS_VAR_OPTIMIZED_OUT));
+		return;
+	}
 	if (v && (v->kind == GS_VIEW_STRING || v->kind == GS_VIEW_SEQ)) {
 		seq(cg, v, raw, ext, depth);
 		return;
 	}
 	if (v && v->kind == GS_VIEW_BOX) {
 		box(cg, v, raw, ext, depth);
+		return;
+	}
+	if (v && v->kind == GS_VIEW_CSTRING) {
+		cstring(cg, v, raw, ext);
 		return;
 	}
 	if (v && v->kind == GS_VIEW_BTREE) {
@@ -318,7 +355,7 @@ void cg_view_expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int3
 		}
 		return;
 	}
-	if (t->kind == GS_TYPE_STRUCT) {
+	if (t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION) {
 		for (uint32_t i = 0; i < t->nmembers; i++) {
 			const struct gs_type_member *m = &t->members[i];
 

@@ -354,8 +354,14 @@ struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e);
 void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to);
 void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to);
 
-/* value_type.c: the static types of source-level values */
+/* value_type.c: the static types of source-level values. A C++ reference
+ * is its referent: cg_value_type is the type of the value e stands for (a
+ * reference's target), cg_declared_type the type of what is stored where
+ * e is (the reference itself), which cg_place follows. */
 const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e);
+const struct gs_type *cg_declared_type(struct gs_cg *cg, const struct gs_expr *e);
+/* t's target when t is a reference, else t. */
+const struct gs_type *cg_referent(const struct gs_type *t);
 bool cg_value_unavailable(const struct gs_expr *e);
 /* A value's source text, for messages (the name when it has none). */
 static inline const char *cg_text(const struct gs_expr *e)

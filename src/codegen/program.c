@@ -417,9 +417,9 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	p->event_size = cg.quiet || cg.opts.count_stacks ? 0 :
 			cg.used < cg.max_size ? cg.used : cg.max_size;
 	rc = gs_asm_finish(&p->main, err);
-	if (rc == 0 && p->btf && p->btf->error.code)
-		rc = gs_errorf(err, p->btf->error.code, "trace %u: %s", spec->trace_id,
-			       p->btf->error.msg);
+	if (rc == 0 && p->btf && p->btf->error_code)
+		rc = gs_errorf(err, p->btf->error_code, "trace %u: BTF writer: %s", spec->trace_id,
+			       p->btf->error_what);
 	if (rc)
 		goto fail;
 	rc = cg.opts.skip_check ? 0 : gs_asm_check(&p->main, &check);

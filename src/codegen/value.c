@@ -253,10 +253,11 @@ static void through_smart_pointer(struct gs_cg *cg, struct cg_place *p,
 	follow(cg, p, f->type->target, rec, fail);
 }
 
-void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
-	      struct gs_label fail, struct cg_place *p)
+/* Where e's declared type is stored: for a reference, the reference. */
+static void declared_place(struct gs_cg *cg, const struct gs_expr *e,
+			   const struct cg_err_record *rec, struct gs_label fail, struct cg_place *p)
 {
-	const struct gs_type *t = cg_value_type(cg, e);
+	const struct gs_type *t = cg_declared_type(cg, e);
 	const struct gs_type_member *m;
 	uint32_t off = 0;
 
@@ -370,6 +371,19 @@ void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_rec
 	default:
 		break;
 	}
+}
+
+void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
+	      struct gs_label fail, struct cg_place *p)
+{
+	declared_place(cg, e, rec, fail, p);
+	if (gs_asm_failed(cg->a) || !p->type || cg_referent(p->type) == p->type)
+		return;
+	/* a reference: the object it refers to (a null one is NullDeref) */
+	if (p->kind == CG_PLACE_NONE)
+		p->type = cg_referent(p->type);
+	else
+		follow(cg, p, cg_referent(p->type), rec, fail);
 }
 
 void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec)

@@ -45,6 +45,23 @@ static void store_reg_bytes(struct gs_asm *a, int16_t off, uint32_t len)
 	}
 }
 
+/* len zero bytes at r9 + off: what gdb reads where a location has no
+ * piece (past the last one) and what an empty piece holds, rather than
+ * the bytes an earlier event left there. Each store aligned to its size:
+ * r9 may point into our stack (a value taken apart there). */
+static void store_zeros(struct gs_asm *a, int16_t off, uint32_t len)
+{
+	for (uint32_t done = 0; done < len;) {
+		int32_t at = off + (int32_t)done;
+		uint32_t n = 8;
+
+		while (n > 1 && (n > len - done || at % (int32_t)n))
+			n /= 2;
+		gs_asm_emit(a, GS_ST_MEM(cg_bpf_size(n), GS_R9, (int16_t)at, 0));
+		done += n;
+	}
+}
+
 /* One piece of a location, `len` bytes of it stored at r9 + off. */
 static void store_piece(struct gs_cg *cg, const struct gs_var_loc *l,
 			const struct gs_loc_piece *pc, int16_t off, uint32_t len,
@@ -72,7 +89,8 @@ static void store_piece(struct gs_cg *cg, const struct gs_var_loc *l,
 				fail);
 		read_user(cg, GS_R9, off, len, cg->values->addr_slot + 8, rec, fail);
 		break;
-	default:
+	default: /* an empty piece: its members show <optimized out> */
+		store_zeros(a, off, len);
 		break;
 	}
 }
@@ -114,6 +132,7 @@ void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uin
 			store_piece(cg, l, &l->pieces[i], off + (int16_t)at, n, rec, fail);
 			at += n;
 		}
+		store_zeros(a, off + (int16_t)at, len - at);
 		break;
 	}
 	default: /* optimized out: the caller reports it */

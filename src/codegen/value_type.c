@@ -83,7 +83,18 @@ const struct gs_type_member *gs_type_find_member(const struct gs_type *t, const 
 	return NULL;
 }
 
+const struct gs_type *cg_referent(const struct gs_type *t)
+{
+	return t && t->kind == GS_TYPE_POINTER && (t->flags & GS_TYPEF_REFERENCE) && t->target ?
+		t->target : t;
+}
+
 const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)
+{
+	return cg_referent(cg_declared_type(cg, e));
+}
+
+const struct gs_type *cg_declared_type(struct gs_cg *cg, const struct gs_expr *e)
 {
 	const struct gs_type *t;
 	uint32_t off = 0;

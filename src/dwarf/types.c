@@ -65,11 +65,13 @@ void dwv_type_built(struct gs_dwarf *d, const struct gs_type *t, bool building)
 }
 
 /* "... *" or "...*" when the spelling already ends in '*'. */
-static const char *pointer_name(struct gs_dwarf *d, const char *to)
+/* "T *", "T &", "T &&"; "char **", "char *&" as C++ spells them. */
+static const char *pointer_name(struct gs_dwarf *d, const char *to, const char *sigil)
 {
 	size_t n = strlen(to);
 
-	return dwv_spell(d, "%s%s*", to, n && to[n - 1] == '*' ? "" : " ");
+	return dwv_spell(d, n && (to[n - 1] == '*' || to[n - 1] == '&') ? "%s%s" : "%s %s", to,
+			 sigil);
 }
 
 static uint64_t attr_udata(Dwarf_Die *die, unsigned name, uint64_t dflt)
@@ -359,10 +361,11 @@ static const char *function_pointer_name(struct gs_dwarf *d, Dwarf_Die *fn)
 	return dwv_spell(d, "%s (*)(%s)", ret, args);
 }
 
-static void pointer(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
+static void pointer(struct gs_dwarf *d, Dwarf_Die *die, int tag, struct gs_type *t)
 {
 	Dwarf_Die target;
 	const struct gs_type *tt;
+	struct gs_view *ref;
 
 	t->kind = GS_TYPE_POINTER;
 	set_size(t, attr_udata(die, DW_AT_byte_size, 8));
@@ -377,7 +380,21 @@ static void pointer(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
 	}
 	tt = dwv_type_ref(d, &target, false); /* struct node { struct node *next; } */
 	t->target = tt == &void_type ? NULL : tt;
-	t->name = pointer_name(d, tt->name);
+	if (tag == DW_TAG_pointer_type || !t->target) {
+		t->name = pointer_name(d, tt->name, "*");
+		return;
+	}
+	/* A C++ reference is an address in DWARF; gdb shows and uses the
+	 * object it refers to: the code generator follows it where it is a
+	 * value of its own, its view reads the referent where it is a part
+	 * of one (a member, an element) */
+	t->flags |= GS_TYPEF_REFERENCE;
+	t->name = pointer_name(d, tt->name, tag == DW_TAG_reference_type ? "&" : "&&");
+	if ((ref = dwv_alloc(d, sizeof(*ref)))) {
+		*ref = (struct gs_view){ .kind = GS_VIEW_BOX, .style = GS_VSTYLE_CPP_REFERENCE,
+					 .elem = tt };
+		t->view = ref;
+	}
 }
 
 static const char *tagged_name(struct gs_dwarf *d, const char *kw, Dwarf_Die *die)
@@ -401,7 +418,7 @@ static void build(struct gs_dwarf *d, Dwarf_Die *die, int tag, struct gs_type *t
 	case DW_TAG_pointer_type:
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:
-		pointer(d, die, t);
+		pointer(d, die, tag, t);
 		break;
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
@@ -514,7 +531,7 @@ const struct gs_type *dwv_pointer_to(struct gs_dwarf *d, const struct gs_type *t
 	p->kind = GS_TYPE_POINTER;
 	set_size(p, 8);
 	p->target = t == &void_type ? NULL : t;
-	p->name = pointer_name(d, t->name);
+	p->name = pointer_name(d, t->name, "*");
 	if (!p->name)
 		p->name = "?";
 	return p;

@@ -82,6 +82,17 @@ bool ev_put_walked(struct ev_out *o, const struct gs_view *v, const uint8_t *dat
  * n of v's data, as hex pairs (conv 'x' / 'X') or as text (conv 's'). */
 void ev_put_dump(struct ev_out *o, const struct gs_value *v, char conv, uint64_t n);
 
+/* render.c: the dump a placeholder with a length shows ({:x.N}, {:s.N}
+ * and their run-time lengths {:x.*}, {:x.name$}; args are its wire
+ * arguments, the length first for a run-time one): *out is the dump's
+ * value with data_len cut to the bytes the length says, so the text and
+ * the JSON show the same bytes whichever way the length is given. False
+ * when the placeholder is no dump or an argument failed (its status is
+ * shown instead: the length's first). */
+struct gs_fmt_item;
+bool ev_fmt_dump(const struct gs_fmt_item *it, const struct gs_value *args,
+		 struct gs_value *out);
+
 /* render.c: one instruction in normal rendering (gs_render_inst),
  * continuation lines of a backtrace after `indent`. */
 void ev_put_inst(struct ev_out *o, const struct gs_inst *in, const char *indent);

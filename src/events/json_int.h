@@ -9,6 +9,8 @@
 #include "ev_int.h"
 
 #define JSON_MAX_DEPTH 32
+/* A value, or a part of one, that has no value at the probe. */
+#define JSON_OPTIMIZED_OUT "{\"status\":\"optimized_out\"}"
 
 /* n bytes of str as a JSON string (RFC 8259 escapes; bytes that are not
  * UTF-8 become U+FFFD). */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gs/format.h>
 #include <gs/render.h>
 
 #include "print_int.h"
@@ -228,7 +229,7 @@ void ev_json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, size_t
 		fputs("null", f);
 		return;
 	}
-	if (t->view && ev_json_view(f, t, data, len, depth, &x))
+	if (gs_type_view(t) && ev_json_view(f, t, data, len, depth, &x))
 		return;
 	switch (t->kind) {
 	case GS_TYPE_STRUCT:
@@ -248,7 +249,7 @@ void ev_json_typed(FILE *f, const struct gs_type *t, const uint8_t *data, size_t
 		return;
 	case GS_TYPE_OPTIMIZED_OUT:
 		fputs(t->flags & GS_TYPEF_SYNTHETIC ? "{\"status\":\"synthetic_pointer\"}" :
-		      "{\"status\":\"optimized_out\"}", f);
+		      JSON_OPTIMIZED_OUT, f);
 		return;
 	case GS_TYPE_UNKNOWN: /* a type the dwarf layer gave up on says why */
 		if (t->flags & (GS_TYPEF_CYCLIC | GS_TYPEF_TOO_DEEP)) {
@@ -346,6 +347,9 @@ static void json_value(FILE *f, const struct gs_value *v)
 static void json_format(FILE *f, const struct gs_inst *in)
 {
 	bool first = true;
+	struct gs_fmt_item it = { .kind = GS_FMT_TEXT };
+	size_t pos = 0;
+	unsigned next = 0; /* the arguments the placeholders up to `it` take */
 
 	fputc('{', f);
 	ev_json_key(f, &first, "kind");
@@ -357,12 +361,21 @@ static void json_format(FILE *f, const struct gs_inst *in)
 	ev_json_key(f, &first, "args");
 	fputc('[', f);
 	for (unsigned i = 0; i < in->format.arg_count; i++) {
+		const struct gs_value *v = &in->format.args[i];
 		bool afirst = true;
+		struct gs_value dump;
 
+		/* a dump's argument: the bytes its length says, as the text */
+		while (i >= next && gs_fmt_next(in->format.format, &pos, &it))
+			if (it.kind == GS_FMT_VALUE || it.kind == GS_FMT_BAD_SPEC)
+				next += it.kind == GS_FMT_VALUE ? gs_fmt_args(&it) : 1;
+		if (i + 1 == next && it.kind == GS_FMT_VALUE && next <= in->format.arg_count &&
+		    ev_fmt_dump(&it, &in->format.args[next - gs_fmt_args(&it)], &dump))
+			v = &dump;
 		if (i)
 			fputc(',', f);
 		fputc('{', f);
-		json_value_fields(f, &afirst, &in->format.args[i]);
+		json_value_fields(f, &afirst, v);
 		fputc('}', f);
 	}
 	fputs("]}", f);

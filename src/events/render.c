@@ -90,6 +90,29 @@ static uint64_t length_arg(const struct gs_value *v)
 	return n > 0 ? (uint64_t)n : 0;
 }
 
+bool ev_fmt_dump(const struct gs_fmt_item *it, const struct gs_value *args,
+		 struct gs_value *out)
+{
+	const struct gs_value *v = &args[gs_fmt_args(it) - 1];
+	uint64_t n;
+
+	if (it->len_kind == GS_FMT_LEN_CONST)
+		n = it->length;
+	else if (gs_fmt_args(it) == 2 && args[0].status == GS_VAR_OK)
+		n = length_arg(&args[0]);
+	else
+		return false;
+	if (v->status != GS_VAR_OK && v->status != GS_VAR_TRUNCATED &&
+	    v->status != GS_VAR_ZERO_LENGTH)
+		return false;
+	*out = *v;
+	if (v->status == GS_VAR_ZERO_LENGTH)
+		n = 0;
+	if (n < out->data_len)
+		out->data_len = (uint16_t)n;
+	return true;
+}
+
 static void put_format(struct ev_out *o, const struct gs_inst *in, const char *indent)
 {
 	const char *fmt = in->format.format;
@@ -101,7 +124,7 @@ static void put_format(struct ev_out *o, const struct gs_inst *in, const char *i
 	(void)indent;
 	while (gs_fmt_next(fmt, &pos, &it)) {
 		const struct gs_value *v;
-		uint64_t n;
+		struct gs_value dump;
 
 		switch (it.kind) {
 		case GS_FMT_TEXT:
@@ -130,18 +153,15 @@ static void put_format(struct ev_out *o, const struct gs_inst *in, const char *i
 			continue;
 		}
 		v = &args[argi];
-		if (gs_fmt_args(&it) == 2) {
+		if (ev_fmt_dump(&it, v, &dump)) {
+			/* a static or a run-time length alike, cut at the cap the
+			 * same way */
+			ev_put_dump(o, &dump, it.conv, dump.data_len);
+			if (dump.status == GS_VAR_TRUNCATED)
+				ev_put_str(o, " <truncated>");
+		} else if (gs_fmt_args(&it) == 2) {
 			/* the length, then the value: an error of either shows */
-			if (v->status != GS_VAR_OK) {
-				ev_put_value(o, v, 0);
-			} else if (v[1].status != GS_VAR_OK && v[1].status != GS_VAR_ZERO_LENGTH) {
-				ev_put_value(o, &v[1], 0);
-			} else {
-				n = length_arg(v);
-				ev_put_dump(o, &v[1], it.conv, n);
-			}
-		} else if (it.len_kind == GS_FMT_LEN_CONST && v->status == GS_VAR_OK) {
-			ev_put_dump(o, v, it.conv, it.length);
+			ev_put_value(o, v->status != GS_VAR_OK ? v : &v[1], 0);
 		} else {
 			ev_put_value(o, v, it.conv);
 		}

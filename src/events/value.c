@@ -318,7 +318,7 @@ void ev_put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data
 		ev_put_str(o, type_problem(t));
 		return;
 	}
-	if (t->view && ev_put_view(o, t, data, len, depth, x))
+	if (gs_type_view(t) && ev_put_view(o, t, data, len, depth, x))
 		return;
 	switch (t->kind) {
 	case GS_TYPE_STRUCT:
@@ -343,10 +343,13 @@ void ev_put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data
 		return;
 	default:
 		/* Not a scalar, or fewer bytes than its type: the bytes there are. */
-		if (gs_value_scalar(t, data, len, 0, 0, &s))
+		if (gs_value_scalar(t, data, len, 0, 0, &s)) {
+			if (t->flags & GS_TYPEF_REFERENCE)
+				ev_put_char(o, '@'); /* a reference member, as gdb */
 			put_scalar(o, &s);
-		else
+		} else {
 			put_raw(o, t, data, len);
+		}
 		return;
 	}
 }

@@ -36,6 +36,9 @@ static bool ext_problem(struct ev_out *o, const struct ev_ext *x, uint64_t addr)
 	case EV_EXT_FAILED:
 		cannot_access(o, fault);
 		return true;
+	case EV_EXT_OPTIMIZED_OUT:
+		ev_put_str(o, "<optimized out>");
+		return true;
 	default:
 		return false;
 	}
@@ -58,6 +61,60 @@ static void put_string(struct ev_out *o, const struct gs_view *v, const uint8_t 
 	ev_put_char(o, '"');
 	if (s.n > (int64_t)s.cap)
 		ev_put_str(o, "...");
+}
+
+/* A char *: its address, then the text as gdb shows it, `0x... "text"`
+ * (`"..."...` past the cap); NULL alone as 0x0; a read that failed with
+ * gdb's words. */
+static void put_cstring(struct ev_out *o, const struct gs_view *v, const uint8_t *data,
+			size_t len, const struct ev_ext *x)
+{
+	struct ev_cstring s;
+
+	if (!ev_view_cstring(v, data, len, x, &s)) {
+		ev_put_str(o, "...");
+		return;
+	}
+	ev_put_0x(o, s.ptr);
+	if (!s.ptr)
+		return;
+	ev_put_char(o, ' ');
+	if (ext_problem(o, x, s.ptr))
+		return;
+	ev_put_char(o, '"');
+	ev_put_text(o, s.text, s.n, '"', 0);
+	ev_put_char(o, '"');
+	if (s.cut)
+		ev_put_str(o, "...");
+}
+
+/* A C++ reference inside a value: the object it refers to, as gdb shows
+ * it without its `@0x...: ` prefix; not read (no room), gdb's prefix
+ * alone. */
+static void put_referent(struct ev_out *o, const struct gs_view *v, const uint8_t *data,
+			 size_t len, unsigned depth, const struct ev_ext *x)
+{
+	struct ev_referent r;
+
+	if (!ev_view_referent(v, data, len, x, &r)) {
+		ev_put_str(o, "...");
+		return;
+	}
+	switch (r.state) {
+	case EV_EXT_OK:
+		ev_put_typed(o, v->elem, r.value, v->elem->byte_size, depth + 1, r.ext);
+		return;
+	case EV_EXT_FAILED:
+		cannot_access(o, r.fault);
+		return;
+	case EV_EXT_OPTIMIZED_OUT:
+		ev_put_str(o, "<optimized out>");
+		return;
+	default:
+		ev_put_char(o, '@');
+		ev_put_0x(o, r.ptr);
+		return;
+	}
 }
 
 /* {e0, e1, ...} of a sequence read into x (s->shown of them read). */
@@ -379,11 +436,20 @@ bool ev_put_view(struct ev_out *o, const struct gs_type *t, const uint8_t *data,
 {
 	const struct gs_view *v = gs_view_at(x.caps, t, x.depth);
 
+	if (!v && !t->view)
+		return false; /* a char * too deep for its string: its address */
 	if (depth > MAX_DEPTH || !v) {
 		ev_put(o, "{...}", 5);
 		return true;
 	}
+	if (gs_view_gap(t) == GS_VIEW_GAP_WHOLE) {
+		ev_put_str(o, "<optimized out>"); /* not read as if it were 0 */
+		return true;
+	}
 	switch (v->kind) {
+	case GS_VIEW_CSTRING:
+		put_cstring(o, v, data, len, &x);
+		return true;
 	case GS_VIEW_STRING:
 		put_string(o, v, data, len, &x);
 		return true;
@@ -391,7 +457,9 @@ bool ev_put_view(struct ev_out *o, const struct gs_type *t, const uint8_t *data,
 		put_seq(o, v, data, len, depth, &x);
 		return true;
 	case GS_VIEW_BOX:
-		if (v->style == GS_VSTYLE_RUST_RC || v->style == GS_VSTYLE_RUST_ARC)
+		if (v->style == GS_VSTYLE_CPP_REFERENCE)
+			put_referent(o, v, data, len, depth, &x);
+		else if (v->style == GS_VSTYLE_RUST_RC || v->style == GS_VSTYLE_RUST_ARC)
 			put_rc(o, v, data, len, depth, &x);
 		else
 			put_shared(o, v, data, len, depth, &x);

@@ -31,6 +31,9 @@ static bool json_ext_problem(FILE *f, const struct ev_ext *x, uint64_t addr)
 	case EV_EXT_FAILED:
 		json_error_at(f, fault);
 		return true;
+	case EV_EXT_OPTIMIZED_OUT:
+		fputs(JSON_OPTIMIZED_OUT, f);
+		return true;
 	default:
 		return false;
 	}
@@ -372,6 +375,8 @@ static bool json_walked(FILE *f, const struct gs_view *v, const uint8_t *data, s
 		fputs("{\"error\":\"not read: the event has no room\"}", f);
 	else if (w.state == EV_EXT_FAILED)
 		json_error_at(f, w.addr);
+	else if (w.state == EV_EXT_OPTIMIZED_OUT)
+		fputs(JSON_OPTIMIZED_OUT, f);
 	else if ((uint64_t)w.n > w.shown)
 		fprintf(f, "{\"truncated\":true,\"length\":%" PRId64 ",\"elements\":%s}", w.n, buf);
 	else
@@ -380,14 +385,85 @@ static bool json_walked(FILE *f, const struct gs_view *v, const uint8_t *data, s
 	return true;
 }
 
+/* A char *: {"address": "0x...", "string": "text"}, "truncated": true
+ * past the cap; a NULL one's string null; a failed read's "error" instead
+ * of the string; a string not read (deeper than the views read) none. */
+static void json_view_cstring(FILE *f, const struct gs_type *t, const struct gs_view *v,
+			      const uint8_t *data, size_t len, const struct ev_ext *x)
+{
+	static const struct gs_view_caps none;
+	struct ev_ext unread = { .caps = &none };
+	struct ev_cstring s;
+	uint64_t fault = 0;
+
+	if (!ev_view_cstring(v ? v : gs_type_view(t), data, len, v ? x : &unread, &s)) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\"address\":\"0x%" PRIx64 "\"", s.ptr);
+	if (!v) {
+		fputc('}', f);
+		return;
+	}
+	fputs(",", f);
+	if (!s.ptr) {
+		fputs("\"string\":null}", f);
+		return;
+	}
+	switch (ev_ext_state(x, s.ptr, &fault)) {
+	case EV_EXT_NO_ROOM:
+		fputs("\"error\":\"not read: the event has no room\"}", f);
+		return;
+	case EV_EXT_FAILED:
+		fprintf(f, "\"error\":\"Cannot access memory at address 0x%" PRIx64 "\"}", fault);
+		return;
+	default:
+		break;
+	}
+	fputs("\"string\":", f);
+	ev_json_strn(f, (const char *)s.text, s.n);
+	if (s.cut)
+		fputs(",\"truncated\":true", f);
+	fputc('}', f);
+}
+
+/* A C++ reference inside a value: the referent's JSON; a failed read's
+ * {"error": ...}; one not read, null. */
+static void json_view_referent(FILE *f, const struct gs_view *v, const uint8_t *data,
+			       size_t len, unsigned depth, const struct ev_ext *x)
+{
+	struct ev_referent r;
+
+	if (!ev_view_referent(v, data, len, x, &r)) {
+		fputs("null", f);
+		return;
+	}
+	if (r.state == EV_EXT_OK)
+		ev_json_typed(f, v->elem, r.value, v->elem->byte_size, depth + 1, r.ext);
+	else if (r.state == EV_EXT_FAILED)
+		json_error_at(f, r.fault);
+	else if (r.state == EV_EXT_OPTIMIZED_OUT)
+		fputs(JSON_OPTIMIZED_OUT, f);
+	else
+		fputs("null", f);
+}
+
 /* t's view as JSON; false when t's view is shown as the plain value. */
 bool ev_json_view(FILE *f, const struct gs_type *t, const uint8_t *data, size_t len,
 		      unsigned depth, const struct ev_ext *x)
 {
 	const struct gs_view *v = gs_view_at(x->caps, t, x->depth);
 
+	if (gs_type_view(t)->kind == GS_VIEW_CSTRING) {
+		json_view_cstring(f, t, v, data, len, x);
+		return true;
+	}
 	if (!v) {
 		fputs("null", f); /* deeper than the views read */
+		return true;
+	}
+	if (gs_view_gap(t) == GS_VIEW_GAP_WHOLE) {
+		fputs(JSON_OPTIMIZED_OUT, f);
 		return true;
 	}
 	switch (v->kind) {
@@ -398,7 +474,9 @@ bool ev_json_view(FILE *f, const struct gs_type *t, const uint8_t *data, size_t 
 		json_view_seq(f, v, data, len, depth, x);
 		return true;
 	case GS_VIEW_BOX:
-		if (v->style == GS_VSTYLE_RUST_RC || v->style == GS_VSTYLE_RUST_ARC)
+		if (v->style == GS_VSTYLE_CPP_REFERENCE)
+			json_view_referent(f, v, data, len, depth, x);
+		else if (v->style == GS_VSTYLE_RUST_RC || v->style == GS_VSTYLE_RUST_ARC)
 			json_view_rc(f, v, data, len, depth, x);
 		else
 			json_view_shared(f, v, data, len, depth, x);

@@ -1,6 +1,8 @@
 /* The parts of a standard-library value, read from its bytes and its
  * extension (view_parts.h): what the text renderer (view.c) and the JSON
  * printer (print_json.c) both show, read here once. */
+#include <string.h>
+
 #include "view_parts.h"
 
 uint64_t ev_le(const uint8_t *p, size_t n)
@@ -41,6 +43,8 @@ enum ev_ext_state ev_ext_state(const struct ev_ext *x, uint64_t addr, uint64_t *
 		return EV_EXT_NO_ROOM;
 	if (x->p[0] == GS_VAR_OK)
 		return EV_EXT_OK;
+	if (x->p[0] == GS_VAR_OPTIMIZED_OUT)
+		return EV_EXT_OPTIMIZED_OUT;
 	*fault = x->p[0] == GS_VAR_NULL_DEREF ? 0 : addr;
 	return EV_EXT_FAILED;
 }
@@ -72,6 +76,46 @@ bool ev_view_seq(const struct gs_view *v, const uint8_t *data, size_t len, const
 	if (!view_len(v, data, len, &s->n) || !ev_view_u(data, len, v->ptr_off, 8, &s->ptr))
 		return false;
 	s->shown = s->n <= 0 ? 0 : s->n > (int64_t)s->cap ? s->cap : (uint64_t)s->n;
+	return true;
+}
+
+bool ev_view_cstring(const struct gs_view *v, const uint8_t *data, size_t len,
+		     const struct ev_ext *x, struct ev_cstring *s)
+{
+	uint32_t cap = gs_view_cap(x->caps, v);
+	uint32_t room = GS_VIEW_CSTRING_READ(cap);
+	const uint8_t *nul;
+
+	memset(s, 0, sizeof(*s));
+	if (!ev_view_u(data, len, v->ptr_off, 8, &s->ptr))
+		return false;
+	if (!s->ptr)
+		return true;
+	s->state = ev_ext_state(x, s->ptr, &s->fault);
+	if (s->state != EV_EXT_OK || x->n < 1 + (size_t)room)
+		return true;
+	s->text = x->p + 1;
+	nul = memchr(s->text, 0, room);
+	s->n = nul ? (size_t)(nul - s->text) : room;
+	s->cut = s->n > cap;
+	if (s->cut)
+		s->n = cap;
+	return true;
+}
+
+bool ev_view_referent(const struct gs_view *v, const uint8_t *data, size_t len,
+		      const struct ev_ext *x, struct ev_referent *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (!ev_view_u(data, len, v->ptr_off, 8, &r->ptr))
+		return false;
+	r->state = ev_ext_state(x, r->ptr, &r->fault);
+	if (r->state == EV_EXT_OK && x->n < 1 + (size_t)v->elem->byte_size)
+		r->state = EV_EXT_NO_ROOM;
+	if (r->state == EV_EXT_OK) {
+		r->value = x->p + 1;
+		r->ext = ev_ext_sub(x, 1 + (size_t)v->elem->byte_size, v->elem, true);
+	}
 	return true;
 }
 

@@ -28,6 +28,7 @@ enum ev_ext_state {
 	EV_EXT_OK,
 	EV_EXT_NO_ROOM, /* not captured: "the event has no room" */
 	EV_EXT_FAILED,  /* the read failed: at *fault */
+	EV_EXT_OPTIMIZED_OUT, /* nothing to read: the pointer has no value here */
 };
 enum ev_ext_state ev_ext_state(const struct ev_ext *x, uint64_t addr, uint64_t *fault);
 
@@ -87,6 +88,34 @@ struct ev_rc {
 	struct ev_ext value_ext;
 };
 bool ev_view_rc(const struct gs_view *v, const struct ev_ext *x, struct ev_rc *rc);
+
+/* A C string (GS_VIEW_CSTRING): the pointer, and when it is not NULL and
+ * the extension is OK, the text read (n bytes before the NUL, at most the
+ * cap; cut when the text goes on past them). False when the pointer is
+ * past what was captured. */
+struct ev_cstring {
+	uint64_t ptr;
+	enum ev_ext_state state; /* of the extension (ptr not NULL) */
+	uint64_t fault;          /* EV_EXT_FAILED: where */
+	const uint8_t *text;
+	size_t n;
+	bool cut;
+};
+bool ev_view_cstring(const struct gs_view *v, const uint8_t *data, size_t len,
+		     const struct ev_ext *x, struct ev_cstring *s);
+
+/* A C++ reference inside a value (BOX, CPP_REFERENCE): the address it
+ * holds and, when the extension is OK, the referent's bytes and its own
+ * extension. False when the address is past what was captured. */
+struct ev_referent {
+	uint64_t ptr;
+	enum ev_ext_state state;
+	uint64_t fault;       /* EV_EXT_FAILED: where (0: a NULL reference) */
+	const uint8_t *value; /* elem's byte_size bytes */
+	struct ev_ext ext;
+};
+bool ev_view_referent(const struct gs_view *v, const uint8_t *data, size_t len,
+		      const struct ev_ext *x, struct ev_referent *r);
 
 /* vector<bool>: its length and capacity in bits, the bits read (shown),
  * false when its pointers are past what was captured. */

@@ -465,6 +465,8 @@ bool ev_put_walked(struct ev_out *o, const struct gs_view *v, const uint8_t *dat
 		ev_put_str(o, "<error: Cannot access memory at address ");
 		ev_put_0x(o, w.addr);
 		ev_put_char(o, '>');
+	} else if (w.state == EV_EXT_OPTIMIZED_OUT) {
+		ev_put_str(o, "<optimized out>");
 	} else if ((uint64_t)w.n > w.shown) {
 		ev_put(o, "...", 3);
 	}

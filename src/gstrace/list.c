@@ -18,7 +18,7 @@ int cli_list(const struct cli *cli)
 	struct gs_modfiles_opts mo = { .sz = sizeof(mo), .debug_dirs = cli->debug_dirs };
 	struct gs_error err = { 0 };
 	struct cli_cache cache;
-	char msg[1024];
+	char msg[GS_ERROR_MSG_MAX];
 	FILE *f = stdout;
 	int rc;
 

@@ -593,7 +593,7 @@ static int run(struct cli_ctx *c)
 int main(int argc, char **argv)
 {
 	struct cli_ctx c;
-	char msg[512];
+	char msg[GS_ERROR_MSG_MAX];
 	int rc;
 
 	memset(&c, 0, sizeof(c));

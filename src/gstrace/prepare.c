@@ -113,7 +113,7 @@ int cli_check_inputs(struct cli_ctx *c)
 {
 	struct gs_error err = { 0 };
 	enum cli_verdict v;
-	char msg[1024];
+	char msg[GS_ERROR_MSG_MAX];
 
 	if ((c->cli.format == CLI_FOLDED || c->cli.flamegraph || c->cli.pprof) && c->script &&
 	    !script_has_bt(c->script)) {

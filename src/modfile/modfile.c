@@ -89,6 +89,7 @@ void gs_modfiles_free(struct gs_modfiles *c)
 	for (size_t i = 0; i < c->ncfi; i++) {
 		if (c->cfi[i]->fini)
 			c->cfi[i]->fini(c->cfi[i]->table);
+		free(c->cfi[i]->msg);
 		free(c->cfi[i]);
 	}
 	free(c->v);

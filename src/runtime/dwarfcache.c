@@ -37,7 +37,13 @@ static void module_close(struct rt_dwarf_module *m)
 {
 	gs_dwarf_free(m->d);
 	free(m->path);
+	free(m->why);
 	free(m);
+}
+
+const char *rt_dwarf_module_why(const struct rt_dwarf_module *m)
+{
+	return m->why ? m->why : "its DWARF could not be read (out of memory keeping why)";
 }
 
 void rt_dwarf_cache_free(struct rt_dwarf_cache *c)
@@ -57,12 +63,16 @@ void rt_dwarf_cache_free(struct rt_dwarf_cache *c)
 static int module_open(struct gs_modfiles *files, const char *path, uint64_t cookie,
 		       struct rt_dwarf_module *m, struct gs_error *err)
 {
+	struct gs_error why = { 0 };
 	int rc = gs_modfile_open(files, path, &m->file, err);
 
 	if (rc)
 		return rc;
 	m->cookie = cookie ? cookie : gs_modfile_id(m->file)->cookie;
-	return dwv_modfile_dwarf(m->file, m->cookie, path, &m->d, &m->why, err);
+	rc = dwv_modfile_dwarf(m->file, m->cookie, path, &m->d, &why, err);
+	if (rc == 0 && !m->d)
+		m->why = strdup(why.msg);
+	return rc;
 }
 
 int rt_dwarf_module(struct rt_dwarf_cache *c, const char *path, uint64_t cookie,

@@ -217,7 +217,7 @@ int gs_list_vars(const char *target, const struct gs_list_opts *opts, FILE *f,
 	}
 	rc = rt_dwarf_module(cache, t.module, 0, &m, err);
 	if (rc == 0 && !m->d)
-		rc = gs_errorf(err, -ENOENT, "%s", m->why.msg);
+		rc = gs_errorf(err, -ENOENT, "%s", rt_dwarf_module_why(m));
 	for (size_t i = 0; rc == 0 && i < t.nlocs; i++) {
 		const struct gs_dwarf_scope *s;
 

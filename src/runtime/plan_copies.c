@@ -22,14 +22,20 @@
 int rt_copies_add(struct rt_copies *cs, size_t probe, struct gs_expr *node,
 		  const struct gs_error *why)
 {
-	if (base_grow((void **)&cs->v, &cs->cap, cs->n + 1, sizeof(*cs->v)))
+	char *msg;
+
+	if (base_grow((void **)&cs->v, &cs->cap, cs->n + 1, sizeof(*cs->v)) ||
+	    !(msg = strdup(why->msg)))
 		return -ENOMEM;
-	cs->v[cs->n++] = (struct rt_missing){ .probe = probe, .node = node, .why = *why };
+	cs->v[cs->n++] = (struct rt_missing){ .probe = probe, .node = node, .code = why->code,
+					      .why = msg };
 	return 0;
 }
 
 void rt_copies_free(struct rt_copies *cs)
 {
+	for (size_t i = 0; i < cs->n; i++)
+		free(cs->v[i].why);
 	free(cs->v);
 	memset(cs, 0, sizeof(*cs));
 }
@@ -160,8 +166,7 @@ int rt_copies_finish(struct rt_copies *cs, struct gs_plan_trace *t, struct gs_dw
 		if (!known) {
 			/* in no copy: the error today's single copy gives */
 			*at = ms->node;
-			return gs_errorf(err, ms->why.code ? ms->why.code : -ENOENT, "%s",
-					 ms->why.msg);
+			return gs_errorf(err, ms->code ? ms->code : -ENOENT, "%s", ms->why);
 		}
 		var = alloc(arg, sizeof(*var));
 		if (!var)

@@ -32,7 +32,7 @@ struct rt_values {
 	bool mods_loaded;
 	bool read_tls;                   /* some name is a thread-local */
 	struct rt_tls_check tls;         /* whether thread-locals can be read */
-	char tls_note[512];              /* the trace's, while it is resolved */
+	char tls_note[GS_ERROR_MSG_MAX]; /* the trace's, while it is resolved */
 };
 
 /* What one probe's copy is resolved against. */
@@ -115,16 +115,25 @@ uint32_t rt_values_task_fsbase(const struct rt_values *v)
 /* "'name' is a thread-local and <why>" in the trace's note, once a name. */
 static void note_tls(struct rt_values *v, const char *name, uint8_t why)
 {
-	char quoted[96];
-	size_t n = strlen(v->tls_note);
+	static const char more[] = "; and others";
+	size_t n = strlen(v->tls_note), room = sizeof(v->tls_note) - sizeof(more);
+	char *quoted;
+	int len;
 
-	snprintf(quoted, sizeof(quoted), "'%s'", name);
-	if (strstr(v->tls_note, quoted))
+	if (asprintf(&quoted, "'%s'", name) < 0)
 		return;
-	snprintf(v->tls_note + n, sizeof(v->tls_note) - n, "%s%s is a thread-local and %s",
-		 n ? "; " : "", quoted, why == GS_LOC_WHY_TLS_NO_THREAD_POINTER ?
-		 "the kernel's BTF does not say where the thread pointer is" :
-		 "the process has no glibc dynamic linker to give its module id");
+	if (strstr(v->tls_note, quoted) || strstr(v->tls_note, more)) {
+		free(quoted);
+		return;
+	}
+	len = snprintf(v->tls_note + n, sizeof(v->tls_note) - n, "%s%s is a thread-local and %s",
+		       n ? "; " : "", quoted, why == GS_LOC_WHY_TLS_NO_THREAD_POINTER ?
+		       "the kernel's BTF does not say where the thread pointer is" :
+		       "the process has no glibc dynamic linker to give its module id");
+	/* a note of hundreds of names: whole sentences, then how it goes on */
+	if (len < 0 || (size_t)len >= room - n)
+		snprintf(v->tls_note + n, sizeof(v->tls_note) - n, "%s", n ? more : more + 2);
+	free(quoted);
 }
 
 /* A thread-local that cannot be read here (no thread pointer, no module
@@ -497,7 +506,7 @@ int rt_values_resolve(struct rt_values *v, struct gs_plan_trace *t, const struct
 		if (retval_used(t))
 			return 0;
 		return gs_errorf(err, -ENOENT, "trace `%s` reads variables, and %s", t->pattern.text,
-				 m->why.msg);
+				 rt_dwarf_module_why(m));
 	}
 	scopes = calloc(t->nprobes ? t->nprobes : 1, sizeof(*scopes));
 	if (!scopes)

@@ -130,8 +130,12 @@ struct rt_dwarf_module {
 	struct gs_modfile *file; /* the module-file cache's */
 	struct gs_dwarf *d;      /* NULL: no DWARF (why says so) */
 	uint64_t cookie;
-	struct gs_error why;
+	char *why;               /* d NULL: the sentence saying why (malloc'd: a
+				  * process has hundreds of modules), or NULL
+				  * when there was no memory to keep it */
 };
+/* The sentence saying why m has no DWARF. */
+const char *rt_dwarf_module_why(const struct rt_dwarf_module *m);
 
 struct rt_dwarf_cache;
 /* Over the run's module files (NULL: a cache of its own). */
@@ -231,7 +235,9 @@ const struct gs_program *rt_session_trace(const struct gs_session *s, size_t i,
 struct rt_missing {
 	size_t probe;          /* index in the trace's probes */
 	struct gs_expr *node;  /* the name in that probe's copy of the body */
-	struct gs_error why;   /* the lookup's message there */
+	int code;              /* the lookup's failure there */
+	char *why;             /* and its message (malloc'd: one per copy, and a
+				* trace may have thousands) */
 };
 
 struct rt_copies {

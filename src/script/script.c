@@ -87,7 +87,7 @@ static void format_diag(const char *name, const char *src, size_t len, size_t of
 
 void sp_err(struct parser *p, size_t off, const char *fmt, ...)
 {
-	char what[320];
+	char what[GS_ERROR_MSG_MAX];
 	va_list ap;
 
 	if (p->code)
@@ -119,7 +119,7 @@ void sp_pos_string(const struct parser *p, size_t off, char *buf, size_t size)
 static int diag_at(const struct gs_script *s, size_t off, struct gs_error *err, int code,
 		   const char *fmt, va_list ap)
 {
-	char what[320];
+	char what[GS_ERROR_MSG_MAX];
 
 	vsnprintf(what, sizeof(what), fmt, ap);
 	format_diag(s->name, s->source, s->source_len, off, what, err, code);

@@ -173,7 +173,7 @@ struct sp_target {
 
 struct sp_target_error {
 	size_t at;     /* byte offset in the pattern the message is about */
-	char msg[320];
+	char msg[GS_ERROR_MSG_MAX];
 };
 
 /* Characters a pattern is made of: file paths (alnum _ / . - +), ':', '*',

@@ -1,6 +1,8 @@
 /* The extension layout of views (gs/view.h): how many bytes a value's
  * views read past its own, in the one order the code generator writes
  * them and the decoder reads them. */
+#include <stdbool.h>
+
 #include <gs/context.h>
 #include <gs/view.h>
 #include <gs/wire.h>
@@ -19,15 +21,91 @@ static uint32_t caps_or(uint32_t v, uint32_t dflt)
 	return v ? v : dflt;
 }
 
+const struct gs_view *gs_type_view(const struct gs_type *t)
+{
+	/* a char * is a string wherever it is: one view serves every one */
+	static const struct gs_view cstring = { .kind = GS_VIEW_CSTRING,
+						.style = GS_VSTYLE_C_STRING };
+	const struct gs_type *to;
+
+	if (!t)
+		return NULL;
+	/* a C++ reference inside a value: gdb prints what it refers to when a
+	 * printer knows the type (a standard-library view), else `@0x...` */
+	if (t->view && t->view->style == GS_VSTYLE_CPP_REFERENCE)
+		return t->view->elem && t->view->elem->view ? t->view : NULL;
+	if (t->view)
+		return t->view;
+	if (t->kind != GS_TYPE_POINTER || t->byte_size != 8 ||
+	    (t->flags & (GS_TYPEF_REFERENCE | GS_TYPEF_FUNCTION)) || !(to = t->target))
+		return NULL;
+	return to->byte_size == 1 && (to->kind == GS_TYPE_CHAR || (to->flags & GS_TYPEF_CHAR)) ?
+		&cstring : NULL;
+}
+
+/* Whether a member placeholder of a missing piece (not bytes past the
+ * last piece: gdb reads those) overlaps [off, off + size) of t. */
+static bool missing(const struct gs_type *t, uint64_t off, uint64_t size, unsigned nest)
+{
+	if (!t || !size || nest > MAX_NEST)
+		return false;
+	if (t->kind == GS_TYPE_OPTIMIZED_OUT)
+		return !(t->flags & GS_TYPEF_SYNTHETIC);
+	if (t->kind != GS_TYPE_STRUCT && t->kind != GS_TYPE_UNION)
+		return false;
+	for (uint32_t i = 0; i < t->nmembers; i++) {
+		const struct gs_type_member *m = &t->members[i];
+		uint64_t end = (uint64_t)m->offset + (m->type ? m->type->byte_size : 0);
+
+		if (m->offset < off + size && end > off &&
+		    missing(m->type, off > m->offset ? off - m->offset : 0,
+			    off + size - (off > m->offset ? off : m->offset), nest + 1))
+			return true;
+	}
+	return false;
+}
+
+enum gs_view_gap gs_view_gap(const struct gs_type *t)
+{
+	const struct gs_view *v = t ? t->view : NULL;
+	bool header;
+
+	if (!v || t->kind == GS_TYPE_OPTIMIZED_OUT)
+		return GS_VIEW_GAP_NONE;
+	switch (v->kind) {
+	case GS_VIEW_INLINE:
+		/* its fields are typed with their own placeholders */
+		return v->discr_size && missing(t, v->discr_off, v->discr_size, 0) ?
+			GS_VIEW_GAP_WHOLE : GS_VIEW_GAP_NONE;
+	case GS_VIEW_BOX:
+	case GS_VIEW_CSTRING:
+		return missing(t, v->ptr_off, 8, 0) ? GS_VIEW_GAP_WHOLE : GS_VIEW_GAP_NONE;
+	default:
+		/* a sequence: its length (with the pointer, when the length is
+		 * the pointers' difference) and the words its header shows */
+		header = missing(t, v->len_off, 8, 0) ||
+			 (v->len_how == GS_VLEN_END && missing(t, v->ptr_off, 8, 0)) ||
+			 (v->len_how == GS_VLEN_MASKED && missing(t, v->head_off, 8, 0)) ||
+			 (v->style == GS_VSTYLE_CPP_VECTOR && missing(t, v->cap_off, 8, 0)) ||
+			 (v->kind == GS_VIEW_BITS && (missing(t, v->head_off, 4, 0) ||
+						      missing(t, v->cap_off, 8, 0)));
+		if (header)
+			return GS_VIEW_GAP_WHOLE;
+		return missing(t, v->ptr_off, 8, 0) ? GS_VIEW_GAP_ELEMENTS : GS_VIEW_GAP_NONE;
+	}
+}
+
 const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct gs_type *t,
 				 unsigned depth)
 {
-	if (!t || !t->view)
+	const struct gs_view *v = gs_type_view(t);
+
+	if (!v)
 		return NULL;
 	/* a plain Rust struct's view reads nothing: any depth shows it */
-	if (t->view->kind == GS_VIEW_INLINE && !t->view->nfields)
-		return t->view;
-	return depth < caps_or(caps->depth, GS_VIEW_DEFAULT_DEPTH) ? t->view : NULL;
+	if (v->kind == GS_VIEW_INLINE && !v->nfields)
+		return v;
+	return depth < caps_or(caps->depth, GS_VIEW_DEFAULT_DEPTH) ? v : NULL;
 }
 
 static uint32_t ext(const struct gs_view_caps *caps, const struct gs_type *t, unsigned depth,
@@ -73,7 +151,7 @@ uint32_t gs_view_cap(const struct gs_view_caps *caps, const struct gs_view *v)
 	uint32_t n = caps_or(caps->elements, GS_VIEW_DEFAULT_ELEMENTS);
 	uint32_t nested = caps_or(caps->nested, GS_VIEW_DEFAULT_NESTED);
 
-	if (v->kind == GS_VIEW_STRING)
+	if (v->kind == GS_VIEW_STRING || v->kind == GS_VIEW_CSTRING)
 		return caps_or(caps->string_bytes, 256);
 	/* a map's key and value count as two elements, as for gdb's printers */
 	if (v->pairs && n > 1)
@@ -96,6 +174,8 @@ static uint32_t view_ext(const struct gs_view_caps *caps, const struct gs_view *
 	switch (v->kind) {
 	case GS_VIEW_STRING:
 		return sat_add(1, gs_view_cap(caps, v));
+	case GS_VIEW_CSTRING:
+		return sat_add(1, GS_VIEW_CSTRING_READ(gs_view_cap(caps, v)));
 	case GS_VIEW_SEQ:
 		n = gs_view_cap(caps, v);
 		inner = ext(caps, v->elem, depth + 1, 0);
@@ -154,8 +234,8 @@ static uint32_t ext(const struct gs_view_caps *caps, const struct gs_type *t, un
 		return 0;
 	if ((v = gs_view_at(caps, t, depth)) && v->kind != GS_VIEW_INLINE)
 		return view_ext(caps, v, depth);
-	if (t->view && !v)
-		return 0; /* too deep: shown as {...} */
+	if (gs_type_view(t) && !v)
+		return 0; /* too deep: shown as {...} (a char * as its address) */
 	if (v && v->nfields) {
 		/* an inline view's parts: every variant of an enum, in order */
 		for (uint32_t i = 0; i < v->nfields; i++)
@@ -163,6 +243,12 @@ static uint32_t ext(const struct gs_view_caps *caps, const struct gs_type *t, un
 		return total;
 	}
 	switch (t->kind) {
+	case GS_TYPE_UNION:
+		/* a C union shows every member, views and all, as gdb does (a
+		 * Rust enum's variants are its view's fields, above) */
+		if (v)
+			return 0;
+		/* fall through */
 	case GS_TYPE_STRUCT:
 		for (uint32_t i = 0; i < t->nmembers; i++)
 			total = sat_add(total, ext(caps, t->members[i].type, depth, nest + 1));
@@ -172,8 +258,7 @@ static uint32_t ext(const struct gs_view_caps *caps, const struct gs_type *t, un
 			return 0;
 		return sat_add(0, (uint64_t)t->count * ext(caps, t->target, depth, nest + 1));
 	default:
-		/* unions (a Rust enum's variants are in its fields, inline),
-		 * pointers and scalars read nothing more */
+		/* pointers and scalars read nothing more */
 		return 0;
 	}
 }

@@ -215,7 +215,7 @@ static void read_events(struct tui_app *a, int64_t until)
 		n = gs_live_poll(a->live, 0, &err);
 	} while (n > 0 && tui_now_ns() < until && !input_waits());
 	if (n < 0 && n != -EINTR) {
-		snprintf(a->fatal, sizeof(a->fatal), "reading events failed: %.400s", err.msg);
+		snprintf(a->fatal, sizeof(a->fatal), "reading events failed: %s", err.msg);
 		a->status = 1;
 		a->quit = true;
 	}
@@ -226,7 +226,7 @@ static void tick(struct tui_app *a, int64_t now)
 {
 	struct gs_error err;
 	uint64_t lost;
-	char why[256];
+	char why[GS_ERROR_MSG_MAX];
 
 	if (now - a->rate_since_ns < TICK_NS)
 		return;
@@ -429,7 +429,7 @@ static int prepare(struct tui_app *a, const struct gs_tui_opts *o)
 int gs_tui_run(const struct gs_tui_opts *o)
 {
 	struct tui_app a;
-	char msg[256];
+	char msg[GS_ERROR_MSG_MAX];
 	int rc, cmd_fd = o->command_output_fd;
 
 	memset(&a, 0, sizeof(a));

@@ -100,7 +100,8 @@ struct tui_app {
 	bool no_color;
 	int status;                  /* the exit status */
 	char notice[256];            /* the status line's one-off message */
-	char fatal[512];             /* what ended the mode, said after the screen closes */
+	char fatal[GS_ERROR_MSG_MAX + 64]; /* what ended the mode, said after the screen
+					     * closes: a gs_error's message and a prefix */
 };
 
 /* app.c */

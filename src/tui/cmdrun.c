@@ -362,7 +362,7 @@ static void run(struct tui_app *a, const struct tui_cmd *c)
 void tui_cmdrun(struct tui_app *a, const char *line)
 {
 	struct tui_cmd c;
-	char msg[256];
+	char msg[GS_ERROR_MSG_MAX];
 
 	if (tui_cmd_parse(line, &c, msg, sizeof(msg))) {
 		tui_app_answer(a, TUI_LINE_ERROR, "%s", msg);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gs/modfile.h>
 
@@ -43,20 +44,21 @@ int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out, struct
 		s->table = calloc(1, sizeof(struct slot_table));
 		if (!s->table) {
 			s->rc = -ENOMEM;
-			snprintf(s->msg, sizeof(s->msg), "out of memory reading the CFI of %.200s",
-				 gs_modfile_path(m));
-			return gs_errorf(err, s->rc, "%s", s->msg);
+			return gs_errorf(err, s->rc, "out of memory reading the CFI of %s",
+					 gs_modfile_path(m));
 		}
 		s->fini = table_free;
 		s->rc = uw_cfi_table_build(gs_modfile_elf(m), &co, UW_CFI_SPLIT_MIN_FDES,
 					   &((struct slot_table *)s->table)->t,
 					   &((struct slot_table *)s->table)->map, &why);
 		if (s->rc)
-			snprintf(s->msg, sizeof(s->msg), "%.200s: %.300s", gs_modfile_path(m),
-				 why.msg);
+			s->msg = strdup(why.msg);
 	}
+	if (s->rc && !s->msg)
+		return gs_errorf(err, s->rc, "out of memory reading the CFI of %s",
+				 gs_modfile_path(m));
 	if (s->rc)
-		return gs_errorf(err, s->rc, "%s", s->msg);
+		return gs_errorf(err, s->rc, "%s: %s", gs_modfile_path(m), s->msg);
 	*out = s->table;
 	return 0;
 }

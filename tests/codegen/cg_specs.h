@@ -53,6 +53,18 @@ extern const struct gs_trace_spec gs_cgv_views_tree;
 extern const struct gs_trace_spec gs_cgv_views_btree;
 extern const struct gs_trace_spec gs_cgv_views_deque;
 extern const struct gs_trace_spec gs_cgv_views_nested;
+/* C strings and C++ references (cg_cstring_specs.c): trace f { print
+ * activity; print a; print a.id; print "{} {:p}", activity, activity; }
+ * with const char *activity in rdi and const struct acct { int id; const
+ * char *tag; } &a in rsi. */
+extern const struct gs_trace_spec gs_cgv_cstring;
+#define GS_CGV_ACCT_ID 0
+#define GS_CGV_ACCT_TAG 8
+#define GS_CGV_ACCT_SIZE 16
+/* Empty and short DWARF pieces (cg_pieces_specs.c): trace f { print v;
+ * print n; } with a Vec<i32> v whose pointer's piece is empty (its cap in
+ * rdi, its len in rsi) and a u64 n of which rdx gives 4 bytes. */
+extern const struct gs_trace_spec gs_cgv_pieces;
 
 /* Aggregations (cg_agg_specs.c): trace f { @calls[$pid] = count(); },
  * and trace f return { @lat[$retval] = hist($duration); @us =

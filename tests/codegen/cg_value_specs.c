@@ -646,6 +646,12 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_views_btree", &gs_cgv_views_btree, { .max_elements = 8 } },
 	{ "val_views_deque", &gs_cgv_views_deque, { .max_elements = 8 } },
 	{ "val_views_nested", &gs_cgv_views_nested, { .max_elements = 8 } },
+	/* a char *'s string (its cap is the views' text cap: 8 here) and a
+	 * reference's referent (cg_cstring_specs.c) */
+	{ "val_cstring", &gs_cgv_cstring, { .max_elements = 8 } },
+	/* a view's pointer in an empty piece, a scalar past its last piece
+	 * (cg_pieces_specs.c) */
+	{ "val_pieces", &gs_cgv_pieces, { .max_elements = 8 } },
 	/* aggregations (cg_agg_specs.c): a quiet trace, $duration with its
 	 * entry program, string keys beside an event */
 	{ "val_agg_count", &gs_cga_count, { 0 } },

@@ -12,161 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <gs/internal/program.h>
-#include <gs/decode.h>
-
-#include "cg_specs.h"
-#include "cg_vm.h"
-
-#define HOST_TGID 4242u
-#define HOST_TID 4243u
-#define PT_REGS_WORDS 21
-#define REG(off) ((off) / 8)
-#define BIAS 0x555500000000ull
-#define REC_ADDR 0x7f0000001000ull  /* struct rec *r */
-#define NEXT_ADDR 0x7f0000002000ull /* r->next */
-#define NAME_ADDR 0x7f0000003000ull /* *g_name */
-#define STACK_SP 0x7ffd00000000ull
-
-struct harness {
-	struct gs_vm vm;
-	struct gs_program *p;
-	uint32_t map_ids[8];
-	int prog;
-	uint64_t regs[PT_REGS_WORDS];
-	struct gs_decoder *dec;
-	const struct gs_trace_context *contexts[64];
-	struct gs_inst insts[16];
-	struct gs_value args[16][8];
-	size_t ninsts, nevents;
-};
-
-static const struct gs_cg_case *find(const char *name)
-{
-	for (size_t i = 0; i < gs_cg_value_ncases; i++)
-		if (strcmp(gs_cg_value_cases[i].name, name) == 0)
-			return &gs_cg_value_cases[i];
-	fail_msg("no case %s", name);
-	return NULL;
-}
-
-static void build(struct harness *h, const char *name)
-{
-	const struct gs_cg_case *c = find(name);
-	struct gs_program_opts o = gs_cg_case_opts(c, GS_OUTPUT_RINGBUF);
-	struct gs_error err;
-	int step;
-
-	memset(h, 0, sizeof(*h));
-	if (gs_program_build(c->spec, &o, &h->p, &err))
-		fail_msg("%s: %s", name, err.msg);
-	gs_vm_init(&h->vm);
-	h->vm.tgid = HOST_TGID;
-	h->vm.pid = HOST_TID;
-	h->prog = gs_cg_vm_load(&h->vm, h->p, h->map_ids, &step, &err);
-	if (h->prog < 0)
-		fail_msg("%s: %s", name, err.msg);
-	h->regs[REG(152)] = STACK_SP;
-	h->contexts[h->p->trace_id] = &h->p->ctx;
-}
-
-static void user_mem(struct harness *h, uint64_t addr, const void *bytes, size_t len)
-{
-	struct gs_error err;
-
-	if (gs_vm_add_user_mem(&h->vm, addr, bytes, len, &err))
-		fail_msg("user memory: %s", err.msg);
-}
-
-/* The process's offsets of the probe module: its load bias is BIAS. */
-static void module_offsets(struct harness *h)
-{
-	struct gs_proc_module_key key = { .pid = HOST_TGID,
-					  .cookie_lo = (uint32_t)GS_CG_PROBE_COOKIE,
-					  .cookie_hi = (uint32_t)(GS_CG_PROBE_COOKIE >> 32) };
-	struct gs_proc_module_offsets v = { BIAS, BIAS, BIAS, BIAS, BIAS, 0x100000 };
-	struct gs_error err;
-
-	if (gs_vm_map_update(&h->vm, h->map_ids[h->p->map_index[GS_MAP_PROC_OFFSETS]], &key, &v,
-			     &err))
-		fail_msg("offsets: %s", err.msg);
-}
-
-static int keep(void *arg, const struct gs_event *ev)
-{
-	struct harness *h = arg;
-
-	h->nevents++;
-	assert_true(ev->ninsts <= 16);
-	h->ninsts = ev->ninsts;
-	for (size_t i = 0; i < ev->ninsts; i++) {
-		h->insts[i] = ev->insts[i];
-		if (ev->insts[i].type == GS_INST_PRINT_COMPLEX_FORMAT) {
-			assert_true(ev->insts[i].format.arg_count <= 8);
-			memcpy(h->args[i], ev->insts[i].format.args,
-			       ev->insts[i].format.arg_count * sizeof(struct gs_value));
-			h->insts[i].format.args = h->args[i];
-		}
-	}
-	return 0;
-}
-
-/* Runs once; the decoded event stays in h (its bytes in the VM's record). */
-static void run(struct harness *h)
-{
-	GS_OPTS(gs_decoder_opts, dopts, .contexts = h->contexts, .ncontexts = 64);
-	struct gs_error err;
-	uint64_t r0 = 99;
-
-	if (gs_vm_run(&h->vm, (uint32_t)h->prog, h->regs, sizeof(h->regs), &r0, &err))
-		fail_msg("vm: %s", err.msg);
-	assert_int_equal(r0, 0);
-	if (gs_decoder_new(&dopts, &h->dec, &err))
-		fail_msg("decoder: %s", err.msg);
-	assert_int_equal(h->vm.nrecords, 1);
-	if (gs_decoder_feed(h->dec, h->vm.records[0].data, h->vm.records[0].size, keep, h,
-			    &err) < 0)
-		fail_msg("decode: %s", err.msg);
-	assert_int_equal(h->nevents, 1);
-}
-
-static void teardown(struct harness *h)
-{
-	gs_decoder_free(h->dec);
-	gs_vm_fini(&h->vm);
-	gs_program_free(h->p);
-}
-
-static const struct gs_value *var(struct harness *h, size_t i)
-{
-	assert_true(i < h->ninsts);
-	assert_int_equal(h->insts[i].type, GS_INST_PRINT_COMPLEX_VARIABLE);
-	return &h->insts[i].variable;
-}
-
-static const struct gs_value *arg(struct harness *h, size_t i, size_t k)
-{
-	assert_true(i < h->ninsts);
-	assert_int_equal(h->insts[i].type, GS_INST_PRINT_COMPLEX_FORMAT);
-	assert_true(k < h->insts[i].format.arg_count);
-	return &h->insts[i].format.args[k];
-}
-
-static int32_t i32_of(const struct gs_value *v)
-{
-	int32_t x;
-
-	assert_int_equal(v->status, GS_VAR_OK);
-	assert_true(v->data_len >= 4);
-	memcpy(&x, v->data, 4);
-	return x;
-}
-
-static uint8_t end_status(struct harness *h)
-{
-	assert_int_equal(h->insts[h->ninsts - 1].type, GS_INST_END);
-	return h->insts[h->ninsts - 1].end.execution_status;
-}
+#include "vm_values.h"
 
 /* struct rec as cg_value_specs.c types it. */
 static void put_rec(uint8_t *b, int32_t id, int32_t x, int32_t y, const char *name,
@@ -188,14 +34,14 @@ static void test_register_value_is_its_low_bytes(void **state)
 	struct harness hh, *h = &hh;
 
 	(void)state;
-	build(h, "val_register");
+	vmv_build(h, "val_register");
 	h->regs[REG(112)] = 0xffffffff00000000ull | (uint32_t)-12345; /* rdi */
-	run(h);
-	assert_int_equal(i32_of(var(h, 0)), -12345);
-	assert_string_equal(var(h, 0)->name, "n");
-	assert_string_equal(var(h, 0)->type->name, "int");
-	assert_int_equal(end_status(h), GS_EXEC_SUCCESS);
-	teardown(h);
+	vmv_run(h);
+	assert_int_equal(vmv_i32(vmv_var(h, 0)), -12345);
+	assert_string_equal(vmv_var(h, 0)->name, "n");
+	assert_string_equal(vmv_var(h, 0)->type->name, "int");
+	assert_int_equal(vmv_end_status(h), GS_EXEC_SUCCESS);
+	vmv_teardown(h);
 }
 
 static void test_stack_value_is_read_at_the_cfa_offset(void **state)
@@ -204,16 +50,16 @@ static void test_stack_value_is_read_at_the_cfa_offset(void **state)
 	int32_t pt[2] = { 11, -22 };
 
 	(void)state;
-	build(h, "val_stack_cfa");
+	vmv_build(h, "val_stack_cfa");
 	/* s lives at CFA - 24 = rsp + 16 - 24 */
-	user_mem(h, STACK_SP - 8, pt, sizeof(pt));
-	run(h);
-	assert_int_equal(var(h, 0)->data_len, 8);
-	assert_memory_equal(var(h, 0)->data, pt, 8);
-	assert_string_equal(var(h, 0)->type->name, "struct point");
-	assert_int_equal(var(h, 0)->type->nmembers, 2);
-	assert_int_equal(i32_of(var(h, 1)), -22);
-	teardown(h);
+	vmv_user_mem(h, STACK_SP - 8, pt, sizeof(pt));
+	vmv_run(h);
+	assert_int_equal(vmv_var(h, 0)->data_len, 8);
+	assert_memory_equal(vmv_var(h, 0)->data, pt, 8);
+	assert_string_equal(vmv_var(h, 0)->type->name, "struct point");
+	assert_int_equal(vmv_var(h, 0)->type->nmembers, 2);
+	assert_int_equal(vmv_i32(vmv_var(h, 1)), -22);
+	vmv_teardown(h);
 }
 
 static void test_global_is_rebased_by_the_module_bias(void **state)
@@ -222,12 +68,12 @@ static void test_global_is_rebased_by_the_module_bias(void **state)
 	int32_t g = 4242;
 
 	(void)state;
-	build(h, "val_global");
-	module_offsets(h);
-	user_mem(h, BIAS + GS_CGV_GLOBAL_ADDR, &g, 4);
-	run(h);
-	assert_int_equal(i32_of(var(h, 0)), 4242);
-	teardown(h);
+	vmv_build(h, "val_global");
+	vmv_module_offsets(h);
+	vmv_user_mem(h, BIAS + GS_CGV_GLOBAL_ADDR, &g, 4);
+	vmv_run(h);
+	assert_int_equal(vmv_i32(vmv_var(h, 0)), 4242);
+	vmv_teardown(h);
 }
 
 static void test_global_without_offsets_is_offsets_unavailable(void **state)
@@ -235,12 +81,12 @@ static void test_global_without_offsets_is_offsets_unavailable(void **state)
 	struct harness hh, *h = &hh;
 
 	(void)state;
-	build(h, "val_global");
-	run(h);
-	assert_int_equal(var(h, 0)->status, GS_VAR_OFFSETS_UNAVAILABLE);
-	assert_int_equal(var(h, 0)->data_len, 0);
-	assert_int_equal(end_status(h), GS_EXEC_COMPLETE_FAILURE);
-	teardown(h);
+	vmv_build(h, "val_global");
+	vmv_run(h);
+	assert_int_equal(vmv_var(h, 0)->status, GS_VAR_OFFSETS_UNAVAILABLE);
+	assert_int_equal(vmv_var(h, 0)->data_len, 0);
+	assert_int_equal(vmv_end_status(h), GS_EXEC_COMPLETE_FAILURE);
+	vmv_teardown(h);
 }
 
 static void test_unreadable_global_is_a_read_error_with_its_address(void **state)
@@ -249,15 +95,15 @@ static void test_unreadable_global_is_a_read_error_with_its_address(void **state
 	struct gs_read_error_payload e;
 
 	(void)state;
-	build(h, "val_global");
-	module_offsets(h);
-	run(h);
-	assert_int_equal(var(h, 0)->status, GS_VAR_READ_ERROR);
-	assert_int_equal(var(h, 0)->data_len, sizeof(e));
-	memcpy(&e, var(h, 0)->data, sizeof(e));
+	vmv_build(h, "val_global");
+	vmv_module_offsets(h);
+	vmv_run(h);
+	assert_int_equal(vmv_var(h, 0)->status, GS_VAR_READ_ERROR);
+	assert_int_equal(vmv_var(h, 0)->data_len, sizeof(e));
+	memcpy(&e, vmv_var(h, 0)->data, sizeof(e));
 	assert_int_equal(e.errno_value, -EFAULT);
 	assert_int_equal(e.addr, BIAS + GS_CGV_GLOBAL_ADDR);
-	teardown(h);
+	vmv_teardown(h);
 }
 
 static void test_composite_pieces_come_from_their_registers(void **state)
@@ -266,13 +112,13 @@ static void test_composite_pieces_come_from_their_registers(void **state)
 	int32_t want[2] = { 7, -8 };
 
 	(void)state;
-	build(h, "val_composite");
+	vmv_build(h, "val_composite");
 	h->regs[REG(80)] = 0xdead000000000007ull;             /* rax: x */
 	h->regs[REG(96)] = 0xbeef000000000000ull | (uint32_t)-8; /* rdx: y */
-	run(h);
-	assert_memory_equal(var(h, 0)->data, want, 8);
-	assert_int_equal(i32_of(var(h, 1)), -8);
-	teardown(h);
+	vmv_run(h);
+	assert_memory_equal(vmv_var(h, 0)->data, want, 8);
+	assert_int_equal(vmv_i32(vmv_var(h, 1)), -8);
+	vmv_teardown(h);
 }
 
 static void test_list_entry_register_holds_the_pointer(void **state)
@@ -281,14 +127,14 @@ static void test_list_entry_register_holds_the_pointer(void **state)
 	uint64_t ptr;
 
 	(void)state;
-	build(h, "val_list_entry");
+	vmv_build(h, "val_list_entry");
 	h->regs[REG(104)] = REC_ADDR; /* rsi */
-	run(h);
-	memcpy(&ptr, var(h, 0)->data, 8);
+	vmv_run(h);
+	memcpy(&ptr, vmv_var(h, 0)->data, 8);
 	assert_int_equal(ptr, REC_ADDR);
-	assert_string_equal(var(h, 0)->type->name, "struct rec *");
-	assert_string_equal(var(h, 0)->type->target->name, "struct rec");
-	teardown(h);
+	assert_string_equal(vmv_var(h, 0)->type->name, "struct rec *");
+	assert_string_equal(vmv_var(h, 0)->type->target->name, "struct rec");
+	vmv_teardown(h);
 }
 
 static void test_optimized_out_has_no_bytes_and_constants_print(void **state)
@@ -296,14 +142,14 @@ static void test_optimized_out_has_no_bytes_and_constants_print(void **state)
 	struct harness hh, *h = &hh;
 
 	(void)state;
-	build(h, "val_optimized_out");
-	run(h);
-	assert_int_equal(var(h, 0)->kind, GS_TYPE_OPTIMIZED_OUT);
-	assert_int_equal(var(h, 0)->data_len, 0);
-	assert_string_equal(var(h, 0)->type->name, "int");
-	assert_int_equal(arg(h, 1, 0)->kind, GS_TYPE_OPTIMIZED_OUT);
-	assert_int_equal(i32_of(arg(h, 1, 1)), 7);
-	teardown(h);
+	vmv_build(h, "val_optimized_out");
+	vmv_run(h);
+	assert_int_equal(vmv_var(h, 0)->kind, GS_TYPE_OPTIMIZED_OUT);
+	assert_int_equal(vmv_var(h, 0)->data_len, 0);
+	assert_string_equal(vmv_var(h, 0)->type->name, "int");
+	assert_int_equal(vmv_arg(h, 1, 0)->kind, GS_TYPE_OPTIMIZED_OUT);
+	assert_int_equal(vmv_i32(vmv_arg(h, 1, 1)), 7);
+	vmv_teardown(h);
 }
 
 static void test_chains_follow_pointers_index_and_bit_fields(void **state)
@@ -315,24 +161,24 @@ static void test_chains_follow_pointers_index_and_bit_fields(void **state)
 	uint8_t bits0 = 5 | 19 << 3, bits1 = (uint8_t)(-9 & 0x7f);
 
 	(void)state;
-	build(h, "val_chain");
+	vmv_build(h, "val_chain");
 	put_rec(rec, 7, 1, -2, "alpha", NEXT_ADDR, values, bits0, bits1);
 	put_rec(next, 99, 0, 0, "beta", 0, values, 0, 0);
-	user_mem(h, REC_ADDR, rec, sizeof(rec));
-	user_mem(h, NEXT_ADDR, next, sizeof(next));
+	vmv_user_mem(h, REC_ADDR, rec, sizeof(rec));
+	vmv_user_mem(h, NEXT_ADDR, next, sizeof(next));
 	h->regs[REG(104)] = REC_ADDR;
 	h->vm.pid = 4243; /* $tid % 4 == 3 */
-	run(h);
-	assert_int_equal(i32_of(arg(h, 0, 0)), -2);
-	assert_int_equal(i32_of(arg(h, 0, 1)), 300);
-	assert_int_equal(i32_of(arg(h, 0, 2)), 400);
-	assert_int_equal(i32_of(arg(h, 0, 3)), 99);
-	assert_int_equal(i32_of(arg(h, 0, 4)), 19);
-	assert_int_equal(i32_of(arg(h, 0, 5)), -9);
-	assert_int_equal(var(h, 1)->data_len, GS_CGV_REC_SIZE);
-	assert_memory_equal(var(h, 1)->data, next, GS_CGV_REC_SIZE);
-	assert_int_equal(end_status(h), GS_EXEC_SUCCESS);
-	teardown(h);
+	vmv_run(h);
+	assert_int_equal(vmv_i32(vmv_arg(h, 0, 0)), -2);
+	assert_int_equal(vmv_i32(vmv_arg(h, 0, 1)), 300);
+	assert_int_equal(vmv_i32(vmv_arg(h, 0, 2)), 400);
+	assert_int_equal(vmv_i32(vmv_arg(h, 0, 3)), 99);
+	assert_int_equal(vmv_i32(vmv_arg(h, 0, 4)), 19);
+	assert_int_equal(vmv_i32(vmv_arg(h, 0, 5)), -9);
+	assert_int_equal(vmv_var(h, 1)->data_len, GS_CGV_REC_SIZE);
+	assert_memory_equal(vmv_var(h, 1)->data, next, GS_CGV_REC_SIZE);
+	assert_int_equal(vmv_end_status(h), GS_EXEC_SUCCESS);
+	vmv_teardown(h);
 }
 
 static void test_null_pointer_in_a_chain_is_null_deref(void **state)
@@ -342,17 +188,17 @@ static void test_null_pointer_in_a_chain_is_null_deref(void **state)
 	uint8_t rec[GS_CGV_REC_SIZE];
 
 	(void)state;
-	build(h, "val_chain");
+	vmv_build(h, "val_chain");
 	put_rec(rec, 7, 1, -2, "alpha", 0, values, 0, 0);
-	user_mem(h, REC_ADDR, rec, sizeof(rec));
+	vmv_user_mem(h, REC_ADDR, rec, sizeof(rec));
 	h->regs[REG(104)] = REC_ADDR;
-	run(h);
-	assert_int_equal(i32_of(arg(h, 0, 0)), -2);
-	assert_int_equal(arg(h, 0, 3)->status, GS_VAR_NULL_DEREF);
-	assert_int_equal(var(h, 1)->status, GS_VAR_NULL_DEREF);
-	assert_int_equal(var(h, 1)->data_len, 0);
-	assert_int_equal(end_status(h), GS_EXEC_PARTIAL_FAILURE);
-	teardown(h);
+	vmv_run(h);
+	assert_int_equal(vmv_i32(vmv_arg(h, 0, 0)), -2);
+	assert_int_equal(vmv_arg(h, 0, 3)->status, GS_VAR_NULL_DEREF);
+	assert_int_equal(vmv_var(h, 1)->status, GS_VAR_NULL_DEREF);
+	assert_int_equal(vmv_var(h, 1)->data_len, 0);
+	assert_int_equal(vmv_end_status(h), GS_EXEC_PARTIAL_FAILURE);
+	vmv_teardown(h);
 }
 
 static void test_strings_stop_at_nul_and_dumps_copy_bytes(void **state)
@@ -364,24 +210,24 @@ static void test_strings_stop_at_nul_and_dumps_copy_bytes(void **state)
 	static const char long_name[] = "fixture-name-longer-than-the-32-byte-cap";
 
 	(void)state;
-	build(h, "val_strings");
+	vmv_build(h, "val_strings");
 	put_rec(rec, 7, 1, -2, "alpha", 0, values, 0, 0);
-	user_mem(h, REC_ADDR, rec, sizeof(rec));
-	user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
-	user_mem(h, NAME_ADDR, long_name, sizeof(long_name));
-	module_offsets(h);
+	vmv_user_mem(h, REC_ADDR, rec, sizeof(rec));
+	vmv_user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
+	vmv_user_mem(h, NAME_ADDR, long_name, sizeof(long_name));
+	vmv_module_offsets(h);
 	h->regs[REG(104)] = REC_ADDR;
-	run(h);
-	assert_int_equal(arg(h, 0, 0)->kind, GS_TYPE_CSTRING);
-	assert_int_equal(arg(h, 0, 0)->status, GS_VAR_OK);
-	assert_string_equal((const char *)arg(h, 0, 0)->data, "alpha");
+	vmv_run(h);
+	assert_int_equal(vmv_arg(h, 0, 0)->kind, GS_TYPE_CSTRING);
+	assert_int_equal(vmv_arg(h, 0, 0)->status, GS_VAR_OK);
+	assert_string_equal((const char *)vmv_arg(h, 0, 0)->data, "alpha");
 	/* capped at 32 characters, marked Truncated: the string goes on */
-	assert_int_equal(arg(h, 0, 1)->status, GS_VAR_TRUNCATED);
-	assert_int_equal(strlen((const char *)arg(h, 0, 1)->data), 32);
-	assert_memory_equal(arg(h, 0, 1)->data, long_name, 32);
-	assert_int_equal(arg(h, 0, 2)->type->byte_size, 8);
-	assert_memory_equal(arg(h, 0, 2)->data, rec, 8);
-	teardown(h);
+	assert_int_equal(vmv_arg(h, 0, 1)->status, GS_VAR_TRUNCATED);
+	assert_int_equal(strlen((const char *)vmv_arg(h, 0, 1)->data), 32);
+	assert_memory_equal(vmv_arg(h, 0, 1)->data, long_name, 32);
+	assert_int_equal(vmv_arg(h, 0, 2)->type->byte_size, 8);
+	assert_memory_equal(vmv_arg(h, 0, 2)->data, rec, 8);
+	vmv_teardown(h);
 }
 
 /* {:s} is C's string: a char[16] holding 16 characters and no NUL shows
@@ -395,23 +241,23 @@ static void test_strings_show_full_arrays_and_exactly_cap_bytes(void **state)
 	uint64_t name_ptr = NAME_ADDR;
 
 	(void)state;
-	build(h, "val_strings");
+	vmv_build(h, "val_strings");
 	put_rec(rec, 7, 1, -2, "", 0, values, 0, 0);
 	memcpy(rec + GS_CGV_REC_NAME, "sixteen-chars-xy", 16);
 	rec[GS_CGV_REC_NAME + 16] = 'Z'; /* past the array: never shown */
-	user_mem(h, REC_ADDR, rec, sizeof(rec));
-	user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
-	user_mem(h, NAME_ADDR, exact, sizeof(exact));
-	module_offsets(h);
+	vmv_user_mem(h, REC_ADDR, rec, sizeof(rec));
+	vmv_user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
+	vmv_user_mem(h, NAME_ADDR, exact, sizeof(exact));
+	vmv_module_offsets(h);
 	h->regs[REG(104)] = REC_ADDR;
-	run(h);
-	assert_int_equal(arg(h, 0, 0)->status, GS_VAR_OK);
-	assert_int_equal(arg(h, 0, 0)->data_len, 16);
-	assert_memory_equal(arg(h, 0, 0)->data, "sixteen-chars-xy", 16);
-	assert_int_equal(arg(h, 0, 1)->status, GS_VAR_OK);
-	assert_string_equal((const char *)arg(h, 0, 1)->data, exact);
-	assert_int_equal(end_status(h), GS_EXEC_SUCCESS);
-	teardown(h);
+	vmv_run(h);
+	assert_int_equal(vmv_arg(h, 0, 0)->status, GS_VAR_OK);
+	assert_int_equal(vmv_arg(h, 0, 0)->data_len, 16);
+	assert_memory_equal(vmv_arg(h, 0, 0)->data, "sixteen-chars-xy", 16);
+	assert_int_equal(vmv_arg(h, 0, 1)->status, GS_VAR_OK);
+	assert_string_equal((const char *)vmv_arg(h, 0, 1)->data, exact);
+	assert_int_equal(vmv_end_status(h), GS_EXEC_SUCCESS);
+	vmv_teardown(h);
 }
 
 /* An event that would outgrow max_trace_event_size captures the value to
@@ -424,18 +270,18 @@ static void test_value_past_the_event_size_is_captured_to_what_fits(void **state
 	uint32_t key = 0;
 
 	(void)state;
-	build(h, "val_budget");
+	vmv_build(h, "val_budget");
 	put_rec(rec, 7, 1, -2, "alpha", 0, values, 0, 0);
-	user_mem(h, REC_ADDR, rec, sizeof(rec));
+	vmv_user_mem(h, REC_ADDR, rec, sizeof(rec));
 	h->regs[REG(104)] = REC_ADDR;
-	run(h);
-	assert_int_equal(i32_of(arg(h, 0, 0)), -2);
-	assert_int_equal(var(h, 1)->status, GS_VAR_TRUNCATED);
-	assert_true(var(h, 1)->data_len >= 12 && var(h, 1)->data_len < GS_CGV_REC_SIZE);
-	assert_memory_equal(var(h, 1)->data, rec, var(h, 1)->data_len);
-	assert_int_equal(end_status(h), GS_EXEC_PARTIAL_FAILURE);
+	vmv_run(h);
+	assert_int_equal(vmv_i32(vmv_arg(h, 0, 0)), -2);
+	assert_int_equal(vmv_var(h, 1)->status, GS_VAR_TRUNCATED);
+	assert_true(vmv_var(h, 1)->data_len >= 12 && vmv_var(h, 1)->data_len < GS_CGV_REC_SIZE);
+	assert_memory_equal(vmv_var(h, 1)->data, rec, vmv_var(h, 1)->data_len);
+	assert_int_equal(vmv_end_status(h), GS_EXEC_PARTIAL_FAILURE);
 	assert_int_equal(gs_vm_map_sum_u64(&h->vm, h->map_ids[GS_MAP_LOSS], &key, 0), 0);
-	teardown(h);
+	vmv_teardown(h);
 }
 
 /* .* dumps as many bytes as the argument before says, capped at the
@@ -456,27 +302,27 @@ static void test_runtime_lengths_read_what_the_length_says(void **state)
 		uint8_t status = !want ? GS_VAR_ZERO_LENGTH : lens[i] > 8 ? GS_VAR_TRUNCATED :
 				 GS_VAR_OK;
 
-		build(h, "val_runtime_len");
+		vmv_build(h, "val_runtime_len");
 		put_rec(rec, 7, 1, -2, "alpha", 0, values, 0, 0);
-		user_mem(h, REC_ADDR, rec, sizeof(rec));
-		user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
-		user_mem(h, NAME_ADDR, "0123456789", 11);
-		module_offsets(h);
+		vmv_user_mem(h, REC_ADDR, rec, sizeof(rec));
+		vmv_user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
+		vmv_user_mem(h, NAME_ADDR, "0123456789", 11);
+		vmv_module_offsets(h);
 		h->regs[REG(104)] = REC_ADDR;
 		h->regs[REG(112)] = (uint64_t)lens[i];
-		run(h);
+		vmv_run(h);
 		assert_int_equal(h->insts[0].format.arg_count, 6);
-		memcpy(&len, arg(h, 0, 0)->data, 8);
+		memcpy(&len, vmv_arg(h, 0, 0)->data, 8);
 		assert_int_equal(len, lens[i]);
-		assert_int_equal(arg(h, 0, 1)->data_len, 12); /* the cap, at least 12 */
-		assert_int_equal(arg(h, 0, 1)->status, status);
-		assert_memory_equal(arg(h, 0, 1)->data, rec + GS_CGV_REC_VALUES, want);
-		assert_int_equal(arg(h, 0, 3)->status, status);
-		assert_memory_equal(arg(h, 0, 3)->data, "0123456789", want);
+		assert_int_equal(vmv_arg(h, 0, 1)->data_len, 12); /* the cap, at least 12 */
+		assert_int_equal(vmv_arg(h, 0, 1)->status, status);
+		assert_memory_equal(vmv_arg(h, 0, 1)->data, rec + GS_CGV_REC_VALUES, want);
+		assert_int_equal(vmv_arg(h, 0, 3)->status, status);
+		assert_memory_equal(vmv_arg(h, 0, 3)->data, "0123456789", want);
 		/* an optimized-out length: its status, and no dump */
-		assert_int_equal(arg(h, 0, 4)->status, GS_VAR_ACCESS_ERROR);
-		assert_int_equal(arg(h, 0, 5)->status, GS_VAR_ZERO_LENGTH);
-		teardown(h);
+		assert_int_equal(vmv_arg(h, 0, 4)->status, GS_VAR_ACCESS_ERROR);
+		assert_int_equal(vmv_arg(h, 0, 5)->status, GS_VAR_ZERO_LENGTH);
+		vmv_teardown(h);
 	}
 }
 
@@ -489,16 +335,16 @@ static void test_pointer_in_pieces_is_joined_before_use(void **state)
 	uint64_t v;
 
 	(void)state;
-	build(h, "val_pointer_pieces");
+	vmv_build(h, "val_pointer_pieces");
 	put_rec(rec, 77, 0, 0, "x", 0x1122334455667788ull, values, 0, 0);
-	user_mem(h, REC_ADDR, rec, sizeof(rec));
+	vmv_user_mem(h, REC_ADDR, rec, sizeof(rec));
 	h->regs[REG(80)] = 0xdead0000ull << 32 | (uint32_t)REC_ADDR;          /* rax: low half */
 	h->regs[REG(96)] = 0xbeef0000ull << 32 | (uint32_t)((uint64_t)REC_ADDR >> 32); /* rdx */
-	run(h);
-	assert_int_equal(i32_of(var(h, 0)), 77);
-	memcpy(&v, arg(h, 1, 0)->data, 8);
+	vmv_run(h);
+	assert_int_equal(vmv_i32(vmv_var(h, 0)), 77);
+	memcpy(&v, vmv_arg(h, 1, 0)->data, 8);
 	assert_int_equal(v, 0x1122334455667788ull);
-	teardown(h);
+	vmv_teardown(h);
 }
 
 static void test_comparisons_read_once_and_compare_bytes(void **state)
@@ -513,14 +359,14 @@ static void test_comparisons_read_once_and_compare_bytes(void **state)
 		uint64_t name_ptr = NAME_ADDR;
 		size_t n = 0;
 
-		build(h, "val_compare");
+		vmv_build(h, "val_compare");
 		put_rec(rec, 7, 1, -2, names[i], 0, values, 0, 0);
-		user_mem(h, REC_ADDR, rec, sizeof(rec));
-		user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
-		user_mem(h, NAME_ADDR, names[i], strlen(names[i]) + 1);
-		module_offsets(h);
+		vmv_user_mem(h, REC_ADDR, rec, sizeof(rec));
+		vmv_user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
+		vmv_user_mem(h, NAME_ADDR, names[i], strlen(names[i]) + 1);
+		vmv_module_offsets(h);
 		h->regs[REG(104)] = REC_ADDR;
-		run(h);
+		vmv_run(h);
 		/* "fix" starts only "fixture"; strncmp(name, "alpha", 6) equals
 		 * only "alpha" (the sixth byte is the NUL). */
 		if (i == 2) {
@@ -532,21 +378,10 @@ static void test_comparisons_read_once_and_compare_bytes(void **state)
 			assert_string_equal(h->insts[n++].string.text, "alpha");
 		}
 		assert_int_equal(h->insts[n].type, GS_INST_END);
-		teardown(h);
+		vmv_teardown(h);
 	}
 }
 
-static int64_t i64_of(const struct gs_value *v)
-{
-	int64_t x = 0;
-	uint32_t n = v->type && v->type->kind == GS_TYPE_BOOL ? 1 : 8;
-
-	assert_int_equal(v->status, GS_VAR_OK);
-	if (v->data_len < n)
-		fail_msg("%s: %u bytes of %s", v->name, v->data_len, v->type ? v->type->name : "?");
-	memcpy(&x, v->data, n);
-	return x;
-}
 
 /* Every operator as C computes it on the same values: the expected
  * numbers come from the compiler, not from the code generator. */
@@ -566,21 +401,21 @@ static void test_arithmetic_follows_c_conversions(void **state)
 	};
 
 	(void)state;
-	build(h, "val_c_arith");
+	vmv_build(h, "val_c_arith");
 	h->regs[REG(112)] = u64v;                            /* rdi */
 	h->regs[REG(104)] = 0xdead000000000000ull | u32v;    /* rsi: only its low 4 bytes */
 	h->regs[REG(96)] = 0xbeef000000000000ull | (uint32_t)i32v; /* rdx */
-	run(h);
+	vmv_run(h);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		const struct gs_value *v = arg(h, i / 6, i % 6);
+		const struct gs_value *v = vmv_arg(h, i / 6, i % 6);
 
-		if (i64_of(v) != want[i])
-			fail_msg("argument %zu: %" PRId64 ", C says %" PRId64, i, i64_of(v), want[i]);
+		if (vmv_i64(v) != want[i])
+			fail_msg("argument %zu: %" PRId64 ", C says %" PRId64, i, vmv_i64(v), want[i]);
 	}
 	/* unsigned results show as unsigned numbers */
-	assert_string_equal(arg(h, 0, 0)->type->name, "u64");
-	assert_string_equal(arg(h, 1, 0)->type->name, "i64");
-	teardown(h);
+	assert_string_equal(vmv_arg(h, 0, 0)->type->name, "u64");
+	assert_string_equal(vmv_arg(h, 1, 0)->type->name, "i64");
+	vmv_teardown(h);
 }
 
 /* Location programs (cg_value_specs.c val_dwarf_expr): each value as its
@@ -594,27 +429,27 @@ static void test_location_programs_compute_what_dwarf_says(void **state)
 	int16_t lo;
 
 	(void)state;
-	build(h, "val_dwarf_expr");
-	module_offsets(h);
+	vmv_build(h, "val_dwarf_expr");
+	vmv_module_offsets(h);
 	h->regs[REG(112)] = rdi;
 	h->regs[REG(104)] = rsi;
 	h->regs[REG(96)] = rdx;
 	h->regs[REG(40)] = rbx;
-	user_mem(h, REC_ADDR, &pointer, 8);
-	user_mem(h, NEXT_ADDR + 8, &at, 4);
-	user_mem(h, STACK_SP, &ra, 8);
-	run(h);
-	assert_int_equal(i32_of(var(h, 0)), (int32_t)(uint32_t)(rdi * 3 + rsi)); /* mix */
-	assert_int_equal(i32_of(var(h, 1)), 77);                                  /* at */
-	assert_int_equal(i64_of(var(h, 2)), 4);                                   /* |rdi| */
-	memcpy(&lo, var(h, 3)->data, 2);
+	vmv_user_mem(h, REC_ADDR, &pointer, 8);
+	vmv_user_mem(h, NEXT_ADDR + 8, &at, 4);
+	vmv_user_mem(h, STACK_SP, &ra, 8);
+	vmv_run(h);
+	assert_int_equal(vmv_i32(vmv_var(h, 0)), (int32_t)(uint32_t)(rdi * 3 + rsi)); /* mix */
+	assert_int_equal(vmv_i32(vmv_var(h, 1)), 77);                                  /* at */
+	assert_int_equal(vmv_i64(vmv_var(h, 2)), 4);                                   /* |rdi| */
+	memcpy(&lo, vmv_var(h, 3)->data, 2);
 	assert_int_equal(lo, (int16_t)0x8765 >> 1);         /* (short)rdx >> 1, arithmetic */
-	assert_int_equal(i32_of(var(h, 4)), 0);             /* -4 / REC_ADDR, signed */
-	assert_int_equal(i32_of(var(h, 5)), 42);            /* the caller's rbx */
-	assert_int_equal(i32_of(arg(h, 6, 0)), (int32_t)(uint32_t)(rdi * 3 + rsi) + 3);
-	assert_int_equal(i64_of(var(h, 7)), -4 / 3); /* signed: -1 */
-	assert_int_equal(i64_of(var(h, 8)), -4 % 3); /* signed: -1 */
-	teardown(h);
+	assert_int_equal(vmv_i32(vmv_var(h, 4)), 0);             /* -4 / REC_ADDR, signed */
+	assert_int_equal(vmv_i32(vmv_var(h, 5)), 42);            /* the caller's rbx */
+	assert_int_equal(vmv_i32(vmv_arg(h, 6, 0)), (int32_t)(uint32_t)(rdi * 3 + rsi) + 3);
+	assert_int_equal(vmv_i64(vmv_var(h, 7)), -4 / 3); /* signed: -1 */
+	assert_int_equal(vmv_i64(vmv_var(h, 8)), -4 % 3); /* signed: -1 */
+	vmv_teardown(h);
 }
 
 static void test_location_programs_fail_as_gdb_does(void **state)
@@ -624,19 +459,19 @@ static void test_location_programs_fail_as_gdb_does(void **state)
 	struct gs_read_error_payload e;
 
 	(void)state;
-	build(h, "val_dwarf_expr");
-	module_offsets(h);
+	vmv_build(h, "val_dwarf_expr");
+	vmv_module_offsets(h);
 	h->regs[REG(112)] = 5;
 	h->regs[REG(104)] = 0; /* at's pointer is NULL, dz divides by zero */
-	user_mem(h, STACK_SP, &other_ra, 8);
-	run(h);
-	assert_int_equal(i32_of(var(h, 0)), 15);
-	assert_int_equal(var(h, 1)->status, GS_VAR_READ_ERROR);
-	memcpy(&e, var(h, 1)->data, sizeof(e));
+	vmv_user_mem(h, STACK_SP, &other_ra, 8);
+	vmv_run(h);
+	assert_int_equal(vmv_i32(vmv_var(h, 0)), 15);
+	assert_int_equal(vmv_var(h, 1)->status, GS_VAR_READ_ERROR);
+	memcpy(&e, vmv_var(h, 1)->data, sizeof(e));
 	assert_int_equal(e.addr, 0);
-	assert_int_equal(var(h, 4)->status, GS_VAR_DIV_BY_ZERO); /* division by zero */
-	assert_int_equal(var(h, 5)->status, GS_VAR_OPTIMIZED_OUT); /* no call site matched */
-	teardown(h);
+	assert_int_equal(vmv_var(h, 4)->status, GS_VAR_DIV_BY_ZERO); /* division by zero */
+	assert_int_equal(vmv_var(h, 5)->status, GS_VAR_OPTIMIZED_OUT); /* no call site matched */
+	vmv_teardown(h);
 }
 #pragma GCC diagnostic pop
 
@@ -657,26 +492,26 @@ static void test_pointers_and_strings_as_c(void **state)
 		const char *other = names[(i + 1) % 3];
 		int32_t n = lens[i];
 
-		build(h, "val_ptr_strings");
+		vmv_build(h, "val_ptr_strings");
 		put_rec(rec, 7, 1, -2, names[i], 0, values, 0, 0);
-		user_mem(h, REC_ADDR, rec, sizeof(rec));
-		user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
-		user_mem(h, NAME_ADDR, other, strlen(other) + 1);
-		module_offsets(h);
+		vmv_user_mem(h, REC_ADDR, rec, sizeof(rec));
+		vmv_user_mem(h, BIAS + GS_CGV_NAME_PTR_ADDR, &name_ptr, 8);
+		vmv_user_mem(h, NAME_ADDR, other, strlen(other) + 1);
+		vmv_module_offsets(h);
 		h->regs[REG(104)] = REC_ADDR;                  /* rsi: r */
 		h->regs[REG(112)] = 0xffffffff00000000ull | (uint32_t)n; /* rdi: n */
-		run(h);
-		assert_int_equal(i64_of(arg(h, 0, 0)), strcmp(names[i], "alpha") == 0);
-		assert_int_equal(i64_of(arg(h, 0, 1)), strcmp(other, "alpha") == 0);
-		assert_int_equal(i64_of(arg(h, 0, 2)), strcmp(names[i], "alphabet") != 0);
-		assert_int_equal(i64_of(arg(h, 0, 3)), values[2]);
-		assert_int_equal(i64_of(arg(h, 0, 4)), REC_ADDR + GS_CGV_REC_SIZE);
-		assert_int_equal(i64_of(arg(h, 0, 5)),
+		vmv_run(h);
+		assert_int_equal(vmv_i64(vmv_arg(h, 0, 0)), strcmp(names[i], "alpha") == 0);
+		assert_int_equal(vmv_i64(vmv_arg(h, 0, 1)), strcmp(other, "alpha") == 0);
+		assert_int_equal(vmv_i64(vmv_arg(h, 0, 2)), strcmp(names[i], "alphabet") != 0);
+		assert_int_equal(vmv_i64(vmv_arg(h, 0, 3)), values[2]);
+		assert_int_equal(vmv_i64(vmv_arg(h, 0, 4)), REC_ADDR + GS_CGV_REC_SIZE);
+		assert_int_equal(vmv_i64(vmv_arg(h, 0, 5)),
 				 n <= 0 || memcmp(names[i], other, (size_t)n) == 0);
-		assert_int_equal(i64_of(arg(h, 0, 6)), n != 0);
-		assert_int_equal(var(h, 1)->status, GS_VAR_OK);
-		assert_string_equal((const char *)var(h, 1)->data, "alpha");
-		teardown(h);
+		assert_int_equal(vmv_i64(vmv_arg(h, 0, 6)), n != 0);
+		assert_int_equal(vmv_var(h, 1)->status, GS_VAR_OK);
+		assert_string_equal((const char *)vmv_var(h, 1)->data, "alpha");
+		vmv_teardown(h);
 	}
 }
 

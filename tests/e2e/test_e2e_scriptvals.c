@@ -223,20 +223,19 @@ static void s_views_exprs(struct e2e_ctx *c)
 	/* out of range: the value's error, as a failed read shows it */
 	e2e_expect(c, strstr(out, "  v[9] = <address computation failed>\n") != NULL,
 		   "v[9] is not an error");
-	/* -> through the unique_ptr, when the dwarf layer recognized it (it
-	 * shows as gdb's printer does) */
-	if (!strstr(out, "  *up = std::unique_ptr<S")) {
-		e2e_note(c, "the dwarf layer gave this g++'s std::unique_ptr<S> no view: up->x "
-			 "is not checked\n");
-	} else {
-		e2e_output_free(&parsed);
-		e2e_run_free(&r);
-		t.script = "trace view_probe { print up->x; print (*up).y; }";
-		e2e_trace_run(c, &t, &r, &parsed);
-		out = e2e_buf_str(&r.out);
-		e2e_expect(c, strstr(out, "  up->x = 42\n") && strstr(out, "  (*up).y = -7\n"),
-			   "up->x, (*up).y");
-	}
+	/* up is a std::unique_ptr<S> &: the reference is its referent, and *
+	 * and -> on the unique_ptr reach the S, as gdb's do */
+	e2e_expect(c, strstr(out, "  *up = {x = 42, y = -7}\n") != NULL,
+		   "*up is not the S the unique_ptr holds");
+	e2e_output_free(&parsed);
+	e2e_run_free(&r);
+	t.script = "trace view_probe { print up->x; print (*up).y; print up; }";
+	e2e_trace_run(c, &t, &r, &parsed);
+	out = e2e_buf_str(&r.out);
+	e2e_expect(c, strstr(out, "  up->x = 42\n") && strstr(out, "  (*up).y = -7\n"),
+		   "up->x, (*up).y");
+	e2e_expect(c, strstr(out, "  up = std::unique_ptr<S> = {get() = 0x") != NULL,
+		   "up does not print as the unique_ptr it refers to");
 	e2e_output_free(&parsed);
 	e2e_run_free(&r);
 	e2e_fixture_stop(&f);

@@ -156,9 +156,9 @@ void vc_canon(const char *text, bool from_gdb, char *out, size_t size)
 
 		if (v->kind == T_CHAR && i > 0 && t.v[i - 1].kind == T_NUM)
 			continue; /* 97 'a': the number says it */
-		if (from_gdb && i > 0 && is_hex(&t.v[i - 1]) &&
-		    (v->kind == T_STR || (v->kind == T_ANGLE && strcmp(v->text, "<optimized out>"))))
-			continue; /* 0x... "the string", 0x... <symbol> */
+		if (from_gdb && i > 0 && is_hex(&t.v[i - 1]) && v->kind == T_ANGLE &&
+		    strcmp(v->text, "<optimized out>") && strncmp(v->text, "<error:", 7))
+			continue; /* 0x... <symbol> */
 		if (v->kind == T_NUM && is_float(v->text))
 			snprintf(tok, sizeof(tok), "%.6g", strtod(v->text, NULL));
 		else if (v->kind == T_STR)

@@ -1,7 +1,7 @@
 /* How the values differential test compares gdb's `print` with gstrace's:
  * both texts become token lists in which what only one side shows is left
- * out (gdb's `(type *)` casts, the string after a char pointer, the
- * `<symbol>` after a code address, the character after a char's number),
+ * out (gdb's `(type *)` casts, the `<symbol>` after a code address, the
+ * character after a char's number; a char pointer's string is compared),
  * strings compare by their bytes (gdb escapes in octal, gstrace in hex)
  * and floats by value to float precision (gdb prints 9 or 17 digits,
  * gstrace the shortest that reads back). */

@@ -60,6 +60,10 @@ void faults_expect_exit(struct e2e_ctx *c, const struct e2e_run *r, int code,
 void faults_run_refused(struct e2e_ctx *c, const char *const *args, int code,
 			const char *const *needles);
 
+/* A copy of fault_target at path with its .eh_frame overwritten
+ * (test_faults_input.c). */
+bool faults_corrupt_copy(const char *path);
+
 /* ---- output (faults_json.c) ---------------------------------------------------- */
 
 /* One JSON value and nothing else on the line (RFC 8259 syntax). */
@@ -82,5 +86,7 @@ extern const struct e2e_scenario faults_scale_scenarios[];
 extern const size_t faults_scale_nscenarios;
 extern const struct e2e_scenario faults_files_scenarios[];
 extern const size_t faults_files_nscenarios;
+extern const struct e2e_scenario faults_messages_scenarios[];
+extern const size_t faults_messages_nscenarios;
 
 #endif /* GS_FAULTS_H */

@@ -11,6 +11,7 @@ static const struct e2e_table tables[] = {
 	{ faults_events_scenarios, &faults_events_nscenarios },
 	{ faults_scale_scenarios, &faults_scale_nscenarios },
 	{ faults_files_scenarios, &faults_files_nscenarios },
+	{ faults_messages_scenarios, &faults_messages_nscenarios },
 };
 
 int main(int argc, char **argv)

@@ -56,15 +56,21 @@ static void s_probe_cap(struct e2e_ctx *c)
 static bool corrupt_copy(char *path, size_t size)
 {
 	char dir[] = "/tmp/gs-faults-XXXXXX";
+
+	if (!mkdtemp(dir))
+		return false;
+	snprintf(path, size, "%s/fault_target", dir);
+	return faults_corrupt_copy(path);
+}
+
+bool faults_corrupt_copy(const char *path)
+{
 	FILE *in, *out;
 	char *data;
 	long len;
 	Elf64_Ehdr *eh;
 	bool done = false;
 
-	if (!mkdtemp(dir))
-		return false;
-	snprintf(path, size, "%s/fault_target", dir);
 	in = fopen(e2e_fixture_path("fault_target"), "rb");
 	if (!in)
 		return false;

@@ -9,9 +9,11 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include <gs/print.h>
 #include <gs/render.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -276,6 +278,64 @@ static void test_strings_and_dumps(void **state)
 	check_format("<{:x.*}>", len_dump, 1, "<<missing arg>>");
 }
 
+/* The JSON line of one format instruction, from "args" on. */
+static char *json_args(const char *fmt, const struct gs_value *args, uint8_t nargs)
+{
+	GS_OPTS(gs_printer_opts, oo, .format = GS_PRINT_JSON, .timestamp = GS_PRINT_TIME_NONE);
+	struct gs_inst in[2] = {
+		{ .type = GS_INST_PRINT_COMPLEX_FORMAT,
+		  .format = { .format = fmt, .arg_count = nargs, .args = args } },
+		{ .type = GS_INST_END },
+	};
+	struct gs_event ev = { .insts = in, .ninsts = 2 };
+	struct gs_printer *p;
+	char *text = NULL, *a;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	assert_non_null(f);
+	assert_int_equal(gs_printer_new(&oo, &p, NULL), 0);
+	assert_int_equal(gs_print_event(p, &ev, f), 0);
+	gs_printer_free(p);
+	fclose(f);
+	a = strstr(text, "\"args\":");
+	assert_non_null(a);
+	memmove(text, a, strlen(a) + 1);
+	return text;
+}
+
+/* issue 32 item 6: a run-time length renders as the same static length
+ * does, past the cap (the capture truncated) and within it, in the text
+ * and in the JSON's argument. */
+static void test_runtime_lengths_render_as_static_ones(void **state)
+{
+	const struct gs_value cut[] = {
+		ARG(t_i64, "\x2c\x01\0\0\0\0\0\0", 0), /* 300 */
+		ARG(t_dump, "\xde\xad\xbe\xef\x00\x41\x42\x43\0\0\0\0\0\0\0\0", GS_VAR_TRUNCATED),
+	};
+	const struct gs_value len_dump[] = {
+		ARG(t_i64, "\x03\0\0\0\0\0\0\0", 0),
+		ARG(t_dump, "\xde\xad\xbe\xef\x00\x41\x42\x43\0\0\0\0\0\0\0\0", 0),
+	};
+	const char *whole = "de ad be ef 00 41 42 43 00 00 00 00 00 00 00 00 <truncated>";
+	char want[128];
+	char *json;
+
+	(void)state;
+	snprintf(want, sizeof(want), "XC=%s", whole);
+	check_format("XC={:x.300}", &cut[1], 1, want);
+	check_format("XC={:x.n$}", cut, 2, want);
+	check_format("XC={:x.*}", cut, 2, want);
+	json = json_args("XC={:x.n$} {:x.*}", (const struct gs_value[]){ len_dump[0], len_dump[1],
+									 cut[0], cut[1] }, 4);
+	if (!strstr(json, "{\"name\":null,\"type\":\"u8[]\",\"status\":\"ok\","
+			  "\"value\":\"de ad be\"}") ||
+	    !strstr(json, "\"status\":\"truncated\",\"value\":\"de ad be ef 00 41 42 43 00 00 00 "
+			  "00 00 00 00 00\"}"))
+		fail_msg("the dumps' JSON: %s", json);
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_short_captures_end_in_dots),
 		cmocka_unit_test(test_target_bytes_are_escaped),
 		cmocka_unit_test(test_strings_and_dumps),
+		cmocka_unit_test(test_runtime_lengths_render_as_static_ones),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

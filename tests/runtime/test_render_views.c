@@ -229,6 +229,141 @@ static void test_views_without_extension_say_so(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/* A char *'s extension: status and cap + 2 (10) bytes of text. */
+static void cstring_ext(struct buf *b, uint8_t status, const char *text)
+{
+	char room[10] = { 0 };
+
+	memcpy(room, text, strnlen(text, sizeof(room)));
+	put_le(b, status, 1);
+	put_bytes(b, room, sizeof(room));
+}
+
+/* issue 32: a char * with its string as gdb prints it (at the cap of 8:
+ * exactly 8 whole, 9 cut and marked as gdb marks it), NULL, unreadable,
+ * not read; references inside a struct. */
+static void test_c_strings_and_references_as_gdb_prints_them(void **state)
+{
+	struct view_case c[8] = {
+		{ "char *", &t_char_ptr, .text = "0x5000 \"alice\"",
+		  .json = "{\"address\":\"0x5000\",\"string\":\"alice\"}" },
+		{ "char * of the cap", &t_char_ptr, .text = "0x5000 \"abcdefgh\"",
+		  .json = "{\"address\":\"0x5000\",\"string\":\"abcdefgh\"}" },
+		{ "char * past the cap", &t_char_ptr, .text = "0x5000 \"abcdefgh\"...",
+		  .json = "{\"address\":\"0x5000\",\"string\":\"abcdefgh\",\"truncated\":true}" },
+		{ "NULL char *", &t_char_ptr, .text = "0x0",
+		  .json = "{\"address\":\"0x0\",\"string\":null}" },
+		{ "char * not readable", &t_char_ptr,
+		  .text = "0x10 <error: Cannot access memory at address 0x10>",
+		  .json = "{\"address\":\"0x10\",\"error\":\"Cannot access memory at address 0x10\"}" },
+		{ "char * not read", &t_char_ptr,
+		  .text = "0x5000 <not read: the event has no room>",
+		  .json = "{\"address\":\"0x5000\",\"error\":\"not read: the event has no room\"}" },
+		{ "references", &t_holder,
+		  .text = "{count = @0x7000, name = \"alice\", tag = 0x0}",
+		  .json = "{\"count\":\"0x7000\",\"name\":\"alice\",\"tag\":{\"address\":\"0x0\","
+			  "\"string\":null}}" },
+		{ "reference not readable", &t_holder,
+		  .text = "{count = @0x7000, name = <error: Cannot access memory at address 0x6000>, "
+			  "tag = 0x5000 \"t\"}",
+		  .json = "{\"count\":\"0x7000\",\"name\":{\"error\":\"Cannot access memory at "
+			  "address 0x6000\"},\"tag\":{\"address\":\"0x5000\",\"string\":\"t\"}}" },
+	};
+	size_t failures = 0;
+
+	(void)state;
+	assert_int_equal(gs_view_ext_size(&vt_caps, &t_char_ptr, 0), 1 + 10);
+	assert_int_equal(gs_view_ext_size(&vt_caps, &t_int_ref, 0), 0);
+	assert_int_equal(gs_view_ext_size(&vt_caps, &t_holder, 0), (1 + 32 + 1 + 8) + (1 + 10));
+	put_le(&c[0].bytes, 0x5000, 8);
+	cstring_ext(&c[0].bytes, GS_VAR_OK, "alice");
+	put_le(&c[1].bytes, 0x5000, 8);
+	cstring_ext(&c[1].bytes, GS_VAR_OK, "abcdefgh");
+	put_le(&c[2].bytes, 0x5000, 8);
+	cstring_ext(&c[2].bytes, GS_VAR_OK, "abcdefghi");
+	put_le(&c[3].bytes, 0, 8);
+	cstring_ext(&c[3].bytes, GS_VAR_NULL_DEREF, "");
+	put_le(&c[4].bytes, 0x10, 8);
+	cstring_ext(&c[4].bytes, GS_VAR_READ_ERROR, "");
+	put_le(&c[5].bytes, 0x5000, 8);
+	for (int k = 6; k < 8; k++) {
+		put_le(&c[k].bytes, 0x7000, 8);
+		put_le(&c[k].bytes, 0x6000, 8);
+		put_le(&c[k].bytes, k == 6 ? 0 : 0x5000, 8);
+		/* name's referent, a std::string, and its text; then tag's */
+		put_le(&c[k].bytes, k == 6 ? GS_VAR_OK : GS_VAR_READ_ERROR, 1);
+		cpp_string(&c[k].bytes, k == 6 ? 0x4000 : 0, k == 6 ? 5 : 0);
+		string_ext(&c[k].bytes, GS_VAR_OK, k == 6 ? "alice" : "");
+		cstring_ext(&c[k].bytes, k == 6 ? GS_VAR_NULL_DEREF : GS_VAR_OK, k == 6 ? "" : "t");
+	}
+	for (size_t i = 0; i < N(c); i++)
+		failures += check(&c[i]);
+	assert_int_equal(failures, 0);
+}
+
+/* issue 32 item 5: the copies of Vec<String> and Option<i32> the dwarf
+ * layer makes for a variable some of whose DWARF pieces are empty (the
+ * members there placeholders): a missing data pointer is not a read of
+ * address 0, a missing length or discriminant not a 0. */
+static const struct gs_type t_gone_ptr = { .kind = GS_TYPE_OPTIMIZED_OUT, .name = "*const u8",
+					   .byte_size = 8 };
+static const struct gs_type t_gone_u64 = { .kind = GS_TYPE_OPTIMIZED_OUT, .name = "usize",
+					   .byte_size = 8 };
+static const struct gs_type_member rvec_no_ptr_m[] = { { "ptr", &t_gone_ptr, 0 },
+							{ "cap", &t_u64, 8 },
+							{ "len", &t_u64, 16 } };
+static const struct gs_type_member rvec_no_len_m[] = { { "ptr", &t_char_ptr, 0 },
+							{ "cap", &t_u64, 8 },
+							{ "len", &t_gone_u64, 16 } };
+static const struct gs_type t_rvec_no_ptr = { .kind = GS_TYPE_STRUCT,
+					      .name = "alloc::vec::Vec<alloc::string::String>",
+					      .byte_size = 24, .members = rvec_no_ptr_m, .nmembers = 3,
+					      .view = &v_rvec };
+static const struct gs_type t_rvec_no_len = { .kind = GS_TYPE_STRUCT,
+					      .name = "alloc::vec::Vec<alloc::string::String>",
+					      .byte_size = 24, .members = rvec_no_len_m, .nmembers = 3,
+					      .view = &v_rvec };
+static const struct gs_type t_synthetic_ptr = { .kind = GS_TYPE_OPTIMIZED_OUT,
+						.name = "*const u8", .byte_size = 8,
+						.flags = GS_TYPEF_SYNTHETIC };
+static const struct gs_type_member rvec_past_m[] = { { "ptr", &t_char_ptr, 0 },
+						      { "cap", &t_u64, 8 },
+						      { "len", &t_synthetic_ptr, 16 } };
+static const struct gs_type t_rvec_past = { .kind = GS_TYPE_STRUCT, .name = "Vec", .byte_size = 24,
+					    .members = rvec_past_m, .nmembers = 3, .view = &v_rvec };
+
+static void test_views_over_missing_pieces_are_optimized_out(void **state)
+{
+	struct view_case c[2] = {
+		{ "Vec without its pointer", &t_rvec_no_ptr, .text = "Vec(size=2) = {<optimized out>}",
+		  .json = "{\"status\":\"optimized_out\"}" },
+		{ "Vec without its length", &t_rvec_no_len, .text = "<optimized out>",
+		  .json = "{\"status\":\"optimized_out\"}" },
+	};
+	size_t failures = 0;
+
+	(void)state;
+	assert_int_equal(gs_view_gap(&t_rvec), GS_VIEW_GAP_NONE);
+	assert_int_equal(gs_view_gap(&t_rvec_no_ptr), GS_VIEW_GAP_ELEMENTS);
+	assert_int_equal(gs_view_gap(&t_rvec_no_len), GS_VIEW_GAP_WHOLE);
+	/* bytes past the last piece are there for gdb (zeros): not a gap */
+	assert_int_equal(gs_view_gap(&t_rvec_past), GS_VIEW_GAP_NONE);
+	/* the extension is laid out as ever; the code generator writes the
+	 * status optimized out in it and reads nothing */
+	assert_int_equal(gs_view_ext_size(&vt_caps, &t_rvec_no_ptr, 0),
+			 gs_view_ext_size(&vt_caps, &t_rvec, 0));
+	for (int k = 0; k < 2; k++) {
+		put_le(&c[k].bytes, 0, 8);
+		put_le(&c[k].bytes, 2, 8);
+		put_le(&c[k].bytes, k ? 0 : 2, 8);
+		put_le(&c[k].bytes, GS_VAR_OPTIMIZED_OUT, 1);
+		put_zeros(&c[k].bytes, gs_view_ext_size(&vt_caps, &t_rvec, 0) - 1);
+	}
+	for (size_t i = 0; i < N(c); i++)
+		failures += check(&c[i]);
+	assert_int_equal(failures, 0);
+}
+
 static void rust_string(struct buf *b, uint64_t ptr, uint64_t len)
 {
 	put_le(b, ptr, 8);
@@ -430,6 +565,8 @@ int main(void)
 		cmocka_unit_test(test_ext_size_is_what_the_bytes_need),
 		cmocka_unit_test(test_cpp_strings_and_vectors_as_gdb_prints_them),
 		cmocka_unit_test(test_views_without_extension_say_so),
+		cmocka_unit_test(test_c_strings_and_references_as_gdb_prints_them),
+		cmocka_unit_test(test_views_over_missing_pieces_are_optimized_out),
 		cmocka_unit_test(test_nested_extensions_in_element_order),
 		cmocka_unit_test(test_rust_enums_pick_their_variant),
 		cmocka_unit_test(test_counted_pointers_show_their_counts),

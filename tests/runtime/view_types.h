@@ -204,10 +204,32 @@ static const struct gs_type t_rtuple = { .kind = GS_TYPE_STRUCT,
 					 .members = rtuple_m, .nmembers = 2, .view = &v_rtuple };
 
 /* Every tree above with a view, for tables. */
+/* struct holder { int &count; const std::string &name; const char *tag; }
+ * (issue 32): a reference to a type without a view shows its address as
+ * gdb does (@0x...), one to a std::string its text; a char * its string
+ * (the view every pointer to a character type has). */
+static const struct gs_view v_int_ref = { .kind = GS_VIEW_BOX, .style = GS_VSTYLE_CPP_REFERENCE,
+					  .elem = &t_int };
+static const struct gs_type t_int_ref = { .kind = GS_TYPE_POINTER, .size = 8, .name = "int &",
+					  .byte_size = 8, .flags = GS_TYPEF_REFERENCE,
+					  .target = &t_int, .view = &v_int_ref };
+static const struct gs_view v_string_ref = { .kind = GS_VIEW_BOX,
+					     .style = GS_VSTYLE_CPP_REFERENCE,
+					     .elem = &t_string };
+static const struct gs_type t_string_ref = { .kind = GS_TYPE_POINTER, .size = 8,
+					     .name = "const std::string &", .byte_size = 8,
+					     .flags = GS_TYPEF_REFERENCE, .target = &t_string,
+					     .view = &v_string_ref };
+static const struct gs_type_member holder_m[] = { { "count", &t_int_ref, 0 },
+						   { "name", &t_string_ref, 8 },
+						   { "tag", &t_char_ptr, 16 } };
+static const struct gs_type t_holder = { .kind = GS_TYPE_STRUCT, .name = "struct holder",
+					 .byte_size = 24, .members = holder_m, .nmembers = 3 };
+
 static const struct gs_type *const vt_types[] = {
 	&t_string, &t_vector, &t_rstring, &t_rvec, &t_option, &t_option_ref,
 	&t_rc, &t_shared, &t_optional, &t_person, &t_variant, &t_tuple, &t_unique,
-	&t_refcell, &t_rstruct_s, &t_rstruct_p, &t_rtuple,
+	&t_refcell, &t_rstruct_s, &t_rstruct_p, &t_rtuple, &t_char_ptr, &t_holder,
 };
 
 #endif /* GS_TESTS_VIEW_TYPES_H */

@@ -611,7 +611,7 @@ static void test_foreign_label_handle_is_rejected(void **state)
 	gs_asm_init(&a);
 	gs_asm_ja(&a, (struct gs_label){ 7 });
 	assert_int_equal(gs_asm_failed(&a), -EINVAL);
-	assert_non_null(strstr(a.error.msg, "label handle 7"));
+	assert_non_null(strstr(a.error->msg, "label handle 7"));
 	gs_asm_fini(&a);
 }
 

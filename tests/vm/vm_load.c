@@ -101,9 +101,9 @@ int gs_vm_load_asm(struct gs_vm *vm, const struct gs_asm *a, const uint32_t *map
 	int *fds = NULL;
 	int ret;
 
-	if (!a->finished || a->error.code)
+	if (!a->finished || gs_asm_failed(a))
 		return gs_errorf(err, -EINVAL, "the assembler is not finished without error: %s",
-				 a->error.code ? a->error.msg : "call gs_asm_finish() first");
+				 a->error ? a->error->msg : "call gs_asm_finish() first");
 	if (a->nmaps && !map_ids)
 		return gs_errorf(err, -EINVAL, "the program declares %zu maps but no VM map ids "
 				 "were given", a->nmaps);

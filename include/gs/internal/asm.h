@@ -85,7 +85,10 @@ struct gs_asm {
 	const char *note; /* applied to each instruction emitted */
 	struct gs_arena *arena;
 	bool finished;
-	struct gs_error error; /* the first error; error.code == 0 if none */
+	const struct gs_error *error; /* the first error (NULL: none), out of line: a
+				 * plan keeps a finished program's assembler per
+				 * probe, and a message's room in each would cost
+				 * gigabytes */
 };
 
 /* In place, for an assembler embedded in another object. */

@@ -198,13 +198,14 @@ void gs_kallsyms_free(struct gs_kallsyms *k);
 
 /* The rows of every file of a cache with one cookie (build id), kept by
  * the cache and filled by unwind's gs_modfile_cfi (modfile_cfi.c there):
- * rc and msg its answer, table what unwind built (this layer does not
+ * rc and msg its answer (msg without the file's path), table what unwind built (this layer does not
  * know its type), fini what frees it with the cache. */
 struct mf_cfi_slot {
 	uint64_t cookie;
 	bool filled;
 	int rc;
-	char msg[GS_ERROR_MSG_MAX];
+	char *msg; /* malloc'd (a message's room in each would be MiBs for a
+		    * process's modules); NULL with rc: out of memory */
 	void *table;
 	void (*fini)(void *table);
 };

@@ -23,6 +23,7 @@ Exit status: 0 all EQUAL (or a known spelling difference), 1 a DIFF,
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -127,11 +128,12 @@ def run_gdb(gdb_argv, pid, probes, fake_plain):
 
 def canon_gdb(text):
     """What only gdb shows in C's rendering, gstrace's C renderer never (the
-    rules of the C values differential, values_canon.h): the string gdb
-    prints after a char pointer's address, and the cast before a pointer
-    printed alone (`(int *) 0x...`, Rust's `(*mut i32) 0x...`)."""
-    text = re.sub(r'^\([^()]*\) (0x[0-9a-f]+)$', r"\1", text)
-    return re.sub(r'(0x[0-9a-f]+) "(?:[^"\\]|\\.)*"(\.\.\.)?', r"\1", text)
+    rules of the C values differential, values_canon.h): the cast before a
+    value printed alone (`(int *) 0x...`, `(unsigned char *) 0x... "text"`,
+    Rust's `(*mut i32) 0x...`), and a reference's `(T &) @0x...: ` prefix
+    (gstrace prints the referent, as gdb does for a pretty-printed one)."""
+    text = re.sub(r'^\([^()]*\) @0x[0-9a-f]+: ', "", text)
+    return re.sub(r'^\([^()]*\) (0x[0-9a-f]+)( "|$)', r"\1\2", text)
 
 
 # ---- gstrace -----------------------------------------------------------
@@ -148,17 +150,35 @@ def gstrace_script(probes):
 
 
 def run_gstrace(gstrace, pid, probes, fmt):
-    # the traces attach one after the other while the fixture runs: the
-    # first ones print meanwhile, so room for every trace's first event
-    events = 60 * len(chunks(probes))
+    """gstrace's output until every trace's first event is whole: in JSON
+    an event is a line; in text, a trace's event ends at the next header,
+    so its second header says its first is there. The traces attach one
+    after the other while the fixture runs (on a busy machine, seconds
+    apart): counting each trace's own events, not all of them, waits for
+    the last one however long the first ones printed meanwhile."""
+    n = len(chunks(probes))
+    want = 1 if fmt == "json" else 2
     # --duration: a probe that never fires ends the pass, not the test's time
-    argv = [gstrace, "-p", str(pid), "-s", gstrace_script(probes), "--max-events", str(events),
-            "--duration", "10", "--script-output", fmt]
-    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       timeout=60)
-    if r.returncode != 0:
-        print("gstrace (%s) exited %d:\n%s" % (fmt, r.returncode, r.stderr.rstrip()))
-    return r.stdout
+    argv = [gstrace, "-p", str(pid), "-s", gstrace_script(probes), "--duration", "30",
+            "--script-output", fmt]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = {}
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        m = re.match(r'\{"trace_id":(\d+),' if fmt == "json" else r"\[.*\] TraceID:(\d+) ",
+                     line)
+        if m:
+            seen[int(m.group(1))] = seen.get(int(m.group(1)), 0) + 1
+            if len(seen) == n and min(seen.values()) >= want:
+                proc.send_signal(signal.SIGINT)
+                break
+    # the rest through the same file object: it may hold lines read ahead
+    lines.append(proc.stdout.read())
+    err = proc.stderr.read()
+    if proc.wait(timeout=60) != 0:
+        print("gstrace (%s) exited %d:\n%s" % (fmt, proc.returncode, err.rstrip()))
+    return "".join(lines)
 
 
 def gstrace_texts(out, probes):
