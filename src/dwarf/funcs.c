@@ -211,6 +211,7 @@ struct near_search {
 	char *buf;
 	size_t size, used;
 	unsigned n;
+	bool more; /* a name did not fit */
 };
 
 static int visit_near(Dwarf_Die *die, void *arg)
@@ -221,9 +222,19 @@ static int visit_near(Dwarf_Die *die, void *arg)
 
 	if (!name || !name_fits(&s->fit, name) || s->n >= 4 || !(q = dwv_qname_of(die, true)))
 		return DWARF_CB_OK;
-	if (!strstr(s->buf, q) && s->used < s->size)
-		s->used += (size_t)snprintf(s->buf + s->used, s->size - s->used, "%s%s",
-					    s->n++ ? ", " : "", q);
+	/* a name whole or not at all: the list ends with "and others" */
+	if (!strstr(s->buf, q)) {
+		size_t need = strlen(q) + (s->n ? 2 : 0);
+
+		if (s->used + need + sizeof(", and others") <= s->size) {
+			s->used += (size_t)snprintf(s->buf + s->used, s->size - s->used, "%s%s",
+						    s->n++ ? ", " : "", q);
+		} else if (!s->more && s->n) {
+			s->used += (size_t)snprintf(s->buf + s->used, s->size - s->used,
+						    ", and others");
+			s->more = true;
+		}
+	}
 	free(q);
 	return DWARF_CB_OK;
 }

@@ -78,7 +78,7 @@ static int unknown_qualified(struct resolve_ctx *c, const char *name)
 {
 	const struct mf_funcindex *x = NULL;
 	struct dwv_qname q;
-	char near[512];
+	char near[2048];
 	int rc = mf_modfile_funcs(c->file, &x, NULL);
 
 	if ((rc && rc != -ENOENT) || dwv_qname_parse(name, &q))
