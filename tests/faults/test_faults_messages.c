@@ -70,7 +70,7 @@ static void refused(struct e2e_ctx *c, const char *const *args, const char *path
 
 static void s_messages_long_path(struct e2e_ctx *c)
 {
-	char dir[PATH_MAX], hostile[PATH_MAX], corrupt[PATH_MAX], target[PATH_MAX];
+	char dir[1024], hostile[PATH_MAX], corrupt[PATH_MAX], target[PATH_MAX];
 	char out[PATH_MAX], gone[PATH_MAX];
 	int depth = 0;
 
