@@ -12,7 +12,9 @@
 #define GS_BASE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 struct gs_arena;
 
@@ -40,5 +42,46 @@ void base_arena_free(struct gs_arena **a);
 int base_grow(void **v, size_t *cap, size_t need, size_t elem);
 /* Gives back the room past n elements (n > 0; nothing on ENOMEM). */
 void base_shrink(void **v, size_t *cap, size_t n, size_t elem);
+
+/* The number of elements of an array (not of a pointer: that does not
+ * compile, since gcc tells the two apart). */
+#define BASE_ARRAY_SIZE(a)                                                              \
+	(sizeof(a) / sizeof((a)[0]) +                                                   \
+	 0 * sizeof(struct { int not_an_array : __builtin_types_compatible_p(           \
+				     __typeof__(a), __typeof__(&(a)[0])) ? -1 : 1; }))
+
+/* Whether s starts with prefix (the length is the prefix's own, never
+ * counted by hand). */
+static inline bool base_has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* What follows prefix in s, or NULL when s does not start with it. */
+static inline const char *base_after_prefix(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+/* The lower-bound search, the one binary search of the tree: the first i
+ * in [lo, hi) for which below(ctx, i) is false, or hi when there is none.
+ * below must hold for a prefix of the range and fail after it (elements
+ * sorted by the key it compares). Inline so that a static predicate is
+ * inlined too: several callers are on hot paths (rows, symbols). */
+static inline size_t base_lower_bound(size_t lo, size_t hi, const void *ctx,
+				      bool (*below)(const void *ctx, size_t i))
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (below(ctx, mid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 #endif /* GS_BASE_H */

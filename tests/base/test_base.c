@@ -1,5 +1,6 @@
 /* The base library: the arena's alignment, zeroing, big blocks and
- * strings, and the growable array's doubling and overflow refusal. */
+ * strings, the growable array's doubling and overflow refusal, and the
+ * small helpers (array size, prefixes, the lower-bound search). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -116,6 +117,52 @@ static void test_grow_doubles_and_refuses_overflow(void **state)
 	free(v);
 }
 
+static void test_array_size(void **state)
+{
+	static const int three[3];
+	const char word[] = "four";
+
+	(void)state;
+	assert_int_equal(BASE_ARRAY_SIZE(three), 3);
+	assert_int_equal(BASE_ARRAY_SIZE(word), 5);
+}
+
+static void test_prefixes(void **state)
+{
+	(void)state;
+	assert_true(base_has_prefix("usdt:python", "usdt:"));
+	assert_true(base_has_prefix("x", ""));
+	assert_false(base_has_prefix("us", "usdt:"));
+	assert_string_equal(base_after_prefix("usdt:python", "usdt:"), "python");
+	assert_string_equal(base_after_prefix("usdt:", "usdt:"), "");
+	assert_null(base_after_prefix("uprobe:f", "usdt:"));
+}
+
+static bool below_key(const void *ctx, size_t i)
+{
+	static const int sorted[] = { 1, 3, 3, 3, 7, 9 };
+	const int *key = ctx;
+
+	return sorted[i] < *key;
+}
+
+static void test_lower_bound(void **state)
+{
+	static const struct {
+		int key;
+		size_t at;
+	} cases[] = { { 0, 0 }, { 1, 0 }, { 2, 1 }, { 3, 1 }, { 4, 4 }, { 8, 5 }, { 9, 5 },
+		      { 10, 6 } };
+
+	(void)state;
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++)
+		assert_int_equal(base_lower_bound(0, 6, &cases[i].key, below_key), cases[i].at);
+	/* a sub-range: the search never looks outside it */
+	assert_int_equal(base_lower_bound(2, 4, &cases[0].key, below_key), 2);
+	assert_int_equal(base_lower_bound(2, 4, &cases[7].key, below_key), 4);
+	assert_int_equal(base_lower_bound(3, 3, &cases[0].key, below_key), 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +171,9 @@ int main(void)
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_arena_grow),
 		cmocka_unit_test(test_grow_doubles_and_refuses_overflow),
+		cmocka_unit_test(test_array_size),
+		cmocka_unit_test(test_prefixes),
+		cmocka_unit_test(test_lower_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
