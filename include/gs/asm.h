@@ -44,10 +44,12 @@ struct gs_reloc {
 	uint8_t kind; /* enum gs_reloc_kind */
 };
 
-/* An assembler: opaque, made by gs_asm_new() (NULL: no memory) and freed by
- * gs_asm_free() (NULL is fine). */
+/* An assembler: opaque, read through the accessors below. */
 struct gs_asm;
 
+/* A new empty assembler, or NULL without memory; gs_asm_free() frees it
+ * and everything its accessors gave (NULL is fine). One thread at a
+ * time. */
 GS_API struct gs_asm *gs_asm_new(void);
 GS_API void gs_asm_free(struct gs_asm *a);
 /* Empties the assembler but keeps its buffers, for building many programs. */

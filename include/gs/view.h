@@ -1,5 +1,5 @@
-/* Standard-library values as their own debuggers show them (issue 21,
- * docs/values.md "C++ and Rust standard types"): a view on a gs_type
+/* Standard-library values as their own debuggers show them
+ * (docs/values.md, "C++ and Rust standard types"): a view on a gs_type
  * says how a value of a recognized type (std::string, std::vector<T>,
  * Rust's String, Vec<T>, Option<T>, ...) is read and shown.
  *
@@ -239,6 +239,7 @@ enum gs_view_gap {
 	GS_VIEW_GAP_WHOLE,    /* a length, a discriminant, a box's pointer: the
 			       * value is <optimized out> */
 };
+/* That gap of a value of type t (t may be NULL: none). */
 GS_API enum gs_view_gap gs_view_gap(const struct gs_type *t);
 /* The view of t (gs_type_view) when depth still allows one, else NULL. */
 GS_API const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct gs_type *t,
