@@ -159,7 +159,9 @@ GS_API void gs_asm_stack_release(struct gs_asm *a, size_t mark);
  * 0 or -errno with err filled. */
 GS_API int gs_asm_finish(struct gs_asm *a, struct gs_error *err);
 
-/* Patches map fds into finished instructions: fds[r.map] for each reloc. */
+/* Patches map fds into finished instructions: fds[r.map] for each reloc.
+ * 0, or -EINVAL (a relocation not at an ld_imm64 of insns, or its map
+ * without an fd >= 0 in fds) with err filled; earlier ones stay patched. */
 GS_API int gs_reloc_apply(struct bpf_insn *insns, size_t n, const struct gs_reloc *relocs,
 			  size_t nrelocs, const int *fds, size_t nfds, struct gs_error *err);
 
