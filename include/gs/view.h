@@ -200,7 +200,10 @@ struct gs_view_caps {
  * one of exactly cap, and the NUL. */
 #define GS_VIEW_CSTRING_READ(cap) ((cap) + 2u)
 
-/* The elements a sequence view reads at most at this depth. */
+/* What the code generator reads for views, and the decoder expects: pure
+ * queries that never fail. caps is not NULL; a zero field of it is its
+ * default (GS_VIEW_DEFAULT_*). The elements a sequence view reads at most
+ * at this depth. */
 GS_API uint32_t gs_view_cap(const struct gs_view_caps *caps, const struct gs_view *v);
 /* Bytes of t's extension at view depth `depth` (0 for a value with no view
  * inside), saturated at GS_VIEW_MAX_EXT + 1. */
