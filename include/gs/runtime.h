@@ -371,7 +371,8 @@ GS_API void gs_session_phase_times(const struct gs_session *s, struct gs_phase_t
  * mappings changed; in target mode, processes that started mapping a
  * traced module), then reads events, waiting up to timeout_ms (-1:
  * forever), each to on_event. The number of events, on_event's first
- * non-zero value, or -errno with err filled. After gs_session_start. */
+ * non-zero value, -EINTR when a signal interrupted the wait (err not
+ * filled), or -errno with err filled. After gs_session_start. */
 GS_API int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err);
 /* Descriptor for the caller's own poll: readable when a buffer's programs
  * wake it, which they do only once a quarter of the buffer waits (or when
