@@ -37,9 +37,11 @@ GS_API uint32_t gs_agg_nbuckets(const struct gs_agg_desc *desc);
 /* t as bpftrace prints a map: `@name[k1, k2]: value` lines sorted by
  * value (count, sum, min, max, avg), `@name[k]: count N, average A, total
  * T` (stats), or `@name[k]:` and its histogram (hist, lhist: the entries
- * sorted by their total); then an empty line. -errno on a write error. */
+ * sorted by their total); then an empty line. 0, -ENOMEM, or -EIO when f
+ * reports an error. */
 GS_API int gs_agg_print_text(FILE *f, const struct gs_agg_table *t);
-/* t as one JSON object on one line (docs/cli.md gives the shape). */
+/* t as one JSON object on one line (docs/cli.md gives the shape). 0,
+ * -ENOMEM, or -EIO when f reports an error. */
 GS_API int gs_agg_print_json(FILE *f, const struct gs_agg_table *t);
 
 #ifdef __cplusplus

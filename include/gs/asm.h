@@ -44,10 +44,12 @@ struct gs_reloc {
 	uint8_t kind; /* enum gs_reloc_kind */
 };
 
-/* An assembler: opaque, made by gs_asm_new() (NULL: no memory) and freed by
- * gs_asm_free() (NULL is fine). */
+/* An assembler: opaque, read through the accessors below. */
 struct gs_asm;
 
+/* A new empty assembler, or NULL without memory; gs_asm_free() frees it
+ * and everything its accessors gave (NULL is fine). One thread at a
+ * time. */
 GS_API struct gs_asm *gs_asm_new(void);
 GS_API void gs_asm_free(struct gs_asm *a);
 /* Empties the assembler but keeps its buffers, for building many programs. */
@@ -157,7 +159,9 @@ GS_API void gs_asm_stack_release(struct gs_asm *a, size_t mark);
  * 0 or -errno with err filled. */
 GS_API int gs_asm_finish(struct gs_asm *a, struct gs_error *err);
 
-/* Patches map fds into finished instructions: fds[r.map] for each reloc. */
+/* Patches map fds into finished instructions: fds[r.map] for each reloc.
+ * 0, or -EINVAL (a relocation not at an ld_imm64 of insns, or its map
+ * without an fd >= 0 in fds) with err filled; earlier ones stay patched. */
 GS_API int gs_reloc_apply(struct bpf_insn *insns, size_t n, const struct gs_reloc *relocs,
 			  size_t nrelocs, const int *fds, size_t nfds, struct gs_error *err);
 

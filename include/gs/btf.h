@@ -33,20 +33,29 @@ struct gs_btf {
 	const char *error_what;
 };
 
+/* gs_btf_init() empties a writer the caller allocated (it allocates
+ * nothing); gs_btf_fini() frees what the writer grew and leaves it empty
+ * again (an initialized writer, finished or not). */
 GS_API void gs_btf_init(struct gs_btf *b);
 GS_API void gs_btf_fini(struct gs_btf *b);
 
-/* Each returns the new type's id (>= 1), or 0 after an error. */
+/* Each appends one type and returns its id (>= 1), or 0 after an error
+ * (out of memory; -EINVAL for a type id not defined yet, an INT not 1, 2,
+ * 4 or 8 bytes, more than 5 parameters, a FUNC without a name): the first
+ * error is kept for gs_btf_finish(), later calls do nothing. Names are
+ * copied. */
 GS_API uint32_t gs_btf_int(struct gs_btf *b, const char *name, uint32_t bytes, bool is_signed);
 GS_API uint32_t gs_btf_ptr(struct gs_btf *b, uint32_t type); /* type 0: void * */
-/* ret 0: void. Parameter names may be NULL (anonymous). */
+/* ret 0: void. names, or any of them, may be NULL: the parameter is
+ * then named arg0..arg4 (a FUNC's parameters need names). */
 GS_API uint32_t gs_btf_func_proto(struct gs_btf *b, uint32_t ret, const uint32_t *params,
 				  const char *const *names, size_t nparams);
 GS_API uint32_t gs_btf_func(struct gs_btf *b, const char *name, uint32_t proto,
 			    enum gs_btf_linkage linkage);
 
-/* The raw BTF (header, types, strings) in a malloc'd buffer for
- * bpf_btf_load(). 0, or the sticky error / -ENOMEM with err filled. */
+/* The raw BTF (header, types, strings) in a new malloc'd buffer for
+ * bpf_btf_load(), which the caller frees; b is unchanged. 0, or the sticky
+ * error / -ENOMEM with err filled and *blob NULL. */
 GS_API int gs_btf_finish(const struct gs_btf *b, void **blob, size_t *size, struct gs_error *err);
 
 #ifdef __cplusplus

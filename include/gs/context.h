@@ -1,4 +1,4 @@
-/* The side tables of one trace (reference 1.11 TraceContext): the strings,
+/* The side tables of one trace (the reference's TraceContext): the strings,
  * variable names and value types that instructions refer to by u16 index.
  * The code generator fills them; the decoder and renderer read them.
  * Strings and names are de-duplicated; types are not. */
@@ -91,21 +91,28 @@ struct gs_trace_context {
 					* code generator; zero: the defaults */
 };
 
+/* gs_context_init() empties a context the caller allocated (it allocates
+ * nothing); gs_context_fini() frees every string, name and type it holds
+ * (pointers from its lookups end there) and leaves it empty. */
 GS_API void gs_context_init(struct gs_trace_context *c);
 GS_API void gs_context_fini(struct gs_trace_context *c);
 
-/* Index of `s` (added if new), or -E2BIG past 65535 entries / -ENOMEM. */
+/* Index of `s` (copied if new: the caller keeps its own; s must not be
+ * NULL), or -E2BIG past 65536 entries / -ENOMEM with err filled. */
 GS_API int gs_context_string(struct gs_trace_context *c, const char *s, struct gs_error *err);
 GS_API int gs_context_var_name(struct gs_trace_context *c, const char *name, struct gs_error *err);
-/* Appends a flat type (name is copied); its index, or -E2BIG / -ENOMEM. */
+/* Appends a flat type (name is copied; NULL is kept as ""); its index, or
+ * -E2BIG / -ENOMEM with err filled. */
 GS_API int gs_context_type(struct gs_trace_context *c, uint8_t kind, uint8_t size, const char *name,
 			   struct gs_error *err);
 /* Appends a copy of the tree t (shared nodes and cycles through pointers
- * are kept as such); its index, or -E2BIG / -ENOMEM. */
+ * are kept as such; t is the caller's still); its index, or -EINVAL for
+ * a NULL t, -E2BIG / -ENOMEM, with err filled. */
 GS_API int gs_context_add_type(struct gs_trace_context *c, const struct gs_type *t,
 			       struct gs_error *err);
 
-/* Lookups for the decoder: NULL when the index is out of range. */
+/* Lookups for the decoder: NULL when the index is out of range; what they
+ * return belongs to c (valid until gs_context_fini). */
 GS_API const char *gs_context_get_string(const struct gs_trace_context *c, uint32_t index);
 GS_API const char *gs_context_get_var_name(const struct gs_trace_context *c, uint32_t index);
 GS_API const struct gs_type *gs_context_get_type(const struct gs_trace_context *c, uint32_t index);

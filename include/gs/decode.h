@@ -1,4 +1,4 @@
-/* The streaming decoder of trace events (reference spec section 10): bytes
+/* The streaming decoder of trace events (docs/protocol.md): bytes
  * from the ring buffer or perf buffer in, validated events out, pointing into
  * the fed bytes so the hot path neither copies nor allocates per event. */
 #ifndef GS_DECODE_H
@@ -129,6 +129,11 @@ struct gs_decoder_opts {
 
 struct gs_decoder;
 
+/* A new decoder in *out (opts may be NULL: ring buffer mode, no contexts),
+ * freed with gs_decoder_free() (NULL is fine). The contexts array, the
+ * contexts and lookup_arg are borrowed: they outlive the decoder. 0, or
+ * -EINVAL (bad options: mode, max_event_size, ncontexts without contexts)
+ * / -ENOMEM with err filled and *out NULL. */
 GS_API int gs_decoder_new(const struct gs_decoder_opts *opts, struct gs_decoder **out,
 			  struct gs_error *err);
 GS_API void gs_decoder_free(struct gs_decoder *d);
@@ -146,10 +151,14 @@ GS_API int gs_decoder_push(struct gs_decoder *d, const void *data, size_t len,
 			   struct gs_error *err);
 GS_API int gs_decoder_next(struct gs_decoder *d, const struct gs_event **ev, struct gs_error *err);
 
+/* What receives decoded events (here, and from a session or a live
+ * session): ev is valid during the call only; a non-zero return stops. */
+typedef int (*gs_event_fn)(void *arg, const struct gs_event *ev);
 /* Push interface: push() then on_event for each event. Returns the number
  * of events delivered, a decode error as next() does, or the first non-zero
- * value on_event returns (the rest of the chunk is then dropped). */
-typedef int (*gs_event_fn)(void *arg, const struct gs_event *ev);
+ * value on_event returns (the rest of the chunk is then dropped). data is
+ * not kept past the call, but for an incomplete ring buffer event's bytes,
+ * which the decoder copies. */
 GS_API int gs_decoder_feed(struct gs_decoder *d, const void *data, size_t len, gs_event_fn on_event,
 			   void *arg, struct gs_error *err);
 
@@ -160,7 +169,7 @@ GS_API int gs_decoder_finish(struct gs_decoder *d, struct gs_error *err);
 /* Drops any pending bytes and restarts stream offsets at 0. */
 GS_API void gs_decoder_reset(struct gs_decoder *d);
 
-/* Stream offset of the byte the last error is about. */
+/* Stream offset of the byte the last error is about (0 before any). */
 GS_API uint64_t gs_decoder_error_offset(const struct gs_decoder *d);
 
 #ifdef __cplusplus

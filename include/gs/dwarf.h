@@ -47,8 +47,10 @@ struct gs_dwarf_opts {
 
 struct gs_dwarf;
 
-/* Takes dw (not owned: the caller closes it after gs_dwarf_free()).
- * -EINVAL when dw is NULL or has no compilation unit. */
+/* A reader of dw in *out (dw and opts->cfi_elf borrowed: the caller ends
+ * them after gs_dwarf_free(), which accepts NULL). opts may be NULL. 0, or
+ * -EINVAL (dw NULL, bad options) / -ENOMEM with err filled. One thread at
+ * a time: lookups fill caches. */
 GS_API int gs_dwarf_new(struct Dwarf *dw, const struct gs_dwarf_opts *opts, struct gs_dwarf **out,
 			struct gs_error *err);
 GS_API void gs_dwarf_free(struct gs_dwarf *d);
@@ -68,7 +70,8 @@ struct gs_dwarf_scope {
 };
 
 /* 0 and *out (owned by d, valid until gs_dwarf_free); -ENOENT when no CU
- * covers pc. The same pc twice gives the same scope. */
+ * covers pc, -ENOMEM, with err filled. The same pc twice gives the same
+ * scope. */
 GS_API int gs_dwarf_scope_at(struct gs_dwarf *d, uint64_t pc, const struct gs_dwarf_scope **out,
 			     struct gs_error *err);
 
@@ -83,15 +86,19 @@ GS_API int gs_dwarf_frame_scope_at(struct gs_dwarf *d, uint64_t pc, const char *
 				   const struct gs_dwarf_scope **out, struct gs_error *err);
 
 /* `name` as seen from scope s: s's own names, then the module's globals
- * (by the lazy index). 0 and *out; -ENOENT with a message naming the
- * function when nothing of that name is visible. s may be NULL (globals). */
+ * (by the lazy index). 0 and *out (owned by d); -ENOENT with a message
+ * naming the function when nothing of that name is visible. s may be NULL
+ * (globals). */
 GS_API int gs_dwarf_lookup(struct gs_dwarf *d, const struct gs_dwarf_scope *s, const char *name,
 			   const struct gs_var **out, struct gs_error *err);
 
 /* A type by its C spelling, for cast(): "int", "unsigned long",
  * "struct point", "union u", "enum color", a typedef name, any of these
  * followed by '*'s, and the script's u8..u64 / i8..i64. Searched in s's CU
- * first, then the module. -ENOENT with a message when unknown. */
+ * (s may be NULL) first, then the module. 0 and *out (owned by d, valid
+ * until gs_dwarf_free); -ENOENT with a message when unknown, -EINVAL for
+ * a spelling too long or a type without a value (void, an array of
+ * unknown size). */
 GS_API int gs_dwarf_find_type(struct gs_dwarf *d, const struct gs_dwarf_scope *s,
 			      const char *spelling, const struct gs_type **out,
 			      struct gs_error *err);
@@ -110,8 +117,9 @@ struct gs_dwarf_function {
 /* Functions whose name matches a glob (fnmatch), DWARF subprograms first
  * then ELF symbols of `symtab_elf` (may be NULL) DWARF does not name; by
  * name. Walks the whole DWARF: for the CLI's listing, not the hot path.
- * d may be NULL (a module without DWARF: its symbols only). Free *out with
- * free(); the strings belong to d (to symtab_elf when d is NULL). */
+ * d may be NULL (a module without DWARF: its symbols only). 0 with *out
+ * and *n (none matching: NULL and 0), or -ENOMEM. Free *out with free();
+ * the strings belong to d (to symtab_elf when d is NULL). */
 GS_API int gs_dwarf_list_functions(struct gs_dwarf *d, struct Elf *symtab_elf, const char *glob,
 				   struct gs_dwarf_function **out, size_t *n, struct gs_error *err);
 /* The same listing with the DWARF functions taken from the subprogram DIEs
@@ -130,7 +138,8 @@ GS_API int gs_dwarf_list_functions_at(struct gs_dwarf *d, struct Elf *symtab_elf
  * it wanted (snprintf-like). */
 GS_API size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_t size);
 
-/* Name of a DWARF register 0..16 ("rdi"); "r?" otherwise. */
+/* Name of a DWARF register 0..16 ("rdi"); "r?" otherwise. A constant
+ * string. */
 GS_API const char *gs_dwarf_reg_name(unsigned reg);
 
 #ifdef __cplusplus

@@ -13,9 +13,9 @@ extern "C" {
 
 /* Room for a sentence naming a file by a path of up to PATH_MAX (4096)
  * bytes and saying what to do, with 4 KiB to spare for a second name or
- * an excerpt: a message is never cut by the path it names (issue 32 item
- * 7; it was 512, and a 200-byte build directory cut the CFI refusals
- * before their fix). Objects kept by the thousand (a plan's programs, a
+ * an excerpt: a message is never cut by the path it names (at 512 bytes,
+ * a 200-byte build directory cut the CFI refusals before their fix).
+ * Objects kept by the thousand (a plan's programs, a
  * cache's modules) hold their messages out of line, never one of these
  * each. */
 #define GS_ERROR_MSG_MAX 8192

@@ -26,18 +26,20 @@ extern "C" {
  * NUL-terminated when size > 0): each frame is its function (then the
  * functions inlined into it at that pc, outermost first), else
  * `module+0xpc` (module known, no symbol), else `[unknown]`. Bytes a
- * folded line cannot hold (';', controls, non-ASCII) become '?'. Returns
- * the length the whole text needs (as snprintf does). */
+ * folded line cannot hold (';', controls, non-ASCII) become '?'. f is the
+ * frame resolver the frames are symbolized with (not NULL). Returns the
+ * length the whole text needs (as snprintf does). */
 GS_API size_t gs_fold_backtrace(struct gs_frames *f, const struct gs_event *ev,
 				const struct gs_inst *bt, char *buf, size_t size);
 
-/* Writes the KernelStack instruction ks (a CPU sample's, gs/wire.h 1.8c),
+/* Writes the KernelStack instruction ks (a CPU sample's, gs/wire.h),
  * outermost first, each frame its kernel function (f's kallsyms; NULL f:
  * none) or its address, suffixed `_[k]` as flame graphs mark kernel
  * frames: what follows the user stack's leaf in a folded line. Returns the
- * length the whole text needs. */
+ * length the whole text needs, as gs_fold_backtrace. */
 GS_API size_t gs_fold_kernel_stack(struct gs_frames *f, const struct gs_inst *ks, char *buf,
 				   size_t size);
+
 /* A counting table of byte keys, each with an optional text. */
 struct gs_counts;
 
@@ -48,28 +50,32 @@ struct gs_count {
 	const char *text; /* what gs_counts_set_text gave, or NULL */
 };
 
+/* An empty table, or NULL without memory; gs_counts_free() frees it, its
+ * keys and texts (NULL is fine). */
 GS_API struct gs_counts *gs_counts_new(void);
 GS_API void gs_counts_free(struct gs_counts *c);
-/* Adds n to key's count (a new key starts at 0); *is_new tells whether it
- * was first seen now (may be NULL). Returns the entry's index for
- * gs_counts_set_text, or -ENOMEM. */
+/* Adds n to key's count (a new key, copied, starts at 0); *is_new tells
+ * whether it was first seen now (may be NULL). Returns the entry's index
+ * for gs_counts_set_text, or -ENOMEM. */
 GS_API long gs_counts_add(struct gs_counts *c, const void *key, size_t len, uint64_t n,
 			  bool *is_new);
-/* Gives entry `index` a copy of text. 0 or -ENOMEM. */
+/* Gives entry `index` a copy of text (replacing any). 0, -EINVAL for an
+ * index not in the table, or -ENOMEM. */
 GS_API int gs_counts_set_text(struct gs_counts *c, long index, const char *text);
 GS_API size_t gs_counts_size(const struct gs_counts *c); /* distinct keys */
 GS_API uint64_t gs_counts_total(const struct gs_counts *c); /* sum of counts */
 /* Every entry, by count, highest first (ties by key bytes): a malloc'd
- * array of gs_counts_size() entries pointing into c, or NULL with no
- * memory (or none to list). */
+ * array of gs_counts_size() entries pointing into c (valid until c next
+ * changes), which the caller frees with free(); NULL with no memory (or
+ * none to list). */
 GS_API struct gs_count *gs_counts_sorted(const struct gs_counts *c);
 
 /* An interactive flame graph of the folded stacks counted in stacks (keys
  * `root;...;leaf`, as gs_fold_backtrace writes them; NULL: none), as one
  * SVG written to f: plain JavaScript inside it zooms on a click and
  * highlights a regular expression (Ctrl-F or the Search button), with
- * nothing fetched from a network. 0, -ENOMEM, or -EIO when f reports an
- * error. */
+ * nothing fetched from a network. title is not NULL (escaped as XML). 0,
+ * -ENOMEM, or -EIO when f reports an error. */
 GS_API int gs_flamegraph_write(const struct gs_counts *stacks, const char *title, FILE *f);
 
 /* Events counted as they are decoded (gstrace --aggregate, --script-output
@@ -93,11 +99,15 @@ struct gs_aggregate_opts {
 	const struct gs_printer_opts *print;
 };
 
+/* A new aggregate in *out (opts may be NULL: counts nothing until
+ * events or stacks is set), freed with gs_aggregate_free() (NULL is
+ * fine). 0, or -EINVAL (options that fail the checks of docs/api.md) /
+ * -ENOMEM with err filled and *out NULL. */
 GS_API int gs_aggregate_new(const struct gs_aggregate_opts *opts, struct gs_aggregate **out,
 			    struct gs_error *err);
 GS_API void gs_aggregate_free(struct gs_aggregate *a);
-/* Counts ev n times (1 as it arrives; more for counts made in BPF). 0, or
- * -ENOMEM. */
+/* Counts ev n times (1 as it arrives; more for counts made in BPF): what
+ * it keeps of ev is copied. 0, or -ENOMEM. */
 GS_API int gs_aggregate_event(struct gs_aggregate *a, const struct gs_event *ev, uint64_t n);
 /* Forgets every count. 0, or -ENOMEM. */
 GS_API int gs_aggregate_clear(struct gs_aggregate *a);
@@ -112,7 +122,8 @@ GS_API void gs_aggregate_print_table(const struct gs_aggregate *a, FILE *f, doub
 /* `root;...;leaf count` per distinct stack, by count (--script-output
  * folded, the input of flamegraph.pl and speedscope). */
 GS_API void gs_aggregate_print_folded(const struct gs_aggregate *a, FILE *f);
-/* The folded stacks and their counts (NULL unless opts.stacks). */
+/* The folded stacks and their counts (NULL unless opts.stacks), owned by
+ * a: valid until the next gs_aggregate_clear or gs_aggregate_free. */
 GS_API const struct gs_counts *gs_aggregate_stacks(const struct gs_aggregate *a);
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-/* Print format strings (reference 12.2), read the same way by the script
+/* Print format strings (docs/cli.md), read the same way by the script
  * parser (to check them where the user wrote them), the code generator (to
  * capture each argument) and the renderer (to substitute the values):
  *   {}            the value, typed          {:x} {:X}  hex       {:p}  address

@@ -1,4 +1,4 @@
-/* Backtrace frames back to modules and source (reference 11.1-11.3), as
+/* Backtrace frames back to modules and source, as
  * gstrace prints them: each frame's module found by its raw ip in the
  * process's module list (read again when an unknown address shows up: a
  * dlopen), else by cookie among binaries known up front; the symbolizer at
@@ -44,10 +44,16 @@ struct gs_frames_opts {
 
 struct gs_frames;
 
+/* A new resolver in *out (opts may be NULL: every default), freed with
+ * gs_frames_free() (NULL is fine), after which no frame, name or symbol
+ * it gave is valid. A module of opts.modules that cannot be opened is
+ * left out silently. 0, or -EINVAL (bad options) / -ENOMEM with err
+ * filled and *out NULL. One thread at a time: every call fills caches. */
 GS_API int gs_frames_new(const struct gs_frames_opts *opts, struct gs_frames **out,
 			 struct gs_error *err);
 GS_API void gs_frames_free(struct gs_frames *f);
-/* Reads pid's module list now, so its frames still resolve after it exits. */
+/* Reads pid's module list now, so its frames still resolve after it exits.
+ * A process that cannot be read keeps the list read before (or none). */
 GS_API void gs_frames_preload(struct gs_frames *f, pid_t pid);
 
 /* One frame as it is shown. */
@@ -72,11 +78,15 @@ struct gs_frame {
 
 #define GS_FRAME_SIGNAL_NAME "<signal handler called>"
 
-/* Frame i of the backtrace instruction bt of ev. */
+/* Fills *out with frame i (< bt's frame_count) of the backtrace
+ * instruction bt of ev; never fails: an unknown frame is unresolved.
+ * out's strings point into f's caches: valid until gs_frames_free. */
 GS_API void gs_frames_resolve(struct gs_frames *f, const struct gs_event *ev,
 			      const struct gs_inst *bt, unsigned i, struct gs_frame *out);
 /* A name of the symbolizer's (a function or an inline call) as shown:
- * demangled unless no_demangle; valid until the resolver is freed. */
+ * demangled unless no_demangle; valid until the resolver is freed. name
+ * is cached by its address, so it must live as long (NULL gives NULL);
+ * name itself when it is not mangled or there is no memory. */
 GS_API const char *gs_frames_name(struct gs_frames *f, const char *name);
 /* The kernel function at addr (a KernelStack frame) and *off from it, from
  * /proc/kallsyms read at the first call; NULL when unknown (addresses
@@ -86,8 +96,9 @@ GS_API const char *gs_frames_kernel_symbol(struct gs_frames *f, uint64_t addr, u
  * its build id, its ELF), or NULL when r is unresolved or the file is
  * unreadable; valid until the resolver is freed. */
 GS_API struct gs_modfile *gs_frames_modfile(struct gs_frames *f, const struct gs_frame *r);
-/* The status to show (reference 11.3): UnsupportedCfi / NoUnwindRowsForPc
- * read as complete when the last frame is at the process entry. */
+/* The status to show (enum gs_bt_status, docs/protocol.md "Backtraces"):
+ * bt's own, except that UnsupportedCfi / NoUnwindRowsForPc read as
+ * complete when the last frame is at the process entry (`_start`). */
 GS_API uint8_t gs_frames_status(struct gs_frames *f, const struct gs_event *ev,
 				const struct gs_inst *bt);
 

@@ -1,5 +1,5 @@
 /* The layouts of the maps generated BPF programs and userspace share
- * (reference spec section 2, and the bpf_loop walker's own maps), the one
+ * (docs/protocol.md, and the bpf_loop walker's own maps), the one
  * table of every map (names, kinds, key and value sizes), and the DWARF
  * register to pt_regs offsets the programs read. Natural alignment; every
  * size and offset pinned by a _Static_assert. The wire format is
@@ -436,7 +436,7 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 #define GS_DEFAULT_COMPARE_CAP 64     /* memcmp / strncmp / starts_with */
 #define GS_DEFAULT_STACK_COUNTS_MAX 16384 /* stack_counts entries (BPF counting) */
 
-/* Map names (reference section 3): what the kernel shows, and what the
+/* Map names: what the kernel shows, and what the
  * unwind layer's writers name a map by. */
 #define GS_MAP_NAME_RINGBUF "ringbuf"
 #define GS_MAP_NAME_EVENTS "events"
@@ -571,7 +571,7 @@ struct gs_map_def {
  * designators to write it with. */
 GS_API extern const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1];
 
-/* ---- 5.8: DWARF register number -> struct pt_regs offset (x86_64) -------- */
+/* ---- DWARF register number -> struct pt_regs offset (x86_64) ------------- */
 
 #define GS_DWARF_REG_RBP 6
 #define GS_DWARF_REG_RSP 7

@@ -49,10 +49,11 @@ struct gs_module_id {
 	uint64_t dev, ino; /* 0 when the file could not be opened */
 };
 
-/* Cookie of the file at `path` (normalized first), reference 8.1: build id,
- * else dev/inode, else the path hash. Paths under /proc and /sys (other than
- * /proc/<pid>/root/...) and non-regular files count as unopenable. Never
- * fails for a bad file; -ENAMETOOLONG for an overlong path. */
+/* Cookie of the file at `path` (normalized first) into *out: build id,
+ * else dev/inode, else the path hash (docs/protocol.md, "Backtraces").
+ * Paths under /proc and /sys (other than /proc/<pid>/root/...) and
+ * non-regular files count as unopenable. Never fails for a bad file;
+ * -ENAMETOOLONG for an overlong path, with err filled. */
 GS_API int gs_module_identify(const char *path, struct gs_module_id *out, struct gs_error *err);
 
 /* Options (GS_OPTS); zero is the default of every field. */
@@ -77,8 +78,9 @@ struct gs_modfiles_opts {
 /* Whether dir can hold the on-disk caches (cfi_cache_dir above,
  * gs_cfi_opts.cache_dir): 0 when it belongs to the effective user and
  * neither its group nor others can write it, or when it does not exist
- * yet (the first store creates it 0700). Else -EPERM (another owner,
- * writable by others, a symbolic link) or -errno, with a message naming
+ * yet (the first store creates it 0700). Else -EINVAL (NULL, or not an
+ * absolute path), -EPERM (another owner, writable by others, a symbolic
+ * link) or -errno, with a message naming
  * the directory, why, and the fix. Every read and store checks the same
  * on the descriptor it opened and ignores such a directory, and any file
  * in it that is not the user's alone, silently: this is how a caller
@@ -141,9 +143,15 @@ GS_API int gs_cache_clear(const char *dir, struct gs_cache_usage *removed, struc
 struct gs_modfiles;
 struct gs_modfile;
 
+/* An empty cache in *out (opts may be NULL: every default; its strings
+ * are copied), freed with gs_modfiles_free() (NULL is fine). 0, or
+ * -EINVAL (debug_dirs not absolute directories, bad options, libelf
+ * unusable) / -ENOMEM with err filled and *out NULL. One thread at a
+ * time (its own prefetch worker aside). */
 GS_API int gs_modfiles_new(const struct gs_modfiles_opts *opts, struct gs_modfiles **out,
 			   struct gs_error *err);
-/* Frees every file; pointers into them (tables, names, Dwarf) end here. */
+/* Frees every file; pointers into them (tables, names, Dwarf) end here.
+ * Trims the cache directory first (gs_cache_trim), when there is one. */
 GS_API void gs_modfiles_free(struct gs_modfiles *c);
 
 /* Where a file is and what it must be. Zero is the default of every field
@@ -180,11 +188,12 @@ GS_API size_t gs_modfiles_opened(const struct gs_modfiles *c);
 /* A file of the cache with this cookie (build id), or NULL: what names
  * the frames of a process that is gone by the time they are shown. */
 GS_API struct gs_modfile *gs_modfiles_by_cookie(const struct gs_modfiles *c, uint64_t cookie);
-/* The name it was first opened under. */
+/* The name it was first opened under (owned by the cache, as are the
+ * results of the accessors below: valid until gs_modfiles_free). */
 GS_API const char *gs_modfile_path(const struct gs_modfile *m);
 /* Cookie (build id, else device and inode), build id, device, inode. */
 GS_API const struct gs_module_id *gs_modfile_id(const struct gs_modfile *m);
-/* The file's ELF (libdwfl's handle: do not end it). */
+/* The file's ELF (libdwfl's handle: do not end it); never NULL. */
 GS_API struct Elf *gs_modfile_elf(struct gs_modfile *m);
 /* The DWARF of the file, found on first use in the file itself or in its
  * debug file; NULL when there is none. *bias (may be NULL) is what to add
@@ -197,7 +206,8 @@ GS_API struct Dwarf *gs_modfile_dwarf(struct gs_modfile *m, uint64_t *bias);
 GS_API const char *gs_modfile_debug_path(struct gs_modfile *m);
 /* libdwfl's module, reported at bias 0 (Dwfl addresses are the file's
  * link-time addresses): symbols from .symtab, the debug file's .symtab,
- * else .dynsym and .gnu_debugdata. */
+ * else .dynsym and .gnu_debugdata. Waits for gs_modfile_prefetch_debug's
+ * worker when it is reading this file. */
 GS_API struct Dwfl_Module *gs_modfile_dwfl(struct gs_modfile *m);
 /* Starts reading the file's debug information (its debug file found, the
  * compressed sections inflated, symbols and address ranges indexed) on a
@@ -210,19 +220,21 @@ GS_API void gs_modfile_prefetch_debug(struct gs_modfile *m);
 
 /* The executable of pid as this process can name it: its path when that is
  * the same file (a regular file with the device and inode of /proc/PID/exe),
- * else /proc/PID/root<path> under the same check. malloc'd. -ENOENT when
- * neither is, -ESTALE when the process's mount namespace shows something
- * else there (a FIFO bind-mounted over it, say). */
+ * else /proc/PID/root<path> under the same check, in *path (malloc'd: the
+ * caller frees it). -ENOENT when neither is, -ESTALE when the process's
+ * mount namespace shows something else there (a FIFO bind-mounted over
+ * it, say), with err filled and *path NULL. */
 GS_API int gs_proc_exe(pid_t pid, char **path, struct gs_error *err);
 
 #define GS_MODFILE_SYMS_MAX 16
 
 /* Function symbols (STT_FUNC, STT_GNU_IFUNC, defined, non-zero) called
- * name: their addresses and sizes, distinct, at most max. Returns how
- * many. */
+ * name: their addresses and sizes, distinct, at most max, into addr[] and
+ * size[] (max entries each). Returns how many; never fails. */
 GS_API size_t gs_modfile_symbols_named(struct gs_modfile *m, const char *name, uint64_t *addr,
 				       uint64_t *size, size_t max);
-/* The function symbol containing addr, or NULL; valid while m is. */
+/* The name of the function symbol containing addr (a link-time address),
+ * or NULL; valid while m is. */
 GS_API const char *gs_modfile_function_at(struct gs_modfile *m, uint64_t addr);
 /* A symbol at addr is an IFUNC (STT_GNU_IFUNC: addr is its resolver). */
 GS_API bool gs_modfile_is_ifunc(struct gs_modfile *m, uint64_t addr);
@@ -231,7 +243,9 @@ GS_API bool gs_modfile_is_ifunc(struct gs_modfile *m, uint64_t addr);
 
 struct Elf;
 /* The FDEs of .eh_frame whose CIE says 'S' (signal trampolines such as
- * libc's __restore_rt): *n pairs [lo, hi) in *ranges (malloc'd, link-time). */
+ * libc's __restore_rt): *n pairs [lo, hi) in *ranges (link-time; malloc'd
+ * for the caller to free, NULL when there is none). 0, or -errno of
+ * reading .eh_frame / -ENOMEM with err filled. elf is borrowed. */
 GS_API int gs_signal_frame_ranges(struct Elf *elf, uint64_t **ranges, size_t *n,
 				  struct gs_error *err);
 
@@ -258,10 +272,12 @@ struct gs_maps {
 	size_t n, cap;
 };
 
-/* Parses maps text (len bytes, need not end in NUL or newline). A malformed
- * line fails with -EINVAL naming the line number. */
+/* Parses maps text (len bytes, need not end in NUL or newline) into *out,
+ * which gs_maps_free() empties. A malformed line fails with -EINVAL naming
+ * the line number (-ENOMEM without memory); *out is then empty. */
 GS_API int gs_maps_parse(const char *text, size_t len, struct gs_maps *out, struct gs_error *err);
-/* Reads and parses /proc/<pid>/maps. */
+/* Reads and parses /proc/<pid>/maps: as gs_maps_parse, and the -errno
+ * of opening or reading it (-ENOENT: no such process). */
 GS_API int gs_maps_read(pid_t pid, struct gs_maps *out, struct gs_error *err);
 
 /* What /proc/<pid>/stat says about a process (procstat.c). */
@@ -282,6 +298,7 @@ GS_API int gs_proc_stat_read(pid_t pid, struct gs_proc_stat *out, struct gs_erro
 /* The process (thread group) that thread `pid` belongs to, from
  * /proc/<pid>/status; pid itself when that cannot be read. */
 GS_API pid_t gs_proc_tgid(pid_t pid);
+/* Empties what gs_maps_parse / gs_maps_read filled (or a zeroed struct). */
 GS_API void gs_maps_free(struct gs_maps *m);
 
 /* A module of a live process: identity, its file and its offsets. */
@@ -300,16 +317,18 @@ struct gs_proc_modules {
 	size_t skipped; /* mapped files that were not usable ELF modules */
 };
 
-/* Every ELF module mapped by pid, with cookie and offsets (reference
- * 8.1-8.3), each file read through `files` (opened once per cache; NULL:
- * a cache for this call, and no file pointers kept). A file is opened
- * through /proc/PID/map_files where permitted, else by its path, and must
- * be a regular file with the mapping's inode. Files that cannot be read as
- * ELF are skipped and counted. */
+/* Every ELF module mapped by pid, and its vDSO, with cookie and offsets
+ * (docs/protocol.md, "Backtraces"), into *out, which
+ * gs_proc_modules_free() empties. Each file is read through `files`
+ * (borrowed: it outlives *out's file pointers; NULL: a cache for this
+ * call, and no file pointers kept). A file is opened through
+ * /proc/PID/map_files where permitted, else by its path, and must be a
+ * regular file with the mapping's inode. Files that cannot be read as ELF
+ * are skipped and counted. 0, or gs_maps_read's errors / -ENOMEM. */
 GS_API int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_modules *out,
 				struct gs_error *err);
 GS_API void gs_proc_modules_free(struct gs_proc_modules *m);
-/* The module whose [base, base + size) holds ip, or NULL. */
+/* The module of m whose [base, base + size) holds ip, or NULL. */
 GS_API const struct gs_proc_module *gs_proc_modules_find(const struct gs_proc_modules *m,
 							 uint64_t ip);
 

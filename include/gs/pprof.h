@@ -44,6 +44,9 @@ struct gs_pprof_opts {
 
 struct gs_pprof;
 
+/* An empty profile in *out (opts may be NULL: every default; its strings
+ * are copied), freed with gs_pprof_free() (NULL is fine). 0, or -EINVAL
+ * (bad options) / -ENOMEM with err filled and *out NULL. */
 GS_API int gs_pprof_new(const struct gs_pprof_opts *opts, struct gs_pprof **out,
 			struct gs_error *err);
 GS_API void gs_pprof_free(struct gs_pprof *p);
@@ -55,7 +58,8 @@ GS_API void gs_pprof_free(struct gs_pprof *p);
  * none). A frame whose module is known keeps its module address (in a
  * caller, the return address minus one: the call being made) and its
  * mapping even without a symbol; one whose module is not known keeps its
- * raw address, without a mapping. 0, or -ENOMEM. */
+ * raw address, without a mapping. What it keeps of ev is copied. 0, or
+ * -ENOMEM. */
 GS_API int gs_pprof_add(struct gs_pprof *p, const struct gs_event *ev, uint64_t n);
 /* Forgets every sample (the tables of names, mappings and locations stay). */
 GS_API void gs_pprof_clear_samples(struct gs_pprof *p);
@@ -64,8 +68,8 @@ GS_API void gs_pprof_set_duration(struct gs_pprof *p, uint64_t duration_ns);
 /* Distinct samples and the sum of their counts so far. */
 GS_API size_t gs_pprof_samples(const struct gs_pprof *p);
 GS_API uint64_t gs_pprof_total(const struct gs_pprof *p);
-/* Writes the profile to f, gzipped. 0, -ENOMEM, or -EIO when f reports an
- * error, with a message. */
+/* Writes the profile to f, gzipped (p is unchanged: it can be written
+ * again). 0, -ENOMEM, or -EIO when f reports an error, with err filled. */
 GS_API int gs_pprof_write(struct gs_pprof *p, FILE *f, struct gs_error *err);
 
 #ifdef __cplusplus

@@ -1,5 +1,5 @@
-/* Events printed exactly as the gstrace command prints them (reference
- * spec 11.4): the pretty and plain text layouts with symbolized backtraces
+/* Events printed exactly as the gstrace command prints them: the pretty
+ * and plain text layouts with symbolized backtraces
  * (`#1 fn(params) at file:line:col [module+0xpc]`, inline calls, signal
  * frames, the reason a walk stopped) and one JSON object per event per
  * line. gs_render_* (render.h) are the snprintf-like pieces without
@@ -64,13 +64,18 @@ struct gs_printer_opts {
 
 struct gs_printer;
 
+/* A new printer in *out (opts may be NULL: pretty, local time, a resolver
+ * of its own), freed with gs_printer_free() (NULL is fine) before the
+ * resolver it borrows. 0, or -EINVAL (a format or timestamp out of its
+ * enum, bad options) / -ENOMEM with err filled and *out NULL. */
 GS_API int gs_printer_new(const struct gs_printer_opts *opts, struct gs_printer **out,
 			  struct gs_error *err);
 GS_API void gs_printer_free(struct gs_printer *p);
-/* Writes ev to f in the printer's format. 0, or -EIO when f reports an
- * error (ferror). */
+/* Writes ev to f in the printer's format (ev is read during the call
+ * only). 0, or -EIO when f reports an error (ferror). */
 GS_API int gs_print_event(struct gs_printer *p, const struct gs_event *ev, FILE *f);
-/* The resolver the printer symbolizes with (its own or the one given). */
+/* The resolver the printer symbolizes with (its own, valid until
+ * gs_printer_free, or the one given). */
 GS_API struct gs_frames *gs_printer_frames(const struct gs_printer *p);
 
 #ifdef __cplusplus

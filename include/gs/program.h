@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-/* ---- options (GS_OPTS; zero = the reference's defaults, spec section 4) -- */
+/* ---- options (GS_OPTS; zero = the default each field's comment gives) --- */
 
 enum gs_output_kind {
 	GS_OUTPUT_RINGBUF = 0,
@@ -111,22 +111,29 @@ struct gs_program_opts {
  * accessors below, freed with gs_program_free(). */
 struct gs_program;
 
-/* Builds `spec` into a new program. 0, or -errno with err naming the
- * statement or expression at fault. Free with gs_program_free(). */
+/* Builds `spec` into a new program in *out (opts may be NULL: every
+ * default). spec and what it points to (gs_var, gs_type) are read during
+ * the call only. 0, or -errno with err naming the statement or expression
+ * at fault (-EINVAL: a spec or options it cannot build; -E2BIG: past a
+ * limit; -ENOSPC: past the 512-byte stack; -ENOMEM), *out NULL. Free with
+ * gs_program_free(). */
 GS_API int gs_program_build(const struct gs_trace_spec *spec, const struct gs_program_opts *opts,
 			    struct gs_program **out, struct gs_error *err);
 /* The same; on failure *at is the expression of spec the error is about
  * (the member a type lacks, the value a placeholder cannot print), or
- * NULL when the error is about no expression: a caller with the script
- * can then show the error where the user wrote it. */
+ * NULL when the error is about no expression (at may be NULL): a caller
+ * with the script can then show the error where the user wrote it. */
 GS_API int gs_program_build_at(const struct gs_trace_spec *spec,
 			       const struct gs_program_opts *opts, struct gs_program **out,
 			       const struct gs_expr **at, struct gs_error *err);
+/* Frees p and everything its accessors gave (NULL is fine). */
 GS_API void gs_program_free(struct gs_program *p);
 
 /* The finished main program (with its subprograms), and the backtrace
  * step program of the tail-call walker (NULL when it has none): for
- * gs_asm_insns(), gs_asm_dump() and the like. */
+ * gs_asm_insns(), gs_asm_dump() and the like. Every accessor below reads
+ * a built program, and what it returns is p's (valid until
+ * gs_program_free). */
 GS_API const struct gs_asm *gs_program_main(const struct gs_program *p);
 GS_API const struct gs_asm *gs_program_step(const struct gs_program *p);
 /* The program at the function's entry that keeps the time $duration

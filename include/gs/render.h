@@ -1,5 +1,5 @@
-/* Plain-text rendering of decoded events without symbolization (reference
- * spec sections 10 and 11.4): values by type, format placeholders, the
+/* Plain-text rendering of decoded events without symbolization (the
+ * event format: docs/protocol.md): values by type, format placeholders, the
  * protocol-default backtrace text, and the pretty / plain event layouts.
  *
  * Every gs_render_* function works like snprintf: it writes at most `size`
@@ -46,7 +46,7 @@
  * status), `{{` and `}}` escaped; `<missing arg>` when args run out,
  * `<unsupported {:...}>` for other specs (it consumes an arg),
  * `<malformed placeholder>` for an unclosed `{`. Backtrace -> the
- * protocol-default text of spec 10:
+ * protocol-default text:
  *   backtrace(max_depth=5, frames=2, status=truncated)
  *     #0 cookie=0x0123456789abcdef pc=0x1189 raw=0x555555555189
  *     stopped: truncated (next-ip-kernel-like, code=4)
@@ -89,9 +89,9 @@ struct gs_render_opts {
 	bool show_end;         /* also render the EndInstruction's debugging form */
 };
 
-/* A whole event, every line ending in '\n'. Options that fail the check of
- * docs/api.md (sz 0, fields past sz this library does not know) render
- * nothing: 0, errno EINVAL. */
+/* A whole event, every line ending in '\n' (opts may be NULL: pretty, no
+ * timestamp). Options that fail the check of docs/api.md (sz 0, fields
+ * past sz this library does not know) render nothing: 0, errno EINVAL. */
 GS_API size_t gs_render_event(const struct gs_event *ev, const struct gs_render_opts *opts,
 			      char *buf, size_t size);
 /* `[<timestamp>] TraceID:<id> PID:<pid> TID:<tid>`, no newline; without the
@@ -113,16 +113,19 @@ GS_API size_t gs_render_value(const struct gs_value *v, char conv, char *buf, si
  * UTF-8 become `\xNN` (ESC is `\x1b`); printable ASCII and valid UTF-8 are
  * kept. Every renderer here escapes this way what comes from the target
  * (names, string and char values, access paths); script text is shown as
- * written. gs_render_escaped works like snprintf on len bytes of s. */
+ * written. */
 enum {
 	GS_RENDER_KEEP_NEWLINES = 1, /* '\n' stays a line break (messages) */
 };
+/* That escaping of len bytes of s (which may hold NULs), like snprintf;
+ * flags: GS_RENDER_* bits. */
 GS_API size_t gs_render_escaped(const char *s, size_t len, unsigned flags, char *buf, size_t size);
 /* The length of the valid UTF-8 sequence at s (n bytes left): 1 for
  * ASCII, 2..4, or 0 when the bytes are not one (overlong forms, surrogates
  * and code points past U+10FFFF are not). */
 GS_API size_t gs_render_utf8_len(const uint8_t *s, size_t n);
-/* The same, written to f. */
+/* That escaping of the NUL-terminated s, written to f (its errors are
+ * f's: check ferror). */
 GS_API void gs_render_fputs(FILE *f, const char *s, unsigned flags);
 
 /* One scalar of a captured value, decoded by its type, for renderers of
@@ -142,7 +145,9 @@ struct gs_scalar {
 GS_API bool gs_value_scalar(const struct gs_type *t, const uint8_t *data, size_t len,
 			    unsigned bit_offset, unsigned bit_size, struct gs_scalar *out);
 
-/* Labels of spec 1.7, 1.8 and 1.12, for symbolizing renderers too. */
+/* Labels of the statuses (enum gs_var_status, gs_bt_status, the backtrace
+ * error codes, gs_exec_status: gs/wire.h), for symbolizing renderers too;
+ * constant strings. */
 GS_API const char *gs_var_status_label(uint8_t status);  /* "null deref", ... "ok" */
 GS_API const char *gs_bt_status_label(uint8_t status);   /* unknown -> "internal error" */
 GS_API const char *gs_bt_error_label(uint16_t code);     /* 0 -> NULL; unknown -> "unknown" */

@@ -92,7 +92,7 @@ struct gs_resolve_opts {
 				    * for this call) */
 };
 
-/* Resolves a parsed target pattern, one of (reference 12.1):
+/* Resolves a parsed target pattern into *out, one of:
  *   function     DWARF definitions, prologue skipped (the first line-table
  *                entry flagged prologue_end inside the function, else the
  *                first entry whose line differs from the entry line: gdb's
@@ -112,7 +112,8 @@ struct gs_resolve_opts {
  * the other modules it maps (those with a symbol of that name first). Every
  * location gets its file offset, and must lie in an executable PT_LOAD.
  * Errors name the input and say what to do (unknown function, missing
- * binary, address outside every segment). */
+ * binary, address outside every segment). *out's strings and locations
+ * are malloc'd: gs_target_free() empties it (a filled or zeroed one). */
 GS_API int gs_target_resolve(const struct gs_target_pattern *pattern,
 			     const struct gs_resolve_opts *opts, struct gs_target *out,
 			     struct gs_error *err);
@@ -132,21 +133,24 @@ struct gs_list_opts {
 	struct gs_modfiles *files;
 };
 
-/* The functions whose names match glob (fnmatch), by module: name,
- * file:line from DWARF, and address (or "inlined only"); ELF symbols DWARF
- * does not name too. -ENOENT when none matches. */
+/* Writes to f the functions whose names match glob (fnmatch), by module:
+ * name, file:line from DWARF, and address (or "inlined only"); ELF symbols
+ * DWARF does not name too. 0; -ENOENT when none matches, -EINVAL without
+ * a pid or module, or the errors of opening them, with err filled. */
 GS_API int gs_list_functions(const char *glob, const struct gs_list_opts *o, FILE *f,
 			     struct gs_error *err);
-/* For each address the trace target resolves to (gs_target_resolve): the
- * variables visible there, innermost first, each with its scope (param,
- * local, static, global), type and where it lives (register, stack,
- * global, optimized out). */
+/* Writes to f, for each address the trace target (as a script writes it)
+ * resolves to (gs_target_resolve): the variables visible there, innermost
+ * first, each with its scope (param, local, static, global), type and
+ * where it lives (register, stack, global, optimized out). 0, or the
+ * errors of parsing and resolving the target, with err filled. */
 GS_API int gs_list_vars(const char *target, const struct gs_list_opts *o, FILE *f,
 			struct gs_error *err);
 
 /* ---- uprobes (attach.c) -------------------------------------------------- */
 
-/* 0 when the perf uprobe PMU or tracefs uprobe_events is usable. */
+/* 0 when the perf uprobe PMU or tracefs uprobe_events is usable; else
+ * -errno and why not, with err filled. */
 GS_API int gs_uprobe_supported(struct gs_error *err);
 /* 0 when this kernel has uprobe_multi links (Linux 6.6+, bpf() allowed);
  * else -errno and why not. */
@@ -196,11 +200,16 @@ struct gs_plan_trace;
 
 struct gs_plan;
 
+/* An empty plan in *out (opts may be NULL: target mode, every default;
+ * opts->program and module are copied), freed with gs_plan_free(). Needs
+ * no privileges: a plan never touches the kernel. 0, or -EINVAL (bad
+ * options) / -ENOMEM with err filled and *out NULL. */
 GS_API int gs_plan_new(const struct gs_plan_opts *opts, struct gs_plan **out, struct gs_error *err);
 /* Resolves target, checks that CFI covers every address when the body has
  * a `bt`, and plans the backtrace there. spec (its body) and the pattern's
  * strings are borrowed: they must outlive the plan. 0, or -errno with err
- * naming the target and the fix (-ENOENT, -EINVAL: bad input). */
+ * naming the target and the fix (-ENOENT, -EINVAL: bad input; -E2BIG past
+ * max_probes; -EBUSY once the plan is built). */
 GS_API int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 		       const struct gs_trace_spec *spec, struct gs_error *err);
 /* gs_plan_add() for every trace of a parsed script (trace id =
@@ -208,7 +217,9 @@ GS_API int gs_plan_add(struct gs_plan *p, const struct gs_target_pattern *target
  * line and caret. s must outlive the plan. */
 GS_API int gs_plan_add_script(struct gs_plan *p, const struct gs_script *s, struct gs_error *err);
 /* Sizes the maps programs share (room for the shared rows twice over: later
- * dlopens append) and builds every probe's program. */
+ * dlopens append) and builds every probe's program, once. 0, or -errno
+ * with err naming the trace (its position, for a script's); -EBUSY when
+ * built already. */
 GS_API int gs_plan_build(struct gs_plan *p, struct gs_error *err);
 /* CPU samples (gstrace --profile): every CPU's clock runs a perf_event
  * program frequency times a second that walks the user stack of the task
@@ -218,7 +229,8 @@ GS_API int gs_plan_build(struct gs_plan *p, struct gs_error *err);
  * up as they start), or every process (neither); never the idle task.
  * With gs_program_opts.count_stacks the stacks are counted in BPF
  * (gs_session_stack_counts), else each sample is an event. Needs Linux
- * 5.17+ (bpf_loop, bpf_task_pt_regs). 0 or -errno. */
+ * 5.17+ (bpf_loop, bpf_task_pt_regs). Options (GS_OPTS); zero is the
+ * default of every field. */
 struct gs_sample_opts {
 	size_t sz;
 	uint32_t trace_id;
@@ -226,17 +238,27 @@ struct gs_sample_opts {
 	bool kernel_stacks;
 };
 #define GS_SAMPLE_DEFAULT_FREQUENCY 99
+/* Adds the CPU samples above to p as one trace (opts may be NULL), before
+ * gs_plan_build. 0, or -EINVAL (the plan's programs use the tail-call
+ * unwinder, bad options), -EBUSY (built already), -ENOMEM, with err
+ * filled. */
 GS_API int gs_plan_add_samples(struct gs_plan *p, const struct gs_sample_opts *opts,
 			       struct gs_error *err);
 /* Whether trace t samples CPUs (gs_plan_add_samples) rather than probing
  * addresses. */
 GS_API bool gs_plan_trace_samples(const struct gs_plan_trace *t);
 
-/* gs_plan_new + gs_plan_add_script + gs_plan_build. */
+/* gs_plan_new + gs_plan_add_script + gs_plan_build: *out, or NULL and
+ * the first error. s must outlive the plan. */
 GS_API int gs_plan_from_script(const struct gs_script *s, const struct gs_plan_opts *opts,
 			       struct gs_plan **out, struct gs_error *err);
+/* Frees the plan, its programs and traces (NULL is fine), after every
+ * session started on it; its own module-file cache too, not one given. */
 GS_API void gs_plan_free(struct gs_plan *p);
 
+/* The plan's traces in the order added: their count, and the i-th (NULL
+ * past the last), owned by p (valid until gs_plan_free). The accessors
+ * below read one; what they return is p's too. */
 GS_API size_t gs_plan_trace_count(const struct gs_plan *p);
 GS_API const struct gs_plan_trace *gs_plan_trace_at(const struct gs_plan *p, size_t i);
 /* The trace id its events carry, its target as given and as resolved
@@ -249,7 +271,9 @@ GS_API const struct gs_target *gs_plan_trace_target(const struct gs_plan_trace *
  * out>, thread-locals the process cannot give): the i-th, NULL past the
  * last. */
 GS_API const char *gs_plan_trace_note(const struct gs_plan_trace *t, size_t i);
-/* Its probes (one per address of the target) and each one's program. */
+/* Its probes (one per address of the target) and each one's program
+ * (NULL before gs_plan_build, or past the last). The plan's probes over
+ * every trace. */
 GS_API size_t gs_plan_trace_probe_count(const struct gs_plan_trace *t);
 GS_API const struct gs_program *gs_plan_trace_program(const struct gs_plan_trace *t, size_t i);
 GS_API size_t gs_plan_probe_count(const struct gs_plan *p);
@@ -291,7 +315,7 @@ struct gs_phase_times {
 	uint64_t ns[GS_PHASE_COUNT];
 };
 
-/* Short stable name of a phase ("plan rows"). */
+/* Short stable name of a phase ("plan rows"); a constant string. */
 GS_API const char *gs_phase_name(enum gs_phase phase);
 /* The plan's phases (resolve, plan rows, build) added into *t. */
 GS_API void gs_plan_phase_times(const struct gs_plan *p, struct gs_phase_times *t);
@@ -300,8 +324,9 @@ enum gs_plan_print {
 	GS_PLAN_PRINT_SUMMARY = 1, /* per probe: address, programs, maps, rows */
 	GS_PLAN_PRINT_INSNS = 2,   /* per probe: main then step program listing */
 };
-/* Writes what `what` asks (GS_PLAN_PRINT_* bits) for every probe to f:
- * the --dry-run and --dump-insns texts of docs/cli.md. 0 or -errno. */
+/* Writes what `what` asks (GS_PLAN_PRINT_* bits) for every probe of a
+ * built plan to f: the --dry-run and --dump-insns texts of docs/cli.md.
+ * 0, -EINVAL for a plan not built, or -EIO when f reports an error. */
 GS_API int gs_plan_print(const struct gs_plan *p, unsigned what, FILE *f);
 
 /* ---- a tracing session (session.c) --------------------------------------- */
@@ -319,6 +344,9 @@ struct gs_session_opts {
 
 struct gs_session;
 
+/* A session with nothing loaded yet in *out, freed with gs_session_free()
+ * (NULL is fine). opts is required (on_event). 0, or -EINVAL (no
+ * on_event, bad options) / -ENOMEM with err filled and *out NULL. */
 GS_API int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
 			  struct gs_error *err);
 /* Loads and attaches every probe of plan, in plan order: creates its maps
@@ -327,19 +355,24 @@ GS_API int gs_session_new(const struct gs_session_opts *opts, struct gs_session 
  * module, rescanned at most once a second later), loads, adds its output
  * to the reader, attaches (a uprobe_multi link per program where the kernel
  * has them, else perf events). First it removes the tracefs entries that
- * killed gstraces left (gs_uprobe_events_reap). The
- * plan must outlive the session. Returns the number of probes attached or
- * -errno, err naming the trace; a verifier rejection's full report is then
- * gs_session_report(). Call once per session. */
+ * killed gstraces left (gs_uprobe_events_reap). The plan must outlive
+ * the session. Returns the number of probes attached or -errno, err
+ * naming the trace; a verifier rejection's full report is then
+ * gs_session_report(). Needs root (or CAP_BPF and CAP_PERFMON): -EPERM or
+ * -EACCES otherwise. -EINVAL for a plan not built; -EBUSY when called
+ * twice (once per session). */
 GS_API int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs_error *err);
-/* The verifier report of the last rejected load, or NULL. */
+/* The verifier report of the last rejected load, or NULL; owned by s. */
 GS_API const char *gs_session_report(const struct gs_session *s);
 /* The session's phases (create maps, write rows, load, attach) added into
  * *t. */
 GS_API void gs_session_phase_times(const struct gs_session *s, struct gs_phase_times *t);
 /* Refreshes the unwind maps (at most once a second: the process's when its
  * mappings changed; in target mode, processes that started mapping a
- * traced module), then reads events as gs_reader_poll does. */
+ * traced module), then reads events, waiting up to timeout_ms (-1:
+ * forever), each to on_event. The number of events, on_event's first
+ * non-zero value, -EINTR when a signal interrupted the wait (err not
+ * filled), or -errno with err filled. After gs_session_start. */
 GS_API int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err);
 /* Descriptor for the caller's own poll: readable when a buffer's programs
  * wake it, which they do only once a quarter of the buffer waits (or when
@@ -347,16 +380,18 @@ GS_API int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error
  * gs_session_poll every few milliseconds (the reader's tick is 5 ms;
  * gs_live_fd has such a tick of its own). */
 GS_API int gs_session_fd(const struct gs_session *s);
-/* Events lost in the kernel so far: loss counters of every trace plus lost
- * perf samples. */
+/* Events lost in the kernel so far in *total: loss counters of every
+ * trace plus lost perf samples. 0, or -errno of a map read with err
+ * filled. */
 GS_API int gs_session_lost(const struct gs_session *s, uint64_t *total, struct gs_error *err);
 /* Counting in BPF (gs_program_opts.count_stacks): calls fn once per
  * distinct stack counted so far by every program, with the event a
  * userspace count would have seen (decoded from the map key by the
  * event decoder: trace id, tgid, the Backtrace; time and tid 0) and its
- * count. Stacks the full map dropped are in gs_session_lost(). 0, the
- * first non-zero value of fn, or -errno. */
+ * count. Stacks the full map dropped are in gs_session_lost(). */
 typedef int (*gs_stack_count_fn)(void *arg, const struct gs_event *ev, uint64_t count);
+/* Calls fn as above (ev valid during the call only). 0, the first
+ * non-zero value of fn, or -errno with err filled. */
 GS_API int gs_session_stack_counts(const struct gs_session *s, gs_stack_count_fn fn, void *arg,
 				   struct gs_error *err);
 /* What CPU samples (gs_plan_add_samples) keep in memory: the processes
@@ -371,15 +406,18 @@ struct gs_sample_stats {
 	uint64_t map_bytes;
 	uint64_t modules_without_rows; /* counted at each fill that tried them */
 };
+/* Fills *st from the started session's maps. 0, or -errno of listing the
+ * module rows map, with err filled. */
 GS_API int gs_session_sample_stats(const struct gs_session *s, struct gs_sample_stats *st,
 				   struct gs_error *err);
 /* The aggregations of the session's traces (docs/cli.md, "Aggregations"),
  * read from their map as they are now (at exit, or every --interval):
  * fn gets one table per @name in script order (the table is valid during
  * the call only). *dropped (when not NULL): updates a full map could not
- * take (raise gs_program_opts.agg_max_keys). 0, fn's first non-zero
- * value, or -errno. */
+ * take (raise gs_program_opts.agg_max_keys). */
 typedef int (*gs_agg_table_fn)(void *arg, const struct gs_agg_table *t);
+/* Calls fn as above; nothing when no trace aggregates. 0, fn's first
+ * non-zero value, or -errno (a map read, -ENOMEM) with err filled. */
 GS_API int gs_session_aggregations(const struct gs_session *s, gs_agg_table_fn fn, void *arg,
 				   uint64_t *dropped, struct gs_error *err);
 /* Probes attached so far. */
@@ -388,7 +426,8 @@ GS_API size_t gs_session_probe_count(const struct gs_session *s);
  * gs_session_lost() and gs_session_poll() still work (nothing new comes).
  * Once per session; gs_session_free() does it when not done. */
 GS_API void gs_session_detach(struct gs_session *s);
-/* Detaches every probe (when not done) and frees everything. */
+/* Detaches every probe (when not done) and frees everything (NULL is
+ * fine); the plan stays the caller's. */
 GS_API void gs_session_free(struct gs_session *s);
 
 #ifdef __cplusplus

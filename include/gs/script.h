@@ -1,4 +1,4 @@
-/* The script language (reference spec 12): text -> a list of traces, each a
+/* The script language (docs/cli.md): text -> a list of traces, each a
  * target pattern and a body of gs_stmt / gs_expr trees ready for
  * gs_program_build(). Errors carry `name:line:column`, the source line and
  * a caret under the column. Everything a script owns lives in one arena. */
@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-/* What `trace <pattern>` names (spec 12.1; first match wins). */
+/* What `trace <pattern>` names (the first kind that matches wins). */
 enum gs_target_kind {
 	GS_TARGET_FUNCTION,       /* main                      name */
 	GS_TARGET_ADDRESS,        /* 0x1139                    address */
@@ -71,32 +71,37 @@ struct gs_script {
 struct gs_script_opts {
 	size_t sz;          /* sizeof(struct gs_script_opts): lets the struct grow */
 	const char *name;   /* shown before line:column in messages; NULL: "script" */
-	/* $input_pid (spec 12.4) is the PID given with -p: a compile-time
+	/* $input_pid is the PID given with -p: a compile-time
 	 * constant. 0 means there is none, and $input_pid is an error. */
 	uint32_t input_pid;
 };
 
 /* Parses len bytes of text (need not be NUL-terminated; a NUL byte inside is
- * an error). 0 and *out, or -EINVAL (the script is wrong: err says where and
- * what to do) or -ENOMEM. Free with gs_script_free(). */
+ * an error; copied: the script keeps its own for messages). opts may be
+ * NULL. 0 and *out, or -EINVAL (the script is wrong: err says where and
+ * what to do) or -ENOMEM, with *out NULL. Free with gs_script_free()
+ * (NULL is fine), after every plan made from it. */
 GS_API int gs_script_parse(const char *text, size_t len, const struct gs_script_opts *opts,
 			   struct gs_script **out, struct gs_error *err);
 GS_API void gs_script_free(struct gs_script *s);
 
-/* The spec of trace t, for gs_program_build(). spec->bt stays NULL: the
+/* The spec of trace t (one of s->traces), written into *spec, for
+ * gs_program_build(); never fails. spec->bt stays NULL: the
  * caller fills it from the unwind layer once the target is resolved. The
  * spec points into s: it is valid until gs_script_free(). */
 GS_API void gs_script_trace_spec(const struct gs_script_trace *t, uint32_t trace_id,
 				 struct gs_trace_spec *spec);
 
 /* Formats an error about t's target ("unknown function 'foo'") the way
- * parse errors look: position, the source line and a caret. Returns code. */
+ * parse errors look: position, the source line and a caret, into err
+ * (may be NULL). Returns code. */
 __attribute__((format(printf, 5, 6)))
 GS_API int gs_script_trace_errorf(const struct gs_script *s, const struct gs_script_trace *t,
 				  struct gs_error *err, int code, const char *fmt, ...);
 
 /* The same about an expression of s's traces (an unknown name, a member a
- * type lacks): at the expression's pos, with its source line and caret. */
+ * type lacks): at the expression's pos, with its source line and caret.
+ * Returns code. */
 __attribute__((format(printf, 5, 6)))
 GS_API int gs_script_expr_errorf(const struct gs_script *s, const struct gs_expr *e,
 				 struct gs_error *err, int code, const char *fmt, ...);

@@ -214,7 +214,8 @@ GS_API bool gs_stmts_emit_events(const struct gs_stmt *body, size_t n);
  * time, kept by a program at the function's entry. */
 GS_API bool gs_stmts_use_duration(const struct gs_stmt *body, size_t n);
 
-/* What `bt` knows at compile time about the probe (reference 6.3-6.5),
+/* What `bt` knows at compile time about the probe (docs/protocol.md,
+ * "Backtraces"),
  * filled in by the caller from the unwind layer: codegen and unwind meet
  * only through these protocol structs. */
 enum gs_bt_first_row {
@@ -398,6 +399,8 @@ GS_API int64_t gs_ctype_convert(int64_t v, struct gs_ctype t);
 struct gs_ctype_op {
 	struct gs_ctype operands, result;
 };
+/* The types of lhs op rhs (op: enum gs_binop); never fails: an unknown
+ * op gets the usual arithmetic conversions. */
 GS_API struct gs_ctype_op gs_ctype_binary(int op, struct gs_ctype lhs, struct gs_ctype rhs);
 
 /* The typed pass over a body: every expression's C type, kept beside the
@@ -407,10 +410,13 @@ GS_API struct gs_ctype_op gs_ctype_binary(int op, struct gs_ctype lhs, struct gs
  * unsigned long. */
 struct gs_typed;
 
+/* An empty pass, or NULL without memory; gs_typed_free() frees it (NULL
+ * is fine). */
 GS_API struct gs_typed *gs_typed_new(void);
 GS_API void gs_typed_free(struct gs_typed *t);
-/* Types every expression of body; -ENOMEM, or 0. A `let` variable takes
- * its value's type (index: the variable). */
+/* Types every expression of body (borrowed: its nodes are the keys, so it
+ * outlives the lookups); -ENOMEM, or 0. A `let` variable takes its
+ * value's type (index: the variable). */
 GS_API int gs_typed_body(struct gs_typed *t, const struct gs_stmt *body, size_t n,
 			 const struct gs_type *(*value_type)(const struct gs_expr *e, void *arg),
 			 void *arg);

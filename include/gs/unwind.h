@@ -24,7 +24,7 @@ struct Elf; /* libelf's handle (typedef struct Elf Elf) */
 
 /* ---- rows from CFI (cfi.c, cfi_fde.c) ------------------------------------ */
 
-/* Why a CFI row was left out of the BPF table (reference 7.2-7.3). */
+/* Why a CFI row was left out of the BPF table (docs/unwind.md). */
 enum gs_cfi_drop {
 	GS_CFI_DROP_EMPTY_RANGE,    /* pc_start >= pc_end */
 	GS_CFI_DROP_CFA_EXPRESSION, /* CFA undefined or a DWARF expression */
@@ -81,7 +81,7 @@ struct gs_cfi_dropped {
 	uint8_t reason; /* enum gs_cfi_drop */
 };
 
-/* A row as the bpf_loop walker reads it (issue 11): every rule in full,
+/* A row as the bpf_loop walker reads it: every rule in full,
  * including DWARF expressions of the form DW_OP_breg<N> off [; DW_OP_deref],
  * rules for rbx and r12-r15, CFAs based on them, signal frames, and an
  * undefined return address (the end of the stack). */
@@ -95,8 +95,8 @@ struct gs_cfi_row {
 #define GS_CFI_ROW_SIGNAL 0x01 /* the FDE's CIE has 'S': a signal trampoline */
 
 /* Rows of one module in link-time addresses, sorted by (pc_start, pc_end):
- * `rows` by the reference's export rules (the tail-call walker, reference
- * 7.2-7.3), `xrows` by the loop walker's (a superset). */
+ * `rows` by the reference's export rules (the tail-call walker,
+ * docs/unwind.md), `xrows` by the loop walker's (a superset). */
 struct gs_cfi_table {
 	struct gs_unwind_row *rows;
 	size_t nrows; /* exported - merged */
@@ -108,7 +108,10 @@ struct gs_cfi_table {
 };
 
 /* Builds the table of an ELF (from .eh_frame, plus .debug_frame FDEs whose
- * range .eh_frame lacks). No CFI at all gives an empty table and 0. */
+ * range .eh_frame lacks) into *out, which gs_cfi_table_free() empties
+ * (a filled or zeroed one). opts may be NULL; elf is borrowed. No CFI at
+ * all gives an empty table and 0; else -ENOMEM, or -EINVAL for CFI that
+ * does not read, with err filled. */
 GS_API int gs_cfi_table_from_elf(struct Elf *elf, const struct gs_cfi_opts *opts,
 				 struct gs_cfi_table *out, struct gs_error *err);
 /* Same, opening `path`. -ENOENT/-EACCES/-EINVAL (not ELF) with a message. */
@@ -116,16 +119,18 @@ GS_API int gs_cfi_table_from_file(const char *path, const struct gs_cfi_opts *op
 				  struct gs_cfi_table *out, struct gs_error *err);
 GS_API void gs_cfi_table_free(struct gs_cfi_table *t);
 /* The row covering pc: 0 and *row; -EOPNOTSUPP when the pc's CFI was
- * dropped (*reason set when not NULL); -ENOENT when no FDE covers it. */
+ * dropped (*reason set when not NULL); -ENOENT when no FDE covers it. No
+ * message: the codes are the answer. */
 GS_API int gs_cfi_table_lookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_unwind_row *row,
 			enum gs_cfi_drop *reason);
-/* Short stable name of a drop reason ("ra_undefined"). */
+/* Short stable name of a drop reason ("ra_undefined"); a constant string. */
 GS_API const char *gs_cfi_drop_name(enum gs_cfi_drop reason);
 
 /* ---- a module file's rows (modfile_cfi.c) ------------------------------ */
 
-/* The CFI rows (reference 7), built once per build id (files without one:
- * per file) with the default options. */
+/* The CFI rows of m in *out, built once per build id (files without one:
+ * per file) with the default options, owned by m's cache (valid until
+ * gs_modfiles_free). 0, or the errors of gs_cfi_table_from_elf. */
 GS_API int gs_modfile_cfi(struct gs_modfile *m, const struct gs_cfi_table **out,
 			  struct gs_error *err);
 
@@ -156,16 +161,22 @@ struct gs_symbolizer;
 
 /* Symbolizes through the modules of `files` (borrowed: it must outlive the
  * symbolizer; NULL: a cache of its own), so a module is read from the same
- * file and debug file as target resolution used. */
+ * file and debug file as target resolution used. NULL with -ENOMEM in err
+ * when out of memory; gs_symbolizer_free() frees it (NULL is fine). One
+ * thread at a time. */
 GS_API struct gs_symbolizer *gs_symbolizer_new(struct gs_modfiles *files, struct gs_error *err);
 GS_API void gs_symbolizer_free(struct gs_symbolizer *s);
-/* Opens (once) the module file; returns a handle >= 0 for gs_symbolize. */
+/* Opens (once) the module file; returns a handle >= 0 for gs_symbolize,
+ * or the -errno of gs_modfile_open with err filled. */
 GS_API int gs_symbolizer_module(struct gs_symbolizer *s, const char *path, struct gs_error *err);
-/* The same for a file already open (of the symbolizer's cache). */
+/* The same for a file already open (of the symbolizer's cache): a handle,
+ * or -ENOMEM. */
 GS_API int gs_symbolizer_modfile(struct gs_symbolizer *s, struct gs_modfile *file,
 				 struct gs_error *err);
-/* Symbolizes a link-time pc of a module; results are cached per (module,
- * pc) and the pointer stays valid until gs_symbolizer_free. */
+/* Symbolizes a link-time pc of a module into *out; results are cached per
+ * (module, pc) and the pointer stays valid until gs_symbolizer_free. 0
+ * (nothing known: (*out)->found false), -EINVAL for a handle the
+ * symbolizer did not give, or -ENOMEM, with err filled. */
 GS_API int gs_symbolize(struct gs_symbolizer *s, int module, uint64_t pc,
 			const struct gs_sym_info **out, struct gs_error *err);
 

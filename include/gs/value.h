@@ -4,8 +4,8 @@
  * generator reads values from these alone; it never calls libdw.
  *
  * Everything a plan holds is known at compile time except the run-time
- * registers (pt_regs), a module's load bias (proc_module_offsets,
- * reference 5.11) and the hit thread's TLS block of a module
+ * registers (pt_regs), a module's load bias (proc_module_offsets) and the
+ * hit thread's TLS block of a module
  * (proc_module_tls and the thread pointer). The probe PC's CFA is folded in at compile time: a
  * DW_OP_fbreg over DW_OP_call_frame_cfa becomes "rsp + k" or "rbp + k". */
 #ifndef GS_VALUE_H
@@ -151,7 +151,7 @@ struct gs_var_loc {
 			     * caller's call site at run time */
 	bool implicit_pointer; /* DW_OP_implicit_pointer: a pointer with no
 				* address, gdb's <synthetic pointer> */
-	uint64_t cookie;    /* BASE_MODULE, BASE_TLS: the module's cookie (reference 8.1) */
+	uint64_t cookie;    /* BASE_MODULE, BASE_TLS: the module's cookie */
 };
 
 enum gs_var_scope {

@@ -1,5 +1,5 @@
-/* Standard-library values as their own debuggers show them (issue 21,
- * docs/values.md "C++ and Rust standard types"): a view on a gs_type
+/* Standard-library values as their own debuggers show them
+ * (docs/values.md, "C++ and Rust standard types"): a view on a gs_type
  * says how a value of a recognized type (std::string, std::vector<T>,
  * Rust's String, Vec<T>, Option<T>, ...) is read and shown.
  *
@@ -200,7 +200,10 @@ struct gs_view_caps {
  * one of exactly cap, and the NUL. */
 #define GS_VIEW_CSTRING_READ(cap) ((cap) + 2u)
 
-/* The elements a sequence view reads at most at this depth. */
+/* What the code generator reads for views, and the decoder expects: pure
+ * queries that never fail. caps is not NULL; a zero field of it is its
+ * default (GS_VIEW_DEFAULT_*). The elements a sequence view reads at most
+ * at this depth. */
 GS_API uint32_t gs_view_cap(const struct gs_view_caps *caps, const struct gs_view *v);
 /* Bytes of t's extension at view depth `depth` (0 for a value with no view
  * inside), saturated at GS_VIEW_MAX_EXT + 1. */
@@ -239,6 +242,7 @@ enum gs_view_gap {
 	GS_VIEW_GAP_WHOLE,    /* a length, a discriminant, a box's pointer: the
 			       * value is <optimized out> */
 };
+/* That gap of a value of type t (t may be NULL: none). */
 GS_API enum gs_view_gap gs_view_gap(const struct gs_type *t);
 /* The view of t (gs_type_view) when depth still allows one, else NULL. */
 GS_API const struct gs_view *gs_view_at(const struct gs_view_caps *caps, const struct gs_type *t,

@@ -1,5 +1,5 @@
 /* The wire format between generated BPF programs and the decoder
- * (reference spec section 1): event framing, instruction types, payloads,
+ * (docs/protocol.md, "One event"): event framing, instruction types, payloads,
  * variable statuses, backtraces. Little-endian, packed and unaligned;
  * every size and offset is pinned by a _Static_assert, so a layout change
  * cannot slip in unnoticed. The maps both sides share are gs/map_abi.h;
@@ -65,7 +65,7 @@ GS_ASSERT_LAYOUT(struct gs_inst_header, reserved, 3);
 #define GS_INST_HEADER_SIZE 4
 #define GS_MIN_EVENT_SIZE 36
 
-/* ---- 1.5: instruction types ------------------------------------------ */
+/* ---- instruction types ----------------------------------------------- */
 
 enum gs_inst_type {
 	GS_INST_PRINT_STRING_INDEX = 0x01,
@@ -73,13 +73,13 @@ enum gs_inst_type {
 	GS_INST_PRINT_COMPLEX_VARIABLE = 0x03,
 	GS_INST_PRINT_COMPLEX_FORMAT = 0x05,
 	GS_INST_BACKTRACE = 0x10,
-	GS_INST_BACKTRACE_COMPACT = 0x11, /* the bpf_loop walker's frames (1.8b) */
-	GS_INST_KERNEL_STACK = 0x12,      /* a sample's kernel frames (1.8c) */
+	GS_INST_BACKTRACE_COMPACT = 0x11, /* the bpf_loop walker's frames (below) */
+	GS_INST_KERNEL_STACK = 0x12,      /* a sample's kernel frames (below) */
 	GS_INST_EXPR_ERROR = 0x20,
 	GS_INST_END = 0xFF,
 };
 
-/* ---- 1.6: payloads ---------------------------------------------------- */
+/* ---- payloads --------------------------------------------------------- */
 
 struct gs_print_string_index {
 	uint16_t string_index;
@@ -177,7 +177,7 @@ enum gs_exec_status {
 	GS_EXEC_COMPLETE_FAILURE = 2,
 };
 
-/* ---- 1.7: variable status --------------------------------------------- */
+/* ---- variable status -------------------------------------------------- */
 
 enum gs_var_status {
 	GS_VAR_OK = 0,
@@ -208,7 +208,7 @@ struct gs_read_error_payload {
 GS_ASSERT_SIZE(struct gs_read_error_payload, 12);
 GS_ASSERT_LAYOUT(struct gs_read_error_payload, addr, 4);
 
-/* ---- 1.8: backtrace ----------------------------------------------------- */
+/* ---- backtrace ---------------------------------------------------------- */
 
 /* Followed by requested_depth frame slots (all reserved; only frame_count
  * are meaningful). data_length = 8 + 32 * requested_depth. */
@@ -272,7 +272,7 @@ enum gs_bt_error {
 	GS_BT_ERROR_CFA_READ = 7, /* the loop walker: a CFA that is read (REG_DEREF) was not readable */
 };
 
-/* ---- 1.8b: compact backtrace (the bpf_loop walker, docs/protocol.md) ---
+/* ---- compact backtrace (the bpf_loop walker, docs/protocol.md) ---------
 
  * Followed by module_slots gs_bt_wire_module entries, then requested_depth
  * u64 frame words (all reserved; only frame_count are meaningful):
@@ -312,7 +312,7 @@ GS_ASSERT_LAYOUT(struct gs_bt_wire_module, bias, 8);
 #define GS_BT_COMPACT_SIZE(depth, slots) \
 	(sizeof(struct gs_backtrace_compact) + 16u * (slots) + 8u * (depth))
 
-/* ---- 1.8c: kernel stack (docs/protocol.md "kernel stack") ---------------
+/* ---- kernel stack (docs/protocol.md "kernel stack") ---------------------
 
  * What bpf_get_stack() gives for the sampled task's kernel side, innermost
  * first: followed by requested_depth u64 kernel addresses (all reserved;
@@ -348,7 +348,7 @@ GS_ASSERT_SIZE(struct gs_stack_count_key, 12);
  * (its 4-byte header, then GS_KSTACK_SIZE bytes). */
 #define GS_STACK_COUNT_KSTACK_SIZE (4u + GS_KSTACK_SIZE)
 
-/* ---- 1.9: type kinds (legacy PrintVariableIndex) ------------------------ */
+/* ---- type kinds (legacy PrintVariableIndex) ----------------------------- */
 
 enum gs_type_kind {
 	GS_TYPE_U8 = 0x01, GS_TYPE_U16 = 0x02, GS_TYPE_U32 = 0x03, GS_TYPE_U64 = 0x04,
