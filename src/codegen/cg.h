@@ -345,16 +345,21 @@ int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
 int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
 /* The context type index of a 64-bit integer, signed (i64) or not (u64). */
 int cg_context_int64(struct gs_cg *cg, bool is_signed);
-/* operators.c: r0 = e, a binary or unary operator; the typed pass's C
- * type of e, and the conversions between such types of a value in a
- * register. */
+/* operators.c: r0 = e, a binary or unary operator, and the conversions
+ * between the typed pass's C types of a value in a register. */
 void cg_binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 void cg_unary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e);
 void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to);
 void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to);
 
-/* value_type.c: the static types of source-level values. A C++ reference
+/* The typed pass's C type of e (spec/ctype.c), kept in the context. */
+static inline struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e)
+{
+	return gs_typed_get(cg->typed, e);
+}
+
+/* value_type.c: the type questions about source-level values, answered at
+ * build time (nothing emitted; a refusal fails the build). A C++ reference
  * is its referent: cg_value_type is the type of the value e stands for (a
  * reference's target), cg_declared_type the type of what is stored where
  * e is (the reference itself), which cg_place follows. */
@@ -363,6 +368,26 @@ const struct gs_type *cg_declared_type(struct gs_cg *cg, const struct gs_expr *e
 /* t's target when t is a reference, else t. */
 const struct gs_type *cg_referent(const struct gs_type *t);
 bool cg_value_unavailable(const struct gs_expr *e);
+/* Whether e is a source-level value: gs_expr_is_value, or p + n / p - n
+ * over a pointer or an array (a typed pointer). */
+bool cg_is_value(const struct gs_cg *cg, const struct gs_expr *e);
+/* The pointer type p + n has (an array operand decayed), NULL on failure. */
+const struct gs_type *cg_pointer_arith_type(struct gs_cg *cg, const struct gs_expr *e);
+/* The type "pointer to t" (one per t, owned by cg). */
+const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t);
+/* t's view when it is a sequence or a string with a sized element, else NULL. */
+const struct gs_view *cg_seq_view(const struct gs_type *t);
+/* The container `x[i]`, `len(x)` and `x == "lit"` see in a value of type t:
+ * t itself, or what t points to (a C++ reference is a pointer in DWARF),
+ * when that has a sequence or string view; else NULL. */
+const struct gs_type *cg_seq_container(const struct gs_type *t);
+/* The pointer a std::unique_ptr or std::shared_ptr of type t holds (its
+ * offset in t's bytes and its pointer type), or NULL. */
+const struct gs_view_field *cg_smart_pointer(const struct gs_type *t);
+/* What `x->member` reaches in a value of type t (pointer already
+ * followed): t, or the pointee of its smart pointers when t has no such
+ * member (`up->x` on a std::unique_ptr<S>). */
+const struct gs_type *cg_through_smart_pointers(const struct gs_type *t, const char *member);
 /* A value's source text, for messages (the name when it has none). */
 static inline const char *cg_text(const struct gs_expr *e)
 {
@@ -410,19 +435,6 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 
 /* view_expr.c: standard-library values in expressions (gs/view.h) */
-/* t's view when it is a sequence or a string with a sized element, else NULL. */
-const struct gs_view *cg_seq_view(const struct gs_type *t);
-/* The container `x[i]`, `len(x)` and `x == "lit"` see in a value of type t:
- * t itself, or what t points to (a C++ reference is a pointer in DWARF),
- * when that has a sequence or string view; else NULL. */
-const struct gs_type *cg_seq_container(const struct gs_type *t);
-/* The pointer a std::unique_ptr or std::shared_ptr of type t holds (its
- * offset in t's bytes and its pointer type), or NULL. */
-const struct gs_view_field *cg_smart_pointer(const struct gs_type *t);
-/* What `x->member` reaches in a value of type t (pointer already
- * followed): t, or the pointee of its smart pointers when t has no such
- * member (`up->x` on a std::unique_ptr<S>). */
-const struct gs_type *cg_through_smart_pointers(const struct gs_type *t, const char *member);
 /* The data pointer of p, a value with view v, into the u64 at r10 +
  * ptr_slot and its length in elements into the u64 at r10 + len_slot (p is
  * in memory or on our stack; clobbers r0-r5). */
@@ -443,15 +455,8 @@ const struct gs_view *cg_view_place_bounds(struct gs_cg *cg, const struct gs_exp
 					   const struct cg_err_record *rec, struct gs_label fail);
 
 /* pointer.c: pointer arithmetic */
-/* Whether e is a source-level value: gs_expr_is_value, or p + n / p - n
- * over a pointer or an array (a typed pointer). */
-bool cg_is_value(const struct gs_cg *cg, const struct gs_expr *e);
-/* The pointer type p + n has (an array operand decayed), NULL on failure. */
-const struct gs_type *cg_pointer_arith_type(struct gs_cg *cg, const struct gs_expr *e);
 /* r0 = e, a + or - with a pointer operand, as C computes it. */
 void cg_pointer_arith(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-/* The type "pointer to t" (one per t, owned by cg). */
-const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t);
 
 /* print.c: the print instructions */
 void cg_print_string(struct gs_cg *cg, const struct gs_stmt *s);

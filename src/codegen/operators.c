@@ -193,11 +193,6 @@ void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to)
 	}
 }
 
-struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e)
-{
-	return gs_typed_get(cg->typed, e);
-}
-
 /* lhs op rhs in the types the typed pass chose: both sides converted to
  * the operands' type (a shift's count is not), the operation in its
  * signedness, the result cut to its type where it can overflow. */

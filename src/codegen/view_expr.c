@@ -1,7 +1,7 @@
 /* Standard-library values in expressions (issue 21, gs/view.h): the
  * sequence or string a view describes, indexed and measured (`v[i]`,
- * `len(v)`, `s == "lit"`), and the pointer a smart pointer holds (`up->x`).
- * What these find at build time comes from the view alone; at run time the
+ * `len(v)`, `s == "lit"`). What these find at build time comes from the
+ * view alone (the container a type is: value_type.c); at run time the
  * data pointer and the length are two reads of the value's own bytes. */
 #include <errno.h>
 
@@ -11,46 +11,6 @@
 static const struct gs_type view_word = {
 	.kind = GS_TYPE_U64, .size = 8, .name = "unsigned long", .byte_size = 8,
 };
-
-const struct gs_view *cg_seq_view(const struct gs_type *t)
-{
-	const struct gs_view *v = t ? t->view : NULL;
-
-	if (!v || (v->kind != GS_VIEW_SEQ && v->kind != GS_VIEW_STRING) || !v->elem ||
-	    !v->elem->byte_size)
-		return NULL;
-	return v;
-}
-
-const struct gs_type *cg_seq_container(const struct gs_type *t)
-{
-	if (t && t->kind == GS_TYPE_POINTER && cg_seq_view(t->target))
-		return t->target;
-	return cg_seq_view(t) ? t : NULL;
-}
-
-const struct gs_view_field *cg_smart_pointer(const struct gs_type *t)
-{
-	const struct gs_view *v = t ? t->view : NULL;
-
-	if (!v || !v->nfields || !v->fields || (v->style != GS_VSTYLE_CPP_UNIQUE_PTR &&
-						  v->style != GS_VSTYLE_CPP_SHARED_PTR))
-		return NULL;
-	if (!v->fields[0].type || v->fields[0].type->kind != GS_TYPE_POINTER ||
-	    !v->fields[0].type->target)
-		return NULL;
-	return &v->fields[0];
-}
-
-const struct gs_type *cg_through_smart_pointers(const struct gs_type *t, const char *member)
-{
-	uint32_t off = 0;
-
-	for (int hop = 0; hop < 4 && t && cg_is_aggregate(t) && !gs_type_find_member(t, member, &off, 0) &&
-			  cg_smart_pointer(t); hop++)
-		t = cg_smart_pointer(t)->type->target;
-	return t;
-}
 
 void cg_view_bounds(struct gs_cg *cg, const struct cg_place *p, const struct gs_view *v,
 		    int16_t ptr_slot, int16_t len_slot, const struct cg_err_record *rec,
