@@ -403,29 +403,44 @@ static inline bool cg_is_aggregate(const struct gs_type *t)
  * values exist. */
 void cg_values_scan(struct gs_cg *cg);
 void cg_values_prologue(struct gs_cg *cg);
-void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
-		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
-		     const struct cg_err_record *rec, struct gs_label fail);
+/* r<dst> = the load bias of cookie's module; missing offsets record
+ * OffsetsUnavailable and jump to fail. */
+void cg_module_bias(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct cg_err_record *rec,
+		    struct gs_label fail);
+/* r<dst> += offset (emit.c); past an immediate, through r5 (r4 when dst
+ * is r5). */
+void cg_add_offset(struct gs_cg *cg, uint8_t dst, int64_t offset);
 /* Signed 64-bit division (or modulo) dst = dst / src on any kernel (no BPF
  * v4 sdiv), without a branch: the magnitudes are divided, then the sign
  * put back; src is not 0 and is clobbered, as are tmp and tmp2 (emit.c). */
 void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, uint8_t tmp2,
 		      bool mod);
+/* value_read.c: reading a place. cg_static_value: r<dst> = a static
+ * base + offset; cg_mem_address: r<dst> = a MEM place's address. */
+void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
+		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
+		     const struct cg_err_record *rec, struct gs_label fail);
+void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
+		    const struct cg_err_record *rec, struct gs_label fail);
+void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_err_record *rec,
+		   struct gs_label fail);
+void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uint32_t len,
+		    const struct cg_err_record *rec, struct gs_label fail);
+/* The data pointer of p, a value with view v, into the u64 at r10 +
+ * ptr_slot and its length in elements into the u64 at r10 + len_slot (p is
+ * in memory or on our stack; clobbers r0-r5). */
+void cg_view_bounds(struct gs_cg *cg, const struct cg_place *p, const struct gs_view *v,
+		    int16_t ptr_slot, int16_t len_slot, const struct cg_err_record *rec,
+		    struct gs_label fail);
 /* value_expr.c: r<dst> = the result of a location program (clobbers r0-r5;
  * a failed read or an unavailable value records it and jumps to fail). */
 void cg_loc_program(struct gs_cg *cg, const struct gs_loc_prog *prog, uint64_t cookie,
 		    uint8_t dst, const struct cg_err_record *rec, struct gs_label fail);
-void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
-		    const struct cg_err_record *rec, struct gs_label fail);
 void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
 	      struct gs_label fail, struct cg_place *p);
 /* Makes p, a pointer to a t or a t in registers, a place whose bytes are
  * t's in memory or on our stack, where its fields are offsets. */
 void cg_place_reach(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t,
-		    const struct cg_err_record *rec, struct gs_label fail);
-void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_err_record *rec,
-		   struct gs_label fail);
-void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uint32_t len,
 		    const struct cg_err_record *rec, struct gs_label fail);
 void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
 		      struct gs_label fail);
@@ -435,12 +450,6 @@ void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_er
 void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 
 /* view_expr.c: standard-library values in expressions (gs/view.h) */
-/* The data pointer of p, a value with view v, into the u64 at r10 +
- * ptr_slot and its length in elements into the u64 at r10 + len_slot (p is
- * in memory or on our stack; clobbers r0-r5). */
-void cg_view_bounds(struct gs_cg *cg, const struct cg_place *p, const struct gs_view *v,
-		    int16_t ptr_slot, int16_t len_slot, const struct cg_err_record *rec,
-		    struct gs_label fail);
 /* r0 = len(e->lhs): a sequence's or string's length in elements (0 when
  * a read failed, status in rec), a C array's bound. */
 void cg_len(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);

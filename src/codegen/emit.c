@@ -65,6 +65,21 @@ void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 	gs_asm_bind(a, ok);
 }
 
+void cg_add_offset(struct gs_cg *cg, uint8_t dst, int64_t offset)
+{
+	struct gs_asm *a = cg->a;
+	uint8_t tmp = dst == GS_R5 ? GS_R4 : GS_R5;
+
+	if (cg_fits_imm(offset)) {
+		if (offset)
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, dst, (int32_t)offset));
+		return;
+	}
+	/* past an immediate's reach: through a scratch register */
+	gs_asm_ld_imm64(a, tmp, (uint64_t)offset);
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, dst, tmp));
+}
+
 void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, uint8_t tmp2,
 		      bool mod)
 {

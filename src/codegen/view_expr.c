@@ -7,38 +7,6 @@
 
 #include "cg.h"
 
-/* The u64 fields of a view: data pointer, length, end pointer. */
-static const struct gs_type view_word = {
-	.kind = GS_TYPE_U64, .size = 8, .name = "unsigned long", .byte_size = 8,
-};
-
-void cg_view_bounds(struct gs_cg *cg, const struct cg_place *p, const struct gs_view *v,
-		    int16_t ptr_slot, int16_t len_slot, const struct cg_err_record *rec,
-		    struct gs_label fail)
-{
-	struct gs_asm *a = cg->a;
-	struct cg_place q = *p;
-	const char *prev = gs_asm_notef(a, "%s: data pointer at +%u, length at +%u%s",
-					p->type->name, v->ptr_off, v->len_off,
-					v->len_how == GS_VLEN_END ? " (end pointer)" : "");
-
-	q.type = &view_word;
-	q.bit_offset = q.bit_size = 0;
-	q.offset = p->offset + v->ptr_off;
-	cg_place_load(cg, &q, rec, fail);
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, ptr_slot));
-	q.offset = p->offset + v->len_off;
-	cg_place_load(cg, &q, rec, fail);
-	if (v->len_how == GS_VLEN_END) {
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, ptr_slot));
-		gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R0, GS_R1));
-		if (v->elem->byte_size != 1)
-			gs_asm_emit(a, GS_ALU64_IMM(BPF_DIV, GS_R0, (int32_t)v->elem->byte_size));
-	}
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, len_slot));
-	gs_asm_note(a, prev);
-}
-
 const struct gs_view *cg_view_bounds_of(struct gs_cg *cg, struct cg_place *p, int16_t ptr_slot,
 				       int16_t len_slot, const struct cg_err_record *rec,
 				       struct gs_label fail)
