@@ -306,10 +306,11 @@ void cg_tls_prologue(struct gs_cg *cg, int16_t key);
 void cg_tls_block(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct cg_err_record *rec,
 		  struct gs_label fail);
 
-/* event.c: prologue, reservations, EndInstruction, emission. The
- * prologue is in two halves: cg_prologue (ctx, filters, key and cursor),
- * then the parts' own (fault-in, the walker's chain: program.c calls
- * them), then cg_event_begin (header and message). */
+/* event.c: prologue, reservations, EndInstruction, emission. program.c
+ * runs the prologues: r6 = ctx and the filter (cg_pid_filter, or a
+ * sample's cg_sample_prologue), cg_prologue (the walker's gate, key and
+ * cursor), the parts' own (duration, fault-in, the walker's chain), then
+ * cg_event_begin (header and message). */
 void cg_prologue(struct gs_cg *cg);
 void cg_event_begin(struct gs_cg *cg);
 void cg_reserve(struct gs_cg *cg, uint32_t size);

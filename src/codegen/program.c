@@ -239,6 +239,16 @@ static void build(struct gs_cg *cg)
 			spec->trace_id, total, UINT16_MAX);
 	cg->prog->total_instructions = (uint16_t)total;
 
+	/* The prologues in the order they run: the context register; which
+	 * hits count (a CPU sample's own filter and user registers, or the
+	 * PID filter); the event's (walker's gate, key0, cursor); then the
+	 * parts' own. */
+	gs_asm_note(a, "r6 = ctx");
+	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
+	if (spec->sample)
+		cg_sample_prologue(cg);
+	else
+		cg_pid_filter(cg);
 	cg_prologue(cg);
 	cg_duration_prologue(cg);
 	cg_fault_prologue(cg);
