@@ -346,10 +346,12 @@ int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
 int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
 /* The context type index of a 64-bit integer, signed (i64) or not (u64). */
 int cg_context_int64(struct gs_cg *cg, bool is_signed);
-/* operators.c: r0 = e, a binary or unary operator, and the conversions
- * between the typed pass's C types of a value in a register. */
+/* operators.c: r0 = e, a binary or unary operator. */
 void cg_binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 void cg_unary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+/* convert.c: reg, a value of C type `from` (extended to 64 bits), as C
+ * converts it to `to` (nothing emitted when every `from` is a `to`);
+ * cg_normalize: reg's low to.size bytes extended as a `to`. */
 void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to);
 void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to);
 
