@@ -34,7 +34,7 @@ struct capture {
 	int16_t len_off;
 };
 
-/* Plans the capture of e with conversion conv ('\0', 'x', 'X', 'p', 's')
+/* capture.c: plans the capture of e with conversion conv ('\0', 'x', 'X', 'p', 's')
  * and static length dump_len (0: none), or a run-time length (dyn: up to
  * max_string_len bytes, as many as the argument before says); `fixed` is
  * what the statement needs besides this value's slot. 0, or a negative
