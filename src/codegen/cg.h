@@ -229,6 +229,19 @@ static inline bool cg_is_aggregate(const struct gs_type *t)
 {
 	return t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION;
 }
+/* The contracts the emitters' comments state, for their assert()s (debug
+ * builds): a register an emitter may write is r0-r9 (r10 is the frame
+ * pointer), and n bytes at r10 + off lie in a stack slot held now
+ * (gs_asm_slot, not yet released). A failed build's slots are
+ * placeholders (the sticky error stops emission): no contract then. */
+static inline bool cg_writable_reg(uint8_t reg)
+{
+	return reg < GS_FP;
+}
+static inline bool cg_slot_held(const struct gs_asm *a, int32_t off, uint32_t n)
+{
+	return gs_asm_failed(a) || (off < 0 && off >= -a->stack_used && off + (int64_t)n <= 0);
+}
 /* The typed pass's C type of e (spec/ctype.c), kept in the context. */
 static inline struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e)
 {

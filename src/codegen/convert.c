@@ -3,6 +3,8 @@
  * integer by zero or sign extension. Every emitter that converts an
  * operand or a result uses these; they emit straight-line code (a jump
  * over one instruction for _Bool) and call no other emitter. */
+#include <assert.h>
+
 #include "cg.h"
 
 /* reg holds a value of C type `from` (sign- or zero-extended to 64 bits);
@@ -10,6 +12,7 @@
  * when every value of `from` is one of `to`. */
 void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to)
 {
+	assert(cg_writable_reg(reg));
 	if (to.kind == GS_CT_BOOL) {
 		struct gs_label zero = gs_asm_label(cg->a, "bool_false");
 
@@ -31,6 +34,7 @@ void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to)
 	struct gs_asm *a = cg->a;
 	int shift = 64 - 8 * to.size;
 
+	assert(cg_writable_reg(reg));
 	if (to.size >= 8)
 		return;
 	if (to.is_signed) {

@@ -3,6 +3,7 @@
  * CG_MAX_MODULES of each), each module's load bias looked up once per
  * event in the prologue, and a module's bias at run time (the static
  * bases a place starts from: value_read.c). */
+#include <assert.h>
 #include <errno.h>
 
 #include "cg.h"
@@ -65,6 +66,8 @@ void cg_values_prologue(struct gs_cg *cg)
 
 	if (!cg->values->nbias && !cg->values->ntls)
 		return;
+	/* collect_cookies refused a module past these */
+	assert(cg->values->nbias <= CG_MAX_MODULES && cg->values->ntls <= CG_MAX_MODULES);
 	key = gs_asm_slot(a, "module_key", 16, 8);
 	for (uint32_t i = 0; i < cg->values->nbias; i++)
 		cg->values->bias_slot[i] = gs_asm_slot(a, "module_bias", 16, 8);
@@ -113,6 +116,7 @@ void cg_module_bias(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct
 	int i = bias_index(cg->values, cookie);
 	struct gs_label found = gs_asm_label(a, "module_offsets_found");
 
+	assert(cg_writable_reg(dst));
 	if (i < 0) {
 		cg_fail(cg, -EINVAL, "internal error: module %016llx's bias was not "
 			"prepared", (unsigned long long)cookie);

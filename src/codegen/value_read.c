@@ -7,6 +7,7 @@
  * failed read records ReadError {errno, address} and jumps to `fail`.
  * These read and never compile an expression: below the expression
  * compiler, which calls them. */
+#include <assert.h>
 #include <errno.h>
 
 #include "cg.h"
@@ -21,6 +22,7 @@ void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
 {
 	struct gs_asm *a = cg->a;
 
+	assert(cg_writable_reg(dst));
 	if (base == GS_LOC_BASE_PROGRAM)
 		cg_loc_program(cg, prog, cookie, dst, rec, fail);
 	else if (base == GS_LOC_BASE_REG)
@@ -40,6 +42,7 @@ void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
 {
 	struct gs_asm *a = cg->a;
 
+	assert(cg_writable_reg(dst) && (gs_asm_failed(a) || p->kind == CG_PLACE_MEM));
 	if (!p->dyn) {
 		cg_static_value(cg, p->base, p->reg, p->prog, p->cookie, p->offset, dst, rec, fail);
 		return;
@@ -77,6 +80,7 @@ static void store_reg_bytes(struct gs_asm *a, int16_t off, uint32_t len)
 {
 	uint32_t done = 0;
 
+	assert(len <= 8);
 	while (done < len) {
 		uint32_t n = len - done >= 8 ? 8 : len - done >= 4 ? 4 : len - done >= 2 ? 2 : 1;
 
@@ -204,6 +208,9 @@ void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_e
 		cg_fail(cg, -EINVAL, "a %s of %u bytes is not a number", t->name, t->byte_size);
 		return;
 	}
+	/* the values' address slot: address @0, scalar @8, read buffer @16 */
+	assert((p->kind != CG_PLACE_MEM && p->kind != CG_PLACE_SCALAR) ||
+	       cg_slot_held(a, p->addr_slot, 24));
 	switch (p->kind) {
 	case CG_PLACE_NONE:
 		cg_error_tail(cg, rec, GS_VAR_ACCESS_ERROR, false, 0, &fail);
