@@ -5,6 +5,7 @@
  * tail call dispatched after EndInstruction. */
 #include <errno.h>
 
+#include "base.h"
 #include "bt.h"
 
 static struct bt_gen gen_for(struct gs_cg *cg)
@@ -84,7 +85,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_ja(a, g->stop);
 	gs_asm_bind(a, have_state);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
-	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(from); i++) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, from[i]));
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R1, to[i]));
 	}

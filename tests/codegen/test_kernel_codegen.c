@@ -17,6 +17,7 @@
 #include <gs/disasm.h>
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "cg_specs.h"
 #include "kernel/kload.h"
 
@@ -190,7 +191,7 @@ static void test_stack_counting_program_passes_the_verifier(void **state)
 	}
 	spec.body = &one_bt;
 	spec.nbody = 1;
-	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(depths); i++) {
 		struct gs_program_opts o = { .sz = sizeof(o), .unwinder = GS_UNWINDER_LOOP,
 					     .backtrace_depth = depths[i], .count_stacks = true };
 		struct gs_program *p;

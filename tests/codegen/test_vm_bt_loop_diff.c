@@ -19,6 +19,7 @@
 #include <gs/internal/program.h>
 #include <gs/decode.h>
 
+#include "base.h"
 #include "bt_loop_reference.h"
 #include "bt_scenario.h"
 #include "cg_specs.h"
@@ -381,7 +382,7 @@ static void test_scenarios_reach_every_stop_of_the_loop_walker(void **state)
 	assert_true(cover.scenarios >= 2400);
 	assert_true(cover.full_depth > 0 && cover.deep > 0 && cover.multi_module > 0 &&
 		    cover.unknown_frames > 0);
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(want); i++)
 		if (!cover.outcome[want[i][0]][want[i][1]])
 			fail_msg("no scenario ended with status %u, error code %u", want[i][0],
 				 want[i][1]);
