@@ -1,4 +1,4 @@
-/* The Backtrace instruction (reference 6.2-6.5, 6.10, 6.11): frame 0 from
+/* The Backtrace instruction (docs/protocol.md, "Backtraces"): frame 0 from
  * pt_regs, the first unwind from the probe's compile-time row, up to five
  * frames in the main program, then, past depth 5, the walk is handed to the
  * step program through a bt_state slot linked into the event's chain and a

@@ -1,5 +1,6 @@
-/* Internals of the backtrace code generator (reference spec section 6),
- * shared by the main program's `bt` statements and the step program.
+/* Internals of the backtrace code generator (docs/protocol.md,
+ * "Backtraces"), shared by the main program's `bt` statements and the step
+ * program.
  *
  * A walk's state (ip, rsp, rbp, module bias, cookie, found) lives either in
  * stack slots (main program) or in a bt_state map value pointed to by r8
@@ -71,7 +72,8 @@ void bt_probe_offsets(struct bt_gen *g, uint64_t cookie);
 void bt_find_row(struct bt_gen *g, struct gs_label not_found);
 void bt_resolve_module(struct bt_gen *g, bool fallback_found);
 
-/* Spec 6.7's checks of a recovered caller, shared by both walkers: r1 =
+/* The checks of a recovered caller (docs/protocol.md, "Backtraces": the
+ * error codes, the first that applies), shared by both walkers: r1 =
  * the first failing check's error code (the recovery's own when it
  * failed), stored as a u16 at code_base + code_off; then stop_status gets
  * the stop status in a register and the emitter jumps to `stop`; a return

@@ -1,7 +1,7 @@
-/* One unwind step (reference 6.6, 6.7): recover the caller's CFA, return
- * address and rbp from a row, validate the result with the reference's
- * error-code precedence, store the frame, and move the walk on. Status
- * bytes go into the Backtrace instruction at r9. */
+/* One unwind step (docs/protocol.md, "Backtraces"): recover the caller's
+ * CFA, return address and rbp from a row, validate the result with the
+ * reference's error-code precedence, store the frame, and move the walk on.
+ * Status bytes go into the Backtrace instruction at r9. */
 #include <assert.h>
 
 #include "bt.h"

@@ -1,10 +1,10 @@
-/* Event framing (reference spec 5.3-5.6): the PID filter, header and message,
- * the reserve check every instruction goes through, EndInstruction with the
- * execution status, and emission through the ring buffer or the perf array
- * with the loss counter. Values are captured to what the event has room
- * for (budget.c); an event whose fixed parts still outgrow the
- * accumulation buffer is dropped whole and counted as a loss: nothing
- * partial is ever emitted, nothing vanishes uncounted. */
+/* Event framing (docs/protocol.md, "How a program builds an event"): the PID
+ * filter, header and message, the reserve check every instruction goes
+ * through, EndInstruction with the execution status, and emission through
+ * the ring buffer or the perf array with the loss counter. Values are
+ * captured to what the event has room for (budget.c); an event whose fixed
+ * parts still outgrow the accumulation buffer is dropped whole and counted
+ * as a loss: nothing partial is ever emitted, nothing vanishes uncounted. */
 #include <errno.h>
 
 #include "cg.h"

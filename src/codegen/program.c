@@ -124,7 +124,8 @@ static uint32_t declare_btf(struct gs_cg *cg)
 	return main_fn;
 }
 
-/* The maps of reference section 3 this trace needs, in a fixed order. */
+/* The maps this trace needs, in a fixed order (docs/protocol.md says what
+ * each holds where it explains its use). */
 static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 {
 	struct gs_program *p = cg->prog;
@@ -159,7 +160,7 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 	if (!nbt || !bt) {
 		if (!cg->values->nbias && !cg->values->ntls)
 			return 0;
-		/* Globals only: the maps of reference 5.11, nothing of bt. */
+		/* Globals only: their modules' biases, nothing of bt. */
 		add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
 		add_map(p, GS_MAP_PID_ALIASES, GS_MAP_PID_ALIASES, 0, mods);
 		return 0;

@@ -146,7 +146,8 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 	cg->after = outer;
 }
 
-/* What EndInstruction reports (reference 1.6): prints and backtraces count
+/* What EndInstruction reports (docs/protocol.md, "One event", its
+ * total_instructions): prints and backtraces count
  * one, `let` none (one when its value can fail), an `if` the larger of its
  * branches. */
 static uint64_t instructions(const struct gs_stmt *s, void *arg)

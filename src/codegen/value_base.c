@@ -58,7 +58,8 @@ void cg_values_scan(struct gs_cg *cg)
 }
 
 /* pid key = pid_aliases[tgid] ?: tgid; then each module's bias (0 and
- * found = 0 when the process's offsets were not written: reference 5.11). */
+ * found = 0 when the process's offsets were not written: OffsetsUnavailable
+ * at each use, docs/protocol.md, "One event"). */
 void cg_values_prologue(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;

@@ -1,4 +1,4 @@
-/* Standard-library values in expressions (issue 21, gs/view.h): the
+/* Standard-library values in expressions (gs/view.h): the
  * sequence or string a view describes, indexed and measured (`v[i]`,
  * `len(v)`, `s == "lit"`). What these find at build time comes from the
  * view alone (the container a type is: value_type.c); at run time the

@@ -1,4 +1,4 @@
-/* C strings and C++ references as gdb prints them (issue 32), typed by
+/* C strings and C++ references as gdb prints them, typed by
  * hand as the dwarf layer types them: a char * in a register, a struct
  * with a char * member reached through a `const struct acct &` (the
  * reference is its referent: the struct is read at the address it holds,

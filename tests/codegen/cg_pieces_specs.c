@@ -1,5 +1,5 @@
 /* Values some of whose DWARF pieces are empty or end before the type
- * does (issue 32 item 5), typed by hand as the dwarf layer types them
+ * does, typed by hand as the dwarf layer types them
  * (partial.c: the members in an empty piece are placeholders): a Rust
  * Vec<i32> whose data pointer has no piece, and a u64 of which a piece
  * gives the low half. Part of gs_cg_value_cases (golden, kernel), run on

@@ -315,7 +315,7 @@ static const struct gs_trace_spec val_pointer_pieces = {
 	.nbody = BASE_ARRAY_SIZE(pieces_body),
 };
 
-/* C's arithmetic (issue 19): unsigned long u64v in rdi, unsigned int u32v
+/* C's arithmetic: unsigned long u64v in rdi, unsigned int u32v
  * in rsi, int i32v in rdx; trace f { print "{} ...", u64v / 2, i32v > u32v,
  * ~(u32v ^ u32v), u32v + u32v, i32v >> 4, u64v >> 60, i32v / 7, u32v % 7,
  * -u32v, i32v * 3 < 0u; } */
@@ -363,7 +363,7 @@ static const struct gs_trace_spec val_c_arith = {
 	.trace_id = 32, .target = "val_c_arith", .body = arith_body, .nbody = BASE_ARRAY_SIZE(arith_body),
 };
 
-/* Pointers and strings as C has them (issue 19): int n in rdi, struct rec
+/* Pointers and strings as C has them: int n in rdi, struct rec
  * *r in rsi, char *g_name; trace f { let s = "alpha"; print "{} {} {} {}
  * {} {} {}", r->name == s, g_name == "alpha", r->name != "alphabet",
  * *(r->values + 2), r + 1, memcmp(r->name, g_name, n), cast(n, "_Bool");
@@ -492,7 +492,7 @@ static const struct gs_trace_spec val_dwarf_expr = {
 	.trace_id = 35, .target = "val_dwarf_expr", .body = dwexpr_body, .nbody = BASE_ARRAY_SIZE(dwexpr_body),
 };
 
-/* Standard-library values in expressions (issue 21, gs/view.h), typed as
+/* Standard-library values in expressions (gs/view.h), typed as
  * the dwarf layer types libstdc++'s: std::vector<int> &v in rsi,
  * std::string &str in rdx, std::unique_ptr<point> &up in rcx, and a
  * std::vector<std::string> vs on the stack (a reference is a pointer).

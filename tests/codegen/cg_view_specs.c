@@ -1,4 +1,4 @@
-/* Standard-library values printed whole (issue 21, gs/view.h), one
+/* Standard-library values printed whole (gs/view.h), one
  * print per shape the code generator reads: every view kind (STRING,
  * SEQ of flat elements and of elements with views, BOX, INLINE, RING by
  * length field and masked, BITS, DEQUE, LIST, HASH, TREE, BTREE), typed

@@ -143,7 +143,8 @@ static const struct gs_trace_spec many = {
 };
 
 /* The loop walker is verified once, however many bt statements call it:
- * the whole program stays under the bound (issue 10: fail past 100,000). */
+ * the whole program stays under VERIFIED_INSNS_BOUND verified
+ * instructions. */
 static void test_twenty_bt_statements_verify_once(void **state)
 {
 	struct gs_program_opts o = { .sz = sizeof(o), .unwinder = GS_UNWINDER_LOOP,

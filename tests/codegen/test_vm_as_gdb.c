@@ -1,4 +1,4 @@
-/* Values as gdb shows them on the test VM (issue 32): C strings and C++
+/* Values as gdb shows them on the test VM: C strings and C++
  * references (cg_cstring_specs.c): a char *'s string read with the value
  * and shown as gdb shows it, at the views' text cap (8 here), past it,
  * NULL and unreadable; a struct reached through a reference, its char *

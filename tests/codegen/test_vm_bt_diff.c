@@ -309,7 +309,7 @@ static void test_two_chained_statements_share_the_budget_like_the_reference(void
 	check_spec("bt_two", 500000);
 }
 
-/* Spec 6.8: with module ranges, every caller frame's module comes from
+/* With module ranges, every caller frame's module comes from
  * proc_module_ranges, even a frame back in the probe module. Here the
  * probe module's offsets are known but the pid has no range snapshot yet:
  * frame 1 stays unresolved (pc = raw ip), its row lookup at the raw ip

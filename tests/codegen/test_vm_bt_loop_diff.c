@@ -77,11 +77,11 @@ static uint32_t max_entries(const struct harness *h, enum gs_map_slot kind)
 	return h->p->maps[h->p->map_index[kind]].max_entries;
 }
 
-/* Some rows get issue 11's rules, chosen by a hash of their start so a
- * scenario stays the same: a CFA read through memory, expression rules
- * for the return address and rbp, rbx/r12-r15 saved at the CFA, a signal
- * frame, an undefined return address. */
-static void issue11_variant(struct gs_cfi_row *r)
+/* Some rows get the rules beyond the reference's, chosen by a hash of their
+ * start so a scenario stays the same: a CFA read through memory, expression
+ * rules for the return address and rbp, rbx/r12-r15 saved at the CFA, a
+ * signal frame, an undefined return address. */
+static void rules_beyond_the_reference(struct gs_cfi_row *r)
 {
 	uint64_t h = (r->pc_start + 1) * 0x9e3779b97f4a7c15ull;
 	uint8_t base = (h >> 40) & 1 ? GS_DWARF_REG_RSP : GS_DWARF_REG_RBP;
@@ -131,7 +131,7 @@ static void put_maps(struct harness *h, const struct bt_scenario *sc)
 			gs_cfi_row_from_unwind_row(&sc->w.probe_row, &rows[n++]);
 		for (uint32_t j = 0; j < mod->nfns; j++) {
 			gs_cfi_row_from_unwind_row(&sc->rows[mod->row_start + j], &rows[n]);
-			issue11_variant(&rows[n++]);
+			rules_beyond_the_reference(&rows[n++]);
 		}
 		if (gs_bt_rowtab_build(rows, n, &t, &err) ||
 		    gs_bt_rowtab_write(&w, mod->cookie, &t, &caps, &err))
