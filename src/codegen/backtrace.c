@@ -1,10 +1,11 @@
-/* The Backtrace instruction (reference 6.2-6.5, 6.10, 6.11): frame 0 from
+/* The Backtrace instruction (docs/protocol.md, "Backtraces"): frame 0 from
  * pt_regs, the first unwind from the probe's compile-time row, up to five
  * frames in the main program, then, past depth 5, the walk is handed to the
  * step program through a bt_state slot linked into the event's chain and a
  * tail call dispatched after EndInstruction. */
 #include <errno.h>
 
+#include "base.h"
 #include "bt.h"
 
 static struct bt_gen gen_for(struct gs_cg *cg)
@@ -84,7 +85,7 @@ static void link_tail_slot(struct bt_gen *g, uint8_t flags)
 	gs_asm_ja(a, g->stop);
 	gs_asm_bind(a, have_state);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
-	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(from); i++) {
 		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, from[i]));
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R7, GS_R1, to[i]));
 	}

@@ -1,5 +1,6 @@
-/* Internals of the backtrace code generator (reference spec section 6),
- * shared by the main program's `bt` statements and the step program.
+/* Internals of the backtrace code generator (docs/protocol.md,
+ * "Backtraces"), shared by the main program's `bt` statements and the step
+ * program.
  *
  * A walk's state (ip, rsp, rbp, module bias, cookie, found) lives either in
  * stack slots (main program) or in a bt_state map value pointed to by r8
@@ -61,16 +62,18 @@ struct bt_gen {
 	struct gs_label stop; /* after the final status was written */
 };
 
-uint32_t bt_steps(uint64_t n);
+/* backtrace.c: the scratch slots of one frame computation */
 void bt_alloc_scratch(struct gs_asm *a, struct bt_scratch *sc);
 
-/* bt_search.c */
+/* bt_search.c: the steps of an unrolled binary search over n entries */
+uint32_t bt_steps(uint64_t n);
 void bt_pid_key(struct bt_gen *g);
 void bt_probe_offsets(struct bt_gen *g, uint64_t cookie);
 void bt_find_row(struct bt_gen *g, struct gs_label not_found);
 void bt_resolve_module(struct bt_gen *g, bool fallback_found);
 
-/* Spec 6.7's checks of a recovered caller, shared by both walkers: r1 =
+/* The checks of a recovered caller (docs/protocol.md, "Backtraces": the
+ * error codes, the first that applies), shared by both walkers: r1 =
  * the first failing check's error code (the recovery's own when it
  * failed), stored as a u16 at code_base + code_off; then stop_status gets
  * the stop status in a register and the emitter jumps to `stop`; a return
@@ -115,6 +118,8 @@ static inline uint32_t cg_bt_loop_slots(uint32_t depth)
 }
 uint32_t cg_bt_loop_inst_size(uint32_t depth);
 void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s);
+/* The subprograms gs_bt_walk and gs_bt_frame, after the main program. */
+void cg_bt_loop_subprogs(struct gs_cg *cg);
 
 /* count.c: counting in BPF (gs_program_opts.count_stacks). Why spec
  * cannot count in BPF under o (a sentence), or NULL when it can. */
@@ -123,7 +128,6 @@ uint32_t cg_count_key_size(uint32_t depth);
 /* stack_counts[the event's stack] += 1, in place of EndInstruction and
  * the event's emission. */
 void cg_count_stack(struct gs_cg *cg);
-void cg_bt_loop_subprogs(struct gs_cg *cg);
 
 /* bt_step.c */
 void cg_bt_step_program(const struct gs_cg *main_cg, struct gs_asm *step);

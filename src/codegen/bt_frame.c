@@ -1,7 +1,9 @@
-/* One unwind step (reference 6.6, 6.7): recover the caller's CFA, return
- * address and rbp from a row, validate the result with the reference's
- * error-code precedence, store the frame, and move the walk on. Status
- * bytes go into the Backtrace instruction at r9. */
+/* One unwind step (docs/protocol.md, "Backtraces"): recover the caller's
+ * CFA, return address and rbp from a row, validate the result with the
+ * reference's error-code precedence, store the frame, and move the walk on.
+ * Status bytes go into the Backtrace instruction at r9. */
+#include <assert.h>
+
 #include "bt.h"
 
 enum row_field { F_CFA_REG, F_CFA_OFF, F_RA_KIND, F_RA_REG, F_RA_OFF, F_RBP_KIND, F_RBP_REG,
@@ -297,6 +299,9 @@ void bt_store_frame(struct bt_gen *g, int frame, uint8_t dyn_reg)
 	int16_t off = frame < 0 ? 0 : (int16_t)(BT_FRAMES_OFF + (frame << BT_FRAME_SHIFT));
 	struct gs_label raw = gs_asm_label(a, "frame_pc_raw");
 
+	/* the main program stores its first BT_INLINE_FRAMES frames, the
+	 * step program through a register */
+	assert(frame < 0 ? cg_writable_reg(dyn_reg) : frame < BT_INLINE_FRAMES);
 	gs_asm_notef(a, "bt: store frame %d", frame);
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, sc->next_cookie));
 	CG_STX_FIELD(a, base, off, struct gs_backtrace_frame, module_cookie, GS_R1);

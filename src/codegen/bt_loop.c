@@ -1,15 +1,15 @@
-/* The bpf_loop backtrace walker (issue 10; docs/protocol.md "compact
- * backtrace"): every `bt` statement of a program reserves a compact
- * Backtrace instruction, copies the probe's registers into the per-CPU
- * bt_walk state and calls one global subprogram, gs_bt_walk, verified once
- * however many statements call it. That subprogram finds the process's
- * module snapshot (kept per CPU while the process and bt_snapshot_gen are
- * the same, else one hash lookup), reads a window of the stack above sp in
- * one helper call, and runs bpf_loop over gs_bt_frame, which unwinds one
- * frame per iteration with array lookups only: the row cache, else the
- * page index and a binary search over 16-byte rows, the module search
- * skipped while a frame stays in its caller's module. Registers in the subprograms: r6 the
- * bt_walk state, r9 the instruction, r7/r8 values kept across helpers. */
+/* The bpf_loop backtrace walker (docs/protocol.md, "The bpf_loop walker"):
+ * every `bt` statement of a program reserves a compact Backtrace
+ * instruction, copies the probe's registers into the per-CPU bt_walk state
+ * and calls one global subprogram, gs_bt_walk, verified once however many
+ * statements call it. That subprogram finds the process's module snapshot
+ * (kept per CPU while the process and bt_snapshot_gen are the same, else one
+ * hash lookup), reads a window of the stack above sp in one helper call, and
+ * runs bpf_loop over gs_bt_frame, which unwinds one frame per iteration with
+ * array lookups only: the row cache, else the page index and a binary search
+ * over 16-byte rows, the module search skipped while a frame stays in its
+ * caller's module. Registers in the subprograms: r6 the bt_walk state, r9
+ * the instruction, r7/r8 values kept across helpers. */
 #include "bt_loop.h"
 
 #define WINDOW_MIN (GS_BT_WINDOW / 8)

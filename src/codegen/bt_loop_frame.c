@@ -136,8 +136,8 @@ static void eval_rule(struct loop_gen *g, const struct loop_frame_slots *sl, int
 
 /* The caller's registers into bt_walk.next from the decoded rules: the CFA
  * (its rsp), rip (an undefined return address: the end of the stack), rbp
- * (a CFA of rbp + 16 always takes it from CFA - 16, spec 6.6), rbx and
- * r12-r15. */
+ * (a CFA of rbp + 16 always takes it from CFA - 16: docs/protocol.md,
+ * "Backtraces"), rbx and r12-r15. */
 static void recover(struct loop_gen *g, const struct loop_frame_slots *sl)
 {
 	struct gs_asm *a = g->a;
@@ -209,7 +209,8 @@ static void loop_complete(void *ctx)
 	bt_loop_stop(ctx, GS_BT_COMPLETE);
 }
 
-/* Falls through when the caller is valid (spec 6.7, bt_check_caller());
+/* Falls through when the caller is valid (bt_check_caller(), the error
+ * codes of docs/protocol.md, "Backtraces");
  * else stops with the status and error code in bt_walk. Then the caller
  * becomes the current frame. */
 static void validate(struct loop_gen *g, const struct loop_frame_slots *sl)

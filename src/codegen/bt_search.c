@@ -1,6 +1,6 @@
-/* The lookups of an unwind (reference 5.11, 6.8, 6.9): the PID key of the
- * proc-module maps, the probe module's load bias, the unwind row of a PC by
- * an unrolled binary search over bt_unwind_rows, and a caller frame's
+/* The lookups of an unwind (docs/protocol.md, "Backtraces"): the PID key of
+ * the proc-module maps, the probe module's load bias, the unwind row of a PC
+ * by an unrolled binary search over bt_unwind_rows, and a caller frame's
  * module by an unrolled binary search over the active proc_module_ranges
  * slot. Unrolled: the verifier sees straight-line code, no loop. */
 #include "bt.h"

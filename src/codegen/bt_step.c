@@ -1,9 +1,10 @@
-/* The step program (reference 6.11): tail-called after EndInstruction with
- * the chain head in bt_state[0].active_slot, it unwinds four more frames of
- * that slot's walk per invocation straight into the event in the
- * accumulation buffer, calls itself again while frames remain and the
- * budget lasts, then moves to the next chained slot, and finally emits the
- * event. Registers: r6 ctx, r8 the slot's state, r9 its instruction. */
+/* The step program (docs/protocol.md, "Backtraces"): tail-called after
+ * EndInstruction with the chain head in bt_state[0].active_slot, it unwinds
+ * four more frames of that slot's walk per invocation straight into the
+ * event in the accumulation buffer, calls itself again while frames remain
+ * and the budget lasts, then moves to the next chained slot, and finally
+ * emits the event. Registers: r6 ctx, r8 the slot's state, r9 its
+ * instruction. */
 #include <errno.h>
 
 #include "bt.h"

@@ -1,4 +1,4 @@
-/* The comparison builtins (reference 12.3): memcmp(a, b, n),
+/* The comparison builtins (docs/cli.md, "Values"): memcmp(a, b, n),
  * strncmp(a, "lit", n), starts_with(a, "lit"), with hex("..") or string
  * literal operands compared as immediates, and C-string equality with a
  * literal, s == "lit" and s != "lit". Operands are read once each into our

@@ -34,7 +34,7 @@ struct capture {
 	int16_t len_off;
 };
 
-/* Plans the capture of e with conversion conv ('\0', 'x', 'X', 'p', 's')
+/* capture.c: plans the capture of e with conversion conv ('\0', 'x', 'X', 'p', 's')
  * and static length dump_len (0: none), or a run-time length (dyn: up to
  * max_string_len bytes, as many as the argument before says); `fixed` is
  * what the statement needs besides this value's slot. 0, or a negative
@@ -61,7 +61,14 @@ void cg_capture_views(struct gs_cg *cg, const struct gs_type *t, int16_t off);
  * extension from r9 + ext (gs_view_ext_size's layout). */
 void cg_view_expand(struct gs_cg *cg, const struct gs_type *t, int32_t raw, int32_t ext,
 		    unsigned depth);
-/* r2 = v's length (its value at r9 + raw), at most cap; clobbers r1. */
+/* The views of the first r10[count] of cap elements at r9 + first (stride
+ * bytes apart, the value at `value` in each), their extensions from r9 +
+ * ext; -> done after the last. */
+void cg_view_elements(struct gs_cg *cg, const struct gs_view *v, uint32_t cap, int16_t count,
+		      int32_t first, uint32_t stride, uint32_t value, int32_t ext, unsigned depth,
+		      struct gs_label done);
+/* capture_read.c: the reads of the views' captures. cg_view_length: r2 =
+ * v's length (its value at r9 + raw), at most cap; clobbers r1. */
 void cg_view_length(struct gs_cg *cg, const struct gs_view *v, int32_t raw, uint32_t cap);
 /* Reads r2 bytes (at most max) from the pointer at r9 + src into r9 +
  * dst; a failure sets the status byte at r9 + status and goes to skip. */
@@ -70,14 +77,10 @@ void cg_view_read_into(struct gs_cg *cg, int32_t src, int32_t dst, uint32_t max,
 /* Reads r2 bytes (at most max) from r3 into r1 + off, r1 a run-time
  * place in the event (r9 + something); r0 the helper's result. */
 void cg_view_read_at(struct gs_cg *cg, uint32_t max, int32_t off);
-/* The views of the first r10[count] of cap elements at r9 + first (stride
- * bytes apart, the value at `value` in each), their extensions from r9 +
- * ext; -> done after the last. */
-void cg_view_elements(struct gs_cg *cg, const struct gs_view *v, uint32_t cap, int16_t count,
-		      int32_t first, uint32_t stride, uint32_t value, int32_t ext, unsigned depth,
-		      struct gs_label done);
-/* capture_walk.c: VecDeque's ring, std::deque's buffers, and a red-black
- * tree walked depth first. */
+/* capture_walk.c: the views that walk: VecDeque's ring, std::deque's
+ * buffers, Rust's B-tree and a red-black tree, walked depth first. Their
+ * elements are values with views of their own (cg_view_elements,
+ * cg_view_expand): the views' recursion, between these two files. */
 void cg_view_ring(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,
 		  unsigned depth);
 void cg_view_deque(struct gs_cg *cg, const struct gs_view *v, int32_t raw, int32_t ext,

@@ -1,7 +1,10 @@
 /* The views that walk: VecDeque's ring (two reads, the part from the
- * first element to the buffer's end, then the part from its start), and
- * a red-black tree (std::map, set) walked depth first, left first, its
- * pending nodes on a stack kept in the extension, each node read whole. */
+ * first element to the buffer's end, then the part from its start),
+ * std::deque's buffers, Rust's B-tree, and a red-black tree (std::map,
+ * set) walked depth first, left first, its pending nodes on a stack kept
+ * in the extension, each node read whole. An element is a value whose
+ * own views capture_view.c expands: the recursion of a container of
+ * containers. */
 #include "capture.h"
 
 #define STATUS_OK 0

@@ -211,6 +211,70 @@ static inline bool cg_has_step(const struct gs_cg *cg)
 	return cg->tail && cg->tail->step;
 }
 
+/* Small helpers every emitter uses. */
+static inline bool cg_fits_imm(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+static inline bool cg_op_is_compare(int op)
+{
+	return op >= GS_OP_EQ && op <= GS_OP_GE;
+}
+/* A value's source text, for messages (the name when it has none). */
+static inline const char *cg_text(const struct gs_expr *e)
+{
+	return e->text ? e->text : e->name ? e->name : "expression";
+}
+static inline bool cg_is_aggregate(const struct gs_type *t)
+{
+	return t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION;
+}
+/* The contracts the emitters' comments state, for their assert()s (debug
+ * builds): a register an emitter may write is r0-r9 (r10 is the frame
+ * pointer), and n bytes at r10 + off lie in a stack slot held now
+ * (gs_asm_slot, not yet released). A failed build's slots are
+ * placeholders (the sticky error stops emission): no contract then. */
+static inline bool cg_writable_reg(uint8_t reg)
+{
+	return reg < GS_FP;
+}
+static inline bool cg_slot_held(const struct gs_asm *a, int32_t off, uint32_t n)
+{
+	return gs_asm_failed(a) || (off < 0 && off >= -a->stack_used && off + (int64_t)n <= 0);
+}
+/* The typed pass's C type of e (spec/ctype.c), kept in the context. */
+static inline struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e)
+{
+	return gs_typed_get(cg->typed, e);
+}
+
+/* The entry points below, file by file, from the bottom (calls no
+ * emitter) to the top (program.c). Files call down, with one circle: the
+ * expression compiler (expr.c, operators.c, pointer.c, value.c,
+ * view_expr.c, builtin.c), whose operands are expressions again
+ * (tests/lib/file_cycles.py allows that circle and no other). */
+
+/* fail.c: records a build error (the first one is kept), about the
+ * expression being compiled (cg_fail) or about e (cg_fail_at). */
+__attribute__((format(printf, 3, 4)))
+void cg_fail(struct gs_cg *cg, int code, const char *fmt, ...);
+__attribute__((format(printf, 4, 5)))
+void cg_fail_at(struct gs_cg *cg, const struct gs_expr *e, int code, const char *fmt, ...);
+
+/* status.c: the any_fail / any_success flags and error records */
+void cg_mark_fail(struct gs_cg *cg);
+void cg_mark_success(struct gs_cg *cg);
+void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec);
+/* Marks any_fail; records code, errno r1 and address r2 when rec has no
+ * error yet (clobbers r3). */
+void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code);
+/* A failure's tail: r1 = errno (the helper's r0, or 0), r2 = the address
+ * (the u64 at r10 + addr_slot, or 0 when addr_slot is 0), the first error
+ * recorded in rec as `code` (cg_record_error), then a jump to *fail, or
+ * on to the caller's code when fail is NULL. Clobbers r1-r3. */
+void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code,
+		   bool errno_in_r0, int16_t addr_slot, const struct gs_label *fail);
+
 /* emit.c: the emitters every statement kind shares */
 /* r0 = bpf_map_lookup_elem(&map of map_kind, key_base + key_off) (key_off 0:
  * the register itself); clobbers r1-r5. cg_map_lookup: a key on the stack. */
@@ -225,25 +289,6 @@ void cg_lookup_key0(struct gs_cg *cg, int map_kind);
  * sleepable hit preempted on its CPU loses no count), or on to missing
  * when the lookup fails. key0 must hold 0. */
 void cg_count_one(struct gs_cg *cg, int map_kind, struct gs_label missing);
-/* event.c: exit unless the process is gs_program_opts.filter_pid's. */
-void cg_pid_filter(struct gs_cg *cg);
-/* sample.c: CPU samples (gs_trace_spec.sample) */
-const char *cg_sample_unqualified(const struct gs_trace_spec *spec, const struct gs_program_opts *o);
-bool cg_sample_kernel_stack(const struct gs_trace_spec *spec);
-void cg_sample_prologue(struct gs_cg *cg);
-uint32_t cg_kernel_stack_size(void);
-void cg_kernel_stack(struct gs_cg *cg);
-/* Whether a jump to l was emitted since the fixup count was fixup_mark (a
- * failure path nothing jumps to must not be emitted: dead code). */
-bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l);
-
-/* status.c: a failure's tail: r1 = errno (the helper's r0, or 0), r2 =
- * the address (the u64 at r10 + addr_slot, or 0 when addr_slot is 0),
- * the first error recorded in rec as `code` (cg_record_error), then a
- * jump to *fail, or on to the caller's code when fail is NULL. Clobbers
- * r1-r3. */
-void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code,
-		   bool errno_in_r0, int16_t addr_slot, const struct gs_label *fail);
 /* bpf_probe_read_user(_str)(r1 = dst_base + dst_off, r2 = len, r3 = the
  * address); with opts.fault_in, a read that failed is done again once its
  * pages are faulted in (fault.c). Clobbers r0-r5 (r0: the helper's
@@ -275,6 +320,16 @@ struct cg_user_read {
 	bool resident;
 };
 void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r);
+/* r<dst> += offset; past an immediate, through r5 (r4 when dst is r5). */
+void cg_add_offset(struct gs_cg *cg, uint8_t dst, int64_t offset);
+/* Signed 64-bit division (or modulo) dst = dst / src on any kernel (no BPF
+ * v4 sdiv), without a branch: the magnitudes are divided, then the sign
+ * put back; src is not 0 and is clobbered, as are tmp and tmp2. */
+void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, uint8_t tmp2,
+		      bool mod);
+/* Whether a jump to l was emitted since the fixup count was fixup_mark (a
+ * failure path nothing jumps to must not be emitted: dead code). */
+bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l);
 
 /* fault.c: a read's second try after its pages are faulted in, in
  * sleepable programs (called by cg_read_user only) */
@@ -289,72 +344,22 @@ void cg_fault_save(struct gs_asm *a, const struct cg_fault *f, const struct cg_u
  * meanwhile (jumps to cg->overflow), and reads again; r0 is then the
  * second try's result. */
 void cg_fault_retry(struct gs_cg *cg, const struct cg_user_read *r);
+
 /* fault_subprog.c: read_fault_gen += 1, this hit's number kept in the
  * fault part's gen_slot (nothing without it); the global subprogram
  * gs_fault_in(addr, len, gen), verified once for every read: emitted
  * after the main program. */
 void cg_fault_prologue(struct gs_cg *cg);
 void cg_fault_subprog(struct gs_cg *cg);
-/* value_tls.c: thread-locals. cg_tls_add: a module whose TLS a trace
- * reads (name: the variable, for the message); cg_tls_prologue: each
- * module's block for the hit thread, once per event (key: the pid key of
- * cg_values_prologue); cg_tls_block: r<dst> = the block of cookie's
- * module, or its failure recorded in rec and a jump to fail (clobbers
- * r0-r3 only then). */
-int cg_tls_add(struct gs_cg *cg, uint64_t cookie, const char *name);
-void cg_tls_prologue(struct gs_cg *cg, int16_t key);
-void cg_tls_block(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct cg_err_record *rec,
-		  struct gs_label fail);
 
-/* event.c: prologue, reservations, EndInstruction, emission. The
- * prologue is in two halves: cg_prologue (ctx, filters, key and cursor),
- * then the parts' own (fault-in, the walker's chain: program.c calls
- * them), then cg_event_begin (header and message). */
-void cg_prologue(struct gs_cg *cg);
-void cg_event_begin(struct gs_cg *cg);
-void cg_reserve(struct gs_cg *cg, uint32_t size);
-void cg_end_instruction(struct gs_cg *cg, uint16_t total_instructions);
-void cg_emit_event(struct gs_cg *cg, uint8_t size_base, int16_t size_off);
-void cg_epilogue(struct gs_cg *cg);
-/* status.c: the any_fail / any_success flags and error records */
-void cg_mark_fail(struct gs_cg *cg);
-void cg_mark_success(struct gs_cg *cg);
-void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec);
-/* Marks any_fail; records code, errno r1 and address r2 when rec has no
- * error yet (clobbers r3). */
-void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t code);
-
-/* expr.c: evaluation into r0 */
-bool cg_expr_reads_memory(const struct gs_expr *e);
-void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-/* Whether e is evaluated without a helper call (a literal, a register, a
- * `let` variable, $pc $sp $retval), and its value into reg. */
-bool cg_expr_is_simple(const struct gs_expr *e);
-void cg_simple_into(struct gs_cg *cg, const struct gs_expr *e, uint8_t reg);
-static inline bool cg_fits_imm(int64_t v)
-{
-	return v >= INT32_MIN && v <= INT32_MAX;
-}
-static inline bool cg_op_is_compare(int op)
-{
-	return op >= GS_OP_EQ && op <= GS_OP_GE;
-}
-/* context_type.c: the context type index of a value of e's type (*size:
- * its byte size), and of a source-level type t. */
-int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
-int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
-/* The context type index of a 64-bit integer, signed (i64) or not (u64). */
-int cg_context_int64(struct gs_cg *cg, bool is_signed);
-/* operators.c: r0 = e, a binary or unary operator; the typed pass's C
- * type of e, and the conversions between such types of a value in a
- * register. */
-void cg_binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-void cg_unary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-struct gs_ctype cg_ctype(const struct gs_cg *cg, const struct gs_expr *e);
+/* convert.c: reg, a value of C type `from` (extended to 64 bits), as C
+ * converts it to `to` (nothing emitted when every `from` is a `to`);
+ * cg_normalize: reg's low to.size bytes extended as a `to`. */
 void cg_convert(struct gs_cg *cg, uint8_t reg, struct gs_ctype from, struct gs_ctype to);
 void cg_normalize(struct gs_cg *cg, uint8_t reg, struct gs_ctype to);
 
-/* value_type.c: the static types of source-level values. A C++ reference
+/* value_type.c: the type questions about source-level values, answered at
+ * build time (nothing emitted; a refusal fails the build). A C++ reference
  * is its referent: cg_value_type is the type of the value e stands for (a
  * reference's target), cg_declared_type the type of what is stored where
  * e is (the reference itself), which cg_place follows. */
@@ -363,53 +368,13 @@ const struct gs_type *cg_declared_type(struct gs_cg *cg, const struct gs_expr *e
 /* t's target when t is a reference, else t. */
 const struct gs_type *cg_referent(const struct gs_type *t);
 bool cg_value_unavailable(const struct gs_expr *e);
-/* A value's source text, for messages (the name when it has none). */
-static inline const char *cg_text(const struct gs_expr *e)
-{
-	return e->text ? e->text : e->name ? e->name : "expression";
-}
-static inline bool cg_is_aggregate(const struct gs_type *t)
-{
-	return t->kind == GS_TYPE_STRUCT || t->kind == GS_TYPE_UNION;
-}
-
-/* value_base.c: where source-level values start. cg_values_scan finds
- * the modules whose bias or TLS block the values need, and whether any
- * values exist. */
-void cg_values_scan(struct gs_cg *cg);
-void cg_values_prologue(struct gs_cg *cg);
-void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
-		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
-		     const struct cg_err_record *rec, struct gs_label fail);
-/* Signed 64-bit division (or modulo) dst = dst / src on any kernel (no BPF
- * v4 sdiv), without a branch: the magnitudes are divided, then the sign
- * put back; src is not 0 and is clobbered, as are tmp and tmp2 (emit.c). */
-void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, uint8_t tmp2,
-		      bool mod);
-/* value_expr.c: r<dst> = the result of a location program (clobbers r0-r5;
- * a failed read or an unavailable value records it and jumps to fail). */
-void cg_loc_program(struct gs_cg *cg, const struct gs_loc_prog *prog, uint64_t cookie,
-		    uint8_t dst, const struct cg_err_record *rec, struct gs_label fail);
-void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
-		    const struct cg_err_record *rec, struct gs_label fail);
-void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
-	      struct gs_label fail, struct cg_place *p);
-/* Makes p, a pointer to a t or a t in registers, a place whose bytes are
- * t's in memory or on our stack, where its fields are offsets. */
-void cg_place_reach(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t,
-		    const struct cg_err_record *rec, struct gs_label fail);
-void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_err_record *rec,
-		   struct gs_label fail);
-void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uint32_t len,
-		    const struct cg_err_record *rec, struct gs_label fail);
-void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
-		      struct gs_label fail);
-void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-/* r0 = the address of e, a value in memory (an array: what it is in an
- * expression); 0 when a read on the way failed (status in rec). */
-void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-
-/* view_expr.c: standard-library values in expressions (gs/view.h) */
+/* Whether e is a source-level value: gs_expr_is_value, or p + n / p - n
+ * over a pointer or an array (a typed pointer). */
+bool cg_is_value(const struct gs_cg *cg, const struct gs_expr *e);
+/* The pointer type p + n has (an array operand decayed), NULL on failure. */
+const struct gs_type *cg_pointer_arith_type(struct gs_cg *cg, const struct gs_expr *e);
+/* The type "pointer to t" (one per t, owned by cg). */
+const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t);
 /* t's view when it is a sequence or a string with a sized element, else NULL. */
 const struct gs_view *cg_seq_view(const struct gs_type *t);
 /* The container `x[i]`, `len(x)` and `x == "lit"` see in a value of type t:
@@ -423,12 +388,94 @@ const struct gs_view_field *cg_smart_pointer(const struct gs_type *t);
  * followed): t, or the pointee of its smart pointers when t has no such
  * member (`up->x` on a std::unique_ptr<S>). */
 const struct gs_type *cg_through_smart_pointers(const struct gs_type *t, const char *member);
+
+/* context_type.c: the context type index of a value of e's type (*size:
+ * its byte size), and of a source-level type t. */
+int cg_expr_type(struct gs_cg *cg, const struct gs_expr *e, uint8_t *size);
+int cg_context_type(struct gs_cg *cg, const struct gs_type *t);
+/* The context type index of a 64-bit integer, signed (i64) or not (u64). */
+int cg_context_int64(struct gs_cg *cg, bool is_signed);
+
+/* value_tls.c: thread-locals. cg_tls_add: a module whose TLS a trace
+ * reads (name: the variable, for the message); cg_tls_prologue: each
+ * module's block for the hit thread, once per event (key: the pid key of
+ * cg_values_prologue); cg_tls_block: r<dst> = the block of cookie's
+ * module, or its failure recorded in rec and a jump to fail (clobbers
+ * r0-r3 only then). */
+int cg_tls_add(struct gs_cg *cg, uint64_t cookie, const char *name);
+void cg_tls_prologue(struct gs_cg *cg, int16_t key);
+void cg_tls_block(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct cg_err_record *rec,
+		  struct gs_label fail);
+
+/* value_base.c: where source-level values start. cg_values_scan finds
+ * the modules whose bias or TLS block the values need, and whether any
+ * values exist; cg_values_prologue looks each bias up once per event. */
+void cg_values_scan(struct gs_cg *cg);
+void cg_values_prologue(struct gs_cg *cg);
+/* r<dst> = the load bias of cookie's module; missing offsets record
+ * OffsetsUnavailable and jump to fail. */
+void cg_module_bias(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct cg_err_record *rec,
+		    struct gs_label fail);
+
+/* value_expr.c: r<dst> = the result of a location program (clobbers r0-r5;
+ * a failed read or an unavailable value records it and jumps to fail). */
+void cg_loc_program(struct gs_cg *cg, const struct gs_loc_prog *prog, uint64_t cookie,
+		    uint8_t dst, const struct cg_err_record *rec, struct gs_label fail);
+
+/* value_read.c: reading a place. cg_static_value: r<dst> = a static
+ * base + offset; cg_mem_address: r<dst> = a MEM place's address;
+ * cg_place_load: r0 = its scalar; cg_place_store: its len bytes at r9 +
+ * off. */
+void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
+		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
+		     const struct cg_err_record *rec, struct gs_label fail);
+void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
+		    const struct cg_err_record *rec, struct gs_label fail);
+void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_err_record *rec,
+		   struct gs_label fail);
+void cg_place_store(struct gs_cg *cg, const struct cg_place *p, int16_t off, uint32_t len,
+		    const struct cg_err_record *rec, struct gs_label fail);
 /* The data pointer of p, a value with view v, into the u64 at r10 +
  * ptr_slot and its length in elements into the u64 at r10 + len_slot (p is
  * in memory or on our stack; clobbers r0-r5). */
 void cg_view_bounds(struct gs_cg *cg, const struct cg_place *p, const struct gs_view *v,
 		    int16_t ptr_slot, int16_t len_slot, const struct cg_err_record *rec,
 		    struct gs_label fail);
+
+/* expr.c: evaluation into r0 (the expression compiler's entry) */
+void cg_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+/* Whether e can fail at run time (a read, a division by zero): its
+ * callers keep an error record for it. */
+bool cg_expr_reads_memory(const struct gs_expr *e);
+/* Whether e is evaluated without a helper call (a literal, a register, a
+ * `let` variable, $pc $sp $retval), and its value into reg. */
+bool cg_expr_is_simple(const struct gs_expr *e);
+void cg_simple_into(struct gs_cg *cg, const struct gs_expr *e, uint8_t reg);
+
+/* operators.c: r0 = e, a binary or unary operator. */
+void cg_binary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+void cg_unary(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+
+/* pointer.c: r0 = e, a + or - with a pointer operand, as C computes it. */
+void cg_pointer_arith(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+
+/* value.c: where a source-level value is (its place), and its value. */
+void cg_place(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec,
+	      struct gs_label fail, struct cg_place *p);
+/* Makes p, a pointer to a t or a t in registers, a place whose bytes are
+ * t's in memory or on our stack, where its fields are offsets. */
+void cg_place_reach(struct gs_cg *cg, struct cg_place *p, const struct gs_type *t,
+		    const struct cg_err_record *rec, struct gs_label fail);
+/* r3 = the address a string, a dump or a comparison reads from. */
+void cg_value_address(struct gs_cg *cg, struct cg_place *p, const struct cg_err_record *rec,
+		      struct gs_label fail);
+/* r0 = e's value (an array: its address); 0 when a read failed. */
+void cg_value_expr(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+/* r0 = the address of e, a value in memory (an array: what it is in an
+ * expression); 0 when a read on the way failed (status in rec). */
+void cg_object_address(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
+
+/* view_expr.c: standard-library values in expressions (gs/view.h) */
 /* r0 = len(e->lhs): a sequence's or string's length in elements (0 when
  * a read failed, status in rec), a C array's bound. */
 void cg_len(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
@@ -442,46 +489,32 @@ const struct gs_view *cg_view_place_bounds(struct gs_cg *cg, const struct gs_exp
 					   int16_t ptr_slot, int16_t len_slot,
 					   const struct cg_err_record *rec, struct gs_label fail);
 
-/* pointer.c: pointer arithmetic */
-/* Whether e is a source-level value: gs_expr_is_value, or p + n / p - n
- * over a pointer or an array (a typed pointer). */
-bool cg_is_value(const struct gs_cg *cg, const struct gs_expr *e);
-/* The pointer type p + n has (an array operand decayed), NULL on failure. */
-const struct gs_type *cg_pointer_arith_type(struct gs_cg *cg, const struct gs_expr *e);
-/* r0 = e, a + or - with a pointer operand, as C computes it. */
-void cg_pointer_arith(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-/* The type "pointer to t" (one per t, owned by cg). */
-const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t);
-
-/* print.c: the print instructions */
-void cg_print_string(struct gs_cg *cg, const struct gs_stmt *s);
-void cg_print_expr(struct gs_cg *cg, const struct gs_stmt *s);
 /* builtin.c: memcmp, strncmp, starts_with into r0 (1: equal) */
 void cg_builtin(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
 /* r0 = e, `s == "lit"` or `s != "lit"` (either side the literal, a
  * GS_EXPR_BYTES): C string equality of a char * or char array with it. */
 void cg_string_equal(struct gs_cg *cg, const struct gs_expr *e, const struct cg_err_record *rec);
-void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s);
-void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_record *rec);
 
-/* aggregate.c: `@name[keys] = fn(x);` (describes the aggregation in
- * prog->aggs) */
-void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s);
-/* The bytes of gs_agg_key.keys in use (gs_program_opts.agg_key_bytes). */
-uint32_t cg_agg_key_bytes(const struct gs_cg *cg);
-/* duration.c: $duration. cg_duration_prologue (main program of a return
- * probe using it): the entry's time found and removed, the difference
- * kept in duration_slot; a return whose entry was not seen ends the
- * program. cg_entry_program: the program at the function's entry that
- * keeps the time, with main_cg's maps and PID filter. */
-void cg_duration_prologue(struct gs_cg *cg);
-void cg_entry_program(const struct gs_cg *main_cg, struct gs_asm *a);
-/* event.c: the PID filter of the options (return 0 when not ours) */
+/* event.c: the PID filter, prologue, reservations, EndInstruction,
+ * emission. program.c runs the prologues: r6 = ctx and the filter
+ * (cg_pid_filter, or a sample's cg_sample_prologue), cg_prologue (the
+ * walker's gate, key and cursor), the parts' own (duration, fault-in, the
+ * walker's chain), then cg_event_begin (header and message). */
+/* Exits (return 0) unless the process is gs_program_opts.filter_pid's. */
 void cg_pid_filter(struct gs_cg *cg);
+void cg_prologue(struct gs_cg *cg);
+void cg_event_begin(struct gs_cg *cg);
+void cg_reserve(struct gs_cg *cg, uint32_t size);
+void cg_end_instruction(struct gs_cg *cg, uint16_t total_instructions);
+void cg_emit_event(struct gs_cg *cg, uint8_t size_base, int16_t size_off);
+void cg_epilogue(struct gs_cg *cg);
 
-/* stmt.c: statements and their instruction count */
-void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n);
-uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n);
+/* sample.c: CPU samples (gs_trace_spec.sample) */
+const char *cg_sample_unqualified(const struct gs_trace_spec *spec, const struct gs_program_opts *o);
+bool cg_sample_kernel_stack(const struct gs_trace_spec *spec);
+void cg_sample_prologue(struct gs_cg *cg);
+uint32_t cg_kernel_stack_size(void);
+void cg_kernel_stack(struct gs_cg *cg);
 
 /* budget.c: the bytes an event needs, at build time */
 #define CG_MIN_SLOT 12 /* the smallest value slot: room for a read error */
@@ -492,13 +525,34 @@ uint32_t cg_budget_room(const struct gs_cg *cg, uint32_t fixed);
 /* The least bytes statements reserve on their costliest path. */
 uint32_t cg_budget_min_size(const struct gs_cg *cg, const struct gs_stmt *body, size_t n);
 uint32_t cg_print_format_min_size(size_t nargs);
+
+/* backtrace.c: the bytes a `bt` instruction reserves (budget.c plans
+ * with it; the walkers' entry points are in bt.h). */
 uint32_t cg_bt_inst_size(const struct gs_cg *cg);
 
-/* fail.c: records a build error (the first one is kept), about the
- * expression being compiled (cg_fail) or about e (cg_fail_at). */
-__attribute__((format(printf, 3, 4)))
-void cg_fail(struct gs_cg *cg, int code, const char *fmt, ...);
-__attribute__((format(printf, 4, 5)))
-void cg_fail_at(struct gs_cg *cg, const struct gs_expr *e, int code, const char *fmt, ...);
+/* print.c: the print instructions, and ExprError for an expression
+ * whose reads failed (text: its source, for the string table) */
+void cg_print_string(struct gs_cg *cg, const struct gs_stmt *s);
+void cg_print_expr(struct gs_cg *cg, const struct gs_stmt *s);
+void cg_print_format(struct gs_cg *cg, const struct gs_stmt *s);
+void cg_expr_error(struct gs_cg *cg, const char *text, const struct cg_err_record *rec);
+
+/* aggregate.c: `@name[keys] = fn(x);` (describes the aggregation in
+ * prog->aggs) */
+void cg_aggregate(struct gs_cg *cg, const struct gs_stmt *s);
+/* The bytes of gs_agg_key.keys in use (gs_program_opts.agg_key_bytes). */
+uint32_t cg_agg_key_bytes(const struct gs_cg *cg);
+
+/* duration.c: $duration. cg_duration_prologue (main program of a return
+ * probe using it): the entry's time found and removed, the difference
+ * kept in duration_slot; a return whose entry was not seen ends the
+ * program. cg_entry_program: the program at the function's entry that
+ * keeps the time, with main_cg's maps and PID filter. */
+void cg_duration_prologue(struct gs_cg *cg);
+void cg_entry_program(const struct gs_cg *main_cg, struct gs_asm *a);
+
+/* stmt.c: statements and their instruction count */
+void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n);
+uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n);
 
 #endif /* GS_CODEGEN_CG_H */

@@ -5,6 +5,7 @@
  * in the values' part so that each type is added once. */
 #include <errno.h>
 
+#include "base.h"
 #include "cg.h"
 
 int cg_context_type(struct gs_cg *cg, const struct gs_type *t)
@@ -20,7 +21,7 @@ int cg_context_type(struct gs_cg *cg, const struct gs_type *t)
 		cg_fail(cg, idx, "%s", cg->err ? cg->err->msg : "cannot add a type");
 		return idx;
 	}
-	if (v->nadded < sizeof(v->added_from) / sizeof(v->added_from[0])) {
+	if (v->nadded < BASE_ARRAY_SIZE(v->added_from)) {
 		v->added_from[v->nadded] = t;
 		v->added_index[v->nadded++] = idx;
 	}

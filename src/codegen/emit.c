@@ -3,12 +3,18 @@
  * one recorded by status.c). Each keeps the exact instructions its
  * callers emitted by hand before. With fail.c and status.c, the bottom
  * of the code generator: no emitter of a statement is called from here. */
+#include <assert.h>
+
 #include "cg.h"
 
 void cg_map_lookup_at(struct gs_cg *cg, int map_kind, uint8_t key_base, int16_t key_off)
 {
 	struct gs_asm *a = cg->a;
 
+	/* a map program.c declared for this program, a key in a register or
+	 * in a slot of the frame */
+	assert(map_kind >= 0 && map_kind < GS_MAP_KINDS && cg->prog->map_index[map_kind] >= 0);
+	assert(key_base <= GS_FP && (key_base != GS_FP || cg_slot_held(a, key_off, 1)));
 	gs_asm_ld_map(a, GS_R1, (uint32_t)cg->prog->map_index[map_kind]);
 	gs_asm_emit(a, GS_MOV64_REG(GS_R2, key_base));
 	if (key_off)
@@ -37,6 +43,12 @@ void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 	bool fault = cg_fault_read(cg->fault, r);
 	struct gs_label ok;
 
+	/* the destination: a pointer kept in a slot, or a register (our
+	 * stack: len bytes of a slot); the slot the address is kept in */
+	assert(r->dst_slot ? cg_slot_held(a, r->dst_slot, 8) : r->dst_base <= GS_FP);
+	assert(r->dst_slot || r->dst_base != GS_FP || cg_slot_held(a, r->dst_off, r->len));
+	assert(!r->save_addr || cg_slot_held(a, r->addr_slot, 8));
+	assert(!r->load_src || r->src_base <= GS_FP);
 	if (r->save_addr)
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R3, r->addr_slot));
 	if (r->dst_slot)
@@ -65,11 +77,31 @@ void cg_read_user(struct gs_cg *cg, const struct cg_user_read *r)
 	gs_asm_bind(a, ok);
 }
 
+void cg_add_offset(struct gs_cg *cg, uint8_t dst, int64_t offset)
+{
+	struct gs_asm *a = cg->a;
+	uint8_t tmp = dst == GS_R5 ? GS_R4 : GS_R5;
+
+	assert(cg_writable_reg(dst));
+	if (cg_fits_imm(offset)) {
+		if (offset)
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, dst, (int32_t)offset));
+		return;
+	}
+	/* past an immediate's reach: through a scratch register */
+	gs_asm_ld_imm64(a, tmp, (uint64_t)offset);
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, dst, tmp));
+}
+
 void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, uint8_t tmp2,
 		      bool mod)
 {
 	struct gs_asm *a = cg->a;
 
+	/* four registers, each written */
+	assert(cg_writable_reg(dst) && cg_writable_reg(src) && cg_writable_reg(tmp) &&
+	       cg_writable_reg(tmp2));
+	assert(dst != src && dst != tmp && dst != tmp2 && src != tmp && src != tmp2 && tmp != tmp2);
 	/* s = x >> 63 (all ones when negative): |x| = (x ^ s) - s, and the
 	 * result's sign (the dividend's for %, both operands' for /) is put
 	 * back the same way; no branch, so no verifier state to fork */
@@ -90,6 +122,7 @@ void cg_signed_divmod(struct gs_cg *cg, uint8_t dst, uint8_t src, uint8_t tmp, u
 
 bool cg_label_used(const struct gs_asm *a, size_t fixup_mark, struct gs_label l)
 {
+	assert(fixup_mark <= a->nfixups); /* a mark taken earlier in this program */
 	for (size_t i = fixup_mark; i < a->nfixups; i++)
 		if (a->fixups[i].label == l.id)
 			return true;

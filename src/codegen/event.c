@@ -1,17 +1,15 @@
-/* Event framing (reference spec 5.3-5.6): the PID filter, header and message,
- * the reserve check every instruction goes through, EndInstruction with the
- * execution status, and emission through the ring buffer or the perf array
- * with the loss counter. Values are captured to what the event has room
- * for (budget.c); an event whose fixed parts still outgrow the
- * accumulation buffer is dropped whole and counted as a loss: nothing
- * partial is ever emitted, nothing vanishes uncounted. */
+/* Event framing (docs/protocol.md, "How a program builds an event"): the PID
+ * filter, header and message, the reserve check every instruction goes
+ * through, EndInstruction with the execution status, and emission through
+ * the ring buffer or the perf array with the loss counter. Values are
+ * captured to what the event has room for (budget.c); an event whose fixed
+ * parts still outgrow the accumulation buffer is dropped whole and counted
+ * as a loss: nothing partial is ever emitted, nothing vanishes uncounted. */
 #include <errno.h>
 
 #include "cg.h"
 
 #define MESSAGE ((int16_t)sizeof(struct gs_event_header)) /* where the message starts */
-
-
 
 /* Host filter: the TGID from bpf_get_current_pid_tgid(). Namespace filter:
  * the TGID the target's PID namespace sees (helper 120); a failed helper
@@ -44,16 +42,12 @@ void cg_pid_filter(struct gs_cg *cg)
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, (int32_t)o->filter_pid, cg->exit0);
 }
 
+/* After the hit was let through (program.c: the PID filter or a CPU
+ * sample's): the walker's gate, key0 and the cursor. */
 void cg_prologue(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
 
-	gs_asm_note(a, "r6 = ctx");
-	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
-	if (cg->spec->sample)
-		cg_sample_prologue(cg);
-	else
-		cg_pid_filter(cg);
 	if (cg->loop) {
 		/* The runtime attaches before it writes the unwind maps and
 		 * opens this gate once they are in place: no event before, so

@@ -1,7 +1,7 @@
 /* Expressions of the script, evaluated into r0 (clobbering r0-r5): integer
  * literals, special variables, pt_regs registers, `let` variables, and
- * dereferences of user memory through bpf_probe_read_user with the status
- * semantics of reference spec 5.10; operators (C precedence already
+ * dereferences of user memory through bpf_probe_read_user with the
+ * statuses of docs/protocol.md, "One event"; operators (C precedence already
  * resolved by the parser) in operators.c, source-level values in value*.c. */
 #include <errno.h>
 

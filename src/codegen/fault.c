@@ -1,8 +1,9 @@
-/* Reads of user memory that fault pages in, as gdb's reads do (issue 19,
- * item 6): in a sleepable program (gs_program_opts.fault_in) a read that
- * bpf_probe_read_user cannot do without a page fault (a page the process
- * never touched, or one swapped out) is done again after its pages are
- * faulted in by bpf_copy_from_user, which may sleep.
+/* Reads of user memory that fault pages in, as gdb's reads do
+ * (docs/protocol.md, "How a program builds an event"): in a sleepable
+ * program (gs_program_opts.fault_in) a read that bpf_probe_read_user cannot
+ * do without a page fault (a page the process never touched, or one swapped
+ * out) is done again after its pages are faulted in by bpf_copy_from_user,
+ * which may sleep.
  *
  * A sleeping program keeps its CPU (migration is disabled) but not the
  * CPU to itself: another hit can run on it meanwhile and fill the same

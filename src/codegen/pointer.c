@@ -3,7 +3,8 @@
  * does), an array operand is the address of its first element, and p - q
  * counts the elements between two pointers of one pointee size. p + n is
  * itself a typed pointer: a source-level value that prints as a pointer and
- * can be followed, indexed and read as a string. */
+ * can be followed, indexed and read as a string (its type, and whether an
+ * expression is one: value_type.c). */
 #include <errno.h>
 
 #include "cg.h"
@@ -11,13 +12,6 @@
 static const char *text(const struct gs_expr *e)
 {
 	return e->text ? e->text : "expression";
-}
-
-bool cg_is_value(const struct gs_cg *cg, const struct gs_expr *e)
-{
-	return gs_expr_is_value(e) ||
-	       (e && e->kind == GS_EXPR_BINARY && (e->op == GS_OP_ADD || e->op == GS_OP_SUB) &&
-		cg_ctype(cg, e).kind == GS_CT_POINTER);
 }
 
 /* The bytes one step of a pointer of type t moves (t a pointer or an
@@ -42,24 +36,6 @@ static uint32_t stride(struct gs_cg *cg, const struct gs_expr *e, const struct g
 		return 0;
 	}
 	return to->byte_size;
-}
-
-/* The pointer side of e (a pointer or an array) and its DWARF type. */
-static const struct gs_expr *pointer_side(struct gs_cg *cg, const struct gs_expr *e)
-{
-	return cg_ctype(cg, e->lhs).kind == GS_CT_POINTER ? e->lhs : e->rhs;
-}
-
-const struct gs_type *cg_pointer_arith_type(struct gs_cg *cg, const struct gs_expr *e)
-{
-	const struct gs_expr *p = pointer_side(cg, e);
-	const struct gs_type *t = cg_is_value(cg, p) ? cg_value_type(cg, p) : NULL;
-
-	if (!t)
-		return NULL;
-	if (t->kind == GS_TYPE_ARRAY)
-		return t->target ? cg_pointer_to(cg, t->target) : NULL;
-	return t;
 }
 
 /* r0 = (r0 - r1) / size, exactly: the distance between two pointers to

@@ -1,8 +1,9 @@
-/* The print instructions (reference spec 1.6): PrintStringIndex for
- * literals, PrintComplexVariable for `print expr;`, PrintComplexFormat for
- * `print "fmt", args;`, and ExprError for a condition whose reads failed.
- * Each reserves its exact size, writes its fixed fields as immediates and
- * stores values computed into r0; r9 points at the instruction. */
+/* The print instructions (docs/protocol.md, "One event"): PrintStringIndex
+ * for literals, PrintComplexVariable for `print expr;`, PrintComplexFormat
+ * for `print "fmt", args;`, and ExprError for a condition whose reads
+ * failed. Each reserves its exact size, writes its fixed fields as
+ * immediates and stores values computed into r0; r9 points at the
+ * instruction. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

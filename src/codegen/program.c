@@ -124,7 +124,8 @@ static uint32_t declare_btf(struct gs_cg *cg)
 	return main_fn;
 }
 
-/* The maps of reference section 3 this trace needs, in a fixed order. */
+/* The maps this trace needs, in a fixed order (docs/protocol.md says what
+ * each holds where it explains its use). */
 static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 {
 	struct gs_program *p = cg->prog;
@@ -159,7 +160,7 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 	if (!nbt || !bt) {
 		if (!cg->values->nbias && !cg->values->ntls)
 			return 0;
-		/* Globals only: the maps of reference 5.11, nothing of bt. */
+		/* Globals only: their modules' biases, nothing of bt. */
 		add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
 		add_map(p, GS_MAP_PID_ALIASES, GS_MAP_PID_ALIASES, 0, mods);
 		return 0;
@@ -239,6 +240,16 @@ static void build(struct gs_cg *cg)
 			spec->trace_id, total, UINT16_MAX);
 	cg->prog->total_instructions = (uint16_t)total;
 
+	/* The prologues in the order they run: the context register; which
+	 * hits count (a CPU sample's own filter and user registers, or the
+	 * PID filter); the event's (walker's gate, key0, cursor); then the
+	 * parts' own. */
+	gs_asm_note(a, "r6 = ctx");
+	gs_asm_emit(a, GS_MOV64_REG(GS_R6, GS_R1));
+	if (spec->sample)
+		cg_sample_prologue(cg);
+	else
+		cg_pid_filter(cg);
 	cg_prologue(cg);
 	cg_duration_prologue(cg);
 	cg_fault_prologue(cg);
@@ -269,7 +280,27 @@ static void build(struct gs_cg *cg)
 	if (cg->fault && cg->fault->called)
 		cg_fault_subprog(cg);
 }
+/* The end of each program of a build: its labels resolved (a jump out of
+ * range or an unbound label fails here), the BTF it carries (the main
+ * program's subprograms) checked, then gs_asm_check(), so that a code
+ * generation bug is reported as one, naming the program (`what`), and
+ * not by the verifier as a rejected program. */
+static int finish(const struct gs_cg *cg, struct gs_asm *a, const struct gs_btf *btf,
+		  const char *what, struct gs_error *err)
+{
+	struct gs_error check;
+	int rc = gs_asm_finish(a, err);
 
+	if (rc)
+		return rc;
+	if (btf && btf->error_code)
+		return gs_errorf(err, btf->error_code, "trace %u: BTF writer: %s",
+				 cg->spec->trace_id, btf->error_what);
+	if (cg->opts.skip_check || !(rc = gs_asm_check(a, &check)))
+		return 0;
+	return gs_errorf(err, rc, "internal error: trace %u's %s fails the static check "
+			 "(please report it): %s", cg->spec->trace_id, what, check.msg);
+}
 
 /* The typed pass's question about a source-level value: its DWARF type
  * (NULL after failing the build with the reason). */
@@ -293,7 +324,6 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	struct cg_tail_walker tail = { 0 };
 	struct cg_loop_walker loop = { 0 };
 	struct gs_cg cg = { .spec = spec, .err = err, .values = &values };
-	struct gs_error check;
 	struct gs_program *p;
 	size_t maps_room = GS_MAP_KINDS; /* declare_maps makes room for every kind */
 	uint32_t nbt;
@@ -416,18 +446,9 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	/* Every reservation is constant: the longest path is the largest event. */
 	p->event_size = cg.quiet || cg.opts.count_stacks ? 0 :
 			cg.used < cg.max_size ? cg.used : cg.max_size;
-	rc = gs_asm_finish(&p->main, err);
-	if (rc == 0 && p->btf && p->btf->error_code)
-		rc = gs_errorf(err, p->btf->error_code, "trace %u: BTF writer: %s", spec->trace_id,
-			       p->btf->error_what);
+	rc = finish(&cg, &p->main, p->btf, "program", err);
 	if (rc)
 		goto fail;
-	rc = cg.opts.skip_check ? 0 : gs_asm_check(&p->main, &check);
-	if (rc) {
-		rc = gs_errorf(err, rc, "internal error: trace %u's program fails the static "
-			       "check (please report it): %s", spec->trace_id, check.msg);
-		goto fail;
-	}
 	if (cg.duration_slot) {
 		snprintf(p->entry_name, sizeof(p->entry_name), "gs_trace%u_entry", spec->trace_id);
 		if (!(p->entry = calloc(1, sizeof(*p->entry)))) {
@@ -437,22 +458,14 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 		}
 		gs_asm_init(p->entry);
 		cg_entry_program(&cg, p->entry);
-		rc = gs_asm_finish(p->entry, err);
-		if (!rc && !cg.opts.skip_check && (rc = gs_asm_check(p->entry, &check)))
-			rc = gs_errorf(err, rc, "internal error: trace %u's entry program fails "
-				       "the static check (please report it): %s",
-				       spec->trace_id, check.msg);
+		rc = finish(&cg, p->entry, NULL, "entry program", err);
 		if (rc)
 			goto fail;
 	}
 	if (tail.step) {
 		p->has_step = true;
 		cg_bt_step_program(&cg, p->step);
-		rc = gs_asm_finish(p->step, err);
-		if (!rc && !cg.opts.skip_check && (rc = gs_asm_check(p->step, &check)))
-			rc = gs_errorf(err, rc, "internal error: trace %u's backtrace step program "
-				       "fails the static check (please report it): %s",
-				       spec->trace_id, check.msg);
+		rc = finish(&cg, p->step, NULL, "backtrace step program", err);
 		if (rc)
 			goto fail;
 	}

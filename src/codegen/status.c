@@ -2,6 +2,8 @@
  * generator (emitters call it, it calls no emitter): the any_fail and
  * any_success flags EndInstruction turns into the execution status, and
  * the first error of a value or condition kept in its error record. */
+#include <assert.h>
+
 #include "cg.h"
 
 void cg_mark_fail(struct gs_cg *cg)
@@ -19,6 +21,7 @@ void cg_mark_success(struct gs_cg *cg)
  * `if` do not differ by the last condition's error (docs/cli.md). */
 void cg_err_record_reset(struct gs_cg *cg, const struct cg_err_record *rec)
 {
+	assert(!rec || cg_slot_held(cg->a, rec->slot, sizeof(struct cg_err_slot)));
 	if (rec)
 		gs_asm_emit(cg->a, GS_ST_MEM(BPF_DW, GS_FP, rec->slot, 0));
 }
@@ -29,6 +32,7 @@ void cg_record_error(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t 
 	struct gs_asm *a = cg->a;
 	struct gs_label kept = gs_asm_label(a, "first_error_kept");
 
+	assert(!rec || cg_slot_held(a, rec->slot, sizeof(struct cg_err_slot)));
 	cg_mark_fail(cg);
 	if (!rec)
 		return;
@@ -45,6 +49,7 @@ void cg_error_tail(struct gs_cg *cg, const struct cg_err_record *rec, uint8_t co
 {
 	struct gs_asm *a = cg->a;
 
+	assert(!addr_slot || cg_slot_held(a, addr_slot, 8));
 	gs_asm_emit(a, errno_in_r0 ? GS_MOV64_REG(GS_R1, GS_R0) : GS_MOV64_IMM(GS_R1, 0));
 	gs_asm_emit(a, addr_slot ? GS_LDX_MEM(BPF_DW, GS_R2, GS_FP, addr_slot) :
 			  GS_MOV64_IMM(GS_R2, 0));

@@ -1,6 +1,7 @@
 /* Statements: prints, `let`, and if / else if / else with the reference's
  * condition-error rule (a condition whose reads failed emits ExprError and
  * runs neither branch, or moves on to the next `else if`). */
+#include <assert.h>
 #include <errno.h>
 
 #include "bt.h"
@@ -101,7 +102,9 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 	for (size_t i = 0; i < n && !gs_asm_failed(cg->a); i++) {
 		const struct gs_stmt *s = &body[i];
 
-		/* What the statements after this one need, at the least. */
+		/* What the statements after this one need, at the least: the
+		 * body's least is the sum of its statements'. */
+		assert(cg_budget_min_size(cg, s, 1) <= rest);
 		rest -= cg_budget_min_size(cg, s, 1);
 		cg->after = outer + rest;
 		/* An error about this statement is about its expression. */
@@ -143,7 +146,8 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
 	cg->after = outer;
 }
 
-/* What EndInstruction reports (reference 1.6): prints and backtraces count
+/* What EndInstruction reports (docs/protocol.md, "One event", its
+ * total_instructions): prints and backtraces count
  * one, `let` none (one when its value can fail), an `if` the larger of its
  * branches. */
 static uint64_t instructions(const struct gs_stmt *s, void *arg)

@@ -1,29 +1,14 @@
 /* Source-level values at run time (their types: value_type.c): the code
  * that finds where such a value is ("place"): user memory at a constant or
  * computed address, a pt_regs location, a copy on our stack, or a computed
- * scalar. Constant parts fold at build time; each pointer followed costs
- * one bpf_probe_read_user. */
+ * scalar (reading one: value_read.c). Constant parts fold at build time;
+ * each pointer followed costs one bpf_probe_read_user. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cg.h"
-
-/* r<dst> = the address of a MEM place. */
-void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
-			const struct cg_err_record *rec, struct gs_label fail)
-{
-	struct gs_asm *a = cg->a;
-
-	if (!p->dyn) {
-		cg_static_value(cg, p->base, p->reg, p->prog, p->cookie, p->offset, dst, rec, fail);
-		return;
-	}
-	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, p->addr_slot));
-	if (p->offset)
-		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, dst, (int32_t)p->offset));
-}
 
 /* Turns a MEM place with a static base into one whose address is in its
  * slot, so a computed index or a pointer can be added at run time. */

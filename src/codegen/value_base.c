@@ -1,9 +1,9 @@
 /* Where source-level values start: the modules whose globals and
  * thread-locals a trace reads (found before the build, at most
  * CG_MAX_MODULES of each), each module's load bias looked up once per
- * event in the prologue, and the run-time value of a static base (a
- * register, a module's bias, a TLS block, a location program) that
- * value.c's places add their offsets to. */
+ * event in the prologue, and a module's bias at run time (the static
+ * bases a place starts from: value_read.c). */
+#include <assert.h>
 #include <errno.h>
 
 #include "cg.h"
@@ -58,7 +58,8 @@ void cg_values_scan(struct gs_cg *cg)
 }
 
 /* pid key = pid_aliases[tgid] ?: tgid; then each module's bias (0 and
- * found = 0 when the process's offsets were not written: reference 5.11). */
+ * found = 0 when the process's offsets were not written: OffsetsUnavailable
+ * at each use, docs/protocol.md, "One event"). */
 void cg_values_prologue(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
@@ -66,6 +67,8 @@ void cg_values_prologue(struct gs_cg *cg)
 
 	if (!cg->values->nbias && !cg->values->ntls)
 		return;
+	/* collect_cookies refused a module past these */
+	assert(cg->values->nbias <= CG_MAX_MODULES && cg->values->ntls <= CG_MAX_MODULES);
 	key = gs_asm_slot(a, "module_key", 16, 8);
 	for (uint32_t i = 0; i < cg->values->nbias; i++)
 		cg->values->bias_slot[i] = gs_asm_slot(a, "module_bias", 16, 8);
@@ -104,45 +107,25 @@ void cg_values_prologue(struct gs_cg *cg)
 	cg_tls_prologue(cg, key);
 }
 
-/* r<dst> = the run-time address (or value) base + offset of a static base;
- * a module base whose offsets are missing records OffsetsUnavailable and
- * jumps to fail. */
-void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
-		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
-		     const struct cg_err_record *rec, struct gs_label fail)
+/* r<dst> = the load bias of cookie's module (cg_values_prologue found
+ * it); when the runtime wrote no offsets for the process, records
+ * OffsetsUnavailable and jumps to fail. */
+void cg_module_bias(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct cg_err_record *rec,
+		    struct gs_label fail)
 {
 	struct gs_asm *a = cg->a;
+	int i = bias_index(cg->values, cookie);
+	struct gs_label found = gs_asm_label(a, "module_offsets_found");
 
-	if (base == GS_LOC_BASE_PROGRAM) {
-		cg_loc_program(cg, prog, cookie, dst, rec, fail);
-	} else if (base == GS_LOC_BASE_REG) {
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_R6, gs_dwarf_reg_pt_regs_offset[reg]));
-	} else if (base == GS_LOC_BASE_TLS) {
-		cg_tls_block(cg, cookie, dst, rec, fail);
-	} else if (base == GS_LOC_BASE_MODULE) {
-		int i = bias_index(cg->values, cookie);
-		struct gs_label found = gs_asm_label(a, "module_offsets_found");
-
-		if (i < 0) {
-			cg_fail(cg, -EINVAL, "internal error: module %016llx's bias was not "
-				"prepared", (unsigned long long)cookie);
-			return;
-		}
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->values->bias_slot[i] + 8));
-		gs_asm_jmp_imm(a, BPF_JNE, dst, 0, found);
-		cg_error_tail(cg, rec, GS_VAR_OFFSETS_UNAVAILABLE, false, 0, &fail);
-		gs_asm_bind(a, found);
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->values->bias_slot[i]));
-	} else {
-		gs_asm_emit(a, GS_MOV64_IMM(dst, 0));
+	assert(cg_writable_reg(dst));
+	if (i < 0) {
+		cg_fail(cg, -EINVAL, "internal error: module %016llx's bias was not "
+			"prepared", (unsigned long long)cookie);
+		return;
 	}
-	if (offset >= INT32_MIN && offset <= INT32_MAX) {
-		if (offset)
-			gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, dst, (int32_t)offset));
-	} else {
-		uint8_t tmp = dst == GS_R5 ? GS_R4 : GS_R5;
-
-		gs_asm_ld_imm64(a, tmp, (uint64_t)offset);
-		gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, dst, tmp));
-	}
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->values->bias_slot[i] + 8));
+	gs_asm_jmp_imm(a, BPF_JNE, dst, 0, found);
+	cg_error_tail(cg, rec, GS_VAR_OFFSETS_UNAVAILABLE, false, 0, &fail);
+	gs_asm_bind(a, found);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, cg->values->bias_slot[i]));
 }

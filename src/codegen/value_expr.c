@@ -254,8 +254,8 @@ static void one_op(const struct prog_ctx *c, const struct gs_loc_op *op,
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, slot(c, d)));
 		break;
 	case GS_LOP_MODULE:
-		cg_static_value(c->cg, GS_LOC_BASE_MODULE, 0, NULL, c->cookie, op->arg, GS_R1,
-				c->rec, c->fail);
+		cg_module_bias(c->cg, c->cookie, GS_R1, c->rec, c->fail);
+		cg_add_offset(c->cg, GS_R1, op->arg);
 		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, slot(c, d)));
 		break;
 	case GS_LOP_DEREF:

@@ -1,11 +1,56 @@
-/* Reading a place (value.c): its scalar into r0 with C's widening (sign or
- * zero extension, bit fields extracted), or its bytes into r9 + off (an
- * event slot, or our stack when a register value is taken apart). User
+/* Reading a place (value.c finds it): its address (a static base plus
+ * an offset, or the address kept in its slot), its scalar into r0 with C's
+ * widening (sign or zero extension, bit fields extracted), its bytes into
+ * r9 + off (an event slot, or our stack when a register value is taken
+ * apart), and a standard-library view's data pointer and length. User
  * memory is read with one bpf_probe_read_user per contiguous range; a
- * failed read records ReadError {errno, address} and jumps to `fail`. */
+ * failed read records ReadError {errno, address} and jumps to `fail`.
+ * These read and never compile an expression: below the expression
+ * compiler, which calls them. */
+#include <assert.h>
 #include <errno.h>
 
 #include "cg.h"
+
+/* r<dst> = the run-time address (or value) base + offset of a static base:
+ * a register, a module's bias (value_base.c), a TLS block (value_tls.c)
+ * or a location program's result (value_expr.c). A module base whose
+ * offsets are missing records OffsetsUnavailable and jumps to fail. */
+void cg_static_value(struct gs_cg *cg, uint8_t base, uint8_t reg,
+		     const struct gs_loc_prog *prog, uint64_t cookie, int64_t offset, uint8_t dst,
+		     const struct cg_err_record *rec, struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+
+	assert(cg_writable_reg(dst));
+	if (base == GS_LOC_BASE_PROGRAM)
+		cg_loc_program(cg, prog, cookie, dst, rec, fail);
+	else if (base == GS_LOC_BASE_REG)
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_R6, gs_dwarf_reg_pt_regs_offset[reg]));
+	else if (base == GS_LOC_BASE_TLS)
+		cg_tls_block(cg, cookie, dst, rec, fail);
+	else if (base == GS_LOC_BASE_MODULE)
+		cg_module_bias(cg, cookie, dst, rec, fail);
+	else
+		gs_asm_emit(a, GS_MOV64_IMM(dst, 0));
+	cg_add_offset(cg, dst, offset);
+}
+
+/* r<dst> = the address of a MEM place. */
+void cg_mem_address(struct gs_cg *cg, const struct cg_place *p, uint8_t dst,
+		    const struct cg_err_record *rec, struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+
+	assert(cg_writable_reg(dst) && (gs_asm_failed(a) || p->kind == CG_PLACE_MEM));
+	if (!p->dyn) {
+		cg_static_value(cg, p->base, p->reg, p->prog, p->cookie, p->offset, dst, rec, fail);
+		return;
+	}
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, p->addr_slot));
+	if (p->offset)
+		gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, dst, (int32_t)p->offset));
+}
 
 /* r0 <<= 64 - bits; r0 >>= 64 - bits (arithmetic when signed). */
 static void extend(struct gs_asm *a, uint32_t bits, bool is_signed)
@@ -35,6 +80,7 @@ static void store_reg_bytes(struct gs_asm *a, int16_t off, uint32_t len)
 {
 	uint32_t done = 0;
 
+	assert(len <= 8);
 	while (done < len) {
 		uint32_t n = len - done >= 8 ? 8 : len - done >= 4 ? 4 : len - done >= 2 ? 2 : 1;
 
@@ -162,6 +208,9 @@ void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_e
 		cg_fail(cg, -EINVAL, "a %s of %u bytes is not a number", t->name, t->byte_size);
 		return;
 	}
+	/* the values' address slot: address @0, scalar @8, read buffer @16 */
+	assert((p->kind != CG_PLACE_MEM && p->kind != CG_PLACE_SCALAR) ||
+	       cg_slot_held(a, p->addr_slot, 24));
 	switch (p->kind) {
 	case CG_PLACE_NONE:
 		cg_error_tail(cg, rec, GS_VAR_ACCESS_ERROR, false, 0, &fail);
@@ -220,4 +269,36 @@ void cg_place_load(struct gs_cg *cg, const struct cg_place *p, const struct cg_e
 	if (p->bit_size && p->bit_offset)
 		gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R0, p->bit_offset));
 	extend(a, bits, type_signed(t));
+}
+
+/* The u64 fields of a view: data pointer, length, end pointer. */
+static const struct gs_type view_word = {
+	.kind = GS_TYPE_U64, .size = 8, .name = "unsigned long", .byte_size = 8,
+};
+
+void cg_view_bounds(struct gs_cg *cg, const struct cg_place *p, const struct gs_view *v,
+		    int16_t ptr_slot, int16_t len_slot, const struct cg_err_record *rec,
+		    struct gs_label fail)
+{
+	struct gs_asm *a = cg->a;
+	struct cg_place q = *p;
+	const char *prev = gs_asm_notef(a, "%s: data pointer at +%u, length at +%u%s",
+					p->type->name, v->ptr_off, v->len_off,
+					v->len_how == GS_VLEN_END ? " (end pointer)" : "");
+
+	q.type = &view_word;
+	q.bit_offset = q.bit_size = 0;
+	q.offset = p->offset + v->ptr_off;
+	cg_place_load(cg, &q, rec, fail);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, ptr_slot));
+	q.offset = p->offset + v->len_off;
+	cg_place_load(cg, &q, rec, fail);
+	if (v->len_how == GS_VLEN_END) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, ptr_slot));
+		gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R0, GS_R1));
+		if (v->elem->byte_size != 1)
+			gs_asm_emit(a, GS_ALU64_IMM(BPF_DIV, GS_R0, (int32_t)v->elem->byte_size));
+	}
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, len_slot));
+	gs_asm_note(a, prev);
 }

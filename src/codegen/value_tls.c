@@ -9,6 +9,7 @@
  * the runtime has not found (or that was dlclosed since it read the
  * tables) is OffsetsUnavailable, a DTV slot the thread has not filled
  * TlsUnallocated, a failed read ReadError: never a guess. */
+#include <assert.h>
 #include <errno.h>
 
 #include "cg.h"
@@ -232,6 +233,8 @@ void cg_tls_block(struct gs_cg *cg, uint64_t cookie, uint8_t dst, const struct c
 		return;
 	}
 	slot = cg->values->tls_slot[i];
+	/* held from the prologue to the end of the program */
+	assert(cg_writable_reg(dst) && cg_slot_held(a, slot, TLS_SLOT_SIZE));
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, dst, GS_FP, slot + TLS_STATUS));
 	gs_asm_jmp_imm(a, BPF_JEQ, dst, GS_VAR_OK, found);
 	gs_asm_jmp_imm(a, BPF_JEQ, dst, GS_VAR_OFFSETS_UNAVAILABLE, unavailable);

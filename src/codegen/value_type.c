@@ -1,14 +1,27 @@
-/* The static type of a source-level value: a name / member / index / deref /
- * address-of / cast / pointer-arithmetic chain, checked at build time with
- * messages naming the member and type, and the types codegen makes for
- * `&x` and casts of script values. Nothing here emits code (value.c finds
- * where the value is at run time). */
+/* The type questions the emitters ask about source-level values, answered
+ * at build time and emitting nothing: whether an expression is such a
+ * value (p + n over a typed pointer is one), its static type through a
+ * name / member / index / deref / address-of / cast / pointer-arithmetic
+ * chain (checked, with messages naming the member and type), the member
+ * a name finds, the containers and smart pointers the views (gs/view.h)
+ * make of a type, and the types codegen makes for `&x` and casts. Below
+ * every emitter: nothing here calls one (value.c finds where a value is
+ * at run time, value_read.c reads it). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base.h"
 #include "cg.h"
+
+/* The typed pass gives p + n over a pointer or an array the pointer type:
+ * such an expression is a typed pointer, a value like a variable. */
+bool cg_is_value(const struct gs_cg *cg, const struct gs_expr *e)
+{
+	return gs_expr_is_value(e) ||
+	       (e && e->kind == GS_EXPR_BINARY && (e->op == GS_OP_ADD || e->op == GS_OP_SUB) &&
+		cg_ctype(cg, e).kind == GS_CT_POINTER);
+}
 
 /* A type codegen makes (`&x`, a cast of a script value), owned by the
  * values' part: it lives as long as the build (the trace context keeps
@@ -87,6 +100,64 @@ const struct gs_type *cg_referent(const struct gs_type *t)
 {
 	return t && t->kind == GS_TYPE_POINTER && (t->flags & GS_TYPEF_REFERENCE) && t->target ?
 		t->target : t;
+}
+
+const struct gs_view *cg_seq_view(const struct gs_type *t)
+{
+	const struct gs_view *v = t ? t->view : NULL;
+
+	if (!v || (v->kind != GS_VIEW_SEQ && v->kind != GS_VIEW_STRING) || !v->elem ||
+	    !v->elem->byte_size)
+		return NULL;
+	return v;
+}
+
+const struct gs_type *cg_seq_container(const struct gs_type *t)
+{
+	if (t && t->kind == GS_TYPE_POINTER && cg_seq_view(t->target))
+		return t->target;
+	return cg_seq_view(t) ? t : NULL;
+}
+
+const struct gs_view_field *cg_smart_pointer(const struct gs_type *t)
+{
+	const struct gs_view *v = t ? t->view : NULL;
+
+	if (!v || !v->nfields || !v->fields || (v->style != GS_VSTYLE_CPP_UNIQUE_PTR &&
+						  v->style != GS_VSTYLE_CPP_SHARED_PTR))
+		return NULL;
+	if (!v->fields[0].type || v->fields[0].type->kind != GS_TYPE_POINTER ||
+	    !v->fields[0].type->target)
+		return NULL;
+	return &v->fields[0];
+}
+
+const struct gs_type *cg_through_smart_pointers(const struct gs_type *t, const char *member)
+{
+	uint32_t off = 0;
+
+	for (int hop = 0; hop < 4 && t && cg_is_aggregate(t) && !gs_type_find_member(t, member, &off, 0) &&
+			  cg_smart_pointer(t); hop++)
+		t = cg_smart_pointer(t)->type->target;
+	return t;
+}
+
+/* The pointer side of e (a pointer or an array) and its DWARF type. */
+static const struct gs_expr *pointer_side(struct gs_cg *cg, const struct gs_expr *e)
+{
+	return cg_ctype(cg, e->lhs).kind == GS_CT_POINTER ? e->lhs : e->rhs;
+}
+
+const struct gs_type *cg_pointer_arith_type(struct gs_cg *cg, const struct gs_expr *e)
+{
+	const struct gs_expr *p = pointer_side(cg, e);
+	const struct gs_type *t = cg_is_value(cg, p) ? cg_value_type(cg, p) : NULL;
+
+	if (!t)
+		return NULL;
+	if (t->kind == GS_TYPE_ARRAY)
+		return t->target ? cg_pointer_to(cg, t->target) : NULL;
+	return t;
 }
 
 const struct gs_type *cg_value_type(struct gs_cg *cg, const struct gs_expr *e)

@@ -1,83 +1,11 @@
-/* Standard-library values in expressions (issue 21, gs/view.h): the
+/* Standard-library values in expressions (gs/view.h): the
  * sequence or string a view describes, indexed and measured (`v[i]`,
- * `len(v)`, `s == "lit"`), and the pointer a smart pointer holds (`up->x`).
- * What these find at build time comes from the view alone; at run time the
+ * `len(v)`, `s == "lit"`). What these find at build time comes from the
+ * view alone (the container a type is: value_type.c); at run time the
  * data pointer and the length are two reads of the value's own bytes. */
 #include <errno.h>
 
 #include "cg.h"
-
-/* The u64 fields of a view: data pointer, length, end pointer. */
-static const struct gs_type view_word = {
-	.kind = GS_TYPE_U64, .size = 8, .name = "unsigned long", .byte_size = 8,
-};
-
-const struct gs_view *cg_seq_view(const struct gs_type *t)
-{
-	const struct gs_view *v = t ? t->view : NULL;
-
-	if (!v || (v->kind != GS_VIEW_SEQ && v->kind != GS_VIEW_STRING) || !v->elem ||
-	    !v->elem->byte_size)
-		return NULL;
-	return v;
-}
-
-const struct gs_type *cg_seq_container(const struct gs_type *t)
-{
-	if (t && t->kind == GS_TYPE_POINTER && cg_seq_view(t->target))
-		return t->target;
-	return cg_seq_view(t) ? t : NULL;
-}
-
-const struct gs_view_field *cg_smart_pointer(const struct gs_type *t)
-{
-	const struct gs_view *v = t ? t->view : NULL;
-
-	if (!v || !v->nfields || !v->fields || (v->style != GS_VSTYLE_CPP_UNIQUE_PTR &&
-						  v->style != GS_VSTYLE_CPP_SHARED_PTR))
-		return NULL;
-	if (!v->fields[0].type || v->fields[0].type->kind != GS_TYPE_POINTER ||
-	    !v->fields[0].type->target)
-		return NULL;
-	return &v->fields[0];
-}
-
-const struct gs_type *cg_through_smart_pointers(const struct gs_type *t, const char *member)
-{
-	uint32_t off = 0;
-
-	for (int hop = 0; hop < 4 && t && cg_is_aggregate(t) && !gs_type_find_member(t, member, &off, 0) &&
-			  cg_smart_pointer(t); hop++)
-		t = cg_smart_pointer(t)->type->target;
-	return t;
-}
-
-void cg_view_bounds(struct gs_cg *cg, const struct cg_place *p, const struct gs_view *v,
-		    int16_t ptr_slot, int16_t len_slot, const struct cg_err_record *rec,
-		    struct gs_label fail)
-{
-	struct gs_asm *a = cg->a;
-	struct cg_place q = *p;
-	const char *prev = gs_asm_notef(a, "%s: data pointer at +%u, length at +%u%s",
-					p->type->name, v->ptr_off, v->len_off,
-					v->len_how == GS_VLEN_END ? " (end pointer)" : "");
-
-	q.type = &view_word;
-	q.bit_offset = q.bit_size = 0;
-	q.offset = p->offset + v->ptr_off;
-	cg_place_load(cg, &q, rec, fail);
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, ptr_slot));
-	q.offset = p->offset + v->len_off;
-	cg_place_load(cg, &q, rec, fail);
-	if (v->len_how == GS_VLEN_END) {
-		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_FP, ptr_slot));
-		gs_asm_emit(a, GS_ALU64_REG(BPF_SUB, GS_R0, GS_R1));
-		if (v->elem->byte_size != 1)
-			gs_asm_emit(a, GS_ALU64_IMM(BPF_DIV, GS_R0, (int32_t)v->elem->byte_size));
-	}
-	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R0, len_slot));
-	gs_asm_note(a, prev);
-}
 
 const struct gs_view *cg_view_bounds_of(struct gs_cg *cg, struct cg_place *p, int16_t ptr_slot,
 				       int16_t len_slot, const struct cg_err_record *rec,

@@ -1,9 +1,10 @@
 /* The reference walker over compact rows (bt_loop_reference.h): one
  * function per step the protocol describes -- frame 0's module from the
  * probe, the module snapshot, the row lookup by page index and binary
- * search, the row's rules, their evaluation on the register file (issue
- * 11: CFA read through memory, expression rules, rbx and r12-r15, signal
- * frames, the end of the stack), validation (spec 6.7), the caller's module
+ * search, the row's rules, their evaluation on the register file (the
+ * rules beyond the reference's: CFA read through memory, expression rules,
+ * rbx and r12-r15, signal frames, the end of the stack), validation (the
+ * checks of docs/protocol.md, "Backtraces"), the caller's module
  * and its wire table entry. Plain loops over the maps' entries; nothing
  * from src/codegen. */
 #include <string.h>
@@ -269,7 +270,8 @@ static int recover(const struct walk *k, const struct gs_bt_rules *r, const stru
 	return GO_ON;
 }
 
-/* Spec 6.7 (plus code 7): GO_ON, or the status that stops the walk. */
+/* The checks (docs/protocol.md, "Backtraces", plus code 7): GO_ON, or the
+ * status that stops the walk. */
 static int validate(const struct frame *f, const uint64_t next[GS_BT_NREGS], uint16_t err,
 		    uint16_t *code)
 {

@@ -1,5 +1,5 @@
 /* A plain C walker over the bpf_loop walker's tables, written from
- * docs/protocol.md ("The bpf_loop walker") and spec 6.6-6.7, not from the
+ * docs/protocol.md ("The bpf_loop walker", "Backtraces"), not from the
  * code generator: from registers, the compact rows, the process's module
  * snapshot and user memory, what the compact Backtrace instruction of each
  * `bt` must hold once decoded (for test_vm_bt_loop_diff.c and

@@ -1,6 +1,7 @@
-/* The reference backtrace walker (bt_reference.h): one function per
- * pseudo-code block of spec 6.4-6.11, named after it, so the two can be
- * read side by side. Plain loops and structs; nothing from src/codegen. */
+/* The reference backtrace walker (bt_reference.h): one function per step
+ * of the walk docs/protocol.md ("Backtraces") describes, as the reference
+ * implementation's specification lays them out. Plain loops and structs;
+ * nothing from src/codegen. */
 #include <assert.h>
 
 #include "bt_reference.h"
@@ -28,7 +29,7 @@ struct module {
 	bool found;
 };
 
-/* Binary-search steps the BPF side unrolls for n entries (spec 6.1). */
+/* Binary-search steps the BPF side unrolls for n entries. */
 static uint32_t steps(uint64_t n)
 {
 	uint32_t bits = 0;
@@ -60,7 +61,7 @@ static uint64_t read_user(const struct bt_ref_world *w, uint64_t addr, bool *fai
 	return 0;
 }
 
-/* Spec 6.6. */
+/* A caller's CFA, return address and rbp from a row. */
 struct bt_ref_next bt_ref_recover(const struct bt_ref_world *w, const struct gs_unwind_row *row,
 				  uint64_t ip, uint64_t rsp, uint64_t rbp)
 {
@@ -96,7 +97,7 @@ struct bt_ref_next bt_ref_recover(const struct bt_ref_world *w, const struct gs_
 	return n;
 }
 
-/* Spec 6.7: the checks, and the first failing one's code. */
+/* The checks of a recovered caller, and the first failing one's code. */
 static struct verdict validate(const struct walk *st, const struct bt_ref_next *n)
 {
 	bool ok_low = n->ip >= MIN_USER_IP;
@@ -126,7 +127,8 @@ static uint8_t stop_status(struct verdict v, bool found)
 	return s_or_off(GS_BT_INVALID_FRAME, found);
 }
 
-/* Spec 6.8, literally: both halves of the search update from one entry. */
+/* A caller's module, literally as the reference searches: both halves of
+ * the search update from one entry. */
 static struct module resolve_module(const struct bt_ref_world *w, uint64_t ip, uint64_t fb_cookie,
 				    uint64_t fb_bias, bool fb_found)
 {
@@ -161,7 +163,7 @@ static struct module resolve_module(const struct bt_ref_world *w, uint64_t ip, u
 	return m;
 }
 
-/* Spec 6.9: the row covering pc in the cookie's bounds, or NULL. Entries
+/* The row covering pc in the cookie's bounds, or NULL. Entries
  * past rows_written read as zero rows (an ARRAY map), past row_entries as
  * absent. */
 static const struct gs_unwind_row *lookup(const struct bt_ref_world *w, uint64_t pc,
@@ -198,7 +200,7 @@ static const struct gs_unwind_row *lookup(const struct bt_ref_world *w, uint64_t
 	return NULL;
 }
 
-/* The row of a caller frame: the call instruction, ip - 1 (spec 6.9). */
+/* The row of a caller frame: the call instruction, ip - 1. */
 static const struct gs_unwind_row *caller_row(const struct bt_ref_world *w, const struct walk *st,
 					      uint64_t raw)
 {
@@ -228,7 +230,7 @@ static bool unwind(const struct bt_ref_world *w, const struct gs_unwind_row *row
 	return true;
 }
 
-/* Spec 6.4, 6.5, 6.10 and the main-program part of 6.11. True when five
+/* Frame 0, the first unwind and the main program's frames. True when five
  * frames are stored in tail mode and the slot is linked into the chain
  * (only when the fifth frame's module is known). */
 static bool main_prefix(const struct bt_ref_world *w, uint32_t depth, uint8_t flags,
@@ -283,7 +285,7 @@ static uint32_t set_final(struct bt_ref_backtrace *bt, uint8_t status, uint32_t 
 	return tail_calls;
 }
 
-/* Spec 6.11 step program, for one chained slot entered with `tail_calls`:
+/* The step program, for one chained slot entered with `tail_calls`:
  * invocations of four unwinds while frames remain and the budget lasts.
  * Returns tail_calls at finalize. A missing row is NoUnwindRowsForPc even
  * when the module's offsets are unknown (no override here). */

@@ -1,6 +1,7 @@
-/* A plain C backtrace walker written from spec 6.4-6.11, not from the code
- * generator: from registers, rows, module maps and user memory, what each
- * Backtrace instruction of an event must hold (for test_vm_bt_diff.c). */
+/* A plain C backtrace walker written from the walk docs/protocol.md
+ * ("Backtraces") describes, not from the code generator: from registers,
+ * rows, module maps and user memory, what each Backtrace instruction of an
+ * event must hold (for test_vm_bt_diff.c). */
 #ifndef GS_TEST_BT_REFERENCE_H
 #define GS_TEST_BT_REFERENCE_H
 
@@ -56,7 +57,7 @@ struct bt_ref_backtrace {
 	bool in_step, resolved;
 };
 
-/* The caller's registers after one recover() (spec 6.6); err is 0, 1
+/* The caller's registers after one recover(); err is 0, 1
  * (return address read) or 2 (saved rbp read). */
 struct bt_ref_next {
 	uint64_t ip, rsp, rbp;

@@ -5,12 +5,12 @@
  * trace that prints as well, keyed by a string member and an int
  * parameter, with every other function. Part of gs_cg_value_cases
  * (golden, kernel). */
+#include "base.h"
 #include "cg_specs.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 /* name again as a literal: clang takes no member of a const object as a constant */
 #define AGG(a, name, keys, x) { .kind = GS_STMT_AGGREGATE, .text = (name), .args = (keys), \
-	.nargs = N(keys), .expr = (x), .agg = &(a) }
+	.nargs = BASE_ARRAY_SIZE(keys), .expr = (x), .agg = &(a) }
 #define AGG0(a, name, x) { .kind = GS_STMT_AGGREGATE, .text = (name), .expr = (x), .agg = &(a) }
 
 static const struct gs_expr pid = { .kind = GS_EXPR_SPECIAL, .special = GS_SPECIAL_PID,
@@ -29,7 +29,7 @@ static const struct gs_agg_stmt a_calls = { "@calls", 0, GS_AGG_COUNT, 0, 0, 0 }
 static const struct gs_expr *const by_pid[] = { &pid };
 static const struct gs_stmt count_body[] = { AGG(a_calls, "@calls", by_pid, NULL) };
 const struct gs_trace_spec gs_cga_count = { .trace_id = 1, .target = "f", .body = count_body,
-					    .nbody = N(count_body) };
+					    .nbody = BASE_ARRAY_SIZE(count_body) };
 
 /* trace f return { @lat[$retval] = hist($duration);
  *                  @us = lhist($duration / 1000, 0, 100, 10); } */
@@ -41,5 +41,5 @@ static const struct gs_stmt latency_body[] = {
 	AGG0(a_us, "@us", &duration_us),
 };
 const struct gs_trace_spec gs_cga_latency = { .trace_id = 2, .target = "f",
-					      .body = latency_body, .nbody = N(latency_body),
+					      .body = latency_body, .nbody = BASE_ARRAY_SIZE(latency_body),
 					      .retprobe = true };

@@ -1,4 +1,4 @@
-/* C strings and C++ references as gdb prints them (issue 32), typed by
+/* C strings and C++ references as gdb prints them, typed by
  * hand as the dwarf layer types them: a char * in a register, a struct
  * with a char * member reached through a `const struct acct &` (the
  * reference is its referent: the struct is read at the address it holds,
@@ -6,9 +6,9 @@
  * one char * as {} (its string read) and as {:p} (its bytes alone). Part
  * of gs_cg_value_cases (golden, kernel), run on the VM by
  * test_vm_values.c. */
+#include "base.h"
 #include "cg_specs.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 #define NAME(v, t) { .kind = GS_EXPR_NAME, .name = (t), .dvar = &(v), .text = (t) }
 #define PRINT(e) { .kind = GS_STMT_PRINT_EXPR, .expr = &(e) }
 
@@ -26,7 +26,7 @@ static const struct gs_type_member acct_members[] = {
 };
 static const struct gs_type t_acct = { .kind = GS_TYPE_STRUCT, .name = "struct acct",
 				       .byte_size = GS_CGV_ACCT_SIZE, .members = acct_members,
-				       .nmembers = N(acct_members) };
+				       .nmembers = BASE_ARRAY_SIZE(acct_members) };
 static const struct gs_type t_acct_ref = { .kind = GS_TYPE_POINTER, .size = 8,
 					   .name = "const struct acct &", .byte_size = 8,
 					   .flags = GS_TYPEF_REFERENCE, .target = &t_acct };
@@ -57,5 +57,5 @@ static const struct gs_stmt cstring_body[] = {
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {:p}", .args = both_ways, .nargs = 2 },
 };
 const struct gs_trace_spec gs_cgv_cstring = {
-	.trace_id = 43, .target = "val_cstring", .body = cstring_body, .nbody = N(cstring_body),
+	.trace_id = 43, .target = "val_cstring", .body = cstring_body, .nbody = BASE_ARRAY_SIZE(cstring_body),
 };

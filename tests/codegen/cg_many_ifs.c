@@ -1,6 +1,6 @@
 /* A trace of many conditions over pointer dereferences, as a spec the
- * dwarf layer would hand over (issue 19 item 9: GhostScope's scripts with
- * 21 such `if`s did not load). Condition i is one of five shapes, so the
+ * dwarf layer would hand over (GhostScope's scripts with 21 such `if`s
+ * did not load). Condition i is one of five shapes, so the
  * spec mixes members, members of members, array elements, && and ||,
  * a chain of three dereferences, and else branches:
  *   0: r->next->id == i                          { print "T<i> {}", r->next->id; }

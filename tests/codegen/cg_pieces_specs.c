@@ -1,12 +1,12 @@
 /* Values some of whose DWARF pieces are empty or end before the type
- * does (issue 32 item 5), typed by hand as the dwarf layer types them
+ * does, typed by hand as the dwarf layer types them
  * (partial.c: the members in an empty piece are placeholders): a Rust
  * Vec<i32> whose data pointer has no piece, and a u64 of which a piece
  * gives the low half. Part of gs_cg_value_cases (golden, kernel), run on
  * the VM by test_vm_as_gdb.c. */
+#include "base.h"
 #include "cg_specs.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 #define NAME(v, t) { .kind = GS_EXPR_NAME, .name = (t), .dvar = &(v), .text = (t) }
 
 static const struct gs_type t_int = { .kind = GS_TYPE_I32, .size = 4, .name = "i32",
@@ -21,7 +21,7 @@ static const struct gs_view v_vec = { .kind = GS_VIEW_SEQ, .style = GS_VSTYLE_RU
 static const struct gs_type_member vec_m[] = { { "ptr", &t_gone_ptr, 0 }, { "cap", &t_u64, 8 },
 					       { "len", &t_u64, 16 } };
 static const struct gs_type t_vec = { .kind = GS_TYPE_STRUCT, .name = "Vec<i32>",
-				      .byte_size = 24, .members = vec_m, .nmembers = N(vec_m),
+				      .byte_size = 24, .members = vec_m, .nmembers = BASE_ARRAY_SIZE(vec_m),
 				      .view = &v_vec };
 
 /* v: DW_OP_piece 8 (empty); DW_OP_reg5 (rdi) DW_OP_piece 8; DW_OP_reg4
@@ -49,5 +49,5 @@ static const struct gs_stmt pieces_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &n },
 };
 const struct gs_trace_spec gs_cgv_pieces = {
-	.trace_id = 44, .target = "val_pieces", .body = pieces_body, .nbody = N(pieces_body),
+	.trace_id = 44, .target = "val_pieces", .body = pieces_body, .nbody = BASE_ARRAY_SIZE(pieces_body),
 };

@@ -1,6 +1,7 @@
 /* The trace specs of the codegen suites, written the way the script parser
  * will produce them: expression trees and statement arrays. Each comment
  * gives the script the spec stands for. */
+#include "base.h"
 #include "cg_specs.h"
 
 #define INT(v) { .kind = GS_EXPR_INT, .value = (v), .text = #v }
@@ -9,7 +10,6 @@
 #define BIN(o, l, r, t) { .kind = GS_EXPR_BINARY, .op = (o), .lhs = (l), .rhs = (r), .text = (t) }
 #define DEREF(sz, sgn, l, t) { .kind = GS_EXPR_DEREF, .size = (sz), .is_signed = (sgn), \
 			       .lhs = (l), .text = (t) }
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct gs_expr pid = SPECIAL(GS_SPECIAL_PID, "$pid");
 static const struct gs_expr tid = SPECIAL(GS_SPECIAL_TID, "$tid");
@@ -25,17 +25,17 @@ static const struct gs_stmt literal_body[] = {
 	{ .kind = GS_STMT_PRINT_STRING, .text = "hello from gstrace" },
 };
 static const struct gs_trace_spec literal = {
-	.trace_id = 1, .target = "literal", .body = literal_body, .nbody = N(literal_body),
+	.trace_id = 1, .target = "literal", .body = literal_body, .nbody = BASE_ARRAY_SIZE(literal_body),
 };
 
 /* trace f { print "pid={} tid={} ts={} rdi={:x}", $pid, $tid, $timestamp, rdi; } */
 static const struct gs_expr *const format_args[] = { &pid, &tid, &timestamp, &rdi };
 static const struct gs_stmt format_body[] = {
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "pid={} tid={} ts={} rdi={:x}",
-	  .args = format_args, .nargs = N(format_args) },
+	  .args = format_args, .nargs = BASE_ARRAY_SIZE(format_args) },
 };
 static const struct gs_trace_spec format = {
-	.trace_id = 2, .target = "format", .body = format_body, .nbody = N(format_body),
+	.trace_id = 2, .target = "format", .body = format_body, .nbody = BASE_ARRAY_SIZE(format_body),
 };
 
 /* trace f { print *(u64 *)rdi; print "v={} n={}", *(u32 *)(rsi + 8), *(u8 *)0; } */
@@ -49,10 +49,10 @@ static const struct gs_expr *const read_args[] = { &read_rsi8, &read_null };
 static const struct gs_stmt read_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &read_rdi },
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "v={} n={}", .args = read_args,
-	  .nargs = N(read_args) },
+	  .nargs = BASE_ARRAY_SIZE(read_args) },
 };
 static const struct gs_trace_spec user_read = {
-	.trace_id = 3, .target = "user_read", .body = read_body, .nbody = N(read_body),
+	.trace_id = 3, .target = "user_read", .body = read_body, .nbody = BASE_ARRAY_SIZE(read_body),
 };
 
 /* trace f {
@@ -71,15 +71,15 @@ static const struct gs_stmt big[] = {
 };
 static const struct gs_stmt other[] = { { .kind = GS_STMT_PRINT_STRING, .text = "other" } };
 static const struct gs_stmt else_if[] = {
-	{ .kind = GS_STMT_IF, .expr = &tid_big, .then_body = big, .nthen = N(big),
-	  .else_body = other, .nelse = N(other) },
+	{ .kind = GS_STMT_IF, .expr = &tid_big, .then_body = big, .nthen = BASE_ARRAY_SIZE(big),
+	  .else_body = other, .nelse = BASE_ARRAY_SIZE(other) },
 };
 static const struct gs_stmt if_body[] = {
-	{ .kind = GS_STMT_IF, .expr = &pid_is_ours, .then_body = mine, .nthen = N(mine),
-	  .else_body = else_if, .nelse = N(else_if) },
+	{ .kind = GS_STMT_IF, .expr = &pid_is_ours, .then_body = mine, .nthen = BASE_ARRAY_SIZE(mine),
+	  .else_body = else_if, .nelse = BASE_ARRAY_SIZE(else_if) },
 };
 static const struct gs_trace_spec if_else = {
-	.trace_id = 4, .target = "if_else", .body = if_body, .nbody = N(if_body),
+	.trace_id = 4, .target = "if_else", .body = if_body, .nbody = BASE_ARRAY_SIZE(if_body),
 };
 
 /* trace f { if *(u64 *)rdi == 7 { print "seven"; } else { print "not seven"; } } */
@@ -91,11 +91,11 @@ static const struct gs_stmt not_seven[] = {
 };
 static const struct gs_stmt read_cond_body[] = {
 	{ .kind = GS_STMT_IF, .expr = &rdi_is_7, .then_body = seven_body,
-	  .nthen = N(seven_body), .else_body = not_seven, .nelse = N(not_seven) },
+	  .nthen = BASE_ARRAY_SIZE(seven_body), .else_body = not_seven, .nelse = BASE_ARRAY_SIZE(not_seven) },
 };
 static const struct gs_trace_spec read_condition = {
 	.trace_id = 5, .target = "read_condition", .body = read_cond_body,
-	.nbody = N(read_cond_body),
+	.nbody = BASE_ARRAY_SIZE(read_cond_body),
 };
 
 /* trace f {
@@ -124,10 +124,10 @@ static const struct gs_expr *const arith_args[] = { &x_div, &x_mod, &x_shr, &eit
 static const struct gs_stmt arith_body[] = {
 	{ .kind = GS_STMT_LET, .var = 0, .text = "x", .expr = &x_value },
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {} {} {}", .args = arith_args,
-	  .nargs = N(arith_args) },
+	  .nargs = BASE_ARRAY_SIZE(arith_args) },
 };
 static const struct gs_trace_spec arith = {
-	.trace_id = 6, .target = "arith", .body = arith_body, .nbody = N(arith_body), .nvars = 1,
+	.trace_id = 6, .target = "arith", .body = arith_body, .nbody = BASE_ARRAY_SIZE(arith_body), .nvars = 1,
 };
 
 /* trace f {
@@ -151,13 +151,13 @@ static const struct gs_stmt div_positive_body[] = {
 static const struct gs_expr *const div_args[] = { &seven_div, &seven_mod };
 static const struct gs_stmt div_body[] = {
 	{ .kind = GS_STMT_IF, .expr = &div_positive, .then_body = div_positive_body,
-	  .nthen = N(div_positive_body) },
-	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {}", .args = div_args, .nargs = N(div_args) },
+	  .nthen = BASE_ARRAY_SIZE(div_positive_body) },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {}", .args = div_args, .nargs = BASE_ARRAY_SIZE(div_args) },
 	{ .kind = GS_STMT_LET, .var = 0, .text = "q", .expr = &nine_div },
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &one_div_zero },
 };
 static const struct gs_trace_spec div_zero = {
-	.trace_id = 12, .target = "div_zero", .body = div_body, .nbody = N(div_body), .nvars = 1,
+	.trace_id = 12, .target = "div_zero", .body = div_body, .nbody = BASE_ARRAY_SIZE(div_body), .nvars = 1,
 };
 
 /* trace f { print "first"; ... print "sixth"; } with max_trace_event_size 64:
@@ -171,17 +171,17 @@ static const struct gs_stmt overflow_body[] = {
 	{ .kind = GS_STMT_PRINT_STRING, .text = "sixth" },
 };
 static const struct gs_trace_spec overflow = {
-	.trace_id = 7, .target = "overflow", .body = overflow_body, .nbody = N(overflow_body),
+	.trace_id = 7, .target = "overflow", .body = overflow_body, .nbody = BASE_ARRAY_SIZE(overflow_body),
 };
 
 /* gstrace -p 4242 -s 'trace f { print "pid {}", $pid; }' (host pid filter) and
  * the same with the target in its own PID namespace. */
 static const struct gs_expr *const pid_args[] = { &pid };
 static const struct gs_stmt pid_body[] = {
-	{ .kind = GS_STMT_PRINT_FORMAT, .text = "pid {}", .args = pid_args, .nargs = N(pid_args) },
+	{ .kind = GS_STMT_PRINT_FORMAT, .text = "pid {}", .args = pid_args, .nargs = BASE_ARRAY_SIZE(pid_args) },
 };
 static const struct gs_trace_spec pid_filtered = {
-	.trace_id = 8, .target = "pid_filter", .body = pid_body, .nbody = N(pid_body),
+	.trace_id = 8, .target = "pid_filter", .body = pid_body, .nbody = BASE_ARRAY_SIZE(pid_body),
 };
 
 /* Backtraces. The probe's compile-time row: CFA = rsp + 16, return
@@ -215,10 +215,10 @@ static const struct gs_stmt bt_body[] = {
 	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_FULL | GS_BT_FLAG_INLINE },
 };
 static const struct gs_trace_spec bt_rows = {
-	.trace_id = 10, .target = "bt", .body = bt_body, .nbody = N(bt_body), .bt = &bt_one_module,
+	.trace_id = 10, .target = "bt", .body = bt_body, .nbody = BASE_ARRAY_SIZE(bt_body), .bt = &bt_one_module,
 };
 static const struct gs_trace_spec bt_ranges = {
-	.trace_id = 11, .target = "bt", .body = bt_body, .nbody = N(bt_body), .bt = &bt_modules,
+	.trace_id = 11, .target = "bt", .body = bt_body, .nbody = BASE_ARRAY_SIZE(bt_body), .bt = &bt_modules,
 };
 /* CPU samples (gstrace --profile): one `bt`, every frame's module found
  * at run time; a process's (the pid filter), the known processes' counted
@@ -243,10 +243,10 @@ static const struct gs_trace_spec sample_all = {
 	.sample = GS_SAMPLE_ALL,
 };
 static const struct gs_trace_spec bt_missing_rows = {
-	.trace_id = 12, .target = "bt", .body = bt_body, .nbody = N(bt_body), .bt = &bt_no_rows,
+	.trace_id = 12, .target = "bt", .body = bt_body, .nbody = BASE_ARRAY_SIZE(bt_body), .bt = &bt_no_rows,
 };
 static const struct gs_trace_spec bt_no_dwarf = {
-	.trace_id = 13, .target = "bt", .body = bt_body, .nbody = N(bt_body),
+	.trace_id = 13, .target = "bt", .body = bt_body, .nbody = BASE_ARRAY_SIZE(bt_body),
 };
 
 /* trace f { bt full; bt raw noinline; } */
@@ -255,7 +255,7 @@ static const struct gs_stmt bt_two_body[] = {
 	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_RAW },
 };
 static const struct gs_trace_spec bt_two = {
-	.trace_id = 14, .target = "bt", .body = bt_two_body, .nbody = N(bt_two_body),
+	.trace_id = 14, .target = "bt", .body = bt_two_body, .nbody = BASE_ARRAY_SIZE(bt_two_body),
 	.bt = &bt_modules,
 };
 
@@ -271,11 +271,11 @@ static const struct gs_stmt odd_bt[] = {
 	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_RAW },
 };
 static const struct gs_stmt bt_if_body[] = {
-	{ .kind = GS_STMT_IF, .expr = &tid_even, .then_body = even_bt, .nthen = N(even_bt),
-	  .else_body = odd_bt, .nelse = N(odd_bt) },
+	{ .kind = GS_STMT_IF, .expr = &tid_even, .then_body = even_bt, .nthen = BASE_ARRAY_SIZE(even_bt),
+	  .else_body = odd_bt, .nelse = BASE_ARRAY_SIZE(odd_bt) },
 };
 static const struct gs_trace_spec bt_if = {
-	.trace_id = 15, .target = "bt", .body = bt_if_body, .nbody = N(bt_if_body),
+	.trace_id = 15, .target = "bt", .body = bt_if_body, .nbody = BASE_ARRAY_SIZE(bt_if_body),
 	.bt = &bt_one_module,
 };
 
@@ -322,7 +322,7 @@ const struct gs_cg_case gs_cg_cases[] = {
 	{ "sample_all_count", &sample_all, { .unwinder = GS_UNWINDER_LOOP, .count_stacks = true,
 					     .backtrace_depth = 32 } },
 };
-const size_t gs_cg_ncases = N(gs_cg_cases);
+const size_t gs_cg_ncases = BASE_ARRAY_SIZE(gs_cg_cases);
 
 struct gs_program_opts gs_cg_case_opts(const struct gs_cg_case *c, enum gs_output_kind output)
 {

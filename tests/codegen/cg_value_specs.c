@@ -4,9 +4,9 @@
  * module bias, composite, list entry, optimized out), member / index /
  * deref chains, strings and dumps, and comparisons. The VM suite
  * (test_vm_values.c) lays out memory to match GS_CGV_* below. */
+#include "base.h"
 #include "cg_specs.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- types: struct point { int x, y; };
  *      struct rec { int id; struct point pos; char name[16];
@@ -46,7 +46,7 @@ static const struct gs_type_member rec_members[] = {
 };
 static const struct gs_type t_rec = { .kind = GS_TYPE_STRUCT, .name = "struct rec",
 				      .byte_size = GS_CGV_REC_SIZE, .members = rec_members,
-				      .nmembers = N(rec_members) };
+				      .nmembers = BASE_ARRAY_SIZE(rec_members) };
 
 /* ---- variables at the probe ---- */
 #define LOC1(k, b, r, o) { .pieces = (const struct gs_loc_piece[]){ { .kind = (k), .base = (b), \
@@ -133,7 +133,7 @@ static const struct gs_expr k = NAME(v_k, "k");
 /* trace f { print n; } */
 static const struct gs_stmt reg_body[] = { { .kind = GS_STMT_PRINT_EXPR, .expr = &n } };
 static const struct gs_trace_spec val_register = {
-	.trace_id = 20, .target = "val_register", .body = reg_body, .nbody = N(reg_body),
+	.trace_id = 20, .target = "val_register", .body = reg_body, .nbody = BASE_ARRAY_SIZE(reg_body),
 };
 
 /* trace f { print s; print s.y; } */
@@ -143,7 +143,7 @@ static const struct gs_stmt stack_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &s_y },
 };
 static const struct gs_trace_spec val_stack_cfa = {
-	.trace_id = 21, .target = "val_stack_cfa", .body = stack_body, .nbody = N(stack_body),
+	.trace_id = 21, .target = "val_stack_cfa", .body = stack_body, .nbody = BASE_ARRAY_SIZE(stack_body),
 };
 
 /* trace f { print g_counter; } */
@@ -151,7 +151,7 @@ static const struct gs_stmt global_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &g_counter },
 };
 static const struct gs_trace_spec val_global = {
-	.trace_id = 22, .target = "val_global", .body = global_body, .nbody = N(global_body),
+	.trace_id = 22, .target = "val_global", .body = global_body, .nbody = BASE_ARRAY_SIZE(global_body),
 };
 
 /* trace f { print t_count; print t_pos.y; print t_pos; } */
@@ -164,7 +164,7 @@ static const struct gs_stmt tls_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &tls_pos },
 };
 static const struct gs_trace_spec val_tls = {
-	.trace_id = 34, .target = "val_tls", .body = tls_body, .nbody = N(tls_body),
+	.trace_id = 34, .target = "val_tls", .body = tls_body, .nbody = BASE_ARRAY_SIZE(tls_body),
 };
 
 /* trace f { print pt; print pt.y; } */
@@ -175,13 +175,13 @@ static const struct gs_stmt composite_body[] = {
 };
 static const struct gs_trace_spec val_composite = {
 	.trace_id = 23, .target = "val_composite", .body = composite_body,
-	.nbody = N(composite_body),
+	.nbody = BASE_ARRAY_SIZE(composite_body),
 };
 
 /* trace f { print r; } with r from its location list */
 static const struct gs_stmt list_body[] = { { .kind = GS_STMT_PRINT_EXPR, .expr = &r } };
 static const struct gs_trace_spec val_list_entry = {
-	.trace_id = 24, .target = "val_list_entry", .body = list_body, .nbody = N(list_body),
+	.trace_id = 24, .target = "val_list_entry", .body = list_body, .nbody = BASE_ARRAY_SIZE(list_body),
 };
 
 /* trace f { print gone; print "{} {}", gone, k; } */
@@ -192,7 +192,7 @@ static const struct gs_stmt optout_body[] = {
 };
 static const struct gs_trace_spec val_optimized_out = {
 	.trace_id = 25, .target = "val_optimized_out", .body = optout_body,
-	.nbody = N(optout_body),
+	.nbody = BASE_ARRAY_SIZE(optout_body),
 };
 
 /* trace f {
@@ -221,11 +221,11 @@ static const struct gs_expr *const chain_args[] = {
 };
 static const struct gs_stmt chain_body[] = {
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {} {} {} {} {}", .args = chain_args,
-	  .nargs = N(chain_args) },
+	  .nargs = BASE_ARRAY_SIZE(chain_args) },
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &deref_next },
 };
 static const struct gs_trace_spec val_chain = {
-	.trace_id = 26, .target = "val_chain", .body = chain_body, .nbody = N(chain_body),
+	.trace_id = 26, .target = "val_chain", .body = chain_body, .nbody = BASE_ARRAY_SIZE(chain_body),
 };
 
 /* trace f { print "{:s} {:s} {:x.8}", r->name, g_name, r; } */
@@ -233,10 +233,10 @@ static const struct gs_expr r_name = MEMBER(&r, "name", "r->name");
 static const struct gs_expr *const string_args[] = { &r_name, &g_name, &r };
 static const struct gs_stmt string_body[] = {
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{:s} {:s} {:x.8}", .args = string_args,
-	  .nargs = N(string_args) },
+	  .nargs = BASE_ARRAY_SIZE(string_args) },
 };
 static const struct gs_trace_spec val_strings = {
-	.trace_id = 27, .target = "val_strings", .body = string_body, .nbody = N(string_body),
+	.trace_id = 27, .target = "val_strings", .body = string_body, .nbody = BASE_ARRAY_SIZE(string_body),
 };
 
 /* trace f { print "{}", r->pos.y; print *r; } with an event of 96 bytes: the
@@ -248,7 +248,7 @@ static const struct gs_stmt budget_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &deref_r },
 };
 static const struct gs_trace_spec val_budget = {
-	.trace_id = 31, .target = "val_budget", .body = budget_body, .nbody = N(budget_body),
+	.trace_id = 31, .target = "val_budget", .body = budget_body, .nbody = BASE_ARRAY_SIZE(budget_body),
 };
 
 /* trace f {
@@ -280,7 +280,7 @@ static const struct gs_stmt compare_body[] = {
 	{ .kind = GS_STMT_IF, .expr = &ncmp, .then_body = alpha_body, .nthen = 1 },
 };
 static const struct gs_trace_spec val_compare = {
-	.trace_id = 28, .target = "val_compare", .body = compare_body, .nbody = N(compare_body),
+	.trace_id = 28, .target = "val_compare", .body = compare_body, .nbody = BASE_ARRAY_SIZE(compare_body),
 };
 
 /* trace f { print "{:x.*} {:s.*} {:x.*}", n, r->values, n, g_name, gone, r; }
@@ -288,10 +288,10 @@ static const struct gs_trace_spec val_compare = {
 static const struct gs_expr *const dyn_args[] = { &n, &r_values, &n, &g_name, &gone, &r };
 static const struct gs_stmt dyn_body[] = {
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{:x.*} {:s.*} {:x.*}", .args = dyn_args,
-	  .nargs = N(dyn_args) },
+	  .nargs = BASE_ARRAY_SIZE(dyn_args) },
 };
 static const struct gs_trace_spec val_runtime_len = {
-	.trace_id = 29, .target = "val_runtime_len", .body = dyn_body, .nbody = N(dyn_body),
+	.trace_id = 29, .target = "val_runtime_len", .body = dyn_body, .nbody = BASE_ARRAY_SIZE(dyn_body),
 };
 
 /* struct rec *rp: DW_OP_reg0 DW_OP_piece 4 DW_OP_reg1 DW_OP_piece 4 (a
@@ -312,10 +312,10 @@ static const struct gs_stmt pieces_body[] = {
 };
 static const struct gs_trace_spec val_pointer_pieces = {
 	.trace_id = 30, .target = "val_pointer_pieces", .body = pieces_body,
-	.nbody = N(pieces_body),
+	.nbody = BASE_ARRAY_SIZE(pieces_body),
 };
 
-/* C's arithmetic (issue 19): unsigned long u64v in rdi, unsigned int u32v
+/* C's arithmetic: unsigned long u64v in rdi, unsigned int u32v
  * in rsi, int i32v in rdx; trace f { print "{} ...", u64v / 2, i32v > u32v,
  * ~(u32v ^ u32v), u32v + u32v, i32v >> 4, u64v >> 60, i32v / 7, u32v % 7,
  * -u32v, i32v * 3 < 0u; } */
@@ -355,15 +355,15 @@ static const struct gs_expr *const arith_args2[] = { &a_sdiv, &a_umod, &a_neg, &
 						      &a_cmp0 };
 static const struct gs_stmt arith_body[] = {
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {} {} {} {} {}", .args = arith_args,
-	  .nargs = N(arith_args) },
+	  .nargs = BASE_ARRAY_SIZE(arith_args) },
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {} {} {} {}", .args = arith_args2,
-	  .nargs = N(arith_args2) },
+	  .nargs = BASE_ARRAY_SIZE(arith_args2) },
 };
 static const struct gs_trace_spec val_c_arith = {
-	.trace_id = 32, .target = "val_c_arith", .body = arith_body, .nbody = N(arith_body),
+	.trace_id = 32, .target = "val_c_arith", .body = arith_body, .nbody = BASE_ARRAY_SIZE(arith_body),
 };
 
-/* Pointers and strings as C has them (issue 19): int n in rdi, struct rec
+/* Pointers and strings as C has them: int n in rdi, struct rec
  * *r in rsi, char *g_name; trace f { let s = "alpha"; print "{} {} {} {}
  * {} {} {}", r->name == s, g_name == "alpha", r->name != "alphabet",
  * *(r->values + 2), r + 1, memcmp(r->name, g_name, n), cast(n, "_Bool");
@@ -393,11 +393,11 @@ static const struct gs_expr *const ptrstr_args[] = { &p_eq1, &p_eq2, &p_ne, &p_d
 						      &p_memcmp, &p_bool };
 static const struct gs_stmt ptrstr_body[] = {
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{} {} {} {} {} {} {}", .args = ptrstr_args,
-	  .nargs = N(ptrstr_args) },
+	  .nargs = BASE_ARRAY_SIZE(ptrstr_args) },
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &ps_alpha },
 };
 static const struct gs_trace_spec val_ptr_strings = {
-	.trace_id = 33, .target = "val_ptr_strings", .body = ptrstr_body, .nbody = N(ptrstr_body),
+	.trace_id = 33, .target = "val_ptr_strings", .body = ptrstr_body, .nbody = BASE_ARRAY_SIZE(ptrstr_body),
 };
 
 /* Location programs (DWARF expressions that do not fold), as the dwarf
@@ -409,7 +409,7 @@ static const struct gs_trace_spec val_ptr_strings = {
  * entry value: the caller's rbx when the return address at rsp is the
  * call site's (link-time 0x1234), else unavailable. */
 #define OP(c, ...) { .code = GS_LOP_##c, __VA_ARGS__ }
-#define PROG(o, d, m) (&(const struct gs_loc_prog){ .ops = (o), .nops = N(o), .max_depth = (d), \
+#define PROG(o, d, m) (&(const struct gs_loc_prog){ .ops = (o), .nops = BASE_ARRAY_SIZE(o), .max_depth = (d), \
 	.has_module = (m) })
 #define PROG_LOC(k, p) { .pieces = (const struct gs_loc_piece[]){ { .kind = (k), \
 	.base = GS_LOC_BASE_PROGRAM, .prog = (p) } }, .npieces = 1, .cookie = GS_CG_PROBE_COOKIE }
@@ -489,10 +489,10 @@ static const struct gs_stmt dwexpr_body[] = {
 	{ .kind = GS_STMT_PRINT_EXPR, .expr = &m },
 };
 static const struct gs_trace_spec val_dwarf_expr = {
-	.trace_id = 35, .target = "val_dwarf_expr", .body = dwexpr_body, .nbody = N(dwexpr_body),
+	.trace_id = 35, .target = "val_dwarf_expr", .body = dwexpr_body, .nbody = BASE_ARRAY_SIZE(dwexpr_body),
 };
 
-/* Standard-library values in expressions (issue 21, gs/view.h), typed as
+/* Standard-library values in expressions (gs/view.h), typed as
  * the dwarf layer types libstdc++'s: std::vector<int> &v in rsi,
  * std::string &str in rdx, std::unique_ptr<point> &up in rcx, and a
  * std::vector<std::string> vs on the stack (a reference is a pointer).
@@ -586,7 +586,7 @@ static const struct gs_stmt views_body[] = {
 	{ .kind = GS_STMT_PRINT_FORMAT, .text = "{:s} {:s}", .args = vw_text_args, .nargs = 2 },
 };
 static const struct gs_trace_spec val_views = {
-	.trace_id = 36, .target = "val_views", .body = views_body, .nbody = N(views_body),
+	.trace_id = 36, .target = "val_views", .body = views_body, .nbody = BASE_ARRAY_SIZE(views_body),
 };
 
 /* trace f { print "hit"; @s[r->name, n] = sum(n); @a[g_name] = avg(n);
@@ -613,10 +613,10 @@ static const struct gs_stmt agg_body[] = {
 	  .agg = &a_s },
 	{ .kind = GS_STMT_AGGREGATE, .text = "@a", .args = by_gname, .nargs = 1, .expr = &n,
 	  .agg = &a_a },
-	{ .kind = GS_STMT_IF, .expr = &n_gt_1, .then_body = agg_then, .nthen = N(agg_then) },
+	{ .kind = GS_STMT_IF, .expr = &n_gt_1, .then_body = agg_then, .nthen = BASE_ARRAY_SIZE(agg_then) },
 };
 static const struct gs_trace_spec val_aggs = { .trace_id = 1, .target = "f", .body = agg_body,
-					       .nbody = N(agg_body) };
+					       .nbody = BASE_ARRAY_SIZE(agg_body) };
 
 const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_register", &val_register, { 0 } },
@@ -658,4 +658,4 @@ const struct gs_cg_case gs_cg_value_cases[] = {
 	{ "val_agg_latency", &gs_cga_latency, { .agg_max_keys = 256, .agg_key_bytes = 8 } },
 	{ "val_agg_values", &val_aggs, { 0 } },
 };
-const size_t gs_cg_value_ncases = N(gs_cg_value_cases);
+const size_t gs_cg_value_ncases = BASE_ARRAY_SIZE(gs_cg_value_cases);

@@ -1,4 +1,4 @@
-/* Standard-library values printed whole (issue 21, gs/view.h), one
+/* Standard-library values printed whole (gs/view.h), one
  * print per shape the code generator reads: every view kind (STRING,
  * SEQ of flat elements and of elements with views, BOX, INLINE, RING by
  * length field and masked, BITS, DEQUE, LIST, HASH, TREE, BTREE), typed
@@ -9,10 +9,10 @@
  * elements with views of their own (strings, the nested cap of 16)
  * another. Part of gs_cg_value_cases
  * (golden, kernel). */
+#include "base.h"
 #include "cg_specs.h"
 #include "runtime/view_types.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 #define NAME(v, t) { .kind = GS_EXPR_NAME, .name = (t), .dvar = &(v), .text = (t) }
 /* A local at CFA - off: DW_OP_fbreg over DW_OP_call_frame_cfa, CFA = rsp + 16. */
 #define STACK_LOC(off) { .pieces = (const struct gs_loc_piece[]){ { .kind = GS_LOC_MEMORY, \
@@ -312,12 +312,12 @@ static const struct gs_stmt walk_body[] = {
 	PRINT(e_hm),                        /* HASH */
 };
 const struct gs_trace_spec gs_cgv_views_walk = {
-	.trace_id = 37, .target = "val_views_walk", .body = walk_body, .nbody = N(walk_body),
+	.trace_id = 37, .target = "val_views_walk", .body = walk_body, .nbody = BASE_ARRAY_SIZE(walk_body),
 };
 
 static const struct gs_stmt tree_body[] = { PRINT(e_m) };
 const struct gs_trace_spec gs_cgv_views_tree = {
-	.trace_id = 38, .target = "val_views_tree", .body = tree_body, .nbody = N(tree_body),
+	.trace_id = 38, .target = "val_views_tree", .body = tree_body, .nbody = BASE_ARRAY_SIZE(tree_body),
 };
 
 /* std::vector<bool> and std::deque<int> (BITS, DEQUE): beside the walk
@@ -325,14 +325,14 @@ const struct gs_trace_spec gs_cgv_views_tree = {
 static const struct gs_stmt deque_body[] = { PRINT(e_vb), PRINT(e_cdq) };
 const struct gs_trace_spec gs_cgv_views_deque = {
 	.trace_id = 41, .target = "val_views_deque", .body = deque_body,
-	.nbody = N(deque_body),
+	.nbody = BASE_ARRAY_SIZE(deque_body),
 };
 
 /* Rust's B-tree, at its default cap of 200 too. */
 static const struct gs_stmt btree_body[] = { PRINT(e_bt) };
 const struct gs_trace_spec gs_cgv_views_btree = {
 	.trace_id = 40, .target = "val_views_btree", .body = btree_body,
-	.nbody = N(btree_body),
+	.nbody = BASE_ARRAY_SIZE(btree_body),
 };
 
 /* Every kind over strings (the nested cap, 16): map<int, std::string>,
@@ -345,5 +345,5 @@ static const struct gs_stmt nested_body[] = {
 };
 const struct gs_trace_spec gs_cgv_views_nested = {
 	.trace_id = 39, .target = "val_views_nested", .body = nested_body,
-	.nbody = N(nested_body),
+	.nbody = BASE_ARRAY_SIZE(nested_body),
 };

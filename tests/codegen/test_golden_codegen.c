@@ -15,6 +15,7 @@
 #include <gs/internal/program.h>
 #include <gs/disasm.h>
 
+#include "base.h"
 #include "cg_specs.h"
 #include "golden/golden.h"
 
@@ -72,7 +73,7 @@ static void test_generated_program_matches_golden_file(void **state)
 
 int main(void)
 {
-	size_t nsleep = sizeof(sleepable_specs) / sizeof(sleepable_specs[0]);
+	size_t nsleep = BASE_ARRAY_SIZE(sleepable_specs);
 	size_t n = (gs_cg_ncases + gs_cg_value_ncases) * 2 + nsleep;
 	struct golden_case *cases = calloc(n, sizeof(*cases));
 	struct CMUnitTest *tests = calloc(n, sizeof(*tests));

@@ -17,6 +17,7 @@
 #include <gs/disasm.h>
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "cg_specs.h"
 #include "kernel/kload.h"
 
@@ -142,7 +143,8 @@ static const struct gs_trace_spec many = {
 };
 
 /* The loop walker is verified once, however many bt statements call it:
- * the whole program stays under the bound (issue 10: fail past 100,000). */
+ * the whole program stays under VERIFIED_INSNS_BOUND verified
+ * instructions. */
 static void test_twenty_bt_statements_verify_once(void **state)
 {
 	struct gs_program_opts o = { .sz = sizeof(o), .unwinder = GS_UNWINDER_LOOP,
@@ -190,7 +192,7 @@ static void test_stack_counting_program_passes_the_verifier(void **state)
 	}
 	spec.body = &one_bt;
 	spec.nbody = 1;
-	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(depths); i++) {
 		struct gs_program_opts o = { .sz = sizeof(o), .unwinder = GS_UNWINDER_LOOP,
 					     .backtrace_depth = depths[i], .count_stacks = true };
 		struct gs_program *p;

@@ -1,7 +1,7 @@
 /* Kernel suite: traces of many conditions over pointer dereferences load
  * through the real verifier, and what it walks grows with the number of
- * conditions, not with the number of paths through them (issue 19 item 9:
- * GhostScope's 21 `if`s failed with "BPF program is too large"). Prints
+ * conditions, not with the number of paths through them (GhostScope's 21
+ * `if`s failed with "BPF program is too large"). Prints
  * `verified_insns cg_many_ifs<n>.<mode> <insns> <verified_insns>`. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Values as gdb shows them on the test VM (issue 32): C strings and C++
+/* Values as gdb shows them on the test VM: C strings and C++
  * references (cg_cstring_specs.c): a char *'s string read with the value
  * and shown as gdb shows it, at the views' text cap (8 here), past it,
  * NULL and unreadable; a struct reached through a reference, its char *
@@ -16,6 +16,7 @@
 
 #include <gs/render.h>
 
+#include "base.h"
 #include "vm_values.h"
 
 #define ACTIVITY_ADDR 0x7f0000004000ull /* activity's text */
@@ -71,7 +72,7 @@ static void test_char_pointer_shows_its_string_as_gdb(void **state)
 	char buf[256];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		struct harness hh, *h = &hh;
 
 		run_with(h, cases[i].text, cases[i].pointer, ACCT_ADDR);

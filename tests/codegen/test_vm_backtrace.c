@@ -1,8 +1,8 @@
 /* Backtraces run on the test VM over synthetic stacks and hand-built row
- * tables: every status and error code of reference 6.13, frames checked
- * byte for byte, the tail-call path to depth 128, chained statements, the
- * step budget, module changes, and a plain C walker over the same rows as
- * the differential reference. */
+ * tables: every status and error code (docs/protocol.md, "Backtraces"),
+ * frames checked byte for byte, the tail-call path to depth 128, chained
+ * statements, the step budget, module changes, and a plain C walker over the
+ * same rows as the differential reference. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>

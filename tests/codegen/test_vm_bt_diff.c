@@ -14,6 +14,7 @@
 #include <gs/internal/program.h>
 #include <gs/decode.h>
 
+#include "base.h"
 #include "bt_scenario.h"
 #include "cg_specs.h"
 #include "cg_vm.h"
@@ -308,7 +309,7 @@ static void test_two_chained_statements_share_the_budget_like_the_reference(void
 	check_spec("bt_two", 500000);
 }
 
-/* Spec 6.8: with module ranges, every caller frame's module comes from
+/* With module ranges, every caller frame's module comes from
  * proc_module_ranges, even a frame back in the probe module. Here the
  * probe module's offsets are known but the pid has no range snapshot yet:
  * frame 1 stays unresolved (pc = raw ip), its row lookup at the raw ip
@@ -371,7 +372,7 @@ static void test_scenarios_reach_every_stop_reason(void **state)
 		      cover.step_no_row_unresolved);
 	assert_true(cover.scenarios >= 2000);
 	assert_true(cover.in_step > 0 && cover.full_depth > 0 && cover.step_no_row_unresolved > 0);
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(want); i++)
 		if (!cover.outcome[want[i][0]][want[i][1]])
 			fail_msg("no scenario ended with status %u, error code %u", want[i][0],
 				 want[i][1]);

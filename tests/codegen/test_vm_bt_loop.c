@@ -330,7 +330,7 @@ static void test_every_statement_calls_the_one_walker(void **state)
 
 /* No snapshot for the process yet (a library dlopen'ed a moment ago):
  * frame 0's module is the probe's, found by its cookie with bias = ip -
- * probe pc, so callers in it unwind (issue 11). */
+ * probe pc, so callers in it unwind. */
 static void test_without_a_snapshot_frame_0_module_comes_from_the_probe(void **state)
 {
 	struct loop_harness *h = setup("bt_loop_depth128");
@@ -412,7 +412,7 @@ static void test_nothing_is_emitted_before_the_unwind_maps_are_written(void **st
 	teardown(h);
 }
 
-/* ---- issue 11: the rules beyond the reference's --------------------------- */
+/* ---- the rules beyond the reference's ("The bpf_loop walker") -------------- */
 
 static struct gs_bt_rule rule(uint8_t kind, uint8_t reg, int32_t off)
 {

@@ -19,6 +19,7 @@
 #include <gs/internal/program.h>
 #include <gs/decode.h>
 
+#include "base.h"
 #include "bt_loop_reference.h"
 #include "bt_scenario.h"
 #include "cg_specs.h"
@@ -76,11 +77,11 @@ static uint32_t max_entries(const struct harness *h, enum gs_map_slot kind)
 	return h->p->maps[h->p->map_index[kind]].max_entries;
 }
 
-/* Some rows get issue 11's rules, chosen by a hash of their start so a
- * scenario stays the same: a CFA read through memory, expression rules
- * for the return address and rbp, rbx/r12-r15 saved at the CFA, a signal
- * frame, an undefined return address. */
-static void issue11_variant(struct gs_cfi_row *r)
+/* Some rows get the rules beyond the reference's, chosen by a hash of their
+ * start so a scenario stays the same: a CFA read through memory, expression
+ * rules for the return address and rbp, rbx/r12-r15 saved at the CFA, a
+ * signal frame, an undefined return address. */
+static void rules_beyond_the_reference(struct gs_cfi_row *r)
 {
 	uint64_t h = (r->pc_start + 1) * 0x9e3779b97f4a7c15ull;
 	uint8_t base = (h >> 40) & 1 ? GS_DWARF_REG_RSP : GS_DWARF_REG_RBP;
@@ -130,7 +131,7 @@ static void put_maps(struct harness *h, const struct bt_scenario *sc)
 			gs_cfi_row_from_unwind_row(&sc->w.probe_row, &rows[n++]);
 		for (uint32_t j = 0; j < mod->nfns; j++) {
 			gs_cfi_row_from_unwind_row(&sc->rows[mod->row_start + j], &rows[n]);
-			issue11_variant(&rows[n++]);
+			rules_beyond_the_reference(&rows[n++]);
 		}
 		if (gs_bt_rowtab_build(rows, n, &t, &err) ||
 		    gs_bt_rowtab_write(&w, mod->cookie, &t, &caps, &err))
@@ -381,7 +382,7 @@ static void test_scenarios_reach_every_stop_of_the_loop_walker(void **state)
 	assert_true(cover.scenarios >= 2400);
 	assert_true(cover.full_depth > 0 && cover.deep > 0 && cover.multi_module > 0 &&
 		    cover.unknown_frames > 0);
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(want); i++)
 		if (!cover.outcome[want[i][0]][want[i][1]])
 			fail_msg("no scenario ended with status %u, error code %u", want[i][0],
 				 want[i][1]);

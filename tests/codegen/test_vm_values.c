@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "base.h"
 #include "vm_values.h"
 
 /* struct rec as cg_value_specs.c types it. */
@@ -406,7 +407,7 @@ static void test_arithmetic_follows_c_conversions(void **state)
 	h->regs[REG(104)] = 0xdead000000000000ull | u32v;    /* rsi: only its low 4 bytes */
 	h->regs[REG(96)] = 0xbeef000000000000ull | (uint32_t)i32v; /* rdx */
 	vmv_run(h);
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(want); i++) {
 		const struct gs_value *v = vmv_arg(h, i / 6, i % 6);
 
 		if (vmv_i64(v) != want[i])

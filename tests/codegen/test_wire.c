@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include <gs/internal/asm.h>
+
+#include "base.h"
 #include "wire.h"
 
 #define ISA_SIZE_MASK 0x18
@@ -117,7 +119,7 @@ static void test_field_store_has_the_fields_offset_and_width(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		const struct field_case *c = &cases[i];
 
 		if ((size_t)c->insn.off != c->off || (c->insn.code & ISA_SIZE_MASK) != isa_size(c->size) ||
