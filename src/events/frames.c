@@ -14,7 +14,7 @@
 #include <gs/modfile.h>
 
 #include "base.h"
-#include "events_int.h"
+#include "ev_int.h"
 #include "opts.h"
 
 /* The module list of one process, as last read from /proc/PID/maps. */

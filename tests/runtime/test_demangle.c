@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events_int.h"
+#include "ev_int.h"
 
 struct name_case {
 	const char *linkage;
