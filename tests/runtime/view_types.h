@@ -4,7 +4,7 @@
  * Option<&i32> (a niche), Rc<i32>, std::shared_ptr<int>,
  * std::optional<int>, a struct holding views, std::variant, std::tuple,
  * std::unique_ptr, RefCell, Rust structs, tuple structs and tuples. Shared by the rendering
- * test (tests/runtime/test_render_views.c) and the decoder's fuzz target
+ * test (tests/events/test_render_views.c) and the decoder's fuzz target
  * (fuzz/fuzz_decode.c). */
 #ifndef GS_TESTS_VIEW_TYPES_H
 #define GS_TESTS_VIEW_TYPES_H
