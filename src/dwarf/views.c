@@ -220,7 +220,7 @@ bool vw_name_starts(Dwarf_Die *die, const char *prefix)
 {
 	const char *n = dwv_die_name(die);
 
-	return n && !strncmp(n, prefix, strlen(prefix));
+	return n && base_has_prefix(n, prefix);
 }
 
 struct gs_view *vw_new(struct gs_dwarf *d, uint8_t kind, uint8_t style)

@@ -12,6 +12,7 @@
 #include <gs/format.h>
 #include <gs/render.h>
 
+#include "base.h"
 #include "print_int.h"
 #include "json_int.h"
 #include "view_parts.h"
@@ -54,7 +55,7 @@ static void json_value_of(FILE *f, const struct gs_value *v)
 	}
 	fputc('{', f);
 	ev_json_key(f, &first, "status");
-	ev_json_str(f, v->status < sizeof(status_keys) / sizeof(status_keys[0]) ?
+	ev_json_str(f, v->status < BASE_ARRAY_SIZE(status_keys) ?
 		 status_keys[v->status] : "error");
 	if (v->status == GS_VAR_READ_ERROR && v->data_len >= sizeof(struct gs_read_error_payload)) {
 		const struct gs_read_error_payload *e = (const void *)v->data;
@@ -79,7 +80,7 @@ static void json_value_fields(FILE *f, bool *first, const struct gs_value *v)
 	ev_json_key(f, first, "type");
 	ev_json_str(f, v->type ? v->type->name : NULL);
 	ev_json_key(f, first, "status");
-	ev_json_str(f, v->status < sizeof(status_keys) / sizeof(status_keys[0]) ?
+	ev_json_str(f, v->status < BASE_ARRAY_SIZE(status_keys) ?
 		 status_keys[v->status] : "error");
 	ev_json_key(f, first, "value");
 	json_value_of(f, v);

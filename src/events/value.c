@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base.h"
 #include "ev_int.h"
 #include "view_parts.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_DEPTH 32
 
 /* Natural size of the scalar kinds; 0 for the others. */
@@ -373,7 +373,7 @@ static void put_status(struct ev_out *o, const struct gs_value *v)
 		ev_put(o, " at ", 4);
 		ev_put_0x(o, e->addr);
 		ev_put_char(o, '>');
-	} else if (v->status < ARRAY_SIZE(status_texts)) {
+	} else if (v->status < BASE_ARRAY_SIZE(status_texts)) {
 		ev_put_str(o, status_texts[v->status]);
 	} else {
 		ev_put_str(o, "<bad status ");
