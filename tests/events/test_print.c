@@ -25,8 +25,6 @@
 #include <gs/render.h>
 #include <gs/unwind.h>
 
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define FIXTURE "libgs_out_fixture.so"
 
 extern char _start[]; /* the test executable's entry (crt1.o) */
