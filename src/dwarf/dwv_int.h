@@ -23,7 +23,8 @@ struct dwv_map {
 	size_t cap, n;
 };
 
-/* Section of a module address for DW_OP_addr (reference 5.11 codes). */
+/* Section of a module address for DW_OP_addr: the slot of
+ * proc_module_offsets whose bias it takes (docs/unwind.md, "Map layouts"). */
 struct dwv_section {
 	uint64_t lo, hi;
 	uint8_t code; /* 0 text, 1 rodata, 2 data, 3 bss */

@@ -1,5 +1,5 @@
 /* The printer of gs/print.h: events as gstrace prints them. The text
- * layouts of reference 11.4, pretty (event header, items indented two
+ * layouts of docs/cli.md ("Output"), pretty (event header, items indented two
  * spaces, frames four) and plain (items verbatim, frames two), with
  * backtraces symbolized by the one backtrace renderer (backtrace.c) and
  * everything else in the runtime's own item text (gs_render_inst); JSON is
@@ -125,7 +125,7 @@ static void put_text_event(struct gs_printer *p, const struct gs_event *ev)
 
 	for (size_t i = 0; i < ev->ninsts; i++)
 		items += ev->insts[i].type != GS_INST_END;
-	/* An event that printed nothing shows nothing (reference 11.4). */
+	/* An event that printed nothing shows nothing (docs/cli.md, "Output"). */
 	if (!items)
 		return;
 	if (pretty) {

@@ -1,7 +1,7 @@
-/* Plain text of decoded events, no symbolization (spec 10, 11.4): labels,
- * format placeholders, instructions (the protocol-default backtrace text
- * through backtrace.c's renderer), and the pretty and plain layouts.
- * Wording is documented in gs/render.h. */
+/* Plain text of decoded events, no symbolization (docs/cli.md, "Output"):
+ * labels, format placeholders, instructions (the protocol-default
+ * backtrace text through backtrace.c's renderer), and the pretty and plain
+ * layouts. Wording is documented in gs/render.h. */
 #include <stdio.h>
 #include <string.h>
 
@@ -57,7 +57,8 @@ const char *gs_bt_error_label(uint16_t code)
 
 const char *gs_exec_status_label(uint8_t status)
 {
-	return status < BASE_ARRAY_SIZE(exec_status_labels) ? exec_status_labels[status] : "unknown";
+	return status < BASE_ARRAY_SIZE(exec_status_labels) ? exec_status_labels[status]
+							     : "unknown";
 }
 
 static void put_variable(struct ev_out *o, const struct gs_value *v)

@@ -1,4 +1,4 @@
-/* Values as text, by their type (reference 11.4 and issue 9): C-like and
+/* Values as text, by their type (docs/cli.md, "Values"): C-like and
  * whole, the way a C debugger shows them: structs and unions as
  * {x = 1, y = -2}, members in order and nested; arrays as {1, 2, 3}, char
  * arrays as "strings"; enums by enumerator (the number when none matches);

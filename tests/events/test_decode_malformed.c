@@ -1,8 +1,9 @@
-/* Every malformed stream of spec 10 and the payload checks: the decoder
- * fails with -EBADMSG, names the stream offset of the offending byte and the
- * reason, reads nothing out of bounds (chunks are exact-size heap copies),
- * and decodes the next chunk as a new event. Offsets: magic at 0, message at
- * 4, first instruction header at 28, its payload at 32. */
+/* Every malformed stream of the wire format (docs/protocol.md) and the
+ * payload checks: the decoder fails with -EBADMSG, names the stream offset
+ * of the offending byte and the reason, reads nothing out of bounds
+ * (chunks are exact-size heap copies), and decodes the next chunk as a new
+ * event. Offsets: magic at 0, message at 4, first instruction header at
+ * 28, its payload at 32. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>

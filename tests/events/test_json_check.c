@@ -78,8 +78,8 @@ static void test_what_is_not_json_is_refused_where_it_goes_wrong(void **state)
 		if (!why)
 			fail_msg("case %zu (%s): accepted", i, bad[i].text);
 		if (at != bad[i].at)
-			fail_msg("case %zu (%s): %s at %zu, expected at %zu", i, bad[i].text, why, at,
-				 bad[i].at);
+			fail_msg("case %zu (%s): %s at %zu, expected at %zu", i, bad[i].text, why,
+				 at, bad[i].at);
 	}
 }
 

@@ -1,5 +1,5 @@
-/* The printers of gs/print.h, gstrace's symbolized output (reference spec
- * 11): synthetic decoded events whose frames point into a fixture library
+/* The printers of gs/print.h, gstrace's symbolized output (docs/cli.md,
+ * "Output"): synthetic decoded events whose frames point into a fixture library
  * this test loads, rendered pretty, plain and json, against addr2line for
  * the source lines (columns and directories are not compared: addr2line
  * prints neither the same way).

@@ -258,7 +258,8 @@ static void test_format_placeholders(void **state)
 	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		struct gs_inst in = {
 			.type = GS_INST_PRINT_COMPLEX_FORMAT,
-			.format = { .format = cases[i].format, .arg_count = BASE_ARRAY_SIZE(args), .args = args },
+			.format = { .format = cases[i].format, .arg_count = BASE_ARRAY_SIZE(args),
+				    .args = args },
 		};
 		char buf[256];
 
@@ -320,7 +321,7 @@ static void test_status_and_error_labels_are_spec_1_8(void **state)
 	static const char *const errors[] = {
 		NULL, "return-address-read-failed", "frame-pointer-read-failed",
 		"next-ip-below-user-range", "next-ip-kernel-like", "next-cfa-zero",
-		"next-cfa-not-advancing", "cfa-read-failed" /* the loop walker's (issue 11) */,
+		"next-cfa-not-advancing", "cfa-read-failed" /* the loop walker's */,
 		"unknown",
 	};
 	static const char *const exec[] = {
@@ -415,7 +416,8 @@ static const struct gs_inst event_insts[] = {
 };
 
 static const struct gs_event event = {
-	.trace_id = 0, .pid = 4242, .tid = 4243, .insts = event_insts, .ninsts = BASE_ARRAY_SIZE(event_insts),
+	.trace_id = 0, .pid = 4242, .tid = 4243, .insts = event_insts,
+	.ninsts = BASE_ARRAY_SIZE(event_insts),
 };
 
 static void test_header_line(void **state)

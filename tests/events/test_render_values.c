@@ -304,9 +304,9 @@ static char *json_args(const char *fmt, const struct gs_value *args, uint8_t nar
 	return text;
 }
 
-/* issue 32 item 6: a run-time length renders as the same static length
- * does, past the cap (the capture truncated) and within it, in the text
- * and in the JSON's argument. */
+/* A run-time length renders as the same static length does, past the cap
+ * (the capture truncated) and within it, in the text and in the JSON's
+ * argument. */
 static void test_runtime_lengths_render_as_static_ones(void **state)
 {
 	const struct gs_value cut[] = {

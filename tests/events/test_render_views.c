@@ -253,7 +253,7 @@ static void cstring_ext(struct buf *b, uint8_t status, const char *text)
 	put_bytes(b, room, sizeof(room));
 }
 
-/* issue 32: a char * with its string as gdb prints it (at the cap of 8:
+/* A char * with its string as gdb prints it (at the cap of 8:
  * exactly 8 whole, 9 cut and marked as gdb marks it), NULL, unreadable,
  * not read; references inside a struct. */
 static void test_c_strings_and_references_as_gdb_prints_them(void **state)
@@ -315,10 +315,10 @@ static void test_c_strings_and_references_as_gdb_prints_them(void **state)
 	assert_int_equal(failures, 0);
 }
 
-/* issue 32 item 5: the copies of Vec<String> and Option<i32> the dwarf
- * layer makes for a variable some of whose DWARF pieces are empty (the
- * members there placeholders): a missing data pointer is not a read of
- * address 0, a missing length or discriminant not a 0. */
+/* The copies of Vec<String> and Option<i32> the dwarf layer makes for a
+ * variable some of whose DWARF pieces are empty (the members there
+ * placeholders): a missing data pointer is not a read of address 0, a
+ * missing length or discriminant not a 0. */
 static const struct gs_type t_gone_ptr = { .kind = GS_TYPE_OPTIMIZED_OUT, .name = "*const u8",
 					   .byte_size = 8 };
 static const struct gs_type t_gone_u64 = { .kind = GS_TYPE_OPTIMIZED_OUT, .name = "usize",
@@ -562,8 +562,8 @@ static void check_text_bounded(const struct gs_value *v)
 		assert_int_equal(gs_render_value(v, 0, room, size), len);
 		for (size_t i = size; i < sizeof(room); i++)
 			if (room[i] != GUARD)
-				fail_msg("%s: byte %zu of a %zu-byte buffer written", v->type->name, i,
-					 size);
+				fail_msg("%s: byte %zu of a %zu-byte buffer written",
+					 v->type->name, i, size);
 		if (!size)
 			continue;
 		assert_int_equal(room[cut], '\0');
