@@ -23,7 +23,8 @@ struct dwv_map {
 	size_t cap, n;
 };
 
-/* Section of a module address for DW_OP_addr (reference 5.11 codes). */
+/* Section of a module address for DW_OP_addr: the slot of
+ * proc_module_offsets whose bias it takes (docs/unwind.md, "Map layouts"). */
 struct dwv_section {
 	uint64_t lo, hi;
 	uint8_t code; /* 0 text, 1 rodata, 2 data, 3 bss */
@@ -126,17 +127,18 @@ void dwv_type_built(struct gs_dwarf *d, const struct gs_type *t, bool building);
 const struct gs_type *dwv_void_type(void);
 const struct gs_type *dwv_cyclic_type(void);
 const struct gs_type *dwv_too_deep_type(void);
-/* A DIE's name, NULL when it has none or an empty one (no C type is
- * spelled ""; code that ends a spelling looks at its last character). */
-const char *dwv_die_name(Dwarf_Die *die);
 /* snprintf(fmt, a, b) into the arena (NULL arguments as ""). */
 const char *dwv_spell(struct gs_dwarf *d, const char *fmt, const char *a, const char *b);
 
-/* views.c: "ns::Type<...>": the namespaces and types around die, and its
+/* diename.c: a DIE's name, NULL when it has none or an empty one (no C
+ * type is spelled ""; code that ends a spelling looks at its last
+ * character). */
+const char *dwv_die_name(Dwarf_Die *die);
+/* diename.c: "ns::Type<...>": the namespaces and types around die, and its
  * name (a C++ base class's, a Rust type's path). */
 const char *dwv_qualified_name(struct gs_dwarf *d, Dwarf_Die *die);
-/* views.c: the view (gs/view.h) of a C++ or Rust standard-library type,
- * attached to t when its members validate the layout. */
+/* views_attach.c: the view (gs/view.h) of a C++ or Rust standard-library
+ * type, attached to t when its members validate the layout. */
 void dwv_view_attach(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t);
 
 /* types_alias.c: a chain of typedef and cv-qualifier DIEs from die, each

@@ -181,7 +181,7 @@ int dwv_function_locs(struct gv_view *v, const struct mf_funcindex *x, uint64_t 
 		s.q = &q;
 		s.name = q.base;
 		s.stem = strcspn(q.base, "<:");
-	} else if (!strchr(name, '<') || (strncmp(name, "operator", 8) == 0 &&
+	} else if (!strchr(name, '<') || (base_has_prefix(name, "operator") &&
 					  name[strlen(name) - 1] != '<')) {
 		s.stem = strlen(name); /* any template instance of the name */
 	}

@@ -235,20 +235,24 @@ void gv_lines_free(struct gv_unit *u)
 	u->nfiles = u->fcap = 0;
 }
 
+struct row_key {
+	const struct gv_file *f;
+	uint64_t pc;
+};
+
+static bool row_at_or_before(const void *ctx, size_t i)
+{
+	const struct row_key *k = ctx;
+
+	return k->f->v[i].pc <= k->pc;
+}
+
 /* The first row of f past pc (f->n when none). */
 static size_t upper_bound(const struct gv_file *f, uint64_t pc)
 {
-	size_t lo = 0, hi = f->n;
+	struct row_key k = { f, pc };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->v[mid].pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return base_lower_bound(0, f->n, &k, row_at_or_before);
 }
 
 struct gv_sal gv_find_line(const struct gv_unit *u, uint64_t pc)

@@ -225,13 +225,13 @@ static void read_producer(struct gv_unit *u, Dwarf_Die *cudie)
 	u->producer = GV_OTHER;
 	if (!p)
 		return;
-	if (strncmp(p, "clang ", 6) == 0 || strncmp(p, " F90 Flang ", 11) == 0) {
+	if (base_has_prefix(p, "clang ") || base_has_prefix(p, " F90 Flang ")) {
 		u->producer = GV_LLVM;
 		return;
 	}
-	if (strncmp(p, "GNU ", 4) != 0)
+	p = base_after_prefix(p, "GNU ");
+	if (!p)
 		return;
-	p += 4;
 	while (*p && !isspace((unsigned char)*p))
 		p++;
 	if (*p)

@@ -276,7 +276,7 @@ size_t gs_dwarf_describe_location(const struct gs_var_loc *loc, char *buf, size_
 	if (size)
 		buf[0] = '\0';
 	if (!loc->npieces) {
-		put(&o, "%s", why_text[loc->why < sizeof(why_text) / sizeof(why_text[0]) ?
+		put(&o, "%s", why_text[loc->why < BASE_ARRAY_SIZE(why_text) ?
 					loc->why : GS_LOC_WHY_UNSUPPORTED]);
 	} else if (loc->implicit_pointer) {
 		put(&o, "implicit pointer (no address: <synthetic pointer>)");

@@ -68,7 +68,8 @@ void dwv_map_free(struct dwv_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Allocated sections of the module, classified as reference 5.11 does. */
+/* Allocated sections of the module, classified by the slot of
+ * proc_module_offsets each takes its bias from (struct dwv_section). */
 static void read_sections(struct gs_dwarf *d, Elf *elf)
 {
 	Elf_Scn *scn = NULL;

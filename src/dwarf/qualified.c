@@ -59,12 +59,13 @@ static size_t operator_len(const char *s)
 		">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=",
 		"+", "-", "*", "/", "%", "^", "&", "|", "~", "!", "=", "<", ">", ",",
 	};
+	const char *rest = base_after_prefix(s, "operator");
 
-	if (strncmp(s, "operator", 8) != 0)
+	if (!rest)
 		return 0;
-	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
-		if (strncmp(s + 8, ops[k], strlen(ops[k])) == 0)
-			return 8 + strlen(ops[k]);
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(ops); k++)
+		if (base_has_prefix(rest, ops[k]))
+			return (size_t)(rest - s) + strlen(ops[k]);
 	return 0;
 }
 

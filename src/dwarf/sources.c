@@ -309,23 +309,25 @@ const char *gs_sources_module(const struct gs_sources *s, size_t i)
 	return s->mods[s->files[i]->refs[0].module].path;
 }
 
+struct path_key {
+	const struct gs_sources *s;
+	const char *path;
+};
+
+static bool path_before(const void *ctx, size_t i)
+{
+	const struct path_key *k = ctx;
+
+	return strcmp(k->s->files[i]->path, k->path) < 0;
+}
+
 /* The index of the file whose path is path, or -1 (the list is sorted). */
 static long find_exact(const struct gs_sources *s, const char *path)
 {
-	size_t lo = 0, hi = s->nfiles;
+	struct path_key k = { s, path };
+	size_t i = base_lower_bound(0, s->nfiles, &k, path_before);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->files[mid]->path, path);
-
-		if (c == 0)
-			return (long)mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return i < s->nfiles && !strcmp(s->files[i]->path, path) ? (long)i : -1;
 }
 
 long gs_sources_find(const struct gs_sources *s, const char *path)

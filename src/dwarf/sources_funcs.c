@@ -156,20 +156,24 @@ static const char *def_name(const struct unit_funcs *w, const struct def *d)
 	return linkage_name(w->arena, &die);
 }
 
+struct row_key {
+	const struct file_rows *rows;
+	uint64_t addr;
+};
+
+static bool row_before(const void *ctx, size_t i)
+{
+	const struct row_key *k = ctx;
+
+	return k->rows->v[i].addr < k->addr;
+}
+
 /* The first row at or after addr (the rows are in address order). */
 static size_t first_row_at(const struct file_rows *rows, uint64_t addr)
 {
-	size_t lo = 0, hi = rows->n;
+	struct row_key k = { rows, addr };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rows->v[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return base_lower_bound(0, rows->n, &k, row_before);
 }
 
 /* The lines of the rows in die's ranges: false when there are none. */

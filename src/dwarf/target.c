@@ -112,7 +112,7 @@ static int resolve_function(struct resolve_ctx *c, const char *name)
 		const struct mf_funcindex *x = NULL;
 		/* A mangled C++ name is the function it demangles to, each of its
 		 * copies and constructor or destructor variants, as gdb reads it. */
-		char *plain = strncmp(name, "_Z", 2) == 0 ? cplus_demangle(name, DMGL_PARAMS |
+		char *plain = base_has_prefix(name, "_Z") ? cplus_demangle(name, DMGL_PARAMS |
 									  DMGL_ANSI) : NULL;
 
 		rc = mf_modfile_funcs(c->file, &x, NULL);

@@ -259,7 +259,7 @@ static int base(struct gs_dwarf *d, const struct gs_dwarf_scope *s, const struct
 	int rc;
 
 	if (sp->nwords == 1 && !*sp->kw) {
-		for (size_t i = 0; !t && i < sizeof(script_types) / sizeof(script_types[0]); i++)
+		for (size_t i = 0; !t && i < BASE_ARRAY_SIZE(script_types); i++)
 			if (!strcmp(w, script_types[i].name))
 				t = make_scalar(d, script_types[i].kind, script_types[i].size,
 						script_types[i].flags, script_types[i].name);

@@ -47,13 +47,6 @@ const struct gs_type *dwv_too_deep_type(void)
 	return &too_deep_type;
 }
 
-const char *dwv_die_name(Dwarf_Die *die)
-{
-	const char *name = dwarf_diename(die);
-
-	return name && name[0] ? name : NULL;
-}
-
 bool dwv_type_building(const struct gs_dwarf *d, const struct gs_type *t)
 {
 	return dwv_map_get(&d->building, t) != NULL;

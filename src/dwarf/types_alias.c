@@ -81,7 +81,7 @@ static void fill(struct gs_dwarf *d, const struct link *l, const struct gs_type 
 		t->name = name;
 	else if (tt->kind == GS_TYPE_POINTER) /* "const char * const" */
 		t->name = dwv_spell(d, "%s %s", tt->name, words[q]);
-	else if (!strncmp(tt->name, quals[q], strlen(quals[q])) || tt->kind == GS_TYPE_ARRAY)
+	else if (base_has_prefix(tt->name, quals[q]) || tt->kind == GS_TYPE_ARRAY)
 		t->name = tt->name; /* "const char [12]": the elements carry it */
 	else
 		t->name = dwv_spell(d, "%s%s", quals[q], tt->name);

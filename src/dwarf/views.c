@@ -1,11 +1,9 @@
 /* Views on standard-library types (gs/view.h): what the recognizers of
  * views_cpp.c and views_rust.c share, read off the type's DIE: members by
- * name and path (through C++ base classes), a DIE's qualified name, its
- * template parameters. A recognizer checks every member it relies on (its
- * name, offset and size); when one is missing or differs, the type keeps
- * its plain DWARF rendering. */
-#include <stdio.h>
-#include <stdlib.h>
+ * name and path (through C++ base classes), its template parameters. A
+ * recognizer checks every member it relies on (its name, offset and size);
+ * when one is missing or differs, the type keeps its plain DWARF
+ * rendering. Nothing here builds a type or calls a recognizer. */
 #include <string.h>
 
 #include "dwv_int.h"
@@ -207,43 +205,6 @@ bool vw_template_arg(Dwarf_Die *s, unsigned index, Dwarf_Die *out)
 	return false;
 }
 
-/* "a::b::name" from the namespaces and types holding die. */
-const char *dwv_qualified_name(struct gs_dwarf *d, Dwarf_Die *die)
-{
-	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes_die(die, &scopes);
-	char buf[512];
-	size_t len = 0;
-	const char *own = dwv_die_name(die);
-
-	buf[0] = '\0';
-	for (int i = n - 1; i >= 1; i--) {
-		int tag = dwarf_tag(&scopes[i]);
-		const char *sn = dwv_die_name(&scopes[i]);
-
-		if (tag != DW_TAG_namespace && tag != DW_TAG_structure_type &&
-		    tag != DW_TAG_class_type && tag != DW_TAG_union_type &&
-		    tag != DW_TAG_enumeration_type)
-			continue;
-		if (!sn)
-			sn = "(anonymous namespace)";
-		len += (size_t)snprintf(buf + len, len < sizeof(buf) ? sizeof(buf) - len : 0,
-					"%s::", sn);
-		if (len >= sizeof(buf))
-			len = sizeof(buf) - 1;
-	}
-	free(scopes);
-	snprintf(buf + len, sizeof(buf) - len, "%s", own ? own : "?");
-	return dwv_strdup(d, buf);
-}
-
-static int language(Dwarf_Die *die)
-{
-	Dwarf_Die cu;
-
-	return dwarf_diecu(die, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
-}
-
 const char *vw_strndup(struct gs_dwarf *d, const char *s, size_t n)
 {
 	char buf[512];
@@ -259,7 +220,7 @@ bool vw_name_starts(Dwarf_Die *die, const char *prefix)
 {
 	const char *n = dwv_die_name(die);
 
-	return n && !strncmp(n, prefix, strlen(prefix));
+	return n && base_has_prefix(n, prefix);
 }
 
 struct gs_view *vw_new(struct gs_dwarf *d, uint8_t kind, uint8_t style)
@@ -272,30 +233,4 @@ struct gs_view *vw_new(struct gs_dwarf *d, uint8_t kind, uint8_t style)
 		v->style = style;
 	}
 	return v;
-}
-
-const struct gs_type *vw_type(struct gs_dwarf *d, Dwarf_Die *t)
-{
-	return dwv_type_ref(d, t, false);
-}
-
-void dwv_view_attach(struct gs_dwarf *d, Dwarf_Die *die, struct gs_type *t)
-{
-	const struct gs_view *v = NULL;
-
-	switch (language(die)) {
-	case DW_LANG_Rust:
-		v = dwv_view_rust(d, die, t);
-		break;
-	case DW_LANG_C_plus_plus:
-	case DW_LANG_C_plus_plus_03:
-	case DW_LANG_C_plus_plus_11:
-	case DW_LANG_C_plus_plus_14:
-		v = dwv_view_cpp(d, die, t);
-		break;
-	default:
-		break;
-	}
-	if (v)
-		t->view = v;
 }

@@ -26,8 +26,8 @@ static const char *arg_name(struct gs_dwarf *d, Dwarf_Die *t)
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type:
 		n = dwv_qualified_name(d, t);
-		if (!strncmp(n, "std::__cxx11::basic_string<char,", 32) ||
-		    !strncmp(n, "std::basic_string<char,", 23))
+		if (base_has_prefix(n, "std::__cxx11::basic_string<char,") ||
+		    base_has_prefix(n, "std::basic_string<char,"))
 			return "std::string";
 		return n;
 	default:
@@ -470,43 +470,43 @@ const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const str
 	if (!n || strchr(n, '<') == NULL)
 		return NULL;
 	q = dwv_qualified_name(d, die);
-	if (strncmp(q, "std::", 5) != 0)
+	if (!base_has_prefix(q, "std::"))
 		return NULL;
-	if (!strncmp(n, "basic_string<char,", 18))
+	if (base_has_prefix(n, "basic_string<char,"))
 		return counted(d, die, "_M_dataplus._M_p", "_M_string_length", GS_VIEW_STRING,
 			       GS_VSTYLE_CPP_STRING);
-	if (!strncmp(n, "basic_string_view<char,", 23))
+	if (base_has_prefix(n, "basic_string_view<char,"))
 		return counted(d, die, "_M_str", "_M_len", GS_VIEW_STRING, GS_VSTYLE_CPP_STRING);
-	if (!strncmp(n, "vector<bool,", 12))
+	if (base_has_prefix(n, "vector<bool,"))
 		return bitvector_view(d, die);
-	if (!strncmp(n, "vector<", 7))
+	if (base_has_prefix(n, "vector<"))
 		return vector_view(d, die);
-	if (!strncmp(n, "span<", 5)) /* a dynamic extent's (a static one has no member) */
+	if (base_has_prefix(n, "span<")) /* a dynamic extent's (a static one has no member) */
 		return counted(d, die, "_M_ptr", "_M_extent._M_extent_value", GS_VIEW_SEQ,
 			       GS_VSTYLE_CPP_SPAN);
-	if (!strncmp(n, "unique_ptr<", 11))
+	if (base_has_prefix(n, "unique_ptr<"))
 		return unique_ptr_view(d, die, t);
-	if (!strncmp(n, "shared_ptr<", 11))
+	if (base_has_prefix(n, "shared_ptr<"))
 		return shared_ptr_view(d, die, false);
-	if (!strncmp(n, "weak_ptr<", 9))
+	if (base_has_prefix(n, "weak_ptr<"))
 		return shared_ptr_view(d, die, true);
-	if (!strncmp(n, "optional<", 9))
+	if (base_has_prefix(n, "optional<"))
 		return optional_view(d, die);
-	if (!strncmp(n, "variant<", 8))
+	if (base_has_prefix(n, "variant<"))
 		return variant_view(d, die);
-	if (!strncmp(n, "tuple<", 6))
+	if (base_has_prefix(n, "tuple<"))
 		return tuple_view(d, die);
-	if (!strncmp(n, "pair<", 5))
+	if (base_has_prefix(n, "pair<"))
 		return pair_view(d, die);
-	if (!strncmp(n, "deque<", 6))
+	if (base_has_prefix(n, "deque<"))
 		return deque_view(d, die);
-	if (!strncmp(n, "list<", 5))
+	if (base_has_prefix(n, "list<"))
 		return list_view(d, die);
-	if (!strncmp(n, "unordered_map<", 14) || !strncmp(n, "unordered_set<", 14) ||
-	    !strncmp(n, "unordered_multimap<", 19) || !strncmp(n, "unordered_multiset<", 19))
+	if (base_has_prefix(n, "unordered_map<") || base_has_prefix(n, "unordered_set<") ||
+	    base_has_prefix(n, "unordered_multimap<") || base_has_prefix(n, "unordered_multiset<"))
 		return unordered_view(d, die, vw_strndup(d, n, (size_t)(strchr(n, '<') - n)));
-	if (!strncmp(n, "map<", 4) || !strncmp(n, "set<", 4) || !strncmp(n, "multimap<", 9) ||
-	    !strncmp(n, "multiset<", 9))
+	if (base_has_prefix(n, "map<") || base_has_prefix(n, "set<") ||
+	    base_has_prefix(n, "multimap<") || base_has_prefix(n, "multiset<"))
 		return tree_view(d, die, vw_strndup(d, n, (size_t)(strchr(n, '<') - n)));
 	return NULL;
 }

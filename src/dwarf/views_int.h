@@ -1,5 +1,7 @@
-/* The dwarf layer's recognizers of standard-library types (views.c,
- * views_cpp.c, views_rust.c): DIE helpers they share. */
+/* The dwarf layer's recognizers of standard-library types: the DIE
+ * helpers they share (views.c), the recognizers (views_cpp.c,
+ * views_rust.c) and the choice between them (views_attach.c), in that
+ * order from the bottom: each file calls only the ones before it. */
 #ifndef GS_DWARF_VIEWS_INT_H
 #define GS_DWARF_VIEWS_INT_H
 
@@ -29,9 +31,15 @@ bool vw_name_starts(Dwarf_Die *die, const char *prefix);
 /* The first n bytes of s, in the handle's arena. */
 const char *vw_strndup(struct gs_dwarf *d, const char *s, size_t n);
 struct gs_view *vw_new(struct gs_dwarf *d, uint8_t kind, uint8_t style);
-/* The gs_type of a type a view reads through a pointer. */
-const struct gs_type *vw_type(struct gs_dwarf *d, Dwarf_Die *t);
+/* The gs_type of a type a view reads through a pointer (inline: the
+ * helpers of views.c build no types; the recognizers do). */
+static inline const struct gs_type *vw_type(struct gs_dwarf *d, Dwarf_Die *t)
+{
+	return dwv_type_ref(d, t, false);
+}
 
+/* views_cpp.c and views_rust.c: t's view, or NULL when die is no type
+ * they recognize (or its members do not validate). */
 const struct gs_view *dwv_view_cpp(struct gs_dwarf *d, Dwarf_Die *die, const struct gs_type *t);
 const struct gs_view *dwv_view_rust(struct gs_dwarf *d, Dwarf_Die *die, const struct gs_type *t);
 

@@ -485,30 +485,31 @@ const struct gs_view *dwv_view_rust(struct gs_dwarf *d, Dwarf_Die *die, const st
 	q = v ? NULL : dwv_qualified_name(d, die);
 	if (v)
 		return v;
-	if (!strncmp(q, "alloc::vec::Vec<", 16))
+	if (base_has_prefix(q, "alloc::vec::Vec<"))
 		v = vec_view(d, die);
 	else if (!strcmp(q, "alloc::string::String") || !strcmp(q, "std::ffi::os_str::OsString") ||
-		 !strcmp(q, "std::sys::unix::os_str::Buf") || !strncmp(q, "std::sys::os_str::", 18))
+		 !strcmp(q, "std::sys::unix::os_str::Buf") ||
+		 base_has_prefix(q, "std::sys::os_str::"))
 		v = string_view(d, die);
-	else if (!strncmp(q, "alloc::rc::Rc<", 14))
+	else if (base_has_prefix(q, "alloc::rc::Rc<"))
 		v = rc_view(d, die, false);
-	else if (!strncmp(q, "alloc::sync::Arc<", 17))
+	else if (base_has_prefix(q, "alloc::sync::Arc<"))
 		v = rc_view(d, die, true);
-	else if (!strncmp(q, "core::cell::Cell<", 17))
+	else if (base_has_prefix(q, "core::cell::Cell<"))
 		v = cell_view(d, die, false);
-	else if (!strncmp(q, "core::cell::RefCell<", 20))
+	else if (base_has_prefix(q, "core::cell::RefCell<"))
 		v = cell_view(d, die, true);
-	else if (!strncmp(q, "core::num::nonzero::NonZero<", 28))
+	else if (base_has_prefix(q, "core::num::nonzero::NonZero<"))
 		v = nonzero_view(d, die);
-	else if (!strncmp(q, "std::collections::hash::map::HashMap<", 37))
+	else if (base_has_prefix(q, "std::collections::hash::map::HashMap<"))
 		v = hash_view(d, die, false);
-	else if (!strncmp(q, "std::collections::hash::set::HashSet<", 37))
+	else if (base_has_prefix(q, "std::collections::hash::set::HashSet<"))
 		v = hash_view(d, die, true);
-	else if (!strncmp(q, "alloc::collections::vec_deque::VecDeque<", 40))
+	else if (base_has_prefix(q, "alloc::collections::vec_deque::VecDeque<"))
 		v = deque_view(d, die);
-	else if (!strncmp(q, "alloc::collections::btree::map::BTreeMap<", 41))
+	else if (base_has_prefix(q, "alloc::collections::btree::map::BTreeMap<"))
 		v = btree_view(d, die, false);
-	else if (!strncmp(q, "alloc::collections::btree::set::BTreeSet<", 41))
+	else if (base_has_prefix(q, "alloc::collections::btree::set::BTreeSet<"))
 		v = btree_view(d, die, true);
 	return v ? v : struct_view(d, die, q);
 }

@@ -11,6 +11,8 @@
 #include <gs/aggs.h>
 #include <gs/context.h>
 
+#include "base.h"
+
 #define BAR_WIDTH 52
 
 uint32_t gs_agg_nbuckets(const struct gs_agg_desc *d)
@@ -30,7 +32,7 @@ static const char *fn_name(uint8_t fn)
 		[GS_AGG_HIST] = "hist", [GS_AGG_LHIST] = "lhist",
 	};
 
-	return fn < sizeof(names) / sizeof(names[0]) ? names[fn] : "?";
+	return fn < BASE_ARRAY_SIZE(names) ? names[fn] : "?";
 }
 
 static int64_t average(const struct gs_agg_value *v)

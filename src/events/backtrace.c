@@ -1,9 +1,9 @@
 /* The one text renderer of backtrace instructions, for every layout that
  * prints them: the header, each frame, and the line saying why the walk
- * stopped. Without symbolized frames it writes the protocol-default text of
- * spec 10 (gs_render_inst: cookies and pcs as the wire has them); with
- * them, the symbolized text of spec 11 that gstrace prints (gs_print_event),
- * each frame's lines from print_frame.c. The symbolized side comes in as
+ * stopped. Without symbolized frames it writes the protocol-default text
+ * (gs_render_inst, gs/render.h: cookies and pcs as the wire has them);
+ * with them, the symbolized text gstrace prints (gs_print_event,
+ * docs/cli.md "Output"), each frame's lines from print_frame.c. The symbolized side comes in as
  * functions (struct ev_bt_frames), so a tool that only renders links no
  * frame resolver. */
 #include <string.h>
@@ -42,7 +42,7 @@ static void put_wire_frame(struct ev_out *o, const char *indent, unsigned i,
 
 /* ` (<error>, code=<n>)`, ` (code=<n>)` for codes this library does not
  * know; with no error code, where the walk cannot go on by design the
- * symbolized text says why (issue 11: JIT code). */
+ * symbolized text says why (JIT code). */
 static void put_stop_reason(struct ev_out *o, const struct ev_bt_style *st,
 			    const struct gs_inst *in, uint8_t status, bool last_known)
 {

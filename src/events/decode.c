@@ -1,9 +1,9 @@
-/* Streaming decoder of trace events (reference spec section 10). Two passes
- * per event: framing walks the instruction headers to find where the event
- * ends (resumable, so a ring buffer event may arrive in pieces), then
- * decoding checks every payload against its data_length and the context
- * (decode_inst.c). This file: framing, the per-event storage and the
- * stream of chunks. */
+/* Streaming decoder of trace events (the wire format of docs/protocol.md,
+ * include/gs/wire.h). Two passes per event: framing walks the instruction
+ * headers to find where the event ends (resumable, so a ring buffer event
+ * may arrive in pieces), then decoding checks every payload against its
+ * data_length and the context (decode_inst.c). This file: framing, the
+ * per-event storage and the stream of chunks. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>

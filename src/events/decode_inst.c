@@ -1,4 +1,4 @@
-/* The payload of each instruction type (reference spec section 10),
+/* The payload of each instruction type (docs/protocol.md, "One event"),
  * decoded once framing has found the whole event: each checked against its
  * data_length and the trace's context (strings, variable names, types),
  * values and frames laid out in the decoder's per-event storage, and the

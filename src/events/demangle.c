@@ -6,7 +6,7 @@
 
 #include <libiberty/demangle.h>
 
-#include "events_int.h"
+#include "ev_int.h"
 
 char *ev_demangle(const char *name)
 {

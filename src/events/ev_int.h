@@ -1,6 +1,8 @@
-/* Shared by the renderers of src/events: an snprintf-style text sink, the
- * escaping of text that comes from the target, and the value renderer the
- * instruction renderer calls. Not part of the events API (render.h). */
+/* The events layer's private header, shared by its files: an
+ * snprintf-style text sink, the escaping of text that comes from the
+ * target, the value renderer the instruction renderer calls, the
+ * backtrace and frame renderers, and the demangler. Not part of the events
+ * API (render.h). */
 #ifndef GS_EVENTS_EV_INT_H
 #define GS_EVENTS_EV_INT_H
 
@@ -141,5 +143,9 @@ void ev_frame_cache_free(struct ev_frame_cache *c);
 bool ev_frame_cache_put(struct ev_out *o, struct ev_frame_cache *c, struct gs_frames *frames,
 			const char *indent, unsigned i, uint8_t flags,
 			const struct gs_backtrace_frame *fr, const struct gs_frame *r);
+
+/* demangle.c: the readable form of a mangled C++ or Rust symbol
+ * (malloc'd), or NULL when name is not one. */
+char *ev_demangle(const char *name);
 
 #endif /* GS_EVENTS_EV_INT_H */

@@ -1,4 +1,4 @@
-/* Backtrace frames back to modules and source (reference 11.1-11.3): the
+/* Backtrace frames back to modules and source (docs/cli.md, "Output"): the
  * module by raw_ip in the process's module list (read again when an unknown
  * address shows up: a dlopen), else by cookie; the symbolizer at pc or
  * pc - 1; and the entry-point check that shows a walk ending in `_start`
@@ -14,7 +14,7 @@
 #include <gs/modfile.h>
 
 #include "base.h"
-#include "events_int.h"
+#include "ev_int.h"
 #include "opts.h"
 
 /* The module list of one process, as last read from /proc/PID/maps. */
@@ -71,7 +71,7 @@ struct gs_frames {
 /* An address in no known module re-reads the module list, at most this often. */
 #define REFRESH_NS 1000000ll
 #define MAX_PIDS 64            /* module lists kept (target mode sees many processes) */
-#define ENTRY_WINDOW 0x100     /* reference 11.3 */
+#define ENTRY_WINDOW 0x100     /* the entry-point rule (docs/cli.md, "Output") */
 
 static int64_t now_ns(void)
 {
@@ -198,7 +198,7 @@ static struct frames_module *module_static(struct gs_frames *o, struct frames_st
 	return st->mod < 0 ? NULL : o->mods[st->mod];
 }
 
-/* Reference 11.1 in one module list: by raw_ip, else by cookie when the
+/* A frame's module in one module list: by raw_ip, else by cookie when the
  * frame's pc is module-relative. */
 static const struct gs_proc_module *find_module(const struct gs_proc_modules *mods,
 						const struct gs_backtrace_frame *f, bool normalized,

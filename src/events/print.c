@@ -1,11 +1,11 @@
 /* The printer of gs/print.h: events as gstrace prints them. The text
- * layouts of reference 11.4, pretty (event header, items indented two
+ * layouts of docs/cli.md ("Output"), pretty (event header, items indented two
  * spaces, frames four) and plain (items verbatim, frames two), with
  * backtraces symbolized by the one backtrace renderer (backtrace.c) and
  * everything else in the runtime's own item text (gs_render_inst); JSON is
- * print_json.c's. Also the printer's life cycle and the timestamp styles. */
+ * print_json.c's, the timestamp styles print_time.c's. Also the printer's
+ * life cycle. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,37 +77,6 @@ struct gs_frames *gs_printer_frames(const struct gs_printer *p)
 	return p->frames;
 }
 
-/* ---- timestamps -------------------------------------------------------------- */
-
-bool ev_print_timestamp(struct gs_printer *p, uint64_t ktime_ns, char *buf, size_t size)
-{
-	int64_t wall, sec;
-	struct tm tm;
-
-	switch (p->opts.timestamp) {
-	case GS_PRINT_TIME_NONE:
-		return false;
-	case GS_PRINT_TIME_BOOT:
-		snprintf(buf, size, "boot+%" PRIu64 ".%03" PRIu64 "s", ktime_ns / 1000000000u,
-			 ktime_ns / 1000000u % 1000u);
-		return true;
-	case GS_PRINT_TIME_LOCAL:
-		break;
-	}
-	wall = p->opts.boot_realtime_ns + (int64_t)ktime_ns;
-	sec = wall / 1000000000ll;
-	if (sec != p->cached_sec) {
-		time_t t = (time_t)sec;
-
-		if (!localtime_r(&t, &tm) ||
-		    !strftime(p->cached_prefix, sizeof(p->cached_prefix), "%Y-%m-%d %H:%M:%S", &tm))
-			snprintf(p->cached_prefix, sizeof(p->cached_prefix), "%" PRId64, sec);
-		p->cached_sec = sec;
-	}
-	snprintf(buf, size, "%s.%03d", p->cached_prefix, (int)(wall / 1000000 % 1000));
-	return true;
-}
-
 /* ---- text items -------------------------------------------------------------- */
 
 /* An item in the runtime's wording (anything but a backtrace), its first
@@ -156,7 +125,7 @@ static void put_text_event(struct gs_printer *p, const struct gs_event *ev)
 
 	for (size_t i = 0; i < ev->ninsts; i++)
 		items += ev->insts[i].type != GS_INST_END;
-	/* An event that printed nothing shows nothing (reference 11.4). */
+	/* An event that printed nothing shows nothing (docs/cli.md, "Output"). */
 	if (!items)
 		return;
 	if (pretty) {

@@ -1,5 +1,5 @@
 /* The lines of one symbolized backtrace frame as gstrace prints them
- * (reference spec 11): `#1 fn(params) at file:line:col [module+0xpc]`, an
+ * (docs/cli.md, "Output"): `#1 fn(params) at file:line:col [module+0xpc]`, an
  * `.inline` line per inline call, signal frames, raw frames with their
  * cookie, `[0xpc]` when the module is unknown; from the frame-text cache
  * (print_cache.c) when it holds the frame. What the printers hand the

@@ -1,6 +1,6 @@
-/* Shared by the printers (print.c, print_json.c): the printer's state, its
- * frame resolver, frame-text cache and timestamp cache. Not part of the
- * events API (gs/print.h). */
+/* Shared by the printers (print.c, print_json.c) and their timestamps
+ * (print_time.c): the printer's state, its frame resolver, frame-text
+ * cache and timestamp cache. Not part of the events API (gs/print.h). */
 #ifndef GS_EVENTS_PRINT_INT_H
 #define GS_EVENTS_PRINT_INT_H
 
@@ -21,7 +21,8 @@ struct gs_printer {
 	char cached_prefix[32];
 };
 
-/* Timestamp text per opts.timestamp into buf; false for none. */
+/* print_time.c: timestamp text per opts.timestamp into buf; false for
+ * none. */
 bool ev_print_timestamp(struct gs_printer *p, uint64_t ktime_ns, char *buf, size_t size);
 
 /* print_json.c: one event as one JSON object and a newline. */

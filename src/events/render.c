@@ -1,17 +1,16 @@
-/* Plain text of decoded events, no symbolization (spec 10, 11.4): labels,
- * format placeholders, instructions (the protocol-default backtrace text
- * through backtrace.c's renderer), and the pretty and plain layouts.
- * Wording is documented in gs/render.h. */
+/* Plain text of decoded events, no symbolization (docs/cli.md, "Output"):
+ * labels, format placeholders, instructions (the protocol-default
+ * backtrace text through backtrace.c's renderer), and the pretty and plain
+ * layouts. Wording is documented in gs/render.h. */
 #include <stdio.h>
 #include <string.h>
 
 #include <gs/format.h>
 #include <gs/render.h>
 
+#include "base.h"
 #include "opts.h"
 #include "ev_int.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- labels -------------------------------------------------------------- */
 
@@ -41,24 +40,25 @@ static const char *const expr_flag_names[] = {
 
 const char *gs_var_status_label(uint8_t status)
 {
-	return status < ARRAY_SIZE(var_status_labels) ? var_status_labels[status] : "error";
+	return status < BASE_ARRAY_SIZE(var_status_labels) ? var_status_labels[status] : "error";
 }
 
 const char *gs_bt_status_label(uint8_t status)
 {
-	if (status >= ARRAY_SIZE(bt_status_labels))
+	if (status >= BASE_ARRAY_SIZE(bt_status_labels))
 		status = GS_BT_INTERNAL_ERROR;
 	return bt_status_labels[status];
 }
 
 const char *gs_bt_error_label(uint16_t code)
 {
-	return code < ARRAY_SIZE(bt_error_labels) ? bt_error_labels[code] : "unknown";
+	return code < BASE_ARRAY_SIZE(bt_error_labels) ? bt_error_labels[code] : "unknown";
 }
 
 const char *gs_exec_status_label(uint8_t status)
 {
-	return status < ARRAY_SIZE(exec_status_labels) ? exec_status_labels[status] : "unknown";
+	return status < BASE_ARRAY_SIZE(exec_status_labels) ? exec_status_labels[status]
+							     : "unknown";
 }
 
 static void put_variable(struct ev_out *o, const struct gs_value *v)
@@ -198,16 +198,16 @@ static void put_expr_error(struct ev_out *o, const struct gs_inst *in, const cha
 	} else {
 		ev_put(o, " at NULL", 8);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(expr_flag_names); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(expr_flag_names); i++) {
 		if (flags & 1u << i) {
 			ev_put_str(o, sep);
 			ev_put_str(o, expr_flag_names[i]);
 			sep = ",";
 		}
 	}
-	if (flags >> ARRAY_SIZE(expr_flag_names)) {
+	if (flags >> BASE_ARRAY_SIZE(expr_flag_names)) {
 		ev_put_str(o, sep);
-		ev_put_0x(o, flags & ~((1u << ARRAY_SIZE(expr_flag_names)) - 1));
+		ev_put_0x(o, flags & ~((1u << BASE_ARRAY_SIZE(expr_flag_names)) - 1));
 	}
 	ev_put_char(o, ')');
 }

@@ -1,4 +1,4 @@
-/* Values as text, by their type (reference 11.4 and issue 9): C-like and
+/* Values as text, by their type (docs/cli.md, "Values"): C-like and
  * whole, the way a C debugger shows them: structs and unions as
  * {x = 1, y = -2}, members in order and nested; arrays as {1, 2, 3}, char
  * arrays as "strings"; enums by enumerator (the number when none matches);
@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base.h"
 #include "ev_int.h"
 #include "view_parts.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_DEPTH 32
 
 /* Natural size of the scalar kinds; 0 for the others. */
@@ -373,7 +373,7 @@ static void put_status(struct ev_out *o, const struct gs_value *v)
 		ev_put(o, " at ", 4);
 		ev_put_0x(o, e->addr);
 		ev_put_char(o, '>');
-	} else if (v->status < ARRAY_SIZE(status_texts)) {
+	} else if (v->status < BASE_ARRAY_SIZE(status_texts)) {
 		ev_put_str(o, status_texts[v->status]);
 	} else {
 		ev_put_str(o, "<bad status ");

@@ -7,6 +7,7 @@
  * does. */
 #include <string.h>
 
+#include "base.h"
 #include "view_parts.h"
 
 #define MAX_DEPTH 32
@@ -289,7 +290,7 @@ static void put_enum(struct ev_out *o, const struct gs_view *v, const uint8_t *d
 static void put_rust_members(struct ev_out *o, const struct gs_type *t, const uint8_t *data,
 			     size_t len, unsigned depth, struct ev_ext x, bool space)
 {
-	bool tuple = t->nmembers && t->members[0].name && !strncmp(t->members[0].name, "__", 2);
+	bool tuple = t->nmembers && t->members[0].name && base_has_prefix(t->members[0].name, "__");
 
 	if (!t->nmembers)
 		return;

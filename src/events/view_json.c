@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "json_int.h"
 #include "view_parts.h"
 
@@ -169,7 +170,7 @@ static void json_view_rc(FILE *f, const struct gs_view *v, const uint8_t *data, 
 /* Whether a Rust aggregate is a tuple (members __0, __1, ...). */
 static bool rust_tuple(const struct gs_type *t)
 {
-	return t->nmembers && t->members[0].name && !strncmp(t->members[0].name, "__", 2);
+	return t->nmembers && t->members[0].name && base_has_prefix(t->members[0].name, "__");
 }
 
 /* A Rust struct's members: an object, or an array for a tuple struct. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "view_parts.h"
 
 #define TREE_MAX_DEPTH 64
@@ -127,11 +128,27 @@ struct nodes {
 	struct read_node *index; /* NULL: out of memory, found by a scan */
 };
 
+/* By address, then slot: a node read twice (a list that loops back) is
+ * found at its first slot, by the index as by the scan without one. */
 static int by_addr(const void *a, const void *b)
 {
 	const struct read_node *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+struct node_key {
+	const struct nodes *t;
+	uint64_t addr;
+};
+
+static bool node_before(const void *ctx, size_t i)
+{
+	const struct node_key *k = ctx;
+
+	return k->t->index[i].addr < k->addr;
 }
 
 /* The nodes of the extension x: nread (the u32 at 1), at most n, their
@@ -155,7 +172,8 @@ static void nodes_open(struct nodes *t, const struct ev_ext *x, uint32_t n, uint
 /* The bytes of the node read at addr, or NULL. */
 static const uint8_t *nodes_find(const struct nodes *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nread;
+	struct node_key key = { t, addr };
+	size_t i;
 
 	if (!t->index) {
 		for (uint32_t k = 0; k < t->nread; k++)
@@ -163,17 +181,10 @@ static const uint8_t *nodes_find(const struct nodes *t, uint64_t addr)
 				return t->bytes + (size_t)k * t->size;
 		return NULL;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->index[mid].addr == addr)
-			return t->bytes + (size_t)t->index[mid].slot * t->size;
-		if (t->index[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	i = base_lower_bound(0, t->nread, &key, node_before);
+	if (i == t->nread || t->index[i].addr != addr)
+		return NULL;
+	return t->bytes + (size_t)t->index[i].slot * t->size;
 }
 
 /* The slot of a node's bytes. */

@@ -4,7 +4,7 @@
  * Option<&i32> (a niche), Rc<i32>, std::shared_ptr<int>,
  * std::optional<int>, a struct holding views, std::variant, std::tuple,
  * std::unique_ptr, RefCell, Rust structs, tuple structs and tuples. Shared by the rendering
- * test (tests/runtime/test_render_views.c) and the decoder's fuzz target
+ * test (tests/events/test_render_views.c) and the decoder's fuzz target
  * (fuzz/fuzz_decode.c). */
 #ifndef GS_TESTS_VIEW_TYPES_H
 #define GS_TESTS_VIEW_TYPES_H
@@ -204,8 +204,8 @@ static const struct gs_type t_rtuple = { .kind = GS_TYPE_STRUCT,
 					 .members = rtuple_m, .nmembers = 2, .view = &v_rtuple };
 
 /* Every tree above with a view, for tables. */
-/* struct holder { int &count; const std::string &name; const char *tag; }
- * (issue 32): a reference to a type without a view shows its address as
+/* struct holder { int &count; const std::string &name; const char *tag; }:
+ * a reference to a type without a view shows its address as
  * gdb does (@0x...), one to a std::string its text; a char * its string
  * (the view every pointer to a character type has). */
 static const struct gs_view v_int_ref = { .kind = GS_VIEW_BOX, .style = GS_VSTYLE_CPP_REFERENCE,

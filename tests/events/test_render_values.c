@@ -16,7 +16,7 @@
 #include <gs/print.h>
 #include <gs/render.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#include "base.h"
 
 static const struct gs_type t_int = { .kind = GS_TYPE_I32, .size = 4, .name = "int",
 				      .flags = GS_TYPEF_SIGNED, .byte_size = 4 };
@@ -136,7 +136,7 @@ static void test_aggregates_are_c_like_and_whole(void **state)
 	};
 
 	(void)state;
-	check_trees(cases, N(cases));
+	check_trees(cases, BASE_ARRAY_SIZE(cases));
 }
 
 static void test_scalars_by_their_types(void **state)
@@ -159,7 +159,7 @@ static void test_scalars_by_their_types(void **state)
 	};
 
 	(void)state;
-	check_trees(cases, N(cases));
+	check_trees(cases, BASE_ARRAY_SIZE(cases));
 }
 
 /* a = 5, b = 17, c = -9, d = 0x123456789a: packed as the C compiler does
@@ -186,7 +186,7 @@ static void test_short_captures_end_in_dots(void **state)
 	};
 
 	(void)state;
-	check_trees(cases, N(cases));
+	check_trees(cases, BASE_ARRAY_SIZE(cases));
 }
 
 /* What a target's memory or DWARF holds never reaches a terminal raw. */
@@ -205,7 +205,7 @@ static void test_target_bytes_are_escaped(void **state)
 	char buf[64];
 
 	(void)state;
-	check_trees(cases, N(cases));
+	check_trees(cases, BASE_ARRAY_SIZE(cases));
 	check_trees(&named, 1);
 	gs_render_escaped("a\x1b\n", 3, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "a\\x1b\\x0a");
@@ -304,9 +304,9 @@ static char *json_args(const char *fmt, const struct gs_value *args, uint8_t nar
 	return text;
 }
 
-/* issue 32 item 6: a run-time length renders as the same static length
- * does, past the cap (the capture truncated) and within it, in the text
- * and in the JSON's argument. */
+/* A run-time length renders as the same static length does, past the cap
+ * (the capture truncated) and within it, in the text and in the JSON's
+ * argument. */
 static void test_runtime_lengths_render_as_static_ones(void **state)
 {
 	const struct gs_value cut[] = {

@@ -1,5 +1,5 @@
-/* The printers of gs/print.h, gstrace's symbolized output (reference spec
- * 11): synthetic decoded events whose frames point into a fixture library
+/* The printers of gs/print.h, gstrace's symbolized output (docs/cli.md,
+ * "Output"): synthetic decoded events whose frames point into a fixture library
  * this test loads, rendered pretty, plain and json, against addr2line for
  * the source lines (columns and directories are not compared: addr2line
  * prints neither the same way).
@@ -25,8 +25,6 @@
 #include <gs/render.h>
 #include <gs/unwind.h>
 
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define FIXTURE "libgs_out_fixture.so"
 
 extern char _start[]; /* the test executable's entry (crt1.o) */

@@ -15,7 +15,7 @@
 
 #include <gs/fold.h>
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#include "base.h"
 
 static void add(struct gs_counts *c, const char *stack, uint64_t n)
 {
@@ -104,9 +104,9 @@ static void test_flamegraph_of_a_known_profile(void **state)
 	assert_int_not_equal(getdelim(&svg, &len, '\0', f), -1);
 	fclose(f);
 	/* one frame, one rect per node; the background is the only other rect */
-	assert_int_equal(count(svg, "<g class=\"f\""), N_OF(expected));
-	assert_int_equal(count(svg, "<rect "), N_OF(expected) + 1);
-	for (size_t i = 0; i < N_OF(expected); i++) {
+	assert_int_equal(count(svg, "<g class=\"f\""), BASE_ARRAY_SIZE(expected));
+	assert_int_equal(count(svg, "<rect "), BASE_ARRAY_SIZE(expected) + 1);
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(expected); i++) {
 		int frames;
 		double w = frame_width(svg, expected[i].name, &frames);
 
@@ -127,7 +127,7 @@ static void test_flamegraph_of_a_known_profile(void **state)
 		snprintf(cmd, sizeof(cmd), "/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; "
 			 "r = E.parse(sys.argv[1]).getroot(); "
 			 "sys.exit(0 if len(r.findall(\".//{http://www.w3.org/2000/svg}rect\")) == %zu "
-			 "else 3)' %s", N_OF(expected) + 1, path);
+			 "else 3)' %s", BASE_ARRAY_SIZE(expected) + 1, path);
 		rc = system(cmd);
 		assert_int_equal(rc, 0);
 	} else {

@@ -1,8 +1,9 @@
-/* Every malformed stream of spec 10 and the payload checks: the decoder
- * fails with -EBADMSG, names the stream offset of the offending byte and the
- * reason, reads nothing out of bounds (chunks are exact-size heap copies),
- * and decodes the next chunk as a new event. Offsets: magic at 0, message at
- * 4, first instruction header at 28, its payload at 32. */
+/* Every malformed stream of the wire format (docs/protocol.md) and the
+ * payload checks: the decoder fails with -EBADMSG, names the stream offset
+ * of the offending byte and the reason, reads nothing out of bounds
+ * (chunks are exact-size heap copies), and decodes the next chunk as a new
+ * event. Offsets: magic at 0, message at 4, first instruction header at
+ * 28, its payload at 32. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 
 #include <gs/decode.h>
 
+#include "base.h"
 #include "harness.h"
 
 #define RB (1 << GS_DECODE_RINGBUF)
@@ -312,7 +314,7 @@ static void test_malformed_streams_name_offset_and_reason(void **state)
 	assert_non_null(w);
 	assert_non_null(good);
 	wire_simple_event(good, 1, 9);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		for (int mode = GS_DECODE_RINGBUF; mode <= GS_DECODE_PERF; mode++) {
 			const struct bad_case *c = &cases[i];
 			struct harness h;
@@ -343,7 +345,7 @@ static void test_malformed_streams_name_offset_and_reason(void **state)
 
 static const struct bad_case *find_case(const char *name)
 {
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++)
 		if (strcmp(cases[i].name, name) == 0 && cases[i].modes & RB)
 			return &cases[i];
 	fail_msg("no case named %s", name);
@@ -362,7 +364,7 @@ static void test_malformed_split_anywhere_gives_same_error(void **state)
 
 	(void)state;
 	assert_non_null(w);
-	for (size_t k = 0; k < sizeof(picks) / sizeof(picks[0]); k++) {
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(picks); k++) {
 		const struct bad_case *c = find_case(picks[k]);
 
 		w->len = 0;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "wire.h"
 
 size_t wire_bytes(struct wire *w, const void *p, size_t n)
@@ -170,9 +171,9 @@ void wire_test_context(struct gs_trace_context *c)
 	static const char *const names[] = { "count", "ptr" };
 
 	gs_context_init(c);
-	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(strings); i++)
 		gs_context_string(c, strings[i], NULL);
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(names); i++)
 		gs_context_var_name(c, names[i], NULL);
 	gs_context_type(c, GS_TYPE_I32, 4, "int", NULL);
 	gs_context_type(c, GS_TYPE_U64, 8, "unsigned long", NULL);

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events_int.h"
+#include "base.h"
+#include "ev_int.h"
 
 struct name_case {
 	const char *linkage;
@@ -35,7 +36,7 @@ static void test_names_of_each_language(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		char *got = ev_demangle(cases[i].linkage);
 
 		if (!cases[i].shown) {

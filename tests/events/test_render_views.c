@@ -3,7 +3,9 @@
  * libstdc++ printers and rust-gdb print it, and the JSON the printer
  * writes (docs/values.md, "C++ and Rust standard types"). Then every
  * length of random bytes for each of these types, which must render
- * without a fault (the CI's ASan build checks the reads). */
+ * without a fault (the CI's ASan build checks the reads), as text bounded
+ * by its buffer and NUL-terminated, and as JSON that a strict checker
+ * (json_check.h) reads. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,9 +19,12 @@
 #include <gs/render.h>
 #include <gs/view.h>
 
+#include "base.h"
+#include "json_check.h"
 #include "view_types.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+/* What the text buffers hold past the size a renderer is given. */
+#define GUARD ((char)0xa5)
 
 /* ---- bytes --------------------------------------------------------------- */
 
@@ -96,16 +101,16 @@ static void text_of(const struct gs_type *t, const struct buf *b, char *out, siz
 	gs_render_value(&v, 0, out, size);
 }
 
-/* The "value" of the JSON line the printer writes for the value. */
-static char *json_of(const struct gs_type *t, const uint8_t *data, size_t len)
+/* The JSON line the printer writes for an event holding the value
+ * (malloc'd; its length in *len). */
+static char *event_json(const struct gs_type *t, const uint8_t *data, size_t len, size_t *n)
 {
 	GS_OPTS(gs_printer_opts, oo, .format = GS_PRINT_JSON, .timestamp = GS_PRINT_TIME_NONE);
 	struct gs_inst in[2];
 	struct gs_event ev;
 	struct gs_printer *p;
-	char *text = NULL, *v, *end;
-	size_t n = 0;
-	FILE *f = open_memstream(&text, &n);
+	char *text = NULL;
+	FILE *f = open_memstream(&text, n);
 
 	assert_non_null(f);
 	memset(in, 0, sizeof(in));
@@ -119,6 +124,15 @@ static char *json_of(const struct gs_type *t, const uint8_t *data, size_t len)
 	assert_int_equal(gs_print_event(p, &ev, f), 0);
 	gs_printer_free(p);
 	fclose(f);
+	return text;
+}
+
+/* The "value" of the JSON line the printer writes for the value. */
+static char *json_of(const struct gs_type *t, const uint8_t *data, size_t len)
+{
+	size_t n;
+	char *text = event_json(t, data, len, &n), *v, *end;
+
 	v = strstr(text, ",\"value\":");
 	end = v ? strstr(v, ",\"text\":") : NULL;
 	assert_non_null(end);
@@ -204,7 +218,7 @@ static void test_cpp_strings_and_vectors_as_gdb_prints_them(void **state)
 	ints_ext(&c[4].bytes, GS_VAR_OK, 1, 2, 3, 4);
 	vector(&c[5].bytes, 0, 3, 3);
 	ints_ext(&c[5].bytes, GS_VAR_NULL_DEREF, 0, 0, 0, 0);
-	for (size_t i = 0; i < N(c); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c); i++)
 		failures += check(&c[i]);
 	assert_int_equal(failures, 0);
 }
@@ -224,7 +238,7 @@ static void test_views_without_extension_say_so(void **state)
 	(void)state;
 	cpp_string(&c[0].bytes, 0x5000, 5);
 	vector(&c[1].bytes, 0x1000, 2, 2);
-	for (size_t i = 0; i < N(c); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c); i++)
 		failures += check(&c[i]);
 	assert_int_equal(failures, 0);
 }
@@ -239,7 +253,7 @@ static void cstring_ext(struct buf *b, uint8_t status, const char *text)
 	put_bytes(b, room, sizeof(room));
 }
 
-/* issue 32: a char * with its string as gdb prints it (at the cap of 8:
+/* A char * with its string as gdb prints it (at the cap of 8:
  * exactly 8 whole, 9 cut and marked as gdb marks it), NULL, unreadable,
  * not read; references inside a struct. */
 static void test_c_strings_and_references_as_gdb_prints_them(void **state)
@@ -296,15 +310,15 @@ static void test_c_strings_and_references_as_gdb_prints_them(void **state)
 		string_ext(&c[k].bytes, GS_VAR_OK, k == 6 ? "alice" : "");
 		cstring_ext(&c[k].bytes, k == 6 ? GS_VAR_NULL_DEREF : GS_VAR_OK, k == 6 ? "" : "t");
 	}
-	for (size_t i = 0; i < N(c); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c); i++)
 		failures += check(&c[i]);
 	assert_int_equal(failures, 0);
 }
 
-/* issue 32 item 5: the copies of Vec<String> and Option<i32> the dwarf
- * layer makes for a variable some of whose DWARF pieces are empty (the
- * members there placeholders): a missing data pointer is not a read of
- * address 0, a missing length or discriminant not a 0. */
+/* The copies of Vec<String> and Option<i32> the dwarf layer makes for a
+ * variable some of whose DWARF pieces are empty (the members there
+ * placeholders): a missing data pointer is not a read of address 0, a
+ * missing length or discriminant not a 0. */
 static const struct gs_type t_gone_ptr = { .kind = GS_TYPE_OPTIMIZED_OUT, .name = "*const u8",
 					   .byte_size = 8 };
 static const struct gs_type t_gone_u64 = { .kind = GS_TYPE_OPTIMIZED_OUT, .name = "usize",
@@ -359,7 +373,7 @@ static void test_views_over_missing_pieces_are_optimized_out(void **state)
 		put_le(&c[k].bytes, GS_VAR_OPTIMIZED_OUT, 1);
 		put_zeros(&c[k].bytes, gs_view_ext_size(&vt_caps, &t_rvec, 0) - 1);
 	}
-	for (size_t i = 0; i < N(c); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c); i++)
 		failures += check(&c[i]);
 	assert_int_equal(failures, 0);
 }
@@ -396,7 +410,7 @@ static void test_nested_extensions_in_element_order(void **state)
 	vector(&c[1].bytes, 0x1000, 2, 2);
 	string_ext(&c[1].bytes, GS_VAR_OK, "bob");
 	ints_ext(&c[1].bytes, GS_VAR_OK, 7, 8, 0, 0);
-	for (size_t i = 0; i < N(c); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c); i++)
 		failures += check(&c[i]);
 	assert_int_equal(failures, 0);
 }
@@ -427,7 +441,7 @@ static void test_rust_enums_pick_their_variant(void **state)
 	put_le(&c[2].bytes, 0, 4);
 	put_le(&c[3].bytes, 0x1234, 8);
 	put_le(&c[4].bytes, 0, 8);
-	for (size_t i = 0; i < N(c); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c); i++)
 		failures += check(&c[i]);
 	assert_int_equal(failures, 0);
 }
@@ -474,7 +488,7 @@ static void test_counted_pointers_show_their_counts(void **state)
 	put_le(&c[4].bytes, 7, 4);
 	put_le(&c[4].bytes, 1, 1);
 	put_zeros(&c[4].bytes, 3);
-	for (size_t i = 0; i < N(c); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c); i++)
 		failures += check(&c[i]);
 	assert_int_equal(failures, 0);
 	c[4].bytes.b[4] = 0;
@@ -521,38 +535,93 @@ static void test_inline_views_show_their_fields(void **state)
 	rust_string(&c[6].bytes, 0x3000, 1);
 	put_le(&c[6].bytes, 3, 8);
 	string_ext(&c[6].bytes, GS_VAR_OK, "x");
-	for (size_t i = 0; i < N(c); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c); i++)
 		failures += check(&c[i]);
 	assert_int_equal(failures, 0);
 }
 
+/* v's text into buffers of several sizes, each inside a larger one
+ * filled with a guard byte, as render.h promises (snprintf's contract):
+ * nothing written at or past `size`, a NUL at min(length, size - 1), the
+ * text cut short a prefix of the whole, the same length returned each
+ * time. */
+static void check_text_bounded(const struct gs_value *v)
+{
+	static const size_t sizes[] = { 0, 1, 2, 8, 64, 255 };
+	char room[256 + 16], *whole;
+	size_t len = gs_render_value(v, 0, room, 0);
+
+	whole = malloc(len + 1);
+	assert_non_null(whole);
+	assert_int_equal(gs_render_value(v, 0, whole, len + 1), len);
+	assert_int_equal(strlen(whole), len);
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(sizes); k++) {
+		size_t size = sizes[k], cut = len < size ? len : size - 1;
+
+		memset(room, GUARD, sizeof(room));
+		assert_int_equal(gs_render_value(v, 0, room, size), len);
+		for (size_t i = size; i < sizeof(room); i++)
+			if (room[i] != GUARD)
+				fail_msg("%s: byte %zu of a %zu-byte buffer written",
+					 v->type->name, i, size);
+		if (!size)
+			continue;
+		assert_int_equal(room[cut], '\0');
+		assert_memory_equal(room, whole, cut);
+	}
+	free(whole);
+}
+
+/* The printer's JSON line for v: one line (its only newline the last
+ * byte) that a strict checker reads as one JSON value. */
+static void check_json_valid(const struct gs_type *t, const uint8_t *data, size_t len)
+{
+	size_t n, at = 0;
+	char *line = event_json(t, data, len, &n);
+	const char *why;
+
+	assert_true(n > 0 && line[n - 1] == '\n');
+	assert_null(memchr(line, '\n', n - 1));
+	why = json_check(line, n, &at);
+	if (why)
+		fail_msg("%s: not JSON at byte %zu (%s): %s", t->name, at, why, line);
+	free(line);
+}
+
 /* Every length of random bytes (and of all-zero, all-one bytes) renders,
- * as text and as JSON, without reading past them. */
+ * as text and as JSON, without reading past them: the text bounded by its
+ * buffer and NUL-terminated, the JSON valid whatever the bytes held. */
 static void test_random_bytes_of_every_length_render(void **state)
 {
 	uint32_t seed = 0x9e3779b9;
 
 	(void)state;
-	for (size_t k = 0; k < N(vt_types); k++) {
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(vt_types); k++) {
 		size_t whole = vt_types[k]->byte_size + gs_view_ext_size(&vt_caps, vt_types[k], 0);
 
 		for (size_t len = 0; len <= whole + 8; len++) {
-			for (int round = 0; round < 6; round++) {
+			/* only the whole length carries the views' extension
+			 * (ev_value_ext): more rounds there */
+			int rounds = len == whole ? 64 : 8;
+
+			for (int round = 0; round < rounds; round++) {
 				uint8_t *data = malloc(len ? len : 1);
 				struct gs_value v = value_of(vt_types[k], data, len);
-				char text[256];
 
 				for (size_t i = 0; i < len; i++) {
 					seed = seed * 1664525u + 1013904223u;
 					data[i] = round == 0 ? 0 : round == 1 ? 0xff :
 						  (uint8_t)(seed >> 24);
 					/* small lengths and OK statuses now and then, so
-					 * elements are reached */
-					if (round >= 4 && data[i] > 8)
+					 * elements are reached; in the last rounds with
+					 * a quarter of the large bytes left, so the text
+					 * reached holds bytes that are not ASCII */
+					if (round >= 4 && data[i] > 8 &&
+					    (round < 6 || (seed >> 8) % 4 != 0))
 						data[i] &= 3;
 				}
-				gs_render_value(&v, 0, text, sizeof(text));
-				free(json_of(vt_types[k], data, len));
+				check_text_bounded(&v);
+				check_json_valid(vt_types[k], data, len);
 				free(data);
 			}
 		}

@@ -14,7 +14,7 @@
 
 #include <gs/render.h>
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#include "base.h"
 
 struct value_case {
 	uint8_t kind, size; /* size 0: no type in the table */
@@ -101,7 +101,7 @@ static void test_values_render_by_type_kind(void **state)
 	};
 
 	(void)state;
-	check_values(cases, N(cases));
+	check_values(cases, BASE_ARRAY_SIZE(cases));
 }
 
 /* Types the dwarf layer gave up on say why instead of <no data>, as the
@@ -153,7 +153,7 @@ static void test_hex_and_pointer_conversions(void **state)
 	};
 
 	(void)state;
-	check_values(cases, N(cases));
+	check_values(cases, BASE_ARRAY_SIZE(cases));
 }
 
 static void test_statuses_replace_the_value(void **state)
@@ -179,7 +179,7 @@ static void test_statuses_replace_the_value(void **state)
 	};
 
 	(void)state;
-	check_values(cases, N(cases));
+	check_values(cases, BASE_ARRAY_SIZE(cases));
 	check_values(&hex_of_error, 1);
 }
 
@@ -255,10 +255,11 @@ static void test_format_placeholders(void **state)
 	size_t failures = 0;
 
 	(void)state;
-	for (size_t i = 0; i < N(cases); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		struct gs_inst in = {
 			.type = GS_INST_PRINT_COMPLEX_FORMAT,
-			.format = { .format = cases[i].format, .arg_count = N(args), .args = args },
+			.format = { .format = cases[i].format, .arg_count = BASE_ARRAY_SIZE(args),
+				    .args = args },
 		};
 		char buf[256];
 
@@ -320,7 +321,7 @@ static void test_status_and_error_labels_are_spec_1_8(void **state)
 	static const char *const errors[] = {
 		NULL, "return-address-read-failed", "frame-pointer-read-failed",
 		"next-ip-below-user-range", "next-ip-kernel-like", "next-cfa-zero",
-		"next-cfa-not-advancing", "cfa-read-failed" /* the loop walker's (issue 11) */,
+		"next-cfa-not-advancing", "cfa-read-failed" /* the loop walker's */,
 		"unknown",
 	};
 	static const char *const exec[] = {
@@ -328,14 +329,14 @@ static void test_status_and_error_labels_are_spec_1_8(void **state)
 	};
 
 	(void)state;
-	for (unsigned i = 0; i < N(statuses); i++)
+	for (unsigned i = 0; i < BASE_ARRAY_SIZE(statuses); i++)
 		assert_string_equal(gs_bt_status_label((uint8_t)i), statuses[i]);
 	assert_string_equal(gs_bt_status_label(255), "internal error");
 	assert_null(gs_bt_error_label(0));
-	for (unsigned i = 1; i < N(errors); i++)
+	for (unsigned i = 1; i < BASE_ARRAY_SIZE(errors); i++)
 		assert_string_equal(gs_bt_error_label((uint16_t)i), errors[i]);
 	assert_string_equal(gs_bt_error_label(65535), "unknown");
-	for (unsigned i = 0; i < N(exec); i++)
+	for (unsigned i = 0; i < BASE_ARRAY_SIZE(exec); i++)
 		assert_string_equal(gs_exec_status_label((uint8_t)i), exec[i]);
 	assert_string_equal(gs_var_status_label(GS_VAR_OFFSETS_UNAVAILABLE), "offsets unavailable");
 	assert_string_equal(gs_var_status_label(77), "error");
@@ -356,7 +357,7 @@ static void test_every_status_gets_a_stopped_line_with_its_error(void **state)
 	};
 
 	(void)state;
-	for (uint8_t s = 0; s < N(stopped); s++) {
+	for (uint8_t s = 0; s < BASE_ARRAY_SIZE(stopped); s++) {
 		struct gs_inst in = backtrace(s, GS_BT_ERROR_NEXT_CFA_ZERO, 0);
 		char buf[256];
 		const char *nl;
@@ -415,7 +416,8 @@ static const struct gs_inst event_insts[] = {
 };
 
 static const struct gs_event event = {
-	.trace_id = 0, .pid = 4242, .tid = 4243, .insts = event_insts, .ninsts = N(event_insts),
+	.trace_id = 0, .pid = 4242, .tid = 4243, .insts = event_insts,
+	.ninsts = BASE_ARRAY_SIZE(event_insts),
 };
 
 static void test_header_line(void **state)
@@ -519,7 +521,7 @@ static void test_target_text_escapes_c0_c1_and_del(void **state)
 	size_t memlen = 0;
 
 	(void)state;
-	for (size_t i = 0; i < N(cases); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		size_t n = gs_render_escaped(cases[i].in, strlen(cases[i].in), cases[i].flags, buf,
 					     sizeof(buf));
 
@@ -551,7 +553,7 @@ static void test_string_values_escape_terminal_controls(void **state)
 	};
 
 	(void)state;
-	check_values(cases, N(cases));
+	check_values(cases, BASE_ARRAY_SIZE(cases));
 }
 
 int main(void)
