@@ -121,7 +121,8 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
  * true and *out. */
 bool cli_parse_bytes(const char *v, uint64_t max, uint64_t *out);
 
-/* The --help text. */
+/* The --help text: the usage lines, then every row of the option table
+ * (options_table.c) under its group's heading. */
 void cli_usage(FILE *f);
 
 /* ---- within the parser (options.c, options_rules.c) ---- */
