@@ -250,7 +250,7 @@ static void header_for(struct index_header *h, Elf *elf, const uint8_t *id, size
 	h->build_id_len = (uint32_t)len;
 	memcpy(h->build_id, id, len);
 	h->content = mf_cache_content(elf, index_sections,
-				      sizeof(index_sections) / sizeof(index_sections[0]));
+				      BASE_ARRAY_SIZE(index_sections));
 }
 
 /* Every record inside the arrays, the names in strictly increasing order

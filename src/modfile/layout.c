@@ -7,6 +7,7 @@
 
 #include <gs/modfile.h>
 
+#include "base.h"
 #include "mf_int.h"
 
 #define PAGE_MASK_4K (~(uint64_t)0xfff)
@@ -19,7 +20,7 @@ static bool find_anchor(Elf *elf, uint64_t *addr)
 
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return false;
-	for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); k++) {
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(prefixes); k++) {
 		Elf_Scn *scn = NULL;
 
 		while ((scn = elf_nextscn(elf, scn))) {

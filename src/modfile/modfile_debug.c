@@ -20,6 +20,7 @@
 
 #include <gs/modfile.h>
 
+#include "base.h"
 #include "mf_int.h"
 
 #define CRC_CHUNK 65536
@@ -117,7 +118,7 @@ static int find_beside(const struct gs_modfile *m, const char *file_name, const 
 	if (!slash || !link || !link[0] || strchr(link, '/') || strcmp(link, "..") == 0 ||
 	    !mf_path_visible(file_name))
 		return -1;
-	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(forms); i++) {
 		char *cand = NULL;
 		struct stat st;
 		int fd;

@@ -406,7 +406,7 @@ struct gs_expr *sp_builtin(struct parser *p, const struct token *t)
 	sp_next(p); /* ( */
 	if (strcmp(fn, "cast") == 0)
 		return cast_call(p, t->off);
-	for (size_t i = 0; i < sizeof(compares) / sizeof(compares[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(compares); i++)
 		if (strcmp(fn, compares[i].name) == 0)
 			id = compares[i].id;
 	snprintf(context, sizeof(context), "between %s's arguments", fn);

@@ -41,7 +41,7 @@ static size_t operator_token(const char *s, size_t n)
 		"+", "-", "*", "/", "%", "^", "&", "|", "~", "!", "=", "<", ">", ",",
 	};
 
-	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(ops); k++) {
 		size_t len = strlen(ops[k]);
 
 		if (len <= n && memcmp(s, ops[k], len) == 0)
@@ -114,7 +114,7 @@ static bool source_suffix(const char *s, size_t n)
 					   "hxx", "rs", "go", "s", "S", "m", "mm", "f", "f90",
 					   "d", "zig", "C", "H", "inc" };
 
-	for (size_t k = 0; k < sizeof(ext) / sizeof(ext[0]); k++)
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(ext); k++)
 		if (strlen(ext[k]) == n && memcmp(ext[k], s, n) == 0)
 			return true;
 	return false;

@@ -68,9 +68,9 @@ unsigned tui_char_width(uint32_t cp)
 {
 	if (cp < 0x300)
 		return 1;
-	if (in_ranges(zero, sizeof(zero) / sizeof(zero[0]), cp))
+	if (in_ranges(zero, BASE_ARRAY_SIZE(zero), cp))
 		return 0;
-	return in_ranges(wide, sizeof(wide) / sizeof(wide[0]), cp) ? 2 : 1;
+	return in_ranges(wide, BASE_ARRAY_SIZE(wide), cp) ? 2 : 1;
 }
 
 size_t tui_text_width(const char *s, size_t len)
