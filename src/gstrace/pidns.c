@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base.h"
 #include "launch.h"
 
 #define INIT_PID_NS_INO 4026531836ull /* reference 8.5 */
@@ -21,9 +22,10 @@ static uint32_t innermost_pid(pid_t pid)
 	if (!(f = fopen(path, "re")))
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		char *p = line + 6, *end;
+		const char *p = base_after_prefix(line, "NSpid:");
+		char *end;
 
-		if (strncmp(line, "NSpid:", 6) != 0)
+		if (!p)
 			continue;
 		for (unsigned long v; (v = strtoul(p, &end, 10)), end != p; p = end)
 			last = (uint32_t)v;

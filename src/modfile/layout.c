@@ -30,7 +30,7 @@ static bool find_anchor(Elf *elf, uint64_t *addr)
 			if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
 				continue;
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
-			if (name && strncmp(name, prefixes[k], strlen(prefixes[k])) == 0) {
+			if (name && base_has_prefix(name, prefixes[k])) {
 				*addr = sh.sh_addr;
 				return true;
 			}

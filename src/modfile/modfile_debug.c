@@ -47,16 +47,16 @@ const char *mf_file_kind(unsigned mode)
 
 bool mf_path_visible(const char *p)
 {
-	if (strncmp(p, "/sys/", 5) == 0 || strcmp(p, "/sys") == 0)
-		return false;
-	if (strncmp(p, "/proc/", 6) == 0) {
-		const char *q = p + 6;
+	const char *q;
 
+	if (base_has_prefix(p, "/sys/") || strcmp(p, "/sys") == 0)
+		return false;
+	if ((q = base_after_prefix(p, "/proc/"))) {
 		if (*q < '0' || *q > '9')
 			return false;
 		while (*q >= '0' && *q <= '9')
 			q++;
-		return strncmp(q, "/root/", 6) == 0;
+		return base_has_prefix(q, "/root/");
 	}
 	return strcmp(p, "/proc") != 0;
 }

@@ -191,7 +191,7 @@ static bool groupable(const struct gs_map_entry *e)
 {
 	if (e->kind != GS_MAP_FILE || !e->path)
 		return false;
-	return strncmp(e->path, "/proc/", 6) != 0 && strncmp(e->path, "/sys/", 5) != 0;
+	return !base_has_prefix(e->path, "/proc/") && !base_has_prefix(e->path, "/sys/");
 }
 
 static struct mf_maps_module *find_module(struct mf_maps_module *mods, size_t n,

@@ -105,15 +105,15 @@ const struct cmd_def *tui_cmd_lookup(const struct cmd_def *defs, size_t n, const
 				     bool *ambiguous)
 {
 	const struct cmd_def *found = NULL;
-	size_t len = strlen(word), hits = 0;
+	size_t hits = 0;
 
 	*ambiguous = false;
-	if (!len)
+	if (!*word)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(defs[i].word, word) || (defs[i].alias && !strcmp(defs[i].alias, word)))
 			return &defs[i];
-		if (!strncmp(defs[i].word, word, len)) {
+		if (base_has_prefix(defs[i].word, word)) {
 			found = &defs[i];
 			hits++;
 		}
