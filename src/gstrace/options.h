@@ -1,4 +1,4 @@
-/* The command line of gstrace (DESIGN.md section 5): argv -> struct cli,
+/* The command line of gstrace (docs/cli.md): argv -> struct cli,
  * or one line saying which flag or value is wrong and how to fix it. The
  * parser only reads argv; files, pids and commands are checked by main. */
 #ifndef CLI_OPTIONS_H

@@ -1,6 +1,7 @@
-/* Load bias, base and size of a mapped module (reference 8.3): what the
- * ELF says about its PT_LOAD segments and sections, matched against the
- * process's mappings of the file. Pure functions except for libelf reads. */
+/* Load bias, base and size of a mapped module (docs/unwind.md, "Process
+ * maps and load bias"): what the ELF says about its PT_LOAD segments and
+ * sections, matched against the process's mappings of the file. Pure
+ * functions except for libelf reads. */
 #include <errno.h>
 #include <gelf.h>
 #include <string.h>

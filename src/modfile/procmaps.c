@@ -1,7 +1,7 @@
 /* /proc/PID/maps: the parser (paths with spaces, " (deleted)", anonymous
  * and [pseudo] mappings) and the grouping of file mappings into modules by
- * normalized path and (device, inode), as reference 8.2 does. Pure
- * functions over text, except gs_maps_read(). */
+ * normalized path and (device, inode) (docs/unwind.md, "Process maps and
+ * load bias"). Pure functions over text, except gs_maps_read(). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* Learning about dlopen and dlclose when they happen (issue 11): a uprobe
+/* Learning about dlopen and dlclose when they happen: a uprobe
  * on the dynamic linker's debugger hook, _dl_debug_state (the r_brk of
  * r_debug, where gdb puts its shared-library breakpoint), runs a small
  * program that counts calls in a one-entry array. The session reads the

@@ -1,4 +1,4 @@
-/* Expressions (reference spec 12.3) with C precedence, into gs_expr trees:
+/* Expressions (docs/cli.md, "Values") with C precedence, into gs_expr trees:
  * integer literals, true/false, $special variables, registers, `let`
  * variables, DWARF names, unary - ! ~ * &, typed memory reads *(u64 *)addr,
  * and the binary operators; postfix chains, casts and builtins are in
@@ -77,7 +77,7 @@ static const struct { const char *name; uint8_t size; bool is_signed; } mem_type
 	{ "i8", 1, true }, { "i16", 2, true }, { "i32", 4, true }, { "i64", 8, true },
 };
 
-/* DWARF register numbers (reference 5.8). */
+/* DWARF register numbers (the x86-64 psABI's). */
 static const struct { const char *name; uint8_t reg; } registers[] = {
 	{ "rax", 0 }, { "rdx", 1 }, { "rcx", 2 }, { "rbx", 3 }, { "rsi", 4 }, { "rdi", 5 },
 	{ "rbp", 6 }, { "rsp", 7 }, { "r8", 8 }, { "r9", 9 }, { "r10", 10 }, { "r11", 11 },
@@ -451,7 +451,7 @@ static struct gs_expr *unary(struct parser *p)
 	return e;
 }
 
-/* C precedence, loosest first (spec 12.3). */
+/* C precedence, loosest first. */
 static const struct { enum tok_kind tok; int prec; enum gs_binop op; } binops[] = {
 	{ T_OROR, 1, GS_OP_LOR }, { T_ANDAND, 2, GS_OP_LAND }, { T_PIPE, 3, GS_OP_OR },
 	{ T_CARET, 4, GS_OP_XOR }, { T_AMP, 5, GS_OP_AND },

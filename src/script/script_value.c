@@ -1,9 +1,9 @@
-/* Source-level values in expressions (reference 12.3): the postfix chains
- * a.b, p->b, a[i] over DWARF names, `*p` and `&x`, cast(expr, "TYPE"), the
- * comparison builtins memcmp / strncmp / starts_with with string and
- * hex("de ad") operands, len(x) of a container or an array, and `let` aliases of such values. Names are not
- * known here (no DWARF): the runtime resolves them per probe address, and
- * messages about them point at the node's `pos`. */
+/* Source-level values in expressions (docs/cli.md, "Values"): the postfix
+ * chains a.b, p->b, a[i] over DWARF names, `*p` and `&x`, cast(expr, "TYPE"),
+ * the comparison builtins memcmp / strncmp / starts_with with string and
+ * hex("de ad") operands, len(x) of a container or an array, and `let` aliases
+ * of such values. Names are not known here (no DWARF): the runtime resolves
+ * them per probe address, and messages about them point at the node's `pos`. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,8 +1,9 @@
-/* Trace targets as written after `trace` (reference 12.1): one classifier
- * of the four forms (a function name qualified as C++ and Rust write it,
- * `ns::Class::f(int)`, `ns::maxof<int>`, `crate::module::f`, included), used by the script parser (which reports errors with
- * line, column and caret) and by gs_target_pattern_parse() (a target given
- * alone, e.g. by an embedder), so both read a pattern by the same rules. */
+/* Trace targets as written after `trace` (docs/cli.md, "Script"): one
+ * classifier of the four forms (a function name qualified as C++ and Rust
+ * write it, `ns::Class::f(int)`, `ns::maxof<int>`, `crate::module::f`,
+ * included), used by the script parser (which reports errors with line,
+ * column and caret) and by gs_target_pattern_parse() (a target given alone,
+ * e.g. by an embedder), so both read a pattern by the same rules. */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unwind rows of one module from its CFI (reference 7.2-7.3): every FDE
+/* Unwind rows of one module from its CFI (docs/unwind.md, "Rows"): every FDE
  * range of .eh_frame, plus .debug_frame FDEs for ranges .eh_frame lacks, is
  * walked row by row through libdw (dwarf_cfi_addrframe, dwarf_frame_info),
  * each row's CFA / RA / rsp / rbp rules are converted to the 56-byte wire

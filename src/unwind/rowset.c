@@ -1,6 +1,6 @@
 /* The row tables of many modules as the BPF side reads them: one array of
  * rows with each module's rows contiguous, modules in cookie order, and
- * cookie -> [row_start, row_end) (reference 6.3 step 1 and 7.4). Also the
+ * cookie -> [row_start, row_end) (docs/unwind.md, "Many modules"). Also the
  * binary search over rows that the BPF program unrolls, for tests and for
  * the code generator's compile-time first row. */
 #include <errno.h>
