@@ -1,4 +1,4 @@
-/* gstrace's command line (DESIGN.md section 5): every flag in each of its
+/* gstrace's command line (docs/cli.md): every flag in each of its
  * spellings lands in struct cli, every bad value and bad combination
  * gives one line naming the flag and the fix; then the real binary, run
  * with bad usage, exits 2 with that line and does nothing else. */
