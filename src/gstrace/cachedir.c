@@ -8,6 +8,7 @@
 
 #include <gs/modfile.h>
 
+#include "base.h"
 #include "cachedir.h"
 #include "say.h"
 
@@ -30,7 +31,7 @@ static void where_dir(const struct cli *c, struct cli_cache *out)
 		out->dir_from = "--cache-dir";
 		return;
 	}
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(vars); i++) {
 		const char *v = env(vars[i]);
 
 		if (!v)

@@ -9,6 +9,7 @@
 
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "launch.h"
 #include "say.h"
 
@@ -34,7 +35,7 @@ static bool is_launcher(const struct cli_pick *c, pid_t pid)
 	if (script)
 		return true;
 	base = base ? base + 1 : c->cmd_path;
-	for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(launchers); i++)
 		if (strcmp(base, launchers[i]) == 0)
 			return true;
 	return false;

@@ -23,6 +23,7 @@
 #include <gs/runtime.h>
 #include <gs/script.h>
 
+#include "base.h"
 #include "cachedir.h"
 #include "launch.h"
 #include "list.h"
@@ -281,7 +282,7 @@ static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 	if (stop_signal)
 		return 0;
 	if (gs_session_start(c->session, c->plan, &err) < 0) {
-		cli_say(strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", "%s", err.msg);
+		cli_say(base_has_prefix(err.msg, "trace #") ? "gstrace: " : "", "%s", err.msg);
 		report = gs_session_report(c->session);
 		if (report && report[0]) {
 			gs_render_fputs(stderr, report, GS_RENDER_KEEP_NEWLINES);

@@ -1,7 +1,7 @@
-/* gstrace's command line: a table of flags, a parser that accepts
- * `-p 12`, `-p12`, `--pid 12` and `--pid=12`, stops at `--` (what follows
- * is the command to launch), and checks every value; the combinations are
- * options_rules.c's. */
+/* gstrace's command line: a parser over the table of flags
+ * (options_table.c) that accepts `-p 12`, `-p12`, `--pid 12` and
+ * `--pid=12`, stops at `--` (what follows is the command to launch), and
+ * checks every value; the combinations are options_rules.c's. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,80 +12,14 @@
 #include <gs/program.h>
 #include <gs/protocol.h>
 
+#include "base.h"
 #include "options.h"
+#include "options_table.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_DURATION_S 315360000ull /* ten years */
 #define RINGBUF_MAX (1ull << 30)      /* 1 GiB: more is kernel memory nobody reads */
 #define PERF_PAGES_MAX 65536u         /* per CPU: 256 MiB with 4 KiB pages */
 #define CACHE_SIZE_MAX (1ull << 50)   /* 1 PiB: no disk is larger, a typo is */
-
-enum opt_id {
-	O_PID, O_TARGET, O_SCRIPT, O_SCRIPT_FILE, O_DEPTH, O_FORMAT, O_TIMESTAMP,
-	O_FORCE_PERF, O_DRY_RUN, O_DUMP_INSNS, O_MAX_EVENTS, O_DURATION, O_READY,
-	O_OUTPUT, O_HELP, O_VERSION, O_UNWINDER, O_RINGBUF_SIZE, O_PERF_PAGES, O_AGGREGATE, O_COUNT_IN,
-	O_INTERVAL, O_FLAMEGRAPH, O_PPROF, O_VERBOSE, O_DEBUG_DIRS, O_MAX_PROBES, O_LIST, O_LIST_VARS,
-	O_MAX_STRING_LEN, O_MAX_ELEMENTS, O_MAX_NESTING, O_NO_DEMANGLE, O_FAULT_IN, O_TUI, O_TUI_HISTORY, O_SRCPATH,
-	O_PROFILE, O_ALL, O_KERNEL_STACKS, O_UNWIND_MEMORY,
-	O_MAX_KEYS, O_CACHE_DIR, O_CACHE_SIZE, O_CACHE_INFO, O_CACHE_CLEAR,
-};
-
-struct opt {
-	const char *name;  /* long name, without the dashes */
-	char letter;       /* short name, or 0 */
-	const char *value; /* what the value is, as --help shows it; NULL: a switch */
-	enum opt_id id;
-};
-
-static const struct opt opts[] = {
-	{ "pid", 'p', "PID", O_PID },
-	{ "target", 't', "PATH", O_TARGET },
-	{ "script", 's', "SCRIPT", O_SCRIPT },
-	{ "profile", 0, NULL, O_PROFILE }, /* an optional HZ: cli_parse */
-	{ "all", 0, NULL, O_ALL },
-	{ "kernel-stacks", 0, NULL, O_KERNEL_STACKS },
-	{ "unwind-memory", 0, "MB", O_UNWIND_MEMORY },
-	{ "script-file", 0, "FILE", O_SCRIPT_FILE },
-	{ "backtrace-depth", 0, "N (1..512)", O_DEPTH },
-	{ "unwinder", 0, "loop|tailcall", O_UNWINDER },
-	{ "fault-in", 0, "auto|on|off", O_FAULT_IN },
-	{ "script-output", 0, "pretty|plain|json|folded|pprof", O_FORMAT },
-	{ "output-format", 0, "pretty|plain|json|folded|pprof", O_FORMAT },
-	{ "script-timestamp", 0, "local|boot|none", O_TIMESTAMP },
-	{ "force-perf-event-array", 0, NULL, O_FORCE_PERF },
-	{ "no-demangle", 0, NULL, O_NO_DEMANGLE },
-	{ "dry-run", 0, NULL, O_DRY_RUN },
-	{ "dump-insns", 0, NULL, O_DUMP_INSNS },
-	{ "max-events", 0, "N", O_MAX_EVENTS },
-	{ "duration", 0, "SECONDS", O_DURATION },
-	{ "max-probes", 0, "N", O_MAX_PROBES },
-	{ "emit-ready-marker", 0, "TEXT", O_READY },
-	{ "output", 'o', "FILE", O_OUTPUT },
-	{ "ringbuf-size", 0, "BYTES", O_RINGBUF_SIZE },
-	{ "perf-pages", 0, "N", O_PERF_PAGES },
-	{ "aggregate", 0, NULL, O_AGGREGATE },
-	{ "interval", 0, "SECONDS", O_INTERVAL },
-	{ "count-in", 0, "bpf|user", O_COUNT_IN },
-	{ "flamegraph", 0, "FILE.svg", O_FLAMEGRAPH },
-	{ "pprof", 0, "FILE.pb.gz", O_PPROF },
-	{ "verbose", 0, NULL, O_VERBOSE },
-	{ "debug-file-directory", 0, "DIRS", O_DEBUG_DIRS },
-	{ "list", 'l', "PATTERN", O_LIST },
-	{ "list-vars", 0, "TARGET", O_LIST_VARS },
-	{ "max-string-len", 0, "N", O_MAX_STRING_LEN },
-	{ "max-keys", 0, "N", O_MAX_KEYS },
-	{ "max-elements", 0, "N", O_MAX_ELEMENTS },
-	{ "max-nesting", 0, "N", O_MAX_NESTING },
-	{ "tui", 0, NULL, O_TUI },
-	{ "tui-history", 0, "LINES", O_TUI_HISTORY },
-	{ "srcpath", 0, "FROM=TO|DIR", O_SRCPATH },
-	{ "cache-dir", 0, "DIR", O_CACHE_DIR },
-	{ "cache-size", 0, "SIZE|off", O_CACHE_SIZE },
-	{ "cache-info", 0, NULL, O_CACHE_INFO },
-	{ "cache-clear", 0, NULL, O_CACHE_CLEAR },
-	{ "help", 'h', NULL, O_HELP },
-	{ "version", 0, NULL, O_VERSION },
-};
 
 /* One or more absolute directories separated by ':'. */
 static bool dir_list(const char *v)
@@ -260,26 +194,26 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		c->backtrace_depth = (uint32_t)n;
 		break;
 	case O_UNWINDER:
-		if ((k = keyword(v, unwinders, N_OF(unwinders))) < 0)
+		if ((k = keyword(v, unwinders, BASE_ARRAY_SIZE(unwinders))) < 0)
 			return cli_usage_error(msg, size, "%s '%s' is not an unwinder; give loop or "
 					   "tailcall", flag, v);
 		c->unwinder = k;
 		break;
 	case O_FAULT_IN:
-		if ((k = keyword(v, fault_modes, N_OF(fault_modes))) < 0)
+		if ((k = keyword(v, fault_modes, BASE_ARRAY_SIZE(fault_modes))) < 0)
 			return cli_usage_error(msg, size, "%s '%s' is not a fault-in mode; give auto, "
 					   "on or off", flag, v);
 		c->fault_in = (enum cli_fault_in)k;
 		break;
 	case O_FORMAT:
-		if ((k = keyword(v, formats, N_OF(formats))) < 0)
+		if ((k = keyword(v, formats, BASE_ARRAY_SIZE(formats))) < 0)
 			return cli_usage_error(msg, size, "%s '%s' is not an output format; give "
 					   "pretty, plain, json, folded or pprof", flag, v);
 		c->format = (enum cli_format)k;
 		c->format_set = true;
 		break;
 	case O_TIMESTAMP:
-		if ((k = keyword(v, timestamps, N_OF(timestamps))) < 0)
+		if ((k = keyword(v, timestamps, BASE_ARRAY_SIZE(timestamps))) < 0)
 			return cli_usage_error(msg, size, "%s '%s' is not a timestamp style; give "
 					   "local, boot or none", flag, v);
 		c->timestamp = (enum cli_timestamp)k;
@@ -336,7 +270,7 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		c->aggregate = true;
 		break;
 	case O_COUNT_IN:
-		if ((k = keyword(v, count_places, N_OF(count_places))) < 0)
+		if ((k = keyword(v, count_places, BASE_ARRAY_SIZE(count_places))) < 0)
 			return cli_usage_error(msg, size, "%s '%s' is not where to count; give bpf or "
 					   "user", flag, v);
 		c->count_in_bpf = k == 1;
@@ -488,17 +422,17 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 
 static const struct opt *find_long(const char *name, size_t len)
 {
-	for (size_t i = 0; i < N_OF(opts); i++)
-		if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
-			return &opts[i];
+	for (size_t i = 0; i < cli_nopts; i++)
+		if (strlen(cli_opts[i].name) == len && strncmp(cli_opts[i].name, name, len) == 0)
+			return &cli_opts[i];
 	return NULL;
 }
 
 static const struct opt *find_short(char letter)
 {
-	for (size_t i = 0; i < N_OF(opts); i++)
-		if (opts[i].letter && opts[i].letter == letter)
-			return &opts[i];
+	for (size_t i = 0; i < cli_nopts; i++)
+		if (cli_opts[i].letter && cli_opts[i].letter == letter)
+			return &cli_opts[i];
 	return NULL;
 }
 
@@ -532,7 +466,7 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 			if (!o)
 				return cli_usage_error(msg, size, "unknown option '--%.*s'; see gstrace "
 						   "--help", (int)len, a + 2);
-			if (eq && !o->value && o->id != O_PROFILE)
+			if (eq && !o->value)
 				return cli_usage_error(msg, size, "--%s takes no value; write it alone",
 						   o->name);
 			value = eq ? eq + 1 : NULL;
@@ -548,10 +482,10 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 					   "goes after -- (gstrace -s SCRIPT -- CMD ARGS)", a);
 		}
 		/* --profile's frequency is optional: a number after it. */
-		if (o->id == O_PROFILE && !value && i + 1 < argc && argv[i + 1][0] >= '0' &&
+		if (o->value_optional && !value && i + 1 < argc && argv[i + 1][0] >= '0' &&
 		    argv[i + 1][0] <= '9')
 			value = argv[++i];
-		if (o->value && !value) {
+		if (o->value && !o->value_optional && !value) {
 			if (i + 1 >= argc)
 				return cli_usage_error(msg, size, "%s needs a value: %s %s", flag, flag,
 						   o->value);

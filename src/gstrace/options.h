@@ -1,4 +1,4 @@
-/* The command line of gstrace (DESIGN.md section 5): argv -> struct cli,
+/* The command line of gstrace (docs/cli.md): argv -> struct cli,
  * or one line saying which flag or value is wrong and how to fix it. The
  * parser only reads argv; files, pids and commands are checked by main. */
 #ifndef CLI_OPTIONS_H
@@ -121,7 +121,8 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
  * true and *out. */
 bool cli_parse_bytes(const char *v, uint64_t max, uint64_t *out);
 
-/* The --help text. */
+/* The --help text: the usage lines, then every row of the option table
+ * (options_table.c) under its group's heading. */
 void cli_usage(FILE *f);
 
 /* ---- within the parser (options.c, options_rules.c) ---- */

@@ -1,16 +1,18 @@
-/* PID namespaces (reference 8.5): the PID filter of a traced process and
- * the namespace in which $pid and $tid are seen. */
+/* PID namespaces: the PID filter of a traced process and the namespace in
+ * which $pid and $tid are seen (docs/protocol.md, "PID filter in a
+ * namespace"; docs/cli.md, "PID namespaces"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base.h"
 #include "launch.h"
 
-#define INIT_PID_NS_INO 4026531836ull /* reference 8.5 */
+#define INIT_PID_NS_INO 4026531836ull /* the initial PID namespace: PROC_PID_INIT_INO */
 
 /* The pid of a process in its own PID namespace: the last NSpid field of
- * its status (reference 8.5), or 0 when the kernel does not say. */
+ * its status, or 0 when the kernel does not say. */
 static uint32_t innermost_pid(pid_t pid)
 {
 	char path[64], line[256];
@@ -21,9 +23,10 @@ static uint32_t innermost_pid(pid_t pid)
 	if (!(f = fopen(path, "re")))
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		char *p = line + 6, *end;
+		const char *p = base_after_prefix(line, "NSpid:");
+		char *end;
 
-		if (strncmp(line, "NSpid:", 6) != 0)
+		if (!p)
 			continue;
 		for (unsigned long v; (v = strtoul(p, &end, 10)), end != p; p = end)
 			last = (uint32_t)v;
@@ -33,11 +36,11 @@ static uint32_t innermost_pid(pid_t pid)
 	return last;
 }
 
-/* The PID filter and the namespace of $pid/$tid (reference 8.5). A target
- * in a PID namespace of its own (a container, `unshare --pid`) is filtered
- * by its pid there, and $pid/$tid show that namespace's numbers ($host_pid
- * stays the host's). Else the host TGID, or the TGID seen in our namespace
- * when we do not run in the initial one (-p numbers are ours). */
+/* The PID filter and the namespace of $pid/$tid. A target in a PID namespace
+ * of its own (a container, `unshare --pid`) is filtered by its pid there, and
+ * $pid/$tid show that namespace's numbers ($host_pid stays the host's). Else
+ * the host TGID, or the TGID seen in our namespace when we do not run in the
+ * initial one (-p numbers are ours). */
 void cli_pid_filter(struct gs_program_opts *p, pid_t pid)
 {
 	struct stat self, target;

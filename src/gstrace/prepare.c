@@ -315,7 +315,7 @@ int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid)
 		say_output_size(c);
 		return 0;
 	}
-	cli_say(strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ", "%s", err.msg);
+	cli_say(base_has_prefix(err.msg, "trace #") ? "gstrace: " : "", "%s", err.msg);
 	return err.code == -ENOMEM || err.code == -EFAULT ? EXIT_RUNTIME : EXIT_USAGE;
 }
 

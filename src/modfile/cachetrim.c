@@ -62,14 +62,14 @@ static int kind_of(const char *name)
 
 	if (h < 2 || h > 2 * GS_BUILD_ID_MAX || h % 2)
 		return -1;
-	for (int k = 0; k < (int)(sizeof(exts) / sizeof(exts[0])); k++) {
-		size_t e = strlen(exts[k]);
+	for (int k = 0; k < (int)BASE_ARRAY_SIZE(exts); k++) {
+		const char *tail = base_after_prefix(name + h, exts[k]);
 
-		if (strncmp(name + h, exts[k], e) != 0)
+		if (!tail)
 			continue;
-		if (name[h + e] == '\0')
+		if (*tail == '\0')
 			return k;
-		return temp_tail(name + h + e) ? GS_CACHE_TEMP : -1;
+		return temp_tail(tail) ? GS_CACHE_TEMP : -1;
 	}
 	return -1;
 }

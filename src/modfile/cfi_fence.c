@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "mf_int.h"
 
 int mf_range_cmp(const void *a, const void *b)
@@ -32,20 +33,25 @@ size_t mf_ranges_coalesce(struct mf_fde_range *v, size_t n)
 	return out;
 }
 
+struct zone_key {
+	const struct mf_fde_range *zones;
+	uint64_t addr;
+};
+
+static bool ends_at_or_before(const void *ctx, size_t i)
+{
+	const struct zone_key *k = ctx;
+
+	return k->zones[i].hi <= k->addr;
+}
+
 const struct mf_fde_range *mf_zone_after(const struct mf_fde_range *zones, size_t n,
 					 uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	struct zone_key k = { zones, addr };
+	size_t at = base_lower_bound(0, n, &k, ends_at_or_before);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (zones[mid].hi <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n ? &zones[lo] : NULL;
+	return at < n ? &zones[at] : NULL;
 }
 
 int mf_cfi_fence_read(struct Elf *elf, bool eh_frame, struct mf_cfi_fence *out,

@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <string.h>
 
+#include "base.h"
 #include "mf_int.h"
 
 struct hdr {
@@ -67,19 +68,24 @@ static bool read_value(const struct hdr *h, const uint8_t **p, int enc, uint64_t
 	return true;
 }
 
+struct off_key {
+	const size_t *offs;
+	uint64_t off;
+};
+
+static bool off_below(const void *ctx, size_t i)
+{
+	const struct off_key *k = ctx;
+
+	return k->offs[i] < k->off;
+}
+
 static bool has_offset(const size_t *offs, size_t n, uint64_t off)
 {
-	size_t lo = 0, hi = n;
+	struct off_key k = { offs, off };
+	size_t at = base_lower_bound(0, n, &k, off_below);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (offs[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && offs[lo] == off;
+	return at < n && offs[at] == off;
 }
 
 bool mf_eh_frame_hdr_matches(Elf *elf, uint64_t eh_addr, const size_t *offs, size_t n)

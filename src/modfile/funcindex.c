@@ -190,40 +190,34 @@ int mf_funcindex_build(Dwarf *dw, struct mf_funcindex **out)
 
 /* ---- lookups ---------------------------------------------------------------- */
 
+struct name_key {
+	const struct mf_funcindex *x;
+	const char *name;
+};
+
+static bool name_below(const void *ctx, size_t i)
+{
+	const struct name_key *k = ctx;
+
+	return strcmp(k->x->pool + k->x->names[i].name, k->name) < 0;
+}
+
 size_t mf_funcindex_find(const struct mf_funcindex *x, const char *name, const uint64_t **offs)
 {
-	size_t lo = 0, hi = x->nnames;
+	size_t at = mf_funcindex_lower(x, name);
 
 	*offs = NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(name, x->pool + x->names[mid].name);
-
-		if (c == 0) {
-			*offs = x->offs + x->names[mid].first;
-			return x->names[mid].count;
-		}
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return 0;
+	if (at == x->nnames || strcmp(x->pool + x->names[at].name, name) != 0)
+		return 0;
+	*offs = x->offs + x->names[at].first;
+	return x->names[at].count;
 }
 
 size_t mf_funcindex_lower(const struct mf_funcindex *x, const char *key)
 {
-	size_t lo = 0, hi = x->nnames;
+	struct name_key k = { x, key };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(x->pool + x->names[mid].name, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return base_lower_bound(0, x->nnames, &k, name_below);
 }
 
 size_t mf_funcindex_count(const struct mf_funcindex *x)
@@ -250,7 +244,7 @@ static void header_for(struct index_header *h, Elf *elf, const uint8_t *id, size
 	h->build_id_len = (uint32_t)len;
 	memcpy(h->build_id, id, len);
 	h->content = mf_cache_content(elf, index_sections,
-				      sizeof(index_sections) / sizeof(index_sections[0]));
+				      BASE_ARRAY_SIZE(index_sections));
 }
 
 /* Every record inside the arrays, the names in strictly increasing order

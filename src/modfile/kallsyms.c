@@ -11,6 +11,8 @@
 
 #include <gs/internal/modfile.h>
 
+#include "base.h"
+
 struct kallsym {
 	uint64_t addr;
 	char *name;
@@ -93,22 +95,28 @@ oom:
 	return gs_errorf(err, -ENOMEM, "out of memory reading the kernel's symbols");
 }
 
+struct addr_key {
+	const struct gs_kallsyms *k;
+	uint64_t addr;
+};
+
+static bool starts_at_or_before(const void *ctx, size_t i)
+{
+	const struct addr_key *key = ctx;
+
+	return key->k->v[i].addr <= key->addr;
+}
+
 const char *gs_kallsyms_find(const struct gs_kallsyms *k, uint64_t addr, uint64_t *off)
 {
-	size_t lo = 0, hi = k ? k->n : 0;
+	struct addr_key key = { k, addr };
+	/* the first symbol past addr: addr is in the one before it */
+	size_t past = base_lower_bound(0, k ? k->n : 0, &key, starts_at_or_before);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	if (past == 0)
 		return NULL;
-	*off = addr - k->v[lo - 1].addr;
-	return k->v[lo - 1].name;
+	*off = addr - k->v[past - 1].addr;
+	return k->v[past - 1].name;
 }
 
 void gs_kallsyms_free(struct gs_kallsyms *k)

@@ -1,12 +1,14 @@
-/* Load bias, base and size of a mapped module (reference 8.3): what the
- * ELF says about its PT_LOAD segments and sections, matched against the
- * process's mappings of the file. Pure functions except for libelf reads. */
+/* Load bias, base and size of a mapped module (docs/unwind.md, "Process
+ * maps and load bias"): what the ELF says about its PT_LOAD segments and
+ * sections, matched against the process's mappings of the file. Pure
+ * functions except for libelf reads. */
 #include <errno.h>
 #include <gelf.h>
 #include <string.h>
 
 #include <gs/modfile.h>
 
+#include "base.h"
 #include "mf_int.h"
 
 #define PAGE_MASK_4K (~(uint64_t)0xfff)
@@ -19,7 +21,7 @@ static bool find_anchor(Elf *elf, uint64_t *addr)
 
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return false;
-	for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); k++) {
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(prefixes); k++) {
 		Elf_Scn *scn = NULL;
 
 		while ((scn = elf_nextscn(elf, scn))) {
@@ -29,7 +31,7 @@ static bool find_anchor(Elf *elf, uint64_t *addr)
 			if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
 				continue;
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
-			if (name && strncmp(name, prefixes[k], strlen(prefixes[k])) == 0) {
+			if (name && base_has_prefix(name, prefixes[k])) {
 				*addr = sh.sh_addr;
 				return true;
 			}

@@ -156,8 +156,8 @@ uint64_t mf_cookie_from_path(const char *normalized_path);
 
 /* ---- /proc/PID/maps grouping (procmaps.c) ---- */
 
-/* One mapped file (reference 8.2): same normalized path and same
- * (dev, inode); its mappings as indices into the gs_maps, in maps order. */
+/* One mapped file: same normalized path and same (dev, inode); its
+ * mappings as indices into the gs_maps, in maps order. */
 struct mf_maps_module {
 	const char *path; /* owned by the gs_maps */
 	uint32_t dev_major, dev_minor;

@@ -20,6 +20,7 @@
 
 #include <gs/modfile.h>
 
+#include "base.h"
 #include "mf_int.h"
 
 #define CRC_CHUNK 65536
@@ -46,16 +47,16 @@ const char *mf_file_kind(unsigned mode)
 
 bool mf_path_visible(const char *p)
 {
-	if (strncmp(p, "/sys/", 5) == 0 || strcmp(p, "/sys") == 0)
-		return false;
-	if (strncmp(p, "/proc/", 6) == 0) {
-		const char *q = p + 6;
+	const char *q;
 
+	if (base_has_prefix(p, "/sys/") || strcmp(p, "/sys") == 0)
+		return false;
+	if ((q = base_after_prefix(p, "/proc/"))) {
 		if (*q < '0' || *q > '9')
 			return false;
 		while (*q >= '0' && *q <= '9')
 			q++;
-		return strncmp(q, "/root/", 6) == 0;
+		return base_has_prefix(q, "/root/");
 	}
 	return strcmp(p, "/proc") != 0;
 }
@@ -117,7 +118,7 @@ static int find_beside(const struct gs_modfile *m, const char *file_name, const 
 	if (!slash || !link || !link[0] || strchr(link, '/') || strcmp(link, "..") == 0 ||
 	    !mf_path_visible(file_name))
 		return -1;
-	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(forms); i++) {
 		char *cand = NULL;
 		struct stat st;
 		int fd;

@@ -1,4 +1,4 @@
-/* Module identity (reference 8.1): the cookie that names a module in maps
+/* Module identity (docs/unwind.md): the cookie that names a module in maps
  * and frames. SipHash-1-3 of the GNU build id when the file has one, else
  * its device and inode, else a hash of its path when it cannot be opened. */
 #include <elfutils/libdwelf.h>

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include <gs/modfile.h>
-#include <gs/modfile.h>
 
+#include "base.h"
 #include "mf_int.h"
 
 /* The file behind a mapping and the name to show it under. The mapping's
@@ -72,7 +72,7 @@ static int load_module(pid_t pid, const struct gs_maps *maps, const struct mf_ma
 	out->open_path = strdup(src.path);
 	if (!out->open_path)
 		return -ENOMEM;
-	for (size_t i = 0; i < mod->nmaps && ncand < sizeof(cand) / sizeof(cand[0]); i++) {
+	for (size_t i = 0; i < mod->nmaps && ncand < BASE_ARRAY_SIZE(cand); i++) {
 		const struct gs_map_entry *e = &maps->entries[mod->maps[i]];
 
 		cand[ncand++] = (struct mf_map_candidate){ e->start, e->end, e->offset };

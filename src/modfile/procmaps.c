@@ -1,7 +1,7 @@
 /* /proc/PID/maps: the parser (paths with spaces, " (deleted)", anonymous
  * and [pseudo] mappings) and the grouping of file mappings into modules by
- * normalized path and (device, inode), as reference 8.2 does. Pure
- * functions over text, except gs_maps_read(). */
+ * normalized path and (device, inode) (docs/unwind.md, "Process maps and
+ * load bias"). Pure functions over text, except gs_maps_read(). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -191,7 +191,7 @@ static bool groupable(const struct gs_map_entry *e)
 {
 	if (e->kind != GS_MAP_FILE || !e->path)
 		return false;
-	return strncmp(e->path, "/proc/", 6) != 0 && strncmp(e->path, "/sys/", 5) != 0;
+	return !base_has_prefix(e->path, "/proc/") && !base_has_prefix(e->path, "/sys/");
 }
 
 static struct mf_maps_module *find_module(struct mf_maps_module *mods, size_t n,

@@ -1,6 +1,6 @@
 /* SipHash-1-3 (one compression round, three finalization rounds), the hash
  * behind Rust's DefaultHasher and therefore behind the reference's module
- * cookies (reference 8.1). */
+ * cookies (docs/unwind.md, "Module identity"). */
 #include <stdint.h>
 #include <string.h>
 

@@ -26,6 +26,7 @@
 
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "opts.h"
 #include "rt_int.h"
 
@@ -84,6 +85,7 @@ static int read_int(const char *path, long *out)
 static int pmu_info(int *type, int *ret_bit)
 {
 	char buf[64];
+	const char *bit;
 	long t;
 	int rc = read_int(PMU_DIR "/type", &t);
 
@@ -92,8 +94,8 @@ static int pmu_info(int *type, int *ret_bit)
 	*type = (int)t;
 	*ret_bit = 0;
 	if (read_small(PMU_DIR "/format/retprobe", buf, sizeof(buf)) == 0 &&
-	    strncmp(buf, "config:", 7) == 0)
-		*ret_bit = atoi(buf + 7);
+	    (bit = base_after_prefix(buf, "config:")))
+		*ret_bit = atoi(bit);
 	return 0;
 }
 

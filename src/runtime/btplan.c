@@ -1,8 +1,8 @@
-/* What `bt` knows at one probe before the program is built (reference 6.3,
- * 6.5): the probe module's cookie, the compile-time row of the probe pc, and
- * the rows the unwind maps will hold: every module of the process when a pid
- * is known (frames resolve their module at run time), else the probe
- * module's only. Modules and their CFI tables are read once per run through
+/* What `bt` knows at one probe before the program is built
+ * (docs/protocol.md, "Backtraces"): the probe module's cookie, the
+ * compile-time row of the probe pc, and the rows the unwind maps will hold:
+ * every module of the process when a pid is known (frames resolve their
+ * module at run time), else the probe module's only. Modules and their CFI tables are read once per run through
  * the module-file cache. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Learning about dlopen and dlclose when they happen (issue 11): a uprobe
+/* Learning about dlopen and dlclose when they happen: a uprobe
  * on the dynamic linker's debugger hook, _dl_debug_state (the r_brk of
  * r_debug, where gdb puts its shared-library breakpoint), runs a small
  * program that counts calls in a one-entry array. The session reads the
@@ -30,6 +30,7 @@
 #include <gs/protocol.h>
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "rt_int.h"
 
 #define HOOK_SYMBOL "_dl_debug_state"
@@ -164,7 +165,7 @@ static int find_linker(const struct gs_proc_modules *mods, struct rt_dlhook_site
 		const char *base = strrchr(mods->v[i].path, '/');
 
 		base = base ? base + 1 : mods->v[i].path;
-		if (strncmp(base, "ld-", 3) != 0 && strncmp(base, "ld.so", 5) != 0)
+		if (!base_has_prefix(base, "ld-") && !base_has_prefix(base, "ld.so"))
 			continue;
 		if (linker_symbols(mods->v[i].open_path, site, NULL) == 0)
 			return (site->path = strdup(mods->v[i].open_path)) ? 0 : -ENOMEM;

@@ -17,6 +17,7 @@
 #include <gs/disasm.h>
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "opts.h"
 #include "rt_int.h"
 
@@ -64,12 +65,9 @@ static bool is_statistics(const char *line, size_t len)
 {
 	static const char *const prefixes[] = { "processed ", "stack depth ", "verification time " };
 
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-		size_t plen = strlen(prefixes[i]);
-
-		if (len >= plen && strncmp(line, prefixes[i], plen) == 0)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(prefixes); i++)
+		if (len >= strlen(prefixes[i]) && base_has_prefix(line, prefixes[i]))
 			return true;
-	}
 	return false;
 }
 

@@ -1,6 +1,7 @@
 /* A plan as its readers see it (the session, the dry run, an embedder):
  * accessors over the layouts that stay inside libgs (rt_int.h,
  * <gs/internal/runtime.h>). plan.c builds the plan. */
+#include "base.h"
 #include "rt_int.h"
 
 uint32_t gs_plan_trace_id(const struct gs_plan_trace *t)
@@ -22,7 +23,7 @@ const char *gs_plan_trace_note(const struct gs_plan_trace *t, size_t i)
 {
 	const char *notes[] = { t->target.note, t->names_note, t->tls_note };
 
-	for (size_t k = 0; k < sizeof(notes) / sizeof(notes[0]); k++)
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(notes); k++)
 		if (notes[k] && i-- == 0)
 			return notes[k];
 	return NULL;

@@ -1,5 +1,5 @@
-/* Fills the unwind maps for one process (reference 7.4, 8.4): the load
- * bias of every module it maps (proc_module_offsets), the sorted range
+/* Fills the unwind maps for one process (docs/unwind.md, "Map layouts"): the
+ * load bias of every module it maps (proc_module_offsets), the sorted range
  * snapshot frames resolve their module with, and the CFI rows; then keeps
  * them current when the process maps or unmaps files (dlopen). The logic is
  * the unwind layer's writers; this file feeds them /proc and the kernel. */

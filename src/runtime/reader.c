@@ -277,7 +277,7 @@ int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err)
 		int tick = !r->any && now_ms() - r->first_poll_ms < FIRST_TICKS_MS ? FIRST_TICK_MS
 										   : TICK_MS;
 		int64_t left = deadline == INT64_MAX ? tick : deadline - now_ms();
-		int n = epoll_wait(r->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])),
+		int n = epoll_wait(r->epfd, evs, (int)BASE_ARRAY_SIZE(evs),
 				   left <= 0 ? 0 : left < tick ? (int)left : tick);
 		bool woken = false;
 

@@ -67,31 +67,40 @@ int rt_session_fill_targets(struct gs_session *s, struct gs_error *err)
 
 /* ---- CPU samples of a module's or of every process ---- */
 
+struct pid_key {
+	const pid_t *v;
+	pid_t pid;
+};
+
+static bool pid_below(const void *ctx, size_t i)
+{
+	const struct pid_key *k = ctx;
+
+	return k->v[i] < k->pid;
+}
+
+/* Where pid is in the sorted s->seen, or where it would go. */
+static size_t seen_at(const struct gs_session *s, pid_t pid)
+{
+	struct pid_key k = { s->seen, pid };
+
+	return base_lower_bound(0, s->nseen, &k, pid_below);
+}
+
 static bool seen(const struct gs_session *s, pid_t pid)
 {
-	size_t lo = 0, hi = s->nseen;
+	size_t at = seen_at(s, pid);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->seen[mid] == pid)
-			return true;
-		if (s->seen[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return at < s->nseen && s->seen[at] == pid;
 }
 
 static int see(struct gs_session *s, pid_t pid)
 {
-	size_t at = 0;
+	size_t at;
 
 	if (base_grow((void **)&s->seen, &s->seen_cap, s->nseen + 1, sizeof(*s->seen)))
 		return -ENOMEM;
-	while (at < s->nseen && s->seen[at] < pid)
-		at++;
+	at = seen_at(s, pid);
 	memmove(s->seen + at + 1, s->seen + at, (s->nseen - at) * sizeof(*s->seen));
 	s->seen[at] = pid;
 	s->nseen++;

@@ -49,7 +49,7 @@ static int find_dir(char *out, size_t size)
 	static const char *const dirs[] = { TRACEFS_MOUNT, DEBUGFS_TRACING };
 	char probe[128];
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(dirs); i++) {
 		snprintf(probe, sizeof(probe), "%s/uprobe_events", dirs[i]);
 		if (access(probe, W_OK) == 0) {
 			snprintf(out, size, "%s", dirs[i]);

@@ -249,7 +249,7 @@ static void top_level_error(struct parser *p, const struct token *t)
 {
 	char desc[64];
 
-	for (size_t i = 0; i < sizeof(statement_words) / sizeof(statement_words[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(statement_words); i++) {
 		if (sp_tok_is(p, t, statement_words[i])) {
 			sp_err(p, t->off, "'%s' must be inside a trace block: trace <target> "
 			       "{ %s ... }", statement_words[i], statement_words[i]);

@@ -21,7 +21,7 @@ static const struct {
 
 static const char *fn_name(uint8_t fn)
 {
-	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(funcs); i++)
 		if (funcs[i].fn == fn)
 			return funcs[i].name;
 	return "?";
@@ -157,10 +157,10 @@ int sp_agg_stmt(struct parser *p, struct gs_stmt *st)
 	if (!keys(p, st, name) || !sp_expect(p, T_ASSIGN, "'='", "after the aggregation's name"))
 		return -1;
 	f = *sp_peek(p);
-	for (k = 0; k < sizeof(funcs) / sizeof(funcs[0]); k++)
+	for (k = 0; k < BASE_ARRAY_SIZE(funcs); k++)
 		if (f.kind == T_IDENT && sp_tok_is(p, &f, funcs[k].name))
 			break;
-	if (k == sizeof(funcs) / sizeof(funcs[0])) {
+	if (k == BASE_ARRAY_SIZE(funcs)) {
 		sp_tok_describe(p, &f, desc, sizeof(desc));
 		sp_err(p, f.off, "expected an aggregation function after '%s =', found %s: the "
 		       "functions are " FUNCS, name, desc);

@@ -1,4 +1,4 @@
-/* Expressions (reference spec 12.3) with C precedence, into gs_expr trees:
+/* Expressions (docs/cli.md, "Values") with C precedence, into gs_expr trees:
  * integer literals, true/false, $special variables, registers, `let`
  * variables, DWARF names, unary - ! ~ * &, typed memory reads *(u64 *)addr,
  * and the binary operators; postfix chains, casts and builtins are in
@@ -77,7 +77,7 @@ static const struct { const char *name; uint8_t size; bool is_signed; } mem_type
 	{ "i8", 1, true }, { "i16", 2, true }, { "i32", 4, true }, { "i64", 8, true },
 };
 
-/* DWARF register numbers (reference 5.8). */
+/* DWARF register numbers (the x86-64 psABI's). */
 static const struct { const char *name; uint8_t reg; } registers[] = {
 	{ "rax", 0 }, { "rdx", 1 }, { "rcx", 2 }, { "rbx", 3 }, { "rsi", 4 }, { "rdi", 5 },
 	{ "rbp", 6 }, { "rsp", 7 }, { "r8", 8 }, { "r9", 9 }, { "r10", 10 }, { "r11", 11 },
@@ -91,7 +91,6 @@ static const char *const keywords[] = {
 
 static const char *const builtins[] = { "memcmp", "strncmp", "starts_with", "hex", "cast" };
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static bool name_eq(const char *a, size_t alen, const char *b)
 {
@@ -100,7 +99,7 @@ static bool name_eq(const char *a, size_t alen, const char *b)
 
 static int find_mem_type(const char *s, size_t n)
 {
-	for (size_t i = 0; i < N_OF(mem_types); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(mem_types); i++)
 		if (name_eq(s, n, mem_types[i].name))
 			return (int)i;
 	return -1;
@@ -108,7 +107,7 @@ static int find_mem_type(const char *s, size_t n)
 
 static int find_register(const char *s, size_t n)
 {
-	for (size_t i = 0; i < N_OF(registers); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(registers); i++)
 		if (name_eq(s, n, registers[i].name))
 			return registers[i].reg;
 	return -1;
@@ -124,13 +123,13 @@ static bool in_list(const char *s, size_t n, const char *const *list, size_t cou
 
 const char *sp_reserved_name(const char *name, size_t len)
 {
-	if (in_list(name, len, keywords, N_OF(keywords)))
+	if (in_list(name, len, keywords, BASE_ARRAY_SIZE(keywords)))
 		return "a keyword";
 	if (find_mem_type(name, len) >= 0)
 		return "a type name";
 	if (find_register(name, len) >= 0)
 		return "a register name";
-	if (in_list(name, len, builtins, N_OF(builtins)))
+	if (in_list(name, len, builtins, BASE_ARRAY_SIZE(builtins)))
 		return "a builtin function";
 	return NULL;
 }
@@ -181,7 +180,7 @@ static struct gs_expr *special(struct parser *p, const struct token *t)
 			e->value = p->input_pid;
 		return e;
 	}
-	for (size_t i = 0; i < N_OF(specials); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(specials); i++) {
 		if (name_eq(s, t->len, specials[i].name)) {
 			sp_next(p);
 			e = sp_node(p, GS_EXPR_SPECIAL, off, 1);
@@ -215,11 +214,11 @@ static struct gs_expr *identifier(struct parser *p, const struct token *t)
 		       "read memory with *(%.*s *)addr", (int)n, s, (int)n, s, (int)n, s);
 		return NULL;
 	}
-	if (in_list(s, n, keywords, N_OF(keywords))) {
+	if (in_list(s, n, keywords, BASE_ARRAY_SIZE(keywords))) {
 		sp_err(p, off, "expected an expression, found the keyword '%.*s'", (int)n, s);
 		return NULL;
 	}
-	if (in_list(s, n, builtins, N_OF(builtins)))
+	if (in_list(s, n, builtins, BASE_ARRAY_SIZE(builtins)))
 		return sp_builtin(p, t);
 	/* len(x); without the call, `len` stays a name of the target */
 	if (name_eq(s, n, "len") && sp_peek2(p).kind == T_LPAREN)
@@ -263,7 +262,7 @@ static bool c_type_word(const char *s, size_t n)
 		"float", "double", "const", "volatile", "void", "bool", "_Bool",
 	};
 
-	return find_mem_type(s, n) >= 0 || in_list(s, n, words, N_OF(words));
+	return find_mem_type(s, n) >= 0 || in_list(s, n, words, BASE_ARRAY_SIZE(words));
 }
 
 static struct gs_expr *parenthesized(struct parser *p, const struct token *t)
@@ -452,7 +451,7 @@ static struct gs_expr *unary(struct parser *p)
 	return e;
 }
 
-/* C precedence, loosest first (spec 12.3). */
+/* C precedence, loosest first. */
 static const struct { enum tok_kind tok; int prec; enum gs_binop op; } binops[] = {
 	{ T_OROR, 1, GS_OP_LOR }, { T_ANDAND, 2, GS_OP_LAND }, { T_PIPE, 3, GS_OP_OR },
 	{ T_CARET, 4, GS_OP_XOR }, { T_AMP, 5, GS_OP_AND },
@@ -465,7 +464,7 @@ static const struct { enum tok_kind tok; int prec; enum gs_binop op; } binops[] 
 
 static int find_binop(enum tok_kind k)
 {
-	for (size_t i = 0; i < N_OF(binops); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(binops); i++)
 		if (binops[i].tok == k)
 			return (int)i;
 	return -1;

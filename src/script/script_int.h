@@ -43,7 +43,8 @@ struct scope_var {
 	size_t off;        /* where it was bound, for messages */
 	uint32_t index;
 	/* `let p = &x;`, `let r = a->b;`: a source-level value is an alias
-	 * (reference 12.3), its expression used where the name is (no slot). */
+	 * (docs/cli.md, "Values"), its expression used where the name is (no
+	 * slot). */
 	const struct gs_expr *alias;
 };
 

@@ -117,7 +117,7 @@ static void lex_number(struct parser *p, size_t start, struct token *t)
 	uint64_t v = 0;
 
 	if (at_char(p, i) == '0') {
-		for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); k++) {
+		for (size_t k = 0; k < BASE_ARRAY_SIZE(prefixes); k++) {
 			if ((at_char(p, i + 1) | 0x20) == prefixes[k].letter) {
 				base = prefixes[k].base;
 				base_name = prefixes[k].name;
@@ -331,7 +331,7 @@ void sp_lex_token(struct parser *p, size_t *pos, struct token *t)
 		t->kind = T_SPECIAL;
 		t->len = i - t->off;
 	} else {
-		for (size_t k = 0; k < sizeof(operators) / sizeof(operators[0]); k++) {
+		for (size_t k = 0; k < BASE_ARRAY_SIZE(operators); k++) {
 			size_t n = strlen(operators[k].text);
 
 			if (i + n <= p->len && !memcmp(p->src + i, operators[k].text, n)) {

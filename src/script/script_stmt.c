@@ -1,4 +1,4 @@
-/* Statements of a trace body (reference spec 12.1-12.2, 12.5): print in its
+/* Statements of a trace body (docs/cli.md, "Script"): print in its
  * three forms with the format string checked against its arguments, bt /
  * backtrace with its options, if / else if / else, and `let` with block
  * scopes and no shadowing; what the language rejects (assignment, nested
@@ -259,7 +259,7 @@ static int print_stmt(struct parser *p, struct gs_stmt *st)
 
 static int bt_stmt(struct parser *p, struct gs_stmt *st)
 {
-	uint8_t flags = GS_BT_FLAG_INLINE; /* reference 1.7: inline unless noinline */
+	uint8_t flags = GS_BT_FLAG_INLINE; /* inline unless noinline */
 	char desc[64];
 
 	sp_next(p); /* bt | backtrace */

@@ -1,9 +1,9 @@
-/* Source-level values in expressions (reference 12.3): the postfix chains
- * a.b, p->b, a[i] over DWARF names, `*p` and `&x`, cast(expr, "TYPE"), the
- * comparison builtins memcmp / strncmp / starts_with with string and
- * hex("de ad") operands, len(x) of a container or an array, and `let` aliases of such values. Names are not
- * known here (no DWARF): the runtime resolves them per probe address, and
- * messages about them point at the node's `pos`. */
+/* Source-level values in expressions (docs/cli.md, "Values"): the postfix
+ * chains a.b, p->b, a[i] over DWARF names, `*p` and `&x`, cast(expr, "TYPE"),
+ * the comparison builtins memcmp / strncmp / starts_with with string and
+ * hex("de ad") operands, len(x) of a container or an array, and `let` aliases
+ * of such values. Names are not known here (no DWARF): the runtime resolves
+ * them per probe address, and messages about them point at the node's `pos`. */
 #include <stdio.h>
 #include <string.h>
 
@@ -406,7 +406,7 @@ struct gs_expr *sp_builtin(struct parser *p, const struct token *t)
 	sp_next(p); /* ( */
 	if (strcmp(fn, "cast") == 0)
 		return cast_call(p, t->off);
-	for (size_t i = 0; i < sizeof(compares) / sizeof(compares[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(compares); i++)
 		if (strcmp(fn, compares[i].name) == 0)
 			id = compares[i].id;
 	snprintf(context, sizeof(context), "between %s's arguments", fn);

@@ -1,8 +1,9 @@
-/* Trace targets as written after `trace` (reference 12.1): one classifier
- * of the four forms (a function name qualified as C++ and Rust write it,
- * `ns::Class::f(int)`, `ns::maxof<int>`, `crate::module::f`, included), used by the script parser (which reports errors with
- * line, column and caret) and by gs_target_pattern_parse() (a target given
- * alone, e.g. by an embedder), so both read a pattern by the same rules. */
+/* Trace targets as written after `trace` (docs/cli.md, "Script"): one
+ * classifier of the four forms (a function name qualified as C++ and Rust
+ * write it, `ns::Class::f(int)`, `ns::maxof<int>`, `crate::module::f`,
+ * included), used by the script parser (which reports errors with line,
+ * column and caret) and by gs_target_pattern_parse() (a target given alone,
+ * e.g. by an embedder), so both read a pattern by the same rules. */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdarg.h>
@@ -41,7 +42,7 @@ static size_t operator_token(const char *s, size_t n)
 		"+", "-", "*", "/", "%", "^", "&", "|", "~", "!", "=", "<", ">", ",",
 	};
 
-	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(ops); k++) {
 		size_t len = strlen(ops[k]);
 
 		if (len <= n && memcmp(s, ops[k], len) == 0)
@@ -114,7 +115,7 @@ static bool source_suffix(const char *s, size_t n)
 					   "hxx", "rs", "go", "s", "S", "m", "mm", "f", "f90",
 					   "d", "zig", "C", "H", "inc" };
 
-	for (size_t k = 0; k < sizeof(ext) / sizeof(ext[0]); k++)
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(ext); k++)
 		if (strlen(ext[k]) == n && memcmp(ext[k], s, n) == 0)
 			return true;
 	return false;

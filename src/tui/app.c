@@ -27,6 +27,7 @@
 #include <gs/runtime.h>
 #include <gs/script.h>
 
+#include "base.h"
 #include "app.h"
 #include "fuzzy.h"
 
@@ -411,7 +412,7 @@ static int prepare(struct tui_app *a, const struct gs_tui_opts *o)
 	}
 	if (o->script && gs_live_add(a->live, o->script, o->script_len, o->script_name, false,
 				     NULL, 0, NULL, &err)) {
-		fprintf(stderr, "%s%s\n", strncmp(err.msg, "trace #", 7) ? "" : "gstrace: ",
+		fprintf(stderr, "%s%s\n", base_has_prefix(err.msg, "trace #") ? "gstrace: " : "",
 			err.msg);
 		report = gs_live_report(a->live);
 		if (report && report[0])

@@ -13,6 +13,7 @@
 #include <gs/script.h>
 
 #include "app.h"
+#include "base.h"
 #include "command.h"
 
 /* Runs fn with a memory stream and shows what it wrote (or its error). */
@@ -377,8 +378,7 @@ void tui_cmdrun(struct tui_app *a, const char *line)
 #define CANDS_MAX 64
 
 /* Source files whose base name or path starts with the word. */
-static size_t source_cands(struct tui_app *a, const char *word, size_t wlen,
-			   const char **out, size_t max)
+static size_t source_cands(struct tui_app *a, const char *word, const char **out, size_t max)
 {
 	size_t n = 0;
 
@@ -386,9 +386,9 @@ static size_t source_cands(struct tui_app *a, const char *word, size_t wlen,
 		const char *p = gs_sources_path(a->sources, i), *base = strrchr(p, '/');
 
 		base = base ? base + 1 : p;
-		if (strncmp(base, word, wlen) == 0)
+		if (base_has_prefix(base, word))
 			out[n++] = base;
-		else if (strncmp(p, word, wlen) == 0)
+		else if (base_has_prefix(p, word))
 			out[n++] = p;
 	}
 	return n;
@@ -397,8 +397,8 @@ static size_t source_cands(struct tui_app *a, const char *word, size_t wlen,
 /* Function names of the shown file's neighbourhood: every function of
  * every file is too many to walk on a key; the shown file's are what a
  * user is looking at. */
-static size_t function_cands(struct tui_app *a, const char *word, size_t wlen,
-			     const char **out, size_t max)
+static size_t function_cands(struct tui_app *a, const char *word, const char **out,
+			     size_t max)
 {
 	const uint32_t *code;
 	struct gs_error err;
@@ -413,7 +413,7 @@ static size_t function_cands(struct tui_app *a, const char *word, size_t wlen,
 							&first, &last);
 		bool seen = false;
 
-		if (!fn || strncmp(fn, word, wlen) != 0)
+		if (!fn || !base_has_prefix(fn, word))
 			continue;
 		for (size_t j = 0; j < n && !seen; j++)
 			seen = strcmp(out[j], fn) == 0;
@@ -434,12 +434,12 @@ void tui_cmd_completion(struct tui_app *a)
 	memcpy(word, a->cmd.buf + start, wlen);
 	word[wlen] = '\0';
 	if (k == TUI_COMPLETE_SOURCE)
-		n = source_cands(a, word, wlen, cands, CANDS_MAX);
+		n = source_cands(a, word, cands, CANDS_MAX);
 	else if (k == TUI_COMPLETE_FUNCTION)
-		n = function_cands(a, word, wlen, cands, CANDS_MAX);
+		n = function_cands(a, word, cands, CANDS_MAX);
 	else if (k == TUI_COMPLETE_LOCATION) {
-		n = function_cands(a, word, wlen, cands, CANDS_MAX / 2);
-		n += source_cands(a, word, wlen, cands + n, CANDS_MAX - n);
+		n = function_cands(a, word, cands, CANDS_MAX / 2);
+		n += source_cands(a, word, cands + n, CANDS_MAX - n);
 	}
 	else if (k != TUI_COMPLETE_WORDS)
 		n = 0;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "command_int.h"
 
 #define CMD_ID_MAX 4294967295UL
@@ -62,10 +63,10 @@ static int unresolved(char *msg, size_t size, const struct cmd_def *defs, size_t
 		      const char *word, bool ambiguous, const char *level)
 {
 	char list[256] = "";
-	size_t len = strlen(word), used = 0;
+	size_t used = 0;
 
 	for (size_t i = 0; i < n && used < sizeof(list); i++)
-		if (!ambiguous || !strncmp(defs[i].word, word, len))
+		if (!ambiguous || base_has_prefix(defs[i].word, word))
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
 						 used ? ", " : "", defs[i].word);
 	if (ambiguous)

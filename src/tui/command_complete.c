@@ -3,15 +3,14 @@
  * argument the command takes there, from the table of command_table.c. */
 #include <string.h>
 
+#include "base.h"
 #include "command_int.h"
 
 static enum tui_complete_kind words_of(const struct cmd_def *defs, size_t n, const char *partial,
 				       const char **words, size_t max, size_t *nwords)
 {
-	size_t len = strlen(partial);
-
 	for (size_t i = 0; i < n; i++)
-		if (!strncmp(defs[i].word, partial, len) && *nwords < max)
+		if (base_has_prefix(defs[i].word, partial) && *nwords < max)
 			words[(*nwords)++] = defs[i].word;
 	return TUI_COMPLETE_WORDS;
 }

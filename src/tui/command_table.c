@@ -13,7 +13,6 @@
 	{ .word = w, .alias = al, .kind = k, .args = a, .complete = c, .usage = use,       \
 	  .example = ex, .summary = sum,                                                     \
 	  .help = "usage: " use "\n" sum "\nfor example: " ex "\n" }
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct cmd_def info_sub[] = {
 	CMD("trace", NULL, TUI_CMD_INFO_TRACE, CMD_ARGS_ID_OPT, TUI_COMPLETE_NOTHING,
@@ -67,7 +66,7 @@ const struct cmd_def tui_cmd_top[] = {
 	  .help = "usage: info trace|function|line|address|scope|source|share|stats\n"
 		  "Show what the target and the traces hold; help info SUBCOMMAND for each.\n"
 		  "for example: info function main\n",
-	  .sub = info_sub, .nsub = N(info_sub) },
+	  .sub = info_sub, .nsub = BASE_ARRAY_SIZE(info_sub) },
 	CMD("enable", NULL, TUI_CMD_ENABLE, CMD_ARGS_ID, TUI_COMPLETE_NOTHING,
 	    "enable N|all", "enable 2", "Start trace N (or every trace) again."),
 	CMD("disable", NULL, TUI_CMD_DISABLE, CMD_ARGS_ID, TUI_COMPLETE_NOTHING,
@@ -81,7 +80,7 @@ const struct cmd_def tui_cmd_top[] = {
 	  .help = "usage: save traces|output FILE\n"
 		  "Write the traces (as a script) or the output panel's history to FILE.\n"
 		  "for example: save traces session.gs\n",
-	  .sub = save_sub, .nsub = N(save_sub) },
+	  .sub = save_sub, .nsub = BASE_ARRAY_SIZE(save_sub) },
 	CMD("source", NULL, TUI_CMD_SOURCE, CMD_ARGS_ONE, TUI_COMPLETE_FILE,
 	    "source FILE", "source session.gs", "Add the traces of a script file."),
 	{ .word = "srcpath", .kind = TUI_CMD_NONE, .usage = "srcpath [map FROM TO | add DIR]",
@@ -90,7 +89,7 @@ const struct cmd_def tui_cmd_top[] = {
 	  .help = "usage: srcpath [map FROM TO | add DIR]\n"
 		  "Show where source files are looked for, or add a mapping or a directory.\n"
 		  "for example: srcpath map /build/src /home/me/src\n",
-	  .sub = srcpath_sub, .nsub = N(srcpath_sub), .bare = &srcpath_show },
+	  .sub = srcpath_sub, .nsub = BASE_ARRAY_SIZE(srcpath_sub), .bare = &srcpath_show },
 	CMD("filter", NULL, TUI_CMD_FILTER, CMD_ARGS_ID, TUI_COMPLETE_NOTHING,
 	    "filter N|all", "filter 2", "Show only trace N's output (all: every trace's)."),
 	CMD("clear", NULL, TUI_CMD_CLEAR, CMD_ARGS_NONE, TUI_COMPLETE_NOTHING,
@@ -100,21 +99,21 @@ const struct cmd_def tui_cmd_top[] = {
 	CMD("quit", "q", TUI_CMD_QUIT, CMD_ARGS_NONE, TUI_COMPLETE_NOTHING,
 	    "quit", "quit", "Stop tracing and leave (the target goes on running)."),
 };
-const size_t tui_cmd_ntop = N(tui_cmd_top);
+const size_t tui_cmd_ntop = BASE_ARRAY_SIZE(tui_cmd_top);
 
 const struct cmd_def *tui_cmd_lookup(const struct cmd_def *defs, size_t n, const char *word,
 				     bool *ambiguous)
 {
 	const struct cmd_def *found = NULL;
-	size_t len = strlen(word), hits = 0;
+	size_t hits = 0;
 
 	*ambiguous = false;
-	if (!len)
+	if (!*word)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(defs[i].word, word) || (defs[i].alias && !strcmp(defs[i].alias, word)))
 			return &defs[i];
-		if (!strncmp(defs[i].word, word, len)) {
+		if (base_has_prefix(defs[i].word, word)) {
 			found = &defs[i];
 			hits++;
 		}

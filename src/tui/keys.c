@@ -13,6 +13,7 @@
 
 #include <gs/script.h>
 
+#include "base.h"
 #include "app.h"
 #include "fuzzy.h"
 
@@ -95,7 +96,7 @@ static bool line_edit(struct tui_lineedit *e, int key, bool is_wchar)
 		tui_lineedit_key(e, TUI_EDIT_BACKSPACE);
 		return true;
 	}
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(map); i++) {
 		if (map[i].key == key && map[i].wch == is_wchar) {
 			tui_lineedit_key(e, map[i].k);
 			return true;

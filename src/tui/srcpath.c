@@ -117,13 +117,13 @@ int tui_srcpath_arg(struct tui_srcpath *p, const char *arg)
 /* path under prefix: prefix equal to path or followed by '/' in it. */
 static const char *under(const char *path, const char *prefix)
 {
-	size_t n = strlen(prefix);
+	const char *rest = base_after_prefix(path, prefix);
 
-	if (strncmp(path, prefix, n) != 0)
+	if (!rest)
 		return NULL;
-	if (path[n] == '/' || path[n] == '\0')
-		return path + n;
-	return n == 1 ? path + 1 : NULL; /* prefix "/" */
+	if (*rest == '/' || *rest == '\0')
+		return rest;
+	return strcmp(prefix, "/") == 0 ? rest : NULL; /* prefix "/" */
 }
 
 static char *joined(const char *a, const char *b)

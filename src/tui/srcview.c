@@ -126,21 +126,24 @@ void tui_srcview_set_code(struct tui_srcview *v, const uint32_t *lines, size_t n
 	v->ncode = n;
 }
 
+struct line_key {
+	const uint32_t *code;
+	size_t line; /* 1-based, as the code lines are */
+};
+
+static bool line_below(const void *ctx, size_t i)
+{
+	const struct line_key *k = ctx;
+
+	return k->code[i] < k->line;
+}
+
 bool tui_srcview_has_code(const struct tui_srcview *v, size_t line0)
 {
-	size_t lo = 0, hi = v->ncode;
+	struct line_key k = { v->code, line0 + 1 };
+	size_t at = base_lower_bound(0, v->ncode, &k, line_below);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->code[mid] < line0 + 1)
-			lo = mid + 1;
-		else if (v->code[mid] > line0 + 1)
-			hi = mid;
-		else
-			return true;
-	}
-	return false;
+	return at < v->ncode && v->code[at] == line0 + 1;
 }
 
 void tui_srcview_clear_marks(struct tui_srcview *v)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "srcview.h"
 
 static bool ident_char(char c)
@@ -47,7 +48,7 @@ static bool keyword(const char *name)
 	static const char *const kw[] = { "if", "while", "for", "switch", "return", "sizeof",
 					  "match", "catch", "defined", "alignof", "typeof" };
 
-	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(kw); i++)
 		if (!strcmp(name, kw[i]))
 			return true;
 	return false;

@@ -47,30 +47,35 @@ static const struct range zero[] = {
 	{ 0xfe20, 0xfe2f },
 };
 
+struct cp_key {
+	const struct range *r;
+	uint32_t cp;
+};
+
+static bool range_below(const void *ctx, size_t i)
+{
+	const struct cp_key *k = ctx;
+
+	return k->r[i].hi < k->cp;
+}
+
+/* The ranges are sorted and apart: the first ending at or after cp is the
+ * only one that may hold it. */
 static bool in_ranges(const struct range *r, size_t n, uint32_t cp)
 {
-	size_t lo = 0, hi = n;
+	struct cp_key k = { r, cp };
+	size_t at = base_lower_bound(0, n, &k, range_below);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cp < r[mid].lo)
-			hi = mid;
-		else if (cp > r[mid].hi)
-			lo = mid + 1;
-		else
-			return true;
-	}
-	return false;
+	return at < n && r[at].lo <= cp;
 }
 
 unsigned tui_char_width(uint32_t cp)
 {
 	if (cp < 0x300)
 		return 1;
-	if (in_ranges(zero, sizeof(zero) / sizeof(zero[0]), cp))
+	if (in_ranges(zero, BASE_ARRAY_SIZE(zero), cp))
 		return 0;
-	return in_ranges(wide, sizeof(wide) / sizeof(wide[0]), cp) ? 2 : 1;
+	return in_ranges(wide, BASE_ARRAY_SIZE(wide), cp) ? 2 : 1;
 }
 
 size_t tui_text_width(const char *s, size_t len)

@@ -246,29 +246,30 @@ int gs_bt_rowtab_build(const struct gs_cfi_row *rows, size_t n, struct gs_bt_row
 	return rc;
 }
 
+struct off_key {
+	const struct gs_bt_row *rows;
+	uint32_t off;
+};
+
+static bool row_starts_by(const void *ctx, size_t i)
+{
+	const struct off_key *k = ctx;
+
+	return (k->rows[i].pc & GS_BT_ROW_PC_MASK) <= k->off;
+}
+
 long gs_bt_rows_find(const struct gs_bt_row *rows, const uint32_t *pages, uint64_t first_page,
 		     uint32_t npages, uint64_t pc)
 {
 	uint64_t page = pc >> GS_BT_PAGE_SHIFT;
-	uint32_t lo, hi, off = (uint32_t)(pc & GS_BT_ROW_PC_MASK);
-	long found;
+	struct off_key k = { rows, (uint32_t)(pc & GS_BT_ROW_PC_MASK) };
 
 	if (page < first_page || page - first_page >= npages)
 		return -1;
-	lo = pages[page - first_page];
-	hi = pages[page - first_page + 1];
-	found = (long)lo - 1; /* the row that starts before the page */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if ((rows[mid].pc & GS_BT_ROW_PC_MASK) <= off) {
-			found = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	return found;
+	/* the row before the first starting past pc in the page: with none
+	 * at or before it, the row that starts before the page */
+	return (long)base_lower_bound(pages[page - first_page], pages[page - first_page + 1], &k,
+				      row_starts_by) - 1;
 }
 
 /* ---- writing ---------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* Unwind rows of one module from its CFI (reference 7.2-7.3): every FDE
+/* Unwind rows of one module from its CFI (docs/unwind.md, "Rows"): every FDE
  * range of .eh_frame, plus .debug_frame FDEs for ranges .eh_frame lacks, is
  * walked row by row through libdw (dwarf_cfi_addrframe, dwarf_frame_info),
  * each row's CFA / RA / rsp / rbp rules are converted to the 56-byte wire
@@ -253,19 +253,24 @@ void uw_cfi_walk(struct uw_cfi_builder *b, Dwarf_CFI *cfi, const struct mf_fde_r
 		walk_range(b, cfi, v[i]);
 }
 
+struct range_key {
+	const struct mf_fde_range *v;
+	uint64_t addr;
+};
+
+static bool range_ends_by(const void *ctx, size_t i)
+{
+	const struct range_key *k = ctx;
+
+	return k->v[i].hi <= k->addr;
+}
+
 static bool overlaps(const struct mf_fde_range *v, size_t n, struct mf_fde_range r)
 {
-	size_t lo = 0, hi = n;
+	struct range_key k = { v, r.lo };
+	size_t at = base_lower_bound(0, n, &k, range_ends_by); /* first ending after r.lo */
 
-	while (lo < hi) { /* first range ending after r.lo */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].hi <= r.lo)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].lo < r.hi;
+	return at < n && v[at].lo < r.hi;
 }
 
 /* The ranges of a section's corrupt FDEs become zones libdw is never asked
@@ -517,28 +522,42 @@ void gs_cfi_table_free(struct gs_cfi_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+struct pc_key {
+	const struct gs_cfi_table *t;
+	uint64_t pc;
+};
+
+static bool dropped_starts_by(const void *ctx, size_t i)
+{
+	const struct pc_key *k = ctx;
+
+	return k->t->dropped[i].pc_start <= k->pc;
+}
+
+static bool xrow_ends_by(const void *ctx, size_t i)
+{
+	const struct pc_key *k = ctx;
+
+	return k->t->xrows[i].pc_end <= k->pc;
+}
+
 int gs_cfi_table_lookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_unwind_row *row,
 			enum gs_cfi_drop *reason)
 {
 	const struct gs_unwind_row *r = gs_rows_find(t->rows, 0, t->nrows, pc);
-	size_t lo = 0, hi = t->ndropped;
+	struct pc_key k = { t, pc };
+	size_t past;
 
 	if (r) {
 		if (row)
 			*row = *r;
 		return 0;
 	}
-	while (lo < hi) { /* last dropped range starting at or before pc */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->dropped[mid].pc_start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && pc < t->dropped[lo - 1].pc_end) {
+	/* the first dropped range starting past pc: pc may be in the one before */
+	past = base_lower_bound(0, t->ndropped, &k, dropped_starts_by);
+	if (past && pc < t->dropped[past - 1].pc_end) {
 		if (reason)
-			*reason = (enum gs_cfi_drop)t->dropped[lo - 1].reason;
+			*reason = (enum gs_cfi_drop)t->dropped[past - 1].reason;
 		return -EOPNOTSUPP;
 	}
 	return -ENOENT;
@@ -546,19 +565,12 @@ int gs_cfi_table_lookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_unw
 
 int gs_cfi_table_xlookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_cfi_row *row)
 {
-	size_t lo = 0, hi = t->nxrows;
+	struct pc_key k = { t, pc };
+	size_t at = base_lower_bound(0, t->nxrows, &k, xrow_ends_by); /* first ending after pc */
 
-	while (lo < hi) { /* first row ending after pc */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->xrows[mid].pc_end <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == t->nxrows || t->xrows[lo].pc_start > pc)
+	if (at == t->nxrows || t->xrows[at].pc_start > pc)
 		return -ENOENT;
 	if (row)
-		*row = t->xrows[lo];
+		*row = t->xrows[at];
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* CFI tables cached on disk by build id (issue 11: a large module's rows
+/* CFI tables cached on disk by build id (a large module's rows
  * ready in a fraction of the time libdw takes to compute them), through the
  * shared cache files (cachefile.c): `<dir>/<build id hex>.cfi`, a header
  * that pins the format (magic, version, the sizes of every struct), the

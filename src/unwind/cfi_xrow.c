@@ -1,10 +1,10 @@
-/* The loop walker's conversion of one CFI row (issue 11): every rule the
- * bpf_loop walker evaluates, read back from libdw's location descriptions:
- * CFA = reg + off or *(reg + off) (DW_OP_breg<N> off [; DW_OP_deref]),
- * register rules at/val CFA + off, in another register, or the expressions
- * DW_OP_breg<N> off (DW_CFA_expression) and DW_OP_breg<N> off;
- * DW_OP_stack_value (DW_CFA_val_expression), for the return address, rbp,
- * rbx and r12-r15, on the registers the walk tracks. */
+/* The loop walker's conversion of one CFI row (docs/unwind.md, "The loop
+ * walker's rows"): every rule the bpf_loop walker evaluates, read back from
+ * libdw's location descriptions: CFA = reg + off or *(reg + off)
+ * (DW_OP_breg<N> off [; DW_OP_deref]), register rules at/val CFA + off, in
+ * another register, or the expressions DW_OP_breg<N> off (DW_CFA_expression)
+ * and DW_OP_breg<N> off; DW_OP_stack_value (DW_CFA_val_expression), for the
+ * return address, rbp, rbx and r12-r15, on the registers the walk tracks. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <string.h>

@@ -1,7 +1,7 @@
-/* The per-process module maps (reference 8.4): proc_module_offsets entries
- * and the double-buffered, sorted proc_module_ranges snapshot that the BPF
- * unwinder binary-searches, written through a gs_map_writer so the logic is
- * testable without the kernel. */
+/* The per-process module maps (docs/unwind.md, "Map layouts"):
+ * proc_module_offsets entries and the double-buffered, sorted
+ * proc_module_ranges snapshot that the BPF unwinder binary-searches, written
+ * through a gs_map_writer so the logic is testable without the kernel. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

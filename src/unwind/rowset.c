@@ -1,6 +1,6 @@
 /* The row tables of many modules as the BPF side reads them: one array of
  * rows with each module's rows contiguous, modules in cookie order, and
- * cookie -> [row_start, row_end) (reference 6.3 step 1 and 7.4). Also the
+ * cookie -> [row_start, row_end) (docs/unwind.md, "Many modules"). Also the
  * binary search over rows that the BPF program unrolls, for tests and for
  * the code generator's compile-time first row. */
 #include <errno.h>
@@ -42,20 +42,24 @@ void gs_rowset_fini(struct gs_rowset *s)
 	memset(s, 0, sizeof(*s));
 }
 
+struct cookie_key {
+	const struct gs_rowset *s;
+	uint64_t cookie;
+};
+
+static bool cookie_below(const void *ctx, size_t i)
+{
+	const struct cookie_key *k = ctx;
+
+	return k->s->modules[i].cookie < k->cookie;
+}
+
 /* Index of the first module whose cookie is >= cookie. */
 static size_t module_slot(const struct gs_rowset *s, uint64_t cookie)
 {
-	size_t lo = 0, hi = s->nmodules;
+	struct cookie_key k = { s, cookie };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->modules[mid].cookie < cookie)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return base_lower_bound(0, s->nmodules, &k, cookie_below);
 }
 
 const struct gs_rowset_module *gs_rowset_module(const struct gs_rowset *s, uint64_t cookie)

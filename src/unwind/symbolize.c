@@ -127,7 +127,7 @@ static int die_udata(Dwarf_Die *die, int name)
 }
 
 /* Formal parameters of a function DIE: artificial ones and consecutive
- * duplicates dropped, joined by ", " (reference 11.2). */
+ * duplicates dropped, joined by ", " (docs/unwind.md, "Symbolizer"). */
 static char *render_params(Dwarf_Die *fn)
 {
 	char buf[GS_PARAMS_MAX], one[256], prev[256] = "";

@@ -1,5 +1,5 @@
 /* Checks of the e2e scenarios: expectations collected with the output they
- * were made on, block assertions from spec 14.2, the comparison of each
+ * were made on, the reference's block assertions, the comparison of each
  * backtrace with gdb's, and running gstrace itself. */
 #define _GNU_SOURCE /* vasprintf */
 #include <elf.h>

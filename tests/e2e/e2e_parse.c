@@ -1,6 +1,6 @@
-/* Parses gstrace's pretty and plain output (spec 11.3-11.4) into events and
- * `backtrace: <status>, N frames (max D)` blocks of frame lines (symbolized,
- * `.inline` or raw) ending at `stopped: ...`. */
+/* Parses gstrace's pretty and plain output (docs/cli.md, "Output") into
+ * events and `backtrace: <status>, N frames (max D)` blocks of frame lines
+ * (symbolized, `.inline` or raw) ending at `stopped: ...`. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* A seeded generator of C expressions over the variables of
- * tests/e2e/fixtures/values/values_exprs.c (issue 19): each expression in
+ * tests/e2e/fixtures/values/values_exprs.c: each expression in
  * two spellings, gstrace's script and gdb's C, with the value C gives it
  * (computed here, from a copy of the fixture's values) and tags naming
  * every construct it uses, so a difference can be traced to a construct.

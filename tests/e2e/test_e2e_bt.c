@@ -1,4 +1,4 @@
-/* Backtrace scenarios of spec 14.2 on the fixtures of 14.1 (depths, bt modes,
+/* The reference's backtrace scenarios on its fixtures (depths, bt modes,
  * cross-module, dlopen, non-PIE, perf array, -t mode); every block is also
  * compared with gdb's `bt` stopped at the same pc of the same process. */
 #include <signal.h>
@@ -43,7 +43,7 @@ static void check_each(struct e2e_ctx *c, const struct e2e_traced *t, const char
 	}
 }
 
-/* ---- depths (spec 14.2: depth 1, 4, 5, 7, default 128) ------------------- */
+/* ---- depths (1, 4, 5, 7, default 128) ------------------------------------ */
 
 static void hot_depth(struct e2e_ctx *c, const char *fixture, unsigned depth, bool perf)
 {
@@ -429,7 +429,7 @@ static void s_nopie(struct e2e_ctx *c)
 	e2e_traced_free(&t);
 }
 
-/* The library is dlopened after gstrace attached (spec 14.2 dlopen, PID
+/* The library is dlopened after gstrace attached (the reference's dlopen, PID
  * mode): the first block already names the library (the symbolizer
  * refreshes the process's modules), and once one block unwinds through it
  * every later one does. Blocks before that may stop early (the BPF side

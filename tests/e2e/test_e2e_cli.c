@@ -368,7 +368,7 @@ static void s_loss_summary(struct e2e_ctx *c)
 
 /* Runs gstrace expecting exit 2, nothing attached, nothing on stdout, and
  * on stderr one line (or, for script errors, one line then the source
- * line and a caret: issue 6 asks for both) that contains each needle. */
+ * line and a caret) that contains each needle. */
 static void expect_usage_error(struct e2e_ctx *c, const struct e2e_trace *tr,
 			       const char *const *needles, bool one_line)
 {

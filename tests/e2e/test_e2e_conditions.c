@@ -1,4 +1,4 @@
-/* Many conditions in one trace (issue 19 item 9): a script of 200 `if`s over
+/* Many conditions in one trace: a script of 200 `if`s over
  * pointer dereferences of take_record's `r` in values_types.c (members,
  * members of members, array elements, a 2-D array, && and ||, a NULL
  * pointer followed, else branches) loads, and its one event holds exactly

@@ -1,4 +1,4 @@
-/* Probe addresses and names as gdb chooses them (issue 19, items 7 and 8),
+/* Probe addresses and names as gdb chooses them,
  * on copies_program.c built by gcc -O0 / -O2 and clang -O2:
  *
  * - prologue-line-*: `trace copies_program.c:N` on cp_greet's signature

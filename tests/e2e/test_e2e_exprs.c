@@ -1,4 +1,4 @@
-/* Expressions against gdb (issue 19): exprgen.c's expressions over the
+/* Expressions against gdb: exprgen.c's expressions over the
  * variables of values_exprs.c, each printed by gstrace at ex_probe and by
  * gdb's `print` at the same address of the same process, compared as
  * integers (gdb's `65 'A'`, `true`, enumerator names and `(int *) 0x..`

@@ -1,4 +1,4 @@
-/* Scenarios of issue 14 with the real gstrace: return values against gdb's
+/* Features with the real gstrace: return values against gdb's
  * `finish`, a stack profile of a known call mix (folded counts, the flame
  * graph, --aggregate), launch through a shell and a pyenv shim, $pid in a
  * PID namespace of its own, the notice for a line without code, and the

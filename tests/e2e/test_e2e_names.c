@@ -1,4 +1,4 @@
-/* C++ and Rust names in trace targets and scripts (issue 21): qualified
+/* C++ and Rust names in trace targets and scripts: qualified
  * names, every overload of one, one overload by its signature, a template
  * instance, and a bare member name read through `this`, on names_cxx_program
  * (g++ -O0); a Rust module function and a generic one on names_rust_program

@@ -1,4 +1,4 @@
-/* Script values as C has them (issue 19, items 2-4), at main_probe of the
+/* Script values as C has them, at main_probe of the
  * values_lib fixture (values_lib_main.c, values_lib.c, built by gcc -O0
  * and clang -O2): string equality on a char[4] parameter's member and on a
  * char * global of another module, through a `let` of a string; pointer
@@ -134,7 +134,7 @@ static void s_cast_two_modules(struct e2e_ctx *c)
 	e2e_fixture_stop(&f);
 }
 
-/* Standard-library values in expressions (issue 21 item 4) at view_probe
+/* Standard-library values in expressions at view_probe
  * of views_exprs_program (g++ -O0 -std=c++20): v = {1, 2, 3}, s =
  * "alice", up = {42, -7}, vs = {"zero", "one", a long string}, sp = {5,
  * 6}, vp = {{1, 10}, {2, 20}}, all by reference. An index past the length is the value's error, as a read

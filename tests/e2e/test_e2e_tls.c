@@ -1,4 +1,4 @@
-/* Thread-local variables (issue 19 item 5) on fixtures/tls built by gcc
+/* Thread-local variables on fixtures/tls built by gcc
  * -O0 / -O2 and clang -O2: the executable's static TLS (module 1), a
  * library's linked at start (static TLS, module > 1) and a dlopen'ed
  * module's (dynamic TLS, through the DTV), each set to its own values in

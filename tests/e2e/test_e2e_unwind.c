@@ -1,4 +1,4 @@
-/* Backtraces that end where gdb's end (issue 11): through signal frames
+/* Backtraces that end where gdb's end: through signal frames
  * (SIGUSR1 and SIGALRM, with and without SA_ONSTACK), a gcc DRAP frame,
  * the dynamic linker's lazy binding, pthread workers, a library probed
  * right after dlopen returns, dlopen/dlclose churn, a launched command's
@@ -240,7 +240,7 @@ static void s_dlopen_churn(struct e2e_ctx *c)
 	e2e_traced_free(&t);
 }
 
-/* Launch mode (issue 10, `gstrace -t libpython... -- python3 script.py`):
+/* Launch mode (`gstrace -t libpython... -- python3 script.py`):
  * the command dlopens a library first thing and the library calls the
  * traced function right after. The process stops at the dlopen until its
  * maps know the library, so every block is complete, the first one too,

@@ -1,4 +1,4 @@
-/* Values against gdb (issue 9): for every probe point of four fixtures
+/* Values against gdb: for every probe point of four fixtures
  * (types, globals, a shared library, inlined calls), built by gcc -O0 / -O2
  * / -O3 and clang -O2 with DWARF 4 and 5, every parameter, local and global
  * visible at each address the probe resolves to is printed by gstrace and
@@ -80,7 +80,7 @@ static const struct vexception {
 } exceptions[] = {
 	{ "types", "floats", "d", "DW_OP_reg17 (xmm0)",
 	  "a double in an XMM register: pt_regs has no vector registers and no helper of "
-	  "a uprobe program reads them (issue 19 item 5, floats: refused with this reason)" },
+	  "a uprobe program reads them (floats: refused with this reason)" },
 	{ "types", "floats", "f", "DW_OP_reg18 (xmm1)",
 	  "a float in an XMM register (as d)" },
 	{ "globals", "values_globals.c:VG-WEIGHT-LINE", "w", "DW_OP_reg17 (xmm0)",

@@ -1,4 +1,4 @@
-/* Messages are whole at any path length (issue 32 item 7): the fixtures,
+/* Messages are whole at any path length: the fixtures,
  * copied into a directory whose path is 200 bytes long, are refused with
  * sentences that name the file in full and end with their fix (a 512-byte
  * message buffer cut the CFI refusal at "... rebuild it, or drop the "):

@@ -1,4 +1,4 @@
-/* gstrace's command line (DESIGN.md section 5): every flag in each of its
+/* gstrace's command line (docs/cli.md): every flag in each of its
  * spellings lands in struct cli, every bad value and bad combination
  * gives one line naming the flag and the fix; then the real binary, run
  * with bad usage, exits 2 with that line and does nothing else. */
@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "base.h"
 #include "options.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 40
 
 extern char **environ;
@@ -174,7 +174,7 @@ static void test_long_short_attached_and_equals_spellings_agree(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < N_OF(lines); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(lines); i++) {
 		struct cli c = parse_ok(lines[i]);
 
 		assert_int_equal(c.pid, 9);
@@ -457,7 +457,7 @@ static void test_bad_usage_names_the_flag_and_the_fix(void **state)
 	size_t failures = 0;
 
 	(void)state;
-	for (size_t i = 0; i < N_OF(bad_cases); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(bad_cases); i++) {
 		const struct bad_case *b = &bad_cases[i];
 		struct cli cli;
 		char msg[512];
@@ -472,7 +472,7 @@ static void test_bad_usage_names_the_flag_and_the_fix(void **state)
 			print_message("`%s`: not one line: '%s'\n", b->line, msg);
 			failures++;
 		}
-		for (size_t k = 0; k < N_OF(b->says) && b->says[k]; k++) {
+		for (size_t k = 0; k < BASE_ARRAY_SIZE(b->says) && b->says[k]; k++) {
 			if (!strstr(msg, b->says[k])) {
 				print_message("`%s`: message '%s' lacks '%s'\n", b->line, msg,
 					      b->says[k]);
@@ -542,13 +542,13 @@ static void test_binary_exits_2_with_one_line_on_bad_usage(void **state)
 	size_t failures = 0;
 
 	(void)state;
-	for (size_t i = 0; i < N_OF(bad_cases); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(bad_cases); i++) {
 		struct ran r;
 		char *nl;
 
 		run_gstrace(bad_cases[i].line, &r);
 		nl = strchr(r.err, '\n');
-		if (r.status != 2 || r.out[0] || strncmp(r.err, "gstrace: ", 9) || !nl || nl[1] ||
+		if (r.status != 2 || r.out[0] || !base_has_prefix(r.err, "gstrace: ") || !nl || nl[1] ||
 		    !strstr(r.err, bad_cases[i].says[0])) {
 			print_message("`gstrace %s`: status %d, stdout '%s', stderr '%s'\n",
 				      bad_cases[i].line, r.status, r.out, r.err);
@@ -570,7 +570,7 @@ static void test_binary_bad_input_exits_2_naming_it(void **state)
 	size_t failures = 0;
 
 	(void)state;
-	for (size_t i = 0; i < N_OF(inputs); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(inputs); i++) {
 		char line[256];
 		struct ran r;
 
@@ -627,7 +627,7 @@ static void test_binary_cache_info_and_clear(void **state)
 	assert_non_null(mkdtemp(root));
 	snprintf(dir, sizeof(dir), "%s/c", root);
 	assert_int_equal(mkdir(dir, 0700), 0);
-	for (size_t i = 0; i < N_OF(files); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(files); i++) {
 		FILE *f;
 
 		snprintf(p, sizeof(p), "%s/%s", dir, files[i].name);

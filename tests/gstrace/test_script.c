@@ -15,9 +15,9 @@
 
 #include <gs/program.h> /* scripts built into programs */
 #include <gs/script.h>
+#include "base.h"
 #include "script_dump.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 struct tree_case {
 	const char *script;
@@ -109,7 +109,7 @@ static void test_statements_give_their_trees(void **state)
 	};
 
 	(void)state;
-	check_trees(cases, N_OF(cases));
+	check_trees(cases, BASE_ARRAY_SIZE(cases));
 }
 
 /* Aggregations: one id per @name across the script's traces (in the
@@ -137,7 +137,7 @@ static void test_aggregations_give_their_trees(void **state)
 	};
 
 	(void)state;
-	check_trees(cases, N_OF(cases));
+	check_trees(cases, BASE_ARRAY_SIZE(cases));
 }
 
 /* Source-level values: names, postfix chains (tighter than unary * and &),
@@ -185,7 +185,7 @@ static void test_source_values_give_their_trees(void **state)
 	};
 
 	(void)state;
-	check_trees(cases, N_OF(cases));
+	check_trees(cases, BASE_ARRAY_SIZE(cases));
 }
 
 /* An alias shows its own name, and a message about it points at the use. */
@@ -217,7 +217,7 @@ static void test_registers_map_to_dwarf_numbers(void **state)
 	};
 
 	(void)state;
-	check_trees(cases, N_OF(cases));
+	check_trees(cases, BASE_ARRAY_SIZE(cases));
 }
 
 /* Reference 1.7: inline by default; raw and full add their bit; noinline
@@ -250,7 +250,7 @@ static void test_every_bt_option_combination(void **state)
 	};
 
 	(void)state;
-	check_trees(cases, N_OF(cases));
+	check_trees(cases, BASE_ARRAY_SIZE(cases));
 }
 
 static void check_exprs(const struct tree_case *cases, size_t n)
@@ -318,7 +318,7 @@ static void test_operators_follow_c_precedence(void **state)
 	};
 
 	(void)state;
-	check_exprs(cases, N_OF(cases));
+	check_exprs(cases, BASE_ARRAY_SIZE(cases));
 }
 
 static void test_integer_literals(void **state)
@@ -347,7 +347,7 @@ static void test_integer_literals(void **state)
 	};
 
 	(void)state;
-	check_exprs(cases, N_OF(cases));
+	check_exprs(cases, BASE_ARRAY_SIZE(cases));
 }
 
 static void test_targets_in_their_four_forms(void **state)

@@ -13,9 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "base.h"
+
 #include <gs/script.h>
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 struct error_case {
 	const char *script;
@@ -75,7 +76,7 @@ static void check_errors(const struct error_case *cases, size_t n)
 	assert_int_equal(failures, 0);
 }
 
-#define CHECK_ERRORS(cases) check_errors(cases, N_OF(cases))
+#define CHECK_ERRORS(cases) check_errors(cases, BASE_ARRAY_SIZE(cases))
 
 #define PLACEHOLDERS "a placeholder is {}, {:x}, {:X}, {:p} or {:s}, with a length .N, .* or " \
 	".name$ after x, X or s"

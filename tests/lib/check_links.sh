@@ -2,7 +2,8 @@
 # check_links.sh BINARY ARCHIVE...: fails when BINARY holds any function or
 # object an ARCHIVE defines. A decode-only program is checked against the
 # code generator's and the assembler's archives: decoding must not drag
-# them in (DESIGN.md §1, events -> spec, never codegen).
+# them in (docs/architecture.md, "What links what": events -> spec, never
+# codegen).
 set -euo pipefail
 binary=$1
 shift

@@ -1,7 +1,8 @@
 /* /proc/PID/maps parsing and grouping on hand-written text (spaces in
  * paths, " (deleted)", anonymous, [vdso]/[heap]/[stack], same path with
  * another inode, malformed lines) and the load bias / base / size of
- * reference 8.3 for PIE, non-PIE ET_EXEC and shared-library layouts. */
+ * docs/unwind.md's "Process maps and load bias" for PIE, non-PIE ET_EXEC
+ * and shared-library layouts. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Module identity: SipHash-1-3 and the cookies of reference 8.1 (its three
+/* Module identity: SipHash-1-3 and the cookies of docs/unwind.md (its three
  * vectors), a fixture's build-id cookie recomputed from `readelf -n`, the
  * dev/inode and path-hash fallbacks, and path normalization. */
 #include <stdarg.h>

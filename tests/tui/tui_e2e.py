@@ -305,7 +305,7 @@ FIRST_EVENT_ADDS = 8
 
 def scenario_first_event(tmp):
     """A new trace's first event is on the screen within FIRST_EVENT_BOUND_MS
-    of Enter, FIRST_EVENT_ADDS times in a row (issue 37). The loop sleeps on
+    of Enter, FIRST_EVENT_ADDS times in a row. The loop sleeps on
     the live session's descriptor, which the programs do not wake per
     event; the fixture calls the function 20 times a second, so the first
     call comes after the turn of the Enter key, and nothing else is

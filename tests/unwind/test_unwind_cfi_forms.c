@@ -151,7 +151,7 @@ static bool same_table(const struct gs_cfi_table *a, const struct gs_cfi_table *
 	       memcmp(&a->stats, &b->stats, sizeof(a->stats)) == 0;
 }
 
-/* Tables cached by build id (issue 11, large modules): the second read
+/* Tables cached by build id (for large modules): the second read
  * comes from the cache file and equals the first; a damaged file is
  * ignored and written again. */
 static void test_tables_cached_by_build_id_are_the_same(void **state)

@@ -79,7 +79,7 @@ static void test_split_table_equals_serial_on_libc(void **state)
 	check_split_equals_serial(libc);
 }
 
-/* The module the split is for (issue 11: node's rows in 300 ms cold). */
+/* The module the split is for (node's rows in 300 ms cold). */
 static void test_split_table_equals_serial_on_node(void **state)
 {
 	static const char *const c[] = { "/usr/bin/node", "/usr/local/bin/node" };

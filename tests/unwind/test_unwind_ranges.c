@@ -1,6 +1,6 @@
-/* The map writes, against an in-memory fake of named BPF hash/array maps:
- * the double-buffered proc_module_ranges snapshot of reference 8.4 (the
- * inactive slot is cleared, filled sorted, then meta flips), the
+/* The map writes (docs/unwind.md, "Map layouts"), against an in-memory fake
+ * of named BPF hash/array maps: the double-buffered proc_module_ranges
+ * snapshot (the inactive slot is cleared, filled sorted, then meta flips), the
  * proc_module_offsets key layout, and the row tables of many modules
  * (cookie order, contiguous ranges, append-only writes, capacity). */
 #include <stdarg.h>

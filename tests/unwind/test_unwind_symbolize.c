@@ -1,8 +1,8 @@
 /* The symbolizer against binutils: for every address inside the fixtures'
- * functions, the function, line and inline chain equal what
- * `addr2line -f -i` prints; parameters render as reference 11.2 shows;
- * modules without DWARF fall back to ELF symbol + offset; answers are
- * cached per (module, pc). */
+ * functions, the function, line and inline chain equal what `addr2line -f -i`
+ * prints; parameters render as docs/unwind.md's "Symbolizer" says; modules
+ * without DWARF fall back to ELF symbol + offset; answers are cached per
+ * (module, pc). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

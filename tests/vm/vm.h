@@ -1,4 +1,4 @@
-/* A BPF interpreter for tests only (DESIGN.md §6 "vm"): runs programs built
+/* A BPF interpreter for tests only: runs programs built
  * by the assembler on synthetic registers, stacks and maps, with the helpers
  * generated code calls, so tests can check the exact bytes a program emits.
  * Never linked into gstrace.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where gstrace probes against where gdb's `break` stops (issue 32 item 1):
+"""Where gstrace probes against where gdb's `break` stops:
 the addresses `gstrace --dry-run` plans for `trace NAME` and `trace
 FILE:LINE` equal the locations of gdb's `break NAME` / `break FILE:LINE` on
 the same file (every copy, out-of-line and inlined, as gdb lists them under

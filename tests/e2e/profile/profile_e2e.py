@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU profiling end to end (issue 22 item 1): `gstrace --profile` on the
+"""CPU profiling end to end: `gstrace --profile` on the
 split fixture (fixtures/profile_split.c: three call paths taking 60, 30
 and 10 % of its CPU time), its folded stacks judged against the split and
 against gdb's backtrace at each path's busy loop.

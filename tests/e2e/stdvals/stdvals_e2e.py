@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""C++ and Rust standard-library values against gdb (issue 21).
+"""C++ and Rust standard-library values against gdb.
 
 One fixture process per build variant: gdb attaches at its probe with the
 printers a user has (libstdc++'s for C++, rust-gdb's for Rust) and prints
