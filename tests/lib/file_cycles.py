@@ -47,10 +47,10 @@ ALLOWED = [
     ('dwarf', {'funcs.c', 'srclines.c'},
      "not recursion: funcs.c calls dwv_die_entry (srclines.c), srclines.c calls "
      "dwv_loc_add and dwv_loc_moved (funcs.c)"),
-    ('dwarf', {'types.c', 'types_alias.c', 'views.c', 'views_cpp.c', 'views_rust.c'},
-     "being removed (views.c <-> views_cpp.c, views_rust.c: the views' shared helpers go "
-     "below the languages'); what stays is the recursion of a type whose parts (an alias's "
-     "target, a view's elements) are types"),
+    ('dwarf', {'types.c', 'types_alias.c', 'views_attach.c', 'views_cpp.c', 'views_rust.c'},
+     "recursion: a type's parts are types. An alias's target is built by the type builder "
+     "(types_alias.c <-> types.c), and a C++ or Rust container's view (views_attach.c hands the "
+     "type to its language's recognizer) builds its element types with dwv_type_ref again"),
     ('events', {'value.c', 'view.c', 'view_parts.c', 'view_walk.c'},
      "recursion: a value's views hold values (a container's elements), rendered by "
      "ev_put_typed again"),
@@ -59,9 +59,9 @@ ALLOWED = [
      "labels in render.c"),
     ('events', {'print_cache.c', 'print_frame.c'},
      "not recursion: print_cache.c calls ev_put_frame, print_frame.c ev_frame_cache_put"),
-    ('events', {'print.c', 'print_json.c', 'view_json.c'},
-     "being removed (print.c <-> print_json.c); what stays is the recursion of JSON values "
-     "whose views hold values (ev_json_view, ev_json_typed)"),
+    ('events', {'value_json.c', 'view_json.c'},
+     "recursion: a JSON value's view holds values (a container's elements), written by "
+     "ev_json_typed again"),
     ('events', {'decode.c', 'decode_inst.c'},
      "not recursion: decode.c uses the table ev_inst_kinds, decode_inst.c ev_decode_bad"),
     ('gstrace', {'options.c', 'options_rules.c'},
