@@ -1,5 +1,5 @@
 /* How an event of a size known at compile time should reach the ring
- * buffer (issue 10): built in the per-CPU accumulation buffer and copied
+ * buffer: built in the per-CPU accumulation buffer and copied
  * by bpf_ringbuf_output (what the code generator does), or written straight
  * into a bpf_ringbuf_reserve'd record and submitted. Both programs write the
  * same bytes with the same wakeup policy and run under BPF_PROG_TEST_RUN

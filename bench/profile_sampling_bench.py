@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmarks of CPU profiling (issue 22 item 1), gstrace next to bpftrace's
+"""Benchmarks of CPU profiling, gstrace next to bpftrace's
 `profile` probe with `ustack` and to perf record, in the same run, on the
 split fixture (tests/e2e/fixtures/profile_split.c, -O2 without frame
 pointers):

@@ -1,7 +1,7 @@
 /* Scale: the time to build 1000 print traces (dry run, nothing loaded), and
  * the time 1000 attached probes take to detach, measured from SIGINT to
- * gstrace's exit (gstrace stops reading at once, then tears down). Targets
- * (issue 12): build.ms.traces1000 <= 1000, teardown.ms.probes1000 <= 2000.
+ * gstrace's exit (gstrace stops reading at once, then tears down). Targets:
+ * build.ms.traces1000 <= 1000, teardown.ms.probes1000 <= 2000.
  * The teardown figure needs root. Each is the best of 5 runs (the machine
  * may be shared). Then 100,000 traces planned in a dry run (hardening
  * issue, item 11): time and peak RSS, targets build.ms.traces100k <= 10000

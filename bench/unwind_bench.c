@@ -1,6 +1,6 @@
 /* Unwind-data throughput: all CFI rows of the system libc.so.6 (table build
  * time, rows per second, bytes per row in bt_unwind_rows), node's own
- * binary where installed (issue 11: ready in 300 ms cold), and symbolizer
+ * binary where installed (ready in 300 ms cold), and symbolizer
  * lookups on a -O2 -g fixture, cold (fresh cache, every .text address once)
  * and warm (cached). readelf's frames-interp dump of the same libc and
  * node is timed as the peer where binutils is installed. */

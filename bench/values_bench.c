@@ -1,8 +1,8 @@
-/* Source-level values (issue 9): the BPF time per hit of a print of five
+/* Source-level values: the BPF time per hit of a print of five
  * variables (a parameter, a struct member through a pointer, a global, an
  * array element, a 16-byte string) next to bpftrace's args-> on the same
  * function in the same run; the time to build that program; the same for
- * standard-library values (issue 21: a std::string, a std::vector<int> of
+ * standard-library values (a std::string, a std::vector<int> of
  * 16, a Rust Vec<i32> of 16 and HashMap<i32, i32> of 16, and the build of
  * a print of five C++ ones); and launch to
  * the first event of a print of a local in libpython (the pyenv build has
@@ -160,7 +160,7 @@ static void bench_run_ns(pid_t fixture, const char *bpftrace)
 
 /* ---- BPF run time of latency: an entry and a return per call ------------ */
 
-/* Issue 22: `@h = hist($duration)` in a return probe is two programs per
+/* `@h = hist($duration)` in a return probe is two programs per
  * call, the entry's (the time kept by thread and sp) and the return's (it
  * found, removed, the histogram updated): their run time together per
  * call, next to bpftrace's @start[tid] / hist / delete pair. */

@@ -1,4 +1,4 @@
-/* Issue 10's scenarios on deep_program: depth 512 on a 600-frame recursion
+/* The deep-stack scenarios on deep_program: depth 512 on a 600-frame recursion
  * equals gdb's first 512 frames; one trace with 20 `bt` statements and a
  * script of 20 traces with `bt` load and unwind as gdb does; a quiet trace
  * (one event a second) delivers each event within 10 ms. */

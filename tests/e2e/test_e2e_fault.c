@@ -1,4 +1,4 @@
-/* Issue 19 item 6 with the real gstrace: a `const char *` global pointing
+/* With the real gstrace: a `const char *` global pointing
  * into .rodata the process never touched prints the string gdb prints,
  * because the sleepable program faults its page in; without faults
  * (--fault-in off) the same read fails and leaves the page untouched; a

@@ -168,7 +168,7 @@ static void test_gaps_large_rules_and_page_edges(void **state)
 	gs_bt_rowtab_free(&t);
 }
 
-/* Issue 11's rules: a CFA read through memory (DRAP, signal frames), an RA
+/* Rows of the harder rule kinds: a CFA read through memory (DRAP, signal frames), an RA
  * and rbp given by DW_OP_breg7 expressions (the kernel's ucontext), rbx
  * and r12-r15 at CFA offsets (compact) or as expressions (overflow), a CFA
  * on rbx, the end of the stack, and the signal flag. */

@@ -20,7 +20,7 @@
 
 /* ---- targets (target.c; funcs.c, srclines.c, modfile's ifunc.c and procexe.c) ---- */
 
-/* The four target forms (gs_target_kind's, reference 12.1). */
+/* The four target forms (gs_target_kind's; docs/cli.md, "Targets"). */
 enum dwv_target_kind {
 	DWV_TARGET_FUNCTION,
 	DWV_TARGET_ADDRESS,

@@ -118,7 +118,7 @@ struct gs_bt_plan {
 /* Options (GS_OPTS); zero is the default of every field. */
 struct gs_bt_plan_opts {
 	size_t sz;
-	/* With a pid: the multi-module plan (reference 6.3 step 1), rows of
+	/* With a pid: the multi-module plan (docs/unwind.md, "Many modules"): rows of
 	 * every module the process maps plus the probe module, each frame's
 	 * module found at run time. Without, or when that gives no rows: the
 	 * probe module's rows only. */
@@ -267,7 +267,7 @@ void gs_procfill_fini(struct gs_procfill *f);
  * exec): one stat, cheap enough to ask of many processes often. */
 bool gs_procfill_execd(const struct gs_procfill *f);
 /* Reads /proc/PID/maps and writes proc_module_offsets for every module and,
- * when the maps have them, the range slots (reference 8.4). */
+ * when the maps have them, the range slots (docs/unwind.md, "Map layouts"). */
 int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps,
 			       struct gs_error *err);
 /* A process that is gone: its module snapshot leaves the maps and its
@@ -279,7 +279,7 @@ int gs_procfill_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps,
 				struct gs_error *err);
 /* Writes plan's rows: the compact tables when the maps are the bpf_loop
  * walker's; else at 0.. for a one-module plan, else appended after
- * the rows in use for modules bt_module_row_ranges lacks (reference 7.4). */
+ * the rows in use for modules bt_module_row_ranges lacks. */
 int gs_procfill_rows(struct gs_bpf_maps *maps, const struct gs_bt_plan *plan,
 			    struct gs_error *err);
 /* The processes mapping the file at `path` (same inode as stat(path), in

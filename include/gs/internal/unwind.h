@@ -30,7 +30,7 @@ int gs_cfi_table_xlookup(const struct gs_cfi_table *t, uint64_t pc, struct gs_cf
 /* ---- many modules' rows (rowset.c) ---------------------------------------- */
 
 /* First row of [lo, hi) with pc_start <= pc < pc_end, by the same binary
- * search the BPF side runs (reference 6.9); NULL when none. */
+ * search the BPF side runs (docs/protocol.md, "Backtraces"); NULL when none. */
 const struct gs_unwind_row *gs_rows_find(const struct gs_unwind_row *rows, size_t lo,
 						size_t hi, uint64_t pc);
 
@@ -42,7 +42,7 @@ struct gs_rowset_module {
 };
 
 /* bt_unwind_rows and bt_module_row_ranges as they will be written: modules
- * in cookie order, each one's rows contiguous (reference 6.3 step 1, 7.4). */
+ * in cookie order, each one's rows contiguous (docs/unwind.md, "Many modules"). */
 struct gs_rowset {
 	struct gs_unwind_row *rows;
 	size_t nrows, rows_cap;
@@ -80,7 +80,7 @@ struct gs_map_writer {
 };
 
 /* Appends the modules of `s` whose cookie bt_module_row_ranges lacks at
- * *row_count.., then records their ranges (reference 7.4 shared mode).
+ * *row_count.., then records their ranges (docs/unwind.md, "Many modules").
  * -ENOSPC "capacity exceeded" when rows would pass max_rows. */
 int gs_rowset_write(const struct gs_rowset *s, const struct gs_map_writer *w,
 			   uint32_t *row_count, uint32_t max_rows, struct gs_error *err);
