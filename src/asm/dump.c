@@ -80,9 +80,14 @@ static int find_local_labels(struct dump *d)
 	}
 	for (i = 0; i < len; i += slots) {
 		struct asm_jump jump = { 0 };
+		uint8_t class = BPF_CLASS(a->insns[i].code);
 		int64_t to;
 
-		slots = line_at(d, i, &jump, NULL, 0);
+		/* Only an ld_imm64 takes two slots, only jumps name a target:
+		 * the rest need no formatting here. */
+		slots = 1;
+		if (class == BPF_LD || class == BPF_JMP || class == BPF_JMP32)
+			slots = line_at(d, i, &jump, NULL, 0);
 		starts[i] = true;
 		to = (int64_t)i + 1 + jump.rel;
 		if (jump.has && !ix->fixup[i] && to >= 0 && to < (int64_t)len)
