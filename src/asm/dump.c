@@ -69,8 +69,8 @@ static int find_local_labels(struct dump *d)
 	const struct gs_asm *a = d->a;
 	struct dump_index *ix = &d->ix;
 	size_t len = a->len, i, slots, since = 0;
-	uint32_t *target = calloc(len, sizeof(*target)); /* raw jump's target + 1 */
-	bool *starts = calloc(len, sizeof(*starts));
+	uint32_t *target = calloc(len + 1, sizeof(*target)); /* raw jump's target + 1 */
+	bool *starts = calloc(len + 1, sizeof(*starts));
 	uint32_t base = 0;
 
 	if (!target || !starts) {
