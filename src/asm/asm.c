@@ -2,6 +2,7 @@
  * first error, map declarations and their ld_imm64 relocations, and the
  * load-time patching of map fds. Labels and jumps live in label.c, stack
  * slots in stack.c. */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,6 +85,8 @@ int gs_asm_fail(struct gs_asm *a, int code, const char *fmt, ...)
 	struct gs_error *e;
 	va_list ap;
 
+	/* gs_asm_failed() reports the code, and 0 there means no error. */
+	assert(code < 0);
 	if (a->error)
 		return a->error->code;
 	e = malloc(sizeof(*e));
@@ -156,6 +159,7 @@ void gs_asm_emit(struct gs_asm *a, struct bpf_insn insn)
 		if (!reserve(a, 1))
 			return;
 	}
+	assert(a->len < a->cap);
 	a->insns[a->len] = insn;
 	a->notes[a->len] = a->note;
 	a->len++;
@@ -171,8 +175,11 @@ static void emit_ld_imm64(struct gs_asm *a, uint8_t dst, uint8_t src, uint64_t i
 	gs_asm_emit(a, pair[1]);
 }
 
+/* The typed emitters take registers r0..r10 (enum gs_reg); GS_INSN would
+ * keep a larger number's low bits, another register. */
 void gs_asm_ld_imm64(struct gs_asm *a, uint8_t dst, uint64_t imm)
 {
+	assert(dst < GS_NREGS);
 	emit_ld_imm64(a, dst, 0, imm);
 }
 
@@ -200,6 +207,7 @@ static void ld_map(struct gs_asm *a, uint8_t dst, uint32_t map, uint8_t kind, ui
 {
 	uint8_t src = kind == GS_RELOC_MAP_FD ? BPF_PSEUDO_MAP_FD : BPF_PSEUDO_MAP_VALUE;
 
+	assert(dst < GS_NREGS);
 	if (gs_asm_failed(a))
 		return;
 	if (map >= a->nmaps) {

@@ -9,6 +9,8 @@
 
 #include <gs/disasm.h>
 
+#include "insn_text.h"
+
 /* Longest line of any instruction (about 60 characters), with room. */
 #define DISASM_TEXT_SIZE 128
 
@@ -45,11 +47,13 @@ static const char *const size_s[4] = {
 };
 
 /* A bounded output: `len` counts every character asked for, so appending
- * past `size` truncates instead of overflowing, and size 0 writes nothing. */
+ * past `size` truncates instead of overflowing, and size 0 writes nothing.
+ * `jump` names a pc-relative target the caller's way (insn_text.h). */
 struct text {
 	char *buf;
 	size_t size;
 	size_t len;
+	struct asm_jump *jump;
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -64,6 +68,21 @@ static void put(struct text *t, const char *fmt, ...)
 	va_end(ap);
 	if (n > 0)
 		t->len += (size_t)n;
+}
+
+/* A pc-relative target (`rel` from the next instruction): `pc+N`, or the
+ * caller's `<name>` for it; either way the caller learns that the text
+ * has one. */
+static void put_target(struct text *t, int32_t rel)
+{
+	if (t->jump) {
+		t->jump->has = true;
+		t->jump->rel = rel;
+	}
+	if (t->jump && t->jump->name)
+		put(t, "<%s>", t->jump->name);
+	else
+		put(t, "pc%+d", rel);
 }
 
 static bool reg_ok(uint8_t reg)
@@ -217,8 +236,10 @@ static size_t fmt_ld_imm64(const struct bpf_insn *in, size_t avail, struct text 
 		put(t, "r%d = map[fd:%d]", in->dst_reg, in->imm);
 	else if (in->src_reg == BPF_PSEUDO_MAP_VALUE)
 		put(t, "r%d = map[fd:%d][0]+%u", in->dst_reg, in->imm, (uint32_t)hi->imm);
-	else if (in->src_reg == BPF_PSEUDO_FUNC && hi->imm == 0)
-		put(t, "r%d = subprog pc%+d", in->dst_reg, in->imm);
+	else if (in->src_reg == BPF_PSEUDO_FUNC && hi->imm == 0) {
+		put(t, "r%d = subprog ", in->dst_reg);
+		put_target(t, in->imm);
+	}
 	else if (in->src_reg <= BPF_PSEUDO_MAP_IDX_VALUE)
 		put(t, "r%d = pseudo(src=%d) 0x%llx", in->dst_reg, in->src_reg, v);
 	else
@@ -258,7 +279,8 @@ static size_t fmt_call(const struct bpf_insn *in, struct text *t)
 		name = gs_helper_name(in->imm);
 		put(t, "call %s#%d", name ? name : "unknown", in->imm);
 	} else if (in->src_reg == BPF_PSEUDO_CALL) {
-		put(t, "call pc%+d", in->imm);
+		put(t, "call ");
+		put_target(t, in->imm);
 	} else if (in->src_reg == BPF_PSEUDO_KFUNC_CALL) {
 		put(t, "call kfunc#%d", in->imm);
 		if (in->off)
@@ -281,10 +303,8 @@ static size_t fmt_jmp(const struct bpf_insn *in, size_t avail, struct text *t)
 	if (op == BPF_JA) {
 		if (reg || in->dst_reg || in->src_reg || (is32 ? in->off != 0 : in->imm != 0))
 			return 0;
-		if (is32)
-			put(t, "gotol pc%+d", in->imm);
-		else
-			put(t, "goto pc%+d", in->off);
+		put(t, is32 ? "gotol " : "goto ");
+		put_target(t, is32 ? in->imm : in->off);
 		return 1;
 	}
 	if (op == BPF_CALL)
@@ -300,14 +320,13 @@ static size_t fmt_jmp(const struct bpf_insn *in, size_t avail, struct text *t)
 	if (reg) {
 		if (!reg_ok(in->src_reg) || in->imm)
 			return 0;
-		put(t, "if %c%d %s %c%d goto pc%+d",
-		    w, in->dst_reg, opstr, w, in->src_reg, in->off);
+		put(t, "if %c%d %s %c%d goto ", w, in->dst_reg, opstr, w, in->src_reg);
 	} else {
 		if (in->src_reg)
 			return 0;
-		put(t, "if %c%d %s 0x%x goto pc%+d",
-		    w, in->dst_reg, opstr, (uint32_t)in->imm, in->off);
+		put(t, "if %c%d %s 0x%x goto ", w, in->dst_reg, opstr, (uint32_t)in->imm);
 	}
+	put_target(t, in->off);
 	return 1;
 }
 
@@ -331,23 +350,34 @@ static void put_raw(struct text *t, const struct bpf_insn *in)
 	    off & 0xff, off >> 8, imm & 0xff, (imm >> 8) & 0xff, (imm >> 16) & 0xff, imm >> 24);
 }
 
-size_t gs_disasm_insn(const struct bpf_insn *insns, size_t avail, char *buf, size_t size)
+size_t asm_disasm_insn(const struct bpf_insn *insns, size_t avail, struct asm_jump *jump,
+		       char *buf, size_t size)
 {
-	struct text t = { .buf = buf, .size = size };
+	struct text t = { .buf = buf, .size = size, .jump = jump };
 	size_t slots = 0;
 
 	if (size)
 		buf[0] = '\0';
+	if (jump)
+		jump->has = false;
 	if (!avail)
 		return 0;
 	put(&t, "(%02x) ", insns->code);
 	slots = class_fmt[BPF_CLASS(insns->code)](insns, avail, &t);
 	if (!slots) {
+		/* A target half printed belongs to no instruction. */
+		if (jump)
+			jump->has = false;
 		t.len = 0;
 		put_raw(&t, insns);
 		slots = 1;
 	}
 	return slots;
+}
+
+size_t gs_disasm_insn(const struct bpf_insn *insns, size_t avail, char *buf, size_t size)
+{
+	return asm_disasm_insn(insns, avail, NULL, buf, size);
 }
 
 void gs_disasm_prog(const struct bpf_insn *insns, size_t n, FILE *out)

@@ -3,6 +3,8 @@
  * kernel's enum bpf_func_id and never change once assigned. */
 #include <gs/disasm.h>
 
+#include "base.h"
+
 /* Ids 1..209 were generated once from the __BPF_FUNC_MAPPER list of the
  * Linux 6.1 uapi linux/bpf.h (each name's id is its position in the list),
  * with:
@@ -230,7 +232,7 @@ static const char *const helper_names[] = {
 
 const char *gs_helper_name(int32_t id)
 {
-	if (id <= 0 || (size_t)id >= sizeof(helper_names) / sizeof(helper_names[0]))
+	if (id <= 0 || (size_t)id >= BASE_ARRAY_SIZE(helper_names))
 		return NULL;
 	return helper_names[id];
 }

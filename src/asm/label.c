@@ -1,6 +1,7 @@
 /* Labels and the jumps that refer to them. A jump is emitted with a zero
  * offset and a fixup beside it; gs_asm_finish() resolves every fixup once,
  * `off = target - (pc + 1)`, and names the label in any error. */
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -103,23 +104,38 @@ static void jump(struct gs_asm *a, struct bpf_insn insn, struct gs_label to, uin
 		a->nfixups++;
 }
 
+/* The conditional jumps take one of the comparisons (BPF_JEQ ... BPF_JSLE:
+ * not goto, call or exit, which have their own emitters) and registers
+ * r0..r10; GS_INSN would fold anything else into a valid-looking field. */
+static bool conditional(uint8_t op)
+{
+	uint8_t k = op >> 4;
+
+	return (op & 0x0f) == 0 && k >= BPF_JEQ >> 4 && k <= BPF_JSLE >> 4 &&
+	       op != BPF_CALL && op != BPF_EXIT && op != BPF_JA;
+}
+
 void gs_asm_jmp_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm, struct gs_label to)
 {
+	assert(conditional(op) && dst < GS_NREGS);
 	jump(a, GS_JMP_IMM(op, dst, imm, 0), to, GS_FIXUP_OFF16);
 }
 
 void gs_asm_jmp_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src, struct gs_label to)
 {
+	assert(conditional(op) && dst < GS_NREGS && src < GS_NREGS);
 	jump(a, GS_JMP_REG(op, dst, src, 0), to, GS_FIXUP_OFF16);
 }
 
 void gs_asm_jmp32_imm(struct gs_asm *a, uint8_t op, uint8_t dst, int32_t imm, struct gs_label to)
 {
+	assert(conditional(op) && dst < GS_NREGS);
 	jump(a, GS_JMP32_IMM(op, dst, imm, 0), to, GS_FIXUP_OFF16);
 }
 
 void gs_asm_jmp32_reg(struct gs_asm *a, uint8_t op, uint8_t dst, uint8_t src, struct gs_label to)
 {
+	assert(conditional(op) && dst < GS_NREGS && src < GS_NREGS);
 	jump(a, GS_JMP32_REG(op, dst, src, 0), to, GS_FIXUP_OFF16);
 }
 
@@ -142,6 +158,7 @@ void gs_asm_ld_func(struct gs_asm *a, uint8_t dst, struct gs_label callback)
 {
 	struct bpf_insn pair[] = { GS_LD_IMM64_RAW(dst, BPF_PSEUDO_FUNC, 0) };
 
+	assert(dst < GS_NREGS);
 	jump(a, pair[0], callback, GS_FIXUP_IMM32); /* imm: target - (pc + 1), as a call */
 	gs_asm_emit(a, pair[1]);
 }
@@ -212,6 +229,10 @@ static int insert_after(struct gs_asm *a, const bool *widen, size_t count)
 		add[i + 1] = add[i] + (widen[i] ? 2 : 0);
 	for (size_t i = old; i-- > 0;) {
 		size_t ni = i + add[i];
+
+		/* relax() widens conditional jumps only: a ja becomes a gotol. */
+		assert(!widen[i] || (BPF_CLASS(a->insns[i].code) == BPF_JMP ||
+				     BPF_CLASS(a->insns[i].code) == BPF_JMP32));
 
 		a->insns[ni] = a->insns[i];
 		a->notes[ni] = a->notes[i];
@@ -295,9 +316,15 @@ static int relax(struct gs_asm *a)
 
 static int resolve(struct gs_asm *a, const struct gs_fixup *f)
 {
-	const struct gs_label_info *l = &a->labels[f->label];
-	const char *note = NOTE(a->notes[f->insn]);
+	const struct gs_label_info *l;
+	const char *note;
 	int64_t dist;
+
+	/* jump() records a fixup only for a label of this assembler, at the
+	 * instruction it emits; insert_after() moves both along. */
+	assert(f->label < a->nlabels && f->insn < a->len);
+	l = &a->labels[f->label];
+	note = NOTE(a->notes[f->insn]);
 
 	if (l->binds == 0)
 		return gs_asm_fail(a, -EINVAL,

@@ -5,6 +5,7 @@
  * scope first plus an ordinal where scope and name still repeat
  * ("s2.f3.search_not_below.4"), is formatted only by the disassembly and
  * in error messages, so that no two labels of a dump read the same. */
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ uint32_t gs_asm_scope_enter(struct gs_asm *a, const char *tag, int32_t num)
 {
 	uint32_t prev = a->scope;
 
+	assert(prev <= a->nscopes);
 	if (!tag || base_grow((void **)&a->scopes, &a->scopes_cap, a->nscopes + 1,
 			     sizeof(*a->scopes))) {
 		gs_asm_fail(a, -ENOMEM, "out of memory opening label scope '%s'", tag ? tag : "?");
@@ -35,6 +37,10 @@ uint32_t gs_asm_scope_enter(struct gs_asm *a, const char *tag, int32_t num)
 uint32_t gs_asm_scope_set(struct gs_asm *a, uint32_t scope)
 {
 	uint32_t prev = a->scope;
+
+	/* A scope gs_asm_scope_enter() or this returned since the last reset;
+	 * without asserts, any other falls back to none. */
+	assert(scope <= a->nscopes);
 
 	a->scope = scope <= a->nscopes ? scope : 0;
 	return prev;
@@ -144,8 +150,12 @@ size_t asm_label_format(const struct gs_asm *a, uint32_t id, uint32_t ord, char 
 	if (id >= a->nlabels)
 		return (size_t)snprintf(buf, size, "?");
 	for (s = a->labels[id].scope; s && s <= a->nscopes && depth < MAX_DEPTH;
-	     s = a->scopes[s - 1].parent)
+	     s = a->scopes[s - 1].parent) {
+		/* A scope opens inside the one in force, made before it: the
+		 * chain goes outward and ends. */
+		assert(a->scopes[s - 1].parent < s);
 		chain[depth++] = &a->scopes[s - 1];
+	}
 #define PUT(...) \
 	do { \
 		n = snprintf(buf + (len < size ? len : size), len < size ? size - len : 0, \

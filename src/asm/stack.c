@@ -1,6 +1,7 @@
 /* Stack slots below r10. A slot is named so that an overflow says which
  * value did not fit; marks let an emitter give back the slots it took, so
  * deep programs reuse their scratch space instead of growing the frame. */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -8,11 +9,21 @@
 
 #include "mem.h"
 
+/* The frame's invariant: the bytes in use end where the last slot held
+ * ends, inside the frame and within the largest frame seen. */
+static bool frame_ok(const struct gs_asm *a)
+{
+	return a->stack_used >= 0 && a->stack_used <= a->stack_max &&
+	       a->stack_max <= GS_STACK_MAX &&
+	       a->stack_used == (a->nslots ? -a->slots[a->nslots - 1].off : 0);
+}
+
 int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t align)
 {
 	int end;
 	const char *copy;
 
+	assert(frame_ok(a));
 	if (gs_asm_failed(a))
 		return -GS_STACK_MAX;
 	if (size == 0 || align == 0 || align > 8 || (align & (align - 1))) {
@@ -40,6 +51,8 @@ int16_t gs_asm_slot(struct gs_asm *a, const char *name, uint16_t size, uint16_t 
 	a->stack_used = end;
 	if (end > a->stack_max)
 		a->stack_max = end;
+	/* The slot lies inside the frame: [r10 - end, r10 - end + size). */
+	assert(end >= size && end <= GS_STACK_MAX && frame_ok(a));
 	return (int16_t)-end;
 }
 
@@ -57,6 +70,7 @@ void gs_asm_stack_release(struct gs_asm *a, size_t mark)
 	}
 	a->nslots = mark;
 	a->stack_used = mark ? -a->slots[mark - 1].off : 0;
+	assert(frame_ok(a));
 }
 
 void gs_asm_func_begin(struct gs_asm *a, uint32_t btf_type_id)

@@ -1,7 +1,8 @@
 /* The text forms of a trace plan: the --dry-run summary (where each probe
  * goes, its programs, maps with their sizes, and the rows its backtrace
- * will have) and the --dump-insns listing in the golden-file format. Both
- * print the programs the session loads, never a rebuild. */
+ * will have) and the --dump-insns listing, indexed as the verifier log
+ * counts (GS_DUMP_INDEXED). Both print the programs the session loads,
+ * never a rebuild. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -108,6 +109,14 @@ static void summary(const struct gs_plan *p, const struct gs_plan_trace *t,
 	}
 }
 
+/* A program of the listing: indexed, so that a verifier error's `insn N`
+ * finds its line. */
+static void dump_indexed(const struct gs_asm *a, FILE *f)
+{
+	if (gs_asm_dump_flags(a, GS_DUMP_INDEXED, f))
+		fputs("; gs_asm_dump: out of memory\n", f);
+}
+
 static void listing(const struct gs_plan_trace *t, const struct gs_plan_probe *pr, FILE *f)
 {
 	const struct gs_program *prog = pr->prog;
@@ -115,14 +124,14 @@ static void listing(const struct gs_plan_trace *t, const struct gs_plan_probe *p
 	fprintf(f, "; trace #%u %s at ", t->id, t->pattern.text);
 	gs_render_fputs(f, t->target.module, 0);
 	fprintf(f, " 0x%" PRIx64 ": program %s\n", pr->loc->addr, prog->name);
-	gs_asm_dump(&prog->main, f);
+	dump_indexed(&prog->main, f);
 	if (prog->has_step) {
 		fprintf(f, "\n; step program %s\n", prog->step_name);
-		gs_asm_dump(prog->step, f);
+		dump_indexed(prog->step, f);
 	}
 	if (prog->entry) {
 		fprintf(f, "\n; entry program %s\n", prog->entry_name);
-		gs_asm_dump(prog->entry, f);
+		dump_indexed(prog->entry, f);
 	}
 	fputc('\n', f);
 }
@@ -152,7 +161,7 @@ static void print_dlhook(const struct gs_plan *p, unsigned what, FILE *f)
 		if (what & GS_PLAN_PRINT_INSNS) {
 			fprintf(f, "; dlopen hook at _dl_debug_state of %s: program %s\n", site.path,
 				RT_DLHOOK_PROG);
-			gs_asm_dump(&a, f);
+			dump_indexed(&a, f);
 			fputc('\n', f);
 		}
 	}

@@ -1,5 +1,5 @@
 /* Golden suite for the assembler: every sample program is built, dumped in
- * the --dump-insns format and compared with tests/golden/asm_<name>.txt. */
+ * the label form (gs_asm_dump) and compared with tests/golden/asm_<name>.txt. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

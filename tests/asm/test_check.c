@@ -18,8 +18,9 @@
 #include <gs/asm.h>
 #include <gs/insn.h>
 
+#include "base.h"
+
 #define MAX_INSNS 16
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct check_case {
 	const char *name;
@@ -333,7 +334,7 @@ static void run_case(void **state)
 	assert_int_equal(ret, -EINVAL);
 	assert_int_equal(err.code, -EINVAL);
 	snprintf(want, sizeof(want), "insn %d (", c->at);
-	if (strncmp(err.msg, want, strlen(want)) != 0 || !strstr(err.msg, c->errstr))
+	if (!base_has_prefix(err.msg, want) || !strstr(err.msg, c->errstr))
 		fail_msg("%s: expected '%s...%s', got: %s", c->name, want, c->errstr, err.msg);
 }
 
@@ -469,11 +470,11 @@ int main(void)
 		cmocka_unit_test(test_large_generated_program_is_accepted),
 		cmocka_unit_test(test_large_generated_program_reports_its_last_block),
 	};
-	struct CMUnitTest table[ARRAY_SIZE(cases)];
+	struct CMUnitTest table[BASE_ARRAY_SIZE(cases)];
 	size_t i;
 	int failed;
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
+	for (i = 0; i < BASE_ARRAY_SIZE(cases); i++)
 		table[i] = (struct CMUnitTest){ .name = cases[i].name, .test_func = run_case,
 						.initial_state = (void *)&cases[i] };
 	failed = cmocka_run_group_tests_name("check_table", table, NULL, NULL);

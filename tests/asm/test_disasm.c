@@ -1,8 +1,11 @@
 /* The disassembler against the kernel verifier log's syntax: each case pairs
  * an instruction built with insn.h and the line the kernel would print for
  * it, written by hand. Then the raw-bytes form of undefined encodings, buffer
- * truncation, helper names, and the golden-file dump of an assembler. */
+ * truncation, helper names, and the dump of an assembler in its two forms:
+ * by label (the golden files) and indexed (--dump-insns). */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -15,6 +18,8 @@
 #include <gs/asm.h>
 #include <gs/disasm.h>
 #include <gs/insn.h>
+
+#include "base.h"
 
 struct disasm_case {
 	const char *text;
@@ -48,7 +53,7 @@ static void check_cases(const struct disasm_case *cases, size_t n)
 	assert_int_equal(failures, 0);
 }
 
-#define CHECK_CASES(cases) check_cases(cases, sizeof(cases) / sizeof(cases[0]))
+#define CHECK_CASES(cases) check_cases(cases, BASE_ARRAY_SIZE(cases))
 
 static void test_alu64_ops_print_r_registers(void **state)
 {
@@ -528,35 +533,80 @@ static void test_helper_names_by_id(void **state)
 /* A loop over a map load, built with the assembler: label lines, named jump
  * targets (backward and forward), maps by name, notes only where they
  * change, and again after a label. */
-static void test_dump_names_labels_maps_and_notes(void **state)
+static void build_loop(struct gs_asm *a)
 {
-	struct gs_asm a;
 	struct gs_error err;
 	struct gs_label loop, done;
 	uint32_t map;
+
+	gs_asm_init(a);
+	map = gs_asm_map(a, "event_accum_buffer");
+	loop = gs_asm_label(a, "loop");
+	done = gs_asm_label(a, "done");
+	gs_asm_note(a, "setup");
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_ld_map(a, GS_R1, map);
+	gs_asm_notef(a, "%s", "setup"); /* an equal string: not repeated */
+	gs_asm_ld_map_value(a, GS_R2, map, 16);
+	gs_asm_bind(a, loop);
+	gs_asm_note(a, "count to ten");
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R0, 1));
+	gs_asm_jmp_imm(a, BPF_JGT, GS_R0, 10, done);
+	gs_asm_ja(a, loop);
+	gs_asm_bind(a, done);
+	gs_asm_emit(a, GS_EXIT());
+	assert_int_equal(gs_asm_finish(a, &err), 0);
+}
+
+/* gs_asm_dump_flags() output as a string. */
+static char *capture_dump(const struct gs_asm *a, unsigned int flags)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	assert_non_null(f);
+	assert_int_equal(gs_asm_dump_flags(a, flags, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return s;
+}
+
+static void test_dump_names_labels_maps_and_notes(void **state)
+{
+	struct gs_asm a;
+	char *s, *flags0;
+
+	(void)state;
+	build_loop(&a);
+	s = gs_asm_dump_str(&a);
+	assert_non_null(s);
+	assert_string_equal(s,
+		"    (b7) r0 = 0                                         ; setup\n"
+		"    (18) r1 = map[event_accum_buffer]\n"
+		"    (18) r2 = map[event_accum_buffer][0]+16\n"
+		"loop:\n"
+		"    (07) r0 += 1                                        ; count to ten\n"
+		"    (25) if r0 > 0xa goto <done>\n"
+		"    (05) goto <loop>\n"
+		"done:\n"
+		"    (95) exit                                           ; count to ten\n");
+	flags0 = capture_dump(&a, 0); /* the label form is flags 0 */
+	assert_string_equal(flags0, s);
+	free(flags0);
+	free(s);
+	gs_asm_fini(&a);
+}
+
+/* The indexed form: the verifier log's instruction numbers and `pc+N`,
+ * the label after it. */
+static void test_dump_indexed_numbers_lines_and_keeps_offsets(void **state)
+{
+	struct gs_asm a;
 	char *s;
 
 	(void)state;
-	gs_asm_init(&a);
-	map = gs_asm_map(&a, "event_accum_buffer");
-	loop = gs_asm_label(&a, "loop");
-	done = gs_asm_label(&a, "done");
-	gs_asm_note(&a, "setup");
-	gs_asm_emit(&a, GS_MOV64_IMM(GS_R0, 0));
-	gs_asm_ld_map(&a, GS_R1, map);
-	gs_asm_notef(&a, "%s", "setup"); /* an equal string: not repeated */
-	gs_asm_ld_map_value(&a, GS_R2, map, 16);
-	gs_asm_bind(&a, loop);
-	gs_asm_note(&a, "count to ten");
-	gs_asm_emit(&a, GS_ALU64_IMM(BPF_ADD, GS_R0, 1));
-	gs_asm_jmp_imm(&a, BPF_JGT, GS_R0, 10, done);
-	gs_asm_ja(&a, loop);
-	gs_asm_bind(&a, done);
-	gs_asm_emit(&a, GS_EXIT());
-	assert_int_equal(gs_asm_finish(&a, &err), 0);
-
-	s = gs_asm_dump_str(&a);
-	assert_non_null(s);
+	build_loop(&a);
+	s = capture_dump(&a, GS_DUMP_INDEXED);
 	assert_string_equal(s,
 		"    0: (b7) r0 = 0                                      ; setup\n"
 		"    1: (18) r1 = map[event_accum_buffer]\n"
@@ -569,6 +619,117 @@ static void test_dump_names_labels_maps_and_notes(void **state)
 		"    8: (95) exit                                        ; count to ten\n");
 	free(s);
 	gs_asm_fini(&a);
+}
+
+static void test_dump_flag_it_does_not_know_is_refused(void **state)
+{
+	struct gs_asm a;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	(void)state;
+	build_loop(&a);
+	assert_non_null(f);
+	assert_int_equal(gs_asm_dump_flags(&a, 1u << 7, f), -EINVAL);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(s, "");
+	free(s);
+	gs_asm_fini(&a);
+}
+
+/* Jumps written with raw offsets (no fixup) name a local label at their
+ * target, counted from the nearest label before it; a target no line
+ * starts at (inside an ld_imm64, outside the program) keeps pc+N. The
+ * notes are those of the indexed form: a local label does not repeat one. */
+static void build_raw_jumps(struct gs_asm *a, bool extra)
+{
+	struct gs_error err;
+	struct gs_label loop;
+
+	gs_asm_init(a);
+	loop = gs_asm_label(a, "loop");
+	gs_asm_note(a, "start");
+	if (extra) /* an instruction inserted before the others */
+		gs_asm_emit(a, GS_MOV64_IMM(GS_R1, 0));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 0));
+	gs_asm_emit(a, GS_JA(0));                             /* to the next: "~1" */
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));
+	gs_asm_bind(a, loop);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R0, 1));
+	gs_asm_emit(a, GS_JMP_IMM(BPF_JLT, GS_R0, 10, -2));   /* to "loop" */
+	gs_asm_emit(a, GS_JMP_IMM(BPF_JEQ, GS_R0, 5, 1));     /* to "loop~1" */
+	gs_asm_emit(a, GS_JMP_IMM(BPF_JEQ, GS_R0, 6, 1));     /* into the ld_imm64 */
+	gs_asm_ld_imm64(a, GS_R2, 7);
+	gs_asm_emit(a, GS_JMP_IMM(BPF_JEQ, GS_R0, 7, 100));   /* outside */
+	gs_asm_emit(a, GS_EXIT());
+	assert_int_equal(gs_asm_finish(a, &err), 0);
+}
+
+static void test_dump_raw_jump_targets_get_local_labels(void **state)
+{
+	struct gs_asm a;
+	char *s;
+
+	(void)state;
+	build_raw_jumps(&a, false);
+	s = gs_asm_dump_str(&a);
+	assert_non_null(s);
+	assert_string_equal(s,
+		"    (b7) r0 = 0                                         ; start\n"
+		"    (05) goto <~1>\n"
+		"~1:\n"
+		"    (b7) r0 = 1\n"
+		"loop:\n"
+		"    (07) r0 += 1                                        ; start\n"
+		"    (a5) if r0 < 0xa goto <loop>\n"
+		"    (15) if r0 == 0x5 goto <loop~1>\n"
+		"    (15) if r0 == 0x6 goto pc+1\n"
+		"loop~1:\n"
+		"    (18) r2 = 0x7\n"
+		"    (15) if r0 == 0x7 goto pc+100\n"
+		"    (95) exit\n");
+	free(s);
+	s = capture_dump(&a, GS_DUMP_INDEXED);
+	assert_string_equal(s,
+		"    0: (b7) r0 = 0                                      ; start\n"
+		"    1: (05) goto pc+0\n"
+		"    2: (b7) r0 = 1\n"
+		"loop:\n"
+		"    3: (07) r0 += 1                                     ; start\n"
+		"    4: (a5) if r0 < 0xa goto pc-2\n"
+		"    5: (15) if r0 == 0x5 goto pc+1\n"
+		"    6: (15) if r0 == 0x6 goto pc+1\n"
+		"    7: (18) r2 = 0x7\n"
+		"    9: (15) if r0 == 0x7 goto pc+100\n"
+		"   10: (95) exit\n");
+	free(s);
+	gs_asm_fini(&a);
+}
+
+/* An instruction inserted before them renames no local label and changes
+ * no line but its own: what the label form is for. */
+static void test_dump_insertion_changes_only_its_own_line(void **state)
+{
+	struct gs_asm a, b;
+	char *sa, *sb;
+	const char *rest;
+
+	(void)state;
+	build_raw_jumps(&a, false);
+	build_raw_jumps(&b, true);
+	sa = gs_asm_dump_str(&a);
+	sb = gs_asm_dump_str(&b);
+	assert_non_null(sa);
+	assert_non_null(sb);
+	assert_true(base_has_prefix(sb, "    (b7) r1 = 0                                         ; start\n"
+					"    (b7) r0 = 0\n"));
+	rest = strchr(strchr(sb, '\n') + 1, '\n') + 1;
+	assert_string_equal(rest, strchr(sa, '\n') + 1);
+	free(sa);
+	free(sb);
+	gs_asm_fini(&a);
+	gs_asm_fini(&b);
 }
 
 /* The tests below fill the assembler's readable fields by hand, to pin
@@ -596,6 +757,16 @@ static void test_dump_prints_labels_in_creation_order_and_at_end(void **state)
 	assert_string_equal(s,
 		"entry:\n"
 		"also_entry:\n"
+		"    (b7) r0 = 0                                         ; a\n"
+		"    (85) call <subprog>\n"
+		"subprog:\n"
+		"    (95) exit                                           ; a\n"
+		"end:\n");
+	free(s);
+	s = capture_dump(&a, GS_DUMP_INDEXED);
+	assert_string_equal(s,
+		"entry:\n"
+		"also_entry:\n"
 		"    0: (b7) r0 = 0                                      ; a\n"
 		"    1: (85) call pc+0 <subprog>\n"
 		"subprog:\n"
@@ -614,6 +785,13 @@ static void test_dump_label_inside_ld_imm64_splits_the_pair(void **state)
 	(void)state;
 	assert_non_null(s);
 	assert_string_equal(s,
+		"    (18) invalid: 18 01 00 00 05 00 00 00\n"
+		"mid:\n"
+		"    (00) invalid: 00 00 00 00 00 00 00 00\n"
+		"    (95) exit\n");
+	free(s);
+	s = capture_dump(&a, GS_DUMP_INDEXED);
+	assert_string_equal(s,
 		"    0: (18) invalid: 18 01 00 00 05 00 00 00\n"
 		"mid:\n"
 		"    1: (00) invalid: 00 00 00 00 00 00 00 00\n"
@@ -621,11 +799,31 @@ static void test_dump_label_inside_ld_imm64_splits_the_pair(void **state)
 	free(s);
 }
 
+/* A fixup on an instruction that names no target (an invalid encoding)
+ * still shows its label, after the raw bytes. */
+static void test_dump_fixup_on_invalid_jump_shows_label_after(void **state)
+{
+	struct bpf_insn insns[] = { { .code = BPF_JMP | BPF_JA, .src_reg = 1 }, GS_EXIT() };
+	struct gs_label_info labels[] = { { .name = "out", .pos = 1 } };
+	struct gs_fixup fixups[] = { { .insn = 0, .label = 0, .kind = GS_FIXUP_OFF16 } };
+	struct gs_asm a = { .insns = insns, .len = 2, .labels = labels, .nlabels = 1,
+			    .fixups = fixups, .nfixups = 1 };
+	char *s = gs_asm_dump_str(&a);
+
+	(void)state;
+	assert_non_null(s);
+	assert_string_equal(s,
+		"    (05) invalid: 05 10 00 00 00 00 00 00 <out>\n"
+		"out:\n"
+		"    (95) exit\n");
+	free(s);
+}
+
 static void test_dump_long_line_keeps_one_space_before_note(void **state)
 {
 	struct bpf_insn insns[] = { GS_LD_MAP_VALUE(GS_R2, 0, 4096) };
 	const char *notes[] = { "value", "value" };
-	const char *maps[] = { "a_map_with_a_rather_long_name" };
+	const char *maps[] = { "a_map_with_a_rather_long_name_indeed" };
 	struct gs_reloc relocs[] = { { .insn = 0, .map = 0, .kind = GS_RELOC_MAP_VALUE } };
 	struct gs_asm a = {
 		.insns = insns, .notes = notes, .len = 2,
@@ -636,7 +834,11 @@ static void test_dump_long_line_keeps_one_space_before_note(void **state)
 	(void)state;
 	assert_non_null(s);
 	assert_string_equal(s,
-		"    0: (18) r2 = map[a_map_with_a_rather_long_name][0]+4096 ; value\n");
+		"    (18) r2 = map[a_map_with_a_rather_long_name_indeed][0]+4096 ; value\n");
+	free(s);
+	s = capture_dump(&a, GS_DUMP_INDEXED);
+	assert_string_equal(s,
+		"    0: (18) r2 = map[a_map_with_a_rather_long_name_indeed][0]+4096 ; value\n");
 	free(s);
 }
 
@@ -647,6 +849,9 @@ static void test_dump_of_empty_program_is_empty(void **state)
 
 	(void)state;
 	assert_non_null(s);
+	assert_string_equal(s, "");
+	free(s);
+	s = capture_dump(&a, GS_DUMP_INDEXED);
 	assert_string_equal(s, "");
 	free(s);
 }
@@ -672,8 +877,13 @@ int main(void)
 		cmocka_unit_test(test_prog_numbers_ld_imm64_as_two_slots),
 		cmocka_unit_test(test_helper_names_by_id),
 		cmocka_unit_test(test_dump_names_labels_maps_and_notes),
+		cmocka_unit_test(test_dump_indexed_numbers_lines_and_keeps_offsets),
+		cmocka_unit_test(test_dump_flag_it_does_not_know_is_refused),
+		cmocka_unit_test(test_dump_raw_jump_targets_get_local_labels),
+		cmocka_unit_test(test_dump_insertion_changes_only_its_own_line),
 		cmocka_unit_test(test_dump_prints_labels_in_creation_order_and_at_end),
 		cmocka_unit_test(test_dump_label_inside_ld_imm64_splits_the_pair),
+		cmocka_unit_test(test_dump_fixup_on_invalid_jump_shows_label_after),
 		cmocka_unit_test(test_dump_long_line_keeps_one_space_before_note),
 		cmocka_unit_test(test_dump_of_empty_program_is_empty),
 	};

@@ -12,6 +12,8 @@
 
 #include <gs/insn.h>
 
+#include "base.h"
+
 struct enc_case {
 	const char *name;
 	struct bpf_insn insn[2];
@@ -224,7 +226,7 @@ static void test_every_constructor_matches_hand_encoded_bytes(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct bpf_insn), 8);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		uint8_t want[16];
 		size_t n = parse_hex(cases[i].bytes, want, sizeof(want));
 
