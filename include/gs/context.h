@@ -73,6 +73,15 @@ struct gs_type {
 				     * or NULL */
 };
 
+/* The member `name` of the aggregate t (a struct or union), as `t.name`
+ * finds it: looking into anonymous members and C++ base classes (members
+ * named `<Base>`), eight levels deep at most. Adds the member's byte offset
+ * from t's start to *off (the caller sets it first, usually to 0). NULL
+ * when t has no such member (*off unchanged); t and name must not be NULL.
+ * Never fails otherwise; allocates nothing. Since 1.1. */
+GS_API const struct gs_type_member *gs_type_find_member(const struct gs_type *t, const char *name,
+							uint32_t *off);
+
 struct gs_arena;
 
 /* Types are copied in whole trees into the context's own memory, so a

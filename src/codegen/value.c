@@ -332,7 +332,7 @@ static void declared_place(struct gs_cg *cg, const struct gs_expr *e,
 		for (const struct gs_type *to = cg_through_smart_pointers(p->type, e->name);
 		     p->type != to && cg_smart_pointer(p->type);)
 			through_smart_pointer(cg, p, rec, fail);
-		m = gs_type_find_member(p->type, e->name, &off, 0);
+		m = gs_type_find_member(p->type, e->name, &off);
 		p->offset += off;
 		p->type = m->type;
 		p->bit_offset = m->bit_offset;

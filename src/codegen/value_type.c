@@ -68,34 +68,6 @@ const struct gs_type *cg_pointer_to(struct gs_cg *cg, const struct gs_type *t)
 	return p;
 }
 
-/* The member `name` of aggregate t, looking into anonymous members;
- * *off accumulates its offset. */
-const struct gs_type_member *gs_type_find_member(const struct gs_type *t, const char *name,
-						 uint32_t *off, unsigned depth)
-{
-	for (uint32_t i = 0; depth < 8 && i < t->nmembers; i++) {
-		const struct gs_type_member *m = &t->members[i];
-
-		if (m->name && strcmp(m->name, name) == 0) {
-			*off += m->offset;
-			return m;
-		}
-		/* an anonymous struct or union, or a C++ base class (<Base>),
-		 * lends its members */
-		if ((!m->name || m->name[0] == '<') &&
-		    (m->type->kind == GS_TYPE_STRUCT || m->type->kind == GS_TYPE_UNION)) {
-			uint32_t inner = *off + m->offset;
-			const struct gs_type_member *f = gs_type_find_member(m->type, name, &inner, depth + 1);
-
-			if (f) {
-				*off = inner;
-				return f;
-			}
-		}
-	}
-	return NULL;
-}
-
 const struct gs_type *cg_referent(const struct gs_type *t)
 {
 	return t && t->kind == GS_TYPE_POINTER && (t->flags & GS_TYPEF_REFERENCE) && t->target ?
@@ -136,7 +108,7 @@ const struct gs_type *cg_through_smart_pointers(const struct gs_type *t, const c
 {
 	uint32_t off = 0;
 
-	for (int hop = 0; hop < 4 && t && cg_is_aggregate(t) && !gs_type_find_member(t, member, &off, 0) &&
+	for (int hop = 0; hop < 4 && t && cg_is_aggregate(t) && !gs_type_find_member(t, member, &off) &&
 			  cg_smart_pointer(t); hop++)
 		t = cg_smart_pointer(t)->type->target;
 	return t;
@@ -234,7 +206,7 @@ const struct gs_type *cg_declared_type(struct gs_cg *cg, const struct gs_expr *e
 				"one)", cg_text(e), cg_text(e->lhs), t->name);
 			return NULL;
 		}
-		m = gs_type_find_member(t, e->name ? e->name : "", &off, 0);
+		m = gs_type_find_member(t, e->name ? e->name : "", &off);
 		if (!m) {
 			cg_fail_at(cg, e, -EINVAL, "%s: %s has no member named '%s'", cg_text(e), t->name,
 				e->name ? e->name : "");

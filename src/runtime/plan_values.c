@@ -376,7 +376,7 @@ static const struct gs_var *this_holding(const struct gs_dwarf_scope *s, const c
 	if (!self || !(t = self->type) || t->kind != GS_TYPE_POINTER || !(t = t->target) ||
 	    (t->kind != GS_TYPE_STRUCT && t->kind != GS_TYPE_UNION))
 		return NULL;
-	return gs_type_find_member(t, name, &off, 0) ? self : NULL;
+	return gs_type_find_member(t, name, &off) ? self : NULL;
 }
 
 /* n (a bare name) as this->name: its `this` node is attached after the

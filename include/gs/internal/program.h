@@ -52,11 +52,6 @@ struct gs_program {
 	uint32_t prog_type;
 };
 
-/* The member `name` of aggregate t, looking into anonymous members (depth:
- * 0 from outside); *off accumulates its offset. What `a.name` reads, and
- * what a bare name of a C++ member function finds in *this. */
-const struct gs_type_member *gs_type_find_member(const struct gs_type *t, const char *name,
-						 uint32_t *off, unsigned depth);
 
 #ifdef __cplusplus
 }
