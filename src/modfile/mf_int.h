@@ -25,6 +25,16 @@
  * .eh_frame at eh_addr, or cannot be read the way libdw reads it. */
 bool mf_eh_frame_hdr_matches(struct Elf *elf, uint64_t eh_addr, const size_t *offs, size_t n);
 
+/* ---- LEB128 numbers as libdw reads them (leb128.c) ---- */
+
+/* A ULEB128 read the way libdw reads one, so that fields and instructions
+ * end where libdw thinks they do: ten bytes at most (one that goes on
+ * reads as UINT64_MAX, and libdw takes its eleventh byte for what comes
+ * next); false when cut short. */
+bool mf_read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v);
+/* An SLEB128 takes as many bytes (one that goes on reads as INT64_MAX). */
+bool mf_read_sleb(const uint8_t **p, const uint8_t *end, int64_t *v);
+
 /* ---- CFA instructions checked before libdw runs them (cfi_scan.c) ---- */
 
 /* The largest DWARF register number of x86-64 (psABI table 3.36 and its
@@ -73,11 +83,6 @@ struct mf_cfa_scan_out {
 
 /* Checks the instructions [p, end): MF_CFA_OK and the counts, or the
  * first reason they cannot be given to libdw. */
-/* A ULEB128 read the way libdw reads one, so that fields and instructions
- * end where libdw thinks they do: ten bytes at most (one that goes on
- * reads as UINT64_MAX, and libdw takes its eleventh byte for what comes
- * next); false when cut short. An SLEB128 takes as many bytes. */
-bool mf_read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v);
 int mf_cfa_scan(const uint8_t *p, const uint8_t *end, const struct mf_cfa_scan_in *in,
 		struct mf_cfa_scan_out *out);
 /* The budget of an FDE run after its CIE: MF_CFA_OK or the reason. */

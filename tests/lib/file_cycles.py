@@ -66,8 +66,6 @@ ALLOWED = [
      "not recursion: decode.c uses the table ev_inst_kinds, decode_inst.c ev_decode_bad"),
     ('gstrace', {'options.c', 'options_rules.c'},
      "not recursion: options.c calls the rules, options_rules.c cli_usage_error"),
-    ('modfile', {'cfi_fde.c', 'cfi_scan.c'},
-     "not recursion: cfi_fde.c calls the scan, cfi_scan.c mf_read_uleb"),
     ('modfile', {'modfile.c', 'modfile_debug.c', 'modfile_prefetch.c', 'module.c'},
      "not recursion: modfile.c calls the debug-file search, the prefetch and the cookies; "
      "they call back gs_modfile_id, mf_modfile_dwfl_open and mf_path_visible"),
