@@ -17,9 +17,8 @@
 
 #include <gs/internal/modfile.h>
 
-/* ---- the modfile layer's private steps: checks, identity, maps, layout ---- */
+/* ---- .eh_frame_hdr against the FDE chain (cfi_hdr.c) ---- */
 
-/* .eh_frame_hdr against the FDE chain (cfi_hdr.c). */
 /* True unless .eh_frame_hdr's search table (where libdw looks an address
  * up first) names an FDE other than those at offs[0..n) (sorted) of the
  * .eh_frame at eh_addr, or cannot be read the way libdw reads it. */
@@ -90,6 +89,8 @@ int mf_cfa_scan_pair(const struct mf_cfa_scan_out *cie, const struct mf_cfa_scan
 /* A phrase for a reason ("a register number outside ..."). */
 const char *mf_cfa_scan_name(int reason);
 
+/* ---- the cache directory, trusted or not (cachefile.c) ---- */
+
 /* The cache directory opened without following a link and judged on that
  * descriptor (created 0700 when absent and create): its descriptor, or
  * -ENOENT, -EPERM (not to be trusted), -ELOOP (a symbolic link), -errno,
@@ -99,6 +100,8 @@ int mf_cache_dir_open(const char *dir, bool create, char *why, size_t size);
 const char *mf_cache_distrust(const struct stat *st, char *why, size_t size);
 /* A hit older than this (seconds) marks its file used again (mtime). */
 #define MF_CACHE_TOUCH_S 60
+
+/* ---- debug files cached inflated (debugcache.c) ---- */
 
 /* Debug files cached with their compressed sections inflated
  * (debugcache.c), `<dir>/<build id hex>.debug`: the ELF image, then a
@@ -127,11 +130,7 @@ int mf_debugcache_open(const char *dir, const uint8_t *id, size_t len, int src_f
 void mf_debugcache_store(const char *dir, const uint8_t *id, size_t len,
 			 struct Elf *debug_elf, const char *src_path);
 
-/* CFI tables on disk by build id (cfi_cache.c): load 0 or -errno (absent,
- * or not this format); store ignores failures (a cache). */
-/* ---- module files (modfile.c, modfile_debug.c) ---------------------------- */
-
-#include <elfutils/libdwfl.h>
+/* ---- the debug-file search (modfile_debug.c) ---- */
 
 /* libdwfl's find_debuginfo for the module-file cache: build-id directories,
  * the debug link beside the module (opened without blocking, build id and
@@ -146,7 +145,6 @@ const char *mf_file_kind(unsigned mode);
 /* A path that may name a module: not under /proc or /sys, except a
  * process's view of its root (/proc/PID/root/...). */
 bool mf_path_visible(const char *p);
-
 
 /* ---- module identity (module.c, siphash.c) ---- */
 
@@ -202,24 +200,28 @@ struct mf_map_candidate {
 };
 
 int mf_elf_layout_read(struct Elf *elf, struct mf_elf_layout *out, struct gs_error *err);
-/* Reference 8.3: base, size and the load bias (in all four section slots).
- * -ENOENT when no PT_LOAD matches any mapping. */
-/* A module's file opened through the cache at src, identified, and placed
- * by its mappings (proc_modules.c). */
-int mf_module_open_at(struct gs_modfiles *files, const struct gs_modfile_src *src,
-		      const struct mf_map_candidate *cand, size_t ncand, struct gs_proc_module *out);
-/* The [vdso] of maps as a module (vdso.c): this process's vDSO image,
- * identified by its build id, at that mapping. -ENOENT without one. */
-int mf_vdso_module(const struct gs_maps *maps, struct gs_modfiles *files,
-		   struct gs_proc_module *out);
+/* Base, size and the load bias (in all four section slots) as
+ * docs/unwind.md, "Process maps and load bias", tells them. -ENOENT when
+ * no PT_LOAD matches any mapping. */
 int mf_module_offsets_compute(const struct mf_elf_layout *layout,
 			      const struct mf_map_candidate *maps, size_t n,
 			      struct gs_proc_module_offsets *out, struct gs_error *err);
 
-/* A module file's load segments and anchor, read once (modfile.c). */
-int mf_modfile_layout(struct gs_modfile *m, const struct mf_elf_layout **out,
-		      struct gs_error *err);
+/* ---- a process's module placed (module_place.c) ---- */
 
+/* A module's file opened through the cache at src, identified, and placed
+ * by its mappings. */
+int mf_module_open_at(struct gs_modfiles *files, const struct gs_modfile_src *src,
+		      const struct mf_map_candidate *cand, size_t ncand, struct gs_proc_module *out);
+
+/* ---- the vDSO as a module (vdso.c) ---- */
+
+/* The [vdso] of maps as a module: this process's vDSO image, identified by
+ * its build id, at that mapping. -ENOENT without one. */
+int mf_vdso_module(const struct gs_maps *maps, struct gs_modfiles *files,
+		   struct gs_proc_module *out);
+
+/* ---- the module-file cache (modfile.c) ---- */
 
 enum prefetch_state { PREFETCH_NONE, PREFETCH_QUEUED, PREFETCH_RUNNING, PREFETCH_DONE };
 
@@ -278,12 +280,19 @@ struct gs_modfiles {
 	size_t qhead, qend, qcap;
 };
 
+/* A module file's load segments and anchor, read once. */
+int mf_modfile_layout(struct gs_modfile *m, const struct mf_elf_layout **out,
+		      struct gs_error *err);
+
+/* ---- a module file's own Dwfl (modfile_dwfl.c) ---- */
+
 /* A Dwfl of its own with fd (which it owns from then on, or closes on
  * failure) reported as m's main file at bias 0, its debug-file search
  * pointed at m. 0, -ENOMEM or -EINVAL (not an ELF file libdwfl reads). */
 int mf_modfile_dwfl_open(struct gs_modfile *m, int fd, Dwfl **dwfl, Dwfl_Module **mod);
 
-/* modfile_prefetch.c */
+/* ---- debug information read ahead (modfile_prefetch.c) ---- */
+
 void mf_prefetch_init(struct gs_modfiles *c);
 /* Joins the worker after the file it reads now; the queue is dropped. */
 void mf_prefetch_stop(struct gs_modfiles *c);

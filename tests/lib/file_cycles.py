@@ -66,11 +66,6 @@ ALLOWED = [
      "not recursion: decode.c uses the table ev_inst_kinds, decode_inst.c ev_decode_bad"),
     ('gstrace', {'options.c', 'options_rules.c'},
      "not recursion: options.c calls the rules, options_rules.c cli_usage_error"),
-    ('modfile', {'modfile.c', 'modfile_debug.c', 'modfile_prefetch.c', 'module.c'},
-     "not recursion: modfile.c calls the debug-file search, the prefetch and the cookies; "
-     "they call back gs_modfile_id, mf_modfile_dwfl_open and mf_path_visible"),
-    ('modfile', {'proc_modules.c', 'vdso.c'},
-     "not recursion: proc_modules.c calls mf_vdso_module, vdso.c mf_module_open_at"),
     ('runtime', {'plan.c', 'procfill.c'},
      "not recursion: plan.c calls gs_pids_mapping, procfill.c rt_now_ns"),
     ('script', {'script.c', 'script_agg.c', 'script_expr.c', 'script_lex.c', 'script_stmt.c',
