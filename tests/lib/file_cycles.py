@@ -77,9 +77,6 @@ ALLOWED = [
     ('tui', {'app.c', 'appsrc.c', 'apptrace.c', 'cmdrun.c', 'keys.c'},
      "not recursion: the panels call back the app's notices and answers (tui_app_notice, "
      "tui_app_answer)"),
-    ('unwind', {'cfi.c', 'cfi_cache.c', 'cfi_split.c'},
-     "not recursion: cfi.c calls the cache and the split walk, they call back "
-     "gs_cfi_table_free and uw_cfi_walk"),
 ]
 
 
