@@ -74,9 +74,6 @@ ALLOWED = [
      "expression holding expressions (script_stmt.c, script_expr.c, script_value.c, "
      "script_agg.c); not recursion: script_lex.c and target.c join it only through "
      "script.c's sp_err and sp_nomem and the lexer"),
-    ('tui', {'app.c', 'appsrc.c', 'apptrace.c', 'cmdrun.c', 'keys.c'},
-     "not recursion: the panels call back the app's notices and answers (tui_app_notice, "
-     "tui_app_answer)"),
 ]
 
 
