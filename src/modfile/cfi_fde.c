@@ -63,45 +63,6 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
-bool mf_read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	*v = 0;
-	for (unsigned i = 0; i < 10; i++) {
-		uint8_t b;
-
-		if (*p >= end)
-			return false;
-		b = *(*p)++;
-		*v |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (!(b & 0x80))
-			return true;
-	}
-	*v = UINT64_MAX;
-	return true;
-}
-
-static bool read_sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
-{
-	uint64_t u = 0;
-
-	for (unsigned i = 0; i < 10; i++) {
-		uint8_t b;
-
-		if (*p >= end)
-			return false;
-		b = *(*p)++;
-		u |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (!(b & 0x80)) {
-			if (7 * (i + 1) < 64 && (b & 0x40))
-				u |= ~0ULL << (7 * (i + 1));
-			*v = (int64_t)u;
-			return true;
-		}
-	}
-	*v = INT64_MAX;
-	return true;
-}
-
 static bool read_fixed(const struct gs_fde_reader *r, const uint8_t **p, const uint8_t *end,
 		       unsigned size, bool is_signed, uint64_t *v)
 {
@@ -139,7 +100,7 @@ static bool read_encoded(const struct gs_fde_reader *r, const uint8_t **p, const
 	case DW_EH_PE_udata8:
 		return read_fixed(r, p, end, 8, false, v);
 	case DW_EH_PE_sleb128:
-		if (!read_sleb(p, end, &s))
+		if (!mf_read_sleb(p, end, &s))
 			return false;
 		*v = (uint64_t)s;
 		return true;

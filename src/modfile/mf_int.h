@@ -17,13 +17,22 @@
 
 #include <gs/internal/modfile.h>
 
-/* ---- the modfile layer's private steps: checks, identity, maps, layout ---- */
+/* ---- .eh_frame_hdr against the FDE chain (cfi_hdr.c) ---- */
 
-/* .eh_frame_hdr against the FDE chain (cfi_hdr.c). */
 /* True unless .eh_frame_hdr's search table (where libdw looks an address
  * up first) names an FDE other than those at offs[0..n) (sorted) of the
  * .eh_frame at eh_addr, or cannot be read the way libdw reads it. */
 bool mf_eh_frame_hdr_matches(struct Elf *elf, uint64_t eh_addr, const size_t *offs, size_t n);
+
+/* ---- LEB128 numbers as libdw reads them (leb128.c) ---- */
+
+/* A ULEB128 read the way libdw reads one, so that fields and instructions
+ * end where libdw thinks they do: ten bytes at most (one that goes on
+ * reads as UINT64_MAX, and libdw takes its eleventh byte for what comes
+ * next); false when cut short. */
+bool mf_read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v);
+/* An SLEB128 takes as many bytes (one that goes on reads as INT64_MAX). */
+bool mf_read_sleb(const uint8_t **p, const uint8_t *end, int64_t *v);
 
 /* ---- CFA instructions checked before libdw runs them (cfi_scan.c) ---- */
 
@@ -73,17 +82,14 @@ struct mf_cfa_scan_out {
 
 /* Checks the instructions [p, end): MF_CFA_OK and the counts, or the
  * first reason they cannot be given to libdw. */
-/* A ULEB128 read the way libdw reads one, so that fields and instructions
- * end where libdw thinks they do: ten bytes at most (one that goes on
- * reads as UINT64_MAX, and libdw takes its eleventh byte for what comes
- * next); false when cut short. An SLEB128 takes as many bytes. */
-bool mf_read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v);
 int mf_cfa_scan(const uint8_t *p, const uint8_t *end, const struct mf_cfa_scan_in *in,
 		struct mf_cfa_scan_out *out);
 /* The budget of an FDE run after its CIE: MF_CFA_OK or the reason. */
 int mf_cfa_scan_pair(const struct mf_cfa_scan_out *cie, const struct mf_cfa_scan_out *fde);
 /* A phrase for a reason ("a register number outside ..."). */
 const char *mf_cfa_scan_name(int reason);
+
+/* ---- the cache directory, trusted or not (cachefile.c) ---- */
 
 /* The cache directory opened without following a link and judged on that
  * descriptor (created 0700 when absent and create): its descriptor, or
@@ -94,6 +100,8 @@ int mf_cache_dir_open(const char *dir, bool create, char *why, size_t size);
 const char *mf_cache_distrust(const struct stat *st, char *why, size_t size);
 /* A hit older than this (seconds) marks its file used again (mtime). */
 #define MF_CACHE_TOUCH_S 60
+
+/* ---- debug files cached inflated (debugcache.c) ---- */
 
 /* Debug files cached with their compressed sections inflated
  * (debugcache.c), `<dir>/<build id hex>.debug`: the ELF image, then a
@@ -122,11 +130,7 @@ int mf_debugcache_open(const char *dir, const uint8_t *id, size_t len, int src_f
 void mf_debugcache_store(const char *dir, const uint8_t *id, size_t len,
 			 struct Elf *debug_elf, const char *src_path);
 
-/* CFI tables on disk by build id (cfi_cache.c): load 0 or -errno (absent,
- * or not this format); store ignores failures (a cache). */
-/* ---- module files (modfile.c, modfile_debug.c) ---------------------------- */
-
-#include <elfutils/libdwfl.h>
+/* ---- the debug-file search (modfile_debug.c) ---- */
 
 /* libdwfl's find_debuginfo for the module-file cache: build-id directories,
  * the debug link beside the module (opened without blocking, build id and
@@ -141,7 +145,6 @@ const char *mf_file_kind(unsigned mode);
 /* A path that may name a module: not under /proc or /sys, except a
  * process's view of its root (/proc/PID/root/...). */
 bool mf_path_visible(const char *p);
-
 
 /* ---- module identity (module.c, siphash.c) ---- */
 
@@ -197,24 +200,28 @@ struct mf_map_candidate {
 };
 
 int mf_elf_layout_read(struct Elf *elf, struct mf_elf_layout *out, struct gs_error *err);
-/* Reference 8.3: base, size and the load bias (in all four section slots).
- * -ENOENT when no PT_LOAD matches any mapping. */
-/* A module's file opened through the cache at src, identified, and placed
- * by its mappings (proc_modules.c). */
-int mf_module_open_at(struct gs_modfiles *files, const struct gs_modfile_src *src,
-		      const struct mf_map_candidate *cand, size_t ncand, struct gs_proc_module *out);
-/* The [vdso] of maps as a module (vdso.c): this process's vDSO image,
- * identified by its build id, at that mapping. -ENOENT without one. */
-int mf_vdso_module(const struct gs_maps *maps, struct gs_modfiles *files,
-		   struct gs_proc_module *out);
+/* Base, size and the load bias (in all four section slots) as
+ * docs/unwind.md, "Process maps and load bias", tells them. -ENOENT when
+ * no PT_LOAD matches any mapping. */
 int mf_module_offsets_compute(const struct mf_elf_layout *layout,
 			      const struct mf_map_candidate *maps, size_t n,
 			      struct gs_proc_module_offsets *out, struct gs_error *err);
 
-/* A module file's load segments and anchor, read once (modfile.c). */
-int mf_modfile_layout(struct gs_modfile *m, const struct mf_elf_layout **out,
-		      struct gs_error *err);
+/* ---- a process's module placed (module_place.c) ---- */
 
+/* A module's file opened through the cache at src, identified, and placed
+ * by its mappings. */
+int mf_module_open_at(struct gs_modfiles *files, const struct gs_modfile_src *src,
+		      const struct mf_map_candidate *cand, size_t ncand, struct gs_proc_module *out);
+
+/* ---- the vDSO as a module (vdso.c) ---- */
+
+/* The [vdso] of maps as a module: this process's vDSO image, identified by
+ * its build id, at that mapping. -ENOENT without one. */
+int mf_vdso_module(const struct gs_maps *maps, struct gs_modfiles *files,
+		   struct gs_proc_module *out);
+
+/* ---- the module-file cache (modfile.c) ---- */
 
 enum prefetch_state { PREFETCH_NONE, PREFETCH_QUEUED, PREFETCH_RUNNING, PREFETCH_DONE };
 
@@ -273,12 +280,19 @@ struct gs_modfiles {
 	size_t qhead, qend, qcap;
 };
 
+/* A module file's load segments and anchor, read once. */
+int mf_modfile_layout(struct gs_modfile *m, const struct mf_elf_layout **out,
+		      struct gs_error *err);
+
+/* ---- a module file's own Dwfl (modfile_dwfl.c) ---- */
+
 /* A Dwfl of its own with fd (which it owns from then on, or closes on
  * failure) reported as m's main file at bias 0, its debug-file search
  * pointed at m. 0, -ENOMEM or -EINVAL (not an ELF file libdwfl reads). */
 int mf_modfile_dwfl_open(struct gs_modfile *m, int fd, Dwfl **dwfl, Dwfl_Module **mod);
 
-/* modfile_prefetch.c */
+/* ---- debug information read ahead (modfile_prefetch.c) ---- */
+
 void mf_prefetch_init(struct gs_modfiles *c);
 /* Joins the worker after the file it reads now; the queue is dropped. */
 void mf_prefetch_stop(struct gs_modfiles *c);

@@ -168,29 +168,6 @@ static void identify(struct gs_modfile *m)
 	}
 }
 
-int mf_modfile_dwfl_open(struct gs_modfile *m, int fd, Dwfl **dwfl, Dwfl_Module **mod)
-{
-	const char *base = strrchr(m->path, '/');
-	void **userdata;
-
-	*mod = NULL;
-	*dwfl = dwfl_begin(&m->owner->cb);
-	if (!*dwfl) {
-		close(fd);
-		return -ENOMEM;
-	}
-	dwfl_report_begin(*dwfl);
-	*mod = dwfl_report_elf(*dwfl, base ? base + 1 : m->path, m->path, fd, 0, true);
-	dwfl_report_end(*dwfl, NULL, NULL);
-	if (!*mod) {
-		close(fd);
-		return -EINVAL;
-	}
-	dwfl_module_info(*mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	*userdata = m; /* for the debug-file search */
-	return 0;
-}
-
 /* Hands fd to libdwfl (which owns it from then on) as the module's main file. */
 static int report(struct gs_modfile *m, int fd, const char *p, struct gs_error *err)
 {

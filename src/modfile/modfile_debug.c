@@ -89,7 +89,7 @@ static bool file_crc(int fd, uint64_t size, uint32_t *out)
  * id (when it has one) and the debug link's CRC (when it gives one). */
 static bool matches(const struct gs_modfile *m, int fd, uint64_t size, uint32_t crc)
 {
-	const struct gs_module_id *id = gs_modfile_id(m);
+	const struct gs_module_id *id = &m->id;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	bool ok = elf && elf_kind(elf) == ELF_K_ELF;
 	uint32_t got;
@@ -112,7 +112,7 @@ static int find_beside(const struct gs_modfile *m, const char *file_name, const 
 {
 	static const char *const forms[] = { "%.*s/%s", "%.*s/.debug/%s" };
 	const char *slash = file_name ? strrchr(file_name, '/') : NULL;
-	const struct gs_module_id *id = gs_modfile_id(m);
+	const struct gs_module_id *id = &m->id;
 
 	/* A link is a file name; one with a '/' would leave the directory. */
 	if (!slash || !link || !link[0] || strchr(link, '/') || strcmp(link, "..") == 0 ||

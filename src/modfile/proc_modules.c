@@ -80,20 +80,6 @@ static int load_module(pid_t pid, const struct gs_maps *maps, const struct mf_ma
 	return mf_module_open_at(files, &src, cand, ncand, out);
 }
 
-int mf_module_open_at(struct gs_modfiles *files, const struct gs_modfile_src *src,
-		      const struct mf_map_candidate *cand, size_t ncand, struct gs_proc_module *out)
-{
-	const struct mf_elf_layout *layout;
-	int rc = gs_modfile_open_src(files, src, &out->file, NULL);
-
-	if (rc == 0)
-		rc = mf_modfile_layout(out->file, &layout, NULL);
-	if (rc)
-		return rc;
-	out->id = *gs_modfile_id(out->file);
-	return mf_module_offsets_compute(layout, cand, ncand, &out->offsets, NULL);
-}
-
 static void module_free(struct gs_proc_module *m)
 {
 	free(m->path);

@@ -4,13 +4,12 @@
  * is due or a key waits, then a redraw at most 30 times a second. Events
  * are always delivered and counted; under load only their rendering is
  * skipped (the history holds the newest anyway). */
-#define _GNU_SOURCE /* asprintf */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,54 +49,12 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-int64_t tui_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 static int64_t realtime_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
-void tui_app_notice(struct tui_app *a, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(a->notice, sizeof(a->notice), fmt, ap);
-	va_end(ap);
-	a->dirty = true;
-}
-
-void tui_app_answer_text(struct tui_app *a, enum tui_line_kind kind, const char *text,
-			 size_t len)
-{
-	if (tui_outbuf_add(a->answers, 0, kind, text, len))
-		tui_app_notice(a, "out of memory showing an answer");
-	tui_outbuf_follow(a->answers, true);
-	a->dirty = true;
-}
-
-void tui_app_answer(struct tui_app *a, enum tui_line_kind kind, const char *fmt, ...)
-{
-	char *s;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	tui_app_answer_text(a, kind, s, (size_t)n);
-	free(s);
 }
 
 /* Every event counts; it is rendered while rendering stays within its

@@ -1,12 +1,15 @@
 /* The interactive mode's state, shared by its files: the live session, the
  * panels' models, what is on screen and what the loop measures. app.c runs
- * the loop, keys.c routes keys, cmdrun.c runs commands, view.c draws. */
+ * the loop, keys.c routes keys, cmdrun.c runs commands, appsrc.c and
+ * apptrace.c hold the sources and the traces, appmsg.c tells the user,
+ * view.c draws. */
 #ifndef TUI_APP_H
 #define TUI_APP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <gs/internal/tui.h>
 #include <gs/live.h>
@@ -104,8 +107,19 @@ struct tui_app {
 					     * closes: a gs_error's message and a prefix */
 };
 
-/* app.c */
-int64_t tui_now_ns(void);
+/* The monotonic clock of the loop's measures and of a trace's time from
+ * Enter to its first event (apptrace.c): defined here, being one
+ * clock_gettime that the loop and the traces each make for themselves. */
+static inline int64_t tui_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* appmsg.c: a notice on the status line (it replaces the last one), an
+ * answer in the command panel (formatted, or len bytes of text). */
 void tui_app_notice(struct tui_app *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tui_app_answer(struct tui_app *a, enum tui_line_kind kind, const char *fmt, ...)

@@ -1,9 +1,9 @@
 /* Internals shared by the files of src/unwind: the CFI table being built
  * from a module's FDE ranges (the ranges and the fence come from the
- * modfile layer, gs/internal/modfile.h), the loop walker's row
- * conversion, CFI tables cached
- * on disk, and the per-process range snapshot. Tests and fuzz targets
- * check these steps one by one. Not part of the public API. */
+ * modfile layer, gs/internal/modfile.h), the walk and its split, the loop
+ * walker's row conversion, CFI tables cached on disk, and the per-process
+ * range snapshot. Tests and fuzz targets check these steps one by one.
+ * Not part of the public API. */
 #ifndef GS_UNWIND_INT_H
 #define GS_UNWIND_INT_H
 
@@ -20,7 +20,10 @@ struct Elf;
 struct Dwarf_Frame_s; /* libdw's Dwarf_Frame */
 struct gs_cfi_row;
 
-/* A CFI table being built (cfi.c): the arrays' capacities beside it. */
+/* ---- a CFI table being built (cfi.c) ---- */
+
+/* The table and its arrays' capacities, and the zones not to ask libdw
+ * about. */
 struct uw_cfi_builder {
 	struct gs_cfi_table *t;
 	size_t rows_cap, dropped_cap, xrows_cap;
@@ -31,24 +34,6 @@ struct uw_cfi_builder {
 
 struct Dwarf_CFI_s; /* libdw's Dwarf_CFI */
 
-/* Appends the rows of the FDE ranges v[0..n), in that order, to b (rows,
- * xrows, dropped ranges and the per-row counts of b->t->stats). */
-void uw_cfi_walk(struct uw_cfi_builder *b, struct Dwarf_CFI_s *cfi, const struct mf_fde_range *v,
-		 size_t n);
-/* Appends the dropped range [lo, hi) (none when empty), extending the
- * last one when it ends at lo for the same reason; counts nothing. */
-void uw_cfi_add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int reason);
-
-/* .eh_frame of at least this many FDEs is walked on two threads. */
-#define UW_CFI_SPLIT_MIN_FDES 1024
-/* uw_cfi_walk over the sorted ranges v[0..n) on two threads (cfi_split.c):
- * the caller's on cfi (over elf), a worker's on handles of its own over
- * elf's image; the same table, byte for byte. -1 when it did not start (no image, no
- * handle, no thread): the caller walks serially; b untouched then. */
-int uw_cfi_walk_split(struct uw_cfi_builder *b, struct Elf *elf, struct Dwarf_CFI_s *cfi,
-		      const struct mf_fde_range *v, size_t n);
-/* gs_cfi_table_from_elf with .eh_frame split from split_min_fdes FDEs
- * (tests: 0 splits whatever it can, SIZE_MAX never). */
 /* With map: a table found in the on-disk cache is mapped, not read, its
  * arrays pointing into map (then freed by uw_cfi_table_unmap, not
  * gs_cfi_table_free); else, and for a table computed, map->addr is NULL. */
@@ -56,21 +41,52 @@ struct uw_cfi_mapping {
 	void *addr;
 	size_t size;
 };
+/* gs_cfi_table_from_elf with .eh_frame split from split_min_fdes FDEs
+ * (tests: 0 splits whatever it can, SIZE_MAX never). */
 int uw_cfi_table_build(struct Elf *elf, const struct gs_cfi_opts *opts, size_t split_min_fdes,
 		       struct gs_cfi_table *out, struct uw_cfi_mapping *map,
 		       struct gs_error *err);
-/* Frees t whichever way it was made. */
-void uw_cfi_table_unmap(struct gs_cfi_table *t, struct uw_cfi_mapping *map);
 
-/* The loop walker's row from a libdw frame (cfi_xrow.c): fills row->rules
- * and returns -1, or returns the enum gs_cfi_drop reason it cannot. */
+/* ---- FDE ranges walked into rows (cfi_walk.c) ---- */
+
+/* Appends the rows of the FDE ranges v[0..n), in that order, to b (rows,
+ * xrows, dropped ranges and the per-row counts of b->t->stats). */
+void uw_cfi_walk(struct uw_cfi_builder *b, struct Dwarf_CFI_s *cfi, const struct mf_fde_range *v,
+		 size_t n);
+/* Appends the dropped range [lo, hi) (none when empty), extending the
+ * last one when it ends at lo for the same reason; counts nothing. */
+void uw_cfi_add_dropped(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int reason);
+/* The same, counting a row dropped for reason in b->t->stats. */
+void uw_cfi_drop(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int reason);
+
+/* ---- the walk on two threads (cfi_split.c) ---- */
+
+/* .eh_frame of at least this many FDEs is walked on two threads. */
+#define UW_CFI_SPLIT_MIN_FDES 1024
+/* uw_cfi_walk over the sorted ranges v[0..n) on two threads: the caller's
+ * on cfi (over elf), a worker's on handles of its own over elf's image;
+ * the same table, byte for byte. -1 when it did not start (no image, no
+ * handle, no thread): the caller walks serially; b untouched then. */
+int uw_cfi_walk_split(struct uw_cfi_builder *b, struct Elf *elf, struct Dwarf_CFI_s *cfi,
+		      const struct mf_fde_range *v, size_t n);
+
+/* ---- the loop walker's rows (cfi_xrow.c) ---- */
+
+/* The loop walker's row from a libdw frame: fills row->rules and returns
+ * -1, or returns the enum gs_cfi_drop reason it cannot. */
 int uw_convert_xrow(struct Dwarf_Frame_s *frame, int ra_reg, struct gs_cfi_row *row);
 
-struct gs_cfi_table;
+/* ---- CFI tables on disk by build id (cfi_cache.c) ---- */
+
+/* Load: 0, or -errno (absent, or not this format); with map, the arrays
+ * are mapped (see struct uw_cfi_mapping). Store ignores failures (a
+ * cache). */
 int uw_cfi_cache_load(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
 		      struct gs_cfi_table *t, struct uw_cfi_mapping *map);
 void uw_cfi_cache_store(const char *dir, struct Elf *elf, const uint8_t *id, size_t len,
 			const struct gs_cfi_table *t);
+/* Frees t whichever way it was made. */
+void uw_cfi_table_unmap(struct gs_cfi_table *t, struct uw_cfi_mapping *map);
 
 /* ---- ranges (ranges.c) ---- */
 

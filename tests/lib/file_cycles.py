@@ -66,13 +66,6 @@ ALLOWED = [
      "not recursion: decode.c uses the table ev_inst_kinds, decode_inst.c ev_decode_bad"),
     ('gstrace', {'options.c', 'options_rules.c'},
      "not recursion: options.c calls the rules, options_rules.c cli_usage_error"),
-    ('modfile', {'cfi_fde.c', 'cfi_scan.c'},
-     "not recursion: cfi_fde.c calls the scan, cfi_scan.c mf_read_uleb"),
-    ('modfile', {'modfile.c', 'modfile_debug.c', 'modfile_prefetch.c', 'module.c'},
-     "not recursion: modfile.c calls the debug-file search, the prefetch and the cookies; "
-     "they call back gs_modfile_id, mf_modfile_dwfl_open and mf_path_visible"),
-    ('modfile', {'proc_modules.c', 'vdso.c'},
-     "not recursion: proc_modules.c calls mf_vdso_module, vdso.c mf_module_open_at"),
     ('runtime', {'plan.c', 'procfill.c'},
      "not recursion: plan.c calls gs_pids_mapping, procfill.c rt_now_ns"),
     ('script', {'script.c', 'script_agg.c', 'script_expr.c', 'script_lex.c', 'script_stmt.c',
@@ -81,12 +74,6 @@ ALLOWED = [
      "expression holding expressions (script_stmt.c, script_expr.c, script_value.c, "
      "script_agg.c); not recursion: script_lex.c and target.c join it only through "
      "script.c's sp_err and sp_nomem and the lexer"),
-    ('tui', {'app.c', 'appsrc.c', 'apptrace.c', 'cmdrun.c', 'keys.c'},
-     "not recursion: the panels call back the app's notices and answers (tui_app_notice, "
-     "tui_app_answer)"),
-    ('unwind', {'cfi.c', 'cfi_cache.c', 'cfi_split.c'},
-     "not recursion: cfi.c calls the cache and the split walk, they call back "
-     "gs_cfi_table_free and uw_cfi_walk"),
 ]
 
 
