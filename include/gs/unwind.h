@@ -22,7 +22,7 @@ extern "C" {
 
 struct Elf; /* libelf's handle (typedef struct Elf Elf) */
 
-/* ---- rows from CFI (cfi.c, cfi_fde.c) ------------------------------------ */
+/* ---- rows from CFI (cfi.c, cfi_fde.c, cfi_table.c) ------------------------------- */
 
 /* Why a CFI row was left out of the BPF table (docs/unwind.md). */
 enum gs_cfi_drop {

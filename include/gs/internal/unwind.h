@@ -19,7 +19,7 @@ extern "C" {
  * from gs_modfile_cfi are not to be kept across this call. */
 void gs_modfile_cfi_drop(struct gs_modfile *m);
 
-/* ---- rows for the loop walker (cfi.c, cfi_xrow.c) ------------------------- */
+/* ---- rows for the loop walker (cfi_table.c, cfi_xrow.c) ------------------------- */
 
 /* The loop walker's form of a reference row (its rules as they are; rbx
  * and r12-r15 unchanged): for tables built by hand. */
