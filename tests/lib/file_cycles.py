@@ -35,9 +35,6 @@ ALLOWED = [
      "recursion: a container of containers. cg_view_expand hands a ring, deque, B-tree or "
      "red-black tree to its walker (capture_walk.c), whose elements are values with views of "
      "their own (cg_view_elements, cg_view_expand)"),
-    ('asm', {'access.c', 'asm.c'},
-     "not recursion: asm.c asks access.c's gs_asm_failed, access.c builds on asm.c's "
-     "gs_asm_init and gs_asm_fini"),
     ('dwarf', {'modfile_dwarf.c', 'module.c'},
      "not recursion: modfile_dwarf.c calls gs_dwarf_new (module.c), module.c calls "
      "dwv_cfi_guard_free (modfile_dwarf.c)"),
