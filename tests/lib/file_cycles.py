@@ -61,8 +61,6 @@ ALLOWED = [
      "ev_json_typed again"),
     ('events', {'decode.c', 'decode_inst.c'},
      "not recursion: decode.c uses the table ev_inst_kinds, decode_inst.c ev_decode_bad"),
-    ('gstrace', {'options.c', 'options_rules.c'},
-     "not recursion: options.c calls the rules, options_rules.c cli_usage_error"),
     ('modfile', {'cfi_fde.c', 'cfi_scan.c'},
      "not recursion: cfi_fde.c calls the scan, cfi_scan.c mf_read_uleb"),
     ('modfile', {'modfile.c', 'modfile_debug.c', 'modfile_prefetch.c', 'module.c'},
