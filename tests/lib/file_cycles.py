@@ -68,8 +68,6 @@ ALLOWED = [
      "they call back gs_modfile_id, mf_modfile_dwfl_open and mf_path_visible"),
     ('modfile', {'proc_modules.c', 'vdso.c'},
      "not recursion: proc_modules.c calls mf_vdso_module, vdso.c mf_module_open_at"),
-    ('runtime', {'plan.c', 'procfill.c'},
-     "not recursion: plan.c calls gs_pids_mapping, procfill.c rt_now_ns"),
     ('script', {'script.c', 'script_agg.c', 'script_expr.c', 'script_lex.c', 'script_stmt.c',
                 'script_value.c', 'target.c'},
      "recursion: the parser's descent, a statement holding blocks and expressions, an "
