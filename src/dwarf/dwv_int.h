@@ -91,14 +91,20 @@ static inline const char *dwv_strdup(struct gs_dwarf *d, const char *s)
 	return base_arena_strdup(&d->arena, s);
 }
 
-/* funcs.c: resolved locations, distinct by address, for the target
- * resolver (target.c) and the function search (funcs.c). */
+/* target_locs.c: resolved locations, distinct by address, for the target
+ * resolver (target.c), the function search (funcs.c) and the line tables
+ * (srclines.c). */
 struct dwv_loc_list {
 	struct dwv_loc *v;
 	size_t n, cap;
 };
 
+/* Adds addr unless the list holds it already; 0 or -ENOMEM. */
 int dwv_loc_add(struct dwv_loc_list *l, uint64_t addr, bool inlined, bool from_dwarf, int line);
+/* The location at addr (in l) probes after the prologue of the function
+ * entered at entry: a file:line on its `{` or signature line, moved to
+ * body_line as gdb moves it. */
+void dwv_loc_moved(struct dwv_loc_list *l, uint64_t addr, uint64_t entry, int body_line);
 
 /* module.c */
 void *dwv_map_get(const struct dwv_map *m, const void *key);
@@ -195,11 +201,6 @@ struct gv_view;
 /* A DIE's entry pc (DW_AT_entry_pc, else its low pc) and the end of the
  * range holding it: where a return probe's call lands. */
 bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end);
-
-/* The location at addr (in l) probes after the prologue of the function
- * entered at entry: a file:line on its `{` or signature line, moved to
- * body_line as gdb moves it. */
-void dwv_loc_moved(struct dwv_loc_list *l, uint64_t addr, uint64_t entry, int body_line);
 
 /* `file:line` (the file matched by path suffix) into out (+ bias): the
  * addresses gdb's `break file:line` stops at, of `line` or, when it has

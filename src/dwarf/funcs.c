@@ -16,27 +16,6 @@
 #include <gs/internal/dwarf.h>
 #include <gs/internal/modfile.h>
 
-int dwv_loc_add(struct dwv_loc_list *l, uint64_t addr, bool inlined, bool from_dwarf, int line)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].addr == addr)
-			return 0;
-	if (base_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
-		return -ENOMEM;
-	l->v[l->n++] = (struct dwv_loc){ .addr = addr, .inlined = inlined,
-					     .from_dwarf = from_dwarf, .line = line };
-	return 0;
-}
-
-void dwv_loc_moved(struct dwv_loc_list *l, uint64_t addr, uint64_t entry, int body_line)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].addr == addr) {
-			l->v[i].entry = entry;
-			l->v[i].body_line = body_line;
-		}
-}
-
 struct func_search {
 	const char *name;        /* the DW_AT_name searched */
 	const struct dwv_qname *q; /* a qualified name: which of them, or NULL */

@@ -41,9 +41,6 @@ ALLOWED = [
     ('dwarf', {'entry_value.c', 'locexpr.c'},
      "recursion: DW_OP_entry_value's value is a call site's DW_AT_call_value, a DWARF "
      "expression compiled (locexpr.c's lx_compile) inside the one that holds it"),
-    ('dwarf', {'funcs.c', 'srclines.c'},
-     "not recursion: funcs.c calls dwv_die_entry (srclines.c), srclines.c calls "
-     "dwv_loc_add and dwv_loc_moved (funcs.c)"),
     ('dwarf', {'types.c', 'types_alias.c', 'views_attach.c', 'views_cpp.c', 'views_rust.c'},
      "recursion: a type's parts are types. An alias's target is built by the type builder "
      "(types_alias.c <-> types.c), and a C++ or Rust container's view (views_attach.c hands the "
