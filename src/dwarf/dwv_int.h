@@ -194,13 +194,33 @@ const struct gs_type *dwv_partial_type(struct gs_dwarf *d, const struct gs_type 
 int dwv_index_find_global(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
 int dwv_index_find_type(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
 
-/* ---- target resolution (funcs.c, srclines.c, breakaddr.c) ---- */
+/* ---- target resolution: function names (funcs.c) ---- */
 
 struct gv_view;
 
-/* A DIE's entry pc (DW_AT_entry_pc, else its low pc) and the end of the
- * range holding it: where a return probe's call lands. */
-bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end);
+/* Every location the DWARF of a module gives function `name`: where
+ * gdb's `break name` stops in each definition and each inline instance
+ * (breakaddr.c; with entry, each definition's entry and no inline
+ * copies), + bias, in the order of a walk of every unit;
+ * *declared: a DIE of that name exists, code or not. The DIEs come from
+ * the module's function index x, or (x NULL, or x not of this DWARF) from
+ * that walk itself: both give the same answer, which tests check. A
+ * qualified C++ or Rust name (dwv_qname_is_qualified) gives every function
+ * it names (qualified.c). 0 or -ENOMEM; free *locs (no location has a
+ * function name yet). */
+struct mf_funcindex;
+struct dwv_loc;
+int dwv_function_locs(struct gv_view *v, const struct mf_funcindex *x, uint64_t bias,
+		      const char *name, bool entry, struct dwv_loc **locs, size_t *n,
+		      bool *declared);
+
+struct dwv_qname;
+/* Up to a buffer of the qualified names (with parameters) of the
+ * functions whose last part is q->base: what a trace could have meant. */
+void dwv_qname_near(Dwarf *dw, const struct mf_funcindex *x, const struct dwv_qname *q,
+		    char *buf, size_t size);
+
+/* ---- target resolution: the line tables (srclines.c) ---- */
 
 /* `file:line` (the file matched by path suffix) into out (+ bias): the
  * addresses gdb's `break file:line` stops at, of `line` or, when it has
@@ -231,21 +251,7 @@ struct gs_sources;
 int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
 			  struct gs_error *err);
 
-/* Every location the DWARF of a module gives function `name`: where
- * gdb's `break name` stops in each definition and each inline instance
- * (breakaddr.c; with entry, each definition's entry and no inline
- * copies), + bias, in the order of a walk of every unit;
- * *declared: a DIE of that name exists, code or not. The DIEs come from
- * the module's function index x, or (x NULL, or x not of this DWARF) from
- * that walk itself: both give the same answer, which tests check. A
- * qualified C++ or Rust name (dwv_qname_is_qualified) gives every function
- * it names (qualified.c). 0 or -ENOMEM; free *locs (no location has a
- * function name yet). */
-struct mf_funcindex;
-struct dwv_loc;
-int dwv_function_locs(struct gv_view *v, const struct mf_funcindex *x, uint64_t bias,
-		      const char *name, bool entry, struct dwv_loc **locs, size_t *n,
-		      bool *declared);
+/* ---- target resolution: qualified names (qualified.c) ---- */
 
 /* A C++ or Rust qualified name as a trace names it (qualified.c): path
  * is the name without its parameter list, base its last part (what
@@ -273,10 +279,6 @@ char *dwv_qname_of(Dwarf_Die *die, bool params);
 /* s (n bytes) with spaces only before a word after a word, ) > * or &,
  * as the demangler and DWARF spell C++ names; malloc'd. */
 char *dwv_name_canon(const char *s, size_t n);
-/* Up to a buffer of the qualified names (with parameters) of the
- * functions whose last part is q->base: what a trace could have meant. */
-void dwv_qname_near(Dwarf *dw, const struct mf_funcindex *x, const struct dwv_qname *q,
-		    char *buf, size_t size);
 
 /* The CFI checks a gs_dwarf opened over a module file owns
  * (modfile_dwarf.c): freed with it. */

@@ -53,6 +53,25 @@ static int inline_instance(Dwarf_Die *inst, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* A DIE's entry pc (DW_AT_entry_pc, else its low pc) and the end of the
+ * range holding it: where a return probe's call lands. */
+static bool die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
+{
+	Dwarf_Addr e, base, lo, hi;
+	ptrdiff_t off = 0;
+
+	if (dwarf_entrypc(die, &e) != 0)
+		return false;
+	*entry = e;
+	*end = e + 1;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (lo <= e && e < hi) {
+			*end = hi;
+			break;
+		}
+	return true;
+}
+
 /* A definition: its entry for a return probe, else where `break` stops. */
 static bool definition_at(struct func_search *s, Dwarf_Die *die, uint64_t *at)
 {
@@ -61,7 +80,7 @@ static bool definition_at(struct func_search *s, Dwarf_Die *die, uint64_t *at)
 	if (dwarf_hasattr(die, DW_AT_declaration))
 		return false;
 	if (s->entry)
-		return dwv_die_entry(die, at, &end);
+		return die_entry(die, at, &end);
 	if (!gv_func_entry(die, &entry, &end))
 		return false;
 	*at = gv_break_at(s->v, entry, NULL);
