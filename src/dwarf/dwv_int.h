@@ -280,9 +280,17 @@ char *dwv_qname_of(Dwarf_Die *die, bool params);
  * as the demangler and DWARF spell C++ names; malloc'd. */
 char *dwv_name_canon(const char *s, size_t n);
 
-/* The CFI checks a gs_dwarf opened over a module file owns
- * (modfile_dwarf.c): freed with it. */
+/* ---- the CFI guard (cfi_guard.c) ---- */
+
+/* The CFI checks a gs_dwarf opened over a module file owns (made by
+ * dwv_modfile_dwarf, freed with the gs_dwarf): over the .eh_frame of
+ * eh_elf and the .debug_frame of debug_elf (NULL: that section refused).
+ * NULL without memory. */
 struct dwv_cfi_guard;
+struct dwv_cfi_guard *dwv_cfi_guard_new(struct Elf *eh_elf, struct Elf *debug_elf);
+/* gs_dwarf_opts.cfi_allowed with the guard as its arg: whether libdw may
+ * read the CFI of that section at pc, the section checked on first ask. */
+bool dwv_cfi_guard_allows(void *guard, bool debug_frame, uint64_t pc);
 void dwv_cfi_guard_free(struct dwv_cfi_guard *g);
 
 #endif /* GS_DWARF_DWV_INT_H */

@@ -35,9 +35,6 @@ ALLOWED = [
      "recursion: a container of containers. cg_view_expand hands a ring, deque, B-tree or "
      "red-black tree to its walker (capture_walk.c), whose elements are values with views of "
      "their own (cg_view_elements, cg_view_expand)"),
-    ('dwarf', {'modfile_dwarf.c', 'module.c'},
-     "not recursion: modfile_dwarf.c calls gs_dwarf_new (module.c), module.c calls "
-     "dwv_cfi_guard_free (modfile_dwarf.c)"),
     ('dwarf', {'entry_value.c', 'locexpr.c'},
      "recursion: DW_OP_entry_value's value is a call site's DW_AT_call_value, a DWARF "
      "expression compiled (locexpr.c's lx_compile) inside the one that holds it"),
