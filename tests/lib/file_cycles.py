@@ -45,9 +45,6 @@ ALLOWED = [
     ('events', {'value.c', 'view.c', 'view_parts.c', 'view_walk.c'},
      "recursion: a value's views hold values (a container's elements), rendered by "
      "ev_put_typed again"),
-    ('events', {'backtrace.c', 'render.c'},
-     "not recursion: render.c calls ev_put_backtrace, backtrace.c the status and error "
-     "labels in render.c"),
     ('events', {'print_cache.c', 'print_frame.c'},
      "not recursion: print_cache.c calls ev_put_frame, print_frame.c ev_frame_cache_put"),
     ('events', {'value_json.c', 'view_json.c'},
