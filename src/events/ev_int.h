@@ -110,7 +110,7 @@ struct ev_bt_frames {
 	struct ev_frame_cache *cache; /* NULL: every frame rendered anew */
 	/* the status shown: gs_frames_status */
 	uint8_t (*status)(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt);
-	/* frame i's lines; whether its module is known: ev_put_symbolized_frame */
+	/* frame i's lines; whether its module is known (the printer's, print.c) */
 	bool (*put)(struct ev_out *o, const struct ev_bt_frames *sym, const struct gs_event *ev,
 		    const struct gs_inst *in, unsigned i, const char *indent);
 };
@@ -123,14 +123,9 @@ void ev_put_backtrace(struct ev_out *o, const struct ev_bt_style *st, const stru
 /* `\n<indent>#<i>`: every frame line starts so. */
 void ev_put_frame_line(struct ev_out *o, const char *indent, unsigned i);
 
-/* print_frame.c: frame i of backtrace in, resolved through sym->frames,
- * from sym->cache when it holds the frame's text (ev_bt_frames.put). */
-bool ev_put_symbolized_frame(struct ev_out *o, const struct ev_bt_frames *sym,
-			     const struct gs_event *ev, const struct gs_inst *in, unsigned i,
-			     const char *indent);
-/* One symbolized frame's lines, each `\n<indent>#<i>...`: an `.inline`
- * line per inline call, then the function; or the raw, signal or
- * unsymbolized form. */
+/* print_frame.c: one symbolized frame's lines, each `\n<indent>#<i>...`:
+ * an `.inline` line per inline call, then the function; or the raw,
+ * signal or unsymbolized form. */
 void ev_put_frame(struct ev_out *o, struct gs_frames *frames, const char *indent, unsigned i,
 		  uint8_t flags, const struct gs_backtrace_frame *fr, const struct gs_frame *r);
 

@@ -45,8 +45,6 @@ ALLOWED = [
     ('events', {'value.c', 'view.c', 'view_parts.c', 'view_walk.c'},
      "recursion: a value's views hold values (a container's elements), rendered by "
      "ev_put_typed again"),
-    ('events', {'print_cache.c', 'print_frame.c'},
-     "not recursion: print_cache.c calls ev_put_frame, print_frame.c ev_frame_cache_put"),
     ('events', {'value_json.c', 'view_json.c'},
      "recursion: a JSON value's view holds values (a container's elements), written by "
      "ev_json_typed again"),
