@@ -48,8 +48,6 @@ ALLOWED = [
     ('events', {'value_json.c', 'view_json.c'},
      "recursion: a JSON value's view holds values (a container's elements), written by "
      "ev_json_typed again"),
-    ('events', {'decode.c', 'decode_inst.c'},
-     "not recursion: decode.c uses the table ev_inst_kinds, decode_inst.c ev_decode_bad"),
     ('modfile', {'cfi_fde.c', 'cfi_scan.c'},
      "not recursion: cfi_fde.c calls the scan, cfi_scan.c mf_read_uleb"),
     ('modfile', {'modfile.c', 'modfile_debug.c', 'modfile_prefetch.c', 'module.c'},
