@@ -42,7 +42,7 @@ ALLOWED = [
      "recursion: a type's parts are types. An alias's target is built by the type builder "
      "(types_alias.c <-> types.c), and a C++ or Rust container's view (views_attach.c hands the "
      "type to its language's recognizer) builds its element types with dwv_type_ref again"),
-    ('events', {'value.c', 'view.c', 'view_parts.c', 'view_walk.c'},
+    ('events', {'value.c', 'view.c', 'view_walk.c'},
      "recursion: a value's views hold values (a container's elements), rendered by "
      "ev_put_typed again"),
     ('events', {'value_json.c', 'view_json.c'},
