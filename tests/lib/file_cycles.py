@@ -55,12 +55,10 @@ ALLOWED = [
      "they call back gs_modfile_id, mf_modfile_dwfl_open and mf_path_visible"),
     ('modfile', {'proc_modules.c', 'vdso.c'},
      "not recursion: proc_modules.c calls mf_vdso_module, vdso.c mf_module_open_at"),
-    ('script', {'script.c', 'script_agg.c', 'script_expr.c', 'script_lex.c', 'script_stmt.c',
-                'script_value.c', 'target.c'},
-     "recursion: the parser's descent, a statement holding blocks and expressions, an "
-     "expression holding expressions (script_stmt.c, script_expr.c, script_value.c, "
-     "script_agg.c); not recursion: script_lex.c and target.c join it only through "
-     "script.c's sp_err and sp_nomem and the lexer"),
+    ('script', {'script_expr.c', 'script_value.c'},
+     "recursion: an expression holding expressions. script_expr.c hands a source-level "
+     "value, a builtin call and len() to script_value.c, which parses their operands, indices "
+     "and arguments with sp_expr and sp_unary again"),
     ('tui', {'app.c', 'appsrc.c', 'apptrace.c', 'cmdrun.c', 'keys.c'},
      "not recursion: the panels call back the app's notices and answers (tui_app_notice, "
      "tui_app_answer)"),
