@@ -21,11 +21,6 @@ void gs_asm_free(struct gs_asm *a)
 	free(a);
 }
 
-int gs_asm_failed(const struct gs_asm *a)
-{
-	return a->error ? a->error->code : 0;
-}
-
 size_t gs_asm_pc(const struct gs_asm *a)
 {
 	return a->len;

@@ -102,6 +102,14 @@ int gs_asm_fail(struct gs_asm *a, int code, const char *fmt, ...)
 	return code;
 }
 
+/* The sticky error's code, read beside where it is recorded: every emitter
+ * asks it first, and the accessors (access.c) build on this file, not this
+ * file on them. */
+int gs_asm_failed(const struct gs_asm *a)
+{
+	return a->error ? a->error->code : 0;
+}
+
 const char *gs_asm_note(struct gs_asm *a, const char *note)
 {
 	const char *prev = a->note;

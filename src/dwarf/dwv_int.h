@@ -91,14 +91,20 @@ static inline const char *dwv_strdup(struct gs_dwarf *d, const char *s)
 	return base_arena_strdup(&d->arena, s);
 }
 
-/* funcs.c: resolved locations, distinct by address, for the target
- * resolver (target.c) and the function search (funcs.c). */
+/* target_locs.c: resolved locations, distinct by address, for the target
+ * resolver (target.c), the function search (funcs.c) and the line tables
+ * (srclines.c). */
 struct dwv_loc_list {
 	struct dwv_loc *v;
 	size_t n, cap;
 };
 
+/* Adds addr unless the list holds it already; 0 or -ENOMEM. */
 int dwv_loc_add(struct dwv_loc_list *l, uint64_t addr, bool inlined, bool from_dwarf, int line);
+/* The location at addr (in l) probes after the prologue of the function
+ * entered at entry: a file:line on its `{` or signature line, moved to
+ * body_line as gdb moves it. */
+void dwv_loc_moved(struct dwv_loc_list *l, uint64_t addr, uint64_t entry, int body_line);
 
 /* module.c */
 void *dwv_map_get(const struct dwv_map *m, const void *key);
@@ -188,18 +194,33 @@ const struct gs_type *dwv_partial_type(struct gs_dwarf *d, const struct gs_type 
 int dwv_index_find_global(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
 int dwv_index_find_type(struct gs_dwarf *d, const char *name, Dwarf_Die *out);
 
-/* ---- target resolution (funcs.c, srclines.c, breakaddr.c) ---- */
+/* ---- target resolution: function names (funcs.c) ---- */
 
 struct gv_view;
 
-/* A DIE's entry pc (DW_AT_entry_pc, else its low pc) and the end of the
- * range holding it: where a return probe's call lands. */
-bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end);
+/* Every location the DWARF of a module gives function `name`: where
+ * gdb's `break name` stops in each definition and each inline instance
+ * (breakaddr.c; with entry, each definition's entry and no inline
+ * copies), + bias, in the order of a walk of every unit;
+ * *declared: a DIE of that name exists, code or not. The DIEs come from
+ * the module's function index x, or (x NULL, or x not of this DWARF) from
+ * that walk itself: both give the same answer, which tests check. A
+ * qualified C++ or Rust name (dwv_qname_is_qualified) gives every function
+ * it names (qualified.c). 0 or -ENOMEM; free *locs (no location has a
+ * function name yet). */
+struct mf_funcindex;
+struct dwv_loc;
+int dwv_function_locs(struct gv_view *v, const struct mf_funcindex *x, uint64_t bias,
+		      const char *name, bool entry, struct dwv_loc **locs, size_t *n,
+		      bool *declared);
 
-/* The location at addr (in l) probes after the prologue of the function
- * entered at entry: a file:line on its `{` or signature line, moved to
- * body_line as gdb moves it. */
-void dwv_loc_moved(struct dwv_loc_list *l, uint64_t addr, uint64_t entry, int body_line);
+struct dwv_qname;
+/* Up to a buffer of the qualified names (with parameters) of the
+ * functions whose last part is q->base: what a trace could have meant. */
+void dwv_qname_near(Dwarf *dw, const struct mf_funcindex *x, const struct dwv_qname *q,
+		    char *buf, size_t size);
+
+/* ---- target resolution: the line tables (srclines.c) ---- */
 
 /* `file:line` (the file matched by path suffix) into out (+ bias): the
  * addresses gdb's `break file:line` stops at, of `line` or, when it has
@@ -230,21 +251,7 @@ struct gs_sources;
 int dwv_sources_add_dwarf(struct gs_sources *s, Dwarf *dw, const char *path,
 			  struct gs_error *err);
 
-/* Every location the DWARF of a module gives function `name`: where
- * gdb's `break name` stops in each definition and each inline instance
- * (breakaddr.c; with entry, each definition's entry and no inline
- * copies), + bias, in the order of a walk of every unit;
- * *declared: a DIE of that name exists, code or not. The DIEs come from
- * the module's function index x, or (x NULL, or x not of this DWARF) from
- * that walk itself: both give the same answer, which tests check. A
- * qualified C++ or Rust name (dwv_qname_is_qualified) gives every function
- * it names (qualified.c). 0 or -ENOMEM; free *locs (no location has a
- * function name yet). */
-struct mf_funcindex;
-struct dwv_loc;
-int dwv_function_locs(struct gv_view *v, const struct mf_funcindex *x, uint64_t bias,
-		      const char *name, bool entry, struct dwv_loc **locs, size_t *n,
-		      bool *declared);
+/* ---- target resolution: qualified names (qualified.c) ---- */
 
 /* A C++ or Rust qualified name as a trace names it (qualified.c): path
  * is the name without its parameter list, base its last part (what
@@ -272,14 +279,18 @@ char *dwv_qname_of(Dwarf_Die *die, bool params);
 /* s (n bytes) with spaces only before a word after a word, ) > * or &,
  * as the demangler and DWARF spell C++ names; malloc'd. */
 char *dwv_name_canon(const char *s, size_t n);
-/* Up to a buffer of the qualified names (with parameters) of the
- * functions whose last part is q->base: what a trace could have meant. */
-void dwv_qname_near(Dwarf *dw, const struct mf_funcindex *x, const struct dwv_qname *q,
-		    char *buf, size_t size);
 
-/* The CFI checks a gs_dwarf opened over a module file owns
- * (modfile_dwarf.c): freed with it. */
+/* ---- the CFI guard (cfi_guard.c) ---- */
+
+/* The CFI checks a gs_dwarf opened over a module file owns (made by
+ * dwv_modfile_dwarf, freed with the gs_dwarf): over the .eh_frame of
+ * eh_elf and the .debug_frame of debug_elf (NULL: that section refused).
+ * NULL without memory. */
 struct dwv_cfi_guard;
+struct dwv_cfi_guard *dwv_cfi_guard_new(struct Elf *eh_elf, struct Elf *debug_elf);
+/* gs_dwarf_opts.cfi_allowed with the guard as its arg: whether libdw may
+ * read the CFI of that section at pc, the section checked on first ask. */
+bool dwv_cfi_guard_allows(void *guard, bool debug_frame, uint64_t pc);
 void dwv_cfi_guard_free(struct dwv_cfi_guard *g);
 
 #endif /* GS_DWARF_DWV_INT_H */

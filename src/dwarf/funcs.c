@@ -16,27 +16,6 @@
 #include <gs/internal/dwarf.h>
 #include <gs/internal/modfile.h>
 
-int dwv_loc_add(struct dwv_loc_list *l, uint64_t addr, bool inlined, bool from_dwarf, int line)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].addr == addr)
-			return 0;
-	if (base_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
-		return -ENOMEM;
-	l->v[l->n++] = (struct dwv_loc){ .addr = addr, .inlined = inlined,
-					     .from_dwarf = from_dwarf, .line = line };
-	return 0;
-}
-
-void dwv_loc_moved(struct dwv_loc_list *l, uint64_t addr, uint64_t entry, int body_line)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].addr == addr) {
-			l->v[i].entry = entry;
-			l->v[i].body_line = body_line;
-		}
-}
-
 struct func_search {
 	const char *name;        /* the DW_AT_name searched */
 	const struct dwv_qname *q; /* a qualified name: which of them, or NULL */
@@ -74,6 +53,25 @@ static int inline_instance(Dwarf_Die *inst, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* A DIE's entry pc (DW_AT_entry_pc, else its low pc) and the end of the
+ * range holding it: where a return probe's call lands. */
+static bool die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
+{
+	Dwarf_Addr e, base, lo, hi;
+	ptrdiff_t off = 0;
+
+	if (dwarf_entrypc(die, &e) != 0)
+		return false;
+	*entry = e;
+	*end = e + 1;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (lo <= e && e < hi) {
+			*end = hi;
+			break;
+		}
+	return true;
+}
+
 /* A definition: its entry for a return probe, else where `break` stops. */
 static bool definition_at(struct func_search *s, Dwarf_Die *die, uint64_t *at)
 {
@@ -82,7 +80,7 @@ static bool definition_at(struct func_search *s, Dwarf_Die *die, uint64_t *at)
 	if (dwarf_hasattr(die, DW_AT_declaration))
 		return false;
 	if (s->entry)
-		return dwv_die_entry(die, at, &end);
+		return die_entry(die, at, &end);
 	if (!gv_func_entry(die, &entry, &end))
 		return false;
 	*at = gv_break_at(s->v, entry, NULL);

@@ -1,11 +1,8 @@
 /* The dwarf layer over a module file: its DWARF found where gdb would (the
  * module-file cache: in the file or its debug file), its cookie, its CFI
- * read from the file itself, and a guard between libdw's CFI interpreter
- * and the CFI sections: each section is checked once, when first asked
- * (the modfile layer's fence: FDEs that fail its checks are never given to
- * libdw, a refused section never). */
+ * read from the file itself, and libdw's CFI interpreter behind the guard
+ * of cfi_guard.c, which the gs_dwarf then owns. */
 #include <errno.h>
-#include <stdlib.h>
 
 #include <elfutils/libdw.h>
 
@@ -15,37 +12,6 @@
 #include "dwv_int.h"
 #include <gs/internal/modfile.h>
 #include <gs/internal/dwarf.h>
-
-/* The checks of a module's two CFI sections: .eh_frame of the module
- * file, .debug_frame of its DWARF's file (its debug file, maybe). */
-struct dwv_cfi_guard {
-	struct Elf *elf[2];
-	struct mf_cfi_fence fence[2];
-	bool read[2];
-};
-
-static bool cfi_allowed(void *arg, bool debug_frame, uint64_t pc)
-{
-	struct dwv_cfi_guard *g = arg;
-	int i = debug_frame;
-
-	if (!g->read[i]) {
-		/* unreadable (out of memory): refused, as nothing was checked */
-		if (!g->elf[i] || mf_cfi_fence_read(g->elf[i], !debug_frame, &g->fence[i], NULL))
-			g->fence[i].refused = true;
-		g->read[i] = true;
-	}
-	return mf_cfi_fence_allows(&g->fence[i], pc);
-}
-
-void dwv_cfi_guard_free(struct dwv_cfi_guard *g)
-{
-	if (!g)
-		return;
-	mf_cfi_fence_free(&g->fence[0]);
-	mf_cfi_fence_free(&g->fence[1]);
-	free(g);
-}
 
 int dwv_modfile_dwarf(struct gs_modfile *file, uint64_t cookie, const char *path,
 		      struct gs_dwarf **out, struct gs_error *why, struct gs_error *err)
@@ -68,14 +34,12 @@ int dwv_modfile_dwarf(struct gs_modfile *file, uint64_t cookie, const char *path
 			  "address; variables need one that matches the file", path);
 		return 0;
 	}
-	guard = calloc(1, sizeof(*guard));
-	if (!guard)
-		return gs_errorf(err, -ENOMEM, "out of memory opening %s", path);
 	o.cookie = cookie;
 	o.cfi_elf = gs_modfile_elf(file);
-	guard->elf[0] = o.cfi_elf ? o.cfi_elf : dwarf_getelf(dw);
-	guard->elf[1] = dwarf_getelf(dw);
-	o.cfi_allowed = cfi_allowed;
+	guard = dwv_cfi_guard_new(o.cfi_elf ? o.cfi_elf : dwarf_getelf(dw), dwarf_getelf(dw));
+	if (!guard)
+		return gs_errorf(err, -ENOMEM, "out of memory opening %s", path);
+	o.cfi_allowed = dwv_cfi_guard_allows;
 	o.cfi_allowed_arg = guard;
 	rc = gs_dwarf_new(dw, &o, out, why);
 	if (rc) {

@@ -15,23 +15,6 @@
 #include "gdbview.h"
 #include <gs/internal/dwarf.h>
 
-bool dwv_die_entry(Dwarf_Die *die, uint64_t *entry, uint64_t *end)
-{
-	Dwarf_Addr e, base, lo, hi;
-	ptrdiff_t off = 0;
-
-	if (dwarf_entrypc(die, &e) != 0)
-		return false;
-	*entry = e;
-	*end = e + 1;
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
-		if (lo <= e && e < hi) {
-			*end = hi;
-			break;
-		}
-	return true;
-}
-
 bool dwv_line_of(Dwarf *dw, uint64_t addr, const char **file, int *line)
 {
 	Dwarf_Die cudie;

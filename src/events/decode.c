@@ -5,9 +5,7 @@
  * data_length and the context (decode_inst.c). This file: framing, the
  * per-event storage and the stream of chunks. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,24 +14,6 @@
 #include "base.h"
 #include "decode_int.h"
 #include "opts.h"
-
-/* Records a malformed-stream error about the byte at stream offset `at` of
- * the event starting at `event_at`; returns -EBADMSG. */
-int ev_decode_bad(struct gs_decoder *d, struct gs_error *err, uint64_t at, uint64_t event_at,
-		  const char *fmt, ...)
-{
-	char reason[GS_ERROR_MSG_MAX / 2];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
-	d->error_offset = at;
-	return gs_errorf(err, -EBADMSG,
-			 "malformed trace stream at offset %llu: %s; the event at offset %llu "
-			 "is dropped", (unsigned long long)at, reason,
-			 (unsigned long long)event_at);
-}
 
 /* ---- framing -------------------------------------------------------------- */
 

@@ -1,7 +1,8 @@
 /* Shared by the two halves of the streaming decoder (decode.c: framing
- * and the stream; decode_inst.c: the payload of each instruction type):
- * the decoder's state, one event being decoded, the malformed-stream
- * error and the table of instruction types. Not part of gs/decode.h. */
+ * and the stream; decode_inst.c: the payload of each instruction type)
+ * and the error both report (decode_error.c): the decoder's state, one
+ * event being decoded, the malformed-stream error and the table of
+ * instruction types. Not part of gs/decode.h. */
 #ifndef GS_EVENTS_DECODE_INT_H
 #define GS_EVENTS_DECODE_INT_H
 
@@ -79,8 +80,9 @@ static inline uint64_t le64(const uint8_t *p)
 	return v;
 }
 
-/* Records a malformed-stream error about the byte at stream offset `at` of
- * the event starting at `event_at`; returns -EBADMSG. */
+/* decode_error.c: records a malformed-stream error about the byte at
+ * stream offset `at` of the event starting at `event_at`; returns
+ * -EBADMSG. */
 __attribute__((format(printf, 5, 6)))
 int ev_decode_bad(struct gs_decoder *d, struct gs_error *err, uint64_t at, uint64_t event_at,
 		  const char *fmt, ...);

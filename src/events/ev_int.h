@@ -14,9 +14,9 @@
 #include <gs/frames.h>
 #include <gs/render.h>
 
-/* Counts everything put, stores what fits (and a NUL at done). A growing
- * sink (grow: buf is malloc'd, or NULL) reallocates to hold everything;
- * only when memory runs out does it keep what fits. */
+/* out.c: a text sink. Counts everything put, stores what fits (and a NUL
+ * at done). A growing sink (grow: buf is malloc'd, or NULL) reallocates to
+ * hold everything; only when memory runs out does it keep what fits. */
 struct ev_out {
 	char *buf;
 	size_t size;
@@ -34,13 +34,6 @@ void ev_put_hex(struct ev_out *o, uint64_t v, bool upper, size_t digits);
 void ev_put_0x(struct ev_out *o, uint64_t v);
 /* Shortest decimal that reads back as the same double (float when is_float). */
 void ev_put_float(struct ev_out *o, double v, bool is_float);
-/* kstack.c: a KernelStack instruction's frame i, and the instruction as
- * text, each frame named by name(arg, addr, &off) when given (NULL:
- * addresses only). */
-typedef const char *(*ev_kernel_namer)(void *arg, uint64_t addr, uint64_t *off);
-uint64_t ev_kernel_frame(const struct gs_inst *in, unsigned i);
-void ev_put_kernel_stack(struct ev_out *o, ev_kernel_namer name, void *arg,
-			 const struct gs_inst *in, const char *indent);
 /* NUL-terminates the buffer; the length the whole text has. */
 size_t ev_done(struct ev_out *o);
 
@@ -51,13 +44,17 @@ size_t ev_done(struct ev_out *o);
  * escapes. GS_RENDER_KEEP_NEWLINES keeps '\n' as it is. */
 void ev_put_text(struct ev_out *o, const uint8_t *s, size_t n, char quote, unsigned flags);
 
-/* value.c: one captured value as `{}` (conv 0), `{:x}`, `{:X}`, `{:p}` or
- * `{:s}` render it; statuses replace it (render.h). */
-void ev_put_value(struct ev_out *o, const struct gs_value *v, char conv);
+/* kstack.c: a KernelStack instruction's frame i, and the instruction as
+ * text, each frame named by name(arg, addr, &off) when given (NULL:
+ * addresses only). */
+typedef const char *(*ev_kernel_namer)(void *arg, uint64_t addr, uint64_t *off);
+uint64_t ev_kernel_frame(const struct gs_inst *in, unsigned i);
+void ev_put_kernel_stack(struct ev_out *o, ev_kernel_namer name, void *arg,
+			 const struct gs_inst *in, const char *indent);
 
-/* What a value's views read (gs/view.h), after its bytes: the part of it
- * that belongs to the value being shown (p NULL: not captured; the views
- * then show what their own bytes hold), at view depth `depth`. */
+/* view_ext.c: what a value's views read (gs/view.h), after its bytes: the
+ * part of it that belongs to the value being shown (p NULL: not captured;
+ * the views then show what their own bytes hold), at view depth `depth`. */
 struct ev_ext {
 	const uint8_t *p;
 	size_t n;
@@ -65,24 +62,30 @@ struct ev_ext {
 	const struct gs_view_caps *caps;
 };
 
-/* Moves x past the extension of a value of type t (value.c). */
+/* Moves x past the extension of a value of type t. */
 void ev_ext_skip(struct ev_ext *x, const struct gs_type *t);
 /* The extension of a part of the value (x at depth + 1 when `inner`). */
 struct ev_ext ev_ext_sub(const struct ev_ext *x, size_t off, const struct gs_type *t, bool inner);
+
+/* value.c: one captured value as `{}` (conv 0), `{:x}`, `{:X}`, `{:p}` or
+ * `{:s}` render it; statuses replace it (render.h). */
+void ev_put_value(struct ev_out *o, const struct gs_value *v, char conv);
 /* t's value from data[0, len) with the extension x. */
 void ev_put_typed(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
 		  unsigned depth, struct ev_ext x);
+/* The bytes of a dump ({:x.N}, {:s.N}, with a run-time length): the first
+ * n of v's data, as hex pairs (conv 'x' / 'X') or as text (conv 's'). */
+void ev_put_dump(struct ev_out *o, const struct gs_value *v, char conv, uint64_t n);
+
 /* view.c: t's view as its debugger shows it; false when t's view is
  * shown as the plain value (not recognized here). */
 bool ev_put_view(struct ev_out *o, const struct gs_type *t, const uint8_t *data, size_t len,
 		 unsigned depth, struct ev_ext x);
+
 /* view_walk.c: the views read by walking (lists, hash tables, trees,
  * rings); false for the others. */
 bool ev_put_walked(struct ev_out *o, const struct gs_view *v, const uint8_t *data, size_t len,
 		   unsigned depth, const struct ev_ext *x);
-/* The bytes of a dump ({:x.N}, {:s.N}, with a run-time length): the first
- * n of v's data, as hex pairs (conv 'x' / 'X') or as text (conv 's'). */
-void ev_put_dump(struct ev_out *o, const struct gs_value *v, char conv, uint64_t n);
 
 /* render.c: the dump a placeholder with a length shows ({:x.N}, {:s.N}
  * and their run-time lengths {:x.*}, {:x.name$}; args are its wire
@@ -110,7 +113,7 @@ struct ev_bt_frames {
 	struct ev_frame_cache *cache; /* NULL: every frame rendered anew */
 	/* the status shown: gs_frames_status */
 	uint8_t (*status)(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt);
-	/* frame i's lines; whether its module is known: ev_put_symbolized_frame */
+	/* frame i's lines; whether its module is known (the printer's, print.c) */
 	bool (*put)(struct ev_out *o, const struct ev_bt_frames *sym, const struct gs_event *ev,
 		    const struct gs_inst *in, unsigned i, const char *indent);
 };
@@ -123,14 +126,9 @@ void ev_put_backtrace(struct ev_out *o, const struct ev_bt_style *st, const stru
 /* `\n<indent>#<i>`: every frame line starts so. */
 void ev_put_frame_line(struct ev_out *o, const char *indent, unsigned i);
 
-/* print_frame.c: frame i of backtrace in, resolved through sym->frames,
- * from sym->cache when it holds the frame's text (ev_bt_frames.put). */
-bool ev_put_symbolized_frame(struct ev_out *o, const struct ev_bt_frames *sym,
-			     const struct gs_event *ev, const struct gs_inst *in, unsigned i,
-			     const char *indent);
-/* One symbolized frame's lines, each `\n<indent>#<i>...`: an `.inline`
- * line per inline call, then the function; or the raw, signal or
- * unsymbolized form. */
+/* print_frame.c: one symbolized frame's lines, each `\n<indent>#<i>...`:
+ * an `.inline` line per inline call, then the function; or the raw,
+ * signal or unsymbolized form. */
 void ev_put_frame(struct ev_out *o, struct gs_frames *frames, const char *indent, unsigned i,
 		  uint8_t flags, const struct gs_backtrace_frame *fr, const struct gs_frame *r);
 

@@ -1,10 +1,11 @@
 /* The printer of gs/print.h: events as gstrace prints them. The text
  * layouts of docs/cli.md ("Output"), pretty (event header, items indented two
  * spaces, frames four) and plain (items verbatim, frames two), with
- * backtraces symbolized by the one backtrace renderer (backtrace.c) and
- * everything else in the runtime's own item text (gs_render_inst); JSON is
- * print_json.c's, the timestamp styles print_time.c's. Also the printer's
- * life cycle. */
+ * backtraces symbolized by the one backtrace renderer (backtrace.c), each
+ * frame from the frame-text cache (print_cache.c) or its writer
+ * (print_frame.c), and everything else in the runtime's own item text
+ * (gs_render_inst); JSON is print_json.c's, the timestamp styles
+ * print_time.c's. Also the printer's life cycle. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,27 @@ static void put_item(struct gs_printer *p, const struct gs_inst *in, const char 
 
 /* ---- events ---------------------------------------------------------------------- */
 
+/* Frame i, resolved: from the cache when it can hold the frame's text (a
+ * symbolized, resolved frame that is not raw or a signal frame), else
+ * rendered now (print_frame.c). Whether its module is known: the
+ * backtrace renderer's ev_bt_frames.put. */
+static bool put_symbolized_frame(struct ev_out *o, const struct ev_bt_frames *sym,
+				 const struct gs_event *ev, const struct gs_inst *in, unsigned i,
+				 const char *indent)
+{
+	const struct gs_backtrace_frame *fr = &in->backtrace.frames[i];
+	/* what a symbolized frame's text depends on */
+	uint8_t flags = in->backtrace.flags & GS_BT_FLAG_INLINE;
+	bool raw = in->backtrace.flags & GS_BT_FLAG_RAW;
+	struct gs_frame r;
+
+	gs_frames_resolve(sym->frames, ev, in, i, &r);
+	if (!(sym->cache && !raw && r.sym && r.resolved && !r.signal_frame &&
+	      ev_frame_cache_put(o, sym->cache, sym->frames, indent, i, flags, fr, &r)))
+		ev_put_frame(o, sym->frames, indent, i, in->backtrace.flags, fr, &r);
+	return r.resolved;
+}
+
 /* A kernel frame's name, from the printer's resolver. */
 static const char *kernel_name(void *frames, uint64_t addr, uint64_t *off)
 {
@@ -116,7 +138,7 @@ static void put_text_event(struct gs_printer *p, const struct gs_event *ev)
 	bool pretty = p->opts.format == GS_PRINT_PRETTY;
 	struct ev_bt_frames sym = {
 		.frames = p->frames, .cache = p->cache,
-		.status = gs_frames_status, .put = ev_put_symbolized_frame,
+		.status = gs_frames_status, .put = put_symbolized_frame,
 	};
 	struct ev_bt_style st = {
 		.indent = pretty ? "  " : "", .frame_indent = pretty ? "    " : "  ", .sym = &sym,

@@ -1,10 +1,11 @@
 /* The frame-text cache of the symbolized printers: the lines of a
  * symbolized frame depend only on its symbol, module and pc and on the bt
- * flags, so they are rendered once, by the backtrace renderer's own frame
- * writer (ev_put_frame, backtrace.c), and kept without their `#N`
- * prefixes. A backtrace's frames are then copies, instead of escaping every
- * name of every frame on every event. Frames the cache cannot hold (raw,
- * unresolved, unsymbolized, signal frames) are rendered the normal way. */
+ * flags, so they are rendered once, by the one writer of such a frame
+ * (ev_put_frame, print_frame.c), and kept without their `#N` prefixes. A
+ * backtrace's frames are then copies, instead of escaping every name of
+ * every frame on every event. Frames the cache cannot hold (raw,
+ * unresolved, unsymbolized, signal frames) are rendered the normal way,
+ * which the printer (print.c) decides. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,9 +1,9 @@
 /* The lines of one symbolized backtrace frame as gstrace prints them
  * (docs/cli.md, "Output"): `#1 fn(params) at file:line:col [module+0xpc]`, an
  * `.inline` line per inline call, signal frames, raw frames with their
- * cookie, `[0xpc]` when the module is unknown; from the frame-text cache
- * (print_cache.c) when it holds the frame. What the printers hand the
- * backtrace renderer (backtrace.c) as its struct ev_bt_frames. */
+ * cookie, `[0xpc]` when the module is unknown. The frame-text cache
+ * (print_cache.c) keeps what this writes; the printer (print.c) asks the
+ * cache first and this file for what the cache cannot hold. */
 #include <string.h>
 
 #include "ev_int.h"
@@ -99,24 +99,3 @@ void ev_put_frame(struct ev_out *o, struct gs_frames *frames, const char *indent
 	put_location(o, s->file, s->line, s->col);
 	put_module(o, fr, r);
 }
-
-/* Frame i, resolved: from the cache when it can hold the frame's text (a
- * symbolized, resolved frame that is not raw or a signal frame), else
- * rendered now. Whether its module is known. */
-bool ev_put_symbolized_frame(struct ev_out *o, const struct ev_bt_frames *sym,
-			     const struct gs_event *ev, const struct gs_inst *in, unsigned i,
-			     const char *indent)
-{
-	const struct gs_backtrace_frame *fr = &in->backtrace.frames[i];
-	/* what a symbolized frame's text depends on */
-	uint8_t flags = in->backtrace.flags & GS_BT_FLAG_INLINE;
-	bool raw = in->backtrace.flags & GS_BT_FLAG_RAW;
-	struct gs_frame r;
-
-	gs_frames_resolve(sym->frames, ev, in, i, &r);
-	if (!(sym->cache && !raw && r.sym && r.resolved && !r.signal_frame &&
-	      ev_frame_cache_put(o, sym->cache, sym->frames, indent, i, flags, fr, &r)))
-		ev_put_frame(o, sym->frames, indent, i, in->backtrace.flags, fr, &r);
-	return r.resolved;
-}
-

@@ -1,7 +1,7 @@
 /* Plain text of decoded events, no symbolization (docs/cli.md, "Output"):
- * labels, format placeholders, instructions (the protocol-default
- * backtrace text through backtrace.c's renderer), and the pretty and plain
- * layouts. Wording is documented in gs/render.h. */
+ * format placeholders, instructions (the protocol-default backtrace text
+ * through backtrace.c's renderer, the codes' words from labels.c), and the
+ * pretty and plain layouts. Wording is documented in gs/render.h. */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,54 +12,7 @@
 #include "opts.h"
 #include "ev_int.h"
 
-/* ---- labels -------------------------------------------------------------- */
-
-static const char *const var_status_labels[] = {
-	"ok", "null deref", "read error", "access error", "truncated", "offsets unavailable",
-	"zero length", "division by zero", "TLS not allocated", "optimized out",
-};
-
-static const char *const bt_status_labels[] = {
-	"complete", "truncated", "dwarf unavailable", "unsupported CFI", "offsets unavailable",
-	"read error", "internal error", "invalid frame", "no unwind rows for PC",
-};
-
-static const char *const bt_error_labels[] = {
-	NULL, "return-address-read-failed", "frame-pointer-read-failed",
-	"next-ip-below-user-range", "next-ip-kernel-like", "next-cfa-zero",
-	"next-cfa-not-advancing", "cfa-read-failed",
-};
-
-static const char *const exec_status_labels[] = {
-	"success", "partial_failure", "complete_failure",
-};
-
-static const char *const expr_flag_names[] = {
-	"first-arg read-fail", "second-arg read-fail", "len-clamped", "len=0",
-};
-
-const char *gs_var_status_label(uint8_t status)
-{
-	return status < BASE_ARRAY_SIZE(var_status_labels) ? var_status_labels[status] : "error";
-}
-
-const char *gs_bt_status_label(uint8_t status)
-{
-	if (status >= BASE_ARRAY_SIZE(bt_status_labels))
-		status = GS_BT_INTERNAL_ERROR;
-	return bt_status_labels[status];
-}
-
-const char *gs_bt_error_label(uint16_t code)
-{
-	return code < BASE_ARRAY_SIZE(bt_error_labels) ? bt_error_labels[code] : "unknown";
-}
-
-const char *gs_exec_status_label(uint8_t status)
-{
-	return status < BASE_ARRAY_SIZE(exec_status_labels) ? exec_status_labels[status]
-							     : "unknown";
-}
+/* ---- instructions ----------------------------------------------------------------- */
 
 static void put_variable(struct ev_out *o, const struct gs_value *v)
 {
@@ -75,8 +28,6 @@ static void put_variable(struct ev_out *o, const struct gs_value *v)
 	ev_put(o, " = ", 3);
 	ev_put_value(o, v, 0);
 }
-
-/* ---- instructions ----------------------------------------------------------------- */
 
 /* The i64 a run-time length argument holds (0 when it failed: the dump
  * after it shows why). */
@@ -179,6 +130,11 @@ static void put_backtrace(struct ev_out *o, const struct gs_inst *in, const char
 	snprintf(more, sizeof(more), "%s  ", indent);
 	ev_put_backtrace(o, &st, NULL, in);
 }
+
+/* An ExprError's flags, bit by bit, as its text names them. */
+static const char *const expr_flag_names[] = {
+	"first-arg read-fail", "second-arg read-fail", "len-clamped", "len=0",
+};
 
 static void put_expr_error(struct ev_out *o, const struct gs_inst *in, const char *indent)
 {

@@ -2,8 +2,6 @@
  * (options_table.c) that accepts `-p 12`, `-p12`, `--pid 12` and
  * `--pid=12`, stops at `--` (what follows is the command to launch), and
  * checks every value; the combinations are options_rules.c's. */
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,18 +36,6 @@ static const char *const timestamps[] = { "local", "boot", "none" };
 static const char *const unwinders[] = { "tailcall", "loop" }; /* enum gs_unwinder order */
 static const char *const count_places[] = { "user", "bpf" };
 static const char *const fault_modes[] = { "auto", "on", "off" }; /* enum cli_fault_in order */
-
-int cli_usage_error(char *msg, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (size) {
-		va_start(ap, fmt);
-		vsnprintf(msg, size, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* A decimal number without sign or spaces, within [lo, hi]. */
 static bool parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)

@@ -125,11 +125,14 @@ bool cli_parse_bytes(const char *v, uint64_t max, uint64_t *out);
  * (options_table.c) under its group's heading. */
 void cli_usage(FILE *f);
 
-/* ---- within the parser (options.c, options_rules.c) ---- */
+/* ---- within the parser: its refusal (options_error.c) ---- */
 
 /* msg gets the formatted line; -EINVAL. */
 __attribute__((format(printf, 3, 4)))
 int cli_usage_error(char *msg, size_t size, const char *fmt, ...);
+
+/* ---- within the parser: its rules (options_rules.c) ---- */
+
 /* The combinations of a run's flags; of --cache-info/--cache-clear's. */
 int cli_check(const struct cli *c, bool dashdash, char *msg, size_t size);
 int cli_check_cache_mode(const struct cli *c, bool dashdash, char *msg, size_t size);

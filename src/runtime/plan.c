@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gs/asm.h>
 #include <gs/modfile.h>
@@ -597,12 +596,4 @@ int gs_plan_from_script(const struct gs_script *s, const struct gs_plan_opts *op
 	}
 	*out = p;
 	return 0;
-}
-
-uint64_t rt_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

@@ -87,7 +87,8 @@ void rt_sampler_free(struct rt_sampler *s);
 /* Whether pid maps the file at path now (procfill.c). */
 bool rt_pid_maps_file(pid_t pid, const char *path);
 
-/* CLOCK_MONOTONIC in nanoseconds, for phase timings. */
+/* clock.c: CLOCK_MONOTONIC in nanoseconds, for phase timings and the
+ * pace of process refreshes. */
 uint64_t rt_now_ns(void);
 
 /* ---- uprobes (attach.c, tracefs.c) ---- */

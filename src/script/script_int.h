@@ -87,7 +87,7 @@ struct parser {
 	size_t naggs, aggs_cap;
 };
 
-/* ---- diagnostics (script.c) -------------------------------------------------- */
+/* ---- diagnostics (script_diag.c) --------------------------------------------- */
 
 /* Records the first error, at byte offset off. Later calls are ignored. */
 __attribute__((format(printf, 3, 4)))
@@ -95,6 +95,11 @@ void sp_err(struct parser *p, size_t off, const char *fmt, ...);
 void sp_nomem(struct parser *p);
 /* "L:C" of an offset, for messages that mention another place. */
 void sp_pos_string(const struct parser *p, size_t off, char *buf, size_t size);
+/* Line and column of off, counting from a known line start (0 and line 1
+ * for the start of the text) at or before it; *line_start: where off's
+ * line starts, to count the next offset from. */
+void sp_locate_from(const char *src, size_t len, size_t off, size_t start, unsigned line,
+		    unsigned *line_out, unsigned *col, size_t *line_start);
 
 /* ---- lexer (script_lex.c) ----------------------------------------------------- */
 
@@ -159,12 +164,14 @@ struct gs_expr *sp_builtin(struct parser *p, const struct token *t);
 /* len(x) at t, the name `len` before its '(' */
 struct gs_expr *sp_len(struct parser *p, const struct token *t);
 
+/* ---- aggregations (script_agg.c) --------------------------------------------- */
+
+/* `@name[keys] = fn(args);` into st (the '@' token next) */
+int sp_agg_stmt(struct parser *p, struct gs_stmt *st);
+
 /* ---- trace targets (target.c) ----------------------------------------------- */
 
 /* A target pattern's form; its name is the pattern's first name_len bytes. */
-/* script_agg.c: `@name[keys] = fn(args);` into st (the '@' token next) */
-int sp_agg_stmt(struct parser *p, struct gs_stmt *st);
-
 struct sp_target {
 	enum gs_target_kind kind;
 	size_t name_len; /* 0 for GS_TARGET_ADDRESS */

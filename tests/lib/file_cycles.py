@@ -35,45 +35,23 @@ ALLOWED = [
      "recursion: a container of containers. cg_view_expand hands a ring, deque, B-tree or "
      "red-black tree to its walker (capture_walk.c), whose elements are values with views of "
      "their own (cg_view_elements, cg_view_expand)"),
-    ('asm', {'access.c', 'asm.c'},
-     "not recursion: asm.c asks access.c's gs_asm_failed, access.c builds on asm.c's "
-     "gs_asm_init and gs_asm_fini"),
-    ('dwarf', {'modfile_dwarf.c', 'module.c'},
-     "not recursion: modfile_dwarf.c calls gs_dwarf_new (module.c), module.c calls "
-     "dwv_cfi_guard_free (modfile_dwarf.c)"),
     ('dwarf', {'entry_value.c', 'locexpr.c'},
      "recursion: DW_OP_entry_value's value is a call site's DW_AT_call_value, a DWARF "
      "expression compiled (locexpr.c's lx_compile) inside the one that holds it"),
-    ('dwarf', {'funcs.c', 'srclines.c'},
-     "not recursion: funcs.c calls dwv_die_entry (srclines.c), srclines.c calls "
-     "dwv_loc_add and dwv_loc_moved (funcs.c)"),
     ('dwarf', {'types.c', 'types_alias.c', 'views_attach.c', 'views_cpp.c', 'views_rust.c'},
      "recursion: a type's parts are types. An alias's target is built by the type builder "
      "(types_alias.c <-> types.c), and a C++ or Rust container's view (views_attach.c hands the "
      "type to its language's recognizer) builds its element types with dwv_type_ref again"),
-    ('events', {'value.c', 'view.c', 'view_parts.c', 'view_walk.c'},
+    ('events', {'value.c', 'view.c', 'view_walk.c'},
      "recursion: a value's views hold values (a container's elements), rendered by "
      "ev_put_typed again"),
-    ('events', {'backtrace.c', 'render.c'},
-     "not recursion: render.c calls ev_put_backtrace, backtrace.c the status and error "
-     "labels in render.c"),
-    ('events', {'print_cache.c', 'print_frame.c'},
-     "not recursion: print_cache.c calls ev_put_frame, print_frame.c ev_frame_cache_put"),
     ('events', {'value_json.c', 'view_json.c'},
      "recursion: a JSON value's view holds values (a container's elements), written by "
      "ev_json_typed again"),
-    ('events', {'decode.c', 'decode_inst.c'},
-     "not recursion: decode.c uses the table ev_inst_kinds, decode_inst.c ev_decode_bad"),
-    ('gstrace', {'options.c', 'options_rules.c'},
-     "not recursion: options.c calls the rules, options_rules.c cli_usage_error"),
-    ('runtime', {'plan.c', 'procfill.c'},
-     "not recursion: plan.c calls gs_pids_mapping, procfill.c rt_now_ns"),
-    ('script', {'script.c', 'script_agg.c', 'script_expr.c', 'script_lex.c', 'script_stmt.c',
-                'script_value.c', 'target.c'},
-     "recursion: the parser's descent, a statement holding blocks and expressions, an "
-     "expression holding expressions (script_stmt.c, script_expr.c, script_value.c, "
-     "script_agg.c); not recursion: script_lex.c and target.c join it only through "
-     "script.c's sp_err and sp_nomem and the lexer"),
+    ('script', {'script_expr.c', 'script_value.c'},
+     "recursion: an expression holding expressions. script_expr.c hands a source-level "
+     "value, a builtin call and len() to script_value.c, which parses their operands, indices "
+     "and arguments with sp_expr and sp_unary again"),
 ]
 
 
