@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base.h"
 #include "cg_specs.h"
 #include <gs/internal/program.h>
 #include "kernel/kload.h"
@@ -131,7 +132,7 @@ static void condition_figures(void)
 		printf("# kernel.verified_insns.if* skipped: %s\n", err.msg);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(counts); i++) {
 		struct gs_program_opts o = { .sz = sizeof(o) };
 		struct gs_trace_spec *spec = gs_cgv_many_ifs(counts[i]);
 		struct gs_program *p = NULL;

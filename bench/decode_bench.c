@@ -14,6 +14,8 @@
 #include <gs/decode.h>
 #include <gs/render.h>
 
+#include "base.h"
+
 #define NEVENTS 1000000
 #define EVENT_SIZE 64
 #define RUNS 3
@@ -216,7 +218,7 @@ int main(void)
 		return 1;
 	}
 
-	t_mixed = best(d, buf, len, mixed, sizeof(mixed) / sizeof(mixed[0]), sink);
+	t_mixed = best(d, buf, len, mixed, BASE_ARRAY_SIZE(mixed), sink);
 	/* One record per chunk: every event points into buf, so it can be kept. */
 	sink->kept = calloc(NKEPT, sizeof(*sink->kept));
 	if (!sink->kept)

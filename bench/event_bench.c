@@ -16,6 +16,8 @@
 #include <gs/asm.h>
 #include <gs/insn.h>
 
+#include "base.h"
+
 #define ROUNDS 15
 #define REPEAT 10000 /* every record fits below the wakeup threshold */
 #define RING_SIZE (64u << 20) /* a quarter holds REPEAT records of each size */
@@ -119,7 +121,7 @@ int main(void)
 		printf("# skipped: bpf.event_ns: not root\n");
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(sizes); i++) {
 		double copy = measure(false, sizes[i]), direct = measure(true, sizes[i]);
 
 		if (copy < 0 || direct < 0) {

@@ -20,6 +20,7 @@
 
 #include <bpf/bpf.h>
 
+#include "base.h"
 #include "bench_util.h"
 
 #ifndef GS_BENCH_GSTRACE
@@ -158,7 +159,7 @@ static void bench_rss(pid_t fixture, const char *bpftrace)
 	char pid[16], metric[64], prog[512];
 
 	snprintf(pid, sizeof(pid), "%d", (int)fixture);
-	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(scripts); i++) {
 		char *gs[] = { GSTRACE, "-p", pid, "-s", (char *)scripts[i][1], NULL };
 
 		snprintf(metric, sizeof(metric), "rss.kb.%s%s", scripts[i][0], tag);
@@ -210,7 +211,7 @@ static double bpftrace_run_ns(const char *bpftrace, pid_t fixture, const char *a
 static void bench_bpf_stats(pid_t fixture, const char *bpftrace)
 {
 	static const unsigned depths[] = { 1, 8, 16, 32, 64, 128, 512 };
-	double ns[sizeof(depths) / sizeof(depths[0])], print, sx = 0, sy = 0, sxx = 0, sxy = 0;
+	double ns[BASE_ARRAY_SIZE(depths)], print, sx = 0, sy = 0, sxx = 0, sxy = 0;
 	char old[16] = "0", metric[64];
 	int n = 0;
 	FILE *f = bench_bpf_stats_on(old, sizeof(old));
@@ -227,7 +228,7 @@ static void bench_bpf_stats(pid_t fixture, const char *bpftrace)
 			       bpftrace_run_ns(bpftrace, fixture, "printf(\"x\\n\");"));
 	else
 		printf("# skipped: peer.bpftrace.run_ns.printf: bpftrace not installed\n");
-	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(depths); i++) {
 		char depth[16];
 
 		snprintf(depth, sizeof(depth), "%u", depths[i]);
@@ -301,7 +302,7 @@ static int delivery_run(const char *rate, const char *ringbuf, struct delivery *
 
 	memset(d, 0, sizeof(*d));
 	if (!ringbuf)
-		gs[sizeof(gs) / sizeof(gs[0]) - 3] = NULL; /* no --ringbuf-size */
+		gs[BASE_ARRAY_SIZE(gs) - 3] = NULL; /* no --ringbuf-size */
 	if (bench_spawn(&fixture, fx, true, false) ||
 	    bench_drive(&fixture, bench_line_contains, NULL, "ready", WAIT_MS) != 1)
 		goto out;

@@ -16,6 +16,8 @@
 
 #include <gs/unwind.h>
 
+#include "base.h"
+
 #ifndef GS_BENCH_FIXTURE
 #define GS_BENCH_FIXTURE "bt_bench_fixture"
 #endif
@@ -39,7 +41,7 @@ static const char *find_libc(void)
 		"/usr/lib64/libc.so.6", "/lib64/libc.so.6",
 	};
 
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c); i++)
 		if (access(c[i], R_OK) == 0)
 			return c[i];
 	return NULL;
@@ -108,7 +110,7 @@ static int bench_node_rows(void)
 	size_t rows = 0, exported = 0;
 	double best;
 
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]) && !node; i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c) && !node; i++)
 		if (access(c[i], R_OK) == 0)
 			node = c[i];
 	if (!node) {

@@ -19,13 +19,14 @@
 #include <gs/print.h>
 #include <gs/render.h>
 
+#include "base.h"
 #include "smoke.h"
 #include "view_types.h"
 
 #define STREAM_MAX 65536
 #define TEXT_MAX (1 << 18)
 #define FLAT_TYPES 9 /* build_context's flat types; the view types follow */
-#define TYPES (FLAT_TYPES + sizeof(vt_types) / sizeof(vt_types[0]))
+#define TYPES (FLAT_TYPES + BASE_ARRAY_SIZE(vt_types))
 
 /* ---- the shaped stream ------------------------------------------------- */
 
@@ -310,15 +311,15 @@ static void build_context(struct gs_trace_context *c, bool small_caps)
 		{ GS_TYPE_STRUCT, 16, "st" }, { GS_TYPE_CHAR, 1, "c" }, { GS_TYPE_F32, 0, "f" },
 	};
 
-	_Static_assert(sizeof(types) / sizeof(types[0]) == FLAT_TYPES, "FLAT_TYPES counts them");
+	_Static_assert(BASE_ARRAY_SIZE(types) == FLAT_TYPES, "FLAT_TYPES counts them");
 	gs_context_init(c);
-	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(strings); i++)
 		gs_context_string(c, strings[i], NULL);
 	gs_context_var_name(c, "a", NULL);
 	gs_context_var_name(c, "b", NULL);
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(types); i++)
 		gs_context_type(c, types[i].kind, types[i].size, types[i].name, NULL);
-	for (size_t i = 0; i < sizeof(vt_types) / sizeof(vt_types[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(vt_types); i++)
 		gs_context_add_type(c, vt_types[i], NULL);
 	if (small_caps)
 		c->view_caps = vt_caps;

@@ -8,6 +8,7 @@
 
 #include <gs/disasm.h>
 
+#include "base.h"
 #include "smoke.h"
 
 static const size_t buf_sizes[] = { 0, 7, 64, 256 };
@@ -28,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < n; i++) {
 		size_t slots = 0;
 
-		for (k = 0; k < sizeof(buf_sizes) / sizeof(buf_sizes[0]); k++) {
+		for (k = 0; k < BASE_ARRAY_SIZE(buf_sizes); k++) {
 			size_t bsize = buf_sizes[k];
 			/* Exactly bsize bytes (none for 0), so an overflow is caught. */
 			char *buf = malloc(bsize);

@@ -15,6 +15,7 @@
 
 #include <gs/dwarf.h>
 
+#include "base.h"
 #include "smoke.h"
 
 #define MAX_IMAGE (1 << 20)
@@ -98,7 +99,7 @@ static void exercise(uint8_t *img, size_t len)
 			if (gs_dwarf_lookup(d, s, s->vars[k].name, &v, NULL) == 0)
 				sink += v->loc.npieces;
 		}
-		for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+		for (size_t k = 0; k < BASE_ARRAY_SIZE(types); k++) {
 			const struct gs_type *t;
 
 			if (gs_dwarf_find_type(d, s, types[k], &t, NULL) == 0)

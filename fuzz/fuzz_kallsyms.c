@@ -11,6 +11,7 @@
 
 #include <gs/internal/modfile.h>
 
+#include "base.h"
 #include "smoke.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gs_kallsyms_load(path, &k, &err) == 0) {
 		uint64_t probes[] = { 0, 1, 0xffffffff81000000ull, UINT64_MAX };
 
-		for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		for (size_t i = 0; i < BASE_ARRAY_SIZE(probes); i++) {
 			uint64_t off = 0;
 			const char *name = gs_kallsyms_find(k, probes[i], &off);
 

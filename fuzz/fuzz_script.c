@@ -14,6 +14,7 @@
 
 #include <gs/program.h> /* what a script builds into */
 #include <gs/script.h>
+#include "base.h"
 #include "smoke.h"
 
 static const char *const words[96] = {
@@ -181,7 +182,7 @@ static void resolve_expr(const struct gs_expr *ce)
 	if (!e)
 		return;
 	if (e->kind == GS_EXPR_NAME)
-		for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		for (size_t i = 0; i < BASE_ARRAY_SIZE(vars); i++)
 			if (!strcmp(e->name, vars[i].name))
 				e->dvar = &vars[i];
 	if (e->kind == GS_EXPR_CAST)
@@ -312,9 +313,9 @@ static void gen_expr(struct gen *g, unsigned depth)
 		if (g->nvisible && take(g, 2))
 			emit(g, "v%u", g->visible[take(g, g->nvisible)]);
 		else if (take(g, 3) == 0)
-			emit(g, "%s", values[take(g, sizeof(values) / sizeof(values[0]))]);
+			emit(g, "%s", values[take(g, BASE_ARRAY_SIZE(values))]);
 		else
-			emit(g, "%s", leaves[take(g, sizeof(leaves) / sizeof(leaves[0]))]);
+			emit(g, "%s", leaves[take(g, BASE_ARRAY_SIZE(leaves))]);
 		break;
 	case 2:
 		emit(g, "%s", unops[take(g, 3)]);
@@ -332,7 +333,7 @@ static void gen_expr(struct gen *g, unsigned depth)
 		break;
 	default:
 		gen_expr(g, depth - 1);
-		emit(g, " %s ", binops_text[take(g, sizeof(binops_text) / sizeof(binops_text[0]))]);
+		emit(g, " %s ", binops_text[take(g, BASE_ARRAY_SIZE(binops_text))]);
 		gen_expr(g, depth - 1);
 		break;
 	}
@@ -369,7 +370,7 @@ static void gen_stmt(struct gen *g, unsigned depth)
 		break;
 	case 2:
 		if (take(g, 3) == 0) {
-			emit(g, "%s", dumps[take(g, sizeof(dumps) / sizeof(dumps[0]))]);
+			emit(g, "%s", dumps[take(g, BASE_ARRAY_SIZE(dumps))]);
 			break;
 		}
 		emit(g, "print ");

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "base.h"
 #include "dwarf_fixture.h"
 #include "unwind/fixtures.h"
 
@@ -141,7 +142,7 @@ static void test_global_addresses_match_info_address(void **state)
 		struct dfx f;
 
 		assert_true(dfx_open(&f, *v));
-		for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
+		for (size_t i = 0; i < BASE_ARRAY_SIZE(globals); i++) {
 			char cmds[128], *out, *at;
 			const struct gs_var *var = dfx_var(&f, dfx_breakpoint(&f, "main"), globals[i]);
 
@@ -235,7 +236,7 @@ static void test_register_ranges_match_info_scope(void **state)
 		struct dfx f;
 
 		assert_true(dfx_open(&f, *v));
-		for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		for (size_t i = 0; i < BASE_ARRAY_SIZE(fns); i++)
 			compare_scope(&f, *v, fns[i], &checked);
 		dfx_close(&f);
 	}

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "base.h"
 #include "dwarf_fixture.h"
 #include "dwv_int.h"
 
@@ -123,7 +124,7 @@ static const struct program_case program_cases[] = {
 static void test_expressions_lower_op_by_op(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(program_cases) / sizeof(program_cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(program_cases); i++) {
 		const struct program_case *c = &program_cases[i];
 		struct gs_var_loc l = compile(c->ops, c->nops);
 
@@ -201,7 +202,7 @@ static const struct refusal_case {
 static void test_refusals_leave_no_location_and_a_reason(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(refusals); i++) {
 		struct gs_var_loc l = compile(refusals[i].ops, refusals[i].nops);
 
 		print_message("%s\n", refusals[i].what);

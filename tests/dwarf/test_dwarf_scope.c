@@ -15,6 +15,7 @@
 
 #include <gs/protocol.h>
 
+#include "base.h"
 #include "dwarf_fixture.h"
 
 static size_t index_of(const struct gs_dwarf_scope *s, const char *name)
@@ -68,7 +69,7 @@ static void test_globals_are_module_addresses_of_their_symbols(void **state)
 	EACH_VARIANT({
 		uint64_t pc = dfx_breakpoint(f, "caller");
 
-		for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
+		for (size_t i = 0; i < BASE_ARRAY_SIZE(globals); i++) {
 			const struct gs_var *v = dfx_var(f, pc, globals[i]);
 
 			assert_non_null(v);

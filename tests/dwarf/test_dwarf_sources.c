@@ -23,6 +23,7 @@
 
 #include <gs/sources.h>
 
+#include "base.h"
 #include "dwv_int.h"
 
 /* The variants checked: every one the build made (tests/dwarf/meson.build:
@@ -290,7 +291,7 @@ static void test_paths_join_comp_dir_and_normalize(void **state)
 	char out[64];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		assert_true(dwv_src_path(cases[i].comp_dir, cases[i].name, out, sizeof(out)) > 0);
 		assert_string_equal(out, cases[i].want);
 	}

@@ -17,6 +17,7 @@
 #include <gs/context.h>
 #include <gs/protocol.h>
 
+#include "base.h"
 #include "dwarf_fixture.h"
 #include "vals_types.h"
 
@@ -154,7 +155,7 @@ static void test_types_are_found_by_their_c_spelling(void **state)
 
 		assert_true(dfx_open(&f, *v));
 		assert_int_equal(gs_dwarf_scope_at(f.d, dfx_breakpoint(&f, "main"), &s, &err), 0);
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		for (size_t i = 0; i < BASE_ARRAY_SIZE(names); i++)
 			if (gs_dwarf_find_type(f.d, s, names[i], &t, &err))
 				fail_msg("%s: %s", *v, err.msg);
 		assert_int_equal(gs_dwarf_find_type(f.d, s, "struct point *", &t, &err), 0);

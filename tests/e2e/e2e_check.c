@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
 
 void e2e_expect(struct e2e_ctx *c, bool ok, const char *fmt, ...)
@@ -80,7 +81,7 @@ bool e2e_block_error_stop(const struct e2e_block *b)
 		"invalid frame", "read error", "unsupported CFI", "no unwind rows for PC",
 	};
 
-	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(errors); i++)
 		if (strncmp(b->stopped, errors[i], strlen(errors[i])) == 0)
 			return true;
 	return false;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
 
 const char *e2e_fixture_path(const char *name)
@@ -234,7 +235,7 @@ char *e2e_uprobe_events(void)
 	};
 	struct e2e_buf b = { 0 };
 
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && !b.len; i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(paths) && !b.len; i++) {
 		FILE *f = fopen(paths[i], "r");
 		char line[1024];
 

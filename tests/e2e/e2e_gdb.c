@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "e2e.h"
 
 #define PCS_MARK "E2E-GDB-PCS"
@@ -50,7 +51,7 @@ static void parse_gdb(struct e2e_gdb_bt *g)
 	for (const char *line = s; *line && (!pcs || line < pcs);) {
 		size_t len = strcspn(line, "\n");
 
-		if (line[0] == '#' && g->n < sizeof(g->f) / sizeof(g->f[0])) {
+		if (line[0] == '#' && g->n < BASE_ARRAY_SIZE(g->f)) {
 			char *one = strndup(line, len);
 			struct e2e_gdb_frame f = { 0 };
 
@@ -168,7 +169,7 @@ size_t e2e_gdb_print_argv(char **argv, pid_t pid, char *pidbuf, size_t size)
 	argv[n++] = "gdb";
 	argv[n++] = "-nx";
 	argv[n++] = "-batch";
-	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(settings); i++) {
 		argv[n++] = "-iex";
 		argv[n++] = (char *)settings[i];
 	}

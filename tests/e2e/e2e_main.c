@@ -1,5 +1,6 @@
 /* The e2e suite's scenarios, one per test_e2e_*.c table, run by name
  * (`test_e2e depth5`) or listed (`--list`) through e2e_runner.c. */
+#include "base.h"
 #include "e2e.h"
 
 static const struct e2e_table tables[] = {
@@ -25,5 +26,5 @@ static const struct e2e_table tables[] = {
 
 int main(int argc, char **argv)
 {
-	return e2e_main(argc, argv, "e2e", tables, sizeof(tables) / sizeof(tables[0]));
+	return e2e_main(argc, argv, "e2e", tables, BASE_ARRAY_SIZE(tables));
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "exprgen.h"
 
 /* ---- C's integer types ----------------------------------------------------------- */
@@ -328,7 +329,7 @@ static bool gen_int(struct ctx *c, int depth, struct node *n);
 
 static void leaf_literal(struct ctx *c, struct node *n)
 {
-	const char *lit = literals[pick(c, sizeof(literals) / sizeof(literals[0]))];
+	const char *lit = literals[pick(c, BASE_ARRAY_SIZE(literals))];
 	bool hex = lit[1] == 'x';
 	uint64_t v = strtoull(lit, NULL, 0);
 	enum ty t;
@@ -366,7 +367,7 @@ static void leaf_literal(struct ctx *c, struct node *n)
 
 static void leaf_var(struct ctx *c, struct node *n)
 {
-	const struct var *v = &vars[pick(c, sizeof(vars) / sizeof(vars[0]))];
+	const struct var *v = &vars[pick(c, BASE_ARRAY_SIZE(vars))];
 
 	set(n, v->ty, v->v);
 	text(n, v->name, v->name);
@@ -408,17 +409,17 @@ static void gen_index(struct ctx *c, int depth, int lo, int hi, struct node *n, 
 
 static void leaf_member(struct ctx *c, int depth, struct node *n)
 {
-	unsigned r = pick(c, sizeof(recs) / sizeof(recs[0]));
-	unsigned f = pick(c, sizeof(fields) / sizeof(fields[0]) + 2);
+	unsigned r = pick(c, BASE_ARRAY_SIZE(recs));
+	unsigned f = pick(c, BASE_ARRAY_SIZE(fields) + 2);
 	int rec = recs[r].rec;
 
 	tag(c, "%s", recs[r].tag, "");
 	c->e->live |= recs[r].live;
-	if (f < sizeof(fields) / sizeof(fields[0])) {
+	if (f < BASE_ARRAY_SIZE(fields)) {
 		set(n, fields[f].ty, fields[f].v[rec]);
 		put(n->s, "%s%s", recs[r].text, fields[f].name);
 		type_tag(c, fields[f].ty);
-	} else if (f == sizeof(fields) / sizeof(fields[0])) {
+	} else if (f == BASE_ARRAY_SIZE(fields)) {
 		struct node i;
 		int k;
 
@@ -528,7 +529,7 @@ static void leaf_element(struct ctx *c, int depth, struct node *n)
 		tag(c, "index-ptr", "", "");
 		return;
 	default: { /* a char of a string */
-		unsigned s = pick(c, sizeof(strs) / sizeof(strs[0]));
+		unsigned s = pick(c, BASE_ARRAY_SIZE(strs));
 		size_t len = strlen(strs[s].s);
 		unsigned kk = pick(c, (unsigned)len + 1);
 
@@ -651,7 +652,7 @@ static bool binary(unsigned op, struct val a, struct val b, struct val *r, enum 
 static bool gen_binary(struct ctx *c, int depth, struct node *n)
 {
 	struct node a, b;
-	unsigned op = pick(c, sizeof(binops) / sizeof(binops[0]));
+	unsigned op = pick(c, BASE_ARRAY_SIZE(binops));
 	enum ty t;
 	struct val r;
 
@@ -716,7 +717,7 @@ static bool gen_unary(struct ctx *c, int depth, struct node *n)
 static bool gen_cast(struct ctx *c, int depth, struct node *n)
 {
 	struct node a;
-	unsigned k = pick(c, sizeof(casts) / sizeof(casts[0]));
+	unsigned k = pick(c, BASE_ARRAY_SIZE(casts));
 
 	if (!gen_int(c, depth - 1, &a))
 		return false;
@@ -753,7 +754,7 @@ static bool gen_short_circuit(struct ctx *c, int depth, struct node *n)
 		"*g_np", "g_nrp->i32", "g_np[3]", "g_recs[1].ip[0]", "g_nrp->name[0]",
 		"(*g_nrp).u64",
 	};
-	const char *u = unsafe[pick(c, sizeof(unsafe) / sizeof(unsafe[0]))];
+	const char *u = unsafe[pick(c, BASE_ARRAY_SIZE(unsafe))];
 	bool and = pick(c, 2);
 
 	tag(c, "short-circuit-null", "", "");
@@ -839,7 +840,7 @@ static bool gen_pointer_int(struct ctx *c, struct node *n)
 			{ "(p_rec - g_rp)", 1, true, "ptr-diff" },
 			{ "(&g_recs[1] - g_rp)", 1, false, "ptr-diff" },
 		};
-		unsigned k = pick(c, sizeof(fixed) / sizeof(fixed[0]));
+		unsigned k = pick(c, BASE_ARRAY_SIZE(fixed));
 
 		set(n, strstr(fixed[k].s, " - ") ? TY_LONG : TY_INT, (uint64_t)fixed[k].v);
 		text(n, fixed[k].s, fixed[k].s);
@@ -867,7 +868,7 @@ static void put_compare(struct ctx *c, struct node *n, const char *fn, const cha
 
 static bool gen_string(struct ctx *c, struct node *n)
 {
-	unsigned s = pick(c, sizeof(strs) / sizeof(strs[0]));
+	unsigned s = pick(c, BASE_ARRAY_SIZE(strs));
 	const char *a = strs[s].s;
 	char lit[24];
 	int v;
@@ -883,7 +884,7 @@ static bool gen_string(struct ctx *c, struct node *n)
 		snprintf(lit, sizeof(lit), "%sx", a);
 		break;
 	case 3:
-		snprintf(lit, sizeof(lit), "%s", strs[pick(c, sizeof(strs) / sizeof(strs[0]))].s);
+		snprintf(lit, sizeof(lit), "%s", strs[pick(c, BASE_ARRAY_SIZE(strs))].s);
 		break;
 	default:
 		snprintf(lit, sizeof(lit), "%s", pick(c, 2) ? "" : "wor");
@@ -1000,7 +1001,7 @@ static void gen_pointer(struct ctx *c, struct node *n)
 	if (pick(c, 2)) {
 		gen_intptr(c, n, &off);
 	} else {
-		unsigned k = pick(c, sizeof(ptrs) / sizeof(ptrs[0]));
+		unsigned k = pick(c, BASE_ARRAY_SIZE(ptrs));
 
 		text(n, ptrs[k].s, ptrs[k].s);
 		if (ptrs[k].tag)
@@ -1035,7 +1036,7 @@ void exprgen_next(struct exprgen *g, struct exprgen_expr *e)
 
 bool exprgen_enumerator(const char *name, long *value)
 {
-	for (size_t i = 0; i < sizeof(enumerators) / sizeof(enumerators[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(enumerators); i++)
 		if (!strcmp(enumerators[i].name, name)) {
 			*value = enumerators[i].value;
 			return true;

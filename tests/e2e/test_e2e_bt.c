@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "e2e.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const hot_chain[] = {
 	"dummy_touch", "hot_bt_leaf", "hot_bt_mid", "hot_bt_probe", "main",
@@ -521,4 +520,4 @@ const struct e2e_scenario e2e_bt_scenarios[] = {
 	{ "target-lib", s_target_lib, E2E_NEED_TRACING | E2E_NEED_GDB },
 	{ "pid-target-lib", s_pid_target_lib, E2E_NEED_TRACING | E2E_NEED_GDB },
 };
-const size_t e2e_bt_nscenarios = ARRAY_SIZE(e2e_bt_scenarios);
+const size_t e2e_bt_nscenarios = BASE_ARRAY_SIZE(e2e_bt_scenarios);

@@ -14,9 +14,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_IDS 4096
 
 /* ---- what a tracer leaves behind -------------------------------------------- */
@@ -471,4 +471,4 @@ const struct e2e_scenario e2e_cli_scenarios[] = {
 	{ "err-no-eh-frame", s_err_no_eh_frame, 0 },
 	{ "err-syntax", s_err_syntax, 0 },
 };
-const size_t e2e_cli_nscenarios = ARRAY_SIZE(e2e_cli_scenarios);
+const size_t e2e_cli_nscenarios = BASE_ARRAY_SIZE(e2e_cli_scenarios);

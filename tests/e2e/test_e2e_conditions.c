@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "e2e.h"
 
 #define FIXTURE "values_types_gcc_O0_dw4"
@@ -103,7 +104,7 @@ static bool gdb_truths(struct e2e_ctx *c, pid_t pid, struct cond *v, char *id, s
 	if (!argv || !cmds)
 		goto out;
 	n = e2e_gdb_print_argv(argv, pid, pidbuf, sizeof(pidbuf));
-	for (size_t i = 0; i < sizeof(gdb_stop) / sizeof(gdb_stop[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(gdb_stop); i++)
 		n = add_ex(argv, n, gdb_stop[i]);
 	for (size_t k = 0; k < NCOND; k++, nc += 2) {
 		snprintf(cmds[nc], sizeof(cmds[0]), "echo @@C %zu\\n", k);
@@ -237,5 +238,4 @@ out:
 const struct e2e_scenario e2e_conditions_scenarios[] = {
 	{ "conditions-200", s_conditions, E2E_NEED_TRACING | E2E_NEED_GDB },
 };
-const size_t e2e_conditions_nscenarios =
-	sizeof(e2e_conditions_scenarios) / sizeof(e2e_conditions_scenarios[0]);
+const size_t e2e_conditions_nscenarios = BASE_ARRAY_SIZE(e2e_conditions_scenarios);

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
 
 #define SOURCE "copies_program.c"
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* "prologue-line-gcc-O2" -> "copies_gcc_O2" (the part after `prefix`). */
 static void fixture_name(const struct e2e_ctx *c, const char *prefix, char *out, size_t size)
@@ -55,13 +55,13 @@ static bool gdb_run(struct e2e_ctx *c, pid_t pid, const char *const *cmds, size_
 	argv[a++] = "gdb";
 	argv[a++] = "-nx";
 	argv[a++] = "-batch";
-	for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(settings); i++) {
 		argv[a++] = "-iex";
 		argv[a++] = (char *)settings[i];
 	}
 	argv[a++] = "-p";
 	argv[a++] = pidstr;
-	for (size_t i = 0; i < n && a < ARRAY_SIZE(argv) - 4; i++) {
+	for (size_t i = 0; i < n && a < BASE_ARRAY_SIZE(argv) - 4; i++) {
 		argv[a++] = "-ex";
 		argv[a++] = (char *)cmds[i];
 	}
@@ -195,7 +195,7 @@ static void s_prologue_line(struct e2e_ctx *c)
 	if (!start(c, "prologue-line-", fixture, sizeof(fixture), &f))
 		return;
 	e2e_expect(c, e2e_module_bias(f.pid, fixture, &bias), "no mapping of %s", fixture);
-	for (size_t m = 0; m < ARRAY_SIZE(markers); m++) {
+	for (size_t m = 0; m < BASE_ARRAY_SIZE(markers); m++) {
 		int line = e2e_source_line(SOURCE, markers[m]);
 		char script[256], brk[96], vbuf[256], obuf[256];
 		struct e2e_buf dry = { 0 }, ev = { 0 }, g = { 0 };
@@ -209,7 +209,7 @@ static void s_prologue_line(struct e2e_ctx *c)
 			 "print c.level; print c.name; }", SOURCE, line);
 		if (!dry_run(c, f.pid, script, &dry, NULL))
 			continue;
-		n = dry_run_addrs(e2e_buf_str(&dry), addr, inl, ARRAY_SIZE(addr));
+		n = dry_run_addrs(e2e_buf_str(&dry), addr, inl, BASE_ARRAY_SIZE(addr));
 		e2e_expect(c, n == 1, "%s:%d (%s): %zu probe addresses, gdb has one", SOURCE, line,
 			   markers[m], n);
 		live(c, fixture, f.pid, script, 1, &ev, NULL);
@@ -219,7 +219,7 @@ static void s_prologue_line(struct e2e_ctx *c)
 					       "print c.name", "delete" };
 
 			lock = e2e_lock(fixture, true);
-			gdb_run(c, f.pid, cmds, ARRAY_SIZE(cmds), &g);
+			gdb_run(c, f.pid, cmds, BASE_ARRAY_SIZE(cmds), &g);
 			e2e_unlock(lock);
 		}
 		at = strstr(e2e_buf_str(&g), "Breakpoint 1 at 0x");
@@ -264,7 +264,7 @@ static void s_copies(struct e2e_ctx *c)
 	e2e_expect(c, e2e_module_bias(f.pid, fixture, &bias), "no mapping of %s", fixture);
 	if (!dry_run(c, f.pid, script, &dry, &err))
 		goto out;
-	n = dry_run_addrs(e2e_buf_str(&dry), addr, inl, ARRAY_SIZE(addr));
+	n = dry_run_addrs(e2e_buf_str(&dry), addr, inl, BASE_ARRAY_SIZE(addr));
 	for (size_t i = 0; i < n; i++) {
 		if (inl[i] && !inlined)
 			inlined = addr[i];
@@ -286,7 +286,7 @@ static void s_copies(struct e2e_ctx *c)
 			const char *cmds[] = { brk, "continue", "print a", "print b", "delete" };
 
 			lock = e2e_lock(fixture, true);
-			gdb_run(c, f.pid, cmds, ARRAY_SIZE(cmds), &g);
+			gdb_run(c, f.pid, cmds, BASE_ARRAY_SIZE(cmds), &g);
 			e2e_unlock(lock);
 		}
 		snprintf(what, sizeof(what), "a (%s)", which);
@@ -354,13 +354,13 @@ static void s_frame_scope(struct e2e_ctx *c)
 		return;
 	e2e_expect(c, e2e_module_bias(f.pid, fixture, &bias), "no mapping of %s", fixture);
 	if (dry_run(c, f.pid, script, &dry, NULL) &&
-	    dry_run_addrs(e2e_buf_str(&dry), addr, inl, ARRAY_SIZE(addr)) == 1) {
+	    dry_run_addrs(e2e_buf_str(&dry), addr, inl, BASE_ARRAY_SIZE(addr)) == 1) {
 		const char *cmds[] = { "break cp_measure", "continue", "print times", "print label",
 				       "delete" };
 
 		live(c, fixture, f.pid, script, 1, &ev, NULL);
 		lock = e2e_lock(fixture, true);
-		gdb_run(c, f.pid, cmds, ARRAY_SIZE(cmds), &g);
+		gdb_run(c, f.pid, cmds, BASE_ARRAY_SIZE(cmds), &g);
 		e2e_unlock(lock);
 		expect_same(c, "times", gdb_value(e2e_buf_str(&g), 1, vbuf, sizeof(vbuf)),
 			    our_value(e2e_buf_str(&ev), addr[0] + bias, "times", obuf,
@@ -386,4 +386,4 @@ const struct e2e_scenario e2e_copies_scenarios[] = {
 	{ "copies-gcc-O2", s_copies, NEEDS },
 	{ "frame-scope-clang-O2", s_frame_scope, NEEDS },
 };
-const size_t e2e_copies_nscenarios = ARRAY_SIZE(e2e_copies_scenarios);
+const size_t e2e_copies_nscenarios = BASE_ARRAY_SIZE(e2e_copies_scenarios);

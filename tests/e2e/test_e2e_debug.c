@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "e2e.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define UNSPLIT "backtrace_hot_program_O2"
 
 static const char *const hot_chain[] = {
@@ -98,7 +98,7 @@ static void check_split(struct e2e_ctx *c, const char *fixture, const char *dirs
 	for (size_t i = 0; i < out.nblocks; i++) {
 		const struct e2e_block *b = &out.blocks[i];
 
-		e2e_expect(c, e2e_block_ordered(b, hot_chain, ARRAY_SIZE(hot_chain)),
+		e2e_expect(c, e2e_block_ordered(b, hot_chain, BASE_ARRAY_SIZE(hot_chain)),
 			   "event %zu: frames are not %s .. main", b->event, hot_chain[0]);
 		e2e_expect(c, e2e_block_has(b, "backtrace_hot_program.c:"),
 			   "event %zu: no source line in the frames (the debug file was not used "
@@ -170,4 +170,4 @@ const struct e2e_scenario e2e_debug_scenarios[] = {
 	{ "debug-link-split", debug_link_split, E2E_NEED_TRACING },
 	{ "debug-buildid-split", debug_buildid_split, E2E_NEED_TRACING },
 };
-const size_t e2e_debug_nscenarios = ARRAY_SIZE(e2e_debug_scenarios);
+const size_t e2e_debug_nscenarios = BASE_ARRAY_SIZE(e2e_debug_scenarios);

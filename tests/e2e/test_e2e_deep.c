@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "e2e.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define FIXTURE "deep_program"
 #define NCHAIN 20
 
@@ -238,4 +238,4 @@ const struct e2e_scenario e2e_deep_scenarios[] = {
 	{ "script20", s_script20, E2E_NEED_TRACING | E2E_NEED_GDB },
 	{ "quiet-delivery", s_quiet_delivery, E2E_NEED_TRACING },
 };
-const size_t e2e_deep_nscenarios = ARRAY_SIZE(e2e_deep_scenarios);
+const size_t e2e_deep_nscenarios = BASE_ARRAY_SIZE(e2e_deep_scenarios);

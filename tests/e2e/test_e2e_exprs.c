@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "e2e.h"
 #include "exprgen.h"
 #include "values_canon.h"
@@ -92,7 +93,7 @@ static bool generate(struct xrun *r, bool *fixed)
 
 	*fixed = !(env_seeds && *env_seeds) && !(env_n && *env_n);
 	if (!parse_seeds(env_seeds && *env_seeds ? env_seeds : DEFAULT_SEEDS, seeds,
-			 sizeof(seeds) / sizeof(seeds[0]), &nseeds) || !per) {
+			 BASE_ARRAY_SIZE(seeds), &nseeds) || !per) {
 		e2e_expect(r->c, false, "bad GS_EXPRS_SEEDS / GS_EXPRS_N");
 		return false;
 	}
@@ -340,7 +341,7 @@ static void load_known(struct xrun *r)
 	snprintf(path, sizeof(path), "%s/tests/e2e/exprs_known.txt", src ? src : ".");
 	f = fopen(path, "r");
 	e2e_expect(r->c, f != NULL, "cannot read %s", path);
-	while (f && fgets(line, sizeof(line), f) && r->nk < sizeof(r->k) / sizeof(r->k[0])) {
+	while (f && fgets(line, sizeof(line), f) && r->nk < BASE_ARRAY_SIZE(r->k)) {
 		struct known *k = &r->k[r->nk];
 		int off = 0;
 
@@ -543,4 +544,4 @@ static void s_exprs(struct e2e_ctx *c)
 const struct e2e_scenario e2e_exprs_scenarios[] = {
 	X("gcc-O0-dw5"), X("gcc-O2-dw5"), X("clang-O2-dw5"),
 };
-const size_t e2e_exprs_nscenarios = sizeof(e2e_exprs_scenarios) / sizeof(e2e_exprs_scenarios[0]);
+const size_t e2e_exprs_nscenarios = BASE_ARRAY_SIZE(e2e_exprs_scenarios);

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define FIXTURE "untouched_program"
 #define SCRIPT "trace untouched_probe { print \"S={:s} U={:s} C={:s}\", untouched_global, " \
 	       "unmapped_global, untouched_crossing; }"
@@ -65,7 +65,7 @@ static void gdb_strings(struct e2e_ctx *c, pid_t pid, char *str, size_t size, ch
 	size_t n = e2e_gdb_print_argv(argv, pid, pidbuf, sizeof(pidbuf));
 	struct e2e_run r;
 
-	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cmds); i++) {
 		argv[n++] = "-ex";
 		argv[n++] = (char *)cmds[i];
 	}
@@ -168,4 +168,4 @@ out:
 const struct e2e_scenario e2e_fault_scenarios[] = {
 	{ "untouched-rodata", s_untouched_rodata, E2E_NEED_TRACING | E2E_NEED_GDB },
 };
-const size_t e2e_fault_nscenarios = ARRAY_SIZE(e2e_fault_scenarios);
+const size_t e2e_fault_nscenarios = BASE_ARRAY_SIZE(e2e_fault_scenarios);

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define FIXTURE "features_program"
 
 /* The fixture's ret_square(v) returns v * v - 7. */
@@ -286,7 +286,7 @@ static void s_launch_wrapper_sh(struct e2e_ctx *c)
 	const char *fixture = e2e_fixture_path(FIXTURE);
 	const char *forms[] = { "exec %s", "%s; true" };
 
-	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(forms); i++) {
 		char shcmd[1024];
 		char *argv[] = {
 			(char *)e2e_gstrace_path(), "--script-output", "plain", "--max-events", "4",
@@ -461,4 +461,4 @@ const struct e2e_scenario e2e_features_scenarios[] = {
 	{ "pid-namespace", s_pid_namespace, E2E_NEED_TRACING },
 	{ "notice-no-code-line", s_notice_no_code_line, 0 },
 };
-const size_t e2e_features_nscenarios = ARRAY_SIZE(e2e_features_scenarios);
+const size_t e2e_features_nscenarios = BASE_ARRAY_SIZE(e2e_features_scenarios);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
 
 #define FIXTURE "latency_program"
@@ -305,5 +306,4 @@ const struct e2e_scenario e2e_latency_scenarios[] = {
 	{ "latency", s_latency, E2E_NEED_TRACING },
 	{ "latency-full-map", s_latency_full_map, E2E_NEED_TRACING },
 };
-const size_t e2e_latency_nscenarios = sizeof(e2e_latency_scenarios) /
-				      sizeof(e2e_latency_scenarios[0]);
+const size_t e2e_latency_nscenarios = BASE_ARRAY_SIZE(e2e_latency_scenarios);

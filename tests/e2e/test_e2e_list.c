@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
 
 #define NAME_MAX_ 128
@@ -233,7 +234,7 @@ static void s_list_functions(struct e2e_ctx *c)
 		"values_types_clang_O2_dw5", "libvalues_gcc_O2_dw4.so",
 	};
 
-	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(fixtures); i++)
 		check_functions(c, fixtures[i]);
 }
 
@@ -282,7 +283,7 @@ static size_t parse_vars(const char *text, struct block *b, size_t max)
 			if (sscanf(p, " %15s %127s %n", v->scope, v->name, &off) != 2 || !off)
 				continue;
 			p += off;
-			for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+			for (size_t i = 0; i < BASE_ARRAY_SIZE(kinds); i++) {
 				char *w = strstr(p, kinds[i]);
 
 				if (w && (!where || w < where))
@@ -621,4 +622,4 @@ const struct e2e_scenario e2e_list_scenarios[] = {
 	{ "list-functions", s_list_functions, E2E_NEED_GDB },
 	{ "list-vars", s_list_vars, E2E_NEED_GDB },
 };
-const size_t e2e_list_nscenarios = sizeof(e2e_list_scenarios) / sizeof(e2e_list_scenarios[0]);
+const size_t e2e_list_nscenarios = BASE_ARRAY_SIZE(e2e_list_scenarios);

@@ -13,9 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static size_t count(const char *out, const char *line)
 {
@@ -92,7 +91,7 @@ static void s_names_cxx(struct e2e_ctx *c)
 		out = e2e_buf_str(&r.out);
 		e2e_expect(c, e2e_run_exit_code(&r) == 0, "gstrace exited %d: %s",
 			   e2e_run_exit_code(&r), e2e_buf_str(&r.err));
-		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		for (size_t i = 0; i < BASE_ARRAY_SIZE(want); i++)
 			e2e_expect(c, count(out, want[i].line) == want[i].n, "%zu times, not %zu: %s",
 				   count(out, want[i].line), want[i].n, want[i].line + 1);
 		e2e_run_free(&r);
@@ -147,4 +146,4 @@ const struct e2e_scenario e2e_names_scenarios[] = {
 	{ "names-rust", s_names_rust, NEEDS },
 	{ "names-rust-v0", s_names_rust, NEEDS },
 };
-const size_t e2e_names_nscenarios = ARRAY_SIZE(e2e_names_scenarios);
+const size_t e2e_names_nscenarios = BASE_ARRAY_SIZE(e2e_names_scenarios);

@@ -13,9 +13,9 @@
 
 #include <bpf/bpf.h>
 
+#include "base.h"
 #include "e2e.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_PROGS 16
 #define MAX_MAPS 16
 #define KNAME 15 /* the kernel keeps this much of a name */
@@ -174,7 +174,7 @@ static size_t fd_ids(pid_t pid, const char *key, uint32_t *ids, size_t max)
 static bool kernel_view(struct e2e_ctx *c, pid_t pid, struct plan_view *pv)
 {
 	uint32_t ids[64];
-	size_t n = fd_ids(pid, "prog_id:", ids, ARRAY_SIZE(ids));
+	size_t n = fd_ids(pid, "prog_id:", ids, BASE_ARRAY_SIZE(ids));
 
 	memset(pv, 0, sizeof(*pv));
 	for (size_t i = 0; i < n && pv->n < MAX_PROGS; i++) {
@@ -244,7 +244,7 @@ static void compare(struct e2e_ctx *c, const struct e2e_trace *tr, const char *m
 	struct e2e_run r;
 	size_t k = 0;
 
-	while (k < ARRAY_SIZE(dry.extra) - 1 && dry.extra[k])
+	while (k < BASE_ARRAY_SIZE(dry.extra) - 1 && dry.extra[k])
 		k++;
 	dry.extra[k] = "--dry-run";
 	memset(&r, 0, sizeof(r));
@@ -347,4 +347,4 @@ const struct e2e_scenario e2e_plan_scenarios[] = {
 	{ "plan-target", s_plan_target, E2E_NEED_TRACING },
 	{ "plan-launch", s_plan_launch, E2E_NEED_TRACING },
 };
-const size_t e2e_plan_nscenarios = ARRAY_SIZE(e2e_plan_scenarios);
+const size_t e2e_plan_nscenarios = BASE_ARRAY_SIZE(e2e_plan_scenarios);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
 
 static const char *go_binary(void)
@@ -20,7 +21,7 @@ static const char *go_binary(void)
 
 	if (env && access(env, X_OK) == 0)
 		return env;
-	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(where); i++)
 		if (access(where[i], X_OK) == 0)
 			return where[i];
 	return NULL;
@@ -300,4 +301,4 @@ const struct e2e_scenario e2e_pprof_scenarios[] = {
 	{ "pprof-folded", s_pprof_folded, E2E_NEED_TRACING },
 	{ "pprof-inline", s_pprof_inline, E2E_NEED_TRACING },
 };
-const size_t e2e_pprof_nscenarios = sizeof(e2e_pprof_scenarios) / sizeof(e2e_pprof_scenarios[0]);
+const size_t e2e_pprof_nscenarios = BASE_ARRAY_SIZE(e2e_pprof_scenarios);

@@ -13,9 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char script[] =
 	"trace main_probe {\n"
@@ -86,7 +85,7 @@ static void s_script_values(struct e2e_ctx *c)
 	e2e_trace_run(c, &t, &r, &parsed);
 	out = e2e_buf_str(&r.out);
 	e2e_expect(c, e2e_run_exit_code(&r) == 0, "gstrace exited %d", e2e_run_exit_code(&r));
-	for (size_t i = 0; i < ARRAY_SIZE(expected); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(expected); i++)
 		e2e_expect(c, strstr(out, expected[i]) != NULL, "missing line: %s", expected[i]);
 	e2e_output_free(&parsed);
 	e2e_run_free(&r);
@@ -215,7 +214,7 @@ static void s_views_exprs(struct e2e_ctx *c)
 	const char *out;
 
 	if (!traced_lines(c, &f, "views_exprs_program", "the C++ fixture needs g++, which this "
-			  "machine lacks", &t, views_expected, ARRAY_SIZE(views_expected), &r,
+			  "machine lacks", &t, views_expected, BASE_ARRAY_SIZE(views_expected), &r,
 			  &parsed))
 		return;
 	out = e2e_buf_str(&r.out);
@@ -282,7 +281,7 @@ static void s_views_exprs_rust(struct e2e_ctx *c)
 	struct e2e_run r;
 
 	if (!traced_lines(c, &f, "views_exprs_rust", "the Rust fixture needs rustc, which this "
-			  "machine lacks", &t, rust_expected, ARRAY_SIZE(rust_expected), &r, &parsed))
+			  "machine lacks", &t, rust_expected, BASE_ARRAY_SIZE(rust_expected), &r, &parsed))
 		return;
 	e2e_output_free(&parsed);
 	e2e_run_free(&r);
@@ -298,4 +297,4 @@ const struct e2e_scenario e2e_scriptvals_scenarios[] = {
 	{ "views-exprs", s_views_exprs, NEEDS },
 	{ "views-exprs-rust", s_views_exprs_rust, NEEDS },
 };
-const size_t e2e_scriptvals_nscenarios = ARRAY_SIZE(e2e_scriptvals_scenarios);
+const size_t e2e_scriptvals_nscenarios = BASE_ARRAY_SIZE(e2e_scriptvals_scenarios);

@@ -19,10 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "e2e.h"
 #include "values_canon.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NTHREADS 4
 #define UNALLOCATED "<TLS not allocated in this thread>"
 
@@ -40,7 +40,7 @@ static const char *const names[] = {
 
 struct thread_values {
 	int lwp;
-	char v[ARRAY_SIZE(names)][256]; /* gdb's value, "" on an error */
+	char v[BASE_ARRAY_SIZE(names)][256]; /* gdb's value, "" on an error */
 };
 
 /* "tls-gcc-O2" -> "tls_gcc_O2". */
@@ -64,8 +64,8 @@ static int thread_of(const struct thread_values *t, int tid)
  * the LWP of each thread and "$k = value" (stderr the errors). */
 static bool gdb_threads(struct e2e_ctx *c, pid_t pid, struct thread_values *t, struct e2e_buf *err)
 {
-	static char cmds[NTHREADS * (2 * ARRAY_SIZE(names) + 1)][64];
-	char *argv[32 + NTHREADS * (2 + 4 * ARRAY_SIZE(names)) + 4], pidbuf[16];
+	static char cmds[NTHREADS * (2 * BASE_ARRAY_SIZE(names) + 1)][64];
+	char *argv[32 + NTHREADS * (2 + 4 * BASE_ARRAY_SIZE(names)) + 4], pidbuf[16];
 	size_t n = e2e_gdb_print_argv(argv, pid, pidbuf, sizeof(pidbuf)), k = 0;
 	struct e2e_run r;
 	const char *out;
@@ -74,7 +74,7 @@ static bool gdb_threads(struct e2e_ctx *c, pid_t pid, struct thread_values *t, s
 		snprintf(cmds[k], sizeof(cmds[k]), "thread %d", th);
 		argv[n++] = "-ex";
 		argv[n++] = cmds[k++];
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		for (size_t i = 0; i < BASE_ARRAY_SIZE(names); i++) {
 			snprintf(cmds[k], sizeof(cmds[k]), "echo @@V %d %zu\\n", th, i);
 			argv[n++] = "-ex";
 			argv[n++] = cmds[k++];
@@ -103,7 +103,7 @@ static bool gdb_threads(struct e2e_ctx *c, pid_t pid, struct thread_values *t, s
 		p = strstr(out, want);
 		p = p ? strstr(p, "(LWP ") : NULL;
 		t[th - 1].lwp = p ? atoi(p + 5) : 0;
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		for (size_t i = 0; i < BASE_ARRAY_SIZE(names); i++) {
 			const char *v, *next;
 
 			snprintf(want, sizeof(want), "@@V %d %zu\n", th, i);
@@ -186,7 +186,7 @@ static void s_tls(struct e2e_ctx *c)
 			e2e_expect(c, th >= 0, "event of TID %d: not a thread gdb lists", ev->tid);
 			if (th < 0)
 				continue;
-			for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			for (size_t i = 0; i < BASE_ARRAY_SIZE(names); i++) {
 				const char *ours = our_value(text, names[i], buf, sizeof(buf));
 
 				if (ours)
@@ -197,7 +197,7 @@ static void s_tls(struct e2e_ctx *c)
 		for (int k = 0; k < NTHREADS; k++)
 			e2e_expect(c, seen[k][0] && seen[k][1], "LWP %d: not traced in tls_probe and "
 				   "lib_tls_probe", t[k].lwp);
-		e2e_expect(c, compared >= NTHREADS * ARRAY_SIZE(names), "only %zu values compared "
+		e2e_expect(c, compared >= NTHREADS * BASE_ARRAY_SIZE(names), "only %zu values compared "
 			   "with gdb's", compared);
 		e2e_note(c, "%zu values in %zu events equal gdb's\n", compared, out.nevents);
 		e2e_expect(c, unallocated && strstr(e2e_buf_str(&gdb_err), "not yet allocated"),
@@ -254,7 +254,7 @@ static void s_tls_list(struct e2e_ctx *c)
 
 	if (!e2e_fixture_start_or_skip(c, &f, "tls_gcc_O2"))
 		return;
-	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(want); i++)
 		expect_listed(c, f.pid, want[i].target, want[i].name, want[i].want);
 	e2e_fixture_stop(&f);
 }
@@ -382,4 +382,4 @@ const struct e2e_scenario e2e_tls_scenarios[] = {
 	{ "tls-static-exe", s_tls_static, E2E_NEED_TRACING },
 	{ "tls-dlopen-again", s_tls_reload, NEEDS },
 };
-const size_t e2e_tls_nscenarios = ARRAY_SIZE(e2e_tls_scenarios);
+const size_t e2e_tls_nscenarios = BASE_ARRAY_SIZE(e2e_tls_scenarios);

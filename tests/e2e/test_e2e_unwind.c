@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "e2e.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const bool shown[] = { true };
 
@@ -311,4 +310,4 @@ const struct e2e_scenario e2e_unwind_scenarios[] = {
 	{ "ifunc", s_ifunc, E2E_NEED_TRACING | E2E_NEED_GDB },
 	{ "launch-dlopen-early", s_launch_dlopen_early, E2E_NEED_TRACING | E2E_NEED_GDB },
 };
-const size_t e2e_unwind_nscenarios = ARRAY_SIZE(e2e_unwind_scenarios);
+const size_t e2e_unwind_nscenarios = BASE_ARRAY_SIZE(e2e_unwind_scenarios);

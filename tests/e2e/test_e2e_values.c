@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "e2e.h"
 #include "values_canon.h"
 
@@ -90,7 +91,7 @@ static const struct vexception {
 static const struct vexception *exception_for(const struct vfixture *fx, const char *probe,
 					      const char *name)
 {
-	for (size_t i = 0; i < sizeof(exceptions) / sizeof(exceptions[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(exceptions); i++)
 		if (!strcmp(exceptions[i].fixture, fx->name) && !strcmp(exceptions[i].probe, probe) &&
 		    !strcmp(exceptions[i].name, name))
 			return &exceptions[i];
@@ -164,7 +165,7 @@ static void parse_list(struct vrun *r, const struct vprobe *p, const char *text)
 		int off = 0;
 
 		at = strstr(one, " at ");
-		if (one[0] != ' ' && at && r->na < sizeof(r->a) / sizeof(r->a[0])) {
+		if (one[0] != ' ' && at && r->na < BASE_ARRAY_SIZE(r->a)) {
 			const char *plus = strstr(at, "+0x");
 
 			cur = &r->a[r->na++];
@@ -200,7 +201,7 @@ static void parse_list(struct vrun *r, const struct vprobe *p, const char *text)
 
 static bool list_vars(struct vrun *r)
 {
-	for (size_t i = 0; i < sizeof(r->fx->probes) / sizeof(r->fx->probes[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(r->fx->probes); i++) {
 		const struct vprobe *p = &r->fx->probes[i];
 		char target[128], pid[16];
 		size_t first = r->na;
@@ -512,7 +513,7 @@ static size_t nreturns(const struct vfixture *fx)
 {
 	size_t n = 0;
 
-	while (n < sizeof(fx->returns) / sizeof(fx->returns[0]) && fx->returns[n])
+	while (n < BASE_ARRAY_SIZE(fx->returns) && fx->returns[n])
 		n++;
 	return n;
 }
@@ -630,7 +631,7 @@ static size_t nprobes(const struct vfixture *fx)
 {
 	size_t n = 0;
 
-	while (n < sizeof(fx->probes) / sizeof(fx->probes[0]) && fx->probes[n].target)
+	while (n < BASE_ARRAY_SIZE(fx->probes) && fx->probes[n].target)
 		n++;
 	return n;
 }
@@ -645,7 +646,7 @@ static void s_values(struct e2e_ctx *c)
 	struct e2e_fixture f;
 	int lock;
 
-	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(fixtures); i++)
 		if (!strncmp(rest, fixtures[i].name, strlen(fixtures[i].name)) &&
 		    rest[strlen(fixtures[i].name)] == '-')
 			fx = &fixtures[i];
@@ -710,5 +711,4 @@ const struct e2e_scenario e2e_values_scenarios[] = {
 	VARIANTS("types"), VARIANTS("globals"), VARIANTS("lib"), VARIANTS("inline"),
 	VARIANTS("dwexpr"),
 };
-const size_t e2e_values_nscenarios = sizeof(e2e_values_scenarios) /
-				     sizeof(e2e_values_scenarios[0]);
+const size_t e2e_values_nscenarios = BASE_ARRAY_SIZE(e2e_values_scenarios);

@@ -8,9 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "base.h"
 #include "values_canon.h"
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 struct pair {
 	const char *gdb, *ours, *where;
@@ -48,7 +47,7 @@ static void test_same_values_printed_two_ways_match(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < N(cases); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++)
 		if (vc_classify(cases[i].gdb, cases[i].ours, cases[i].where) != cases[i].want)
 			fail_msg("case %zu: gdb '%s', ours '%s': %s, want %s", i, cases[i].gdb,
 				 cases[i].ours,
@@ -75,7 +74,7 @@ static void test_different_values_stay_different(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < N(cases); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++)
 		if (vc_classify(cases[i].gdb, cases[i].ours, cases[i].where) != cases[i].want)
 			fail_msg("case %zu: gdb '%s', ours '%s': %s, want %s", i,
 				 cases[i].gdb ? cases[i].gdb : "(none)",

@@ -1,6 +1,7 @@
 /* The faults suite's scenarios, one table per test_faults_*.c, run by name
  * (`test_faults escape-output`) or listed (`--list`) through the e2e
  * runner: skipped with the reason when this machine cannot run them. */
+#include "base.h"
 #include "faults.h"
 
 static const struct e2e_table tables[] = {
@@ -16,5 +17,5 @@ static const struct e2e_table tables[] = {
 
 int main(int argc, char **argv)
 {
-	return e2e_main(argc, argv, "faults", tables, sizeof(tables) / sizeof(tables[0]));
+	return e2e_main(argc, argv, "faults", tables, BASE_ARRAY_SIZE(tables));
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base.h"
 #include "faults.h"
 
 static bool values_start(struct e2e_ctx *c, struct e2e_run *fx, char *pid, size_t size)
@@ -120,5 +121,4 @@ const struct e2e_scenario faults_events_scenarios[] = {
 	{ "string-exact", s_string_exact, E2E_NEED_TRACING },
 	{ "folded-two-modules", s_folded_two_modules, E2E_NEED_TRACING },
 };
-const size_t faults_events_nscenarios =
-	sizeof(faults_events_scenarios) / sizeof(faults_events_scenarios[0]);
+const size_t faults_events_nscenarios = BASE_ARRAY_SIZE(faults_events_scenarios);

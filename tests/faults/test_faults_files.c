@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "faults.h"
 
 #define NOBODY 65534
@@ -271,5 +272,4 @@ const struct e2e_scenario faults_files_scenarios[] = {
 	{ "output-own-file", s_output_own_file, E2E_NEED_TRACING },
 	{ "cache-dir-unsafe", s_cache_dir_unsafe, E2E_NEED_TRACING },
 };
-const size_t faults_files_nscenarios =
-	sizeof(faults_files_scenarios) / sizeof(faults_files_scenarios[0]);
+const size_t faults_files_nscenarios = BASE_ARRAY_SIZE(faults_files_scenarios);

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "faults.h"
 
 static void s_lets_70(struct e2e_ctx *c)
@@ -273,5 +274,4 @@ const struct e2e_scenario faults_input_scenarios[] = {
 	{ "pid-other-program", s_pid_other_program, 0 },
 	{ "pid-library-not-mapped", s_pid_library_not_mapped, E2E_NEED_TRACING },
 };
-const size_t faults_input_nscenarios =
-	sizeof(faults_input_scenarios) / sizeof(faults_input_scenarios[0]);
+const size_t faults_input_nscenarios = BASE_ARRAY_SIZE(faults_input_scenarios);

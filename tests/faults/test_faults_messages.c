@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "faults.h"
 
 #define LONG_DIR 200
@@ -115,5 +116,4 @@ static void s_messages_long_path(struct e2e_ctx *c)
 const struct e2e_scenario faults_messages_scenarios[] = {
 	{ "messages-long-path", s_messages_long_path, 0 },
 };
-const size_t faults_messages_nscenarios =
-	sizeof(faults_messages_scenarios) / sizeof(faults_messages_scenarios[0]);
+const size_t faults_messages_nscenarios = BASE_ARRAY_SIZE(faults_messages_scenarios);

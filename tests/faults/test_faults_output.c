@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "faults.h"
 
 /* A terminal control in gstrace's output: ESC, a raw C1 CSI, or C1 CSI in
@@ -77,7 +78,7 @@ static void s_escape_output(struct e2e_ctx *c)
 		return;
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)fx.pid);
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(formats); i++) {
 		const char *args[] = { "-p", pid, "--script-output", formats[i], "--max-events",
 				       "2", "-s", "trace esc_probe { print \"hit {}\", rdi; bt; }",
 				       NULL };
@@ -146,7 +147,7 @@ static void s_hostile_dwarf_types(struct e2e_ctx *c)
 		faults_wait_ready(c, &r, NULL, 20000);
 		faults_finish(c, &r, 20000);
 		faults_expect_exit(c, &r, 0, NULL);
-		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		for (size_t i = 0; i < BASE_ARRAY_SIZE(want); i++)
 			e2e_expect(c, strstr(e2e_buf_str(&r.out), want[i]) != NULL, "no '%s' in: %s",
 				   want[i], e2e_buf_str(&r.out));
 		e2e_expect(c, !strstr(e2e_buf_str(&r.out), "<no data>"), "a type says <no data>");
@@ -287,5 +288,4 @@ const struct e2e_scenario faults_output_scenarios[] = {
 	{ "output-proc-file", s_output_proc_file, 0 },
 	{ "max-events-counts-printed", s_max_events_counts_printed, E2E_NEED_TRACING },
 };
-const size_t faults_output_nscenarios =
-	sizeof(faults_output_scenarios) / sizeof(faults_output_scenarios[0]);
+const size_t faults_output_nscenarios = BASE_ARRAY_SIZE(faults_output_scenarios);

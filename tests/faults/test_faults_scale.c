@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "faults.h"
 
 #define TRACES 20000
@@ -67,5 +68,4 @@ static void s_plan_20k_traces(struct e2e_ctx *c)
 const struct e2e_scenario faults_scale_scenarios[] = {
 	{ "plan-20k-traces", s_plan_20k_traces, 0 },
 };
-const size_t faults_scale_nscenarios =
-	sizeof(faults_scale_scenarios) / sizeof(faults_scale_scenarios[0]);
+const size_t faults_scale_nscenarios = BASE_ARRAY_SIZE(faults_scale_scenarios);

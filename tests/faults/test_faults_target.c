@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "faults.h"
 
 #define TICK "trace fault_tick { print \"tick {}\", rdi; bt; }"
@@ -185,5 +186,4 @@ const struct e2e_scenario faults_target_scenarios[] = {
 	{ "dlopen-churn", s_dlopen_churn, E2E_NEED_TRACING },
 	{ "threads-flat-out", s_threads_flat_out, E2E_NEED_TRACING },
 };
-const size_t faults_target_nscenarios =
-	sizeof(faults_target_scenarios) / sizeof(faults_target_scenarios[0]);
+const size_t faults_target_nscenarios = BASE_ARRAY_SIZE(faults_target_scenarios);

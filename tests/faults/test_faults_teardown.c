@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "faults.h"
 
 /* `n` copies of `trace` in one script (malloc'd). */
@@ -174,5 +175,4 @@ const struct e2e_scenario faults_teardown_scenarios[] = {
 	{ "teardown-1000-probes", s_teardown_1000_probes, E2E_NEED_TRACING },
 	{ "teardown-notice", s_teardown_notice, E2E_NEED_TRACING },
 };
-const size_t faults_teardown_nscenarios =
-	sizeof(faults_teardown_scenarios) / sizeof(faults_teardown_scenarios[0]);
+const size_t faults_teardown_nscenarios = BASE_ARRAY_SIZE(faults_teardown_scenarios);

@@ -631,7 +631,7 @@ static void test_target_pattern_parse_matches_the_parser(void **state)
 	struct gs_error err;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(ok); i++) {
 		struct gs_script *s;
 		char script[96];
 
@@ -651,7 +651,7 @@ static void test_target_pattern_parse_matches_the_parser(void **state)
 		gs_script_free(s);
 		free(p);
 	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(bad); i++) {
 		p = (struct gs_target_pattern *)&err; /* must be reset */
 		assert_int_equal(gs_target_pattern_parse(bad[i], &p, &err), -EINVAL);
 		assert_null(p);

@@ -535,7 +535,7 @@ static void test_aggregation_errors(void **state)
 	};
 
 	(void)state;
-	check_errors(cases, sizeof(cases) / sizeof(cases[0]));
+	check_errors(cases, BASE_ARRAY_SIZE(cases));
 }
 
 /* ---- the display ------------------------------------------------------------------------ */

@@ -14,6 +14,7 @@
 #include <gs/internal/program.h>
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "kload.h"
 #include "rt_int.h" /* the verifier log readers */
 
@@ -118,7 +119,7 @@ int gs_kload_fill_tail_target(struct gs_kload *k, const struct gs_kload_desc *pr
 				 "hold a tail-call target", prog->name);
 	close_fd(&k->tail_fd);
 	k->tail_fd = bpf_prog_load(prog->type, "tail_target", LICENSE, ret0,
-				   sizeof(ret0) / sizeof(ret0[0]), NULL);
+				   BASE_ARRAY_SIZE(ret0), NULL);
 	if (k->tail_fd < 0) {
 		ret = k->tail_fd;
 		k->tail_fd = -1;

@@ -16,6 +16,7 @@
 #include <gs/asm.h>
 #include <gs/disasm.h>
 
+#include "base.h"
 #include "kernel/kload.h"
 #include "progs/sample_progs.h"
 
@@ -89,7 +90,7 @@ static int case_teardown(void **state)
 
 static const struct expected_return *find_expected_return(const char *name)
 {
-	for (size_t i = 0; i < sizeof(expected_returns) / sizeof(expected_returns[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(expected_returns); i++)
 		if (strcmp(expected_returns[i].prog, name) == 0)
 			return &expected_returns[i];
 	return NULL;

@@ -18,6 +18,7 @@
 
 #include <gs/modfile.h>
 
+#include "base.h"
 #include "mf_int.h"
 
 #define NOBODY 65534
@@ -128,7 +129,7 @@ static void test_directory_writable_by_others_is_ignored(void **state)
 	struct cache *c = *state;
 	static const mode_t modes[] = { 0777, 0770, 0702 };
 
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(modes); i++) {
 		store(c->dir);
 		assert_true(reads_back(c->dir));
 		assert_int_equal(chmod(c->dir, modes[i]), 0);

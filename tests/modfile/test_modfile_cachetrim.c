@@ -22,9 +22,8 @@
 
 #include <gs/modfile.h>
 
+#include "base.h"
 #include "mf_int.h"
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 struct dir {
 	char root[64];  /* ours, removed at the end */
@@ -200,7 +199,7 @@ static void test_concurrent_trims_are_safe(void **state)
 		snprintf(name, sizeof(name), "%04x.funcs", i);
 		put(d, name, 1000, 1000 - i);
 	}
-	for (size_t k = 0; k < N_OF(kids); k++) {
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(kids); k++) {
 		kids[k] = fork();
 		assert_true(kids[k] >= 0);
 		if (kids[k] == 0) {
@@ -210,7 +209,7 @@ static void test_concurrent_trims_are_safe(void **state)
 			_exit(rc == 0 || rc == -EAGAIN ? (int)gone.total_files % 256 : 255);
 		}
 	}
-	for (size_t k = 0; k < N_OF(kids); k++) {
+	for (size_t k = 0; k < BASE_ARRAY_SIZE(kids); k++) {
 		assert_int_equal(waitpid(kids[k], &st, 0), kids[k]);
 		assert_true(WIFEXITED(st) && WEXITSTATUS(st) != 255);
 		removed += (uint64_t)WEXITSTATUS(st);
@@ -260,7 +259,7 @@ static void test_clear_removes_only_the_caches_files(void **state)
 	put(d, "aa01.cfi", 10, 10);
 	put(d, "bb02.funcs", 10, 10);
 	put(d, "cc03.debug", 10, 10);
-	for (size_t i = 0; i < N_OF(kept); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(kept); i++)
 		put(d, kept[i], 10, 10000);
 	memset(huge, 'a', 250);
 	strcpy(huge + 250, ".cfi");
@@ -281,7 +280,7 @@ static void test_clear_removes_only_the_caches_files(void **state)
 	assert_false(there(d, "aa01.cfi"));
 	assert_false(there(d, "bb02.funcs"));
 	assert_false(there(d, "cc03.debug"));
-	for (size_t i = 0; i < N_OF(kept); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(kept); i++)
 		if (!there(d, kept[i]))
 			fail_msg("%s was removed", kept[i]);
 	assert_true(there(d, huge));

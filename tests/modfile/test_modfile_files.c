@@ -29,6 +29,7 @@
 #include <gs/modfile.h>
 #include <gs/unwind.h>
 
+#include "base.h"
 #include "fixtures.h"
 #include "mf_int.h"
 
@@ -212,7 +213,7 @@ static void test_cache_freed_while_prefetching(void **state)
 
 	(void)state;
 	assert_int_equal(gs_modfiles_new(NULL, &c, NULL), 0);
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(names); i++) {
 		fx_path(names[i], src, sizeof(src));
 		assert_int_equal(gs_modfile_open(c, src, &m, NULL), 0);
 		gs_modfile_prefetch_debug(m);

@@ -20,6 +20,7 @@
 
 #include <gs/unwind.h>
 
+#include "base.h"
 #include "mf_int.h" /* the steps checked one by one */
 
 #include "fixtures.h"
@@ -124,7 +125,7 @@ static void test_maps_malformed_line_is_rejected_with_its_number(void **state)
 	struct gs_error err = { 0 };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(bad); i++) {
 		assert_int_equal(gs_maps_parse(bad[i], strlen(bad[i]), &m, &err), -EINVAL);
 		assert_non_null(strstr(err.msg, "line 2"));
 		assert_null(m.entries);

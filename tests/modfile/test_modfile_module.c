@@ -18,6 +18,7 @@
 
 #include <gs/unwind.h>
 
+#include "base.h"
 #include "mf_int.h" /* the steps checked one by one */
 
 #include "fixtures.h"
@@ -161,7 +162,7 @@ static void test_path_normalization_strips_deleted_and_dot_steps(void **state)
 	char out[64];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		assert_int_equal(mf_path_normalize(cases[i].in, out, sizeof(out)),
 				 (int)strlen(cases[i].out));
 		assert_string_equal(out, cases[i].out);

@@ -6,6 +6,7 @@
 #include <linux/bpf.h>
 
 #include <gs/internal/asm.h>
+#include "base.h"
 #include "sample_progs.h"
 
 /* The socket filter context field the programs read. */
@@ -434,7 +435,7 @@ const struct gs_test_prog gs_test_progs[] = {
 	  .broken = true, .check_error = "falls off the end of the program" },
 };
 
-const size_t gs_test_nprogs = sizeof(gs_test_progs) / sizeof(gs_test_progs[0]);
+const size_t gs_test_nprogs = BASE_ARRAY_SIZE(gs_test_progs);
 
 int gs_test_prog_build(const struct gs_test_prog *prog, struct gs_asm *a, struct gs_error *err)
 {

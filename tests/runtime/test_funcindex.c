@@ -20,6 +20,7 @@
 #include <gs/modfile.h>
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "rt_fixture.h"
 #include "dwv_int.h"     /* dwv_function_locs */
 #include "gdbview.h"     /* the view it reads DWARF through */
@@ -187,7 +188,7 @@ static void test_index_answers_as_the_walk_on_fixtures(void **state)
 	struct module m;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(fixtures); i++)
 		check_fixture(fixtures[i]);
 	/* what the fixture is there for: two static helpers, the inline
 	 * function's abstract DIE in each unit, the nested function */

@@ -17,6 +17,7 @@
 
 #include <gs/runtime.h>
 
+#include "base.h"
 #include "rt_fixture.h"
 
 static int resolve(const char *input, const char *module, pid_t pid, struct gs_target *t,
@@ -293,7 +294,7 @@ static void test_entry_line_probes_after_the_prologue(void **state)
 	int line = rt_source_line("NO_CODE");
 
 	(void)state;
-	for (size_t b = 0; b < sizeof(builds) / sizeof(builds[0]); b++) {
+	for (size_t b = 0; b < BASE_ARRAY_SIZE(builds); b++) {
 		struct gs_target fn, at;
 		struct gs_error err;
 

@@ -19,6 +19,8 @@
 #include <gs/protocol.h>
 #include <gs/spec.h>
 
+#include "base.h"
+
 /* ---- a tree: let v = *(u64 *)(rdi + 8); if (v > 1) { print v; bt; }
  *      else { print "x"; bt raw; print "a {} b {}", v, x.y; } ---------------- */
 
@@ -277,7 +279,7 @@ static void test_format_grammar_table(void **state)
 	static const char letters[] = "TVCSU";
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(fmt_cases) / sizeof(fmt_cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(fmt_cases); i++) {
 		const struct fmt_case *c = &fmt_cases[i];
 		struct gs_fmt_item it;
 		char got[16] = "";

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "base.h"
 #include "command.h"
 
 struct good {
@@ -76,7 +77,7 @@ static const struct good good[] = {
 static void test_every_command_parses(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(good); i++) {
 		struct tui_cmd c;
 		char msg[256];
 		int rc = tui_cmd_parse(good[i].line, &c, msg, sizeof(msg));
@@ -141,7 +142,7 @@ static const struct bad bad[] = {
 static void test_wrong_lines_say_why_and_how(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(bad); i++) {
 		struct tui_cmd c;
 		char msg[256];
 		int rc = tui_cmd_parse(bad[i].line, &c, msg, sizeof(msg));
@@ -208,7 +209,7 @@ static const struct completion completions[] = {
 static void test_completion_kinds_and_words(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(completions) / sizeof(completions[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(completions); i++) {
 		const struct completion *t = &completions[i];
 		const char *words[32];
 		char joined[512] = "";
@@ -248,7 +249,7 @@ static void test_help_lists_every_command_and_explains_each(void **state)
 
 	(void)state;
 	assert_ptr_equal(all, tui_cmd_help(""));
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(commands); i++) {
 		const char *h = tui_cmd_help(commands[i]);
 
 		assert_non_null(strstr(all, commands[i]));

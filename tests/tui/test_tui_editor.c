@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "base.h"
 #include "editor.h"
 #include "srcview.h"
 
@@ -175,7 +176,7 @@ static void test_message_points_at_line_and_column(void **state)
 
 	(void)state;
 	tui_editor_init(&e);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		tui_editor_set_message(&e, cases[i].msg);
 		assert_string_equal(e.message, cases[i].msg);
 		assert_int_equal(e.msg_line, cases[i].line);

@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "base.h"
 #include "fuzzy.h"
 
 static void test_subsequence_case_insensitive(void **state)
@@ -40,7 +41,7 @@ static void test_preferences(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		long b = tui_fuzzy_score(cases[i].query, cases[i].better);
 		long w = tui_fuzzy_score(cases[i].query, cases[i].worse);
 

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "base.h"
 #include "outbuf.h"
 
 static void add(struct tui_outbuf *o, uint32_t trace, const char *text)
@@ -227,7 +228,7 @@ static void test_control_bytes_become_visible(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		struct tui_outbuf *o = tui_outbuf_new(4);
 
 		add(o, 0, cases[i].in);

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "base.h"
 #include "srcview.h"
 
 /* A file of n lines "line 1" .. "line n", shown in a window of height. */
@@ -270,7 +271,7 @@ static void test_word_at_the_cursor(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(cases); i++) {
 		struct tui_srcview v;
 		char *w;
 

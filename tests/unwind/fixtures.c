@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "fixtures.h"
 
 char *fx_path(const char *name, char *buf, size_t size)
@@ -83,7 +84,7 @@ const char *fx_libc(void)
 		"/usr/lib64/libc.so.6", "/lib64/libc.so.6",
 	};
 
-	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(candidates); i++)
 		if (access(candidates[i], R_OK) == 0)
 			return candidates[i];
 	return NULL;

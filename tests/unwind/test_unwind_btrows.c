@@ -14,6 +14,7 @@
 
 #include <gs/internal/unwind.h>
 
+#include "base.h"
 #include "fixtures.h"
 
 /* A row: CFA = reg + cfa_off, RA at CFA + ra_off, rbp by kind/offset,
@@ -126,7 +127,7 @@ static void test_compact_lookup_equals_cfi_table_on_fixtures(void **state)
 	char path[4096];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(names); i++)
 		check_file(fx_path(names[i], path, sizeof(path)));
 }
 
@@ -159,8 +160,8 @@ static void test_gaps_large_rules_and_page_edges(void **state)
 	struct gs_error err;
 
 	(void)state;
-	check_every_pc(rows, sizeof(rows) / sizeof(rows[0]));
-	assert_int_equal(gs_bt_rowtab_build(rows, sizeof(rows) / sizeof(rows[0]), &t, &err), 0);
+	check_every_pc(rows, BASE_ARRAY_SIZE(rows));
+	assert_int_equal(gs_bt_rowtab_build(rows, BASE_ARRAY_SIZE(rows), &t, &err), 0);
 	assert_int_equal(t.noverflow, 2);
 	assert_int_equal(t.first_page, 0);
 	assert_int_equal(t.npages, 6);

@@ -16,6 +16,7 @@
 
 #include <gs/internal/unwind.h>
 
+#include "base.h"
 #include "fixtures.h"
 
 struct forms {
@@ -133,7 +134,7 @@ static void test_reference_rows_are_unchanged(void **state)
 	struct forms *f = *state;
 	enum gs_cfi_drop reason;
 
-	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(out); i++) {
 		uint64_t addr, size;
 
 		assert_true(fx_symbol(f->path, out[i], &addr, &size));

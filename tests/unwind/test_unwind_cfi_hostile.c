@@ -18,6 +18,7 @@
 
 #include <gs/internal/unwind.h>
 
+#include "base.h"
 #include "fixtures.h"
 #include "unwind_int.h"
 #include "mf_int.h"
@@ -83,7 +84,7 @@ static const struct scan_case scan_cases[] = {
 static void test_scanner_verdicts(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(scan_cases) / sizeof(scan_cases[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(scan_cases); i++) {
 		const struct scan_case *c = &scan_cases[i];
 		struct mf_cfa_scan_in in = { .cie = c->cie, .fde_encoding = DW_EH_PE_pcrel |
 					     DW_EH_PE_sdata4, .addr_size = 8 };
@@ -171,7 +172,7 @@ static void test_hostile_fdes_are_dropped_as_corrupt(void **state)
 	enum gs_cfi_drop reason;
 	struct gs_cfi_row x;
 
-	for (size_t i = 0; i < sizeof(corrupt) / sizeof(corrupt[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(corrupt); i++) {
 		uint64_t pc = addr_of(h, corrupt[i]);
 
 		reason = GS_CFI_DROP_NREASONS;
@@ -191,7 +192,7 @@ static void test_neighbours_keep_their_rows(void **state)
 	struct hostile *h = *state;
 	struct gs_unwind_row row;
 
-	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(kept); i++)
 		assert_int_equal(gs_cfi_table_lookup(&h->t, addr_of(h, kept[i]), &row, NULL), 0);
 	assert_int_equal(h->t.stats.fdes, 4);
 	/* what libdw ran: a few instructions per row, nothing like the budget */

@@ -16,6 +16,7 @@
 
 #include <gs/unwind.h>
 
+#include "base.h"
 #include "fixtures.h"
 #include "unwind_int.h"
 
@@ -46,7 +47,7 @@ static size_t check_split_equals_serial(const char *path)
 	int fd;
 
 	assert_int_equal(mf_elf_open(path, &fd, &elf, &err), 0);
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(opts); i++) {
 		struct gs_cfi_table serial, split;
 
 		if (uw_cfi_table_build(elf, opts[i], SIZE_MAX, &serial, NULL, &err) != 0)
@@ -85,7 +86,7 @@ static void test_split_table_equals_serial_on_node(void **state)
 	static const char *const c[] = { "/usr/bin/node", "/usr/local/bin/node" };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(c); i++)
 		if (access(c[i], R_OK) == 0) {
 			assert_true(check_split_equals_serial(c[i]) >= UW_CFI_SPLIT_MIN_FDES);
 			return;

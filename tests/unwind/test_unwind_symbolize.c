@@ -16,6 +16,7 @@
 
 #include <gs/unwind.h>
 
+#include "base.h"
 #include "fixtures.h"
 
 #define MAX_ADDRS 4096
@@ -137,7 +138,7 @@ static void test_fixture_chains_equal_addr2line(void **state)
 	int mod;
 
 	fx_path(*state, path, sizeof(path));
-	for (size_t f = 0; f < sizeof(functions) / sizeof(functions[0]); f++) {
+	for (size_t f = 0; f < BASE_ARRAY_SIZE(functions); f++) {
 		uint64_t value, size;
 
 		assert_true(fx_symbol(path, functions[f], &value, &size));

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base.h"
 #include "vm_test.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -120,12 +121,12 @@ static void test_alu_ops_follow_kernel_semantics(void **state)
 	struct vt *t = *state;
 	int wrong = 0;
 
-	for (size_t i = 0; i < ARRAY_LEN(alu_cases); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(alu_cases); i++) {
 		const struct alu_case *c = &alu_cases[i];
 		struct bpf_insn prog[] = {
 			GS_LD_IMM64(GS_R0, c->a), GS_LD_IMM64(GS_R1, c->b), c->op, GS_EXIT(),
 		};
-		uint64_t got = vt_eval(t, prog, ARRAY_LEN(prog));
+		uint64_t got = vt_eval(t, prog, BASE_ARRAY_SIZE(prog));
 
 		if (got != c->want) {
 			fprintf(stderr, "%s: a %#llx b %#llx: want %#llx, got %#llx\n", c->name,
@@ -198,13 +199,13 @@ static void test_jumps_compare_signed_and_unsigned_in_both_widths(void **state)
 	struct vt *t = *state;
 	int wrong = 0;
 
-	for (size_t i = 0; i < ARRAY_LEN(jmp_cases); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(jmp_cases); i++) {
 		const struct jmp_case *c = &jmp_cases[i];
 		struct bpf_insn prog[] = {
 			GS_LD_IMM64(GS_R1, c->a), GS_LD_IMM64(GS_R2, c->b),
 			GS_MOV64_IMM(GS_R0, 1), c->jmp, GS_MOV64_IMM(GS_R0, 0), GS_EXIT(),
 		};
-		bool taken = vt_eval(t, prog, ARRAY_LEN(prog)) == 1;
+		bool taken = vt_eval(t, prog, BASE_ARRAY_SIZE(prog)) == 1;
 
 		if (taken != c->taken) {
 			fprintf(stderr, "%s: a %#llx b %#llx: want %s\n", c->name,
@@ -261,7 +262,7 @@ static void test_loads_zero_or_sign_extend_every_size(void **state)
 {
 	struct vt *t = *state;
 
-	for (size_t i = 0; i < ARRAY_LEN(load_cases); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(load_cases); i++) {
 		struct bpf_insn prog[] = {
 			GS_LD_IMM64(GS_R1, 0x8877665544332211ull),
 			GS_STX_MEM(BPF_DW, GS_FP, GS_R1, -8),
@@ -269,7 +270,7 @@ static void test_loads_zero_or_sign_extend_every_size(void **state)
 			GS_EXIT(),
 		};
 
-		assert_int_equal(vt_eval(t, prog, ARRAY_LEN(prog)), load_cases[i].want);
+		assert_int_equal(vt_eval(t, prog, BASE_ARRAY_SIZE(prog)), load_cases[i].want);
 	}
 }
 
@@ -372,17 +373,17 @@ static void test_atomics_update_memory_and_fetch_old_values(void **state)
 	struct vt *t = *state;
 	int wrong = 0;
 
-	for (size_t i = 0; i < ARRAY_LEN(atomic_cases); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(atomic_cases); i++) {
 		const struct atomic_case *c = &atomic_cases[i];
 		const uint64_t want[] = { c->mem, c->r2, c->r0 };
 
-		for (size_t k = 0; k < ARRAY_LEN(results); k++) {
+		for (size_t k = 0; k < BASE_ARRAY_SIZE(results); k++) {
 			struct bpf_insn prog[] = {
 				GS_LD_IMM64(GS_R1, c->init), GS_STX_MEM(BPF_DW, GS_FP, GS_R1, -8),
 				GS_LD_IMM64(GS_R2, c->operand), GS_LD_IMM64(GS_R0, c->r0_in),
 				c->op, results[k], GS_EXIT(),
 			};
-			uint64_t got = vt_eval(t, prog, ARRAY_LEN(prog));
+			uint64_t got = vt_eval(t, prog, BASE_ARRAY_SIZE(prog));
 
 			if (got != want[k]) {
 				fprintf(stderr, "%s: %s is %#llx, want %#llx\n", c->name,

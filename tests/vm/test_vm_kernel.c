@@ -21,6 +21,7 @@
 #include <gs/disasm.h>
 #include <gs/insn.h>
 
+#include "base.h"
 #include "vm/vm.h"
 
 #define NPROGS 2000
@@ -48,7 +49,7 @@ static uint64_t random_value(uint64_t *s)
 {
 	uint64_t r = next_random(s);
 
-	return r % 3 ? interesting[r % (sizeof(interesting) / sizeof(interesting[0]))]
+	return r % 3 ? interesting[r % BASE_ARRAY_SIZE(interesting)]
 		     : next_random(s);
 }
 
@@ -66,7 +67,7 @@ static const uint8_t jmp_ops[] = {
 	BPF_JLT, BPF_JLE, BPF_JSLT, BPF_JSLE,
 };
 
-#define PICK(s, a) ((a)[next_random(s) % (sizeof(a) / sizeof((a)[0]))])
+#define PICK(s, a) ((a)[next_random(s) % BASE_ARRAY_SIZE(a)])
 
 /* One ALU instruction the verifier accepts on r0-r5. */
 static struct bpf_insn random_alu(uint64_t *s)
@@ -253,7 +254,7 @@ static size_t self_tail_call(int jump_table_fd, int runs_fd, struct bpf_insn *in
 	};
 
 	memcpy(insns, prog, sizeof(prog));
-	return sizeof(prog) / sizeof(prog[0]);
+	return BASE_ARRAY_SIZE(prog);
 }
 
 static void test_tail_call_limit_matches_the_kernel(void **state)
@@ -306,7 +307,7 @@ static size_t tail_call_from_sub(int jump_table_fd, struct bpf_insn *insns)
 	};
 
 	memcpy(insns, prog, sizeof(prog));
-	return sizeof(prog) / sizeof(prog[0]);
+	return BASE_ARRAY_SIZE(prog);
 }
 
 /* Loads a program with a static subprogram at sub_pc: tail calls in
@@ -407,7 +408,7 @@ static const struct bpf_insn loop_prog[] = {
 
 static void test_bpf_loop_early_stop_matches_the_kernel(void **state)
 {
-	size_t n = sizeof(loop_prog) / sizeof(loop_prog[0]);
+	size_t n = BASE_ARRAY_SIZE(loop_prog);
 	struct btf *btf = NULL;
 	uint32_t kernel, via_vm;
 	struct gs_vm vm;

@@ -5,6 +5,7 @@
  * written, helper buffers too small -- and pointers survive stack spills. */
 #include <string.h>
 
+#include "base.h"
 #include "vm_test.h"
 
 /* r0 = bpf_map_lookup_elem(map, &(u32){0}). */
@@ -255,7 +256,7 @@ static void test_error_names_pc_instruction_and_note(void **state)
 	};
 	static const char *const notes[] = { "r0 = 0", "spill past the frame", NULL };
 	struct vt *t = *state;
-	int p = gs_vm_add_prog(&t->vm, prog, ARRAY_LEN(prog), notes, NULL);
+	int p = gs_vm_add_prog(&t->vm, prog, BASE_ARRAY_SIZE(prog), notes, NULL);
 
 	assert_int_equal(vt_run_prog(t, p), -EFAULT);
 	assert_string_equal(t->err.msg,

@@ -8,6 +8,7 @@
 #include <gs/internal/program.h>
 #include <gs/asm.h>
 
+#include "base.h"
 #include "progs/sample_progs.h"
 #include "vm_test.h"
 
@@ -95,7 +96,7 @@ static void test_every_sample_returns_its_documented_value(void **state)
 {
 	int wrong = 0;
 
-	for (size_t i = 0; i < ARRAY_LEN(expected_returns); i++) {
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(expected_returns); i++) {
 		struct vt *t;
 		int ret;
 

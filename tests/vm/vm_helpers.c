@@ -10,6 +10,7 @@
 
 #include <gs/disasm.h>
 
+#include "base.h"
 #include "vm_priv.h"
 
 #define RINGBUF_HDR_SIZE 8u
@@ -411,7 +412,7 @@ int vm_call_helper(struct gs_vm_exec *x, int32_t id)
 	char why[64];
 	int ret;
 
-	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(helpers); i++)
 		if (helpers[i].id == id)
 			h = &helpers[i];
 	if (!h)

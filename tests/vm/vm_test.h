@@ -13,6 +13,7 @@
 
 #include <gs/insn.h>
 
+#include "base.h"
 #include "vm/vm.h"
 
 #define PT_REGS_SIZE 168 /* struct pt_regs on x86_64: the kprobe ctx */
@@ -27,9 +28,7 @@ struct vt {
 /* `insns, n` of a program written inline: vt_eval(t, PROG(GS_EXIT())). */
 #define PROG(...)                                                              \
 	(const struct bpf_insn[]){ __VA_ARGS__ },                               \
-	sizeof((const struct bpf_insn[]){ __VA_ARGS__ }) / sizeof(struct bpf_insn)
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+	BASE_ARRAY_SIZE(((const struct bpf_insn[]){ __VA_ARGS__ }))
 
 /* cmocka setup and teardown: *state becomes a struct vt. */
 int vt_setup(void **state);
