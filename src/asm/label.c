@@ -107,7 +107,7 @@ static void jump(struct gs_asm *a, struct bpf_insn insn, struct gs_label to, uin
 /* The conditional jumps take one of the comparisons (BPF_JEQ ... BPF_JSLE:
  * not goto, call or exit, which have their own emitters) and registers
  * r0..r10; GS_INSN would fold anything else into a valid-looking field. */
-static bool conditional(uint8_t op)
+static inline bool conditional(uint8_t op)
 {
 	uint8_t k = op >> 4;
 

@@ -11,7 +11,7 @@
 
 /* The frame's invariant: the bytes in use end where the last slot held
  * ends, inside the frame and within the largest frame seen. */
-static bool frame_ok(const struct gs_asm *a)
+static inline bool frame_ok(const struct gs_asm *a)
 {
 	return a->stack_used >= 0 && a->stack_used <= a->stack_max &&
 	       a->stack_max <= GS_STACK_MAX &&
