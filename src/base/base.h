@@ -1,4 +1,5 @@
-/* The base library every layer may use: one arena and one growable array.
+/* The base library every layer may use: one arena, one growable array, and
+ * the small helpers below (clock, array size, prefixes, lower bound).
  * Not installed; nothing here knows about tracing.
  *
  * An arena is a chain of blocks owned by one object (a script, a trace
@@ -14,7 +15,9 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 struct gs_arena;
 
@@ -42,6 +45,22 @@ void base_arena_free(struct gs_arena **a);
 int base_grow(void **v, size_t *cap, size_t need, size_t elem);
 /* Gives back the room past n elements (n > 0; nothing on ENOMEM). */
 void base_shrink(void **v, size_t *cap, size_t n, size_t elem);
+
+/* CLOCK_MONOTONIC in nanoseconds (and milliseconds): what phases are
+ * timed with and waits, refreshes and ticks are paced by, in every layer;
+ * no change of the wall clock moves it. */
+static inline int64_t base_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static inline int64_t base_now_ms(void)
+{
+	return base_now_ns() / 1000000;
+}
 
 /* The number of elements of an array (not of a pointer: that does not
  * compile, since gcc tells the two apart). */

@@ -73,14 +73,6 @@ struct gs_frames {
 #define MAX_PIDS 64            /* module lists kept (target mode sees many processes) */
 #define ENTRY_WINDOW 0x100     /* the entry-point rule (docs/cli.md, "Output") */
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 static void pid_clear(struct frames_pid *p)
 {
 	gs_proc_modules_free(&p->mods);
@@ -93,7 +85,7 @@ static void pid_load(struct gs_frames *o, struct frames_pid *p)
 	struct gs_proc_modules fresh;
 	struct gs_error err;
 
-	p->loaded_ns = now_ns();
+	p->loaded_ns = base_now_ns();
 	/* A process that is gone keeps the list it had. */
 	if (gs_proc_modules_load(p->pid, o->files, &fresh, &err) == 0) {
 		int *mod_of = malloc((fresh.n ? fresh.n : 1) * sizeof(*mod_of));
@@ -252,7 +244,7 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 				continue;
 			/* Second pass: the address may be in a module mapped since. */
 			if (pass == 1) {
-				if (now_ns() - p->loaded_ns < REFRESH_NS)
+				if (base_now_ns() - p->loaded_ns < REFRESH_NS)
 					continue;
 				pid_load(o, p);
 			}

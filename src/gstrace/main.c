@@ -90,14 +90,6 @@ static int on_event(void *arg, const struct gs_event *ev)
 	return 1;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -172,7 +164,7 @@ static void print_phases(struct cli_ctx *c, uint64_t start_ns)
 		sum += t.ns[i];
 	}
 	fprintf(stderr, "; %.1f ms in them, %.1f ms since start\n", (double)sum / 1e6,
-		(double)((uint64_t)now_ns() - start_ns) / 1e6);
+		(double)((uint64_t)base_now_ns() - start_ns) / 1e6);
 }
 
 /* Test switches (docs/cli.md, "Environment"): attach through tracefs, or
@@ -456,7 +448,7 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
  * --duration counts from here: every probe is attached. */
 static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_ended)
 {
-	int64_t start = now_ns(), next_tick = start + LOSS_REPORT_NS;
+	int64_t start = base_now_ns(), next_tick = start + LOSS_REPORT_NS;
 	int64_t interval = (int64_t)c->cli.interval_ms * 1000000, next_table = start + interval;
 	int64_t deadline = c->cli.duration_ms ? start + (int64_t)c->cli.duration_ms * 1000000 : 0;
 	bool watch = !c->cli.ncommand && pid > 0;
@@ -469,7 +461,7 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 
 	*target_ended = false;
 	while (!stop_signal) {
-		int64_t now = now_ns();
+		int64_t now = base_now_ns();
 		int timeout = POLL_MS, rc;
 		struct gs_error err = { 0 };
 
@@ -492,23 +484,23 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 			status = EXIT_RUNTIME;
 			break;
 		}
-		if (interval && now_ns() >= next_table && c->cli.count_in_bpf &&
+		if (interval && base_now_ns() >= next_table && c->cli.count_in_bpf &&
 		    counts_from_session(c, &err)) {
 			cli_say("gstrace: ", "%s", err.msg);
 			status = EXIT_RUNTIME;
 			break;
 		}
-		if (interval && now_ns() >= next_table) {
+		if (interval && base_now_ns() >= next_table) {
 			if (c->agg && c->cli.aggregate)
 				gs_aggregate_print_table(c->agg, c->outf,
-							 (double)(now_ns() - start) / 1e9);
+							 (double)(base_now_ns() - start) / 1e9);
 			if ((status = print_aggregations(c, false)))
 				break;
 			next_table += interval;
 		}
-		if (now_ns() >= next_tick) {
+		if (base_now_ns() >= next_tick) {
 			cli_report_lost(c->script, c->session, &c->losses);
-			next_tick = now_ns() + LOSS_REPORT_NS;
+			next_tick = base_now_ns() + LOSS_REPORT_NS;
 			seen = watch ? cli_watch_check(&w, true) : seen;
 		} else if (watch) {
 			seen = cli_watch_check(&w, false);
@@ -526,7 +518,7 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 	}
 	cli_watch_stop(&w);
 	if (status == 0)
-		status = finish_counts(c, (double)(now_ns() - start) / 1e9);
+		status = finish_counts(c, (double)(base_now_ns() - start) / 1e9);
 	return status;
 }
 
@@ -536,7 +528,7 @@ static int run(struct cli_ctx *c)
 	struct run r = { .max_events = c->cli.max_events, .tally = &c->losses,
 			 .session = &c->session };
 	struct gs_error err = { 0 };
-	uint64_t start_ns = (uint64_t)now_ns();
+	uint64_t start_ns = (uint64_t)base_now_ns();
 	bool dry = c->cli.dry_run || c->cli.dump_insns;
 	pid_t pid = c->cli.pid;
 	bool ended = false;

@@ -25,6 +25,7 @@
 
 #include <gs/modfile.h>
 
+#include "base.h"
 #include "mf_int.h"
 
 #define PRIME1 0x9e3779b97f4a7c15ull
@@ -294,12 +295,10 @@ bool mf_cache_pinned(int fd, uint64_t size, const void *header, size_t hsize)
  * and its caller), so the thread and the clock pick the name. */
 static int temp_file(int dfd, const char *name, char *tmp, size_t size)
 {
-	struct timespec ts;
 	uint64_t seed;
 	int fd = -1;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	seed = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	seed = (uint64_t)base_now_ns();
 	seed ^= (uint64_t)syscall(SYS_gettid) << 32;
 	for (int i = 0; i < 16 && fd < 0; i++) {
 		seed = seed * PRIME1 + PRIME2;

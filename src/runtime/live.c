@@ -60,20 +60,12 @@ struct gs_live {
 
 /* ---- one trace: script, plan, session ----------------------------------- */
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The live descriptor's tick as the traces need it now: none without a
  * running trace, fast while a trace started less than LIVE_FIRST_TICKS_MS
  * ago awaits its first event. */
 static void update_tick(struct gs_live *l)
 {
-	int64_t now = now_ms();
+	int64_t now = base_now_ms();
 	int period = 0;
 
 	for (size_t i = 0; i < l->n && period != LIVE_FIRST_TICK_MS; i++) {
@@ -208,7 +200,7 @@ static int trace_start(struct live_trace *t, struct gs_error *err)
 				 trace_target(t), strerror(-rc));
 	}
 	t->session = s;
-	t->awaits_ms = now_ms();
+	t->awaits_ms = base_now_ms();
 	return 0;
 }
 
@@ -633,12 +625,12 @@ static int poll_each(struct gs_live *l, struct gs_error *err)
 
 int gs_live_poll(struct gs_live *l, int timeout_ms, struct gs_error *err)
 {
-	int64_t deadline = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? INT64_MAX : base_now_ms() + timeout_ms;
 
 	l->delivered = 0;
 	l->stop = 0;
 	for (;;) {
-		int64_t left = deadline == INT64_MAX ? LIVE_TICK_MS : deadline - now_ms();
+		int64_t left = deadline == INT64_MAX ? LIVE_TICK_MS : deadline - base_now_ms();
 		struct epoll_event evs[16];
 		int rc = epoll_wait(l->epfd, evs, 16, left <= 0 ? 0 :
 				    left < LIVE_TICK_MS ? (int)left : LIVE_TICK_MS);
@@ -659,7 +651,7 @@ int gs_live_poll(struct gs_live *l, int timeout_ms, struct gs_error *err)
 			return rc;
 		if (l->stop)
 			return l->stop;
-		if (l->delivered || left <= 0 || now_ms() >= deadline)
+		if (l->delivered || left <= 0 || base_now_ms() >= deadline)
 			return l->delivered;
 	}
 }

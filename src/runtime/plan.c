@@ -311,7 +311,7 @@ static int plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 				      .entry = spec && spec->retprobe, .files = p->files };
 	const struct gs_plan_trace *prior;
 	struct gs_plan_trace *t;
-	uint64_t t0 = rt_now_ns(), t1;
+	int64_t t0 = base_now_ns(), t1;
 	int rc;
 
 	if (p->built)
@@ -343,7 +343,7 @@ static int plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 		     prior->spec.retprobe == spec->retprobe ?
 		     copy_target(&prior->target, &t->target, err) :
 		     gs_target_resolve(target, &ro, &t->target, err);
-	t1 = rt_now_ns();
+	t1 = base_now_ns();
 	p->times.ns[GS_PHASE_RESOLVE] += t1 - t0;
 	if (rc)
 		return rc;
@@ -364,11 +364,11 @@ static int plan_add(struct gs_plan *p, const struct gs_target_pattern *target,
 	for (size_t i = 0; i < t->nprobes; i++)
 		t->probes[i].loc = &t->target.locs[i];
 	rc = t->bt ? plan_bt(p, t, err) : 0;
-	t0 = rt_now_ns();
+	t0 = base_now_ns();
 	p->times.ns[GS_PHASE_PLAN_ROWS] += t0 - t1;
 	if (rc == 0)
 		rc = plan_values(p, t, at, err);
-	p->times.ns[GS_PHASE_VALUES] += rt_now_ns() - t0;
+	p->times.ns[GS_PHASE_VALUES] += base_now_ns() - t0;
 	if (rc) {
 		trace_fini(t);
 		return rc;
@@ -462,7 +462,7 @@ static int same_aggregations(const struct gs_plan *p, const struct gs_program *p
 }
 
 /* Every probe's program built (again, freeing an earlier build). */
-static int build_all(struct gs_plan *p, size_t rows, uint64_t *t0, struct gs_error *err)
+static int build_all(struct gs_plan *p, size_t rows, int64_t *t0, struct gs_error *err)
 {
 	for (size_t i = 0; i < p->ntraces; i++) {
 		struct gs_plan_trace *t = &p->traces[i];
@@ -487,8 +487,8 @@ static int build_all(struct gs_plan *p, size_t rows, uint64_t *t0, struct gs_err
 			gs_program_free(pr->prog);
 			pr->prog = NULL;
 			rc = gs_program_build_at(&spec, &p->program, &pr->prog, &at, &why);
-			p->times.ns[GS_PHASE_BUILD] += rt_now_ns() - *t0;
-			*t0 = rt_now_ns();
+			p->times.ns[GS_PHASE_BUILD] += base_now_ns() - *t0;
+			*t0 = base_now_ns();
 			if (rc && at && t->script)
 				return gs_script_expr_errorf(t->script, at, err, rc, "%s", why.msg);
 			if (rc)
@@ -528,7 +528,7 @@ static uint32_t agg_key_bytes(const struct gs_plan *p)
 int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 {
 	size_t rows = p->shared.nrows, xrows = 0;
-	uint64_t t0 = rt_now_ns();
+	int64_t t0 = base_now_ns();
 	uint32_t want, need;
 	bool again = false;
 	int rc;

@@ -408,7 +408,7 @@ int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct 
 	/* Signature first: a change racing with the read shows at the next refresh. */
 	exe_identity(f->pid, &f->exe_dev, &f->exe_ino);
 	if (!f->first_fill_ns)
-		f->first_fill_ns = (int64_t)rt_now_ns();
+		f->first_fill_ns = base_now_ns();
 	rc = read_signature(f->pid, &sig, &nsig, err);
 	if (rc)
 		return rc;

@@ -254,29 +254,21 @@ static int consume(struct source *s)
 	return rc < 0 ? rc : 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Waits in ticks: a wakeup comes only once a quarter of a buffer waits, so
  * every source is read after each tick whether it signalled or not. */
 int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err)
 {
-	int64_t deadline = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? INT64_MAX : base_now_ms() + timeout_ms;
 	struct epoll_event evs[16];
 
 	r->stop = 0;
 	r->delivered = 0;
 	if (!r->first_poll_ms)
-		r->first_poll_ms = now_ms();
+		r->first_poll_ms = base_now_ms();
 	for (;;) {
-		int tick = !r->any && now_ms() - r->first_poll_ms < FIRST_TICKS_MS ? FIRST_TICK_MS
+		int tick = !r->any && base_now_ms() - r->first_poll_ms < FIRST_TICKS_MS ? FIRST_TICK_MS
 										   : TICK_MS;
-		int64_t left = deadline == INT64_MAX ? tick : deadline - now_ms();
+		int64_t left = deadline == INT64_MAX ? tick : deadline - base_now_ms();
 		int n = epoll_wait(r->epfd, evs, (int)BASE_ARRAY_SIZE(evs),
 				   left <= 0 ? 0 : left < tick ? (int)left : tick);
 		bool woken = false;
@@ -294,7 +286,7 @@ int gs_reader_poll(struct gs_reader *r, int timeout_ms, struct gs_error *err)
 		}
 		r->turn = r->n ? (r->turn + 1) % r->n : 0;
 		r->any |= r->delivered > 0;
-		if (r->stop || r->delivered || woken || left <= 0 || now_ms() >= deadline)
+		if (r->stop || r->delivered || woken || left <= 0 || base_now_ms() >= deadline)
 			return r->stop ? r->stop : r->delivered;
 	}
 }

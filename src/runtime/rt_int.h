@@ -87,10 +87,6 @@ void rt_sampler_free(struct rt_sampler *s);
 /* Whether pid maps the file at path now (procfill.c). */
 bool rt_pid_maps_file(pid_t pid, const char *path);
 
-/* clock.c: CLOCK_MONOTONIC in nanoseconds, for phase timings and the
- * pace of process refreshes. */
-uint64_t rt_now_ns(void);
-
 /* ---- uprobes (attach.c, tracefs.c) ---- */
 
 /* enum bpf_attach_type BPF_TRACE_UPROBE_MULTI (Linux 6.6), which older

@@ -65,7 +65,7 @@ int gs_session_new(const struct gs_session_opts *opts, struct gs_session **out,
 		gs_session_free(s);
 		return rc;
 	}
-	s->last_refresh_ns = (int64_t)rt_now_ns();
+	s->last_refresh_ns = base_now_ns();
 	*out = s;
 	return 0;
 }
@@ -193,12 +193,12 @@ static int write_maps(struct gs_session *s, const struct gs_plan_trace *t,
 		      const struct gs_plan_probe *pr, struct session_trace *out,
 		      bool offsets, struct gs_error *err)
 {
-	uint64_t t0 = rt_now_ns();
+	int64_t t0 = base_now_ns();
 	int rc = fill_maps(s, t, pr, out, offsets, err);
 
 	if (rc == 0 && t->bt)
 		rc = open_gate(s, err);
-	s->times.ns[GS_PHASE_WRITE_ROWS] += rt_now_ns() - t0;
+	s->times.ns[GS_PHASE_WRITE_ROWS] += base_now_ns() - t0;
 	return rc;
 }
 
@@ -238,7 +238,8 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 		.uo = { .sz = sizeof(job.uo), .pid = s->pid, .retprobe = t->spec.retprobe,
 			.force_tracefs = s->opts.force_tracefs, .multi_link = s->multi },
 	};
-	uint64_t *ns = s->times.ns, t0 = rt_now_ns(), t1;
+	uint64_t *ns = s->times.ns;
+	int64_t t0 = base_now_ns(), t1;
 	/* bt, and globals (rebased through proc_module_offsets), need the
 	 * process's module offsets. */
 	bool offsets = t->bt || pr->prog->map_index[GS_MAP_PROC_OFFSETS] >= 0;
@@ -252,13 +253,13 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	out->loaded.main_fd = out->loaded.step_fd = out->loaded.entry_fd = -1;
 	out->prog = pr->prog;
 	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
-	ns[GS_PHASE_CREATE_MAPS] += rt_now_ns() - t0;
+	ns[GS_PHASE_CREATE_MAPS] += base_now_ns() - t0;
 	if (rc == 0 && !gated)
 		rc = write_maps(s, t, pr, out, offsets, err);
-	t0 = rt_now_ns();
+	t0 = base_now_ns();
 	if (rc == 0)
 		rc = load_and_read(s, pr, out, &lo, err);
-	t1 = rt_now_ns();
+	t1 = base_now_ns();
 	ns[GS_PHASE_LOAD] += t1 - t0;
 	if (rc)
 		return rc;
@@ -266,7 +267,7 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 	threaded = gated && pthread_create(&th, NULL, attach_thread, &job) == 0;
 	if (gated) {
 		rc = write_maps(s, t, pr, out, offsets, err);
-		t1 = rt_now_ns();
+		t1 = base_now_ns();
 		/* Registering the hook's uprobe queues behind the attach's: the
 		 * two share its grace period instead of waiting one each (the
 		 * hook's alone took up to 16 ms, after every probe). */
@@ -289,7 +290,7 @@ static int start_probe(struct gs_session *s, const struct gs_plan_trace *t,
 		rc = gs_uprobe_attach(out->loaded.entry_fd, job.path, job.offset, &eo,
 				      &out->entry_probe, err);
 	}
-	ns[GS_PHASE_ATTACH] += rt_now_ns() - t1;
+	ns[GS_PHASE_ATTACH] += base_now_ns() - t1;
 	return rc;
 }
 
@@ -300,24 +301,25 @@ static int start_sample(struct gs_session *s, const struct gs_plan_trace *t,
 			struct gs_error *err)
 {
 	struct gs_load_opts lo = { .sz = sizeof(lo) };
-	uint64_t *ns = s->times.ns, t0 = rt_now_ns(), t1;
+	uint64_t *ns = s->times.ns;
+	int64_t t0 = base_now_ns(), t1;
 	int rc;
 
 	out->loaded.main_fd = out->loaded.step_fd = -1;
 	out->prog = pr->prog;
 	s->sample_scope = t->spec.sample;
 	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
-	ns[GS_PHASE_CREATE_MAPS] += rt_now_ns() - t0;
+	ns[GS_PHASE_CREATE_MAPS] += base_now_ns() - t0;
 	if (rc == 0)
 		rc = write_maps(s, t, pr, out, true, err);
-	t0 = rt_now_ns();
+	t0 = base_now_ns();
 	if (rc == 0)
 		rc = load_and_read(s, pr, out, &lo, err);
-	t1 = rt_now_ns();
+	t1 = base_now_ns();
 	ns[GS_PHASE_LOAD] += t1 - t0;
 	if (rc == 0)
 		rc = rt_sampler_attach(out->loaded.main_fd, t->sample_hz, &out->sampler, err);
-	ns[GS_PHASE_ATTACH] += rt_now_ns() - t1;
+	ns[GS_PHASE_ATTACH] += base_now_ns() - t1;
 	return rc;
 }
 
@@ -389,7 +391,7 @@ void gs_session_phase_times(const struct gs_session *s, struct gs_phase_times *t
 
 int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 {
-	int64_t now = (int64_t)rt_now_ns();
+	int64_t now = base_now_ns();
 	bool changed = rt_dlhook_changed(s->dlhook);
 	int rc, n;
 
@@ -409,7 +411,7 @@ int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 	n = gs_reader_poll(s->reader, timeout_ms, err);
 	/* A held process waits for its refresh, not for the next poll. */
 	if (n >= 0 && rt_dlhook_changed(s->dlhook) &&
-	    (rc = rt_session_refresh(s, (int64_t)rt_now_ns(), err)))
+	    (rc = rt_session_refresh(s, base_now_ns(), err)))
 		return rc;
 	return n;
 }

@@ -161,7 +161,7 @@ int rt_session_scan(struct gs_session *s, struct gs_error *err)
 	 * its maps are compared again at each scan until then. */
 	for (size_t i = 0; proc && i < s->nfills && rc == 0; i++)
 		if ((gs_procfill_execd(&s->fills[i]) ||
-		     (int64_t)rt_now_ns() - s->fills[i].first_fill_ns < REFRESH_INTERVAL_NS) &&
+		     base_now_ns() - s->fills[i].first_fill_ns < REFRESH_INTERVAL_NS) &&
 		    (rc = gs_procfill_refresh(&s->fills[i], &s->pool, true, err)) < 0)
 			rc = rc == -ENOENT || rc == -ESRCH ? 0 : rc;
 		else
@@ -189,7 +189,7 @@ int rt_session_scan(struct gs_session *s, struct gs_error *err)
 			rc = 0;
 	}
 	closedir(proc);
-	s->last_scan_ns = (int64_t)rt_now_ns();
+	s->last_scan_ns = base_now_ns();
 	return rc;
 }
 

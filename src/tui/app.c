@@ -62,7 +62,7 @@ static int64_t realtime_ns(void)
 static int on_event(void *arg, const struct gs_event *ev)
 {
 	struct tui_app *a = arg;
-	int64_t t0 = tui_now_ns();
+	int64_t t0 = base_now_ns();
 	long len;
 
 	a->events++;
@@ -84,7 +84,7 @@ static int on_event(void *arg, const struct gs_event *ev)
 	if (len > 0 && tui_outbuf_add(a->out, (uint32_t)ev->trace_id, TUI_LINE_HEADER,
 				      a->render_buf, (size_t)len))
 		a->unrendered++;
-	a->render_spent_ns += tui_now_ns() - t0;
+	a->render_spent_ns += base_now_ns() - t0;
 	a->dirty = true;
 	return 0;
 }
@@ -93,7 +93,7 @@ static int on_event(void *arg, const struct gs_event *ev)
 
 static void quit_or_warn(struct tui_app *a)
 {
-	int64_t now = tui_now_ns();
+	int64_t now = base_now_ns();
 
 	if (a->last_int_ns && now - a->last_int_ns < INT_AGAIN_NS) {
 		a->quit = true;
@@ -171,7 +171,7 @@ static void read_events(struct tui_app *a, int64_t until)
 
 	do {
 		n = gs_live_poll(a->live, 0, &err);
-	} while (n > 0 && tui_now_ns() < until && !input_waits());
+	} while (n > 0 && base_now_ns() < until && !input_waits());
 	if (n < 0 && n != -EINTR) {
 		snprintf(a->fatal, sizeof(a->fatal), "reading events failed: %s", err.msg);
 		a->status = 1;
@@ -219,7 +219,7 @@ static void draw(struct tui_app *a, int64_t *last_draw)
 	tui_view_draw(a);
 	a->redraws++;
 	a->dirty = false;
-	*last_draw = tui_now_ns();
+	*last_draw = base_now_ns();
 }
 
 static void run_loop(struct tui_app *a, int cmd_fd)
@@ -233,7 +233,7 @@ static void run_loop(struct tui_app *a, int cmd_fd)
 			{ .fd = gs_live_fd(a->live), .events = POLLIN },
 			{ .fd = cmd_fd, .events = POLLIN },
 		};
-		int64_t now = tui_now_ns();
+		int64_t now = base_now_ns();
 		/* Events wake it through the live descriptor (readable on the
 		 * live session's tick while a trace runs); otherwise it sleeps
 		 * until a redraw or the once-a-second tick is due. */
@@ -252,7 +252,7 @@ static void run_loop(struct tui_app *a, int cmd_fd)
 		read_events(a, last_draw + DRAW_INTERVAL_NS);
 		if (cmd_fd >= 0 && (fds[3].revents & (POLLIN | POLLHUP)))
 			read_command_output(a, &cmd_fd);
-		now = tui_now_ns();
+		now = base_now_ns();
 		tick(a, now);
 		if (a->dirty && now - last_draw >= DRAW_INTERVAL_NS)
 			draw(a, &last_draw);
@@ -290,13 +290,11 @@ static int make_printer(struct tui_app *a, struct gs_error *err)
 		.sz = sizeof(po), .format = GS_PRINT_PRETTY, .timestamp = GS_PRINT_TIME_LOCAL,
 		.boot_realtime_ns = 0,
 	};
-	struct timespec mono;
 	int rc = gs_frames_new(&fo, &a->frames, err);
 
 	if (rc)
 		return rc;
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	po.boot_realtime_ns = realtime_ns() - ((int64_t)mono.tv_sec * 1000000000ll + mono.tv_nsec);
+	po.boot_realtime_ns = realtime_ns() - base_now_ns();
 	po.frames = a->frames;
 	rc = gs_printer_new(&po, &a->printer, err);
 	if (rc)
@@ -345,7 +343,7 @@ static int prepare(struct tui_app *a, const struct gs_tui_opts *o)
 	a->opts = o;
 	a->src_file = -1;
 	a->no_color = getenv("NO_COLOR") && getenv("NO_COLOR")[0];
-	a->rate_since_ns = tui_now_ns();
+	a->rate_since_ns = base_now_ns();
 	tui_srcview_init(&a->src);
 	tui_lineedit_init(&a->cmd, 0);
 	tui_lineedit_init(&a->prompt, 50);

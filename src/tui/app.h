@@ -107,17 +107,6 @@ struct tui_app {
 					     * closes: a gs_error's message and a prefix */
 };
 
-/* The monotonic clock of the loop's measures and of a trace's time from
- * Enter to its first event (apptrace.c): defined here, being one
- * clock_gettime that the loop and the traces each make for themselves. */
-static inline int64_t tui_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 /* appmsg.c: a notice on the status line (it replaces the last one), an
  * answer in the command panel (formatted, or len bytes of text). */
 void tui_app_notice(struct tui_app *a, const char *fmt, ...)

@@ -17,6 +17,7 @@
 #include <gs/script.h>
 #include <gs/sources.h>
 
+#include "base.h"
 #include "app.h"
 
 /* The first event of a trace just added or edited: its time from Enter. */
@@ -73,7 +74,7 @@ void tui_app_submit(struct tui_app *a)
 {
 	struct gs_error err = { 0 };
 	uint32_t id = a->editor.edit_id;
-	int64_t enter = tui_now_ns();
+	int64_t enter = base_now_ns();
 	size_t n = 0;
 	int rc;
 

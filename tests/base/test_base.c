@@ -1,6 +1,6 @@
 /* The base library: the arena's alignment, zeroing, big blocks and
  * strings, the growable array's doubling and overflow refusal, and the
- * small helpers (array size, prefixes, the lower-bound search). */
+ * small helpers (array size, prefixes, the lower-bound search, the clock). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -163,6 +163,16 @@ static void test_lower_bound(void **state)
 	assert_int_equal(base_lower_bound(3, 3, &cases[0].key, below_key), 3);
 }
 
+static void test_clock(void **state)
+{
+	int64_t a = base_now_ns(), ms = base_now_ms(), b = base_now_ns();
+
+	(void)state;
+	assert_true(a > 0);
+	assert_true(b >= a); /* monotonic */
+	assert_true(ms >= a / 1000000 && ms <= b / 1000000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_array_size),
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_lower_bound),
+		cmocka_unit_test(test_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
