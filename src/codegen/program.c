@@ -280,6 +280,7 @@ static void build(struct gs_cg *cg)
 	if (cg->fault && cg->fault->called)
 		cg_fault_subprog(cg);
 }
+
 /* The end of each program of a build: its labels resolved (a jump out of
  * range or an unbound label fails here), the BTF it carries (the main
  * program's subprograms) checked, then gs_asm_check(), so that a code
