@@ -372,6 +372,51 @@ GS_ASSERT_SIZE(struct gs_bt_walk, 528 + 4 * 512 + 512 + GS_BT_WINDOW + 32 * GS_B
 
 #define GS_BT_NO_NEXT_SLOT 0xFF
 
+/* ---- Python (py_procs: tgid -> what the BPF walk needs) -------------------
+
+ * Filled by the runtime for each traced process that runs CPython 3.8+,
+ * from the interpreter's layout (gs/python.h: libpython's DWARF, else the
+ * table of its minor version). Offsets are bytes into the named struct;
+ * GS_PY_NONE where the version has no such field. */
+#define GS_PY_NONE 0xFFFF
+
+enum gs_py_frame_style {
+	GS_PY_STYLE_FRAME_OBJECT = 0, /* 3.8-3.10: PyFrameObject, f_back, int f_lasti */
+	GS_PY_STYLE_IS_ENTRY = 1,     /* 3.11: _PyInterpreterFrame, is_entry marks a C call's first */
+	GS_PY_STYLE_OWNER = 2,        /* 3.12+: a C-stack-owned frame separates C calls */
+};
+
+struct gs_py_proc {
+	uint64_t runtime;            /* &_PyRuntime in the process */
+	/* &_Py_tss_tstate - the thread pointer (static TLS, 3.12+), or 0:
+	 * find the thread's state in the interpreters' thread lists. */
+	int64_t tstate_tls;
+	uint16_t runtime_interp_head; /* _PyRuntimeState.interpreters.head */
+	uint16_t interp_next;         /* PyInterpreterState.next */
+	uint16_t interp_tstate_head;  /* PyInterpreterState.tstate_head / threads.head */
+	uint16_t tstate_next;         /* PyThreadState.next */
+	uint16_t tstate_thread_id;    /* PyThreadState.thread_id (pthread_self) */
+	uint16_t tstate_frame;        /* frame (3.8-3.10), cframe (3.11/3.12), current_frame */
+	uint16_t cframe_current;      /* _PyCFrame.current_frame (3.11/3.12), else GS_PY_NONE */
+	uint16_t frame_back;          /* f_back / previous */
+	uint16_t frame_code;          /* f_code / f_executable */
+	uint16_t frame_instr;         /* f_lasti / prev_instr / instr_ptr */
+	uint16_t frame_entry;         /* is_entry (3.11), owner (3.12+), else GS_PY_NONE */
+	uint8_t instr_size;           /* 4 (f_lasti) or 8 (a pointer) */
+	uint8_t style;                /* enum gs_py_frame_style */
+	uint8_t owned_by_cstack;      /* 3.12+: owner of a C stack's frame (3) */
+	uint8_t minor;                /* 3.minor */
+	uint8_t pad[6];
+};
+GS_ASSERT_SIZE(struct gs_py_proc, 48);
+GS_ASSERT_LAYOUT(struct gs_py_proc, runtime_interp_head, 16);
+GS_ASSERT_LAYOUT(struct gs_py_proc, frame_entry, 36);
+GS_ASSERT_LAYOUT(struct gs_py_proc, instr_size, 38);
+GS_ASSERT_LAYOUT(struct gs_py_proc, minor, 41);
+#define GS_DEFAULT_PY_PROCS_MAX 4096
+#define GS_PY_THREADS_MAX 64 /* threads of one interpreter the walk looks at */
+#define GS_PY_INTERPS_MAX 4  /* interpreters the walk looks at */
+
 /* Per-CPU state of a tail-call backtrace (bt_state). Only BPF reads it.
  * The reference's 64 bytes are followed by the current module's range, so a
  * frame in the same module skips the range search (docs/protocol.md). */
@@ -469,6 +514,7 @@ GS_ASSERT_LAYOUT(struct gs_bt_tail_state, next_slot, 56);
 #define GS_MAP_NAME_AGGS "gs_aggs"
 #define GS_MAP_NAME_AGG_DROPS "gs_agg_drops"
 #define GS_MAP_NAME_ENTRY_TIMES "gs_entry_times"
+#define GS_MAP_NAME_PY_PROCS "py_procs"
 
 /* The maps a program may use, by slot. The first three always exist at
  * these indices of gs_program.maps; the others only when the trace has a
@@ -505,6 +551,7 @@ enum gs_map_slot {
 	GS_MAP_AGGS,            /* PERCPU_HASH: struct gs_agg_key -> struct gs_agg_value */
 	GS_MAP_AGG_DROPS,       /* PERCPU_ARRAY[1] u64: updates a full map could not take */
 	GS_MAP_ENTRY_TIMES,     /* LRU_HASH: struct gs_entry_key -> u64 ktime of the entry */
+	GS_MAP_PY_PROCS,        /* HASH: u32 tgid -> struct gs_py_proc */
 	GS_MAP_KINDS,
 	GS_MAP_OUTPUT_PERF = GS_MAP_KINDS, /* gs_map_defs only: the perf variant */
 };

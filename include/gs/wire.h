@@ -75,6 +75,7 @@ enum gs_inst_type {
 	GS_INST_BACKTRACE = 0x10,
 	GS_INST_BACKTRACE_COMPACT = 0x11, /* the bpf_loop walker's frames (below) */
 	GS_INST_KERNEL_STACK = 0x12,      /* a sample's kernel frames (below) */
+	GS_INST_PYTHON_STACK = 0x13,      /* the hit thread's Python frames (below) */
 	GS_INST_EXPR_ERROR = 0x20,
 	GS_INST_END = 0xFF,
 };
@@ -328,6 +329,52 @@ GS_ASSERT_LAYOUT(struct gs_kernel_stack, frame_count, 2);
 
 #define GS_KSTACK_DEPTH 64 /* kernel frames kept per sample */
 #define GS_KSTACK_SIZE (sizeof(struct gs_kernel_stack) + 8u * GS_KSTACK_DEPTH)
+
+/* ---- Python stack (docs/protocol.md "Python stack") ----------------------
+
+ * The hit thread's CPython frames, innermost first, as the BPF walk found
+ * them from its PyThreadState (map py_procs, struct gs_py_proc): followed
+ * by requested_depth frame records (all reserved; only frame_count are
+ * meaningful, the rest zero). data_length = 8 + 16 * requested_depth. It
+ * follows the backtrace it belongs to (after the KernelStack instruction
+ * when there is one); user space names each code object and shows each
+ * native _PyEval_EvalFrameDefault frame as the Python frames it ran. */
+struct gs_python_stack {
+	uint16_t requested_depth; /* 1..GS_PY_MAX_DEPTH */
+	uint16_t frame_count;
+	uint8_t status;           /* enum gs_py_status */
+	uint8_t minor;            /* 3.minor of the interpreter, 0 when none */
+	uint16_t reserved;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_python_stack, 8);
+GS_ASSERT_LAYOUT(struct gs_python_stack, frame_count, 2);
+GS_ASSERT_LAYOUT(struct gs_python_stack, status, 4);
+GS_ASSERT_LAYOUT(struct gs_python_stack, minor, 5);
+
+/* One frame: its code object's address and where it was: f_lasti (3.8 to
+ * 3.10, an int) or the instruction pointer (prev_instr 3.11/3.12,
+ * instr_ptr 3.13), as read; user space turns it into an offset. Bit 63 of
+ * instr (GS_PY_FRAME_CALL_END): the outermost frame of one C call of
+ * _PyEval_EvalFrameDefault (every frame before 3.11; the is_entry frame in
+ * 3.11; the frame under a C-stack-owned one from 3.12). */
+struct gs_python_frame {
+	uint64_t code;
+	uint64_t instr;
+} GS_PACKED;
+GS_ASSERT_SIZE(struct gs_python_frame, 16);
+GS_ASSERT_LAYOUT(struct gs_python_frame, instr, 8);
+
+#define GS_PY_FRAME_CALL_END (1ull << 63)
+#define GS_PY_MAX_DEPTH 128
+#define GS_PYTHON_STACK_SIZE(depth) (sizeof(struct gs_python_stack) + 16u * (depth))
+
+enum gs_py_status {
+	GS_PY_COMPLETE = 0,        /* to the thread's first frame */
+	GS_PY_TRUNCATED = 1,       /* requested_depth frames, more left */
+	GS_PY_NOT_PYTHON = 2,      /* the process has no interpreter gstrace knows */
+	GS_PY_NO_THREAD_STATE = 3, /* no PyThreadState for this thread (not a Python thread) */
+	GS_PY_READ_ERROR = 4,      /* a read of the interpreter's memory failed */
+};
 
 /* Counting in BPF (gs_program_opts.count_stacks, map stack_counts): a
  * trace whose body is one `bt` counts each distinct stack in a HASH map

@@ -59,4 +59,6 @@ const struct gs_map_def gs_map_defs[GS_MAP_KINDS + 1] = {
 			       sizeof(uint64_t), GS_MAP_PER_SESSION },
 	[GS_MAP_ENTRY_TIMES] = { GS_MAP_NAME_ENTRY_TIMES, BPF_MAP_TYPE_LRU_HASH,
 				 sizeof(struct gs_entry_key), sizeof(uint64_t), GS_MAP_PER_SESSION },
+	[GS_MAP_PY_PROCS] = { GS_MAP_NAME_PY_PROCS, BPF_MAP_TYPE_HASH, sizeof(uint32_t),
+			      sizeof(struct gs_py_proc), GS_MAP_PER_SESSION },
 };
