@@ -81,6 +81,15 @@ struct gs_inst {
 			const uint8_t *addrs;
 		} kernel_stack; /* GS_INST_KERNEL_STACK */
 		struct {
+			uint16_t requested_depth;
+			uint16_t frame_count;
+			uint8_t status; /* enum gs_py_status, raw */
+			uint8_t minor;  /* 3.minor, 0 when none */
+			/* frame_count struct gs_python_frame records, innermost
+			 * first (unaligned: read with gs_python_frame_at) */
+			const uint8_t *frames;
+		} python_stack; /* GS_INST_PYTHON_STACK */
+		struct {
 			uint16_t string_index;
 			uint8_t error_code; /* enum gs_var_status numbering */
 			uint8_t flags;      /* GS_EXPR_ERR_* */

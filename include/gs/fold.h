@@ -23,14 +23,26 @@ extern "C" {
 #endif
 
 /* Writes backtrace instruction bt of ev, root first, into buf (always
- * NUL-terminated when size > 0): each frame is its function (then the
- * functions inlined into it at that pc, outermost first), else
- * `module+0xpc` (module known, no symbol), else `[unknown]`. Bytes a
+ * NUL-terminated when size > 0): the user frames of the stack it shows
+ * (gs_frames_stack: Python frames in their places, as gs_fold_stack
+ * writes them); each native frame is its function (then the functions
+ * inlined into it at that pc, outermost first), else `module+0xpc`
+ * (module known, no symbol), else `[unknown]`. Bytes a
  * folded line cannot hold (';', controls, non-ASCII) become '?'. f is the
  * frame resolver the frames are symbolized with (not NULL). Returns the
  * length the whole text needs (as snprintf does). */
 GS_API size_t gs_fold_backtrace(struct gs_frames *f, const struct gs_event *ev,
 				const struct gs_inst *bt, char *buf, size_t size);
+
+/* Writes frames [first, count) of a shown stack (gs_frames_stack), root
+ * first, as gs_fold_backtrace writes native frames: kernel frames suffixed
+ * `_[k]`, Python frames `function (file:line)` with the file's base name
+ * (`function (file)` when py_lines is false, so a function's lines fold
+ * together), JIT frames by the runtime's name or `[anon:jit]`. first =
+ * st->kernel leaves the kernel's frames out. Returns the length the whole
+ * text needs, as gs_fold_backtrace. */
+GS_API size_t gs_fold_stack(const struct gs_stack *st, size_t first, bool py_lines, char *buf,
+			    size_t size);
 
 /* Writes the KernelStack instruction ks (a CPU sample's, gs/wire.h),
  * outermost first, each frame its kernel function (f's kallsyms; NULL f:
@@ -97,6 +109,9 @@ struct gs_aggregate_opts {
 	 * and stacks are made with (borrowed: it outlives the aggregate).
 	 * NULL: plain, and a resolver of the aggregate's own. */
 	const struct gs_printer_opts *print;
+	/* Folded Python frames without their lines (`leaf (pyb.py)`):
+	 * --no-py-lines, for a profile by function. */
+	bool no_py_lines;
 };
 
 /* A new aggregate in *out (opts may be NULL: counts nothing until

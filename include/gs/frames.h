@@ -102,6 +102,59 @@ GS_API struct gs_modfile *gs_frames_modfile(struct gs_frames *f, const struct gs
 GS_API uint8_t gs_frames_status(struct gs_frames *f, const struct gs_event *ev,
 				const struct gs_inst *bt);
 
+/* ---- the stack as shown: frames of every kind, in order ---------------------
+
+ * What a backtrace instruction shows once the instructions that go with it
+ * are folded in: the kernel frames of a sample (KernelStack), the native
+ * frames, and the Python frames (PythonStack) each native
+ * _PyEval_EvalFrameDefault frame was running, in its place. Every renderer
+ * (text, JSON, folded, flame graph, pprof, aggregates, the interactive
+ * mode) reads frames through this one list, so a new kind of frame is a
+ * new kind here and a case in each renderer (docs/architecture.md). */
+enum gs_frame_kind {
+	GS_FRAME_NATIVE = 0, /* a machine-code frame of a module */
+	GS_FRAME_KERNEL = 1, /* a sample's kernel frame */
+	GS_FRAME_PYTHON = 2, /* a CPython function */
+	GS_FRAME_JIT = 3,    /* machine code in anonymous memory (a JIT's) */
+};
+
+struct gs_stack_frame {
+	uint8_t kind;   /* enum gs_frame_kind */
+	unsigned index; /* in its instruction: the backtrace's, KernelStack's or PythonStack's */
+	/* NATIVE, JIT: as gs_frames_resolve() fills it; caller: its pc is a
+	 * return address (symbolized at pc - 1). */
+	struct gs_frame native;
+	bool caller;
+	/* What is shown as the function: the demangled native function, the
+	 * kernel symbol, the Python qualified name, the JIT's name; NULL when
+	 * nothing is known. */
+	const char *function;
+	/* PYTHON: its file, the line it is at (0: unknown) and the first line
+	 * of its code; runtime names the interpreter ("python3.11"). */
+	const char *file;
+	int line, first_line;
+	const char *runtime;
+	/* KERNEL: the address and its offset from function. PYTHON: the code
+	 * object's address. JIT: the address and its offset from function. */
+	uint64_t addr, offset;
+};
+
+struct gs_stack {
+	const struct gs_stack_frame *frames; /* innermost first */
+	size_t count;
+	size_t kernel; /* the first `kernel` frames are the kernel's */
+	/* The PythonStack that went with it: its status (enum gs_py_status)
+	 * and frames; python_status GS_PY_NOT_PYTHON when there was none. */
+	uint8_t python_status;
+	uint16_t python_frames;
+};
+
+/* The stack backtrace instruction bt of ev shows, in *out: valid until the
+ * next call on f. Never fails: what cannot be named is shown as the wire
+ * has it (an unnamed Python frame by its code object). */
+GS_API void gs_frames_stack(struct gs_frames *f, const struct gs_event *ev,
+			    const struct gs_inst *bt, struct gs_stack *out);
+
 #ifdef __cplusplus
 }
 #endif

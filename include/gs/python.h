@@ -50,6 +50,20 @@ struct gs_py_layout {
 	uint32_t runtime_size;      /* sizeof(_PyRuntimeState), for identifying the version */
 };
 
+/* TEMPORARY (seam branch): the namer's API as briefed; replaced by the
+ * pyuser branch's at the merge. */
+struct gs_py_namer;
+struct gs_py_name {
+	const char *function, *file;
+	int line, firstlineno;
+};
+int gs_py_layout_get(const char *path, uint8_t minor, struct gs_py_layout *out, bool *from_dwarf,
+		     struct gs_error *err);
+struct gs_py_namer *gs_py_namer_new(void);
+void gs_py_namer_free(struct gs_py_namer *n);
+int gs_py_name(struct gs_py_namer *n, pid_t pid, const struct gs_py_layout *l, uint64_t code,
+	       uint64_t instr, struct gs_py_name *out, struct gs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -146,12 +146,14 @@ GS_API bool gs_value_scalar(const struct gs_type *t, const uint8_t *data, size_t
 			    unsigned bit_offset, unsigned bit_size, struct gs_scalar *out);
 
 /* Labels of the statuses (enum gs_var_status, gs_bt_status, the backtrace
- * error codes, gs_exec_status: gs/wire.h), for symbolizing renderers too;
+ * error codes, gs_exec_status, gs_py_status: gs/wire.h), for symbolizing renderers too;
  * constant strings. */
 GS_API const char *gs_var_status_label(uint8_t status);  /* "null deref", ... "ok" */
 GS_API const char *gs_bt_status_label(uint8_t status);   /* unknown -> "internal error" */
 GS_API const char *gs_bt_error_label(uint16_t code);     /* 0 -> NULL; unknown -> "unknown" */
 GS_API const char *gs_exec_status_label(uint8_t status); /* "success", ... "unknown" */
+/* enum gs_py_status: "complete", ... "read error"; unknown -> "unknown". */
+GS_API const char *gs_py_status_label(uint8_t status);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@ struct gs_aggregate {
 	struct gs_counts *stacks; /* NULL unless opts.stacks (folded, flame graph) */
 	char *key, *fold;
 	size_t key_len, key_cap;
+	bool no_py_lines;
 };
 
 int gs_aggregate_new(const struct gs_aggregate_opts *opts, struct gs_aggregate **out,
@@ -47,6 +48,7 @@ int gs_aggregate_new(const struct gs_aggregate_opts *opts, struct gs_aggregate *
 	if (!(a = calloc(1, sizeof(*a))))
 		return gs_errorf(err, -ENOMEM, "out of memory for the event counts");
 	a->format = to.format;
+	a->no_py_lines = ao.no_py_lines;
 	if (to.format == GS_PRINT_PRETTY)
 		to.format = GS_PRINT_PLAIN;
 	rc = gs_printer_new(&to, &a->table, err);
@@ -87,25 +89,44 @@ static bool key_put(struct gs_aggregate *a, const void *p, size_t n)
 	return true;
 }
 
-/* The backtrace part of a key: status, flags, then per frame its module
- * file and module pc (or the raw pc when the module is unknown). */
+/* The backtrace part of a key: status, flags, then per frame it shows its
+ * kind and what names it: a native frame's module file and module pc (or
+ * the raw pc when the module is unknown), a Python frame's function, file
+ * and line, a kernel or JIT frame's address. */
+static bool key_frame(struct gs_aggregate *a, const struct gs_stack_frame *f)
+{
+	const struct gs_frame *r = &f->native;
+	bool ok = key_put(a, &f->kind, 1);
+
+	switch (f->kind) {
+	case GS_FRAME_PYTHON:
+		ok = ok && key_put(a, f->function ? f->function : "", f->function ?
+				   strlen(f->function) + 1 : 1);
+		ok = ok && key_put(a, f->file ? f->file : "", f->file ? strlen(f->file) + 1 : 1);
+		return ok && key_put(a, f->function ? (const void *)&f->line : &f->addr,
+				     f->function ? sizeof(f->line) : sizeof(f->addr));
+	case GS_FRAME_KERNEL:
+		return ok && key_put(a, &f->addr, sizeof(f->addr));
+	default:
+		if (r->resolved && r->path)
+			ok = ok && key_put(a, r->path, strlen(r->path) + 1);
+		else
+			ok = ok && key_put(a, "", 1);
+		return ok && key_put(a, &r->pc, sizeof(r->pc));
+	}
+}
+
 static bool key_backtrace(struct gs_aggregate *a, const struct gs_event *ev,
 			  const struct gs_inst *in)
 {
 	uint8_t head[3] = { gs_frames_status(a->frames, ev, in), in->backtrace.flags,
 			    (uint8_t)in->backtrace.requested_depth };
+	struct gs_stack st;
 	bool ok = key_put(a, head, sizeof(head));
 
-	for (unsigned i = 0; ok && i < in->backtrace.frame_count; i++) {
-		struct gs_frame r;
-
-		gs_frames_resolve(a->frames, ev, in, i, &r);
-		if (r.resolved && r.path)
-			ok = key_put(a, r.path, strlen(r.path) + 1);
-		else
-			ok = key_put(a, "", 1);
-		ok = ok && key_put(a, &r.pc, sizeof(r.pc));
-	}
+	gs_frames_stack(a->frames, ev, in, &st);
+	for (size_t i = st.kernel; ok && i < st.count; i++)
+		ok = key_frame(a, &st.frames[i]);
 	return ok;
 }
 
@@ -120,7 +141,8 @@ static bool event_key(struct gs_aggregate *a, const struct gs_event *ev)
 		const struct gs_inst *in = &ev->insts[i];
 		uint8_t type = (uint8_t)in->type;
 
-		if (in->type == GS_INST_END)
+		/* a PythonStack is its backtrace's: in key_backtrace */
+		if (in->type == GS_INST_END || in->type == GS_INST_PYTHON_STACK)
 			continue;
 		ok = key_put(a, &type, 1);
 		if (ok && in->type == GS_INST_BACKTRACE) {
@@ -179,25 +201,18 @@ static int count_stacks(struct gs_aggregate *a, const struct gs_event *ev, uint6
 {
 	for (size_t i = 0; i < ev->ninsts; i++) {
 		const struct gs_inst *in = &ev->insts[i];
+		struct gs_stack st;
 		size_t n;
 
-		const struct gs_inst *ks = i + 1 < ev->ninsts &&
-			ev->insts[i + 1].type == GS_INST_KERNEL_STACK ? &ev->insts[i + 1] : NULL;
-
-		if (in->type != GS_INST_BACKTRACE ||
-		    (!in->backtrace.frame_count && (!ks || !ks->kernel_stack.frame_count)))
+		if (in->type != GS_INST_BACKTRACE)
 			continue;
-		n = gs_fold_backtrace(a->frames, ev, in, a->fold, FOLD_MAX);
+		/* a sample's kernel frames go on from its user leaf */
+		gs_frames_stack(a->frames, ev, in, &st);
+		if (!st.count)
+			continue;
+		n = gs_fold_stack(&st, 0, !a->no_py_lines, a->fold, FOLD_MAX);
 		if (n >= FOLD_MAX)
 			n = FOLD_MAX - 1;
-		/* a sample's kernel frames go on from its user leaf */
-		if (ks && ks->kernel_stack.frame_count && n + 2 < FOLD_MAX) {
-			if (n)
-				a->fold[n++] = ';';
-			n += gs_fold_kernel_stack(a->frames, ks, a->fold + n, FOLD_MAX - n);
-			if (n >= FOLD_MAX)
-				n = FOLD_MAX - 1;
-		}
 		if (gs_counts_add(a->stacks, a->fold, n, count, NULL) < 0)
 			return -ENOMEM;
 	}

@@ -44,11 +44,10 @@ static void put_wire_frame(struct ev_out *o, const char *indent, unsigned i,
  * know; with no error code, where the walk cannot go on by design the
  * symbolized text says why (JIT code). */
 static void put_stop_reason(struct ev_out *o, const struct ev_bt_style *st,
-			    const struct gs_inst *in, uint8_t status, bool last_known)
+			    const struct gs_inst *in, uint8_t status, unsigned n, bool last_known)
 {
 	uint16_t code = in->backtrace.error_code;
 	const char *label = gs_bt_error_label(code);
-	unsigned n = in->backtrace.frame_count;
 
 	if (label) {
 		ev_put(o, " (", 2);
@@ -75,14 +74,53 @@ static void put_stop_reason(struct ev_out *o, const struct ev_bt_style *st,
 	}
 }
 
+/* The frames of the stack bt shows, numbered from 0 as they are shown:
+ * native frames through the printer, Python frames by name. Whether the
+ * last native frame's module is known. */
+static bool put_stack(struct ev_out *o, const struct ev_bt_style *st, const struct gs_inst *in,
+		      const struct gs_stack *s)
+{
+	bool last_known = false;
+
+	for (size_t k = s->kernel; k < s->count; k++) {
+		const struct gs_stack_frame *f = &s->frames[k];
+		unsigned num = (unsigned)(k - s->kernel);
+
+		if (f->kind == GS_FRAME_PYTHON)
+			ev_put_python_frame(o, st->frame_indent, num, f);
+		else
+			last_known = st->sym->put(o, st->sym, in, f->index, num, &f->native,
+						  st->frame_indent);
+	}
+	return last_known;
+}
+
+/* After the frames: the Python walk's end when it did not reach the
+ * thread's first frame. */
+static void put_python_status(struct ev_out *o, const struct ev_bt_style *st,
+			      const struct gs_stack *s)
+{
+	if (s->python_status != GS_PY_TRUNCATED && s->python_status != GS_PY_READ_ERROR)
+		return;
+	ev_put_char(o, '\n');
+	ev_put_str(o, st->indent);
+	ev_put_str(o, "python frames: ");
+	ev_put_str(o, gs_py_status_label(s->python_status));
+	ev_put_str(o, " after ");
+	ev_put_udec(o, s->python_frames);
+}
+
 void ev_put_backtrace(struct ev_out *o, const struct ev_bt_style *st, const struct gs_event *ev,
 		      const struct gs_inst *in)
 {
 	unsigned n = in->backtrace.frame_count;
 	uint8_t status = st->sym ? st->sym->status(st->sym->frames, ev, in) : in->backtrace.status;
 	bool last_known = false;
+	struct gs_stack s = { 0 };
 
 	if (st->sym) {
+		st->sym->stack(st->sym->frames, ev, in, &s);
+		n = (unsigned)(s.count - s.kernel);
 		ev_put_str(o, "backtrace: ");
 		ev_put_str(o, gs_bt_status_label(status));
 		ev_put(o, ", ", 2);
@@ -90,6 +128,8 @@ void ev_put_backtrace(struct ev_out *o, const struct ev_bt_style *st, const stru
 		ev_put_str(o, n == 1 ? " frame (max " : " frames (max ");
 		ev_put_udec(o, in->backtrace.requested_depth);
 		ev_put_char(o, ')');
+		last_known = put_stack(o, st, in, &s);
+		put_python_status(o, st, &s);
 	} else {
 		ev_put_str(o, "backtrace(max_depth=");
 		ev_put_udec(o, in->backtrace.requested_depth);
@@ -98,11 +138,7 @@ void ev_put_backtrace(struct ev_out *o, const struct ev_bt_style *st, const stru
 		ev_put_str(o, ", status=");
 		ev_put_str(o, gs_bt_status_label(status));
 		ev_put_char(o, ')');
-	}
-	for (unsigned i = 0; i < n; i++) {
-		if (st->sym)
-			last_known = st->sym->put(o, st->sym, ev, in, i, st->frame_indent);
-		else
+		for (unsigned i = 0; i < n; i++)
 			put_wire_frame(o, st->frame_indent, i, &in->backtrace.frames[i]);
 	}
 	if (status == GS_BT_COMPLETE)
@@ -111,5 +147,5 @@ void ev_put_backtrace(struct ev_out *o, const struct ev_bt_style *st, const stru
 	ev_put_str(o, st->indent);
 	ev_put_str(o, "stopped: ");
 	ev_put_str(o, gs_bt_status_label(status));
-	put_stop_reason(o, st, in, status, last_known);
+	put_stop_reason(o, st, in, status, n, last_known);
 }

@@ -255,6 +255,26 @@ static int decode_kernel_stack(struct walk *w, size_t off, uint16_t len, struct 
 	return 0;
 }
 
+/* The hit thread's Python frames (wire.h "Python stack"). */
+static int decode_python_stack(struct walk *w, size_t off, uint16_t len, struct gs_inst *in)
+{
+	const struct gs_python_stack *h = (const void *)(w->p + off);
+
+	in->python_stack.requested_depth = h->requested_depth;
+	in->python_stack.frame_count = h->frame_count;
+	in->python_stack.status = h->status;
+	in->python_stack.minor = h->minor;
+	in->python_stack.frames = w->p + off + sizeof(*h);
+	if (h->frame_count > h->requested_depth)
+		return WBAD(w, off + offsetof(struct gs_python_stack, frame_count),
+			    "PythonStack: frame_count %u exceeds requested_depth %u",
+			    h->frame_count, h->requested_depth);
+	if ((size_t)h->frame_count * sizeof(struct gs_python_frame) > len - sizeof(*h))
+		return WBAD(w, off + offsetof(struct gs_python_stack, frame_count),
+			    "PythonStack: %u frames run past data_length %u", h->frame_count, len);
+	return 0;
+}
+
 static int decode_end(struct walk *w, size_t off, uint16_t len, struct gs_inst *in)
 {
 	const struct gs_end_instruction *h = (const void *)(w->p + off);
@@ -280,6 +300,8 @@ const struct inst_kind ev_inst_kinds[256] = {
 		sizeof(struct gs_backtrace_compact), false, decode_backtrace_compact },
 	[GS_INST_KERNEL_STACK] = { "KernelStack",
 		sizeof(struct gs_kernel_stack), false, decode_kernel_stack },
+	[GS_INST_PYTHON_STACK] = { "PythonStack",
+		sizeof(struct gs_python_stack), false, decode_python_stack },
 	[GS_INST_EXPR_ERROR] = { "ExprError",
 		sizeof(struct gs_expr_error), false, decode_expr_error },
 	[GS_INST_END] = { "EndInstruction",

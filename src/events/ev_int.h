@@ -49,6 +49,28 @@ void ev_put_text(struct ev_out *o, const uint8_t *s, size_t n, char quote, unsig
  * addresses only). */
 typedef const char *(*ev_kernel_namer)(void *arg, uint64_t addr, uint64_t *off);
 uint64_t ev_kernel_frame(const struct gs_inst *in, unsigned i);
+/* frames_stack.c's state inside a resolver (frames.c holds it): the
+ * stack last shown, the arena of its names, the Python namer. */
+struct ev_py;
+struct ev_stack_state {
+	struct gs_stack_frame *v;
+	size_t cap;
+	struct gs_arena *arena;
+	struct ev_py *py;
+};
+struct ev_stack_state *ev_frames_state(struct gs_frames *f);
+void ev_stack_state_free(struct ev_stack_state *s);
+/* frames_python.c: names Python frame w of process pid into out (its
+ * function, file, lines, runtime), the interpreter being module (the file
+ * of the native frame it replaces) of version 3.minor; out untouched past
+ * what is known. */
+void ev_py_name(struct gs_frames *fr, struct ev_stack_state *s, pid_t pid, const char *module,
+		uint8_t minor, const struct gs_python_frame *w, struct gs_stack_frame *out);
+void ev_py_free(struct ev_py *py);
+
+/* pystack.c: a PythonStack instruction's frame i, and its wire text. */
+void ev_python_frame(const struct gs_inst *in, unsigned i, struct gs_python_frame *out);
+void ev_put_python_stack(struct ev_out *o, const struct gs_inst *in, const char *indent);
 void ev_put_kernel_stack(struct ev_out *o, ev_kernel_namer name, void *arg,
 			 const struct gs_inst *in, const char *indent);
 
@@ -113,9 +135,13 @@ struct ev_bt_frames {
 	struct ev_frame_cache *cache; /* NULL: every frame rendered anew */
 	/* the status shown: gs_frames_status */
 	uint8_t (*status)(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt);
-	/* frame i's lines; whether its module is known (the printer's, print.c) */
-	bool (*put)(struct ev_out *o, const struct ev_bt_frames *sym, const struct gs_event *ev,
-		    const struct gs_inst *in, unsigned i, const char *indent);
+	/* the stack bt shows (gs_frames_stack) */
+	void (*stack)(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt,
+		      struct gs_stack *out);
+	/* native frame i (resolved: r), shown as frame num; whether its
+	 * module is known (the printer's, print.c) */
+	bool (*put)(struct ev_out *o, const struct ev_bt_frames *sym, const struct gs_inst *in,
+		    unsigned i, unsigned num, const struct gs_frame *r, const char *indent);
 };
 struct ev_bt_style {
 	const char *indent, *frame_indent;
@@ -126,6 +152,10 @@ void ev_put_backtrace(struct ev_out *o, const struct ev_bt_style *st, const stru
 /* `\n<indent>#<i>`: every frame line starts so. */
 void ev_put_frame_line(struct ev_out *o, const char *indent, unsigned i);
 
+/* print_frame.c: a Python frame's line, `#num leaf at /srv/app/pyb.py:4
+ * [python3.11]` (by its code object when it could not be named). */
+void ev_put_python_frame(struct ev_out *o, const char *indent, unsigned num,
+			 const struct gs_stack_frame *f);
 /* print_frame.c: one symbolized frame's lines, each `\n<indent>#<i>...`:
  * an `.inline` line per inline call, then the function; or the raw,
  * signal or unsymbolized form. */

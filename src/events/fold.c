@@ -36,33 +36,82 @@ static void put_name(struct sink *s, const char *name)
 	}
 }
 
-size_t gs_fold_backtrace(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt,
-			 char *buf, size_t size)
+/* A Python frame: `leaf (pyb.py:4)`, the file's base name; without lines
+ * `leaf (pyb.py)`, so a function's samples fold together. */
+static void put_python(struct sink *s, const struct gs_stack_frame *f, bool lines)
+{
+	const char *file = f->file ? strrchr(f->file, '/') : NULL;
+	char name[224];
+
+	file = file ? file + 1 : f->file;
+	if (!f->function)
+		snprintf(name, sizeof(name), "[python 0x%" PRIx64 "]", f->addr);
+	else if (!file)
+		snprintf(name, sizeof(name), "%.120s", f->function);
+	else if (lines && f->line > 0)
+		snprintf(name, sizeof(name), "%.120s (%.60s:%d)", f->function, file, f->line);
+	else
+		snprintf(name, sizeof(name), "%.120s (%.60s)", f->function, file);
+	put_name(s, name);
+}
+
+static void put_frame(struct sink *s, const struct gs_stack_frame *f, bool py_lines)
+{
+	const struct gs_frame *r = &f->native;
+	char name[128];
+
+	switch (f->kind) {
+	case GS_FRAME_KERNEL:
+		if (f->function)
+			snprintf(name, sizeof(name), "%.100s_[k]", f->function);
+		else
+			snprintf(name, sizeof(name), "0x%" PRIx64 "_[k]", f->addr);
+		put_name(s, name);
+		return;
+	case GS_FRAME_PYTHON:
+		put_python(s, f, py_lines);
+		return;
+	case GS_FRAME_JIT:
+		if (f->function)
+			put_name(s, f->function);
+		else
+			put_name(s, "[anon:jit]");
+		return;
+	default:
+		break;
+	}
+	if (r->sym && r->sym->function) {
+		put_name(s, r->sym->function);
+		for (size_t i = 0; r->sym->from_dwarf && i < r->sym->ninlines; i++)
+			if (r->sym->inlines[i].name)
+				put_name(s, r->sym->inlines[i].name);
+	} else if (r->resolved) {
+		snprintf(name, sizeof(name), "%.60s+0x%" PRIx64, r->module ? r->module : "?", r->pc);
+		put_name(s, name);
+	} else {
+		put_name(s, "[unknown]");
+	}
+}
+
+size_t gs_fold_stack(const struct gs_stack *st, size_t first, bool py_lines, char *buf,
+		     size_t size)
 {
 	struct sink s = { .buf = buf, .size = size };
-	unsigned n = bt->backtrace.frame_count;
 
-	for (unsigned k = n; k-- > 0;) {
-		struct gs_frame r;
-		char name[96];
-
-		gs_frames_resolve(f, ev, bt, k, &r);
-		if (r.sym && r.sym->function) {
-			put_name(&s, r.sym->function);
-			for (size_t i = 0; r.sym->from_dwarf && i < r.sym->ninlines; i++)
-				if (r.sym->inlines[i].name)
-					put_name(&s, r.sym->inlines[i].name);
-		} else if (r.resolved) {
-			snprintf(name, sizeof(name), "%.60s+0x%" PRIx64, r.module ? r.module : "?",
-				 r.pc);
-			put_name(&s, name);
-		} else {
-			put_name(&s, "[unknown]");
-		}
-	}
+	for (size_t k = st->count; k-- > first;)
+		put_frame(&s, &st->frames[k], py_lines);
 	if (size)
 		buf[s.len < size ? s.len : size - 1] = '\0';
 	return s.len;
+}
+
+size_t gs_fold_backtrace(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt,
+			 char *buf, size_t size)
+{
+	struct gs_stack st;
+
+	gs_frames_stack(f, ev, bt, &st);
+	return gs_fold_stack(&st, st.kernel, true, buf, size);
 }
 
 size_t gs_fold_kernel_stack(struct gs_frames *f, const struct gs_inst *ks, char *buf, size_t size)
@@ -70,17 +119,11 @@ size_t gs_fold_kernel_stack(struct gs_frames *f, const struct gs_inst *ks, char 
 	struct sink s = { .buf = buf, .size = size };
 
 	for (unsigned k = ks->kernel_stack.frame_count; k-- > 0;) {
-		char name[128];
-		uint64_t addr, off;
-		const char *fn;
+		struct gs_stack_frame fr = { .kind = GS_FRAME_KERNEL, .index = k };
 
-		memcpy(&addr, ks->kernel_stack.addrs + 8u * k, 8);
-		fn = f ? gs_frames_kernel_symbol(f, addr, &off) : NULL;
-		if (fn)
-			snprintf(name, sizeof(name), "%.100s_[k]", fn);
-		else
-			snprintf(name, sizeof(name), "0x%" PRIx64 "_[k]", addr);
-		put_name(&s, name);
+		memcpy(&fr.addr, ks->kernel_stack.addrs + 8u * k, 8);
+		fr.function = f ? gs_frames_kernel_symbol(f, fr.addr, &fr.offset) : NULL;
+		put_frame(&s, &fr, true);
 	}
 	if (size)
 		buf[s.len < size ? s.len : size - 1] = '\0';

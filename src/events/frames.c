@@ -66,6 +66,7 @@ struct gs_frames {
 	size_t names_cap, nnames;
 	struct gs_kallsyms *ksyms; /* read at the first kernel frame */
 	bool ksyms_tried;
+	struct ev_stack_state stack; /* gs_frames_stack's */
 };
 
 /* An address in no known module re-reads the module list, at most this often. */
@@ -489,10 +490,16 @@ const char *gs_frames_kernel_symbol(struct gs_frames *f, uint64_t addr, uint64_t
 	return gs_kallsyms_find(f->ksyms, addr, off);
 }
 
+struct ev_stack_state *ev_frames_state(struct gs_frames *f)
+{
+	return &f->stack;
+}
+
 void gs_frames_free(struct gs_frames *f)
 {
 	if (!f)
 		return;
+	ev_stack_state_free(&f->stack);
 	for (size_t i = 0; i < f->npids; i++)
 		pid_clear(&f->pids[i]);
 	free(f->pids);

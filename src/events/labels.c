@@ -40,6 +40,15 @@ const char *gs_bt_status_label(uint8_t status)
 	return bt_status_labels[status];
 }
 
+static const char *const py_status_labels[] = {
+	"complete", "truncated", "not python", "no thread state", "read error",
+};
+
+const char *gs_py_status_label(uint8_t status)
+{
+	return status < BASE_ARRAY_SIZE(py_status_labels) ? py_status_labels[status] : "unknown";
+}
+
 const char *gs_bt_error_label(uint16_t code)
 {
 	return code < BASE_ARRAY_SIZE(bt_error_labels) ? bt_error_labels[code] : "unknown";

@@ -127,7 +127,8 @@ static uint64_t mapping_id(struct gs_pprof *p, const struct pprof_map *m)
 
 static uint64_t function_id(struct gs_pprof *p, const struct pprof_line *l)
 {
-	struct pp_function key = { str(p, l->name), str(p, l->system_name), str(p, l->file), 0 };
+	struct pp_function key = { str(p, l->name), str(p, l->system_name), str(p, l->file),
+				   l->start_line };
 	bool made;
 	uint64_t id = intern(p, p->function_ids, &key, sizeof(key), (void **)&p->functions,
 			     &p->nfunctions, &p->functions_cap, sizeof(*p->functions), &made);

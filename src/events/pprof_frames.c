@@ -12,6 +12,7 @@
 
 #include <gs/modfile.h>
 
+#include "base.h"
 #include "pprof_int.h"
 
 /* A physical function and what is inlined into it at one pc. */
@@ -91,69 +92,80 @@ static uint64_t frame_location(struct gs_pprof *p, const struct gs_frame *r, boo
 	return pprof_location(p, &m, addr, lines, n);
 }
 
-/* A CPU sample's kernel frames (KernelStack), innermost first: each its
- * kallsyms function, in the mapping of the kernel's text. */
-static size_t add_kernel_frames(struct gs_pprof *p, const struct gs_inst *ks, uint64_t *locs)
+/* The kernel's text, where a sample's kernel frames are. */
+static const struct pprof_map kernel_map = { .file = "[kernel.kallsyms]", .build_id = "",
+					     .start = 0xffff800000000000ull,
+					     .limit = UINT64_MAX };
+
+/* A Python frame: its function (qualified name, file, first line) at its
+ * line. It has no address of its own: the location is keyed by a hash of
+ * what it shows, with the top bit set (no user address has it), so one
+ * line of one function is one location in every process. */
+static uint64_t python_location(struct gs_pprof *p, const struct gs_stack_frame *f)
 {
-	static const struct pprof_map kernel = { .file = "[kernel.kallsyms]", .build_id = "",
-						 .start = 0xffff800000000000ull,
-						 .limit = UINT64_MAX };
-	size_t n = 0;
+	struct pprof_line line = { .name = f->function, .system_name = f->function,
+				   .file = f->file, .line = f->line, .start_line = f->first_line };
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *parts[2] = { f->function, f->file };
 
-	for (unsigned i = 0; ks && i < ks->kernel_stack.frame_count; i++) {
-		struct pprof_line line = { 0 };
-		uint64_t addr, off;
+	if (!f->function)
+		return pprof_location(p, NULL, f->addr | 1ull << 63, NULL, 0);
+	for (size_t k = 0; k < 2; k++)
+		for (const char *c = parts[k] ? parts[k] : ""; ; c++) {
+			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+			if (!*c)
+				break;
+		}
+	h = (h ^ (uint64_t)(uint32_t)f->line) * 0x100000001b3ull;
+	return pprof_location(p, NULL, h | 1ull << 63, &line, 1);
+}
 
-		memcpy(&addr, ks->kernel_stack.addrs + 8u * i, 8);
-		line.name = line.system_name = gs_frames_kernel_symbol(pprof_frames(p), addr, &off);
-		if (!(locs[n] = pprof_location(p, addr >= kernel.start ? &kernel : NULL, addr, &line,
-					       line.name ? 1 : 0)))
-			return SIZE_MAX;
-		n++;
+static uint64_t stack_location(struct gs_pprof *p, const struct gs_stack_frame *f)
+{
+	struct pprof_line line = { 0 };
+
+	switch (f->kind) {
+	case GS_FRAME_KERNEL:
+		line.name = line.system_name = f->function;
+		return pprof_location(p, f->addr >= kernel_map.start ? &kernel_map : NULL, f->addr,
+				      &line, line.name ? 1 : 0);
+	case GS_FRAME_PYTHON:
+		return python_location(p, f);
+	case GS_FRAME_JIT:
+		line.name = line.system_name = f->function;
+		return pprof_location(p, NULL, f->addr, &line, line.name ? 1 : 0);
+	default:
+		return frame_location(p, &f->native, f->caller);
 	}
-	return n;
 }
 
 static int add_backtrace(struct gs_pprof *p, const struct gs_event *ev, const struct gs_inst *bt,
-			 const struct gs_inst *ks, uint64_t *locs, uint64_t n)
+			 uint64_t **locs, size_t *cap, uint64_t n)
 {
-	bool after_signal = false;
-	size_t nk = add_kernel_frames(p, ks, locs);
-	unsigned count = bt->backtrace.frame_count;
+	struct gs_stack st;
 
-	if (nk == SIZE_MAX)
+	gs_frames_stack(pprof_frames(p), ev, bt, &st);
+	if (!st.count)
+		return 0;
+	if (base_grow((void **)locs, cap, st.count, sizeof(**locs)))
 		return -ENOMEM;
-	locs += nk;
-	for (unsigned i = 0; i < count; i++) {
-		struct gs_frame r;
-
-		gs_frames_resolve(pprof_frames(p), ev, bt, i, &r);
-		locs[i] = frame_location(p, &r, i > 0 && !after_signal);
-		if (!locs[i])
+	for (size_t i = 0; i < st.count; i++)
+		if (!((*locs)[i] = stack_location(p, &st.frames[i])))
 			return -ENOMEM;
-		after_signal = r.signal_frame;
-	}
-	return pprof_sample(p, locs - nk, count + nk, ev->pid, ev->tid, ev->trace_id, n);
+	return pprof_sample(p, *locs, st.count, ev->pid, ev->tid, ev->trace_id, n);
 }
 
 int gs_pprof_add(struct gs_pprof *p, const struct gs_event *ev, uint64_t n)
 {
+	uint64_t *locs = NULL;
+	size_t cap = 0;
 	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < ev->ninsts; i++) {
-		const struct gs_inst *in = &ev->insts[i];
-		/* a CPU sample's kernel stack sits above its user stack */
-		const struct gs_inst *ks = i + 1 < ev->ninsts &&
-			ev->insts[i + 1].type == GS_INST_KERNEL_STACK ? &ev->insts[i + 1] : NULL;
-		size_t nk = ks ? ks->kernel_stack.frame_count : 0;
-		uint64_t *locs;
-
-		if (in->type != GS_INST_BACKTRACE || !(in->backtrace.frame_count + nk))
-			continue;
-		if (!(locs = malloc((in->backtrace.frame_count + nk) * sizeof(*locs))))
-			return -ENOMEM;
-		rc = add_backtrace(p, ev, in, ks, locs, n);
-		free(locs);
-	}
+	/* each backtrace with what goes with it (gs_frames_stack): a sample's
+	 * kernel frames above its user ones, Python frames in place */
+	for (size_t i = 0; rc == 0 && i < ev->ninsts; i++)
+		if (ev->insts[i].type == GS_INST_BACKTRACE)
+			rc = add_backtrace(p, ev, &ev->insts[i], &locs, &cap, n);
+	free(locs);
 	return rc;
 }

@@ -10,10 +10,11 @@
 #include <gs/pprof.h>
 
 /* One line of a location: a function (name as shown, name as linked,
- * source file; NULLs: unknown) and the line in it (0: unknown). */
+ * source file; NULLs: unknown; the line it starts at, 0: unknown) and the
+ * line in it (0: unknown). */
 struct pprof_line {
 	const char *name, *system_name, *file;
-	int64_t line;
+	int64_t line, start_line;
 };
 
 /* A mapping: a file's segment at [start, limit), file_offset its first

@@ -106,25 +106,23 @@ static void put_item(struct gs_printer *p, const struct gs_inst *in, const char 
 
 /* ---- events ---------------------------------------------------------------------- */
 
-/* Frame i, resolved: from the cache when it can hold the frame's text (a
- * symbolized, resolved frame that is not raw or a signal frame), else
- * rendered now (print_frame.c). Whether its module is known: the
- * backtrace renderer's ev_bt_frames.put. */
+/* Native frame i (resolved: r), shown as frame num: from the cache when it
+ * can hold the frame's text (a symbolized, resolved frame that is not raw
+ * or a signal frame), else rendered now (print_frame.c). Whether its
+ * module is known: the backtrace renderer's ev_bt_frames.put. */
 static bool put_symbolized_frame(struct ev_out *o, const struct ev_bt_frames *sym,
-				 const struct gs_event *ev, const struct gs_inst *in, unsigned i,
-				 const char *indent)
+				 const struct gs_inst *in, unsigned i, unsigned num,
+				 const struct gs_frame *r, const char *indent)
 {
 	const struct gs_backtrace_frame *fr = &in->backtrace.frames[i];
 	/* what a symbolized frame's text depends on */
 	uint8_t flags = in->backtrace.flags & GS_BT_FLAG_INLINE;
 	bool raw = in->backtrace.flags & GS_BT_FLAG_RAW;
-	struct gs_frame r;
 
-	gs_frames_resolve(sym->frames, ev, in, i, &r);
-	if (!(sym->cache && !raw && r.sym && r.resolved && !r.signal_frame &&
-	      ev_frame_cache_put(o, sym->cache, sym->frames, indent, i, flags, fr, &r)))
-		ev_put_frame(o, sym->frames, indent, i, in->backtrace.flags, fr, &r);
-	return r.resolved;
+	if (!(sym->cache && !raw && r->sym && r->resolved && !r->signal_frame &&
+	      ev_frame_cache_put(o, sym->cache, sym->frames, indent, num, flags, fr, r)))
+		ev_put_frame(o, sym->frames, indent, num, in->backtrace.flags, fr, r);
+	return r->resolved;
 }
 
 /* A kernel frame's name, from the printer's resolver. */
@@ -138,7 +136,7 @@ static void put_text_event(struct gs_printer *p, const struct gs_event *ev)
 	bool pretty = p->opts.format == GS_PRINT_PRETTY;
 	struct ev_bt_frames sym = {
 		.frames = p->frames, .cache = p->cache,
-		.status = gs_frames_status, .put = put_symbolized_frame,
+		.status = gs_frames_status, .stack = gs_frames_stack, .put = put_symbolized_frame,
 	};
 	struct ev_bt_style st = {
 		.indent = pretty ? "  " : "", .frame_indent = pretty ? "    " : "  ", .sym = &sym,
@@ -167,6 +165,8 @@ static void put_text_event(struct gs_printer *p, const struct gs_event *ev)
 			ev_put_str(&p->text, st.indent);
 			ev_put_backtrace(&p->text, &st, ev, in);
 			ev_put_char(&p->text, '\n');
+		} else if (in->type == GS_INST_PYTHON_STACK) {
+			/* shown in place by its backtrace (gs_frames_stack) */
 		} else if (in->type == GS_INST_KERNEL_STACK) {
 			ev_put_str(&p->text, st.indent);
 			ev_put_kernel_stack(&p->text, kernel_name, p->frames, in, st.indent);

@@ -44,6 +44,25 @@ static void put_module(struct ev_out *o, const struct gs_backtrace_frame *fr,
 	ev_put_char(o, ']');
 }
 
+void ev_put_python_frame(struct ev_out *o, const char *indent, unsigned num,
+			 const struct gs_stack_frame *f)
+{
+	ev_put_frame_line(o, indent, num);
+	ev_put_char(o, ' ');
+	if (f->function) {
+		put_name(o, f->function);
+		ev_put_str(o, " at ");
+		put_location(o, f->file, f->line, 0);
+	} else {
+		ev_put_str(o, "<python code ");
+		ev_put_0x(o, f->addr);
+		ev_put_char(o, '>');
+	}
+	ev_put(o, " [", 2);
+	put_name(o, f->runtime ? f->runtime : "python");
+	ev_put_char(o, ']');
+}
+
 void ev_put_frame(struct ev_out *o, struct gs_frames *frames, const char *indent, unsigned i,
 		  uint8_t flags, const struct gs_backtrace_frame *fr, const struct gs_frame *r)
 {

@@ -170,6 +170,8 @@ static void json_frame(struct gs_printer *o, FILE *f, unsigned i, uint8_t flags,
 	fputc('{', f);
 	ev_json_key(f, &first, "index");
 	fprintf(f, "%u", i);
+	ev_json_key(f, &first, "kind");
+	ev_json_str(f, "native");
 	ev_json_key(f, &first, "function");
 	if (r->signal_frame)
 		ev_json_str(f, GS_FRAME_SIGNAL_NAME);
@@ -209,12 +211,39 @@ static void json_frame(struct gs_printer *o, FILE *f, unsigned i, uint8_t flags,
 	fputs("]}", f);
 }
 
+/* A Python frame: its function, file and line, the interpreter, and the
+ * code object it ran (nulls where it could not be named). */
+static void json_python_frame(FILE *f, unsigned i, const struct gs_stack_frame *fr)
+{
+	bool first = true;
+
+	fputc('{', f);
+	ev_json_key(f, &first, "index");
+	fprintf(f, "%u", i);
+	ev_json_key(f, &first, "kind");
+	ev_json_str(f, "python");
+	ev_json_key(f, &first, "function");
+	ev_json_str(f, fr->function);
+	json_line(f, &first, fr->file, fr->line, 0);
+	ev_json_key(f, &first, "first_line");
+	if (fr->first_line > 0)
+		fprintf(f, "%d", fr->first_line);
+	else
+		fputs("null", f);
+	ev_json_key(f, &first, "runtime");
+	ev_json_str(f, fr->runtime);
+	ev_json_key(f, &first, "code");
+	fprintf(f, "\"0x%" PRIx64 "\"", fr->addr);
+	fputc('}', f);
+}
+
 static void json_backtrace(struct gs_printer *o, FILE *f, const struct gs_event *ev,
 			   const struct gs_inst *in)
 {
 	uint8_t status = gs_frames_status(o->frames, ev, in);
 	const char *code_label = gs_bt_error_label(in->backtrace.error_code);
 	bool first = true;
+	struct gs_stack st;
 
 	fputc('{', f);
 	ev_json_key(f, &first, "kind");
@@ -229,15 +258,23 @@ static void json_backtrace(struct gs_printer *o, FILE *f, const struct gs_event 
 	fprintf(f, "%u", in->backtrace.requested_depth);
 	ev_json_key(f, &first, "raw");
 	fputs(in->backtrace.flags & GS_BT_FLAG_RAW ? "true" : "false", f);
+	gs_frames_stack(o->frames, ev, in, &st);
+	ev_json_key(f, &first, "python_status");
+	ev_json_str(f, st.python_status == GS_PY_NOT_PYTHON ? NULL
+							    : gs_py_status_label(st.python_status));
 	ev_json_key(f, &first, "frames");
 	fputc('[', f);
-	for (unsigned i = 0; i < in->backtrace.frame_count; i++) {
-		struct gs_frame r;
+	for (size_t k = st.kernel; k < st.count; k++) {
+		const struct gs_stack_frame *fr = &st.frames[k];
+		unsigned num = (unsigned)(k - st.kernel);
 
-		gs_frames_resolve(o->frames, ev, in, i, &r);
-		if (i)
+		if (k > st.kernel)
 			fputc(',', f);
-		json_frame(o, f, i, in->backtrace.flags, &in->backtrace.frames[i], &r);
+		if (fr->kind == GS_FRAME_PYTHON)
+			json_python_frame(f, num, fr);
+		else
+			json_frame(o, f, num, in->backtrace.flags, &in->backtrace.frames[fr->index],
+				   &fr->native);
 	}
 	fputs("]}", f);
 }
@@ -295,7 +332,8 @@ void ev_print_json(struct gs_printer *o, const struct gs_event *ev, FILE *f)
 	for (size_t i = 0; i < ev->ninsts; i++) {
 		const struct gs_inst *in = &ev->insts[i];
 
-		if (in->type == GS_INST_END)
+		/* a PythonStack is shown in its backtrace's frames */
+		if (in->type == GS_INST_END || in->type == GS_INST_PYTHON_STACK)
 			continue;
 		if (!first_item)
 			fputc(',', f);

@@ -203,6 +203,7 @@ static void (*const put_by_type[256])(struct ev_out *o, const struct gs_inst *in
 	[GS_INST_PRINT_COMPLEX_FORMAT] = put_format,
 	[GS_INST_BACKTRACE] = put_backtrace,
 	[GS_INST_KERNEL_STACK] = put_kernel_stack,
+	[GS_INST_PYTHON_STACK] = ev_put_python_stack,
 	[GS_INST_EXPR_ERROR] = put_expr_error,
 };
 
