@@ -38,7 +38,7 @@ struct gs_py_layout {
 	uint16_t code_firstlineno;  /* co_firstlineno (int) */
 	uint16_t code_linetable;    /* co_lnotab (3.8/3.9), co_linetable (3.10+): a bytes object */
 	uint16_t code_adaptive;     /* co_code_adaptive (3.11+): where the bytecode starts */
-	uint16_t code_firsttraceable; /* _co_firsttraceable (3.11, 3.12), else GS_PY_NONE */
+	uint16_t code_firsttraceable; /* _co_firsttraceable (3.11+), else GS_PY_NONE */
 	/* objects */
 	uint16_t object_type;       /* PyObject.ob_type */
 	uint16_t var_size;          /* PyVarObject.ob_size */
@@ -49,6 +49,51 @@ struct gs_py_layout {
 	uint16_t unicode_compact_data; /* sizeof(PyCompactUnicodeObject): other compact strings */
 	uint32_t runtime_size;      /* sizeof(_PyRuntimeState), for identifying the version */
 };
+
+/* ---- which interpreter a module file holds (pyversion.c) ---- */
+
+/* What gstrace knows of one module file holding CPython: its version and
+ * the link-time addresses (before the load bias) of what a walk starts
+ * from. */
+struct gs_py_module {
+	uint8_t minor;        /* 3.minor */
+	bool has_dwarf;       /* .debug_info in the file itself */
+	bool has_tss;         /* tss_tstate is known (.symtab, 3.12+) */
+	uint64_t runtime;     /* &_PyRuntime */
+	uint64_t runtime_size; /* its symbol's size */
+	uint64_t tss_tstate;  /* _Py_tss_tstate's offset in the module's TLS block */
+	uint64_t code_type;   /* &PyCode_Type, 0 when absent */
+	uint64_t eval_lo, eval_hi; /* [lo, hi) of _PyEval_EvalFrameDefault */
+};
+
+/* Whether the ELF file at `path` (an executable or a libpython) holds a
+ * CPython interpreter, and which: the minor version from Py_Version
+ * (3.11+), else from the file name (libpython3.X.so..., python3.X)
+ * confirmed by _PyRuntime's size against that version's layout. 0 and
+ * *out filled: a version gstrace reads (3.8 to 3.13); -ENOENT: no
+ * interpreter in this file (an executable that links libpython holds
+ * none: the library does); -ENOTSUP: an interpreter gstrace cannot read
+ * (another version, or one it cannot tell), err says which, as "python
+ * 3.N: unsupported"; another -errno: the file cannot be read. */
+GS_API int gs_py_identify(const char *path, struct gs_py_module *out, struct gs_error *err);
+
+/* ---- layouts (pylayout.c: the table; pylayout_dwarf.c: from DWARF) ---- */
+
+/* The built-in layout of CPython 3.minor (x86-64), or NULL for a version
+ * gstrace does not read. A unit test keeps it equal to the DWARF of a
+ * build of each version. */
+GS_API const struct gs_py_layout *gs_py_layout_table(uint8_t minor);
+/* The layout of 3.minor read from the DWARF in the file at `path`: every
+ * offset, size and the FRAME_OWNED_BY_CSTACK value as that build has
+ * them. -ENOENT when the file has no DWARF or lacks a type gstrace reads
+ * (err names it); -ENOTSUP for a minor outside 3.8 to 3.13. */
+GS_API int gs_py_layout_dwarf(const char *path, uint8_t minor, struct gs_py_layout *out,
+			      struct gs_error *err);
+/* The layout of the 3.minor interpreter in `path`: from its DWARF when
+ * it has one (*from_dwarf true), else the table; -ENOTSUP for a minor
+ * outside 3.8 to 3.13. from_dwarf may be NULL. */
+GS_API int gs_py_layout_get(const char *path, uint8_t minor, struct gs_py_layout *out,
+			    bool *from_dwarf, struct gs_error *err);
 
 /* TEMPORARY (seam branch): the namer's API as briefed; replaced by the
  * pyuser branch's at the merge. */
