@@ -103,6 +103,10 @@ struct gs_program_opts {
 	 * than it must be. An aggregation whose keys need more fails the
 	 * build. */
 	uint32_t agg_key_bytes;
+	/* Every `bt` also walks the hit thread's Python frames
+	 * (GS_BT_FLAG_PYTHON on each, gs/wire.h "Python stack"): the loop
+	 * unwinder only, reading py_procs and task_fsbase_offset. */
+	bool python_frames;
 };
 
 /* ---- the result ----------------------------------------------------------- */

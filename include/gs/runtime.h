@@ -165,6 +165,12 @@ GS_API int gs_uprobe_multi_supported(struct gs_error *err);
  * --dry-run / --dump-insns print them, so the listing is what gets loaded. */
 
 /* Options (GS_OPTS); zero is the default of every field. */
+enum gs_python_frames {
+	GS_PYTHON_FRAMES_AUTO = 0,
+	GS_PYTHON_FRAMES_OFF = 1,
+	GS_PYTHON_FRAMES_ON = 2, /* an error where they cannot be walked */
+};
+
 struct gs_plan_opts {
 	size_t sz;
 	/* A process (-p, or a launched command): targets resolve in its
@@ -193,6 +199,11 @@ struct gs_plan_opts {
 	/* The id gs_plan_add_script gives the script's first trace (the
 	 * others follow it): a live session numbers traces across scripts. */
 	uint32_t first_trace_id;
+	/* Backtraces show the Python frames of a CPython 3.8-3.13 process in
+	 * place (gs_program_opts.python_frames): AUTO when the target runs
+	 * CPython (-p: a module holding the interpreter; -t: the binary holds
+	 * it or links libpython; neither: every process may). */
+	enum gs_python_frames python_frames;
 };
 
 /* One trace of a plan: opaque, read through the accessors below. */

@@ -259,6 +259,7 @@ static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 	ao.events = c->cli.aggregate;
 	ao.stacks = c->cli.format == CLI_FOLDED || c->cli.flamegraph;
 	ao.print = &po;
+	ao.no_py_lines = c->cli.no_py_lines;
 	if ((ao.events || ao.stacks) && gs_aggregate_new(&ao, &c->agg, &err)) {
 		cli_say("gstrace: ", "%s", err.msg);
 		return EXIT_RUNTIME;

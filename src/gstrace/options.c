@@ -36,6 +36,7 @@ static const char *const timestamps[] = { "local", "boot", "none" };
 static const char *const unwinders[] = { "tailcall", "loop" }; /* enum gs_unwinder order */
 static const char *const count_places[] = { "user", "bpf" };
 static const char *const fault_modes[] = { "auto", "on", "off" }; /* enum cli_fault_in order */
+static const char *const python_modes[] = { "auto", "off", "on" }; /* enum gs_python_frames */
 
 /* A decimal number without sign or spaces, within [lo, hi]. */
 static bool parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -184,6 +185,16 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 			return cli_usage_error(msg, size, "%s '%s' is not an unwinder; give loop or "
 					   "tailcall", flag, v);
 		c->unwinder = k;
+		break;
+	case O_PYTHON_FRAMES:
+		/* auto, off, on: enum gs_python_frames order */
+		if ((k = keyword(v, python_modes, BASE_ARRAY_SIZE(python_modes))) < 0)
+			return cli_usage_error(msg, size, "%s '%s' is not a Python frames mode; give "
+					   "auto, on or off", flag, v);
+		c->python_frames = k;
+		break;
+	case O_NO_PY_LINES:
+		c->no_py_lines = true;
 		break;
 	case O_FAULT_IN:
 		if ((k = keyword(v, fault_modes, BASE_ARRAY_SIZE(fault_modes))) < 0)

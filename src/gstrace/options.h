@@ -74,6 +74,8 @@ struct cli {
 	bool force_perf;
 	bool dry_run;
 	bool no_demangle; /* --no-demangle: C++/Rust names as the linker sees them */
+	bool no_py_lines; /* --no-py-lines: folded Python frames without lines */
+	int python_frames; /* --python-frames: enum gs_python_frames */
 	bool dump_insns;
 	uint64_t max_events;      /* 0: no limit */
 	size_t max_probes;        /* traces and probe addresses; CLI_MAX_PROBES */

@@ -289,7 +289,8 @@ int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid)
 	 * waits on it with job control) until its new modules are known. */
 	struct gs_plan_opts po = { .sz = sizeof(po), .pid = pid, .module = c->cli.target,
 				   .program = popts, .max_probes = c->cli.max_probes,
-				   .hold_on_dlopen = c->cli.ncommand > 0 };
+				   .hold_on_dlopen = c->cli.ncommand > 0,
+				   .python_frames = (enum gs_python_frames)c->cli.python_frames };
 	struct gs_error err = { 0 };
 	int rc = cli_open_files(c);
 

@@ -554,7 +554,9 @@ int gs_plan_build(struct gs_plan *p, struct gs_error *err)
 	 * says; without it they read as OffsetsUnavailable (docs/tls.md). */
 	if (!p->program.task_fsbase_offset)
 		p->program.task_fsbase_offset = rt_values_task_fsbase(p->values);
-	rc = build_all(p, rows, &t0, err);
+	rc = rt_plan_python(p, err);
+	if (rc == 0)
+		rc = build_all(p, rows, &t0, err);
 	/* The aggregations' keys hashed no longer than they need: built again
 	 * with the most any of them takes (the map is one for all); and the
 	 * output buffers sized by the largest event (plan_output.c). */

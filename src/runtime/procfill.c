@@ -424,6 +424,8 @@ int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct 
 	if (rc == 0)
 		rc = write_tls(f, maps, &mods, err);
 	if (rc == 0)
+		rc = rt_py_write(f->pid, maps, &mods, f->py_note, sizeof(f->py_note), err);
+	if (rc == 0)
 		rc = gs_bpf_maps_flush(maps, err);
 	if (rc) {
 		free(sig);

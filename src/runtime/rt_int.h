@@ -159,6 +159,19 @@ int rt_plan_cfi_problem(struct gs_modfiles *files, const char *module, uint64_t 
 
 struct gs_proc_modules;
 
+/* plan_python.c: sets p->program.python_frames as p->opts.python_frames
+ * asks (and the thread pointer's offset the walk needs). 0, or -EINVAL /
+ * a BTF error when they were asked for and cannot be walked. */
+struct gs_plan;
+int rt_plan_python(struct gs_plan *p, struct gs_error *err);
+
+/* pyprocs.c: py_procs[pid] from pid's modules when its programs walk
+ * Python frames: the entry of the interpreter it runs, none when it runs
+ * none or one gstrace cannot read (then note says why, when given). 0 or
+ * a map write's error. */
+int rt_py_write(pid_t pid, struct gs_bpf_maps *maps, const struct gs_proc_modules *mods,
+		char *note, size_t note_size, struct gs_error *err);
+
 /* Reads of a process's TLS tables in a row while a mapped module with TLS
  * is not registered (polls: some seconds), before giving up on it. */
 #define RT_TLS_MAX_TRIES 200

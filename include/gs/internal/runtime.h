@@ -258,6 +258,9 @@ struct gs_procfill {
 	 * RT_TLS_MAX_TRIES reads in a row. */
 	bool tls_pending;
 	unsigned tls_tries;
+	/* Why its Python frames stay native (an interpreter gstrace cannot
+	 * read), "" else: for the session to say once (pyprocs.c). */
+	char py_note[160];
 };
 /* files: the module-file cache its modules are read through (NULL: one
  * per read). */
