@@ -246,6 +246,11 @@ GS_ASSERT_LAYOUT(struct gs_backtrace_frame, flags, 24);
 /* A CPU sample's `bt` (gs_trace_spec.sample): the interrupted task's kernel
  * stack follows the backtrace as a KernelStack instruction. */
 #define GS_BT_FLAG_KERNEL 0x08
+/* The hit thread's CPython frames follow the backtrace (after its
+ * KernelStack instruction when there is one) as a PythonStack
+ * instruction, walked in BPF from the process's py_procs entry (docs/
+ * protocol.md "Python stack"). The bpf_loop walker's only. */
+#define GS_BT_FLAG_PYTHON 0x10
 #define GS_BT_MAX_DEPTH 128       /* the tail-call walker (GS_INST_BACKTRACE) */
 #define GS_BT_DEFAULT_DEPTH 128
 #define GS_BT_LOOP_MAX_DEPTH 512  /* the bpf_loop walker (GS_INST_BACKTRACE_COMPACT) */
@@ -394,6 +399,9 @@ GS_ASSERT_SIZE(struct gs_stack_count_key, 12);
 /* With GS_BT_FLAG_KERNEL the key goes on with the KernelStack instruction
  * (its 4-byte header, then GS_KSTACK_SIZE bytes). */
 #define GS_STACK_COUNT_KSTACK_SIZE (4u + GS_KSTACK_SIZE)
+/* With GS_BT_FLAG_PYTHON it goes on with the PythonStack instruction (its
+ * 4-byte header, then its payload, every record past frame_count zero). */
+#define GS_STACK_COUNT_PYSTACK_SIZE(depth) (4u + GS_PYTHON_STACK_SIZE(depth))
 
 /* ---- type kinds (legacy PrintVariableIndex) ----------------------------- */
 

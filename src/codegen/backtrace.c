@@ -231,6 +231,8 @@ void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)
 		else
 			cg_kernel_stack(cg);
 	}
+	if (s->bt_flags & GS_BT_FLAG_PYTHON)
+		cg_python_stack(cg);
 }
 
 /* In the prologue: this event has linked no bt_state slot yet. */

@@ -145,6 +145,13 @@ struct cg_loop_walker {
 	uint32_t btf_walk, btf_frame;  /* BTF FUNC types of the subprograms */
 };
 
+/* The Python walk (py_walk.c): a `bt` with GS_BT_FLAG_PYTHON calls its
+ * subprogram, which calls two bpf_loop callbacks. */
+struct cg_py_walker {
+	struct gs_label walk;                      /* gs_py_walk's entry */
+	uint32_t btf_walk, btf_thread, btf_frame;  /* BTF FUNC types of the subprograms */
+};
+
 /* The base every emitter gets: the program being written, the spec and
  * options it is written from, the first error, the shared exits; in the
  * main program also the event's framing slots, its byte budget and the
@@ -199,6 +206,7 @@ struct gs_cg {
 	struct cg_fault *fault;
 	struct cg_tail_walker *tail;
 	struct cg_loop_walker *loop;
+	struct cg_py_walker *py;
 	/* A CPU sample's user registers (sample.c): a stack slot holding
 	 * the pt_regs pointer, or 0 for a task without a user side; 0 (no
 	 * slot) in a probe's program, whose registers are its ctx. */
@@ -515,6 +523,17 @@ bool cg_sample_kernel_stack(const struct gs_trace_spec *spec);
 void cg_sample_prologue(struct gs_cg *cg);
 uint32_t cg_kernel_stack_size(void);
 void cg_kernel_stack(struct gs_cg *cg);
+
+/* py_walk.c: the Python walk (GS_BT_FLAG_PYTHON). Whether some `bt` of
+ * spec asks for it; why it cannot be built under o (a sentence), or NULL;
+ * the bytes its PythonStack instruction reserves; the instruction, after
+ * the backtrace's; the subprograms gs_py_walk, gs_py_thread and
+ * gs_py_frame, after the main program. */
+bool cg_py_wanted(const struct gs_trace_spec *spec);
+const char *cg_py_unqualified(const struct gs_trace_spec *spec, const struct gs_program_opts *o);
+uint32_t cg_python_stack_size(const struct gs_cg *cg);
+void cg_python_stack(struct gs_cg *cg);
+void cg_py_subprogs(struct gs_cg *cg);
 
 /* budget.c: the bytes an event needs, at build time */
 #define CG_MIN_SLOT 12 /* the smallest value slot: room for a read error */

@@ -94,8 +94,8 @@ static int declare_loop_maps(struct gs_cg *cg)
 	return 0;
 }
 
-/* BTF FUNC types of the main program, the walker's subprograms (bt_loop)
- * and the fault-in subprogram (fault_in). */
+/* BTF FUNC types of the main program, the walker's subprograms (bt_loop),
+ * the Python walk's (py_walk) and the fault-in subprogram (fault_in). */
 static uint32_t declare_btf(struct gs_cg *cg)
 {
 	struct gs_btf *b = cg->prog->btf;
@@ -116,6 +116,18 @@ static uint32_t declare_btf(struct gs_cg *cg)
 		cg->loop->btf_frame = gs_btf_func(b, "gs_bt_frame",
 					       gs_btf_func_proto(b, t_u64, cb_params, cb_names, 2),
 					       GS_BTF_STATIC);
+	}
+	if (cg->py) {
+		cg->py->btf_walk = gs_btf_func(b, "gs_py_walk",
+					    gs_btf_func_proto(b, t_int, &t_u64,
+							      (const char *const[]){ "inst_off" }, 1),
+					    GS_BTF_GLOBAL);
+		cg->py->btf_thread = gs_btf_func(b, "gs_py_thread",
+					      gs_btf_func_proto(b, t_u64, cb_params, cb_names, 2),
+					      GS_BTF_STATIC);
+		cg->py->btf_frame = gs_btf_func(b, "gs_py_frame",
+					     gs_btf_func_proto(b, t_u64, cb_params, cb_names, 2),
+					     GS_BTF_STATIC);
 	}
 	if (cg->fault)
 		cg->fault->btf = gs_btf_func(b, "gs_fault_in",
@@ -173,9 +185,12 @@ static int declare_maps(struct gs_cg *cg, uint32_t nbt)
 				GS_DEFAULT_STACK_COUNTS_MAX);
 			p->maps[p->map_index[GS_MAP_STACK_COUNTS]].key_size =
 				cg_count_key_size(cg->bt_depth) +
-				(cg_sample_kernel_stack(cg->spec) ? GS_STACK_COUNT_KSTACK_SIZE : 0);
+				(cg_sample_kernel_stack(cg->spec) ? GS_STACK_COUNT_KSTACK_SIZE : 0) +
+				(cg->py ? cg_python_stack_size(cg) : 0);
 			add_map(p, GS_MAP_STACK_DROPS, GS_MAP_STACK_DROPS, 0, 1);
 		}
+		if (cg->py)
+			add_map(p, GS_MAP_PY_PROCS, GS_MAP_PY_PROCS, 0, GS_DEFAULT_PY_PROCS_MAX);
 		return 0;
 	}
 	add_map(p, GS_MAP_PROC_OFFSETS, GS_MAP_PROC_OFFSETS, 0, mods);
@@ -203,6 +218,8 @@ static void build(struct gs_cg *cg)
 		gs_asm_func_begin(a, declare_btf(cg));
 	if (cg->loop)
 		cg->loop->walk = gs_asm_label(a, "gs_bt_walk");
+	if (cg->py)
+		cg->py->walk = gs_asm_label(a, "gs_py_walk");
 	if (cg->fault)
 		cg->fault->fn = gs_asm_label(a, "gs_fault_in");
 	/* The cursor first, at r10 - 4: the verifier keeps the value of a
@@ -277,6 +294,8 @@ static void build(struct gs_cg *cg)
 	cg_epilogue(cg);
 	if (cg->loop)
 		cg_bt_loop_subprogs(cg);
+	if (cg->py)
+		cg_py_subprogs(cg);
 	if (cg->fault && cg->fault->called)
 		cg_fault_subprog(cg);
 }
@@ -324,6 +343,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 	struct cg_fault fault = { 0 };
 	struct cg_tail_walker tail = { 0 };
 	struct cg_loop_walker loop = { 0 };
+	struct cg_py_walker py = { 0 };
 	struct gs_cg cg = { .spec = spec, .err = err, .values = &values };
 	struct gs_program *p;
 	size_t maps_room = GS_MAP_KINDS; /* declare_maps makes room for every kind */
@@ -385,6 +405,16 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 			goto fail;
 		}
 		p->prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	}
+	if (cg_py_wanted(spec)) {
+		const char *why = cg_py_unqualified(spec, &cg.opts);
+
+		if (why) {
+			rc = gs_errorf(err, -EINVAL, "trace %u cannot walk Python frames: %s",
+				       spec->trace_id, why);
+			goto fail;
+		}
+		cg.py = &py;
 	}
 	if (cg.opts.count_stacks) {
 		const char *why = cg_count_unqualified(spec, &cg.opts);

@@ -159,8 +159,8 @@ static uint64_t instructions(const struct gs_stmt *s, void *arg)
 	case GS_STMT_IF: /* its branches: gs_spec_path_max takes the larger */
 	case GS_STMT_AGGREGATE: /* nothing in the event */
 		return 0;
-	case GS_STMT_BACKTRACE: /* and a sample's KernelStack */
-		return (s->bt_flags & GS_BT_FLAG_KERNEL) ? 2 : 1;
+	case GS_STMT_BACKTRACE: /* and a sample's KernelStack, and a PythonStack */
+		return 1u + !!(s->bt_flags & GS_BT_FLAG_KERNEL) + !!(s->bt_flags & GS_BT_FLAG_PYTHON);
 	default:
 		return 1;
 	}

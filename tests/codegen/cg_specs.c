@@ -242,6 +242,31 @@ static const struct gs_trace_spec sample_all = {
 	.trace_id = 42, .target = "profile", .body = sample_body, .nbody = 1, .bt = &bt_sample,
 	.sample = GS_SAMPLE_ALL,
 };
+/* Python frames after the native ones: trace f { print "HOT_STACK"; bt
+ * python; } at a uprobe, and CPU samples of a process, and of the known
+ * processes counted with their kernel stacks. */
+static const struct gs_stmt py_bt_body[] = {
+	{ .kind = GS_STMT_PRINT_STRING, .text = "HOT_STACK" },
+	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_PYTHON },
+};
+static const struct gs_trace_spec py_bt = {
+	.trace_id = 50, .target = "bt", .body = py_bt_body, .nbody = BASE_ARRAY_SIZE(py_bt_body),
+	.bt = &bt_modules,
+};
+static const struct gs_stmt py_sample_body[] = {
+	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_PYTHON },
+};
+static const struct gs_stmt py_sample_kernel_body[] = {
+	{ .kind = GS_STMT_BACKTRACE, .bt_flags = GS_BT_FLAG_KERNEL | GS_BT_FLAG_PYTHON },
+};
+static const struct gs_trace_spec py_sample_pid = {
+	.trace_id = 51, .target = "profile", .body = py_sample_body, .nbody = 1, .bt = &bt_sample,
+	.sample = GS_SAMPLE_PID,
+};
+static const struct gs_trace_spec py_sample_known_kernel = {
+	.trace_id = 52, .target = "profile", .body = py_sample_kernel_body, .nbody = 1,
+	.bt = &bt_sample, .sample = GS_SAMPLE_KNOWN,
+};
 static const struct gs_trace_spec bt_missing_rows = {
 	.trace_id = 12, .target = "bt", .body = bt_body, .nbody = BASE_ARRAY_SIZE(bt_body), .bt = &bt_no_rows,
 };
@@ -321,6 +346,15 @@ const struct gs_cg_case gs_cg_cases[] = {
 							       .backtrace_depth = 32 } },
 	{ "sample_all_count", &sample_all, { .unwinder = GS_UNWINDER_LOOP, .count_stacks = true,
 					     .backtrace_depth = 32 } },
+	/* Python frames (GS_BT_FLAG_PYTHON): the gs_py_walk subprogram */
+	{ "py_bt_depth32", &py_bt, { .unwinder = GS_UNWINDER_LOOP, .backtrace_depth = 32,
+				     .task_fsbase_offset = GS_CG_TASK_FSBASE } },
+	{ "py_sample_pid", &py_sample_pid, { .unwinder = GS_UNWINDER_LOOP,
+					     .filter_pid = GS_CG_FILTER_PID, .backtrace_depth = 32,
+					     .task_fsbase_offset = GS_CG_TASK_FSBASE } },
+	{ "py_sample_known_kernel_count", &py_sample_known_kernel, {
+		.unwinder = GS_UNWINDER_LOOP, .count_stacks = true,
+		.task_fsbase_offset = GS_CG_TASK_FSBASE } },
 };
 const size_t gs_cg_ncases = BASE_ARRAY_SIZE(gs_cg_cases);
 

@@ -30,6 +30,9 @@ struct gs_program_opts gs_cg_case_opts(const struct gs_cg_case *c, enum gs_outpu
 #define GS_CG_PROBE_COOKIE 0x1122334455667788ull
 #define GS_CG_PROBE_PC 0x1139ull
 #define GS_CG_BT_ROWS 4u
+/* Where the specs that need the thread pointer take it in task_struct
+ * (the verifier checks no more than that it is a kernel read). */
+#define GS_CG_TASK_FSBASE 5000u
 
 /* Source-level value cases (cg_value_specs.c), part of gs_cg_cases too.
  * Memory layout of struct rec as those specs type it. */

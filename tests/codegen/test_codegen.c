@@ -353,6 +353,45 @@ static void test_count_stacks_takes_one_bt_on_the_loop_walker(void **state)
 	assert_non_null(strstr(err.msg, "tail-call unwinder"));
 }
 
+/* A Python stack: its instruction after the backtrace (two instructions
+ * and a PythonStack's bytes in the event), py_procs declared, the counting
+ * key grown by it; refused, naming why, on the tail-call unwinder and
+ * without the thread pointer's offset. */
+static void test_python_stack_follows_the_backtrace(void **state)
+{
+	const struct gs_cg_case *c = find("py_bt_depth32");
+	struct gs_program *p = build_ok("py_bt_depth32", GS_OUTPUT_RINGBUF);
+	struct gs_program *bare = build_ok("bt_loop_depth128", GS_OUTPUT_RINGBUF);
+	struct gs_program *counted = build_ok("py_sample_known_kernel_count", GS_OUTPUT_RINGBUF);
+	struct gs_program_opts o = gs_cg_case_opts(c, GS_OUTPUT_RINGBUF);
+	struct gs_error err;
+	int py;
+
+	(void)state;
+	/* the print, the backtrace and the PythonStack */
+	assert_int_equal(p->total_instructions, 3);
+	py = p->map_index[GS_MAP_PY_PROCS];
+	assert_true(py >= 0);
+	assert_string_equal(p->maps[py].name, GS_MAP_NAME_PY_PROCS);
+	assert_int_equal(p->maps[py].value_size, sizeof(struct gs_py_proc));
+	assert_int_equal(bare->map_index[GS_MAP_PY_PROCS], -1);
+	assert_int_equal(counted->maps[counted->map_index[GS_MAP_STACK_COUNTS]].key_size,
+			 GS_STACK_COUNT_KEY_SIZE(128, 32) + GS_STACK_COUNT_KSTACK_SIZE +
+			 GS_STACK_COUNT_PYSTACK_SIZE(128));
+	gs_program_free(p);
+	gs_program_free(bare);
+	gs_program_free(counted);
+
+	o.unwinder = GS_UNWINDER_TAILCALL;
+	assert_int_equal(gs_program_build(c->spec, &o, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "cannot walk Python frames: the Python walk runs "
+				   "beside the loop unwinder only"));
+	o = gs_cg_case_opts(c, GS_OUTPUT_RINGBUF);
+	o.task_fsbase_offset = 0;
+	assert_int_equal(gs_program_build(c->spec, &o, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "gs_program_opts.task_fsbase_offset"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_undefined_variable_is_refused),
 		cmocka_unit_test(test_len_and_index_of_non_containers_are_refused),
 		cmocka_unit_test(test_count_stacks_takes_one_bt_on_the_loop_walker),
+		cmocka_unit_test(test_python_stack_follows_the_backtrace),
 	};
 
 	return cmocka_run_group_tests_name("codegen", tests, NULL, NULL);
