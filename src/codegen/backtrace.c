@@ -152,13 +152,13 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 		gs_asm_emit(a, GS_STX_MEM(BPF_W, GS_FP, GS_R1, cg->tail->inst_offset));
 	}
 	cg_reserve(cg, GS_INST_HEADER_SIZE + payload);
-	gs_asm_notef(a, "Backtrace: depth %u, flags 0x%x", depth, s->bt_flags);
+	gs_asm_notef(a, "Backtrace: depth %u, flags 0x%x", depth, cg_bt_flags(cg, s));
 	cg_inst_header(a, GS_INST_BACKTRACE, payload);
 	/* requested_depth, frame_count 1, flags, status 0 */
 	CG_ST_FIELDS(a, GS_R9, CG_PAYLOAD, struct gs_backtrace_data, requested_depth, status,
 		     CG_PACK(struct gs_backtrace_data, requested_depth, requested_depth, depth) |
 		     CG_PACK(struct gs_backtrace_data, requested_depth, frame_count, 1) |
-		     CG_PACK(struct gs_backtrace_data, requested_depth, flags, s->bt_flags));
+		     CG_PACK(struct gs_backtrace_data, requested_depth, flags, cg_bt_flags(cg, s)));
 	BT_ST(a, error_code, 0);
 	if (!bt) {
 		gs_asm_note(a, "bt: no DWARF for the probe");
@@ -200,7 +200,7 @@ static void tail_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 			gs_asm_scope_set(a, scope);
 		}
 		if (cg_has_step(cg))
-			link_tail_slot(&g, s->bt_flags);
+			link_tail_slot(&g, cg_bt_flags(cg, s));
 		gs_asm_ja(a, g.stop);
 		gs_asm_bind(a, no_row);
 		gs_asm_note(a, "bt: no unwind row for the caller's pc");
@@ -224,14 +224,14 @@ void cg_backtrace(struct gs_cg *cg, const struct gs_stmt *s)
 		cg_bt_loop_stmt(cg, s);
 	else
 		tail_stmt(cg, s);
-	if (s->bt_flags & GS_BT_FLAG_KERNEL) {
+	if (cg_bt_flags(cg, s) & GS_BT_FLAG_KERNEL) {
 		if (!cg->spec->sample)
 			cg_fail(cg, -EINVAL, "a kernel stack is a CPU sample's only: at a uprobe "
 				"it is the probe's own trap");
 		else
 			cg_kernel_stack(cg);
 	}
-	if (s->bt_flags & GS_BT_FLAG_PYTHON)
+	if (cg_bt_flags(cg, s) & GS_BT_FLAG_PYTHON)
 		cg_python_stack(cg);
 }
 

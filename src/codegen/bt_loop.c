@@ -42,11 +42,11 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 	struct gs_label no_user = gs_asm_label(a, "bt_no_user_regs");
 
 	cg_reserve(cg, size);
-	gs_asm_notef(a, "Backtrace (compact): depth %u, flags 0x%x", depth, s->bt_flags);
+	gs_asm_notef(a, "Backtrace (compact): depth %u, flags 0x%x", depth, cg_bt_flags(cg, s));
 	cg_inst_header(a, GS_INST_BACKTRACE_COMPACT, size - INST_DATA);
 	COMPACT_ST(a, requested_depth, frame_count, depth); /* frame_count 0 */
 	COMPACT_ST(a, flags, error_code,
-		   CG_PACK(struct gs_backtrace_compact, flags, flags, s->bt_flags) |
+		   CG_PACK(struct gs_backtrace_compact, flags, flags, cg_bt_flags(cg, s)) |
 		   CG_PACK(struct gs_backtrace_compact, flags, status, cg->spec->bt ?
 			   GS_BT_INTERNAL_ERROR : GS_BT_DWARF_UNAVAILABLE)); /* error_code 0 */
 	COMPACT_ST(a, module_count, reserved,
@@ -93,7 +93,7 @@ void cg_bt_loop_stmt(struct gs_cg *cg, const struct gs_stmt *s)
 		gs_asm_bind(a, no_user);
 		gs_asm_note(a, "bt: a kernel thread's user stack: empty, and complete");
 		COMPACT_ST(a, flags, error_code,
-			   CG_PACK(struct gs_backtrace_compact, flags, flags, s->bt_flags) |
+			   CG_PACK(struct gs_backtrace_compact, flags, flags, cg_bt_flags(cg, s)) |
 			   CG_PACK(struct gs_backtrace_compact, flags, status, GS_BT_COMPLETE));
 	}
 	gs_asm_bind(a, no_fail);

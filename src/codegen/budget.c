@@ -33,8 +33,8 @@ static uint64_t stmt_min_size(const struct gs_stmt *s, void *arg)
 		return s->expr && cg_expr_reads_memory(s->expr) ? error : 0;
 	case GS_STMT_BACKTRACE:
 		return cg_bt_inst_size(cg) +
-		       ((s->bt_flags & GS_BT_FLAG_KERNEL) ? cg_kernel_stack_size() : 0) +
-		       ((s->bt_flags & GS_BT_FLAG_PYTHON) ? cg_python_stack_size(cg) : 0);
+		       ((cg_bt_flags(cg, s) & GS_BT_FLAG_KERNEL) ? cg_kernel_stack_size() : 0) +
+		       ((cg_bt_flags(cg, s) & GS_BT_FLAG_PYTHON) ? cg_python_stack_size(cg) : 0);
 	default:
 		return 0;
 	}

@@ -213,6 +213,20 @@ struct gs_cg {
 	int16_t sample_regs_slot;
 };
 
+/* The flags a `bt` statement is built with: its own, and
+ * GS_BT_FLAG_PYTHON on every one when the program walks Python frames
+ * (gs_program_opts.python_frames). Every emitter of a bt's instructions
+ * asks here. */
+static inline uint8_t cg_bt_extra_flags(const struct gs_program_opts *o)
+{
+	return o->python_frames ? GS_BT_FLAG_PYTHON : 0;
+}
+
+static inline uint8_t cg_bt_flags(const struct gs_cg *cg, const struct gs_stmt *s)
+{
+	return (uint8_t)(s->bt_flags | cg_bt_extra_flags(&cg->opts));
+}
+
 /* Whether the main program hands long walks to the step program. */
 static inline bool cg_has_step(const struct gs_cg *cg)
 {
@@ -529,7 +543,7 @@ void cg_kernel_stack(struct gs_cg *cg);
  * the bytes its PythonStack instruction reserves; the instruction, after
  * the backtrace's; the subprograms gs_py_walk, gs_py_thread and
  * gs_py_frame, after the main program. */
-bool cg_py_wanted(const struct gs_trace_spec *spec);
+bool cg_py_wanted(const struct gs_trace_spec *spec, const struct gs_program_opts *o);
 const char *cg_py_unqualified(const struct gs_trace_spec *spec, const struct gs_program_opts *o);
 uint32_t cg_python_stack_size(const struct gs_cg *cg);
 void cg_python_stack(struct gs_cg *cg);
@@ -572,6 +586,8 @@ void cg_entry_program(const struct gs_cg *main_cg, struct gs_asm *a);
 
 /* stmt.c: statements and their instruction count */
 void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n);
-uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n);
+/* EndInstruction's count of body's instructions; extra_bt: flags every
+ * `bt` has beside its own (cg_bt_flags). */
+uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n, uint8_t extra_bt);
 
 #endif /* GS_CODEGEN_CG_H */

@@ -212,7 +212,7 @@ static void build(struct gs_cg *cg)
 {
 	struct gs_asm *a = cg->a;
 	const struct gs_trace_spec *spec = cg->spec;
-	uint32_t total = cg_count_instructions(spec->body, spec->nbody);
+	uint32_t total = cg_count_instructions(spec->body, spec->nbody, cg_bt_extra_flags(&cg->opts));
 
 	if (cg->loop || cg->fault)
 		gs_asm_func_begin(a, declare_btf(cg));
@@ -406,7 +406,7 @@ int gs_program_build_at(const struct gs_trace_spec *spec, const struct gs_progra
 		}
 		p->prog_type = BPF_PROG_TYPE_PERF_EVENT;
 	}
-	if (cg_py_wanted(spec)) {
+	if (cg_py_wanted(spec, &cg.opts)) {
 		const char *why = cg_py_unqualified(spec, &cg.opts);
 
 		if (why) {

@@ -17,16 +17,20 @@
 
 static enum gs_visit python_bt(struct gs_visitor *v, const struct gs_stmt *s)
 {
-	(void)v;
-	if (s->kind == GS_STMT_BACKTRACE && (s->bt_flags & GS_BT_FLAG_PYTHON))
+	uint8_t extra = *(const uint8_t *)v->arg;
+
+	if (s->kind == GS_STMT_BACKTRACE && ((s->bt_flags | extra) & GS_BT_FLAG_PYTHON))
 		return GS_VISIT_STOP;
 	/* Only an if holds statements; expressions hold none. */
 	return s->kind == GS_STMT_IF ? GS_VISIT_CONTINUE : GS_VISIT_SKIP;
 }
 
-bool cg_py_wanted(const struct gs_trace_spec *spec)
+bool cg_py_wanted(const struct gs_trace_spec *spec, const struct gs_program_opts *o)
 {
-	return gs_visit_stmts(&(struct gs_visitor){ .stmt = python_bt }, spec->body, spec->nbody);
+	uint8_t extra = cg_bt_extra_flags(o);
+
+	return gs_visit_stmts(&(struct gs_visitor){ .stmt = python_bt, .arg = &extra }, spec->body,
+			      spec->nbody);
 }
 
 const char *cg_py_unqualified(const struct gs_trace_spec *spec, const struct gs_program_opts *o)
@@ -203,9 +207,9 @@ static void thread_pointer(struct py_gen *g)
 }
 
 /* ctx.next = the thread's PyThreadState: where its thread-local says
- * (3.12+), else searched for in the interpreters' lists (gs_py_thread),
- * the one whose thread_id is the thread pointer. To none without one,
- * to bad when a read fails. */
+ * (3.12+) when it is set, else searched for in the interpreters' lists
+ * (gs_py_thread), the one whose thread_id is the thread pointer. To none
+ * without one, to bad when a read fails. */
 static void find_thread_state(struct py_gen *g, int16_t word, struct gs_label thread_cb,
 			      struct gs_label none, struct gs_label bad)
 {
@@ -220,6 +224,9 @@ static void find_thread_state(struct py_gen *g, int16_t word, struct gs_label th
 	gs_asm_note(a, "gs_py_walk: tstate = *(thread pointer + tstate_tls)");
 	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R3, GS_R2));
 	read_word(g, word, bad);
+	/* NULL while the thread has let go of the interpreter (3.12+ clear
+	 * it around a blocking call, a ctypes call among them): search */
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, search);
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_FP, GS_R1, g->ctx + PC(next)));
 	gs_asm_ja(a, known);
 

@@ -152,7 +152,8 @@ void cg_stmts(struct gs_cg *cg, const struct gs_stmt *body, size_t n)
  * branches. */
 static uint64_t instructions(const struct gs_stmt *s, void *arg)
 {
-	(void)arg;
+	uint8_t bt_flags = (uint8_t)(s->bt_flags | *(const uint8_t *)arg);
+
 	switch (s->kind) {
 	case GS_STMT_LET: /* nothing, or ExprError when its value fails */
 		return cg_expr_reads_memory(s->expr);
@@ -160,15 +161,15 @@ static uint64_t instructions(const struct gs_stmt *s, void *arg)
 	case GS_STMT_AGGREGATE: /* nothing in the event */
 		return 0;
 	case GS_STMT_BACKTRACE: /* and a sample's KernelStack, and a PythonStack */
-		return 1u + !!(s->bt_flags & GS_BT_FLAG_KERNEL) + !!(s->bt_flags & GS_BT_FLAG_PYTHON);
+		return 1u + !!(bt_flags & GS_BT_FLAG_KERNEL) + !!(bt_flags & GS_BT_FLAG_PYTHON);
 	default:
 		return 1;
 	}
 }
 
-uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n)
+uint32_t cg_count_instructions(const struct gs_stmt *body, size_t n, uint8_t extra_bt)
 {
-	uint64_t total = gs_spec_path_max(body, n, instructions, NULL);
+	uint64_t total = gs_spec_path_max(body, n, instructions, &extra_bt);
 
 	return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 }
