@@ -4,9 +4,9 @@
  * addresses; a counted `bt python` at the C library's getpid must record
  * exactly them, innermost first, to the thread's first frame, with the
  * end of each C call of the interpreter marked as its version shows it.
- * py_procs is filled from a table of the offsets of each version (read
- * from its libpython's DWARF with gdb when this was written; the runtime's
- * layout reader takes that place) and _PyRuntime's address in the process.
+ * py_procs is filled as the runtime fills it: the layout from libpython
+ * (gs_py_identify, gs_py_layout_get) and _PyRuntime's address in the
+ * process.
  * The thread's PyThreadState is found by the thread-list search. A case
  * whose pyenv version is not installed skips, saying so. */
 #define _GNU_SOURCE /* pipe2 */
@@ -29,6 +29,7 @@
 
 #include <gs/internal/program.h>
 #include <gs/internal/runtime.h>
+#include <gs/python.h>
 #include <gs/runtime.h>
 
 #include "rt_fixture.h"
@@ -41,34 +42,13 @@
 #define NCODES 4 /* inner, middle, outer, <module> */
 
 struct py_version {
-	const char *name;        /* "3.10": pyenv's versions/3.10.* */
-	struct gs_py_proc walk;  /* runtime and tstate_tls left 0 */
+	const char *name; /* "3.10": pyenv's versions/3.10.* */
+	uint8_t minor;
 };
 
-#define N GS_PY_NONE
 static const struct py_version versions[] = {
-	{ "3.10", { .runtime_interp_head = 32, .interp_next = 0, .interp_tstate_head = 8,
-		    .tstate_next = 8, .tstate_thread_id = 176, .tstate_frame = 24,
-		    .cframe_current = N, .frame_back = 24, .frame_code = 32, .frame_instr = 96,
-		    .frame_entry = N, .instr_size = 4, .style = GS_PY_STYLE_FRAME_OBJECT,
-		    .minor = 10 } },
-	{ "3.11", { .runtime_interp_head = 40, .interp_next = 0, .interp_tstate_head = 16,
-		    .tstate_next = 8, .tstate_thread_id = 152, .tstate_frame = 56,
-		    .cframe_current = 8, .frame_back = 48, .frame_code = 32, .frame_instr = 56,
-		    .frame_entry = 68, .instr_size = 8, .style = GS_PY_STYLE_IS_ENTRY,
-		    .minor = 11 } },
-	{ "3.12", { .runtime_interp_head = 40, .interp_next = 0, .interp_tstate_head = 72,
-		    .tstate_next = 8, .tstate_thread_id = 136, .tstate_frame = 56,
-		    .cframe_current = 0, .frame_back = 8, .frame_code = 0, .frame_instr = 56,
-		    .frame_entry = 70, .instr_size = 8, .style = GS_PY_STYLE_OWNER,
-		    .owned_by_cstack = 3, .minor = 12 } },
-	{ "3.13", { .runtime_interp_head = 632, .interp_next = 0, .interp_tstate_head = 7344,
-		    .tstate_next = 8, .tstate_thread_id = 152, .tstate_frame = 72,
-		    .cframe_current = N, .frame_back = 8, .frame_code = 0, .frame_instr = 56,
-		    .frame_entry = 70, .instr_size = 8, .style = GS_PY_STYLE_OWNER,
-		    .owned_by_cstack = 3, .minor = 13 } },
+	{ "3.8", 8 }, { "3.9", 9 }, { "3.10", 10 }, { "3.11", 11 }, { "3.12", 12 }, { "3.13", 13 },
 };
-#undef N
 
 /* pyenv's build of v: its interpreter and libpython, or false. */
 static bool find_python(const char *v, char *exe, char *lib, size_t size)
@@ -179,7 +159,7 @@ static void check_counts(const struct rt_trace *t, const struct py_version *v,
 	assert_int_equal(h.data_length, GS_PYTHON_STACK_SIZE(DEPTH));
 	print_message("  status %u, %u frames, minor %u\n", ps.status, ps.frame_count, ps.minor);
 	assert_int_equal(ps.requested_depth, DEPTH);
-	assert_int_equal(ps.minor, v->walk.minor);
+	assert_int_equal(ps.minor, v->minor);
 	assert_int_equal(ps.status, GS_PY_COMPLETE);
 	assert_int_equal(ps.frame_count, NCODES);
 	for (size_t i = 0; i < DEPTH; i++) {
@@ -197,7 +177,7 @@ static void check_counts(const struct rt_trace *t, const struct py_version *v,
 		assert_int_equal(f.code, codes[i]);
 		/* Before 3.11 each frame is a C call of its own; from 3.11 the
 		 * four run in one, which <module>'s frame began. */
-		assert_int_equal(end, v->walk.style == GS_PY_STYLE_FRAME_OBJECT || i == NCODES - 1);
+		assert_int_equal(end, v->minor < 11 || i == NCODES - 1);
 	}
 	free(key);
 	free(best);
@@ -232,7 +212,9 @@ static void run_version(const struct py_version *v)
 	};
 	char exe[PATH_MAX], lib[PATH_MAX];
 	uint64_t codes[NCODES];
-	struct gs_py_proc proc = v->walk;
+	struct gs_py_layout layout;
+	struct gs_py_module py;
+	struct gs_py_proc proc;
 	struct gs_modfiles *files;
 	struct gs_bt_plan plan;
 	struct rt_child c;
@@ -251,6 +233,10 @@ static void run_version(const struct py_version *v)
 		print_message("skipped: %s\n", err.msg);
 		skip();
 	}
+	if (gs_py_identify(lib, &py, &err) || gs_py_layout_get(lib, py.minor, &layout, NULL, &err))
+		fail_msg("%s: %s", lib, err.msg);
+	assert_int_equal(py.minor, v->minor);
+	proc = layout.walk;
 	assert_int_equal(gs_modfiles_new(NULL, &files, NULL), 0);
 	assert_true(spawn_python(exe, &c, codes));
 	proc.runtime = runtime_address(c.pid, lib);
@@ -287,33 +273,47 @@ static void run_version(const struct py_version *v)
 	rt_stop(&c);
 }
 
-static void test_python_3_10_frame_objects(void **state)
+static void test_python_3_8(void **state)
 {
 	(void)state;
 	run_version(&versions[0]);
 }
 
-static void test_python_3_11_entry_frames(void **state)
+static void test_python_3_9(void **state)
 {
 	(void)state;
 	run_version(&versions[1]);
 }
 
-static void test_python_3_12_c_stack_shims(void **state)
+static void test_python_3_10_frame_objects(void **state)
 {
 	(void)state;
 	run_version(&versions[2]);
 }
 
-static void test_python_3_13_current_frame(void **state)
+static void test_python_3_11_entry_frames(void **state)
 {
 	(void)state;
 	run_version(&versions[3]);
 }
 
+static void test_python_3_12_c_stack_shims(void **state)
+{
+	(void)state;
+	run_version(&versions[4]);
+}
+
+static void test_python_3_13_current_frame(void **state)
+{
+	(void)state;
+	run_version(&versions[5]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_python_3_8),
+		cmocka_unit_test(test_python_3_9),
 		cmocka_unit_test(test_python_3_10_frame_objects),
 		cmocka_unit_test(test_python_3_11_entry_frames),
 		cmocka_unit_test(test_python_3_12_c_stack_shims),
