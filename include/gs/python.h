@@ -95,6 +95,18 @@ GS_API int gs_py_layout_dwarf(const char *path, uint8_t minor, struct gs_py_layo
 GS_API int gs_py_layout_get(const char *path, uint8_t minor, struct gs_py_layout *out,
 			    bool *from_dwarf, struct gs_error *err);
 
+/* ---- line tables (pylines.c) ---- */
+
+/* The line of the instruction at `offset` (bytes into the bytecode) of a
+ * CPython 3.minor code object whose line table (co_lnotab before 3.10,
+ * else co_linetable) is table[0..n), as PyCode_Addr2Line says: 0 and
+ * *line, which is -1 where the interpreter has no line (3.10+); -ERANGE
+ * when the table ends before the offset (3.10+), -EINVAL for a table
+ * that ends mid-entry or whose numbers overflow, -ENOTSUP for a minor
+ * outside 3.8 to 3.13. Reads nothing past table[n - 1]. */
+GS_API int gs_py_addr2line(uint8_t minor, const uint8_t *table, size_t n, int firstlineno,
+			   uint32_t offset, int *line);
+
 #ifdef __cplusplus
 }
 #endif
