@@ -95,19 +95,53 @@ GS_API int gs_py_layout_dwarf(const char *path, uint8_t minor, struct gs_py_layo
 GS_API int gs_py_layout_get(const char *path, uint8_t minor, struct gs_py_layout *out,
 			    bool *from_dwarf, struct gs_error *err);
 
-/* TEMPORARY (seam branch): the namer's API as briefed; replaced by the
- * pyuser branch's at the merge. */
+/* ---- line tables (pylines.c) ---- */
+
+/* The line of the instruction at `offset` (bytes into the bytecode) of a
+ * CPython 3.minor code object whose line table (co_lnotab before 3.10,
+ * else co_linetable) is table[0..n), as PyCode_Addr2Line says: 0 and
+ * *line, which is -1 where the interpreter has no line (3.10+); -ERANGE
+ * when the table ends before the offset (3.10+), -EINVAL for a table
+ * that ends mid-entry or whose numbers overflow, -ENOTSUP for a minor
+ * outside 3.8 to 3.13. Reads nothing past table[n - 1]. */
+GS_API int gs_py_addr2line(uint8_t minor, const uint8_t *table, size_t n, int firstlineno,
+			   uint32_t offset, int *line);
+
+/* ---- naming code objects of a live process (pycode.c, pynamer.c) ---- */
+
+/* A cache of code objects read from processes, bounded (the least
+ * recently used go first). Not thread-safe: one per reader thread. */
 struct gs_py_namer;
+
+/* A Python frame's name. The strings belong to the namer and stay valid
+ * until the next call with it (a later call may evict them). */
 struct gs_py_name {
-	const char *function, *file;
-	int line, firstlineno;
+	const char *function; /* co_qualname (3.11+), else co_name; "<?>" when unreadable */
+	const char *file;     /* co_filename; "<?>" when unreadable */
+	int line;             /* at the instruction; -1 when unknown or none */
+	int firstlineno;      /* co_firstlineno */
 };
-int gs_py_layout_get(const char *path, uint8_t minor, struct gs_py_layout *out, bool *from_dwarf,
-		     struct gs_error *err);
-struct gs_py_namer *gs_py_namer_new(void);
-void gs_py_namer_free(struct gs_py_namer *n);
-int gs_py_name(struct gs_py_namer *n, pid_t pid, const struct gs_py_layout *l, uint64_t code,
-	       uint64_t instr, struct gs_py_name *out, struct gs_error *err);
+
+/* A new, empty namer; NULL when out of memory. */
+GS_API struct gs_py_namer *gs_py_namer_new(void);
+/* Frees a namer and everything it cached (NULL is fine). */
+GS_API void gs_py_namer_free(struct gs_py_namer *n);
+/* Drops what the namer cached of process pid (it exited). */
+GS_API void gs_py_namer_forget(struct gs_py_namer *n, pid_t pid);
+/* Names the frame running code object `code` of process pid (CPython
+ * layout l) at `instr`, as the wire carries it (struct gs_python_frame:
+ * f_lasti before 3.11, else the instruction pointer; bit 63 ignored).
+ * The code object is read with process_vm_readv once and cached; a
+ * cached one is used only while the object at that address still has its
+ * co_name and first line. 0 and *out; -errno with err when the code
+ * object cannot be read (-ESRCH: no such process, -EPERM, -EFAULT). */
+GS_API int gs_py_name(struct gs_py_namer *n, pid_t pid, const struct gs_py_layout *l, uint64_t code,
+		      uint64_t instr, struct gs_py_name *out, struct gs_error *err);
+/* The byte offset into code's bytecode of a frame's instr (as above):
+ * f_lasti in bytes (3.8/3.9) or code units (3.10) made bytes, else
+ * instr - (code + co_code_adaptive). Negative: before the first
+ * instruction (the line is then the first line, as CPython says). */
+GS_API int64_t gs_py_offset(const struct gs_py_layout *l, uint64_t code, uint64_t instr);
 
 #ifdef __cplusplus
 }

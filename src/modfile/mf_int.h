@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include <gs/modfile.h>
+#include <gs/python.h>
 
 #include <gs/internal/modfile.h>
 
@@ -299,5 +300,52 @@ void mf_prefetch_stop(struct gs_modfiles *c);
 /* Makes m.pre final: reads it here when it is queued but not started,
  * waits when the worker reads it, returns at once otherwise. */
 void mf_prefetch_finish(struct gs_modfile *m);
+
+/* ---- another process's memory (procmem.c) ---- */
+
+/* Up to len bytes at addr in pid into buf: the bytes read (fewer when the
+ * span runs into unmapped memory), or -errno (-ESRCH, -EPERM, -EFAULT). */
+ssize_t mf_proc_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+/* ---- CPython strings (pystr.c) ---- */
+
+/* Code points kept of a name or file read from a process; a longer one is
+ * cut and ends in "...". */
+#define MF_PY_STR_MAX 1024
+
+/* The PyUnicodeObject at addr in pid as UTF-8 into out (NUL-terminated,
+ * at most cap - 1 bytes): compact strings only (ASCII, or kind 1, 2 or 4),
+ * with the state bits checked; -EINVAL for anything else, -errno when it
+ * cannot be read. */
+int mf_py_str_read(pid_t pid, const struct gs_py_layout *l, uint64_t addr, char *out, size_t cap);
+
+/* ---- CPython code objects (pycode.c) ---- */
+
+/* What the namer keeps of one code object: the two fields that tell it is
+ * still the same object, its names and its line table. */
+struct mf_py_code {
+	uint64_t name_ptr;  /* co_name: the object at that address must still have it */
+	int firstlineno;
+	char *function;     /* co_qualname (3.11+) or co_name; "<?>" when unreadable */
+	char *file;         /* co_filename; "<?>" when unreadable */
+	uint8_t *table;     /* co_lnotab / co_linetable's bytes */
+	size_t table_len;
+};
+
+/* Largest line table read (a bytes object the process says is bigger is
+ * not read: no line). */
+#define MF_PY_TABLE_MAX (1u << 20)
+
+/* Reads the code object at code in pid: 0 and *out (free with
+ * mf_py_code_free), or -errno with err when the object itself cannot be
+ * read. Unreadable names become "<?>", an unreadable table no table. */
+int mf_py_code_read(pid_t pid, const struct gs_py_layout *l, uint64_t code, struct mf_py_code *out,
+		    struct gs_error *err);
+/* Whether the object at code still has c's co_name pointer and first
+ * line: one small read, so a cached name is not given to another object
+ * that took the address after the code object was freed. */
+bool mf_py_code_still(pid_t pid, const struct gs_py_layout *l, uint64_t code,
+		      const struct mf_py_code *c);
+void mf_py_code_free(struct mf_py_code *c);
 
 #endif /* GS_MODFILE_MF_INT_H */

@@ -213,6 +213,13 @@ static int identify_elf(Elf *elf, const char *path, struct gs_py_module *out, st
 	if (!s.found[SYM_RUNTIME])
 		return gs_errorf(err, -ENOTSUP, "python 3.%u: unsupported (%s defines no _PyRuntime), "
 				 "native frames only", minor, path);
+	/* Without DWARF the table's row will be used: it must be this build's
+	 * (a free-threaded or debug build of the same version is not). */
+	if (!out->has_dwarf && s.sym[SYM_RUNTIME].st_size != gs_py_layout_table((uint8_t)minor)->runtime_size)
+		return gs_errorf(err, -ENOTSUP, "python 3.%u: unsupported build (%s: _PyRuntime is %llu "
+				 "bytes, 3.%u's is %u, and no DWARF says where its fields are), native "
+				 "frames only", minor, path, (unsigned long long)s.sym[SYM_RUNTIME].st_size,
+				 minor, gs_py_layout_table((uint8_t)minor)->runtime_size);
 	out->minor = (uint8_t)minor;
 	out->runtime = s.sym[SYM_RUNTIME].st_value;
 	out->runtime_size = s.sym[SYM_RUNTIME].st_size;

@@ -5,6 +5,9 @@
  * 3.6 and 3.7 are refused by name; a file whose name and _PyRuntime
  * disagree is refused, never read with a guessed layout. */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -175,6 +178,78 @@ static void test_a_name_that_disagrees_with_the_runtime_size_is_refused(void **s
 	rmdir(dir);
 }
 
+/* A copy of the file at src whose _PyRuntime (.dynsym) says it is `size`
+ * bytes: a build of the same version with another runtime layout. */
+static void copy_with_runtime_size(const char *src, const char *dst, uint64_t size)
+{
+	char cmd[8300];
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd;
+	bool patched = false;
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, dst);
+	assert_int_equal(system(cmd), 0);
+	elf_version(EV_CURRENT);
+	fd = open(dst, O_RDWR);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_RDWR, NULL);
+	assert_non_null(elf);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 0; i < d->d_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
+			    strcmp(name, "_PyRuntime") != 0)
+				continue;
+			sym.st_size = size;
+			assert_true(gelf_update_sym(d, (int)i, &sym));
+			elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
+			patched = true;
+		}
+	}
+	assert_true(patched);
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	assert_true(elf_update(elf, ELF_C_WRITE) >= 0);
+	elf_end(elf);
+	close(fd);
+}
+
+/* Py_Version says 3.11, but with no DWARF the table's row would be used,
+ * and _PyRuntime's size says this is not the build it describes (a
+ * free-threaded or debug one): refused, not read with the wrong row. */
+static void test_a_stripped_build_of_another_layout_is_refused(void **state)
+{
+	const char *py = system_python311();
+	char dir[] = "/tmp/gs-pyversion-XXXXXX", copy[64];
+	struct gs_py_module m;
+	struct gs_error err = { 0 };
+
+	(void)state;
+	if (!py) {
+		print_message("skipped: no /usr/bin/python3.11\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/python3.11", dir);
+	copy_with_runtime_size(py, copy, gs_py_layout_table(11)->runtime_size + 64);
+	assert_int_equal(gs_py_identify(copy, &m, &err), -ENOTSUP);
+	assert_non_null(strstr(err.msg, "python 3.11: unsupported build"));
+	/* the same copy with the size of the row: known again */
+	copy_with_runtime_size(py, copy, gs_py_layout_table(11)->runtime_size);
+	assert_int_equal(gs_py_identify(copy, &m, &err), 0);
+	assert_int_equal(m.minor, 11);
+	unlink(copy);
+	rmdir(dir);
+}
+
 static void test_other_files_are_not_python(void **state)
 {
 	struct gs_py_module m;
@@ -195,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_a_stripped_python_is_known_by_py_version),
 		cmocka_unit_test(test_python_36_and_37_are_unsupported),
 		cmocka_unit_test(test_a_name_that_disagrees_with_the_runtime_size_is_refused),
+		cmocka_unit_test(test_a_stripped_build_of_another_layout_is_refused),
 		cmocka_unit_test(test_other_files_are_not_python),
 	};
 
