@@ -100,22 +100,14 @@ static bool spawn_python(const char *exe, struct rt_child *c, uint64_t codes[NCO
 }
 
 /* &_PyRuntime in pid: libpython's first mapping + the symbol's value. */
-static uint64_t runtime_address(pid_t pid, const char *lib)
+/* &_PyRuntime in pid: its link-time address (gs_py_identify) at lib's
+ * load address (the mapping of its first page). */
+static uint64_t runtime_address(pid_t pid, const char *lib, uint64_t value)
 {
-	char cmd[PATH_MAX + 64], path[64], line[PATH_MAX + 128];
-	uint64_t value = 0, start = 0;
-	char *out, *at;
+	char path[64], line[PATH_MAX + 128];
+	uint64_t start = 0;
 	FILE *maps;
 
-	snprintf(cmd, sizeof(cmd), "nm -D --defined-only '%s'", lib);
-	out = rt_run(cmd);
-	at = out ? strstr(out, " D _PyRuntime\n") : NULL;
-	if (at) {
-		while (at > out && at[-1] != '\n')
-			at--;
-		value = strtoull(at, NULL, 16);
-	}
-	free(out);
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	maps = fopen(path, "r");
 	while (maps && !start && fgets(line, sizeof(line), maps)) {
@@ -239,7 +231,7 @@ static void run_version(const struct py_version *v)
 	proc = layout.walk;
 	assert_int_equal(gs_modfiles_new(NULL, &files, NULL), 0);
 	assert_true(spawn_python(exe, &c, codes));
-	proc.runtime = runtime_address(c.pid, lib);
+	proc.runtime = runtime_address(c.pid, lib, py.runtime);
 	assert_true(proc.runtime != 0);
 	ro.pid = c.pid;
 	if (rt_resolve("getpid", &ro, &t, &err))
