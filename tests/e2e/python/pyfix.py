@@ -33,10 +33,10 @@ def expect(stack):
     tid = threading.get_native_id()
     if tid in shown:
         return
-    shown.add(tid)
     frames = ["%s@%s:%d" % (f.name, f.filename, f.lineno) for f in stack]
     with printed:
         print("expect %d %s" % (tid, "|".join(frames)), flush=True)
+        shown.add(tid)
 
 
 # The extract_stack and the call share one line: the innermost frame's line
