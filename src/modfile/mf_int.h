@@ -300,4 +300,11 @@ void mf_prefetch_stop(struct gs_modfiles *c);
  * waits when the worker reads it, returns at once otherwise. */
 void mf_prefetch_finish(struct gs_modfile *m);
 
+/* perfmap.c, for its tests and fuzz target: an empty map with no file,
+ * bytes of a perf map given in any pieces (a line is parsed once its
+ * newline comes), and the lookup index rebuilt over what was parsed. */
+struct gs_perfmap *mf_perfmap_new(void);
+int mf_perfmap_feed(struct gs_perfmap *m, const char *data, size_t len);
+int mf_perfmap_index(struct gs_perfmap *m);
+
 #endif /* GS_MODFILE_MF_INT_H */
