@@ -52,6 +52,8 @@ size_t gs_fold_backtrace(struct gs_frames *f, const struct gs_event *ev, const s
 			for (size_t i = 0; r.sym->from_dwarf && i < r.sym->ninlines; i++)
 				if (r.sym->inlines[i].name)
 					put_name(&s, r.sym->inlines[i].name);
+		} else if (r.jit) {
+			put_name(&s, r.jit_name ? r.jit_name : GS_FRAME_JIT_NAME);
 		} else if (r.resolved) {
 			snprintf(name, sizeof(name), "%.60s+0x%" PRIx64, r.module ? r.module : "?",
 				 r.pc);

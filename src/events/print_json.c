@@ -173,8 +173,15 @@ static void json_frame(struct gs_printer *o, FILE *f, unsigned i, uint8_t flags,
 	ev_json_key(f, &first, "function");
 	if (r->signal_frame)
 		ev_json_str(f, GS_FRAME_SIGNAL_NAME);
+	else if (r->jit)
+		ev_json_str(f, r->jit_name ? r->jit_name : GS_FRAME_JIT_NAME);
 	else
 		ev_json_str(f, s ? (r->function ? r->function : "<unknown function>") : NULL);
+	if (r->jit) {
+		/* JIT code: the function is its perf map's name (docs/jit.md) */
+		ev_json_key(f, &first, "jit");
+		fputs("true", f);
+	}
 	ev_json_key(f, &first, "params");
 	ev_json_str(f, s && s->from_dwarf ? s->params : NULL);
 	json_line(f, &first, s ? s->file : NULL, s ? s->line : 0, s ? s->col : 0);

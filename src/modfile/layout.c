@@ -85,8 +85,8 @@ static bool segment_bias(const struct mf_elf_load *l, const struct mf_map_candid
  * beside its JIT code. It is not the module's: counting it would stretch
  * [base, base + size) over gigabytes of anonymous memory (the JIT code
  * between), whose pcs would all read as the module's. */
-static bool remapped(const struct mf_elf_layout *layout, const struct mf_map_candidate *m,
-		     uint64_t bias)
+bool mf_mapping_remapped(const struct mf_elf_layout *layout, const struct mf_map_candidate *m,
+			 uint64_t bias)
 {
 	for (size_t i = 0; i < layout->nloads; i++) {
 		const struct mf_elf_load *l = &layout->loads[i];
@@ -103,6 +103,26 @@ static bool remapped(const struct mf_elf_layout *layout, const struct mf_map_can
 		if (m->file_offset >= (l->offset & PAGE_MASK_4K) &&
 		    m->file_offset < l->offset + l->filesz)
 			return true; /* file bytes of a segment, at another bias */
+	}
+	return false;
+}
+
+bool mf_remap_offsets(const struct mf_elf_layout *layout, const struct mf_map_candidate *m,
+		      struct gs_proc_module_offsets *out)
+{
+	for (size_t i = 0; i < layout->nloads; i++) {
+		const struct mf_elf_load *l = &layout->loads[i];
+		uint64_t bias;
+
+		if (m->file_offset < (l->offset & PAGE_MASK_4K) ||
+		    m->file_offset >= l->offset + l->filesz)
+			continue;
+		bias = m->start - m->file_offset + l->offset - l->vaddr;
+		*out = (struct gs_proc_module_offsets){
+			.text = bias, .rodata = bias, .data = bias, .bss = bias,
+			.base = m->start, .size = m->end - m->start,
+		};
+		return true;
 	}
 	return false;
 }
@@ -135,7 +155,7 @@ int mf_module_offsets_compute(const struct mf_elf_layout *layout,
 	if (!matched)
 		return gs_errorf(err, -ENOENT, "no PT_LOAD segment of the module matches a mapping's file offset; the file on disk may differ from the one mapped");
 	for (size_t i = 0; i < n; i++) {
-		if (remapped(layout, &maps[i], bias))
+		if (mf_mapping_remapped(layout, &maps[i], bias))
 			continue;
 		if (maps[i].start < base)
 			base = maps[i].start;

@@ -207,6 +207,16 @@ int mf_module_offsets_compute(const struct mf_elf_layout *layout,
 			      const struct mf_map_candidate *maps, size_t n,
 			      struct gs_proc_module_offsets *out, struct gs_error *err);
 
+/* A mapping of the module's file bytes at another address than its load
+ * bias puts them (V8 maps node's builtins again beside its JIT code): not
+ * counted in the module's base and size. */
+bool mf_mapping_remapped(const struct mf_elf_layout *layout, const struct mf_map_candidate *m,
+			 uint64_t bias);
+/* Such a mapping's own offsets: the bias of the segment its bytes come
+ * from, base and size the mapping's. false when no segment holds them. */
+bool mf_remap_offsets(const struct mf_elf_layout *layout, const struct mf_map_candidate *m,
+		      struct gs_proc_module_offsets *out);
+
 /* ---- a process's module placed (module_place.c) ---- */
 
 /* A module's file opened through the cache at src, identified, and placed

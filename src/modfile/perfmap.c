@@ -26,9 +26,19 @@
 #define LINE_KEEP (ADDR_BYTES + GS_PERFMAP_MAX_NAME)
 #define READ_CHUNK 65536
 
+#define NAME_BLOCK (1u << 20)
+
 struct pm_entry {
 	uint64_t start, end;
-	size_t name; /* offset in names */
+	const char *name; /* in a name block */
+};
+
+/* Names live in blocks that never move, so a name given out stays valid
+ * while the map grows; blocks of a file read anew are kept to the end. */
+struct pm_block {
+	struct pm_block *prev;
+	size_t used;
+	char text[];
 };
 
 /* [start, end) belongs to entry `entry`: the newest line covering it. */
@@ -48,8 +58,8 @@ struct gs_perfmap {
 	bool truncated;        /* the line is longer than line[] */
 	struct pm_entry *v;    /* in file order: index = age */
 	size_t n, cap;
-	char *names;
-	size_t names_len, names_cap;
+	struct pm_block *block; /* the newest; older ones by prev */
+	size_t names_total;     /* name bytes kept, files read anew included: the cap */
 	struct pm_seg *segs;
 	size_t nsegs;
 	bool indexed;          /* segs describe every entry */
@@ -109,17 +119,29 @@ static bool name_ok(const char *s, size_t len)
 static int add_entry(struct gs_perfmap *m, uint64_t start, uint64_t size, const char *name,
 		     size_t len)
 {
-	if (m->n >= GS_PERFMAP_MAX_ENTRIES || m->names_len + len + 1 > GS_PERFMAP_MAX_NAME_BYTES) {
+	char *text;
+
+	if (m->n >= GS_PERFMAP_MAX_ENTRIES || m->names_total + len + 1 > GS_PERFMAP_MAX_NAME_BYTES) {
 		m->full = true;
 		return 0;
 	}
-	if (base_grow((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v)) ||
-	    base_grow((void **)&m->names, &m->names_cap, m->names_len + len + 1, 1))
+	if (base_grow((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
 		return -ENOMEM;
-	memcpy(m->names + m->names_len, name, len);
-	m->names[m->names_len + len] = '\0';
-	m->v[m->n++] = (struct pm_entry){ start, start + size, m->names_len };
-	m->names_len += len + 1;
+	if (!m->block || m->block->used + len + 1 > NAME_BLOCK) {
+		struct pm_block *b = malloc(sizeof(*b) + NAME_BLOCK);
+
+		if (!b)
+			return -ENOMEM;
+		b->prev = m->block;
+		b->used = 0;
+		m->block = b;
+	}
+	text = m->block->text + m->block->used;
+	memcpy(text, name, len);
+	text[len] = '\0';
+	m->block->used += len + 1;
+	m->v[m->n++] = (struct pm_entry){ start, start + size, text };
+	m->names_total += len + 1;
 	m->indexed = false;
 	return 0;
 }
@@ -304,7 +326,7 @@ const char *gs_perfmap_lookup(const struct gs_perfmap *m, uint64_t addr, uint64_
 		return NULL;
 	if (off)
 		*off = addr - m->v[m->segs[lo - 1].entry].start;
-	return m->names + m->v[m->segs[lo - 1].entry].name;
+	return m->v[m->segs[lo - 1].entry].name;
 }
 
 size_t gs_perfmap_count(const struct gs_perfmap *m)
@@ -325,7 +347,7 @@ struct gs_perfmap *mf_perfmap_new(void)
 
 static void reset(struct gs_perfmap *m)
 {
-	m->n = m->names_len = m->nsegs = m->linelen = m->skipped = 0;
+	m->n = m->nsegs = m->linelen = m->skipped = 0;
 	m->fed = 0;
 	m->full = m->truncated = false;
 	m->indexed = true;
@@ -461,7 +483,12 @@ void gs_perfmap_free(struct gs_perfmap *m)
 	if (!m)
 		return;
 	free(m->v);
-	free(m->names);
+	while (m->block) {
+		struct pm_block *prev = m->block->prev;
+
+		free(m->block);
+		m->block = prev;
+	}
 	free(m->segs);
 	free(m);
 }

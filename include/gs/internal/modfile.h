@@ -215,7 +215,8 @@ struct gs_perfmap *gs_perfmap_open_path(const char *path);
  * keeps what it had). */
 int gs_perfmap_refresh(struct gs_perfmap *m);
 /* The name of the entry covering addr (the runtime's text, NUL-ended) and
- * *off = addr - its start, or NULL; valid until the next refresh or free. */
+ * *off = addr - its start, or NULL; valid until gs_perfmap_free (names
+ * never move, also when the file is read anew). */
 const char *gs_perfmap_lookup(const struct gs_perfmap *m, uint64_t addr, uint64_t *off);
 /* Entries read (lines that parsed, up to the cap). */
 size_t gs_perfmap_count(const struct gs_perfmap *m);
