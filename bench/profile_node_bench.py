@@ -93,6 +93,10 @@ def main():
     finally:
         p.kill()
         p.wait()
+        try:
+            os.remove("/tmp/perf-%d.map" % p.pid)  # the runtime leaves it
+        except OSError:
+            pass
         shutil.rmtree(tmp, ignore_errors=True)
 
 

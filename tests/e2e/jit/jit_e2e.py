@@ -176,6 +176,14 @@ def java_process(workdir):
     return p
 
 
+def remove_perf_map(pid):
+    """The runtimes leave their perf map behind."""
+    try:
+        os.remove("/tmp/perf-%d.map" % pid)
+    except OSError:
+        pass
+
+
 def run(proc, bt_func, profile, roots):
     if not proc:
         return
@@ -192,6 +200,7 @@ def run(proc, bt_func, profile, roots):
     finally:
         proc.kill()
         proc.wait()
+        remove_perf_map(proc.pid)
 
 
 def main():
