@@ -74,9 +74,19 @@ struct gs_frame {
 	 * gdb does, `<signal handler called>`; the frame after it is
 	 * symbolized at its pc, which was interrupted, not called from. */
 	bool signal_frame;
+	/* JIT code (docs/jit.md): the pc is in no module's file but in
+	 * executable anonymous memory, or the process's perf map names it;
+	 * never resolved. jit_name: the runtime's name for it from its perf
+	 * map (`JS:*leaf /srv/app/x.js:1`, raw: escape it to print it), NULL
+	 * when it has none (shown as GS_FRAME_JIT_NAME); jit_offset: pc minus
+	 * the start of that entry. Valid until the next gs_frames_resolve. */
+	bool jit;
+	const char *jit_name;
+	uint64_t jit_offset;
 };
 
 #define GS_FRAME_SIGNAL_NAME "<signal handler called>"
+#define GS_FRAME_JIT_NAME "[anon:jit]"
 
 /* Fills *out with frame i (< bt's frame_count) of the backtrace
  * instruction bt of ev; never fails: an unknown frame is unresolved.

@@ -348,6 +348,7 @@ struct gs_bt_walk {
 	uint8_t seen_wire[GS_BT_PROC_MODULES_MAX]; /* ... at this wire table index */
 	uint8_t window[GS_BT_WINDOW];
 	struct gs_bt_row_cache rows[GS_BT_ROW_CACHE]; /* by hash of (pc, row_hi) */
+	uint64_t first_sp;     /* frame 0's sp: the frame-pointer step's bound */
 };
 GS_ASSERT_LAYOUT(struct gs_bt_walk, next, 136);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, rules, 272);
@@ -368,7 +369,8 @@ GS_ASSERT_LAYOUT(struct gs_bt_walk, snap_gen, 504);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, snap_tgid, 512);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, seen_gen, 528);
 GS_ASSERT_LAYOUT(struct gs_bt_walk, rows, 528 + 4 * 512 + 512 + GS_BT_WINDOW);
-GS_ASSERT_SIZE(struct gs_bt_walk, 528 + 4 * 512 + 512 + GS_BT_WINDOW + 32 * GS_BT_ROW_CACHE);
+GS_ASSERT_LAYOUT(struct gs_bt_walk, first_sp, 528 + 4 * 512 + 512 + GS_BT_WINDOW + 32 * GS_BT_ROW_CACHE);
+GS_ASSERT_SIZE(struct gs_bt_walk, 528 + 4 * 512 + 512 + GS_BT_WINDOW + 32 * GS_BT_ROW_CACHE + 8);
 
 #define GS_BT_NO_NEXT_SLOT 0xFF
 

@@ -315,6 +315,13 @@ struct gs_proc_modules {
 	struct gs_proc_module *v;
 	size_t n;
 	size_t skipped; /* mapped files that were not usable ELF modules */
+	/* Executable mappings of a module of v at another bias than its own
+	 * (V8 maps node's embedded builtins again beside its JIT code): each
+	 * its file, cookie and path, base and size the mapping's, and the
+	 * bias its segment has there; not in v, whose consumers look modules
+	 * up by cookie. For unwinding and naming pcs there. */
+	struct gs_proc_module *remaps;
+	size_t nremaps;
 };
 
 /* Every ELF module mapped by pid, and its vDSO, with cookie and offsets
@@ -328,7 +335,8 @@ struct gs_proc_modules {
 GS_API int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_modules *out,
 				struct gs_error *err);
 GS_API void gs_proc_modules_free(struct gs_proc_modules *m);
-/* The module of m whose [base, base + size) holds ip, or NULL. */
+/* The module of m whose [base, base + size) holds ip, or NULL (remaps not
+ * included). */
 GS_API const struct gs_proc_module *gs_proc_modules_find(const struct gs_proc_modules *m,
 							 uint64_t ip);
 

@@ -276,7 +276,13 @@ enum gs_bt_error {
 	GS_BT_ERROR_NEXT_CFA_ZERO = 5,
 	GS_BT_ERROR_NEXT_CFA_NOT_ADVANCING = 6,
 	GS_BT_ERROR_CFA_READ = 7, /* the loop walker: a CFA that is read (REG_DEREF) was not readable */
+	/* the loop walker: a pc without unwind rows, and its frame pointer
+	 * failed the checks of a frame-pointer step (docs/unwind.md) */
+	GS_BT_ERROR_FRAME_POINTER_CHAIN = 8,
 };
+/* The frame-pointer step's bound: a frame record above frame 0's sp by
+ * more than this is not on the stack the walk started on. */
+#define GS_BT_FP_STACK_SPAN (64u << 20)
 
 /* ---- compact backtrace (the bpf_loop walker, docs/protocol.md) ---------
 

@@ -274,6 +274,7 @@ static void emit_walker(struct loop_gen *g, struct gs_label frame_cb)
 	gs_asm_note(a, "gs_bt_walk: window = the stack above sp, in one read (smaller near the top)");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, REG(GS_DWARF_REG_RSP)));
 	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(window_base)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R3, W(first_sp)));
 	for (uint32_t size = first_window(g->depth); size >= WINDOW_MIN; size /= 2) {
 		struct gs_label next = gs_asm_label(a, "bt_walk_window_smaller");
 

@@ -33,6 +33,7 @@ struct loop_gen {
 	int16_t key;
 	int16_t ctx;         /* gs_bt_walk's slot the callback gets: CTX_* */
 	struct gs_label ret; /* return r0 = 1 (callback: stop) */
+	struct gs_label fp;  /* callback: the frame-pointer step (status stored) */
 };
 
 /* The callback's ctx, in gs_bt_walk's frame: the bt_walk value (r6) and
@@ -68,6 +69,14 @@ static inline void bt_loop_stop(struct loop_gen *g, uint8_t status)
 	gs_asm_ja(g->a, g->ret);
 }
 
+/* No row for the current pc: the frame-pointer step, which stops the
+ * walk with `status` (what it stops with today) when its checks fail. */
+static inline void bt_loop_fp_step(struct loop_gen *g, uint8_t status)
+{
+	gs_asm_emit(g->a, GS_ST_MEM(BPF_B, GS_R6, W(status), status));
+	gs_asm_ja(g->a, g->fp);
+}
+
 /* One step of a binary search over the slots [lo, hi): to `done` when the
  * range is empty, else r1 = mid = (lo + hi) / 2, stored in the mid slot
  * (the module search and the row search). */
@@ -85,8 +94,10 @@ static inline void bt_loop_search_mid(struct gs_asm *a, const struct loop_frame_
 /* The body of gs_bt_frame (bt_loop_frame.c). */
 void bt_loop_frame_callback(struct loop_gen *g);
 /* bt_loop_row.c: r7 = the current pc's row (in the row cache), then its
- * rules decoded into bt_walk.rules; either stops the walk when there is
- * no row or its CFA is not one the walker evaluates. */
+ * rules decoded into bt_walk.rules; where there is no row (no module, no
+ * row for the pc, a row of no CFI) either stores the status the walk
+ * would stop with and goes to the frame-pointer step (g->fp); a CFA it
+ * does not evaluate stops the walk. */
 void bt_loop_find_row(struct loop_gen *g, const struct loop_frame_slots *sl);
 void bt_loop_decode_row(struct loop_gen *g);
 /* bt_loop_module.c: the current frame's module and its wire index;

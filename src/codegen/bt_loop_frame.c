@@ -197,6 +197,61 @@ static void recover(struct loop_gen *g, const struct loop_frame_slots *sl)
 	gs_asm_bind(a, rules_done);
 }
 
+/* The frame-pointer step (docs/unwind.md, "Frames without CFI"): where
+ * the current pc has no row (JIT code, V8's builtins), the caller comes
+ * from the frame record rbp points at, as V8 and HotSpot with
+ * -XX:+PreserveFramePointer keep it: CFA = rbp + 16, return address
+ * *(rbp + 8), the caller's rbp *rbp, rbx and r12-r15 kept. Checked first:
+ * rbp nonzero and 8-aligned, the CFA above the current sp (the walk only
+ * goes up the stack) and at most GS_BT_FP_STACK_SPAN above frame 0's sp,
+ * the return address readable and nonzero. A failed check stops the walk
+ * with the status stored before the jump here and error
+ * FRAME_POINTER_CHAIN; else validate() checks the caller as any other. */
+static void fp_step(struct loop_gen *g, const struct loop_frame_slots *sl, struct gs_label done)
+{
+	static const int kept[] = { 3, 12, 13, 14, 15 };
+	struct gs_asm *a = g->a;
+	struct gs_label bad = gs_asm_label(a, "walk_fp_chain_invalid");
+
+	gs_asm_bind(a, g->fp);
+	gs_asm_note(a, "bt frame: no row: step by the frame pointer (cfa = rbp + 16)");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, REG(GS_DWARF_REG_RBP)));
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R1, 0, bad);
+	gs_asm_emit(a, GS_MOV64_REG(GS_R2, GS_R1));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_AND, GS_R2, 7));
+	gs_asm_jmp_imm(a, BPF_JNE, GS_R2, 0, bad);
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R1, 16));
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, REG(GS_DWARF_REG_RSP)));
+	gs_asm_jmp_reg(a, BPF_JLE, GS_R1, GS_R2, bad);
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R2, GS_R6, W(first_sp)));
+	gs_asm_emit(a, GS_MOV64_IMM(GS_R3, (int32_t)GS_BT_FP_STACK_SPAN));
+	gs_asm_emit(a, GS_ALU64_REG(BPF_ADD, GS_R2, GS_R3));
+	gs_asm_jmp_reg(a, BPF_JGT, GS_R1, GS_R2, bad);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, W(cfa)));
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, NEXT(GS_DWARF_REG_RSP)));
+	gs_asm_emit(a, GS_ST_MEM(BPF_DW, GS_FP, sl->err, 0));
+	gs_asm_emit(a, GS_ST_MEM(BPF_B, GS_R6, W(exact), 0));
+	gs_asm_note(a, "bt frame: ... return address = *(rbp + 8), nonzero");
+	gs_asm_emit(a, GS_MOV64_REG(GS_R3, GS_R1));
+	gs_asm_emit(a, GS_ALU64_IMM(BPF_ADD, GS_R3, -8));
+	read_stack(g, sl, 0, false);
+	gs_asm_jmp_imm(a, BPF_JEQ, GS_R2, 0, bad);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R2, NEXT(GS_DWARF_REG_RIP)));
+	gs_asm_note(a, "bt frame: ... the caller's rbp = *rbp (0 where the chain ends)");
+	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R3, GS_R6, REG(GS_DWARF_REG_RBP)));
+	read_stack(g, sl, 0, false);
+	gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R2, NEXT(GS_DWARF_REG_RBP)));
+	for (size_t k = 0; k < sizeof(kept) / sizeof(kept[0]); k++) {
+		gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, REG(kept[k])));
+		gs_asm_emit(a, GS_STX_MEM(BPF_DW, GS_R6, GS_R1, NEXT(kept[k])));
+	}
+	gs_asm_ja(a, done);
+	gs_asm_bind(a, bad);
+	gs_asm_note(a, "bt frame: ... a check failed: the walk ends as it would without the step");
+	gs_asm_emit(a, GS_ST_MEM(BPF_H, GS_R6, W(error_code), GS_BT_ERROR_FRAME_POINTER_CHAIN));
+	gs_asm_ja(a, g->ret);
+}
+
 static void loop_stop_status(void *ctx, uint8_t reg)
 {
 	struct loop_gen *g = ctx;
@@ -244,6 +299,7 @@ void bt_loop_frame_callback(struct loop_gen *g)
 	struct gs_label store = gs_asm_label(a, "walk_store_frame");
 	struct gs_label room = gs_asm_label(a, "walk_frames_left");
 	struct gs_label more = gs_asm_label(a, "walk_go_on");
+	struct gs_label caller = gs_asm_label(a, "walk_caller_recovered");
 
 	g->key = gs_asm_slot(a, "walk_key", 8, 8);
 	sl.lo = gs_asm_slot(a, "walk_lo", 4, 4);
@@ -253,6 +309,7 @@ void bt_loop_frame_callback(struct loop_gen *g)
 	sl.pc = gs_asm_slot(a, "walk_pc", 8, 8);
 	sl.err = gs_asm_slot(a, "walk_err", 8, 8);
 	g->ret = gs_asm_label(a, "walk_stop");
+	g->fp = gs_asm_label(a, "walk_frame_pointer_step");
 
 	gs_asm_note(a, "gs_bt_frame: r6 = bt_walk[0], r9 = the instruction, from the ctx (r2)");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R6, GS_R2, CTX_WALK));
@@ -265,6 +322,9 @@ void bt_loop_frame_callback(struct loop_gen *g)
 	bt_loop_find_row(g, &sl);
 	bt_loop_decode_row(g);
 	recover(g, &sl);
+	gs_asm_ja(a, caller);
+	fp_step(g, &sl, caller);
+	gs_asm_bind(a, caller);
 	validate(g, &sl);
 	gs_asm_bind(a, module);
 	bt_loop_resolve_module(g, &sl, store);

@@ -44,7 +44,7 @@ void bt_loop_find_row(struct loop_gen *g, const struct loop_frame_slots *sl)
 	gs_asm_note(a, "bt frame: a caller's module must be known to find its row");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_B, GS_R1, GS_R6, W(mod_found)));
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R1, 0, known);
-	bt_loop_stop(g, GS_BT_OFFSETS_UNAVAILABLE);
+	bt_loop_fp_step(g, GS_BT_OFFSETS_UNAVAILABLE);
 	gs_asm_bind(a, known);
 	gs_asm_note(a, "bt frame: pc = ip (frame 0, after a signal frame) or ip - 1, minus the bias");
 	gs_asm_emit(a, GS_LDX_MEM(BPF_DW, GS_R1, GS_R6, REG(GS_DWARF_REG_RIP)));
@@ -126,7 +126,7 @@ void bt_loop_find_row(struct loop_gen *g, const struct loop_frame_slots *sl)
 	cg_map_lookup(cg, GS_MAP_BT_CROWS, g->key);
 	gs_asm_jmp_imm(a, BPF_JNE, GS_R0, 0, found);
 	gs_asm_bind(a, no_row);
-	bt_loop_stop(g, GS_BT_NO_UNWIND_ROWS_FOR_PC);
+	bt_loop_fp_step(g, GS_BT_NO_UNWIND_ROWS_FOR_PC);
 	gs_asm_bind(a, found);
 	gs_asm_note(a, "bt frame: the row into the cache, and decoded from there (one path to verify)");
 	gs_asm_emit(a, GS_MOV64_REG(GS_R7, GS_R0));
@@ -193,7 +193,7 @@ void bt_loop_decode_row(struct loop_gen *g)
 	gs_asm_bind(a, unsupported);
 	bt_loop_stop(g, GS_BT_UNSUPPORTED_CFI);
 	gs_asm_bind(a, no_row);
-	bt_loop_stop(g, GS_BT_NO_UNWIND_ROWS_FOR_PC);
+	bt_loop_fp_step(g, GS_BT_NO_UNWIND_ROWS_FOR_PC);
 
 	gs_asm_bind(a, compact);
 	gs_asm_emit(a, GS_STX_MEM(BPF_B, GS_R6, GS_R1, RULE(cfa) + R_KIND));

@@ -44,6 +44,13 @@ size_t ev_done(struct ev_out *o);
  * escapes. GS_RENDER_KEEP_NEWLINES keeps '\n' as it is. */
 void ev_put_text(struct ev_out *o, const uint8_t *s, size_t n, char quote, unsigned flags);
 
+/* frames_jit.c: a frame in no module (frames.c asks after its module
+ * search fails): r->jit and r->jit_name from pid's perf map and maps, the
+ * state kept in *jit (allocated on first use, freed by frames_jit_free). */
+struct frames_jit;
+void frames_jit_name(struct frames_jit **jit, pid_t pid, uint64_t ip, struct gs_frame *r);
+void frames_jit_free(struct frames_jit *jit);
+
 /* kstack.c: a KernelStack instruction's frame i, and the instruction as
  * text, each frame named by name(arg, addr, &off) when given (NULL:
  * addresses only). */

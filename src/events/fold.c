@@ -72,10 +72,7 @@ static void put_frame(struct sink *s, const struct gs_stack_frame *f, bool py_li
 		put_python(s, f, py_lines);
 		return;
 	case GS_FRAME_JIT:
-		if (f->function)
-			put_name(s, f->function);
-		else
-			put_name(s, "[anon:jit]");
+		put_name(s, f->function ? f->function : GS_FRAME_JIT_NAME);
 		return;
 	default:
 		break;

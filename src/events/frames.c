@@ -67,6 +67,7 @@ struct gs_frames {
 	struct gs_kallsyms *ksyms; /* read at the first kernel frame */
 	bool ksyms_tried;
 	struct ev_stack_state stack; /* gs_frames_stack's */
+	struct frames_jit *jit; /* frames_jit.c: perf maps, JIT memory */
 };
 
 /* An address in no known module re-reads the module list, at most this often. */
@@ -296,6 +297,8 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 			return o->mods[k];
 		}
 	}
+	/* In no module: JIT code, named from the process's perf map. */
+	frames_jit_name(&o->jit, n ? cands[n - 1] : 0, f->raw_ip, r);
 	return NULL;
 }
 
@@ -516,6 +519,7 @@ void gs_frames_free(struct gs_frames *f)
 	free(f->statics);
 	gs_symbolizer_free(f->sym);
 	gs_kallsyms_free(f->ksyms);
+	frames_jit_free(f->jit);
 	gs_modfiles_free(f->own_files);
 	free(f);
 }

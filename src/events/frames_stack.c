@@ -119,11 +119,15 @@ void gs_frames_stack(struct gs_frames *fr, const struct gs_event *ev, const stru
 			after_signal = false;
 			continue;
 		}
-		if (!(f = push(s, &n, GS_FRAME_NATIVE, i)))
+		if (!(f = push(s, &n, r.jit ? GS_FRAME_JIT : GS_FRAME_NATIVE, i)))
 			break;
 		f->native = r;
 		f->caller = i > 0 && !after_signal;
-		f->function = r.function;
+		f->function = r.jit ? r.jit_name : r.function;
+		if (r.jit) {
+			f->addr = r.pc;
+			f->offset = r.jit_offset;
+		}
 		after_signal = r.signal_frame;
 	}
 	while (py && next_py < py->python_stack.frame_count)

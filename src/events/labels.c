@@ -21,7 +21,7 @@ static const char *const bt_status_labels[] = {
 static const char *const bt_error_labels[] = {
 	NULL, "return-address-read-failed", "frame-pointer-read-failed",
 	"next-ip-below-user-range", "next-ip-kernel-like", "next-cfa-zero",
-	"next-cfa-not-advancing", "cfa-read-failed",
+	"next-cfa-not-advancing", "cfa-read-failed", "frame-pointer-chain-invalid",
 };
 
 static const char *const exec_status_labels[] = {

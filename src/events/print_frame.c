@@ -1,7 +1,8 @@
 /* The lines of one symbolized backtrace frame as gstrace prints them
  * (docs/cli.md, "Output"): `#1 fn(params) at file:line:col [module+0xpc]`, an
  * `.inline` line per inline call, signal frames, raw frames with their
- * cookie, `[0xpc]` when the module is unknown. The frame-text cache
+ * cookie, `NAME [jit 0xip]` for JIT code (its perf map's name, else
+ * `[anon:jit]`), `[0xpc]` when the module is unknown. The frame-text cache
  * (print_cache.c) keeps what this writes; the printer (print.c) asks the
  * cache first and this file for what the cache cannot hold. */
 #include <string.h>
@@ -87,6 +88,15 @@ void ev_put_frame(struct ev_out *o, struct gs_frames *frames, const char *indent
 		ev_put_char(o, ' ');
 		ev_put_str(o, GS_FRAME_SIGNAL_NAME);
 		put_module(o, fr, r);
+		return;
+	}
+	if (!s && r->jit) {
+		/* JIT code: the runtime's name as it wrote it (docs/jit.md). */
+		ev_put_char(o, ' ');
+		put_name(o, r->jit_name ? r->jit_name : GS_FRAME_JIT_NAME);
+		ev_put(o, " [jit ", 6);
+		ev_put_0x(o, fr->raw_ip);
+		ev_put_char(o, ']');
 		return;
 	}
 	if (!s) {

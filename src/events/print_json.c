@@ -170,11 +170,14 @@ static void json_frame(struct gs_printer *o, FILE *f, unsigned i, uint8_t flags,
 	fputc('{', f);
 	ev_json_key(f, &first, "index");
 	fprintf(f, "%u", i);
+	/* JIT code: the function is its perf map's name (docs/jit.md) */
 	ev_json_key(f, &first, "kind");
-	ev_json_str(f, "native");
+	ev_json_str(f, r->jit ? "jit" : "native");
 	ev_json_key(f, &first, "function");
 	if (r->signal_frame)
 		ev_json_str(f, GS_FRAME_SIGNAL_NAME);
+	else if (r->jit)
+		ev_json_str(f, r->jit_name ? r->jit_name : GS_FRAME_JIT_NAME);
 	else
 		ev_json_str(f, s ? (r->function ? r->function : "<unknown function>") : NULL);
 	ev_json_key(f, &first, "params");

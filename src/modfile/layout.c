@@ -80,6 +80,53 @@ static bool segment_bias(const struct mf_elf_load *l, const struct mf_map_candid
 	return false;
 }
 
+/* A mapping of the module's file bytes somewhere else than the load bias
+ * puts them: V8 maps its embedded builtins (node's .text) a second time
+ * beside its JIT code. It is not the module's: counting it would stretch
+ * [base, base + size) over gigabytes of anonymous memory (the JIT code
+ * between), whose pcs would all read as the module's. */
+bool mf_mapping_remapped(const struct mf_elf_layout *layout, const struct mf_map_candidate *m,
+			 uint64_t bias)
+{
+	for (size_t i = 0; i < layout->nloads; i++) {
+		const struct mf_elf_load *l = &layout->loads[i];
+
+		if (m->file_offset < (l->offset & PAGE_MASK_4K) ||
+		    m->file_offset >= l->offset + l->filesz)
+			continue;
+		if (m->start - m->file_offset == bias + l->vaddr - l->offset)
+			return false;
+	}
+	for (size_t i = 0; i < layout->nloads; i++) {
+		const struct mf_elf_load *l = &layout->loads[i];
+
+		if (m->file_offset >= (l->offset & PAGE_MASK_4K) &&
+		    m->file_offset < l->offset + l->filesz)
+			return true; /* file bytes of a segment, at another bias */
+	}
+	return false;
+}
+
+bool mf_remap_offsets(const struct mf_elf_layout *layout, const struct mf_map_candidate *m,
+		      struct gs_proc_module_offsets *out)
+{
+	for (size_t i = 0; i < layout->nloads; i++) {
+		const struct mf_elf_load *l = &layout->loads[i];
+		uint64_t bias;
+
+		if (m->file_offset < (l->offset & PAGE_MASK_4K) ||
+		    m->file_offset >= l->offset + l->filesz)
+			continue;
+		bias = m->start - m->file_offset + l->offset - l->vaddr;
+		*out = (struct gs_proc_module_offsets){
+			.text = bias, .rodata = bias, .data = bias, .bss = bias,
+			.base = m->start, .size = m->end - m->start,
+		};
+		return true;
+	}
+	return false;
+}
+
 int mf_module_offsets_compute(const struct mf_elf_layout *layout,
 			      const struct mf_map_candidate *maps, size_t n,
 			      struct gs_proc_module_offsets *out, struct gs_error *err)
@@ -90,12 +137,6 @@ int mf_module_offsets_compute(const struct mf_elf_layout *layout,
 	memset(out, 0, sizeof(*out));
 	if (n == 0)
 		return gs_errorf(err, -ENOENT, "module has no mappings");
-	for (size_t i = 0; i < n; i++) {
-		if (maps[i].start < base)
-			base = maps[i].start;
-		if (maps[i].end > end)
-			end = maps[i].end;
-	}
 	for (size_t i = 0; i < layout->nloads; i++) {
 		const struct mf_elf_load *l = &layout->loads[i];
 		bool holds_anchor = layout->has_anchor && layout->anchor >= l->vaddr &&
@@ -113,6 +154,14 @@ int mf_module_offsets_compute(const struct mf_elf_layout *layout,
 	}
 	if (!matched)
 		return gs_errorf(err, -ENOENT, "no PT_LOAD segment of the module matches a mapping's file offset; the file on disk may differ from the one mapped");
+	for (size_t i = 0; i < n; i++) {
+		if (mf_mapping_remapped(layout, &maps[i], bias))
+			continue;
+		if (maps[i].start < base)
+			base = maps[i].start;
+		if (maps[i].end > end)
+			end = maps[i].end;
+	}
 	*out = (struct gs_proc_module_offsets){
 		.text = bias, .rodata = bias, .data = bias, .bss = bias,
 		.base = base, .size = end - base,

@@ -208,6 +208,16 @@ int mf_module_offsets_compute(const struct mf_elf_layout *layout,
 			      const struct mf_map_candidate *maps, size_t n,
 			      struct gs_proc_module_offsets *out, struct gs_error *err);
 
+/* A mapping of the module's file bytes at another address than its load
+ * bias puts them (V8 maps node's builtins again beside its JIT code): not
+ * counted in the module's base and size. */
+bool mf_mapping_remapped(const struct mf_elf_layout *layout, const struct mf_map_candidate *m,
+			 uint64_t bias);
+/* Such a mapping's own offsets: the bias of the segment its bytes come
+ * from, base and size the mapping's. false when no segment holds them. */
+bool mf_remap_offsets(const struct mf_elf_layout *layout, const struct mf_map_candidate *m,
+		      struct gs_proc_module_offsets *out);
+
 /* ---- a process's module placed (module_place.c) ---- */
 
 /* A module's file opened through the cache at src, identified, and placed
@@ -347,5 +357,12 @@ int mf_py_code_read(pid_t pid, const struct gs_py_layout *l, uint64_t code, stru
 bool mf_py_code_still(pid_t pid, const struct gs_py_layout *l, uint64_t code,
 		      const struct mf_py_code *c);
 void mf_py_code_free(struct mf_py_code *c);
+
+/* perfmap.c, for its tests and fuzz target: an empty map with no file,
+ * bytes of a perf map given in any pieces (a line is parsed once its
+ * newline comes), and the lookup index rebuilt over what was parsed. */
+struct gs_perfmap *mf_perfmap_new(void);
+int mf_perfmap_feed(struct gs_perfmap *m, const char *data, size_t len);
+int mf_perfmap_index(struct gs_perfmap *m);
 
 #endif /* GS_MODFILE_MF_INT_H */

@@ -86,13 +86,42 @@ static void module_free(struct gs_proc_module *m)
 	free(m->open_path);
 }
 
+/* The executable mappings of module m (group mod) that are not at its
+ * bias, each a remap entry of out (out of memory: left out). */
+static void add_remaps(const struct gs_maps *maps, const struct mf_maps_module *mod,
+		       const struct gs_proc_module *m, struct gs_proc_modules *out, size_t *cap)
+{
+	const struct mf_elf_layout *layout;
+
+	if (!m->file || mf_modfile_layout(m->file, &layout, NULL))
+		return;
+	for (size_t i = 0; i < mod->nmaps; i++) {
+		const struct gs_map_entry *e = &maps->entries[mod->maps[i]];
+		struct mf_map_candidate c = { e->start, e->end, e->offset };
+		struct gs_proc_module *r;
+
+		if (e->perms[2] != 'x' || !mf_mapping_remapped(layout, &c, m->offsets.text) ||
+		    base_grow((void **)&out->remaps, cap, out->nremaps + 1, sizeof(*r)))
+			continue;
+		r = &out->remaps[out->nremaps];
+		*r = *m;
+		r->path = strdup(m->path);
+		r->open_path = strdup(m->open_path);
+		if (!r->path || !r->open_path || !mf_remap_offsets(layout, &c, &r->offsets)) {
+			module_free(r);
+			continue;
+		}
+		out->nremaps++;
+	}
+}
+
 int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_modules *out,
 			 struct gs_error *err)
 {
 	struct gs_modfiles *own = NULL;
 	struct gs_maps maps;
 	struct mf_maps_module *mods = NULL;
-	size_t nmods = 0;
+	size_t nmods = 0, remaps_cap = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -120,6 +149,7 @@ int gs_proc_modules_load(pid_t pid, struct gs_modfiles *files, struct gs_proc_mo
 			out->skipped++;
 			continue;
 		}
+		add_remaps(&maps, &mods[i], m, out, &remaps_cap);
 		out->n++;
 	}
 	/* the vDSO: where a sample reading a clock is */
@@ -131,6 +161,8 @@ done:
 	/* Files of a private cache end with it. */
 	for (size_t i = 0; own && i < out->n; i++)
 		out->v[i].file = NULL;
+	for (size_t i = 0; own && i < out->nremaps; i++)
+		out->remaps[i].file = NULL;
 	gs_modfiles_free(own);
 	mf_maps_modules_free(mods, nmods);
 	gs_maps_free(&maps);
@@ -141,7 +173,10 @@ void gs_proc_modules_free(struct gs_proc_modules *m)
 {
 	for (size_t i = 0; i < m->n; i++)
 		module_free(&m->v[i]);
+	for (size_t i = 0; i < m->nremaps; i++)
+		module_free(&m->remaps[i]);
 	free(m->v);
+	free(m->remaps);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -105,7 +105,7 @@ static bool has_cookie(const struct gs_proc_modules *mods, uint64_t cookie)
 static struct gs_range_item *range_items(const struct gs_procfill *f,
 					 const struct gs_proc_modules *mods, struct gs_error *err)
 {
-	struct gs_range_item *items = calloc(mods->n ? mods->n : 1, sizeof(*items));
+	struct gs_range_item *items = calloc(mods->n + mods->nremaps + 1, sizeof(*items));
 
 	if (!items) {
 		gs_errorf(err, -ENOMEM, "out of memory listing the modules of pid %d", (int)f->pid);
@@ -117,6 +117,14 @@ static struct gs_range_item *range_items(const struct gs_procfill *f,
 			.size = mods->v[i].offsets.size,
 			.bias = mods->v[i].offsets.text,
 			.cookie = mods->v[i].id.cookie,
+		};
+	/* A module's text mapped again elsewhere: unwound with its rows. */
+	for (size_t i = 0; i < mods->nremaps; i++)
+		items[mods->n + i] = (struct gs_range_item){
+			.base = mods->remaps[i].offsets.base,
+			.size = mods->remaps[i].offsets.size,
+			.bias = mods->remaps[i].offsets.text,
+			.cookie = mods->remaps[i].id.cookie,
 		};
 	return items;
 }
@@ -135,7 +143,8 @@ static int write_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	if (!items)
 		return -ENOMEM;
 	gs_bpf_maps_writer(maps, &w);
-	rc = gs_bt_modules_replace(&w, (uint32_t)f->pid, items, mods->n, table->max_entries, err);
+	rc = gs_bt_modules_replace(&w, (uint32_t)f->pid, items, mods->n + mods->nremaps,
+				   table->max_entries, err);
 	free(items);
 	return rc;
 }
@@ -197,7 +206,7 @@ static int write_modules(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	items = range_items(f, mods, err);
 	if (!items)
 		return -ENOMEM;
-	rc = gs_ranges_replace(&w, pid, items, mods->n, err);
+	rc = gs_ranges_replace(&w, pid, items, mods->n + mods->nremaps, err);
 	free(items);
 	return rc;
 }

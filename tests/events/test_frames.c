@@ -2,8 +2,11 @@
  * (the test binary and libc) resolved in the order the folded and
  * aggregate paths use, caller first, so looking up the callee's module
  * while a caller's is held must not move what the caller holds. Run under
- * ASan in CI, where a moved module array is a use-after-free. */
+ * ASan in CI, where a moved module array is a use-after-free. And JIT
+ * frames: a pc in this process's anonymous executable memory is named
+ * from its perf map, never from a module. */
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -65,10 +69,52 @@ static void test_caller_resolved_before_callee_module_is_known(void **state)
 	gs_frames_free(fr);
 }
 
+static void test_anonymous_code_is_named_from_the_perf_map(void **state)
+{
+	struct gs_frames_opts o = { .sz = sizeof(o), .pid = getpid() };
+	struct gs_event ev = { .pid = (uint32_t)getpid() };
+	struct gs_backtrace_frame f[2];
+	struct gs_frame r0, r1;
+	struct gs_frames *fr;
+	struct gs_inst bt;
+	char path[64];
+	uint64_t code;
+	FILE *map;
+	void *page = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)state;
+	assert_true(page != MAP_FAILED);
+	code = (uint64_t)(uintptr_t)page;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	map = fopen(path, "w");
+	assert_non_null(map);
+	fprintf(map, "%" PRIx64 " 40 JS:*jitLeaf /srv/app/x.js:8:17\n", code);
+	fclose(map);
+	memset(f, 0, sizeof(f));
+	f[0].pc = f[0].raw_ip = code + 0x10;
+	f[1].pc = f[1].raw_ip = code + 4096 + 8; /* no entry: anonymous JIT memory */
+	bt = raw_bt(f, 2);
+	assert_int_equal(gs_frames_new(&o, &fr, NULL), 0);
+	gs_frames_resolve(fr, &ev, &bt, 0, &r0);
+	gs_frames_resolve(fr, &ev, &bt, 1, &r1);
+	unlink(path);
+	assert_false(r0.resolved);
+	assert_true(r0.jit);
+	assert_string_equal(r0.jit_name, "JS:*jitLeaf /srv/app/x.js:8:17");
+	assert_int_equal(r0.jit_offset, 0x10);
+	assert_false(r1.resolved);
+	assert_true(r1.jit);
+	assert_null(r1.jit_name);
+	gs_frames_free(fr);
+	munmap(page, 2 * 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_caller_resolved_before_callee_module_is_known),
+		cmocka_unit_test(test_anonymous_code_is_named_from_the_perf_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

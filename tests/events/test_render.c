@@ -322,7 +322,7 @@ static void test_status_and_error_labels_are_spec_1_8(void **state)
 		NULL, "return-address-read-failed", "frame-pointer-read-failed",
 		"next-ip-below-user-range", "next-ip-kernel-like", "next-cfa-zero",
 		"next-cfa-not-advancing", "cfa-read-failed" /* the loop walker's */,
-		"unknown",
+		"frame-pointer-chain-invalid" /* the loop walker's */, "unknown",
 	};
 	static const char *const exec[] = {
 		"success", "partial_failure", "complete_failure", "unknown",

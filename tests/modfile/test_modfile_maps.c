@@ -185,6 +185,29 @@ static void test_non_pie_bias_is_zero(void **state)
 	assert_int_equal(o.size, 0x2000);
 }
 
+/* node as it runs: V8 maps node's text a second time (its embedded
+ * builtins, beside its JIT code, at another bias). The module stays where
+ * its bias puts it, so the anonymous JIT memory between is no module's. */
+static void test_text_mapped_again_elsewhere_is_not_the_module(void **state)
+{
+	struct mf_elf_layout l = {
+		.type = ET_EXEC, .nloads = 2, .has_anchor = true, .anchor = 0xb72000,
+		.loads = { { 0x0, 0x400000, 0x76e000, 0x76e000 },
+			   { 0x76f000, 0xb6f000, 0x1a92000, 0x1a92000 } },
+	};
+	struct mf_map_candidate maps[] = {
+		{ 0x400000, 0xb6e000, 0x0 }, { 0xb6f000, 0x2601000, 0x76f000 },
+		{ 0x7fdeb7e40000, 0x7fdeb7fd2000, 0x14c4000 },
+	};
+	struct gs_proc_module_offsets o;
+
+	(void)state;
+	assert_int_equal(mf_module_offsets_compute(&l, maps, 3, &o, NULL), 0);
+	assert_int_equal(o.text, 0);
+	assert_int_equal(o.base, 0x400000);
+	assert_int_equal(o.size, 0x2601000 - 0x400000);
+}
+
 /* Only the text segment's mapping is known (others unmapped): still found. */
 static void test_bias_needs_only_one_matching_segment(void **state)
 {
@@ -334,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_maps_malformed_line_is_rejected_with_its_number),
 		cmocka_unit_test(test_pie_bias_is_load_address),
 		cmocka_unit_test(test_non_pie_bias_is_zero),
+		cmocka_unit_test(test_text_mapped_again_elsewhere_is_not_the_module),
 		cmocka_unit_test(test_bias_needs_only_one_matching_segment),
 		cmocka_unit_test(test_fixture_layouts_have_type_loads_and_text_anchor),
 		cmocka_unit_test(test_proc_stat_fields_follow_the_last_paren),

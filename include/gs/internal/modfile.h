@@ -194,6 +194,34 @@ int gs_kallsyms_load(const char *path, struct gs_kallsyms **out, struct gs_error
 const char *gs_kallsyms_find(const struct gs_kallsyms *k, uint64_t addr, uint64_t *off);
 void gs_kallsyms_free(struct gs_kallsyms *k);
 
+/* ---- a JIT runtime's perf map (perfmap.c) ---- */
+
+/* /tmp/perf-PID.map (docs/jit.md): `START SIZE NAME` a line, the newest
+ * line winning where two overlap. Bounded: entries and name bytes past
+ * these caps are not read; a longer name is cut to GS_PERFMAP_MAX_NAME. */
+#define GS_PERFMAP_MAX_ENTRIES (2u << 20)
+#define GS_PERFMAP_MAX_NAME 1024
+#define GS_PERFMAP_MAX_NAME_BYTES (256u << 20)
+struct gs_perfmap;
+/* pid's perf map, read now: /proc/PID/root/tmp/perf-NSPID.map (NSpid: its
+ * pid in its own namespace), or /tmp/perf-PID.map when its root cannot be
+ * read. NULL with errno (ENOENT: none written yet) when it cannot be read. */
+struct gs_perfmap *gs_perfmap_open(pid_t pid);
+/* The same for a file named directly. */
+struct gs_perfmap *gs_perfmap_open_path(const char *path);
+/* Reads on from where the last read stopped when the file grew (its size
+ * or mtime changed), from the start when it is another file or shrank: 1
+ * when entries were added, 0 when nothing changed, or -errno (the map
+ * keeps what it had). */
+int gs_perfmap_refresh(struct gs_perfmap *m);
+/* The name of the entry covering addr (the runtime's text, NUL-ended) and
+ * *off = addr - its start, or NULL; valid until gs_perfmap_free (names
+ * never move, also when the file is read anew). */
+const char *gs_perfmap_lookup(const struct gs_perfmap *m, uint64_t addr, uint64_t *off);
+/* Entries read (lines that parsed, up to the cap). */
+size_t gs_perfmap_count(const struct gs_perfmap *m);
+void gs_perfmap_free(struct gs_perfmap *m);
+
 /* ---- a module file's CFI rows, which the unwind layer builds ---- */
 
 /* The rows of every file of a cache with one cookie (build id), kept by
