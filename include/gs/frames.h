@@ -74,15 +74,6 @@ struct gs_frame {
 	 * gdb does, `<signal handler called>`; the frame after it is
 	 * symbolized at its pc, which was interrupted, not called from. */
 	bool signal_frame;
-	/* JIT code (docs/jit.md): the pc is in no module's file but in
-	 * executable anonymous memory, or the process's perf map names it;
-	 * never resolved. jit_name: the runtime's name for it from its perf
-	 * map (`JS:*leaf /srv/app/x.js:1`, raw: escape it to print it), NULL
-	 * when it has none (shown as GS_FRAME_JIT_NAME); jit_offset: pc minus
-	 * the start of that entry. Valid until the next gs_frames_resolve. */
-	bool jit;
-	const char *jit_name;
-	uint64_t jit_offset;
 };
 
 #define GS_FRAME_SIGNAL_NAME "<signal handler called>"
@@ -125,7 +116,9 @@ enum gs_frame_kind {
 	GS_FRAME_NATIVE = 0, /* a machine-code frame of a module */
 	GS_FRAME_KERNEL = 1, /* a sample's kernel frame */
 	GS_FRAME_PYTHON = 2, /* a CPython function */
-	GS_FRAME_JIT = 3,    /* machine code in anonymous memory (a JIT's) */
+	/* machine code in no module's file: in anonymous executable memory or
+	 * named by the process's perf map (docs/jit.md) */
+	GS_FRAME_JIT = 3,
 };
 
 struct gs_stack_frame {
@@ -145,7 +138,10 @@ struct gs_stack_frame {
 	int line, first_line;
 	const char *runtime;
 	/* KERNEL: the address and its offset from function. PYTHON: the code
-	 * object's address. JIT: the address and its offset from function. */
+	 * object's address. JIT: the address and its offset from the start of
+	 * its perf map entry; function is the runtime's name as it wrote it
+	 * (`JS:*leaf /srv/app/x.js:1`: escape it to print it), NULL without an
+	 * entry (shown as GS_FRAME_JIT_NAME). */
 	uint64_t addr, offset;
 };
 

@@ -74,9 +74,9 @@ static void put_stop_reason(struct ev_out *o, const struct ev_bt_style *st,
 	}
 }
 
-/* The frames of the stack bt shows, numbered from 0 as they are shown:
- * native frames through the printer, Python frames by name. Whether the
- * last native frame's module is known. */
+/* The frames of the stack bt shows, numbered from 0 as they are shown,
+ * each through the printer. Whether the last frame is native with its
+ * module known. */
 static bool put_stack(struct ev_out *o, const struct ev_bt_style *st, const struct gs_inst *in,
 		      const struct gs_stack *s)
 {
@@ -86,11 +86,7 @@ static bool put_stack(struct ev_out *o, const struct ev_bt_style *st, const stru
 		const struct gs_stack_frame *f = &s->frames[k];
 		unsigned num = (unsigned)(k - s->kernel);
 
-		if (f->kind == GS_FRAME_PYTHON)
-			ev_put_python_frame(o, st->frame_indent, num, f);
-		else
-			last_known = st->sym->put(o, st->sym, in, f->index, num, &f->native,
-						  st->frame_indent);
+		last_known = st->sym->put(o, st->sym, in, num, f, st->frame_indent);
 	}
 	return last_known;
 }

@@ -44,11 +44,16 @@ size_t ev_done(struct ev_out *o);
  * escapes. GS_RENDER_KEEP_NEWLINES keeps '\n' as it is. */
 void ev_put_text(struct ev_out *o, const uint8_t *s, size_t n, char quote, unsigned flags);
 
-/* frames_jit.c: a frame in no module (frames.c asks after its module
- * search fails): r->jit and r->jit_name from pid's perf map and maps, the
- * state kept in *jit (allocated on first use, freed by frames_jit_free). */
+/* frames_jit.c: whether ip of pid, in no module, is JIT code: named by
+ * pid's perf map (*name, *off from its entry's start) or in anonymous
+ * executable memory (*name NULL); the state kept in *jit (allocated on
+ * first use, freed by frames_jit_free). */
 struct frames_jit;
-void frames_jit_name(struct frames_jit **jit, pid_t pid, uint64_t ip, struct gs_frame *r);
+bool frames_jit_name(struct frames_jit **jit, pid_t pid, uint64_t ip, const char **name,
+		     uint64_t *off);
+/* frames.c: the same for native frame r (unresolved) of ev, at raw ip. */
+bool ev_frames_jit(struct gs_frames *f, const struct gs_event *ev, uint64_t ip,
+		   const char **name, uint64_t *off);
 void frames_jit_free(struct frames_jit *jit);
 
 /* kstack.c: a KernelStack instruction's frame i, and the instruction as
@@ -66,7 +71,6 @@ struct ev_stack_state {
 	struct ev_py *py;
 };
 struct ev_stack_state *ev_frames_state(struct gs_frames *f);
-void ev_stack_state_free(struct ev_stack_state *s);
 /* frames_python.c: names Python frame w of process pid into out (its
  * function, file, lines, runtime), the interpreter being module (the file
  * of the native frame it replaces) of version 3.minor; out untouched past
@@ -145,10 +149,11 @@ struct ev_bt_frames {
 	/* the stack bt shows (gs_frames_stack) */
 	void (*stack)(struct gs_frames *f, const struct gs_event *ev, const struct gs_inst *bt,
 		      struct gs_stack *out);
-	/* native frame i (resolved: r), shown as frame num; whether its
-	 * module is known (the printer's, print.c) */
+	/* frame f of the stack (a user frame of any kind), shown as frame num;
+	 * whether it is a native frame whose module is known (the printer's,
+	 * print.c) */
 	bool (*put)(struct ev_out *o, const struct ev_bt_frames *sym, const struct gs_inst *in,
-		    unsigned i, unsigned num, const struct gs_frame *r, const char *indent);
+		    unsigned num, const struct gs_stack_frame *f, const char *indent);
 };
 struct ev_bt_style {
 	const char *indent, *frame_indent;
@@ -163,6 +168,10 @@ void ev_put_frame_line(struct ev_out *o, const char *indent, unsigned i);
  * [python3.11]` (by its code object when it could not be named). */
 void ev_put_python_frame(struct ev_out *o, const char *indent, unsigned num,
 			 const struct gs_stack_frame *f);
+/* print_frame.c: a JIT frame's line, `#num NAME [jit 0xip]` (its perf map's
+ * name, else GS_FRAME_JIT_NAME). */
+void ev_put_jit_frame(struct ev_out *o, const char *indent, unsigned num,
+		      const struct gs_stack_frame *f);
 /* print_frame.c: one symbolized frame's lines, each `\n<indent>#<i>...`:
  * an `.inline` line per inline call, then the function; or the raw,
  * signal or unsymbolized form. */

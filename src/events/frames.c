@@ -297,8 +297,6 @@ static struct frames_module *locate(struct gs_frames *o, const struct gs_event *
 			return o->mods[k];
 		}
 	}
-	/* In no module: JIT code, named from the process's perf map. */
-	frames_jit_name(&o->jit, n ? cands[n - 1] : 0, f->raw_ip, r);
 	return NULL;
 }
 
@@ -493,16 +491,30 @@ const char *gs_frames_kernel_symbol(struct gs_frames *f, uint64_t addr, uint64_t
 	return gs_kallsyms_find(f->ksyms, addr, off);
 }
 
+bool ev_frames_jit(struct gs_frames *f, const struct gs_event *ev, uint64_t ip,
+		   const char **name, uint64_t *off)
+{
+	return frames_jit_name(&f->jit, ev->pid ? (pid_t)ev->pid : f->pid, ip, name, off);
+}
+
 struct ev_stack_state *ev_frames_state(struct gs_frames *f)
 {
 	return &f->stack;
+}
+
+static void stack_state_free(struct ev_stack_state *s)
+{
+	free(s->v);
+	base_arena_free(&s->arena);
+	ev_py_free(s->py);
+	memset(s, 0, sizeof(*s));
 }
 
 void gs_frames_free(struct gs_frames *f)
 {
 	if (!f)
 		return;
-	ev_stack_state_free(&f->stack);
+	stack_state_free(&f->stack);
 	for (size_t i = 0; i < f->npids; i++)
 		pid_clear(&f->pids[i]);
 	free(f->pids);

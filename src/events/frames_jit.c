@@ -2,8 +2,9 @@
  * named from the process's perf map (/tmp/perf-PID.map, as the runtime
  * wrote the name: `JS:*leaf /srv/app/x.js:1`), else, when the pc lies in
  * anonymous executable memory ([anon:...] and memfd mappings included),
- * shown as `[anon:jit] 0x...`. The resolver (frames.c) asks after its
- * module search failed; what is kept per process is here. */
+ * shown as `[anon:jit] 0x...`. The frame list (frames_stack.c) asks for
+ * a frame the resolver found in no module; what is kept per process is
+ * here. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,17 +108,20 @@ static bool jit_memory(struct jit_pid *p, uint64_t ip)
 	       base_has_prefix(e->path, "/memfd:");
 }
 
-void frames_jit_name(struct frames_jit **jp, pid_t pid, uint64_t ip, struct gs_frame *r)
+bool frames_jit_name(struct frames_jit **jp, pid_t pid, uint64_t ip, const char **name,
+		     uint64_t *off)
 {
 	struct jit_pid *p;
 
+	*name = NULL;
+	*off = 0;
 	if (pid <= 0)
-		return;
+		return false;
 	if (!*jp && !(*jp = calloc(1, sizeof(**jp))))
-		return;
+		return false;
 	p = pid_get(*jp, pid);
-	r->jit_name = perfmap_name(p, ip, &r->jit_offset);
-	r->jit = r->jit_name || jit_memory(p, ip);
+	*name = perfmap_name(p, ip, off);
+	return *name || jit_memory(p, ip);
 }
 
 void frames_jit_free(struct frames_jit *j)

@@ -110,7 +110,10 @@ void gs_frames_stack(struct gs_frames *fr, const struct gs_event *ev, const stru
 	out->kernel = n;
 	for (unsigned i = 0; i < bt->backtrace.frame_count; i++) {
 		struct gs_stack_frame *f;
+		const char *jit_name;
+		uint64_t jit_off;
 		struct gs_frame r;
+		bool jit;
 
 		gs_frames_resolve(fr, ev, bt, i, &r);
 		if (py && next_py < py->python_stack.frame_count && is_eval_frame(&r)) {
@@ -119,14 +122,16 @@ void gs_frames_stack(struct gs_frames *fr, const struct gs_event *ev, const stru
 			after_signal = false;
 			continue;
 		}
-		if (!(f = push(s, &n, r.jit ? GS_FRAME_JIT : GS_FRAME_NATIVE, i)))
+		jit = !r.resolved && ev_frames_jit(fr, ev, bt->backtrace.frames[i].raw_ip, &jit_name,
+						   &jit_off);
+		if (!(f = push(s, &n, jit ? GS_FRAME_JIT : GS_FRAME_NATIVE, i)))
 			break;
 		f->native = r;
 		f->caller = i > 0 && !after_signal;
-		f->function = r.jit ? r.jit_name : r.function;
-		if (r.jit) {
-			f->addr = r.pc;
-			f->offset = r.jit_offset;
+		f->function = jit ? jit_name : r.function;
+		if (jit) {
+			f->addr = bt->backtrace.frames[i].raw_ip;
+			f->offset = jit_off;
 		}
 		after_signal = r.signal_frame;
 	}
@@ -134,12 +139,4 @@ void gs_frames_stack(struct gs_frames *fr, const struct gs_event *ev, const stru
 		add_python_run(fr, s, &n, ev, py, py_module, &next_py);
 	out->frames = s->v;
 	out->count = n;
-}
-
-void ev_stack_state_free(struct ev_stack_state *s)
-{
-	free(s->v);
-	base_arena_free(&s->arena);
-	ev_py_free(s->py);
-	memset(s, 0, sizeof(*s));
 }

@@ -86,12 +86,6 @@ static uint64_t frame_location(struct gs_pprof *p, const struct gs_frame *r, boo
 	struct pprof_map m;
 	size_t n = r->sym && r->sym->function ? frame_lines(f, r->sym, lines) : 0;
 
-	if (r->jit) {
-		/* JIT code: one line, the runtime's name for it (docs/jit.md). */
-		lines[0] = (struct pprof_line){ .name = r->jit_name ? r->jit_name : GS_FRAME_JIT_NAME };
-		lines[0].system_name = lines[0].name;
-		return pprof_location(p, NULL, addr, lines, 1);
-	}
 	if (!r->resolved)
 		return pprof_location(p, NULL, addr, lines, n);
 	frame_mapping(gs_frames_modfile(f, r), r->path, addr, hex, &m);
@@ -137,7 +131,11 @@ static uint64_t stack_location(struct gs_pprof *p, const struct gs_stack_frame *
 				      &line, line.name ? 1 : 0);
 	case GS_FRAME_PYTHON:
 		return python_location(p, f);
-	default: /* native and JIT code: frame_location */
+	case GS_FRAME_JIT:
+		/* one line, the runtime's name for it (docs/jit.md) */
+		line.name = line.system_name = f->function ? f->function : GS_FRAME_JIT_NAME;
+		return pprof_location(p, NULL, f->caller ? f->addr - 1 : f->addr, &line, 1);
+	default:
 		return frame_location(p, &f->native, f->caller);
 	}
 }

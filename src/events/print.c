@@ -109,10 +109,10 @@ static void put_item(struct gs_printer *p, const struct gs_inst *in, const char 
 /* Native frame i (resolved: r), shown as frame num: from the cache when it
  * can hold the frame's text (a symbolized, resolved frame that is not raw
  * or a signal frame), else rendered now (print_frame.c). Whether its
- * module is known: the backtrace renderer's ev_bt_frames.put. */
-static bool put_symbolized_frame(struct ev_out *o, const struct ev_bt_frames *sym,
-				 const struct gs_inst *in, unsigned i, unsigned num,
-				 const struct gs_frame *r, const char *indent)
+ * module is known. */
+static bool put_native_frame(struct ev_out *o, const struct ev_bt_frames *sym,
+			     const struct gs_inst *in, unsigned i, unsigned num,
+			     const struct gs_frame *r, const char *indent)
 {
 	const struct gs_backtrace_frame *fr = &in->backtrace.frames[i];
 	/* what a symbolized frame's text depends on */
@@ -123,6 +123,23 @@ static bool put_symbolized_frame(struct ev_out *o, const struct ev_bt_frames *sy
 	      ev_frame_cache_put(o, sym->cache, sym->frames, indent, num, flags, fr, r)))
 		ev_put_frame(o, sym->frames, indent, num, in->backtrace.flags, fr, r);
 	return r->resolved;
+}
+
+/* Frame f of a shown stack, by its kind (print_frame.c). */
+static bool put_symbolized_frame(struct ev_out *o, const struct ev_bt_frames *sym,
+				 const struct gs_inst *in, unsigned num,
+				 const struct gs_stack_frame *f, const char *indent)
+{
+	switch (f->kind) {
+	case GS_FRAME_PYTHON:
+		ev_put_python_frame(o, indent, num, f);
+		return false;
+	case GS_FRAME_JIT:
+		ev_put_jit_frame(o, indent, num, f);
+		return false;
+	default:
+		return put_native_frame(o, sym, in, f->index, num, &f->native, indent);
+	}
 }
 
 /* A kernel frame's name, from the printer's resolver. */

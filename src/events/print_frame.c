@@ -64,6 +64,18 @@ void ev_put_python_frame(struct ev_out *o, const char *indent, unsigned num,
 	ev_put_char(o, ']');
 }
 
+void ev_put_jit_frame(struct ev_out *o, const char *indent, unsigned num,
+		      const struct gs_stack_frame *f)
+{
+	/* the runtime's name as it wrote it (docs/jit.md) */
+	ev_put_frame_line(o, indent, num);
+	ev_put_char(o, ' ');
+	put_name(o, f->function ? f->function : GS_FRAME_JIT_NAME);
+	ev_put(o, " [jit ", 6);
+	ev_put_0x(o, f->addr);
+	ev_put_char(o, ']');
+}
+
 void ev_put_frame(struct ev_out *o, struct gs_frames *frames, const char *indent, unsigned i,
 		  uint8_t flags, const struct gs_backtrace_frame *fr, const struct gs_frame *r)
 {
@@ -88,15 +100,6 @@ void ev_put_frame(struct ev_out *o, struct gs_frames *frames, const char *indent
 		ev_put_char(o, ' ');
 		ev_put_str(o, GS_FRAME_SIGNAL_NAME);
 		put_module(o, fr, r);
-		return;
-	}
-	if (!s && r->jit) {
-		/* JIT code: the runtime's name as it wrote it (docs/jit.md). */
-		ev_put_char(o, ' ');
-		put_name(o, r->jit_name ? r->jit_name : GS_FRAME_JIT_NAME);
-		ev_put(o, " [jit ", 6);
-		ev_put_0x(o, fr->raw_ip);
-		ev_put_char(o, ']');
 		return;
 	}
 	if (!s) {

@@ -162,8 +162,9 @@ static void json_line(FILE *f, bool *first, const char *file, int line, int col)
 }
 
 static void json_frame(struct gs_printer *o, FILE *f, unsigned i, uint8_t flags,
-		       const struct gs_backtrace_frame *fr, const struct gs_frame *r)
+		       const struct gs_backtrace_frame *fr, const struct gs_stack_frame *sf)
 {
+	const struct gs_frame *r = &sf->native;
 	const struct gs_sym_info *s = r->sym;
 	bool first = true;
 
@@ -172,12 +173,12 @@ static void json_frame(struct gs_printer *o, FILE *f, unsigned i, uint8_t flags,
 	fprintf(f, "%u", i);
 	/* JIT code: the function is its perf map's name (docs/jit.md) */
 	ev_json_key(f, &first, "kind");
-	ev_json_str(f, r->jit ? "jit" : "native");
+	ev_json_str(f, sf->kind == GS_FRAME_JIT ? "jit" : "native");
 	ev_json_key(f, &first, "function");
 	if (r->signal_frame)
 		ev_json_str(f, GS_FRAME_SIGNAL_NAME);
-	else if (r->jit)
-		ev_json_str(f, r->jit_name ? r->jit_name : GS_FRAME_JIT_NAME);
+	else if (sf->kind == GS_FRAME_JIT)
+		ev_json_str(f, sf->function ? sf->function : GS_FRAME_JIT_NAME);
 	else
 		ev_json_str(f, s ? (r->function ? r->function : "<unknown function>") : NULL);
 	ev_json_key(f, &first, "params");
@@ -277,7 +278,7 @@ static void json_backtrace(struct gs_printer *o, FILE *f, const struct gs_event 
 			json_python_frame(f, num, fr);
 		else
 			json_frame(o, f, num, in->backtrace.flags, &in->backtrace.frames[fr->index],
-				   &fr->native);
+				   fr);
 	}
 	fputs("]}", f);
 }

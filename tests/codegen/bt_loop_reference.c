@@ -3,7 +3,8 @@
  * probe, the module snapshot, the row lookup by page index and binary
  * search, the row's rules, their evaluation on the register file (the
  * rules beyond the reference's: CFA read through memory, expression rules,
- * rbx and r12-r15, signal frames, the end of the stack), validation (the
+ * rbx and r12-r15, signal frames, the end of the stack), the frame-pointer
+ * step where a pc has no row, validation (the
  * checks of docs/protocol.md, "Backtraces"), the caller's module
  * and its wire table entry. Plain loops over the maps' entries; nothing
  * from src/codegen. */
@@ -33,6 +34,7 @@ struct walk {
 	int wire_of[GS_BT_PROC_MODULES_MAX]; /* snapshot index -> table entry, or -1 */
 	uint8_t slots;
 	struct gs_bt_wire_module table[GS_BT_WIRE_MODULES];
+	uint64_t first_sp; /* frame 0's: the frame-pointer step stays within a span of it */
 };
 
 static const void *elem(const struct bt_loop_world *w, const char *map, uint32_t key)
@@ -292,6 +294,38 @@ static int validate(const struct frame *f, const uint64_t next[GS_BT_NREGS], uin
 	return *code ? GS_BT_INVALID_FRAME : GO_ON;
 }
 
+/* Where f's pc has no row (`status` says why): its caller from the frame
+ * record rbp points at (docs/unwind.md, "Frames without CFI"), checked,
+ * then validated as any caller; a failed check stops with `status` and
+ * FRAME_POINTER_CHAIN. */
+static int fp_step(struct walk *k, struct frame *f, int status)
+{
+	uint64_t rbp = f->regs[GS_DWARF_REG_RBP], cfa = rbp + 16, next[GS_BT_NREGS];
+	uint16_t ignored = 0;
+	int rc;
+
+	if (!rbp || (rbp & 7) || cfa <= f->regs[GS_DWARF_REG_RSP] ||
+	    cfa > k->first_sp + GS_BT_FP_STACK_SPAN)
+		goto bad;
+	memcpy(next, f->regs, sizeof(next));
+	next[GS_DWARF_REG_RSP] = cfa;
+	f->exact = false;
+	next[GS_DWARF_REG_RIP] = read_user(k, cfa - 8, 0, &ignored);
+	if (!next[GS_DWARF_REG_RIP])
+		goto bad;
+	next[GS_DWARF_REG_RBP] = read_user(k, rbp, 0, &ignored);
+	rc = validate(f, next, 0, &k->bt->error_code);
+	if (rc != GO_ON)
+		return rc;
+	for (size_t i = 0; i < sizeof(tracked); i++)
+		f->regs[tracked[i]] = next[tracked[i]];
+	k->bt->fp_steps++;
+	return GO_ON;
+bad:
+	k->bt->error_code = GS_BT_ERROR_FRAME_POINTER_CHAIN;
+	return status;
+}
+
 /* One unwind from frame `f` (frame_count frames stored): GO_ON with f
  * moved to its caller, or the status that stops the walk. */
 static int unwind(struct walk *k, struct frame *f)
@@ -303,14 +337,16 @@ static int unwind(struct walk *k, struct frame *f)
 	int status;
 
 	if (!f->known)
-		return GS_BT_OFFSETS_UNAVAILABLE;
+		return fp_step(k, f, GS_BT_OFFSETS_UNAVAILABLE);
 	/* frame 0 and a signal frame's caller at their pc, a caller at its call */
 	pc = (k->bt->frame_count <= 1 || f->exact ? ip : ip - 1) - f->mod.bias;
 	row = lookup_row(k, &f->mod, pc);
 	if (!row)
-		return GS_BT_NO_UNWIND_ROWS_FOR_PC;
+		return fp_step(k, f, GS_BT_NO_UNWIND_ROWS_FOR_PC);
 	f->exact = (row->pc & GS_BT_ROW_F_SIGNAL) != 0;
 	status = decode(k, row, &r);
+	if (status == GS_BT_NO_UNWIND_ROWS_FOR_PC)
+		return fp_step(k, f, status);
 	if (status)
 		return status;
 	memcpy(next, f->regs, sizeof(next));
@@ -336,6 +372,7 @@ void bt_loop_ref_walk(const struct bt_loop_world *w, uint32_t depth, uint8_t fla
 	f.regs[GS_DWARF_REG_RIP] = w->ip;
 	f.regs[GS_DWARF_REG_RSP] = w->sp;
 	f.regs[GS_DWARF_REG_RBP] = w->bp;
+	k.first_sp = w->sp;
 	out->requested_depth = (uint16_t)depth;
 	out->flags = flags;
 	out->status = GS_BT_TRUNCATED; /* unless a stop comes first */
@@ -355,7 +392,8 @@ void bt_loop_ref_walk(const struct bt_loop_world *w, uint32_t depth, uint8_t fla
 		wire[out->frame_count++] = resolve_module(&k, &f);
 		out->frames[out->frame_count - 1].raw_ip = f.regs[GS_DWARF_REG_RIP];
 	}
-	if (out->status != GS_BT_INVALID_FRAME && out->status != GS_BT_READ_ERROR)
+	if (out->status != GS_BT_INVALID_FRAME && out->status != GS_BT_READ_ERROR &&
+	    out->error_code != GS_BT_ERROR_FRAME_POINTER_CHAIN)
 		out->error_code = 0;
 	for (uint32_t i = 0; i < out->frame_count; i++) {
 		struct gs_backtrace_frame *fr = &out->frames[i];

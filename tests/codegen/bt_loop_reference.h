@@ -36,6 +36,7 @@ struct bt_loop_backtrace {
 	 * entry, frames whose module was unknown or past the table. */
 	uint8_t modules;
 	uint16_t unknown_frames;
+	uint16_t fp_steps; /* callers found by the frame-pointer step */
 };
 
 /* The walk of one `bt` with these flags at backtrace depth `depth`. */

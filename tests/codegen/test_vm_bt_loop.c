@@ -347,7 +347,8 @@ static void test_without_a_snapshot_frame_0_module_comes_from_the_probe(void **s
 }
 
 /* Neither a snapshot nor rows for the probe's module: frame 0 alone, its
- * module unknown. */
+ * module unknown; the frame-pointer step found no frame record there
+ * (the harness's rbp is no chain), which the error code says. */
 static void test_without_rows_or_snapshot_the_walk_stops_at_frame_0(void **state)
 {
 	struct loop_harness *h = setup("bt_loop_depth128");
@@ -355,7 +356,7 @@ static void test_without_rows_or_snapshot_the_walk_stops_at_frame_0(void **state
 	(void)state;
 	chain(h, 3, ra_in_probe_module);
 	run(h);
-	assert_bt(h, 0, 1, GS_BT_OFFSETS_UNAVAILABLE, 0);
+	assert_bt(h, 0, 1, GS_BT_OFFSETS_UNAVAILABLE, GS_BT_ERROR_FRAME_POINTER_CHAIN);
 	assert_frame(&h->frames[0][0], 0, 0, BIAS + GS_CG_PROBE_PC);
 	teardown(h);
 }
@@ -377,9 +378,11 @@ static void test_a_new_snapshot_replaces_what_the_last_walk_kept(void **state)
 	put_modules(h, mods, 1);
 	chain(h, 9, ra_alternating);
 	run(h);
-	assert_bt(h, 0, 3, GS_BT_OFFSETS_UNAVAILABLE, 0);
+	/* the third frame's module is not in the snapshot: no row, and no
+	 * frame record for the frame-pointer step */
+	assert_bt(h, 0, 3, GS_BT_OFFSETS_UNAVAILABLE, GS_BT_ERROR_FRAME_POINTER_CHAIN);
 	run(h); /* from the kept snapshot: the same */
-	assert_bt(h, 0, 3, GS_BT_OFFSETS_UNAVAILABLE, 0);
+	assert_bt(h, 0, 3, GS_BT_OFFSETS_UNAVAILABLE, GS_BT_ERROR_FRAME_POINTER_CHAIN);
 	put_modules(h, mods, 2);
 	run(h);
 	assert_bt(h, 0, 10, GS_BT_COMPLETE, 0);

@@ -74,7 +74,7 @@ static void test_anonymous_code_is_named_from_the_perf_map(void **state)
 	struct gs_frames_opts o = { .sz = sizeof(o), .pid = getpid() };
 	struct gs_event ev = { .pid = (uint32_t)getpid() };
 	struct gs_backtrace_frame f[2];
-	struct gs_frame r0, r1;
+	struct gs_stack st;
 	struct gs_frames *fr;
 	struct gs_inst bt;
 	char path[64];
@@ -95,17 +95,19 @@ static void test_anonymous_code_is_named_from_the_perf_map(void **state)
 	f[0].pc = f[0].raw_ip = code + 0x10;
 	f[1].pc = f[1].raw_ip = code + 4096 + 8; /* no entry: anonymous JIT memory */
 	bt = raw_bt(f, 2);
+	ev.insts = &bt;
+	ev.ninsts = 1;
 	assert_int_equal(gs_frames_new(&o, &fr, NULL), 0);
-	gs_frames_resolve(fr, &ev, &bt, 0, &r0);
-	gs_frames_resolve(fr, &ev, &bt, 1, &r1);
+	gs_frames_stack(fr, &ev, &bt, &st);
 	unlink(path);
-	assert_false(r0.resolved);
-	assert_true(r0.jit);
-	assert_string_equal(r0.jit_name, "JS:*jitLeaf /srv/app/x.js:8:17");
-	assert_int_equal(r0.jit_offset, 0x10);
-	assert_false(r1.resolved);
-	assert_true(r1.jit);
-	assert_null(r1.jit_name);
+	assert_int_equal(st.count, 2);
+	assert_false(st.frames[0].native.resolved);
+	assert_int_equal(st.frames[0].kind, GS_FRAME_JIT);
+	assert_string_equal(st.frames[0].function, "JS:*jitLeaf /srv/app/x.js:8:17");
+	assert_int_equal(st.frames[0].offset, 0x10);
+	assert_false(st.frames[1].native.resolved);
+	assert_int_equal(st.frames[1].kind, GS_FRAME_JIT);
+	assert_null(st.frames[1].function);
 	gs_frames_free(fr);
 	munmap(page, 2 * 4096);
 }

@@ -628,11 +628,11 @@ static void test_json_event_items_and_escaping(void **state)
 		 "\"value\":93,\"text\":\"93\"},"
 		 "{\"kind\":\"backtrace\",\"status\":\"read error\","
 		 "\"error\":\"return-address-read-failed\",\"error_code\":1,\"max_depth\":2,"
-		 "\"raw\":true,\"frames\":["
-		 "{\"index\":0,\"function\":null,\"params\":null,\"file\":null,\"line\":null,"
+		 "\"raw\":true,\"python_status\":null,\"frames\":["
+		 "{\"index\":0,\"kind\":\"native\",\"function\":null,\"params\":null,\"file\":null,\"line\":null,"
 		 "\"column\":null,\"module\":\"" FIXTURE "\",\"offset\":%" PRIu64 ",\"pc\":%" PRIu64
 		 ",\"raw_ip\":%" PRIu64 ",\"cookie\":\"0x%016" PRIx64 "\",\"inline\":[]},"
-		 "{\"index\":1,\"function\":null,\"params\":null,\"file\":null,\"line\":null,"
+		 "{\"index\":1,\"kind\":\"native\",\"function\":null,\"params\":null,\"file\":null,\"line\":null,"
 		 "\"column\":null,\"module\":null,\"offset\":null,\"pc\":48,\"raw_ip\":48,"
 		 "\"cookie\":\"0x0000000000000077\",\"inline\":[]}]},"
 		 "\"after\"]}\n",
