@@ -51,6 +51,11 @@ void ev_put_text(struct ev_out *o, const uint8_t *s, size_t n, char quote, unsig
 struct frames_jit;
 bool frames_jit_name(struct frames_jit **jit, pid_t pid, uint64_t ip, const char **name,
 		     uint64_t *off);
+/* frames.c: the file of pid's module holding the interpreter
+ * (_PyEval_EvalFrameDefault), as its module list has it, or NULL: for
+ * Python frames no interpreter frame of the native walk names (a walk cut
+ * short). Valid until the list is read again. */
+const char *ev_frames_interpreter(struct gs_frames *f, pid_t pid);
 /* frames.c: the same for native frame r (unresolved) of ev, at raw ip. */
 bool ev_frames_jit(struct gs_frames *f, const struct gs_event *ev, uint64_t ip,
 		   const char **name, uint64_t *off);

@@ -491,6 +491,21 @@ const char *gs_frames_kernel_symbol(struct gs_frames *f, uint64_t addr, uint64_t
 	return gs_kallsyms_find(f->ksyms, addr, off);
 }
 
+const char *ev_frames_interpreter(struct gs_frames *f, pid_t pid)
+{
+	struct frames_pid *p = pid > 0 ? pid_get(f, pid) : NULL;
+
+	for (size_t i = 0; p && i < p->mods.n; i++) {
+		uint64_t addr, size;
+
+		if (p->mods.v[i].file &&
+		    gs_modfile_symbols_named(p->mods.v[i].file, "_PyEval_EvalFrameDefault", &addr,
+					     &size, 1) == 1)
+			return p->mods.v[i].open_path;
+	}
+	return NULL;
+}
+
 bool ev_frames_jit(struct gs_frames *f, const struct gs_event *ev, uint64_t ip,
 		   const char **name, uint64_t *off)
 {

@@ -135,6 +135,8 @@ void gs_frames_stack(struct gs_frames *fr, const struct gs_event *ev, const stru
 		}
 		after_signal = r.signal_frame;
 	}
+	if (py && next_py < py->python_stack.frame_count && !py_module)
+		py_module = ev_frames_interpreter(fr, (pid_t)ev->pid);
 	while (py && next_py < py->python_stack.frame_count)
 		add_python_run(fr, s, &n, ev, py, py_module, &next_py);
 	out->frames = s->v;
