@@ -10,6 +10,9 @@ is the oracle.
                         last, each `name@file:line`), then `ready PID`.
   pyfix.py LIB profile  60/30/10 % of the CPU in spin_a / spin_b / spin_c,
                         pure Python loops; `ready PID` first.
+  pyfix.py LIB cycle    (3.8 to 3.10) around each call, its own frame's f_back
+                        points at itself: a hostile chain that never ends,
+                        put back after the call; `ready PID` first.
 SIGUSR1 or stdin closing ends it (it is killed otherwise).
 """
 import ctypes
@@ -104,10 +107,31 @@ def profile():
         spin_c()
 
 
+# PyFrameObject.f_back, after the object's header (ob_refcnt, ob_type,
+# ob_size) in 3.8 to 3.10: the layout table's frame_back for them.
+F_BACK = 24
+
+
+def cycle():
+    while not stop.is_set():
+        frame = sys._getframe()
+        back = ctypes.c_void_p.from_address(id(frame) + F_BACK)
+        saved = back.value
+        back.value = id(frame)
+        try:
+            lib.pyfix_leaf(3)
+        finally:
+            back.value = saved
+        time.sleep(0.02)
+
+
 signal.signal(signal.SIGUSR1, lambda *_: stop.set())
 if sys.argv[2] == "stack":
     threading.Thread(target=calls, args=(t_outer,), daemon=True).start()
     calls(outer)
+elif sys.argv[2] == "cycle":
+    print("ready %d" % os.getpid(), flush=True)
+    cycle()
 else:
     print("ready %d" % os.getpid(), flush=True)
     profile()

@@ -9,6 +9,9 @@ Scenarios (one meson test each):
                      main thread and a second one; 3.8 to 3.13
   stack-debian-3.11  Debian's /usr/bin/python3.11 (static libpython, no
                      DWARF: the layout table)
+  cycle-3.10         a process whose frame chain is a cycle (its own f_back
+                     points at itself during the call): the walk ends at the
+                     depth, says so, and the process runs on
   profile-3.12, profile-debian-3.11
                      `--profile 99 --script-output folded`: 60/30/10 % of
                      the CPU in three Python functions
@@ -228,6 +231,29 @@ def scenario_profile(version):
         fail("%d samples naming a function do not reach _start" % incomplete)
 
 
+def scenario_cycle(version):
+    python = interpreter(version)
+    fx = Fixture(python, "cycle")
+    try:
+        out = gstrace(["-p", str(fx.pid), "-s", "trace pyfix_leaf { bt; }",
+                       "--max-events", "3", "--duration", "30"])
+        alive = fx.proc.poll() is None
+    finally:
+        fx.finish()
+    evs = events(out)
+    if len(evs) != 3:
+        fail("%d events, 3 expected\n%s" % (len(evs), out[-3000:]))
+    for ev in evs:
+        text = "\n".join(ev["text"])
+        if "python frames: truncated after %d" % 128 not in text:
+            fail("TID %d: the cycle does not end as truncated at the depth\n%s"
+                 % (ev["tid"], text[-2000:]))
+        if sum(1 for f in ev["frames"] if PYFRAME.match(f)) != 128:
+            fail("TID %d: not 128 Python frames" % ev["tid"])
+    if not alive:
+        fail("the fixture did not survive the trace")
+
+
 def main():
     if os.geteuid() != 0:
         skip("tracing needs root")
@@ -236,6 +262,8 @@ def main():
     kind, _, version = SCENARIO.partition("-")
     if kind == "stack":
         scenario_stack(version)
+    elif kind == "cycle":
+        scenario_cycle(version)
     elif kind == "profile":
         scenario_profile(version)
     else:
