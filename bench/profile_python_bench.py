@@ -31,12 +31,15 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "tests", "e2e", "profile"))
+import profile_lib as L  # noqa: E402
+
 GSTRACE = os.path.abspath(sys.argv[1])
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "py_deep.py")
 HZ = 999
 SECONDS = 4
 READY = "@@profile-python-bench-ready"
-PERF_EVENT_PROG = 7
 DEPTH = 30
 
 
@@ -56,20 +59,6 @@ def interpreter():
     return "/usr/bin/python3.11" if os.path.exists("/usr/bin/python3.11") else None
 
 
-def prog_stats(pid):
-    """(run_time_ns, run_cnt) of the perf_event programs pid holds."""
-    seen = {}
-    for fd in os.listdir("/proc/%d/fdinfo" % pid):
-        try:
-            text = open("/proc/%d/fdinfo/%s" % (pid, fd)).read()
-        except OSError:
-            continue
-        f = dict(re.findall(r"^(\w+):\s+(\S+)$", text, re.M))
-        if f.get("prog_type") == str(PERF_EVENT_PROG) and "run_time_ns" in f:
-            seen[f["prog_id"]] = (int(f["run_time_ns"]), int(f["run_cnt"]))
-    return (sum(t for t, _ in seen.values()), max([c for _, c in seen.values()] or [0]))
-
-
 def profile(pid, seconds, extra):
     """(folded stacks [(frames, count)], (run_time_ns, run_cnt))."""
     argv = [GSTRACE, "--profile", str(HZ), "-p", str(pid), "--script-output", "folded",
@@ -81,7 +70,7 @@ def profile(pid, seconds, extra):
         if not line or READY in line:
             break
     time.sleep(seconds)
-    stats = prog_stats(p.pid) if p.poll() is None else (0, 0)
+    stats = L.perf_event_prog_stats(p.pid) if p.poll() is None else (0, 0)
     p.send_signal(signal.SIGINT)
     out, _ = p.communicate(timeout=60)
     stacks = []

@@ -70,7 +70,6 @@ FIXTURE_FP = os.path.abspath(sys.argv[3])
 HZ = 999
 SECONDS = 4
 READY = "@@profile-bench-ready"
-PERF_EVENT_PROG = 7  # BPF_PROG_TYPE_PERF_EVENT
 DEPTH = ["--depth", "28"]  # the busy loops 32 frames deep (profile_split.c)
 
 
@@ -80,22 +79,6 @@ def bench(metric, value, unit):
 
 def skipped(metric, why):
     print("# skipped: %s: %s" % (metric, why), flush=True)
-
-
-def perf_event_prog_stats(pid):
-    """(run_time_ns summed, largest run_cnt) over the perf_event programs
-    pid holds, each program once."""
-    seen = {}
-    fddir = "/proc/%d/fdinfo" % pid
-    for fd in os.listdir(fddir):
-        try:
-            text = open(os.path.join(fddir, fd)).read()
-        except OSError:
-            continue
-        f = dict(re.findall(r"^(\w+):\s+(\S+)$", text, re.M))
-        if f.get("prog_type") == str(PERF_EVENT_PROG) and "run_time_ns" in f:
-            seen[f["prog_id"]] = (int(f["run_time_ns"]), int(f["run_cnt"]))
-    return (sum(t for t, _ in seen.values()), max([c for _, c in seen.values()] or [0]))
 
 
 def read_until(stream, marker, seconds):
@@ -126,7 +109,7 @@ class Tracer:
     def stop(self, timeout=20):
         if self.proc.poll() is None:
             try:
-                self.stats = perf_event_prog_stats(self.proc.pid)
+                self.stats = L.perf_event_prog_stats(self.proc.pid)
             except OSError:
                 pass
             self.proc.send_signal(signal.SIGINT)  # both print what they counted

@@ -52,6 +52,16 @@ struct gs_py_layout {
 
 /* ---- which interpreter a module file holds (pyversion.c) ---- */
 
+/* The interpreter's frame function: a module that defines it holds the
+ * interpreter, and each of its native frames runs Python frames. */
+#define GS_PY_EVAL_FUNCTION "_PyEval_EvalFrameDefault"
+
+struct gs_modfile;
+/* Whether module file m defines GS_PY_EVAL_FUNCTION (its symbols, through
+ * the module-file cache): the cheap test of which module of a process holds
+ * the interpreter, before gs_py_identify reads it. */
+GS_API bool gs_py_holds_interpreter(struct gs_modfile *m);
+
 /* What gstrace knows of one module file holding CPython: its version and
  * the link-time addresses (before the load bias) of what a walk starts
  * from. */

@@ -12,6 +12,7 @@
 #include <gs/frames.h>
 #include <gs/internal/modfile.h>
 #include <gs/modfile.h>
+#include <gs/python.h>
 
 #include "base.h"
 #include "ev_int.h"
@@ -495,14 +496,9 @@ const char *ev_frames_interpreter(struct gs_frames *f, pid_t pid)
 {
 	struct frames_pid *p = pid > 0 ? pid_get(f, pid) : NULL;
 
-	for (size_t i = 0; p && i < p->mods.n; i++) {
-		uint64_t addr, size;
-
-		if (p->mods.v[i].file &&
-		    gs_modfile_symbols_named(p->mods.v[i].file, "_PyEval_EvalFrameDefault", &addr,
-					     &size, 1) == 1)
+	for (size_t i = 0; p && i < p->mods.n; i++)
+		if (gs_py_holds_interpreter(p->mods.v[i].file))
 			return p->mods.v[i].open_path;
-	}
 	return NULL;
 }
 

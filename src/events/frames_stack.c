@@ -11,11 +11,10 @@
 #include <string.h>
 
 #include <gs/frames.h>
+#include <gs/python.h>
 
 #include "base.h"
 #include "ev_int.h"
-
-#define EVAL_FUNCTION "_PyEval_EvalFrameDefault"
 
 /* The instruction of type `type` among those that follow bt (its
  * KernelStack, then its PythonStack), or NULL. */
@@ -39,9 +38,9 @@ static bool is_eval_frame(const struct gs_frame *r)
 {
 	const char *fn = r->sym ? r->sym->function : NULL;
 
-	if (!fn || !base_has_prefix(fn, EVAL_FUNCTION))
+	if (!fn || !base_has_prefix(fn, GS_PY_EVAL_FUNCTION))
 		return false;
-	fn += strlen(EVAL_FUNCTION);
+	fn += strlen(GS_PY_EVAL_FUNCTION);
 	return *fn == '\0' || *fn == '.';
 }
 

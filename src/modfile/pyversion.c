@@ -20,7 +20,7 @@ static const char *const sym_names[SYM_COUNT] = {
 	[SYM_RUNTIME] = "_PyRuntime",
 	[SYM_TSTATE] = "_Py_tss_tstate",
 	[SYM_CODE_TYPE] = "PyCode_Type",
-	[SYM_EVAL] = "_PyEval_EvalFrameDefault",
+	[SYM_EVAL] = GS_PY_EVAL_FUNCTION,
 };
 
 struct py_syms {
@@ -247,4 +247,11 @@ int gs_py_identify(const char *path, struct gs_py_module *out, struct gs_error *
 	if (rc)
 		memset(out, 0, sizeof(*out));
 	return rc;
+}
+
+bool gs_py_holds_interpreter(struct gs_modfile *m)
+{
+	uint64_t addr, size;
+
+	return m && gs_modfile_symbols_named(m, GS_PY_EVAL_FUNCTION, &addr, &size, 1) == 1;
 }

@@ -14,15 +14,6 @@
 #include "base.h"
 #include "rt_int.h"
 
-#define EVAL_FUNCTION "_PyEval_EvalFrameDefault"
-
-static bool holds_interpreter(struct gs_modfile *m)
-{
-	uint64_t addr, size;
-
-	return gs_modfile_symbols_named(m, EVAL_FUNCTION, &addr, &size, 1) == 1;
-}
-
 /* A DT_NEEDED entry of the file names libpython. */
 static bool links_libpython(struct gs_modfile *m)
 {
@@ -59,13 +50,13 @@ static bool runs_python(struct gs_plan *p)
 		if (gs_proc_modules_load(p->opts.pid, p->files, &mods, NULL) != 0)
 			return false;
 		for (size_t i = 0; i < mods.n && !found; i++)
-			found = mods.v[i].file && holds_interpreter(mods.v[i].file);
+			found = gs_py_holds_interpreter(mods.v[i].file);
 		gs_proc_modules_free(&mods);
 		return found;
 	}
 	if (p->module)
 		return gs_modfile_open(p->files, p->module, &m, NULL) == 0 &&
-		       (holds_interpreter(m) || links_libpython(m));
+		       (gs_py_holds_interpreter(m) || links_libpython(m));
 	return true;
 }
 

@@ -17,18 +17,12 @@
 
 #include "rt_int.h"
 
-#define EVAL_FUNCTION "_PyEval_EvalFrameDefault"
-
 /* The module of mods holding the interpreter, or NULL. */
 static const struct gs_proc_module *interpreter(const struct gs_proc_modules *mods)
 {
-	for (size_t i = 0; i < mods->n; i++) {
-		uint64_t addr, size;
-
-		if (mods->v[i].file &&
-		    gs_modfile_symbols_named(mods->v[i].file, EVAL_FUNCTION, &addr, &size, 1) == 1)
+	for (size_t i = 0; i < mods->n; i++)
+		if (gs_py_holds_interpreter(mods->v[i].file))
 			return &mods->v[i];
-	}
 	return NULL;
 }
 

@@ -267,3 +267,24 @@ def wait_for(cond, seconds, step=0.05):
             return True
         time.sleep(step)
     return cond()
+
+
+# ---- the tracers' BPF programs ---------------------------------------------
+
+PERF_EVENT_PROG = 7  # BPF_PROG_TYPE_PERF_EVENT
+
+
+def perf_event_prog_stats(pid):
+    """(run_time_ns summed, largest run_cnt) over the perf_event programs
+    pid holds, each program once."""
+    seen = {}
+    fddir = "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(fddir):
+        try:
+            text = open(os.path.join(fddir, fd)).read()
+        except OSError:
+            continue
+        f = dict(re.findall(r"^(\w+):\s+(\S+)$", text, re.M))
+        if f.get("prog_type") == str(PERF_EVENT_PROG) and "run_time_ns" in f:
+            seen[f["prog_id"]] = (int(f["run_time_ns"]), int(f["run_cnt"]))
+    return (sum(t for t, _ in seen.values()), max([c for _, c in seen.values()] or [0]))

@@ -23,7 +23,8 @@ between the native frames that called and were called by them, where the
 interpreter's own frames were (none of those is left); frame #0 the C
 function. What a profile must be: each function's share within
 TOLERANCE points of 60/30/10 (three standard deviations when the samples
-are too few) and every stack naming a function complete.
+are too few) and the stacks naming a function complete (all but
+INCOMPLETE_MAX %: a sample in a stub without unwind rows ends early).
 
 usage: python_e2e.py GSTRACE SCENARIO BUILD_DIR
 Exit status: 0 passed, 1 failed, 77 skipped (saying why).
@@ -41,6 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "pyfix.py")
 LIB = os.path.join(BUILD, "libpyfix.so")
 TOLERANCE = 3.0
+INCOMPLETE_MAX = 2.0  # % of samples
 SHARES = {"spin_a": 60.0, "spin_b": 30.0, "spin_c": 10.0}
 ROOTS = {"_start", "clone3", "clone", "__clone3", "__clone"}
 problems = []
@@ -227,8 +229,12 @@ def scenario_profile(version):
         print("%s: %.1f %% (want %.0f +- %.1f)" % (k, got, want, tol), flush=True)
         if abs(got - want) > tol:
             fail("%s has %.1f %% of the samples, %.0f +- %.1f expected" % (k, got, want, tol))
-    if incomplete:
-        fail("%d samples naming a function do not reach _start" % incomplete)
+    # a sample in a stub the unwinder has no row for (a .plt entry) ends
+    # its native walk early: at most INCOMPLETE_MAX %, as the native profile
+    # test's OTHER_MAX
+    print("%d of %d samples naming a function do not reach _start" % (incomplete, total))
+    if 100.0 * incomplete / total > INCOMPLETE_MAX:
+        fail("%d of %d samples naming a function do not reach _start" % (incomplete, total))
 
 
 def scenario_cycle(version):
