@@ -351,6 +351,10 @@ struct gs_session_opts {
 	bool no_multi_link;
 	gs_event_fn on_event; /* decoded events; a non-zero return ends a poll */
 	void *arg;
+	/* What a user should hear once, as a line without a newline (arg is
+	 * on_event's): a traced process whose Python frames stay native
+	 * (`pid 42: python 3.7: unsupported (...), native frames only`). NULL: none. */
+	void (*on_note)(void *arg, const char *text);
 };
 
 struct gs_session;

@@ -66,6 +66,14 @@ static bool printed_something(const struct gs_event *ev)
 	return false;
 }
 
+/* The session's notes (a process whose Python frames stay native): said
+ * on stderr, once each. */
+static void on_note(void *arg, const char *text)
+{
+	(void)arg;
+	cli_say("gstrace: ", "%s", text);
+}
+
 static int on_event(void *arg, const struct gs_event *ev)
 {
 	struct run *r = arg;
@@ -237,7 +245,7 @@ static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 	struct gs_aggregate_opts ao = { .sz = sizeof(ao) };
 	struct gs_printer_opts po;
 	struct gs_session_opts so = {
-		.sz = sizeof(so), .on_event = on_event, .arg = r,
+		.sz = sizeof(so), .on_event = on_event, .arg = r, .on_note = on_note,
 		.force_tracefs = env_flag("GSTRACE_FORCE_TRACEFS"),
 		.no_multi_link = env_flag("GSTRACE_NO_UPROBE_MULTI"),
 	};

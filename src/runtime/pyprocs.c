@@ -63,8 +63,7 @@ int rt_py_write(pid_t pid, struct gs_bpf_maps *maps, const struct gs_proc_module
 		rc = gs_py_layout_get(m->open_path, py.minor, &layout, NULL, &why);
 	if (rc) {
 		if (m && note && note_size)
-			snprintf(note, note_size, "pid %d: %s: native frames only", (int)pid,
-				 why.msg);
+			snprintf(note, note_size, "pid %d: %s", (int)pid, why.msg);
 		/* an exec may have left another program's entry */
 		w.remove(w.ctx, GS_MAP_NAME_PY_PROCS, &key);
 		return 0;

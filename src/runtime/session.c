@@ -408,6 +408,13 @@ int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 	if (s->sample_scope >= GS_SAMPLE_KNOWN && now - s->last_scan_ns >= SCAN_INTERVAL_NS &&
 	    (rc = rt_session_scan(s, err)))
 		return rc;
+	/* Python frames that stay native: said once per process */
+	for (size_t i = 0; s->opts.on_note && i < s->nfills; i++) {
+		if (s->fills[i].py_note[0] && !s->fills[i].py_noted) {
+			s->fills[i].py_noted = true;
+			s->opts.on_note(s->opts.arg, s->fills[i].py_note);
+		}
+	}
 	n = gs_reader_poll(s->reader, timeout_ms, err);
 	/* A held process waits for its refresh, not for the next poll. */
 	if (n >= 0 && rt_dlhook_changed(s->dlhook) &&

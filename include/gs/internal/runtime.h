@@ -260,7 +260,8 @@ struct gs_procfill {
 	unsigned tls_tries;
 	/* Why its Python frames stay native (an interpreter gstrace cannot
 	 * read), "" else: for the session to say once (pyprocs.c). */
-	char py_note[160];
+	char py_note[512];
+	bool py_noted; /* the session said it (gs_session_opts.on_note) */
 };
 /* files: the module-file cache its modules are read through (NULL: one
  * per read). */

@@ -12,6 +12,8 @@ Scenarios (one meson test each):
   cycle-3.10         a process whose frame chain is a cycle (its own f_back
                      points at itself during the call): the walk ends at the
                      depth, says so, and the process runs on
+  unsupported-3.7    pyenv's CPython 3.7 (a version gstrace does not read):
+                     said once on stderr, its stacks native and complete
   profile-3.12, profile-debian-3.11
                      `--profile 99 --script-output folded`: 60/30/10 % of
                      the CPU in three Python functions
@@ -59,6 +61,11 @@ def fail(msg):
 
 
 def interpreter(version):
+    if version in ("3.6", "3.7"):
+        found = sorted(glob.glob("/root/.pyenv/versions/%s.*/bin/python%s" % (version, version)))
+        if not found:
+            skip("no pyenv build of CPython %s here" % version)
+        return found[-1]
     if version == "debian-3.11":
         path = "/usr/bin/python3.11"
         if not os.path.exists(path):
@@ -102,10 +109,14 @@ def parse_expect(text):
     return (name, file, int(line))
 
 
+LAST_STDERR = [""]
+
+
 def gstrace(args, timeout=60):
     cmd = [GSTRACE] + args
     print("$ " + " ".join(cmd), flush=True)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    LAST_STDERR[0] = r.stderr
     print("exit %d; stdout %d bytes" % (r.returncode, len(r.stdout)), flush=True)
     if r.returncode != 0:
         fail("gstrace exited %d: %s" % (r.returncode, r.stderr.strip()[-2000:]))
@@ -260,6 +271,27 @@ def scenario_cycle(version):
         fail("the fixture did not survive the trace")
 
 
+def scenario_unsupported(version):
+    python = interpreter(version)
+    fx = Fixture(python, "profile")
+    try:
+        out = gstrace(["--profile", "99", "-p", str(fx.pid), "--script-output", "folded",
+                       "--duration", "3"])
+    finally:
+        fx.finish()
+    said = [l for l in LAST_STDERR[0].splitlines() if "python %s: unsupported" % version in l]
+    if len(said) != 1 or "native frames only" not in said[0]:
+        fail("python %s is not said unsupported once: %r" % (version, LAST_STDERR[0][-1000:]))
+    total = done = 0
+    for line in out.splitlines():
+        stack, _, n = line.rpartition(" ")
+        if n.isdigit() and "_PyEval_EvalFrameDefault" in stack:
+            total += int(n)
+            done += int(n) * (stack.split(";")[0] in ROOTS)
+    if not total or 100.0 * (total - done) / total > INCOMPLETE_MAX:
+        fail("%d of %d native stacks through the interpreter are complete" % (done, total))
+
+
 def main():
     if os.geteuid() != 0:
         skip("tracing needs root")
@@ -268,6 +300,8 @@ def main():
     kind, _, version = SCENARIO.partition("-")
     if kind == "stack":
         scenario_stack(version)
+    elif kind == "unsupported":
+        scenario_unsupported(version)
     elif kind == "cycle":
         scenario_cycle(version)
     elif kind == "profile":
