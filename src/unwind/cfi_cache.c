@@ -19,7 +19,8 @@
 #include "unwind_int.h"
 
 #define CACHE_MAGIC "GSCFI\0\0\1"
-#define CACHE_VERSION 4u /* 3: the content hash is mf_cache_hash; 4: corrupt FDEs */
+#define CACHE_VERSION 5u /* 3: the content hash is mf_cache_hash; 4: corrupt FDEs;
+			   * 5: PLT rows (cfi_plt.c) */
 
 struct cache_header {
 	char magic[8];

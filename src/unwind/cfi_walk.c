@@ -2,7 +2,8 @@
  * built (struct uw_cfi_builder): each dwarf_cfi_addrframe() call gives the
  * row holding an address, its CFA / RA / rsp / rbp rules are converted to
  * the 56-byte wire row or dropped with a reason, and (cfi_xrow.c) to the
- * loop walker's full row. The build (cfi.c) walks .eh_frame's ranges and
+ * loop walker's full row; the linker's PLT expression row is cut into
+ * plain rows, two per entry (cfi_plt.c). The build (cfi.c) walks .eh_frame's ranges and
  * then .debug_frame's here, and so does each half of a split walk
  * (cfi_split.c). */
 #include <dwarf.h>
@@ -55,10 +56,10 @@ static int register_rule(Dwarf_Frame *frame, int regno, struct rule *out)
 	return 0;
 }
 
-/* Fills row from the frame's rules; -1 when exportable, else the reason. */
-static int convert_row(Dwarf_Frame *frame, int ra_reg, struct gs_unwind_row *row)
+/* Fills row's CFA from the frame's; -1 when it is rsp or rbp + off, else
+ * the reason. */
+static int convert_cfa(Dwarf_Frame *frame, struct gs_unwind_row *row)
 {
-	struct rule ra, sp, bp;
 	Dwarf_Op *cfa;
 	size_t ncfa;
 
@@ -68,6 +69,17 @@ static int convert_row(Dwarf_Frame *frame, int ra_reg, struct gs_unwind_row *row
 		return GS_CFI_DROP_CFA_EXPRESSION;
 	if (cfa[0].number != GS_DWARF_REG_RBP && cfa[0].number != GS_DWARF_REG_RSP)
 		return GS_CFI_DROP_CFA_REGISTER;
+	row->cfa_register = (uint16_t)cfa[0].number;
+	row->cfa_offset = (int64_t)cfa[0].number2;
+	return -1;
+}
+
+/* Fills row's return address and rbp rules from the frame's; -1 when
+ * exportable, else the reason. */
+static int convert_rules(Dwarf_Frame *frame, int ra_reg, struct gs_unwind_row *row)
+{
+	struct rule ra, sp, bp;
+
 	if (ra_reg < 0 || register_rule(frame, ra_reg, &ra) != 0 ||
 	    register_rule(frame, GS_DWARF_REG_RSP, &sp) != 0 ||
 	    register_rule(frame, GS_DWARF_REG_RBP, &bp) != 0)
@@ -79,8 +91,6 @@ static int convert_row(Dwarf_Frame *frame, int ra_reg, struct gs_unwind_row *row
 	if (sp.kind == RULE_EXPR)
 		return GS_CFI_DROP_SP_RULE;
 
-	row->cfa_register = (uint16_t)cfa[0].number;
-	row->cfa_offset = (int64_t)cfa[0].number2;
 	row->ra_kind = GS_RECOVERY_AT_CFA_OFFSET;
 	row->ra_offset = ra.value;
 	row->ra_register = (uint16_t)ra_reg;
@@ -107,6 +117,14 @@ static int convert_row(Dwarf_Frame *frame, int ra_reg, struct gs_unwind_row *row
 	default:
 		return GS_CFI_DROP_RBP_RULE;
 	}
+}
+
+/* Fills row from the frame's rules; -1 when exportable, else the reason. */
+static int convert_row(Dwarf_Frame *frame, int ra_reg, struct gs_unwind_row *row)
+{
+	int reason = convert_cfa(frame, row);
+
+	return reason >= 0 ? reason : convert_rules(frame, ra_reg, row);
 }
 
 static void add_row(struct uw_cfi_builder *b, const struct gs_unwind_row *row)
@@ -162,6 +180,69 @@ void uw_cfi_drop(struct uw_cfi_builder *b, uint64_t lo, uint64_t hi, int reason)
 	uw_cfi_add_dropped(b, lo, hi, reason);
 }
 
+/* The row [lo, hi) of frame, converted twice: the reference's row and the
+ * loop walker's, each added or dropped with its reason. */
+static void add_frame_row(struct uw_cfi_builder *b, Dwarf_Frame *frame, int ra_reg, uint64_t lo,
+			  uint64_t hi, bool signal)
+{
+	struct gs_unwind_row row = { 0 };
+	struct gs_cfi_row xrow = { 0 };
+	int reason = convert_row(frame, ra_reg, &row);
+	int xreason = uw_convert_xrow(frame, ra_reg, &xrow);
+
+	if (xreason >= 0) {
+		b->t->stats.xdropped[xreason]++;
+	} else {
+		xrow.pc_start = lo;
+		xrow.pc_end = hi;
+		xrow.flags = signal ? GS_CFI_ROW_SIGNAL : 0;
+		add_xrow(b, &xrow);
+	}
+	if (reason >= 0) {
+		uw_cfi_drop(b, lo, hi, reason);
+	} else {
+		row.pc_start = lo;
+		row.pc_end = hi;
+		add_row(b, &row);
+	}
+}
+
+/* A PLT row (cfi_plt.c) [lo, hi) as plain rows, two per 16-byte entry:
+ * every rule but the CFA is the row's, converted once; each piece has its
+ * own CFA, rsp + 8 or rsp + 16. Each piece after the first counts as one
+ * more row read. false, adding nothing, when another rule cannot be
+ * exported by either walker: the row is then dropped as it stands. */
+static bool add_plt_rows(struct uw_cfi_builder *b, Dwarf_Frame *frame, int ra_reg, uint64_t lo,
+			 uint64_t hi, int k, bool signal)
+{
+	struct gs_unwind_row row;
+	struct gs_cfi_row xrow;
+	uint64_t end;
+
+	/* zeroed whole: the padding goes into the cache file as it is */
+	memset(&row, 0, sizeof(row));
+	memset(&xrow, 0, sizeof(xrow));
+	row.cfa_register = GS_DWARF_REG_RSP;
+	xrow.rules.cfa.kind = GS_BT_CFA_REG_OFF;
+	xrow.rules.cfa.reg = GS_DWARF_REG_RSP;
+	if (convert_rules(frame, ra_reg, &row) >= 0 || uw_convert_xrules(frame, ra_reg, &xrow) >= 0)
+		return false;
+	xrow.flags = signal ? GS_CFI_ROW_SIGNAL : 0;
+	for (uint64_t addr = lo; addr < hi && !b->oom; addr = end) {
+		int32_t off;
+
+		end = uw_plt_piece(addr, hi, k, &off);
+		b->t->stats.rows += addr != lo;
+		row.pc_start = xrow.pc_start = addr;
+		row.pc_end = xrow.pc_end = end;
+		row.cfa_offset = off;
+		xrow.rules.cfa.off = off;
+		add_row(b, &row);
+		add_xrow(b, &xrow);
+	}
+	return true;
+}
+
 /* Walks the rows of one FDE range: each dwarf_cfi_addrframe() call gives
  * the row holding addr and, through dwarf_frame_info(), where it ends.
  * libdw answers for an address with any FDE covering it, so addresses a
@@ -176,13 +257,11 @@ static void walk_range(struct uw_cfi_builder *b, Dwarf_CFI *cfi, struct mf_fde_r
 		return;
 	}
 	while (addr < range.hi && !b->oom) {
-		struct gs_unwind_row row = { 0 };
-		struct gs_cfi_row xrow = { 0 };
 		const struct mf_fde_range *zone = mf_zone_after(b->zones, b->nzones, addr);
 		Dwarf_Frame *frame = NULL;
 		Dwarf_Addr start, end;
 		bool signal = false;
-		int ra_reg, reason, xreason;
+		int ra_reg, plt_k;
 
 		b->t->stats.rows++;
 		if (zone && zone->lo <= addr) { /* the zone's own dropped range covers it */
@@ -205,24 +284,10 @@ static void walk_range(struct uw_cfi_builder *b, Dwarf_CFI *cfi, struct mf_fde_r
 			end = range.hi;
 		if (zone && end > zone->lo)
 			end = zone->lo;
-		reason = convert_row(frame, ra_reg, &row);
-		xreason = uw_convert_xrow(frame, ra_reg, &xrow);
+		plt_k = uw_plt_threshold(frame, addr, end);
+		if (plt_k < 0 || !add_plt_rows(b, frame, ra_reg, addr, end, plt_k, signal))
+			add_frame_row(b, frame, ra_reg, addr, end, signal);
 		free(frame);
-		if (xreason >= 0) {
-			b->t->stats.xdropped[xreason]++;
-		} else {
-			xrow.pc_start = addr;
-			xrow.pc_end = end;
-			xrow.flags = signal ? GS_CFI_ROW_SIGNAL : 0;
-			add_xrow(b, &xrow);
-		}
-		if (reason >= 0) {
-			uw_cfi_drop(b, addr, end, reason);
-		} else {
-			row.pc_start = addr;
-			row.pc_end = end;
-			add_row(b, &row);
-		}
 		addr = end;
 	}
 }

@@ -130,12 +130,16 @@ static bool sp_is_cfa(const struct gs_bt_rule *sp, const struct gs_bt_rule *cfa)
 
 int uw_convert_xrow(Dwarf_Frame *frame, int ra_reg, struct gs_cfi_row *row)
 {
+	int reason = cfa_rule(frame, &row->rules.cfa);
+
+	return reason >= 0 ? reason : uw_convert_xrules(frame, ra_reg, row);
+}
+
+int uw_convert_xrules(Dwarf_Frame *frame, int ra_reg, struct gs_cfi_row *row)
+{
 	struct gs_bt_rules *r = &row->rules;
 	struct gs_bt_rule sp;
-	int reason = cfa_rule(frame, &r->cfa);
 
-	if (reason >= 0)
-		return reason;
 	if (ra_reg < 0 || !reg_rule(frame, ra_reg, &r->ra))
 		return ra_reg < 0 ? GS_CFI_DROP_LIBDW_ERROR : GS_CFI_DROP_RA_RULE;
 	if (r->ra.kind == GS_RECOVERY_SAME_VALUE)

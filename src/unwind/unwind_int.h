@@ -75,6 +75,22 @@ int uw_cfi_walk_split(struct uw_cfi_builder *b, struct Elf *elf, struct Dwarf_CF
 /* The loop walker's row from a libdw frame: fills row->rules and returns
  * -1, or returns the enum gs_cfi_drop reason it cannot. */
 int uw_convert_xrow(struct Dwarf_Frame_s *frame, int ra_reg, struct gs_cfi_row *row);
+/* The same for every rule but the CFA, which row->rules.cfa already holds
+ * (a PLT piece's rsp + off). */
+int uw_convert_xrules(struct Dwarf_Frame_s *frame, int ra_reg, struct gs_cfi_row *row);
+
+/* ---- PLT stubs (cfi_plt.c) ---- */
+
+/* A .plt longer than this many 16-byte entries keeps its expression
+ * (dropped as cfa_expression) rather than costing two rows per entry. */
+#define UW_PLT_MAX_ENTRIES 65536
+/* K (1-15) when frame's CFA is the linker's PLT expression, rsp + 8 +
+ * ((pc & 15) >= K ? 8 : 0), over a row [lo, hi) of at most
+ * UW_PLT_MAX_ENTRIES entries; -1 otherwise. */
+int uw_plt_threshold(struct Dwarf_Frame_s *frame, uint64_t lo, uint64_t hi);
+/* The piece of such a row holding addr: returns its end (at most hi) and
+ * sets *cfa_off, the CFA's offset from rsp there (8 or 16). */
+uint64_t uw_plt_piece(uint64_t addr, uint64_t hi, int k, int32_t *cfa_off);
 
 /* ---- CFI tables on disk by build id (cfi_cache.c) ---- */
 

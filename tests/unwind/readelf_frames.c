@@ -1,5 +1,6 @@
 /* Parses `readelf --debug-dump=frames-interp` into per-FDE rows (see
- * readelf_frames.h). readelf prints one table per CIE and FDE; an FDE
+ * readelf_frames.h), and the raw `--debug-dump=frames` for the FDEs whose
+ * CFA is the linker's PLT expression. readelf prints one table per CIE and FDE; an FDE
  * without instructions prints no table and takes its CIE's initial row. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,48 @@ static void start_fde(struct parser *p, const char *line)
 	}
 }
 
+/* The PLT expression as readelf prints it, around the literal K. */
+#define PLT_EXPR_HEAD "DW_CFA_def_cfa_expression (DW_OP_breg7 (rsp): 8; DW_OP_breg16 (rip): 0; " \
+		      "DW_OP_lit15; DW_OP_and; DW_OP_lit"
+#define PLT_EXPR_TAIL "; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus)"
+
+/* Marks the FDEs whose raw instructions (`--debug-dump=frames`) define
+ * the CFA by the PLT expression, matched by section and range. */
+static void mark_plt_fdes(const char *readelf, const char *file, struct rf_frames *f)
+{
+	char cmd[4096], line[4096];
+	bool debug_frame = false;
+	uint64_t lo = 0, hi = 0;
+	FILE *in;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --debug-dump=frames '%s' 2>/dev/null", readelf, file);
+	in = popen(cmd, "r");
+	if (!in)
+		return;
+	while (fgets(line, sizeof(line), in)) {
+		const char *pc = strstr(line, "pc="), *expr = strstr(line, PLT_EXPR_HEAD);
+		char *tail;
+		long k;
+
+		if (strncmp(line, "Contents of the ", 16) == 0)
+			debug_frame = strstr(line, ".debug_frame") != NULL;
+		if (strstr(line, " FDE ") && pc) {
+			lo = strtoull(pc + 3, NULL, 16);
+			hi = strtoull(strstr(pc, "..") + 2, NULL, 16);
+		}
+		if (!expr)
+			continue;
+		k = strtol(expr + strlen(PLT_EXPR_HEAD), &tail, 10);
+		if (k < 1 || k > 15 || strncmp(tail, PLT_EXPR_TAIL, strlen(PLT_EXPR_TAIL)) != 0)
+			continue;
+		for (size_t i = 0; i < f->n; i++)
+			if (f->fdes[i].debug_frame == debug_frame && f->fdes[i].lo == lo &&
+			    f->fdes[i].hi == hi)
+				f->fdes[i].plt_k = (int)k;
+	}
+	pclose(in);
+}
+
 int rf_load(const char *file, struct rf_frames *out)
 {
 	const char *readelf = getenv("GS_READELF") ? getenv("GS_READELF") : "readelf";
@@ -195,6 +238,7 @@ int rf_load(const char *file, struct rf_frames *out)
 			parse_row(p, line);
 	}
 	pclose(in);
+	mark_plt_fdes(readelf, file, out);
 	for (size_t i = 0; i < out->n; i++)
 		for (size_t j = 0; j < out->fdes[i].nrows; j++) {
 			const struct rf_fde *d = &out->fdes[i];
@@ -214,12 +258,15 @@ void rf_free(struct rf_frames *f)
 	memset(f, 0, sizeof(*f));
 }
 
-int rf_expect(const struct rf_row *r, struct gs_unwind_row *row)
+int rf_expect(const struct rf_fde *d, const struct rf_row *r, uint64_t pc,
+	      struct gs_unwind_row *row)
 {
+	bool plt = r->cfa_reg == -1 && d->plt_k > 0;
+
 	memset(row, 0, sizeof(*row));
-	if (r->cfa_reg == -1)
+	if (r->cfa_reg == -1 && !plt)
 		return GS_CFI_DROP_CFA_EXPRESSION;
-	if (r->cfa_reg != GS_DWARF_REG_RSP && r->cfa_reg != GS_DWARF_REG_RBP)
+	if (!plt && r->cfa_reg != GS_DWARF_REG_RSP && r->cfa_reg != GS_DWARF_REG_RBP)
 		return GS_CFI_DROP_CFA_REGISTER;
 	if (r->ra.kind == 'u')
 		return GS_CFI_DROP_RA_UNDEFINED;
@@ -227,8 +274,8 @@ int rf_expect(const struct rf_row *r, struct gs_unwind_row *row)
 		return GS_CFI_DROP_RA_RULE;
 	if (r->rsp.kind == 'x')
 		return GS_CFI_DROP_SP_RULE;
-	row->cfa_register = (uint16_t)r->cfa_reg;
-	row->cfa_offset = r->cfa_off;
+	row->cfa_register = plt ? GS_DWARF_REG_RSP : (uint16_t)r->cfa_reg;
+	row->cfa_offset = plt ? 8 + ((pc & 15) >= (uint64_t)d->plt_k ? 8 : 0) : r->cfa_off;
 	row->ra_kind = GS_RECOVERY_AT_CFA_OFFSET;
 	row->ra_offset = r->ra.off;
 	row->ra_register = GS_DWARF_REG_RIP;

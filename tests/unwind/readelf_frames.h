@@ -30,6 +30,9 @@ struct rf_fde {
 	bool debug_frame;
 	struct rf_row *rows;
 	size_t nrows;
+	/* K when readelf's raw dump shows the FDE's CFA expression to be the
+	 * linker's PLT one (rsp + 8 + ((rip & 15) >= K ? 8 : 0)); 0: not */
+	int plt_k;
 };
 
 struct rf_frames {
@@ -41,9 +44,11 @@ struct rf_frames {
 /* Runs `readelf` (path in $GS_READELF or "readelf") on file; 0 or -1. */
 int rf_load(const char *file, struct rf_frames *out);
 void rf_free(struct rf_frames *f);
-/* The reference's verdict on a row: -1 and *row when exportable, else the
- * enum gs_cfi_drop reason. */
-int rf_expect(const struct rf_row *r, struct gs_unwind_row *row);
+/* The reference's verdict on row r of FDE d at pc: -1 and *row when
+ * exportable, else the enum gs_cfi_drop reason. A PLT expression row is
+ * rsp + 8 or rsp + 16 by pc, as the expression readelf printed says. */
+int rf_expect(const struct rf_fde *d, const struct rf_row *r, uint64_t pc,
+	      struct gs_unwind_row *row);
 /* The row at pc in an FDE of the given section, or NULL. */
 const struct rf_row *rf_row_at(const struct rf_frames *f, uint64_t pc, bool debug_frame,
 			       const struct rf_fde **fde, uint64_t *row_end);

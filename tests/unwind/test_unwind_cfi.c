@@ -63,7 +63,7 @@ static size_t check_exported_rows(const struct gs_cfi_table *t, const struct rf_
 		const struct rf_fde *fde;
 		const struct rf_row *ref = reference_row(rf, row->pc_start, &fde, &(uint64_t){ 0 });
 		struct gs_unwind_row want;
-		int verdict = ref ? rf_expect(ref, &want) : -2;
+		int verdict = ref ? rf_expect(fde, ref, row->pc_start, &want) : -2;
 
 		if (verdict == -1 && same_rules(row, &want))
 			continue;
@@ -81,7 +81,47 @@ static size_t check_exported_rows(const struct gs_cfi_table *t, const struct rf_
 	return bad;
 }
 
-/* Each non-empty readelf row gets the same verdict from the lookup. */
+/* Whether the lookup at pc gives readelf's verdict on row r of FDE d;
+ * the first REPORT_MAX disagreements (counted in *bad) are printed. */
+static void check_reference_pc(const struct gs_cfi_table *t, const struct rf_fde *d,
+			       const struct rf_row *r, uint64_t pc, size_t *bad)
+{
+	struct gs_unwind_row want, got;
+	enum gs_cfi_drop reason = GS_CFI_DROP_NREASONS;
+	int verdict = rf_expect(d, r, pc, &want);
+	int rc = gs_cfi_table_lookup(t, pc, &got, &reason);
+
+	if (verdict == -1 && rc == 0 && same_rules(&got, &want))
+		return;
+	if (verdict >= 0 && rc == -EOPNOTSUPP && (int)reason == verdict)
+		return;
+	if ((*bad)++ < REPORT_MAX) {
+		print_message("  readelf row at 0x%llx (%s): readelf says %s, lookup gives %s\n",
+			      (unsigned long long)pc, d->debug_frame ? ".debug_frame" : ".eh_frame",
+			      verdict >= 0 ? gs_cfi_drop_name(verdict) : "exported",
+			      rc == 0 ? "a row" : rc == -EOPNOTSUPP ? gs_cfi_drop_name(reason) : "nothing");
+		if (rc == 0)
+			print_row("ours", &got);
+		if (verdict == -1)
+			print_row("readelf", &want);
+	}
+}
+
+/* Where the next check of a readelf row starting at pc goes: its end, or
+ * for a PLT expression row the next cut, entry + K or the next entry. */
+static uint64_t next_probe(const struct rf_fde *d, const struct rf_row *r, uint64_t pc,
+			   uint64_t end)
+{
+	uint64_t entry = pc & ~(uint64_t)15, next;
+
+	if (r->cfa_reg != -1 || !d->plt_k)
+		return end;
+	next = entry + ((pc & 15) < (uint64_t)d->plt_k ? (uint64_t)d->plt_k : 16);
+	return next < end ? next : end;
+}
+
+/* Each non-empty readelf row gets the same verdict from the lookup (a PLT
+ * expression row, at each of its pieces). */
 static size_t check_reference_rows(const struct gs_cfi_table *t, const struct rf_frames *rf,
 				   size_t *checked)
 {
@@ -94,31 +134,14 @@ static size_t check_reference_rows(const struct gs_cfi_table *t, const struct rf
 			continue;
 		for (size_t j = 0; j < d->nrows; j++) {
 			uint64_t pc = d->rows[j].loc, end = j + 1 < d->nrows ? d->rows[j + 1].loc : d->hi;
-			struct gs_unwind_row want, got;
-			enum gs_cfi_drop reason = GS_CFI_DROP_NREASONS;
-			int verdict, rc;
 
 			if (pc >= end || pc >= d->hi)
 				continue;
 			if (!d->debug_frame && rf_row_at(rf, pc, false, NULL, NULL) != &d->rows[j])
 				continue; /* overlapping FDEs: the first one wins in both readers */
-			(*checked)++;
-			verdict = rf_expect(&d->rows[j], &want);
-			rc = gs_cfi_table_lookup(t, pc, &got, &reason);
-			if (verdict == -1 && rc == 0 && same_rules(&got, &want))
-				continue;
-			if (verdict >= 0 && rc == -EOPNOTSUPP && (int)reason == verdict)
-				continue;
-			if (bad++ < REPORT_MAX) {
-				print_message("  readelf row at 0x%llx (%s): readelf says %s, lookup gives %s\n",
-					      (unsigned long long)pc,
-					      d->debug_frame ? ".debug_frame" : ".eh_frame",
-					      verdict >= 0 ? gs_cfi_drop_name(verdict) : "exported",
-					      rc == 0 ? "a row" : rc == -EOPNOTSUPP ? gs_cfi_drop_name(reason) : "nothing");
-				if (rc == 0)
-					print_row("ours", &got);
-				if (verdict == -1)
-					print_row("readelf", &want);
+			for (; pc < end; pc = next_probe(d, &d->rows[j], pc, end)) {
+				(*checked)++;
+				check_reference_pc(t, d, &d->rows[j], pc, &bad);
 			}
 		}
 	}
