@@ -14,6 +14,8 @@ Scenarios (one meson test each):
                      depth, says so, and the process runs on
   unsupported-3.7    pyenv's CPython 3.7 (a version gstrace does not read):
                      said once on stderr, its stacks native and complete
+  target-debian-3.11 `--profile -t /usr/bin/python3.11`: a process started
+                     after gstrace is sampled with its Python frames
   profile-3.12, profile-debian-3.11
                      `--profile 99 --script-output folded`: 60/30/10 % of
                      the CPU in three Python functions
@@ -292,6 +294,36 @@ def scenario_unsupported(version):
         fail("%d of %d native stacks through the interpreter are complete" % (done, total))
 
 
+def scenario_target(version):
+    python = interpreter(version)
+    cmd = [GSTRACE, "--profile", "99", "-t", python, "--script-output", "folded",
+           "--duration", "6", "--emit-ready-marker", "@@ready"]
+    print("$ " + " ".join(cmd), flush=True)
+    tr = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in tr.stderr:
+        if "@@ready" in line:
+            break
+    fx = Fixture(python, "profile")
+    try:
+        out, err = tr.communicate(timeout=60)
+    finally:
+        fx.finish()
+    if tr.returncode != 0:
+        fail("gstrace exited %d: %s" % (tr.returncode, err[-2000:]))
+    named = done = 0
+    for line in out.splitlines():
+        stack, _, n = line.rpartition(" ")
+        if n.isdigit() and "spin_a (pyfix.py:" in stack:
+            named += int(n)
+            done += int(n) * (stack.split(";")[0] in ROOTS)
+    print("%d samples name spin_a, %d complete" % (named, done), flush=True)
+    if named < 20:
+        fail("the process started during the run has %d samples naming spin_a\n%s"
+             % (named, out[-2000:]))
+    elif 100.0 * (named - done) / named > INCOMPLETE_MAX:
+        fail("%d of %d samples naming spin_a are complete" % (done, named))
+
+
 def main():
     if os.geteuid() != 0:
         skip("tracing needs root")
@@ -302,6 +334,8 @@ def main():
         scenario_stack(version)
     elif kind == "unsupported":
         scenario_unsupported(version)
+    elif kind == "target":
+        scenario_target(version)
     elif kind == "cycle":
         scenario_cycle(version)
     elif kind == "profile":
