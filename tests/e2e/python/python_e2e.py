@@ -214,7 +214,7 @@ def scenario_profile(version):
     fx = Fixture(python, "profile")
     try:
         out = gstrace(["--profile", "99", "-p", str(fx.pid), "--script-output", "folded",
-                       "--duration", "6"])
+                       "--duration", "4"])
     finally:
         fx.finish()
     counts = {k: 0 for k in SHARES}
@@ -297,7 +297,7 @@ def scenario_unsupported(version):
 def scenario_target(version):
     python = interpreter(version)
     cmd = [GSTRACE, "--profile", "99", "-t", python, "--script-output", "folded",
-           "--duration", "6", "--emit-ready-marker", "@@ready"]
+           "--duration", "4", "--emit-ready-marker", "@@ready"]
     print("$ " + " ".join(cmd), flush=True)
     tr = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in tr.stderr:
