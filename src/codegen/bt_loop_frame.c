@@ -322,8 +322,6 @@ void bt_loop_frame_callback(struct loop_gen *g)
 	bt_loop_find_row(g, &sl);
 	bt_loop_decode_row(g);
 	recover(g, &sl);
-	gs_asm_ja(a, caller);
-	fp_step(g, &sl, caller);
 	gs_asm_bind(a, caller);
 	validate(g, &sl);
 	gs_asm_bind(a, module);
@@ -351,4 +349,6 @@ void bt_loop_frame_callback(struct loop_gen *g)
 	gs_asm_note(a, "gs_bt_frame: stop the loop");
 	gs_asm_emit(a, GS_MOV64_IMM(GS_R0, 1));
 	gs_asm_emit(a, GS_EXIT());
+	/* Out of the way of the frames with rows: it jumps back to validate. */
+	fp_step(g, &sl, caller);
 }
