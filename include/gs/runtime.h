@@ -247,6 +247,12 @@ struct gs_sample_opts {
 	uint32_t trace_id;
 	uint32_t frequency; /* samples a second on each CPU; 0: 99 */
 	bool kernel_stacks;
+	/* Count this trace's stacks in BPF whatever gs_program_opts.count_stacks
+	 * says (the other traces of the plan, a script's, keep their events). */
+	bool count_stacks;
+	/* The clock starts stopped: nothing is sampled until
+	 * gs_session_sampling(s, true). */
+	bool paused;
 };
 #define GS_SAMPLE_DEFAULT_FREQUENCY 99
 /* Adds the CPU samples above to p as one trace (opts may be NULL), before
@@ -437,6 +443,47 @@ GS_API int gs_session_aggregations(const struct gs_session *s, gs_agg_table_fn f
 				   uint64_t *dropped, struct gs_error *err);
 /* Probes attached so far. */
 GS_API size_t gs_session_probe_count(const struct gs_session *s);
+
+/* ---- what an agent reads while the session runs (docs/agent.md) ---------- */
+
+/* gs_session_poll also returns (0 events) when fd is readable: a caller's
+ * own source of work (the agent's requests), waited for with the events.
+ * fd stays the caller's, and readable until the caller reads it. 0 or
+ * -errno with err filled. */
+GS_API int gs_session_wake_on(struct gs_session *s, int fd, struct gs_error *err);
+/* Starts (on) or stops the clock of the session's CPU samples
+ * (gs_plan_add_samples; gs_sample_opts.paused starts it stopped). 0
+ * (also with no samples), or -errno with err filled. */
+GS_API int gs_session_sampling(struct gs_session *s, bool on, struct gs_error *err);
+/* As gs_session_stack_counts, but each stack is removed from its map as it
+ * is read: fn sees the counts made since the last drain, and the map never
+ * fills in a long run. A count BPF adds to a stack while it is being
+ * removed is lost (a few at most, at a drain's instant). 0, fn's first
+ * non-zero value, or -errno with err filled. */
+GS_API int gs_session_drain_stack_counts(struct gs_session *s, gs_stack_count_fn fn, void *arg,
+					 struct gs_error *err);
+/* One trace's figures, summed over its programs. run_time_ns and run_cnt
+ * are the kernel's (bpf_prog_info), counted only while run statistics are
+ * on (gs_bpf_run_stats_enable, or sysctl kernel.bpf_stats_enabled). */
+struct gs_trace_stats {
+	uint32_t trace_id;
+	uint32_t programs;        /* loaded programs (probes, or one sampler) */
+	uint64_t lost;            /* events the kernel could not deliver */
+	uint64_t stacks_dropped;  /* stacks a full stack_counts map could not take */
+	uint64_t agg_dropped;     /* aggregation updates a full map could not take */
+	uint64_t run_time_ns, run_cnt;
+};
+/* Fills *st for the session's i-th trace, in plan order. 0, -ENOENT past
+ * the last, or -errno of a map or program read with err filled. */
+GS_API int gs_session_trace_stats(const struct gs_session *s, size_t i, struct gs_trace_stats *st,
+				  struct gs_error *err);
+/* Bytes the kernel charges for every map the session created (their
+ * memlock, as /proc/PID/fdinfo shows it), shared maps once. */
+GS_API uint64_t gs_session_map_bytes(const struct gs_session *s);
+/* Turns on the kernel's run-time statistics of every BPF program
+ * (BPF_ENABLE_STATS, Linux 5.8+) for as long as the returned descriptor is
+ * open. The descriptor, or -errno with err filled. */
+GS_API int gs_bpf_run_stats_enable(struct gs_error *err);
 /* Detaches every probe, concurrently; maps, counters and buffers stay, so
  * gs_session_lost() and gs_session_poll() still work (nothing new comes).
  * Once per session; gs_session_free() does it when not done. */

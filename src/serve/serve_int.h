@@ -1,0 +1,141 @@
+/* Inside the serve layer: how its files meet. Two threads: the HTTP
+ * server's (http.c: connections, limits, the token, static answers) and
+ * the command's, where everything that reads the session runs (agent.c,
+ * metrics.c, health.c, profile.c). They meet in a queue of requests: the
+ * server suspends a request that needs the session and queues it; the
+ * command's thread takes it (srv_http_next), answers it (srv_http_answer)
+ * and the server resumes and sends. */
+#ifndef SRV_INT_H
+#define SRV_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gs/internal/serve.h>
+
+/* ---- the query string (query.c; fuzzed) ---------------------------------- */
+
+/* What a request's query may say. Unknown keys are ignored (pprof clients
+ * send their own); a known key with a bad value is refused. */
+struct srv_query {
+	bool has_seconds;
+	uint32_t seconds;    /* ?seconds=N, 1..max */
+	bool debug;          /* ?debug=1 (an index page as text) */
+};
+
+/* Parses the raw query (after `?`, percent-encoded, len bytes, not
+ * NUL-terminated) into *out, seconds at most max_seconds. 0, or -EINVAL
+ * with one line in msg fit to send back (nothing of the process in it). */
+int srv_query_parse(const char *query, size_t len, uint32_t max_seconds, struct srv_query *out,
+		    char *msg, size_t size);
+
+/* ---- the bearer token (token.c) ----------------------------------------- */
+
+/* Reads the token from path: the file must be a regular file owned by the
+ * caller, mode 0600 (no group or other bits), 16 to 4096 bytes of
+ * printable ASCII (a final newline dropped). 0 and a malloc'd *token, or
+ * -EINVAL / -errno with err naming the file and the fix. */
+int srv_token_read(const char *path, char **token, size_t *len, struct gs_error *err);
+/* Whether the Authorization header value is `Bearer <token>`, compared in
+ * time that depends on the lengths only. */
+bool srv_token_check(const char *header, const char *token, size_t len);
+
+/* ---- the HTTP server (http.c) -------------------------------------------- */
+
+enum srv_route {
+	SRV_ROUTE_METRICS, /* GET /metrics */
+	SRV_ROUTE_PROFILE, /* GET /debug/pprof/profile */
+};
+
+/* A request waiting for the command's thread (owned by http.c). */
+struct srv_request {
+	enum srv_route route;
+	bool openmetrics;       /* Accept asked for application/openmetrics-text */
+	bool gzip_ok;           /* Accept-Encoding allows gzip */
+	uint32_t seconds;       /* SRV_ROUTE_PROFILE: ?seconds=, capped */
+	int64_t arrived_ns;     /* CLOCK_MONOTONIC */
+	void *priv;             /* http.c's */
+};
+
+struct srv_http_opts {
+	struct srv_listen listen;
+	const char *token;      /* NULL: no token asked */
+	size_t token_len;
+	const char *tls_cert_pem, *tls_key_pem; /* file contents, or NULL */
+	uint32_t max_seconds;
+	unsigned max_connections; /* 0: 64 */
+	unsigned timeout_s;       /* an idle or slow connection's; 0: 10 */
+};
+
+struct srv_http;
+
+/* Binds and starts the server's thread. 0, or -errno (bind: err says the
+ * address and why; EADDRINUSE says so) with err filled. */
+int srv_http_new(const struct srv_http_opts *o, struct srv_http **out, struct gs_error *err);
+/* Readable while requests wait for the command's thread. */
+int srv_http_fd(const struct srv_http *h);
+/* The next request waiting, or NULL (and the descriptor no longer
+ * readable). Command's thread. */
+struct srv_request *srv_http_next(struct srv_http *h);
+/* Answers r and lets the server send it: status, Content-Type, an optional
+ * Content-Encoding (NULL: none), and the body, which the server takes
+ * (malloc'd; freed when sent). r is gone after the call. */
+void srv_http_answer(struct srv_http *h, struct srv_request *r, unsigned status,
+		     const char *content_type, const char *content_encoding, char *body, size_t len);
+/* Requests answered by status class and route, for the health metrics. */
+struct srv_http_stats {
+	uint64_t requests;      /* every request the server read */
+	uint64_t rejected;      /* 4xx answered by the server itself */
+	uint64_t unauthorized;  /* 401 */
+	uint64_t connections;   /* open now */
+};
+void srv_http_stats(struct srv_http *h, struct srv_http_stats *st);
+/* Stops the server (waiting requests are answered 503) and frees it. */
+void srv_http_free(struct srv_http *h);
+
+/* ---- what the command's thread serves from (agent.c) --------------------- */
+
+struct srv_ctx {
+	const struct srv_opts *opts;   /* session, plan, script, frames, labels */
+	struct srv_http *http;
+	int64_t start_realtime_ns;
+	/* kept by profile.c */
+	uint64_t samples;              /* stacks counted into profiles, in total */
+	uint64_t drains;
+	/* kept by metrics.c */
+	uint64_t series_dropped;       /* series --serve-max-series left out */
+	uint64_t scrapes;
+};
+
+/* A growable text body (metrics.c, health.c). */
+struct srv_body {
+	char *p;
+	size_t len, cap;
+	bool failed;            /* out of memory: the body is incomplete */
+};
+
+/* ---- /metrics (metrics.c: the aggregations; health.c: gstrace's own) ---- */
+
+/* The whole exposition into *out: the script's aggregations, then the
+ * health metrics; OpenMetrics when openmetrics. 0 or -errno with err. */
+int srv_metrics_render(struct srv_ctx *c, bool openmetrics, struct srv_body *out,
+		       struct gs_error *err);
+
+/* ---- /debug/pprof/profile (profile.c) ------------------------------------ */
+
+struct srv_profiler;
+
+int srv_profiler_new(struct srv_ctx *c, struct srv_profiler **out, struct gs_error *err);
+/* A profile request: it starts now and is answered once its seconds are
+ * over (the sampler runs while any is open). */
+int srv_profiler_add(struct srv_profiler *p, struct srv_request *r, struct gs_error *err);
+/* Drains the counts when due (each second while a profile is open, and
+ * often enough that the maps never fill), answers the profiles whose time
+ * is over. 0 or -errno with err. */
+int srv_profiler_tick(struct srv_profiler *p, struct gs_error *err);
+/* The last drain; open profiles answered with what they have. */
+int srv_profiler_finish(struct srv_profiler *p, struct gs_error *err);
+void srv_profiler_free(struct srv_profiler *p);
+
+#endif /* SRV_INT_H */
