@@ -134,7 +134,8 @@ fail:
 /* A scrape: the exposition now. */
 static int answer_metrics(struct srv_agent *a, struct srv_request *r, struct gs_error *err)
 {
-	const struct gs_format *f = gs_format_find(r->openmetrics ? "openmetrics" : "prometheus");
+	const struct gs_output_format *f = gs_output_format(r->openmetrics ? GS_OUTPUT_OPENMETRICS :
+							     GS_OUTPUT_PROMETHEUS);
 	struct srv_body body = { 0 };
 	int rc = srv_metrics_render(&a->ctx, r->openmetrics, &body, err);
 
