@@ -193,6 +193,10 @@ int cli_usage_error(char *msg, size_t size, const char *fmt, ...);
 /* The combinations of a run's flags; of --cache-info/--cache-clear's. */
 int cli_check(const struct cli *c, bool dashdash, char *msg, size_t size);
 int cli_check_cache_mode(const struct cli *c, bool dashdash, char *msg, size_t size);
+/* --serve-label's value v (flag: as the user wrote it) added to c, or a
+ * name given before given its new value (options_label.c). */
+int cli_parse_serve_label(struct cli *c, const char *flag, const char *v, char *msg,
+			  size_t size);
 /* -o FILE.pb.gz or --script-output pprof: the profile's file in c->pprof. */
 int cli_settle_pprof(struct cli *c, char *msg, size_t size);
 
