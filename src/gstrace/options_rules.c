@@ -143,6 +143,25 @@ static int check_serve(const struct cli *c, char *msg, size_t size)
 	return 0;
 }
 
+/* --serve with neither a script nor --profile: the profile endpoint alone,
+ * its sampler running only while a profile is asked for. Nothing counts
+ * for the terminal or a file at exit, so their flags are a mistake. */
+static int check_serve_alone(const struct cli *c, bool dashdash, char *msg, size_t size)
+{
+	const char *line = c->aggregate ? "--aggregate" : c->interval_ms ? "--interval" :
+			   c->count_in_given ? "--count-in" : c->format_set ? "--script-output" :
+			   c->flamegraph ? "--flamegraph" : c->pprof && cli_format(c)->binary ? "-o" :
+			   c->pprof ? "--pprof" : c->output ? "-o" :
+			   c->max_events ? "--max-events" : NULL;
+
+	if (line)
+		return cli_usage_error(msg, size, "%s is a flag of what a script or --profile "
+				   "counts, and this agent runs neither (its profiles are sampled "
+				   "on request): add --profile [HZ] or a script, or drop %s", line,
+				   line);
+	return check_sampled_target(c, dashdash, "--serve", msg, size);
+}
+
 /* --quiet: nothing on the terminal but notes; what only prints is not
  * quieted, and -o already sends everything elsewhere. */
 static int check_quiet(const struct cli *c, char *msg, size_t size)
@@ -206,8 +225,8 @@ int cli_check(const struct cli *c, bool dashdash, char *msg, size_t size)
 				   c->tui_history ? "--tui-history" : "--srcpath");
 	if (c->tui)
 		return check_tui(c, dashdash, msg, size);
-	if (!has_script(c) && c->serve) /* the profile endpoint alone */
-		return check_sampled_target(c, dashdash, "--serve", msg, size);
+	if (!has_script(c) && c->serve)
+		return check_serve_alone(c, dashdash, msg, size);
 	if (!has_script(c))
 		return cli_usage_error(msg, size, "no script; give one with -s SCRIPT or "
 				   "--script-file FILE (e.g. -s 'trace main { bt; }')");

@@ -375,6 +375,13 @@ static const struct bad_case bad_cases[] = {
 	{ "--serve :9464", { "--serve needs a target", "-p PID", "--all" } },
 	{ "--serve :9464 -p 1 -t /bin/true", { "--serve samples one target", "--all" } },
 	{ "--serve :9464 --all -- ./prog", { "--serve samples one target" } },
+	{ "--serve :9464 -p 1 --aggregate", { "--aggregate is a flag of what a script or "
+					      "--profile counts", "add --profile [HZ]" } },
+	{ "--serve :9464 -p 1 --max-events 3", { "--max-events is a flag", "drop --max-events" } },
+	{ "--serve :9464 -p 1 --flamegraph f.svg", { "--flamegraph is a flag" } },
+	{ "--serve :9464 -p 1 -o p.pb.gz", { "-o is a flag" } },
+	{ "--serve :9464 -p 1 --pprof p.pb.gz", { "--pprof is a flag" } },
+	{ "--serve :9464 --all --script-output folded", { "--script-output is a flag" } },
 	{ "--serve :9464 -p 1 --tui", { "--serve runs an agent", "--tui takes the terminal",
 					"drop one" } },
 	{ "--serve :9464 -p 1 -s x --dry-run", { "--serve", "--dry-run loads nothing" } },
