@@ -25,6 +25,7 @@
 
 #include "base.h"
 #include "cachedir.h"
+#include "config.h"
 #include "launch.h"
 #include "list.h"
 #include "options.h"
@@ -262,10 +263,11 @@ static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 	}
 	r->out = c->out;
 	r->outf = c->outf;
-	r->print_events = !c->cli.aggregate && c->cli.format != CLI_FOLDED &&
-			  c->cli.format != CLI_PPROF;
+	/* a format written at exit counts, and --quiet prints nothing */
+	r->print_events = !c->cli.aggregate && !c->cli.quiet &&
+			  cli_format(&c->cli)->when == GS_OUTPUT_STREAMING;
 	ao.events = c->cli.aggregate;
-	ao.stacks = c->cli.format == CLI_FOLDED || c->cli.flamegraph;
+	ao.stacks = cli_format_folds(&c->cli) || c->cli.flamegraph;
 	ao.print = &po;
 	ao.no_py_lines = c->cli.no_py_lines;
 	if ((ao.events || ao.stacks) && gs_aggregate_new(&ao, &c->agg, &err)) {
@@ -366,7 +368,7 @@ static int print_agg_table(void *arg, const struct gs_agg_table *t)
 {
 	struct cli_ctx *c = arg;
 
-	if (!t->n) /* nothing counted yet */
+	if (!t->n || c->cli.quiet) /* nothing counted yet, or nothing to print */
 		return 0;
 	return c->cli.format == CLI_JSON ? gs_agg_print_json(c->outf, t) :
 					   gs_agg_print_text(c->outf, t);
@@ -426,9 +428,9 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 		}
 	}
 	stacks = c->agg ? gs_aggregate_stacks(c->agg) : NULL;
-	if (c->cli.aggregate)
+	if (c->cli.aggregate && !c->cli.quiet)
 		gs_aggregate_print_table(c->agg, c->outf, elapsed_s);
-	if (c->cli.format == CLI_FOLDED)
+	if (cli_format_folds(&c->cli) && !c->cli.quiet)
 		gs_aggregate_print_folded(c->agg, c->outf);
 	flush_output(c->outf, &status);
 	if (c->flamef) {
@@ -592,8 +594,39 @@ static int run(struct cli_ctx *c)
 	return rc;
 }
 
+/* What the command line asks for, once parsed. */
+static int dispatch(struct cli_ctx *c)
+{
+	int rc;
+
+	if (c->cli.action == CLI_HELP) {
+		cli_usage(stdout);
+		return 0;
+	}
+	if (c->cli.action == CLI_VERSION) {
+		printf("gstrace %s\n", GSTRACE_VERSION);
+		return 0;
+	}
+	if (c->cli.action == CLI_CACHE_INFO || c->cli.action == CLI_CACHE_CLEAR)
+		return cli_cache_cmd(&c->cli);
+	if (c->cli.list_functions || c->cli.list_vars)
+		return cli_list(&c->cli);
+	raise_fd_limit();
+	if (c->cli.tui) {
+		rc = cli_tui(c);
+		teardown(c);
+		return rc;
+	}
+	install_signals();
+	rc = run(c);
+	teardown(c);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	/* the words of --config FILE, which c.cli points into */
+	struct cli_words words;
 	struct cli_ctx c;
 	char msg[GS_ERROR_MSG_MAX];
 	int rc;
@@ -606,30 +639,12 @@ int main(int argc, char **argv)
 	 * took about 5 ms longer to start (median of runs). */
 	mallopt(M_ARENA_MAX, 1);
 #endif
-	if (cli_parse(argc, argv, &c.cli, msg, sizeof(msg))) {
+	if (cli_parse_config(argc, argv, &c.cli, &words, msg, sizeof(msg))) {
 		cli_say("gstrace: ", "%s", msg);
+		cli_words_free(&words);
 		return EXIT_USAGE;
 	}
-	if (c.cli.action == CLI_HELP) {
-		cli_usage(stdout);
-		return 0;
-	}
-	if (c.cli.action == CLI_VERSION) {
-		printf("gstrace %s\n", GSTRACE_VERSION);
-		return 0;
-	}
-	if (c.cli.action == CLI_CACHE_INFO || c.cli.action == CLI_CACHE_CLEAR)
-		return cli_cache_cmd(&c.cli);
-	if (c.cli.list_functions || c.cli.list_vars)
-		return cli_list(&c.cli);
-	raise_fd_limit();
-	if (c.cli.tui) {
-		rc = cli_tui(&c);
-		teardown(&c);
-		return rc;
-	}
-	install_signals();
-	rc = run(&c);
-	teardown(&c);
+	rc = dispatch(&c);
+	cli_words_free(&words);
 	return rc;
 }

@@ -2,11 +2,13 @@
  * (options_table.c) that accepts `-p 12`, `-p12`, `--pid 12` and
  * `--pid=12`, stops at `--` (what follows is the command to launch), and
  * checks every value; the combinations are options_rules.c's. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <gs/formats.h>
 #include <gs/program.h>
 #include <gs/protocol.h>
 
@@ -18,6 +20,8 @@
 #define RINGBUF_MAX (1ull << 30)      /* 1 GiB: more is kernel memory nobody reads */
 #define PERF_PAGES_MAX 65536u         /* per CPU: 256 MiB with 4 KiB pages */
 #define CACHE_SIZE_MAX (1ull << 50)   /* 1 PiB: no disk is larger, a typo is */
+#define SERVE_MAX_SERIES 1000000u     /* a scrape of more is hundreds of MB of text */
+#define SERVE_MAX_SECONDS 3600u       /* an hour: a longer profile is a mistake */
 
 /* One or more absolute directories separated by ':'. */
 static bool dir_list(const char *v)
@@ -30,8 +34,7 @@ static bool dir_list(const char *v)
 	}
 }
 
-/* Keyword values, in enum order. */
-static const char *const formats[] = { "pretty", "plain", "json", "folded", "pprof" };
+/* Keyword values, in enum order (the formats are gs/formats.h's rows). */
 static const char *const timestamps[] = { "local", "boot", "none" };
 static const char *const unwinders[] = { "tailcall", "loop" }; /* enum gs_unwinder order */
 static const char *const count_places[] = { "user", "bpf" };
@@ -136,6 +139,14 @@ static int parse_ringbuf_size(struct cli *c, const char *flag, const char *v, ch
 	return 0;
 }
 
+/* A file name flag's value: not empty. */
+static int need_file(const char *flag, const char *v, const char *what, char *msg, size_t size)
+{
+	if (*v)
+		return 0;
+	return cli_usage_error(msg, size, "%s needs a file name; give %s", flag, what);
+}
+
 static int keyword(const char *s, const char *const *words, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -202,13 +213,22 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 					   "on or off", flag, v);
 		c->fault_in = (enum cli_fault_in)k;
 		break;
-	case O_FORMAT:
-		if ((k = keyword(v, formats, BASE_ARRAY_SIZE(formats))) < 0)
+	case O_FORMAT: {
+		const struct gs_output_format *f = gs_output_format_find(v);
+		char names[128];
+
+		cli_format_names(names, sizeof(names), ", ", " or ");
+		if (f && !cli_format_writable(f))
+			return cli_usage_error(msg, size, "%s '%s': the agent serves %s (gstrace "
+					   "--serve ADDR:PORT, /metrics); give %s", flag, v,
+					   f->name, names);
+		if (!f)
 			return cli_usage_error(msg, size, "%s '%s' is not an output format; give "
-					   "pretty, plain, json, folded or pprof", flag, v);
-		c->format = (enum cli_format)k;
+					   "%s", flag, v, names);
+		c->format = (enum cli_format)f->id;
 		c->format_set = true;
 		break;
+	}
 	case O_TIMESTAMP:
 		if ((k = keyword(v, timestamps, BASE_ARRAY_SIZE(timestamps))) < 0)
 			return cli_usage_error(msg, size, "%s '%s' is not a timestamp style; give "
@@ -402,10 +422,56 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 		break;
 	case O_CACHE_INFO:
 	case O_CACHE_CLEAR:
-		if (c->action != CLI_RUN)
+		k = o->id == O_CACHE_INFO ? CLI_CACHE_INFO : CLI_CACHE_CLEAR;
+		/* the same one twice (a config file's and argv's) is one */
+		if (c->action != CLI_RUN && c->action != (enum cli_action)k)
 			return cli_usage_error(msg, size, "--cache-info and --cache-clear both given; "
 					   "give one");
-		c->action = o->id == O_CACHE_INFO ? CLI_CACHE_INFO : CLI_CACHE_CLEAR;
+		c->action = (enum cli_action)k;
+		break;
+	case O_SERVE:
+		if (srv_listen_parse(v, &c->serve_listen, msg, size))
+			return -EINVAL;
+		c->serve = v;
+		break;
+	case O_SERVE_TOKEN:
+		if (need_file(flag, v, "the file holding the token, mode 0600", msg, size))
+			return -EINVAL;
+		c->serve_token = v;
+		break;
+	case O_SERVE_TLS_CERT:
+		if (need_file(flag, v, "the certificate's PEM file", msg, size))
+			return -EINVAL;
+		c->serve_tls_cert = v;
+		break;
+	case O_SERVE_TLS_KEY:
+		if (need_file(flag, v, "the private key's PEM file", msg, size))
+			return -EINVAL;
+		c->serve_tls_key = v;
+		break;
+	case O_SERVE_MAX_SERIES:
+		if (!parse_uint(v, 1, SERVE_MAX_SERIES, &n))
+			return cli_usage_error(msg, size, "%s '%s' is out of range; give the series "
+					   "one scrape may hold, 1 to %u (default %d)", flag, v,
+					   SERVE_MAX_SERIES, SRV_DEFAULT_MAX_SERIES);
+		c->serve_max_series = (uint32_t)n;
+		break;
+	case O_SERVE_MAX_SECONDS:
+		if (!parse_uint(v, 1, SERVE_MAX_SECONDS, &n))
+			return cli_usage_error(msg, size, "%s '%s' is out of range; give the longest "
+					   "profile a request may ask for, 1 to %u seconds (default "
+					   "%d)", flag, v, SERVE_MAX_SECONDS, SRV_DEFAULT_MAX_SECONDS);
+		c->serve_max_seconds = (uint32_t)n;
+		break;
+	case O_SERVE_LABEL:
+		return cli_parse_serve_label(c, flag, v, msg, size);
+	case O_QUIET:
+		c->quiet = true;
+		break;
+	case O_CONFIG:
+		if (need_file(flag, v, "the YAML file to read flags from", msg, size))
+			return -EINVAL;
+		c->config = v;
 		break;
 	case O_HELP:
 		c->action = CLI_HELP;
@@ -417,14 +483,6 @@ static int apply(struct cli *c, const struct opt *o, const char *flag, const cha
 	return 0;
 }
 
-static const struct opt *find_long(const char *name, size_t len)
-{
-	for (size_t i = 0; i < cli_nopts; i++)
-		if (strlen(cli_opts[i].name) == len && strncmp(cli_opts[i].name, name, len) == 0)
-			return &cli_opts[i];
-	return NULL;
-}
-
 static const struct opt *find_short(char letter)
 {
 	for (size_t i = 0; i < cli_nopts; i++)
@@ -433,24 +491,29 @@ static const struct opt *find_short(char letter)
 	return NULL;
 }
 
-int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t size)
+void cli_defaults(struct cli *c)
 {
-	bool dashdash = false;
+	memset(c, 0, sizeof(*c));
+	c->backtrace_depth = 128;
+	c->unwinder = -1;
+	c->max_probes = CLI_MAX_PROBES;
+}
+
+int cli_read_flags(int argc, char *const *argv, int first, struct cli *out, bool *dashdash,
+		   char *msg, size_t size)
+{
+	char value_text[128];
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	out->backtrace_depth = 128;
-	out->unwinder = -1;
-	out->max_probes = CLI_MAX_PROBES;
 	if (size)
 		msg[0] = '\0';
-	for (int i = 1; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		const char *a = argv[i], *value = NULL;
 		const struct opt *o;
 		char flag[40]; /* the flag as messages name it: `-p`, `--pid` */
 
 		if (strcmp(a, "--") == 0) {
-			dashdash = true;
+			*dashdash = true;
 			out->command = argv + i + 1;
 			out->ncommand = (size_t)(argc - i - 1);
 			break;
@@ -459,7 +522,7 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 			const char *eq = strchr(a + 2, '=');
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 
-			o = find_long(a + 2, len);
+			o = cli_opt_find(a + 2, len);
 			if (!o)
 				return cli_usage_error(msg, size, "unknown option '--%.*s'; see gstrace "
 						   "--help", (int)len, a + 2);
@@ -485,7 +548,8 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 		if (o->value && !o->value_optional && !value) {
 			if (i + 1 >= argc)
 				return cli_usage_error(msg, size, "%s needs a value: %s %s", flag, flag,
-						   o->value);
+						   cli_opt_value(o, value_text,
+								 sizeof(value_text)));
 			value = argv[++i];
 		}
 		rc = apply(out, o, flag, value, msg, size);
@@ -494,6 +558,18 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 		if (out->action == CLI_HELP || out->action == CLI_VERSION)
 			return 0;
 	}
+	return 0;
+}
+
+int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t size)
+{
+	bool dashdash = false;
+	int rc;
+
+	cli_defaults(out);
+	rc = cli_read_flags(argc, argv, 1, out, &dashdash, msg, size);
+	if (rc || out->action == CLI_HELP || out->action == CLI_VERSION)
+		return rc;
 	/* the line mode's outputs only: -l -o and --tui keep their own */
 	if (out->action == CLI_RUN && !out->tui && !out->list_functions && !out->list_vars &&
 	    (rc = cli_settle_pprof(out, msg, size)))
@@ -501,11 +577,13 @@ int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t si
 	rc = out->action == CLI_RUN ? cli_check(out, dashdash, msg, size) :
 	     cli_check_cache_mode(out, dashdash, msg, size);
 	/* A profile counts in BPF and prints the table unless told otherwise
-	 * (folded lines, or a pprof profile alone). */
-	if (rc == 0 && out->profile_hz) {
+	 * (a format written at exit: folded lines, or a pprof profile alone);
+	 * a script beside it (with --serve) keeps its events and its own
+	 * counting flags. */
+	if (rc == 0 && out->profile_hz && !out->script && !out->script_file) {
 		if (!out->count_in_given)
 			out->count_in_bpf = true;
-		if (out->format != CLI_FOLDED && out->format != CLI_PPROF)
+		if (cli_format(out)->when == GS_OUTPUT_STREAMING)
 			out->aggregate = true;
 	}
 	return rc;

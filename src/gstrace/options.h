@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <gs/formats.h>
+#include <gs/internal/serve.h>
+
 #ifndef GSTRACE_VERSION
 #define GSTRACE_VERSION "unknown"
 #endif
@@ -35,12 +38,16 @@ enum cli_action {
 	CLI_CACHE_CLEAR, /* --cache-clear: remove its files */
 };
 
+/* --script-output: a row of the events layer's table of formats
+ * (gs/formats.h), which says what each is (when it is written, whether it
+ * needs stacks, whether it is binary); the command's rules and main read
+ * its columns (cli_format()), these names only pick a writer. */
 enum cli_format {
-	CLI_PRETTY,
-	CLI_PLAIN,
-	CLI_JSON,
-	CLI_FOLDED, /* stacks and their counts at exit (aggregate.c) */
-	CLI_PPROF,  /* a pprof profile into the -o file at exit (gs/pprof.h) */
+	CLI_PRETTY = GS_OUTPUT_PRETTY,
+	CLI_PLAIN = GS_OUTPUT_PLAIN,
+	CLI_JSON = GS_OUTPUT_JSON,
+	CLI_FOLDED = GS_OUTPUT_FOLDED, /* stacks and their counts at exit (aggregate.c) */
+	CLI_PPROF = GS_OUTPUT_PPROF,   /* a pprof profile into the -o file at exit (gs/pprof.h) */
 };
 
 enum cli_timestamp {
@@ -111,13 +118,61 @@ struct cli {
 	const char *cache_dir;    /* --cache-dir DIR; NULL: from the environment */
 	uint64_t cache_size;      /* --cache-size in bytes; 0: not given */
 	bool cache_off;           /* --cache-size off (or 0): no on-disk cache */
+	/* the agent (--serve, docs/agent.md); the serve layer checks the
+	 * files when it starts (include/gs/internal/serve.h) */
+	const char *serve;        /* --serve ADDR:PORT as given; NULL: no agent */
+	struct srv_listen serve_listen; /* its address, parsed */
+	const char *serve_token;  /* --serve-token FILE */
+	const char *serve_tls_cert; /* --serve-tls-cert FILE */
+	const char *serve_tls_key;  /* --serve-tls-key FILE */
+	uint32_t serve_max_series;  /* --serve-max-series; 0: SRV_DEFAULT_MAX_SERIES */
+	uint32_t serve_max_seconds; /* --serve-max-seconds; 0: SRV_DEFAULT_MAX_SECONDS */
+	/* --serve-label NAME=VALUE, in the order given, names checked and
+	 * each given once */
+	const char *serve_labels[SRV_MAX_LABELS];
+	size_t nserve_labels;
+	bool quiet;               /* --quiet: no events or tables on the terminal */
+	const char *config;       /* --config FILE: its flags come before argv's */
 };
+
+/* Whether the command writes format f (--script-output takes it): every
+ * row but those the agent serves; NULL is none. */
+static inline bool cli_format_writable(const struct gs_output_format *f)
+{
+	return f && f->when != GS_OUTPUT_SERVED;
+}
+
+/* The row of the table of formats c->format is. */
+static inline const struct gs_output_format *cli_format(const struct cli *c)
+{
+	return gs_output_format((enum gs_output_id)c->format);
+}
+
+/* Whether c's format is written at exit from stacks counted as text
+ * lines into the output (folded): the counting table of gs/fold.h makes
+ * it, and it shares the output with --aggregate's table. */
+static inline bool cli_format_folds(const struct cli *c)
+{
+	const struct gs_output_format *f = cli_format(c);
+
+	return f->when == GS_OUTPUT_AT_EXIT && f->needs_stacks && !f->binary;
+}
 
 /* Parses argv (argv[argc] must be NULL, as main gets it). 0 and *out, or
  * -EINVAL with one line in msg (no newline) naming the flag or value and
  * the fix. --help and --version set the action and skip the other checks;
- * --cache-info and --cache-clear take only --cache-dir and --cache-size. */
+ * --cache-info and --cache-clear take only --cache-dir and --cache-size.
+ * --config is only noted (c->config): cli_parse_config reads the file. */
 int cli_parse(int argc, char *const *argv, struct cli *out, char *msg, size_t size);
+
+/* The parser's steps, for a config file's flags (config.c): a struct cli
+ * with every default; the flags of argv[first..argc) applied to c, up to
+ * `--` (then *dashdash and the command), without the rules. A flag given
+ * again replaces its value, but for a repeatable row's, which adds one.
+ * 0, or -EINVAL with msg as cli_parse. */
+void cli_defaults(struct cli *c);
+int cli_read_flags(int argc, char *const *argv, int first, struct cli *c, bool *dashdash,
+		   char *msg, size_t size);
 
 /* Bytes as `1048576`, `256K`, `4M` or `1G` (powers of 1024), 1 to max:
  * true and *out. */
@@ -138,6 +193,10 @@ int cli_usage_error(char *msg, size_t size, const char *fmt, ...);
 /* The combinations of a run's flags; of --cache-info/--cache-clear's. */
 int cli_check(const struct cli *c, bool dashdash, char *msg, size_t size);
 int cli_check_cache_mode(const struct cli *c, bool dashdash, char *msg, size_t size);
+/* --serve-label's value v (flag: as the user wrote it) added to c, or a
+ * name given before given its new value (options_label.c). */
+int cli_parse_serve_label(struct cli *c, const char *flag, const char *v, char *msg,
+			  size_t size);
 /* -o FILE.pb.gz or --script-output pprof: the profile's file in c->pprof. */
 int cli_settle_pprof(struct cli *c, char *msg, size_t size);
 

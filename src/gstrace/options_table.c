@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gs/formats.h>
+
 #include "base.h"
 #include "options.h"
 #include "options_table.h"
@@ -20,16 +22,31 @@ const struct opt cli_opts[] = {
 
 	{ O_PROFILE, "profile", 0, "HZ", G_PROFILE,
 	  "sample CPUs HZ times a second (default 99)", .value_optional = true },
-	{ O_ALL, "all", 0, NULL, G_PROFILE, "with --profile: every process" },
+	{ O_ALL, "all", 0, NULL, G_PROFILE, "with --profile or --serve: every process" },
 	{ O_KERNEL_STACKS, "kernel-stacks", 0, NULL, G_PROFILE,
-	  "with --profile: the kernel stack above each" },
+	  "the kernel stack above each sample too" },
 	{ O_UNWIND_MEMORY, "unwind-memory", 0, "MB", G_PROFILE,
 	  "memory the unwind rows may take (default 64)" },
 
-	{ O_FORMAT, "script-output", 0, "pretty|plain|json|folded|pprof", G_OUTPUT,
-	  "what events print as (default pretty)" },
-	{ O_FORMAT, "output-format", 0, "pretty|plain|json|folded|pprof", G_OUTPUT,
-	  "the same as --script-output" },
+	{ O_SERVE, "serve", 0, "ADDR:PORT", G_SERVE,
+	  "serve /metrics and /debug/pprof over HTTP" },
+	{ O_SERVE_TOKEN, "serve-token", 0, "FILE", G_SERVE,
+	  "the bearer token requests need (a 0600 file)" },
+	{ O_SERVE_TLS_CERT, "serve-tls-cert", 0, "FILE", G_SERVE,
+	  "HTTPS with this certificate (PEM)" },
+	{ O_SERVE_TLS_KEY, "serve-tls-key", 0, "FILE", G_SERVE,
+	  "and this private key of it (PEM)" },
+	{ O_SERVE_MAX_SERIES, "serve-max-series", 0, "N", G_SERVE,
+	  "series a scrape may hold (default 10000)" },
+	{ O_SERVE_MAX_SECONDS, "serve-max-seconds", 0, "N", G_SERVE,
+	  "the longest profile ?seconds= (default 300)" },
+	{ O_SERVE_LABEL, "serve-label", 0, "NAME=VALUE", G_SERVE,
+	  "a label on every series (repeatable)", .repeatable = true },
+
+	{ O_FORMAT, "script-output", 0, "FORMAT", G_OUTPUT,
+	  "what events print as (default pretty)", .value_formats = true },
+	{ O_FORMAT, "output-format", 0, "FORMAT", G_OUTPUT,
+	  "the same as --script-output", .value_formats = true },
 	{ O_TIMESTAMP, "script-timestamp", 0, "local|boot|none", G_OUTPUT,
 	  "pretty output's event time (default local)" },
 	{ O_OUTPUT, "output", 'o', "FILE", G_OUTPUT, "write events to FILE instead of stdout" },
@@ -49,6 +66,8 @@ const struct opt cli_opts[] = {
 	  "C++ and Rust names as the linker sees them" },
 	{ O_NO_PY_LINES, "no-py-lines", 0, NULL, G_OUTPUT,
 	  "folded Python frames by function, not line" },
+	{ O_QUIET, "quiet", 0, NULL, G_OUTPUT,
+	  "no events or tables on the terminal" },
 
 	{ O_DEPTH, "backtrace-depth", 0, "N (1..512)", G_VALUES,
 	  "frames per backtrace (default 128)" },
@@ -70,7 +89,7 @@ const struct opt cli_opts[] = {
 	{ O_TUI_HISTORY, "tui-history", 0, "LINES", G_INTERACTIVE,
 	  "output lines kept (default 10000)" },
 	{ O_SRCPATH, "srcpath", 0, "FROM=TO|DIR", G_INTERACTIVE,
-	  "where the sources are now (repeatable)" },
+	  "where the sources are now (repeatable)", .repeatable = true },
 
 	{ O_LIST, "list", 'l', "PATTERN", G_LISTING,
 	  "functions matching a glob, with file:line" },
@@ -108,6 +127,8 @@ const struct opt cli_opts[] = {
 	  "start-up time per phase, buffer sizes, counts" },
 	{ O_DEBUG_DIRS, "debug-file-directory", 0, "DIRS", G_OTHER,
 	  "debug-file roots, ':'-separated (/usr/lib/debug)" },
+	{ O_CONFIG, "config", 0, "FILE", G_OTHER,
+	  "flags from a YAML file (keys: the long flags)" },
 	{ O_HELP, "help", 'h', NULL, G_OTHER, "this text" },
 	{ O_VERSION, "version", 0, NULL, G_OTHER, "print the version" },
 };
@@ -117,6 +138,7 @@ static const char *const headings[G_COUNT] = {
 	[G_TARGETS] = "targets",
 	[G_SCRIPT] = "script",
 	[G_PROFILE] = "CPU profiles",
+	[G_SERVE] = "the agent (docs/agent.md)",
 	[G_OUTPUT] = "output",
 	[G_VALUES] = "backtraces and values",
 	[G_INTERACTIVE] = "interactive",
@@ -140,17 +162,71 @@ static void print_row(FILE *f, const char *flag, const char *help)
 	fprintf(f, "%*s%s\n", CLI_HELP_COLUMN - n, "", help);
 }
 
+const struct opt *cli_opt_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < cli_nopts; i++)
+		if (strlen(cli_opts[i].name) == len && strncmp(cli_opts[i].name, name, len) == 0)
+			return &cli_opts[i];
+	return NULL;
+}
+
+const char *cli_format_names(char *buf, size_t size, const char *sep, const char *last)
+{
+	size_t n = 0, left = 0, count = gs_output_format_count();
+
+	for (size_t i = 0; i < count; i++)
+		left += cli_format_writable(gs_output_format((enum gs_output_id)i));
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < count && n < size; i++) {
+		const struct gs_output_format *f = gs_output_format((enum gs_output_id)i);
+
+		if (!cli_format_writable(f))
+			continue;
+		left--;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", f->name,
+				      left > 1 ? sep : left == 1 ? last : "");
+	}
+	return buf;
+}
+
+const char *cli_opt_value(const struct opt *o, char *buf, size_t size)
+{
+	if (!o->value)
+		return NULL;
+	if (!o->value_formats)
+		return o->value;
+	return cli_format_names(buf, size, "|", "|");
+}
+
 static void print_opt(FILE *f, const struct opt *o)
 {
-	char flag[CLI_HELP_COLUMN + 64];
+	char flag[CLI_HELP_COLUMN + 64], value[128];
 	int n;
 
 	n = o->letter ? snprintf(flag, sizeof(flag), "  -%c, --%s", o->letter, o->name) :
 			snprintf(flag, sizeof(flag), "      --%s", o->name);
 	if (o->value)
 		snprintf(flag + n, sizeof(flag) - (size_t)n, o->value_optional ? " [%s]" : " %s",
-			 o->value);
+			 cli_opt_value(o, value, sizeof(value)));
 	print_row(f, flag, o->help);
+}
+
+/* The rows of the formats' table written when, under a line saying
+ * where they are chosen. */
+static void print_formats(FILE *f, const char *title, bool served)
+{
+	char name[64];
+
+	fprintf(f, "  %s:\n", title);
+	for (size_t i = 0; i < gs_output_format_count(); i++) {
+		const struct gs_output_format *fmt = gs_output_format((enum gs_output_id)i);
+
+		if (cli_format_writable(fmt) == served)
+			continue;
+		snprintf(name, sizeof(name), "    %s", fmt->name);
+		print_row(f, name, fmt->help);
+	}
 }
 
 void cli_usage(FILE *f)
@@ -162,6 +238,9 @@ void cli_usage(FILE *f)
 	      "       gstrace --tui [options] (-p PID | -t PATH | -- CMD [ARGS...])\n"
 	      "       gstrace (-l PATTERN | --list-vars TARGET) (-p PID | -t PATH)\n"
 	      "       gstrace --profile [HZ] (-p PID | -t PATH | --all | -- CMD [ARGS...])\n"
+	      "       gstrace --serve ADDR:PORT [--profile [HZ]] [-s SCRIPT |\n"
+	      "               --script-file FILE] (-p PID | -t PATH | --all | -- CMD [ARGS...])\n"
+	      "       gstrace --config FILE [options]\n"
 	      "       gstrace (--cache-info | --cache-clear) [--cache-dir DIR]\n"
 	      "\n"
 	      "Attaches uprobes to functions of running programs and prints, per hit, what\n"
@@ -175,6 +254,10 @@ void cli_usage(FILE *f)
 		/* the command to launch is no flag, but it is a target */
 		if (g == G_TARGETS)
 			print_row(f, "  -- CMD [ARGS...]", "launch CMD, trace it, exit with its status");
+		if (g == G_SERVE)
+			print_formats(f, "what /metrics answers in", true);
+		if (g == G_OUTPUT)
+			print_formats(f, "formats of --script-output", false);
 	}
 	fputs("\n"
 	      "Exit status: 0 success, 1 runtime failure, 2 bad usage or bad input.\n"

@@ -115,11 +115,12 @@ int cli_check_inputs(struct cli_ctx *c)
 	enum cli_verdict v;
 	char msg[GS_ERROR_MSG_MAX];
 
-	if ((c->cli.format == CLI_FOLDED || c->cli.flamegraph || c->cli.pprof) && c->script &&
-	    !script_has_bt(c->script)) {
-		fprintf(stderr, "gstrace: %s counts backtraces, and the script takes none; add "
+	if ((cli_format(&c->cli)->needs_stacks || c->cli.flamegraph || c->cli.pprof) &&
+	    c->script && !script_has_bt(c->script)) {
+		fprintf(stderr, "gstrace: %s%s counts backtraces, and the script takes none; add "
 			"bt; to a trace (e.g. trace FN { bt; })\n", c->cli.flamegraph ?
-			"--flamegraph" : c->cli.pprof ? "--pprof" : "--script-output folded");
+			"--flamegraph" : c->cli.pprof ? "--pprof" : "--script-output ",
+			c->cli.flamegraph || c->cli.pprof ? "" : cli_format(&c->cli)->name);
 		return EXIT_USAGE;
 	}
 	if (c->cli.pid && cli_check_pid(c->cli.pid, msg, sizeof(msg)) == CLI_TARGET_REFUSE) {
@@ -147,7 +148,7 @@ int cli_check_inputs(struct cli_ctx *c)
 		return EXIT_USAGE;
 	}
 	if (c->cli.pprof && !c->cli.dry_run && !c->cli.dump_insns &&
-	    cli_open_binary(c->cli.format == CLI_PPROF ? "-o" : "--pprof", c->cli.pprof,
+	    cli_open_binary(cli_format(&c->cli)->binary ? "-o" : "--pprof", c->cli.pprof,
 			    &c->pproff, msg, sizeof(msg))) {
 		cli_say("gstrace: ", "%s", msg);
 		return EXIT_USAGE;

@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <gs/internal/serve.h>
+
 #include "base.h"
 #include "options.h"
 
@@ -358,6 +360,92 @@ static const struct bad_case bad_cases[] = {
 	{ "--cache-info --cache-clear", { "--cache-info and --cache-clear both given" } },
 	{ "--cache-info --cache-size off", { "--cache-info with --cache-size off",
 					     "drop --cache-size off" } },
+	{ "--cache-info --serve :9464", { "--cache-info works on the on-disk cache" } },
+	/* the agent: its address, its settings, and what it runs */
+	{ "--serve 127.0.0.1 -p 1", { "--serve 127.0.0.1", "no port", "ADDR:PORT" } },
+	{ "--serve localhost:0 -p 1", { "--serve localhost:0", "1 to 65535" } },
+	{ "--serve example.com:80 -p 1", { "--serve example.com:80", "not resolved" } },
+	{ "--serve ::1:9464 -p 1", { "--serve ::1:9464", "[ADDR]:PORT" } },
+	{ "--serve 0.0.0.0:9464 -p 1", { "--serve 0.0.0.0:9464 listens beyond this host",
+					 "--serve-token FILE", "--serve 127.0.0.1:9464" } },
+	{ "--serve [::]:9464 --profile --all", { "--serve [::]:9464 listens beyond this host",
+						 "--serve-token FILE" } },
+	{ "--serve 10.1.2.3:80 -p 1 -s x", { "10.1.2.3:80 listens beyond", "--serve-token" } },
+	{ "--serve", { "--serve needs a value", "ADDR:PORT" } },
+	{ "--serve :9464", { "--serve needs a target", "-p PID", "--all" } },
+	{ "--serve :9464 -p 1 -t /bin/true", { "--serve samples one target", "--all" } },
+	{ "--serve :9464 --all -- ./prog", { "--serve samples one target" } },
+	{ "--serve :9464 -p 1 --aggregate", { "--aggregate is a flag of what a script or "
+					      "--profile counts", "add --profile [HZ]" } },
+	{ "--serve :9464 -p 1 --max-events 3", { "--max-events is a flag", "drop --max-events" } },
+	{ "--serve :9464 -p 1 --flamegraph f.svg", { "--flamegraph is a flag" } },
+	{ "--serve :9464 -p 1 -o p.pb.gz", { "-o is a flag" } },
+	{ "--serve :9464 -p 1 --pprof p.pb.gz", { "--pprof is a flag" } },
+	{ "--serve :9464 --all --script-output folded", { "--script-output is a flag" } },
+	{ "--serve :9464 -p 1 --tui", { "--serve runs an agent", "--tui takes the terminal",
+					"drop one" } },
+	{ "--serve :9464 -p 1 -s x --dry-run", { "--serve", "--dry-run loads nothing" } },
+	{ "--serve :9464 -p 1 -s x --dump-insns", { "--serve", "--dump-insns loads nothing" } },
+	{ "--serve :9464 -l main -p 1", { "--serve", "-l lists and traces nothing" } },
+	{ "--serve :9464 --list-vars main -p 1", { "--serve", "--list-vars lists" } },
+	{ "--serve :9464 -s x --all", { "--all samples every process", "-p PID, -t PATH or -- CMD",
+					"drop --all" } },
+	{ "--serve :9464 --profile 19 -s x --all", { "--all samples every process" } },
+	{ "--serve :9464 --profile -s x", { "no target", "-p PID" } },
+	{ "--serve :9464 --profile -p 1 -s x --unwinder tailcall", { "loop unwinder" } },
+	{ "--serve :9464 -s x -p 1 -- ./prog", { "-p and a command after -- both given" } },
+	{ "--serve :9464 -p 1 -s x --script-file f", { "-s and --script-file both given" } },
+	{ "--serve-token t -p 1 -s x", { "--serve-token is a setting of the agent",
+					 "add --serve ADDR:PORT" } },
+	{ "--serve-tls-cert c.pem --serve-tls-key k.pem -p 1 -s x",
+	  { "--serve-tls-cert is a setting of the agent" } },
+	{ "--serve-tls-key k.pem -p 1 -s x", { "--serve-tls-key is a setting of the agent" } },
+	{ "--serve-max-series 5 -p 1 -s x", { "--serve-max-series is a setting of the agent" } },
+	{ "--serve-max-seconds 5 -p 1 -s x", { "--serve-max-seconds is a setting of the agent" } },
+	{ "--serve-label a=b --profile -p 1", { "--serve-label is a setting of the agent" } },
+	{ "--serve :9464 -p 1 --serve-tls-cert c.pem", { "--serve-tls-cert without "
+							 "--serve-tls-key", "both or neither" } },
+	{ "--serve :9464 -p 1 --serve-tls-key k.pem", { "--serve-tls-key without "
+							"--serve-tls-cert" } },
+	{ "--serve :9464 -p 1 --serve-token=", { "--serve-token needs a file name", "0600" } },
+	{ "--serve :9464 -p 1 --serve-tls-cert=", { "--serve-tls-cert needs a file name" } },
+	{ "--serve :9464 -p 1 --serve-max-series 0", { "--serve-max-series '0'", "1 to 1000000",
+						      "default 10000" } },
+	{ "--serve :9464 -p 1 --serve-max-series 1000001", { "--serve-max-series '1000001'" } },
+	{ "--serve :9464 -p 1 --serve-max-seconds 3601", { "--serve-max-seconds '3601'",
+							  "1 to 3600", "default 300" } },
+	{ "--serve :9464 -p 1 --serve-max-seconds 1m", { "--serve-max-seconds '1m'" } },
+	{ "--serve :9464 -p 1 --serve-label env", { "--serve-label 'env' is not NAME=VALUE",
+						    "env=prod" } },
+	{ "--serve :9464 -p 1 --serve-label le=1", { "--serve-label 'le=1'", "not le, quantile" } },
+	{ "--serve :9464 -p 1 --serve-label quantile=1", { "--serve-label 'quantile=1'" } },
+	{ "--serve :9464 -p 1 --serve-label instance=a", { "--serve-label 'instance=a'",
+							   "Prometheus sets those" } },
+	{ "--serve :9464 -p 1 --serve-label job=a", { "--serve-label 'job=a'" } },
+	{ "--serve :9464 -p 1 --serve-label __name__=a", { "--serve-label '__name__=a'", "__" } },
+	{ "--serve :9464 -p 1 --serve-label 1st=a", { "--serve-label '1st=a'", "digit" } },
+	{ "--serve :9464 -p 1 --serve-label a-b=a", { "--serve-label 'a-b=a'" } },
+	{ "--serve :9464 -p 1 --serve-label =a", { "--serve-label '=a'" } },
+	{ "--serve :9464 -p 1 --serve-label env=", { "--serve-label env: the value is empty",
+						     "printable text" } },
+	{ "--serve :9464 -p 1 --serve-label=a01=v --serve-label=a02=v --serve-label=a03=v "
+	  "--serve-label=a04=v --serve-label=a05=v --serve-label=a06=v --serve-label=a07=v "
+	  "--serve-label=a08=v --serve-label=a09=v --serve-label=a10=v --serve-label=a11=v "
+	  "--serve-label=a12=v --serve-label=a13=v --serve-label=a14=v --serve-label=a15=v "
+	  "--serve-label=a16=v --serve-label=a17=v", { "more than 16 --serve-label flags" } },
+	{ "--quiet -p 1 -s x -o f", { "--quiet prints nothing on the terminal", "-o f",
+				      "give one" } },
+	{ "--quiet -p 1 -s x --aggregate --interval 1", { "--quiet", "--interval" } },
+	{ "--quiet --tui -p 1", { "--quiet and --tui" } },
+	{ "--quiet -p 1 -s x --dry-run", { "--quiet and --dry-run", "drop --quiet" } },
+	{ "--quiet -l main -p 1", { "--quiet and -l" } },
+	{ "-p 1 -s x --quiet=1", { "--quiet takes no value" } },
+	{ "-p 1 -s x --script-output prometheus", { "--script-output 'prometheus'",
+						    "the agent serves prometheus",
+						    "pretty, plain, json, folded or pprof" } },
+	{ "-p 1 -s x --output-format openmetrics", { "the agent serves openmetrics", "/metrics" } },
+	{ "-p 1 -s x --config", { "--config needs a value", "FILE" } },
+	{ "-p 1 -s x --config=", { "--config needs a file name", "YAML" } },
 };
 
 /* Sizes the kernel takes for a ring buffer (a power of two, a multiple of
@@ -450,6 +538,110 @@ static void test_profile_choices(void **state)
 	c = parse_ok("--profile -p 1 -o cpu.pb.gz");
 	assert_int_equal(c.format, CLI_PPROF);
 	assert_false(c.aggregate);
+}
+
+/* --serve: any run mode (a script, --profile, both, or the profile
+ * endpoint alone) on loopback, or off it with a token; its settings land
+ * in their fields. */
+static void test_serve_choices(void **state)
+{
+	struct cli c;
+
+	(void)state;
+	c = parse_ok("--serve 127.0.0.1:9464 -p 7 -s x");
+	assert_string_equal(c.serve, "127.0.0.1:9464");
+	assert_int_equal(c.serve_listen.port, 9464);
+	assert_string_equal(c.serve_listen.text, "127.0.0.1:9464");
+	assert_true(srv_listen_loopback(&c.serve_listen));
+	assert_int_equal(c.profile_hz, 0);
+	assert_false(c.quiet);
+	/* the profile endpoint alone: one target, --all among them */
+	c = parse_ok("--serve :9464 --all");
+	assert_true(c.all);
+	assert_string_equal(c.serve_listen.text, "127.0.0.1:9464");
+	assert_false(c.aggregate);
+	assert_false(c.count_in_bpf);
+	c = parse_ok("--serve :9464 -t /bin/true --kernel-stacks --unwind-memory 16");
+	assert_true(c.kernel_stacks);
+	assert_int_equal(c.unwind_memory_mb, 16);
+	c = parse_ok("--serve :9464 -- ./prog arg");
+	assert_int_equal(c.ncommand, 2);
+	/* --profile with it: as without (counted in BPF, the table at exit) */
+	c = parse_ok("--profile 19 --all --serve localhost:9464 --quiet");
+	assert_int_equal(c.profile_hz, 19);
+	assert_true(c.count_in_bpf);
+	assert_true(c.aggregate);
+	assert_true(c.quiet);
+	/* both: a script's events print as they do alone */
+	c = parse_ok("--serve :9464 --profile 19 -p 3 -s x");
+	assert_int_equal(c.profile_hz, 19);
+	assert_string_equal(c.script, "x");
+	assert_false(c.count_in_bpf);
+	assert_false(c.aggregate);
+	c = parse_ok("--serve :9464 --profile --script-file f -t /bin/true");
+	assert_string_equal(c.script_file, "f");
+	/* off loopback with a token; IPv6 */
+	c = parse_ok("--serve 0.0.0.0:9464 --serve-token tok -p 1");
+	assert_string_equal(c.serve_token, "tok");
+	assert_false(srv_listen_loopback(&c.serve_listen));
+	c = parse_ok("--serve [::1]:9464 -p 1");
+	assert_true(srv_listen_loopback(&c.serve_listen));
+	assert_string_equal(c.serve_listen.text, "[::1]:9464");
+	c = parse_ok("--serve [::1]:9464 -p 1 --serve-tls-cert c.pem --serve-tls-key=k.pem "
+		     "--serve-max-series 5000 --serve-max-seconds=60");
+	assert_string_equal(c.serve_tls_cert, "c.pem");
+	assert_string_equal(c.serve_tls_key, "k.pem");
+	assert_int_equal(c.serve_max_series, 5000);
+	assert_int_equal(c.serve_max_seconds, 60);
+	assert_int_equal(parse_ok("--serve :1 -p 1 --serve-max-series 1000000").serve_max_series,
+			 1000000);
+	assert_int_equal(parse_ok("--serve :1 -p 1 --serve-max-seconds 3600").serve_max_seconds,
+			 3600);
+	assert_int_equal(parse_ok("--serve :1 -p 1").serve_max_series, 0); /* the default */
+}
+
+/* --serve-label: in the order given; a name given again takes its last
+ * value (so the command line's wins over a config file's); sixteen at
+ * most; any printable UTF-8 value, no control character. */
+static void test_serve_labels(void **state)
+{
+	static const char *const bad_values[] = { "env=a\tb", "env=a\nb", "env=\x7f", "env=\xff",
+						  "env=\xc3(", "env=\xed\xa0\x80" /* a surrogate */ };
+	char *argv[8], msg[512];
+	struct cli c;
+
+	(void)state;
+	c = parse_ok("--serve :9464 -p 1 --serve-label env=prod --serve-label team=db "
+		     "--serve-label=_x9=with=equals --serve-label env=dev");
+	assert_int_equal(c.nserve_labels, 3);
+	assert_string_equal(c.serve_labels[0], "env=dev");
+	assert_string_equal(c.serve_labels[1], "team=db");
+	assert_string_equal(c.serve_labels[2], "_x9=with=equals");
+	c = parse_ok("--serve :9464 -p 1 --serve-label region=eu-w\xc3\xa9st");
+	assert_string_equal(c.serve_labels[0], "region=eu-w\xc3\xa9st");
+	/* sixteen fill the table; a seventeenth name does not fit, a name
+	 * given again does */
+	c = parse_ok("--serve :9464 -p 1 --serve-label=a01=v --serve-label=a02=v "
+		     "--serve-label=a03=v --serve-label=a04=v --serve-label=a05=v "
+		     "--serve-label=a06=v --serve-label=a07=v --serve-label=a08=v "
+		     "--serve-label=a09=v --serve-label=a10=v --serve-label=a11=v "
+		     "--serve-label=a12=v --serve-label=a13=v --serve-label=a14=v "
+		     "--serve-label=a15=v --serve-label=a16=v --serve-label=a01=w");
+	assert_int_equal(c.nserve_labels, SRV_MAX_LABELS);
+	assert_string_equal(c.serve_labels[0], "a01=w");
+	/* control characters and bytes that are not UTF-8: argv as a shell
+	 * would give it */
+	for (size_t i = 0; i < BASE_ARRAY_SIZE(bad_values); i++) {
+		argv[0] = "gstrace";
+		argv[1] = "--serve=:9464";
+		argv[2] = "-p1";
+		argv[3] = "--serve-label";
+		argv[4] = (char *)bad_values[i];
+		argv[5] = NULL;
+		assert_int_equal(cli_parse(5, argv, &c, msg, sizeof(msg)), -EINVAL);
+		assert_non_null(strstr(msg, "--serve-label env: the value is empty or holds "
+				       "control characters or bytes that are not UTF-8"));
+	}
 }
 
 static void test_bad_usage_names_the_flag_and_the_fix(void **state)
@@ -704,6 +896,8 @@ int main(void)
 		cmocka_unit_test(test_bad_usage_names_the_flag_and_the_fix),
 		cmocka_unit_test(test_pprof_output_choices),
 		cmocka_unit_test(test_profile_choices),
+		cmocka_unit_test(test_serve_choices),
+		cmocka_unit_test(test_serve_labels),
 		cmocka_unit_test(test_binary_exits_2_with_one_line_on_bad_usage),
 		cmocka_unit_test(test_binary_bad_input_exits_2_naming_it),
 		cmocka_unit_test(test_binary_script_error_shows_position_and_caret),
