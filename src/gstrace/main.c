@@ -31,6 +31,7 @@
 #include "options.h"
 #include "prepare.h"
 #include "say.h"
+#include "serve_mode.h"
 #include "stop.h"
 #include "targets.h"
 
@@ -138,6 +139,8 @@ static bool flush_output(FILE *f, int *status)
 
 static void teardown(struct cli_ctx *c)
 {
+	srv_agent_free(c->agent); /* it reads the session: before it goes */
+	c->agent = NULL;
 	cli_teardown(c->script, c->session, &c->losses);
 	c->session = NULL;
 	gs_aggregate_free(c->agg);
@@ -240,6 +243,14 @@ static int make_pprof(struct cli_ctx *c, struct gs_error *err)
 	return gs_pprof_new(&o, &c->pprof, err);
 }
 
+static int count_from_bpf(void *arg, const struct gs_event *ev, uint64_t count)
+{
+	struct cli_ctx *c = arg;
+	int rc = c->agg ? gs_aggregate_event(c->agg, ev, count) : 0;
+
+	return rc == 0 && c->pprof ? gs_pprof_add(c->pprof, ev, count) : rc;
+}
+
 /* Session, probes, ready marker. */
 static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 {
@@ -295,6 +306,14 @@ static int attach(struct cli_ctx *c, struct run *r, pid_t pid)
 		/* the kernel's ENOTSUPP: an address no uprobe can take, the user's */
 		return err.code == -524 ? EXIT_USAGE : EXIT_RUNTIME;
 	}
+	/* The agent's profiles also feed --profile's own counts (the table, a
+	 * file at exit); a script agent's sampler is the endpoint's alone. */
+	if (c->cli.serve) {
+		int rc = cli_serve_start(c, c->cli.profile_hz ? count_from_bpf : NULL, c);
+
+		if (rc)
+			return rc;
+	}
 	if (c->cli.ready_marker) {
 		fprintf(stderr, "%s\n", c->cli.ready_marker);
 		fflush(stderr);
@@ -308,14 +327,6 @@ static void drain(struct gs_session *s)
 	for (int i = 0; i < 64 && !stop_signal; i++)
 		if (gs_session_poll(s, 0, NULL) <= 0)
 			return;
-}
-
-static int count_from_bpf(void *arg, const struct gs_event *ev, uint64_t count)
-{
-	struct cli_ctx *c = arg;
-	int rc = c->agg ? gs_aggregate_event(c->agg, ev, count) : 0;
-
-	return rc == 0 && c->pprof ? gs_pprof_add(c->pprof, ev, count) : rc;
 }
 
 /* --count-in bpf: the counts are the session's stack_counts maps, read
@@ -419,7 +430,16 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 		if ((status = print_aggregations(c, true)))
 			return status;
 	}
-	if (c->cli.count_in_bpf) {
+	if (c->agent) {
+		/* every probe off first; the agent drained the counts as it went
+		 * (into the table too): the last of them, and open profiles
+		 * answered */
+		gs_session_detach(c->session);
+		if (srv_agent_finish(c->agent, &err)) {
+			cli_say("gstrace: ", "%s", err.msg);
+			return EXIT_RUNTIME;
+		}
+	} else if (c->cli.count_in_bpf) {
 		/* every probe off first: the counts read are the final ones */
 		gs_session_detach(c->session);
 		if (counts_from_session(c, &err)) {
@@ -495,7 +515,13 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 			status = EXIT_RUNTIME;
 			break;
 		}
-		if (interval && base_now_ns() >= next_table && c->cli.count_in_bpf &&
+		if (c->agent && srv_agent_work(c->agent, &err)) {
+			cli_say("gstrace: ", "the agent failed: %s", err.msg);
+			status = EXIT_RUNTIME;
+			break;
+		}
+		/* (the agent's drains count as they go) */
+		if (interval && base_now_ns() >= next_table && c->cli.count_in_bpf && !c->agent &&
 		    counts_from_session(c, &err)) {
 			cli_say("gstrace: ", "%s", err.msg);
 			status = EXIT_RUNTIME;
@@ -584,6 +610,8 @@ static int run(struct cli_ctx *c)
 	if (rc == 0 && !dry && !stop_signal)
 		rc = event_loop(c, &r, pid, &ended);
 	/* Probes first: nothing fires while the command is being stopped. */
+	srv_agent_free(c->agent); /* it reads the session: before it goes */
+	c->agent = NULL;
 	cli_teardown(c->script, c->session, &c->losses);
 	c->session = NULL;
 	if (c->launch.pid) {

@@ -96,7 +96,10 @@ static int load_script(struct cli_ctx *c)
 
 int cli_load_script(struct cli_ctx *c)
 {
-	return c->cli.profile_hz ? 0 : load_script(c); /* CPU samples take no script */
+	/* CPU samples take no script; the agent serves one or none */
+	bool none = !c->cli.script && !c->cli.script_file;
+
+	return none && (c->cli.profile_hz || c->cli.serve) ? 0 : load_script(c);
 }
 
 static bool script_has_bt(const struct gs_script *s)
@@ -250,13 +253,35 @@ static void say_output_size(const struct cli_ctx *c)
 			GS_OUTPUT_TOTAL_MAX >> 20);
 }
 
-/* --profile: the plan of CPU samples, its rows bounded by --unwind-memory
- * where processes come and go (-t, --all). */
+/* Notes of the plan's traces (a line moved to where code is) on stderr. */
+static void say_notes(const struct gs_plan *plan)
+{
+	for (size_t i = 0; i < gs_plan_trace_count(plan); i++) {
+		const struct gs_plan_trace *t = gs_plan_trace_at(plan, i);
+		const char *note;
+
+		for (size_t k = 0; (note = gs_plan_trace_note(t, k)); k++)
+			fprintf(stderr, "gstrace: trace #%u (%s): %s\n", gs_plan_trace_id(t),
+				gs_plan_trace_pattern(t)->text, note);
+	}
+}
+
+/* --profile, and the agent's profile endpoint (--serve): the plan of CPU
+ * samples, its rows bounded by --unwind-memory where processes come and go
+ * (-t, --all). With --serve the sampler counts in BPF beside the script's
+ * traces (which keep their events), each thread apart (a profile's `tid`
+ * label), its clock stopped until a profile is asked for unless --profile
+ * runs it the whole time. */
 static int plan_samples(struct cli_ctx *c, struct gs_plan_opts *po)
 {
 	struct gs_program_opts popts = *po->program;
-	struct gs_sample_opts so = { .sz = sizeof(so), .frequency = c->cli.profile_hz,
-				     .kernel_stacks = c->cli.kernel_stacks };
+	struct gs_sample_opts so = {
+		.sz = sizeof(so), .kernel_stacks = c->cli.kernel_stacks,
+		.frequency = c->cli.profile_hz ? c->cli.profile_hz : GS_SAMPLE_DEFAULT_FREQUENCY,
+		.count_stacks = c->cli.serve != NULL, .per_thread = c->cli.serve != NULL,
+		.paused = c->cli.serve && !c->cli.profile_hz,
+		.trace_id = c->script ? po->first_trace_id + (uint32_t)c->script->ntraces : 0,
+	};
 	uint64_t mb = c->cli.unwind_memory_mb ? c->cli.unwind_memory_mb :
 		      PROFILE_DEFAULT_UNWIND_MB;
 	struct gs_error err = { 0 };
@@ -269,15 +294,20 @@ static int plan_samples(struct cli_ctx *c, struct gs_plan_opts *po)
 	po->program = &popts;
 	po->module = c->cli.all ? NULL : po->module;
 	rc = gs_plan_new(po, &c->plan, &err);
+	if (rc == 0 && c->script)
+		rc = gs_plan_add_script(c->plan, c->script, &err);
 	if (rc == 0)
 		rc = gs_plan_add_samples(c->plan, &so, &err);
 	if (rc == 0)
 		rc = gs_plan_build(c->plan, &err);
 	if (rc == 0) {
+		if (c->script)
+			notice_moved_lines(c->plan);
+		say_notes(c->plan);
 		say_output_size(c);
 		return 0;
 	}
-	cli_say("gstrace: ", "%s", err.msg);
+	cli_say(base_has_prefix(err.msg, "trace #") ? "gstrace: " : "", "%s", err.msg);
 	return err.code == -ENOMEM || err.code == -EFAULT ? EXIT_RUNTIME : EXIT_USAGE;
 }
 
@@ -302,18 +332,11 @@ int cli_plan(struct cli_ctx *c, const struct gs_program_opts *popts, pid_t pid)
 	/* A command not launched (dry run without a pid) is the default module. */
 	if (!po.module && pid <= 0)
 		po.module = c->cmd_path;
-	if (c->cli.profile_hz)
+	if (c->cli.profile_hz || c->cli.serve)
 		return plan_samples(c, &po);
 	if (gs_plan_from_script(c->script, &po, &c->plan, &err) == 0) {
 		notice_moved_lines(c->plan);
-		for (size_t i = 0; i < gs_plan_trace_count(c->plan); i++) {
-			const struct gs_plan_trace *t = gs_plan_trace_at(c->plan, i);
-			const char *note;
-
-			for (size_t k = 0; (note = gs_plan_trace_note(t, k)); k++)
-				fprintf(stderr, "gstrace: trace #%u (%s): %s\n", gs_plan_trace_id(t),
-					gs_plan_trace_pattern(t)->text, note);
-		}
+		say_notes(c->plan);
 		say_output_size(c);
 		return 0;
 	}

@@ -14,6 +14,8 @@
 #include <gs/runtime.h>
 #include <gs/script.h>
 
+#include <gs/internal/serve.h>
+
 #include "launch.h"
 #include "options.h"
 #include "stop.h"
@@ -42,6 +44,7 @@ struct cli_ctx {
 	size_t nmodules;
 	struct cli_pick pick;  /* launch mode: which process to trace */
 	struct cli_losses losses;
+	struct srv_agent *agent; /* --serve */
 };
 
 /* Each returns 0, or the exit status after saying why on stderr. */
