@@ -1,7 +1,8 @@
 /* What one entry of an aggregation table shows, in one place for every
  * renderer of the tables (aggs_print.c's text and JSON, prom_agg.c's
  * exposition): each key as text (a key comes from a target: anything
- * unprintable escaped), the value a table is sorted by, and the order. */
+ * unprintable escaped), the value a table is sorted by, the order, and a
+ * histogram's buckets: how many, and the values each holds. */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,15 @@
 
 #include "base.h"
 #include "ev_int.h"
+
+uint32_t gs_agg_nbuckets(const struct gs_agg_desc *d)
+{
+	if (d->fn == GS_AGG_HIST)
+		return GS_AGG_HIST_BUCKETS;
+	if (d->fn == GS_AGG_LHIST && d->lstep > 0 && d->lmax > d->lmin)
+		return (uint32_t)((d->lmax - d->lmin) / d->lstep) + 2;
+	return 0;
+}
 
 const char *ev_agg_fn_name(uint8_t fn)
 {

@@ -15,15 +15,6 @@
 
 #define BAR_WIDTH 52
 
-uint32_t gs_agg_nbuckets(const struct gs_agg_desc *d)
-{
-	if (d->fn == GS_AGG_HIST)
-		return GS_AGG_HIST_BUCKETS;
-	if (d->fn == GS_AGG_LHIST && d->lstep > 0 && d->lmax > d->lmin)
-		return (uint32_t)((d->lmax - d->lmin) / d->lstep) + 2;
-	return 0;
-}
-
 /* Key i of an entry, as ev_put_agg_key writes it. */
 static void put_key(FILE *f, const struct gs_agg_desc *d, const uint8_t *keys, unsigned i,
 		    bool json)

@@ -13,6 +13,7 @@
 
 #include <gs/frames.h>
 #include <gs/map_abi.h>
+#include <gs/prom.h>
 #include <gs/render.h>
 
 /* out.c: a text sink. Counts everything put, stores what fits (and a NUL
@@ -83,6 +84,12 @@ uint64_t ev_agg_total(const struct gs_agg_entry *e);
  * histogram's by its total), then by key bytes. malloc'd (free it), or
  * NULL without memory. */
 const struct gs_agg_entry **ev_agg_sorted(const struct gs_agg_table *t);
+
+/* prom.c: whether w writes OpenMetrics (what it may not hold differs). */
+bool ev_prom_openmetrics(const struct gs_prom *w);
+/* prom.c: whether family (name, type) is neither written nor reserved in
+ * w, and could write no sample name of one that is. */
+bool ev_prom_name_free(struct gs_prom *w, const char *name, enum gs_prom_type type);
 
 /* frames_jit.c: whether ip of pid, in no module, is JIT code: named by
  * pid's perf map (*name, *off from its entry's start) or in anonymous
