@@ -22,7 +22,7 @@ uint32_t gs_agg_nbuckets(const struct gs_agg_desc *d)
 	return 0;
 }
 
-const char *ev_agg_fn_name(uint8_t fn)
+const char *gs_agg_fn_name(uint8_t fn)
 {
 	static const char *const names[] = {
 		[GS_AGG_COUNT] = "count", [GS_AGG_SUM] = "sum", [GS_AGG_MIN] = "min",

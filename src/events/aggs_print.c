@@ -184,7 +184,7 @@ int gs_agg_print_json(FILE *f, const struct gs_agg_table *t)
 	ev_done(&o);
 	fputs("{\"type\":\"aggregation\",\"name\":\"", f);
 	fputs(name, f);
-	fprintf(f, "\",\"function\":\"%s\",\"entries\":[", ev_agg_fn_name(d->fn));
+	fprintf(f, "\",\"function\":\"%s\",\"entries\":[", gs_agg_fn_name(d->fn));
 	for (size_t i = 0; i < t->n; i++) {
 		const struct gs_agg_entry *e = v[i];
 

@@ -62,8 +62,6 @@ void ev_put_agg_key(struct ev_out *o, const struct gs_agg_desc *d, const uint8_t
 /* A string of an aggregation (a key, a name): up to GS_AGG_STRING_MAX bytes
  * or its NUL, escaped as above. */
 void ev_put_agg_string(struct ev_out *o, const uint8_t *s, bool json);
-/* "count", "hist", ... for enum gs_agg_fn. */
-const char *ev_agg_fn_name(uint8_t fn);
 /* Bucket i of d's histogram (nb buckets, gs_agg_nbuckets) holds the values
  * [lo, last], from -inf when !has_lo, up to +inf when !has_last: the one
  * statement of the buckets' bounds, which codegen's hist_bucket and

@@ -223,7 +223,7 @@ static int begin(struct agg_family *a, struct gs_error *err)
 
 	if (!o->help)
 		snprintf(help, sizeof(help), "%s: %s()%s", a->d->name ? a->d->name : "",
-			 ev_agg_fn_name(a->d->fn), a->seconds ? ", in seconds" : "");
+			 gs_agg_fn_name(a->d->fn), a->seconds ? ", in seconds" : "");
 	for (int with_id = 0; rc == -EEXIST && with_id < 2; with_id++) {
 		char *name = family_name(a, prefix, with_id);
 
