@@ -49,13 +49,17 @@ struct gs_prom_label {
 			    * are not UTF-8 are written as U+FFFD */
 };
 
-/* A sample's value: an integer, written exactly, or a double. */
+/* A sample's value: an integer i x 10^exp10, written exactly (i itself
+ * when exp10 is 0; GS_PROM_SCALED(ns, -9) is nanoseconds in seconds), or
+ * a double, in the shortest form that reads back as it. */
 struct gs_prom_num {
 	int64_t i;
 	double f;
 	bool is_float;
+	int8_t exp10;
 };
 #define GS_PROM_INT(v) ((struct gs_prom_num){ .i = (int64_t)(v) })
+#define GS_PROM_SCALED(v, e) ((struct gs_prom_num){ .i = (int64_t)(v), .exp10 = (int8_t)(e) })
 #define GS_PROM_FLOAT(v) ((struct gs_prom_num){ .f = (double)(v), .is_float = true })
 
 struct gs_prom;
@@ -134,8 +138,10 @@ struct gs_prom_agg_opts {
 	size_t nlabels;
 	/* The HELP text. NULL: `@name: fn()`. */
 	const char *help;
-	/* At most this many series (keys) are written, those of the greatest
-	 * values (a histogram's: its count); 0: all. */
+	/* At most this many series are written (each sample line is one: a
+	 * histogram's key is a series per bound, +Inf, _sum and _count),
+	 * keys whole, those of the greatest values first (a histogram's: its
+	 * count); 0: all. */
 	size_t max_series;
 };
 
@@ -153,7 +159,7 @@ struct gs_prom_agg_opts {
  * _count when a bound or the sum is negative, a summary's _sum when
  * negative. *written and *left_out (each may be NULL): the series
  * written, and those left out (past max_series, or a counter below
- * zero). 0, or -EINVAL (bad options), -EEXIST (a clash even with the id),
+ * zero), counted as max_series counts them. 0, or -EINVAL (bad options), -EEXIST (a clash even with the id),
  * -ENOMEM, -EIO, with err filled. */
 GS_API int gs_prom_agg(struct gs_prom *w, const struct gs_agg_table *t,
 		       const struct gs_prom_agg_opts *opts, size_t *written, size_t *left_out,

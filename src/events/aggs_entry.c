@@ -3,7 +3,6 @@
  * exposition): each key as text (a key comes from a target: anything
  * unprintable escaped), the value a table is sorted by, the order, and a
  * histogram's buckets: how many, and the values each holds. */
-#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,35 +143,45 @@ void ev_put_agg_key(struct ev_out *o, const struct gs_agg_desc *d, const uint8_t
 	}
 }
 
-/* qsort_r's order of two entries of table d: by value, then by key
- * bytes, so equal values keep one order from a run to the next. */
-static int by_value(const void *a, const void *b, void *d)
+/* An entry and the value it sorts by, computed once (a histogram's total
+ * adds its buckets). */
+struct sort_key {
+	const struct gs_agg_entry *e;
+	int64_t value;
+	uint64_t total;
+};
+
+/* By value, then by key bytes, so equal values keep one order from a run
+ * to the next. */
+static int by_value(const void *a, const void *b)
 {
-	const struct gs_agg_entry *x = *(const struct gs_agg_entry *const *)a;
-	const struct gs_agg_entry *y = *(const struct gs_agg_entry *const *)b;
+	const struct sort_key *x = a, *y = b;
 
-	if (gs_agg_nbuckets(d)) {
-		uint64_t s = ev_agg_total(x), t = ev_agg_total(y);
-
-		if (s != t)
-			return s < t ? -1 : 1;
-	} else {
-		int64_t u = ev_agg_scalar(d, x), v = ev_agg_scalar(d, y);
-
-		if (u != v)
-			return u < v ? -1 : 1;
-	}
-	return memcmp(x->keys, y->keys, sizeof(x->keys));
+	if (x->total != y->total)
+		return x->total < y->total ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return memcmp(x->e->keys, y->e->keys, sizeof(x->e->keys));
 }
 
 const struct gs_agg_entry **ev_agg_sorted(const struct gs_agg_table *t)
 {
 	const struct gs_agg_entry **v = calloc(t->n ? t->n : 1, sizeof(*v));
+	struct sort_key *k = calloc(t->n ? t->n : 1, sizeof(*k));
+	bool hist = gs_agg_nbuckets(t->desc) != 0;
 
-	if (!v)
+	if (!v || !k) {
+		free(v);
+		free(k);
 		return NULL;
+	}
 	for (size_t i = 0; i < t->n; i++)
-		v[i] = &t->entries[i];
-	qsort_r(v, t->n, sizeof(*v), by_value, (void *)t->desc);
+		k[i] = (struct sort_key){ &t->entries[i],
+					  hist ? 0 : ev_agg_scalar(t->desc, &t->entries[i]),
+					  hist ? ev_agg_total(&t->entries[i]) : 0 };
+	qsort(k, t->n, sizeof(*k), by_value);
+	for (size_t i = 0; i < t->n; i++)
+		v[i] = k[i].e;
+	free(k);
 	return v;
 }

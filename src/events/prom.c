@@ -24,9 +24,19 @@ struct prom_family {
 	bool reserved;    /* by gs_prom_reserve, not written yet */
 };
 
+/* A bound's text as written last: every series of a histogram writes the
+ * same bounds, and the shortest float takes up to 17 tries. */
+struct prom_bound {
+	struct gs_prom_num le;
+	bool used;
+	char text[48];
+};
+#define BOUNDS 128 /* direct-mapped: a lhist has up to 1000 buckets, most no more than 65 */
+
 struct gs_prom {
 	FILE *f;
 	uint8_t format;   /* enum gs_prom_format */
+	struct prom_bound bounds[BOUNDS];
 	struct prom_family *v;
 	size_t n, cap;
 	size_t open;      /* the family samples go to: v[open - 1]; 0: none */
@@ -299,44 +309,142 @@ int gs_prom_family(struct gs_prom *w, const char *name, enum gs_prom_type type, 
 	return io_error(w, err);
 }
 
-/* v as a sample value or an le (om: as OpenMetrics wants a float). */
-static void prom_format_float(char *buf, size_t size, double v, bool om)
-{
-	char e[40];
-	int prec = 1, exp;
+/* A number as decimal digits: -0.d1d2...dn x 10^point (neg), d1 not 0
+ * unless the number is 0 (n 1, "0"); at most 20 digits. */
+struct decimal {
+	char d[24];
+	int n, point;
+	bool neg;
+};
 
-	if (isnan(v) || isinf(v)) {
-		snprintf(buf, size, "%s", isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf");
-		return;
+/* dec as Go's strconv.FormatFloat(x, 'g', -1, 64) writes the shortest
+ * form of x (what Prometheus' Go clients write): %e for exponents below
+ * -4 or from 6 (1e+06, 2.047e-06), else fixed (100000, 0.0001); with
+ * ".0" where OpenMetrics would read no '.' or 'e' as an integer. buf
+ * holds 48 bytes. */
+static void put_decimal(char *buf, const struct decimal *dec, bool om)
+{
+	int exp = dec->point - 1, k = 0;
+
+	if (dec->neg)
+		buf[k++] = '-';
+	if (dec->n == 1 && dec->d[0] == '0') {
+		buf[k++] = '0';
+	} else if (exp < -4 || exp >= 6) {
+		buf[k++] = dec->d[0];
+		if (dec->n > 1)
+			buf[k++] = '.';
+		memcpy(buf + k, dec->d + 1, (size_t)dec->n - 1);
+		k += dec->n - 1;
+		k += snprintf(buf + k, 8, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+	} else if (dec->point <= 0) { /* 0.000123 */
+		buf[k++] = '0';
+		buf[k++] = '.';
+		for (int i = 0; i < -dec->point; i++)
+			buf[k++] = '0';
+		memcpy(buf + k, dec->d, (size_t)dec->n);
+		k += dec->n;
+	} else { /* 123.45, 1200 */
+		for (int i = 0; i < dec->point; i++)
+			buf[k++] = i < dec->n ? dec->d[i] : '0';
+		if (dec->n > dec->point)
+			buf[k++] = '.';
+		for (int i = dec->point; i < dec->n; i++)
+			buf[k++] = dec->d[i];
 	}
-	/* The fewest significant digits that read back as v, as Go's
-	 * strconv.FormatFloat(v, 'g', -1, 64): %e form for exponents below
-	 * -4 or from 6 (Go's rule for the shortest form), else fixed. */
+	buf[k] = '\0';
+	if (om && !strpbrk(buf, ".e"))
+		strcpy(buf + k, ".0");
+}
+
+/* The decimal of i x 10^exp10: exact, whatever the size (nanoseconds as
+ * seconds). */
+static void scaled_decimal(int64_t i, int exp10, struct decimal *dec)
+{
+	uint64_t u = i < 0 ? -(uint64_t)i : (uint64_t)i;
+	char t[24];
+	int n = 0, zeros = 0;
+
+	dec->neg = i < 0;
+	while (u && u % 10 == 0) {
+		u /= 10;
+		zeros++;
+	}
+	do
+		t[n++] = (char)('0' + u % 10);
+	while (u /= 10);
+	for (int k = 0; k < n; k++)
+		dec->d[k] = t[n - 1 - k];
+	dec->n = n;
+	dec->point = i ? n + exp10 + zeros : 1;
+}
+
+/* The fewest significant digits that read back as v. A normal double
+ * whose shortest form has up to 15 digits is that form rounded to 15, so
+ * 15 digits without their trailing zeros are the shortest; 16 and 17 are
+ * tried after; a subnormal, with fewer bits, tries them all. */
+static void float_decimal(double v, struct decimal *dec)
+{
+	char e[40], *p = e;
+	int prec = fpclassify(v) == FP_SUBNORMAL ? 1 : 15;
+
 	for (; prec < 17; prec++) {
 		snprintf(e, sizeof(e), "%.*e", prec - 1, v);
 		if (strtod(e, NULL) == v)
 			break;
 	}
-	snprintf(e, sizeof(e), "%.*e", prec - 1, v);
-	exp = atoi(strchr(e, 'e') + 1);
-	if (exp < -4 || exp >= 6)
-		snprintf(buf, size, "%s", e);
+	snprintf(e, sizeof(e), "%.*e", prec - 1, v); /* -d.ddde-XX */
+	dec->neg = *p == '-';
+	p += dec->neg;
+	dec->n = 0;
+	for (; *p != 'e'; p++)
+		if (*p != '.')
+			dec->d[dec->n++] = *p;
+	while (dec->n > 1 && dec->d[dec->n - 1] == '0')
+		dec->n--;
+	dec->point = v == 0 ? 1 : atoi(p + 1) + 1;
+}
+
+/* v as a sample value or an le (om: as OpenMetrics wants a float) into
+ * buf (48 bytes). */
+static void format_num(char *buf, struct gs_prom_num v, bool om)
+{
+	struct decimal dec;
+
+	if (v.is_float && (isnan(v.f) || isinf(v.f))) {
+		strcpy(buf, isnan(v.f) ? "NaN" : v.f > 0 ? "+Inf" : "-Inf");
+		return;
+	}
+	if (v.is_float)
+		float_decimal(v.f, &dec);
 	else
-		snprintf(buf, size, "%.*f", prec - 1 - exp > 0 ? prec - 1 - exp : 0, v);
-	/* OpenMetrics reads a number without '.' or 'e' as an integer */
-	if (om && !strpbrk(buf, ".e"))
-		snprintf(buf + strlen(buf), size - strlen(buf), ".0");
+		scaled_decimal(v.i, v.exp10, &dec);
+	put_decimal(buf, &dec, om);
+}
+
+/* v in decimal, without printf's parsing of a format per number. */
+static void put_u64(FILE *f, uint64_t v)
+{
+	char t[20];
+	size_t i = sizeof(t);
+
+	do
+		t[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	fwrite(t + i, 1, sizeof(t) - i, f);
 }
 
 static void put_num(struct gs_prom *w, struct gs_prom_num v)
 {
 	char buf[48];
 
-	if (!v.is_float) {
-		fprintf(w->f, "%" PRId64, v.i);
+	if (!v.is_float && !v.exp10) { /* an integer, exactly */
+		if (v.i < 0)
+			fputc('-', w->f);
+		put_u64(w->f, v.i < 0 ? -(uint64_t)v.i : (uint64_t)v.i);
 		return;
 	}
-	prom_format_float(buf, sizeof(buf), v.f, w->format == GS_PROM_OPENMETRICS);
+	format_num(buf, v, w->format == GS_PROM_OPENMETRICS);
 	fputs(buf, w->f);
 }
 
@@ -384,12 +492,17 @@ static void put_series(struct gs_prom *w, const struct prom_family *fam, const c
 		return;
 	fputc('{', w->f);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(w->f, "%s%s=\"", i ? "," : "", labels[i].name);
+		fputs(i ? "," : "", w->f);
+		fputs(labels[i].name, w->f);
+		fputs("=\"", w->f);
 		put_escaped(w->f, labels[i].value, true);
 		fputc('"', w->f);
 	}
-	if (le)
-		fprintf(w->f, "%sle=\"%s\"", n ? "," : "", le);
+	if (le) {
+		fputs(n ? ",le=\"" : "le=\"", w->f);
+		fputs(le, w->f);
+		fputc('"', w->f);
+	}
 	fputc('}', w->f);
 }
 
@@ -426,12 +539,34 @@ int gs_prom_sample(struct gs_prom *w, enum gs_prom_part part, const struct gs_pr
 	return io_error(w, err);
 }
 
+/* le as a label value: an integer exactly in 0.0.4, OpenMetrics' canonical
+ * float there (1.0, not 1: Go's form with ".0"). */
+static const char *bound_text(struct gs_prom *w, struct gs_prom_num le)
+{
+	bool om = w->format == GS_PROM_OPENMETRICS;
+	uint64_t bits;
+	struct prom_bound *b;
+
+	memcpy(&bits, le.is_float ? (const void *)&le.f : (const void *)&le.i, sizeof(bits));
+	bits ^= (uint64_t)(uint8_t)le.exp10 << 56 ^ le.is_float;
+	b = &w->bounds[(bits ^ bits >> 29 ^ bits >> 47) % BOUNDS];
+	if (b->used && b->le.is_float == le.is_float &&
+	    (le.is_float ? memcmp(&b->le.f, &le.f, sizeof(le.f)) == 0 :
+			   b->le.i == le.i && b->le.exp10 == le.exp10))
+		return b->text;
+	if (le.is_float || le.exp10 || om)
+		format_num(b->text, le, om);
+	else
+		snprintf(b->text, sizeof(b->text), "%" PRId64, le.i);
+	b->le = le;
+	b->used = true;
+	return b->text;
+}
+
 int gs_prom_bucket(struct gs_prom *w, const struct gs_prom_label *labels, size_t n,
 		   struct gs_prom_num le, uint64_t count, struct gs_error *err)
 {
 	const struct prom_family *fam = open_family(w);
-	bool om = w->format == GS_PROM_OPENMETRICS;
-	char bound[48];
 	int rc;
 
 	if (!fam || fam->type != GS_PROM_HISTOGRAM)
@@ -440,13 +575,10 @@ int gs_prom_bucket(struct gs_prom *w, const struct gs_prom_label *labels, size_t
 	rc = check_labels(fam, labels, n, err);
 	if (rc)
 		return rc;
-	/* le is a label: OpenMetrics wants its canonical float (1.0, not 1) */
-	if (le.is_float || om)
-		prom_format_float(bound, sizeof(bound), le.is_float ? le.f : (double)le.i, om);
-	else
-		snprintf(bound, sizeof(bound), "%" PRId64, le.i);
-	put_series(w, fam, "_bucket", labels, n, bound);
-	fprintf(w->f, " %" PRIu64 "\n", count);
+	put_series(w, fam, "_bucket", labels, n, bound_text(w, le));
+	fputc(' ', w->f);
+	put_u64(w->f, count);
+	fputc('\n', w->f);
 	return io_error(w, err);
 }
 

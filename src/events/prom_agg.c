@@ -16,7 +16,6 @@
 #include "opts.h"
 
 #define DEFAULT_PREFIX "gstrace_"
-#define NS_PER_S 1e9
 
 /* The family type of each aggregation function. */
 static const uint8_t family_type[] = {
@@ -29,6 +28,7 @@ static const uint8_t family_type[] = {
 /* One table's family as it is being written. */
 struct agg_family {
 	struct gs_prom *w;
+	bool om;                      /* OpenMetrics: what it cannot hold is left out */
 	const struct gs_prom_agg_opts *o;
 	const struct gs_agg_desc *d;
 	enum gs_prom_type type;
@@ -118,26 +118,28 @@ static int name_labels(struct agg_family *a, struct gs_error *err)
 	return 0;
 }
 
-/* A value of the table: nanoseconds as seconds when the family is in
- * seconds. */
+/* A value of the table: nanoseconds as seconds, exactly, when the family
+ * is in seconds. */
 static struct gs_prom_num value(const struct agg_family *a, int64_t v)
 {
-	return a->seconds ? GS_PROM_FLOAT((double)v / NS_PER_S) : GS_PROM_INT(v);
+	return a->seconds ? GS_PROM_SCALED(v, -9) : GS_PROM_INT(v);
 }
 
 /* The buckets every series of a histogram family writes (one set, so
- * that `sum by (le)` adds alike): from the bucket below the lowest one
- * any series hit (an empty one: where the first hit bucket starts), up
- * to the highest one hit that has a bound (lhist's last has none: +Inf
- * holds it). A bound below zero only where a value was: OpenMetrics has
- * no _sum with one. */
-static void bucket_range(struct agg_family *a, const struct gs_agg_entry *const *v, size_t n)
+ * that `sum by (le)` adds alike, whichever series a cap leaves out): from
+ * the bucket below the lowest one any entry hit (an empty one: where the
+ * first hit bucket starts), up to the highest one hit that has a bound
+ * (lhist's last has none: +Inf holds it). A bound below zero only where a
+ * value was: OpenMetrics has no _sum with one. */
+static void bucket_range(struct agg_family *a, const struct gs_agg_table *t)
 {
 	uint32_t nb = gs_agg_nbuckets(a->d), lo = UINT32_MAX, hi = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		for (uint32_t b = 0; b < v[i]->nbuckets && b < nb; b++) {
-			if (!v[i]->buckets[b])
+	for (size_t i = 0; i < t->n; i++) {
+		const struct gs_agg_entry *e = &t->entries[i];
+
+		for (uint32_t b = 0; b < e->nbuckets && b < nb; b++) {
+			if (!e->buckets[b])
 				continue;
 			lo = b < lo ? b : lo;
 			hi = b > hi ? b : hi;
@@ -155,38 +157,63 @@ static void bucket_range(struct agg_family *a, const struct gs_agg_entry *const 
 	a->last = hi;
 }
 
+/* Whether e's _sum (and a histogram's _count) is written: OpenMetrics
+ * has a sum as a counter, never below zero nor beside a bound below zero,
+ * and its parsers want a histogram's _count and _sum both or neither. */
+static bool has_sum(const struct agg_family *a, const struct gs_agg_entry *e)
+{
+	uint32_t nb = gs_agg_nbuckets(a->d);
+
+	if (!a->om)
+		return true;
+	if (e->value.sum < 0)
+		return false;
+	return a->type != GS_PROM_HISTOGRAM || a->first > a->last ||
+	       ev_agg_bucket(a->d, a->first, nb).last >= 0;
+}
+
+/* The series (samples) e writes: a bound, +Inf, _sum and _count for a
+ * histogram; _sum and _count for a summary; one value else. */
+static size_t series_of(const struct agg_family *a, const struct gs_agg_entry *e)
+{
+	size_t bounds = a->first <= a->last ? a->last - a->first + 1 : 0;
+
+	switch (a->type) {
+	case GS_PROM_HISTOGRAM:
+		return bounds + 1 + (has_sum(a, e) ? 2 : 0);
+	case GS_PROM_SUMMARY:
+		return 1 + has_sum(a, e);
+	default:
+		return 1;
+	}
+}
+
 static int put_histogram(struct agg_family *a, const struct gs_agg_entry *e, size_t nlabels,
-			 bool om, struct gs_error *err)
+			 struct gs_error *err)
 {
 	uint32_t nb = gs_agg_nbuckets(a->d);
 	uint64_t below = 0, total = ev_agg_total(e);
-	bool negative = e->value.sum < 0;
 	int rc = 0;
 
 	for (uint32_t b = 0; b < a->first && b < e->nbuckets; b++)
 		below += e->buckets[b];
 	for (uint32_t b = a->first; !rc && b <= a->last && a->first <= a->last; b++) {
-		int64_t le = ev_agg_bucket(a->d, b, nb).last;
-
 		below += b < e->nbuckets ? e->buckets[b] : 0;
-		negative |= le < 0;
-		rc = gs_prom_bucket(a->w, a->labels, nlabels, value(a, le), below, err);
+		rc = gs_prom_bucket(a->w, a->labels, nlabels,
+				    value(a, ev_agg_bucket(a->d, b, nb).last), below, err);
 	}
 	if (!rc)
 		rc = gs_prom_bucket(a->w, a->labels, nlabels, GS_PROM_FLOAT(INFINITY), total, err);
-	/* OpenMetrics: a sum is a counter, no _sum below a bound under zero,
-	 * and no _count without _sum (its parsers want both or neither) */
-	if (!rc && !(om && negative))
+	if (!rc && has_sum(a, e))
 		rc = gs_prom_sample(a->w, GS_PROM_SUM, a->labels, nlabels, value(a, e->value.sum),
 				    err);
-	if (!rc && !(om && negative))
+	if (!rc && has_sum(a, e))
 		rc = gs_prom_sample(a->w, GS_PROM_COUNT, a->labels, nlabels, GS_PROM_INT(total),
 				    err);
 	return rc;
 }
 
-static int put_series(struct agg_family *a, const struct gs_agg_entry *e, bool om,
-		      struct gs_error *err)
+static int put_series(struct agg_family *a, const struct gs_agg_entry *e, struct gs_error *err)
 {
 	size_t nlabels = a->o->nlabels + a->d->nkeys;
 	int rc = 0;
@@ -199,9 +226,9 @@ static int put_series(struct agg_family *a, const struct gs_agg_entry *e, bool o
 	}
 	switch (a->type) {
 	case GS_PROM_HISTOGRAM:
-		return put_histogram(a, e, nlabels, om, err);
+		return put_histogram(a, e, nlabels, err);
 	case GS_PROM_SUMMARY:
-		if (!(om && e->value.sum < 0)) /* a summary's sum is a counter too */
+		if (has_sum(a, e))
 			rc = gs_prom_sample(a->w, GS_PROM_SUM, a->labels, nlabels,
 					    value(a, e->value.sum), err);
 		return rc ? rc : gs_prom_sample(a->w, GS_PROM_COUNT, a->labels, nlabels,
@@ -260,10 +287,9 @@ int gs_prom_agg(struct gs_prom *w, const struct gs_agg_table *t,
 		struct gs_error *err)
 {
 	struct gs_prom_agg_opts o;
-	struct agg_family a = { .w = w, .o = &o, .d = t->desc };
+	struct agg_family a = { .w = w, .om = ev_prom_openmetrics(w), .o = &o, .d = t->desc };
 	const struct gs_agg_entry **v = NULL, **chosen = NULL;
-	size_t n = 0, out = 0;
-	bool om = ev_prom_openmetrics(w);
+	size_t n = 0, used = 0, out = 0;
 	int rc = OPTS_COPY(&o, opts, gs_prom_agg_opts, err);
 
 	if (!rc && o.prefix)
@@ -282,25 +308,29 @@ int gs_prom_agg(struct gs_prom *w, const struct gs_agg_table *t,
 		rc = gs_errorf(err, -ENOMEM, "out of memory for the series of %s", t->desc->name);
 	if (!rc)
 		rc = name_labels(&a, err);
-	/* the greatest values first: those a cap keeps */
-	for (size_t i = t->n; !rc && i-- > 0;) {
-		if (a.type == GS_PROM_COUNTER && ev_agg_scalar(t->desc, v[i]) < 0)
-			out++; /* no counter goes below zero */
-		else if (o.max_series && n >= o.max_series)
-			out++;
-		else
-			chosen[n++] = v[i];
-	}
 	if (!rc && a.type == GS_PROM_HISTOGRAM)
-		bucket_range(&a, chosen, n);
+		bucket_range(&a, t);
+	/* the greatest values first: those a cap keeps, each key whole */
+	for (size_t i = t->n; !rc && i-- > 0;) {
+		size_t cost = series_of(&a, v[i]);
+
+		if (a.type == GS_PROM_COUNTER && ev_agg_scalar(t->desc, v[i]) < 0) {
+			out += cost; /* no counter goes below zero */
+		} else if (o.max_series && used + cost > o.max_series) {
+			out += cost;
+		} else {
+			chosen[n++] = v[i];
+			used += cost;
+		}
+	}
 	if (!rc)
 		rc = begin(&a, err);
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = put_series(&a, chosen[i], om, err);
+		rc = put_series(&a, chosen[i], err);
 	if (written)
-		*written = rc ? 0 : n;
+		*written = rc ? 0 : used;
 	if (left_out)
-		*left_out = rc ? t->n : out;
+		*left_out = rc ? used + out : out;
 	free(chosen);
 	free((void *)v);
 	free(a.labels);

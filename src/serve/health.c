@@ -38,7 +38,7 @@ static struct gs_prom_num lost(const struct srv_trace_health *t)
 
 static struct gs_prom_num run_time(const struct srv_trace_health *t)
 {
-	return GS_PROM_FLOAT((double)t->st.run_time_ns / NS_PER_S);
+	return GS_PROM_SCALED(t->st.run_time_ns, -9);
 }
 
 static struct gs_prom_num runs(const struct srv_trace_health *t)

@@ -153,7 +153,8 @@ static void test_label_values_and_help_are_escaped(void **state)
 
 /* Integers exactly; floats as Go's strconv.FormatFloat(v, 'g', -1, 64)
  * writes them (the shortest that reads back, %e from 1e+06 and below
- * 1e-04), OpenMetrics adding ".0" where that has no '.' or 'e'. */
+ * 1e-04), scaled integers as exact decimals in the same forms,
+ * OpenMetrics adding ".0" where that has no '.' or 'e'. */
 static void test_numbers_as_go_writes_them(void **state)
 {
 	static const struct {
@@ -176,6 +177,18 @@ static void test_numbers_as_go_writes_them(void **state)
 		{ GS_PROM_FLOAT(INFINITY), "+Inf", "+Inf" },
 		{ GS_PROM_FLOAT(-INFINITY), "-Inf", "-Inf" },
 		{ GS_PROM_FLOAT(NAN), "NaN", "NaN" },
+		/* integers scaled by powers of ten: exact decimals, Go's forms */
+		{ GS_PROM_SCALED(1500000001, -9), "1.500000001", "1.500000001" },
+		{ GS_PROM_SCALED(2000000000, -9), "2", "2.0" },
+		{ GS_PROM_SCALED(-5, -9), "-5e-09", "-5e-09" },
+		{ GS_PROM_SCALED(0, -9), "0", "0.0" },
+		{ GS_PROM_SCALED(123, -6), "0.000123", "0.000123" },
+		{ GS_PROM_SCALED(15, 2), "1500", "1500.0" },
+		{ GS_PROM_SCALED(1, 6), "1e+06", "1e+06" },
+		{ GS_PROM_SCALED(INT64_MAX, -9), "9.223372036854775807e+09",
+		  "9.223372036854775807e+09" },
+		{ GS_PROM_SCALED(INT64_MIN, -9), "-9.223372036854775808e+09",
+		  "-9.223372036854775808e+09" },
 	};
 	char want[128];
 	struct expo x;
@@ -663,9 +676,17 @@ static void test_stats_is_a_summary(void **state)
 		   "gstrace_s_count 2\n# EOF\n");
 }
 
-/* The cap keeps the series of the greatest values and counts the rest. */
+/* The cap keeps the series of the greatest values and counts the rest;
+ * a histogram's key is as many series as it writes lines, and is written
+ * whole or not at all. */
 static void test_max_series_keeps_the_greatest(void **state)
 {
+	static const int64_t small[] = { 1 }, big[] = { 1, 2 };
+	struct gs_agg_desc h = { .name = "@h", .fn = GS_AGG_HIST, .nkeys = 1,
+				 .key_kind = { GS_AGG_KEY_INT } };
+	struct gs_agg_entry he[2] = { 0 };
+	struct gs_agg_table ht = { &h, he, 2 };
+	GS_OPTS(gs_prom_agg_opts, ho, .max_series = 9, .help = "H.");
 	static const int64_t one[] = { 1 }, two[] = { 1, 1 }, three[] = { 1, 1, 1 };
 	struct gs_agg_desc d = { .name = "@c", .fn = GS_AGG_COUNT, .nkeys = 1,
 				 .key_kind = { GS_AGG_KEY_INT } };
@@ -688,6 +709,23 @@ static void test_max_series_keeps_the_greatest(void **state)
 	assert_int_equal(written, 2);
 	assert_int_equal(left_out, 1);
 	free(got);
+	/* bounds 0, 1, 3, then +Inf, _sum, _count: 6 series a key */
+	agg_put_int(&he[0], &h, 0, 1);
+	agg_sample(&he[0], &h, small, 1);
+	agg_put_int(&he[1], &h, 0, 2);
+	agg_sample(&he[1], &h, big, 2);
+	got = render_agg(GS_PROM_TEXT, &ht, &ho, &written, &left_out);
+	assert_string_equal(got, "# TYPE gstrace_h histogram\n# HELP gstrace_h H.\n"
+				 "gstrace_h_bucket{k0=\"2\",le=\"0\"} 0\n"
+				 "gstrace_h_bucket{k0=\"2\",le=\"1\"} 1\n"
+				 "gstrace_h_bucket{k0=\"2\",le=\"3\"} 2\n"
+				 "gstrace_h_bucket{k0=\"2\",le=\"+Inf\"} 2\n"
+				 "gstrace_h_sum{k0=\"2\"} 3\n"
+				 "gstrace_h_count{k0=\"2\"} 2\n");
+	assert_int_equal(written, 6);
+	assert_int_equal(left_out, 6);
+	free(got);
+	agg_entries_free(he, 2);
 }
 
 /* Key label names: the caller's where one may be, else k<i> (k<i>_ when a

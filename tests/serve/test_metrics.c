@@ -346,9 +346,9 @@ static void test_scrape_budget_is_shared_by_the_tables(void **state)
 	char *got;
 
 	(void)state;
-	got = scrape(s, GS_PROM_TEXT, 2, &none, &left_out);
-	/* @lat takes 1, @calls 1 of its 2 (the greater); @bytes and @scrapes
-	 * none, not even their family */
+	got = scrape(s, GS_PROM_TEXT, 7, &none, &left_out);
+	/* @lat takes 6 (three bounds, +Inf, _sum, _count), @calls 1 of its 2
+	 * (the greater); @bytes and @scrapes none, not even their family */
 	assert_non_null(strstr(got, "gstrace_lat_seconds_count{pid=\"4242\",comm=\"nginx\"} 3\n"));
 	assert_non_null(strstr(got, "gstrace_calls_total{k0=\"0\"} 2\n"
 				    "# TYPE gstrace_build_info gauge\n"));
