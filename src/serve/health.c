@@ -114,7 +114,7 @@ static const struct health_family families[] = {
 	{ "gstrace_bpf_map_memory_bytes", GS_PROM_GAUGE, "bytes",
 	  "Memory the kernel holds for the session's BPF maps.", map_bytes, NULL },
 	{ "gstrace_profile_samples", GS_PROM_COUNTER, NULL,
-	  "CPU samples counted into profiles.", samples, NULL },
+	  "CPU samples the profiler drained from BPF.", samples, NULL },
 	{ "gstrace_series_dropped", GS_PROM_COUNTER, NULL,
 	  "Series scrapes left out: past --serve-max-series, or a counter below zero.",
 	  series_dropped, NULL },

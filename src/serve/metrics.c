@@ -50,7 +50,7 @@ static int write_all(struct srv_ctx *c, struct gs_prom *w, const struct srv_labe
 	struct srv_maps maps;
 	struct srv_scrape sc = { .w = w, .maps = &maps, .labels = labels, .err = err,
 				 .budget = o->max_series ? o->max_series : SRV_DEFAULT_MAX_SERIES };
-	struct srv_health h = { .version = gs_version(), .samples = c->samples };
+	struct srv_health h = { .version = GS_VERSION, .samples = c->samples };
 	struct srv_trace_health *traces = NULL;
 	int rc = srv_maps_from_script(o->script, &maps, err);
 

@@ -162,7 +162,7 @@ struct srv_scrape {
 	struct gs_prom *w;
 	const struct srv_maps *maps;
 	const struct srv_labels *labels;
-	size_t budget;            /* series this scrape may still write */
+	size_t budget;            /* series (sample lines) this scrape may still write */
 	uint64_t left_out;        /* series left out: past the budget, or a counter below zero */
 	struct gs_error *err;
 };

@@ -268,7 +268,7 @@ static const char health_text[] =
 	"maps.\n"
 	"gstrace_bpf_map_memory_bytes{env=\"prod\"} 1048576\n"
 	"# TYPE gstrace_profile_samples_total counter\n"
-	"# HELP gstrace_profile_samples_total CPU samples counted into profiles.\n"
+	"# HELP gstrace_profile_samples_total CPU samples the profiler drained from BPF.\n"
 	"gstrace_profile_samples_total{env=\"prod\"} 77\n"
 	"# TYPE gstrace_series_dropped_total counter\n"
 	"# HELP gstrace_series_dropped_total Series scrapes left out: past --serve-max-series, "
