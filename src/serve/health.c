@@ -148,8 +148,10 @@ int srv_health_reserve(struct gs_prom *w, struct gs_error *err)
 static size_t series_labels(struct gs_prom_label *v, const struct srv_labels *labels,
 			    const struct gs_prom_label *extra, size_t nextra)
 {
-	memcpy(v, labels->v, labels->n * sizeof(*v));
-	memcpy(v + labels->n, extra, nextra * sizeof(*v));
+	for (size_t i = 0; i < labels->n; i++)
+		v[i] = labels->v[i];
+	for (size_t i = 0; i < nextra; i++)
+		v[labels->n + i] = extra[i];
 	return labels->n + nextra;
 }
 
