@@ -83,6 +83,12 @@ uint64_t ev_agg_total(const struct gs_agg_entry *e);
  * NULL without memory. */
 const struct gs_agg_entry **ev_agg_sorted(const struct gs_agg_table *t);
 
+/* prom_num.c: v as a sample value or a bound (om: as OpenMetrics wants
+ * a float: 1.0, not 1) into buf, EV_PROM_NUM_MAX bytes: an integer
+ * exactly, a scaled integer as its exact decimal, a double in its
+ * shortest form, each as Go writes them (1e+06, 2.047e-06, 0.0001). */
+#define EV_PROM_NUM_MAX 48
+void ev_prom_num_text(char *buf, struct gs_prom_num v, bool om);
 /* prom.c: whether w writes OpenMetrics (what it may not hold differs). */
 bool ev_prom_openmetrics(const struct gs_prom *w);
 /* prom.c: whether family (name, type) is neither written nor reserved in

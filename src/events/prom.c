@@ -6,7 +6,6 @@
  * name two families could share. */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,11 +24,11 @@ struct prom_family {
 };
 
 /* A bound's text as written last: every series of a histogram writes the
- * same bounds, and the shortest float takes up to 17 tries. */
+ * same bounds, and a float's shortest form costs a few libc calls. */
 struct prom_bound {
 	struct gs_prom_num le;
 	bool used;
-	char text[48];
+	char text[EV_PROM_NUM_MAX];
 };
 #define BOUNDS 128 /* direct-mapped: a lhist has up to 1000 buckets, most no more than 65 */
 
@@ -309,119 +308,6 @@ int gs_prom_family(struct gs_prom *w, const char *name, enum gs_prom_type type, 
 	return io_error(w, err);
 }
 
-/* A number as decimal digits: -0.d1d2...dn x 10^point (neg), d1 not 0
- * unless the number is 0 (n 1, "0"); at most 20 digits. */
-struct decimal {
-	char d[24];
-	int n, point;
-	bool neg;
-};
-
-/* dec as Go's strconv.FormatFloat(x, 'g', -1, 64) writes the shortest
- * form of x (what Prometheus' Go clients write): %e for exponents below
- * -4 or from 6 (1e+06, 2.047e-06), else fixed (100000, 0.0001); with
- * ".0" where OpenMetrics would read no '.' or 'e' as an integer. buf
- * holds 48 bytes. */
-static void put_decimal(char *buf, const struct decimal *dec, bool om)
-{
-	int exp = dec->point - 1, k = 0;
-
-	if (dec->neg)
-		buf[k++] = '-';
-	if (dec->n == 1 && dec->d[0] == '0') {
-		buf[k++] = '0';
-	} else if (exp < -4 || exp >= 6) {
-		buf[k++] = dec->d[0];
-		if (dec->n > 1)
-			buf[k++] = '.';
-		memcpy(buf + k, dec->d + 1, (size_t)dec->n - 1);
-		k += dec->n - 1;
-		k += snprintf(buf + k, 8, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
-	} else if (dec->point <= 0) { /* 0.000123 */
-		buf[k++] = '0';
-		buf[k++] = '.';
-		for (int i = 0; i < -dec->point; i++)
-			buf[k++] = '0';
-		memcpy(buf + k, dec->d, (size_t)dec->n);
-		k += dec->n;
-	} else { /* 123.45, 1200 */
-		for (int i = 0; i < dec->point; i++)
-			buf[k++] = i < dec->n ? dec->d[i] : '0';
-		if (dec->n > dec->point)
-			buf[k++] = '.';
-		for (int i = dec->point; i < dec->n; i++)
-			buf[k++] = dec->d[i];
-	}
-	buf[k] = '\0';
-	if (om && !strpbrk(buf, ".e"))
-		strcpy(buf + k, ".0");
-}
-
-/* The decimal of i x 10^exp10: exact, whatever the size (nanoseconds as
- * seconds). */
-static void scaled_decimal(int64_t i, int exp10, struct decimal *dec)
-{
-	uint64_t u = i < 0 ? -(uint64_t)i : (uint64_t)i;
-	char t[24];
-	int n = 0, zeros = 0;
-
-	dec->neg = i < 0;
-	while (u && u % 10 == 0) {
-		u /= 10;
-		zeros++;
-	}
-	do
-		t[n++] = (char)('0' + u % 10);
-	while (u /= 10);
-	for (int k = 0; k < n; k++)
-		dec->d[k] = t[n - 1 - k];
-	dec->n = n;
-	dec->point = i ? n + exp10 + zeros : 1;
-}
-
-/* The fewest significant digits that read back as v. A normal double
- * whose shortest form has up to 15 digits is that form rounded to 15, so
- * 15 digits without their trailing zeros are the shortest; 16 and 17 are
- * tried after; a subnormal, with fewer bits, tries them all. */
-static void float_decimal(double v, struct decimal *dec)
-{
-	char e[40], *p = e;
-	int prec = fpclassify(v) == FP_SUBNORMAL ? 1 : 15;
-
-	for (; prec < 17; prec++) {
-		snprintf(e, sizeof(e), "%.*e", prec - 1, v);
-		if (strtod(e, NULL) == v)
-			break;
-	}
-	snprintf(e, sizeof(e), "%.*e", prec - 1, v); /* -d.ddde-XX */
-	dec->neg = *p == '-';
-	p += dec->neg;
-	dec->n = 0;
-	for (; *p != 'e'; p++)
-		if (*p != '.')
-			dec->d[dec->n++] = *p;
-	while (dec->n > 1 && dec->d[dec->n - 1] == '0')
-		dec->n--;
-	dec->point = v == 0 ? 1 : atoi(p + 1) + 1;
-}
-
-/* v as a sample value or an le (om: as OpenMetrics wants a float) into
- * buf (48 bytes). */
-static void format_num(char *buf, struct gs_prom_num v, bool om)
-{
-	struct decimal dec;
-
-	if (v.is_float && (isnan(v.f) || isinf(v.f))) {
-		strcpy(buf, isnan(v.f) ? "NaN" : v.f > 0 ? "+Inf" : "-Inf");
-		return;
-	}
-	if (v.is_float)
-		float_decimal(v.f, &dec);
-	else
-		scaled_decimal(v.i, v.exp10, &dec);
-	put_decimal(buf, &dec, om);
-}
-
 /* v in decimal, without printf's parsing of a format per number. */
 static void put_u64(FILE *f, uint64_t v)
 {
@@ -436,7 +322,7 @@ static void put_u64(FILE *f, uint64_t v)
 
 static void put_num(struct gs_prom *w, struct gs_prom_num v)
 {
-	char buf[48];
+	char buf[EV_PROM_NUM_MAX];
 
 	if (!v.is_float && !v.exp10) { /* an integer, exactly */
 		if (v.i < 0)
@@ -444,7 +330,7 @@ static void put_num(struct gs_prom *w, struct gs_prom_num v)
 		put_u64(w->f, v.i < 0 ? -(uint64_t)v.i : (uint64_t)v.i);
 		return;
 	}
-	format_num(buf, v, w->format == GS_PROM_OPENMETRICS);
+	ev_prom_num_text(buf, v, w->format == GS_PROM_OPENMETRICS);
 	fputs(buf, w->f);
 }
 
@@ -555,7 +441,7 @@ static const char *bound_text(struct gs_prom *w, struct gs_prom_num le)
 			   b->le.i == le.i && b->le.exp10 == le.exp10))
 		return b->text;
 	if (le.is_float || le.exp10 || om)
-		format_num(b->text, le, om);
+		ev_prom_num_text(b->text, le, om);
 	else
 		snprintf(b->text, sizeof(b->text), "%" PRId64, le.i);
 	b->le = le;
