@@ -31,6 +31,9 @@ struct gs_agg_table {
 	size_t n;
 };
 
+/* The name scripts call aggregation function fn by (enum gs_agg_fn):
+ * "count", "hist", ...; "?" for a number that names none. */
+GS_API const char *gs_agg_fn_name(uint8_t fn);
 /* The number of buckets of desc's histogram (0 when it is not one). */
 GS_API uint32_t gs_agg_nbuckets(const struct gs_agg_desc *desc);
 

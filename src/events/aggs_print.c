@@ -11,109 +11,19 @@
 #include <gs/aggs.h>
 #include <gs/context.h>
 
-#include "base.h"
+#include "ev_int.h"
 
 #define BAR_WIDTH 52
 
-uint32_t gs_agg_nbuckets(const struct gs_agg_desc *d)
-{
-	if (d->fn == GS_AGG_HIST)
-		return GS_AGG_HIST_BUCKETS;
-	if (d->fn == GS_AGG_LHIST && d->lstep > 0 && d->lmax > d->lmin)
-		return (uint32_t)((d->lmax - d->lmin) / d->lstep) + 2;
-	return 0;
-}
-
-static const char *fn_name(uint8_t fn)
-{
-	static const char *const names[] = {
-		[GS_AGG_COUNT] = "count", [GS_AGG_SUM] = "sum", [GS_AGG_MIN] = "min",
-		[GS_AGG_MAX] = "max", [GS_AGG_AVG] = "avg", [GS_AGG_STATS] = "stats",
-		[GS_AGG_HIST] = "hist", [GS_AGG_LHIST] = "lhist",
-	};
-
-	return fn < BASE_ARRAY_SIZE(names) ? names[fn] : "?";
-}
-
-static int64_t average(const struct gs_agg_value *v)
-{
-	return v->count ? v->sum / v->count : 0;
-}
-
-/* What a scalar aggregation shows, and sorts by. */
-static int64_t scalar(const struct gs_agg_desc *d, const struct gs_agg_entry *e)
-{
-	switch (d->fn) {
-	case GS_AGG_COUNT:
-		return e->value.count;
-	case GS_AGG_SUM:
-		return e->value.sum;
-	case GS_AGG_MIN:
-		return e->value.min;
-	case GS_AGG_MAX:
-		return e->value.max;
-	default: /* avg, stats */
-		return average(&e->value);
-	}
-}
-
-static uint64_t total(const struct gs_agg_entry *e)
-{
-	uint64_t n = 0;
-
-	for (uint32_t i = 0; i < e->nbuckets; i++)
-		n += e->buckets[i];
-	return n;
-}
-
-/* A string key: printable ASCII as it is, the rest escaped (\xNN; \" and
- * \\ in JSON). */
-static void put_string(FILE *f, const uint8_t *s, bool json)
-{
-	for (size_t i = 0; i < GS_AGG_STRING_MAX && s[i]; i++) {
-		if (json && (s[i] == '"' || s[i] == '\\'))
-			fprintf(f, "\\%c", s[i]);
-		else if (s[i] >= 0x20 && s[i] < 0x7f)
-			fputc(s[i], f);
-		else
-			fprintf(f, json ? "\\u%04x" : "\\x%02x", s[i]);
-	}
-}
-
+/* Key i of an entry, as ev_put_agg_key writes it. */
 static void put_key(FILE *f, const struct gs_agg_desc *d, const uint8_t *keys, unsigned i,
 		    bool json)
 {
-	const uint8_t *k = keys + d->key_off[i];
-	int64_t v;
+	char buf[EV_AGG_KEY_TEXT_MAX];
+	struct ev_out o = { buf, sizeof(buf), 0, false };
 
-	memcpy(&v, k, sizeof(v));
-	for (uint32_t e = 0; d->key_enum[i] && e < d->key_enum[i]->nenumerators; e++) {
-		if (d->key_enum[i]->enumerators[e].value != v)
-			continue;
-		fputs(json ? "\"" : "", f);
-		put_string(f, (const uint8_t *)d->key_enum[i]->enumerators[e].name, json);
-		fputs(json ? "\"" : "", f);
-		return;
-	}
-	switch (d->key_kind[i]) {
-	case GS_AGG_KEY_STRING:
-		fputs(json ? "\"" : "", f);
-		put_string(f, k, json);
-		fputs(json ? "\"" : "", f);
-		break;
-	case GS_AGG_KEY_UINT:
-		fprintf(f, "%" PRIu64, (uint64_t)v);
-		break;
-	case GS_AGG_KEY_BOOL:
-		fputs(v ? "true" : "false", f);
-		break;
-	case GS_AGG_KEY_POINTER:
-		fprintf(f, json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64, (uint64_t)v);
-		break;
-	default:
-		fprintf(f, "%" PRId64, v);
-		break;
-	}
+	ev_put_agg_key(&o, d, keys, i, json);
+	fwrite(buf, 1, ev_done(&o), f);
 }
 
 /* `@name` or `@name[k1, k2]` */
@@ -158,31 +68,26 @@ static void linear_label(char *buf, size_t size, int64_t n)
 static void bucket_label(const struct gs_agg_desc *d, uint32_t i, uint32_t nb, char *buf,
 			 size_t size)
 {
+	struct ev_agg_bucket b = ev_agg_bucket(d, i, nb);
 	char lo[32], hi[32];
 
-	if (d->fn == GS_AGG_HIST) {
-		if (i == 0) {
-			snprintf(buf, size, "(..., 0)");
-		} else if (i == 1) {
-			snprintf(buf, size, "[0]");
-		} else if (i == 2) {
-			snprintf(buf, size, "[1]");
-		} else {
-			power_label(lo, sizeof(lo), (int)i - 2);
-			power_label(hi, sizeof(hi), (int)i - 1);
-			snprintf(buf, size, "[%s, %s)", lo, hi);
-		}
-		return;
-	}
-	if (i == 0) {
-		linear_label(lo, sizeof(lo), d->lmin);
-		snprintf(buf, size, "(..., %s)", lo);
-	} else if (i == nb - 1) {
-		linear_label(lo, sizeof(lo), d->lmax);
+	if (d->fn == GS_AGG_HIST && !b.has_lo) {
+		snprintf(buf, size, "(..., 0)");
+	} else if (d->fn == GS_AGG_HIST && b.lo == b.last) {
+		snprintf(buf, size, "[%" PRId64 "]", b.lo);
+	} else if (d->fn == GS_AGG_HIST) {
+		power_label(lo, sizeof(lo), __builtin_ctzll((uint64_t)b.lo));
+		power_label(hi, sizeof(hi), __builtin_ctzll((uint64_t)b.lo) + 1);
+		snprintf(buf, size, "[%s, %s)", lo, hi);
+	} else if (!b.has_lo) {
+		linear_label(hi, sizeof(hi), b.last + 1);
+		snprintf(buf, size, "(..., %s)", hi);
+	} else if (!b.has_last) {
+		linear_label(lo, sizeof(lo), b.lo);
 		snprintf(buf, size, "[%s, ...)", lo);
 	} else {
-		linear_label(lo, sizeof(lo), d->lmin + (int64_t)(i - 1) * d->lstep);
-		linear_label(hi, sizeof(hi), d->lmin + (int64_t)i * d->lstep);
+		linear_label(lo, sizeof(lo), b.lo);
+		linear_label(hi, sizeof(hi), b.last + 1);
 		snprintf(buf, size, "[%s, %s)", lo, hi);
 	}
 }
@@ -210,50 +115,15 @@ static void put_histogram(FILE *f, const struct gs_agg_desc *d, const struct gs_
 	}
 }
 
-/* Sort keys for qsort: the table being sorted. */
-struct sorted {
-	const struct gs_agg_desc *d;
-	const struct gs_agg_entry *e;
-};
-
-static int by_value(const void *a, const void *b)
-{
-	const struct sorted *x = a, *y = b;
-	int64_t u, v;
-
-	if (gs_agg_nbuckets(x->d)) {
-		uint64_t s = total(x->e), t = total(y->e);
-
-		return s < t ? -1 : s > t;
-	}
-	u = scalar(x->d, x->e);
-	v = scalar(y->d, y->e);
-	if (u != v)
-		return u < v ? -1 : 1;
-	return memcmp(x->e->keys, y->e->keys, sizeof(x->e->keys));
-}
-
-static struct sorted *sort_entries(const struct gs_agg_table *t)
-{
-	struct sorted *v = calloc(t->n ? t->n : 1, sizeof(*v));
-
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < t->n; i++)
-		v[i] = (struct sorted){ t->desc, &t->entries[i] };
-	qsort(v, t->n, sizeof(*v), by_value);
-	return v;
-}
-
 int gs_agg_print_text(FILE *f, const struct gs_agg_table *t)
 {
 	const struct gs_agg_desc *d = t->desc;
-	struct sorted *v = sort_entries(t);
+	const struct gs_agg_entry **v = ev_agg_sorted(t);
 
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->n; i++) {
-		const struct gs_agg_entry *e = v[i].e;
+		const struct gs_agg_entry *e = v[i];
 
 		put_name(f, d, e);
 		if (gs_agg_nbuckets(d)) {
@@ -262,14 +132,14 @@ int gs_agg_print_text(FILE *f, const struct gs_agg_table *t)
 			fputc('\n', f);
 		} else if (d->fn == GS_AGG_STATS) {
 			fprintf(f, ": count %" PRId64 ", average %" PRId64 ", total %" PRId64 "\n",
-				e->value.count, average(&e->value), e->value.sum);
+				e->value.count, ev_agg_average(&e->value), e->value.sum);
 		} else {
-			fprintf(f, ": %" PRId64 "\n", scalar(d, e));
+			fprintf(f, ": %" PRId64 "\n", ev_agg_scalar(d, e));
 		}
 	}
 	if (!gs_agg_nbuckets(d) && t->n)
 		fputc('\n', f);
-	free(v);
+	free((void *)v);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -279,23 +149,23 @@ static void put_json_buckets(FILE *f, const struct gs_agg_desc *d, const struct 
 
 	fputs(",\"buckets\":[", f);
 	for (uint32_t i = 0; i < e->nbuckets; i++) {
+		struct ev_agg_bucket b = ev_agg_bucket(d, i, e->nbuckets);
+
 		if (!e->buckets[i])
 			continue;
-		fputs(first ? "" : ",", f);
+		fputs(first ? "{\"low\":" : ",{\"low\":", f);
 		first = false;
-		if (d->fn == GS_AGG_HIST && i == 0)
-			fputs("{\"low\":null,\"high\":0", f);
-		else if (d->fn == GS_AGG_HIST)
-			fprintf(f, "{\"low\":%" PRIu64 ",\"high\":%" PRIu64,
-				i == 1 ? (uint64_t)0 : (uint64_t)1 << (i - 2),
-				i == 1 ? (uint64_t)1 : (uint64_t)1 << (i - 1));
-		else if (i == 0)
-			fprintf(f, "{\"low\":null,\"high\":%" PRId64, d->lmin);
-		else if (i == e->nbuckets - 1)
-			fprintf(f, "{\"low\":%" PRId64 ",\"high\":null", d->lmax);
+		if (b.has_lo)
+			fprintf(f, "%" PRId64, b.lo);
 		else
-			fprintf(f, "{\"low\":%" PRId64 ",\"high\":%" PRId64,
-				d->lmin + (int64_t)(i - 1) * d->lstep, d->lmin + (int64_t)i * d->lstep);
+			fputs("null", f);
+		fputs(",\"high\":", f);
+		if (!b.has_last)
+			fputs("null", f);
+		else if (b.last == INT64_MAX) /* hist's last bucket ends at 2^63 */
+			fprintf(f, "%" PRIu64, (uint64_t)b.last + 1);
+		else
+			fprintf(f, "%" PRId64, b.last + 1);
 		fprintf(f, ",\"count\":%" PRIu64 "}", e->buckets[i]);
 	}
 	fputc(']', f);
@@ -304,15 +174,19 @@ static void put_json_buckets(FILE *f, const struct gs_agg_desc *d, const struct 
 int gs_agg_print_json(FILE *f, const struct gs_agg_table *t)
 {
 	const struct gs_agg_desc *d = t->desc;
-	struct sorted *v = sort_entries(t);
+	const struct gs_agg_entry **v = ev_agg_sorted(t);
+	char name[EV_AGG_KEY_TEXT_MAX];
+	struct ev_out o = { name, sizeof(name), 0, false };
 
 	if (!v)
 		return -ENOMEM;
+	ev_put_agg_string(&o, (const uint8_t *)d->name, true);
+	ev_done(&o);
 	fputs("{\"type\":\"aggregation\",\"name\":\"", f);
-	put_string(f, (const uint8_t *)d->name, true);
-	fprintf(f, "\",\"function\":\"%s\",\"entries\":[", fn_name(d->fn));
+	fputs(name, f);
+	fprintf(f, "\",\"function\":\"%s\",\"entries\":[", gs_agg_fn_name(d->fn));
 	for (size_t i = 0; i < t->n; i++) {
-		const struct gs_agg_entry *e = v[i].e;
+		const struct gs_agg_entry *e = v[i];
 
 		fputs(i ? ",{\"keys\":[" : "{\"keys\":[", f);
 		for (unsigned k = 0; k < d->nkeys; k++) {
@@ -324,12 +198,12 @@ int gs_agg_print_json(FILE *f, const struct gs_agg_table *t)
 			put_json_buckets(f, d, e);
 		else if (d->fn == GS_AGG_STATS)
 			fprintf(f, ",\"count\":%" PRId64 ",\"average\":%" PRId64 ",\"total\":%" PRId64,
-				e->value.count, average(&e->value), e->value.sum);
+				e->value.count, ev_agg_average(&e->value), e->value.sum);
 		else
-			fprintf(f, ",\"value\":%" PRId64, scalar(d, e));
+			fprintf(f, ",\"value\":%" PRId64, ev_agg_scalar(d, e));
 		fputc('}', f);
 	}
 	fputs("]}\n", f);
-	free(v);
+	free((void *)v);
 	return ferror(f) ? -EIO : 0;
 }

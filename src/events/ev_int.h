@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include <gs/frames.h>
+#include <gs/map_abi.h>
+#include <gs/prom.h>
 #include <gs/render.h>
 
 /* out.c: a text sink. Counts everything put, stores what fits (and a NUL
@@ -43,6 +45,55 @@ size_t ev_done(struct ev_out *o);
  * (quote '"' or '\'') the quote, the backslash, \n, \t and \r get C
  * escapes. GS_RENDER_KEEP_NEWLINES keeps '\n' as it is. */
 void ev_put_text(struct ev_out *o, const uint8_t *s, size_t n, char quote, unsigned flags);
+
+/* aggs_entry.c: what an entry of an aggregation table shows, for every
+ * renderer of the tables. Key i of keys as the text printer shows it
+ * (json: as the JSON printer does, strings and pointers quoted): an
+ * enumerator's name, a string key (printable ASCII as it is, the rest
+ * \xNN; in JSON \" \\ and \u00NN), or the number. At most
+ * EV_AGG_KEY_TEXT_MAX - 1 bytes. */
+#define EV_AGG_KEY_TEXT_MAX (6 * GS_AGG_STRING_MAX + 3)
+struct gs_agg_desc;
+struct gs_agg_entry;
+struct gs_agg_table;
+struct gs_agg_value;
+void ev_put_agg_key(struct ev_out *o, const struct gs_agg_desc *d, const uint8_t *keys,
+		    unsigned i, bool json);
+/* A string of an aggregation (a key, a name): up to GS_AGG_STRING_MAX bytes
+ * or its NUL, escaped as above. */
+void ev_put_agg_string(struct ev_out *o, const uint8_t *s, bool json);
+/* Bucket i of d's histogram (nb buckets, gs_agg_nbuckets) holds the values
+ * [lo, last], from -inf when !has_lo, up to +inf when !has_last: the one
+ * statement of the buckets' bounds, which codegen's hist_bucket and
+ * lhist_bucket choose. */
+struct ev_agg_bucket {
+	int64_t lo, last;
+	bool has_lo, has_last;
+};
+struct ev_agg_bucket ev_agg_bucket(const struct gs_agg_desc *d, uint32_t i, uint32_t nb);
+/* sum / count, 0 without a count (an integer, as bpftrace shows it). */
+int64_t ev_agg_average(const struct gs_agg_value *v);
+/* The value a scalar aggregation shows and sorts by (avg and stats: the
+ * average). */
+int64_t ev_agg_scalar(const struct gs_agg_desc *d, const struct gs_agg_entry *e);
+/* A histogram entry's hits, over its buckets. */
+uint64_t ev_agg_total(const struct gs_agg_entry *e);
+/* t's entries in the order the printers show them: by value (a
+ * histogram's by its total), then by key bytes. malloc'd (free it), or
+ * NULL without memory. */
+const struct gs_agg_entry **ev_agg_sorted(const struct gs_agg_table *t);
+
+/* prom_num.c: v as a sample value or a bound (om: as OpenMetrics wants
+ * a float: 1.0, not 1) into buf, EV_PROM_NUM_MAX bytes: an integer
+ * exactly, a scaled integer as its exact decimal, a double in its
+ * shortest form, each as Go writes them (1e+06, 2.047e-06, 0.0001). */
+#define EV_PROM_NUM_MAX 48
+void ev_prom_num_text(char *buf, struct gs_prom_num v, bool om);
+/* prom.c: whether w writes OpenMetrics (what it may not hold differs). */
+bool ev_prom_openmetrics(const struct gs_prom *w);
+/* prom.c: whether family (name, type) is neither written nor reserved in
+ * w, and could write no sample name of one that is. */
+bool ev_prom_name_free(struct gs_prom *w, const char *name, enum gs_prom_type type);
 
 /* frames_jit.c: whether ip of pid, in no module, is JIT code: named by
  * pid's perf map (*name, *off from its entry's start) or in anonymous

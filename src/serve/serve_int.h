@@ -1,7 +1,7 @@
 /* Inside the serve layer: how its files meet. Two threads: the HTTP
  * server's (http.c: connections, limits, the token, static answers) and
  * the command's, where everything that reads the session runs (agent.c,
- * metrics.c, health.c, profile.c). They meet in a queue of requests: the
+ * metrics.c, scrape.c, health.c, profile.c). They meet in a queue of requests: the
  * server suspends a request that needs the session and queues it; the
  * command's thread takes it (srv_http_next), answers it (srv_http_answer)
  * and the server resumes and sends. */
@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <gs/internal/serve.h>
+#include <gs/prom.h>
 
 /* ---- the query string (query.c; fuzzed) ---------------------------------- */
 
@@ -104,23 +105,105 @@ struct srv_ctx {
 	uint64_t samples;              /* stacks counted into profiles, in total */
 	uint64_t drains;
 	/* kept by metrics.c */
-	uint64_t series_dropped;       /* series --serve-max-series left out */
+	uint64_t series_dropped;       /* series left out (--serve-max-series, or a
+					* counter below zero), over every scrape */
 	uint64_t scrapes;
 };
 
-/* A growable text body (metrics.c, health.c). */
-struct srv_body {
-	char *p;
-	size_t len, cap;
-	bool failed;            /* out of memory: the body is incomplete */
-};
+/* ---- /metrics (metrics.c: a scrape from the session; scrape.c: the
+ * script's maps as families; health.c: gstrace's own) ------------------ */
 
-/* ---- /metrics (metrics.c: the aggregations; health.c: gstrace's own) ---- */
-
-/* The whole exposition into *out: the script's aggregations, then the
- * health metrics; OpenMetrics when openmetrics. 0 or -errno with err. */
-int srv_metrics_render(struct srv_ctx *c, bool openmetrics, struct srv_body *out,
+/* The whole exposition into *body (malloc'd, *len bytes, for
+ * srv_http_answer): the script's aggregations, then the health metrics;
+ * OpenMetrics when openmetrics. Counts the scrape and the series it left
+ * out in c. 0, or -errno with err filled and *body NULL. */
+int srv_metrics_render(struct srv_ctx *c, bool openmetrics, char **body, size_t *len,
 		       struct gs_error *err);
+
+/* The --serve-label NAME=VALUE strings as labels (each name in names[],
+ * each value pointing into its string). */
+struct srv_labels {
+	struct gs_prom_label v[SRV_MAX_LABELS];
+	char names[SRV_MAX_LABELS][64];
+	size_t n;
+};
+/* 0, or -EINVAL with err naming the label and the fix (no '=', a name a
+ * series cannot have, one the exposition's own series have: le, quantile,
+ * trace, target, version; one given twice, more than SRV_MAX_LABELS). */
+int srv_labels_parse(const char *const *text, size_t n, struct srv_labels *out,
+		     struct gs_error *err);
+
+/* What the script says about one @map: its keys' label names (a key that
+ * is a plain name, $pid, a variable, a let, names its label; NULL: k<i>),
+ * whether every value written to it is $duration (nanoseconds: exported
+ * in seconds), and a HELP text saying what it holds and which traces
+ * write it (several traces' values are merged in BPF: one map per name). */
+struct srv_map {
+	uint32_t id;
+	const char *keys[GS_AGG_MAX_KEYS];
+	bool seconds;
+	char *help;
+};
+struct srv_maps {
+	struct srv_map *v;
+	size_t n;
+};
+/* s may be NULL (no maps). 0, or -ENOMEM with err. Free with
+ * srv_maps_free (valid while s is). */
+int srv_maps_from_script(const struct gs_script *s, struct srv_maps *out, struct gs_error *err);
+void srv_maps_free(struct srv_maps *m);
+/* The map of id, or NULL. */
+const struct srv_map *srv_maps_find(const struct srv_maps *m, uint32_t id);
+
+/* One scrape's aggregations: gs_session_aggregations calls
+ * srv_scrape_table with it for each table, in script order; the tables
+ * share the budget of series (the first get it). */
+struct srv_scrape {
+	struct gs_prom *w;
+	const struct srv_maps *maps;
+	const struct srv_labels *labels;
+	size_t budget;            /* series (sample lines) this scrape may still write */
+	uint64_t left_out;        /* series left out: past the budget, or a counter below zero */
+	struct gs_error *err;
+};
+int srv_scrape_table(void *arg, const struct gs_agg_table *t);
+
+/* gstrace's own figures, read from the session (metrics.c) and the
+ * process (srv_process_read), written by srv_health_write. */
+struct srv_trace_health {
+	uint32_t id;
+	const char *target;       /* the trace's pattern as given */
+	bool has_delivered;       /* srv_opts.delivered given */
+	uint64_t delivered;
+	struct gs_trace_stats st;
+};
+struct srv_process {
+	double cpu_seconds;       /* user and system */
+	uint64_t resident_bytes;
+	uint64_t open_fds;
+	double start_time_seconds; /* since the epoch */
+};
+struct srv_health {
+	const char *version;
+	const struct srv_trace_health *traces;
+	size_t ntraces;
+	uint64_t agg_dropped;     /* aggregation updates a full map could not take */
+	uint64_t map_bytes;
+	uint64_t samples;         /* srv_ctx.samples */
+	uint64_t series_dropped;  /* srv_ctx.series_dropped */
+	uint64_t scrapes;         /* srv_ctx.scrapes */
+	struct srv_process process;
+};
+/* This process's figures from /proc/self and getrusage. 0 or -errno with
+ * err. */
+int srv_process_read(struct srv_process *p, struct gs_error *err);
+/* Reserves the health families' names in w before the script's (a map
+ * named @scrapes then gets its id, not gstrace_scrapes). */
+int srv_health_reserve(struct gs_prom *w, struct gs_error *err);
+/* The health families, each series with labels first. 0 or -errno with
+ * err. */
+int srv_health_write(struct gs_prom *w, const struct srv_health *h,
+		     const struct srv_labels *labels, struct gs_error *err);
 
 /* ---- /debug/pprof/profile (profile.c) ------------------------------------ */
 

@@ -14,6 +14,8 @@
 #include <gs/aggs.h>
 #include <gs/context.h>
 
+#include "agg_entries.h"
+
 #define BAR "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@"
 #define NOBAR "                                                    "
 
@@ -29,37 +31,6 @@ static char *render(const struct gs_agg_table *t, bool json)
 	return buf;
 }
 
-static void put_int(struct gs_agg_entry *e, const struct gs_agg_desc *d, unsigned k, int64_t v)
-{
-	memcpy(e->keys + d->key_off[k], &v, sizeof(v));
-}
-
-/* An entry with one sample per value, as BPF counts them. */
-static void sample(struct gs_agg_entry *e, const struct gs_agg_desc *d, const int64_t *v,
-		   size_t n)
-{
-	e->nbuckets = gs_agg_nbuckets(d);
-	e->buckets = e->nbuckets ? calloc(e->nbuckets, sizeof(*e->buckets)) : NULL;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t b = 0;
-
-		if (d->fn == GS_AGG_HIST) {
-			b = v[i] < 0 ? 0 : v[i] == 0 ? 1 : 2 + (63 - (uint32_t)__builtin_clzll((uint64_t)v[i]));
-		} else if (d->fn == GS_AGG_LHIST) {
-			b = v[i] < d->lmin ? 0 : v[i] >= d->lmax ? e->nbuckets - 1 :
-			    (uint32_t)((v[i] - d->lmin) / d->lstep) + 1;
-		}
-		if (e->buckets)
-			e->buckets[b]++;
-		if (!e->value.count || v[i] < e->value.min)
-			e->value.min = v[i];
-		if (!e->value.count || v[i] > e->value.max)
-			e->value.max = v[i];
-		e->value.count++;
-		e->value.sum += v[i];
-	}
-}
-
 static void test_hist_prints_power_of_two_buckets(void **state)
 {
 	static const int64_t v[] = { 0, 1, 5, 5000, 1500000 };
@@ -69,7 +40,7 @@ static void test_hist_prints_power_of_two_buckets(void **state)
 	char *got;
 
 	(void)state;
-	sample(&e, &d, v, 5);
+	agg_sample(&e, &d, v, 5);
 	got = render(&t, false);
 	assert_string_equal(got,
 		"@h: \n"
@@ -111,8 +82,8 @@ static void test_hist_bars_scale_to_the_fullest_bucket(void **state)
 	char *got;
 
 	(void)state;
-	put_int(&e, &d, 0, 7);
-	sample(&e, &d, v, 6);
+	agg_put_int(&e, &d, 0, 7);
+	agg_sample(&e, &d, v, 6);
 	got = render(&t, false);
 	/* 1/4 * 52 = 13, 4/4: 52, 1/4: 13 */
 	assert_string_equal(got,
@@ -148,7 +119,7 @@ static void test_lhist_prints_linear_buckets_with_under_and_over(void **state)
 	char *got;
 
 	(void)state;
-	sample(&e, &d, v, 4);
+	agg_sample(&e, &d, v, 4);
 	got = render(&t, false);
 	assert_string_equal(got,
 		"@l: \n"
@@ -180,7 +151,7 @@ static void test_lhist_labels_use_k_and_m_when_exact(void **state)
 	char *got, *line;
 
 	(void)state;
-	sample(&e, &d, v, 2);
+	agg_sample(&e, &d, v, 2);
 	got = render(&t, false);
 	line = strchr(got, '\n') + 1;
 	assert_memory_equal(line, "[1K, 2K)               1 |", 26);
@@ -207,20 +178,20 @@ static void test_value_maps_sort_by_value(void **state)
 	char *got;
 
 	(void)state;
-	put_int(&e[0], &d, 0, -1);
-	sample(&e[0], &d, am1, 1);
-	put_int(&e[1], &d, 0, 3);
-	sample(&e[1], &d, a3, 2);
+	agg_put_int(&e[0], &d, 0, -1);
+	agg_sample(&e[0], &d, am1, 1);
+	agg_put_int(&e[1], &d, 0, 3);
+	agg_sample(&e[1], &d, a3, 2);
 	got = render(&t, false);
 	assert_string_equal(got, "@a[3]: 7\n@a[-1]: 100\n\n");
 	free(got);
 
 	memcpy(ce[0].keys, "main\tx", 7);
-	put_int(&ce[0], &c, 1, 3);
-	sample(&ce[0], &c, three, 3);
+	agg_put_int(&ce[0], &c, 1, 3);
+	agg_sample(&ce[0], &c, three, 3);
 	memcpy(ce[1].keys, "foo", 4);
-	put_int(&ce[1], &c, 1, 18446744073709551615ull);
-	sample(&ce[1], &c, one, 1);
+	agg_put_int(&ce[1], &c, 1, 18446744073709551615ull);
+	agg_sample(&ce[1], &c, one, 1);
 	got = render(&ct, false);
 	assert_string_equal(got, "@c[foo, 18446744073709551615]: 1\n@c[main\\x09x, 3]: 3\n\n");
 	free(got);
@@ -239,15 +210,15 @@ static void test_stats_min_max_sum(void **state)
 	char *got;
 
 	(void)state;
-	put_int(&e[0], &d, 0, 1);
-	sample(&e[0], &d, s1, 2);
-	put_int(&e[1], &d, 0, 2);
-	sample(&e[1], &d, s2, 1);
+	agg_put_int(&e[0], &d, 0, 1);
+	agg_sample(&e[0], &d, s1, 2);
+	agg_put_int(&e[1], &d, 0, 2);
+	agg_sample(&e[1], &d, s2, 1);
 	got = render(&t, false);
 	assert_string_equal(got, "@s[2]: count 1, average 5, total 5\n"
 				 "@s[1]: count 2, average 15, total 31\n\n");
 	free(got);
-	sample(&me, &one, m, 3);
+	agg_sample(&me, &one, m, 3);
 	got = render(&mt, false);
 	assert_string_equal(got, "@m: -4\n\n");
 	free(got);
@@ -272,10 +243,10 @@ static void test_keyed_hists_sort_by_total(void **state)
 	char *got;
 
 	(void)state;
-	put_int(&e[0], &d, 0, 1);
-	sample(&e[0], &d, big, 3);
-	put_int(&e[1], &d, 0, 0);
-	sample(&e[1], &d, small, 1);
+	agg_put_int(&e[0], &d, 0, 1);
+	agg_sample(&e[0], &d, big, 3);
+	agg_put_int(&e[1], &d, 0, 0);
+	agg_sample(&e[1], &d, small, 1);
 	got = render(&t, false);
 	assert_string_equal(got, "@h[false]: \n[2, 4)                 1 |" BAR "|\n\n"
 				 "@h[true]: \n[1]                    3 |" BAR "|\n\n");
@@ -299,12 +270,12 @@ static void test_enum_keys_by_name(void **state)
 	char *got;
 
 	(void)state;
-	put_int(&e[0], &d, 0, 7);
-	sample(&e[0], &d, two, 2);
-	put_int(&e[1], &d, 0, 0);
-	sample(&e[1], &d, one, 1);
-	put_int(&e[2], &d, 0, 5);
-	sample(&e[2], &d, three, 3);
+	agg_put_int(&e[0], &d, 0, 7);
+	agg_sample(&e[0], &d, two, 2);
+	agg_put_int(&e[1], &d, 0, 0);
+	agg_sample(&e[1], &d, one, 1);
+	agg_put_int(&e[2], &d, 0, 5);
+	agg_sample(&e[2], &d, three, 3);
 	got = render(&t, false);
 	assert_string_equal(got, "@c[RED]: 1\n@c[GREEN]: 2\n@c[5]: 3\n\n");
 	free(got);
@@ -333,19 +304,19 @@ static void test_json_shape(void **state)
 
 	(void)state;
 	memcpy(e.keys, "a\"b", 4);
-	sample(&e, &d, v, 3);
+	agg_sample(&e, &d, v, 3);
 	got = render(&t, true);
 	assert_string_equal(got, "{\"type\":\"aggregation\",\"name\":\"@h\",\"function\":\"hist\","
 			    "\"entries\":[{\"keys\":[\"a\\\"b\"],\"buckets\":["
 			    "{\"low\":0,\"high\":1,\"count\":1},{\"low\":4,\"high\":8,\"count\":2}]}]}\n");
 	free(got);
-	sample(&le, &l, w, 1);
+	agg_sample(&le, &l, w, 1);
 	got = render(&lt, true);
 	assert_string_equal(got, "{\"type\":\"aggregation\",\"name\":\"@l\",\"function\":\"lhist\","
 			    "\"entries\":[{\"keys\":[],\"buckets\":["
 			    "{\"low\":0,\"high\":5,\"count\":1}]}]}\n");
 	free(got);
-	sample(&se, &s, w, 1);
+	agg_sample(&se, &s, w, 1);
 	got = render(&st, true);
 	assert_string_equal(got, "{\"type\":\"aggregation\",\"name\":\"@s\",\"function\":\"stats\","
 			    "\"entries\":[{\"keys\":[],\"count\":1,\"average\":3,\"total\":3}]}\n");
