@@ -132,22 +132,25 @@ fail:
 }
 
 /* A scrape: the exposition now. */
-static int answer_metrics(struct srv_agent *a, struct srv_request *r, struct gs_error *err)
+static int answer_metrics(struct srv_agent *a, struct srv_request *r)
 {
+	static const char failed[] = "gstrace: the metrics could not be read\n";
 	const struct gs_output_format *f = gs_output_format(r->openmetrics ? GS_OUTPUT_OPENMETRICS :
 							     GS_OUTPUT_PROMETHEUS);
-	struct srv_body body = { 0 };
-	int rc = srv_metrics_render(&a->ctx, r->openmetrics, &body, err);
+	char *body = NULL;
+	size_t len = 0;
+	struct gs_error err = { 0 };
+	int rc = srv_metrics_render(&a->ctx, r->openmetrics, &body, &len, &err);
 
 	if (rc) {
-		free(body.p);
+		free(body);
 		srv_http_answer(a->ctx.http, r, 500, "text/plain; charset=utf-8", NULL,
-				strdup("gstrace: the metrics could not be read\n"),
-				sizeof("gstrace: the metrics could not be read\n") - 1);
-		return rc == -ENOMEM ? 0 : rc;
+				strdup(failed), sizeof(failed) - 1);
+		/* the scraper sees the failure; the run goes on (a map read
+		 * that failed once may work at the next scrape) */
+		return 0;
 	}
-	a->ctx.scrapes++;
-	srv_http_answer(a->ctx.http, r, 200, f->content_type, NULL, body.p, body.len);
+	srv_http_answer(a->ctx.http, r, 200, f->content_type, NULL, body, len);
 	return 0;
 }
 
@@ -157,7 +160,7 @@ int srv_agent_work(struct srv_agent *a, struct gs_error *err)
 	int rc = 0;
 
 	while (rc == 0 && (r = srv_http_next(a->ctx.http)))
-		rc = r->route == SRV_ROUTE_METRICS ? answer_metrics(a, r, err) :
+		rc = r->route == SRV_ROUTE_METRICS ? answer_metrics(a, r) :
 						     srv_profiler_add(a->prof, r, err);
 	return rc ? rc : srv_profiler_tick(a->prof, err);
 }
