@@ -7,27 +7,18 @@
 #include <gs/internal/serve.h>
 #include <gs/render.h>
 
-#include "base.h"
 #include "options.h"
 
-/* --serve-label's NAME: a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)
- * that is not one Prometheus keeps for itself (`__` names), gives
- * histograms and summaries (le, quantile) or sets on a scrape (instance,
- * job). */
+/* --serve-label's NAME, as the agent takes it (srv_label_name_ok). */
 static bool label_name_ok(const char *s, size_t n)
 {
-	static const char *const reserved[] = { "le", "quantile", "instance", "job" };
+	char name[64];
 
-	if (!n || (s[0] >= '0' && s[0] <= '9') || (n >= 2 && s[0] == '_' && s[1] == '_'))
+	if (n >= sizeof(name))
 		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z') && s[i] != '_' &&
-		    !(s[i] >= '0' && s[i] <= '9'))
-			return false;
-	for (size_t i = 0; i < BASE_ARRAY_SIZE(reserved); i++)
-		if (strlen(reserved[i]) == n && memcmp(reserved[i], s, n) == 0)
-			return false;
-	return true;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	return srv_label_name_ok(name);
 }
 
 /* --serve-label's VALUE: printable text, UTF-8, no control characters
@@ -53,10 +44,8 @@ int cli_parse_serve_label(struct cli *c, const char *flag, const char *v, char *
 
 	if (!eq || !label_name_ok(v, n))
 		return cli_usage_error(msg, size, "%s '%s' is not NAME=VALUE with a label name "
-				   "Prometheus takes; give a name of letters, digits and _ "
-				   "(not starting with a digit or __, not le, quantile, instance "
-				   "or job: Prometheus sets those), e.g. %s env=prod", flag, v,
-				   flag);
+				   "the agent can use; give a name of " SRV_LABEL_RULE " (at "
+				   "most 63 characters), e.g. %s env=prod", flag, v, flag);
 	if (!label_value_ok(eq + 1))
 		return cli_usage_error(msg, size, "%s %.*s: the value is empty or holds control "
 				   "characters or bytes that are not UTF-8; give printable text "

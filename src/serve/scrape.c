@@ -17,18 +17,18 @@
 /* Traces a HELP text names before "and N more". */
 #define HELP_TRACES 8
 
-/* The labels the exposition's own series have: a histogram's, a summary's,
- * and the health metrics'. */
-#define OWN_LABELS "le, quantile, trace, target or version"
-
-static bool own_label(const char *name)
+bool srv_label_name_ok(const char *name)
 {
-	static const char *const own[] = { "le", "quantile", "trace", "target", "version" };
+	/* a histogram's, a summary's, the health metrics', a scrape's */
+	static const char *const own[] = { "le", "quantile", "trace", "target", "version",
+					   "instance", "job" };
 
+	if (!gs_prom_label_name_ok(name))
+		return false;
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (!strcmp(name, own[i]))
-			return true;
-	return false;
+			return false;
+	return true;
 }
 
 int srv_labels_parse(const char *const *text, size_t n, struct srv_labels *out,
@@ -49,10 +49,9 @@ int srv_labels_parse(const char *const *text, size_t n, struct srv_labels *out,
 					 sizeof(out->names[i]));
 		memcpy(name, text[i], len);
 		name[len] = '\0';
-		if (!gs_prom_label_name_ok(name) || own_label(name))
-			return gs_errorf(err, -EINVAL, "--serve-label %s: '%s' cannot name a label "
-					 "(it must match [a-zA-Z_][a-zA-Z0-9_]*, not start with "
-					 "\"__\", and not be " OWN_LABELS ")", text[i], name);
+		if (!srv_label_name_ok(name))
+			return gs_errorf(err, -EINVAL, "--serve-label %s: '%s' cannot name a label: "
+					 "give " SRV_LABEL_RULE, text[i], name);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(out->names[j], name))
 				return gs_errorf(err, -EINVAL, "--serve-label %s: label '%s' is "

@@ -418,6 +418,7 @@ static const struct bad_case bad_cases[] = {
 	{ "--serve :9464 -p 1 --serve-label env", { "--serve-label 'env' is not NAME=VALUE",
 						    "env=prod" } },
 	{ "--serve :9464 -p 1 --serve-label le=1", { "--serve-label 'le=1'", "not le, quantile" } },
+	{ "--serve :9464 -p 1 --serve-label trace=x", { "--serve-label 'trace=x'", "not le, quantile, trace" } },
 	{ "--serve :9464 -p 1 --serve-label quantile=1", { "--serve-label 'quantile=1'" } },
 	{ "--serve :9464 -p 1 --serve-label instance=a", { "--serve-label 'instance=a'",
 							   "Prometheus sets those" } },

@@ -40,6 +40,14 @@ int srv_listen_parse(const char *text, struct srv_listen *out, char *msg, size_t
 /* Whether l is a loopback address (127.0.0.0/8, ::1). */
 bool srv_listen_loopback(const struct srv_listen *l);
 
+/* Whether name may be a --serve-label's: a Prometheus label name
+ * ([a-zA-Z_][a-zA-Z0-9_]*, not `__...`) that neither the agent's own
+ * series use (le, quantile, trace, target, version) nor a scrape sets
+ * (instance, job). The one rule the command's parser and the agent read. */
+bool srv_label_name_ok(const char *name);
+#define SRV_LABEL_RULE "letters, digits and _, not starting with a digit or __, not le, " \
+	"quantile, trace, target, version, instance or job"
+
 struct srv_opts {
 	struct srv_listen listen;
 	/* --serve-token FILE: a bearer token every request must carry (the
