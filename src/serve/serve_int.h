@@ -17,7 +17,8 @@
 /* ---- the query string (query.c; fuzzed) ---------------------------------- */
 
 /* What a request's query may say. Unknown keys are ignored (pprof clients
- * send their own); a known key with a bad value is refused. */
+ * send their own); a known key with a bad value, or given twice, is
+ * refused. */
 struct srv_query {
 	bool has_seconds;
 	uint32_t seconds;    /* ?seconds=N, 1..max */
