@@ -36,6 +36,9 @@
 /* srv_http_free: how long the waiting requests' 503s may take to leave. */
 #define HTTP_STOP_GRACE_MS 1000
 
+/* Defined in the static gstrace only (static_notls.c): why it has no TLS. */
+extern const char srv_static_no_tls[] __attribute__((weak));
+
 /* ---- the server's thread ------------------------------------------------------ */
 
 /* Shuts the socket of every connection past its deadline: the next
@@ -233,10 +236,13 @@ int srv_http_new(const struct srv_http_opts *o, struct srv_http **out, struct gs
 	if ((o->tls_cert_pem == NULL) != (o->tls_key_pem == NULL))
 		return gs_errorf(err, -EINVAL, "--serve %s: TLS needs both a certificate and "
 				 "its key (--serve-tls-cert and --serve-tls-key)", o->listen.text);
-	if (o->tls_cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
-		return gs_errorf(err, -ENOTSUP, "--serve %s: this libmicrohttpd was built "
-				 "without TLS: serve without --serve-tls-cert/--serve-tls-key, "
-				 "behind a TLS proxy", o->listen.text);
+	if (o->tls_cert_pem &&
+	    (srv_static_no_tls || MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES))
+		return gs_errorf(err, -ENOTSUP, "--serve %s: --serve-tls-cert/--serve-tls-key: %s: "
+				 "use the dynamically linked gstrace, or serve plain HTTP "
+				 "behind a TLS proxy", o->listen.text,
+				 srv_static_no_tls ? srv_static_no_tls
+				 : "this libmicrohttpd was built without TLS");
 	if (per_ip > conns)
 		per_ip = conns;
 	h = calloc(1, sizeof(*h));
