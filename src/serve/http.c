@@ -355,7 +355,6 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *mc, const char
 {
 	struct srv_http *h = cls;
 	struct http_req *r = *ctx;
-	enum MHD_Result rc;
 
 	(void)mc;
 	(void)url; /* unescaped by MHD: the route comes from the raw URI */
@@ -370,10 +369,10 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *mc, const char
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	rc = take(h, r, method);
-	if (r->state == REQ_NEW)
-		r->state = REQ_SENT;
-	return rc;
+	/* answered here unless take() queues it (REQ_QUEUED, under the
+	 * lock): from then on the command's thread may change it */
+	r->state = REQ_SENT;
+	return take(h, r, method);
 }
 
 void http_on_completed(void *cls, struct MHD_Connection *mc, void **ctx,

@@ -77,19 +77,20 @@ static void *play(void *arg)
 			{ .fd = srv_http_fd(p->h), .events = POLLIN },
 			{ .fd = p->stop_fd, .events = POLLIN },
 		};
+		bool answer = __atomic_load_n(&p->answer_profiles, __ATOMIC_ACQUIRE);
 		struct srv_request *r;
 		int64_t now = mono_ns();
 		int ms = -1;
 
 		for (size_t i = 0; i < p->nheld;) {
-			if (p->answer_profiles && p->due[i] <= now) {
+			if (answer && p->due[i] <= now) {
 				answer_text(p->h, p->held[i], "profile seconds=%u\n",
 					    p->held[i]->seconds);
 				p->held[i] = p->held[--p->nheld];
 				p->due[i] = p->due[p->nheld];
 				continue;
 			}
-			if (p->answer_profiles &&
+			if (answer &&
 			    (ms < 0 || (p->due[i] - now) / 1000000 + 1 < ms))
 				ms = (int)((p->due[i] - now) / 1000000 + 1);
 			i++;
@@ -105,7 +106,8 @@ static void *play(void *arg)
 			}
 			assert_true(p->nheld < 64);
 			p->held[p->nheld] = r;
-			p->due[p->nheld++] = r->arrived_ns + (int64_t)r->seconds * 1000000000;
+			p->due[p->nheld] = r->arrived_ns + (int64_t)r->seconds * 1000000000;
+			__atomic_store_n(&p->nheld, p->nheld + 1, __ATOMIC_RELEASE);
 		}
 	}
 }
@@ -194,24 +196,28 @@ static bool send_all(int fd, const char *p, size_t len)
  * and splits the answer. */
 static void read_reply(int fd, struct reply *rp)
 {
-	static char buf[sizeof(rp->head) + sizeof(rp->body)];
+	size_t size = sizeof(rp->head) + sizeof(rp->body);
+	char *buf = malloc(size);
 	size_t got = 0;
 	ssize_t n;
 	char *end;
 
 	memset(rp, 0, sizeof(*rp));
-	while (got < sizeof(buf) - 1 && (n = recv(fd, buf + got, sizeof(buf) - 1 - got, 0)) > 0)
+	assert_non_null(buf);
+	while (got < size - 1 && (n = recv(fd, buf + got, size - 1 - got, 0)) > 0)
 		got += (size_t)n;
 	buf[got] = '\0';
 	if (sscanf(buf, "HTTP/1.%*d %d", &rp->status) != 1)
 		rp->status = 0;
 	end = strstr(buf, "\r\n\r\n");
-	if (!end)
-		return;
-	snprintf(rp->head, sizeof(rp->head), "%.*s", (int)(end - buf + 2), buf);
-	rp->blen = got - (size_t)(end + 4 - buf);
-	memcpy(rp->body, end + 4, rp->blen);
-	rp->body[rp->blen] = '\0';
+	if (end && (size_t)(end - buf) < sizeof(rp->head) - 2 &&
+	    got - (size_t)(end + 4 - buf) < sizeof(rp->body)) {
+		snprintf(rp->head, sizeof(rp->head), "%.*s", (int)(end - buf + 2), buf);
+		rp->blen = got - (size_t)(end + 4 - buf);
+		memcpy(rp->body, end + 4, rp->blen);
+		rp->body[rp->blen] = '\0';
+	}
+	free(buf);
 }
 
 static int request(uint16_t port, const char *src, const char *req, struct reply *rp)
@@ -697,7 +703,7 @@ static void test_stop_answers_waiting_requests_503(void **state)
 	struct srv_http_stats st;
 
 	(void)state;
-	p->answer_profiles = false;
+	__atomic_store_n(&p->answer_profiles, false, __ATOMIC_RELEASE);
 	f[0].path = "/debug/pprof/profile?seconds=1";
 	f[1].path = "/debug/pprof/profile?seconds=60";
 	for (int i = 0; i < 2; i++) {
@@ -707,7 +713,7 @@ static void test_stop_answers_waiting_requests_503(void **state)
 	/* both taken by the command's thread (held), then the agent stops */
 	for (int i = 0; i < 50; i++) {
 		srv_http_stats(p->h, &st);
-		if (st.requests == 2 && p->nheld == 2)
+		if (st.requests == 2 && __atomic_load_n(&p->nheld, __ATOMIC_ACQUIRE) == 2)
 			break;
 		usleep(100 * 1000);
 	}
