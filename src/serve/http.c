@@ -23,7 +23,8 @@ enum http_route {
 };
 
 enum req_state {
-	REQ_NEW,        /* read by the server's thread */
+	REQ_NEW,        /* its headers read by the server's thread */
+	REQ_READ,       /* not refused: to serve once read whole */
 	REQ_QUEUED,     /* suspended, in the queue for the command's thread */
 	REQ_TAKEN,      /* suspended, the command's thread holds it */
 	REQ_ANSWERED,   /* resumed: its answer waits to be queued to MHD */
@@ -304,11 +305,12 @@ static bool has_body(struct MHD_Connection *mc)
 	return cl && strcmp(cl, "0") != 0;
 }
 
-/* A request read whole (its first call): refused, answered here, or
- * queued for the command's thread. The order says nothing to a client
- * without the token: it is asked before the method, the path or the
- * query are looked at. */
-static enum MHD_Result take(struct srv_http *h, struct http_req *r, const char *method)
+/* The first call, once the headers are read: a refusal is answered now
+ * (*rc), and MHD then closes the connection, dropping any body. The token
+ * is asked before the method, the path or the query are looked at, so a
+ * client without it learns nothing of them. */
+static bool refused(struct srv_http *h, struct http_req *r, const char *method,
+		    enum MHD_Result *rc)
 {
 	struct MHD_Connection *mc = r->mc;
 
@@ -316,34 +318,45 @@ static enum MHD_Result take(struct srv_http *h, struct http_req *r, const char *
 	h->st.requests++;
 	pthread_mutex_unlock(&h->lock);
 	if (r->url_too_long)
-		return refuse(h, mc, MHD_HTTP_URI_TOO_LONG, "414 URI too long\n", NULL, NULL);
-	if (h->token &&
-	    !srv_token_check(MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
-							 MHD_HTTP_HEADER_AUTHORIZATION),
-			     h->token, h->token_len))
-		return refuse(h, mc, MHD_HTTP_UNAUTHORIZED, "401 unauthorized\n",
-			      MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-		return refuse(h, mc, MHD_HTTP_METHOD_NOT_ALLOWED, "405 method not allowed\n",
-			      MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	if (has_body(mc))
-		return refuse(h, mc, MHD_HTTP_BAD_REQUEST,
-			      "400 bad request: a request here carries no body\n", NULL, NULL);
-	if (r->route == HTTP_NOT_FOUND)
-		return refuse(h, mc, MHD_HTTP_NOT_FOUND, "404 page not found\n", NULL, NULL);
-	if (r->query_rc) {
+		*rc = refuse(h, mc, MHD_HTTP_URI_TOO_LONG, "414 URI too long\n", NULL, NULL);
+	else if (h->token &&
+		 !srv_token_check(MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+							      MHD_HTTP_HEADER_AUTHORIZATION),
+				  h->token, h->token_len))
+		*rc = refuse(h, mc, MHD_HTTP_UNAUTHORIZED, "401 unauthorized\n",
+			     MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+	else if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+		 strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		*rc = refuse(h, mc, MHD_HTTP_METHOD_NOT_ALLOWED, "405 method not allowed\n",
+			     MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	else if (has_body(mc))
+		*rc = refuse(h, mc, MHD_HTTP_BAD_REQUEST,
+			     "400 bad request: a request here carries no body\n", NULL, NULL);
+	else if (r->route == HTTP_NOT_FOUND)
+		*rc = refuse(h, mc, MHD_HTTP_NOT_FOUND, "404 page not found\n", NULL, NULL);
+	else if (r->query_rc) {
 		strcat(r->query_msg, "\n"); /* room: srv_query_parse had one byte less */
-		return refuse(h, mc, MHD_HTTP_BAD_REQUEST, r->query_msg, NULL, NULL);
-	}
+		*rc = refuse(h, mc, MHD_HTTP_BAD_REQUEST, r->query_msg, NULL, NULL);
+	} else
+		return false;
+	return true;
+}
+
+/* The final call, the request read whole: a page of the server's own, or
+ * the request queued for the command's thread. Answered from this call
+ * (not the first), MHD keeps the connection for the client's next
+ * request, as a scraper expects. */
+static enum MHD_Result serve(struct srv_http *h, struct http_req *r)
+{
 	switch (r->route) {
 	case HTTP_ROOT:
-		return send_page(h, mc, "text/plain; charset=utf-8",
+		return send_page(h, r->mc, "text/plain; charset=utf-8",
 				 "gstrace agent: Prometheus metrics at /metrics, CPU profiles "
 				 "at /debug/pprof/\n");
 	case HTTP_INDEX:
 		if (r->query.debug)
-			return send_page(h, mc, "text/plain; charset=utf-8", h->index_text);
-		return send_page(h, mc, "text/html; charset=utf-8", h->index_html);
+			return send_page(h, r->mc, "text/plain; charset=utf-8", h->index_text);
+		return send_page(h, r->mc, "text/html; charset=utf-8", h->index_html);
 	default:
 		return enqueue(h, r);
 	}
@@ -355,6 +368,7 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *mc, const char
 {
 	struct srv_http *h = cls;
 	struct http_req *r = *ctx;
+	enum MHD_Result rc;
 
 	(void)mc;
 	(void)url; /* unescaped by MHD: the route comes from the raw URI */
@@ -362,17 +376,30 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *mc, const char
 	(void)upload;
 	if (!r) /* out of memory in http_on_uri */
 		return MHD_NO;
-	if (r->state == REQ_ANSWERED) /* resumed */
+	switch (r->state) {
+	case REQ_NEW:
+		if (refused(h, r, method, &rc)) {
+			r->state = REQ_SENT;
+			return rc;
+		}
+		r->state = REQ_READ;
+		return MHD_YES;
+	case REQ_READ:
+		if (*upload_size) { /* no body: refused in the first call */
+			*upload_size = 0;
+			return MHD_YES;
+		}
+		/* answered here unless serve() queues it (REQ_QUEUED, under
+		 * the lock): from then on the command's thread may change it */
+		r->state = REQ_SENT;
+		return serve(h, r);
+	case REQ_ANSWERED: /* resumed */
 		return send_resumed(h, r);
-	if (r->state != REQ_NEW) {
+	default:
 		/* the body of a request already refused: dropped */
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	/* answered here unless take() queues it (REQ_QUEUED, under the
-	 * lock): from then on the command's thread may change it */
-	r->state = REQ_SENT;
-	return take(h, r, method);
 }
 
 void http_on_completed(void *cls, struct MHD_Connection *mc, void **ctx,

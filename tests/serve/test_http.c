@@ -383,6 +383,61 @@ static void test_profile_seconds_default_and_capped(void **state)
 	free(p);
 }
 
+/* Reads one answer from a connection that stays open: the headers, then
+ * Content-Length bytes. The status, or 0 when the connection closed first. */
+static int read_one(int fd, struct reply *rp)
+{
+	size_t got = 0, want = 0;
+	char *end = NULL;
+	ssize_t n;
+
+	memset(rp, 0, sizeof(*rp));
+	while (got < sizeof(rp->head) - 1) {
+		n = recv(fd, rp->head + got, 1, 0);
+		if (n <= 0)
+			return 0;
+		got++;
+		if (got >= 4 && memcmp(rp->head + got - 4, "\r\n\r\n", 4) == 0) {
+			end = rp->head + got;
+			break;
+		}
+	}
+	if (!end || sscanf(rp->head, "HTTP/1.%*d %d", &rp->status) != 1)
+		return 0;
+	if (header(rp, "Content-Length"))
+		want = strtoul(header(rp, "Content-Length"), NULL, 10);
+	assert_true(want < sizeof(rp->body));
+	while (rp->blen < want && (n = recv(fd, rp->body + rp->blen, want - rp->blen, 0)) > 0)
+		rp->blen += (size_t)n;
+	return rp->blen == want ? rp->status : 0;
+}
+
+static void test_connection_kept_for_the_next_request(void **state)
+{
+	static const char metrics[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	static const char profile[] = "GET /debug/pprof/profile?seconds=1 HTTP/1.1\r\nHost: x\r\n\r\n";
+	static const char index[] = "GET /debug/pprof/ HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct srv_http_opts o = { 0 };
+	struct player *p = start(&o);
+	struct reply rp;
+	int fd = dial(srv_http_port(p->h), NULL);
+
+	(void)state;
+	/* a scrape, a profile (suspended, then resumed) and a page, one
+	 * connection: as Prometheus and pprof clients reuse theirs */
+	assert_true(send_all(fd, metrics, strlen(metrics)));
+	assert_int_equal(read_one(fd, &rp), 200);
+	assert_string_equal(rp.body, "# openmetrics=0 gzip=0\nup 1\n");
+	assert_true(send_all(fd, profile, strlen(profile)));
+	assert_int_equal(read_one(fd, &rp), 200);
+	assert_string_equal(rp.body, "profile seconds=1\n");
+	assert_true(send_all(fd, index, strlen(index)));
+	assert_int_equal(read_one(fd, &rp), 200);
+	assert_null(header(&rp, "Connection"));
+	close(fd);
+	stop(p);
+}
+
 static void test_index_pages(void **state)
 {
 	struct srv_http_opts o = { 0 };
@@ -834,6 +889,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_answered_by_the_command_thread),
 		cmocka_unit_test(test_two_profiles_at_once_both_answered),
 		cmocka_unit_test(test_profile_seconds_default_and_capped),
+		cmocka_unit_test(test_connection_kept_for_the_next_request),
 		cmocka_unit_test(test_index_pages),
 		cmocka_unit_test(test_unknown_path_is_a_fixed_404),
 		cmocka_unit_test(test_other_methods_405_and_bodies_refused),
