@@ -18,7 +18,8 @@
 /* ---- the query string (query.c; fuzzed) ---------------------------------- */
 
 /* What a request's query may say. Unknown keys are ignored (pprof clients
- * send their own); a known key with a bad value is refused. */
+ * send their own); a known key with a bad value, or given twice, is
+ * refused. */
 struct srv_query {
 	bool has_seconds;
 	uint32_t seconds;    /* ?seconds=N, 1..max */
@@ -30,6 +31,13 @@ struct srv_query {
  * with one line in msg fit to send back (nothing of the process in it). */
 int srv_query_parse(const char *query, size_t len, uint32_t max_seconds, struct srv_query *out,
 		    char *msg, size_t size);
+
+/* What the client accepts (accept.c; fuzzed with the query): whether its
+ * Accept header prefers application/openmetrics-text to text/plain (by q,
+ * then by order), and whether its Accept-Encoding allows gzip. NULL: the
+ * header is absent (no, no). */
+bool srv_accept_openmetrics(const char *accept);
+bool srv_accept_gzip(const char *accept_encoding);
 
 /* ---- the bearer token (token.c) ----------------------------------------- */
 
@@ -60,7 +68,7 @@ struct srv_request {
 };
 
 struct srv_http_opts {
-	struct srv_listen listen;
+	struct srv_listen listen; /* port 0: one the kernel picks (srv_http_port) */
 	const char *token;      /* NULL: no token asked */
 	size_t token_len;
 	const char *tls_cert_pem, *tls_key_pem; /* file contents, or NULL */
@@ -76,6 +84,8 @@ struct srv_http;
 int srv_http_new(const struct srv_http_opts *o, struct srv_http **out, struct gs_error *err);
 /* Readable while requests wait for the command's thread. */
 int srv_http_fd(const struct srv_http *h);
+/* The port bound (the one asked for, or the kernel's pick for port 0). */
+uint16_t srv_http_port(const struct srv_http *h);
 /* The next request waiting, or NULL (and the descriptor no longer
  * readable). Command's thread. */
 struct srv_request *srv_http_next(struct srv_http *h);
@@ -92,7 +102,9 @@ struct srv_http_stats {
 	uint64_t connections;   /* open now */
 };
 void srv_http_stats(struct srv_http *h, struct srv_http_stats *st);
-/* Stops the server (waiting requests are answered 503) and frees it. */
+/* Stops the server and frees it: every request still waiting, queued or
+ * taken by srv_http_next and not answered, is answered 503 (a taken one
+ * must not be used after this). Command's thread. */
 void srv_http_free(struct srv_http *h);
 
 /* ---- what the command's thread serves from (agent.c) --------------------- */
