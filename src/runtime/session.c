@@ -318,7 +318,8 @@ static int start_sample(struct gs_session *s, const struct gs_plan_trace *t,
 	t1 = base_now_ns();
 	ns[GS_PHASE_LOAD] += t1 - t0;
 	if (rc == 0)
-		rc = rt_sampler_attach(out->loaded.main_fd, t->sample_hz, &out->sampler, err);
+		rc = rt_sampler_attach(out->loaded.main_fd, t->sample_hz, t->sample_paused,
+				       &out->sampler, err);
 	ns[GS_PHASE_ATTACH] += base_now_ns() - t1;
 	return rc;
 }
@@ -451,6 +452,22 @@ int gs_session_lost(const struct gs_session *s, uint64_t *total, struct gs_error
 	}
 	gs_reader_stats(s->reader, &st);
 	*total += st.lost_samples;
+	return 0;
+}
+
+int gs_session_wake_on(struct gs_session *s, int fd, struct gs_error *err)
+{
+	return rt_reader_wake_on(s->reader, fd, err);
+}
+
+int gs_session_sampling(struct gs_session *s, bool on, struct gs_error *err)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		int rc = rt_sampler_enable(s->v[i].sampler, on, err);
+
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
