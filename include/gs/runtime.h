@@ -474,7 +474,9 @@ struct gs_trace_stats {
 	uint32_t programs;        /* loaded programs (probes, or one sampler) */
 	uint64_t lost;            /* events the kernel could not deliver */
 	uint64_t stacks_dropped;  /* stacks a full stack_counts map could not take */
-	uint64_t agg_dropped;     /* aggregation updates a full map could not take */
+	/* aggregation updates a full map could not take: the map is the
+	 * session's, so every trace that aggregates reports its total */
+	uint64_t agg_dropped;
 	uint64_t run_time_ns, run_cnt;
 };
 /* Fills *st for the session's i-th trace, in plan order. 0, -ENOENT past
