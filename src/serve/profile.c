@@ -183,7 +183,7 @@ int srv_profiler_new(struct srv_ctx *c, struct srv_profiler **out, struct gs_err
 		return gs_errorf(err, -ENOMEM, "out of memory starting the profiler");
 	p->c = c;
 	p->hz = c->opts->profile_hz ? c->opts->profile_hz : GS_SAMPLE_DEFAULT_FREQUENCY;
-	p->book.profiling = p->book.clock_on = c->opts->profiling;
+	p->book.profiling = c->opts->profiling;
 	p->book.last_drain_ns = p->last_sweep_ns = clock_ns(CLOCK_MONOTONIC);
 	p->names = srv_proclabels_new();
 	p->sample_ids = calloc(ntraces ? ntraces : 1, sizeof(*p->sample_ids));
@@ -195,7 +195,11 @@ int srv_profiler_new(struct srv_ctx *c, struct srv_profiler **out, struct gs_err
 		if (gs_plan_trace_samples(gs_plan_trace_at(plan, i)))
 			p->sample_ids[p->nsample_ids++] =
 				gs_plan_trace_id(gs_plan_trace_at(plan, i));
-	if ((rc = split_labels(p, err))) {
+	/* the clock as the mode wants it, whatever the plan started with */
+	rc = split_labels(p, err);
+	if (rc == 0 && p->nsample_ids)
+		rc = set_clock(p, p->book.profiling, err);
+	if (rc) {
 		srv_profiler_free(p);
 		return rc;
 	}
