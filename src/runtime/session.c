@@ -308,6 +308,7 @@ static int start_sample(struct gs_session *s, const struct gs_plan_trace *t,
 	out->loaded.main_fd = out->loaded.step_fd = -1;
 	out->prog = pr->prog;
 	s->sample_scope = t->spec.sample;
+	s->sample_module = t->target.module;
 	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
 	ns[GS_PHASE_CREATE_MAPS] += base_now_ns() - t0;
 	if (rc == 0)

@@ -50,7 +50,9 @@ struct seen {
 	size_t tid_zero, tid_pid; /* counts whose tid is 0, or the fixture's */
 	uint32_t pid;
 	uint64_t trace_id;      /* of the counts */
-	uint64_t deep;          /* counts of stacks of 4 frames or more */
+	uint64_t mine, deep;    /* counts of pid, and of its stacks of 4 frames or more */
+	uint32_t watch;         /* another process... */
+	uint64_t watched;       /* ...and its counts */
 };
 
 static int on_event(void *arg, const struct gs_event *ev)
@@ -70,9 +72,13 @@ static int on_count(void *arg, const struct gs_event *ev, uint64_t count)
 	s->stacks++;
 	s->trace_id = ev->trace_id;
 	s->other_pid += ev->pid != s->pid;
+	if (s->watch && ev->pid == s->watch)
+		s->watched += count;
 	s->tid_zero += ev->tid == 0;
 	s->tid_pid += ev->tid == s->pid;
-	for (size_t i = 0; i < ev->ninsts; i++)
+	if (ev->pid == s->pid)
+		s->mine += count;
+	for (size_t i = 0; ev->pid == s->pid && i < ev->ninsts; i++)
 		if (ev->insts[i].type == GS_INST_BACKTRACE &&
 		    ev->insts[i].backtrace.frame_count >= 4)
 			s->deep += count;
@@ -81,10 +87,11 @@ static int on_count(void *arg, const struct gs_event *ev, uint64_t count)
 
 static void reset(struct seen *s)
 {
-	uint32_t pid = s->pid;
+	uint32_t pid = s->pid, watch = s->watch;
 
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
+	s->watch = watch;
 }
 
 static void drain(struct gs_session *s, struct seen *seen)
@@ -427,15 +434,19 @@ static void script_and_sampler(bool target_mode)
 	assert_true(rt_command(&c, "l 100000000"));
 	assert_true(gs_session_poll(s, 100, &err) >= 0);
 	drain(s, &seen);
-	print_message("%s: %llu samples in %zu stacks, %llu of 4 frames or more\n",
-		      target_mode ? "-t" : "-p", (unsigned long long)seen.counted, seen.stacks,
+	print_message("%s: %llu samples in %zu stacks, %llu of the fixture, %llu of them of 4 "
+		      "frames or more\n", target_mode ? "-t" : "-p",
+		      (unsigned long long)seen.counted, seen.stacks, (unsigned long long)seen.mine,
 		      (unsigned long long)seen.deep);
-	assert_true(seen.counted > 0);
+	assert_int_equal(seen.trace_id, SAMPLE_ID);
 	/* unwound through the library into the executable (rtlib_work,
 	 * rt_call_lib, main, libc): the sampler has every module's rows */
-	assert_true(seen.deep >= seen.counted / 2);
-	assert_int_equal(seen.trace_id, SAMPLE_ID);
-	assert_int_equal(seen.other_pid, 0);
+	assert_true(seen.deep >= seen.mine / 2);
+	/* -p: the fixture alone; -t: every process running rt_loop (another
+	 * test's may run meanwhile), the fixture among them */
+	if (!target_mode)
+		assert_int_equal(seen.other_pid, 0);
+	assert_true(seen.mine > 0);
 	gs_session_free(s);
 	gs_plan_free(p);
 	gs_script_free(script);
@@ -451,6 +462,64 @@ static void test_script_probes_and_a_counting_sampler_in_one_session(void **stat
 	script_and_sampler(true);
 }
 
+/* -t: the sampler samples the processes running the plan's module, not
+ * those mapping the module of the script's first trace (here a library
+ * every variant of the fixture maps, probed by address). */
+static void test_target_mode_samples_the_plan_module(void **state)
+{
+	struct gs_sample_opts so = { .sz = sizeof(so), .trace_id = SAMPLE_ID,
+				     .frequency = SAMPLE_HZ, .count_stacks = true };
+	struct gs_program_opts prog = { .sz = sizeof(prog), .unwinder = GS_UNWINDER_LOOP };
+	struct gs_plan_opts po = { .sz = sizeof(po), .program = &prog };
+	char exe[PATH_MAX], other[PATH_MAX], lib[PATH_MAX], text[PATH_MAX + 64];
+	struct seen seen = { 0 };
+	struct gs_script *script;
+	struct rt_child a, b;
+	struct gs_session *s;
+	struct gs_plan *p;
+	struct gs_error err;
+	uint64_t addr;
+	double end;
+
+	(void)state;
+	if (!loop_walker())
+		skip();
+	rt_path("rt_loop", exe, sizeof(exe));
+	rt_path("rt_loop_O0", other, sizeof(other)); /* maps the library, not rt_loop */
+	rt_path("librt_lib.so", lib, sizeof(lib));
+	assert_true(rt_nm(lib, "rtlib_work", false, &addr));
+	snprintf(text, sizeof(text), "trace %s:0x%llx { print \"lib\"; }", lib,
+		 (unsigned long long)addr);
+	assert_true(rt_spawn(exe, &a));
+	assert_true(rt_spawn(other, &b));
+	seen.pid = (uint32_t)a.pid;
+	seen.watch = (uint32_t)b.pid;
+	po.module = exe;
+	assert_int_equal(gs_script_parse(text, strlen(text), NULL, &script, &err), 0);
+	assert_int_equal(gs_plan_new(&po, &p, &err), 0);
+	if (gs_plan_add_script(p, script, &err) || gs_plan_add_samples(p, &so, &err) ||
+	    gs_plan_build(p, &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(gs_plan_trace_target(gs_plan_trace_at(p, 0))->module, lib);
+	s = start(p, &seen);
+	end = now_ms() + 300; /* past a scan */
+	while (now_ms() < end)
+		assert_true(gs_session_poll(s, 50, &err) >= 0);
+	assert_true(rt_command(&b, "c 100000000"));
+	assert_true(rt_command(&a, "c 100000000"));
+	assert_true(gs_session_poll(s, 100, &err) >= 0);
+	drain(s, &seen);
+	print_message("-t %s: %llu samples of it, %llu of %s\n", exe,
+		      (unsigned long long)seen.mine, (unsigned long long)seen.watched, other);
+	assert_true(seen.mine > 0);
+	assert_int_equal(seen.watched, 0);
+	gs_session_free(s);
+	gs_plan_free(p);
+	gs_script_free(script);
+	rt_stop(&a);
+	rt_stop(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_map_bytes_counts_each_map_once),
 		cmocka_unit_test(test_wake_on_ends_a_poll_early),
 		cmocka_unit_test(test_script_probes_and_a_counting_sampler_in_one_session),
+		cmocka_unit_test(test_target_mode_samples_the_plan_module),
 	};
 
 	if (rt_kernel_usable())
