@@ -307,8 +307,6 @@ static int start_sample(struct gs_session *s, const struct gs_plan_trace *t,
 
 	out->loaded.main_fd = out->loaded.step_fd = -1;
 	out->prog = pr->prog;
-	s->sample_scope = t->spec.sample;
-	s->sample_module = t->target.module;
 	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
 	ns[GS_PHASE_CREATE_MAPS] += base_now_ns() - t0;
 	if (rc == 0)
@@ -344,6 +342,14 @@ int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs
 	s->multi = !s->opts.force_tracefs && !s->opts.no_multi_link &&
 		   gs_uprobe_multi_supported(NULL) == 0;
 	rt_warm_start(s);
+	/* A sampler's processes need their rows whichever trace fills them
+	 * first (a script's probes come before the sampler in the plan). */
+	for (size_t i = 0; i < ntraces && !s->sample_scope; i++) {
+		const struct gs_plan_trace *t = gs_plan_trace_at(plan, i);
+
+		s->sample_scope = t->spec.sample;
+		s->sample_module = t->target.module;
+	}
 	s->v = calloc(nprobes ? nprobes : 1, sizeof(*s->v));
 	if (!s->v)
 		return gs_errorf(err, -ENOMEM, "out of memory starting %zu probes", nprobes);
