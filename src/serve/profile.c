@@ -217,33 +217,36 @@ int srv_profiler_add(struct srv_profiler *p, struct srv_request *r, struct gs_er
 	struct gs_pprof *pprof;
 	int rc;
 
+	/* the request's own refusals: the agent goes on */
 	if (!p->nsample_ids) {
 		answer_text(p, r, 503, "this agent samples no CPU: it was started without one\n");
-		return gs_errorf(err, -ENOENT, "a profile was asked of an agent without a CPU "
-				 "sampler");
+		return 0;
 	}
 	if (p->book.n >= SRV_MAX_PROFILES) {
 		answer_text(p, r, 503, "too many profiles are being taken at once: ask again "
 			    "later\n");
-		return gs_errorf(err, -EBUSY, "a profile was refused: %d are open already",
-				 SRV_MAX_PROFILES);
+		return 0;
 	}
 	/* what came before belongs to the profiles already open (or to the
 	 * command's table alone): the new one starts from an empty map */
 	rc = drain(p, now, err);
 	if (rc == 0 && !p->book.clock_on)
 		rc = set_clock(p, true, err);
+	if (rc) {
+		answer_text(p, r, 503, "the CPU sampler failed: see the agent's log\n");
+		return rc;
+	}
 	po.time_ns = clock_ns(CLOCK_REALTIME);
 	po.duration_ns = (uint64_t)seconds * 1000000000ull;
-	if (rc == 0)
-		rc = gs_pprof_new(&po, &pprof, err);
-	if (rc == 0 && (rc = srv_profiles_open(&p->book, r, pprof, now, seconds))) {
-		gs_pprof_free(pprof);
-		gs_errorf(err, rc, "out of memory opening a profile");
+	if (gs_pprof_new(&po, &pprof, NULL)) {
+		answer_text(p, r, 503, "out of memory for a profile: ask again later\n");
+		return 0;
 	}
-	if (rc)
-		answer_text(p, r, 503, "the profile could not start: see the agent's log\n");
-	return rc;
+	if (srv_profiles_open(&p->book, r, pprof, now, seconds)) {
+		gs_pprof_free(pprof);
+		answer_text(p, r, 503, "out of memory for a profile: ask again later\n");
+	}
+	return 0;
 }
 
 /* The profiles due answered, then the clock stopped when none is left

@@ -206,10 +206,11 @@ struct srv_profiler;
 
 int srv_profiler_new(struct srv_ctx *c, struct srv_profiler **out, struct gs_error *err);
 /* A profile request: it starts now and is answered once its seconds are
- * over (the sampler runs while any is open). r is answered either way: a
- * request that cannot be served (no sampler in the plan, too many open,
- * the clock would not start) at once, with 503 and why, and the error
- * returned too (-ENOENT, -EBUSY, or the clock's -errno, err filled). */
+ * over (the sampler runs while any is open). r is answered either way: one
+ * that cannot be served (no sampler in the plan, SRV_MAX_PROFILES open,
+ * no memory) at once, with 503 and why, and 0 returned (the agent goes
+ * on). -errno with err filled (the run should end) only when the session
+ * fails: the drain, or the clock that would not start (r answered 503). */
 int srv_profiler_add(struct srv_profiler *p, struct srv_request *r, struct gs_error *err);
 /* Drains the counts when due (each second while a profile is open, and
  * often enough that the maps never fill), answers the profiles whose time
