@@ -23,6 +23,13 @@
 extern "C" {
 #endif
 
+/* A string label of a sample (gs_pprof_opts.labels). */
+struct gs_pprof_label {
+	const char *key, *value;
+};
+/* Labels gs_pprof_opts.labels may give one sample. */
+#define GS_PPROF_LABELS_MAX 32
+
 /* Options (GS_OPTS); zero is the default of every field. */
 struct gs_pprof_opts {
 	size_t sz;
@@ -40,6 +47,17 @@ struct gs_pprof_opts {
 	 * long it covers (gs_pprof_set_duration can tell it later). */
 	int64_t time_ns;
 	uint64_t duration_ns;
+	/* String labels a sample has beside pid, tid and trace (a process's
+	 * comm, exe, container id; an agent's own): called once per
+	 * gs_pprof_add with its event, it fills at most max of out (strings
+	 * valid during the call; another key than pid, tid or trace) and
+	 * returns how many. A label whose value is NULL or empty is left
+	 * out; values are kept escaped as gs_render_escaped escapes (pprof's
+	 * strings must be UTF-8, and these come from targets). Samples with
+	 * the same stack and labels merge. NULL: none. */
+	size_t (*labels)(void *arg, const struct gs_event *ev, struct gs_pprof_label *out,
+			 size_t max);
+	void *labels_arg;
 };
 
 struct gs_pprof;
@@ -55,7 +73,7 @@ GS_API void gs_pprof_free(struct gs_pprof *p);
  * labels merge. The labels: `pid` and `tid` (numbers, each when not 0:
  * stacks counted in BPF merge a process's threads) and `trace` (the trace
  * id in decimal, a string label: proto3 cannot tell a number 0 from
- * none). A frame whose module is known keeps its module address (in a
+ * none), then those of gs_pprof_opts.labels. A frame whose module is known keeps its module address (in a
  * caller, the return address minus one: the call being made) and its
  * mapping even without a symbol; one whose module is not known keeps its
  * raw address, without a mapping. What it keeps of ev is copied. 0, or

@@ -107,6 +107,10 @@ struct gs_program_opts {
 	 * (GS_BT_FLAG_PYTHON on each, gs/wire.h "Python stack"): the loop
 	 * unwinder only, reading py_procs and task_fsbase_offset. */
 	bool python_frames;
+	/* With count_stacks: the count key keeps the thread id
+	 * (gs_stack_count_key.tid), so each thread's stacks count apart;
+	 * without, tid is 0 and a process's threads count together. */
+	bool count_per_thread;
 };
 
 /* ---- the result ----------------------------------------------------------- */

@@ -253,6 +253,10 @@ struct gs_sample_opts {
 	/* The clock starts stopped: nothing is sampled until
 	 * gs_session_sampling(s, true). */
 	bool paused;
+	/* With counting (count_stacks here or in the plan's program opts):
+	 * each thread's stacks count apart, the event a count stands for
+	 * carrying its tid (else 0: a process's threads together). */
+	bool per_thread;
 };
 #define GS_SAMPLE_DEFAULT_FREQUENCY 99
 /* Adds the CPU samples above to p as one trace (opts may be NULL), before
@@ -408,8 +412,8 @@ GS_API int gs_session_lost(const struct gs_session *s, uint64_t *total, struct g
 /* Counting in BPF (gs_program_opts.count_stacks): calls fn once per
  * distinct stack counted so far by every program, with the event a
  * userspace count would have seen (decoded from the map key by the
- * event decoder: trace id, tgid, the Backtrace; time and tid 0) and its
- * count. Stacks the full map dropped are in gs_session_lost(). */
+ * event decoder: trace id, tgid, the Backtrace; time 0, tid 0 unless the
+ * trace counts per thread) and its count. Stacks the full map dropped are in gs_session_lost(). */
 typedef int (*gs_stack_count_fn)(void *arg, const struct gs_event *ev, uint64_t count);
 /* Calls fn as above (ev valid during the call only). 0, the first
  * non-zero value of fn, or -errno with err filled. */
@@ -470,7 +474,9 @@ struct gs_trace_stats {
 	uint32_t programs;        /* loaded programs (probes, or one sampler) */
 	uint64_t lost;            /* events the kernel could not deliver */
 	uint64_t stacks_dropped;  /* stacks a full stack_counts map could not take */
-	uint64_t agg_dropped;     /* aggregation updates a full map could not take */
+	/* aggregation updates a full map could not take: the map is the
+	 * session's, so every trace that aggregates reports its total */
+	uint64_t agg_dropped;
 	uint64_t run_time_ns, run_cnt;
 };
 /* Fills *st for the session's i-th trace, in plan order. 0, -ENOENT past

@@ -396,7 +396,8 @@ enum gs_py_status {
  * one key. The value is a u64 count. */
 struct gs_stack_count_key {
 	uint32_t tgid;
-	uint32_t tid;  /* 0: threads of a process count together */
+	uint32_t tid;  /* 0: threads of a process count together (unless
+			* gs_program_opts.count_per_thread keeps it) */
 	uint32_t inst; /* GS_INST_BACKTRACE_COMPACT | data_length << 8 */
 } GS_PACKED;
 GS_ASSERT_SIZE(struct gs_stack_count_key, 12);

@@ -84,7 +84,7 @@ void cg_event_begin(struct gs_cg *cg)
 	gs_asm_emit(a, GS_MOV64_REG(GS_R1, GS_R8));
 	gs_asm_emit(a, GS_ALU64_IMM(BPF_RSH, GS_R1, 32));
 	CG_STX_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, pid, GS_R1);
-	if (cg->opts.count_stacks)
+	if (cg->opts.count_stacks && !cg->opts.count_per_thread)
 		CG_ST_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, tid, 0); /* the key has no tid */
 	else
 		CG_STX_FIELD(a, GS_R9, MESSAGE, struct gs_event_message, tid, GS_R8);

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include <gs/fold.h>
+#include <gs/render.h>
 
 #include "base.h"
 #include "opts.h"
@@ -40,6 +41,12 @@ struct pp_location {
 struct pp_sample_head {
 	uint32_t pid, tid;
 	uint64_t trace;
+	uint64_t labels; /* a set of string labels (pprof_labels), 0: none */
+};
+
+/* A set of string labels: n (key, value) string pairs at `at` of pairs. */
+struct pp_labelset {
+	size_t at, n;
 };
 
 struct gs_pprof {
@@ -62,6 +69,11 @@ struct gs_pprof {
 	size_t nlines, lines_cap;
 	uint64_t *key; /* a sample's key being built */
 	size_t key_cap;
+	struct gs_counts *labelset_ids;
+	struct pp_labelset *labelsets;
+	size_t nlabelsets, labelsets_cap;
+	int64_t *pairs;
+	size_t npairs, pairs_cap;
 };
 
 /* Index of s in the string table (NULL and "" are 0); 0 after ENOMEM. */
@@ -177,10 +189,50 @@ uint64_t pprof_location(struct gs_pprof *p, const struct pprof_map *map, uint64_
 	return id;
 }
 
-int pprof_sample(struct gs_pprof *p, const uint64_t *locs, size_t nlocs, uint32_t pid,
-		 uint32_t tid, uint64_t trace, uint64_t n)
+/* A label's text as the profile keeps it: escaped (pprof's strings are
+ * UTF-8; these come from targets) and bounded. */
+#define LABEL_TEXT_MAX 1024
+
+uint64_t pprof_labels(struct gs_pprof *p, const struct gs_event *ev)
 {
-	struct pp_sample_head head = { pid, tid, trace };
+	struct gs_pprof_label in[GS_PPROF_LABELS_MAX];
+	int64_t key[2 * GS_PPROF_LABELS_MAX];
+	char text[LABEL_TEXT_MAX];
+	size_t n, k = 0;
+	uint64_t id;
+	bool made;
+
+	if (!p->o.labels)
+		return 0;
+	n = p->o.labels(p->o.labels_arg, ev, in, GS_PPROF_LABELS_MAX);
+	for (size_t i = 0; i < n && i < GS_PPROF_LABELS_MAX; i++) {
+		if (!in[i].key || !in[i].key[0] || !in[i].value || !in[i].value[0])
+			continue;
+		gs_render_escaped(in[i].key, strlen(in[i].key), 0, text, sizeof(text));
+		key[k++] = str(p, text);
+		gs_render_escaped(in[i].value, strlen(in[i].value), 0, text, sizeof(text));
+		key[k++] = str(p, text);
+	}
+	if (!k || p->nomem)
+		return 0;
+	id = intern(p, p->labelset_ids, key, k * sizeof(*key), (void **)&p->labelsets,
+		    &p->nlabelsets, &p->labelsets_cap, sizeof(*p->labelsets), &made);
+	if (id && made) {
+		if (base_grow((void **)&p->pairs, &p->pairs_cap, p->npairs + k, sizeof(*p->pairs))) {
+			p->nomem = true;
+			return 0;
+		}
+		memcpy(p->pairs + p->npairs, key, k * sizeof(*key));
+		p->labelsets[id - 1] = (struct pp_labelset){ .at = p->npairs, .n = k / 2 };
+		p->npairs += k;
+	}
+	return id;
+}
+
+int pprof_sample(struct gs_pprof *p, const uint64_t *locs, size_t nlocs, uint32_t pid,
+		 uint32_t tid, uint64_t trace, uint64_t labels, uint64_t n)
+{
+	struct pp_sample_head head = { pid, tid, trace, labels };
 	size_t words = sizeof(head) / sizeof(uint64_t) + nlocs;
 
 	if (p->nomem || base_grow((void **)&p->key, &p->key_cap, words, sizeof(*p->key)))
@@ -225,6 +277,7 @@ int gs_pprof_new(const struct gs_pprof_opts *opts, struct gs_pprof **out, struct
 	p->function_ids = gs_counts_new();
 	p->location_ids = gs_counts_new();
 	p->samples = gs_counts_new();
+	p->labelset_ids = gs_counts_new();
 	if (p->string_ids) {
 		p->sample_type = str(p, p->o.sample_type ? p->o.sample_type : "samples");
 		p->sample_unit = str(p, p->o.sample_unit ? p->o.sample_unit : "count");
@@ -235,7 +288,7 @@ int gs_pprof_new(const struct gs_pprof_opts *opts, struct gs_pprof **out, struct
 		p->label_trace = str(p, "trace");
 	}
 	if (!p->string_ids || !p->mapping_ids || !p->function_ids || !p->location_ids ||
-	    !p->samples || p->nomem) {
+	    !p->samples || !p->labelset_ids || p->nomem) {
 		gs_pprof_free(p);
 		return gs_errorf(err, -ENOMEM, "out of memory for the pprof profile");
 	}
@@ -263,6 +316,9 @@ void gs_pprof_free(struct gs_pprof *p)
 	free(p->locations);
 	free(p->lines);
 	free(p->key);
+	gs_counts_free(p->labelset_ids);
+	free(p->labelsets);
+	free(p->pairs);
 	gs_frames_free(p->own_frames);
 	free(p);
 }
@@ -395,30 +451,49 @@ static bool msgs_tables(struct gs_pprof *p, struct pp_msgs *m)
 	return true;
 }
 
+/* The string labels of a sample's key (none for 0). */
+static const struct pp_labelset *labelset(const struct gs_pprof *p, uint64_t id)
+{
+	static const struct pp_labelset none;
+
+	return id && id <= p->nlabelsets ? &p->labelsets[id - 1] : &none;
+}
+
 static bool msgs_samples(struct gs_pprof *p, struct pp_msgs *m)
 {
-	size_t n = gs_counts_size(p->samples), head = sizeof(struct pp_sample_head);
+	size_t n = gs_counts_size(p->samples), head = sizeof(struct pp_sample_head), nlabels = 0;
+	size_t at = 0;
 
 	m->counts = n ? gs_counts_sorted(p->samples) : NULL;
-	if ((n && !m->counts) || !ALLOC(m->samples, n) || !ALLOC(m->sample_v, n) ||
-	    !ALLOC(m->values, n) || !ALLOC(m->labels, 3 * n) || !ALLOC(m->label_v, 3 * n))
+	if (n && !m->counts)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		struct pp_sample_head h;
+
+		memcpy(&h, m->counts[i].key, head);
+		nlabels += 3 + labelset(p, h.labels)->n;
+	}
+	if (!ALLOC(m->samples, n) || !ALLOC(m->sample_v, n) || !ALLOC(m->values, n) ||
+	    !ALLOC(m->labels, nlabels) || !ALLOC(m->label_v, nlabels))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		const struct gs_count *c = &m->counts[i];
 		Perftools__Profiles__Sample *d = &m->samples[i];
-		Perftools__Profiles__Label *l = &m->labels[3 * i];
+		Perftools__Profiles__Label *l = &m->labels[at];
+		const struct pp_labelset *set;
 		struct pp_sample_head h;
 		char trace[24];
 		size_t nl = 0;
 
 		memcpy(&h, c->key, head);
+		set = labelset(p, h.labels);
 		perftools__profiles__sample__init(d);
 		d->n_location_id = (c->len - head) / sizeof(uint64_t);
 		d->location_id = (uint64_t *)((char *)c->key + head); /* aligned: malloc'd key */
 		m->values[i] = (int64_t)c->count;
 		d->n_value = 1;
 		d->value = &m->values[i];
-		for (int k = 0; k < 3; k++)
+		for (size_t k = 0; k < 3 + set->n; k++)
 			perftools__profiles__label__init(&l[k]);
 		if (h.pid) {
 			l[nl].key = p->label_pid;
@@ -432,11 +507,16 @@ static bool msgs_samples(struct gs_pprof *p, struct pp_msgs *m)
 		snprintf(trace, sizeof(trace), "%" PRIu64, h.trace);
 		l[nl].key = p->label_trace;
 		l[nl++].str = str(p, trace);
+		for (size_t k = 0; k < set->n; k++) {
+			l[nl].key = p->pairs[set->at + 2 * k];
+			l[nl++].str = p->pairs[set->at + 2 * k + 1];
+		}
 		for (size_t k = 0; k < nl; k++)
-			m->label_v[3 * i + k] = &l[k];
+			m->label_v[at + k] = &l[k];
 		d->n_label = nl;
-		d->label = &m->label_v[3 * i];
+		d->label = &m->label_v[at];
 		m->sample_v[i] = d;
+		at += 3 + set->n;
 	}
 	return true;
 }

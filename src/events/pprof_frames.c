@@ -141,7 +141,7 @@ static uint64_t stack_location(struct gs_pprof *p, const struct gs_stack_frame *
 }
 
 static int add_backtrace(struct gs_pprof *p, const struct gs_event *ev, const struct gs_inst *bt,
-			 uint64_t **locs, size_t *cap, uint64_t n)
+			 uint64_t labels, uint64_t **locs, size_t *cap, uint64_t n)
 {
 	struct gs_stack st;
 
@@ -153,20 +153,27 @@ static int add_backtrace(struct gs_pprof *p, const struct gs_event *ev, const st
 	for (size_t i = 0; i < st.count; i++)
 		if (!((*locs)[i] = stack_location(p, &st.frames[i])))
 			return -ENOMEM;
-	return pprof_sample(p, *locs, st.count, ev->pid, ev->tid, ev->trace_id, n);
+	return pprof_sample(p, *locs, st.count, ev->pid, ev->tid, ev->trace_id, labels, n);
 }
 
 int gs_pprof_add(struct gs_pprof *p, const struct gs_event *ev, uint64_t n)
 {
-	uint64_t *locs = NULL;
+	uint64_t *locs = NULL, labels = 0;
+	bool labelled = false;
 	size_t cap = 0;
 	int rc = 0;
 
 	/* each backtrace with what goes with it (gs_frames_stack): a sample's
 	 * kernel frames above its user ones, Python frames in place */
-	for (size_t i = 0; rc == 0 && i < ev->ninsts; i++)
-		if (ev->insts[i].type == GS_INST_BACKTRACE)
-			rc = add_backtrace(p, ev, &ev->insts[i], &locs, &cap, n);
+	for (size_t i = 0; rc == 0 && i < ev->ninsts; i++) {
+		if (ev->insts[i].type != GS_INST_BACKTRACE)
+			continue;
+		if (!labelled) {
+			labels = pprof_labels(p, ev);
+			labelled = true;
+		}
+		rc = add_backtrace(p, ev, &ev->insts[i], labels, &locs, &cap, n);
+	}
 	free(locs);
 	return rc;
 }

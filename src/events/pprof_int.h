@@ -29,10 +29,14 @@ struct pprof_map {
  * time it is asked; 0 when out of memory. */
 uint64_t pprof_location(struct gs_pprof *p, const struct pprof_map *map, uint64_t address,
 			const struct pprof_line *lines, size_t n);
+/* The id of the string labels gs_pprof_opts.labels gives ev (0: none, or
+ * no callback); the profile's tables hold them from then on. 0 also
+ * without memory (sticky: the write then fails). */
+uint64_t pprof_labels(struct gs_pprof *p, const struct gs_event *ev);
 /* Counts a stack (location ids, leaf first) with its labels n times.
  * 0 or -ENOMEM. */
 int pprof_sample(struct gs_pprof *p, const uint64_t *locs, size_t nlocs, uint32_t pid,
-		 uint32_t tid, uint64_t trace, uint64_t n);
+		 uint32_t tid, uint64_t trace, uint64_t labels, uint64_t n);
 /* The profile's frame resolver. */
 struct gs_frames *pprof_frames(struct gs_pprof *p);
 

@@ -461,6 +461,21 @@ static int same_aggregations(const struct gs_plan *p, const struct gs_program *p
 	return 0;
 }
 
+/* The options t's programs are built with: the plan's, but counting in
+ * BPF where the trace alone asks for it (a sampler beside a script's
+ * probes). Plans without such a trace build with the plan's own. */
+static const struct gs_program_opts *trace_program_opts(const struct gs_plan *p,
+							const struct gs_plan_trace *t,
+							struct gs_program_opts *po)
+{
+	if (!t->count_stacks && !t->count_per_thread)
+		return &p->program;
+	*po = p->program;
+	po->count_stacks |= t->count_stacks;
+	po->count_per_thread |= t->count_per_thread;
+	return po;
+}
+
 /* Every probe's program built (again, freeing an earlier build). */
 static int build_all(struct gs_plan *p, size_t rows, int64_t *t0, struct gs_error *err)
 {
@@ -470,6 +485,7 @@ static int build_all(struct gs_plan *p, size_t rows, int64_t *t0, struct gs_erro
 		for (size_t k = 0; k < t->nprobes; k++) {
 			struct gs_plan_probe *pr = &t->probes[k];
 			struct gs_trace_spec spec = t->spec;
+			struct gs_program_opts po;
 			const struct gs_expr *at = NULL;
 			struct gs_error why;
 			int rc;
@@ -486,7 +502,8 @@ static int build_all(struct gs_plan *p, size_t rows, int64_t *t0, struct gs_erro
 			}
 			gs_program_free(pr->prog);
 			pr->prog = NULL;
-			rc = gs_program_build_at(&spec, &p->program, &pr->prog, &at, &why);
+			rc = gs_program_build_at(&spec, trace_program_opts(p, t, &po), &pr->prog,
+						 &at, &why);
 			p->times.ns[GS_PHASE_BUILD] += base_now_ns() - *t0;
 			*t0 = base_now_ns();
 			if (rc && at && t->script)

@@ -70,6 +70,9 @@ int gs_plan_add_samples(struct gs_plan *p, const struct gs_sample_opts *opts,
 	t->sample_bt = (struct gs_stmt){ .kind = GS_STMT_BACKTRACE,
 					 .bt_flags = o.kernel_stacks ? GS_BT_FLAG_KERNEL : 0 };
 	t->sample_hz = o.frequency;
+	t->sample_paused = o.paused;
+	t->count_stacks = o.count_stacks;
+	t->count_per_thread = o.per_thread;
 	t->bt = true;
 	t->target.input = strdup("profile");
 	t->target.module = strdup(p->module ? p->module : p->opts.pid > 0 ? "process" : "all");

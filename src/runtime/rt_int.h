@@ -79,9 +79,13 @@ bool rt_plan_holds_dlopen(const struct gs_plan *p);
 bool rt_plan_size_output(struct gs_plan *p);
 
 /* The clock of CPU samples (sampling.c): a cpu-clock perf event per online
- * CPU at hz, each running prog_fd; freeing closes them (detaches). */
+ * CPU at hz, each running prog_fd, started unless paused; freeing closes
+ * them (detaches). rt_sampler_enable starts or stops every CPU's (NULL:
+ * nothing to do). */
 struct rt_sampler;
-int rt_sampler_attach(int prog_fd, uint32_t hz, struct rt_sampler **out, struct gs_error *err);
+int rt_sampler_attach(int prog_fd, uint32_t hz, bool paused, struct rt_sampler **out,
+		      struct gs_error *err);
+int rt_sampler_enable(struct rt_sampler *s, bool on, struct gs_error *err);
 void rt_sampler_free(struct rt_sampler *s);
 
 /* Whether pid maps the file at path now (procfill.c). */

@@ -1,7 +1,8 @@
 /* The clock of CPU samples (gs_plan_add_samples): one software cpu-clock
  * perf event per online CPU, in frequency mode, each running the sample
  * program (PERF_EVENT_IOC_SET_BPF, which every kernel with BPF perf_event
- * programs has). Closing the events detaches the program. */
+ * programs has). Closing the events detaches the program; stopping them
+ * (PERF_EVENT_IOC_DISABLE) stops the clock, program kept. */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -79,7 +80,8 @@ static unsigned long max_rate(void)
 	return v;
 }
 
-int rt_sampler_attach(int prog_fd, uint32_t hz, struct rt_sampler **out, struct gs_error *err)
+int rt_sampler_attach(int prog_fd, uint32_t hz, bool paused, struct rt_sampler **out,
+		      struct gs_error *err)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
@@ -121,7 +123,8 @@ int rt_sampler_attach(int prog_fd, uint32_t hz, struct rt_sampler **out, struct 
 			break;
 		}
 		s->fds[s->n++] = fd;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) ||
+		    (!paused && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)))
 			rc = gs_errorf(err, -errno, "cannot run the sample program on CPU %d: %s",
 				       cpus[i], strerror(errno));
 	}
@@ -133,6 +136,15 @@ int rt_sampler_attach(int prog_fd, uint32_t hz, struct rt_sampler **out, struct 
 		return rc;
 	}
 	*out = s;
+	return 0;
+}
+
+int rt_sampler_enable(struct rt_sampler *s, bool on, struct gs_error *err)
+{
+	for (size_t i = 0; s && i < s->n; i++)
+		if (ioctl(s->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0))
+			return gs_errorf(err, -errno, "cannot %s the CPU clock: %s",
+					 on ? "start" : "stop", strerror(errno));
 	return 0;
 }
 

@@ -307,7 +307,6 @@ static int start_sample(struct gs_session *s, const struct gs_plan_trace *t,
 
 	out->loaded.main_fd = out->loaded.step_fd = -1;
 	out->prog = pr->prog;
-	s->sample_scope = t->spec.sample;
 	rc = gs_bpf_maps_create(pr->prog, &s->pool, &out->maps, err);
 	ns[GS_PHASE_CREATE_MAPS] += base_now_ns() - t0;
 	if (rc == 0)
@@ -318,7 +317,8 @@ static int start_sample(struct gs_session *s, const struct gs_plan_trace *t,
 	t1 = base_now_ns();
 	ns[GS_PHASE_LOAD] += t1 - t0;
 	if (rc == 0)
-		rc = rt_sampler_attach(out->loaded.main_fd, t->sample_hz, &out->sampler, err);
+		rc = rt_sampler_attach(out->loaded.main_fd, t->sample_hz, t->sample_paused,
+				       &out->sampler, err);
 	ns[GS_PHASE_ATTACH] += base_now_ns() - t1;
 	return rc;
 }
@@ -342,6 +342,14 @@ int gs_session_start(struct gs_session *s, const struct gs_plan *plan, struct gs
 	s->multi = !s->opts.force_tracefs && !s->opts.no_multi_link &&
 		   gs_uprobe_multi_supported(NULL) == 0;
 	rt_warm_start(s);
+	/* A sampler's processes need their rows whichever trace fills them
+	 * first (a script's probes come before the sampler in the plan). */
+	for (size_t i = 0; i < ntraces && !s->sample_scope; i++) {
+		const struct gs_plan_trace *t = gs_plan_trace_at(plan, i);
+
+		s->sample_scope = t->spec.sample;
+		s->sample_module = t->target.module;
+	}
 	s->v = calloc(nprobes ? nprobes : 1, sizeof(*s->v));
 	if (!s->v)
 		return gs_errorf(err, -ENOMEM, "out of memory starting %zu probes", nprobes);
@@ -451,6 +459,22 @@ int gs_session_lost(const struct gs_session *s, uint64_t *total, struct gs_error
 	}
 	gs_reader_stats(s->reader, &st);
 	*total += st.lost_samples;
+	return 0;
+}
+
+int gs_session_wake_on(struct gs_session *s, int fd, struct gs_error *err)
+{
+	return rt_reader_wake_on(s->reader, fd, err);
+}
+
+int gs_session_sampling(struct gs_session *s, bool on, struct gs_error *err)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		int rc = rt_sampler_enable(s->v[i].sampler, on, err);
+
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 

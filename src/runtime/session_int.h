@@ -55,6 +55,7 @@ struct gs_session {
 	/* CPU samples (gs_plan_add_samples): their scope, and the processes
 	 * already looked at by the quick scan for new ones. */
 	uint8_t sample_scope;
+	const char *sample_module;   /* GS_SAMPLE_KNOWN: the plan's module */
 	int64_t last_scan_ns;
 	pid_t *seen;
 	size_t nseen, seen_cap;

@@ -141,8 +141,9 @@ static bool in_scope(const struct gs_session *s, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (readlink(path, exe, sizeof(exe)) <= 0)
 		return false;
-	return s->sample_scope == GS_SAMPLE_ALL ||
-	       rt_pid_maps_file(pid, gs_plan_trace_at(s->plan, 0)->target.module);
+	/* the sampler's module: the plan's first trace may be a script's, in
+	 * a library */
+	return s->sample_scope == GS_SAMPLE_ALL || rt_pid_maps_file(pid, s->sample_module);
 }
 
 /* Processes that started since the last look: each new pid of /proc once

@@ -14,6 +14,7 @@
 
 #include <gs/internal/serve.h>
 #include <gs/prom.h>
+#include <gs/pprof.h>
 
 /* ---- the query string (query.c; fuzzed) ---------------------------------- */
 
@@ -64,6 +65,11 @@ struct srv_request {
 	bool gzip_ok;           /* Accept-Encoding allows gzip */
 	uint32_t seconds;       /* SRV_ROUTE_PROFILE: ?seconds=, capped */
 	int64_t arrived_ns;     /* CLOCK_MONOTONIC */
+	/* Set by the command's thread before srv_http_answer: the answer's
+	 * Content-Disposition (a string that lives as long as the program:
+	 * `attachment; filename="profile"` for a profile, as Go's
+	 * net/http/pprof sends it), or NULL: none. */
+	const char *disposition;
 	void *priv;             /* http.c's */
 };
 
@@ -114,7 +120,7 @@ struct srv_ctx {
 	struct srv_http *http;
 	int64_t start_realtime_ns;
 	/* kept by profile.c */
-	uint64_t samples;              /* stacks counted into profiles, in total */
+	uint64_t samples;              /* CPU samples drained from BPF, in total */
 	uint64_t drains;
 	/* kept by metrics.c */
 	uint64_t series_dropped;       /* series left out (--serve-max-series, or a
@@ -216,14 +222,89 @@ int srv_health_reserve(struct gs_prom *w, struct gs_error *err);
  * err. */
 int srv_health_write(struct gs_prom *w, const struct srv_health *h,
 		     const struct srv_labels *labels, struct gs_error *err);
+/* ---- the names a process's samples are labelled with (proclabels.c) ----- */
+
+/* comm, exe and container id of each process sampled, read from /proc
+ * the first time its samples are drained and kept SRV_PROCLABELS_TTL_NS:
+ * then read again (an exec renames a process; a pid is reused), so the
+ * cache holds the processes sampled lately only, at most
+ * SRV_PROCLABELS_MAX (the oldest goes first). */
+#define SRV_PROCLABELS_MAX 4096
+#define SRV_PROCLABELS_TTL_NS 10000000000ll
+struct srv_procnames {
+	const char *comm, *exe, *container; /* raw; "" when unknown or none */
+};
+struct srv_proclabels;
+struct srv_proclabels *srv_proclabels_new(void);
+void srv_proclabels_free(struct srv_proclabels *l);
+/* pid's names at now_ns (CLOCK_MONOTONIC), read when not known or known
+ * for longer than the TTL; NULL when the process is gone (remembered as
+ * such for the TTL too) or pid <= 0. Valid until the next call. */
+const struct srv_procnames *srv_proclabels_get(struct srv_proclabels *l, pid_t pid,
+					       int64_t now_ns);
+/* Forgets every entry read longer than the TTL ago; the entries left. */
+size_t srv_proclabels_sweep(struct srv_proclabels *l, int64_t now_ns);
+size_t srv_proclabels_count(const struct srv_proclabels *l);
+
+/* ---- the open profiles (profiles.c) -------------------------------------- */
+
+/* Profiles being gathered, each for one request, by the end of its
+ * seconds: what a tick must do is decided here, from the clock alone, and
+ * done by profile.c (the drain, the answers, the sampler's clock). */
+#define SRV_DRAIN_OPEN_NS 1000000000ll /* while a profile is open */
+#define SRV_DRAIN_IDLE_NS 5000000000ll /* --profile, none open: the map never fills */
+#define SRV_MAX_PROFILES 32            /* open at once */
+
+struct srv_profile {
+	struct srv_request *req;
+	struct gs_pprof *pprof;
+	int64_t start_ns, end_ns;      /* CLOCK_MONOTONIC */
+};
+
+struct srv_profiles {
+	struct srv_profile *v;         /* open, by end_ns */
+	size_t n, cap;
+	int64_t last_drain_ns;
+	bool profiling;                /* the clock runs the whole time (--profile) */
+	bool clock_on;
+	uint64_t fed;                  /* counts fed to the open profiles */
+};
+
+/* What a tick at now does: drain the counts (into every open profile),
+ * answer the first `expired` profiles, then stop the clock. */
+struct srv_due {
+	bool drain;
+	size_t expired;
+	bool clock_off;
+};
+void srv_profiles_due(const struct srv_profiles *b, int64_t now_ns, struct srv_due *d);
+/* Opens a profile of `seconds` from now_ns in its place by end time:
+ * 0, -EBUSY past SRV_MAX_PROFILES, -ENOMEM. */
+int srv_profiles_open(struct srv_profiles *b, struct srv_request *r, struct gs_pprof *pprof,
+		      int64_t now_ns, uint32_t seconds);
+/* Adds a drained count to every open profile: 0 or -ENOMEM. */
+int srv_profiles_feed(struct srv_profiles *b, const struct gs_event *ev, uint64_t count);
+/* Takes the first open profile (the one that ends first) out into *out:
+ * false when none is open. */
+bool srv_profiles_take(struct srv_profiles *b, struct srv_profile *out);
+/* Frees what is open (their pprofs; the requests are http.c's). */
+void srv_profiles_fini(struct srv_profiles *b);
 
 /* ---- /debug/pprof/profile (profile.c) ------------------------------------ */
+
+/* Go's net/http/pprof answer: the profile gzipped as a file. */
+#define SRV_PROFILE_TYPE "application/octet-stream"
+#define SRV_PROFILE_DISPOSITION "attachment; filename=\"profile\""
 
 struct srv_profiler;
 
 int srv_profiler_new(struct srv_ctx *c, struct srv_profiler **out, struct gs_error *err);
 /* A profile request: it starts now and is answered once its seconds are
- * over (the sampler runs while any is open). */
+ * over (the sampler runs while any is open). r is answered either way: one
+ * that cannot be served (no sampler in the plan, SRV_MAX_PROFILES open,
+ * no memory) at once, with 503 and why, and 0 returned (the agent goes
+ * on). -errno with err filled (the run should end) only when the session
+ * fails: the drain, or the clock that would not start (r answered 503). */
 int srv_profiler_add(struct srv_profiler *p, struct srv_request *r, struct gs_error *err);
 /* Drains the counts when due (each second while a profile is open, and
  * often enough that the maps never fill), answers the profiles whose time

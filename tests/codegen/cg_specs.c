@@ -346,6 +346,11 @@ const struct gs_cg_case gs_cg_cases[] = {
 							       .backtrace_depth = 32 } },
 	{ "sample_all_count", &sample_all, { .unwinder = GS_UNWINDER_LOOP, .count_stacks = true,
 					     .backtrace_depth = 32 } },
+	/* the agent's profiles label samples by thread: the tid stays in the key */
+	{ "sample_all_count_per_thread", &sample_all, { .unwinder = GS_UNWINDER_LOOP,
+							.count_stacks = true,
+							.count_per_thread = true,
+							.backtrace_depth = 32 } },
 	/* Python frames (GS_BT_FLAG_PYTHON): the gs_py_walk subprogram */
 	{ "py_bt_depth32", &py_bt, { .unwinder = GS_UNWINDER_LOOP, .backtrace_depth = 32,
 				     .task_fsbase_offset = GS_CG_TASK_FSBASE } },

@@ -463,6 +463,72 @@ static void test_random_events_hold_together(void **state)
 	gs_pprof_free(p);
 }
 
+/* String labels by thread: the callback names each event's thread; an
+ * empty value is left out; text from a target reaches the profile as
+ * valid UTF-8 without controls; more labels than the room are cut. */
+static size_t thread_labels(void *arg, const struct gs_event *ev, struct gs_pprof_label *out,
+			    size_t max)
+{
+	size_t *calls = arg, n = 0;
+
+	(*calls)++;
+	out[n++] = (struct gs_pprof_label){ "comm", ev->tid == 100 ? "worker" : "main" };
+	/* a name a process chose: a terminal escape and a byte that is not UTF-8 */
+	out[n++] = (struct gs_pprof_label){ "exe", "/bin/\x1b[31mred\xff" };
+	out[n++] = (struct gs_pprof_label){ "container", "" };
+	out[n++] = (struct gs_pprof_label){ "env", "prod" };
+	/* the callback may fill exactly max, and no more */
+	while (n < max)
+		out[n++] = (struct gs_pprof_label){ "filler", "x" };
+	return n + 5; /* claims more than max: cut to max */
+}
+
+static void test_string_labels_split_and_escape(void **state)
+{
+	struct gs_backtrace_frame frames[2] = { at(fx.leaf), at(fx.mid + 5) };
+	size_t calls = 0;
+	GS_OPTS(gs_pprof_opts, o, .frames = resolver, .labels = thread_labels,
+		.labels_arg = &calls);
+	const Perftools__Profiles__Sample *worker = NULL;
+	struct gs_pprof *p;
+	char buf[64];
+	Profile *prof;
+	struct ev e;
+
+	(void)state;
+	assert_int_equal(gs_pprof_new(&o, &p, NULL), 0);
+	assert_int_equal(gs_pprof_add(p, event(&e, frames, 2, 3, 100), 2), 0);
+	assert_int_equal(gs_pprof_add(p, event(&e, frames, 2, 3, 100), 1), 0);
+	assert_int_equal(gs_pprof_add(p, event(&e, frames, 2, 3, 200), 1), 0);
+	assert_int_equal(calls, 3); /* once per event */
+	assert_int_equal(gs_pprof_samples(p), 2);
+	prof = read_back(p);
+	assert_int_equal(prof->n_sample, 2);
+	for (size_t i = 0; i < prof->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = prof->sample[i];
+		size_t fillers = 0;
+
+		/* pid, tid, trace, comm, exe, env, and the fillers past them */
+		assert_int_equal(s->n_label, 3 + GS_PPROF_LABELS_MAX - 1);
+		for (size_t k = 0; k < s->n_label; k++) {
+			const char *key = S(prof, s->label[k]->key);
+
+			assert_string_not_equal(key, "container");
+			fillers += strcmp(key, "filler") == 0;
+		}
+		assert_int_equal(fillers, GS_PPROF_LABELS_MAX - 4);
+		assert_string_equal(label(prof, s, "exe", buf), "/bin/\\x1b[31mred\\xff");
+		assert_string_equal(label(prof, s, "env", buf), "prod");
+		if (strcmp(label(prof, s, "comm", buf), "worker") == 0)
+			worker = s;
+	}
+	assert_non_null(worker);
+	assert_int_equal(worker->value[0], 3);
+	assert_string_equal(label(prof, worker, "tid", buf), "100");
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	gs_pprof_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_clear_samples_keeps_tables),
 		cmocka_unit_test(test_empty_profile),
 		cmocka_unit_test(test_random_events_hold_together),
+		cmocka_unit_test(test_string_labels_split_and_escape),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -222,6 +222,28 @@ const char *gs_perfmap_lookup(const struct gs_perfmap *m, uint64_t addr, uint64_
 size_t gs_perfmap_count(const struct gs_perfmap *m);
 void gs_perfmap_free(struct gs_perfmap *m);
 
+/* ---- what names a process in a profile (procinfo.c) ---- */
+
+/* A container id: 64 lowercase hex digits. */
+#define GS_CONTAINER_ID_LEN 64
+/* The container a /proc/PID/cgroup text (len bytes, need not end in NUL)
+ * says the process runs in: the id in docker-ID.scope,
+ * cri-containerd-ID.scope, crio-ID.scope, libpod-ID.scope, or a directory
+ * that is the id (/docker/ID, kubepods' pod directories), the innermost
+ * one of the first line naming one. 0 and the id NUL-ended in id; -ENOENT
+ * when none (id empty), -ENOSPC when size < GS_CONTAINER_ID_LEN + 1. */
+int gs_cgroup_container_id(const char *text, size_t len, char *id, size_t size);
+
+/* A process's names, raw (the process chose them: escape to print). */
+struct gs_procinfo {
+	char comm[16];      /* /proc/PID/comm, its newline dropped */
+	char exe[4096];     /* the link /proc/PID/exe, "" when unreadable */
+	char container[GS_CONTAINER_ID_LEN + 1]; /* "" when none */
+};
+/* Reads them now: 0, -ENOENT when the process is gone, -EINVAL for a
+ * pid <= 0, or the -errno of reading its comm. */
+int gs_procinfo_read(pid_t pid, struct gs_procinfo *out);
+
 /* ---- a module file's CFI rows, which the unwind layer builds ---- */
 
 /* The rows of every file of a cache with one cookie (build id), kept by

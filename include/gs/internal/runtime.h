@@ -327,6 +327,10 @@ struct gs_plan_trace {
 	 * sample_hz, not an address. */
 	struct gs_stmt sample_bt;
 	uint32_t sample_hz;
+	bool sample_paused;             /* the clock starts stopped */
+	/* This trace's program counts its stacks in BPF (per thread) whatever
+	 * the plan's gs_program_opts say: the other traces keep theirs. */
+	bool count_stacks, count_per_thread;
 	/* Copies of a function traced by name (inline instances, same-named
 	 * statics) that lack names the body reads, which print <optimized
 	 * out> there: "'a' is not visible in 1 of 3 copies (inlined in main at
