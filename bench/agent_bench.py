@@ -118,7 +118,7 @@ class Tracer:
 
 def agent(port, extra=()):
     return Tracer([GSTRACE, "--profile", "19", "--all", "--quiet", "--serve",
-                   "127.0.0.1:%d" % port, "--ready-marker", READY] + list(extra), READY)
+                   "127.0.0.1:%d" % port, "--emit-ready-marker", READY] + list(extra), READY)
 
 
 def bpftrace():
@@ -235,7 +235,7 @@ def scrape_10k():
     port = free_port()
     t = Tracer([GSTRACE, "-p", str(load.pid), "-s", "trace agent_key { @k[key] = count(); }",
                 "--quiet", "--max-keys", "20000", "--serve", "127.0.0.1:%d" % port,
-                "--serve-max-series", "20000", "--ready-marker", READY], READY)
+                "--serve-max-series", "20000", "--emit-ready-marker", READY], READY)
     try:
         if not t.ready:
             skipped(metric, "gstrace did not start: " + "".join(t.err)[-300:])

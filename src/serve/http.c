@@ -290,7 +290,9 @@ static enum MHD_Result send_resumed(struct srv_http *h, struct http_req *r)
 	r->body = NULL;
 	set_deadline(h, r->mc, false);
 	return send_answer(r->mc, r->status, type ? type : "application/octet-stream",
-			   r->content_encoding, body, len, owned, NULL, NULL);
+			   r->content_encoding, body, len, owned,
+			   r->pub.disposition && owned ? MHD_HTTP_HEADER_CONTENT_DISPOSITION : NULL,
+			   r->pub.disposition);
 }
 
 /* ---- requests ---------------------------------------------------------------- */

@@ -105,7 +105,7 @@ def fixture_count(path):
 
 def start_agent(args, errfile):
     """gstrace with args, waiting for its ready marker on stderr."""
-    p = spawn([GSTRACE, "--ready-marker", READY] + args, stdout=subprocess.DEVNULL,
+    p = spawn([GSTRACE, "--emit-ready-marker", READY] + args, stdout=subprocess.DEVNULL,
               stderr=open(errfile, "w"))
     deadline = time.time() + 60
     while time.time() < deadline:
