@@ -68,7 +68,8 @@ static void test_labels_from_serve_label(void **state)
 		{ "a-b=1", "'a-b' cannot name a label" },
 		{ "__x=1", "'__x' cannot name a label" },
 		{ "le=1", "'le' cannot name a label" },
-		{ "trace=1", "not be le, quantile, trace, target or version" },
+		{ "trace=1", "not le, quantile, trace, target, version, instance or job" },
+		{ "job=x", "'job' cannot name a label" },
 		{ "version=2", "'version' cannot name a label" },
 	};
 	static const char *const twice[] = { "a=1", "a=2" };
