@@ -63,7 +63,7 @@ int64_t http_now_ns(void)
 static struct http_conn *conn_of(struct MHD_Connection *mc)
 {
 	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		mhd->get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	return ci ? ci->socket_context : NULL;
 }
@@ -139,24 +139,24 @@ static enum MHD_Result send_answer(struct MHD_Connection *mc, unsigned status,
 	enum MHD_Result rc;
 
 	if (owned && body)
-		resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+		resp = mhd->create_response_from_buffer_with_free_callback(len, body, free);
 	else
-		resp = MHD_create_response_from_buffer(len, body ? body : (char *)"",
+		resp = mhd->create_response_from_buffer(len, body ? body : (char *)"",
 						       MHD_RESPMEM_PERSISTENT);
 	if (!resp) {
 		if (owned)
 			free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	mhd->add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (encoding)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
+		mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
 	if (hname)
-		MHD_add_response_header(resp, hname, hvalue);
-	rc = MHD_queue_response(mc, status, resp);
-	MHD_destroy_response(resp);
+		mhd->add_response_header(resp, hname, hvalue);
+	rc = mhd->queue_response(mc, status, resp);
+	mhd->destroy_response(resp);
 	return rc;
 }
 
@@ -215,7 +215,7 @@ static void answer_locked(struct srv_http *h, struct http_req *r, unsigned statu
 	r->body = body;
 	r->len = len;
 	r->state = REQ_ANSWERED;
-	MHD_resume_connection(r->mc);
+	mhd->resume_connection(r->mc);
 	http_wake(h->wake_fd, true);
 }
 
@@ -232,9 +232,9 @@ void http_refuse_waiting(struct srv_http *h)
 static enum MHD_Result enqueue(struct srv_http *h, struct http_req *r)
 {
 	struct MHD_Connection *mc = r->mc;
-	const char *accept = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+	const char *accept = mhd->lookup_connection_value(mc, MHD_HEADER_KIND,
 							 MHD_HTTP_HEADER_ACCEPT);
-	const char *coding = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+	const char *coding = mhd->lookup_connection_value(mc, MHD_HEADER_KIND,
 							 MHD_HTTP_HEADER_ACCEPT_ENCODING);
 
 	r->pub.route = r->route == HTTP_METRICS ? SRV_ROUTE_METRICS : SRV_ROUTE_PROFILE;
@@ -245,7 +245,7 @@ static enum MHD_Result enqueue(struct srv_http *h, struct http_req *r)
 			 : h->max_seconds;
 	/* suspended before it is queued: the command's thread may resume it
 	 * the moment it sees it */
-	MHD_suspend_connection(mc);
+	mhd->suspend_connection(mc);
 	set_deadline(h, mc, true);
 	pthread_mutex_lock(&h->lock);
 	r->state = REQ_QUEUED;
@@ -299,10 +299,10 @@ static enum MHD_Result send_resumed(struct srv_http *h, struct http_req *r)
 
 static bool has_body(struct MHD_Connection *mc)
 {
-	const char *cl = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+	const char *cl = mhd->lookup_connection_value(mc, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_CONTENT_LENGTH);
 
-	if (MHD_lookup_connection_value(mc, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+	if (mhd->lookup_connection_value(mc, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
 		return true;
 	return cl && strcmp(cl, "0") != 0;
 }
@@ -322,7 +322,7 @@ static bool refused(struct srv_http *h, struct http_req *r, const char *method,
 	if (r->url_too_long)
 		*rc = refuse(h, mc, MHD_HTTP_URI_TOO_LONG, "414 URI too long\n", NULL, NULL);
 	else if (h->token &&
-		 !srv_token_check(MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+		 !srv_token_check(mhd->lookup_connection_value(mc, MHD_HEADER_KIND,
 							      MHD_HTTP_HEADER_AUTHORIZATION),
 				  h->token, h->token_len))
 		*rc = refuse(h, mc, MHD_HTTP_UNAUTHORIZED, "401 unauthorized\n",
@@ -433,7 +433,7 @@ void http_on_connection(void *cls, struct MHD_Connection *mc, void **socket_ctx,
 
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+			mhd->get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
 
 		c = calloc(1, sizeof(*c));
 		if (!c || !ci) {

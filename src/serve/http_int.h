@@ -11,6 +11,8 @@
 
 #include <microhttpd.h>
 
+#include "mhd.h"
+
 #include "serve_int.h"
 
 /* A URI longer than this is answered 414 (MHD answers 414 or 431 itself

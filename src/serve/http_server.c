@@ -76,7 +76,7 @@ static void *serve(void *arg)
 		int64_t now = http_now_ns(), next = cut_late(h, now);
 		long long ms = -1;
 
-		if (MHD_get_timeout(h->d, &mhd_ms) == MHD_YES)
+		if (mhd->get_timeout(h->d, &mhd_ms) == MHD_YES)
 			ms = mhd_ms > INT_MAX ? INT_MAX : (long long)mhd_ms;
 		if (next) {
 			long long until = (next - now) / 1000000 + 1;
@@ -91,7 +91,7 @@ static void *serve(void *arg)
 			if (__atomic_load_n(&h->quit, __ATOMIC_ACQUIRE))
 				break;
 		}
-		MHD_run(h->d);
+		mhd->run(h->d);
 	}
 	return NULL;
 }
@@ -233,11 +233,13 @@ int srv_http_new(const struct srv_http_opts *o, struct srv_http **out, struct gs
 	int lfd, rc;
 
 	*out = NULL;
+	if ((rc = mhd_load(err)))
+		return rc;
 	if ((o->tls_cert_pem == NULL) != (o->tls_key_pem == NULL))
 		return gs_errorf(err, -EINVAL, "--serve %s: TLS needs both a certificate and "
 				 "its key (--serve-tls-cert and --serve-tls-key)", o->listen.text);
 	if (o->tls_cert_pem &&
-	    (srv_static_no_tls || MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES))
+	    (srv_static_no_tls || mhd->is_feature_supported(MHD_FEATURE_TLS) != MHD_YES))
 		return gs_errorf(err, -ENOTSUP, "--serve %s: --serve-tls-cert/--serve-tls-key: %s: "
 				 "use the dynamically linked gstrace, or serve plain HTTP "
 				 "behind a TLS proxy", o->listen.text,
@@ -284,7 +286,7 @@ int srv_http_new(const struct srv_http_opts *o, struct srv_http **out, struct gs
 	if (o->tls_cert_pem)
 		flags |= MHD_USE_TLS;
 	h->starting = true;
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, http_on_request, h,
+	h->d = mhd->start_daemon(flags, 0, NULL, NULL, http_on_request, h,
 		MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
 		MHD_OPTION_LISTEN_SOCKET, lfd,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
@@ -308,7 +310,7 @@ int srv_http_new(const struct srv_http_opts *o, struct srv_http **out, struct gs
 				 "certificate and its unencrypted key");
 		goto fail;
 	}
-	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
+	info = mhd->get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
 	if (!info) {
 		rc = gs_errorf(err, -EINVAL, "--serve %s: libmicrohttpd has no epoll loop",
 			       o->listen.text);
@@ -367,7 +369,7 @@ void srv_http_free(struct srv_http *h)
 		pthread_join(h->thread, NULL);
 	}
 	if (h->d)
-		MHD_stop_daemon(h->d);
+		mhd->stop_daemon(h->d);
 	if (h->event_fd >= 0)
 		close(h->event_fd);
 	if (h->wake_fd >= 0)
