@@ -32,7 +32,8 @@ int cli_serve_start(struct cli_ctx *c, gs_stack_count_fn on_counts, void *arg)
 	memcpy(o.labels, c->cli.serve_labels, sizeof(o.labels));
 	if ((rc = srv_agent_new(&o, &c->agent, &err))) {
 		cli_say("gstrace: ", "%s", err.msg);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		/* the flags' (a token file, TLS files, TLS in a static build) */
+		return rc == -EINVAL || rc == -ENOTSUP ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 	if (!srv_listen_loopback(&o.listen) && !o.tls_cert)
 		cli_say("gstrace: ", "warning: serving on %s without TLS: the token and what is "
