@@ -14,8 +14,9 @@
 
 #include "run_gstrace.h"
 
-/* gstrace with args, the fixture launched after `--`. */
-static void run_on_fixture(const char **args, struct ran *r)
+/* gstrace with args, the fixture launched after `--`; the run must exit 0
+ * (what names the run in the failure). */
+static void run_on_fixture(const char *what, const char **args, struct ran *r)
 {
 	const char *dir = getenv("GS_CLI_FIXTURES");
 	char fixture[4096], *argv[32];
@@ -30,6 +31,19 @@ static void run_on_fixture(const char **args, struct ran *r)
 	argv[n++] = fixture;
 	argv[n] = NULL;
 	run_gstrace(argv, r);
+	if (r->status != 0)
+		fail_msg("%s: status %d, stderr '%s'", what, r->status, r->err);
+}
+
+/* args (with --quiet): exit 0 and nothing on stdout or stderr. */
+static void assert_quiet_run(const char **args)
+{
+	struct ran r = { 0 };
+
+	run_on_fixture("with --quiet", args, &r);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "");
+	ran_free(&r);
 }
 
 static void test_quiet_drops_a_scripts_events_and_aggregations(void **state)
@@ -41,18 +55,12 @@ static void test_quiet_drops_a_scripts_events_and_aggregations(void **state)
 	struct ran r = { 0 };
 
 	(void)state;
-	run_on_fixture(loud, &r);
-	if (r.status != 0)
-		fail_msg("without --quiet: status %d, stderr '%s'", r.status, r.err);
+	run_on_fixture("without --quiet", loud, &r);
 	assert_non_null(strstr(r.out, "tick 0"));
 	assert_non_null(strstr(r.out, "tick 4"));
 	assert_non_null(strstr(r.out, "@calls: 5"));
-	run_on_fixture(quiet, &r);
-	if (r.status != 0)
-		fail_msg("with --quiet: status %d, stderr '%s'", r.status, r.err);
-	assert_string_equal(r.out, "");
-	assert_string_equal(r.err, "");
 	ran_free(&r);
+	assert_quiet_run(quiet);
 }
 
 static void test_quiet_drops_the_profiles_table(void **state)
@@ -62,17 +70,11 @@ static void test_quiet_drops_the_profiles_table(void **state)
 	struct ran r = { 0 };
 
 	(void)state;
-	run_on_fixture(loud, &r);
-	if (r.status != 0)
-		fail_msg("without --quiet: status %d, stderr '%s'", r.status, r.err);
+	run_on_fixture("without --quiet", loud, &r);
 	assert_non_null(strstr(r.out, "events, "));
 	assert_non_null(strstr(r.out, "main"));
-	run_on_fixture(quiet, &r);
-	if (r.status != 0)
-		fail_msg("with --quiet: status %d, stderr '%s'", r.status, r.err);
-	assert_string_equal(r.out, "");
-	assert_string_equal(r.err, "");
 	ran_free(&r);
+	assert_quiet_run(quiet);
 }
 
 int main(void)
