@@ -4,80 +4,16 @@
  * function and a bt where no CFI covers the probe exit 2 with the trace's
  * position in the script, its source line and a caret under the target. */
 #include <setjmp.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "base.h"
-
-extern char **environ;
-
-struct ran {
-	int status;
-	char *out, *err;
-};
-
-static char *read_all(int fd)
-{
-	size_t n = 0, cap = 4096;
-	char *buf = malloc(cap);
-	ssize_t got;
-
-	assert_non_null(buf);
-	while ((got = read(fd, buf + n, cap - 1 - n)) > 0) {
-		n += (size_t)got;
-		if (cap - 1 - n == 0) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
-/* Runs gstrace with argv (NULL-terminated, argv[0] ignored). stderr is read
- * after stdout: the cases here write little to stderr. */
-static void run(char **argv, struct ran *r)
-{
-	const char *bin = getenv("GSTRACE_BIN");
-	posix_spawn_file_actions_t fa;
-	int out[2], err[2], st;
-	pid_t pid;
-
-	assert_non_null(bin);
-	argv[0] = (char *)bin;
-	assert_int_equal(pipe(out), 0);
-	assert_int_equal(pipe(err), 0);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-	posix_spawn_file_actions_addclose(&fa, out[0]);
-	posix_spawn_file_actions_addclose(&fa, err[0]);
-	assert_int_equal(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(out[1]);
-	close(err[1]);
-	r->out = read_all(out[0]);
-	r->err = read_all(err[0]);
-	close(out[0]);
-	close(err[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static void ran_free(struct ran *r)
-{
-	free(r->out);
-	free(r->err);
-}
+#include "run_gstrace.h"
 
 static char *fixture(const char *name)
 {
@@ -96,10 +32,10 @@ static void test_dry_run_summarizes_without_loading(void **state)
 	char *argv[] = { NULL, "--dry-run", "-t", fixture("libgs_out_fixture.so"), "-s",
 			 "trace out_leaf { print \"v={}\", rdi; bt; }", "--backtrace-depth", "7",
 			 "--unwinder", "tailcall", NULL };
-	struct ran r;
+	struct ran r = { 0 };
 
 	(void)state;
-	run(argv, &r);
+	run_gstrace(argv, &r);
 	if (r.status != 0)
 		fail_msg("status %d, stderr: %s", r.status, r.err);
 	assert_non_null(strstr(r.out, "trace #0 out_leaf: "));
@@ -118,11 +54,11 @@ static void test_dump_insns_prints_main_then_step_program(void **state)
 	char *argv[] = { NULL, "--dump-insns", "-t", fixture("libgs_out_fixture.so"), "-s",
 			 "trace out_leaf { bt; } trace out_mid { print \"mid\"; }", "--unwinder",
 			 "tailcall", NULL };
-	struct ran r;
+	struct ran r = { 0 };
 	const char *step, *second;
 
 	(void)state;
-	run(argv, &r);
+	run_gstrace(argv, &r);
 	if (r.status != 0)
 		fail_msg("status %d, stderr: %s", r.status, r.err);
 	assert_true(base_has_prefix(r.out, "; trace #0 out_leaf at "));
@@ -146,17 +82,16 @@ static void test_duration_adds_an_entry_program(void **state)
 			 "100", NULL };
 	char *dump[] = { NULL, "--dump-insns", "-t", fixture("libgs_out_fixture.so"), "-s",
 			 "trace out_leaf return { @lat = avg($duration); }", NULL };
-	struct ran r;
+	struct ran r = { 0 };
 
 	(void)state;
-	run(argv, &r);
+	run_gstrace(argv, &r);
 	if (r.status != 0)
 		fail_msg("status %d, stderr: %s", r.status, r.err);
 	assert_non_null(strstr(r.out, "  entry program gs_trace0_entry ($duration, at the "
 			       "function's entry): "));
 	assert_non_null(strstr(r.out, "gs_aggs[100], gs_agg_drops[1], gs_entry_times[16384]"));
-	ran_free(&r);
-	run(dump, &r);
+	run_gstrace(dump, &r);
 	if (r.status != 0)
 		fail_msg("status %d, stderr: %s", r.status, r.err);
 	assert_non_null(strstr(r.out, "\n; entry program gs_trace0_entry\n"));
@@ -174,17 +109,16 @@ static void test_aggregation_keys_agree_across_traces(void **state)
 	char *same[] = { NULL, "--dry-run", "-t", fixture("libgs_out_fixture.so"), "-s",
 			 "trace out_leaf { @n[1] = count(); }\ntrace out_mid { @n[2] = count(); }",
 			 NULL };
-	struct ran r;
+	struct ran r = { 0 };
 
 	(void)state;
-	run(argv, &r);
+	run_gstrace(argv, &r);
 	assert_int_equal(r.status, 2);
 	assert_string_equal(r.err, "script:2:7: @n is keyed by other types here than in trace "
 			    "#0 (out_leaf): keep each key's type\n"
 			    " 2 | trace out_mid { @n[\"x\"] = count(); }\n"
 			    "   |       ^\n");
-	ran_free(&r);
-	run(same, &r);
+	run_gstrace(same, &r);
 	assert_int_equal(r.status, 0);
 	ran_free(&r);
 }
@@ -193,10 +127,10 @@ static void test_unknown_function_points_at_the_trace(void **state)
 {
 	char *argv[] = { NULL, "--dry-run", "-t", fixture("libgs_out_fixture.so"), "-s",
 			 "trace out_leaf { bt; }\ntrace no_such_fn { bt; }", NULL };
-	struct ran r;
+	struct ran r = { 0 };
 
 	(void)state;
-	run(argv, &r);
+	run_gstrace(argv, &r);
 	assert_int_equal(r.status, 2);
 	/* the trace's position, then its line and a caret under the target */
 	assert_true(base_has_prefix(r.err, "script:2:7: unknown function `no_such_fn`"));
@@ -211,16 +145,15 @@ static void test_bt_without_cfi_is_refused_before_loading(void **state)
 			 "trace out_leaf { bt; }", NULL };
 	char *print_only[] = { NULL, "--dry-run", "-t", fixture("libgs_out_fixture_nocfi.so"),
 			       "-s", "trace out_leaf { print \"x\"; }", NULL };
-	struct ran r;
+	struct ran r = { 0 };
 
 	(void)state;
-	run(argv, &r);
+	run_gstrace(argv, &r);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "script:1:7: no CFI (.eh_frame or .debug_frame) covers 0x"));
 	assert_non_null(strstr(r.err, "bt cannot unwind"));
-	ran_free(&r);
 	/* without a bt the same target is fine */
-	run(print_only, &r);
+	run_gstrace(print_only, &r);
 	assert_int_equal(r.status, 0);
 	ran_free(&r);
 }

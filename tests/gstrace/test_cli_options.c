@@ -4,7 +4,6 @@
  * with bad usage, exits 2 with that line and does nothing else. */
 #include <errno.h>
 #include <setjmp.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <gs/program.h>
 #include <unistd.h>
@@ -22,10 +20,9 @@
 
 #include "base.h"
 #include "options.h"
+#include "run_gstrace.h"
 
 #define MAX_ARGS 40
-
-extern char **environ;
 
 /* Splits a command line on spaces (no quoting) into argv. */
 static int split(const char *line, char *buf, size_t size, char **argv)
@@ -679,56 +676,18 @@ static void test_bad_usage_names_the_flag_and_the_fix(void **state)
 
 /* ---- the binary ------------------------------------------------------------ */
 
-struct ran {
-	int status;
-	char out[4096], err[4096];
-};
-
-static void read_all(int fd, char *buf, size_t size)
-{
-	size_t n = 0;
-	ssize_t got;
-
-	while (n + 1 < size && (got = read(fd, buf + n, size - 1 - n)) > 0)
-		n += (size_t)got;
-	buf[n] = '\0';
-}
-
 /* Runs the gstrace binary with line's arguments ('_' in the value of -s
  * stands for a space: the split does not quote). */
-static void run_gstrace(const char *line, struct ran *r)
+static void run_line(const char *line, struct ran *r)
 {
-	const char *bin = getenv("GSTRACE_BIN");
 	char buf[512], *argv[MAX_ARGS];
-	posix_spawn_file_actions_t fa;
-	int out[2], err[2], st;
-	pid_t pid;
 
-	if (!bin)
-		fail_msg("GSTRACE_BIN is not set (meson sets it)");
 	split(line, buf, sizeof(buf), argv);
-	argv[0] = (char *)bin;
 	for (int i = 1; argv[i] && argv[i + 1]; i++)
 		if (strcmp(argv[i], "-s") == 0)
 			for (char *u = argv[i + 1]; (u = strchr(u, '_')); )
 				*u = ' ';
-	assert_int_equal(pipe(out), 0);
-	assert_int_equal(pipe(err), 0);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-	posix_spawn_file_actions_addclose(&fa, out[0]);
-	posix_spawn_file_actions_addclose(&fa, err[0]);
-	assert_int_equal(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(out[1]);
-	close(err[1]);
-	read_all(out[0], r->out, sizeof(r->out));
-	read_all(err[0], r->err, sizeof(r->err));
-	close(out[0]);
-	close(err[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	run_gstrace(argv, r);
 }
 
 static void test_binary_exits_2_with_one_line_on_bad_usage(void **state)
@@ -737,10 +696,10 @@ static void test_binary_exits_2_with_one_line_on_bad_usage(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < BASE_ARRAY_SIZE(bad_cases); i++) {
-		struct ran r;
+		struct ran r = { 0 };
 		char *nl;
 
-		run_gstrace(bad_cases[i].line, &r);
+		run_line(bad_cases[i].line, &r);
 		nl = strchr(r.err, '\n');
 		if (r.status != 2 || r.out[0] || !base_has_prefix(r.err, "gstrace: ") || !nl || nl[1] ||
 		    !strstr(r.err, bad_cases[i].says[0])) {
@@ -748,6 +707,7 @@ static void test_binary_exits_2_with_one_line_on_bad_usage(void **state)
 				      bad_cases[i].line, r.status, r.out, r.err);
 			failures++;
 		}
+		ran_free(&r);
 	}
 	assert_int_equal(failures, 0);
 }
@@ -766,44 +726,47 @@ static void test_binary_bad_input_exits_2_naming_it(void **state)
 	(void)state;
 	for (size_t i = 0; i < BASE_ARRAY_SIZE(inputs); i++) {
 		char line[256];
-		struct ran r;
+		struct ran r = { 0 };
 
 		snprintf(line, sizeof(line), "%s", inputs[i].line);
-		run_gstrace(line, &r);
+		run_line(line, &r);
 		if (r.status != 2 || !strstr(r.err, inputs[i].says[0]) ||
 		    (inputs[i].says[1] && !strstr(r.err, inputs[i].says[1]))) {
 			print_message("`gstrace %s`: status %d, stderr '%s'\n", line, r.status, r.err);
 			failures++;
 		}
+		ran_free(&r);
 	}
 	assert_int_equal(failures, 0);
 }
 
 static void test_binary_script_error_shows_position_and_caret(void **state)
 {
-	struct ran r;
+	struct ran r = { 0 };
 
 	(void)state;
-	run_gstrace("-p 1 -s trace", &r);
+	run_line("-p 1 -s trace", &r);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "script:1:"));
 	assert_non_null(strstr(r.err, "^"));
 	assert_string_equal(r.out, "");
+	ran_free(&r);
 }
 
 static void test_binary_help_and_version(void **state)
 {
-	struct ran r;
+	struct ran r = { 0 };
 
 	(void)state;
-	run_gstrace("--version", &r);
+	run_line("--version", &r);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.out, "gstrace " GSTRACE_VERSION "\n");
-	run_gstrace("--help", &r);
+	run_line("--help", &r);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "usage: gstrace"));
 	assert_non_null(strstr(r.out, "--backtrace-depth"));
 	assert_string_equal(r.err, "");
+	ran_free(&r);
 }
 
 /* A cache directory with one file of each kind and a file of someone
@@ -815,7 +778,7 @@ static void test_binary_cache_info_and_clear(void **state)
 		{ "notes.txt", 10 },
 	};
 	char root[] = "/tmp/gs-cli-cache-XXXXXX", dir[64], line[256], p[128];
-	struct ran r;
+	struct ran r = { 0 };
 
 	(void)state;
 	assert_non_null(mkdtemp(root));
@@ -831,7 +794,7 @@ static void test_binary_cache_info_and_clear(void **state)
 		fclose(f);
 	}
 	snprintf(line, sizeof(line), "--cache-info --cache-dir %s --cache-size 1M", dir);
-	run_gstrace(line, &r);
+	run_line(line, &r);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
 	snprintf(line, sizeof(line), "directory: %s (--cache-dir)\n", dir);
@@ -846,24 +809,24 @@ static void test_binary_cache_info_and_clear(void **state)
 	/* the variables, and the old name's off losing to the new name */
 	setenv("GSTRACE_CACHE_DIR", dir, 1);
 	setenv("GSTRACE_CACHE_SIZE", "64M", 1);
-	run_gstrace("--cache-info", &r);
+	run_line("--cache-info", &r);
 	assert_int_equal(r.status, 0);
 	snprintf(line, sizeof(line), "directory: %s (GSTRACE_CACHE_DIR)\n", dir);
 	assert_non_null(strstr(r.out, line));
 	assert_non_null(strstr(r.out, "cap: 64.0 MiB (GSTRACE_CACHE_SIZE)\n"));
 	setenv("GSTRACE_CACHE_SIZE", "lots", 1);
-	run_gstrace("--cache-info", &r);
+	run_line("--cache-info", &r);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "GSTRACE_CACHE_SIZE='lots' is not a size"));
 	assert_non_null(strstr(r.out, "cap: 256.0 MiB (default)\n"));
 	unsetenv("GSTRACE_CACHE_SIZE");
 	unsetenv("GSTRACE_CACHE_DIR");
-	run_gstrace("--cache-info", &r); /* the test's GSTRACE_CFI_CACHE=off */
+	run_line("--cache-info", &r); /* the test's GSTRACE_CFI_CACHE=off */
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "no cache directory (GSTRACE_CFI_CACHE)"));
 
 	snprintf(line, sizeof(line), "--cache-clear --cache-dir %s", dir);
-	run_gstrace(line, &r);
+	run_line(line, &r);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
 	assert_non_null(strstr(r.out, "removed 3 files (5.9 KiB)"));
@@ -871,14 +834,15 @@ static void test_binary_cache_info_and_clear(void **state)
 	snprintf(p, sizeof(p), "%s/notes.txt", dir);
 	assert_int_equal(access(p, F_OK), 0);
 	snprintf(line, sizeof(line), "--cache-info --cache-dir %s", dir);
-	run_gstrace(line, &r);
+	run_line(line, &r);
 	assert_non_null(strstr(r.out, "total: 0 B in 0 files\n"));
 
 	/* a directory others can write is refused, naming the fix */
 	assert_int_equal(chmod(dir, 0777), 0);
-	run_gstrace(line, &r);
+	run_line(line, &r);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "chmod 700"));
+	ran_free(&r);
 	snprintf(line, sizeof(line), "rm -rf %s", root);
 	assert_int_equal(system(line), 0);
 }

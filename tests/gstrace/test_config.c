@@ -6,7 +6,6 @@
  * then the real binary, given such files, exits 2 with that line. */
 #include <errno.h>
 #include <setjmp.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,16 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "base.h"
 #include "config.h"
 #include "options.h"
 #include "options_table.h"
-
-extern char **environ;
+#include "run_gstrace.h"
 
 static char dir[64];
 
@@ -366,50 +362,6 @@ static void test_files_that_cannot_be_read(void **state)
 
 /* ---- the binary ------------------------------------------------------------ */
 
-struct ran {
-	int status;
-	char out[4096], err[4096];
-};
-
-static void read_all(int fd, char *buf, size_t size)
-{
-	size_t n = 0;
-	ssize_t got;
-
-	while (n + 1 < size && (got = read(fd, buf + n, size - 1 - n)) > 0)
-		n += (size_t)got;
-	buf[n] = '\0';
-}
-
-static void run_gstrace(char **args, struct ran *r)
-{
-	const char *bin = getenv("GSTRACE_BIN");
-	posix_spawn_file_actions_t fa;
-	int out[2], err[2], st;
-	pid_t pid;
-
-	if (!bin)
-		fail_msg("GSTRACE_BIN is not set (meson sets it)");
-	args[0] = (char *)bin;
-	assert_int_equal(pipe(out), 0);
-	assert_int_equal(pipe(err), 0);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-	posix_spawn_file_actions_addclose(&fa, out[0]);
-	posix_spawn_file_actions_addclose(&fa, err[0]);
-	assert_int_equal(posix_spawn(&pid, bin, &fa, NULL, args, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(out[1]);
-	close(err[1]);
-	read_all(out[0], r->out, sizeof(r->out));
-	read_all(err[0], r->err, sizeof(r->err));
-	close(out[0]);
-	close(err[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* Each bad file: exit 2, nothing on stdout, one line naming the file and
  * its line; a good file's flags reach the run (--version is one). */
 static void test_binary_refuses_bad_files_with_one_line(void **state)
@@ -417,7 +369,7 @@ static void test_binary_refuses_bad_files_with_one_line(void **state)
 	size_t failures = 0;
 	char path[128], line[160];
 	char *args[] = { NULL, "--config", path, NULL };
-	struct ran r;
+	struct ran r = { 0 };
 
 	(void)state;
 	for (size_t i = 0; i < BASE_ARRAY_SIZE(bad_configs); i++) {
@@ -450,6 +402,7 @@ static void test_binary_refuses_bad_files_with_one_line(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--serve 0.0.0.0:9464 listens beyond this host"));
 	assert_non_null(strstr(r.err, "--serve-token FILE"));
+	ran_free(&r);
 }
 
 int main(void)

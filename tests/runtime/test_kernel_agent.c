@@ -94,15 +94,6 @@ static void reset(struct seen *s)
 	s->watch = watch;
 }
 
-static void drain(struct gs_session *s, struct seen *seen)
-{
-	struct gs_error err;
-
-	reset(seen);
-	if (gs_session_drain_stack_counts(s, on_count, seen, &err))
-		fail_msg("%s", err.msg);
-}
-
 static bool loop_walker(void)
 {
 	if (gs_bpf_loop_supported())
@@ -113,20 +104,19 @@ static bool loop_walker(void)
 
 /* A plan on the fixture's pid, built: trace rt_leaf { bt; } counted in
  * BPF when leaf_counts, and (samples) a sampler of the process. */
-static struct gs_plan *plan_for(pid_t pid, struct gs_program_opts *prog, bool leaf_counts,
-				const struct gs_sample_opts *samples, struct gs_target_pattern **pat)
+static struct gs_plan *plan_for(pid_t pid, bool leaf_counts, const struct gs_sample_opts *samples,
+				struct gs_target_pattern **pat)
 {
 	static const struct gs_stmt bt[] = { { .kind = GS_STMT_BACKTRACE } };
 	static struct gs_trace_spec leaf = { .trace_id = 1, .target = "rt_leaf", .body = bt,
 					     .nbody = 1 };
-	struct gs_plan_opts po = { .sz = sizeof(po), .pid = pid, .program = prog };
+	struct gs_program_opts prog = { .sz = sizeof(prog), .unwinder = GS_UNWINDER_LOOP,
+					.filter_pid = (uint32_t)pid,
+					.count_stacks = leaf_counts };
+	struct gs_plan_opts po = { .sz = sizeof(po), .pid = pid, .program = &prog };
 	struct gs_plan *p;
 	struct gs_error err;
 
-	prog->sz = sizeof(*prog);
-	prog->unwinder = GS_UNWINDER_LOOP;
-	prog->filter_pid = (uint32_t)pid;
-	prog->count_stacks = leaf_counts;
 	*pat = NULL;
 	assert_int_equal(gs_plan_new(&po, &p, &err), 0);
 	if (leaf_counts && (gs_target_pattern_parse("rt_leaf", pat, &err) ||
@@ -135,6 +125,28 @@ static struct gs_plan *plan_for(pid_t pid, struct gs_program_opts *prog, bool le
 	if (samples && gs_plan_add_samples(p, samples, &err))
 		fail_msg("samples: %s", err.msg);
 	if (gs_plan_build(p, &err))
+		fail_msg("%s", err.msg);
+	return p;
+}
+
+/* A plan of a script's probes and a counting sampler (trace SAMPLE_ID):
+ * on pid, filtered to it, or (pid 0) on the processes running module. */
+static struct gs_plan *script_and_sampler_plan(const char *text, pid_t pid, const char *module,
+					       struct gs_script **script)
+{
+	struct gs_sample_opts so = { .sz = sizeof(so), .trace_id = SAMPLE_ID,
+				     .frequency = SAMPLE_HZ, .count_stacks = true };
+	struct gs_program_opts prog = { .sz = sizeof(prog), .unwinder = GS_UNWINDER_LOOP,
+					.filter_pid = (uint32_t)pid };
+	struct gs_plan_opts po = { .sz = sizeof(po), .pid = pid, .module = module,
+				   .program = &prog };
+	struct gs_plan *p;
+	struct gs_error err;
+
+	assert_int_equal(gs_script_parse(text, strlen(text), NULL, script, &err), 0);
+	assert_int_equal(gs_plan_new(&po, &p, &err), 0);
+	if (gs_plan_add_script(p, *script, &err) || gs_plan_add_samples(p, &so, &err) ||
+	    gs_plan_build(p, &err))
 		fail_msg("%s", err.msg);
 	return p;
 }
@@ -151,45 +163,84 @@ static struct gs_session *start(const struct gs_plan *p, struct seen *seen)
 	return s;
 }
 
+/* The rt_loop fixture and a session on it, with what the session saw. */
+struct loop_run {
+	struct rt_child c;
+	char path[PATH_MAX];            /* of rt_loop */
+	struct seen seen;
+	struct gs_target_pattern *pat;  /* rt_leaf's, or NULL */
+	struct gs_plan *p;
+	struct gs_session *s;
+};
+
+static void loop_spawn(struct loop_run *r)
+{
+	assert_true(rt_spawn(rt_path("rt_loop", r->path, sizeof(r->path)), &r->c));
+	r->seen.pid = (uint32_t)r->c.pid;
+}
+
+/* rt_loop spawned, and plan_for()'s plan on it started. */
+static void loop_start(struct loop_run *r, bool leaf_counts, const struct gs_sample_opts *samples)
+{
+	loop_spawn(r);
+	r->p = plan_for(r->c.pid, leaf_counts, samples, &r->pat);
+	r->s = start(r->p, &r->seen);
+}
+
+static void loop_stop(struct loop_run *r)
+{
+	gs_session_free(r->s);
+	gs_plan_free(r->p);
+	free(r->pat);
+	rt_stop(&r->c);
+}
+
+static void drain(struct loop_run *r)
+{
+	struct gs_error err;
+
+	reset(&r->seen);
+	if (gs_session_drain_stack_counts(r->s, on_count, &r->seen, &err))
+		fail_msg("%s", err.msg);
+}
+
+/* Polls for ms, whatever comes (a -t session's scan finds the processes). */
+static void poll_for(struct gs_session *s, double ms)
+{
+	double end = now_ms() + ms;
+	struct gs_error err;
+
+	while (now_ms() < end)
+		assert_true(gs_session_poll(s, 50, &err) >= 0);
+}
+
 static void test_drain_gives_the_counts_since_the_last_drain(void **state)
 {
-	struct gs_program_opts prog = { 0 };
-	struct gs_target_pattern *pat;
-	struct seen seen = { 0 };
-	struct gs_session *s;
-	struct gs_plan *p;
+	struct loop_run r = { 0 };
 	struct gs_error err;
-	struct rt_child c;
-	char path[PATH_MAX];
 
 	(void)state;
 	if (!loop_walker())
 		skip();
-	assert_true(rt_spawn(rt_path("rt_loop", path, sizeof(path)), &c));
-	seen.pid = (uint32_t)c.pid;
-	p = plan_for(c.pid, &prog, true, NULL, &pat);
-	s = start(p, &seen);
-	assert_true(rt_command(&c, "c 100"));
-	drain(s, &seen);
+	loop_start(&r, true, NULL);
+	assert_true(rt_command(&r.c, "c 100"));
+	drain(&r);
 	print_message("first drain: %llu counts in %zu stacks\n",
-		      (unsigned long long)seen.counted, seen.stacks);
-	assert_int_equal(seen.counted, 100);
-	assert_int_equal(seen.trace_id, 1);
-	assert_int_equal(seen.other_pid, 0);
-	assert_int_equal(seen.tid_zero, seen.stacks); /* threads together */
+		      (unsigned long long)r.seen.counted, r.seen.stacks);
+	assert_int_equal(r.seen.counted, 100);
+	assert_int_equal(r.seen.trace_id, 1);
+	assert_int_equal(r.seen.other_pid, 0);
+	assert_int_equal(r.seen.tid_zero, r.seen.stacks); /* threads together */
 	/* the map is empty now: a read sees nothing, and so does a drain */
-	reset(&seen);
-	assert_int_equal(gs_session_stack_counts(s, on_count, &seen, &err), 0);
-	assert_int_equal(seen.stacks, 0);
-	drain(s, &seen);
-	assert_int_equal(seen.stacks, 0);
-	assert_true(rt_command(&c, "c 30"));
-	drain(s, &seen);
-	assert_int_equal(seen.counted, 30);
-	gs_session_free(s);
-	gs_plan_free(p);
-	free(pat);
-	rt_stop(&c);
+	reset(&r.seen);
+	assert_int_equal(gs_session_stack_counts(r.s, on_count, &r.seen, &err), 0);
+	assert_int_equal(r.seen.stacks, 0);
+	drain(&r);
+	assert_int_equal(r.seen.stacks, 0);
+	assert_true(rt_command(&r.c, "c 30"));
+	drain(&r);
+	assert_int_equal(r.seen.counted, 30);
+	loop_stop(&r);
 }
 
 /* A sampler that starts stopped samples nothing until it is started, and
@@ -200,15 +251,9 @@ static void test_sampling_paused_samples_nothing_until_started(void **state)
 	struct gs_sample_opts so = { .sz = sizeof(so), .trace_id = SAMPLE_ID,
 				     .frequency = SAMPLE_HZ, .count_stacks = true,
 				     .paused = true, .per_thread = true };
-	struct gs_program_opts prog = { 0 };
-	struct gs_target_pattern *pat;
-	struct seen seen = { 0 };
+	struct loop_run r = { 0 };
 	struct gs_trace_stats st;
-	struct gs_session *s;
-	struct gs_plan *p;
 	struct gs_error err;
-	struct rt_child c;
-	char path[PATH_MAX];
 	int stats_fd;
 
 	(void)state;
@@ -217,53 +262,48 @@ static void test_sampling_paused_samples_nothing_until_started(void **state)
 	stats_fd = gs_bpf_run_stats_enable(&err);
 	if (stats_fd < 0)
 		fail_msg("%s", err.msg);
-	assert_true(rt_spawn(rt_path("rt_loop", path, sizeof(path)), &c));
-	seen.pid = (uint32_t)c.pid;
-	p = plan_for(c.pid, &prog, false, &so, &pat);
-	s = start(p, &seen);
+	loop_start(&r, false, &so);
 	/* the plan's programs do not count: this trace alone does */
-	assert_false(gs_plan_program_opts(p)->count_stacks);
+	assert_false(gs_plan_program_opts(r.p)->count_stacks);
 
-	assert_true(rt_command(&c, BURN));
-	drain(s, &seen);
-	print_message("paused: %llu samples\n", (unsigned long long)seen.counted);
-	assert_int_equal(seen.counted, 0);
+	assert_true(rt_command(&r.c, BURN));
+	drain(&r);
+	print_message("paused: %llu samples\n", (unsigned long long)r.seen.counted);
+	assert_int_equal(r.seen.counted, 0);
 
-	assert_int_equal(gs_session_sampling(s, true, &err), 0);
-	assert_true(rt_command(&c, BURN));
-	drain(s, &seen);
-	print_message("started: %llu samples in %zu stacks\n", (unsigned long long)seen.counted,
-		      seen.stacks);
-	assert_true(seen.counted > 0);
-	assert_int_equal(seen.trace_id, SAMPLE_ID);
-	assert_int_equal(seen.other_pid, 0);
-	assert_int_equal(seen.tid_pid, seen.stacks); /* per thread */
+	assert_int_equal(gs_session_sampling(r.s, true, &err), 0);
+	assert_true(rt_command(&r.c, BURN));
+	drain(&r);
+	print_message("started: %llu samples in %zu stacks\n", (unsigned long long)r.seen.counted,
+		      r.seen.stacks);
+	assert_true(r.seen.counted > 0);
+	assert_int_equal(r.seen.trace_id, SAMPLE_ID);
+	assert_int_equal(r.seen.other_pid, 0);
+	assert_int_equal(r.seen.tid_pid, r.seen.stacks); /* per thread */
 
-	assert_int_equal(gs_session_trace_stats(s, 0, &st, &err), 0);
+	assert_int_equal(gs_session_trace_stats(r.s, 0, &st, &err), 0);
 	print_message("trace %u: %u program(s), %llu runs, %llu ns, %llu lost, %llu stacks "
 		      "dropped; maps %llu bytes\n", st.trace_id, st.programs,
 		      (unsigned long long)st.run_cnt, (unsigned long long)st.run_time_ns,
 		      (unsigned long long)st.lost, (unsigned long long)st.stacks_dropped,
-		      (unsigned long long)gs_session_map_bytes(s));
+		      (unsigned long long)gs_session_map_bytes(r.s));
 	assert_int_equal(st.trace_id, SAMPLE_ID);
 	assert_int_equal(st.programs, 1);
 	/* the program ran at least once per sample it counted */
-	assert_true(st.run_cnt >= seen.counted);
+	assert_true(st.run_cnt >= r.seen.counted);
 	assert_true(st.run_time_ns > 0);
 	assert_int_equal(st.stacks_dropped, 0);
-	assert_int_equal(gs_session_trace_stats(s, 1, &st, &err), -ENOENT);
-	assert_true(gs_session_map_bytes(s) > 0);
+	assert_int_equal(gs_session_trace_stats(r.s, 1, &st, &err), -ENOENT);
+	assert_true(gs_session_map_bytes(r.s) > 0);
 
-	assert_int_equal(gs_session_sampling(s, false, &err), 0);
-	drain(s, &seen); /* what came before the stop */
-	assert_true(rt_command(&c, BURN));
-	drain(s, &seen);
-	print_message("stopped again: %llu samples\n", (unsigned long long)seen.counted);
-	assert_int_equal(seen.counted, 0);
+	assert_int_equal(gs_session_sampling(r.s, false, &err), 0);
+	drain(&r); /* what came before the stop */
+	assert_true(rt_command(&r.c, BURN));
+	drain(&r);
+	print_message("stopped again: %llu samples\n", (unsigned long long)r.seen.counted);
+	assert_int_equal(r.seen.counted, 0);
 	close(stats_fd);
-	gs_session_free(s);
-	gs_plan_free(p);
-	rt_stop(&c);
+	loop_stop(&r);
 }
 
 /* The maps the session created, each once: a second counting probe adds
@@ -273,14 +313,10 @@ static void test_map_bytes_counts_each_map_once(void **state)
 {
 	static const struct gs_stmt bt[] = { { .kind = GS_STMT_BACKTRACE } };
 	struct gs_trace_spec mid = { .trace_id = 2, .target = "rt_mid", .body = bt, .nbody = 1 };
-	struct gs_program_opts prog = { 0 };
-	struct gs_target_pattern *pat, *pat2;
-	struct seen seen = { 0 };
-	struct gs_session *s;
-	struct gs_plan *p;
+	struct gs_program_opts prog;
+	struct gs_target_pattern *pat2;
+	struct loop_run r = { 0 };
 	struct gs_error err;
-	struct rt_child c;
-	char path[PATH_MAX];
 	uint64_t one, two, counts;
 	const struct gs_program *leaf;
 	const struct gs_map_spec *m;
@@ -288,58 +324,46 @@ static void test_map_bytes_counts_each_map_once(void **state)
 	(void)state;
 	if (!loop_walker())
 		skip();
-	assert_true(rt_spawn(rt_path("rt_loop", path, sizeof(path)), &c));
-	seen.pid = (uint32_t)c.pid;
-	p = plan_for(c.pid, &prog, true, NULL, &pat);
-	s = start(p, &seen);
-	one = gs_session_map_bytes(s);
-	leaf = gs_plan_trace_program(gs_plan_trace_at(p, 0), 0);
+	loop_start(&r, true, NULL);
+	one = gs_session_map_bytes(r.s);
+	leaf = gs_plan_trace_program(gs_plan_trace_at(r.p, 0), 0);
 	m = &leaf->maps[leaf->map_index[GS_MAP_STACK_COUNTS]];
 	counts = (uint64_t)(m->key_size + m->value_size) * m->max_entries;
-	gs_session_free(s);
-	gs_plan_free(p);
+	gs_session_free(r.s);
+	gs_plan_free(r.p);
 
 	/* the same plan with a second probe */
 	prog = (struct gs_program_opts){ .sz = sizeof(prog), .unwinder = GS_UNWINDER_LOOP,
-					 .filter_pid = (uint32_t)c.pid, .count_stacks = true };
+					 .filter_pid = (uint32_t)r.c.pid, .count_stacks = true };
 	{
-		struct gs_plan_opts po = { .sz = sizeof(po), .pid = c.pid, .program = &prog };
+		struct gs_plan_opts po = { .sz = sizeof(po), .pid = r.c.pid, .program = &prog };
 		struct gs_trace_spec leaf_spec = { .trace_id = 1, .target = "rt_leaf", .body = bt,
 						   .nbody = 1 };
 
-		assert_int_equal(gs_plan_new(&po, &p, &err), 0);
-		if (gs_plan_add(p, pat, &leaf_spec, &err) ||
+		assert_int_equal(gs_plan_new(&po, &r.p, &err), 0);
+		if (gs_plan_add(r.p, r.pat, &leaf_spec, &err) ||
 		    gs_target_pattern_parse("rt_mid", &pat2, &err) ||
-		    gs_plan_add(p, pat2, &mid, &err) || gs_plan_build(p, &err))
+		    gs_plan_add(r.p, pat2, &mid, &err) || gs_plan_build(r.p, &err))
 			fail_msg("%s", err.msg);
 	}
-	s = start(p, &seen);
-	two = gs_session_map_bytes(s);
+	r.s = start(r.p, &r.seen);
+	two = gs_session_map_bytes(r.s);
 	print_message("maps: one probe %llu bytes (its stack counts %llu), two probes %llu\n",
 		      (unsigned long long)one, (unsigned long long)counts,
 		      (unsigned long long)two);
 	assert_true(one >= counts);
 	assert_true(two > one);
 	assert_true(two < 2 * one); /* the shared maps once */
-	gs_session_free(s);
-	gs_plan_free(p);
-	free(pat);
+	loop_stop(&r);
 	free(pat2);
-	rt_stop(&c);
 }
 
 /* A descriptor the caller gives ends a poll as soon as it is readable,
  * with no events, and goes on doing so until the caller reads it. */
 static void test_wake_on_ends_a_poll_early(void **state)
 {
-	struct gs_program_opts prog = { 0 };
-	struct gs_target_pattern *pat;
-	struct seen seen = { 0 };
-	struct gs_session *s;
-	struct gs_plan *p;
+	struct loop_run r = { 0 };
 	struct gs_error err;
-	struct rt_child c;
-	char path[PATH_MAX];
 	uint64_t one = 1;
 	double t0, took;
 	int efd, n;
@@ -347,36 +371,30 @@ static void test_wake_on_ends_a_poll_early(void **state)
 	(void)state;
 	if (!loop_walker())
 		skip();
-	assert_true(rt_spawn(rt_path("rt_loop", path, sizeof(path)), &c));
-	seen.pid = (uint32_t)c.pid;
-	p = plan_for(c.pid, &prog, true, NULL, &pat);
-	s = start(p, &seen);
+	loop_start(&r, true, NULL);
 	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	assert_true(efd >= 0);
-	assert_int_equal(gs_session_wake_on(s, efd, &err), 0);
+	assert_int_equal(gs_session_wake_on(r.s, efd, &err), 0);
 	assert_int_equal(write(efd, &one, sizeof(one)), sizeof(one));
 	t0 = now_ms();
-	n = gs_session_poll(s, 20000, &err);
+	n = gs_session_poll(r.s, 20000, &err);
 	took = now_ms() - t0;
 	print_message("woken poll: %d events after %.1f ms (timeout 20000)\n", n, took);
 	assert_int_equal(n, 0);
 	assert_true(took < 10000);
 	/* still readable: woken again */
 	t0 = now_ms();
-	assert_int_equal(gs_session_poll(s, 20000, &err), 0);
+	assert_int_equal(gs_session_poll(r.s, 20000, &err), 0);
 	assert_true(now_ms() - t0 < 10000);
 	/* read: the poll waits its time out again */
 	assert_int_equal(read(efd, &one, sizeof(one)), sizeof(one));
 	t0 = now_ms();
-	assert_int_equal(gs_session_poll(s, 300, &err), 0);
+	assert_int_equal(gs_session_poll(r.s, 300, &err), 0);
 	took = now_ms() - t0;
 	print_message("poll after the read: %.1f ms (timeout 300)\n", took);
 	assert_true(took >= 250);
 	close(efd);
-	gs_session_free(s);
-	gs_plan_free(p);
-	free(pat);
-	rt_stop(&c);
+	loop_stop(&r);
 }
 
 /* A script's probe and a counting sampler in one plan: the script's
@@ -386,71 +404,48 @@ static void test_wake_on_ends_a_poll_early(void **state)
 static void script_and_sampler(bool target_mode)
 {
 	static const char text[] = "trace rt_leaf { print \"leaf\"; bt; }";
-	struct gs_sample_opts so = { .sz = sizeof(so), .trace_id = SAMPLE_ID,
-				     .frequency = SAMPLE_HZ, .count_stacks = true };
-	struct gs_program_opts prog = { .sz = sizeof(prog), .unwinder = GS_UNWINDER_LOOP };
-	struct gs_plan_opts po = { .sz = sizeof(po), .program = &prog };
-	struct seen seen = { 0 };
+	struct loop_run r = { 0 };
 	struct gs_script *script;
-	struct gs_session *s;
-	struct gs_plan *p;
 	struct gs_error err;
-	struct rt_child c;
-	char path[PATH_MAX];
 	double end;
 
-	assert_true(rt_spawn(rt_path("rt_loop", path, sizeof(path)), &c));
-	seen.pid = (uint32_t)c.pid;
-	if (target_mode) {
-		po.module = path;
-	} else {
-		po.pid = c.pid;
-		prog.filter_pid = (uint32_t)c.pid;
-	}
-	assert_int_equal(gs_script_parse(text, strlen(text), NULL, &script, &err), 0);
-	assert_int_equal(gs_plan_new(&po, &p, &err), 0);
-	if (gs_plan_add_script(p, script, &err) || gs_plan_add_samples(p, &so, &err) ||
-	    gs_plan_build(p, &err))
-		fail_msg("%s", err.msg);
-	assert_int_equal(gs_plan_trace_count(p), 2);
-	assert_false(gs_plan_trace_samples(gs_plan_trace_at(p, 0)));
-	assert_true(gs_plan_trace_samples(gs_plan_trace_at(p, 1)));
-	s = start(p, &seen);
-	if (target_mode) { /* the scan finds the fixture */
-		end = now_ms() + 300;
-		while (now_ms() < end)
-			assert_true(gs_session_poll(s, 50, &err) >= 0);
-	}
+	loop_spawn(&r);
+	r.p = target_mode ? script_and_sampler_plan(text, 0, r.path, &script)
+			  : script_and_sampler_plan(text, r.c.pid, NULL, &script);
+	assert_int_equal(gs_plan_trace_count(r.p), 2);
+	assert_false(gs_plan_trace_samples(gs_plan_trace_at(r.p, 0)));
+	assert_true(gs_plan_trace_samples(gs_plan_trace_at(r.p, 1)));
+	r.s = start(r.p, &r.seen);
+	if (target_mode) /* the scan finds the fixture */
+		poll_for(r.s, 300);
 
-	assert_true(rt_command(&c, "c 50"));
+	assert_true(rt_command(&r.c, "c 50"));
 	end = now_ms() + 5000;
-	while (seen.events < 50 && now_ms() < end)
-		assert_true(gs_session_poll(s, 100, &err) >= 0);
+	while (r.seen.events < 50 && now_ms() < end)
+		assert_true(gs_session_poll(r.s, 100, &err) >= 0);
 	print_message("%s: %zu events of the script's trace\n", target_mode ? "-t" : "-p",
-		      seen.events);
-	assert_int_equal(seen.events, 50);
+		      r.seen.events);
+	assert_int_equal(r.seen.events, 50);
 
 	/* the library's loop: the script's probe never fires there */
-	assert_true(rt_command(&c, "l 100000000"));
-	assert_true(gs_session_poll(s, 100, &err) >= 0);
-	drain(s, &seen);
+	assert_true(rt_command(&r.c, "l 100000000"));
+	assert_true(gs_session_poll(r.s, 100, &err) >= 0);
+	drain(&r);
 	print_message("%s: %llu samples in %zu stacks, %llu of the fixture, %llu of them of 4 "
 		      "frames or more\n", target_mode ? "-t" : "-p",
-		      (unsigned long long)seen.counted, seen.stacks, (unsigned long long)seen.mine,
-		      (unsigned long long)seen.deep);
-	assert_int_equal(seen.trace_id, SAMPLE_ID);
+		      (unsigned long long)r.seen.counted, r.seen.stacks,
+		      (unsigned long long)r.seen.mine, (unsigned long long)r.seen.deep);
+	assert_int_equal(r.seen.trace_id, SAMPLE_ID);
 	/* unwound through the library into the executable (rtlib_work,
 	 * rt_call_lib, main, libc): the sampler has every module's rows */
-	assert_true(seen.deep >= seen.mine / 2);
+	assert_true(r.seen.deep >= r.seen.mine / 2);
 	/* -p: the fixture alone; -t: every process running rt_loop (another
 	 * test's may run meanwhile), the fixture among them */
 	if (!target_mode)
-		assert_int_equal(seen.other_pid, 0);
-	assert_true(seen.mine > 0);
-	gs_session_free(s);
-	gs_plan_free(p);
+		assert_int_equal(r.seen.other_pid, 0);
+	assert_true(r.seen.mine > 0);
+	loop_stop(&r);
 	gs_script_free(script);
-	rt_stop(&c);
 }
 
 static void test_script_probes_and_a_counting_sampler_in_one_session(void **state)
@@ -467,56 +462,38 @@ static void test_script_probes_and_a_counting_sampler_in_one_session(void **stat
  * every variant of the fixture maps, probed by address). */
 static void test_target_mode_samples_the_plan_module(void **state)
 {
-	struct gs_sample_opts so = { .sz = sizeof(so), .trace_id = SAMPLE_ID,
-				     .frequency = SAMPLE_HZ, .count_stacks = true };
-	struct gs_program_opts prog = { .sz = sizeof(prog), .unwinder = GS_UNWINDER_LOOP };
-	struct gs_plan_opts po = { .sz = sizeof(po), .program = &prog };
-	char exe[PATH_MAX], other[PATH_MAX], lib[PATH_MAX], text[PATH_MAX + 64];
-	struct seen seen = { 0 };
+	char other[PATH_MAX], lib[PATH_MAX], text[PATH_MAX + 64];
+	struct loop_run r = { 0 };
 	struct gs_script *script;
-	struct rt_child a, b;
-	struct gs_session *s;
-	struct gs_plan *p;
+	struct rt_child b;
 	struct gs_error err;
 	uint64_t addr;
-	double end;
 
 	(void)state;
 	if (!loop_walker())
 		skip();
-	rt_path("rt_loop", exe, sizeof(exe));
 	rt_path("rt_loop_O0", other, sizeof(other)); /* maps the library, not rt_loop */
 	rt_path("librt_lib.so", lib, sizeof(lib));
 	assert_true(rt_nm(lib, "rtlib_work", false, &addr));
 	snprintf(text, sizeof(text), "trace %s:0x%llx { print \"lib\"; }", lib,
 		 (unsigned long long)addr);
-	assert_true(rt_spawn(exe, &a));
+	loop_spawn(&r);
 	assert_true(rt_spawn(other, &b));
-	seen.pid = (uint32_t)a.pid;
-	seen.watch = (uint32_t)b.pid;
-	po.module = exe;
-	assert_int_equal(gs_script_parse(text, strlen(text), NULL, &script, &err), 0);
-	assert_int_equal(gs_plan_new(&po, &p, &err), 0);
-	if (gs_plan_add_script(p, script, &err) || gs_plan_add_samples(p, &so, &err) ||
-	    gs_plan_build(p, &err))
-		fail_msg("%s", err.msg);
-	assert_string_equal(gs_plan_trace_target(gs_plan_trace_at(p, 0))->module, lib);
-	s = start(p, &seen);
-	end = now_ms() + 300; /* past a scan */
-	while (now_ms() < end)
-		assert_true(gs_session_poll(s, 50, &err) >= 0);
+	r.seen.watch = (uint32_t)b.pid;
+	r.p = script_and_sampler_plan(text, 0, r.path, &script);
+	assert_string_equal(gs_plan_trace_target(gs_plan_trace_at(r.p, 0))->module, lib);
+	r.s = start(r.p, &r.seen);
+	poll_for(r.s, 300); /* past a scan */
 	assert_true(rt_command(&b, "c 100000000"));
-	assert_true(rt_command(&a, "c 100000000"));
-	assert_true(gs_session_poll(s, 100, &err) >= 0);
-	drain(s, &seen);
-	print_message("-t %s: %llu samples of it, %llu of %s\n", exe,
-		      (unsigned long long)seen.mine, (unsigned long long)seen.watched, other);
-	assert_true(seen.mine > 0);
-	assert_int_equal(seen.watched, 0);
-	gs_session_free(s);
-	gs_plan_free(p);
+	assert_true(rt_command(&r.c, "c 100000000"));
+	assert_true(gs_session_poll(r.s, 100, &err) >= 0);
+	drain(&r);
+	print_message("-t %s: %llu samples of it, %llu of %s\n", r.path,
+		      (unsigned long long)r.seen.mine, (unsigned long long)r.seen.watched, other);
+	assert_true(r.seen.mine > 0);
+	assert_int_equal(r.seen.watched, 0);
+	loop_stop(&r);
 	gs_script_free(script);
-	rt_stop(&a);
 	rt_stop(&b);
 }
 

@@ -307,6 +307,21 @@ static void *fetch(void *arg)
 	return NULL;
 }
 
+/* GET path from p's server in a thread of its own, answered or not. */
+static void fetch_start(struct fetch *f, struct player *p, const char *path)
+{
+	f->port = srv_http_port(p->h);
+	f->path = path;
+	assert_int_equal(pthread_create(&f->t, NULL, fetch, f), 0);
+}
+
+/* The status of f's answer, once it came. */
+static int fetch_status(struct fetch *f)
+{
+	pthread_join(f->t, NULL);
+	return f->rp.status;
+}
+
 static void test_two_profiles_at_once_both_answered(void **state)
 {
 	struct srv_http_opts o = { 0 };
@@ -317,19 +332,13 @@ static void test_two_profiles_at_once_both_answered(void **state)
 	(void)state;
 	/* longer than the server's timeout (2 s): a profile waiting for the
 	 * command's thread is not cut */
-	f[0].path = "/debug/pprof/profile?seconds=3";
-	f[1].path = "/debug/pprof/profile?seconds=1";
-	f[2].path = "/debug/pprof/profile?seconds=1";
-	for (int i = 0; i < 3; i++) {
-		f[i].port = srv_http_port(p->h);
-		assert_int_equal(pthread_create(&f[i].t, NULL, fetch, &f[i]), 0);
-	}
+	fetch_start(&f[0], p, "/debug/pprof/profile?seconds=3");
+	fetch_start(&f[1], p, "/debug/pprof/profile?seconds=1");
+	fetch_start(&f[2], p, "/debug/pprof/profile?seconds=1");
 	/* a scrape while they wait: not queued behind them */
 	assert_int_equal(get(srv_http_port(p->h), "/metrics", NULL, &rp), 200);
-	for (int i = 0; i < 3; i++) {
-		pthread_join(f[i].t, NULL);
-		assert_int_equal(f[i].rp.status, 200);
-	}
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fetch_status(&f[i]), 200);
 	assert_string_equal(f[0].rp.body, "profile seconds=3\n");
 	assert_string_equal(f[1].rp.body, "profile seconds=1\n");
 	assert_string_equal(f[2].rp.body, "profile seconds=1\n");
@@ -764,12 +773,8 @@ static void test_stop_answers_waiting_requests_503(void **state)
 
 	(void)state;
 	__atomic_store_n(&p->answer_profiles, false, __ATOMIC_RELEASE);
-	f[0].path = "/debug/pprof/profile?seconds=1";
-	f[1].path = "/debug/pprof/profile?seconds=60";
-	for (int i = 0; i < 2; i++) {
-		f[i].port = srv_http_port(p->h);
-		assert_int_equal(pthread_create(&f[i].t, NULL, fetch, &f[i]), 0);
-	}
+	fetch_start(&f[0], p, "/debug/pprof/profile?seconds=1");
+	fetch_start(&f[1], p, "/debug/pprof/profile?seconds=60");
 	/* both taken by the command's thread (held), then the agent stops */
 	for (int i = 0; i < 50; i++) {
 		srv_http_stats(p->h, &st);
@@ -778,10 +783,8 @@ static void test_stop_answers_waiting_requests_503(void **state)
 		usleep(100 * 1000);
 	}
 	stop(p);
-	for (int i = 0; i < 2; i++) {
-		pthread_join(f[i].t, NULL);
-		assert_int_equal(f[i].rp.status, 503);
-	}
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(fetch_status(&f[i]), 503);
 }
 
 /* ---- TLS ----------------------------------------------------------------------- */

@@ -40,21 +40,13 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from e2e_lib import fail, problems, skip  # noqa: E402
+
 GSTRACE, SCENARIO, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
 FIXTURE = os.path.join(BUILD, "agent_work")
 READY = "gstrace-agent-ready"
-problems = []
 children = []
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(77)
-
-
-def fail(msg):
-    problems.append(msg)
-    print("FAIL: " + msg, flush=True)
 
 
 def free_port():

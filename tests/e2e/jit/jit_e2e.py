@@ -29,6 +29,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from e2e_lib import fail, problems, skip  # noqa: E402
+
 GSTRACE, SCENARIO = os.path.abspath(sys.argv[1]), sys.argv[2]
 FIXTURES = os.path.abspath(sys.argv[3])
 FUNCS = ["jitLeaf", "jitMiddle", "jitOuter"]
@@ -39,17 +42,6 @@ ROOTS = {"node": ("_start",), "java": ("__clone3", "clone3", "__clone", "clone")
 # taken while the runtime was in a frame that keeps no frame pointer (a
 # stub's first instruction) or when the perf map was a little behind.
 COMPLETE_MIN = 90.0
-problems = []
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(77)
-
-
-def fail(msg):
-    problems.append(msg)
-    print("FAIL: " + msg, flush=True)
 
 
 def need_tracing():

@@ -35,8 +35,11 @@ import subprocess
 import sys
 import time
 
+# profile_lib beside this script, e2e_lib in the folder above
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import profile_lib as L  # noqa: E402
+from e2e_lib import fail, problems, skip  # noqa: E402
 
 TOLERANCE = 3.0  # percentage points
 OTHER_MAX = 2.0  # % of samples outside the three paths
@@ -50,17 +53,6 @@ DURATION = {99: 8, 999: 3}
 LEAF_CALLEES = {"clock_ns"}
 
 GSTRACE, SCENARIO, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
-problems = []
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(77)
-
-
-def fail(msg):
-    problems.append(msg)
-    print("FAIL: " + msg, flush=True)
 
 
 def binary(name):

@@ -41,6 +41,9 @@ import signal
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from e2e_lib import fail, problems, skip  # noqa: E402
+
 GSTRACE, SCENARIO, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "pyfix.py")
@@ -49,17 +52,6 @@ TOLERANCE = 3.0
 INCOMPLETE_MAX = 2.0  # % of samples
 SHARES = {"spin_a": 60.0, "spin_b": 30.0, "spin_c": 10.0}
 ROOTS = {"_start", "clone3", "clone", "__clone3", "__clone"}
-problems = []
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(77)
-
-
-def fail(msg):
-    problems.append(msg)
-    print("FAIL: " + msg, flush=True)
 
 
 def interpreter(version):
