@@ -500,6 +500,10 @@ static int event_loop(struct cli_ctx *c, struct run *r, pid_t pid, bool *target_
 			break;
 		if (deadline && (deadline - now) / 1000000 < timeout)
 			timeout = (int)((deadline - now) / 1000000) + 1;
+		/* a profile's answer is due at the end of its seconds, not at
+		 * the end of a poll */
+		if (c->agent && (rc = srv_agent_wait_ms(c->agent)) >= 0 && rc < timeout)
+			timeout = rc;
 		rc = gs_session_poll(c->session, timeout, &err);
 		if (rc < 0 && rc != -EINTR) {
 			cli_say("gstrace: ", "reading events failed: %s", err.msg);

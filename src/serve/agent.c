@@ -165,6 +165,11 @@ int srv_agent_work(struct srv_agent *a, struct gs_error *err)
 	return rc ? rc : srv_profiler_tick(a->prof, err);
 }
 
+int srv_agent_wait_ms(const struct srv_agent *a)
+{
+	return srv_profiler_wait_ms(a->prof);
+}
+
 int srv_agent_finish(struct srv_agent *a, struct gs_error *err)
 {
 	return srv_profiler_finish(a->prof, err);

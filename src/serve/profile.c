@@ -285,6 +285,17 @@ int srv_profiler_tick(struct srv_profiler *p, struct gs_error *err)
 	return rc;
 }
 
+int srv_profiler_wait_ms(const struct srv_profiler *p)
+{
+	int64_t next = srv_profiles_next(&p->book), left;
+
+	if (next == INT64_MAX)
+		return -1;
+	left = next - clock_ns(CLOCK_MONOTONIC);
+	return left <= 0 ? 0 : left >= INT32_MAX * 1000000ll ? INT32_MAX :
+							      (int)((left + 999999) / 1000000);
+}
+
 int srv_profiler_finish(struct srv_profiler *p, struct gs_error *err)
 {
 	int64_t now = clock_ns(CLOCK_MONOTONIC);

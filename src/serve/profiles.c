@@ -5,6 +5,7 @@
  * clock when none is left and nothing else needs it. profile.c does it.
  * Kept by end time: the profiles due are always the first ones. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,14 @@ void srv_profiles_due(const struct srv_profiles *b, int64_t now_ns, struct srv_d
 	d->drain = d->expired > 0 || (b->n > 0 && since >= SRV_DRAIN_OPEN_NS) ||
 		   (b->n == 0 && b->profiling && since >= SRV_DRAIN_IDLE_NS);
 	d->clock_off = b->clock_on && !b->profiling && d->expired == b->n;
+}
+
+int64_t srv_profiles_next(const struct srv_profiles *b)
+{
+	if (b->n)
+		return b->v[0].end_ns < b->last_drain_ns + SRV_DRAIN_OPEN_NS ?
+		       b->v[0].end_ns : b->last_drain_ns + SRV_DRAIN_OPEN_NS;
+	return b->profiling ? b->last_drain_ns + SRV_DRAIN_IDLE_NS : INT64_MAX;
 }
 
 int srv_profiles_open(struct srv_profiles *b, struct srv_request *r, struct gs_pprof *pprof,

@@ -278,6 +278,9 @@ struct srv_due {
 	bool clock_off;
 };
 void srv_profiles_due(const struct srv_profiles *b, int64_t now_ns, struct srv_due *d);
+/* When the next tick has something to do (a profile's end, a drain), on
+ * CLOCK_MONOTONIC; INT64_MAX: nothing until a request comes. */
+int64_t srv_profiles_next(const struct srv_profiles *b);
 /* Opens a profile of `seconds` from now_ns in its place by end time:
  * 0, -EBUSY past SRV_MAX_PROFILES, -ENOMEM. */
 int srv_profiles_open(struct srv_profiles *b, struct srv_request *r, struct gs_pprof *pprof,
@@ -310,6 +313,8 @@ int srv_profiler_add(struct srv_profiler *p, struct srv_request *r, struct gs_er
  * often enough that the maps never fill), answers the profiles whose time
  * is over. 0 or -errno with err. */
 int srv_profiler_tick(struct srv_profiler *p, struct gs_error *err);
+/* Milliseconds until srv_profiler_tick has work (rounded up), or -1. */
+int srv_profiler_wait_ms(const struct srv_profiler *p);
 /* The last drain; open profiles answered with what they have. */
 int srv_profiler_finish(struct srv_profiler *p, struct gs_error *err);
 void srv_profiler_free(struct srv_profiler *p);

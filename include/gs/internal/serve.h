@@ -91,6 +91,10 @@ int srv_agent_new(const struct srv_opts *o, struct srv_agent **out, struct gs_er
  * stacks counted in BPF into the open profiles when they are due. 0, or
  * -errno with err filled (the run should end). */
 int srv_agent_work(struct srv_agent *a, struct gs_error *err);
+/* How long the command's poll may wait before srv_agent_work has work no
+ * request brings (a profile's seconds over, a drain due): milliseconds,
+ * or -1 for as long as it likes. */
+int srv_agent_wait_ms(const struct srv_agent *a);
 /* At the end: the last counts drained (to on_counts), profiles still open
  * answered with what they have. Then srv_agent_free. */
 int srv_agent_finish(struct srv_agent *a, struct gs_error *err);
