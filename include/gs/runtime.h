@@ -430,6 +430,12 @@ struct gs_sample_stats {
 	uint64_t rows, rows_capacity;
 	uint64_t map_bytes;
 	uint64_t modules_without_rows; /* counted at each fill that tried them */
+	/* Processes left out because the module maps were full (counted at
+	 * each fill that tried them), and the entries of proc_module_offsets
+	 * (at most gs_program_opts.proc_offsets_max): one per module of each
+	 * process filled. */
+	uint64_t processes_skipped;
+	uint64_t module_entries;
 };
 /* Fills *st from the started session's maps. 0, or -errno of listing the
  * module rows map, with err filled. */

@@ -149,15 +149,36 @@ static int write_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps,
 	return rc;
 }
 
+/* The offsets and TLS entries of every module of mods (a remap shares
+ * its module's key). */
+static void remove_modules(const struct gs_map_writer *w, uint32_t pid,
+			   const struct gs_proc_modules *mods)
+{
+	for (size_t i = 0; i < mods->n; i++) {
+		uint64_t c = mods->v[i].id.cookie;
+		struct gs_proc_module_key key = { pid, 0, (uint32_t)c, (uint32_t)(c >> 32) };
+
+		w->remove(w->ctx, GS_MAP_PROC_MODULE_OFFSETS, &key);
+		w->remove(w->ctx, GS_MAP_PROC_MODULE_TLS, &key);
+	}
+}
+
 void gs_procfill_forget(struct gs_procfill *f, struct gs_bpf_maps *maps)
 {
+	uint32_t pid = (uint32_t)f->pid;
 	struct gs_map_writer w;
 
-	if (!gs_bpf_maps_find(maps, GS_MAP_NAME_BT_PROC_MODULES))
-		return;
 	gs_bpf_maps_writer(maps, &w);
-	if (gs_bt_modules_remove(&w, (uint32_t)f->pid, NULL) == 0)
-		gs_bpf_maps_flush(maps, NULL);
+	remove_modules(&w, pid, &f->mods);
+	gs_ranges_remove(&w, pid);
+	w.remove(w.ctx, GS_MAP_NAME_PY_PROCS, &pid);
+	gs_bt_modules_remove(&w, pid, NULL);
+	gs_bpf_maps_flush(maps, NULL);
+	/* nothing of it in the maps: a refresh fills it anew */
+	gs_proc_modules_free(&f->mods);
+	free(f->sig);
+	f->sig = NULL;
+	f->nsig = 0;
 }
 
 int gs_procfill_snapshot(struct gs_procfill *f, struct gs_bpf_maps *maps, struct gs_error *err)
@@ -437,6 +458,13 @@ int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps, struct 
 	if (rc == 0)
 		rc = gs_bpf_maps_flush(maps, err);
 	if (rc) {
+		/* A fill half written (a full map): none of the process stays,
+		 * neither what this fill wrote nor what the last one did. */
+		struct gs_map_writer w;
+
+		gs_bpf_maps_writer(maps, &w);
+		remove_modules(&w, (uint32_t)f->pid, &mods);
+		gs_procfill_forget(f, maps);
 		free(sig);
 		gs_proc_modules_free(&mods);
 		return rc;

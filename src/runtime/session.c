@@ -405,11 +405,12 @@ int gs_session_poll(struct gs_session *s, int timeout_ms, struct gs_error *err)
 
 	/* A module whose TLS its loader registers after mapping it (a dlopen
 	 * relocating): that process's tables again, until they have it. */
-	for (size_t i = 0; i < s->nfills && !changed; i++)
-		if (s->fills[i].tls_pending &&
-		    (rc = gs_procfill_refresh(&s->fills[i], &s->pool, s->pid > 0, err)) < 0 &&
-		    rc != -ENOENT && rc != -ESRCH)
+	for (size_t i = 0; i < s->nfills && !changed;) {
+		rc = s->fills[i].tls_pending ? rt_session_refresh_fill(s, i, s->pid > 0, err) : 0;
+		if (rc < 0)
 			return rc;
+		i += rc == 0;
+	}
 	if (s->nfills && (changed || now - s->last_refresh_ns >= REFRESH_INTERVAL_NS) &&
 	    (rc = rt_session_refresh(s, now, err)))
 		return rc;

@@ -59,6 +59,11 @@ struct gs_session {
 	int64_t last_scan_ns;
 	pid_t *seen;
 	size_t nseen, seen_cap;
+	/* Fills the full module maps refused (the process left out), and
+	 * whether the maps were full at the last fill: the scan tries no new
+	 * process until one is forgotten. */
+	uint64_t procs_skipped;
+	bool maps_full;
 };
 
 /* session_procs.c: the processes whose modules the pool holds. */
@@ -70,6 +75,12 @@ int rt_session_fill_targets(struct gs_session *s, struct gs_error *err);
 int rt_session_note_module(struct gs_session *s, const char *module, struct gs_error *err);
 /* CPU samples of -t / --all: processes started since the last look. */
 int rt_session_scan(struct gs_session *s, struct gs_error *err);
+/* fills[i]'s maps read again (gs_procfill_refresh). Unless the session
+ * has a pid, a process that is gone, or that the full maps cannot hold,
+ * is forgotten and fills[i] replaced by the last: 1 then, else 0 or
+ * -errno. */
+int rt_session_refresh_fill(struct gs_session *s, size_t i, bool add_rows,
+			    struct gs_error *err);
 /* Every filled process's modules read again (at most once a second). */
 int rt_session_refresh(struct gs_session *s, int64_t now, struct gs_error *err);
 

@@ -16,7 +16,41 @@
 #include "base.h"
 #include "session_int.h"
 
-/* Fills the pool with pid's modules, once per pid. */
+/* A write the maps refused for lack of room (hash map: E2BIG; rows,
+ * module regions: ENOSPC). */
+static bool maps_full(int rc)
+{
+	return rc == -E2BIG || rc == -ENOSPC;
+}
+
+static void drop_fill(struct gs_session *s, size_t i)
+{
+	gs_procfill_forget(&s->fills[i], &s->pool);
+	gs_procfill_fini(&s->fills[i]);
+	s->fills[i] = s->fills[--s->nfills];
+	s->maps_full = false; /* room again */
+}
+
+int rt_session_refresh_fill(struct gs_session *s, size_t i, bool add_rows,
+			    struct gs_error *err)
+{
+	int rc = gs_procfill_refresh(&s->fills[i], &s->pool, add_rows, err);
+	bool gone = rc == -ENOENT || rc == -ESRCH;
+
+	if (rc >= 0 || (s->pid > 0 && gone))
+		return 0;
+	if (s->pid > 0 || (!gone && !maps_full(rc)))
+		return rc;
+	drop_fill(s, i);
+	if (!gone) {
+		s->procs_skipped++;
+		s->maps_full = true;
+	}
+	return 1;
+}
+
+/* Fills the pool with pid's modules, once per pid. A process the full
+ * maps cannot hold is left out (none of it in the maps) and counted. */
 int rt_session_fill_pid(struct gs_session *s, pid_t pid, struct gs_error *err)
 {
 	int rc;
@@ -34,6 +68,10 @@ int rt_session_fill_pid(struct gs_session *s, pid_t pid, struct gs_error *err)
 	rc = gs_procfill_offsets(&s->fills[s->nfills], &s->pool, err);
 	if (rc) {
 		gs_procfill_fini(&s->fills[s->nfills]);
+		if (maps_full(rc)) {
+			s->procs_skipped++;
+			s->maps_full = true;
+		}
 		return rc;
 	}
 	s->nfills++;
@@ -160,13 +198,15 @@ int rt_session_scan(struct gs_session *s, struct gs_error *err)
 	/* A process filled within the last second may still be mapping its
 	 * libraries (the dynamic linker runs after the exec the scan saw):
 	 * its maps are compared again at each scan until then. */
-	for (size_t i = 0; proc && i < s->nfills && rc == 0; i++)
-		if ((gs_procfill_execd(&s->fills[i]) ||
-		     base_now_ns() - s->fills[i].first_fill_ns < REFRESH_INTERVAL_NS) &&
-		    (rc = gs_procfill_refresh(&s->fills[i], &s->pool, true, err)) < 0)
-			rc = rc == -ENOENT || rc == -ESRCH ? 0 : rc;
-		else
-			rc = 0;
+	for (size_t i = 0; proc && i < s->nfills && rc == 0;) {
+		if (gs_procfill_execd(&s->fills[i]) ||
+		    base_now_ns() - s->fills[i].first_fill_ns < REFRESH_INTERVAL_NS)
+			rc = rt_session_refresh_fill(s, i, true, err);
+		if (rc == 1)
+			rc = 0; /* forgotten: fills[i] is another now */
+		else if (rc == 0)
+			i++;
+	}
 
 	if (!proc)
 		return gs_errorf(err, -errno, "cannot list /proc: %s", strerror(errno));
@@ -176,6 +216,8 @@ int rt_session_scan(struct gs_session *s, struct gs_error *err)
 		struct gs_error gone;
 
 		/* gstrace maps the module files it reads: never one of -t's */
+		if (s->maps_full)
+			break; /* no room: tried again once a process is forgotten */
 		if (*end || pid <= 0 || seen(s, (pid_t)pid) || filled(s, (pid_t)pid) ||
 		    (s->sample_scope == GS_SAMPLE_KNOWN && pid == getpid()) || !settled((pid_t)pid))
 			continue;
@@ -214,21 +256,14 @@ int rt_session_refresh(struct gs_session *s, int64_t now, struct gs_error *err)
 
 	s->last_refresh_ns = now;
 	/* A process that is gone just stops producing events; in target
-	 * mode it is forgotten, so a new one with its pid is filled. */
+	 * and sample modes it is forgotten (its entries leave the maps), so
+	 * a new one with its pid is filled. */
 	for (size_t i = 0; i < s->nfills;) {
-		rc = gs_procfill_refresh(&s->fills[i], &s->pool, s->pid > 0 || s->sample_scope,
-					 err);
-		if (rc < 0 && rc != -ENOENT && rc != -ESRCH)
+		rc = rt_session_refresh_fill(s, i, s->pid > 0 || s->sample_scope, err);
+		if (rc < 0)
 			break;
-		if (rc < 0 && s->pid <= 0) {
-			gs_procfill_forget(&s->fills[i], &s->pool);
-			gs_procfill_fini(&s->fills[i]);
-			s->fills[i] = s->fills[--s->nfills];
-			rc = 0; /* gone: not an error, even as the last one */
-			continue;
-		}
-		rc = 0;
-		i++;
+		i += rc == 0;
+		rc = 0; /* gone: not an error, even as the last one */
 	}
 	rt_dlhook_release(s->dlhook);
 	/* The quick scan looks at every process again (a pid reused). */
@@ -238,6 +273,23 @@ int rt_session_refresh(struct gs_session *s, int64_t now, struct gs_error *err)
 	else if (rc == 0 && s->pid <= 0)
 		rc = rt_session_fill_targets(s, err);
 	return rc;
+}
+
+/* The keys of map (none when there is no map). */
+static int count_entries(const struct gs_bpf_map *map, uint64_t *n, struct gs_error *err)
+{
+	struct gs_proc_module_key key, next;
+	int rc;
+
+	*n = 0;
+	if (!map)
+		return 0;
+	while ((rc = bpf_map_get_next_key(map->fd, *n ? &key : NULL, &next)) == 0) {
+		key = next;
+		(*n)++;
+	}
+	return rc == -ENOENT ? 0 : gs_errorf(err, rc, "cannot list %s: %s", map->name,
+					     strerror(-rc));
 }
 
 int gs_session_sample_stats(const struct gs_session *s, struct gs_sample_stats *st,
@@ -250,6 +302,11 @@ int gs_session_sample_stats(const struct gs_session *s, struct gs_sample_stats *
 
 	memset(st, 0, sizeof(*st));
 	st->processes = s->nfills;
+	st->processes_skipped = s->procs_skipped;
+	rc = count_entries(gs_bpf_maps_find(&s->pool, GS_MAP_PROC_MODULE_OFFSETS),
+			   &st->module_entries, err);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < s->nfills; i++)
 		st->modules_without_rows += s->fills[i].rows_skipped;
 	for (size_t m = 0; m < s->pool.n; m++) {

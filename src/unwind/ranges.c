@@ -102,6 +102,18 @@ int gs_ranges_replace(const struct gs_map_writer *w, uint32_t pid,
 	return 0;
 }
 
+void gs_ranges_remove(const struct gs_map_writer *w, uint32_t pid)
+{
+	for (uint32_t slot = 0; slot < 2; slot++)
+		for (uint32_t i = 0; i < GS_RANGES_CLEAR_MAX; i++) {
+			struct gs_proc_module_range_key key = { pid, slot, i, 0 };
+
+			if (w->remove(w->ctx, GS_MAP_PROC_MODULE_RANGES, &key) != 0)
+				break;
+		}
+	w->remove(w->ctx, GS_MAP_PROC_MODULE_RANGE_META, &pid);
+}
+
 int gs_offsets_write(const struct gs_map_writer *w, uint32_t pid, uint64_t cookie,
 		     const struct gs_proc_module_offsets *offsets, struct gs_error *err)
 {

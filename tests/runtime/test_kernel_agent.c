@@ -3,8 +3,9 @@
  * what came since the last, and leaves the map empty), the CPU sampler's
  * clock stopped and started, samples kept per thread, each trace's run
  * statistics with the kernel's run-time statistics on, the maps' memory,
- * a poll woken by the caller's descriptor, and a script's probes beside a
- * counting sampler in one plan and one session. Skips (exit 77) when bpf()
+ * a poll woken by the caller's descriptor, a script's probes beside a
+ * counting sampler in one plan and one session, and the module maps of
+ * --all and -t under processes that come and go, or that do not fit. Skips (exit 77) when bpf()
  * or uprobes are not usable, and each sampler test when this kernel has no
  * bpf_loop (Linux 5.17+). */
 #include <stdarg.h>
@@ -18,11 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <gs/internal/program.h>
+#include <gs/modfile.h>
 #include <gs/runtime.h>
 
 #include "rt_fixture.h"
@@ -497,6 +500,150 @@ static void test_target_mode_samples_the_plan_module(void **state)
 	rt_stop(&b);
 }
 
+/* A plan of a counting sampler alone, on the processes running module
+ * (NULL: every process, --all), its module maps holding offsets_max
+ * entries (0: the default). */
+static struct gs_plan *sampler_plan(const char *module, uint32_t offsets_max)
+{
+	struct gs_sample_opts so = { .sz = sizeof(so), .trace_id = SAMPLE_ID,
+				     .frequency = SAMPLE_HZ, .count_stacks = true };
+	struct gs_program_opts prog = { .sz = sizeof(prog), .unwinder = GS_UNWINDER_LOOP,
+					.proc_offsets_max = offsets_max };
+	struct gs_plan_opts po = { .sz = sizeof(po), .module = module, .program = &prog };
+	struct gs_plan *p;
+	struct gs_error err;
+
+	assert_int_equal(gs_plan_new(&po, &p, &err), 0);
+	if (gs_plan_add_samples(p, &so, &err) || gs_plan_build(p, &err))
+		fail_msg("%s", err.msg);
+	return p;
+}
+
+static struct gs_sample_stats sample_stats(const struct gs_session *s)
+{
+	struct gs_sample_stats st;
+	struct gs_error err;
+
+	if (gs_session_sample_stats(s, &st, &err))
+		fail_msg("%s", err.msg);
+	return st;
+}
+
+#define CHURN 40
+/* --all while CHURN short processes start (one every 25 ms, each living a
+ * second) and exit, reaped at once: the session fills them, and once they are gone and a
+ * refresh has run, none of their module entries stays (each maps four
+ * modules or more: a leak is 4 * CHURN entries; other processes of the
+ * host may come and go meanwhile, hence the slack of CHURN). */
+static void test_all_scope_forgets_the_processes_that_exit(void **state)
+{
+	struct gs_sample_stats before, during, after;
+	pid_t kids[CHURN];
+	struct seen seen = { 0 };
+	struct gs_plan *p;
+	struct gs_session *s;
+
+	(void)state;
+	if (!loop_walker())
+		skip();
+	p = sampler_plan(NULL, 0);
+	s = start(p, &seen);
+	poll_for(s, 300);
+	before = sample_stats(s);
+	/* reaped as they exit, as a shell or a service manager does: no
+	 * zombie (whose maps read empty) for the session to see */
+	signal(SIGCHLD, SIG_IGN);
+	for (int i = 0; i < CHURN; i++) {
+		kids[i] = fork();
+		assert_true(kids[i] >= 0);
+		if (kids[i] == 0) {
+			execl("/bin/sleep", "sleep", "1", (char *)NULL);
+			_exit(127);
+		}
+		poll_for(s, 25);
+	}
+	poll_for(s, 200);
+	during = sample_stats(s);
+	for (int i = 0; i < CHURN; i++)
+		while (kill(kids[i], 0) == 0)
+			poll_for(s, 20);
+	signal(SIGCHLD, SIG_DFL);
+	poll_for(s, 1500); /* past a refresh */
+	after = sample_stats(s);
+	print_message("--all: %zu processes, %llu module entries before; %zu, %llu with %d more; "
+		      "%zu, %llu once they exited\n", before.processes,
+		      (unsigned long long)before.module_entries, during.processes,
+		      (unsigned long long)during.module_entries, CHURN, after.processes,
+		      (unsigned long long)after.module_entries);
+	/* they were filled */
+	assert_true(during.module_entries >= before.module_entries + CHURN);
+	assert_true(after.module_entries <= before.module_entries + CHURN);
+	assert_true(after.processes <= before.processes + CHURN / 4);
+	assert_int_equal(after.processes_skipped, 0);
+	gs_session_free(s);
+	gs_plan_free(p);
+}
+
+/* Module snapshot regions a process takes at least (two of 64 entries),
+ * and proc_offsets_max whose bt_modules (four entries per module entry)
+ * hold exactly one process's. */
+#define ONE_PROCESS_OFFSETS (2 * 64 / 4)
+
+/* -t rt_loop with module maps that hold one process: a second rt_loop is
+ * left out, nothing of it in the maps (a half-written fill is undone),
+ * and counted; the first goes on being refilled (a dlopen) and the
+ * session goes on. */
+static void test_full_module_maps_leave_a_process_out(void **state)
+{
+	char dl[PATH_MAX];
+	struct gs_proc_modules mods;
+	struct gs_sample_stats one, two, after;
+	struct loop_run r = { 0 };
+	struct rt_child b;
+	struct gs_error err;
+	uint64_t k;
+	double end;
+
+	(void)state;
+	if (!loop_walker())
+		skip();
+	rt_path("librt_dl.so", dl, sizeof(dl));
+	loop_spawn(&r);
+	assert_int_equal(gs_proc_modules_load(r.c.pid, NULL, &mods, &err), 0);
+	k = mods.n;
+	gs_proc_modules_free(&mods);
+	r.p = sampler_plan(r.path, ONE_PROCESS_OFFSETS);
+	r.s = start(r.p, &r.seen);
+	poll_for(r.s, 300);
+	one = sample_stats(r.s);
+	assert_true(rt_spawn(r.path, &b));
+	poll_for(r.s, 300);
+	two = sample_stats(r.s);
+	assert_true(rt_command(&r.c, "d %s", dl));
+	end = now_ms() + 1500; /* past a refresh */
+	while (now_ms() < end)
+		if (gs_session_poll(r.s, 50, &err) < 0)
+			fail_msg("the session ended: %s", err.msg);
+	after = sample_stats(r.s);
+	print_message("rt_loop maps %llu modules; one rt_loop: %zu processes, %llu entries; "
+		      "two: %zu, %llu, %llu left out; after a dlopen: %zu, %llu, %llu left out\n",
+		      (unsigned long long)k, one.processes,
+		      (unsigned long long)one.module_entries, two.processes,
+		      (unsigned long long)two.module_entries,
+		      (unsigned long long)two.processes_skipped, after.processes,
+		      (unsigned long long)after.module_entries,
+		      (unsigned long long)after.processes_skipped);
+	assert_int_equal(one.processes, 1);
+	assert_int_equal(one.module_entries, k);
+	assert_int_equal(two.processes, 1);
+	assert_int_equal(two.module_entries, k); /* none of the second */
+	assert_true(two.processes_skipped >= 1);
+	assert_int_equal(after.processes, 1);
+	assert_int_equal(after.module_entries, k + 1);
+	loop_stop(&r);
+	rt_stop(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +653,8 @@ int main(void)
 		cmocka_unit_test(test_wake_on_ends_a_poll_early),
 		cmocka_unit_test(test_script_probes_and_a_counting_sampler_in_one_session),
 		cmocka_unit_test(test_target_mode_samples_the_plan_module),
+		cmocka_unit_test(test_all_scope_forgets_the_processes_that_exit),
+		cmocka_unit_test(test_full_module_maps_leave_a_process_out),
 	};
 
 	if (rt_kernel_usable())

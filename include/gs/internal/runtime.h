@@ -274,8 +274,11 @@ bool gs_procfill_execd(const struct gs_procfill *f);
  * when the maps have them, the range slots (docs/unwind.md, "Map layouts"). */
 int gs_procfill_offsets(struct gs_procfill *f, struct gs_bpf_maps *maps,
 			       struct gs_error *err);
-/* A process that is gone: its module snapshot leaves the maps and its
- * bt_modules regions go back for reuse. */
+/* A process that is gone: every entry of it leaves the maps (module
+ * offsets, TLS blocks, range slots, Python layout, module snapshot, whose
+ * bt_modules regions go back for reuse), and f keeps no snapshot, so a
+ * refresh would fill it anew. gs_procfill_offsets does this itself when a
+ * write fails (a full map): no half-filled process stays. */
 void gs_procfill_forget(struct gs_procfill *f, struct gs_bpf_maps *maps);
 /* Rewrites the bpf_loop walker's module snapshot of the process from the
  * last fill (no /proc read), so its entries see rows written since. */

@@ -95,6 +95,9 @@ struct gs_range_item {
  * as indices 0..n-1, so clearing deletes from 0 up to the first absent key. */
 int gs_ranges_replace(const struct gs_map_writer *w, uint32_t pid,
 			     const struct gs_range_item *items, size_t n, struct gs_error *err);
+/* A process that is gone: both slots of pid and its meta entry deleted
+ * (absent ones are no error). */
+void gs_ranges_remove(const struct gs_map_writer *w, uint32_t pid);
 /* proc_module_offsets[{pid, 0, cookie}] = offsets. */
 int gs_offsets_write(const struct gs_map_writer *w, uint32_t pid, uint64_t cookie,
 			    const struct gs_proc_module_offsets *offsets, struct gs_error *err);
