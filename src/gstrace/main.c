@@ -418,10 +418,10 @@ static int finish_counts(struct cli_ctx *c, double elapsed_s)
 		struct gs_sample_stats st;
 
 		if (gs_session_sample_stats(c->session, &st, &err) == 0)
-			cli_say("gstrace: ", "profile: %zu processes (%" PRIu64 " module entries), "
-				"%zu modules, %" PRIu64 " unwind rows (%" PRIu64 " bytes); the maps "
-				"hold %" PRIu64 " rows%s%s", st.processes, st.module_entries,
-				st.modules, st.rows, st.map_bytes, st.rows_capacity,
+			cli_say("gstrace: ", "profile: %zu processes, %zu modules, %" PRIu64 " unwind "
+				"rows (%" PRIu64 " bytes); the maps hold %" PRIu64 " rows and %"
+				PRIu64 " module entries%s%s", st.processes, st.modules, st.rows,
+				st.map_bytes, st.rows_capacity, st.module_entries,
 				st.modules_without_rows ? "; some modules got no rows: the maps "
 				"were full (raise --unwind-memory)" : "",
 				st.processes_skipped ? "; some processes were left out: the module "
