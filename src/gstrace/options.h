@@ -27,6 +27,11 @@
 #define PROFILE_DEFAULT_HZ 99
 #define PROFILE_MAX_HZ 100000
 #define PROFILE_DEFAULT_UNWIND_MB 64
+/* ... and the module entries of -t / --all (proc_module_offsets; the
+ * walker's module snapshots take four times as many): room for about 500
+ * processes mapping modules at once, as a busy host has, for ~6 MB of
+ * kernel memory (the library's default, 4096, holds about 128). */
+#define PROFILE_MODULE_ENTRIES 16384
 /* --srcpath flags one run takes */
 #define CLI_MAX_SRCPATHS 16
 

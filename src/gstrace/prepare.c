@@ -288,9 +288,11 @@ static int plan_samples(struct cli_ctx *c, struct gs_plan_opts *po)
 	int rc;
 
 	/* a row, its share of the page index and of the large rules */
-	if (po->pid <= 0)
+	if (po->pid <= 0) {
 		popts.unwind_rows_max = (uint32_t)((mb << 20) / (sizeof(struct gs_bt_row) + 1 +
 						   sizeof(struct gs_bt_rules) / 16));
+		popts.proc_offsets_max = PROFILE_MODULE_ENTRIES;
+	}
 	po->program = &popts;
 	po->module = c->cli.all ? NULL : po->module;
 	rc = gs_plan_new(po, &c->plan, &err);
