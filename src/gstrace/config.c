@@ -421,7 +421,8 @@ int cli_parse_config(int argc, char *const *argv, struct cli *out, struct cli_wo
 	if (!keep->argv)
 		return cli_usage_error(msg, size, "--config %s: out of memory", out->config);
 	keep->argv[0] = argv[0];
-	memcpy(keep->argv + 1, keep->v, keep->n * sizeof(*keep->v));
+	if (keep->n) /* an empty file gives no words (and no array) */
+		memcpy(keep->argv + 1, keep->v, keep->n * sizeof(*keep->v));
 	memcpy(keep->argv + 1 + keep->n, argv + 1, (size_t)(argc - 1) * sizeof(*argv));
 	keep->argv[keep->argc] = NULL;
 	return cli_parse(keep->argc, keep->argv, out, msg, size);
