@@ -71,6 +71,19 @@ static inline int64_t base_now_ms(void)
 
 /* Whether s starts with prefix (the length is the prefix's own, never
  * counted by hand). */
+/* The value of a hexadecimal digit (either case), or -1 for any other
+ * byte. */
+static inline int base_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 static inline bool base_has_prefix(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;

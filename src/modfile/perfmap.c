@@ -67,17 +67,6 @@ struct gs_perfmap {
 	size_t skipped;        /* malformed lines */
 };
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A hex number at *p (before end), then at least one space; false when
  * there is none, it overflows or no space follows. */
 static bool hex_field(const char **p, const char *end, uint64_t *out)
@@ -88,7 +77,7 @@ static bool hex_field(const char **p, const char *end, uint64_t *out)
 
 	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
-	for (; s < end && (d = hex_value(*s)) >= 0; s++, digits++) {
+	for (; s < end && (d = base_hex_digit(*s)) >= 0; s++, digits++) {
 		if (v >> 60)
 			return false;
 		v = v << 4 | (uint64_t)d;

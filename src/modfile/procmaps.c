@@ -23,15 +23,10 @@ struct cursor {
 
 static bool hex_digit(char c, unsigned *v)
 {
-	if (c >= '0' && c <= '9')
-		*v = (unsigned)(c - '0');
-	else if (c >= 'a' && c <= 'f')
-		*v = (unsigned)(c - 'a' + 10);
-	else if (c >= 'A' && c <= 'F')
-		*v = (unsigned)(c - 'A' + 10);
-	else
-		return false;
-	return true;
+	int d = base_hex_digit(c);
+
+	*v = (unsigned)d;
+	return d >= 0;
 }
 
 /* A number in `base` (16 or 10) followed by `stop`, which is consumed;

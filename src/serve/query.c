@@ -11,22 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base.h"
 #include "serve_int.h"
 
 /* A key or value longer than this is no key we know nor a number we take:
  * decoding stops there (the URL is bounded anyway, see http.c). */
 #define QUERY_ITEM_MAX 64
-
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Decodes src[0..len) into dst (room QUERY_ITEM_MAX, *dlen set; bytes past
  * the room are checked but dropped, *dlen saying how many there were). -1
@@ -43,8 +33,8 @@ static int decode(const char *src, size_t len, char *dst, size_t *dlen)
 
 			if (len - i < 3)
 				return -1;
-			hi = hexval((unsigned char)src[i + 1]);
-			lo = hexval((unsigned char)src[i + 2]);
+			hi = base_hex_digit((unsigned char)src[i + 1]);
+			lo = base_hex_digit((unsigned char)src[i + 2]);
 			if (hi < 0 || lo < 0)
 				return -1;
 			c = (unsigned char)(hi << 4 | lo);

@@ -5,12 +5,13 @@
 
 #include <gs/format.h>
 
+#include "base.h"
+
 static int digit(char c, unsigned base)
 {
-	int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-		c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+	int d = base_hex_digit(c);
 
-	return d < (int)base ? d : -1;
+	return d >= 0 && d < (int)base ? d : -1;
 }
 
 static bool ident_start(char c)
