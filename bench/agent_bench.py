@@ -70,14 +70,17 @@ def http_get(port, path, timeout=120):
 class Tracer:
     """A tracer process, ready once its marker shows on stderr."""
 
-    def __init__(self, argv, marker):
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     text=True)
+    def __init__(self, argv, marker, on_stdout=False):
+        # bpftrace says "Attaching" on stdout, gstrace its marker on stderr
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE if on_stdout else
+                                     subprocess.DEVNULL, stderr=subprocess.STDOUT if on_stdout
+                                     else subprocess.PIPE, text=True)
+        self.out = self.proc.stdout if on_stdout else self.proc.stderr
         self.ready = False
         self.err = []
         deadline = time.time() + 60
         while time.time() < deadline:
-            line = self.proc.stderr.readline()
+            line = self.out.readline()
             if not line:
                 break
             self.err.append(line)
@@ -87,7 +90,7 @@ class Tracer:
         threading.Thread(target=self._drain, daemon=True).start()
 
     def _drain(self):
-        for line in self.proc.stderr:
+        for line in self.out:
             self.err.append(line)
 
     def hwm_kb(self):
@@ -123,7 +126,8 @@ def agent(port, extra=()):
 
 def bpftrace():
     # bpftrace prints "Attaching 1 probe..." once its probe is attached
-    return Tracer(["bpftrace", "-e", "profile:hz:19 { @[ustack] = count(); }"], "Attaching")
+    return Tracer(["bpftrace", "-e", "profile:hz:19 { @[ustack] = count(); }"], "Attaching",
+                  on_stdout=True)
 
 
 def bpf_run_s(port):
