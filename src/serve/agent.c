@@ -89,6 +89,8 @@ static int check_opts(struct srv_agent *a, struct gs_error *err)
 	if (!o->tls_cert != !o->tls_key)
 		return gs_errorf(err, -EINVAL, "TLS needs both --serve-tls-cert FILE and "
 				 "--serve-tls-key FILE");
+	if ((rc = srv_labels_parse(o->labels, o->nlabels, &a->ctx.labels, err)))
+		return rc;
 	if (o->token_file && (rc = srv_token_read(o->token_file, &a->token, &a->token_len, err)))
 		return rc;
 	if (o->tls_cert && ((rc = read_pem(o->tls_cert, "--serve-tls-cert", &a->tls_cert, err)) ||

@@ -79,21 +79,18 @@ static int write_all(struct srv_ctx *c, struct gs_prom *w, const struct srv_labe
 int srv_metrics_render(struct srv_ctx *c, bool openmetrics, char **body, size_t *len,
 		       struct gs_error *err)
 {
-	struct srv_labels labels;
 	struct gs_prom *w = NULL;
 	FILE *f;
-	int rc = srv_labels_parse(c->opts->labels, c->opts->nlabels, &labels, err);
+	int rc;
 
 	*body = NULL;
 	*len = 0;
-	if (rc)
-		return rc;
 	f = open_memstream(body, len);
 	if (!f)
 		return gs_errorf(err, -ENOMEM, "out of memory for a scrape of /metrics");
 	rc = gs_prom_new(f, openmetrics ? GS_PROM_OPENMETRICS : GS_PROM_TEXT, &w, err);
 	if (!rc)
-		rc = write_all(c, w, &labels, err);
+		rc = write_all(c, w, &c->labels, err);
 	if (!rc)
 		rc = gs_prom_finish(w, err);
 	gs_prom_free(w);

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <gs/formats.h>
+
 #include "serve_int.h"
 
 struct srv_profiler {
@@ -23,10 +25,6 @@ struct srv_profiler {
 	/* the traces that sample CPUs: only their counts go to profiles */
 	uint32_t *sample_ids;
 	size_t nsample_ids;
-	/* --serve-label NAME=VALUE, split */
-	struct gs_pprof_label fixed[SRV_MAX_LABELS];
-	char *fixed_text[SRV_MAX_LABELS];
-	size_t nfixed;
 	int64_t now_ns;          /* of the drain under way, for the names */
 	int fed_rc;              /* the first error of feeding a drain's counts */
 	int64_t last_sweep_ns;
@@ -109,28 +107,11 @@ static size_t labels_of(void *arg, const struct gs_event *ev, struct gs_pprof_la
 		out[n++] = (struct gs_pprof_label){ "exe", names->exe };
 		out[n++] = (struct gs_pprof_label){ "container_id", names->container };
 	}
-	for (size_t i = 0; i < p->nfixed && n < max; i++)
-		out[n++] = p->fixed[i];
+	/* --serve-label's, parsed once by the agent */
+	for (size_t i = 0; i < p->c->labels.n && n < max; i++)
+		out[n++] = (struct gs_pprof_label){ p->c->labels.v[i].name,
+						    p->c->labels.v[i].value };
 	return n;
-}
-
-/* --serve-label NAME=VALUE (checked by the command's parser) as labels. */
-static int split_labels(struct srv_profiler *p, struct gs_error *err)
-{
-	const struct srv_opts *o = p->c->opts;
-
-	for (size_t i = 0; i < o->nlabels && i < SRV_MAX_LABELS; i++) {
-		char *text = strdup(o->labels[i]), *eq;
-
-		if (!text)
-			return gs_errorf(err, -ENOMEM, "out of memory for the profile's labels");
-		p->fixed_text[p->nfixed] = text;
-		if (!(eq = strchr(text, '=')))
-			return gs_errorf(err, -EINVAL, "--serve-label %s: write NAME=VALUE", text);
-		*eq = '\0';
-		p->fixed[p->nfixed++] = (struct gs_pprof_label){ text, eq + 1 };
-	}
-	return 0;
 }
 
 /* ---- answers ---- */
@@ -166,7 +147,8 @@ static void answer(struct srv_profiler *p, struct srv_profile *pr, int64_t now)
 		return;
 	}
 	pr->req->disposition = SRV_PROFILE_DISPOSITION;
-	srv_http_answer(p->c->http, pr->req, 200, SRV_PROFILE_TYPE, NULL, body, len);
+	srv_http_answer(p->c->http, pr->req, 200, gs_output_format(GS_OUTPUT_PPROF)->content_type,
+			NULL, body, len);
 }
 
 /* ---- the profiler ---- */
@@ -196,9 +178,7 @@ int srv_profiler_new(struct srv_ctx *c, struct srv_profiler **out, struct gs_err
 			p->sample_ids[p->nsample_ids++] =
 				gs_plan_trace_id(gs_plan_trace_at(plan, i));
 	/* the clock as the mode wants it, whatever the plan started with */
-	rc = split_labels(p, err);
-	if (rc == 0 && p->nsample_ids)
-		rc = set_clock(p, p->book.profiling, err);
+	rc = p->nsample_ids ? set_clock(p, p->book.profiling, err) : 0;
 	if (rc) {
 		srv_profiler_free(p);
 		return rc;
@@ -315,8 +295,6 @@ void srv_profiler_free(struct srv_profiler *p)
 		return;
 	srv_profiles_fini(&p->book);
 	srv_proclabels_free(p->names);
-	for (size_t i = 0; i < SRV_MAX_LABELS; i++)
-		free(p->fixed_text[i]);
 	free(p->sample_ids);
 	free(p);
 }

@@ -113,10 +113,24 @@ void srv_http_stats(struct srv_http *h, struct srv_http_stats *st);
  * must not be used after this). Command's thread. */
 void srv_http_free(struct srv_http *h);
 
+/* The --serve-label NAME=VALUE strings as labels (each name in names[],
+ * each value pointing into its string). */
+struct srv_labels {
+	struct gs_prom_label v[SRV_MAX_LABELS];
+	char names[SRV_MAX_LABELS][64];
+	size_t n;
+};
+/* 0, or -EINVAL with err naming the label and the fix (no '=', a name a
+ * series cannot have, one the exposition's own series have: le, quantile,
+ * trace, target, version; one given twice, more than SRV_MAX_LABELS). */
+int srv_labels_parse(const char *const *text, size_t n, struct srv_labels *out,
+		     struct gs_error *err);
+
 /* ---- what the command's thread serves from (agent.c) --------------------- */
 
 struct srv_ctx {
 	const struct srv_opts *opts;   /* session, plan, script, frames, labels */
+	struct srv_labels labels;      /* opts->labels, parsed once (agent.c) */
 	struct srv_http *http;
 	int64_t start_realtime_ns;
 	/* kept by profile.c */
@@ -138,18 +152,6 @@ struct srv_ctx {
 int srv_metrics_render(struct srv_ctx *c, bool openmetrics, char **body, size_t *len,
 		       struct gs_error *err);
 
-/* The --serve-label NAME=VALUE strings as labels (each name in names[],
- * each value pointing into its string). */
-struct srv_labels {
-	struct gs_prom_label v[SRV_MAX_LABELS];
-	char names[SRV_MAX_LABELS][64];
-	size_t n;
-};
-/* 0, or -EINVAL with err naming the label and the fix (no '=', a name a
- * series cannot have, one the exposition's own series have: le, quantile,
- * trace, target, version; one given twice, more than SRV_MAX_LABELS). */
-int srv_labels_parse(const char *const *text, size_t n, struct srv_labels *out,
-		     struct gs_error *err);
 
 /* What the script says about one @map: its keys' label names (a key that
  * is a plain name, $pid, a variable, a let, names its label; NULL: k<i>),
@@ -295,8 +297,8 @@ void srv_profiles_fini(struct srv_profiles *b);
 
 /* ---- /debug/pprof/profile (profile.c) ------------------------------------ */
 
-/* Go's net/http/pprof answer: the profile gzipped as a file. */
-#define SRV_PROFILE_TYPE "application/octet-stream"
+/* Go's net/http/pprof answer: the profile gzipped as a file (its media
+ * type is the formats table's pprof row). */
 #define SRV_PROFILE_DISPOSITION "attachment; filename=\"profile\""
 
 struct srv_profiler;
